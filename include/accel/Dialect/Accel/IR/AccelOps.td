@@ -1,0 +1,262 @@
+//===- AccelOps.td - accel operations ----------------------*- tablegen -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_DIALECT_ACCEL_IR_ACCELOPS_TD
+#define ACCEL_DIALECT_ACCEL_IR_ACCELOPS_TD
+
+include "accel/Dialect/Accel/IR/AccelBase.td"
+include "accel/Dialect/Accel/IR/AccelAttrs.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/TilingInterface.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+// The element types accepted by the ops. The verifiers check combinations.
+def Accel_MatmulInputElement : AnyTypeOf<[F32, F16, BF16, F8E4M3FN, F8E5M2, I8]>;
+def Accel_MatmulAccElement : AnyTypeOf<[F32, F16, BF16, I32]>;
+
+def Accel_MatmulInput : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2, I8]>;
+def Accel_MatmulAcc : RankedTensorOf<[F32, F16, BF16, I32]>;
+def Accel_FloatTensor : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2]>;
+def Accel_MaskTensor : RankedTensorOf<[I1, F32, F16, BF16]>;
+
+class Accel_ComputeOp<string mnemonic, list<Trait> traits = []>
+    : Accel_Op<mnemonic, !listconcat([
+        Pure,
+        DestinationStyleOpInterface,
+        DeclareOpInterfaceMethods<TilingInterface, [
+          "getLoopIteratorTypes", "getIterationDomain",
+          "getTiledImplementation", "getResultTilePosition",
+          "generateResultTileValue"]>,
+        AllTypesMatch<["init", "result"]>
+      ], traits)> {
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+def Accel_MatmulOp : Accel_ComputeOp<"matmul", [AttrSizedOperandSegments]> {
+  let summary = "(Batched) matrix multiplication C = A·B, or A·B + C";
+  let description = [{
+    Multiplies `A` `[batch..., M, K]` by `B` `[batch..., K, N]` (or
+    `[batch..., N, K]` with `transpose_b`) into `C` `[batch..., M, N]`. The
+    three operands have the same rank (at least 2) and the same leading batch
+    dimensions.
+
+    Semantics, for every batch index `b`, `0 <= i < M`, `0 <= j < N`:
+
+    ```
+    C'[b, i, j] = (accumulate ? C[b, i, j] : 0)
+                + sa * sb * sum_k A[b, i, k] * B[b, k, j]
+    ```
+
+    The products and the sum are computed in the element type of `C` (or a
+    wider type): the accumulator type is the contract. Without `accumulate`
+    the previous contents of `C` are never read, so `outs` may be an
+    uninitialised `tensor.empty` and the result is still defined. `K = 0`
+    gives zeros (or `C` unchanged when accumulating).
+
+    Element types:
+
+    | A, B | C |
+    |---|---|
+    | f32, f32 | f32 |
+    | f16, f16 | f32 or f16 |
+    | bf16, bf16 | f32 or bf16 |
+    | f8E4M3FN or f8E5M2 (any mix) | f32, f16 or bf16 |
+    | i8, i8 | i32 |
+
+    `C` is never narrower than the inputs. The optional per-tensor f32
+    scales `sa` and `sb` (`scales(%sa, %sb)`, both or neither) are only
+    allowed with f8 or i8 inputs, where they dequantise the operands; their
+    product multiplies the exact integer or f8 dot product before it is added
+    to `C`. An i32 `C` wraps on overflow like `arith.addi` (possible once
+    `K > 2^17`).
+
+    Iteration space for `TilingInterface`: `[batch..., M, N, K]`, with `K` a
+    reduction. A tile along `K` that does not start at 0 accumulates into
+    the partial result of the previous tiles, so tiling `K` is exact.
+
+    Example:
+
+    ```mlir
+    %0 = accel.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x256xf32>)
+                      outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
+    %1 = accel.matmul transpose_b accumulate
+           ins(%qa, %qb : tensor<4x32x16xi8>, tensor<4x8x16xi8>)
+           scales(%sa, %sb) outs(%acc : tensor<4x32x8xi32>) -> tensor<4x32x8xi32>
+    ```
+  }];
+  let arguments = (ins
+    Accel_MatmulInput:$lhs,
+    Accel_MatmulInput:$rhs,
+    Optional<F32>:$lhs_scale,
+    Optional<F32>:$rhs_scale,
+    Accel_MatmulAcc:$init,
+    UnitAttr:$transpose_b,
+    UnitAttr:$accumulate
+  );
+  let results = (outs Accel_MatmulAcc:$result);
+  let assemblyFormat = [{
+    (`transpose_b` $transpose_b^)? (`accumulate` $accumulate^)?
+    `ins` `(` $lhs `,` $rhs `:` type($lhs) `,` type($rhs) `)`
+    (`scales` `(` $lhs_scale^ `,` $rhs_scale `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// Number of leading batch dimensions.
+    int64_t getNumBatchDims() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getInit().getType())
+                 .getRank() - 2;
+    }
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+def Accel_SoftmaxOp : Accel_ComputeOp<"softmax"> {
+  let summary = "Numerically safe softmax over one dimension";
+  let description = [{
+    Computes, along `dimension` `d` of the input `X`:
+
+    ```
+    Y[..., i, ...] = exp(X[..., i, ...] - m) / sum_j exp(X[..., j, ...] - m)
+    m = max_j X[..., j, ...]
+    ```
+
+    The maximum is subtracted before exponentiation, so adding a constant to
+    a whole row (say +1000) does not change the result. A row whose elements
+    are all `-inf` produces zeros (a fully masked row, the convention of
+    `accel.attention`), never NaN; a NaN anywhere in a row makes the whole
+    row NaN. `X` and `Y` have the same shape; their element types are floats
+    and may differ (the statistics are kept in f32 or wider).
+
+    Iteration space for `TilingInterface`: every dimension of `X`; `d` is a
+    reduction that cannot be split, so a tile must cover it whole (tile size
+    0 for that loop). The other dimensions tile freely.
+
+    Example:
+
+    ```mlir
+    %y = accel.softmax dimension(1) ins(%x : tensor<8x1024xf32>)
+                       outs(%init : tensor<8x1024xf32>) -> tensor<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins
+    Accel_FloatTensor:$input,
+    Accel_FloatTensor:$init,
+    I64Attr:$dimension
+  );
+  let results = (outs Accel_FloatTensor:$result);
+  let assemblyFormat = [{
+    `dimension` `(` $dimension `)`
+    `ins` `(` $input `:` type($input) `)`
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+def Accel_AttentionOp : Accel_ComputeOp<"attention",
+                                          [AttrSizedOperandSegments]> {
+  let summary = "Scaled dot-product attention (MHA, GQA, MQA), optionally "
+                "causal and masked";
+  let description = [{
+    Shapes: `Q` `[B, Hq, Sq, D]`, `K` `[B, Hkv, Skv, D]`, `V`
+    `[B, Hkv, Skv, Dv]`, `O` `[B, Hq, Sq, Dv]`, with `Hq % Hkv == 0`. Query
+    head `h` reads key/value head `h floordiv (Hq / Hkv)`: `Hkv = Hq` is
+    multi-head, `Hkv = 1` multi-query, anything between grouped-query
+    attention.
+
+    For every `b`, `h`, query row `i` and key `j`:
+
+    ```
+    s[i, j] = scale * sum_d Q[b, h, i, d] * K[b, h', j, d]  (+ mask[b, h, i, j] if additive)
+    keep(i, j) = mask[b, h, i, j] (if i1)  and  (j <= i + diagonal if causal)
+    P[i, :]  = softmax over the kept j of s[i, :]
+    O[b, h, i, :] = sum_j P[i, j] * V[b, h', j, :]
+    ```
+
+    - `scale` defaults to `1/sqrt(D)`; it must be finite.
+    - `causal` keeps key `j` for query `i` when `j <= i + diagonal`. The
+      diagonal defaults to `Skv - Sq`: the causal band is aligned to the
+      bottom-right corner, the FlashAttention convention that KV-cache
+      decoding needs (the last query sees every key). An explicit
+      `diagonal(%d)` (an index) is what tiling along `Sq` produces: a tile
+      that starts at query `m0` has diagonal `Skv - Sq + m0`.
+    - `mask` is either i1 (true keeps the key) or additive (a float added to
+      the scaled logits; `-inf` removes the key). It has rank at most 4 and
+      broadcasts to `[B, Hq, Sq, Skv]` with numpy rules (aligned right, each
+      dimension 1 or equal).
+    - A query row whose keys are all removed (by the mask, by `causal`, or
+      because `Skv = 0`) produces exactly 0, never NaN.
+
+    `Q`, `K` and `V` share one float element type; `O` is f32, f16 or bf16.
+
+    Iteration space for `TilingInterface`: `[B, Hq, Sq, Dv]`, all parallel.
+    The key sequence and the head dimension are reductions that stay whole
+    in a tile; the FlashAttention decomposition tiles them. With GQA, a tile
+    of query heads must be static and either divide the group size
+    `Hq / Hkv` or be a multiple of it, so each tile reads whole KV heads.
+
+    Example:
+
+    ```mlir
+    %o = accel.attention causal
+           ins(%q, %k, %v : tensor<2x32x128x64xf16>, tensor<2x8x128x64xf16>,
+                            tensor<2x8x128x64xf16>)
+           outs(%init : tensor<2x32x128x64xf32>) -> tensor<2x32x128x64xf32>
+    ```
+  }];
+  let arguments = (ins
+    Accel_FloatTensor:$query,
+    Accel_FloatTensor:$key,
+    Accel_FloatTensor:$value,
+    Optional<Accel_MaskTensor>:$mask,
+    Optional<Index>:$diagonal,
+    RankedTensorOf<[F32, F16, BF16]>:$init,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal
+  );
+  let results = (outs RankedTensorOf<[F32, F16, BF16]>:$result);
+  let assemblyFormat = [{
+    (`causal` $causal^)? (`diagonal` `(` $diagonal^ `)`)?
+    (`scale` `(` $scale^ `)`)?
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
+              type($value) `)`
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+    /// The scale applied to Q·Kᵀ: the attribute, or 1/sqrt(D) when absent.
+    /// Requires a static head dimension when the attribute is absent.
+    std::optional<double> getEffectiveScale();
+  }];
+}
+
+#endif // ACCEL_DIALECT_ACCEL_IR_ACCELOPS_TD

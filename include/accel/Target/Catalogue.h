@@ -1,0 +1,63 @@
+//===- Catalogue.h - catalogue of hardware targets --------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The hardware the compiler knows by name (docs/targets.md gives the source
+// of every figure). Each entry becomes an #accel.target attribute.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_TARGET_CATALOGUE_H
+#define ACCEL_TARGET_CATALOGUE_H
+
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+
+namespace mlir {
+class InFlightDiagnostic;
+class MLIRContext;
+namespace accel {
+
+/// One catalogue entry: the parameters of #accel.target, as plain data.
+struct TargetSpec {
+  const char *name;
+  TargetKind kind;
+  const char *chip;
+  /// Comma-separated ISA features; empty for none.
+  const char *features;
+  int64_t computeUnits;
+  double clockGhz;
+  double peakF32, peakTf32, peakF16, peakBf16, peakF8, peakI8;
+  double memoryGib, memoryGbps;
+  int64_t localMemoryKib, l2Kib, llcKib;
+  int64_t matrixUnit[3];
+  int64_t warpSize;
+  /// One line saying what the entry describes (docs/targets.md cites it).
+  const char *description;
+};
+
+/// Every entry, in catalogue order.
+llvm::ArrayRef<TargetSpec> getTargetCatalogue();
+
+/// The entry called `name`, or nullptr.
+const TargetSpec *findTargetSpec(llvm::StringRef name);
+
+/// The attribute for `spec`. With `emitError`, a spec that fails the
+/// attribute's verifier is reported there and gives a null attribute.
+TargetAttr getTargetAttr(
+    MLIRContext *ctx, const TargetSpec &spec,
+    llvm::function_ref<InFlightDiagnostic()> emitError = nullptr);
+
+/// The attribute for the entry called `name`, or a null attribute.
+TargetAttr lookupTarget(MLIRContext *ctx, llvm::StringRef name);
+
+} // namespace accel
+} // namespace mlir
+
+#endif // ACCEL_TARGET_CATALOGUE_H

@@ -1,0 +1,38 @@
+//===- AccelDialect.cpp - accel dialect -----------------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Registers the accel ops and attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::accel;
+
+#include "accel/Dialect/Accel/IR/AccelOpsDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "accel/Dialect/Accel/IR/AccelAttrs.cpp.inc"
+
+void AccelDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "accel/Dialect/Accel/IR/AccelOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "accel/Dialect/Accel/IR/AccelAttrs.cpp.inc"
+      >();
+}

@@ -1,0 +1,272 @@
+//===- AccelOps.cpp - accel operations ------------------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Verifiers of the accel compute ops. Each message names the operands and the
+// dimensions involved; test/Dialect/Accel/invalid.mlir has a case for each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::accel;
+
+#define GET_OP_CLASSES
+#include "accel/Dialect/Accel/IR/AccelOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+/// Prints a dimension, with `?` for a dynamic one.
+static std::string dimStr(int64_t d) {
+  return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+}
+
+/// Two dimensions conflict when both are static and differ.
+static bool conflict(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+
+static bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+/// Rejects operands whose static element count (or byte size) does not fit
+/// in int64: shape arithmetic in every later pass assumes it does.
+static LogicalResult verifyElementCounts(Operation *op) {
+  for (auto [idx, type] : llvm::enumerate(op->getOperandTypes())) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank())
+      continue;
+    int64_t count = 1;
+    for (int64_t d : shaped.getShape()) {
+      if (ShapedType::isDynamic(d))
+        continue;
+      int64_t next;
+      if (llvm::MulOverflow(count, d, next))
+        return op->emitOpError()
+               << "operand #" << idx << " of type " << type
+               << " has an element count that overflows int64";
+      count = next;
+    }
+    int64_t bits = std::max<int64_t>(8, shaped.getElementTypeBitWidth());
+    int64_t totalBits;
+    if (llvm::MulOverflow(count, bits, totalBits))
+      return op->emitOpError() << "operand #" << idx << " of type " << type
+                               << " has a size in bits that overflows int64";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+/// The accumulator types allowed for an input element type, for the
+/// diagnostic and the check.
+static SmallVector<Type> allowedAccumulators(Type input) {
+  MLIRContext *ctx = input.getContext();
+  Type f32 = Float32Type::get(ctx), f16 = Float16Type::get(ctx),
+       bf16 = BFloat16Type::get(ctx), i32 = IntegerType::get(ctx, 32);
+  if (input.isF32())
+    return {f32};
+  if (input.isF16())
+    return {f32, f16};
+  if (input.isBF16())
+    return {f32, bf16};
+  if (isF8(input))
+    return {f32, f16, bf16};
+  if (input.isInteger(8))
+    return {i32};
+  return {};
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyElementCounts(*this)))
+    return failure();
+  auto aT = getLhs().getType(), bT = getRhs().getType(),
+       cT = getInit().getType();
+  int64_t rank = cT.getRank();
+  if (aT.getRank() != rank || bT.getRank() != rank)
+    return emitOpError() << "expected A, B and C to have the same rank, got A "
+                            "of rank "
+                         << aT.getRank() << ", B of rank " << bT.getRank()
+                         << " and C of rank " << rank;
+  if (rank < 2)
+    return emitOpError() << "expected operands of rank at least 2 "
+                            "([batch..., M, K]), got rank "
+                         << rank;
+  ArrayRef<int64_t> a = aT.getShape(), b = bT.getShape(), c = cT.getShape();
+  for (int64_t i = 0; i < rank - 2; ++i) {
+    if (conflict(a[i], b[i]) || conflict(a[i], c[i]) || conflict(b[i], c[i]))
+      return emitOpError() << "batch dimension #" << i
+                           << " mismatch: A has " << dimStr(a[i]) << ", B has "
+                           << dimStr(b[i]) << ", C has " << dimStr(c[i]);
+  }
+  bool tb = getTransposeB();
+  int64_t aM = a[rank - 2], aK = a[rank - 1];
+  int64_t bK = tb ? b[rank - 1] : b[rank - 2];
+  int64_t bN = tb ? b[rank - 2] : b[rank - 1];
+  int64_t cM = c[rank - 2], cN = c[rank - 1];
+  if (conflict(aK, bK))
+    return emitOpError() << "contraction dimension mismatch: A has K = "
+                         << dimStr(aK) << ", B has K = " << dimStr(bK)
+                         << (tb ? " (B is [N, K] with transpose_b)"
+                                : " (B is [K, N])");
+  if (conflict(aM, cM))
+    return emitOpError() << "M mismatch: A has M = " << dimStr(aM)
+                         << ", C has M = " << dimStr(cM);
+  if (conflict(bN, cN))
+    return emitOpError() << "N mismatch: B has N = " << dimStr(bN)
+                         << ", C has N = " << dimStr(cN)
+                         << (tb ? " (B is [N, K] with transpose_b)" : "");
+
+  Type ea = aT.getElementType(), eb = bT.getElementType(),
+       ec = cT.getElementType();
+  bool sameKind = ea == eb || (isF8(ea) && isF8(eb));
+  if (!sameKind)
+    return emitOpError() << "A and B element types must match (or both be "
+                            "f8), got "
+                         << ea << " and " << eb
+                         << "; supported: f32, f16, bf16, i8, or any mix of "
+                            "f8E4M3FN and f8E5M2";
+  SmallVector<Type> accs = allowedAccumulators(ea);
+  if (!llvm::is_contained(accs, ec)) {
+    InFlightDiagnostic diag = emitOpError();
+    diag << "C element type " << ec << " is not allowed for " << ea
+         << " inputs";
+    if (isa<FloatType>(ec) && isa<FloatType>(ea) &&
+        ec.getIntOrFloatBitWidth() < ea.getIntOrFloatBitWidth())
+      diag << " (the accumulator is narrower than the inputs)";
+    diag << "; expected ";
+    llvm::interleave(accs, diag, " or ");
+    return diag;
+  }
+  if (static_cast<bool>(getLhsScale()) != static_cast<bool>(getRhsScale()))
+    return emitOpError() << "per-tensor scales come in pairs: give both A's "
+                            "and B's scale (use 1.0 for an unscaled operand)";
+  if (getLhsScale() && !isF8(ea) && !ea.isInteger(8))
+    return emitOpError() << "per-tensor scales are only allowed with f8 or i8 "
+                            "inputs, got "
+                         << ea;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  if (failed(verifyElementCounts(*this)))
+    return failure();
+  auto inT = getInput().getType(), outT = getInit().getType();
+  int64_t rank = inT.getRank();
+  if (rank < 1)
+    return emitOpError() << "expected an input of rank at least 1";
+  if (outT.getRank() != rank)
+    return emitOpError() << "expected input and output of the same rank, got "
+                         << rank << " and " << outT.getRank();
+  for (int64_t i = 0; i < rank; ++i)
+    if (conflict(inT.getDimSize(i), outT.getDimSize(i)))
+      return emitOpError() << "input and output differ in dimension #" << i
+                           << ": " << inT.getDimSize(i) << " vs "
+                           << outT.getDimSize(i);
+  int64_t dim = getDimension();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dimension " << dim
+                         << " is out of range for an input of rank " << rank
+                         << " (expected 0 <= dimension < " << rank << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+std::optional<double> AttentionOp::getEffectiveScale() {
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToDouble();
+  int64_t d = getQuery().getType().getDimSize(3);
+  if (ShapedType::isDynamic(d) || d <= 0)
+    return std::nullopt;
+  return 1.0 / std::sqrt(static_cast<double>(d));
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyElementCounts(*this)))
+    return failure();
+  auto qT = getQuery().getType(), kT = getKey().getType(),
+       vT = getValue().getType(), oT = getInit().getType();
+  if (qT.getRank() != 4 || kT.getRank() != 4 || vT.getRank() != 4 ||
+      oT.getRank() != 4)
+    return emitOpError() << "expected Q, K, V and O of rank 4 ([B, H, S, D]), "
+                            "got ranks "
+                         << qT.getRank() << ", " << kT.getRank() << ", "
+                         << vT.getRank() << " and " << oT.getRank();
+  ArrayRef<int64_t> q = qT.getShape(), k = kT.getShape(), v = vT.getShape(),
+                    o = oT.getShape();
+  if (conflict(q[0], k[0]) || conflict(q[0], v[0]) || conflict(q[0], o[0]) ||
+      conflict(k[0], v[0]))
+    return emitOpError() << "batch mismatch: Q has B = " << dimStr(q[0])
+                         << ", K has " << dimStr(k[0]) << ", V has "
+                         << dimStr(v[0]) << ", O has " << dimStr(o[0]);
+  if (conflict(k[1], v[1]))
+    return emitOpError() << "key/value head count mismatch: K has Hkv = "
+                         << dimStr(k[1]) << ", V has Hkv = " << dimStr(v[1]);
+  int64_t hq = q[1], hkv = ShapedType::isDynamic(k[1]) ? v[1] : k[1];
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv)) {
+    if (hkv == 0 ? hq != 0 : hq % hkv != 0)
+      return emitOpError() << "query heads (Hq = " << hq
+                           << ") must be a multiple of key/value heads (Hkv = "
+                           << hkv << ")";
+  }
+  if (conflict(q[3], k[3]))
+    return emitOpError() << "head dimension mismatch: Q has D = "
+                         << dimStr(q[3]) << ", K has D = " << dimStr(k[3]);
+  if (conflict(k[2], v[2]))
+    return emitOpError() << "key/value sequence length mismatch: K has Skv = "
+                         << dimStr(k[2]) << ", V has Skv = " << dimStr(v[2]);
+  if (conflict(o[1], q[1]) || conflict(o[2], q[2]) || conflict(o[3], v[3]))
+    return emitOpError() << "expected O of shape [B, Hq, Sq, Dv] = [" << dimStr(q[0])
+                         << ", " << dimStr(q[1]) << ", " << dimStr(q[2])
+                         << ", " << dimStr(v[3]) << "], got " << oT;
+  if (qT.getElementType() != kT.getElementType() ||
+      qT.getElementType() != vT.getElementType())
+    return emitOpError() << "Q, K and V must share one element type, got "
+                         << qT.getElementType() << ", " << kT.getElementType()
+                         << " and " << vT.getElementType();
+  if (Value mask = getMask()) {
+    auto mT = cast<RankedTensorType>(mask.getType());
+    int64_t full[4] = {q[0], q[1], q[2], k[2]};
+    int64_t mr = mT.getRank();
+    if (mr > 4)
+      return emitOpError() << "mask of rank " << mr
+                           << " does not broadcast to [B, Hq, Sq, Skv]";
+    for (int64_t i = 0; i < mr; ++i) {
+      int64_t md = mT.getDimSize(i), td = full[i + 4 - mr];
+      if (md != 1 && conflict(md, td))
+        return emitOpError()
+               << "mask " << mT << " does not broadcast to [B, Hq, Sq, Skv] = ["
+               << dimStr(full[0]) << ", " << dimStr(full[1]) << ", "
+               << dimStr(full[2]) << ", " << dimStr(full[3])
+               << "]: mask dimension #" << i << " has size " << md
+               << ", expected 1 or " << td;
+    }
+  }
+  if (std::optional<APFloat> s = getScale())
+    if (!s->isFinite())
+      return emitOpError() << "scale must be finite, got "
+                           << s->convertToDouble();
+  if (getDiagonal() && !getCausal())
+    return emitOpError() << "'diagonal' is only meaningful with 'causal'";
+  return success();
+}

@@ -1,0 +1,5 @@
+// An op of a dialect accel-opt does not know.
+func.func @f() {
+  "foo.bar"() : () -> ()
+  return
+}

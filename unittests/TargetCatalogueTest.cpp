@@ -1,0 +1,115 @@
+//===- TargetCatalogueTest.cpp - the target catalogue ---------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Target/Catalogue.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringSet.h"
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::accel;
+
+namespace {
+
+class TargetCatalogueTest : public ::testing::Test {
+protected:
+  TargetCatalogueTest() { ctx.getOrLoadDialect<AccelDialect>(); }
+  MLIRContext ctx;
+};
+
+/// Builds `spec` through the verifier; returns the diagnostic, or "" when
+/// the attribute verified.
+static std::string verifyMessage(MLIRContext &ctx, const TargetSpec &spec) {
+  std::string message;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&ctx)); };
+  TargetAttr attr = getTargetAttr(&ctx, spec, emitError);
+  if (!attr && message.empty())
+    message = "null attribute without a diagnostic";
+  return message;
+}
+
+TEST_F(TargetCatalogueTest, EveryEntryVerifies) {
+  for (const TargetSpec &spec : getTargetCatalogue()) {
+    SCOPED_TRACE(spec.name);
+    EXPECT_EQ(verifyMessage(ctx, spec), "");
+    EXPECT_TRUE(lookupTarget(&ctx, spec.name));
+    EXPECT_NE(std::string(spec.description), "");
+  }
+}
+
+TEST_F(TargetCatalogueTest, NamesAreUnique) {
+  llvm::StringSet<> seen;
+  for (const TargetSpec &spec : getTargetCatalogue())
+    EXPECT_TRUE(seen.insert(spec.name).second) << spec.name;
+}
+
+TEST_F(TargetCatalogueTest, CoversTheSeedHardware) {
+  for (const char *name :
+       {"x86-64-avx512", "aarch64-neoverse-v2", "a100", "h100", "h200",
+        "b200", "mi250x", "mi300x", "rx7900xtx", "tpu-v5p", "gaudi3", "wse-3",
+        "groq-lpu", "apple-m2-ultra", "systolic-16x16"})
+    EXPECT_TRUE(findTargetSpec(name)) << name;
+}
+
+TEST_F(TargetCatalogueTest, UnknownNameGivesNull) {
+  EXPECT_FALSE(lookupTarget(&ctx, "h1000"));
+  EXPECT_FALSE(lookupTarget(&ctx, ""));
+  EXPECT_EQ(findTargetSpec("H100"), nullptr);
+}
+
+TEST_F(TargetCatalogueTest, PeakPerElementType) {
+  TargetAttr h100 = lookupTarget(&ctx, "h100");
+  ASSERT_TRUE(h100);
+  Builder b(&ctx);
+  EXPECT_DOUBLE_EQ(h100.getPeakFlops(b.getBF16Type()), 989.4e12);
+  EXPECT_DOUBLE_EQ(h100.getPeakFlops(b.getType<Float8E4M3FNType>()),
+                   1978.9e12);
+  EXPECT_DOUBLE_EQ(h100.getPeakFlops(b.getI32Type()), 0.0);
+  EXPECT_TRUE(h100.hasFeature("wgmma"));
+  EXPECT_FALSE(h100.hasFeature("mfma"));
+  TargetAttr a100 = lookupTarget(&ctx, "a100");
+  EXPECT_DOUBLE_EQ(a100.getPeakFlops(b.getType<Float8E5M2Type>()), 0.0);
+}
+
+TEST_F(TargetCatalogueTest, VerifierRejectsNonsense) {
+  TargetSpec good = *findTargetSpec("a100");
+  ASSERT_EQ(verifyMessage(ctx, good), "");
+
+  TargetSpec zeroUnit = good;
+  zeroUnit.matrixUnit[1] = 0;
+  EXPECT_NE(verifyMessage(ctx, zeroUnit).find("'matrix_unit' entries must be "
+                                              "positive"),
+            std::string::npos);
+
+  TargetSpec negativePeak = good;
+  negativePeak.peakF32 = -1.0;
+  EXPECT_NE(verifyMessage(ctx, negativePeak).find("'peak_f32'"),
+            std::string::npos);
+
+  TargetSpec amdChip = good;
+  amdChip.chip = "gfx942";
+  EXPECT_NE(verifyMessage(ctx, amdChip).find("sm_XX"), std::string::npos);
+
+  TargetSpec noWarp = good;
+  noWarp.warpSize = 0;
+  EXPECT_NE(verifyMessage(ctx, noWarp).find("'warp_size' 32 or 64"),
+            std::string::npos);
+
+  TargetSpec noUnits = good;
+  noUnits.computeUnits = 0;
+  EXPECT_NE(verifyMessage(ctx, noUnits).find("'compute_units'"),
+            std::string::npos);
+}
+
+} // namespace
