@@ -208,3 +208,59 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// scf.forall tiling uses the same interface; results go back through
+// parallel_insert_slice at the tile's position.
+// CHECK-DAG: #[[$OFF:.+]] = affine_map<(d0) -> (d0 * 32)>
+// CHECK-DAG: #[[$REM:.+]] = affine_map<(d0) -> (d0 * -32 + 100, 32)>
+// CHECK-LABEL: func @matmul_forall
+// CHECK-SAME: (%[[A:.+]]: tensor<100x64xf32>, %[[B:.+]]: tensor<64x50xf32>, %[[C:.+]]: tensor<100x50xf32>)
+// CHECK: scf.forall (%[[I:.+]], %[[J:.+]]) in (4, 4) shared_outs(%[[OUT:.+]] = %[[C]])
+// CHECK-DAG: %[[OI:.+]] = affine.apply #[[$OFF]](%[[I]])
+// CHECK-DAG: %[[MS:.+]] = affine.min #[[$REM]](%[[I]])
+// CHECK-DAG: %[[AT:.+]] = tensor.extract_slice %[[A]][%[[OI]], 0] [%[[MS]], 64] [1, 1]
+// CHECK: %[[R:.+]] = accel.matmul ins(%[[AT]], %{{.+}} : tensor<?x64xf32>, tensor<64x?xf32>)
+// CHECK: tensor.parallel_insert_slice %[[R]] into %[[OUT]][%[[OI]], %{{.+}}] [%[[MS]], %{{.+}}] [1, 1]
+func.func @matmul_forall(%a: tensor<100x64xf32>, %b: tensor<64x50xf32>,
+                         %c: tensor<100x50xf32>) -> tensor<100x50xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<100x64xf32>, tensor<64x50xf32>)
+                    outs(%c : tensor<100x50xf32>) -> tensor<100x50xf32>
+  return %0 : tensor<100x50xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["accel.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.structured.tile_using_forall %mm tile_sizes [32, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// Tile-and-fuse: tiling the softmax rows pulls in the matching rows of the
+// matmul that produces them (generateResultTileValue), with the whole of K
+// and N.
+// CHECK-LABEL: func @fuse_matmul_into_softmax
+// CHECK-SAME: (%[[A:.+]]: tensor<100x64xf32>, %[[B:.+]]: tensor<64x50xf32>, %[[C:.+]]: tensor<100x50xf32>)
+// CHECK: scf.for %[[R:[^ ]+]] =
+// CHECK: %[[RS:.+]] = affine.min
+// CHECK-DAG: %[[AT:.+]] = tensor.extract_slice %[[A]][%[[R]], 0] [%[[RS]], 64] [1, 1]
+// CHECK: %[[MM:.+]] = accel.matmul ins(%[[AT]], %[[B]] : tensor<?x64xf32>, tensor<64x50xf32>) outs(%{{.+}} : tensor<?x50xf32>)
+// CHECK: accel.softmax dimension(1) ins(%[[MM]] : tensor<?x50xf32>)
+func.func @fuse_matmul_into_softmax(%a: tensor<100x64xf32>, %b: tensor<64x50xf32>,
+                                    %c: tensor<100x50xf32>) -> tensor<100x50xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<100x64xf32>, tensor<64x50xf32>)
+                    outs(%c : tensor<100x50xf32>) -> tensor<100x50xf32>
+  %1 = accel.softmax dimension(1) ins(%0 : tensor<100x50xf32>)
+                     outs(%c : tensor<100x50xf32>) -> tensor<100x50xf32>
+  return %1 : tensor<100x50xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %sm = transform.structured.match ops{["accel.softmax"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.structured.fuse %sm tile_sizes [16, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
