@@ -312,8 +312,13 @@ class Function:
 
         A is [batch..., M, K]; B is [batch..., K, N], or [batch..., N, K] with
         `transpose_b`. `out` is the C operand; without it a `tensor.empty` of
-        `out_dtype` (default f32, i32 for i8 inputs) is allocated.
+        `out_dtype` is allocated (default f32; i32 for i8 inputs without scales).
         `accumulate` needs `out`. `scales=(sa, sb)` are f32 scalars, f8/i8 only.
+
+        C element types: f32 for f32 inputs; f32/f16 for f16; f32/bf16 for
+        bf16; f32/f16/bf16 for f8 (with or without scales). i8 without scales
+        accumulates in i32; i8 with scales is dequantised, so C is f32, f16 or
+        bf16.
         """
         self._check_open()
         self._own(a, "A")
@@ -362,16 +367,11 @@ class Function:
             raise ValueError("A and B element types must match (or both be f8), got "
                              f"{_q(ea)} and {_q(eb)}; supported: f32, f16, bf16, i8, or any "
                              "mix of f8E4M3FN and f8E5M2")
-        accs = _matmul_accumulators(ea)
-        ec = out.dtype if out is not None else (dtype or accs[0])
-        if ec not in accs:
-            msg = f"C element type {_q(ec)} is not allowed for {_q(ea)} inputs"
-            if dt.is_float(ec) and dt.is_float(ea) and dt.bit_width(ec) < dt.bit_width(ea):
-                msg += " (the accumulator is narrower than the inputs)"
-            raise ValueError(f"{msg}; expected {' or '.join(_q(t) for t in accs)}")
-
+        # Same order as MatmulOp::verify: the scales first (they decide the
+        # accumulators allowed for i8), then the C element type.
         scale_text = ""
-        if scales is not None:
+        scaled = scales is not None
+        if scaled:
             if not isinstance(scales, (tuple, list)) or len(scales) != 2 or None in scales:
                 raise ValueError("per-tensor scales come in pairs: give both A's and B's scale "
                                  "(use 1.0 for an unscaled operand)")
@@ -384,6 +384,17 @@ class Function:
                     raise ValueError(f"{what} ({s.ref}) must be an f32 scalar, got "
                                      f"{_q(s.type)}")
             scale_text = f" scales({scales[0].ref}, {scales[1].ref})"
+
+        accs = _matmul_accumulators(ea, scaled)
+        ec = out.dtype if out is not None else (dtype or accs[0])
+        if ec not in accs:
+            msg = f"C element type {_q(ec)} is not allowed for {_q(ea)} inputs"
+            if dt.is_float(ec) and dt.is_float(ea) and dt.bit_width(ec) < dt.bit_width(ea):
+                msg += " (the accumulator is narrower than the inputs)"
+            if ea == dt.I8:
+                msg += (" with scales (the dequantised result is a float)" if scaled
+                        else " without scales")
+            raise ValueError(f"{msg}; expected {' or '.join(_q(t) for t in accs)}")
 
         if out is None:
             batch = [[(a, i), (b, i)] for i in range(rank - 2)]
@@ -580,8 +591,12 @@ class Function:
         return f"Function(@{self.name}, {len(self.args)} args, {len(self._body)} ops)"
 
 
-def _matmul_accumulators(input_dtype: str) -> List[str]:
-    """The C element types allowed for A/B of `input_dtype`, preferred first."""
+def _matmul_accumulators(input_dtype: str, scaled: bool = False) -> List[str]:
+    """The C element types allowed for A/B of `input_dtype`, preferred first.
+
+    `scaled` says whether per-tensor scales are given: scaled i8 is
+    dequantised into a float C (mirrors allowedAccumulators in AccelOps.cpp).
+    """
     if input_dtype == dt.F32:
         return [dt.F32]
     if input_dtype == dt.F16:
@@ -591,5 +606,5 @@ def _matmul_accumulators(input_dtype: str) -> List[str]:
     if dt.is_f8(input_dtype):
         return [dt.F32, dt.F16, dt.BF16]
     if input_dtype == dt.I8:
-        return [dt.I32]
+        return [dt.F32, dt.F16, dt.BF16] if scaled else [dt.I32]
     return []

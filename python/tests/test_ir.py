@@ -44,12 +44,12 @@ def test_quantized_matmul_text_is_exact() -> None:
     qa = f.arg((3, 4, 8), "i8", name="qa")
     qb = f.arg((3, 16, 8), "i8", name="qb")
     sa, sb = f.scalar("f32", name="sa"), f.scalar("f32", name="sb")
-    qc = f.arg((3, 4, 16), "i32", name="qc")
+    qc = f.arg((3, 4, 16), "f32", name="qc")
     r = f.matmul(qa, qb, transpose_b=True, accumulate=True, out=qc, scales=(sa, sb))
     assert ("%0 = accel.matmul transpose_b accumulate ins(%qa, %qb : tensor<3x4x8xi8>, "
-            "tensor<3x16x8xi8>) scales(%sa, %sb) outs(%qc : tensor<3x4x16xi32>) -> "
-            "tensor<3x4x16xi32>") in f.to_mlir()
-    assert r.type == ir.TensorType((3, 4, 16), "i32")
+            "tensor<3x16x8xi8>) scales(%sa, %sb) outs(%qc : tensor<3x4x16xf32>) -> "
+            "tensor<3x4x16xf32>") in f.to_mlir()
+    assert r.type == ir.TensorType((3, 4, 16), "f32")
 
 
 def test_softmax_and_attention_text_is_exact() -> None:
@@ -149,14 +149,28 @@ def test_matmul_roundtrip(accel_opt: str, a_shape, b_shape, a_t, b_t, kwargs, ex
     assert f"-> {expect}" in out
 
 
-def test_matmul_i8_scales_accumulate_roundtrip(accel_opt: str) -> None:
+@pytest.mark.parametrize("acc_t", ["f32", "f16", "bf16"])
+def test_matmul_i8_scales_accumulate_roundtrip(accel_opt: str, acc_t: str) -> None:
     f = ir.Function("qmm")
     qa, qb = f.arg((3, 4, 8), "i8"), f.arg((3, 16, 8), "i8")
     sa, sb = f.scalar("f32"), f.scalar("f32")
-    acc = f.arg((3, 4, 16), "i32")
+    acc = f.arg((3, 4, 16), acc_t)
     f.ret(f.matmul(qa, qb, transpose_b=True, accumulate=True, out=acc, scales=(sa, sb)))
     roundtrip(f, "accel.matmul transpose_b accumulate ins(")
     assert "scales(" in tools.verify(f.to_mlir())
+
+
+def test_matmul_i8_default_out_dtype_depends_on_scales(accel_opt: str) -> None:
+    # Without scales i8 accumulates in i32; with scales it is dequantised into f32.
+    f = ir.Function("qdef")
+    qa, qb = f.arg((4, 8), "i8"), f.arg((8, 16), "i8")
+    plain = f.matmul(qa, qb)
+    scaled = f.matmul(qa, qb, scales=(f.scalar("f32"), f.scalar("f32")))
+    assert plain.type == ir.TensorType((4, 16), "i32")
+    assert scaled.type == ir.TensorType((4, 16), "f32")
+    f.ret(scaled)
+    out = roundtrip(f, "accel.matmul ins(")
+    assert "scales(" in out and "tensor<4x16xi32>" in out and "-> tensor<4x16xf32>" in out
 
 
 def test_matmul_f8_mixed_with_scales_roundtrip(accel_opt: str) -> None:
@@ -294,7 +308,14 @@ MATMUL_ERRORS = [
     (lambda: _mm((4, 8), (8, 16), "bf16", "bf16", out_dtype="f16"),
      "C element type 'f16' is not allowed for 'bf16' inputs; expected 'f32' or 'bf16'"),
     (lambda: _mm((4, 8), (8, 16), "i8", "i8", c=((4, 16), "f32")),
-     "C element type 'f32' is not allowed for 'i8' inputs; expected 'i32'"),
+     "C element type 'f32' is not allowed for 'i8' inputs without scales; expected 'i32'"),
+    (lambda: _mm((4, 8), (8, 16), "i8", "i8", out_dtype="bf16"),
+     "C element type 'bf16' is not allowed for 'i8' inputs without scales; expected 'i32'"),
+    (lambda: _mm((4, 8), (8, 16), "i8", "i8", c=((4, 16), "i32"), scales=("f32", "f32")),
+     "C element type 'i32' is not allowed for 'i8' inputs with scales (the dequantised result "
+     "is a float); expected 'f32' or 'f16' or 'bf16'"),
+    (lambda: _mm((4, 8), (8, 16), "i8", "i8", out_dtype="i32", scales=("f32", "f32")),
+     "C element type 'i32' is not allowed for 'i8' inputs with scales"),
     (lambda: _mm((4, 8), (8, 16), accumulate=True), "accumulate=True needs out="),
     (lambda: _mm((4, 8), (8, 16), c=((4, 16), "f32"), out_dtype="f16"),
      "out_dtype 'f16' does not match the element type of out"),
@@ -302,6 +323,11 @@ MATMUL_ERRORS = [
      "per-tensor scales come in pairs"),
     (lambda: _mm((4, 8), (8, 16), scales=("f32", "f32")),
      "per-tensor scales are only allowed with f8 or i8 inputs, got 'f32'"),
+    # The scale checks come before the accumulator check (as in MatmulOp::verify).
+    (lambda: _mm((4, 8), (8, 16), out_dtype="f16", scales=("f32", "f32")),
+     "per-tensor scales are only allowed with f8 or i8 inputs, got 'f32'"),
+    (lambda: _mm((4, 8), (8, 16), "i8", "i8", c=((4, 16), "i32"), scales=("f32",)),
+     "per-tensor scales come in pairs"),
     (lambda: _mm((4, 8), (8, 16), "i8", "i8", scales=("f32", "f16")),
      "B's scale (%arg3) must be an f32 scalar, got 'f16'"),
     (lambda: _mm((2**40, 2**40), (2**40, 1)), "A of type 'tensor<1099511627776x1099511627776xf32>' "
@@ -454,6 +480,22 @@ CPP_MIRRORS = [
          outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
   return
 }""", lambda: _mm((4, 8), (8, 16), scales=("f32", "f32"))),
+    # Both the scales and C are wrong: the scales error comes first.
+    ("""func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf16>, %s: f32) {
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) scales(%s, %s)
+         outs(%c : tensor<4x16xf16>) -> tensor<4x16xf16>
+  return
+}""", lambda: _mm((4, 8), (8, 16), out_dtype="f16", scales=("f32", "f32"))),
+    ("""func.func @f(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>, %c: tensor<4x16xf32>) {
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xi8>, tensor<8x16xi8>)
+         outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return
+}""", lambda: _mm((4, 8), (8, 16), "i8", "i8", c=((4, 16), "f32"))),
+    ("""func.func @f(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>, %c: tensor<4x16xi32>, %s: f32) {
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xi8>, tensor<8x16xi8>) scales(%s, %s)
+         outs(%c : tensor<4x16xi32>) -> tensor<4x16xi32>
+  return
+}""", lambda: _mm((4, 8), (8, 16), "i8", "i8", c=((4, 16), "i32"), scales=("f32", "f32"))),
     ("""func.func @f(%x: tensor<4x16xf32>) {
   %0 = accel.softmax dimension(2) ins(%x : tensor<4x16xf32>)
          outs(%x : tensor<4x16xf32>) -> tensor<4x16xf32>

@@ -102,10 +102,21 @@ func.func @matmul_narrow_accumulator(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>,
 // int8 products accumulate in int32 (VNNI, IMMA, MFMA i8 all do).
 func.func @matmul_i8_float_acc(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>,
                                %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{C element type 'f32' is not allowed for 'i8' inputs; expected 'i32'}}
+  // expected-error @+1 {{C element type 'f32' is not allowed for 'i8' inputs without scales; expected 'i32'}}
   %0 = accel.matmul ins(%a, %b : tensor<4x8xi8>, tensor<8x16xi8>)
                     outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// With scales, i8 is dequantised: an integer C could not hold sa * sb * dot.
+func.func @matmul_i8_scaled_int_acc(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>, %s: f32,
+                                    %c: tensor<4x16xi32>) -> tensor<4x16xi32> {
+  // expected-error @+1 {{C element type 'i32' is not allowed for 'i8' inputs with scales (the dequantised result is a float); expected 'f32' or 'f16' or 'bf16'}}
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xi8>, tensor<8x16xi8>) scales(%s, %s)
+                    outs(%c : tensor<4x16xi32>) -> tensor<4x16xi32>
+  return %0 : tensor<4x16xi32>
 }
 
 // -----
@@ -415,4 +426,43 @@ func.func @attention_count_overflow(%q: tensor<4294967296x4294967296x2x8xf16>,
                        outs(%o : tensor<4294967296x4294967296x2x8xf32>)
                        -> tensor<4294967296x4294967296x2x8xf32>
   return %0 : tensor<4294967296x4294967296x2x8xf32>
+}
+
+// -----
+
+// A dynamic Q batch does not hide a static conflict between K and O.
+func.func @attention_batch_mismatch_behind_dynamic(%q: tensor<?x4x16x8xf32>, %k: tensor<2x4x16x8xf32>,
+                                                   %o: tensor<3x4x16x8xf32>) -> tensor<3x4x16x8xf32> {
+  // expected-error @+1 {{batch mismatch: Q has B = ?, K has 2, V has 2, O has 3}}
+  %0 = accel.attention ins(%q, %k, %k : tensor<?x4x16x8xf32>, tensor<2x4x16x8xf32>,
+                                         tensor<2x4x16x8xf32>)
+                       outs(%o : tensor<3x4x16x8xf32>) -> tensor<3x4x16x8xf32>
+  return %0 : tensor<3x4x16x8xf32>
+}
+
+// -----
+
+// Hq is known from O when Q's is dynamic.
+func.func @attention_gqa_from_output(%q: tensor<1x?x16x8xf32>, %k: tensor<1x4x16x8xf32>,
+                                     %o: tensor<1x6x16x8xf32>) -> tensor<1x6x16x8xf32> {
+  // expected-error @+1 {{query heads (Hq = 6) must be a multiple of key/value heads (Hkv = 4)}}
+  %0 = accel.attention ins(%q, %k, %k : tensor<1x?x16x8xf32>, tensor<1x4x16x8xf32>,
+                                         tensor<1x4x16x8xf32>)
+                       outs(%o : tensor<1x6x16x8xf32>) -> tensor<1x6x16x8xf32>
+  return %0 : tensor<1x6x16x8xf32>
+}
+
+// -----
+
+// The mask is checked against Sq from O and Skv from V when Q and K are
+// dynamic there.
+func.func @attention_mask_behind_dynamic(%q: tensor<1x4x?x8xf32>, %k: tensor<1x4x?x8xf32>,
+                                         %v: tensor<1x4x16x8xf32>, %m: tensor<5x7xi1>,
+                                         %o: tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32> {
+  // expected-error @+1 {{mask 'tensor<5x7xi1>' does not broadcast to [B, Hq, Sq, Skv] = [1, 4, 16, 16]: mask dimension #0 has size 5, expected 1 or 16}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32>,
+                                         tensor<1x4x16x8xf32>)
+                       mask(%m : tensor<5x7xi1>)
+                       outs(%o : tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  return %0 : tensor<1x4x16x8xf32>
 }

@@ -25,16 +25,25 @@ func.func @matmul_batched_transpose_accumulate(
   return %0 : tensor<2x3x4x16xf32>
 }
 
-// CHECK-LABEL: func @matmul_i8_scaled
-// CHECK-SAME: (%[[A:.*]]: tensor<32x64xi8>, %[[B:.*]]: tensor<64x16xi8>, %[[SA:.*]]: f32, %[[SB:.*]]: f32
-// CHECK: accel.matmul ins(%[[A]], %[[B]] : tensor<32x64xi8>, tensor<64x16xi8>) scales(%[[SA]], %[[SB]]) outs(%{{.*}} : tensor<32x16xi32>)
-func.func @matmul_i8_scaled(%a: tensor<32x64xi8>, %b: tensor<64x16xi8>,
-                            %sa: f32, %sb: f32) -> tensor<32x16xi32> {
+// CHECK-LABEL: func @matmul_i8
+// CHECK: accel.matmul ins(%{{.*}}, %{{.*}} : tensor<32x64xi8>, tensor<64x16xi8>) outs(%{{.*}} : tensor<32x16xi32>)
+func.func @matmul_i8(%a: tensor<32x64xi8>, %b: tensor<64x16xi8>) -> tensor<32x16xi32> {
   %c = tensor.empty() : tensor<32x16xi32>
   %0 = accel.matmul ins(%a, %b : tensor<32x64xi8>, tensor<64x16xi8>)
-                    scales(%sa, %sb) outs(%c : tensor<32x16xi32>)
-                    -> tensor<32x16xi32>
+                    outs(%c : tensor<32x16xi32>) -> tensor<32x16xi32>
   return %0 : tensor<32x16xi32>
+}
+
+// CHECK-LABEL: func @matmul_i8_scaled
+// CHECK-SAME: (%[[A:.*]]: tensor<32x64xi8>, %[[B:.*]]: tensor<64x16xi8>, %[[SA:.*]]: f32, %[[SB:.*]]: f32
+// CHECK: accel.matmul ins(%[[A]], %[[B]] : tensor<32x64xi8>, tensor<64x16xi8>) scales(%[[SA]], %[[SB]]) outs(%{{.*}} : tensor<32x16xf32>)
+func.func @matmul_i8_scaled(%a: tensor<32x64xi8>, %b: tensor<64x16xi8>,
+                            %sa: f32, %sb: f32) -> tensor<32x16xf32> {
+  %c = tensor.empty() : tensor<32x16xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<32x64xi8>, tensor<64x16xi8>)
+                    scales(%sa, %sb) outs(%c : tensor<32x16xf32>)
+                    -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
 }
 
 // CHECK-LABEL: func @matmul_f8_mixed

@@ -16,4 +16,10 @@ module attributes {accel.target = #accel.target<name = "my-gpu", kind = nvptx,
   func.func private @array() attributes {target = #accel.target<name = "array",
       kind = systolic, chip = "gemmini", peak_i8 = 0.512,
       local_memory_kib = 256, l2_kib = 64, matrix_unit = [16, 16, 1]>}
+  // Values that 15 digits cannot hold print with 17, so they parse back
+  // bit for bit.
+  // CHECK: func.func private @exact() attributes {target = #accel.target<name = "exact", kind = cpu, chip = "x", clock_ghz = 0.30000000000000004, peak_f32 = 12345678901234568.0>}
+  func.func private @exact() attributes {target = #accel.target<name = "exact",
+      kind = cpu, chip = "x", clock_ghz = 0.30000000000000004,
+      peak_f32 = 12345678901234567.0>}
 }

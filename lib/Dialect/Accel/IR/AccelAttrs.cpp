@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallString.h"
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -31,10 +32,14 @@ FailureOr<APFloat> mlir::accel::parseF64Field(AsmParser &parser) {
 }
 
 void mlir::accel::printF64Field(AsmPrinter &printer, const APFloat &value) {
-  // 15 significant digits give back the decimal literal a person wrote
-  // (1.83, not 1.8300000000000001); keep a float token for integers.
+  // 1.83 prints as written, not as 1.8300000000000001; integers keep a
+  // float token.
+  // The fewest digits (15, else 17) that parse back to the same double.
+  double v = value.convertToDouble();
   char buf[64];
-  snprintf(buf, sizeof(buf), "%.15g", value.convertToDouble());
+  snprintf(buf, sizeof(buf), "%.15g", v);
+  if (strtod(buf, nullptr) != v)
+    snprintf(buf, sizeof(buf), "%.17g", v);
   std::string text = buf;
   if (StringRef(text).find_first_of(".eEn") == StringRef::npos)
     text += ".0";

@@ -72,8 +72,8 @@ static LogicalResult verifyElementCounts(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 /// The accumulator types allowed for an input element type, for the
-/// diagnostic and the check.
-static SmallVector<Type> allowedAccumulators(Type input) {
+/// diagnostic and the check. Scaled i8 dequantises into a float C.
+static SmallVector<Type> allowedAccumulators(Type input, bool scaled) {
   MLIRContext *ctx = input.getContext();
   Type f32 = Float32Type::get(ctx), f16 = Float16Type::get(ctx),
        bf16 = BFloat16Type::get(ctx), i32 = IntegerType::get(ctx, 32);
@@ -86,7 +86,7 @@ static SmallVector<Type> allowedAccumulators(Type input) {
   if (isF8(input))
     return {f32, f16, bf16};
   if (input.isInteger(8))
-    return {i32};
+    return scaled ? SmallVector<Type>{f32, f16, bf16} : SmallVector<Type>{i32};
   return {};
 }
 
@@ -139,7 +139,15 @@ LogicalResult MatmulOp::verify() {
                          << ea << " and " << eb
                          << "; supported: f32, f16, bf16, i8, or any mix of "
                             "f8E4M3FN and f8E5M2";
-  SmallVector<Type> accs = allowedAccumulators(ea);
+  if (static_cast<bool>(getLhsScale()) != static_cast<bool>(getRhsScale()))
+    return emitOpError() << "per-tensor scales come in pairs: give both A's "
+                            "and B's scale (use 1.0 for an unscaled operand)";
+  bool scaled = static_cast<bool>(getLhsScale());
+  if (scaled && !isF8(ea) && !ea.isInteger(8))
+    return emitOpError() << "per-tensor scales are only allowed with f8 or i8 "
+                            "inputs, got "
+                         << ea;
+  SmallVector<Type> accs = allowedAccumulators(ea, scaled);
   if (!llvm::is_contained(accs, ec)) {
     InFlightDiagnostic diag = emitOpError();
     diag << "C element type " << ec << " is not allowed for " << ea
@@ -147,17 +155,13 @@ LogicalResult MatmulOp::verify() {
     if (isa<FloatType>(ec) && isa<FloatType>(ea) &&
         ec.getIntOrFloatBitWidth() < ea.getIntOrFloatBitWidth())
       diag << " (the accumulator is narrower than the inputs)";
+    if (ea.isInteger(8))
+      diag << (scaled ? " with scales (the dequantised result is a float)"
+                      : " without scales");
     diag << "; expected ";
     llvm::interleave(accs, diag, " or ");
     return diag;
   }
-  if (static_cast<bool>(getLhsScale()) != static_cast<bool>(getRhsScale()))
-    return emitOpError() << "per-tensor scales come in pairs: give both A's "
-                            "and B's scale (use 1.0 for an unscaled operand)";
-  if (getLhsScale() && !isF8(ea) && !ea.isInteger(8))
-    return emitOpError() << "per-tensor scales are only allowed with f8 or i8 "
-                            "inputs, got "
-                         << ea;
   return success();
 }
 
@@ -214,21 +218,28 @@ LogicalResult AttentionOp::verify() {
                          << vT.getRank() << " and " << oT.getRank();
   ArrayRef<int64_t> q = qT.getShape(), k = kT.getShape(), v = vT.getShape(),
                     o = oT.getShape();
-  if (conflict(q[0], k[0]) || conflict(q[0], v[0]) || conflict(q[0], o[0]) ||
-      conflict(k[0], v[0]))
+  // Each size is carried by several operands: every pair is compared, and
+  // the first static one stands for the size in the checks that follow.
+  auto known = [](std::initializer_list<int64_t> carriers) {
+    for (int64_t d : carriers)
+      if (!ShapedType::isDynamic(d))
+        return d;
+    return ShapedType::kDynamic;
+  };
+  auto anyConflict = [](std::initializer_list<int64_t> carriers) {
+    for (int64_t x : carriers)
+      for (int64_t y : carriers)
+        if (conflict(x, y))
+          return true;
+    return false;
+  };
+  if (anyConflict({q[0], k[0], v[0], o[0]}))
     return emitOpError() << "batch mismatch: Q has B = " << dimStr(q[0])
                          << ", K has " << dimStr(k[0]) << ", V has "
                          << dimStr(v[0]) << ", O has " << dimStr(o[0]);
   if (conflict(k[1], v[1]))
     return emitOpError() << "key/value head count mismatch: K has Hkv = "
                          << dimStr(k[1]) << ", V has Hkv = " << dimStr(v[1]);
-  int64_t hq = q[1], hkv = ShapedType::isDynamic(k[1]) ? v[1] : k[1];
-  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv)) {
-    if (hkv == 0 ? hq != 0 : hq % hkv != 0)
-      return emitOpError() << "query heads (Hq = " << hq
-                           << ") must be a multiple of key/value heads (Hkv = "
-                           << hkv << ")";
-  }
   if (conflict(q[3], k[3]))
     return emitOpError() << "head dimension mismatch: Q has D = "
                          << dimStr(q[3]) << ", K has D = " << dimStr(k[3]);
@@ -236,9 +247,19 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "key/value sequence length mismatch: K has Skv = "
                          << dimStr(k[2]) << ", V has Skv = " << dimStr(v[2]);
   if (conflict(o[1], q[1]) || conflict(o[2], q[2]) || conflict(o[3], v[3]))
-    return emitOpError() << "expected O of shape [B, Hq, Sq, Dv] = [" << dimStr(q[0])
-                         << ", " << dimStr(q[1]) << ", " << dimStr(q[2])
-                         << ", " << dimStr(v[3]) << "], got " << oT;
+    return emitOpError() << "expected O of shape [B, Hq, Sq, Dv] = ["
+                         << dimStr(known({q[0], k[0], v[0], o[0]})) << ", "
+                         << dimStr(q[1]) << ", " << dimStr(q[2]) << ", "
+                         << dimStr(v[3]) << "], got " << oT;
+  int64_t batch = known({q[0], k[0], v[0], o[0]}), hq = known({q[1], o[1]}),
+          hkv = known({k[1], v[1]}), sq = known({q[2], o[2]}),
+          skv = known({k[2], v[2]});
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv)) {
+    if (hkv == 0 ? hq != 0 : hq % hkv != 0)
+      return emitOpError() << "query heads (Hq = " << hq
+                           << ") must be a multiple of key/value heads (Hkv = "
+                           << hkv << ")";
+  }
   if (qT.getElementType() != kT.getElementType() ||
       qT.getElementType() != vT.getElementType())
     return emitOpError() << "Q, K and V must share one element type, got "
@@ -246,7 +267,7 @@ LogicalResult AttentionOp::verify() {
                          << " and " << vT.getElementType();
   if (Value mask = getMask()) {
     auto mT = cast<RankedTensorType>(mask.getType());
-    int64_t full[4] = {q[0], q[1], q[2], k[2]};
+    int64_t full[4] = {batch, hq, sq, skv};
     int64_t mr = mT.getRank();
     if (mr > 4)
       return emitOpError() << "mask of rank " << mr

@@ -125,6 +125,16 @@ MatmulOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
   // the offset is only known at run time, C is replaced by zeros for it.
   Value init = cSlice.getResult();
   bool accumulate = getAccumulate();
+  int64_t kDim = getInit().getType().getRank() - 1;
+  bool wholeK = isZero(kOff) && isWholeDim(kSz, getLhs(), kDim);
+  int64_t staticK = getLhs().getType().getDimSize(kDim);
+  if (!accumulate && !wholeK && (ShapedType::isDynamic(staticK) || staticK == 0)) {
+    // With K = 0 the K loop never runs and C would stay uninitialised.
+    emitOpError() << "cannot tile K of a matmul without 'accumulate' unless K "
+                     "is static and positive (fill C and set 'accumulate' "
+                     "to tile a dynamic K)";
+    return failure();
+  }
   if (!accumulate && !isZero(kOff)) {
     accumulate = true;
     if (!getConstantIntValue(kOff)) {
@@ -185,9 +195,11 @@ SmallVector<utils::IteratorType> SoftmaxOp::getLoopIteratorTypes() {
 }
 
 SmallVector<Range> SoftmaxOp::getIterationDomain(OpBuilder &b) {
+  // Sizes from the input: tiling replaces the init by a loop-carried value,
+  // and the whole-dimension check below compares against the same operand.
   SmallVector<OpFoldResult> sizes;
   for (int64_t i = 0, e = getInput().getType().getRank(); i < e; ++i)
-    sizes.push_back(dimOf(b, getLoc(), getInit(), i));
+    sizes.push_back(dimOf(b, getLoc(), getInput(), i));
   return domainOf(b, sizes);
 }
 
@@ -195,7 +207,7 @@ FailureOr<TilingResult>
 SoftmaxOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
                                   ArrayRef<OpFoldResult> sizes) {
   int64_t dim = getDimension();
-  if (!isZero(offsets[dim]) || !isWholeDim(sizes[dim], getInit(), dim)) {
+  if (!isZero(offsets[dim]) || !isWholeDim(sizes[dim], getInput(), dim)) {
     emitOpError() << "cannot tile the softmax dimension " << dim
                   << ": a tile must cover it whole (use tile size 0 for that "
                      "loop)";
@@ -236,24 +248,30 @@ SmallVector<utils::IteratorType> AttentionOp::getLoopIteratorTypes() {
 }
 
 SmallVector<Range> AttentionOp::getIterationDomain(OpBuilder &b) {
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t i = 0; i < 4; ++i)
-    sizes.push_back(dimOf(b, getLoc(), getInit(), i));
-  return domainOf(b, sizes);
+  // [B, Hq, Sq] from Q and Dv from V: inputs stay the same values in the
+  // clone that tiling hands to getTiledImplementation, the init does not.
+  Location loc = getLoc();
+  return domainOf(b, {dimOf(b, loc, getQuery(), 0), dimOf(b, loc, getQuery(), 1),
+                      dimOf(b, loc, getQuery(), 2), dimOf(b, loc, getValue(), 3)});
 }
 
 /// The key/value heads that query heads [hOff, hOff + hSz) read, or failure
-/// when the tile does not map onto whole key/value heads.
+/// when the tile does not map onto whole key/value heads. Offsets that are
+/// not constants are trusted to be multiples of the tile size (as tiling
+/// loops produce) only when `trustOffsets` is set.
 static FailureOr<std::pair<OpFoldResult, OpFoldResult>>
-kvHeadTile(OpBuilder &b, AttentionOp op, OpFoldResult hOff,
-           OpFoldResult hSz) {
+kvHeadTile(OpBuilder &b, AttentionOp op, OpFoldResult hOff, OpFoldResult hSz,
+           bool trustOffsets) {
   Location loc = op.getLoc();
   Value q = op.getQuery(), k = op.getKey();
   if (isZero(hOff) && isWholeDim(hSz, q, 1))
     return std::make_pair(hOff, dimOf(b, loc, k, 1));
   int64_t hq = op.getQuery().getType().getDimSize(1);
   int64_t hkv = op.getKey().getType().getDimSize(1);
-  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hkv == 0)
+  if (ShapedType::isDynamic(hkv))
+    hkv = op.getValue().getType().getDimSize(1);
+  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hq == 0 ||
+      hkv == 0)
     return failure();
   int64_t group = hq / hkv;
   if (group == 1)
@@ -261,6 +279,15 @@ kvHeadTile(OpBuilder &b, AttentionOp op, OpFoldResult hOff,
   std::optional<int64_t> t = getConstantIntValue(hSz);
   if (!t || *t <= 0 || (group % *t != 0 && *t % group != 0))
     return failure();
+  // The tile must start on a boundary of its own size (within a group) or of
+  // a group (spanning groups).
+  int64_t align = std::min(*t, group);
+  if (std::optional<int64_t> off = getConstantIntValue(hOff)) {
+    if (*off % align != 0)
+      return failure();
+  } else if (!trustOffsets) {
+    return failure();
+  }
   AffineExpr d0 = b.getAffineDimExpr(0);
   OpFoldResult kvOff = affine::makeComposedFoldedAffineApply(
       b, loc, d0.floorDiv(group), {hOff});
@@ -268,19 +295,35 @@ kvHeadTile(OpBuilder &b, AttentionOp op, OpFoldResult hOff,
   return std::make_pair(kvOff, kvSz);
 }
 
+/// The tiled attention for [offsets, offsets + sizes) of [B, Hq, Sq, Dv].
+static FailureOr<TilingResult> tileAttention(AttentionOp op, OpBuilder &b,
+                                             ArrayRef<OpFoldResult> offsets,
+                                             ArrayRef<OpFoldResult> sizes,
+                                             bool trustOffsets);
+
 FailureOr<TilingResult>
 AttentionOp::getTiledImplementation(OpBuilder &b,
                                     ArrayRef<OpFoldResult> offsets,
                                     ArrayRef<OpFoldResult> sizes) {
-  Location loc = getLoc();
+  // Tiling loops start at 0 and step by the tile size.
+  return tileAttention(*this, b, offsets, sizes, /*trustOffsets=*/true);
+}
+
+static FailureOr<TilingResult> tileAttention(AttentionOp op, OpBuilder &b,
+                                             ArrayRef<OpFoldResult> offsets,
+                                             ArrayRef<OpFoldResult> sizes,
+                                             bool trustOffsets) {
+  Location loc = op.getLoc();
   OpFoldResult zero = b.getIndexAttr(0);
-  Value q = getQuery(), k = getKey(), v = getValue();
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
   FailureOr<std::pair<OpFoldResult, OpFoldResult>> kvHeads =
-      kvHeadTile(b, *this, offsets[1], sizes[1]);
+      kvHeadTile(b, op, offsets[1], sizes[1], trustOffsets);
   if (failed(kvHeads)) {
-    emitOpError() << "cannot tile query heads: with grouped-query attention "
-                     "the head tile must be static and divide, or be a "
-                     "multiple of, the group size Hq / Hkv";
+    op.emitOpError() << "cannot tile query heads: with grouped-query "
+                        "attention the head tile must be static, divide or be "
+                        "a multiple of the group size Hq / Hkv, and start on "
+                        "a multiple of its size (head counts must be static "
+                        "and non-zero)";
     return failure();
   }
   auto [kvOff, kvSz] = *kvHeads;
@@ -292,13 +335,13 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
                       {sizes[0], kvSz, skv, d});
   auto vSlice = slice(b, loc, v, {offsets[0], kvOff, zero, offsets[3]},
                       {sizes[0], kvSz, skv, sizes[3]});
-  auto oSlice = slice(b, loc, getInit(), offsets, sizes);
+  auto oSlice = slice(b, loc, op.getInit(), offsets, sizes);
   SmallVector<Operation *> slices = {qSlice, kSlice, vSlice, oSlice};
 
   // The mask broadcasts to [B, Hq, Sq, Skv] aligned right: a static size-1
   // dimension stays whole, the others follow the tile (Skv is never tiled).
   Value maskTile;
-  if (Value mask = getMask()) {
+  if (Value mask = op.getMask()) {
     auto mT = cast<RankedTensorType>(mask.getType());
     int64_t mr = mT.getRank();
     SmallVector<OpFoldResult> mOff, mSz;
@@ -319,8 +362,8 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
 
   // A tile of queries starting at m0 keeps the causal band of the whole op:
   // key j is visible to its row i when j <= i + diagonal + m0.
-  Value diagonal = getDiagonal();
-  if (getCausal() &&
+  Value diagonal = op.getDiagonal();
+  if (op.getCausal() &&
       !(isZero(offsets[2]) && isWholeDim(sizes[2], q, 2))) {
     AffineExpr d0, d1, d2;
     bindDims(b.getContext(), d0, d1, d2);
@@ -339,7 +382,7 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   auto tiled = AttentionOp::create(
       b, loc, oSlice.getType(), qSlice.getResult(), kSlice.getResult(),
       vSlice.getResult(), maskTile, diagonal, oSlice.getResult(),
-      getScaleAttr(), getCausalAttr());
+      op.getScaleAttr(), op.getCausalAttr());
   return TilingResult{{tiled}, {tiled.getResult()}, slices};
 }
 
@@ -356,5 +399,6 @@ FailureOr<TilingResult>
 AttentionOp::generateResultTileValue(OpBuilder &b, unsigned resultNumber,
                                      ArrayRef<OpFoldResult> offsets,
                                      ArrayRef<OpFoldResult> sizes) {
-  return getTiledImplementation(b, offsets, sizes);
+  // A consumer may ask for any slice: head offsets must be provably aligned.
+  return tileAttention(*this, b, offsets, sizes, /*trustOffsets=*/false);
 }

@@ -72,13 +72,14 @@ def Accel_MatmulOp : Accel_ComputeOp<"matmul", [AttrSizedOperandSegments]> {
     | bf16, bf16 | f32 or bf16 |
     | f8E4M3FN or f8E5M2 (any mix) | f32, f16 or bf16 |
     | i8, i8 | i32 |
+    | i8, i8 with scales | f32, f16 or bf16 |
 
     `C` is never narrower than the inputs. The optional per-tensor f32
     scales `sa` and `sb` (`scales(%sa, %sb)`, both or neither) are only
     allowed with f8 or i8 inputs, where they dequantise the operands; their
     product multiplies the exact integer or f8 dot product before it is added
-    to `C`. An i32 `C` wraps on overflow like `arith.addi` (possible once
-    `K > 2^17`).
+    to `C`, so scaled i8 produces a float `C`. An i32 `C` wraps on overflow
+    like `arith.addi` (possible once `K > 2^17`).
 
     Iteration space for `TilingInterface`: `[batch..., M, N, K]`, with `K` a
     reduction. A tile along `K` that does not start at 0 accumulates into
@@ -91,7 +92,7 @@ def Accel_MatmulOp : Accel_ComputeOp<"matmul", [AttrSizedOperandSegments]> {
                       outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
     %1 = accel.matmul transpose_b accumulate
            ins(%qa, %qb : tensor<4x32x16xi8>, tensor<4x8x16xi8>)
-           scales(%sa, %sb) outs(%acc : tensor<4x32x8xi32>) -> tensor<4x32x8xi32>
+           scales(%sa, %sb) outs(%acc : tensor<4x32x8xf32>) -> tensor<4x32x8xf32>
     ```
   }];
   let arguments = (ins
@@ -208,7 +209,8 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
     - `mask` is either i1 (true keeps the key) or additive (a float added to
       the scaled logits; `-inf` removes the key). It has rank at most 4 and
       broadcasts to `[B, Hq, Sq, Skv]` with numpy rules (aligned right, each
-      dimension 1 or equal).
+      dimension 1 or equal). A dynamic mask dimension is taken to be equal
+      (broadcasting needs a static 1).
     - A query row whose keys are all removed (by the mask, by `causal`, or
       because `Skv = 0`) produces exactly 0, never NaN.
 
