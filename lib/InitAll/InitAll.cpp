@@ -7,6 +7,7 @@
 
 #include "accel/InitAll.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Conversion/Passes.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -53,4 +54,5 @@ void accel::registerAllAccelPasses() {
   registerTransformsPasses();
   transform::registerTransformPasses();
   accel::registerAccelPasses();
+  accel::registerAccelConversionPasses();
 }

@@ -1,0 +1,27 @@
+//===- AccelToLinalg.h - accel to linalg reference lowering -----*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_CONVERSION_ACCELTOLINALG_ACCELTOLINALG_H
+#define ACCEL_CONVERSION_ACCELTOLINALG_ACCELTOLINALG_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+namespace accel {
+
+#define GEN_PASS_DECL_CONVERTACCELTOLINALGPASS
+#include "accel/Conversion/Passes.h.inc"
+
+/// Patterns that rewrite accel.matmul, accel.softmax and accel.attention into
+/// the linalg reference lowering (see the pass description).
+void populateAccelToLinalgConversionPatterns(RewritePatternSet &patterns);
+
+} // namespace accel
+} // namespace mlir
+
+#endif // ACCEL_CONVERSION_ACCELTOLINALG_ACCELTOLINALG_H

@@ -1,0 +1,521 @@
+//===- AccelToLinalg.cpp - accel to the linalg reference lowering ---------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// convert-accel-to-linalg: the ops' semantics written out as linalg.generic
+// on tensors. Statistics and attention are computed in f32. This is the
+// baseline the optimised paths are checked against, so it favours being
+// obviously right over being fast.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/AccelToLinalg/AccelToLinalg.h"
+#include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include <cmath>
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_CONVERTACCELTOLINALGPASS
+#include "accel/Conversion/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using namespace mlir::accel;
+
+using utils::IteratorType;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static TypedAttr negInfAttr(OpBuilder &b) {
+  return b.getF32FloatAttr(
+      APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true)
+          .convertToFloat());
+}
+
+/// A new tensor of `sizes` x `elementType` filled with `value`.
+static Value filledTensor(OpBuilder &b, Location loc,
+                          ArrayRef<OpFoldResult> sizes, Type elementType,
+                          TypedAttr value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
+  Value cst = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
+}
+
+/// `dest` filled with zeros of its element type.
+static Value zeroFilled(OpBuilder &b, Location loc, Value dest) {
+  Type elementType = cast<RankedTensorType>(dest.getType()).getElementType();
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  return linalg::FillOp::create(b, loc, zero, dest).getResult(0);
+}
+
+/// `x` converted to `type` (sign-extending integers).
+static Value cast(OpBuilder &b, Location loc, Value x, Type type) {
+  return convertScalarToDtype(b, loc, x, type, /*isUnsignedCast=*/false);
+}
+
+/// The maximum to subtract before exp: 0 instead of -inf, so a row whose
+/// entries are all -inf gives exp(-inf) = 0 rather than exp(NaN).
+static Value safeMax(OpBuilder &b, Location loc, Value max) {
+  Value negInf = arith::ConstantOp::create(b, loc, negInfAttr(b));
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         max, negInf);
+  return arith::SelectOp::create(b, loc, isNegInf, zero, max);
+}
+
+/// `num / den`, or 0 where `den` is 0 (a row with nothing left to weigh).
+static Value safeDiv(OpBuilder &b, Location loc, Value num, Value den) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, den,
+                                       zero);
+  Value quot = arith::DivFOp::create(b, loc, num, den);
+  return arith::SelectOp::create(b, loc, isZero, zero, quot);
+}
+
+static void yieldValue(OpBuilder &b, Location loc, Value v) {
+  linalg::YieldOp::create(b, loc, ValueRange{v});
+}
+
+static SmallVector<AffineExpr> dims(MLIRContext *ctx,
+                                    ArrayRef<unsigned> positions) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned p : positions)
+    exprs.push_back(getAffineDimExpr(p, ctx));
+  return exprs;
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct MatmulToLinalg : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto cType = op.getInit().getType();
+    int64_t rank = cType.getRank(), nb = rank - 2;
+    unsigned nLoops = rank + 1;
+
+    // Loops: batch..., M, N, K.
+    SmallVector<AffineExpr> batch;
+    for (int64_t i = 0; i < nb; ++i)
+      batch.push_back(getAffineDimExpr(i, ctx));
+    AffineExpr m = getAffineDimExpr(nb, ctx), n = getAffineDimExpr(nb + 1, ctx),
+               k = getAffineDimExpr(nb + 2, ctx);
+    auto mapOf = [&](AffineExpr x, AffineExpr y) {
+      SmallVector<AffineExpr> results(batch);
+      results.push_back(x);
+      results.push_back(y);
+      return AffineMap::get(nLoops, 0, results, ctx);
+    };
+    SmallVector<AffineMap> maps = {
+        mapOf(m, k), op.getTransposeB() ? mapOf(n, k) : mapOf(k, n),
+        mapOf(m, n)};
+    SmallVector<IteratorType> iterators(nLoops - 1, IteratorType::parallel);
+    iterators.push_back(IteratorType::reduction);
+
+    // Unscaled: accumulate straight into C (zeroed unless `accumulate`), in
+    // C's type. Scaled: form the exact dot product first.
+    Type cElt = cType.getElementType();
+    Type aElt = op.getLhs().getType().getElementType();
+    bool scaled = static_cast<bool>(op.getLhsScale());
+    Type f32 = rewriter.getF32Type();
+    Type dotElt = !scaled ? cElt
+                  : isa<IntegerType>(aElt) ? Type(rewriter.getI32Type())
+                                           : f32;
+    Value dotInit;
+    if (!scaled)
+      dotInit = op.getAccumulate() ? op.getInit()
+                                   : zeroFilled(rewriter, loc, op.getInit());
+    else
+      dotInit = filledTensor(rewriter, loc,
+                             tensor::getMixedSizes(rewriter, loc, op.getInit()),
+                             dotElt, rewriter.getZeroAttr(dotElt));
+    auto dot = linalg::GenericOp::create(
+        rewriter, loc, dotInit.getType(), ValueRange{op.getLhs(), op.getRhs()},
+        ValueRange{dotInit}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = cast(b, l, args[0], dotElt);
+          Value y = cast(b, l, args[1], dotElt);
+          Value r;
+          if (isa<IntegerType>(dotElt))
+            r = arith::AddIOp::create(b, l, args[2],
+                                      arith::MulIOp::create(b, l, x, y));
+          else
+            r = arith::AddFOp::create(b, l, args[2],
+                                      arith::MulFOp::create(b, l, x, y));
+          yieldValue(b, l, r);
+        });
+    Value result = dot.getResult(0);
+
+    if (scaled) {
+      // C' = (accumulate ? C : 0) + sa * sb * dot, in f32.
+      Value s = arith::MulFOp::create(rewriter, loc, op.getLhsScale(),
+                                      op.getRhsScale());
+      AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+      bool acc = op.getAccumulate();
+      auto epilogue = linalg::GenericOp::create(
+          rewriter, loc, cType, ValueRange{result}, ValueRange{op.getInit()},
+          SmallVector<AffineMap>{id, id},
+          SmallVector<IteratorType>(rank, IteratorType::parallel),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value v = arith::MulFOp::create(b, l, s, cast(b, l, args[0], f32));
+            if (acc)
+              v = arith::AddFOp::create(b, l, cast(b, l, args[1], f32), v);
+            yieldValue(b, l, cast(b, l, v, cElt));
+          });
+      result = epilogue.getResult(0);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+struct SoftmaxToLinalg : public OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getInput();
+    int64_t rank = op.getInput().getType().getRank();
+    int64_t dim = op.getDimension();
+    Type f32 = rewriter.getF32Type();
+    Type outElt = op.getInit().getType().getElementType();
+
+    SmallVector<unsigned> keep;
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, x);
+    SmallVector<OpFoldResult> reducedSizes;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i == dim)
+        continue;
+      keep.push_back(i);
+      reducedSizes.push_back(sizes[i]);
+    }
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap reduced = AffineMap::get(rank, 0, dims(ctx, keep), ctx);
+    SmallVector<IteratorType> reduceIters(rank, IteratorType::parallel);
+    reduceIters[dim] = IteratorType::reduction;
+    SmallVector<IteratorType> parallel(rank, IteratorType::parallel);
+
+    // m = max over the row (NaN-propagating).
+    Value maxInit = filledTensor(rewriter, loc, reducedSizes, f32,
+                                 negInfAttr(rewriter));
+    Value max =
+        linalg::GenericOp::create(
+            rewriter, loc, maxInit.getType(), ValueRange{x},
+            ValueRange{maxInit}, SmallVector<AffineMap>{id, reduced},
+            reduceIters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value v = cast(b, l, args[0], f32);
+              yieldValue(
+                  b, l, arith::MaximumFOp::create(b, l, args[1], v));
+            })
+            .getResult(0);
+
+    // s = sum over the row of exp(x - m).
+    Value sumInit = filledTensor(rewriter, loc, reducedSizes, f32,
+                                 rewriter.getF32FloatAttr(0.0f));
+    auto expShifted = [&](OpBuilder &b, Location l, Value v, Value m) {
+      Value shifted =
+          arith::SubFOp::create(b, l, cast(b, l, v, f32), safeMax(b, l, m));
+      return math::ExpOp::create(b, l, shifted);
+    };
+    Value sum =
+        linalg::GenericOp::create(
+            rewriter, loc, sumInit.getType(), ValueRange{x, max},
+            ValueRange{sumInit}, SmallVector<AffineMap>{id, reduced, reduced},
+            reduceIters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value e = expShifted(b, l, args[0], args[1]);
+              yieldValue(b, l,
+                                      arith::AddFOp::create(b, l, args[2], e));
+            })
+            .getResult(0);
+
+    // y = exp(x - m) / s, 0 for an all -inf row.
+    Value y =
+        linalg::GenericOp::create(
+            rewriter, loc, op.getInit().getType(), ValueRange{x, max, sum},
+            ValueRange{op.getInit()},
+            SmallVector<AffineMap>{id, reduced, reduced, id}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value e = expShifted(b, l, args[0], args[1]);
+              Value q = safeDiv(b, l, e, args[2]);
+              yieldValue(b, l, cast(b, l, q, outElt));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+    int64_t hq = op.getQuery().getType().getDimSize(1);
+    int64_t hkv = op.getKey().getType().getDimSize(1);
+    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hkv == 0)
+      return rewriter.notifyMatchFailure(op, "needs static head counts");
+    int64_t group = hq / hkv;
+    Type f32 = rewriter.getF32Type();
+    Type outElt = op.getInit().getType().getElementType();
+
+    SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(rewriter, loc, q);
+    SmallVector<OpFoldResult> kSizes = tensor::getMixedSizes(rewriter, loc, k);
+    SmallVector<OpFoldResult> oSizes =
+        tensor::getMixedSizes(rewriter, loc, op.getInit());
+    // [B, Hq, Sq, Skv] logits and [B, Hq, Sq] row statistics.
+    SmallVector<OpFoldResult> sSizes = {qSizes[0], qSizes[1], qSizes[2],
+                                        kSizes[2]};
+    SmallVector<OpFoldResult> rowSizes = {qSizes[0], qSizes[1], qSizes[2]};
+
+    AffineExpr b0 = getAffineDimExpr(0, ctx), h = getAffineDimExpr(1, ctx),
+               i = getAffineDimExpr(2, ctx), j = getAffineDimExpr(3, ctx),
+               d = getAffineDimExpr(4, ctx);
+    AffineExpr kvHead = h.floorDiv(group);
+    auto map = [&](unsigned n, ArrayRef<AffineExpr> results) {
+      return AffineMap::get(n, 0, results, ctx);
+    };
+    auto par = IteratorType::parallel;
+    auto red = IteratorType::reduction;
+
+    // S[b,h,i,j] = sum_d Q[b,h,i,d] * K[b,h/g,j,d]; loops (b,h,i,j,d).
+    Value sInit = filledTensor(rewriter, loc, sSizes, f32,
+                               rewriter.getF32FloatAttr(0.0f));
+    Value s =
+        linalg::GenericOp::create(
+            rewriter, loc, sInit.getType(), ValueRange{q, k}, ValueRange{sInit},
+            SmallVector<AffineMap>{map(5, {b0, h, i, d}),
+                                   map(5, {b0, kvHead, j, d}),
+                                   map(5, {b0, h, i, j})},
+            SmallVector<IteratorType>{par, par, par, par, red},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value p = arith::MulFOp::create(b, l, cast(b, l, args[0], f32),
+                                              cast(b, l, args[1], f32));
+              yieldValue(b, l,
+                                      arith::AddFOp::create(b, l, args[2], p));
+            })
+            .getResult(0);
+
+    // The scale: the attribute, or 1/sqrt(D) (1 when D = 0).
+    Value scale;
+    int64_t headDim = op.getQuery().getType().getDimSize(3);
+    if (std::optional<APFloat> attr = op.getScale()) {
+      scale = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getF32FloatAttr(attr->convertToFloat()));
+    } else if (!ShapedType::isDynamic(headDim)) {
+      float value = headDim == 0 ? 1.0f : 1.0f / std::sqrt(float(headDim));
+      scale = arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getF32FloatAttr(value));
+    } else {
+      Value dIdx = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[3]);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      Value dPos = arith::MaxSIOp::create(rewriter, loc, dIdx, one);
+      Value dI64 = arith::IndexCastOp::create(rewriter, loc,
+                                              rewriter.getI64Type(), dPos);
+      Value dF = arith::SIToFPOp::create(rewriter, loc, f32, dI64);
+      scale = math::RsqrtOp::create(rewriter, loc, dF);
+    }
+    // The causal band: key j is kept for query i when j <= i + diagonal.
+    Value diagonal;
+    if (op.getCausal()) {
+      diagonal = op.getDiagonal();
+      if (!diagonal) {
+        Value skv = getValueOrCreateConstantIndexOp(rewriter, loc, kSizes[2]);
+        Value sq = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]);
+        diagonal = arith::SubIOp::create(rewriter, loc, skv, sq);
+      }
+    }
+
+    // L = scale * S (+ mask), -inf where the mask or the band removes a key.
+    SmallVector<Value> logitInputs = {s};
+    SmallVector<AffineMap> logitMaps = {map(4, {b0, h, i, j})};
+    Value mask = op.getMask();
+    if (mask) {
+      // Broadcast [..] to [B, Hq, Sq, Skv], aligned right; static size-1
+      // dimensions read index 0.
+      auto mType = cast<RankedTensorType>(mask.getType());
+      int64_t mr = mType.getRank();
+      SmallVector<AffineExpr> mExprs;
+      for (int64_t a = 0; a < mr; ++a)
+        mExprs.push_back(mType.getDimSize(a) == 1
+                             ? getAffineConstantExpr(0, ctx)
+                             : getAffineDimExpr(a + 4 - mr, ctx));
+      logitInputs.push_back(mask);
+      logitMaps.push_back(map(4, mExprs));
+    }
+    logitMaps.push_back(map(4, {b0, h, i, j}));
+    bool boolMask = mask && cast<RankedTensorType>(mask.getType())
+                                .getElementType()
+                                .isInteger(1);
+    Value logits =
+        linalg::GenericOp::create(
+            rewriter, loc, sInit.getType(), logitInputs, ValueRange{sInit},
+            logitMaps, SmallVector<IteratorType>(4, par),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value x = arith::MulFOp::create(b, l, args[0], scale);
+              Value negInf = arith::ConstantOp::create(b, l, negInfAttr(b));
+              if (mask && !boolMask)
+                x = arith::AddFOp::create(b, l, x, cast(b, l, args[1], f32));
+              if (boolMask)
+                x = arith::SelectOp::create(b, l, args[1], x, negInf);
+              if (diagonal) {
+                Value row = linalg::IndexOp::create(b, l, 2);
+                Value col = linalg::IndexOp::create(b, l, 3);
+                Value limit = arith::AddIOp::create(b, l, row, diagonal);
+                Value keep = arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::sle, col, limit);
+                x = arith::SelectOp::create(b, l, keep, x, negInf);
+              }
+              yieldValue(b, l, x);
+            })
+            .getResult(0);
+
+    // Row max, then P = exp(L - max) and its row sum.
+    AffineMap full4 = map(4, {b0, h, i, j}), row4 = map(4, {b0, h, i});
+    SmallVector<IteratorType> rowReduce = {par, par, par, red};
+    Value maxInit =
+        filledTensor(rewriter, loc, rowSizes, f32, negInfAttr(rewriter));
+    Value max = linalg::GenericOp::create(
+                    rewriter, loc, maxInit.getType(), ValueRange{logits},
+                    ValueRange{maxInit}, SmallVector<AffineMap>{full4, row4},
+                    rowReduce,
+                    [&](OpBuilder &b, Location l, ValueRange args) {
+                      yieldValue(
+                          b, l,
+                          arith::MaximumFOp::create(b, l, args[1], args[0]));
+                    })
+                    .getResult(0);
+    Value p =
+        linalg::GenericOp::create(
+            rewriter, loc, sInit.getType(), ValueRange{logits, max},
+            ValueRange{sInit}, SmallVector<AffineMap>{full4, row4, full4},
+            SmallVector<IteratorType>(4, par),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value shifted =
+                  arith::SubFOp::create(b, l, args[0], safeMax(b, l, args[1]));
+              yieldValue(b, l, math::ExpOp::create(b, l, shifted));
+            })
+            .getResult(0);
+    Value sumInit = filledTensor(rewriter, loc, rowSizes, f32,
+                                 rewriter.getF32FloatAttr(0.0f));
+    Value sum = linalg::GenericOp::create(
+                    rewriter, loc, sumInit.getType(), ValueRange{p},
+                    ValueRange{sumInit}, SmallVector<AffineMap>{full4, row4},
+                    rowReduce,
+                    [&](OpBuilder &b, Location l, ValueRange args) {
+                      yieldValue(
+                          b, l, arith::AddFOp::create(b, l, args[1], args[0]));
+                    })
+                    .getResult(0);
+
+    // O[b,h,i,e] = sum_j P[b,h,i,j] * V[b,h/g,j,e]; loops (b,h,i,e,j).
+    AffineExpr e = getAffineDimExpr(3, ctx), jr = getAffineDimExpr(4, ctx);
+    Value accInit = filledTensor(rewriter, loc, oSizes, f32,
+                                 rewriter.getF32FloatAttr(0.0f));
+    Value acc =
+        linalg::GenericOp::create(
+            rewriter, loc, accInit.getType(), ValueRange{p, v},
+            ValueRange{accInit},
+            SmallVector<AffineMap>{map(5, {b0, h, i, jr}),
+                                   map(5, {b0, kvHead, jr, e}),
+                                   map(5, {b0, h, i, e})},
+            SmallVector<IteratorType>{par, par, par, par, red},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value prod = arith::MulFOp::create(b, l, args[0],
+                                                 cast(b, l, args[1], f32));
+              yieldValue(
+                  b, l, arith::AddFOp::create(b, l, args[2], prod));
+            })
+            .getResult(0);
+
+    // Normalise; a row with no key left (sum 0) is exactly 0.
+    Value out =
+        linalg::GenericOp::create(
+            rewriter, loc, op.getInit().getType(), ValueRange{acc, sum},
+            ValueRange{op.getInit()},
+            SmallVector<AffineMap>{full4, row4, full4},
+            SmallVector<IteratorType>(4, par),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value r = safeDiv(b, l, args[0], args[1]);
+              yieldValue(b, l, cast(b, l, r, outElt));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::accel::populateAccelToLinalgConversionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<MatmulToLinalg, SoftmaxToLinalg, AttentionToLinalg>(
+      patterns.getContext());
+}
+
+namespace {
+struct ConvertAccelToLinalgPass
+    : public accel::impl::ConvertAccelToLinalgPassBase<
+          ConvertAccelToLinalgPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    // Say why an op cannot be lowered before the driver reports only that
+    // it failed to legalize it.
+    WalkResult walk = getOperation()->walk([](AttentionOp op) {
+      auto q = op.getQuery().getType(), k = op.getKey().getType();
+      if (q.isDynamicDim(1) || k.isDynamicDim(1)) {
+        op.emitOpError() << "the linalg lowering needs static head counts "
+                            "(Hq and Hkv) to map query heads to key/value "
+                            "heads; got "
+                         << q << " and " << k;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+
+    RewritePatternSet patterns(&getContext());
+    populateAccelToLinalgConversionPatterns(patterns);
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<AccelDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

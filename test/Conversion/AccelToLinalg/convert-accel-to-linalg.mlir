@@ -1,0 +1,91 @@
+// RUN: accel-opt %s --convert-accel-to-linalg --split-input-file | FileCheck %s
+
+// The reference lowering: what each accel op becomes in linalg. Numerics are
+// checked by test/Integration/CPU/linalg-reference.mlir.
+
+// Without `accumulate`, C is zeroed first; one contraction in C's type.
+// CHECK-DAG: #[[$A:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$B:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[$C:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func @matmul
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xbf16>, %[[B:.+]]: tensor<8x16xbf16>, %[[C:.+]]: tensor<4x16xf32>)
+// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[C]] : tensor<4x16xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<4x8xbf16>, tensor<8x16xbf16>) outs(%[[ZERO]] : tensor<4x16xf32>)
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @matmul(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xbf16>, tensor<8x16xbf16>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// Scaled i8, transposed B, accumulating: the exact i32 dot product, then
+// C + sa * sb * dot in f32.
+// CHECK-DAG: #[[$BT:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func @matmul_i8_scaled
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xi8>, %[[B:.+]]: tensor<16x8xi8>, %[[SA:.+]]: f32, %[[SB:.+]]: f32, %[[C:.+]]: tensor<4x16xf32>)
+// CHECK: %[[DOT0:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<4x16xi32>)
+// CHECK: %[[DOT:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[$BT]], #{{.+}}]{{.*}} outs(%[[DOT0]] : tensor<4x16xi32>)
+// CHECK: arith.extsi
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: %[[S:.+]] = arith.mulf %[[SA]], %[[SB]] : f32
+// CHECK: linalg.generic {{.+}} ins(%[[DOT]] : tensor<4x16xi32>) outs(%[[C]] : tensor<4x16xf32>)
+// CHECK: %[[D:.+]] = arith.sitofp
+// CHECK: %[[P:.+]] = arith.mulf %[[S]], %[[D]]
+// CHECK: arith.addf %{{.+}}, %[[P]]
+func.func @matmul_i8_scaled(%a: tensor<4x8xi8>, %b: tensor<16x8xi8>, %sa: f32, %sb: f32, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = accel.matmul transpose_b accumulate ins(%a, %b : tensor<4x8xi8>, tensor<16x8xi8>) scales(%sa, %sb) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// Softmax: max (NaN-propagating), sum of exp(x - max), quotient; -inf rows
+// subtract 0 and divide to 0.
+// CHECK-LABEL: func @softmax
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.cmpf oeq, %{{.+}}, %{{.+}} : f32
+// CHECK: math.exp
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel"]
+// CHECK: math.exp
+// CHECK: %[[Q:.+]] = arith.divf
+// CHECK: arith.select %{{.+}}, %{{.+}}, %[[Q]] : f32
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+func.func @softmax(%x: tensor<4x?xf16>, %y: tensor<4x?xf16>) -> tensor<4x?xf16> {
+  %0 = accel.softmax dimension(1) ins(%x : tensor<4x?xf16>) outs(%y : tensor<4x?xf16>) -> tensor<4x?xf16>
+  return %0 : tensor<4x?xf16>
+}
+
+// -----
+
+// Attention: GQA reads KV head h floordiv 4; the default scale 1/sqrt(64);
+// the i1 mask and the bottom-right causal band (Skv - Sq = 20) become -inf.
+// CHECK-DAG: #[[$KV:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 4, d3, d4)>
+// CHECK-DAG: #[[$MASK:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[$PV:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 4, d4, d3)>
+// CHECK-LABEL: func @attention
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$KV]], #{{.+}}]
+// CHECK: %[[SCALE:.+]] = arith.constant 1.250000e-01 : f32
+// CHECK: %[[DIAG:.+]] = arith.subi %c120, %c100 : index
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$MASK]], #{{.+}}]
+// CHECK: arith.mulf %{{.+}}, %[[SCALE]]
+// CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: arith.select %{{.+}}, %{{.+}}, %[[NEGINF]]
+// CHECK: %[[I:.+]] = linalg.index 2
+// CHECK: %[[J:.+]] = linalg.index 3
+// CHECK: %[[LIM:.+]] = arith.addi %[[I]], %[[DIAG]]
+// CHECK: arith.cmpi sle, %[[J]], %[[LIM]]
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$PV]], #{{.+}}]
+// CHECK: arith.divf
+func.func @attention(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xf16>, %m: tensor<100x120xi1>, %o: tensor<2x8x100x32xf32>) -> tensor<2x8x100x32xf32> {
+  %0 = accel.attention causal ins(%q, %k, %v : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>) mask(%m : tensor<100x120xi1>) outs(%o : tensor<2x8x100x32xf32>) -> tensor<2x8x100x32xf32>
+  return %0 : tensor<2x8x100x32xf32>
+}
