@@ -22,7 +22,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include <cmath>
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_CONVERTACCELTOLINALGPASS
@@ -87,6 +86,27 @@ static Value safeDiv(OpBuilder &b, Location loc, Value num, Value den) {
 
 static void yieldValue(OpBuilder &b, Location loc, Value v) {
   linalg::YieldOp::create(b, loc, ValueRange{v});
+}
+
+/// Folds `inputs` (read through the leading `maps`) into a new f32 tensor of
+/// `sizes` that starts at `init` and is written through the last map; each
+/// step yields `combine(inputs, acc)`. The row max and sum reductions and the
+/// contractions below are all this one shape.
+static Value
+reduceInto(OpBuilder &b, Location loc, ValueRange inputs,
+           ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iterators,
+           ArrayRef<OpFoldResult> sizes, TypedAttr init,
+           function_ref<Value(OpBuilder &, Location, ValueRange, Value)>
+               combine) {
+  Value start = filledTensor(b, loc, sizes, b.getF32Type(), init);
+  return linalg::GenericOp::create(
+             b, loc, start.getType(), inputs, ValueRange{start}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               yieldValue(nb, l,
+                          combine(nb, l, args.drop_back(), args.back()));
+             })
+      .getResult(0);
 }
 
 static SmallVector<AffineExpr> dims(MLIRContext *ctx,
@@ -221,39 +241,26 @@ struct SoftmaxToLinalg : public OpRewritePattern<SoftmaxOp> {
     SmallVector<IteratorType> parallel(rank, IteratorType::parallel);
 
     // m = max over the row (NaN-propagating).
-    Value maxInit = filledTensor(rewriter, loc, reducedSizes, f32,
-                                 negInfAttr(rewriter));
-    Value max =
-        linalg::GenericOp::create(
-            rewriter, loc, maxInit.getType(), ValueRange{x},
-            ValueRange{maxInit}, SmallVector<AffineMap>{id, reduced},
-            reduceIters,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value v = cast(b, l, args[0], f32);
-              yieldValue(
-                  b, l, arith::MaximumFOp::create(b, l, args[1], v));
-            })
-            .getResult(0);
+    Value max = reduceInto(
+        rewriter, loc, ValueRange{x}, {id, reduced}, reduceIters, reducedSizes,
+        negInfAttr(rewriter),
+        [&](OpBuilder &b, Location l, ValueRange in, Value acc) -> Value {
+          return arith::MaximumFOp::create(b, l, acc, cast(b, l, in[0], f32));
+        });
 
     // s = sum over the row of exp(x - m).
-    Value sumInit = filledTensor(rewriter, loc, reducedSizes, f32,
-                                 rewriter.getF32FloatAttr(0.0f));
     auto expShifted = [&](OpBuilder &b, Location l, Value v, Value m) {
       Value shifted =
           arith::SubFOp::create(b, l, cast(b, l, v, f32), safeMax(b, l, m));
       return math::ExpOp::create(b, l, shifted);
     };
-    Value sum =
-        linalg::GenericOp::create(
-            rewriter, loc, sumInit.getType(), ValueRange{x, max},
-            ValueRange{sumInit}, SmallVector<AffineMap>{id, reduced, reduced},
-            reduceIters,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value e = expShifted(b, l, args[0], args[1]);
-              yieldValue(b, l,
-                                      arith::AddFOp::create(b, l, args[2], e));
-            })
-            .getResult(0);
+    Value sum = reduceInto(
+        rewriter, loc, ValueRange{x, max}, {id, reduced, reduced}, reduceIters,
+        reducedSizes, rewriter.getF32FloatAttr(0.0f),
+        [&](OpBuilder &b, Location l, ValueRange in, Value acc) -> Value {
+          return arith::AddFOp::create(b, l, acc,
+                                       expShifted(b, l, in[0], in[1]));
+        });
 
     // y = exp(x - m) / s, 0 for an all -inf row.
     Value y =
@@ -311,34 +318,27 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
     auto par = IteratorType::parallel;
     auto red = IteratorType::reduction;
 
+    TypedAttr zero = rewriter.getF32FloatAttr(0.0f);
+    auto fma = [&](OpBuilder &b, Location l, ValueRange in,
+                   Value acc) -> Value {
+      Value prod = arith::MulFOp::create(b, l, cast(b, l, in[0], f32),
+                                         cast(b, l, in[1], f32));
+      return arith::AddFOp::create(b, l, acc, prod);
+    };
     // S[b,h,i,j] = sum_d Q[b,h,i,d] * K[b,h/g,j,d]; loops (b,h,i,j,d).
-    Value sInit = filledTensor(rewriter, loc, sSizes, f32,
-                               rewriter.getF32FloatAttr(0.0f));
-    Value s =
-        linalg::GenericOp::create(
-            rewriter, loc, sInit.getType(), ValueRange{q, k}, ValueRange{sInit},
-            SmallVector<AffineMap>{map(5, {b0, h, i, d}),
-                                   map(5, {b0, kvHead, j, d}),
-                                   map(5, {b0, h, i, j})},
-            SmallVector<IteratorType>{par, par, par, par, red},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value p = arith::MulFOp::create(b, l, cast(b, l, args[0], f32),
-                                              cast(b, l, args[1], f32));
-              yieldValue(b, l,
-                                      arith::AddFOp::create(b, l, args[2], p));
-            })
-            .getResult(0);
+    Value s = reduceInto(rewriter, loc, ValueRange{q, k},
+                         {map(5, {b0, h, i, d}), map(5, {b0, kvHead, j, d}),
+                          map(5, {b0, h, i, j})},
+                         {par, par, par, par, red}, sSizes, zero, fma);
+    // Elementwise results over [B, Hq, Sq, Skv] only write their outs.
+    Value sEmpty = tensor::EmptyOp::create(rewriter, loc, sSizes, f32);
 
-    // The scale: the attribute, or 1/sqrt(D) (1 when D = 0).
+    // The scale: the attribute, or 1/sqrt(D) (1 when D = 0), computed at run
+    // time when D is dynamic.
     Value scale;
-    int64_t headDim = op.getQuery().getType().getDimSize(3);
-    if (std::optional<APFloat> attr = op.getScale()) {
+    if (std::optional<double> value = op.getEffectiveScale()) {
       scale = arith::ConstantOp::create(
-          rewriter, loc, rewriter.getF32FloatAttr(attr->convertToFloat()));
-    } else if (!ShapedType::isDynamic(headDim)) {
-      float value = headDim == 0 ? 1.0f : 1.0f / std::sqrt(float(headDim));
-      scale = arith::ConstantOp::create(rewriter, loc,
-                                        rewriter.getF32FloatAttr(value));
+          rewriter, loc, rewriter.getF32FloatAttr(static_cast<float>(*value)));
     } else {
       Value dIdx = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[3]);
       Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -382,7 +382,7 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
                                 .isInteger(1);
     Value logits =
         linalg::GenericOp::create(
-            rewriter, loc, sInit.getType(), logitInputs, ValueRange{sInit},
+            rewriter, loc, sEmpty.getType(), logitInputs, ValueRange{sEmpty},
             logitMaps, SmallVector<IteratorType>(4, par),
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value x = arith::MulFOp::create(b, l, args[0], scale);
@@ -406,22 +406,16 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
     // Row max, then P = exp(L - max) and its row sum.
     AffineMap full4 = map(4, {b0, h, i, j}), row4 = map(4, {b0, h, i});
     SmallVector<IteratorType> rowReduce = {par, par, par, red};
-    Value maxInit =
-        filledTensor(rewriter, loc, rowSizes, f32, negInfAttr(rewriter));
-    Value max = linalg::GenericOp::create(
-                    rewriter, loc, maxInit.getType(), ValueRange{logits},
-                    ValueRange{maxInit}, SmallVector<AffineMap>{full4, row4},
-                    rowReduce,
-                    [&](OpBuilder &b, Location l, ValueRange args) {
-                      yieldValue(
-                          b, l,
-                          arith::MaximumFOp::create(b, l, args[1], args[0]));
-                    })
-                    .getResult(0);
+    Value max = reduceInto(
+        rewriter, loc, ValueRange{logits}, {full4, row4}, rowReduce, rowSizes,
+        negInfAttr(rewriter),
+        [&](OpBuilder &b, Location l, ValueRange in, Value acc) -> Value {
+          return arith::MaximumFOp::create(b, l, acc, in[0]);
+        });
     Value p =
         linalg::GenericOp::create(
-            rewriter, loc, sInit.getType(), ValueRange{logits, max},
-            ValueRange{sInit}, SmallVector<AffineMap>{full4, row4, full4},
+            rewriter, loc, sEmpty.getType(), ValueRange{logits, max},
+            ValueRange{sEmpty}, SmallVector<AffineMap>{full4, row4, full4},
             SmallVector<IteratorType>(4, par),
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value shifted =
@@ -429,37 +423,18 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
               yieldValue(b, l, math::ExpOp::create(b, l, shifted));
             })
             .getResult(0);
-    Value sumInit = filledTensor(rewriter, loc, rowSizes, f32,
-                                 rewriter.getF32FloatAttr(0.0f));
-    Value sum = linalg::GenericOp::create(
-                    rewriter, loc, sumInit.getType(), ValueRange{p},
-                    ValueRange{sumInit}, SmallVector<AffineMap>{full4, row4},
-                    rowReduce,
-                    [&](OpBuilder &b, Location l, ValueRange args) {
-                      yieldValue(
-                          b, l, arith::AddFOp::create(b, l, args[1], args[0]));
-                    })
-                    .getResult(0);
+    Value sum = reduceInto(
+        rewriter, loc, ValueRange{p}, {full4, row4}, rowReduce, rowSizes, zero,
+        [&](OpBuilder &b, Location l, ValueRange in, Value acc) -> Value {
+          return arith::AddFOp::create(b, l, acc, in[0]);
+        });
 
     // O[b,h,i,e] = sum_j P[b,h,i,j] * V[b,h/g,j,e]; loops (b,h,i,e,j).
     AffineExpr e = getAffineDimExpr(3, ctx), jr = getAffineDimExpr(4, ctx);
-    Value accInit = filledTensor(rewriter, loc, oSizes, f32,
-                                 rewriter.getF32FloatAttr(0.0f));
-    Value acc =
-        linalg::GenericOp::create(
-            rewriter, loc, accInit.getType(), ValueRange{p, v},
-            ValueRange{accInit},
-            SmallVector<AffineMap>{map(5, {b0, h, i, jr}),
-                                   map(5, {b0, kvHead, jr, e}),
-                                   map(5, {b0, h, i, e})},
-            SmallVector<IteratorType>{par, par, par, par, red},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value prod = arith::MulFOp::create(b, l, args[0],
-                                                 cast(b, l, args[1], f32));
-              yieldValue(
-                  b, l, arith::AddFOp::create(b, l, args[2], prod));
-            })
-            .getResult(0);
+    Value acc = reduceInto(rewriter, loc, ValueRange{p, v},
+                           {map(5, {b0, h, i, jr}), map(5, {b0, kvHead, jr, e}),
+                            map(5, {b0, h, i, e})},
+                           {par, par, par, par, red}, oSizes, zero, fma);
 
     // Normalise; a row with no key left (sum 0) is exactly 0.
     Value out =

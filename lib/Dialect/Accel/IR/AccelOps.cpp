@@ -200,9 +200,12 @@ std::optional<double> AttentionOp::getEffectiveScale() {
   if (std::optional<APFloat> s = getScale())
     return s->convertToDouble();
   int64_t d = getQuery().getType().getDimSize(3);
-  if (ShapedType::isDynamic(d) || d <= 0)
+  if (ShapedType::isDynamic(d))
+    d = getKey().getType().getDimSize(3);
+  if (ShapedType::isDynamic(d))
     return std::nullopt;
-  return 1.0 / std::sqrt(static_cast<double>(d));
+  // D = 0 has no logits to normalise; 1 keeps the scale finite.
+  return d == 0 ? 1.0 : 1.0 / std::sqrt(static_cast<double>(d));
 }
 
 LogicalResult AttentionOp::verify() {

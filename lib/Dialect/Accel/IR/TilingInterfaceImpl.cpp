@@ -48,9 +48,9 @@ static tensor::ExtractSliceOp slice(OpBuilder &b, Location loc, Value source,
 /// Whether `size` provably equals dimension `dim` of `tensor`: both the same
 /// constant, or `size` is a `tensor.dim` of that very dimension.
 static bool isWholeDim(OpFoldResult size, Value tensor, int64_t dim) {
-  int64_t static_ = cast<RankedTensorType>(tensor.getType()).getDimSize(dim);
+  int64_t staticSize = cast<RankedTensorType>(tensor.getType()).getDimSize(dim);
   if (std::optional<int64_t> c = getConstantIntValue(size))
-    return !ShapedType::isDynamic(static_) && *c == static_;
+    return !ShapedType::isDynamic(staticSize) && *c == staticSize;
   auto dimOp = dyn_cast_or_null<tensor::DimOp>(
       cast<Value>(size).getDefiningOp());
   if (!dimOp || dimOp.getSource() != tensor)

@@ -199,7 +199,7 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
     O[b, h, i, :] = sum_j P[i, j] * V[b, h', j, :]
     ```
 
-    - `scale` defaults to `1/sqrt(D)`; it must be finite.
+    - `scale` defaults to `1/sqrt(D)` (1 when `D = 0`); it must be finite.
     - `causal` keeps key `j` for query `i` when `j <= i + diagonal`. The
       diagonal defaults to `Skv - Sq`: the causal band is aligned to the
       bottom-right corner, the FlashAttention convention that KV-cache
@@ -255,8 +255,8 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
     ::mlir::MutableOperandRange getDpsInitsMutable() {
       return getInitMutable();
     }
-    /// The scale applied to Q·Kᵀ: the attribute, or 1/sqrt(D) when absent.
-    /// Requires a static head dimension when the attribute is absent.
+    /// The scale applied to Q·Kᵀ: the attribute, or 1/sqrt(D) (1 for D = 0)
+    /// when absent; nullopt when absent and D is dynamic in both Q and K.
     std::optional<double> getEffectiveScale();
   }];
 }
