@@ -8,51 +8,27 @@
 #include "accel/InitAll.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Conversion/Passes.h"
+#include "accel/Pipelines/Pipelines.h"
 #include "accel/Transforms/Passes.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Func/Extensions/AllExtensions.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/TransformOps/DialectExtension.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
-#include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
-#include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
-#include "mlir/Dialect/Tosa/IR/TosaOps.h"
-#include "mlir/Dialect/Transform/IR/TransformDialect.h"
-#include "mlir/Dialect/Transform/Transforms/Passes.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 
 using namespace mlir;
 
 void accel::registerAllAccelDialects(DialectRegistry &registry) {
-  registry.insert<accel::AccelDialect, affine::AffineDialect,
-                  arith::ArithDialect, bufferization::BufferizationDialect,
-                  func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
-                  memref::MemRefDialect, scf::SCFDialect,
-                  tensor::TensorDialect, tosa::TosaDialect,
-                  transform::TransformDialect, vector::VectorDialect>();
-  func::registerAllExtensions(registry);
-  arith::registerValueBoundsOpInterfaceExternalModels(registry);
-  tensor::registerInferTypeOpInterfaceExternalModels(registry);
-  tensor::registerValueBoundsOpInterfaceExternalModels(registry);
-  linalg::registerTransformDialectExtension(registry);
-  scf::registerTransformDialectExtension(registry);
-  tensor::registerTransformDialectExtension(registry);
+  // Every upstream dialect and extension (interface models, transform ops,
+  // to-LLVM conversions): accel pipelines reach from tosa and linalg down to
+  // LLVM, NVVM and ROCDL, and one-shot bufferization needs the models.
+  registry.insert<accel::AccelDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
 }
 
 void accel::registerAllAccelPasses() {
-  registerTransformsPasses();
-  transform::registerTransformPasses();
+  registerAllPasses();
   accel::registerAccelPasses();
   accel::registerAccelConversionPasses();
+  accel::registerAccelPipelines();
 }

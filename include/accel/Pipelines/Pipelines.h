@@ -1,0 +1,44 @@
+//===- Pipelines.h - accel pass pipelines -----------------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Pipelines are ordinary functions so that accel-opt, accel-run and the AOT
+// compiler build exactly the same pass list.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_PIPELINES_PIPELINES_H
+#define ACCEL_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace accel {
+
+struct AccelCpuPipelineOptions
+    : public PassPipelineOptions<AccelCpuPipelineOptions> {
+  PassOptions::Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Run parallel loops on this many OpenMP threads (1: "
+                     "sequential code, no OpenMP runtime needed)"),
+      llvm::cl::init(1)};
+};
+
+/// accel (tensors) -> linalg -> bufferized memrefs -> loops -> LLVM dialect
+/// for the host. Functions keep their names and results; an op whose `outs`
+/// is a function argument writes into that argument's buffer, and the
+/// returned memref aliases it.
+void buildAccelCpuPipeline(OpPassManager &pm,
+                           const AccelCpuPipelineOptions &options);
+
+/// Registers `accel-cpu-pipeline` for accel-opt and friends.
+void registerAccelPipelines();
+
+} // namespace accel
+} // namespace mlir
+
+#endif // ACCEL_PIPELINES_PIPELINES_H

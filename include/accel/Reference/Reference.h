@@ -1,0 +1,102 @@
+//===- Reference.h - the fp64 oracle ----------------------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The ops' semantics computed in double precision, written once and shared by
+// every target's checks (accel-run today; the simulator and GPU launchers
+// later), together with the per-element tolerance of the numerics contract
+// (DESIGN.md, shared/reference/anchors-reliability.md §D).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_REFERENCE_REFERENCE_H
+#define ACCEL_REFERENCE_REFERENCE_H
+
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/SmallVector.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::accel::ref {
+
+/// A dense row-major tensor of doubles; rank 0 holds one scalar.
+struct Tensor {
+  llvm::SmallVector<int64_t> shape;
+  std::vector<double> data;
+
+  Tensor() = default;
+  explicit Tensor(llvm::ArrayRef<int64_t> shape, double fill = 0.0);
+  int64_t numElements() const { return static_cast<int64_t>(data.size()); }
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+};
+
+/// A reference result: the exact (fp64) values, and for each element the
+/// largest error a correct kernel may make. A bound of 0 means bit-exact.
+struct Result {
+  Tensor value;
+  Tensor bound;
+};
+
+/// Unit roundoff of a float type (2^-24 for f32), 0 for integers.
+double unitRoundoff(Type type);
+
+/// `v` rounded to the nearest value of `type` (ties to even; integers wrap
+/// like two's complement; i1 is v != 0).
+double roundTo(double v, Type type);
+
+/// γ_K(u) = K·u / (1 − K·u), infinite when K·u ≥ 1.
+double gamma(int64_t k, double u);
+
+/// Options of a matmul that are not tensors.
+struct MatmulSpec {
+  bool transposeB = false;
+  bool accumulate = false;
+  std::optional<double> lhsScale, rhsScale;
+  Type inputType, accType;
+};
+/// C' = (accumulate ? C : 0) + sa·sb·A·B with the gate
+/// u_out·|r| + γ_K(u_acc)·(|A||B| (+|C|)), exact for integers.
+Result matmul(const Tensor &a, const Tensor &b, const Tensor &c,
+              const MatmulSpec &spec);
+
+/// Max-subtracted softmax along `dim`; a row of -inf gives exact zeros.
+/// Gate: atol + rtol·|r| of the output type (PyTorch's table).
+Result softmax(const Tensor &x, int64_t dim, Type outType);
+
+/// Options of an attention that are not tensors.
+struct AttentionSpec {
+  double scale = 1.0;
+  bool causal = false;
+  std::optional<int64_t> diagonal;
+  /// The mask is i1 (keep) rather than additive.
+  bool boolMask = false;
+  Type outType;
+};
+/// Scaled dot-product attention with GQA, causal band and broadcast masks;
+/// rows with no key left give exact zeros. Gate: the absolute tolerance of
+/// the output type (f32 1e-5, f16 1e-2, bf16 2e-2), 0 on empty rows.
+Result attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                 const Tensor *mask, const AttentionSpec &spec);
+
+/// How one output compares with its reference.
+struct Comparison {
+  double maxAbsError = 0, maxRelError = 0;
+  /// The largest error / bound over all elements (∞ for a broken exact
+  /// element, NaN rules or a violated zero bound).
+  double worstRatio = 0;
+  int64_t failures = 0;
+  int64_t firstFailure = -1;
+  bool passed() const { return failures == 0; }
+};
+/// Compares `actual` with `expected` element by element: NaN must meet NaN,
+/// infinities must match exactly, finite values must be within the bound.
+Comparison compare(const Tensor &actual, const Result &expected);
+
+} // namespace mlir::accel::ref
+
+#endif // ACCEL_REFERENCE_REFERENCE_H

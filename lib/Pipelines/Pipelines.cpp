@@ -1,0 +1,60 @@
+//===- Pipelines.cpp - accel pass pipelines -------------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Pipelines/Pipelines.h"
+#include "accel/Conversion/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void accel::buildAccelCpuPipeline(OpPassManager &pm,
+                                  const AccelCpuPipelineOptions &options) {
+  pm.addPass(accel::createConvertAccelToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Tensors to buffers; `outs` that are function arguments are written in
+  // place (and still returned, so the signature keeps its results).
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+
+  if (options.threads > 1) {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    ConvertSCFToOpenMPPassOptions omp;
+    omp.numThreads = options.threads;
+    pm.addPass(createConvertSCFToOpenMPPass(omp));
+  } else {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  }
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void accel::registerAccelPipelines() {
+  PassPipelineRegistration<AccelCpuPipelineOptions>(
+      "accel-cpu-pipeline",
+      "Lower accel ops on tensors to LLVM for the host CPU (JIT or object "
+      "code)",
+      buildAccelCpuPipeline);
+}

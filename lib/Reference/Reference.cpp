@@ -1,0 +1,294 @@
+//===- Reference.cpp - the fp64 oracle ------------------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Straight loops in double precision, following the op descriptions in
+// AccelOps.td word for word; the tolerances follow anchors-reliability.md §D.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Reference/Reference.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::accel;
+using namespace mlir::accel::ref;
+
+static constexpr double kInf = std::numeric_limits<double>::infinity();
+static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Tensor::Tensor(ArrayRef<int64_t> shape, double fill) : shape(shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  data.assign(n, fill);
+}
+
+double ref::unitRoundoff(Type type) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return std::ldexp(1.0, -static_cast<int>(f.getFPMantissaWidth()));
+  return 0.0;
+}
+
+double ref::roundTo(double v, Type type) {
+  if (auto f = dyn_cast<FloatType>(type)) {
+    if (f.isF64())
+      return v;
+    APFloat x(v);
+    bool lost;
+    // Out-of-range values saturate or become inf/NaN as the format says.
+    x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    return x.convertToDouble();
+  }
+  if (auto i = dyn_cast<IntegerType>(type)) {
+    if (std::isnan(v))
+      return 0.0;
+    unsigned w = i.getWidth();
+    if (w == 1)
+      return v != 0.0 ? 1.0 : 0.0;
+    // Wrap like two's complement.
+    auto bits = static_cast<uint64_t>(static_cast<int64_t>(std::trunc(v)));
+    if (w < 64) {
+      uint64_t mask = (uint64_t(1) << w) - 1;
+      bits &= mask;
+      if (bits >> (w - 1))
+        return static_cast<double>(static_cast<int64_t>(bits) -
+                                   (int64_t(1) << w));
+    }
+    return static_cast<double>(static_cast<int64_t>(bits));
+  }
+  return v;
+}
+
+double ref::gamma(int64_t k, double u) {
+  double ku = static_cast<double>(k) * u;
+  return ku >= 1.0 ? kInf : ku / (1.0 - ku);
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
+                   const MatmulSpec &spec) {
+  int64_t rank = a.rank();
+  assert(rank >= 2 && b.rank() == rank && "verified shapes");
+  int64_t m = a.shape[rank - 2], k = a.shape[rank - 1];
+  int64_t n = spec.transposeB ? b.shape[rank - 2] : b.shape[rank - 1];
+  SmallVector<int64_t> outShape(a.shape.begin(), a.shape.end() - 2);
+  outShape.push_back(m);
+  outShape.push_back(n);
+  Result r{Tensor(outShape), Tensor(outShape)};
+  int64_t batches = r.value.numElements() / std::max<int64_t>(1, m * n);
+  if (m * n == 0)
+    batches = 0;
+
+  bool integer = isa<IntegerType>(spec.inputType);
+  bool scaled = spec.lhsScale.has_value();
+  double s = scaled ? *spec.lhsScale * *spec.rhsScale : 1.0;
+  double uOut = unitRoundoff(spec.accType);
+  double u32 = std::ldexp(1.0, -24);
+  for (int64_t bt = 0; bt < batches; ++bt) {
+    const double *ab = a.data.data() + bt * m * k;
+    const double *bb = b.data.data() + bt * k * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double dot = 0, mag = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          double x = ab[i * k + p];
+          double y = spec.transposeB ? bb[j * k + p] : bb[p * n + j];
+          dot += x * y;
+          mag += std::fabs(x * y);
+        }
+        int64_t idx = bt * m * n + i * n + j;
+        double prev = spec.accumulate ? c.data[idx] : 0.0;
+        double value, bound;
+        if (integer && !scaled) {
+          // Exact in i32, wrapping; the kernel must match bit for bit.
+          value = roundTo(prev + dot, spec.accType);
+          bound = 0.0;
+        } else if (scaled) {
+          // The dot product is exact (i8) or accumulated in f32 (f8), then
+          // converted, scaled, added to C and rounded to the output type.
+          value = prev + s * dot;
+          double dotErr = integer ? 0.0 : gamma(k, u32) * mag;
+          bound = uOut * std::fabs(value) + std::fabs(s) * dotErr +
+                  3 * u32 * (std::fabs(s * dot) + std::fabs(prev));
+        } else {
+          value = prev + dot;
+          int64_t terms = k + (spec.accumulate ? 1 : 0);
+          bound = uOut * std::fabs(value) +
+                  gamma(terms, uOut) * (mag + std::fabs(prev));
+        }
+        r.value.data[idx] = value;
+        r.bound.data[idx] = bound;
+      }
+    }
+  }
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// softmax
+//===----------------------------------------------------------------------===//
+
+/// PyTorch's default (atol, rtol) per output type (anchors-reliability §A.5).
+static std::pair<double, double> elementwiseTolerance(Type type) {
+  if (type.isF16())
+    return {1e-5, 1e-3};
+  if (type.isBF16())
+    return {1e-5, 1.6e-2};
+  return {1e-5, 1.3e-6};
+}
+
+Result ref::softmax(const Tensor &x, int64_t dim, Type outType) {
+  Result r{Tensor(x.shape), Tensor(x.shape)};
+  int64_t len = x.shape[dim], inner = 1, outer = 1;
+  for (int64_t i = dim + 1; i < x.rank(); ++i)
+    inner *= x.shape[i];
+  for (int64_t i = 0; i < dim; ++i)
+    outer *= x.shape[i];
+  auto [atol, rtol] = elementwiseTolerance(outType);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      auto at = [&](int64_t i) { return (o * len + i) * inner + in; };
+      double mx = -kInf;
+      bool nan = false;
+      for (int64_t i = 0; i < len; ++i) {
+        double v = x.data[at(i)];
+        nan |= std::isnan(v);
+        mx = std::max(mx, v);
+      }
+      double shift = mx == -kInf ? 0.0 : mx;
+      double sum = 0;
+      for (int64_t i = 0; i < len; ++i)
+        sum += std::exp(x.data[at(i)] - shift);
+      for (int64_t i = 0; i < len; ++i) {
+        double e = std::exp(x.data[at(i)] - shift);
+        double y = nan ? kNaN : sum == 0.0 ? 0.0 : e / sum;
+        r.value.data[at(i)] = y;
+        r.bound.data[at(i)] = sum == 0.0 ? 0.0 : atol + rtol * std::fabs(y);
+      }
+    }
+  }
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+/// The absolute gate of anchors-reliability §D.4 per output type.
+static double attentionTolerance(Type type) {
+  if (type.isF16())
+    return 1e-2;
+  if (type.isBF16())
+    return 2e-2;
+  return 1e-5;
+}
+
+Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                      const Tensor *mask, const AttentionSpec &spec) {
+  int64_t bN = q.shape[0], hq = q.shape[1], sq = q.shape[2], d = q.shape[3];
+  int64_t hkv = k.shape[1], skv = k.shape[2], dv = v.shape[3];
+  int64_t group = hkv == 0 ? 1 : hq / hkv;
+  SmallVector<int64_t> outShape = {bN, hq, sq, dv};
+  Result r{Tensor(outShape), Tensor(outShape)};
+  double atol = attentionTolerance(spec.outType);
+  int64_t diag = spec.diagonal.value_or(skv - sq);
+
+  // Index of mask element [b, h, i, j] under right-aligned broadcasting.
+  auto maskAt = [&](int64_t b, int64_t h, int64_t i, int64_t j) {
+    int64_t full[4] = {b, h, i, j};
+    int64_t idx = 0, mr = mask->rank();
+    for (int64_t a = 0; a < mr; ++a) {
+      int64_t size = mask->shape[a];
+      idx = idx * size + (size == 1 ? 0 : full[a + 4 - mr]);
+    }
+    return mask->data[idx];
+  };
+  std::vector<double> logits(skv);
+  for (int64_t b = 0; b < bN; ++b) {
+    for (int64_t h = 0; h < hq; ++h) {
+      int64_t hk = h / group;
+      for (int64_t i = 0; i < sq; ++i) {
+        const double *qi = &q.data[((b * hq + h) * sq + i) * d];
+        double mx = -kInf;
+        bool nan = false;
+        for (int64_t j = 0; j < skv; ++j) {
+          const double *kj = &k.data[((b * hkv + hk) * skv + j) * d];
+          double dot = 0;
+          for (int64_t p = 0; p < d; ++p)
+            dot += qi[p] * kj[p];
+          double s = spec.scale * dot;
+          bool keep = !spec.causal || j <= i + diag;
+          if (mask) {
+            double mv = maskAt(b, h, i, j);
+            if (spec.boolMask)
+              keep &= mv != 0.0;
+            else
+              s += mv;
+          }
+          logits[j] = keep ? s : -kInf;
+          nan |= std::isnan(logits[j]);
+          mx = std::max(mx, logits[j]);
+        }
+        double shift = mx == -kInf ? 0.0 : mx;
+        double sum = 0;
+        for (int64_t j = 0; j < skv; ++j) {
+          logits[j] = std::exp(logits[j] - shift);
+          sum += logits[j];
+        }
+        for (int64_t e = 0; e < dv; ++e) {
+          double acc = 0;
+          for (int64_t j = 0; j < skv; ++j)
+            acc += logits[j] * v.data[((b * hkv + hk) * skv + j) * dv + e];
+          int64_t idx = ((b * hq + h) * sq + i) * dv + e;
+          r.value.data[idx] = nan ? kNaN : sum == 0.0 ? 0.0 : acc / sum;
+          r.bound.data[idx] = sum == 0.0 ? 0.0 : atol;
+        }
+      }
+    }
+  }
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// compare
+//===----------------------------------------------------------------------===//
+
+Comparison ref::compare(const Tensor &actual, const Result &expected) {
+  Comparison c;
+  for (int64_t i = 0, e = actual.numElements(); i < e; ++i) {
+    double y = actual.data[i], r = expected.value.data[i];
+    double bound = expected.bound.data[i];
+    double ratio;
+    if (std::isnan(r) || std::isinf(r)) {
+      bool same = std::isnan(r) ? std::isnan(y) : y == r;
+      ratio = same ? 0.0 : kInf;
+    } else if (!std::isfinite(y)) {
+      ratio = kInf;
+    } else {
+      double err = std::fabs(y - r);
+      c.maxAbsError = std::max(c.maxAbsError, err);
+      if (r != 0.0)
+        c.maxRelError = std::max(c.maxRelError, err / std::fabs(r));
+      ratio = bound > 0.0 ? err / bound : (err == 0.0 ? 0.0 : kInf);
+    }
+    if (ratio > 1.0) {
+      if (c.failures == 0)
+        c.firstFailure = i;
+      ++c.failures;
+    }
+    c.worstRatio = std::max(c.worstRatio, ratio);
+  }
+  return c;
+}

@@ -1,0 +1,690 @@
+//===- accel-run.cpp - run accel functions against the fp64 oracle --------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel-run loads a .mlir file, picks a function, makes its inputs (seeded
+// random, the exact integer tier, or .npy files), computes the fp64
+// reference of every result with the shared oracle (accel/Reference), lowers
+// the function with the CPU pipeline, JIT-runs it on NaN-prefilled outputs,
+// and checks each result against the numerics contract. Exit code 0 when
+// every result passes, 1 on a failed check or bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/InitAll.h"
+#include "accel/Pipelines/Pipelines.h"
+#include "accel/Reference/Reference.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/WithColor.h"
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::accel;
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+static cl::OptionCategory runCat("accel-run options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::Required, cl::cat(runCat));
+static cl::opt<std::string>
+    entry("entry", cl::desc("Function to run (default: the only public one)"),
+          cl::cat(runCat));
+static cl::opt<std::string> target("target", cl::desc("Where to run: cpu"),
+                                   cl::init("cpu"), cl::cat(runCat));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input generator"),
+                              cl::init(1), cl::cat(runCat));
+static cl::opt<std::string>
+    dist("dist",
+         cl::desc("Inputs: uniform (in [-1, 1]), normal (N(0, 1)), or exact "
+                  "(integers in [-2, 2]; matmul results must be bit-exact)"),
+         cl::init("uniform"), cl::cat(runCat));
+static cl::list<std::string>
+    npyInputs("input",
+              cl::desc("A .npy file for the next tensor argument, in order "
+                       "('-' generates that one)"),
+              cl::cat(runCat));
+static cl::opt<double> maskDensity(
+    "i1-density", cl::desc("Fraction of true values in generated i1 tensors"),
+    cl::init(0.8), cl::cat(runCat));
+static cl::opt<int64_t> maskZeroRows(
+    "i1-zero-rows",
+    cl::desc("Make the first N rows (second-to-last dimension) of generated "
+             "i1 tensors all false: fully masked attention rows"),
+    cl::init(0), cl::cat(runCat));
+static cl::list<std::string>
+    poison("poison",
+           cl::desc("ARG:INDEX:VALUE sets element INDEX (flat) of argument "
+                    "ARG to VALUE (nan, inf, -inf or a number)"),
+           cl::cat(runCat));
+static cl::opt<int64_t>
+    indexArg("index-value", cl::desc("Value given to index arguments"),
+             cl::init(0), cl::cat(runCat));
+static cl::opt<int64_t> threads("num-threads",
+                                cl::desc("OpenMP threads (1: sequential)"),
+                                cl::init(1), cl::cat(runCat));
+static cl::opt<unsigned> repeat("repeat",
+                                cl::desc("Timed runs after the checked one"),
+                                cl::init(3), cl::cat(runCat));
+static cl::opt<std::string>
+    saveOutputs("save-outputs",
+                cl::desc("Folder to write each result and its reference to "
+                         "as float64 .npy files"),
+                cl::cat(runCat));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "accel-run") << message << "\n";
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The function's arguments
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One argument of the entry function, with its data as doubles (rounded to
+/// the element type) and its native bytes for the JIT.
+struct Arg {
+  Type type;
+  Type elementType;
+  SmallVector<int64_t> shape;
+  ref::Tensor value;
+  /// An `outs` that no op reads: NaN-prefilled so unwritten elements show.
+  bool writeOnly = false;
+  std::vector<uint8_t> bytes;
+};
+} // namespace
+
+/// Bytes per element in memory (i1 takes a byte).
+static size_t storageBytes(Type t) {
+  return std::max<size_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+static void encode(double v, Type t, uint8_t *out) {
+  if (auto f = dyn_cast<FloatType>(t)) {
+    APFloat x(v);
+    bool lost;
+    x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    APInt bits = x.bitcastToAPInt();
+    uint64_t raw = bits.getZExtValue();
+    std::memcpy(out, &raw, storageBytes(t));
+    return;
+  }
+  int64_t raw = static_cast<int64_t>(ref::roundTo(v, t));
+  std::memcpy(out, &raw, storageBytes(t));
+}
+
+static double decode(const uint8_t *in, Type t) {
+  uint64_t raw = 0;
+  std::memcpy(&raw, in, storageBytes(t));
+  if (auto f = dyn_cast<FloatType>(t))
+    return APFloat(f.getFloatSemantics(), APInt(f.getWidth(), raw))
+        .convertToDouble();
+  unsigned w = t.getIntOrFloatBitWidth();
+  if (w == 1)
+    return raw & 1;
+  int shift = 64 - w;
+  return double((int64_t(raw) << shift) >> shift);
+}
+
+/// Whether `value` is only ever used as the init of accel ops that do not
+/// read their init.
+static bool onlyOverwritten(Value value) {
+  if (value.use_empty())
+    return false;
+  for (OpOperand &use : value.getUses()) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+    if (!dps || !dps.isDpsInit(&use) || !isa<AccelDialect>(dps->getDialect()))
+      return false;
+    if (auto mm = dyn_cast<MatmulOp>(use.getOwner()); mm && mm.getAccumulate())
+      return false;
+  }
+  return true;
+}
+
+/// Makes every returned value's `outs` a function argument: a tensor.empty
+/// init becomes a new trailing argument, so the kernel writes into a buffer
+/// accel-run prefilled with NaN.
+static void promoteEmptyInits(func::FuncOp func) {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (Value v : ret.getOperands()) {
+    auto dps = v.getDefiningOp<DestinationStyleOpInterface>();
+    if (!dps)
+      continue;
+    OpOperand *init = dps.getTiedOpOperand(cast<OpResult>(v));
+    auto empty = init->get().getDefiningOp<tensor::EmptyOp>();
+    if (!empty || !empty.getType().hasStaticShape())
+      continue;
+    unsigned idx = func.getNumArguments();
+    if (failed(func.insertArgument(idx, empty.getType(), {}, empty.getLoc())))
+      continue;
+    init->set(func.getArgument(idx));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The oracle: the function evaluated in fp64
+//===----------------------------------------------------------------------===//
+
+/// Evaluates `func` on `args` with the shared reference; unknown ops are an
+/// error naming the op.
+static FailureOr<SmallVector<ref::Result>>
+evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
+  DenseMap<Value, ref::Result> env;
+  auto exact = [](ref::Tensor t) {
+    ref::Tensor zero(t.shape, 0.0);
+    return ref::Result{std::move(t), std::move(zero)};
+  };
+  for (auto [arg, value] : llvm::zip(func.getArguments(), args))
+    env[arg] = exact(value);
+  auto get = [&](Value v) -> const ref::Tensor & { return env[v].value; };
+
+  for (Operation &op : func.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      SmallVector<ref::Result> results;
+      for (Value v : ret.getOperands())
+        results.push_back(env[v]);
+      return results;
+    }
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      if (!empty.getType().hasStaticShape())
+        return op.emitOpError("the fp64 oracle needs static shapes");
+      env[empty] = exact(ref::Tensor(empty.getType().getShape(),
+                                     std::numeric_limits<double>::quiet_NaN()));
+      continue;
+    }
+    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      Attribute attr = cst.getValue();
+      if (auto f = dyn_cast<FloatAttr>(attr)) {
+        env[cst] = exact(ref::Tensor({}, f.getValueAsDouble()));
+      } else if (auto i = dyn_cast<IntegerAttr>(attr)) {
+        env[cst] = exact(ref::Tensor({}, double(i.getValue().getSExtValue())));
+      } else if (auto d = dyn_cast<DenseElementsAttr>(attr)) {
+        auto type = cast<RankedTensorType>(d.getType());
+        ref::Tensor t(type.getShape());
+        int64_t n = 0;
+        if (isa<FloatType>(type.getElementType()))
+          for (APFloat x : d.getValues<APFloat>())
+            t.data[n++] = x.convertToDouble();
+        else
+          for (APInt x : d.getValues<APInt>())
+            t.data[n++] = type.getElementType().isInteger(1)
+                              ? double(x.getZExtValue())
+                              : double(x.getSExtValue());
+        env[cst] = exact(std::move(t));
+      } else {
+        return op.emitOpError("the fp64 oracle does not model this constant");
+      }
+      continue;
+    }
+    if (auto mm = dyn_cast<MatmulOp>(op)) {
+      ref::MatmulSpec spec;
+      spec.transposeB = mm.getTransposeB();
+      spec.accumulate = mm.getAccumulate();
+      spec.inputType = mm.getLhs().getType().getElementType();
+      spec.accType = mm.getInit().getType().getElementType();
+      if (mm.getLhsScale()) {
+        spec.lhsScale = get(mm.getLhsScale()).data[0];
+        spec.rhsScale = get(mm.getRhsScale()).data[0];
+      }
+      env[mm.getResult()] =
+          ref::matmul(get(mm.getLhs()), get(mm.getRhs()), get(mm.getInit()),
+                      spec);
+      continue;
+    }
+    if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+      env[sm.getResult()] =
+          ref::softmax(get(sm.getInput()), sm.getDimension(),
+                       sm.getInit().getType().getElementType());
+      continue;
+    }
+    if (auto at = dyn_cast<AttentionOp>(op)) {
+      ref::AttentionSpec spec;
+      std::optional<double> scale = at.getEffectiveScale();
+      if (!scale)
+        return op.emitOpError("the fp64 oracle needs a static head dimension "
+                              "or an explicit scale");
+      spec.scale = *scale;
+      spec.causal = at.getCausal();
+      if (at.getDiagonal())
+        spec.diagonal = static_cast<int64_t>(get(at.getDiagonal()).data[0]);
+      spec.outType = at.getInit().getType().getElementType();
+      const ref::Tensor *mask = nullptr;
+      if (at.getMask()) {
+        mask = &get(at.getMask());
+        spec.boolMask = cast<RankedTensorType>(at.getMask().getType())
+                            .getElementType()
+                            .isInteger(1);
+      }
+      env[at.getResult()] = ref::attention(get(at.getQuery()), get(at.getKey()),
+                                           get(at.getValue()), mask, spec);
+      continue;
+    }
+    return op.emitOpError("is not modelled by the fp64 oracle (it knows "
+                          "accel ops, tensor.empty and arith.constant)");
+  }
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Fills `arg` from the generator chosen by --dist (NaN for write-only outs).
+static void generate(Arg &arg, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_int_distribution<int> small(-2, 2);
+  std::bernoulli_distribution keep(maskDensity);
+  Type t = arg.elementType;
+  for (double &v : arg.value.data) {
+    if (arg.writeOnly) {
+      v = std::numeric_limits<double>::quiet_NaN();
+    } else if (t.isInteger(1)) {
+      v = keep(rng) ? 1.0 : 0.0;
+    } else if (t.isIndex()) {
+      v = double(indexArg);
+    } else if (isa<IntegerType>(t)) {
+      v = dist == "exact" ? small(rng)
+                          : std::uniform_int_distribution<int>(-128, 127)(rng);
+    } else if (dist == "exact") {
+      v = small(rng);
+    } else if (dist == "normal") {
+      v = normal(rng);
+    } else {
+      v = uniform(rng);
+    }
+  }
+  // Scalars (per-tensor scales) stay positive and near 1.
+  if (arg.shape.empty() && isa<FloatType>(t))
+    arg.value.data[0] = 0.5 + std::fabs(arg.value.data[0]);
+  if (t.isInteger(1) && maskZeroRows > 0 && arg.shape.size() >= 2) {
+    int64_t cols = arg.shape.back(), rows = arg.shape[arg.shape.size() - 2];
+    for (int64_t base = 0; base < arg.value.numElements(); base += rows * cols)
+      for (int64_t r = 0; r < std::min(rows, int64_t(maskZeroRows)); ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          arg.value.data[base + r * cols + c] = 0.0;
+  }
+}
+
+/// Takes `arg` from a .npy file, checking shape and dtype.
+static LogicalResult load(Arg &arg, unsigned index, StringRef path) {
+  auto array = accel_run::readNpy(path);
+  if (!array) {
+    fail("argument #" + Twine(index) + ": " + toString(array.takeError()));
+    return failure();
+  }
+  if (ArrayRef<int64_t>(array->shape) != ArrayRef<int64_t>(arg.shape)) {
+    std::string want, got;
+    llvm::raw_string_ostream(want) << arg.type;
+    for (int64_t d : array->shape)
+      got += std::to_string(d) + "x";
+    fail("argument #" + Twine(index) + " is " + want + " but '" + path +
+         "' has shape " + (got.empty() ? "()" : got.substr(0, got.size() - 1)));
+    return failure();
+  }
+  StringRef kind = StringRef(array->descr).take_back(2);
+  Type t = arg.elementType;
+  bool ok = isa<FloatType>(t) ? kind[0] == 'f'
+            : t.isInteger(1)  ? kind == "b1"
+                              : (kind[0] == 'i' || kind[0] == 'u');
+  if (!ok) {
+    std::string want;
+    llvm::raw_string_ostream(want) << t;
+    fail("argument #" + Twine(index) + " has element type " + want + " but '" +
+         path + "' holds '" + array->descr + "'");
+    return failure();
+  }
+  arg.value.data = std::move(array->data);
+  return success();
+}
+
+static LogicalResult applyPoison(MutableArrayRef<Arg> args) {
+  for (StringRef spec : poison) {
+    SmallVector<StringRef> parts;
+    spec.split(parts, ':');
+    unsigned argIdx;
+    int64_t elt;
+    double value;
+    if (parts.size() != 3 || parts[0].getAsInteger(10, argIdx) ||
+        parts[1].getAsInteger(10, elt)) {
+      fail("--poison expects ARG:INDEX:VALUE, got '" + spec + "'");
+      return failure();
+    }
+    if (parts[2] == "nan")
+      value = std::numeric_limits<double>::quiet_NaN();
+    else if (parts[2] == "inf")
+      value = std::numeric_limits<double>::infinity();
+    else if (parts[2] == "-inf")
+      value = -std::numeric_limits<double>::infinity();
+    else if (parts[2].getAsDouble(value)) {
+      fail("--poison value '" + parts[2] + "' is not a number");
+      return failure();
+    }
+    if (argIdx >= args.size() || elt < 0 ||
+        elt >= args[argIdx].value.numElements()) {
+      fail("--poison '" + spec + "' is out of range");
+      return failure();
+    }
+    args[argIdx].value.data[elt] = value;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Calling the JIT-compiled function
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The packed arguments of an MLIR function lowered to LLVM: each memref is
+/// (allocated, aligned, offset, sizes..., strides...), each scalar its value.
+struct PackedCall {
+  std::deque<int64_t> words;
+  std::deque<void *> pointers;
+  SmallVector<void *> args;
+  std::vector<int64_t> resultStorage;
+
+  void addMemref(Arg &arg) {
+    pointers.push_back(arg.bytes.data());
+    args.push_back(&pointers.back());
+    pointers.push_back(arg.bytes.data());
+    args.push_back(&pointers.back());
+    words.push_back(0);
+    args.push_back(&words.back());
+    SmallVector<int64_t> strides(arg.shape.size(), 1);
+    for (int64_t i = int64_t(arg.shape.size()) - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * arg.shape[i + 1];
+    for (int64_t d : arg.shape) {
+      words.push_back(d);
+      args.push_back(&words.back());
+    }
+    for (int64_t s : strides) {
+      words.push_back(s);
+      args.push_back(&words.back());
+    }
+  }
+  void addScalar(Arg &arg) { args.push_back(arg.bytes.data()); }
+};
+} // namespace
+
+/// Reads a returned memref descriptor (allocated, aligned, offset, sizes,
+/// strides) of `type` into doubles.
+static ref::Tensor readDescriptor(const int64_t *desc, RankedTensorType type) {
+  int64_t rank = type.getRank();
+  auto *base = reinterpret_cast<const uint8_t *>(desc[1]);
+  int64_t offset = desc[2];
+  const int64_t *sizes = desc + 3, *strides = desc + 3 + rank;
+  ref::Tensor t(type.getShape());
+  size_t width = storageBytes(type.getElementType());
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t n = 0; n < t.numElements(); ++n) {
+    int64_t rem = n, pos = offset;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      pos += (rem % sizes[d]) * strides[d];
+      rem /= sizes[d];
+    }
+    t.data[n] = decode(base + pos * width, type.getElementType());
+  }
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// main
+//===----------------------------------------------------------------------===//
+
+static std::string typeStr(Type t) {
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(runCat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "accel-run: JIT-run an accel function and check it against the fp64 "
+      "oracle\n");
+  if (target != "cpu")
+    return fail("--target=" + target +
+                " cannot run here (only 'cpu' executes on this machine)");
+  if (dist != "uniform" && dist != "normal" && dist != "exact")
+    return fail("--dist must be uniform, normal or exact, got '" + dist + "'");
+  if (threads < 1)
+    return fail("--threads must be at least 1");
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  DialectRegistry registry;
+  registerAllAccelDialects(registry);
+  registerAllToLLVMIRTranslations(registry);
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  // The entry function.
+  func::FuncOp func;
+  if (!entry.empty()) {
+    func = module->lookupSymbol<func::FuncOp>(entry);
+    if (!func || func.isExternal())
+      return fail("no function @" + entry + " with a body in '" + inputFile +
+                  "'");
+  } else {
+    SmallVector<func::FuncOp> candidates;
+    for (auto f : module->getOps<func::FuncOp>())
+      if (!f.isExternal() && f.isPublic())
+        candidates.push_back(f);
+    if (candidates.size() != 1)
+      return fail("'" + inputFile + "' has " + Twine(candidates.size()) +
+                  " public functions; choose one with --entry");
+    func = candidates.front();
+  }
+  std::string name = func.getSymName().str();
+  if (func.getBody().getBlocks().size() != 1)
+    return fail("@" + name + " must have a single block");
+  for (Type t : func.getResultTypes()) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || !rt.hasStaticShape())
+      return fail("@" + name + " must return statically shaped tensors, got " +
+                  typeStr(t));
+  }
+  promoteEmptyInits(func);
+
+  // Arguments: types, then data.
+  SmallVector<Arg> args;
+  for (BlockArgument a : func.getArguments()) {
+    Arg arg;
+    arg.type = a.getType();
+    if (auto rt = dyn_cast<RankedTensorType>(arg.type)) {
+      if (!rt.hasStaticShape())
+        return fail("argument #" + Twine(a.getArgNumber()) + " of @" + name +
+                    " has a dynamic shape (" + typeStr(rt) +
+                    "); accel-run needs static shapes");
+      arg.elementType = rt.getElementType();
+      arg.shape.assign(rt.getShape().begin(), rt.getShape().end());
+      arg.writeOnly = onlyOverwritten(a);
+    } else if (isa<FloatType, IntegerType, IndexType>(arg.type)) {
+      arg.elementType = arg.type;
+    } else {
+      return fail("argument #" + Twine(a.getArgNumber()) + " of @" + name +
+                  " has unsupported type " + typeStr(arg.type));
+    }
+    arg.value = ref::Tensor(arg.shape);
+    args.push_back(std::move(arg));
+  }
+  std::mt19937_64 rng(seed);
+  unsigned tensorIndex = 0;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    bool isTensor = isa<RankedTensorType>(arg.type);
+    if (isTensor && tensorIndex < npyInputs.size() &&
+        npyInputs[tensorIndex] != "-") {
+      if (failed(load(arg, i, npyInputs[tensorIndex])))
+        return 1;
+    } else {
+      generate(arg, rng);
+    }
+    tensorIndex += isTensor;
+  }
+  if (npyInputs.size() > tensorIndex)
+    return fail("got " + Twine(npyInputs.size()) + " --input files but @" +
+                name + " has " + Twine(tensorIndex) + " tensor arguments");
+  if (failed(applyPoison(args)))
+    return 1;
+  // Round to the element type: the reference sees what the kernel sees.
+  for (Arg &arg : args) {
+    Type storage = arg.elementType.isIndex()
+                       ? Type(IntegerType::get(&context, 64))
+                       : arg.elementType;
+    for (double &v : arg.value.data)
+      v = ref::roundTo(v, storage);
+    arg.bytes.resize(std::max<size_t>(1, arg.value.data.size()) *
+                     storageBytes(storage));
+    for (auto [n, v] : llvm::enumerate(arg.value.data))
+      encode(v, storage, arg.bytes.data() + n * storageBytes(storage));
+  }
+
+  // The reference.
+  SmallVector<ref::Tensor> inputs;
+  for (Arg &arg : args)
+    inputs.push_back(arg.value);
+  FailureOr<SmallVector<ref::Result>> expected = evaluate(func, inputs);
+  if (failed(expected))
+    return 1;
+
+  // Lower and JIT.
+  OwningOpRef<ModuleOp> lowered = module->clone();
+  for (auto f : lowered->getOps<func::FuncOp>())
+    if (f.getSymName() != name && !f.isExternal())
+      f.setPrivate();
+  PassManager pm(&context);
+  AccelCpuPipelineOptions options;
+  options.threads = threads;
+  buildAccelCpuPipeline(pm, options);
+  if (failed(pm.run(*lowered)))
+    return fail("the CPU pipeline failed on @" + name);
+
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0, nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  SmallVector<StringRef> libs;
+  std::string omp = "/usr/lib/llvm-22/lib/libomp.so";
+  if (threads > 1)
+    libs.push_back(omp);
+  engineOptions.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(*lowered, engineOptions);
+  if (!engine)
+    return fail("cannot JIT @" + name + ": " +
+                toString(engine.takeError()));
+
+  PackedCall call;
+  for (Arg &arg : args) {
+    if (isa<RankedTensorType>(arg.type))
+      call.addMemref(arg);
+    else
+      call.addScalar(arg);
+  }
+  size_t resultWords = 0;
+  for (Type t : func.getResultTypes())
+    resultWords += 3 + 2 * cast<RankedTensorType>(t).getRank();
+  call.resultStorage.assign(std::max<size_t>(1, resultWords), 0);
+  // The packed wrapper stores the returned descriptors at the last pointer.
+  if (resultWords)
+    call.args.push_back(call.resultStorage.data());
+
+  auto invoke = [&]() -> llvm::Error {
+    return (*engine)->invokePacked(name, call.args);
+  };
+  if (llvm::Error err = invoke())
+    return fail("running @" + name + " failed: " + toString(std::move(err)));
+
+  // Check every result.
+  bool allPassed = true;
+  size_t word = 0;
+  llvm::outs() << "accel-run: @" << name << " on cpu (" << threads
+               << (threads == 1 ? " thread" : " threads") << "), seed " << seed
+               << ", " << dist << " inputs\n";
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+    auto rt = cast<RankedTensorType>(type);
+    ref::Tensor actual = readDescriptor(&call.resultStorage[word], rt);
+    word += 3 + 2 * rt.getRank();
+    ref::Comparison c = ref::compare(actual, (*expected)[i]);
+    allPassed &= c.passed();
+    llvm::outs() << llvm::formatv(
+        "  result #{0} {1}: max abs err {2:e2}, max rel err {3:e2}, "
+        "worst err/gate {4:f3} -> {5}\n",
+        i, typeStr(rt), c.maxAbsError, c.maxRelError, c.worstRatio,
+        c.passed() ? "PASS" : "FAIL");
+    if (!c.passed()) {
+      int64_t at = c.firstFailure;
+      llvm::outs() << llvm::formatv(
+          "    {0} of {1} elements out of gate; first at flat index {2}: got "
+          "{3}, expected {4} (gate {5:e2})\n",
+          c.failures, actual.numElements(), at, actual.data[at],
+          (*expected)[i].value.data[at], (*expected)[i].bound.data[at]);
+    }
+    if (!saveOutputs.empty()) {
+      std::string base = saveOutputs + "/" + name + "." + std::to_string(i);
+      if (llvm::Error e = accel_run::writeNpy(base + ".npy", actual.shape,
+                                              actual.data))
+        return fail(toString(std::move(e)));
+      if (llvm::Error e = accel_run::writeNpy(
+              base + ".ref.npy", actual.shape, (*expected)[i].value.data))
+        return fail(toString(std::move(e)));
+    }
+  }
+
+  // Timing: the median of the repeated runs (outputs are not re-prefilled).
+  if (repeat > 0) {
+    std::vector<double> times;
+    for (unsigned r = 0; r < repeat; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      if (llvm::Error err = invoke())
+        return fail("running @" + name + " failed: " + toString(std::move(err)));
+      times.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
+    std::sort(times.begin(), times.end());
+    llvm::outs() << llvm::formatv("  time: {0:f3} ms (median of {1})\n",
+                                  times[times.size() / 2], times.size());
+  }
+  llvm::outs() << (allPassed ? "PASS" : "FAIL") << "\n";
+  return allPassed ? 0 : 1;
+}
