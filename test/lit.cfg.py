@@ -30,6 +30,7 @@ tools = [
     ToolSubst("accel-opt", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),
+    ToolSubst("accel-run", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -102,11 +102,13 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         double dot = 0, mag = 0;
+        bool integral = true;
         for (int64_t p = 0; p < k; ++p) {
           double x = ab[i * k + p];
           double y = spec.transposeB ? bb[j * k + p] : bb[p * n + j];
           dot += x * y;
           mag += std::fabs(x * y);
+          integral &= x == std::trunc(x) && y == std::trunc(y);
         }
         int64_t idx = bt * m * n + i * n + j;
         double prev = spec.accumulate ? c.data[idx] : 0.0;
@@ -127,6 +129,13 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           int64_t terms = k + (spec.accumulate ? 1 : 0);
           bound = uOut * std::fabs(value) +
                   gamma(terms, uOut) * (mag + std::fabs(prev));
+          // The exact tier: integer-valued inputs whose every partial sum
+          // fits the accumulator's significand leave nothing to round.
+          double limit = std::ldexp(
+              1.0, cast<FloatType>(spec.accType).getFPMantissaWidth());
+          if (integral && prev == std::trunc(prev) &&
+              mag + std::fabs(prev) <= limit)
+            bound = 0.0;
         }
         r.value.data[idx] = value;
         r.bound.data[idx] = bound;
@@ -223,6 +232,10 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
         const double *qi = &q.data[((b * hq + h) * sq + i) * d];
         double mx = -kInf;
         bool nan = false;
+        // Largest |logit| and |v| over the kept keys: rounding the logits
+        // to f32 moves the output by up to 2·max|v|·max|δlogit|
+        // (δp_j = p_j(δ_j − Σ p δ)).
+        double maxLogit = 0, maxV = 0;
         for (int64_t j = 0; j < skv; ++j) {
           const double *kj = &k.data[((b * hkv + hk) * skv + j) * d];
           double dot = 0;
@@ -240,7 +253,18 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
           logits[j] = keep ? s : -kInf;
           nan |= std::isnan(logits[j]);
           mx = std::max(mx, logits[j]);
+          if (keep && std::isfinite(s)) {
+            maxLogit = std::max(maxLogit, std::fabs(s));
+            for (int64_t e = 0; e < dv; ++e)
+              maxV = std::max(
+                  maxV, std::fabs(v.data[((b * hkv + hk) * skv + j) * dv + e]));
+          }
         }
+        double u32 = std::ldexp(1.0, -24);
+        // The dot products' own rounding is what atol covers at ordinary
+        // magnitudes; large logits add their representation error.
+        double logitErr = 2 * u32 * maxLogit;
+        double rowBound = atol + 2 * maxV * logitErr;
         double shift = mx == -kInf ? 0.0 : mx;
         double sum = 0;
         for (int64_t j = 0; j < skv; ++j) {
@@ -253,7 +277,7 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
             acc += logits[j] * v.data[((b * hkv + hk) * skv + j) * dv + e];
           int64_t idx = ((b * hq + h) * sq + i) * dv + e;
           r.value.data[idx] = nan ? kNaN : sum == 0.0 ? 0.0 : acc / sum;
-          r.bound.data[idx] = sum == 0.0 ? 0.0 : atol;
+          r.bound.data[idx] = sum == 0.0 ? 0.0 : rowBound;
         }
       }
     }

@@ -60,7 +60,9 @@ struct MatmulSpec {
   Type inputType, accType;
 };
 /// C' = (accumulate ? C : 0) + sa·sb·A·B with the gate
-/// u_out·|r| + γ_K(u_acc)·(|A||B| (+|C|)), exact for integers.
+/// u_out·|r| + γ_K(u_acc)·(|A||B| (+|C|)); bit-exact for integers and for
+/// integer-valued float inputs whose partial sums all fit the accumulator's
+/// significand (the exact tier).
 Result matmul(const Tensor &a, const Tensor &b, const Tensor &c,
               const MatmulSpec &spec);
 
@@ -79,7 +81,9 @@ struct AttentionSpec {
 };
 /// Scaled dot-product attention with GQA, causal band and broadcast masks;
 /// rows with no key left give exact zeros. Gate: the absolute tolerance of
-/// the output type (f32 1e-5, f16 1e-2, bf16 2e-2), 0 on empty rows.
+/// the output type (f32 1e-5, f16 1e-2, bf16 2e-2) plus what the f32 rounding
+/// of the row's logits can move the output by (large logits, e.g. a +1000
+/// additive mask, are only known to u·|logit| in f32); 0 on empty rows.
 Result attention(const Tensor &q, const Tensor &k, const Tensor &v,
                  const Tensor *mask, const AttentionSpec &spec);
 

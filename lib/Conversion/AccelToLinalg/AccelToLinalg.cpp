@@ -60,8 +60,26 @@ static Value zeroFilled(OpBuilder &b, Location loc, Value dest) {
   return linalg::FillOp::create(b, loc, zero, dest).getResult(0);
 }
 
-/// `x` converted to `type` (sign-extending integers).
+/// The f32 value of an f8 scalar through a 256-entry table: exact, and it
+/// needs no f8 support from the backend (LLVM has no f8 type on CPUs).
+static Value decodeF8(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<FloatType>(x.getType());
+  SmallVector<float> table;
+  for (unsigned bits = 0; bits < 256; ++bits)
+    table.push_back(APFloat(type.getFloatSemantics(), APInt(8, bits))
+                        .convertToFloat());
+  auto tableType = RankedTensorType::get({256}, b.getF32Type());
+  Value values = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(tableType, ArrayRef<float>(table)));
+  Value raw = arith::BitcastOp::create(b, loc, b.getI8Type(), x);
+  Value index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw);
+  return tensor::ExtractOp::create(b, loc, values, ValueRange{index});
+}
+
+/// `x` converted to `type` (sign-extending integers, decoding f8).
 static Value cast(OpBuilder &b, Location loc, Value x, Type type) {
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(x.getType()))
+    x = decodeF8(b, loc, x);
   return convertScalarToDtype(b, loc, x, type, /*isUnsignedCast=*/false);
 }
 
