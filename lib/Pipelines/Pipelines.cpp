@@ -7,6 +7,7 @@
 
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Conversion/Passes.h"
+#include "accel/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -33,6 +34,19 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
 
+  // Contractions: cache and register tiles, vectorized (other ops become
+  // loops below).
+  if (options.vectorize) {
+    accel::AccelCpuVectorizeContractionsPassOptions tiles;
+    tiles.cacheTile.assign(options.cacheTile.begin(), options.cacheTile.end());
+    tiles.registerTile.assign(options.registerTile.begin(),
+                              options.registerTile.end());
+    pm.addNestedPass<func::FuncOp>(
+        accel::createAccelCpuVectorizeContractionsPass(tiles));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+
   if (options.threads > 1) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     ConvertSCFToOpenMPPassOptions omp;
@@ -45,7 +59,15 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  // C += a_i (x) b_k: one broadcast and one FMA per row of the tile.
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

@@ -94,6 +94,11 @@ static cl::opt<int64_t>
 static cl::opt<int64_t> threads("num-threads",
                                 cl::desc("OpenMP threads (1: sequential)"),
                                 cl::init(1), cl::cat(runCat));
+static cl::opt<std::string>
+    cpuOptions("cpu-pipeline-options",
+               cl::desc("Options of accel-cpu-pipeline, e.g. "
+                        "\"register-tile=8,32,1 cache-tile=256,1024,256\""),
+               cl::cat(runCat));
 static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Timed runs after the checked one"),
                                 cl::init(3), cl::cat(runCat));
@@ -702,6 +707,8 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> lowered = module->clone();
   PassManager pm(&context);
   AccelCpuPipelineOptions options;
+  if (failed(options.parseFromString(cpuOptions)))
+    return fail("bad --cpu-pipeline-options '" + cpuOptions + "'");
   options.threads = threads;
   buildAccelCpuPipeline(pm, options);
   if (failed(pm.run(*lowered)))

@@ -26,6 +26,17 @@ struct AccelCpuPipelineOptions
       llvm::cl::desc("Run parallel loops on this many OpenMP threads (1: "
                      "sequential code, no OpenMP runtime needed)"),
       llvm::cl::init(1)};
+  PassOptions::Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile contractions for caches and registers and "
+                     "vectorize them (accel-cpu-vectorize-contractions)"),
+      llvm::cl::init(true)};
+  PassOptions::ListOption<int64_t> cacheTile{
+      *this, "cache-tile",
+      llvm::cl::desc("Cache tile [Mc, Nc, Kc] for contractions")};
+  PassOptions::ListOption<int64_t> registerTile{
+      *this, "register-tile",
+      llvm::cl::desc("Register tile [mr, nr, kr] for contractions")};
 };
 
 /// accel (tensors) -> linalg -> bufferized memrefs -> loops -> LLVM dialect

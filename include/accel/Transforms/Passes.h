@@ -8,6 +8,7 @@
 #ifndef ACCEL_TRANSFORMS_PASSES_H
 #define ACCEL_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

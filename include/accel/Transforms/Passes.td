@@ -31,4 +31,43 @@ def AccelAttachTargetPass : Pass<"accel-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::accel::AccelDialect"];
 }
 
+def AccelCpuVectorizeContractionsPass
+    : Pass<"accel-cpu-vectorize-contractions", "::mlir::func::FuncOp"> {
+  let summary = "Tile linalg contractions on buffers for caches and registers "
+                "and vectorize the register tiles";
+  let description = [{
+    For every linalg contraction on memrefs with one M, one N and one K
+    dimension (matmul, batched, transposed, mixed precision), in the
+    GotoBLAS loop order:
+
+    1. cache tiles `[Mc, Nc, Kc]`, loops ordered N, K, M, so a Kc x Nc panel
+       of B and an Mc x Kc block of A stay in L2 while C streams;
+    2. register tiles `[mr, nr, kr]`, loops ordered N, M, K, so the mr x nr
+       block of C lives in vector registers across the whole K loop;
+    3. the register tile is vectorized (masked where a remainder tile is
+       smaller), and the C reads/writes are hoisted out of the K loop.
+
+    `vector.contract` is then lowered to FMAs by the pipeline. Batch
+    dimensions are tiled by 1. Sizes are options; the defaults
+    (`cache-tile=256,512,256 register-tile=6,64,1`) suit AVX-512 f32: four
+    16-lane registers per row and 6 rows make 24 accumulators. `nr` should
+    be a power-of-two multiple of the vector width (LLVM splits other widths
+    badly). Tiles whose shape is static are vectorized, including the
+    remainder tiles left by peeling; tiles of unknown size stay scalar.
+    Operands must not alias the output (the C tile lives in registers).
+  }];
+  let options = [
+    ListOption<"cacheTile", "cache-tile", "int64_t",
+               "Cache tile sizes [Mc, Nc, Kc] (0 leaves a dimension whole)">,
+    ListOption<"registerTile", "register-tile", "int64_t",
+               "Register tile sizes [mr, nr, kr] (vector lanes along N, kr "
+               "K steps unrolled per iteration)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,10 @@
+// RUN: accel-opt %s -split-input-file -verify-diagnostics --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{register-tile=8,32}))"
+// RUN: accel-opt %s -split-input-file -verify-diagnostics --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{register-tile=8,0,1}))"
+// RUN: not accel-opt %s --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,-1,64}))" 2>&1 | FileCheck %s --check-prefix=CHECK-CACHE
+// CHECK-CACHE: error: accel-cpu-vectorize-contractions: cache-tile needs 3 sizes >= 0 [Mc, Nc, Kc]
+
+// Tile sizes that cannot describe a register tile are refused up front.
+// expected-error @+1 {{accel-cpu-vectorize-contractions: register-tile needs 3 positive sizes [mr, nr, kr]}}
+func.func @f(%c: memref<8x8xf32>) {
+  return
+}
