@@ -19,17 +19,15 @@
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Reference/Reference.h"
+#include "accel/Runtime/JitRunner.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/Hashing.h"
@@ -38,7 +36,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
 #include <chrono>
@@ -411,38 +408,6 @@ static LogicalResult applyPoison(MutableArrayRef<Arg> args) {
 // Calling the JIT-compiled function
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The packed arguments of an MLIR function lowered to LLVM: each memref is
-/// (allocated, aligned, offset, sizes..., strides...), each scalar its value.
-struct PackedCall {
-  std::deque<int64_t> words;
-  std::deque<void *> pointers;
-  SmallVector<void *> args;
-  std::vector<int64_t> resultStorage;
-
-  void addMemref(Arg &arg) {
-    pointers.push_back(arg.bytes.data());
-    args.push_back(&pointers.back());
-    pointers.push_back(arg.bytes.data());
-    args.push_back(&pointers.back());
-    words.push_back(0);
-    args.push_back(&words.back());
-    SmallVector<int64_t> strides(arg.shape.size(), 1);
-    for (int64_t i = int64_t(arg.shape.size()) - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * arg.shape[i + 1];
-    for (int64_t d : arg.shape) {
-      words.push_back(d);
-      args.push_back(&words.back());
-    }
-    for (int64_t s : strides) {
-      words.push_back(s);
-      args.push_back(&words.back());
-    }
-  }
-  void addScalar(Arg &arg) { args.push_back(arg.bytes.data()); }
-};
-} // namespace
-
 /// Reads a returned memref descriptor (allocated, aligned, offset, sizes,
 /// strides) of `type` into doubles.
 static ref::Tensor readDescriptor(const int64_t *desc, RankedTensorType type) {
@@ -571,36 +536,31 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
 
   for (Arg &arg : job.args) {
     if (isa<RankedTensorType>(arg.type))
-      job.call.addMemref(arg);
+      job.call.addMemref(arg.bytes.data(), arg.shape);
     else
-      job.call.addScalar(arg);
+      job.call.addScalar(arg.bytes.data());
   }
-  size_t resultWords = 0;
+  SmallVector<int64_t> ranks;
   for (Type t : func.getResultTypes())
-    resultWords += 3 + 2 * cast<RankedTensorType>(t).getRank();
-  job.call.resultStorage.assign(std::max<size_t>(1, resultWords), 0);
-  // The packed wrapper stores the returned descriptors at the last pointer.
-  if (resultWords)
-    job.call.args.push_back(job.call.resultStorage.data());
+    ranks.push_back(cast<RankedTensorType>(t).getRank());
+  job.call.addResults(ranks);
   return success();
 }
 
 /// Runs `job` once and checks it, then times it; false when a check fails.
 static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
   auto invoke = [&]() -> llvm::Error {
-    return engine.invokePacked(job.name, job.call.args);
+    return job.call.invoke(engine, job.name);
   };
   if (llvm::Error err = invoke())
     return fail("running @" + job.name +
                 " failed: " + toString(std::move(err))),
            failure();
   bool allPassed = true;
-  size_t word = 0;
   llvm::outs() << "@" << job.name << "\n";
   for (auto [i, type] : llvm::enumerate(job.func.getResultTypes())) {
     auto rt = cast<RankedTensorType>(type);
-    ref::Tensor actual = readDescriptor(&job.call.resultStorage[word], rt);
-    word += 3 + 2 * rt.getRank();
+    ref::Tensor actual = readDescriptor(job.call.result(i), rt);
     const ref::Result &expected = job.expected[i];
     ref::Comparison c = ref::compare(actual, expected);
     allPassed &= c.passed();
@@ -663,8 +623,6 @@ int main(int argc, char **argv) {
   if (threads < 1)
     return fail("--num-threads must be at least 1");
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   DialectRegistry registry;
   registerAllAccelDialects(registry);
   registerAllToLLVMIRTranslations(registry);
@@ -704,27 +662,13 @@ int main(int argc, char **argv) {
       return 1;
 
   // Lower the module once and JIT it.
-  OwningOpRef<ModuleOp> lowered = module->clone();
-  PassManager pm(&context);
   AccelCpuPipelineOptions options;
   if (failed(options.parseFromString(cpuOptions)))
     return fail("bad --cpu-pipeline-options '" + cpuOptions + "'");
   options.threads = threads;
-  buildAccelCpuPipeline(pm, options);
-  if (failed(pm.run(*lowered)))
-    return fail("the CPU pipeline failed on '" + inputFile + "'");
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0, nullptr);
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  SmallVector<StringRef> libs;
-  if (threads > 1)
-    libs.push_back("/usr/lib/llvm-22/lib/libomp.so");
-  engineOptions.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(*lowered, engineOptions);
+  auto engine = compileForHost(*module, options);
   if (!engine)
-    return fail("cannot JIT '" + inputFile + "': " +
+    return fail("cannot compile '" + inputFile + "' for the host: " +
                 toString(engine.takeError()));
 
   llvm::outs() << "accel-run: " << inputFile << " on cpu (" << threads

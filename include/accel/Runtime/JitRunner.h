@@ -1,0 +1,62 @@
+//===- JitRunner.h - JIT-compile and call accel functions -------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shared by accel-run and the benchmarks: lower a module with the CPU
+// pipeline, JIT it for the host (its CPU and features), and call functions
+// with the packed calling convention of the MLIR ExecutionEngine.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_RUNTIME_JITRUNNER_H
+#define ACCEL_RUNTIME_JITRUNNER_H
+
+#include "accel/Pipelines/Pipelines.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+namespace accel {
+
+/// Lowers a clone of `module` with accel-cpu-pipeline and JIT-compiles it at
+/// -O3 for the host CPU. OpenMP code (threads > 1) loads libomp.
+llvm::Expected<std::unique_ptr<ExecutionEngine>>
+compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options);
+
+/// The packed arguments of a function lowered to LLVM: each memref is
+/// (allocated, aligned, offset, sizes..., strides...), each scalar a pointer
+/// to its value, and last a pointer to where returned memref descriptors go.
+class PackedCall {
+public:
+  /// A contiguous row-major buffer of `shape`.
+  void addMemref(void *data, llvm::ArrayRef<int64_t> shape);
+  /// A scalar whose value lives at `value` (kept alive by the caller).
+  void addScalar(void *value);
+  /// Space for returned memrefs of the given ranks (call after arguments).
+  void addResults(llvm::ArrayRef<int64_t> ranks);
+  /// The descriptor of returned memref `i`: allocated, aligned, offset,
+  /// sizes[rank], strides[rank].
+  const int64_t *result(unsigned i) const;
+
+  llvm::Error invoke(ExecutionEngine &engine, llvm::StringRef name);
+
+private:
+  std::deque<int64_t> words;
+  std::deque<void *> pointers;
+  llvm::SmallVector<void *> args;
+  std::vector<int64_t> resultStorage;
+  llvm::SmallVector<size_t> resultOffsets;
+};
+
+} // namespace accel
+} // namespace mlir
+
+#endif // ACCEL_RUNTIME_JITRUNNER_H

@@ -1,0 +1,79 @@
+//===- JitRunner.cpp - JIT-compile and call accel functions ---------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Runtime/JitRunner.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace mlir;
+using namespace mlir::accel;
+
+llvm::Expected<std::unique_ptr<ExecutionEngine>>
+accel::compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  PassManager pm(module.getContext());
+  buildAccelCpuPipeline(pm, options);
+  if (failed(pm.run(*lowered)))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the CPU pipeline failed");
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0, nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  SmallVector<StringRef> libs;
+  if (options.threads > 1)
+    libs.push_back("/usr/lib/llvm-22/lib/libomp.so");
+  engineOptions.sharedLibPaths = libs;
+  return ExecutionEngine::create(*lowered, engineOptions);
+}
+
+void PackedCall::addMemref(void *data, ArrayRef<int64_t> shape) {
+  pointers.push_back(data);
+  args.push_back(&pointers.back());
+  pointers.push_back(data);
+  args.push_back(&pointers.back());
+  words.push_back(0);
+  args.push_back(&words.back());
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  for (int64_t d : shape) {
+    words.push_back(d);
+    args.push_back(&words.back());
+  }
+  for (int64_t s : strides) {
+    words.push_back(s);
+    args.push_back(&words.back());
+  }
+}
+
+void PackedCall::addScalar(void *value) { args.push_back(value); }
+
+void PackedCall::addResults(ArrayRef<int64_t> ranks) {
+  size_t total = 0;
+  for (int64_t rank : ranks) {
+    resultOffsets.push_back(total);
+    total += 3 + 2 * rank;
+  }
+  resultStorage.assign(std::max<size_t>(1, total), 0);
+  // The packed wrapper stores the returned descriptors at the last pointer.
+  if (!ranks.empty())
+    args.push_back(resultStorage.data());
+}
+
+const int64_t *PackedCall::result(unsigned i) const {
+  return resultStorage.data() + resultOffsets[i];
+}
+
+llvm::Error PackedCall::invoke(ExecutionEngine &engine, StringRef name) {
+  return engine.invokePacked(name, args);
+}
