@@ -24,6 +24,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
                                   const AccelCpuPipelineOptions &options) {
   pm.addPass(accel::createConvertAccelToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  if (options.vectorize)
+    pm.addPass(accel::createAccelCpuTransposeRhsPass());
 
   // Tensors to buffers; `outs` that are function arguments are written in
   // place (and still returned, so the signature keeps its results).

@@ -70,4 +70,17 @@ def AccelCpuVectorizeContractionsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def AccelCpuTransposeRhsPass : Pass<"accel-cpu-transpose-rhs"> {
+  let summary = "Give contractions a [.., K, N] right-hand side on tensors";
+  let description = [{
+    The CPU register kernel streams rows of B along N. A contraction whose
+    B is indexed [.., N, K] (`transpose_b`, Q·Kᵀ) is rewritten to read a
+    `linalg.transpose`d copy [.., K, N] instead: O(K·N) moved once against
+    O(M·N·K) of compute, where reading B across its rows in the inner loop
+    would cost a gather per element. Runs on tensors, before bufferization.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,26 @@
+//===- Transforms.h - accel rewrite patterns --------------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Pattern sets behind the accel passes, for use outside of them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_TRANSFORMS_TRANSFORMS_H
+#define ACCEL_TRANSFORMS_TRANSFORMS_H
+
+namespace mlir {
+class RewritePatternSet;
+namespace accel {
+
+/// Contractions on tensors with a (.., n, k) right-hand side read a
+/// transposed copy (.., k, n) (accel-cpu-transpose-rhs).
+void populateCpuTransposeRhsPatterns(RewritePatternSet &patterns);
+
+} // namespace accel
+} // namespace mlir
+
+#endif // ACCEL_TRANSFORMS_TRANSFORMS_H
