@@ -9,11 +9,13 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -43,6 +45,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.cacheTile.assign(options.cacheTile.begin(), options.cacheTile.end());
     tiles.registerTile.assign(options.registerTile.begin(),
                               options.registerTile.end());
+    tiles.parallel = options.threads > 1;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuVectorizeContractionsPass(tiles));
     pm.addPass(createCanonicalizerPass());
@@ -50,6 +53,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   }
 
   if (options.threads > 1) {
+    pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     ConvertSCFToOpenMPPassOptions omp;
     omp.numThreads = options.threads;
@@ -57,19 +61,25 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  // Down to LLVM. Memrefs are lowered while loops are still structured:
+  // OpenMP's per-iteration memref.alloca_scope must keep a single block.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertVectorToSCFPass());
+  // n-D transfers (batch dims give vectors leading unit dims) are unrolled
+  // rather than staged through stack temporaries, which would pile up in
+  // loops and overflow OpenMP workers' stacks.
+  VectorTransferToSCFOptions vectorToSCF;
+  vectorToSCF.enableFullUnroll();
+  pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   // C += a_i (x) b_k: one broadcast and one FMA per row of the tile.
   vectorToLLVM.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

@@ -81,9 +81,11 @@ static SmallVector<int64_t> interchangeFor(const Roles &roles,
 /// erased.
 static FailureOr<scf::SCFTilingResult>
 tile(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<OpFoldResult> sizes,
-     ArrayRef<int64_t> interchange) {
+     ArrayRef<int64_t> interchange, bool forall = false) {
   scf::SCFTilingOptions options;
   options.setTileSizes(sizes).setInterchange(interchange);
+  if (forall)
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
       rewriter, cast<TilingInterface>(op.getOperation()), options);
@@ -147,12 +149,27 @@ struct AccelCpuVectorizeContractionsPass
       if (!roles)
         continue;
       unsigned numLoops = op.getNumLoops();
-      // Cache level: N, K, M.
-      FailureOr<scf::SCFTilingResult> outer =
-          tile(rewriter, op,
-               sizesFor(rewriter, *roles, numLoops, cache[0], cache[1],
-                        cache[2]),
-               interchangeFor(*roles, {roles->n, roles->k, roles->m}));
+      // Cache level: N, K, M; or, in parallel, an scf.forall over the M and
+      // N tiles (disjoint blocks of C) and the K tiles sequential inside.
+      FailureOr<scf::SCFTilingResult> outer;
+      if (parallel) {
+        FailureOr<scf::SCFTilingResult> blocks = tile(
+            rewriter, op,
+            sizesFor(rewriter, *roles, numLoops, cache[0], cache[1], 0),
+            interchangeFor(*roles, {roles->n, roles->m, roles->k}),
+            /*forall=*/true);
+        if (failed(blocks))
+          continue;
+        outer = tile(rewriter,
+                     cast<linalg::LinalgOp>(blocks->tiledOps.back()),
+                     sizesFor(rewriter, *roles, numLoops, 0, 0, cache[2]),
+                     interchangeFor(*roles, {roles->n, roles->k, roles->m}));
+      } else {
+        outer = tile(rewriter, op,
+                     sizesFor(rewriter, *roles, numLoops, cache[0], cache[1],
+                              cache[2]),
+                     interchangeFor(*roles, {roles->n, roles->k, roles->m}));
+      }
       if (failed(outer))
         continue;
       // Register level: N, M, then K innermost.

@@ -5,6 +5,7 @@
 // f16/bf16, and empty key or query sequences.
 // RUN: accel-run %s --repeat=0 --i1-zero-rows=2 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=normal --seed=3 --i1-zero-rows=1 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --num-threads=2 --i1-zero-rows=3 | FileCheck %s
 
 // CHECK-LABEL: @mha
 // CHECK: PASS

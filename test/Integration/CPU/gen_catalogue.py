@@ -94,10 +94,12 @@ def main(folder):
     write(os.path.join(folder, "matmul.mlir"),
           "matmul f32 over IREE's shape list, batched, transposed, accumulating and\n"
           "zero-sized (K = 0 gives zeros, or C unchanged when accumulating); normal\n"
-          "inputs and the exact tier (integer inputs: results must be bit-exact).",
+          "inputs, the exact tier (integer inputs: results must be bit-exact), and\n"
+          "two OpenMP threads.",
           ["accel-run %s --repeat=0 | FileCheck %s",
            "accel-run %s --repeat=0 --dist=normal --seed=2 | FileCheck %s",
-           "accel-run %s --repeat=0 --dist=exact | FileCheck %s"], fns)
+           "accel-run %s --repeat=0 --dist=exact | FileCheck %s",
+           "accel-run %s --repeat=0 --num-threads=2 --seed=4 | FileCheck %s"], fns)
 
     fns = [matmul_fn("mm_f16_f32", 31, 77, 19, a="f16"),
            matmul_fn("mm_f16_f16", 31, 77, 19, a="f16", c="f16"),
@@ -150,7 +152,8 @@ def main(folder):
           "fully masked (exact zeros required), additive masks, logits shifted by +1000,\n"
           "f16/bf16, and empty key or query sequences.",
           ["accel-run %s --repeat=0 --i1-zero-rows=2 | FileCheck %s",
-           "accel-run %s --repeat=0 --dist=normal --seed=3 --i1-zero-rows=1 | FileCheck %s"], fns)
+           "accel-run %s --repeat=0 --dist=normal --seed=3 --i1-zero-rows=1 | FileCheck %s",
+           "accel-run %s --repeat=0 --num-threads=2 --i1-zero-rows=3 | FileCheck %s"], fns)
 
 
 if __name__ == "__main__":

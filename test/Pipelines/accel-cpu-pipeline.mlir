@@ -1,0 +1,24 @@
+// RUN: accel-opt %s --accel-cpu-pipeline | FileCheck %s
+// RUN: accel-opt %s --accel-cpu-pipeline="threads=2" | FileCheck %s --check-prefix=CHECK-OMP
+// RUN: accel-opt %s --accel-cpu-pipeline="vectorize=false" | FileCheck %s --check-prefix=CHECK-SCALAR
+
+// The whole CPU pipeline: accel on tensors in, LLVM dialect out, with the
+// matmul's register tile as vector FMAs (scalar code without vectorize) and
+// OpenMP regions when threads > 1. accel-run runs what it makes.
+
+// CHECK-LABEL: llvm.func @mm
+// CHECK: llvm.intr.fmuladd({{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
+// CHECK-NOT: accel.
+// CHECK-NOT: linalg.
+
+// CHECK-OMP-LABEL: llvm.func @mm
+// CHECK-OMP: omp.parallel
+// CHECK-OMP: omp.wsloop
+
+// CHECK-SCALAR-LABEL: llvm.func @mm
+// CHECK-SCALAR-NOT: vector<
+// CHECK-SCALAR: llvm.fmul {{.*}} : f32
+func.func @mm(%a: tensor<128x96xf32>, %b: tensor<96x256xf32>, %c: tensor<128x256xf32>) -> tensor<128x256xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<128x96xf32>, tensor<96x256xf32>) outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %0 : tensor<128x256xf32>
+}
