@@ -45,7 +45,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.cacheTile.assign(options.cacheTile.begin(), options.cacheTile.end());
     tiles.registerTile.assign(options.registerTile.begin(),
                               options.registerTile.end());
-    tiles.parallel = options.threads > 1;
+    tiles.threads = options.threads;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuVectorizeContractionsPass(tiles));
     pm.addPass(createCanonicalizerPass());

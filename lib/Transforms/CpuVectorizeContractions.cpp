@@ -152,7 +152,7 @@ struct AccelCpuVectorizeContractionsPass
       // Cache level: N, K, M; or, in parallel, an scf.forall over the M and
       // N tiles (disjoint blocks of C) and the K tiles sequential inside.
       FailureOr<scf::SCFTilingResult> outer;
-      if (parallel) {
+      if (threads > 1) {
         FailureOr<scf::SCFTilingResult> blocks = tile(
             rewriter, op,
             sizesFor(rewriter, *roles, numLoops, cache[0], cache[1], 0),

@@ -42,7 +42,7 @@ def AccelCpuVectorizeContractionsPass
 
     1. cache tiles `[Mc, Nc, Kc]`, loops ordered N, K, M, so a Kc x Nc panel
        of B and an Mc x Kc block of A stay in L2 while C streams (with
-       `parallel`, the M and N cache tiles form an `scf.forall` whose
+       `threads` > 1, the M and N cache tiles form an `scf.forall` whose
        iterations own disjoint blocks of C, and K loops inside);
     2. register tiles `[mr, nr, kr]`, loops ordered N, M, K, so the mr x nr
        block of C lives in vector registers across the whole K loop;
@@ -64,9 +64,10 @@ def AccelCpuVectorizeContractionsPass
     ListOption<"registerTile", "register-tile", "int64_t",
                "Register tile sizes [mr, nr, kr] (vector lanes along N, kr "
                "K steps unrolled per iteration)">,
-    Option<"parallel", "parallel", "bool", "false",
-           "Make the cache tiles of the parallel dimensions an scf.forall "
-           "(threads), with the K tiles a sequential loop inside">
+    Option<"threads", "threads", "int64_t", "1",
+           "With more than 1, the M and N cache tiles form an scf.forall "
+           "(one task per block of C), with the K tiles a sequential loop "
+           "inside">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
