@@ -269,7 +269,8 @@ void unfusedAttention(const float *q, const float *k, const float *v, float *s,
 
 void benchAttention(MLIRContext &ctx) {
   std::vector<std::pair<int64_t, int64_t>> shapes = {
-      {1024, 64}, {1024, 128}, {2048, 64}, {2048, 128}};
+      {1024, 64}, {1024, 128}, {2048, 64}, {2048, 128},
+      {4096, 64}, {4096, 128}, {8192, 64}, {8192, 128}};
   if (quick)
     shapes = {{256, 64}};
   llvm::outs() << "\nf32 attention, one head, L x L, " << benchThreads

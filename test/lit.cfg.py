@@ -31,6 +31,8 @@ tools = [
     ToolSubst("mlir-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),
     ToolSubst("accel-run", unresolved="fatal"),
+    ToolSubst("mlir-translate", unresolved="fatal"),
+    ToolSubst("llc", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
