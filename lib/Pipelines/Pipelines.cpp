@@ -24,6 +24,8 @@ using namespace mlir;
 
 void accel::buildAccelCpuPipeline(OpPassManager &pm,
                                   const AccelCpuPipelineOptions &options) {
+  // Frontends' linalg/tosa matmuls enter as accel ops.
+  pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createConvertAccelToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (options.vectorize)

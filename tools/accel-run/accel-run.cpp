@@ -22,6 +22,8 @@
 #include "accel/Runtime/JitRunner.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -161,13 +163,14 @@ static double decode(const uint8_t *in, Type t) {
 }
 
 /// Whether `value` is only ever used as the init of accel ops that do not
-/// read their init.
+/// read their init, or of fills.
 static bool onlyOverwritten(Value value) {
   if (value.use_empty())
     return false;
   for (OpOperand &use : value.getUses()) {
     auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
-    if (!dps || !dps.isDpsInit(&use) || !isa<AccelDialect>(dps->getDialect()))
+    if (!dps || !dps.isDpsInit(&use) ||
+        !(isa<AccelDialect>(dps->getDialect()) || isa<linalg::FillOp>(dps)))
       return false;
     if (auto mm = dyn_cast<MatmulOp>(use.getOwner()); mm && mm.getAccumulate())
       return false;
@@ -185,6 +188,9 @@ static void promoteEmptyInits(func::FuncOp func) {
     if (!dps)
       continue;
     OpOperand *init = dps.getTiedOpOperand(cast<OpResult>(v));
+    // Look through a fill of the init (linalg's C = 0; C += A·B).
+    if (auto fill = init->get().getDefiningOp<linalg::FillOp>())
+      init = fill.getDpsInitOperand(0);
     auto empty = init->get().getDefiningOp<tensor::EmptyOp>();
     if (!empty || !empty.getType().hasStaticShape())
       continue;
@@ -250,6 +256,67 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       }
       continue;
     }
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      if (!fill.hasPureTensorSemantics())
+        return op.emitOpError("the fp64 oracle models fills on tensors only");
+      ref::Tensor t(cast<RankedTensorType>(fill.getResultTypes()[0]).getShape(),
+                    get(fill.getInputs()[0]).data[0]);
+      env[fill.getResult(0)] = exact(std::move(t));
+      continue;
+    }
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+      // linalg's semantics: C += A·B, with B possibly transposed.
+      auto lop = cast<linalg::LinalgOp>(op);
+      SmallVector<AffineMap> maps = lop.getIndexingMapsArray();
+      unsigned nl = lop.getNumLoops(), nb = nl - 3;
+      auto dim = [&](AffineMap m, unsigned r) {
+        auto e = dyn_cast<AffineDimExpr>(m.getResult(r));
+        return e ? int64_t(e.getPosition()) : int64_t(-1);
+      };
+      bool transposeB = dim(maps[1], nb) == nb + 1;
+      if (dim(maps[0], nb) != nb || dim(maps[0], nb + 1) != nb + 2 ||
+          (!transposeB && dim(maps[1], nb) != nb + 2))
+        return op.emitOpError("the fp64 oracle models matmuls with A as "
+                              "(m, k) only");
+      ref::MatmulSpec spec;
+      spec.transposeB = transposeB;
+      spec.accumulate = true;
+      Value a = lop.getDpsInputs()[0], b = lop.getDpsInputs()[1],
+            c = lop.getDpsInits()[0];
+      spec.inputType = getElementTypeOrSelf(a.getType());
+      spec.accType = getElementTypeOrSelf(c.getType());
+      env[op.getResult(0)] = ref::matmul(get(a), get(b), get(c), spec);
+      continue;
+    }
+    if (auto tm = dyn_cast<tosa::MatMulOp>(op)) {
+      auto zero = [&](Value v) {
+        return llvm::all_of(get(v).data, [](double x) { return x == 0.0; });
+      };
+      if (!zero(tm.getAZp()) || !zero(tm.getBZp()))
+        return op.emitOpError("the fp64 oracle models tosa.matmul with zero "
+                              "zero points only");
+      ref::MatmulSpec spec;
+      spec.inputType = getElementTypeOrSelf(tm.getA().getType());
+      spec.accType = getElementTypeOrSelf(tm.getType());
+      ref::Tensor none;
+      env[tm.getResult()] =
+          ref::matmul(get(tm.getA()), get(tm.getB()), none, spec);
+      continue;
+    }
+    if (auto tc = dyn_cast<tosa::ConstOp>(op)) {
+      auto d = cast<DenseElementsAttr>(tc.getValues());
+      auto type = cast<RankedTensorType>(d.getType());
+      ref::Tensor t(type.getShape());
+      int64_t n = 0;
+      if (isa<FloatType>(type.getElementType()))
+        for (APFloat x : d.getValues<APFloat>())
+          t.data[n++] = x.convertToDouble();
+      else
+        for (APInt x : d.getValues<APInt>())
+          t.data[n++] = double(x.getSExtValue());
+      env[tc.getResult()] = exact(std::move(t));
+      continue;
+    }
     if (auto mm = dyn_cast<MatmulOp>(op)) {
       ref::MatmulSpec spec;
       spec.transposeB = mm.getTransposeB();
@@ -294,7 +361,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       continue;
     }
     return op.emitOpError("is not modelled by the fp64 oracle (it knows "
-                          "accel ops, tensor.empty and arith.constant)");
+                          "accel ops, linalg.fill/matmul/batch_matmul, "
+                          "tosa.matmul, tensor.empty and constants)");
   }
   return failure();
 }

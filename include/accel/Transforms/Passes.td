@@ -31,6 +31,27 @@ def AccelAttachTargetPass : Pass<"accel-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::accel::AccelDialect"];
 }
 
+def AccelRaisePass : Pass<"accel-raise"> {
+  let summary = "Raise linalg and tosa matmuls to accel.matmul";
+  let description = [{
+    What frontends emit enters the compiler as accel ops:
+
+    - `linalg.matmul` and `linalg.batch_matmul` on tensors, in the default
+      layout or with B transposed through `indexing_maps` (the form of the
+      old `matmul_transpose_b`), become `accel.matmul` (`transpose_b`).
+      linalg accumulates into its init, so the accel op gets `accumulate`,
+      unless the init is a `linalg.fill` with zero: then the fill's
+      destination becomes the init and the op computes C = A·B.
+    - `tosa.matmul` with zero points that are constant zeros becomes
+      `accel.matmul` into a `tensor.empty`.
+
+    Ops the accel op cannot express are left alone: a transposed A,
+    unsigned casts, element types outside its table, non-zero zero points.
+  }];
+  let dependentDialects = ["::mlir::accel::AccelDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AccelCpuVectorizeContractionsPass
     : Pass<"accel-cpu-vectorize-contractions", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg contractions on buffers for caches and registers "

@@ -20,6 +20,10 @@ namespace accel {
 /// transposed copy (.., k, n) (accel-cpu-transpose-rhs).
 void populateCpuTransposeRhsPatterns(RewritePatternSet &patterns);
 
+/// linalg.matmul / linalg.batch_matmul / tosa.matmul -> accel.matmul where
+/// the accel op expresses the same computation (accel-raise).
+void populateRaiseToAccelPatterns(RewritePatternSet &patterns);
+
 } // namespace accel
 } // namespace mlir
 

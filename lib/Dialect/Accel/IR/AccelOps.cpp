@@ -90,6 +90,14 @@ static SmallVector<Type> allowedAccumulators(Type input, bool scaled) {
   return {};
 }
 
+bool MatmulOp::isSupportedElementTypes(Type lhs, Type rhs, Type acc,
+                                       bool scaled) {
+  bool sameKind = lhs == rhs || (isF8(lhs) && isF8(rhs));
+  if (!sameKind || (scaled && !isF8(lhs) && !lhs.isInteger(8)))
+    return false;
+  return llvm::is_contained(allowedAccumulators(lhs, scaled), acc);
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyElementCounts(*this)))
     return failure();

@@ -113,6 +113,10 @@ def Accel_MatmulOp : Accel_ComputeOp<"matmul", [AttrSizedOperandSegments]> {
     attr-dict `->` type($result)
   }];
   let extraClassDeclaration = [{
+    /// Whether A/B of `lhs` and `rhs` with a C of `acc` (and per-tensor scales
+    /// when `scaled`) is a combination the op supports.
+    static bool isSupportedElementTypes(::mlir::Type lhs, ::mlir::Type rhs,
+                                        ::mlir::Type acc, bool scaled);
     /// Number of leading batch dimensions.
     int64_t getNumBatchDims() {
       return ::llvm::cast<::mlir::RankedTensorType>(getInit().getType())

@@ -1,0 +1,167 @@
+//===- Raise.cpp - linalg and tosa matmuls to accel.matmul ----------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel-raise: linalg.matmul, linalg.batch_matmul and tosa.matmul become
+// accel.matmul when the accel op expresses exactly the same computation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Transforms.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELRAISEPASS
+#include "accel/Transforms/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using namespace mlir::accel;
+
+/// Whether `v` is a constant whose every element is zero.
+static bool isZeroConstant(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr))) {
+    if (auto c = v.getDefiningOp<tosa::ConstOp>())
+      attr = c.getValues();
+    else
+      return false;
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (!dense.isSplat())
+      return false;
+    attr = dense.getSplatValue<Attribute>();
+  }
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue().isZero();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// Whether `maps` are (b.., m, k), (b.., k, n) or (b.., n, k), (b.., m, n)
+/// over loops (b.., m, n, k); sets `transposeB` for the second form.
+static bool isMatmulLayout(ArrayRef<AffineMap> maps, unsigned numLoops,
+                           bool &transposeB) {
+  if (maps.size() != 3 || numLoops < 3)
+    return false;
+  MLIRContext *ctx = maps[0].getContext();
+  unsigned nb = numLoops - 3;
+  auto mapOf = [&](unsigned x, unsigned y) {
+    SmallVector<AffineExpr> r;
+    for (unsigned i = 0; i < nb; ++i)
+      r.push_back(getAffineDimExpr(i, ctx));
+    r.push_back(getAffineDimExpr(x, ctx));
+    r.push_back(getAffineDimExpr(y, ctx));
+    return AffineMap::get(numLoops, 0, r, ctx);
+  };
+  unsigned m = nb, n = nb + 1, k = nb + 2;
+  if (maps[0] != mapOf(m, k) || maps[2] != mapOf(m, n))
+    return false;
+  transposeB = maps[1] == mapOf(n, k);
+  return transposeB || maps[1] == mapOf(k, n);
+}
+
+/// linalg.matmul / linalg.batch_matmul on tensors -> accel.matmul.
+template <typename LinalgOpTy>
+struct RaiseLinalgMatmul : public OpRewritePattern<LinalgOpTy> {
+  using OpRewritePattern<LinalgOpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LinalgOpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "needs tensors");
+    if (op.getCast() != linalg::TypeFn::cast_signed)
+      return rewriter.notifyMatchFailure(op, "unsigned casts");
+    bool transposeB = false;
+    if (!isMatmulLayout(op.getIndexingMapsArray(), op.getNumLoops(),
+                        transposeB))
+      return rewriter.notifyMatchFailure(op, "layout accel.matmul lacks");
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    Type ea = getElementTypeOrSelf(a.getType()),
+         eb = getElementTypeOrSelf(b.getType()),
+         ec = getElementTypeOrSelf(c.getType());
+    if (!MatmulOp::isSupportedElementTypes(ea, eb, ec, /*scaled=*/false))
+      return rewriter.notifyMatchFailure(op, "element types");
+    // linalg accumulates into its init; a zero fill means C = A·B.
+    bool accumulate = true;
+    if (auto fill = c.getDefiningOp<linalg::FillOp>()) {
+      if (isZeroConstant(fill.getInputs()[0])) {
+        c = fill.getOutputs()[0];
+        accumulate = false;
+      }
+    }
+    auto raised = MatmulOp::create(rewriter, op.getLoc(), c.getType(), a, b,
+                                   /*lhs_scale=*/Value(), /*rhs_scale=*/Value(),
+                                   c, transposeB, accumulate);
+    rewriter.replaceOp(op, raised.getResult());
+    return success();
+  }
+};
+
+/// tosa.matmul with zero zero-points -> accel.matmul into a tensor.empty.
+struct RaiseTosaMatmul : public OpRewritePattern<tosa::MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tosa::MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isZeroConstant(op.getAZp()) || !isZeroConstant(op.getBZp()))
+      return rewriter.notifyMatchFailure(op, "non-zero zero points");
+    auto outType = dyn_cast<RankedTensorType>(op.getType());
+    auto aType = dyn_cast<RankedTensorType>(op.getA().getType());
+    auto bType = dyn_cast<RankedTensorType>(op.getB().getType());
+    if (!outType || !aType || !bType)
+      return rewriter.notifyMatchFailure(op, "unranked");
+    if (!MatmulOp::isSupportedElementTypes(aType.getElementType(),
+                                           bType.getElementType(),
+                                           outType.getElementType(),
+                                           /*scaled=*/false))
+      return rewriter.notifyMatchFailure(op, "element types");
+    Location loc = op.getLoc();
+    // [N, H, W]: N and H from A, W from B.
+    SmallVector<OpFoldResult> sizes = {
+        tensor::getMixedSize(rewriter, loc, op.getA(), 0),
+        tensor::getMixedSize(rewriter, loc, op.getA(), 1),
+        tensor::getMixedSize(rewriter, loc, op.getB(), 2)};
+    Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                         outType.getElementType());
+    if (init.getType() != outType)
+      init = tensor::CastOp::create(rewriter, loc, outType, init);
+    auto raised = MatmulOp::create(rewriter, loc, outType, op.getA(),
+                                   op.getB(), Value(), Value(), init,
+                                   /*transpose_b=*/false,
+                                   /*accumulate=*/false);
+    rewriter.replaceOp(op, raised.getResult());
+    return success();
+  }
+};
+
+namespace {
+struct AccelRaisePass
+    : public accel::impl::AccelRaisePassBase<AccelRaisePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateRaiseToAccelPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void accel::populateRaiseToAccelPatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseLinalgMatmul<linalg::MatmulOp>,
+               RaiseLinalgMatmul<linalg::BatchMatmulOp>, RaiseTosaMatmul>(
+      patterns.getContext());
+}
