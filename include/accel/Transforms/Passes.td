@@ -52,6 +52,38 @@ def AccelRaisePass : Pass<"accel-raise"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AccelRooflinePass : Pass<"accel-roofline", "::mlir::ModuleOp"> {
+  let summary = "Report each accel op's place on a target's roofline";
+  let description = [{
+    For every accel op with static shapes, on the chosen catalogue target:
+    FLOPs, the bytes it must move at least (each operand read once, each
+    result written once: the traffic of an ideal fused kernel), arithmetic
+    intensity, whether it is compute- or memory-bound (intensity against the
+    target's ridge point, peak / bandwidth), and the predicted time
+    max(FLOPs / peak, bytes / bandwidth). The peak is the target's for the
+    op's input precision; attention counts only the (query, key) pairs the
+    causal band keeps.
+
+    Each op gets a remark; `report=FILE` (`-` for stdout) also writes the
+    table, and `svg=FILE` a log-log roofline plot with the ops on it (the
+    roof drawn is the first op's precision). Costs of tiled kernels (tile
+    sizes and the traffic they imply) come with the tiling pass.
+
+    ```
+    accel-opt --accel-roofline=target=h100 model.mlir -o /dev/null
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", "\"\"",
+           "Catalogue target (default: the module's accel.target, else "
+           "x86-64-avx512)">,
+    Option<"reportFile", "report", "std::string", "\"\"",
+           "Write the table to this file ('-': stdout)">,
+    Option<"svgFile", "svg", "std::string", "\"\"",
+           "Write a roofline plot (SVG) to this file">
+  ];
+}
+
 def AccelCpuVectorizeContractionsPass
     : Pass<"accel-cpu-vectorize-contractions", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg contractions on buffers for caches and registers "

@@ -1,0 +1,299 @@
+//===- Roofline.cpp - accel ops on a target's roofline --------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel-roofline: FLOPs, compulsory bytes, arithmetic intensity, bound and
+// predicted time of each accel op on a catalogue target; a remark per op, an
+// optional table and an optional SVG plot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/Target/Catalogue.h"
+#include "accel/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "mlir/Support/FileUtilities.h"
+#include <cmath>
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELROOFLINEPASS
+#include "accel/Transforms/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using namespace mlir::accel;
+
+namespace {
+/// One op's costs.
+struct Cost {
+  Operation *op;
+  std::string name;
+  double flops = 0, bytes = 0;
+  Type precision;
+};
+} // namespace
+
+static double numBytes(Value v) {
+  auto t = cast<ShapedType>(v.getType());
+  double bits = std::max<unsigned>(8, t.getElementTypeBitWidth());
+  return double(t.getNumElements()) * bits / 8.0;
+}
+
+static bool allStatic(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto s = dyn_cast<ShapedType>(t);
+    return !s || s.hasStaticShape();
+  });
+}
+
+/// Number of (query, key) pairs the causal band keeps in one head.
+static double keptPairs(int64_t sq, int64_t skv, std::optional<int64_t> diag) {
+  int64_t d = diag.value_or(skv - sq);
+  double kept = 0;
+  for (int64_t i = 0; i < sq; ++i)
+    kept += double(std::clamp<int64_t>(i + d + 1, 0, skv));
+  return kept;
+}
+
+static std::optional<Cost> costOf(Operation *op) {
+  if (!allStatic(op))
+    return std::nullopt;
+  Cost c{op, op->getName().getStringRef().str(), 0, 0, Type()};
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    auto ct = mm.getInit().getType();
+    int64_t k = mm.getLhs().getType().getShape().back();
+    c.flops = 2.0 * double(ct.getNumElements()) * double(k);
+    c.bytes = numBytes(mm.getLhs()) + numBytes(mm.getRhs()) +
+              numBytes(mm.getInit()) * (mm.getAccumulate() ? 2 : 1);
+    c.precision = mm.getLhs().getType().getElementType();
+    return c;
+  }
+  if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+    // max, subtract, exp, sum, divide.
+    c.flops = 5.0 * double(sm.getInput().getType().getNumElements());
+    c.bytes = numBytes(sm.getInput()) + numBytes(sm.getInit());
+    c.precision = sm.getInput().getType().getElementType();
+    return c;
+  }
+  if (auto at = dyn_cast<AttentionOp>(op)) {
+    ArrayRef<int64_t> q = at.getQuery().getType().getShape();
+    ArrayRef<int64_t> v = at.getValue().getType().getShape();
+    int64_t b = q[0], h = q[1], sq = q[2], d = q[3], skv = v[2], dv = v[3];
+    std::optional<int64_t> diag;
+    if (Value dg = at.getDiagonal()) {
+      if (auto cst = dg.getDefiningOp<arith::ConstantIndexOp>())
+        diag = cst.value();
+    }
+    double pairs = at.getCausal() ? keptPairs(sq, skv, diag)
+                                  : double(sq) * double(skv);
+    // Q·Kᵀ and P·V, plus the softmax on each kept logit.
+    c.flops = double(b * h) * pairs * (2.0 * d + 2.0 * dv + 5.0);
+    c.bytes = numBytes(at.getQuery()) + numBytes(at.getKey()) +
+              numBytes(at.getValue()) + numBytes(at.getInit());
+    if (Value m = at.getMask())
+      c.bytes += numBytes(m);
+    c.precision = at.getQuery().getType().getElementType();
+    return c;
+  }
+  return std::nullopt;
+}
+
+static std::string human(double v, StringRef unit) {
+  const char *prefixes[] = {"", "K", "M", "G", "T", "P"};
+  int i = 0;
+  while (std::fabs(v) >= 1000.0 && i < 5) {
+    v /= 1000.0;
+    ++i;
+  }
+  return llvm::formatv("{0:f2} {1}{2}", v, prefixes[i], unit).str();
+}
+
+static std::string humanTime(double s) {
+  if (s >= 1.0)
+    return llvm::formatv("{0:f2} s", s).str();
+  if (s >= 1e-3)
+    return llvm::formatv("{0:f2} ms", s * 1e3).str();
+  if (s >= 1e-6)
+    return llvm::formatv("{0:f2} us", s * 1e6).str();
+  return llvm::formatv("{0:f1} ns", s * 1e9).str();
+}
+
+/// A power of ten as a short axis label: 0.01, 1, 1000, 1e6.
+static std::string tickLabel(double x) {
+  int e = int(std::lround(std::log10(x)));
+  if (e < 0)
+    return "0." + std::string(-e - 1, '0') + "1";
+  if (e <= 4)
+    return std::to_string(int64_t(std::llround(x)));
+  return "1e" + std::to_string(e);
+}
+
+/// A log-log roofline with the ops on it.
+static void writeSvg(raw_ostream &os, TargetAttr target, double peakGflops,
+                     double bwGbps, ArrayRef<std::pair<Cost, double>> points) {
+  const double w = 720, h = 480, left = 70, bottom = 50, top = 30, right = 20;
+  double xMin = 0.01, xMax = 1e5;
+  double yMax = std::pow(10.0, std::ceil(std::log10(peakGflops * 2)));
+  double yMin = yMax / 1e7;
+  auto px = [&](double x) {
+    return left + (std::log10(x) - std::log10(xMin)) /
+                      (std::log10(xMax) - std::log10(xMin)) *
+                      (w - left - right);
+  };
+  auto py = [&](double y) {
+    return h - bottom - (std::log10(y) - std::log10(yMin)) /
+                            (std::log10(yMax) - std::log10(yMin)) *
+                            (h - top - bottom);
+  };
+  os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
+                      "height=\"{1}\" font-family=\"sans-serif\" "
+                      "font-size=\"11\">\n",
+                      w, h);
+  os << llvm::formatv("<title>Roofline on {0}</title>\n", target.getName());
+  os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" "
+                      "fill=\"white\" stroke=\"black\"/>\n",
+                      left, top, w - left - right, h - top - bottom);
+  for (double x = xMin; x <= xMax * 1.001; x *= 10)
+    os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" "
+                        "text-anchor=\"middle\">{2}</text>\n",
+                        px(x), h - bottom + 15, tickLabel(x));
+  for (double y = yMin; y <= yMax * 1.001; y *= 10)
+    os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" "
+                        "text-anchor=\"end\">{2}</text>\n",
+                        left - 5, py(y) + 4, tickLabel(y));
+  os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" text-anchor=\"middle\">"
+                      "arithmetic intensity (FLOP/byte)</text>\n",
+                      (left + w - right) / 2, h - 10);
+  os << llvm::formatv("<text x=\"15\" y=\"{0:f1}\" transform=\"rotate(-90 15 "
+                      "{0:f1})\" text-anchor=\"middle\">GFLOP/s</text>\n",
+                      (top + h - bottom) / 2);
+  // The roof: min(peak, bandwidth x intensity).
+  double ridge = peakGflops / bwGbps;
+  os << "<polyline class=\"roof\" fill=\"none\" stroke=\"black\" "
+        "stroke-width=\"2\" points=\"";
+  os << llvm::formatv("{0:f1},{1:f1} {2:f1},{3:f1} {4:f1},{5:f1}", px(xMin),
+                      py(std::max(yMin, bwGbps * xMin)), px(ridge),
+                      py(peakGflops), px(xMax), py(peakGflops));
+  os << "\"/>\n";
+  os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\">{2}: {3:f0} GFLOP/s, "
+                      "{4:f0} GB/s</text>\n",
+                      left + 8, top + 14, target.getName(), peakGflops,
+                      bwGbps);
+  for (auto [i, point] : llvm::enumerate(points))
+    os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\">{2}: {3}, {4:f1} "
+                        "FLOP/B</text>\n",
+                        left + 8, top + 30 + 14.0 * i, i, point.first.name,
+                        point.second);
+  for (auto [i, point] : llvm::enumerate(points)) {
+    auto &[cost, intensity] = point;
+    double x = std::clamp(intensity, xMin, xMax);
+    double y = std::max(yMin, std::min(peakGflops, bwGbps * intensity));
+    os << llvm::formatv("<circle class=\"op\" cx=\"{0:f1}\" cy=\"{1:f1}\" "
+                        "r=\"5\" fill=\"#d62728\"><title>{2}</title>"
+                        "</circle>\n",
+                        px(x), py(y), cost.name);
+    os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\">{2}</text>\n",
+                        px(x) + 7, py(y) - 6 - 12.0 * (i % 3), i);
+  }
+  os << "</svg>\n";
+}
+
+namespace {
+struct AccelRooflinePass
+    : public accel::impl::AccelRooflinePassBase<AccelRooflinePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    TargetAttr target;
+    if (!targetName.empty()) {
+      target = lookupTarget(&getContext(), targetName);
+      if (!target) {
+        mlir::emitError(module.getLoc())
+            << "accel-roofline: unknown target '" << targetName << "'";
+        return signalPassFailure();
+      }
+    } else if (auto attr = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
+      target = attr;
+    } else {
+      target = lookupTarget(&getContext(), "x86-64-avx512");
+    }
+    double bw = target.getMemoryGbps().convertToDouble() * 1e9;
+
+    SmallVector<std::pair<Cost, double>> points;
+    std::string table;
+    llvm::raw_string_ostream rows(table);
+    rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11} {5,-8} {6,12}\n",
+                          "#", "op", "FLOPs", "bytes", "FLOP/B", "bound",
+                          "predicted");
+    module.walk([&](Operation *op) {
+      if (!isa<MatmulOp, SoftmaxOp, AttentionOp>(op))
+        return;
+      std::optional<Cost> cost = costOf(op);
+      if (!cost) {
+        op->emitRemark() << "roofline on " << target.getName()
+                         << ": dynamic shapes, no estimate";
+        return;
+      }
+      double peak = target.getPeakFlops(cost->precision);
+      if (peak <= 0) {
+        op->emitRemark() << "roofline on " << target.getName() << ": "
+                         << cost->precision
+                         << " is not supported by the target (peak 0)";
+        return;
+      }
+      double intensity = cost->bytes > 0 ? cost->flops / cost->bytes : 0;
+      double ridge = bw > 0 ? peak / bw : 0;
+      bool computeBound = bw <= 0 || intensity >= ridge;
+      double time = std::max(cost->flops / peak, bw > 0 ? cost->bytes / bw : 0);
+      op->emitRemark() << llvm::formatv(
+          "roofline on {0}: {1}, {2}, {3:f1} FLOP/B, {4}-bound (ridge "
+          "{5:f1} FLOP/B), predicted {6} at {7}",
+          target.getName(), human(cost->flops, "FLOP"),
+          human(cost->bytes, "B"), intensity,
+          computeBound ? "compute" : "memory", ridge, humanTime(time),
+          computeBound ? human(peak, "FLOP/s") : human(bw, "B/s"));
+      rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11:f1} {5,-8} "
+                            "{6,12}\n",
+                            points.size(), cost->name,
+                            human(cost->flops, "FLOP"),
+                            human(cost->bytes, "B"), intensity,
+                            computeBound ? "compute" : "memory",
+                            humanTime(time));
+      points.push_back({*cost, intensity});
+    });
+
+    auto write = [&](StringRef path, function_ref<void(raw_ostream &)> fn) {
+      std::string error;
+      auto file = openOutputFile(path, &error);
+      if (!file) {
+        mlir::emitError(module.getLoc()) << "accel-roofline: " << error;
+        return false;
+      }
+      fn(file->os());
+      file->keep();
+      return true;
+    };
+    if (!reportFile.empty() &&
+        !write(reportFile, [&](raw_ostream &os) {
+          os << "roofline on " << target.getName() << "\n" << table;
+        }))
+      return signalPassFailure();
+    if (!svgFile.empty() && !points.empty()) {
+      double peak = target.getPeakFlops(points.front().first.precision) / 1e9;
+      if (!write(svgFile, [&](raw_ostream &os) {
+            writeSvg(os, target, peak, bw / 1e9, points);
+          }))
+        return signalPassFailure();
+    }
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace
