@@ -40,6 +40,13 @@ f=$(grep -Eo '[0-9]+ failed' "$py_out" | tail -1 | cut -d' ' -f1)
 passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
 rm -f "$py_out"
 
+echo "== diagnostics coverage"
+if python3 "$root/scripts/check-diagnostics.py"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); status=1
+fi
+
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 echo "$passed passed, $failed failed"
 exit "$status"

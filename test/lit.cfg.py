@@ -2,6 +2,7 @@
 # lit configuration for the accel regression tests.
 
 import os
+import sys
 
 import lit.formats
 import lit.util
@@ -19,6 +20,8 @@ config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py",
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%accel_src_root", config.accel_src_root))
 config.substitutions.append(("%accel_obj_root", config.accel_obj_root))
+# The interpreter lit runs under; test helpers use the standard library only.
+config.substitutions.append(("%python", sys.executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -256,6 +256,10 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       }
       continue;
     }
+    if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
+      env[castOp.getResult()] = env[castOp.getSource()];
+      continue;
+    }
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
       if (!fill.hasPureTensorSemantics())
         return op.emitOpError("the fp64 oracle models fills on tensors only");
@@ -362,7 +366,7 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
     }
     return op.emitOpError("is not modelled by the fp64 oracle (it knows "
                           "accel ops, linalg.fill/matmul/batch_matmul, "
-                          "tosa.matmul, tensor.empty and constants)");
+                          "tosa.matmul, tensor.empty/cast and constants)");
   }
   return failure();
 }
@@ -734,7 +738,15 @@ int main(int argc, char **argv) {
   if (failed(options.parseFromString(cpuOptions)))
     return fail("bad --cpu-pipeline-options '" + cpuOptions + "'");
   options.threads = threads;
-  auto engine = compileForHost(*module, options);
+  // Compile the selected functions (and the private ones they may call),
+  // not what else the file holds.
+  OwningOpRef<ModuleOp> selected = module->clone();
+  for (auto f : llvm::make_early_inc_range(selected->getOps<func::FuncOp>()))
+    if (f.isPublic() && llvm::none_of(jobs, [&](const Job &j) {
+          return j.name == f.getSymName();
+        }))
+      f.erase();
+  auto engine = compileForHost(*selected, options);
   if (!engine)
     return fail("cannot compile '" + inputFile + "' for the host: " +
                 toString(engine.takeError()));

@@ -33,7 +33,7 @@
 // RUN: not accel-run %s --entry=wrong_dtype --input=%t.dir/softmax.0.npy 2>&1 | FileCheck %s --check-prefix=CHECK-DTYPE
 // CHECK-DTYPE: accel-run: error: argument #0 has element type i8 but '{{.*}}softmax.0.npy' holds '<f8'
 // RUN: not accel-run %s --entry=softmax --input=%t.dir/missing.npy 2>&1 | FileCheck %s --check-prefix=CHECK-NOFILE
-// CHECK-NOFILE: accel-run: error: argument #0: '{{.*}}missing.npy': cannot read
+// CHECK-NOFILE: accel-run: error: argument #0: '{{.*}}missing.npy': cannot read: No such file or directory
 // RUN: not accel-run %s --entry=softmax --input=%s 2>&1 | FileCheck %s --check-prefix=CHECK-NOTNPY
 // CHECK-NOTNPY: accel-run: error: argument #0: '{{.*}}errors.mlir': not a .npy file (bad magic)
 // RUN: not accel-run %s --entry=softmax --input=%t.dir/softmax.0.npy --input=%t.dir/softmax.0.npy 2>&1 | FileCheck %s --check-prefix=CHECK-EXTRA
@@ -71,4 +71,82 @@ func.func @not_modelled(%x: tensor<3x5xf32>) -> tensor<4x5xf32> {
     tensor.yield %zero : f32
   } : tensor<3x5xf32> to tensor<4x5xf32>
   return %p : tensor<4x5xf32>
+}
+
+// Malformed .npy files, made by a standard-library script.
+// RUN: %python %S/Inputs/make_npy.py %t.npy
+// RUN: not accel-run %s --entry=softmax --input=%t.npy/fortran.npy 2>&1 | FileCheck %s --check-prefix=CHECK-FORTRAN
+// CHECK-FORTRAN: error: argument #0: '{{.*}}fortran.npy': Fortran-ordered arrays are not supported; save with np.ascontiguousarray
+// RUN: not accel-run %s --entry=softmax --input=%t.npy/bigendian.npy 2>&1 | FileCheck %s --check-prefix=CHECK-BIG
+// CHECK-BIG: error: argument #0: '{{.*}}bigendian.npy': big-endian data (>f4) is not supported
+// RUN: not accel-run %s --entry=softmax --input=%t.npy/complex.npy 2>&1 | FileCheck %s --check-prefix=CHECK-COMPLEX
+// CHECK-COMPLEX: error: argument #0: '{{.*}}complex.npy': unsupported dtype '<c8' (bool, int8-64, uint8, float16/32/64 are read)
+// RUN: not accel-run %s --entry=softmax --input=%t.npy/nodescr.npy 2>&1 | FileCheck %s --check-prefix=CHECK-NODESCR
+// CHECK-NODESCR: error: argument #0: '{{.*}}nodescr.npy': header lacks descr, fortran_order or shape
+// RUN: not accel-run %s --entry=softmax --input=%t.npy/version9.npy 2>&1 | FileCheck %s --check-prefix=CHECK-VERSION
+// CHECK-VERSION: error: argument #0: '{{.*}}version9.npy': unsupported .npy version 9
+// RUN: not accel-run %s --entry=softmax --input=%t.npy/truncated.npy 2>&1 | FileCheck %s --check-prefix=CHECK-TRUNC
+// CHECK-TRUNC: error: argument #0: '{{.*}}truncated.npy': truncated header
+// RUN: not accel-run %s --entry=softmax --input=%t.npy/short.npy 2>&1 | FileCheck %s --check-prefix=CHECK-SHORT
+// CHECK-SHORT: error: argument #0: '{{.*}}short.npy': holds 20 data bytes, shape (3, 5) of '<f4' needs 60
+// A float16 array feeds an f32 argument (values are exact in both).
+// RUN: accel-run %s --entry=softmax --repeat=0 --input=%t.npy/f16.npy | FileCheck %s --check-prefix=CHECK-OK
+
+// RUN: not accel-run %s --entry=softmax --save-outputs=%t.no/such/dir 2>&1 | FileCheck %s --check-prefix=CHECK-NOSAVE
+// CHECK-NOSAVE: accel-run: error: '{{.*}}softmax.0.npy': cannot write:
+
+// Command lines.
+// RUN: not accel-run %s --entry=softmax --poison=0:1 2>&1 | FileCheck %s --check-prefix=CHECK-POISON-FORM
+// CHECK-POISON-FORM: accel-run: error: --poison expects ARG:INDEX:VALUE, got '0:1'
+// RUN: not accel-run %s --entry=softmax --poison=0:1:lots 2>&1 | FileCheck %s --check-prefix=CHECK-POISON-VALUE
+// CHECK-POISON-VALUE: accel-run: error: --poison value 'lots' is not a number
+// RUN: not accel-run %s --entry=softmax --num-threads=0 2>&1 | FileCheck %s --check-prefix=CHECK-THREADS
+// CHECK-THREADS: accel-run: error: --num-threads must be at least 1
+// RUN: not accel-run %s --entry=softmax,wrong_shape --input=%t.dir/softmax.0.npy 2>&1 | FileCheck %s --check-prefix=CHECK-TWO
+// CHECK-TWO: accel-run: error: --input files need exactly one function; choose it with --entry
+// RUN: not accel-run %s --entry=softmax --cpu-pipeline-options="register-tile=a" 2>&1 | FileCheck %s --check-prefix=CHECK-OPTIONS
+// CHECK-OPTIONS: accel-run: error: bad --cpu-pipeline-options 'register-tile=a'
+
+// What the oracle does not model is said, with the op's location.
+// RUN: not accel-run %s --entry=dynamic_empty 2>&1 | FileCheck %s --check-prefix=CHECK-DYNEMPTY
+// CHECK-DYNEMPTY: error: 'tensor.empty' op the fp64 oracle needs static shapes
+// RUN: not accel-run %s --entry=sparse_constant 2>&1 | FileCheck %s --check-prefix=CHECK-SPARSE
+// CHECK-SPARSE: error: 'arith.constant' op the fp64 oracle does not model this constant
+// RUN: not accel-run %s --entry=transposed_a 2>&1 | FileCheck %s --check-prefix=CHECK-TRANSA
+// CHECK-TRANSA: error: 'linalg.matmul' op the fp64 oracle models matmuls with A as (m, k) only
+// RUN: not accel-run %s --entry=tosa_zero_point 2>&1 | FileCheck %s --check-prefix=CHECK-ZP
+// CHECK-ZP: error: 'tosa.matmul' op the fp64 oracle models tosa.matmul with zero zero points only
+// RUN: not accel-run %s --entry=dynamic_head_dim 2>&1 | FileCheck %s --check-prefix=CHECK-HEAD
+// CHECK-HEAD: error: 'accel.attention' op the fp64 oracle needs a static head dimension or an explicit scale
+
+func.func @dynamic_empty() -> tensor<4x4xf32> {
+  %d = arith.constant 4 : index
+  %e = tensor.empty(%d) : tensor<?x4xf32>
+  %c = tensor.cast %e : tensor<?x4xf32> to tensor<4x4xf32>
+  return %c : tensor<4x4xf32>
+}
+
+func.func @sparse_constant() -> tensor<4x4xf32> {
+  %c = arith.constant sparse<[[0, 0]], [1.0]> : tensor<4x4xf32>
+  return %c : tensor<4x4xf32>
+}
+
+func.func @transposed_a(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%a, %b : tensor<8x4xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+func.func @tosa_zero_point(%a: tensor<1x4x8xi8>, %b: tensor<1x8x16xi8>) -> tensor<1x4x16xi32> {
+  %azp = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %bzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.matmul %a, %b, %azp, %bzp : (tensor<1x4x8xi8>, tensor<1x8x16xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x16xi32>
+  return %0 : tensor<1x4x16xi32>
+}
+
+func.func @dynamic_head_dim(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  %qd = tensor.cast %q : tensor<1x1x4x8xf32> to tensor<1x1x4x?xf32>
+  %kd = tensor.cast %k : tensor<1x1x4x8xf32> to tensor<1x1x4x?xf32>
+  %0 = accel.attention ins(%qd, %kd, %k : tensor<1x1x4x?xf32>, tensor<1x1x4x?xf32>, tensor<1x1x4x8xf32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
 }
