@@ -24,9 +24,13 @@ using namespace mlir;
 
 void accel::buildAccelCpuPipeline(OpPassManager &pm,
                                   const AccelCpuPipelineOptions &options) {
-  // Frontends' linalg/tosa matmuls enter as accel ops.
+  // Frontends' linalg/tosa matmuls enter as accel ops; unfused attention
+  // chains become one accel.attention.
   pm.addPass(accel::createAccelRaisePass());
+  pm.addPass(accel::createAccelFuseAttentionPass());
   pm.addPass(accel::createConvertAccelToLinalgPass());
+  // What is left on tensors elementwise (scales, masks) becomes linalg.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (options.vectorize)
     pm.addPass(accel::createAccelCpuTransposeRhsPass());

@@ -256,6 +256,34 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       }
       continue;
     }
+    // Elementwise arithmetic on tensors (the scale and mask steps of an
+    // unfused attention chain): exact inputs, one rounding of the result.
+    if (isa<arith::MulFOp, arith::DivFOp, arith::AddFOp, arith::SubFOp,
+            arith::SelectOp>(op) &&
+        isa<RankedTensorType>(op.getResult(0).getType())) {
+      auto type = cast<RankedTensorType>(op.getResult(0).getType());
+      ref::Tensor out(type.getShape()), bound(type.getShape());
+      double u = ref::unitRoundoff(type.getElementType());
+      for (int64_t n = 0; n < out.numElements(); ++n) {
+        double x = get(op.getOperand(0)).data[n];
+        double y = get(op.getOperand(1)).data[n];
+        double r;
+        if (isa<arith::MulFOp>(op))
+          r = x * y;
+        else if (isa<arith::DivFOp>(op))
+          r = x / y;
+        else if (isa<arith::AddFOp>(op))
+          r = x + y;
+        else if (isa<arith::SubFOp>(op))
+          r = x - y;
+        else
+          r = x != 0.0 ? y : get(op.getOperand(2)).data[n];
+        out.data[n] = r;
+        bound.data[n] = std::isfinite(r) ? u * std::fabs(r) : 0.0;
+      }
+      env[op.getResult(0)] = ref::Result{std::move(out), std::move(bound)};
+      continue;
+    }
     if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
       env[castOp.getResult()] = env[castOp.getSource()];
       continue;
@@ -366,7 +394,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
     }
     return op.emitOpError("is not modelled by the fp64 oracle (it knows "
                           "accel ops, linalg.fill/matmul/batch_matmul, "
-                          "tosa.matmul, tensor.empty/cast and constants)");
+                          "tosa.matmul, tensor.empty/cast, elementwise "
+                          "arith on tensors and constants)");
   }
   return failure();
 }

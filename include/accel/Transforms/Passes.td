@@ -84,6 +84,32 @@ def AccelRooflinePass : Pass<"accel-roofline", "::mlir::ModuleOp"> {
   ];
 }
 
+def AccelFuseAttentionPass : Pass<"accel-fuse-attention"> {
+  let summary = "Fuse an unfused attention chain of accel ops into "
+                "accel.attention";
+  let description = [{
+    Rewrites
+
+    ```
+    S = accel.matmul transpose_b (Q, K)        // [B, H, Sq, Skv]
+    S = S * c   or   S = S / c                 // c a constant splat
+    S = S + M   or   S = select(M, S, -inf)    // optional mask
+    P = accel.softmax dimension(3) (S)
+    O = accel.matmul (P, V)                    // [B, H, Sq, Dv]
+    ```
+
+    into `accel.attention` with `scale(c)` (or `1/c`) and the mask, so the
+    score matrix is never materialised. The pass only fires when the chain
+    means exactly that: every intermediate has one user, neither matmul
+    accumulates or is scaled, the first reads K transposed, the softmax
+    runs over the key dimension, the scale is a finite constant splat,
+    Q, K and V share one element type, and the shapes line up. A chain that
+    does not match is left as it is (and still runs, unfused). Linalg
+    chains as frontends emit them are not matched yet.
+  }];
+  let dependentDialects = ["::mlir::accel::AccelDialect"];
+}
+
 def AccelCpuVectorizeContractionsPass
     : Pass<"accel-cpu-vectorize-contractions", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg contractions on buffers for caches and registers "
