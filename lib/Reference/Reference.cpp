@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
 #include <cassert>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -51,6 +52,8 @@ double ref::roundTo(double v, Type type) {
   if (auto i = dyn_cast<IntegerType>(type)) {
     if (std::isnan(v))
       return 0.0;
+    // Out of int64's range (inf included): saturate, then wrap below.
+    v = std::clamp(v, -9.2233720368547758e18, 9.2233720368547748e18);
     unsigned w = i.getWidth();
     if (w == 1)
       return v != 0.0 ? 1.0 : 0.0;
@@ -70,7 +73,12 @@ double ref::roundTo(double v, Type type) {
 
 double ref::gamma(int64_t k, double u) {
   double ku = static_cast<double>(k) * u;
-  return ku >= 1.0 ? kInf : ku / (1.0 - ku);
+  // Past K·u = 1/2 the worst-case bound says nothing (it reaches infinity at
+  // K·u = 1); use the probabilistic λ·√K·u with λ = 8 (anchors-reliability
+  // §D.3, the quality gate) so the gate stays finite and meaningful.
+  if (ku >= 0.5)
+    return 8.0 * std::sqrt(static_cast<double>(k)) * u;
+  return ku / (1.0 - ku);
 }
 
 //===----------------------------------------------------------------------===//
@@ -113,7 +121,7 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
         int64_t idx = bt * m * n + i * n + j;
         double prev = spec.accumulate ? c.data[idx] : 0.0;
         double value, bound;
-        if (integer && !scaled) {
+        if (integer && !scaled && isa<IntegerType>(spec.accType)) {
           // Exact in i32, wrapping; the kernel must match bit for bit.
           value = roundTo(prev + dot, spec.accType);
           bound = 0.0;
@@ -133,9 +141,17 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           // fits the accumulator's significand leave nothing to round.
           double limit = std::ldexp(
               1.0, cast<FloatType>(spec.accType).getFPMantissaWidth());
+          if (integer)
+            integral = true;
           if (integral && prev == std::trunc(prev) &&
               mag + std::fabs(prev) <= limit)
             bound = 0.0;
+        }
+        // A result beyond the output format's range is, correctly, ±inf.
+        if (!isa<IntegerType>(spec.accType) && std::isfinite(value) &&
+            std::isinf(roundTo(value, spec.accType))) {
+          value = roundTo(value, spec.accType);
+          bound = 0.0;
         }
         r.value.data[idx] = value;
         r.bound.data[idx] = bound;
@@ -262,9 +278,13 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
         }
         double u32 = std::ldexp(1.0, -24);
         // The dot products' own rounding is what atol covers at ordinary
-        // magnitudes; large logits add their representation error.
+        // magnitudes; large logits add their representation error, and the
+        // output's own rounding and the f32 sum over the keys scale with |v|
+        // (probabilistic √Skv growth, λ = 2).
         double logitErr = 2 * u32 * maxLogit;
-        double rowBound = atol + 2 * maxV * logitErr;
+        double sumErr = ref::unitRoundoff(spec.outType) +
+                        2.0 * std::sqrt(double(skv)) * u32;
+        double rowBound = atol + 2 * maxV * logitErr + sumErr * maxV;
         double shift = mx == -kInf ? 0.0 : mx;
         double sum = 0;
         for (int64_t j = 0; j < skv; ++j) {

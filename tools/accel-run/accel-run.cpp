@@ -32,7 +32,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/APFloat.h"
-#include "llvm/ADT/Hashing.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -278,6 +278,9 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
           r = x - y;
         else
           r = x != 0.0 ? y : get(op.getOperand(2)).data[n];
+        // A result beyond the element type's range is, correctly, ±inf.
+        if (std::isfinite(r) && std::isinf(ref::roundTo(r, type.getElementType())))
+          r = ref::roundTo(r, type.getElementType());
         out.data[n] = r;
         bound.data[n] = std::isfinite(r) ? u * std::fabs(r) : 0.0;
       }
@@ -291,8 +294,10 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
       if (!fill.hasPureTensorSemantics())
         return op.emitOpError("the fp64 oracle models fills on tensors only");
-      ref::Tensor t(cast<RankedTensorType>(fill.getResultTypes()[0]).getShape(),
-                    get(fill.getInputs()[0]).data[0]);
+      auto fillType = cast<RankedTensorType>(fill.getResultTypes()[0]);
+      ref::Tensor t(fillType.getShape(),
+                    ref::roundTo(get(fill.getInputs()[0]).data[0],
+                                 fillType.getElementType()));
       env[fill.getResult(0)] = exact(std::move(t));
       continue;
     }
@@ -305,11 +310,29 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
         auto e = dyn_cast<AffineDimExpr>(m.getResult(r));
         return e ? int64_t(e.getPosition()) : int64_t(-1);
       };
-      bool transposeB = dim(maps[1], nb) == nb + 1;
-      if (dim(maps[0], nb) != nb || dim(maps[0], nb + 1) != nb + 2 ||
-          (!transposeB && dim(maps[1], nb) != nb + 2))
-        return op.emitOpError("the fp64 oracle models matmuls with A as "
-                              "(m, k) only");
+      // (b.., m, k) x (b.., k, n) or (b.., n, k) -> (b.., m, n), every
+      // operand carrying every batch dimension.
+      auto batchOk = [&](AffineMap m) {
+        if (m.getNumResults() != nb + 2)
+          return false;
+        for (unsigned i = 0; i < nb; ++i)
+          if (dim(m, i) != int64_t(i))
+            return false;
+        return true;
+      };
+      bool transposeB = batchOk(maps[1]) && dim(maps[1], nb) == nb + 1 &&
+                        dim(maps[1], nb + 1) == nb + 2;
+      bool plainB = batchOk(maps[1]) && dim(maps[1], nb) == nb + 2 &&
+                    dim(maps[1], nb + 1) == nb + 1;
+      if (!batchOk(maps[0]) || !batchOk(maps[2]) || dim(maps[0], nb) != nb ||
+          dim(maps[0], nb + 1) != nb + 2 || dim(maps[2], nb) != nb ||
+          dim(maps[2], nb + 1) != nb + 1 || (!transposeB && !plainB))
+        return op.emitOpError("the fp64 oracle models matmuls of the form "
+                              "(b.., m, k) x (b.., k, n) or (b.., n, k) "
+                              "only");
+      auto castAttr = op.getAttrOfType<linalg::TypeFnAttr>("cast");
+      if (castAttr && castAttr.getValue() != linalg::TypeFn::cast_signed)
+        return op.emitOpError("the fp64 oracle models signed casts only");
       ref::MatmulSpec spec;
       spec.transposeB = transposeB;
       spec.accumulate = true;
@@ -432,7 +455,9 @@ static void generate(Arg &arg, std::mt19937_64 &rng) {
   // Scalars (per-tensor scales) stay positive and near 1.
   if (arg.shape.empty() && isa<FloatType>(t))
     arg.value.data[0] = 0.5 + std::fabs(arg.value.data[0]);
-  if (t.isInteger(1) && maskZeroRows > 0 && arg.shape.size() >= 2) {
+  // (A mask broadcast along its rows, [.., 1, Skv], has no rows to clear.)
+  if (t.isInteger(1) && maskZeroRows > 0 && arg.shape.size() >= 2 &&
+      arg.shape[arg.shape.size() - 2] > 1) {
     int64_t cols = arg.shape.back(), rows = arg.shape[arg.shape.size() - 2];
     for (int64_t base = 0; base < arg.value.numElements(); base += rows * cols)
       for (int64_t r = 0; r < std::min(rows, int64_t(maskZeroRows)); ++r)
@@ -592,7 +617,7 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
   }
   // Each function draws from its own stream, so adding a function to a file
   // does not change the inputs of the others.
-  std::mt19937_64 rng(seed ^ llvm::hash_value(name));
+  std::mt19937_64 rng(seed ^ llvm::xxh3_64bits(name));
   // --input files feed, in order, the declared tensor arguments that are
   // read (outputs that are only written are always NaN-prefilled).
   unsigned tensorIndex = 0;
@@ -674,7 +699,7 @@ static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
       int64_t at = c.firstFailure;
       llvm::outs() << llvm::formatv(
           "    {0} of {1} elements out of gate; first at flat index {2}: got "
-          "{3}, expected {4} (gate {5:e2})\n",
+          "{3:e9}, expected {4:e9} (gate {5:e2})\n",
           c.failures, actual.numElements(), at, actual.data[at],
           expected.value.data[at], expected.bound.data[at]);
     }
@@ -782,7 +807,8 @@ int main(int argc, char **argv) {
 
   llvm::outs() << "accel-run: " << inputFile << " on cpu (" << threads
                << (threads == 1 ? " thread" : " threads") << "), seed " << seed
-               << ", " << dist << " inputs\n";
+               << ", " << dist << " inputs"
+               << (npyInputs.empty() ? "" : " (or from .npy)") << "\n";
   unsigned passed = 0;
   for (Job &job : jobs) {
     FailureOr<bool> ok = runAndCheck(job, **engine);

@@ -113,7 +113,11 @@ func.func @not_modelled(%x: tensor<3x5xf32>) -> tensor<4x5xf32> {
 // RUN: not accel-run %s --entry=sparse_constant 2>&1 | FileCheck %s --check-prefix=CHECK-SPARSE
 // CHECK-SPARSE: error: 'arith.constant' op the fp64 oracle does not model this constant
 // RUN: not accel-run %s --entry=transposed_a 2>&1 | FileCheck %s --check-prefix=CHECK-TRANSA
-// CHECK-TRANSA: error: 'linalg.matmul' op the fp64 oracle models matmuls with A as (m, k) only
+// CHECK-TRANSA: error: 'linalg.matmul' op the fp64 oracle models matmuls of the form (b.., m, k) x (b.., k, n) or (b.., n, k) only
+// RUN: not accel-run %s --entry=broadcast_b 2>&1 | FileCheck %s --check-prefix=CHECK-BCAST
+// CHECK-BCAST: error: 'linalg.batch_matmul' op the fp64 oracle models matmuls of the form
+// RUN: not accel-run %s --entry=unsigned_cast 2>&1 | FileCheck %s --check-prefix=CHECK-UNSIGNED
+// CHECK-UNSIGNED: error: 'linalg.matmul' op the fp64 oracle models signed casts only
 // RUN: not accel-run %s --entry=tosa_zero_point 2>&1 | FileCheck %s --check-prefix=CHECK-ZP
 // CHECK-ZP: error: 'tosa.matmul' op the fp64 oracle models tosa.matmul with zero zero points only
 // RUN: not accel-run %s --entry=dynamic_head_dim 2>&1 | FileCheck %s --check-prefix=CHECK-HEAD
@@ -149,4 +153,15 @@ func.func @dynamic_head_dim(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %o
   %kd = tensor.cast %k : tensor<1x1x4x8xf32> to tensor<1x1x4x?xf32>
   %0 = accel.attention ins(%qd, %kd, %k : tensor<1x1x4x?xf32>, tensor<1x1x4x?xf32>, tensor<1x1x4x8xf32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
   return %0 : tensor<1x1x4x8xf32>
+}
+
+func.func @broadcast_b(%a: tensor<3x4x5xf32>, %b: tensor<5x6xf32>, %c: tensor<3x4x6xf32>) -> tensor<3x4x6xf32> {
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+         ins(%a, %b : tensor<3x4x5xf32>, tensor<5x6xf32>) outs(%c : tensor<3x4x6xf32>) -> tensor<3x4x6xf32>
+  return %0 : tensor<3x4x6xf32>
+}
+
+func.func @unsigned_cast(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>, %c: tensor<4x16xi32>) -> tensor<4x16xi32> {
+  %0 = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : tensor<4x8xi8>, tensor<8x16xi8>) outs(%c : tensor<4x16xi32>) -> tensor<4x16xi32>
+  return %0 : tensor<4x16xi32>
 }
