@@ -28,6 +28,12 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   // chains become one accel.attention.
   pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createAccelFuseAttentionPass());
+  if (options.decomposeAttention) {
+    accel::AccelDecomposeAttentionPassOptions tiles;
+    tiles.tileQ = options.attentionTileQ;
+    tiles.tileKV = options.attentionTileKV;
+    pm.addPass(accel::createAccelDecomposeAttentionPass(tiles));
+  }
   pm.addPass(accel::createConvertAccelToLinalgPass());
   // What is left on tensors elementwise (scales, masks) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -41,6 +47,9 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Loops that carry freshly computed tensors (FlashAttention's running
+  // max, sum and accumulator) yield new buffers.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
 

@@ -38,4 +38,42 @@ def ConvertAccelToLinalgPass : Pass<"convert-accel-to-linalg"> {
   ];
 }
 
+def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
+  let summary = "FlashAttention-2: accel.attention as an online softmax "
+                "over key/value tiles";
+  let description = [{
+    Rewrites each statically shaped `accel.attention` into loops over batch,
+    query heads and query tiles of `tile-q` rows; inside, a loop over key /
+    value tiles of `tile-kv` keys keeps the running row maximum `m`, the
+    running sum `l` and the output accumulator in f32 (FlashAttention-2):
+
+    ```
+    S    = (Q_t · K_jᵀ) · scale · log2(e)        (accel.matmul, f32)
+    S    = -inf where the mask or the causal band removes a key
+    m'   = max(m, rowmax(S));  P = exp2(S - m')
+    c    = exp2(m - m');       l = c·l + rowsum(P)
+    acc  = c·acc + P · V_j                        (accel.matmul accumulate)
+    O_t  = acc / l   (0 where l = 0: a row with no key left)
+    ```
+
+    The score matrix never exists beyond one tile. log2(e) is folded into
+    the scale so the exponentials are exp2. Key tiles wholly above the
+    causal diagonal are never visited (the key loop stops at the last key
+    the tile's last query sees); tiles across the diagonal are masked by
+    index. GQA reads the shared K/V head of each query head without copying
+    it. A running max of -inf (nothing kept yet) subtracts 0, so fully
+    masked rows give 0, not NaN.
+  }];
+  let options = [
+    Option<"tileQ", "tile-q", "int64_t", "64", "Query rows per tile">,
+    Option<"tileKV", "tile-kv", "int64_t", "64", "Keys per tile">
+  ];
+  let dependentDialects = ["::mlir::accel::AccelDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // ACCEL_CONVERSION_PASSES_TD

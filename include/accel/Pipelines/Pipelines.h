@@ -31,6 +31,20 @@ struct AccelCpuPipelineOptions
       llvm::cl::desc("Tile contractions for caches and registers and "
                      "vectorize them (accel-cpu-vectorize-contractions)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> decomposeAttention{
+      *this, "decompose-attention",
+      llvm::cl::desc("Lower attention as FlashAttention-2 over key/value "
+                     "tiles (accel-decompose-attention) instead of the "
+                     "reference lowering"),
+      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> attentionTileQ{
+      *this, "attention-tile-q",
+      llvm::cl::desc("Query rows per tile of the decomposed attention"),
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> attentionTileKV{
+      *this, "attention-tile-kv",
+      llvm::cl::desc("Keys per tile of the decomposed attention"),
+      llvm::cl::init(64)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
       llvm::cl::desc("Cache tile [Mc, Nc, Kc] for contractions")};

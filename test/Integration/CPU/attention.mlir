@@ -6,6 +6,8 @@
 // RUN: accel-run %s --repeat=0 --i1-zero-rows=2 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=normal --seed=3 --i1-zero-rows=1 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --num-threads=2 --i1-zero-rows=3 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --i1-zero-rows=2 --cpu-pipeline-options=decompose-attention=1 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --dist=normal --seed=6 --cpu-pipeline-options='decompose-attention=1 attention-tile-q=16 attention-tile-kv=8' | FileCheck %s
 
 // CHECK-LABEL: @mha
 // CHECK: PASS

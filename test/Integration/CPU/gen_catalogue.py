@@ -153,7 +153,9 @@ def main(folder):
           "f16/bf16, and empty key or query sequences.",
           ["accel-run %s --repeat=0 --i1-zero-rows=2 | FileCheck %s",
            "accel-run %s --repeat=0 --dist=normal --seed=3 --i1-zero-rows=1 | FileCheck %s",
-           "accel-run %s --repeat=0 --num-threads=2 --i1-zero-rows=3 | FileCheck %s"], fns)
+           "accel-run %s --repeat=0 --num-threads=2 --i1-zero-rows=3 | FileCheck %s",
+           "accel-run %s --repeat=0 --i1-zero-rows=2 --cpu-pipeline-options=decompose-attention=1 | FileCheck %s",
+           "accel-run %s --repeat=0 --dist=normal --seed=6 --cpu-pipeline-options='decompose-attention=1 attention-tile-q=16 attention-tile-kv=8' | FileCheck %s"], fns)
 
 
 if __name__ == "__main__":

@@ -9,17 +9,25 @@
 #define ACCEL_CONVERSION_ACCELTOLINALG_ACCELTOLINALG_H
 
 #include "mlir/Pass/Pass.h"
+#include <cstdint>
 
 namespace mlir {
 class RewritePatternSet;
 namespace accel {
 
 #define GEN_PASS_DECL_CONVERTACCELTOLINALGPASS
+#define GEN_PASS_DECL_ACCELDECOMPOSEATTENTIONPASS
 #include "accel/Conversion/Passes.h.inc"
 
 /// Patterns that rewrite accel.matmul, accel.softmax and accel.attention into
 /// the linalg reference lowering (see the pass description).
 void populateAccelToLinalgConversionPatterns(RewritePatternSet &patterns);
+
+/// accel.attention with static shapes -> FlashAttention-2 loops over query
+/// tiles of `tileQ` rows and key/value tiles of `tileKV` keys
+/// (accel-decompose-attention).
+void populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
+                                        int64_t tileQ, int64_t tileKV);
 
 } // namespace accel
 } // namespace mlir

@@ -1,0 +1,407 @@
+//===- DecomposeAttention.cpp - FlashAttention-2 decomposition ------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel-decompose-attention: accel.attention as loops over query tiles with
+// an online softmax over key/value tiles (see the pass description). The
+// two products per tile stay accel.matmul ops, so the CPU pipeline's
+// contraction kernel computes them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "accel/Conversion/AccelToLinalg/AccelToLinalg.h"
+#include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include <cmath>
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELDECOMPOSEATTENTIONPASS
+#include "accel/Conversion/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using namespace mlir::accel;
+using namespace mlir::accel::builders;
+
+namespace {
+/// Builds the tile computations of one attention op.
+struct TileBuilder {
+  OpBuilder &b;
+  Location loc;
+  Type f32;
+
+  Value cst(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
+  }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// A rank-reducing slice [offsets, offsets + sizes) of `source` whose unit
+  /// dimensions `dropped` are removed.
+  Value slice(Value source, ArrayRef<OpFoldResult> offsets,
+              ArrayRef<OpFoldResult> sizes, int64_t keepRank) {
+    auto srcType = cast<RankedTensorType>(source.getType());
+    SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+    SmallVector<int64_t> staticSizes;
+    for (OpFoldResult s : sizes)
+      staticSizes.push_back(getConstantIntValue(s).value_or(
+          ShapedType::kDynamic));
+    auto resultType = RankedTensorType::get(
+        ArrayRef<int64_t>(staticSizes).take_back(keepRank),
+        srcType.getElementType());
+    return tensor::ExtractSliceOp::create(b, loc, resultType, source, offsets,
+                                          sizes, strides);
+  }
+
+  /// A 2-D elementwise generic over [rows, cols] reading 2-D and 1-D (per
+  /// row) operands, writing a new tensor of `elementType`.
+  Value rowwise(ArrayRef<Value> inputs, ArrayRef<bool> perRow,
+                ArrayRef<OpFoldResult> sizes, Type elementType,
+                function_ref<Value(OpBuilder &, Location, ValueRange)> body,
+                Value dest = Value()) {
+    MLIRContext *ctx = b.getContext();
+    AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    SmallVector<AffineMap> maps;
+    for (bool r : perRow)
+      maps.push_back(r ? row : full);
+    maps.push_back(full);
+    Value init =
+        dest ? dest : tensor::EmptyOp::create(b, loc, sizes, elementType);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), inputs, ValueRange{init}, maps,
+               SmallVector<IteratorType>(2, IteratorType::parallel),
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 yieldValue(nb, l, body(nb, l, args.drop_back()));
+               })
+        .getResult(0);
+  }
+
+  /// A 1-D elementwise generic over rows.
+  Value perRow(ArrayRef<Value> inputs, OpFoldResult rows,
+               function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+    MLIRContext *ctx = b.getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+    SmallVector<AffineMap> maps(inputs.size() + 1, id);
+    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{rows},
+                                         f32);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), inputs, ValueRange{init}, maps,
+               SmallVector<IteratorType>(1, IteratorType::parallel),
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 yieldValue(nb, l, body(nb, l, args.drop_back()));
+               })
+        .getResult(0);
+  }
+
+  /// Row reduction of a [rows, cols] f32 tensor.
+  Value reduceRows(Value x, OpFoldResult rows, TypedAttr init, bool isMax) {
+    MLIRContext *ctx = b.getContext();
+    AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    return reduceInto(
+        b, loc, ValueRange{x}, {full, row},
+        {IteratorType::parallel, IteratorType::reduction}, {rows}, init,
+        [&](OpBuilder &nb, Location l, ValueRange in, Value acc) -> Value {
+          if (isMax)
+            return arith::MaximumFOp::create(nb, l, acc, in[0]);
+          return arith::AddFOp::create(nb, l, acc, in[0]);
+        });
+  }
+};
+
+struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
+  DecomposeAttention(MLIRContext *ctx, int64_t tileQ, int64_t tileKV)
+      : OpRewritePattern(ctx), tileQ(tileQ), tileKV(tileKV) {}
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    for (Value v : op->getOperands())
+      if (auto t = dyn_cast<RankedTensorType>(v.getType());
+          t && !t.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "needs static shapes");
+    auto qT = op.getQuery().getType(), kT = op.getKey().getType(),
+         vT = op.getValue().getType(), oT = op.getInit().getType();
+    Type vElt = vT.getElementType();
+    if (!isa<FloatType>(vElt))
+      return rewriter.notifyMatchFailure(op, "needs a float V");
+    int64_t nB = qT.getDimSize(0), hq = qT.getDimSize(1),
+            sq = qT.getDimSize(2), d = qT.getDimSize(3),
+            hkv = kT.getDimSize(1), skv = kT.getDimSize(2),
+            dv = vT.getDimSize(3);
+    if (hkv == 0 || hq == 0 || sq == 0)
+      return rewriter.notifyMatchFailure(op, "empty heads or queries");
+    int64_t group = hq / hkv;
+    Location loc = op.getLoc();
+    TileBuilder tb{rewriter, loc, rewriter.getF32Type()};
+    Type f32 = tb.f32;
+    // exp2 domain: log2(e) folded into the scale (and the additive mask).
+    double log2e = 1.4426950408889634;
+    double scale = *op.getEffectiveScale() * log2e;
+    Value mask = op.getMask();
+    auto maskT = mask ? cast<RankedTensorType>(mask.getType())
+                      : RankedTensorType();
+    bool boolMask = mask && maskT.getElementType().isInteger(1);
+    Value diagonal;
+    if (op.getCausal())
+      diagonal = op.getDiagonal() ? op.getDiagonal() : tb.index(skv - sq);
+
+    Value c0 = tb.index(0), c1 = tb.index(1);
+    auto bLoop = scf::ForOp::create(rewriter, loc, c0, tb.index(nB), c1,
+                                    ValueRange{op.getInit()});
+    rewriter.setInsertionPointToStart(bLoop.getBody());
+    Value bi = bLoop.getInductionVar();
+    auto hLoop = scf::ForOp::create(rewriter, loc, c0, tb.index(hq), c1,
+                                    ValueRange{bLoop.getRegionIterArgs()[0]});
+    rewriter.setInsertionPointToStart(hLoop.getBody());
+    Value hi = hLoop.getInductionVar();
+    Value hk = arith::DivUIOp::create(rewriter, loc, hi, tb.index(group));
+    auto qLoop = scf::ForOp::create(rewriter, loc, c0, tb.index(sq),
+                                    tb.index(tileQ),
+                                    ValueRange{hLoop.getRegionIterArgs()[0]});
+    rewriter.setInsertionPointToStart(qLoop.getBody());
+    Value q0 = qLoop.getInductionVar();
+    AffineExpr s0, s1;
+    bindSymbols(rewriter.getContext(), s0, s1);
+    // Static tiles when the tile divides the sequence: the contraction
+    // kernel vectorizes static shapes only.
+    OpFoldResult tq =
+        sq % tileQ == 0
+            ? OpFoldResult(rewriter.getIndexAttr(tileQ))
+            : affine::makeComposedFoldedAffineMin(
+                  rewriter, loc,
+                  AffineMap::get(0, 1,
+                                 {rewriter.getAffineConstantExpr(tileQ),
+                                  rewriter.getAffineConstantExpr(sq) - s0},
+                                 rewriter.getContext()),
+                  {q0});
+    OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
+    Value qTile = tb.slice(op.getQuery(), {bi, hi, q0, zero},
+                           {one, one, tq, rewriter.getIndexAttr(d)}, 2);
+
+    // The key loop ends at the last key the tile's last query keeps.
+    Value kvEnd = tb.index(skv);
+    bool staticKV = skv % tileKV == 0;
+    if (diagonal) {
+      Value last = arith::AddIOp::create(
+          rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, tq),
+          arith::AddIOp::create(rewriter, loc, q0, diagonal));
+      last = arith::MaxSIOp::create(rewriter, loc, last, c0);
+      // Whole tiles only (their keys past the band are masked by index),
+      // so the key tile keeps a static size.
+      if (staticKV) {
+        Value t = tb.index(tileKV);
+        Value up = arith::AddIOp::create(rewriter, loc, last,
+                                         tb.index(tileKV - 1));
+        last = arith::MulIOp::create(
+            rewriter, loc, arith::DivUIOp::create(rewriter, loc, up, t), t);
+      }
+      kvEnd = arith::MinSIOp::create(rewriter, loc, kvEnd, last);
+    }
+    Value m0 = filledTensor(rewriter, loc, {tq}, f32, negInfAttr(rewriter));
+    Value l0 = filledTensor(rewriter, loc, {tq}, f32,
+                            rewriter.getF32FloatAttr(0.0f));
+    Value acc0 = filledTensor(rewriter, loc, {tq, rewriter.getIndexAttr(dv)},
+                              f32, rewriter.getF32FloatAttr(0.0f));
+    auto kvLoop = scf::ForOp::create(rewriter, loc, c0, kvEnd,
+                                     tb.index(tileKV),
+                                     ValueRange{m0, l0, acc0});
+    rewriter.setInsertionPointToStart(kvLoop.getBody());
+    Value k0 = kvLoop.getInductionVar();
+    Value m = kvLoop.getRegionIterArgs()[0], l = kvLoop.getRegionIterArgs()[1],
+          acc = kvLoop.getRegionIterArgs()[2];
+    OpFoldResult tk = rewriter.getIndexAttr(tileKV);
+    if (!staticKV) {
+      Value rest = arith::SubIOp::create(rewriter, loc, kvEnd, k0);
+      tk = getAsOpFoldResult(
+          arith::MinSIOp::create(rewriter, loc, tb.index(tileKV), rest));
+    }
+    Value kTile = tb.slice(op.getKey(), {bi, hk, k0, zero},
+                           {one, one, tk, rewriter.getIndexAttr(d)}, 2);
+    Value vTile = tb.slice(op.getValue(), {bi, hk, k0, zero},
+                           {one, one, tk, rewriter.getIndexAttr(dv)}, 2);
+
+    // S = Q_t · K_jᵀ in f32.
+    Value sInit = tensor::EmptyOp::create(rewriter, loc, {tq, tk}, f32);
+    Value s = MatmulOp::create(rewriter, loc, sInit.getType(), qTile, kTile,
+                               Value(), Value(), sInit, /*transpose_b=*/true,
+                               /*accumulate=*/false)
+                  .getResult();
+    // Scale, mask, causal band (indices are tile-local: add q0, k0).
+    SmallVector<Value> ins = {s};
+    SmallVector<bool> rowOnly = {false};
+    if (mask) {
+      int64_t mr = maskT.getRank();
+      SmallVector<OpFoldResult> mOff, mSz;
+      Value full[4] = {bi, hi, q0, k0};
+      OpFoldResult tileSz[4] = {one, one, tq, tk};
+      for (int64_t a = 0; a < mr; ++a) {
+        bool bcast = maskT.getDimSize(a) == 1;
+        mOff.push_back(bcast ? zero : OpFoldResult(full[a + 4 - mr]));
+        mSz.push_back(bcast ? one : tileSz[a + 4 - mr]);
+      }
+      // The mask tile as [rows, cols] (size-1 broadcast dims stay 1 and
+      // are broadcast by the map below).
+      Value mTile = tb.slice(mask, mOff, mSz, mr);
+      int64_t rowsDim = mr - 2, colsDim = mr - 1;
+      MLIRContext *ctx = rewriter.getContext();
+      SmallVector<AffineExpr> exprs;
+      for (int64_t a = 0; a < mr; ++a) {
+        if (maskT.getDimSize(a) == 1 || (a != rowsDim && a != colsDim))
+          exprs.push_back(rewriter.getAffineConstantExpr(0));
+        else
+          exprs.push_back(getAffineDimExpr(a == rowsDim ? 0 : 1, ctx));
+      }
+      AffineMap mMap = AffineMap::get(2, 0, exprs, ctx);
+      AffineMap full2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+      Value init = tensor::EmptyOp::create(rewriter, loc, {tq, tk}, f32);
+      Value negInf = tb.cst(-INFINITY);
+      Value scaleV = tb.cst(scale), log2eV = tb.cst(log2e);
+      s = linalg::GenericOp::create(
+              rewriter, loc, init.getType(), ValueRange{s, mTile},
+              ValueRange{init}, SmallVector<AffineMap>{full2, mMap, full2},
+              SmallVector<IteratorType>(2, IteratorType::parallel),
+              [&](OpBuilder &nb, Location l, ValueRange args) {
+                Value x = arith::MulFOp::create(nb, l, args[0], scaleV);
+                if (boolMask) {
+                  x = arith::SelectOp::create(nb, l, args[1], x, negInf);
+                } else {
+                  Value add = arith::MulFOp::create(
+                      nb, l, builders::cast(nb, l, args[1], f32), log2eV);
+                  x = arith::AddFOp::create(nb, l, x, add);
+                }
+                yieldValue(nb, l, x);
+              })
+              .getResult(0);
+    } else {
+      Value scaleV = tb.cst(scale);
+      s = tb.rowwise({s}, {false}, {tq, tk}, f32,
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(nb, l, a[0], scaleV);
+                     });
+    }
+    if (diagonal) {
+      Value negInf = tb.cst(-INFINITY);
+      s = tb.rowwise(
+          {s}, {false}, {tq, tk}, f32,
+          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+            Value i = arith::AddIOp::create(
+                nb, l, linalg::IndexOp::create(nb, l, 0), q0);
+            Value j = arith::AddIOp::create(
+                nb, l, linalg::IndexOp::create(nb, l, 1), k0);
+            Value limit = arith::AddIOp::create(nb, l, i, diagonal);
+            Value keep = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::sle, j, limit);
+            return arith::SelectOp::create(nb, l, keep, a[0], negInf);
+          });
+    }
+
+    // Online softmax update.
+    Value rowMax = tb.reduceRows(s, tq, negInfAttr(rewriter), /*isMax=*/true);
+    Value mNew = tb.perRow({m, rowMax}, tq,
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             return arith::MaximumFOp::create(nb, l, a[0],
+                                                              a[1]);
+                           });
+    Value p = tb.rowwise(
+        {s, mNew}, {false, true}, {tq, tk}, f32,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value shifted =
+              arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[1]));
+          return math::Exp2Op::create(nb, l, shifted);
+        });
+    Value corr = tb.perRow(
+        {m, mNew}, tq, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          // exp2(m - m'), and 1 while nothing is kept (both -inf).
+          Value shifted =
+              arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[1]));
+          return math::Exp2Op::create(nb, l, shifted);
+        });
+    Value rowSum = tb.reduceRows(p, tq, rewriter.getF32FloatAttr(0.0f),
+                                 /*isMax=*/false);
+    Value lNew = tb.perRow({l, corr, rowSum}, tq,
+                           [&](OpBuilder &nb, Location l2, ValueRange a) {
+                             Value sc = arith::MulFOp::create(nb, l2, a[0],
+                                                              a[1]);
+                             return arith::AddFOp::create(nb, l2, sc, a[2]);
+                           });
+    Value accScaled = tb.rowwise(
+        {acc, corr}, {false, true}, {tq, rewriter.getIndexAttr(dv)}, f32,
+        [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
+          return arith::MulFOp::create(nb, l2, a[0], a[1]);
+        });
+    // P stays f32 (rounding it to V's type would cost the f32 output its
+    // accuracy); a narrower V tile is widened instead.
+    Value vF32 = vTile;
+    if (vElt != f32)
+      vF32 = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)}, f32,
+                        [&](OpBuilder &nb, Location l2, ValueRange a) {
+                          return builders::cast(nb, l2, a[0], f32);
+                        });
+    Value accNew = MatmulOp::create(rewriter, loc, accScaled.getType(), p,
+                                    vF32, Value(), Value(), accScaled,
+                                    /*transpose_b=*/false,
+                                    /*accumulate=*/true)
+                       .getResult();
+    scf::YieldOp::create(rewriter, loc, ValueRange{mNew, lNew, accNew});
+
+    // O_t = acc / l, 0 where nothing was kept; written into its slice of O
+    // (extract + insert of the same slice bufferizes in place).
+    rewriter.setInsertionPointAfter(kvLoop);
+    Value dest = qLoop.getRegionIterArgs()[0];
+    Value oSlice = tb.slice(dest, {bi, hi, q0, zero},
+                            {one, one, tq, rewriter.getIndexAttr(dv)}, 2);
+    Value oTile = tb.rowwise(
+        {kvLoop.getResult(2), kvLoop.getResult(1)}, {false, true},
+        {tq, rewriter.getIndexAttr(dv)}, oT.getElementType(),
+        [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
+          return builders::cast(nb, l2, safeDiv(nb, l2, a[0], a[1]),
+                                oT.getElementType());
+        },
+        oSlice);
+    SmallVector<OpFoldResult> strides(4, one);
+    Value inserted = tensor::InsertSliceOp::create(
+        rewriter, loc, oTile, dest, ArrayRef<OpFoldResult>{bi, hi, q0, zero},
+        ArrayRef<OpFoldResult>{one, one, tq, rewriter.getIndexAttr(dv)},
+        strides);
+    scf::YieldOp::create(rewriter, loc, inserted);
+    rewriter.setInsertionPointAfter(qLoop);
+    scf::YieldOp::create(rewriter, loc, qLoop.getResult(0));
+    rewriter.setInsertionPointAfter(hLoop);
+    scf::YieldOp::create(rewriter, loc, hLoop.getResult(0));
+    rewriter.replaceOp(op, bLoop.getResult(0));
+    return success();
+  }
+
+  int64_t tileQ, tileKV;
+};
+
+struct AccelDecomposeAttentionPass
+    : public accel::impl::AccelDecomposeAttentionPassBase<
+          AccelDecomposeAttentionPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (tileQ <= 0 || tileKV <= 0) {
+      mlir::emitError(getOperation()->getLoc())
+          << "accel-decompose-attention: tile-q and tile-kv must be positive";
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populateDecomposeAttentionPatterns(patterns, tileQ, tileKV);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+} // namespace
+
+void accel::populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
+                                               int64_t tileQ, int64_t tileKV) {
+  patterns.add<DecomposeAttention>(patterns.getContext(), tileQ, tileKV);
+}

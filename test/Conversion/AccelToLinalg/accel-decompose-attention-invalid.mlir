@@ -1,0 +1,5 @@
+// RUN: not accel-opt %s --accel-decompose-attention="tile-q=0" -o /dev/null 2>&1 | FileCheck %s
+// CHECK: error: accel-decompose-attention: tile-q and tile-kv must be positive
+func.func @f() {
+  return
+}
