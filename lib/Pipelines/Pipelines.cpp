@@ -63,6 +63,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.threads = options.threads;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuVectorizeContractionsPass(tiles));
+    pm.addNestedPass<func::FuncOp>(
+        accel::createAccelCpuVectorizeElementwisePass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -74,6 +76,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     omp.numThreads = options.threads;
     pm.addPass(createConvertSCFToOpenMPPass(omp));
   } else {
+    pm.addNestedPass<func::FuncOp>(createForallToForLoopPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }
   // Down to LLVM. Memrefs are lowered while loops are still structured:

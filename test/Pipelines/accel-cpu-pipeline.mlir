@@ -4,7 +4,8 @@
 
 // The whole CPU pipeline: accel on tensors in, LLVM dialect out, with the
 // matmul's register tile as vector FMAs (scalar code without vectorize) and
-// OpenMP regions when threads > 1. accel-run runs what it makes.
+// OpenMP regions when threads > 1 (M = 512 gives two cache blocks of C, one
+// per thread). accel-run runs what it makes.
 
 // CHECK-LABEL: llvm.func @mm
 // CHECK: llvm.intr.fmuladd({{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
@@ -18,7 +19,7 @@
 // CHECK-SCALAR-LABEL: llvm.func @mm
 // CHECK-SCALAR-NOT: vector<
 // CHECK-SCALAR: llvm.fmul {{.*}} : f32
-func.func @mm(%a: tensor<128x96xf32>, %b: tensor<96x256xf32>, %c: tensor<128x256xf32>) -> tensor<128x256xf32> {
-  %0 = accel.matmul ins(%a, %b : tensor<128x96xf32>, tensor<96x256xf32>) outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
-  return %0 : tensor<128x256xf32>
+func.func @mm(%a: tensor<512x96xf32>, %b: tensor<96x256xf32>, %c: tensor<512x256xf32>) -> tensor<512x256xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<512x96xf32>, tensor<96x256xf32>) outs(%c : tensor<512x256xf32>) -> tensor<512x256xf32>
+  return %0 : tensor<512x256xf32>
 }

@@ -34,17 +34,17 @@ struct AccelCpuPipelineOptions
   PassOptions::Option<bool> decomposeAttention{
       *this, "decompose-attention",
       llvm::cl::desc("Lower attention as FlashAttention-2 over key/value "
-                     "tiles (accel-decompose-attention) instead of the "
+                     "tiles (accel-decompose-attention); 0 keeps the "
                      "reference lowering"),
-      llvm::cl::init(false)};
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> attentionTileQ{
       *this, "attention-tile-q",
       llvm::cl::desc("Query rows per tile of the decomposed attention"),
-      llvm::cl::init(64)};
+      llvm::cl::init(128)};
   PassOptions::Option<int64_t> attentionTileKV{
       *this, "attention-tile-kv",
       llvm::cl::desc("Keys per tile of the decomposed attention"),
-      llvm::cl::init(64)};
+      llvm::cl::init(128)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
       llvm::cl::desc("Cache tile [Mc, Nc, Kc] for contractions")};

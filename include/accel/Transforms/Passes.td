@@ -155,6 +155,31 @@ def AccelCpuVectorizeContractionsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def AccelCpuVectorizeElementwisePass
+    : Pass<"accel-cpu-vectorize-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Vectorize statically shaped elementwise and row-reduction "
+                "linalg ops on buffers";
+  let description = [{
+    For linalg ops on memrefs that are not contractions, have static loop
+    ranges, and are parallel except possibly for their innermost loop: the
+    outer loops are tiled by 1 and the innermost by `width` lanes (kept whole
+    when it is a reduction of at most `max-row` elements), remainders are
+    peeled, and the tiles are vectorized. `math.exp2` is expanded to
+    `math.exp` and `math.exp` on vectors becomes a polynomial, so softmax
+    rows run as vector code instead of scalar libm calls.
+  }];
+  let options = [
+    Option<"width", "width", "int64_t", "16",
+           "Vector lanes along the innermost parallel loop">,
+    Option<"maxRow", "max-row", "int64_t", "256",
+           "Longest innermost reduction vectorized whole">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def AccelCpuTransposeRhsPass : Pass<"accel-cpu-transpose-rhs"> {
   let summary = "Give contractions a [.., K, N] right-hand side on tensors";
   let description = [{

@@ -154,19 +154,36 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     if (op.getCausal())
       diagonal = op.getDiagonal() ? op.getDiagonal() : tb.index(skv - sq);
 
-    Value c0 = tb.index(0), c1 = tb.index(1);
-    auto bLoop = scf::ForOp::create(rewriter, loc, c0, tb.index(nB), c1,
-                                    ValueRange{op.getInit()});
-    rewriter.setInsertionPointToStart(bLoop.getBody());
-    Value bi = bLoop.getInductionVar();
-    auto hLoop = scf::ForOp::create(rewriter, loc, c0, tb.index(hq), c1,
-                                    ValueRange{bLoop.getRegionIterArgs()[0]});
-    rewriter.setInsertionPointToStart(hLoop.getBody());
-    Value hi = hLoop.getInductionVar();
+    // Kᵀ once, [B, Hkv, D, Skv]: every query tile then reads its key tile
+    // as a [D, Tk] slice the contraction kernel streams along keys.
+    Value kTInit = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{nB, hkv, d, skv}, kT.getElementType());
+    Value keysT = linalg::TransposeOp::create(rewriter, loc, op.getKey(),
+                                              kTInit,
+                                              ArrayRef<int64_t>{0, 1, 3, 2})
+                      .getResult()[0];
+
+    Value c0 = tb.index(0);
+    // (batch, query head) pairs are independent: an scf.forall (threads
+    // when the pipeline has them), each owning its [Sq, Dv] slice of O.
+    auto heads = scf::ForallOp::create(
+        rewriter, loc,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(nB),
+                               rewriter.getIndexAttr(hq)},
+        ValueRange{op.getInit()}, std::nullopt);
+    rewriter.setInsertionPointToStart(heads.getBody());
+    Value bi = heads.getInductionVar(0), hi = heads.getInductionVar(1);
     Value hk = arith::DivUIOp::create(rewriter, loc, hi, tb.index(group));
+    OpFoldResult zeroIdx = rewriter.getIndexAttr(0),
+                 oneIdx = rewriter.getIndexAttr(1);
+    SmallVector<OpFoldResult> headOffsets = {bi, hi, zeroIdx, zeroIdx};
+    SmallVector<OpFoldResult> headSizes = {oneIdx, oneIdx,
+                                           rewriter.getIndexAttr(sq),
+                                           rewriter.getIndexAttr(dv)};
+    Value headOut = tb.slice(heads.getRegionIterArgs()[0], headOffsets,
+                             headSizes, 2);
     auto qLoop = scf::ForOp::create(rewriter, loc, c0, tb.index(sq),
-                                    tb.index(tileQ),
-                                    ValueRange{hLoop.getRegionIterArgs()[0]});
+                                    tb.index(tileQ), ValueRange{headOut});
     rewriter.setInsertionPointToStart(qLoop.getBody());
     Value q0 = qLoop.getInductionVar();
     AffineExpr s0, s1;
@@ -224,15 +241,15 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
       tk = getAsOpFoldResult(
           arith::MinSIOp::create(rewriter, loc, tb.index(tileKV), rest));
     }
-    Value kTile = tb.slice(op.getKey(), {bi, hk, k0, zero},
-                           {one, one, tk, rewriter.getIndexAttr(d)}, 2);
+    Value kTile = tb.slice(keysT, {bi, hk, zero, k0},
+                           {one, one, rewriter.getIndexAttr(d), tk}, 2);
     Value vTile = tb.slice(op.getValue(), {bi, hk, k0, zero},
                            {one, one, tk, rewriter.getIndexAttr(dv)}, 2);
 
-    // S = Q_t · K_jᵀ in f32.
+    // S = Q_t · (Kᵀ)_j in f32.
     Value sInit = tensor::EmptyOp::create(rewriter, loc, {tq, tk}, f32);
     Value s = MatmulOp::create(rewriter, loc, sInit.getType(), qTile, kTile,
-                               Value(), Value(), sInit, /*transpose_b=*/true,
+                               Value(), Value(), sInit, /*transpose_b=*/false,
                                /*accumulate=*/false)
                   .getResult();
     // Scale, mask, causal band (indices are tile-local: add q0, k0).
@@ -357,8 +374,8 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     // (extract + insert of the same slice bufferizes in place).
     rewriter.setInsertionPointAfter(kvLoop);
     Value dest = qLoop.getRegionIterArgs()[0];
-    Value oSlice = tb.slice(dest, {bi, hi, q0, zero},
-                            {one, one, tq, rewriter.getIndexAttr(dv)}, 2);
+    Value oSlice =
+        tb.slice(dest, {q0, zero}, {tq, rewriter.getIndexAttr(dv)}, 2);
     Value oTile = tb.rowwise(
         {kvLoop.getResult(2), kvLoop.getResult(1)}, {false, true},
         {tq, rewriter.getIndexAttr(dv)}, oT.getElementType(),
@@ -367,17 +384,17 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                                 oT.getElementType());
         },
         oSlice);
-    SmallVector<OpFoldResult> strides(4, one);
+    SmallVector<OpFoldResult> strides2(2, one);
     Value inserted = tensor::InsertSliceOp::create(
-        rewriter, loc, oTile, dest, ArrayRef<OpFoldResult>{bi, hi, q0, zero},
-        ArrayRef<OpFoldResult>{one, one, tq, rewriter.getIndexAttr(dv)},
-        strides);
+        rewriter, loc, oTile, dest, ArrayRef<OpFoldResult>{q0, zero},
+        ArrayRef<OpFoldResult>{tq, rewriter.getIndexAttr(dv)}, strides2);
     scf::YieldOp::create(rewriter, loc, inserted);
-    rewriter.setInsertionPointAfter(qLoop);
-    scf::YieldOp::create(rewriter, loc, qLoop.getResult(0));
-    rewriter.setInsertionPointAfter(hLoop);
-    scf::YieldOp::create(rewriter, loc, hLoop.getResult(0));
-    rewriter.replaceOp(op, bLoop.getResult(0));
+    rewriter.setInsertionPointToStart(heads.getTerminator().getBody());
+    SmallVector<OpFoldResult> strides4(4, one);
+    tensor::ParallelInsertSliceOp::create(
+        rewriter, loc, qLoop.getResult(0), heads.getRegionIterArgs()[0],
+        headOffsets, headSizes, strides4);
+    rewriter.replaceOp(op, heads.getResult(0));
     return success();
   }
 

@@ -12,7 +12,7 @@
 // CHECK-ARM: fmla v{{[0-9]+}}.4s
 
 // CHECK-ARM-OMP: __kmpc_fork_call
-func.func @mm(%a: tensor<128x96xf32>, %b: tensor<96x256xf32>, %c: tensor<128x256xf32>) -> tensor<128x256xf32> {
-  %0 = accel.matmul ins(%a, %b : tensor<128x96xf32>, tensor<96x256xf32>) outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
-  return %0 : tensor<128x256xf32>
+func.func @mm(%a: tensor<512x96xf32>, %b: tensor<96x256xf32>, %c: tensor<512x256xf32>) -> tensor<512x256xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<512x96xf32>, tensor<96x256xf32>) outs(%c : tensor<512x256xf32>) -> tensor<512x256xf32>
+  return %0 : tensor<512x256xf32>
 }

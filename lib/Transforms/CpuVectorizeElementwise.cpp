@@ -1,0 +1,137 @@
+//===- CpuVectorizeElementwise.cpp - vector code for softmax-like ops -----===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel-cpu-vectorize-elementwise: statically shaped elementwise and
+// row-reduction linalg ops on buffers become vector code (see the pass
+// description); exp becomes a vectorizable polynomial.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELCPUVECTORIZEELEMENTWISEPASS
+#include "accel/Transforms/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+
+/// Whether `op` is a candidate: buffers, not a contraction, static ranges,
+/// projected-permutation maps, parallel but for the innermost loop.
+static bool isCandidate(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || linalg::isaContractionOpInterface(op) ||
+      op.getNumLoops() == 0 || !isa<linalg::GenericOp, linalg::FillOp>(op))
+    return false;
+  if (llvm::any_of(op.getStaticLoopRanges(),
+                   [](int64_t r) { return ShapedType::isDynamic(r); }))
+    return false;
+  // Broadcasts through constant indices (a size-1 mask dimension) are
+  // left to scalar code: vectorizing them gave wrong reads.
+  if (!op.hasOnlyProjectedPermutations())
+    return false;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < iters.size(); ++i)
+    if (iters[i] != utils::IteratorType::parallel)
+      return false;
+  return true;
+}
+
+namespace {
+struct AccelCpuVectorizeElementwisePass
+    : public accel::impl::AccelCpuVectorizeElementwisePassBase<
+          AccelCpuVectorizeElementwisePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (width <= 0 || maxRow <= 0) {
+      getOperation().emitError() << "accel-cpu-vectorize-elementwise: width "
+                                    "and max-row must be positive";
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> targets;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isCandidate(op))
+        targets.push_back(op);
+    });
+    for (linalg::LinalgOp op : targets) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      unsigned n = ranges.size();
+      bool innerReduction = op.getIteratorTypesArray().back() ==
+                            utils::IteratorType::reduction;
+      if (innerReduction && ranges.back() > maxRow)
+        continue;
+      int64_t inner = innerReduction ? 0 : width; // 0: the whole row
+      SmallVector<OpFoldResult> sizes(n, rewriter.getIndexAttr(1));
+      sizes.back() = rewriter.getIndexAttr(inner);
+      scf::SCFTilingOptions options;
+      options.setTileSizes(sizes);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(tiled))
+        continue;
+      rewriter.eraseOp(op);
+      // Peel the innermost loop so every tile but the last is static.
+      if (!innerReduction && !tiled->loops.empty())
+        if (auto forOp =
+                dyn_cast<scf::ForOp>(tiled->loops.back().getOperation())) {
+          scf::ForOp partial;
+          (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, partial);
+        }
+    }
+    // Full tiles now have static shapes: canonicalize, then vectorize them.
+    {
+      RewritePatternSet patterns(&getContext());
+      for (Dialect *dialect : getContext().getLoadedDialects())
+        dialect->getCanonicalizationPatterns(patterns);
+      for (RegisteredOperationName op : getContext().getRegisteredOperations())
+        op.getCanonicalizationPatterns(patterns, &getContext());
+      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+        return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> tiles;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isCandidate(op))
+        return;
+      int64_t elements = 1;
+      for (int64_t r : op.getStaticLoopRanges())
+        elements *= r;
+      if (elements > 0 && elements <= std::max<int64_t>(width, maxRow))
+        tiles.push_back(op);
+    });
+    for (linalg::LinalgOp op : tiles) {
+      rewriter.setInsertionPoint(op);
+      if (succeeded(linalg::vectorize(rewriter, op)))
+        rewriter.eraseOp(op);
+    }
+    // exp2 -> exp, exp on vectors -> polynomial; reductions to 1-D.
+    RewritePatternSet patterns(&getContext());
+    math::populateExpansionPatterns(patterns, {"exp2"});
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) { return name == "exp" || name == "math.exp"; });
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorBroadcastLoweringPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

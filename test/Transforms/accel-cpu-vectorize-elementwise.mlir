@@ -1,0 +1,57 @@
+// RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-elementwise))" | FileCheck %s
+// RUN: not accel-opt %s --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-elementwise{width=0}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-BAD
+// CHECK-BAD: error: accel-cpu-vectorize-elementwise: width and max-row must be positive
+
+// An elementwise exp2 over 8 x 40: rows tiled by 1, columns by 16 lanes with
+// the 8-lane remainder peeled, all of it vector code; exp2 becomes exp and
+// exp a polynomial (no math.exp left).
+// CHECK-LABEL: func @exp2_rows
+// CHECK-DAG: vector.transfer_read {{.*}} vector<1x16xf32>
+// CHECK-DAG: vector.transfer_read {{.*}} vector<1x8xf32>
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: math.exp
+func.func @exp2_rows(%x: memref<8x40xf32>, %y: memref<8x40xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x40xf32>) outs(%y : memref<8x40xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp2 %a : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// A row maximum over 64 keys: each row one vector reduction.
+// CHECK-LABEL: func @row_max
+// CHECK: vector.reduction <maximumf>, %{{.+}}, %{{.+}} : vector<64xf32> into f32
+// CHECK-NOT: linalg.generic
+func.func @row_max(%x: memref<4x64xf32>, %m: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x64xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Left alone: dynamic shapes, and broadcasts through constant indices.
+// CHECK-LABEL: func @untouched
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func @untouched(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %b: memref<1x16xf32>, %z: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x16xf32>) outs(%y : memref<?x16xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<1x16xf32>) outs(%z : memref<4x16xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
