@@ -121,11 +121,29 @@ struct AccelCpuVectorizeElementwisePass
       if (succeeded(linalg::vectorize(rewriter, op)))
         rewriter.eraseOp(op);
     }
-    // exp2 -> exp, exp on vectors -> polynomial; reductions to 1-D.
+    // Vector exp2 -> exp -> polynomial. Only the vectors made above: the
+    // approximation patterns also match scalars, and scalar exps elsewhere
+    // (the reference lowering's softmax) keep libm's.
+    SmallVector<Operation *> vectorExps;
+    getOperation().walk([&](Operation *op) {
+      if (isa<math::ExpOp, math::Exp2Op>(op) &&
+          isa<VectorType>(op->getResult(0).getType()))
+        vectorExps.push_back(op);
+    });
+    if (!vectorExps.empty()) {
+      RewritePatternSet expPatterns(&getContext());
+      math::populateExpansionPatterns(expPatterns, {"exp2"});
+      populateMathPolynomialApproximationPatterns(
+          expPatterns,
+          [](StringRef name) { return name == "exp" || name == "math.exp"; });
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+      if (failed(applyOpPatternsGreedily(vectorExps, std::move(expPatterns),
+                                         config)))
+        return signalPassFailure();
+    }
+    // Reductions to 1-D, transfers and broadcasts to what LLVM lowers.
     RewritePatternSet patterns(&getContext());
-    math::populateExpansionPatterns(patterns, {"exp2"});
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) { return name == "exp" || name == "math.exp"; });
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);

@@ -38,10 +38,16 @@ func.func @row_max(%x: memref<4x64xf32>, %m: memref<4xf32>) {
 
 // -----
 
-// Left alone: dynamic shapes, and broadcasts through constant indices.
+// Left alone: dynamic shapes, and broadcasts through constant indices (no
+// tiling, no vectors, the original operands).
 // CHECK-LABEL: func @untouched
-// CHECK: linalg.generic
-// CHECK: linalg.generic
+// CHECK-NOT: scf.for
+// CHECK-NOT: vector.
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<?x16xf32>) outs(%{{.*}} : memref<?x16xf32>)
+// CHECK-NOT: vector.
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<1x16xf32>) outs(%{{.*}} : memref<4x16xf32>)
+// CHECK-NOT: vector.
+// CHECK: return
 func.func @untouched(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %b: memref<1x16xf32>, %z: memref<4x16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<?x16xf32>) outs(%y : memref<?x16xf32>) {
@@ -54,4 +60,24 @@ func.func @untouched(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %b: memref<1x16
     linalg.yield %a : f32
   }
   return
+}
+
+// -----
+
+// Scalar exps outside vectorized tiles keep libm's exp: the polynomial is
+// for the vectors the pass makes. A row longer than max-row stays scalar.
+// CHECK-LABEL: func @scalar_exp
+// CHECK: math.exp %{{.+}} : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<2x4096xf32>)
+// CHECK: math.exp2 %{{.+}} : f32
+func.func @scalar_exp(%s: f32, %x: memref<2x4096xf32>, %m: memref<2xf32>) -> f32 {
+  %e = math.exp %s : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2x4096xf32>) outs(%m : memref<2xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %p = math.exp2 %a : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return %e : f32
 }
