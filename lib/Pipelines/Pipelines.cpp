@@ -10,6 +10,7 @@
 #include "accel/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -68,6 +69,16 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+
+  // Temporaries (the reference lowering's logits, FlashAttention's per-tile
+  // scratch) leave the loops that do not change their sizes and are freed
+  // after their last use; returned out-arguments are not copied.
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createBufferLoopHoistingPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(accel::createAccelReturnArgumentsPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   if (options.threads > 1) {
     pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());

@@ -23,3 +23,17 @@ func.func @mm(%a: tensor<512x96xf32>, %b: tensor<96x256xf32>, %c: tensor<512x256
   %0 = accel.matmul ins(%a, %b : tensor<512x96xf32>, tensor<96x256xf32>) outs(%c : tensor<512x256xf32>) -> tensor<512x256xf32>
   return %0 : tensor<512x256xf32>
 }
+
+// Temporaries are freed (FlashAttention's per-tile scratch would otherwise
+// leak on every call) and the out-argument is returned without a copy.
+// CHECK-LABEL: llvm.func @attn
+// CHECK-NOT: llvm.intr.memcpy
+// CHECK: %[[P:.+]] = llvm.call @malloc
+// CHECK-NOT: llvm.intr.memcpy
+// CHECK: llvm.call @free(%[[P]])
+// CHECK-NOT: llvm.intr.memcpy
+// CHECK: llvm.return
+func.func @attn(%q: tensor<1x2x256x64xf32>, %k: tensor<1x2x256x64xf32>, %v: tensor<1x2x256x64xf32>, %o: tensor<1x2x256x64xf32>) -> tensor<1x2x256x64xf32> {
+  %0 = accel.attention causal ins(%q, %k, %v : tensor<1x2x256x64xf32>, tensor<1x2x256x64xf32>, tensor<1x2x256x64xf32>) outs(%o : tensor<1x2x256x64xf32>) -> tensor<1x2x256x64xf32>
+  return %0 : tensor<1x2x256x64xf32>
+}

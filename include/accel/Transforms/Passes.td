@@ -180,6 +180,21 @@ def AccelCpuVectorizeElementwisePass
                            "::mlir::arith::ArithDialect"];
 }
 
+def AccelReturnArgumentsPass
+    : Pass<"accel-return-arguments", "::mlir::func::FuncOp"> {
+  let summary = "Return out-arguments without the clones buffer deallocation "
+                "adds";
+  let description = [{
+    accel functions write their `outs` arguments in place and return them;
+    the returned memref is the caller's own buffer. Ownership-based buffer
+    deallocation assumes results are owned by the caller and clones a
+    returned argument, copying the result into a buffer nobody frees. This
+    pass removes a `bufferization.clone` of a function argument (or a view
+    of one) whose only use is `func.return`. Run it after the deallocation
+    pipeline and before `bufferization.clone` is lowered.
+  }];
+}
+
 def AccelCpuTransposeRhsPass : Pass<"accel-cpu-transpose-rhs"> {
   let summary = "Give contractions a [.., K, N] right-hand side on tensors";
   let description = [{
