@@ -186,8 +186,8 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                                     tb.index(tileQ), ValueRange{headOut});
     rewriter.setInsertionPointToStart(qLoop.getBody());
     Value q0 = qLoop.getInductionVar();
-    AffineExpr s0, s1;
-    bindSymbols(rewriter.getContext(), s0, s1);
+    AffineExpr s0;
+    bindSymbols(rewriter.getContext(), s0);
     // Static tiles when the tile divides the sequence: the contraction
     // kernel vectorizes static shapes only.
     OpFoldResult tq =
@@ -253,8 +253,6 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                                /*accumulate=*/false)
                   .getResult();
     // Scale, mask, causal band (indices are tile-local: add q0, k0).
-    SmallVector<Value> ins = {s};
-    SmallVector<bool> rowOnly = {false};
     if (mask) {
       int64_t mr = maskT.getRank();
       SmallVector<OpFoldResult> mOff, mSz;
