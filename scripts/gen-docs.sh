@@ -7,3 +7,4 @@ build=${ACCEL_BUILD_DIR:-$root/build}
 cmake --build "$build" --target accel-doc
 cp "$build/docs/Dialects/AccelDialect.md" "$root/docs/generated/AccelDialect.md"
 cp "$build/docs/AccelPasses.md" "$root/docs/generated/AccelPasses.md"
+cp "$build/docs/AccelConversionPasses.md" "$root/docs/generated/AccelConversionPasses.md"

@@ -60,8 +60,9 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     the scale so the exponentials are exp2. Key tiles wholly above the
     causal diagonal are never visited (the key loop stops at the last key
     the tile's last query sees); tiles across the diagonal are masked by
-    index. GQA reads the shared K/V head of each query head without copying
-    it. A running max of -inf (nothing kept yet) subtracts 0, so fully
+    index. K is transposed once per K/V head
+    ([B, Hkv, D, Skv]); the query heads of a GQA group read that shared
+    copy and V in place. A running max of -inf (nothing kept yet) subtracts 0, so fully
     masked rows give 0, not NaN.
   }];
   let options = [

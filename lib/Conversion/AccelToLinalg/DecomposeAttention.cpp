@@ -335,7 +335,8 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
         });
     Value corr = tb.perRow(
         {m, mNew}, tq, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          // exp2(m - m'), and 1 while nothing is kept (both -inf).
+          // exp2(m - m'); 0 while nothing is kept (both -inf), which is
+          // harmless: l and the accumulator are still 0.
           Value shifted =
               arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[1]));
           return math::Exp2Op::create(nb, l, shifted);
