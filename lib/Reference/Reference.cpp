@@ -228,7 +228,12 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
   SmallVector<int64_t> outShape = {bN, hq, sq, dv};
   Result r{Tensor(outShape), Tensor(outShape)};
   double atol = attentionTolerance(spec.outType);
-  int64_t diag = spec.diagonal.value_or(skv - sq);
+  // The band of batch b (the op's description): off = diagonal + (kvlen -
+  // Skv) - (qlen - Sq), the diagonal defaulting to Skv - Sq.
+  auto lengthOf = [](const std::vector<int64_t> &lengths, int64_t b,
+                     int64_t whole) {
+    return lengths.empty() ? whole : lengths[b];
+  };
 
   // Index of mask element [b, h, i, j] under right-aligned broadcasting.
   auto maskAt = [&](int64_t b, int64_t h, int64_t i, int64_t j) {
@@ -242,6 +247,10 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
   };
   std::vector<double> logits(skv);
   for (int64_t b = 0; b < bN; ++b) {
+    int64_t kvLen = lengthOf(spec.kvLengths, b, skv),
+            qLen = lengthOf(spec.qLengths, b, sq);
+    int64_t off = spec.diagonal.value_or(skv - sq) + (kvLen - skv) -
+                  (qLen - sq);
     for (int64_t h = 0; h < hq; ++h) {
       int64_t hk = h / group;
       for (int64_t i = 0; i < sq; ++i) {
@@ -258,7 +267,10 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
           for (int64_t p = 0; p < d; ++p)
             dot += qi[p] * kj[p];
           double s = spec.scale * dot;
-          bool keep = !spec.causal || j <= i + diag;
+          bool keep = j < kvLen && i < qLen;
+          if (spec.causal)
+            keep &= j <= i + off &&
+                    (!spec.window || j > i + off - *spec.window);
           if (mask) {
             double mv = maskAt(b, h, i, j);
             if (spec.boolMask)

@@ -115,9 +115,10 @@ struct FuseAttentionChain : public OpRewritePattern<MatmulOp> {
     // [B, H, Skv, Dv]. So the fused op verifies.
     auto fused = AttentionOp::create(
         rewriter, pv.getLoc(), pv.getInit().getType(), q, k, v, mask,
+        /*kv_lengths=*/Value(), /*q_lengths=*/Value(),
         /*diagonal=*/Value(), pv.getInit(),
         rewriter.getF32FloatAttr(static_cast<float>(*scale)),
-        /*causal=*/nullptr);
+        /*causal=*/nullptr, /*window=*/nullptr);
     rewriter.replaceOp(pv, fused.getResult());
     return success();
   }

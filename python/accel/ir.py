@@ -447,8 +447,9 @@ class Function:
 
     def attention(self, q: Value, k: Value, v: Value, *, causal: bool = False,
                   scale: Optional[float] = None, mask: Optional[Value] = None,
-                  diagonal: Optional[Value] = None, out: Optional[Value] = None,
-                  out_dtype: Any = None) -> Value:
+                  diagonal: Optional[Value] = None, window: Optional[int] = None,
+                  kv_lengths: Optional[Value] = None, q_lengths: Optional[Value] = None,
+                  out: Optional[Value] = None, out_dtype: Any = None) -> Value:
         """`accel.attention`: softmax(scale·Q·Kᵀ (+ mask)) · V.
 
         Q [B, Hq, Sq, D], K [B, Hkv, Skv, D], V [B, Hkv, Skv, Dv] share a
@@ -456,7 +457,10 @@ class Function:
         `out_dtype` (f32, f16 or bf16; default Q's type, f32 for f8 inputs).
         `scale` defaults to 1/sqrt(D) in the compiler. `mask` (i1 keeps a key,
         a float is added to the logits) broadcasts to [B, Hq, Sq, Skv].
-        `diagonal` is an index scalar that moves the causal band.
+        `diagonal` is an index scalar that moves the causal band. `window`
+        (with `causal`) keeps only the last W keys of the band. `kv_lengths`
+        and `q_lengths` (1-D i32/i64 tensors, one entry per batch) are the
+        sequence lengths of a right-padded batch.
         """
         self._check_open()
         self._own(q, "Q")
@@ -464,6 +468,9 @@ class Function:
         self._own(v, "V")
         if mask is not None:
             self._own(mask, "mask")
+        for name, lengths in (("kv_lengths", kv_lengths), ("q_lengths", q_lengths)):
+            if lengths is not None:
+                self._own(lengths, name)
         out, dtype = self._out(out, out_dtype)
         operands = [("Q", q), ("K", k), ("V", v)]
         operands += [("mask", mask)] if mask is not None else []
@@ -547,12 +554,37 @@ class Function:
                                  f"{_q(diagonal.type)}")
             diagonal_text = f"diagonal({diagonal.ref}) "
 
+        window_text = ""
+        if window is not None:
+            if isinstance(window, bool) or not isinstance(window, int):
+                raise TypeError(f"window must be an int, got {type(window).__name__}")
+            if not causal:
+                raise ValueError("'window' needs 'causal' (a window is the last W keys of the "
+                                 "causal band)")
+            if window < 1:
+                raise ValueError(f"window must be at least 1, got {window}")
+            if window >= 2**63:
+                raise ValueError(f"window {window} does not fit in i64")
+            window_text = f"window({window}) "
+
+        lengths_text = ""
+        for name, lengths in (("kv_lengths", kv_lengths), ("q_lengths", q_lengths)):
+            if lengths is None:
+                continue
+            if lengths.type.rank != 1 or lengths.dtype not in (dt.I32, dt.I64):
+                raise ValueError(f"{name} must be a 1-D tensor of i32 or i64, got "
+                                 f"{_q(lengths.type)}")
+            if _conflict(lengths.shape[0], sq[0]):
+                raise ValueError(f"{name} has {lengths.shape[0]} entries, expected one per "
+                                 f"batch (B = {_dim_str(sq[0])})")
+            lengths_text += f" {name}({lengths.ref} : {lengths.type})"
+
         if out is None:
             out = self._alloc([[(q, 0), (k, 0), (v, 0)], [(q, 1)], [(q, 2)], [(v, 3)]], eo)
-        flags = ("causal " if causal else "") + diagonal_text + scale_text
+        flags = ("causal " if causal else "") + window_text + diagonal_text + scale_text
         return self._emit(out.type,
                           f"accel.attention {flags}ins({q.ref}, {k.ref}, {v.ref} : "
-                          f"{q.type}, {k.type}, {v.type}){mask_text} "
+                          f"{q.type}, {k.type}, {v.type}){mask_text}{lengths_text} "
                           f"outs({out.ref} : {out.type}) -> {out.type}")
 
     # -- function -------------------------------------------------------------

@@ -248,6 +248,32 @@ def test_attention_additive_mask_roundtrip(accel_opt: str, mask_shape, mask_t) -
     roundtrip(f, f"mask(%arg3 : {ir.TensorType(mask_shape, mask_t)})")
 
 
+def test_attention_window_and_lengths_roundtrip(accel_opt: str) -> None:
+    f, q, k, v = _attention_fn(8, 2)
+    kvl = f.arg((2,), "i32")
+    ql = f.arg((2,), "i64")
+    f.ret(f.attention(q, k, v, causal=True, window=64, kv_lengths=kvl, q_lengths=ql))
+    out = roundtrip(f, "accel.attention causal window(64) ins(")
+    assert "kv_lengths(%arg3 : tensor<2xi32>) q_lengths(%arg4 : tensor<2xi64>)" in out
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(window=4), "'window' needs 'causal'"),
+    (dict(causal=True, window=0), "window must be at least 1, got 0"),
+    (dict(kv_lengths=("f32", (2,))), "kv_lengths must be a 1-D tensor of i32 or i64"),
+    (dict(q_lengths=("i32", (3,))), "q_lengths has 3 entries, expected one per batch (B = 2)"),
+    (dict(q_lengths=("i32", (2, 1))), "q_lengths must be a 1-D tensor of i32 or i64"),
+])
+def test_attention_window_and_lengths_errors(kwargs, message) -> None:
+    f, q, k, v = _attention_fn(8, 2)
+    for name in ("kv_lengths", "q_lengths"):
+        if name in kwargs:
+            dtype, shape = kwargs[name]
+            kwargs[name] = f.arg(shape, dtype)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        f.attention(q, k, v, **kwargs)
+
+
 @pytest.mark.parametrize("scale", [0.125, 1.0, 1e-5, -0.5, 3, 1 / math.sqrt(96)])
 def test_attention_explicit_scale_roundtrip(accel_opt: str, scale: float) -> None:
     f, q, k, v = _attention_fn(4, 4, dtype="bf16")

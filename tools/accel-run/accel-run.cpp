@@ -30,6 +30,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/xxhash.h"
@@ -98,6 +100,12 @@ static cl::opt<std::string>
                cl::desc("Options of accel-cpu-pipeline, e.g. "
                         "\"register-tile=8,32,1 cache-tile=256,1024,256\""),
                cl::cat(runCat));
+static cl::opt<std::string> prePasses(
+    "pre-passes",
+    cl::desc("A pass pipeline run before accel-cpu-pipeline on what is "
+             "compiled (not on what the oracle reads), e.g. "
+             "\"transform-interpreter,canonicalize\" or \"accel-tile\""),
+    cl::cat(runCat));
 static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Timed runs after the checked one"),
                                 cl::init(3), cl::cat(runCat));
@@ -126,6 +134,9 @@ struct Arg {
   ref::Tensor value;
   /// An `outs` that no op reads: NaN-prefilled so unwritten elements show.
   bool writeOnly = false;
+  /// Sequence lengths of an attention: integers drawn from [0, lengthBound]
+  /// (-1: not lengths).
+  int64_t lengthBound = -1;
   std::vector<uint8_t> bytes;
 };
 } // namespace
@@ -403,6 +414,13 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       spec.causal = at.getCausal();
       if (at.getDiagonal())
         spec.diagonal = static_cast<int64_t>(get(at.getDiagonal()).data[0]);
+      spec.window = at.getWindow();
+      if (at.getKvLengths())
+        for (double x : get(at.getKvLengths()).data)
+          spec.kvLengths.push_back(static_cast<int64_t>(x));
+      if (at.getQLengths())
+        for (double x : get(at.getQLengths()).data)
+          spec.qLengths.push_back(static_cast<int64_t>(x));
       spec.outType = at.getInit().getType().getElementType();
       const ref::Tensor *mask = nullptr;
       if (at.getMask()) {
@@ -437,6 +455,8 @@ static void generate(Arg &arg, std::mt19937_64 &rng) {
   for (double &v : arg.value.data) {
     if (arg.writeOnly) {
       v = std::numeric_limits<double>::quiet_NaN();
+    } else if (arg.lengthBound >= 0) {
+      v = std::uniform_int_distribution<int64_t>(0, arg.lengthBound)(rng);
     } else if (t.isInteger(1)) {
       v = keep(rng) ? 1.0 : 0.0;
     } else if (t.isIndex()) {
@@ -605,6 +625,13 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
       arg.elementType = rt.getElementType();
       arg.shape.assign(rt.getShape().begin(), rt.getShape().end());
       arg.writeOnly = onlyOverwritten(a);
+      for (Operation *user : a.getUsers())
+        if (auto at = dyn_cast<AttentionOp>(user)) {
+          if (at.getKvLengths() == a)
+            arg.lengthBound = at.getKey().getType().getDimSize(2);
+          else if (at.getQLengths() == a)
+            arg.lengthBound = at.getQuery().getType().getDimSize(2);
+        }
     } else if (isa<FloatType, IntegerType, IndexType>(arg.type)) {
       arg.elementType = arg.type;
     } else {
@@ -800,6 +827,17 @@ int main(int argc, char **argv) {
           return j.name == f.getSymName();
         }))
       f.erase();
+  if (!prePasses.empty()) {
+    accel::registerAllAccelPasses();
+    PassManager pm(&context);
+    std::string errors;
+    llvm::raw_string_ostream errorStream(errors);
+    if (failed(parsePassPipeline(prePasses, pm, errorStream)))
+      return fail("bad --pre-passes '" + prePasses + "': " + errors);
+    if (failed(pm.run(*selected)))
+      return fail("--pre-passes '" + prePasses + "' failed on '" + inputFile +
+                  "'");
+  }
   auto engine = compileForHost(*selected, options);
   if (!engine)
     return fail("cannot compile '" + inputFile + "' for the host: " +

@@ -49,7 +49,8 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
 
     ```
     S    = (Q_t · K_jᵀ) · scale · log2(e)        (accel.matmul, f32)
-    S    = -inf where the mask or the causal band removes a key
+    S    = -inf where the mask, the causal band, the window or the
+           sequence lengths remove a key (indices are global)
     m'   = max(m, rowmax(S));  P = exp2(S - m')
     c    = exp2(m - m');       l = c·l + rowsum(P)
     acc  = c·acc + P · V_j                        (accel.matmul accumulate)
@@ -57,10 +58,12 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     ```
 
     The score matrix never exists beyond one tile. log2(e) is folded into
-    the scale so the exponentials are exp2. Key tiles wholly above the
-    causal diagonal are never visited (the key loop stops at the last key
-    the tile's last query sees); tiles across the diagonal are masked by
-    index. K is transposed once per K/V head
+    the scale so the exponentials are exp2. Key tiles no row of the query
+    tile keeps are never visited: the key loop stops at the last key the
+    tile's last query sees (causal band, `kv_lengths`) and starts at the
+    first key of the first query's window (`window`); a query tile at or
+    past `q_lengths` visits none. Partially kept tiles are masked by
+    index. The lengths are read once per (batch, head). K is transposed once per K/V head
     ([B, Hkv, D, Skv]); the query heads of a GQA group read that shared
     copy and V in place. A running max of -inf (nothing kept yet) subtracts 0, so fully
     masked rows give 0, not NaN.

@@ -75,11 +75,16 @@ struct AttentionSpec {
   double scale = 1.0;
   bool causal = false;
   std::optional<int64_t> diagonal;
+  /// Sliding window (with causal): keep j > i + off - window.
+  std::optional<int64_t> window;
+  /// Per-batch sequence lengths (empty: the padded size).
+  std::vector<int64_t> kvLengths, qLengths;
   /// The mask is i1 (keep) rather than additive.
   bool boolMask = false;
   Type outType;
 };
-/// Scaled dot-product attention with GQA, causal band and broadcast masks;
+/// Scaled dot-product attention with GQA, causal band, sliding window,
+/// per-batch sequence lengths and broadcast masks;
 /// rows with no key left give exact zeros. Gate: the absolute tolerance of
 /// the output type (f32 1e-5, f16 1e-2, bf16 2e-2) plus what the f32 rounding
 /// of the row's logits can move the output by (large logits, e.g. a +1000

@@ -278,16 +278,10 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
       Value dF = arith::SIToFPOp::create(rewriter, loc, f32, dI64);
       scale = math::RsqrtOp::create(rewriter, loc, dF);
     }
-    // The causal band: key j is kept for query i when j <= i + diagonal.
-    Value diagonal;
-    if (op.getCausal()) {
-      diagonal = op.getDiagonal();
-      if (!diagonal) {
-        Value skv = getValueOrCreateConstantIndexOp(rewriter, loc, kSizes[2]);
-        Value sq = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]);
-        diagonal = arith::SubIOp::create(rewriter, loc, skv, sq);
-      }
-    }
+    // The band (causal, window, lengths) is evaluated per element: the
+    // lengths are read per batch through the generic's maps.
+    Value skvV = getValueOrCreateConstantIndexOp(rewriter, loc, kSizes[2]);
+    Value sqV = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]);
 
     // L = scale * S (+ mask), -inf where the mask or the band removes a key.
     SmallVector<Value> logitInputs = {s};
@@ -306,6 +300,16 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
       logitInputs.push_back(mask);
       logitMaps.push_back(map(4, mExprs));
     }
+    int64_t kvLenArg = -1, qLenArg = -1;
+    for (auto [lengths, pos] : {std::pair<Value, int64_t *>{op.getKvLengths(),
+                                                           &kvLenArg},
+                                {op.getQLengths(), &qLenArg}}) {
+      if (!lengths)
+        continue;
+      *pos = logitInputs.size();
+      logitInputs.push_back(lengths);
+      logitMaps.push_back(map(4, {b0}));
+    }
     logitMaps.push_back(map(4, {b0, h, i, j}));
     bool boolMask = mask && cast<RankedTensorType>(mask.getType())
                                 .getElementType()
@@ -321,12 +325,24 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
                 x = arith::AddFOp::create(b, l, x, cast(b, l, args[1], f32));
               if (boolMask)
                 x = arith::SelectOp::create(b, l, args[1], x, negInf);
-              if (diagonal) {
+              if (op.hasBand()) {
+                AttentionBand band;
+                auto len = [&](int64_t arg) -> Value {
+                  if (arg < 0)
+                    return Value();
+                  return arith::IndexCastOp::create(b, l, b.getIndexType(),
+                                                    args[arg]);
+                };
+                band.kvLength = len(kvLenArg);
+                band.qLength = len(qLenArg);
+                if (op.getCausal())
+                  band.offset =
+                      bandOffset(b, l, op.getDiagonal(), sqV, skvV,
+                                 band.qLength, band.kvLength);
+                band.window = op.getWindow();
                 Value row = linalg::IndexOp::create(b, l, 2);
                 Value col = linalg::IndexOp::create(b, l, 3);
-                Value limit = arith::AddIOp::create(b, l, row, diagonal);
-                Value keep = arith::CmpIOp::create(
-                    b, l, arith::CmpIPredicate::sle, col, limit);
+                Value keep = bandKeep(b, l, band, row, col);
                 x = arith::SelectOp::create(b, l, keep, x, negInf);
               }
               yieldValue(b, l, x);

@@ -150,9 +150,6 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     auto maskT = mask ? cast<RankedTensorType>(mask.getType())
                       : RankedTensorType();
     bool boolMask = mask && maskT.getElementType().isInteger(1);
-    Value diagonal;
-    if (op.getCausal())
-      diagonal = op.getDiagonal() ? op.getDiagonal() : tb.index(skv - sq);
 
     // Kᵀ once, [B, Hkv, D, Skv]: every query tile then reads its key tile
     // as a [D, Tk] slice the contraction kernel streams along keys.
@@ -174,6 +171,16 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     rewriter.setInsertionPointToStart(heads.getBody());
     Value bi = heads.getInductionVar(0), hi = heads.getInductionVar(1);
     Value hk = arith::DivUIOp::create(rewriter, loc, hi, tb.index(group));
+    // This batch element's band: lengths, and the causal offset.
+    AttentionBand band;
+    if (Value lengths = op.getKvLengths())
+      band.kvLength = lengthAt(rewriter, loc, lengths, bi);
+    if (Value lengths = op.getQLengths())
+      band.qLength = lengthAt(rewriter, loc, lengths, bi);
+    if (op.getCausal())
+      band.offset = bandOffset(rewriter, loc, op.getDiagonal(), tb.index(sq),
+                               tb.index(skv), band.qLength, band.kvLength);
+    band.window = op.getWindow();
     OpFoldResult zeroIdx = rewriter.getIndexAttr(0),
                  oneIdx = rewriter.getIndexAttr(1);
     SmallVector<OpFoldResult> headOffsets = {bi, hi, zeroIdx, zeroIdx};
@@ -204,16 +211,23 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     Value qTile = tb.slice(op.getQuery(), {bi, hi, q0, zero},
                            {one, one, tq, rewriter.getIndexAttr(d)}, 2);
 
-    // The key loop ends at the last key the tile's last query keeps.
-    Value kvEnd = tb.index(skv);
+    // The key loop covers the keys some row of the tile keeps: it ends
+    // after the last key of the tile's last row (causal band, key length)
+    // and starts at the first key of the first row's window; a tile past
+    // the query length has none.
+    Value kvStart = c0, kvEnd = tb.index(skv);
     bool staticKV = skv % tileKV == 0;
-    if (diagonal) {
-      Value last = arith::AddIOp::create(
-          rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, tq),
-          arith::AddIOp::create(rewriter, loc, q0, diagonal));
+    if (band.offset || band.kvLength) {
+      Value last = band.kvLength ? band.kvLength : kvEnd;
+      if (band.offset) {
+        Value end = arith::AddIOp::create(
+            rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, tq),
+            arith::AddIOp::create(rewriter, loc, q0, band.offset));
+        last = arith::MinSIOp::create(rewriter, loc, last, end);
+      }
       last = arith::MaxSIOp::create(rewriter, loc, last, c0);
-      // Whole tiles only (their keys past the band are masked by index),
-      // so the key tile keeps a static size.
+      // Whole tiles only (their keys outside the band are masked by
+      // index), so the key tile keeps a static size.
       if (staticKV) {
         Value t = tb.index(tileKV);
         Value up = arith::AddIOp::create(rewriter, loc, last,
@@ -223,12 +237,30 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
       }
       kvEnd = arith::MinSIOp::create(rewriter, loc, kvEnd, last);
     }
+    if (band.offset && band.window) {
+      Value first = arith::AddIOp::create(
+          rewriter, loc, q0,
+          arith::SubIOp::create(rewriter, loc, band.offset,
+                                tb.index(*band.window - 1)));
+      first = arith::MaxSIOp::create(rewriter, loc, first, c0);
+      if (staticKV) {
+        Value t = tb.index(tileKV);
+        first = arith::MulIOp::create(
+            rewriter, loc, arith::DivUIOp::create(rewriter, loc, first, t), t);
+      }
+      kvStart = arith::MinSIOp::create(rewriter, loc, first, kvEnd);
+    }
+    if (band.qLength) {
+      Value past = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sge, q0, band.qLength);
+      kvEnd = arith::SelectOp::create(rewriter, loc, past, kvStart, kvEnd);
+    }
     Value m0 = filledTensor(rewriter, loc, {tq}, f32, negInfAttr(rewriter));
     Value l0 = filledTensor(rewriter, loc, {tq}, f32,
                             rewriter.getF32FloatAttr(0.0f));
     Value acc0 = filledTensor(rewriter, loc, {tq, rewriter.getIndexAttr(dv)},
                               f32, rewriter.getF32FloatAttr(0.0f));
-    auto kvLoop = scf::ForOp::create(rewriter, loc, c0, kvEnd,
+    auto kvLoop = scf::ForOp::create(rewriter, loc, kvStart, kvEnd,
                                      tb.index(tileKV),
                                      ValueRange{m0, l0, acc0});
     rewriter.setInsertionPointToStart(kvLoop.getBody());
@@ -303,7 +335,7 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                        return arith::MulFOp::create(nb, l, a[0], scaleV);
                      });
     }
-    if (diagonal) {
+    if (op.hasBand()) {
       Value negInf = tb.cst(-INFINITY);
       s = tb.rowwise(
           {s}, {false}, {tq, tk}, f32,
@@ -312,9 +344,7 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                 nb, l, linalg::IndexOp::create(nb, l, 0), q0);
             Value j = arith::AddIOp::create(
                 nb, l, linalg::IndexOp::create(nb, l, 1), k0);
-            Value limit = arith::AddIOp::create(nb, l, i, diagonal);
-            Value keep = arith::CmpIOp::create(
-                nb, l, arith::CmpIPredicate::sle, j, limit);
+            Value keep = bandKeep(nb, l, band, i, j);
             return arith::SelectOp::create(nb, l, keep, a[0], negInf);
           });
     }

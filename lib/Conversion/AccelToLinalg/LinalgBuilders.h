@@ -113,6 +113,65 @@ reduceInto(OpBuilder &b, Location loc, ValueRange inputs,
       .getResult(0);
 }
 
+/// The keys an accel.attention keeps for a query row apart from its mask,
+/// for one batch element (see the op's description). Index values.
+struct AttentionBand {
+  /// Causal: keep j <= i + offset. Null when the op is not causal.
+  Value offset;
+  /// With `offset`: keep j > i + offset - window.
+  std::optional<int64_t> window;
+  /// Keep j < kvLength / i < qLength. Null: the whole dimension.
+  Value kvLength, qLength;
+};
+
+/// `lengths[batch]` as an index.
+inline Value lengthAt(OpBuilder &b, Location loc, Value lengths, Value batch) {
+  Value len = tensor::ExtractOp::create(b, loc, lengths, ValueRange{batch});
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), len);
+}
+
+/// off = diagonal + (kvLen - skv) - (qLen - sq), the diagonal defaulting to
+/// skv - sq (so off = kvLen - qLen); absent lengths are the whole dimension.
+inline Value bandOffset(OpBuilder &b, Location loc, Value diagonal, Value sq,
+                        Value skv, Value qLen, Value kvLen) {
+  if (!diagonal)
+    return arith::SubIOp::create(b, loc, kvLen ? kvLen : skv,
+                                 qLen ? qLen : sq);
+  Value off = diagonal;
+  if (kvLen)
+    off = arith::AddIOp::create(b, loc, off,
+                                arith::SubIOp::create(b, loc, kvLen, skv));
+  if (qLen)
+    off = arith::SubIOp::create(b, loc, off,
+                                arith::SubIOp::create(b, loc, qLen, sq));
+  return off;
+}
+
+/// Whether query row `i` keeps key `j` (global indices) under `band`; null
+/// when the band keeps everything.
+inline Value bandKeep(OpBuilder &b, Location loc, const AttentionBand &band,
+                      Value i, Value j) {
+  Value keep;
+  auto both = [&](Value c) {
+    keep = keep ? arith::AndIOp::create(b, loc, keep, c).getResult() : c;
+  };
+  using P = arith::CmpIPredicate;
+  if (band.offset) {
+    Value limit = arith::AddIOp::create(b, loc, i, band.offset);
+    both(arith::CmpIOp::create(b, loc, P::sle, j, limit));
+    if (band.window) {
+      Value w = arith::ConstantIndexOp::create(b, loc, *band.window);
+      Value low = arith::SubIOp::create(b, loc, limit, w);
+      both(arith::CmpIOp::create(b, loc, P::sgt, j, low));
+    }
+  }
+  if (band.kvLength)
+    both(arith::CmpIOp::create(b, loc, P::slt, j, band.kvLength));
+  if (band.qLength)
+    both(arith::CmpIOp::create(b, loc, P::slt, i, band.qLength));
+  return keep;
+}
+
 } // namespace mlir::accel::builders
 
 #endif // ACCEL_LIB_CONVERSION_ACCELTOLINALG_LINALGBUILDERS_H

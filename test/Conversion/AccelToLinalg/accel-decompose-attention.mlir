@@ -61,3 +61,57 @@ func.func @dynamic(%q: tensor<1x1x?x8xf32>, %k: tensor<1x1x?x8xf32>, %o: tensor<
   %0 = accel.attention ins(%q, %k, %k : tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>) outs(%o : tensor<1x1x?x8xf32>) -> tensor<1x1x?x8xf32>
   return %0 : tensor<1x1x?x8xf32>
 }
+
+// -----
+
+// Window and sequence lengths bound the key loop instead of masking whole
+// tiles: per (batch, head) the lengths are read once and off = kvlen - qlen;
+// the loop ends at min(kvlen, q0 + 32 + off) rounded up to a key tile (and
+// Skv) and starts at max(q0 + off - (W - 1), 0) rounded down to a key tile;
+// a query tile at or past qlen runs no key tile. Inside, the band predicate
+// masks the partial tiles by index.
+// CHECK-LABEL: func @window_lengths
+// CHECK-SAME: (%{{.+}}: tensor<2x2x64x16xf32>, %{{.+}}: tensor<2x2x256x16xf32>, %[[KVL:.+]]: tensor<2xi32>, %[[QL:.+]]: tensor<2xi64>,
+// CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK-DAG: %[[C63:.+]] = arith.constant 63 : index
+// CHECK-DAG: %[[C39:.+]] = arith.constant 39 : index
+// CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
+// CHECK: scf.forall (%[[B:.+]], %{{.+}}) in (2, 2)
+// CHECK: %[[KVE:.+]] = tensor.extract %[[KVL]][%[[B]]]
+// CHECK: %[[KV:.+]] = arith.index_cast %[[KVE]] : i32 to index
+// CHECK: %[[QE:.+]] = tensor.extract %[[QL]][%[[B]]]
+// CHECK: %[[QQ:.+]] = arith.index_cast %[[QE]] : i64 to index
+// CHECK: %[[OFF:.+]] = arith.subi %[[KV]], %[[QQ]] : index
+// CHECK: scf.for %[[Q0:.+]] = %{{.+}} to %{{.+}} step %[[C32]]
+// CHECK: %[[E0:.+]] = arith.addi %[[Q0]], %[[OFF]]
+// CHECK: %[[E1:.+]] = arith.addi %[[E0]], %[[C32]]
+// CHECK: %[[E2:.+]] = arith.minsi %[[KV]], %[[E1]]
+// CHECK: %[[E3:.+]] = arith.maxsi %[[E2]], %{{.+}}
+// CHECK: %[[E4:.+]] = arith.addi %[[E3]], %[[C63]]
+// CHECK: %[[E5:.+]] = arith.divui %[[E4]], %[[C64]]
+// CHECK: %[[E6:.+]] = arith.muli %[[E5]], %[[C64]]
+// CHECK: %[[END:.+]] = arith.minsi %[[E6]], %[[C256]]
+// CHECK: %[[S0:.+]] = arith.subi %[[OFF]], %[[C39]]
+// CHECK: %[[S1:.+]] = arith.addi %[[Q0]], %[[S0]]
+// CHECK: %[[S2:.+]] = arith.maxsi %[[S1]], %{{.+}}
+// CHECK: %[[S3:.+]] = arith.divui %[[S2]], %[[C64]]
+// CHECK: %[[S4:.+]] = arith.muli %[[S3]], %[[C64]]
+// CHECK: %[[START:.+]] = arith.minsi %[[S4]], %[[END]]
+// CHECK: %[[PAST:.+]] = arith.cmpi sge, %[[Q0]], %[[QQ]]
+// CHECK: %[[END2:.+]] = arith.select %[[PAST]], %[[START]], %[[END]]
+// CHECK: scf.for %{{.+}} = %[[START]] to %[[END2]] step %[[C64]]
+// CHECK: accel.matmul
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sle
+// CHECK: arith.cmpi sgt
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi slt
+// CHECK: arith.select
+func.func @window_lengths(%q: tensor<2x2x64x16xf32>, %k: tensor<2x2x256x16xf32>, %kvl: tensor<2xi32>, %ql: tensor<2xi64>, %o: tensor<2x2x64x16xf32>) -> tensor<2x2x64x16xf32> {
+  %0 = accel.attention causal window(40)
+         ins(%q, %k, %k : tensor<2x2x64x16xf32>, tensor<2x2x256x16xf32>, tensor<2x2x256x16xf32>)
+         kv_lengths(%kvl : tensor<2xi32>) q_lengths(%ql : tensor<2xi64>)
+         outs(%o : tensor<2x2x64x16xf32>) -> tensor<2x2x64x16xf32>
+  return %0 : tensor<2x2x64x16xf32>
+}

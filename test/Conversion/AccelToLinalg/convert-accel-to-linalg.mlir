@@ -71,11 +71,11 @@ func.func @softmax(%x: tensor<4x?xf16>, %y: tensor<4x?xf16>) -> tensor<4x?xf16> 
 // CHECK-LABEL: func @attention
 // CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$KV]], #{{.+}}]
 // CHECK: %[[SCALE:.+]] = arith.constant 1.250000e-01 : f32
-// CHECK: %[[DIAG:.+]] = arith.subi %c120, %c100 : index
 // CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$MASK]], #{{.+}}]
 // CHECK: arith.mulf %{{.+}}, %[[SCALE]]
 // CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK: arith.select %{{.+}}, %{{.+}}, %[[NEGINF]]
+// CHECK: %[[DIAG:.+]] = arith.subi %c120, %c100 : index
 // CHECK: %[[I:.+]] = linalg.index 2
 // CHECK: %[[J:.+]] = linalg.index 3
 // CHECK: %[[LIM:.+]] = arith.addi %[[I]], %[[DIAG]]
@@ -88,4 +88,34 @@ func.func @softmax(%x: tensor<4x?xf16>, %y: tensor<4x?xf16>) -> tensor<4x?xf16> 
 func.func @attention(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xf16>, %m: tensor<100x120xi1>, %o: tensor<2x8x100x32xf32>) -> tensor<2x8x100x32xf32> {
   %0 = accel.attention causal ins(%q, %k, %v : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>) mask(%m : tensor<100x120xi1>) outs(%o : tensor<2x8x100x32xf32>) -> tensor<2x8x100x32xf32>
   return %0 : tensor<2x8x100x32xf32>
+}
+
+// -----
+
+// Sliding window and sequence lengths: each length is read per batch (map
+// d0) and the band keeps j <= i + off, j > i + off - 16, j < kvlen, i < qlen
+// with off = kvlen - qlen (the default diagonal, aligned per sequence).
+// CHECK-DAG: #[[$LEN:.+]] = affine_map<(d0, d1, d2, d3) -> (d0)>
+// CHECK-LABEL: func @attention_window_lengths
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$LEN]], #[[$LEN]], #{{.+}}]
+// CHECK: ^bb0(%{{.+}}: f32, %[[KVL:.+]]: i32, %[[QL:.+]]: i64, %{{.+}}: f32):
+// CHECK: %[[KV:.+]] = arith.index_cast %[[KVL]] : i32 to index
+// CHECK: %[[QQ:.+]] = arith.index_cast %[[QL]] : i64 to index
+// CHECK: %[[OFF:.+]] = arith.subi %[[KV]], %[[QQ]] : index
+// CHECK: %[[I:.+]] = linalg.index 2
+// CHECK: %[[J:.+]] = linalg.index 3
+// CHECK: %[[LIM:.+]] = arith.addi %[[I]], %[[OFF]]
+// CHECK: %[[C1:.+]] = arith.cmpi sle, %[[J]], %[[LIM]]
+// CHECK: %[[W:.+]] = arith.constant 16 : index
+// CHECK: %[[LOW:.+]] = arith.subi %[[LIM]], %[[W]]
+// CHECK: %[[C2:.+]] = arith.cmpi sgt, %[[J]], %[[LOW]]
+// CHECK: %[[A1:.+]] = arith.andi %[[C1]], %[[C2]]
+// CHECK: %[[C3:.+]] = arith.cmpi slt, %[[J]], %[[KV]]
+// CHECK: %[[A2:.+]] = arith.andi %[[A1]], %[[C3]]
+// CHECK: %[[C4:.+]] = arith.cmpi slt, %[[I]], %[[QQ]]
+// CHECK: %[[A3:.+]] = arith.andi %[[A2]], %[[C4]]
+// CHECK: arith.select %[[A3]]
+func.func @attention_window_lengths(%q: tensor<2x4x64x32xf32>, %k: tensor<2x4x80x32xf32>, %v: tensor<2x4x80x32xf32>, %kvl: tensor<2xi32>, %ql: tensor<2xi64>, %o: tensor<2x4x64x32xf32>) -> tensor<2x4x64x32xf32> {
+  %0 = accel.attention causal window(16) ins(%q, %k, %v : tensor<2x4x64x32xf32>, tensor<2x4x80x32xf32>, tensor<2x4x80x32xf32>) kv_lengths(%kvl : tensor<2xi32>) q_lengths(%ql : tensor<2xi64>) outs(%o : tensor<2x4x64x32xf32>) -> tensor<2x4x64x32xf32>
+  return %0 : tensor<2x4x64x32xf32>
 }

@@ -415,6 +415,69 @@ func.func @attention_diagonal_without_causal(%q: tensor<1x4x16x8xf32>, %d: index
 
 // -----
 
+func.func @attention_window_without_causal(%q: tensor<1x4x16x8xf32>,
+                                           %o: tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32> {
+  // expected-error @+1 {{'window' needs 'causal' (a window is the last W keys of the causal band)}}
+  %0 = accel.attention window(4)
+                       ins(%q, %q, %q : tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>,
+                                         tensor<1x4x16x8xf32>)
+                       outs(%o : tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  return %0 : tensor<1x4x16x8xf32>
+}
+
+// -----
+
+func.func @attention_window_zero(%q: tensor<1x4x16x8xf32>,
+                                 %o: tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32> {
+  // expected-error @+1 {{window must be at least 1, got 0}}
+  %0 = accel.attention causal window(0)
+                       ins(%q, %q, %q : tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>,
+                                         tensor<1x4x16x8xf32>)
+                       outs(%o : tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  return %0 : tensor<1x4x16x8xf32>
+}
+
+// -----
+
+func.func @attention_kv_lengths_batch(%q: tensor<2x4x16x8xf32>, %l: tensor<3xi32>,
+                                      %o: tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32> {
+  // expected-error @+1 {{kv_lengths has 3 entries, expected one per batch (B = 2)}}
+  %0 = accel.attention
+                       ins(%q, %q, %q : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>,
+                                         tensor<2x4x16x8xf32>)
+                       kv_lengths(%l : tensor<3xi32>)
+                       outs(%o : tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  return %0 : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+func.func @attention_q_lengths_batch(%q: tensor<?x4x16x8xf32>, %l: tensor<1xi64>,
+                                     %o: tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32> {
+  // expected-error @+1 {{q_lengths has 1 entries, expected one per batch (B = 2)}}
+  %0 = accel.attention causal
+                       ins(%q, %q, %q : tensor<?x4x16x8xf32>, tensor<?x4x16x8xf32>,
+                                         tensor<?x4x16x8xf32>)
+                       q_lengths(%l : tensor<1xi64>)
+                       outs(%o : tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  return %0 : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+func.func @attention_lengths_type(%q: tensor<2x4x16x8xf32>, %l: tensor<2xf32>,
+                                  %o: tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32> {
+  // expected-error @+1 {{operand #3 must be 1D tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = accel.attention
+                       ins(%q, %q, %q : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>,
+                                         tensor<2x4x16x8xf32>)
+                       kv_lengths(%l : tensor<2xf32>)
+                       outs(%o : tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  return %0 : tensor<2x4x16x8xf32>
+}
+
+// -----
+
 func.func @attention_count_overflow(%q: tensor<4294967296x4294967296x2x8xf16>,
                                     %k: tensor<4294967296x1x16x8xf16>,
                                     %o: tensor<4294967296x4294967296x2x8xf32>)

@@ -126,3 +126,15 @@ func.func @attention_dynamic_zero_keys(
          outs(%o : tensor<?x?x?x64xf32>) -> tensor<?x?x?x64xf32>
   return %0 : tensor<?x?x?x64xf32>
 }
+
+// CHECK-LABEL: func @attention_window_varlen
+// CHECK: accel.attention causal window(256) ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x8x512x64xf16>, tensor<2x2x512x64xf16>, tensor<2x2x512x64xf16>) kv_lengths(%{{.*}} : tensor<2xi32>) q_lengths(%{{.*}} : tensor<2xi64>) outs(%{{.*}} : tensor<2x8x512x64xf32>)
+func.func @attention_window_varlen(%q: tensor<2x8x512x64xf16>, %k: tensor<2x2x512x64xf16>,
+                                   %kvl: tensor<2xi32>, %ql: tensor<2xi64>,
+                                   %o: tensor<2x8x512x64xf32>) -> tensor<2x8x512x64xf32> {
+  %0 = accel.attention causal window(256)
+         ins(%q, %k, %k : tensor<2x8x512x64xf16>, tensor<2x2x512x64xf16>, tensor<2x2x512x64xf16>)
+         kv_lengths(%kvl : tensor<2xi32>) q_lengths(%ql : tensor<2xi64>)
+         outs(%o : tensor<2x8x512x64xf32>) -> tensor<2x8x512x64xf32>
+  return %0 : tensor<2x8x512x64xf32>
+}

@@ -264,3 +264,41 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Sequence lengths follow the tile: both are sliced to the tile's batches;
+// tiling the queries shifts q_lengths by the tile's first query (rows at or
+// past the length stay padding) and moves an explicit diagonal by
+// Sq - Sq_tile (the default diagonal needs no operand); the window stays.
+// CHECK-DAG: #[[$DSHIFT:.+]] = affine_map<()[s0] -> (s0 + 48)>
+// CHECK-LABEL: func @attention_lengths
+// CHECK-SAME: (%[[Q:.+]]: tensor<4x2x64x16xf32>, %[[K:.+]]: tensor<4x2x80x16xf32>, %[[KVL:.+]]: tensor<4xi32>, %[[QL:.+]]: tensor<4xi64>, %[[DIAG:.+]]: index, %[[O:.+]]: tensor<4x2x64x16xf32>)
+// CHECK: scf.for %[[BI:[^ ]+]] =
+// CHECK: scf.for %[[SI:[^ ]+]] =
+// CHECK-DAG: %[[KVLT:.+]] = tensor.extract_slice %[[KVL]][%[[BI]]] [2] [1]
+// CHECK-DAG: %[[QLT:.+]] = tensor.extract_slice %[[QL]][%[[BI]]] [2] [1]
+// CHECK: %[[QLS:.+]] = tensor.generate
+// CHECK: ^bb0(%[[E:.+]]: index):
+// CHECK: %[[LEN:.+]] = tensor.extract %[[QLT]][%[[E]]]
+// CHECK: %[[OFF:.+]] = arith.index_cast %[[SI]] : index to i64
+// CHECK: %[[SUB:.+]] = arith.subi %[[LEN]], %[[OFF]]
+// CHECK: tensor.yield %[[SUB]]
+// CHECK: %[[D:.+]] = affine.apply #[[$DSHIFT]]()[%[[DIAG]]]
+// CHECK: accel.attention causal window(8) diagonal(%[[D]]) ins({{.+}} : tensor<2x2x16x16xf32>, tensor<2x2x80x16xf32>, tensor<2x2x80x16xf32>) kv_lengths(%[[KVLT]] : tensor<2xi32>) q_lengths(%[[QLS]] : tensor<2xi64>) outs({{.+}} : tensor<2x2x16x16xf32>)
+func.func @attention_lengths(%q: tensor<4x2x64x16xf32>, %k: tensor<4x2x80x16xf32>,
+                             %kvl: tensor<4xi32>, %ql: tensor<4xi64>, %d: index,
+                             %o: tensor<4x2x64x16xf32>) -> tensor<4x2x64x16xf32> {
+  %0 = accel.attention causal window(8) diagonal(%d)
+         ins(%q, %k, %k : tensor<4x2x64x16xf32>, tensor<4x2x80x16xf32>, tensor<4x2x80x16xf32>)
+         kv_lengths(%kvl : tensor<4xi32>) q_lengths(%ql : tensor<4xi64>)
+         outs(%o : tensor<4x2x64x16xf32>) -> tensor<4x2x64x16xf32>
+  return %0 : tensor<4x2x64x16xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["accel.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:2 = transform.structured.tile_using_for %op tile_sizes [2, 0, 16, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -22,6 +22,11 @@
 // RUN: not accel-run %s --entry=softmax --poison=0:999:nan 2>&1 | FileCheck %s --check-prefix=CHECK-POISON
 // CHECK-POISON: accel-run: error: --poison '0:999:nan' is out of range
 
+// RUN: not accel-run %s --entry=softmax --pre-passes=no-such-pass 2>&1 | FileCheck %s --check-prefix=CHECK-PRE
+// CHECK-PRE: accel-run: error: bad --pre-passes 'no-such-pass':
+// RUN: not accel-run %s --entry=softmax --pre-passes=transform-interpreter 2>&1 | FileCheck %s --check-prefix=CHECK-PRE-FAIL
+// CHECK-PRE-FAIL: accel-run: error: --pre-passes 'transform-interpreter' failed on
+
 // .npy inputs: make one (a 3x5 float64 array) by saving a result, read it back,
 // then feed it where its shape or dtype is wrong.
 // RUN: rm -rf %t.dir && mkdir -p %t.dir

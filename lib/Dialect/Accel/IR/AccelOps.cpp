@@ -300,5 +300,23 @@ LogicalResult AttentionOp::verify() {
                            << s->convertToDouble();
   if (getDiagonal() && !getCausal())
     return emitOpError() << "'diagonal' is only meaningful with 'causal'";
+  if (std::optional<int64_t> w = getWindow()) {
+    if (!getCausal())
+      return emitOpError() << "'window' needs 'causal' (a window is the last "
+                              "W keys of the causal band)";
+    if (*w < 1)
+      return emitOpError() << "window must be at least 1, got " << *w;
+  }
+  for (auto [name, lengths] : {std::pair<StringRef, Value>{"kv_lengths",
+                                                          getKvLengths()},
+                               {"q_lengths", getQLengths()}}) {
+    if (!lengths)
+      continue;
+    int64_t n = cast<RankedTensorType>(lengths.getType()).getDimSize(0);
+    if (conflict(n, batch))
+      return emitOpError() << name << " has " << n
+                           << " entries, expected one per batch (B = "
+                           << batch << ")";
+  }
   return success();
 }

@@ -360,11 +360,53 @@ static FailureOr<TilingResult> tileAttention(AttentionOp op, OpBuilder &b,
     maskTile = mSlice.getResult();
   }
 
-  // A tile of queries starting at m0 keeps the causal band of the whole op:
-  // key j is visible to its row i when j <= i + diagonal + m0.
+  // Sequence lengths are per batch: the tile takes its batches' entries.
+  auto lengthsTile = [&](Value lengths) -> Value {
+    if (!lengths)
+      return Value();
+    auto lSlice = slice(b, loc, lengths, {offsets[0]}, {sizes[0]});
+    slices.push_back(lSlice);
+    return lSlice.getResult();
+  };
+  Value kvLengths = lengthsTile(op.getKvLengths());
+  Value qLengths = lengthsTile(op.getQLengths());
+
+  // A tile of queries starting at m0 keeps the band of the whole op: key j
+  // is visible to its row i when j <= i + off + m0 (see the op's
+  // description for off).
   Value diagonal = op.getDiagonal();
-  if (op.getCausal() &&
-      !(isZero(offsets[2]) && isWholeDim(sizes[2], q, 2))) {
+  bool queryTiled = !(isZero(offsets[2]) && isWholeDim(sizes[2], q, 2));
+  if (queryTiled && qLengths) {
+    // With q_lengths the tile's rows are valid below q_lengths - m0, and
+    // off = diagonal + (kvlen - Skv) - (qlen - Sq) stays the whole op's
+    // when the tile's diagonal is diagonal + Sq - Sq_tile (the default,
+    // Skv - Sq_tile, when the op has none).
+    auto lT = cast<RankedTensorType>(qLengths.getType());
+    Type elt = lT.getElementType();
+    SmallVector<Value> dynExtents;
+    if (lT.isDynamicDim(0))
+      dynExtents.push_back(tensor::DimOp::create(b, loc, qLengths, 0));
+    Value m0 = getValueOrCreateConstantIndexOp(b, loc, offsets[2]);
+    Value src = qLengths;
+    qLengths = tensor::GenerateOp::create(
+        b, loc, lT, dynExtents,
+        [&](OpBuilder &nb, Location l, ValueRange idx) {
+          Value len = tensor::ExtractOp::create(nb, l, src, idx);
+          Value shift = arith::IndexCastOp::create(nb, l, elt, m0);
+          tensor::YieldOp::create(nb, l,
+                                  arith::SubIOp::create(nb, l, len, shift)
+                                      .getResult());
+        });
+    if (op.getCausal() && diagonal) {
+      AffineExpr d0, d1, d2;
+      bindDims(b.getContext(), d0, d1, d2);
+      diagonal = getValueOrCreateConstantIndexOp(
+          b, loc,
+          affine::makeComposedFoldedAffineApply(
+              b, loc, d0 + d1 - d2,
+              {diagonal, dimOf(b, loc, q, 2), sizes[2]}));
+    }
+  } else if (queryTiled && op.getCausal()) {
     AffineExpr d0, d1, d2;
     bindDims(b.getContext(), d0, d1, d2);
     OpFoldResult base;
@@ -381,8 +423,9 @@ static FailureOr<TilingResult> tileAttention(AttentionOp op, OpBuilder &b,
 
   auto tiled = AttentionOp::create(
       b, loc, oSlice.getType(), qSlice.getResult(), kSlice.getResult(),
-      vSlice.getResult(), maskTile, diagonal, oSlice.getResult(),
-      op.getScaleAttr(), op.getCausalAttr());
+      vSlice.getResult(), maskTile, kvLengths, qLengths, diagonal,
+      oSlice.getResult(), op.getScaleAttr(), op.getCausalAttr(),
+      op.getWindowAttr());
   return TilingResult{{tiled}, {tiled.getResult()}, slices};
 }
 

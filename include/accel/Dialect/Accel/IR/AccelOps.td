@@ -24,6 +24,7 @@ def Accel_MatmulInput : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2, I8]>;
 def Accel_MatmulAcc : RankedTensorOf<[F32, F16, BF16, I32]>;
 def Accel_FloatTensor : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2]>;
 def Accel_MaskTensor : RankedTensorOf<[I1, F32, F16, BF16]>;
+def Accel_LengthsTensor : 1DTensorOf<[I32, I64]>;
 
 class Accel_ComputeOp<string mnemonic, list<Trait> traits = []>
     : Accel_Op<mnemonic, !listconcat([
@@ -198,9 +199,16 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
 
     ```
     s[i, j] = scale * sum_d Q[b, h, i, d] * K[b, h', j, d]  (+ mask[b, h, i, j] if additive)
-    keep(i, j) = mask[b, h, i, j] (if i1)  and  (j <= i + diagonal if causal)
+    keep(i, j) = mask[b, h, i, j]           (if i1)
+             and j <= i + off[b]             (if causal)
+             and j >  i + off[b] - W         (if window(W))
+             and j <  kv_lengths[b]          (if kv_lengths)
+             and i <  q_lengths[b]           (if q_lengths)
     P[i, :]  = softmax over the kept j of s[i, :]
     O[b, h, i, :] = sum_j P[i, j] * V[b, h', j, :]
+
+    kvlen[b] = kv_lengths[b] or Skv,  qlen[b] = q_lengths[b] or Sq
+    off[b]   = diagonal + (kvlen[b] - Skv) - (qlen[b] - Sq)   (= kvlen[b] - qlen[b] by default)
     ```
 
     - `scale` defaults to `1/sqrt(D)` (1 when `D = 0`); it must be finite.
@@ -210,19 +218,35 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
       decoding needs (the last query sees every key). An explicit
       `diagonal(%d)` (an index) is what tiling along `Sq` produces: a tile
       that starts at query `m0` has diagonal `Skv - Sq + m0`.
+    - `window(W)` (W >= 1, needs `causal`) is a sliding window: query `i`
+      keeps only the last `W` keys of its causal band, `off - W < j - i <=
+      off` (Mistral's and Gemma's local attention). Kernels skip the key
+      tiles wholly outside the window, so the cost is O(Sq·W), not
+      O(Sq·Skv).
+    - `kv_lengths` and `q_lengths` (i32 or i64, one entry per batch) are
+      variable sequence lengths of a right-padded batch: sequence `b` has
+      `kv_lengths[b]` keys and `q_lengths[b]` queries; padded keys are
+      never attended and padded query rows produce 0. The causal band
+      aligns to each sequence's own bottom-right corner (`off[b]` above,
+      FlashAttention's varlen convention). Lengths are run-time data: a
+      value above the padded size keeps the whole dimension, one at or
+      below 0 keeps nothing; kernels skip the tiles past a sequence's end.
     - `mask` is either i1 (true keeps the key) or additive (a float added to
       the scaled logits; `-inf` removes the key). It has rank at most 4 and
       broadcasts to `[B, Hq, Sq, Skv]` with numpy rules (aligned right, each
       dimension 1 or equal). A dynamic mask dimension is taken to be equal
       (broadcasting needs a static 1).
-    - A query row whose keys are all removed (by the mask, by `causal`, or
-      because `Skv = 0`) produces exactly 0, never NaN.
+    - A query row whose keys are all removed (by the mask, by `causal`, by
+      the window or the lengths, or because `Skv = 0`) produces exactly 0,
+      never NaN.
 
     `Q`, `K` and `V` share one float element type; `O` is f32, f16 or bf16.
 
     Iteration space for `TilingInterface`: `[B, Hq, Sq, Dv]`, all parallel.
     The key sequence and the head dimension are reductions that stay whole
-    in a tile; the FlashAttention decomposition tiles them. With GQA, a tile
+    in a tile; the FlashAttention decomposition tiles them. A tile of
+    queries starting at `m0` keeps the band of the whole op through
+    `diagonal` (and, with `q_lengths`, lengths shifted by `m0`). With GQA, a tile
     of query heads must be static and either divide the group size
     `Hq / Hkv` or be a multiple of it, so each tile reads whole KV heads.
 
@@ -233,6 +257,13 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
            ins(%q, %k, %v : tensor<2x32x128x64xf16>, tensor<2x8x128x64xf16>,
                             tensor<2x8x128x64xf16>)
            outs(%init : tensor<2x32x128x64xf32>) -> tensor<2x32x128x64xf32>
+
+    // A right-padded batch of two sequences with a 4096-key sliding window.
+    %o2 = accel.attention causal window(4096)
+           ins(%q, %k, %v : tensor<2x32x8192x64xf16>, tensor<2x8x8192x64xf16>,
+                            tensor<2x8x8192x64xf16>)
+           kv_lengths(%lens : tensor<2xi32>) q_lengths(%lens : tensor<2xi32>)
+           outs(%init2 : tensor<2x32x8192x64xf32>) -> tensor<2x32x8192x64xf32>
     ```
   }];
   let arguments = (ins
@@ -240,18 +271,24 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
     Accel_FloatTensor:$key,
     Accel_FloatTensor:$value,
     Optional<Accel_MaskTensor>:$mask,
+    Optional<Accel_LengthsTensor>:$kv_lengths,
+    Optional<Accel_LengthsTensor>:$q_lengths,
     Optional<Index>:$diagonal,
     RankedTensorOf<[F32, F16, BF16]>:$init,
     OptionalAttr<F32Attr>:$scale,
-    UnitAttr:$causal
+    UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$window
   );
   let results = (outs RankedTensorOf<[F32, F16, BF16]>:$result);
   let assemblyFormat = [{
-    (`causal` $causal^)? (`diagonal` `(` $diagonal^ `)`)?
+    (`causal` $causal^)? (`window` `(` $window^ `)`)?
+    (`diagonal` `(` $diagonal^ `)`)?
     (`scale` `(` $scale^ `)`)?
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
               type($value) `)`
     (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`kv_lengths` `(` $kv_lengths^ `:` type($kv_lengths) `)`)?
+    (`q_lengths` `(` $q_lengths^ `:` type($q_lengths) `)`)?
     `outs` `(` $init `:` type($init) `)`
     attr-dict `->` type($result)
   }];
@@ -262,6 +299,9 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
     /// The scale applied to Q·Kᵀ: the attribute, or 1/sqrt(D) (1 for D = 0)
     /// when absent; nullopt when absent and D is dynamic in both Q and K.
     std::optional<double> getEffectiveScale();
+    /// Whether some (query, key) pair may be removed by the causal band, the
+    /// window or the sequence lengths (not by the mask).
+    bool hasBand() { return getCausal() || getKvLengths() || getQLengths(); }
   }];
 }
 
