@@ -18,6 +18,7 @@
 
 #include "accel/InitAll.h"
 #include "accel/Runtime/JitRunner.h"
+#include "accel/Target/Catalogue.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -28,7 +29,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <functional>
+#include <malloc.h>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -121,11 +126,17 @@ std::string shapeStr(std::initializer_list<int64_t> dims) {
   return s + "f32>";
 }
 
-bool compile(MLIRContext &ctx, const std::string &text, AccelKernel &k) {
+bool compile(MLIRContext &ctx, const std::string &text, AccelKernel &k,
+             const std::string &pipelineOptions = "") {
   k.module = parseSourceString<ModuleOp>(text, &ctx);
   if (!k.module)
     return false;
   accel::AccelCpuPipelineOptions options;
+  if (failed(options.parseFromString(pipelineOptions))) {
+    llvm::errs() << "accel-bench: bad pipeline options '" << pipelineOptions
+                 << "'\n";
+    return false;
+  }
   options.threads = benchThreads;
   auto engine = accel::compileForHost(*k.module, options);
   if (!engine) {
@@ -169,6 +180,13 @@ __attribute__((target("avx512f"))) static double measureF32Roof() {
 }
 
 static double roofF32 = 0;
+/// The catalogue entry whose memory bandwidth the predictions use (the
+/// compute roof is the measured one).
+static cl::opt<std::string> modelTarget(
+    "model-target",
+    cl::desc("Catalogue target whose bandwidth the predicted times use"),
+    cl::init("x86-64-avx512"));
+static double bandwidthGBs = 0;
 
 void benchGemm(MLIRContext &ctx) {
   struct Shape {
@@ -248,69 +266,197 @@ void benchGemm(MLIRContext &ctx) {
   }
 }
 
-/// The unfused baseline: per head S = scale·Q·Kᵀ, row softmax, O = P·V.
+/// The unfused baseline: per head S = scale·Q·Kᵀ (sgemm), a row softmax
+/// (over the kept keys when causal: the others are -inf), O = P·V (sgemm).
+/// One L x L buffer `s` serves every head (the least memory an unfused
+/// kernel can use; frameworks materialise [B, H, L, L]).
 void unfusedAttention(const float *q, const float *k, const float *v, float *s,
-                      float *o, int64_t L, int64_t d) {
+                      float *o, int64_t heads, int64_t L, int64_t d,
+                      bool causal) {
   float scale = 1.f / std::sqrt(float(d));
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, d, scale, q, d,
-              k, d, 0.f, s, L);
-  for (int64_t i = 0; i < L; ++i) {
-    float *row = s + i * L;
-    float mx = *std::max_element(row, row + L), sum = 0;
-    for (int64_t j = 0; j < L; ++j)
-      sum += (row[j] = std::exp(row[j] - mx));
-    float inv = 1.f / sum;
-    for (int64_t j = 0; j < L; ++j)
-      row[j] *= inv;
+  for (int64_t h = 0; h < heads; ++h) {
+    const float *qh = q + h * L * d, *kh = k + h * L * d, *vh = v + h * L * d;
+    float *oh = o + h * L * d;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, d, scale, qh, d,
+                kh, d, 0.f, s, L);
+#pragma omp parallel for num_threads(benchThreads) schedule(static)
+    for (int64_t i = 0; i < L; ++i) {
+      float *row = s + i * L;
+      int64_t kept = causal ? i + 1 : L;
+      float mx = *std::max_element(row, row + kept), sum = 0;
+      for (int64_t j = 0; j < kept; ++j)
+        sum += (row[j] = std::exp(row[j] - mx));
+      float inv = 1.f / sum;
+      for (int64_t j = 0; j < kept; ++j)
+        row[j] *= inv;
+      std::fill(row + kept, row + L, 0.f);
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, d, L, 1.f, s, L,
+                vh, d, 0.f, oh, d);
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, d, L, 1.f, s, L,
-              v, d, 0.f, o, d);
+}
+
+/// Resident-memory probes (Linux): the peak is reset through clear_refs, so
+/// a call's extra memory is its peak minus what was resident before it.
+/// Large blocks are mmapped and unmapped on free (see main), so freed
+/// scratch never hides in the heap.
+int64_t statusKiB(const char *field) {
+  FILE *f = std::fopen("/proc/self/status", "r");
+  if (!f)
+    return -1;
+  char line[256];
+  int64_t value = -1;
+  size_t n = std::strlen(field);
+  while (std::fgets(line, sizeof line, f))
+    if (!std::strncmp(line, field, n) && line[n] == ':')
+      value = std::atoll(line + n + 1);
+  std::fclose(f);
+  return value;
+}
+double extraMiB(const std::function<void()> &fn) {
+  if (FILE *f = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", f);
+    std::fclose(f);
+  }
+  int64_t base = statusKiB("VmRSS");
+  fn();
+  int64_t peak = statusKiB("VmHWM");
+  return base < 0 || peak < 0 ? -1.0 : double(peak - base) / 1024.0;
+}
+
+static cl::list<int64_t> attnLengths("attn-lengths",
+                                     cl::desc("Sequence lengths L"),
+                                     cl::CommaSeparated);
+static cl::list<int64_t> attnHeadDims("attn-head-dims",
+                                      cl::desc("Head dimensions d"),
+                                      cl::CommaSeparated);
+static cl::opt<int64_t> attnHeads("attn-heads", cl::desc("Heads H"),
+                                  cl::init(8));
+static cl::opt<int64_t> oursUnfusedMaxL(
+    "ours-unfused-max-length",
+    cl::desc("Longest L our unfused path (decompose-attention=0) runs at"),
+    cl::init(2048));
+
+/// The prediction of the cost model (accel-roofline's formula on the
+/// x86-64-avx512 entry, scaled to the threads used): max(FLOPs / peak,
+/// bytes / bandwidth).
+double predictedSeconds(double flops, double bytes, double peakGflops,
+                        double bandwidthGBs) {
+  return std::max(flops / (peakGflops * 1e9), bytes / (bandwidthGBs * 1e9));
 }
 
 void benchAttention(MLIRContext &ctx) {
-  std::vector<std::pair<int64_t, int64_t>> shapes = {
-      {1024, 64}, {1024, 128}, {2048, 64}, {2048, 128},
-      {4096, 64}, {4096, 128}, {8192, 64}, {8192, 128}};
-  if (quick)
-    shapes = {{256, 64}};
-  llvm::outs() << "\nf32 attention, one head, L x L, " << benchThreads
-               << " thread(s); GFLOP/s (4·L²·d) best (median)\n";
-  llvm::outs() << llvm::formatv("{0,-14} {1,15} {2,15} {3,9} {4,11}\n",
-                                "L, d", "accel", "unfused BLAS", "ratio",
-                                "max |diff|");
-  for (auto [L, d] : shapes) {
-    auto q = randomBuffer(L * d, 3), k = randomBuffer(L * d, 4),
-         v = randomBuffer(L * d, 5);
-    std::vector<float> o(L * d), oRef(L * d), s(L * L);
-    std::string t4 = shapeStr({1, 1, L, d});
-    std::string text = "func.func @attn(%q: " + t4 + ", %k: " + t4 +
-                       ", %v: " + t4 + ", %o: " + t4 + ") -> " + t4 +
-                       " {\n  %0 = accel.attention ins(%q, %k, %v : " + t4 +
-                       ", " + t4 + ", " + t4 + ") outs(%o : " + t4 + ") -> " +
-                       t4 + "\n  return %0 : " + t4 + "\n}\n";
-    AccelKernel kern;
-    kern.name = "attn";
-    if (!compile(ctx, text, kern))
-      std::exit(1);
-    for (float *p : {q.data(), k.data(), v.data(), o.data()})
-      kern.call.addMemref(p, {1, 1, L, d});
-    kern.call.addResults({4});
-    auto base = [&] {
-      unfusedAttention(q.data(), k.data(), v.data(), s.data(), oRef.data(), L,
-                       d);
-    };
-    std::vector<Timing> t = timeInterleaved({std::ref(kern), base});
-    kern();
-    base();
-    double maxDiff = 0;
-    for (size_t i = 0; i < o.size(); ++i)
-      maxDiff = std::max(maxDiff, double(std::fabs(o[i] - oRef[i])));
-    double flop = 4.0 * L * L * d;
-    llvm::outs() << llvm::formatv(
-        "{0,-14} {1,6:f1} ({2,6:f1}) {3,6:f1} ({4,6:f1}) {5,9:f3} {6,11:e1}\n",
-        std::to_string(L) + ", " + std::to_string(d), gflops(flop, t[0].best),
-        gflops(flop, t[0].median), gflops(flop, t[1].best),
-        gflops(flop, t[1].median), t[1].best / t[0].best, maxDiff);
+  std::vector<int64_t> lengths(attnLengths.begin(), attnLengths.end()),
+      dims(attnHeadDims.begin(), attnHeadDims.end());
+  if (lengths.empty())
+    lengths = quick ? std::vector<int64_t>{256, 512}
+                    : std::vector<int64_t>{512, 1024, 2048, 4096, 8192};
+  if (dims.empty())
+    dims = {64, 128};
+  int64_t H = attnHeads;
+  llvm::outs() << "\nf32 attention, B = 1, H = " << H << ", Sq = Skv = L, "
+               << benchThreads
+               << " thread(s); milliseconds per call, best of the samples "
+                  "(median)\n"
+               << "  fused: accel.attention (FlashAttention-2); ours unf.: "
+                  "accel's reference lowering (decompose-attention=0); BLAS "
+                  "unf.: OpenBLAS sgemm + softmax + sgemm\n"
+               << "  x: BLAS unf. time / fused time; extra MiB: peak resident "
+                  "memory a call adds over its inputs and outputs\n";
+  llvm::outs() << llvm::formatv(
+      "{0,-16} {1,17} {2,17} {3,17} {4,6} {5,7} {6,6} {7,9} {8,9} {9,9} "
+      "{10,7} {11,9}\n",
+      "L, d, mask", "fused", "ours unf.", "BLAS unf.", "x", "GFLOP/s",
+      "%roof", "MiB fused", "MiB ours", "MiB BLAS", "pred.", "meas/pred");
+  std::map<std::pair<int64_t, int64_t>, double> nonCausal;
+  for (int64_t L : lengths) {
+    for (int64_t d : dims) {
+      for (bool causal : {false, true}) {
+        int64_t n = H * L * d;
+        auto q = randomBuffer(n, 3), k = randomBuffer(n, 4),
+             v = randomBuffer(n, 5);
+        std::vector<float> o(n), oRef(n), oOurs(n), s(L * L);
+        std::string t4 = shapeStr({1, H, L, d});
+        std::string text =
+            "func.func @attn(%q: " + t4 + ", %k: " + t4 + ", %v: " + t4 +
+            ", %o: " + t4 + ") -> " + t4 + " {\n  %0 = accel.attention " +
+            (causal ? "causal " : "") + "ins(%q, %k, %v : " + t4 + ", " + t4 +
+            ", " + t4 + ") outs(%o : " + t4 + ") -> " + t4 +
+            "\n  return %0 : " + t4 + "\n}\n";
+        AccelKernel fused, ours;
+        fused.name = ours.name = "attn";
+        if (!compile(ctx, text, fused))
+          std::exit(1);
+        bool runOurs = L <= oursUnfusedMaxL;
+        if (runOurs && !compile(ctx, text, ours, "decompose-attention=0"))
+          std::exit(1);
+        for (AccelKernel *kern : {&fused, &ours}) {
+          float *out = kern == &fused ? o.data() : oOurs.data();
+          for (float *p : {q.data(), k.data(), v.data(), out})
+            kern->call.addMemref(p, {1, H, L, d});
+          kern->call.addResults({4});
+        }
+        auto base = [&] {
+          unfusedAttention(q.data(), k.data(), v.data(), s.data(),
+                           oRef.data(), H, L, d, causal);
+        };
+        std::vector<std::function<void()>> fns = {std::ref(fused), base};
+        if (runOurs)
+          fns.push_back(std::ref(ours));
+        std::vector<Timing> t = timeInterleaved(fns);
+        double maxDiff = 0, maxDiffOurs = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          maxDiff = std::max(maxDiff, double(std::fabs(o[i] - oRef[i])));
+          if (runOurs)
+            maxDiffOurs =
+                std::max(maxDiffOurs, double(std::fabs(oOurs[i] - oRef[i])));
+        }
+        // Memory: one more call of each, its scratch allocated inside.
+        double memFused = extraMiB([&] { fused(); });
+        double memOurs = runOurs ? extraMiB([&] { ours(); }) : -1;
+        s.clear();
+        s.shrink_to_fit();
+        double memBlas = extraMiB([&] {
+          std::vector<float> scratch(L * L);
+          unfusedAttention(q.data(), k.data(), v.data(), scratch.data(),
+                           oRef.data(), H, L, d, causal);
+        });
+        // FLOPs of the kept pairs: Q·Kᵀ and P·V (2·d each per pair).
+        double pairs = causal ? double(L) * double(L + 1) / 2
+                              : double(L) * double(L);
+        double flop = double(H) * pairs * 4.0 * double(d);
+        double bytes = 4.0 * double(n) * 4.0; // Q, K, V read, O written
+        double pred = predictedSeconds(flop, bytes, roofF32 * benchThreads,
+                                       bandwidthGBs);
+        auto ms = [](double sec) { return sec * 1e3; };
+        std::string oursStr =
+            runOurs ? std::string(llvm::formatv("{0,7:f1} ({1,7:f1})",
+                                                ms(t[2].best),
+                                                ms(t[2].median)))
+                    : std::string("-");
+        auto mib = [](double m) {
+          return m < 0 ? std::string("-")
+                       : std::string(llvm::formatv("{0:f1}", m));
+        };
+        double g = gflops(flop, t[0].best);
+        llvm::outs() << llvm::formatv(
+            "{0,-16} {1,7:f1} ({2,7:f1}) {3,17} {4,7:f1} ({5,7:f1}) {6,6:f2} "
+            "{7,7:f1} {8,5:f0}% {9,9} {10,9} {11,9} {12,7:f1} {13,9:f2}{14}\n",
+            std::to_string(L) + ", " + std::to_string(d) +
+                (causal ? ", causal" : ""),
+            ms(t[0].best), ms(t[0].median), oursStr, ms(t[1].best),
+            ms(t[1].median), t[1].best / t[0].best, g,
+            100.0 * g / (roofF32 * benchThreads), mib(memFused), mib(memOurs),
+            mib(memBlas), ms(pred), t[0].best / pred,
+            maxDiff > 1e-4 || maxDiffOurs > 1e-4 ? "  MISMATCH" : "");
+        if (!causal)
+          nonCausal[{L, d}] = t[0].best;
+        else
+          llvm::outs() << llvm::formatv(
+              "{0,-16} causal is {1:f2}x faster than non-causal (fused)\n", "",
+              nonCausal[{L, d}] / t[0].best);
+      }
+    }
   }
 }
 } // namespace
@@ -320,12 +466,24 @@ int main(int argc, char **argv) {
                               "accel-bench: accel kernels next to oneDNN and "
                               "OpenBLAS in one run\n");
   openblas_set_num_threads(benchThreads);
+  // Blocks of 128 KiB and more are mmapped and unmapped when freed (no
+  // dynamic threshold), so the memory probes see every call's scratch.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
   DialectRegistry registry;
   accel::registerAllAccelDialects(registry);
   registerAllToLLVMIRTranslations(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   roofF32 = measureF32Roof();
+  const accel::TargetSpec *spec = accel::findTargetSpec(modelTarget);
+  if (!spec) {
+    llvm::errs() << "accel-bench: no catalogue target '" << modelTarget
+                 << "'\n";
+    return 1;
+  }
+  // Per core on CPU entries: the bandwidth scales with the threads used.
+  bandwidthGBs = spec->memoryGbps * benchThreads;
   llvm::outs() << "accel-bench: OpenBLAS core " << openblas_get_corename()
                << ", oneDNN " << dnnl_version()->major << "."
                << dnnl_version()->minor << "." << dnnl_version()->patch

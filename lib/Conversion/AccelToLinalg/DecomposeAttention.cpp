@@ -118,6 +118,41 @@ struct TileBuilder {
   }
 };
 
+/// Whether the band removes some pair of the tile rows [q0, q0 + tq) x keys
+/// [k0, k0 + tk): the tile then needs the index mask.
+static Value bandCutsTile(OpBuilder &b, Location loc, const AttentionBand &band,
+                          Value q0, OpFoldResult tq, Value k0,
+                          OpFoldResult tk) {
+  using P = arith::CmpIPredicate;
+  Value tqV = getValueOrCreateConstantIndexOp(b, loc, tq);
+  Value tkV = getValueOrCreateConstantIndexOp(b, loc, tk);
+  Value kEnd = arith::AddIOp::create(b, loc, k0, tkV); // one past the last key
+  Value qEnd = arith::AddIOp::create(b, loc, q0, tqV);
+  Value cut = arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto either = [&](Value c) { cut = arith::OrIOp::create(b, loc, cut, c); };
+  if (band.offset) {
+    // The last key is past the first row's limit q0 + off.
+    Value firstLimit = arith::AddIOp::create(b, loc, q0, band.offset);
+    either(arith::CmpIOp::create(b, loc, P::sgt, kEnd,
+                                 arith::AddIOp::create(
+                                     b, loc, firstLimit,
+                                     arith::ConstantIndexOp::create(b, loc, 1))));
+    if (band.window) {
+      // The first key is at or below the last row's lower bound
+      // (q0 + tq - 1) + off - W.
+      Value lastLow = arith::SubIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, qEnd, band.offset),
+          arith::ConstantIndexOp::create(b, loc, *band.window + 1));
+      either(arith::CmpIOp::create(b, loc, P::sle, k0, lastLow));
+    }
+  }
+  if (band.kvLength)
+    either(arith::CmpIOp::create(b, loc, P::sgt, kEnd, band.kvLength));
+  if (band.qLength)
+    either(arith::CmpIOp::create(b, loc, P::sgt, qEnd, band.qLength));
+  return cut;
+}
+
 struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
   DecomposeAttention(MLIRContext *ctx, int64_t tileQ, int64_t tileKV)
       : OpRewritePattern(ctx), tileQ(tileQ), tileKV(tileKV) {}
@@ -336,17 +371,38 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                      });
     }
     if (op.hasBand()) {
-      Value negInf = tb.cst(-INFINITY);
-      s = tb.rowwise(
-          {s}, {false}, {tq, tk}, f32,
-          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-            Value i = arith::AddIOp::create(
-                nb, l, linalg::IndexOp::create(nb, l, 0), q0);
-            Value j = arith::AddIOp::create(
-                nb, l, linalg::IndexOp::create(nb, l, 1), k0);
-            Value keep = bandKeep(nb, l, band, i, j);
-            return arith::SelectOp::create(nb, l, keep, a[0], negInf);
-          });
+      // Only the tiles the band cuts (across the diagonal, the window's
+      // start or a length) are masked by index, in place; the others are
+      // kept whole.
+      Value cut = bandCutsTile(rewriter, loc, band, q0, tq, k0, tk);
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{s.getType()}, cut,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(ifOp.thenBlock());
+        Value negInf = tb.cst(-INFINITY);
+        MLIRContext *ctx = rewriter.getContext();
+        AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+        Value masked =
+            linalg::GenericOp::create(
+                rewriter, loc, s.getType(), ValueRange{}, ValueRange{s},
+                SmallVector<AffineMap>{id2},
+                SmallVector<IteratorType>(2, IteratorType::parallel),
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  Value i = arith::AddIOp::create(
+                      nb, l, linalg::IndexOp::create(nb, l, 0), q0);
+                  Value j = arith::AddIOp::create(
+                      nb, l, linalg::IndexOp::create(nb, l, 1), k0);
+                  Value keep = bandKeep(nb, l, band, i, j);
+                  yieldValue(nb, l,
+                             arith::SelectOp::create(nb, l, keep, a[0], negInf));
+                })
+                .getResult(0);
+        scf::YieldOp::create(rewriter, loc, masked);
+        rewriter.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(rewriter, loc, s);
+      }
+      s = ifOp.getResult(0);
     }
 
     // Online softmax update.
