@@ -100,14 +100,34 @@ func.func @dynamic(%q: tensor<1x1x?x8xf32>, %k: tensor<1x1x?x8xf32>, %o: tensor<
 // CHECK: %[[START:.+]] = arith.minsi %[[S4]], %[[END]]
 // CHECK: %[[PAST:.+]] = arith.cmpi sge, %[[Q0]], %[[QQ]]
 // CHECK: %[[END2:.+]] = arith.select %[[PAST]], %[[START]], %[[END]]
-// CHECK: scf.for %{{.+}} = %[[START]] to %[[END2]] step %[[C64]]
+// CHECK: scf.for %[[K0:.+]] = %[[START]] to %[[END2]] step %[[C64]]
 // CHECK: accel.matmul
 // CHECK: linalg.generic
+// The tile is cut when its last key passes the first row's limit, its first
+// key is at or below the last row's window bound (q0 + 32 + off - 41), it
+// crosses kvlen, or its rows cross qlen; only then is it masked (in place).
+// CHECK: %[[KEND:.+]] = arith.addi %[[K0]], %[[C64]]
+// CHECK: %[[QEND:.+]] = arith.addi %[[Q0]], %[[C32]]
+// CHECK: %[[FL:.+]] = arith.addi %[[Q0]], %[[OFF]]
+// CHECK: %[[FL1:.+]] = arith.addi %[[FL]], %c1
+// CHECK: %[[CUT1:.+]] = arith.cmpi sgt, %[[KEND]], %[[FL1]]
+// CHECK: %[[LL:.+]] = arith.addi %[[QEND]], %[[OFF]]
+// CHECK: %[[LOW:.+]] = arith.subi %[[LL]], %c41
+// CHECK: %[[CUT2:.+]] = arith.cmpi sle, %[[K0]], %[[LOW]]
+// CHECK: %[[OR1:.+]] = arith.ori %[[CUT1]], %[[CUT2]]
+// CHECK: %[[CUT3:.+]] = arith.cmpi sgt, %[[KEND]], %[[KV]]
+// CHECK: %[[OR2:.+]] = arith.ori %[[OR1]], %[[CUT3]]
+// CHECK: %[[CUT4:.+]] = arith.cmpi sgt, %[[QEND]], %[[QQ]]
+// CHECK: %[[CUT:.+]] = arith.ori %[[OR2]], %[[CUT4]]
+// CHECK: %[[S:.+]] = scf.if %[[CUT]]
+// CHECK: linalg.generic {{.+}} outs(%{{.+}} : tensor<32x64xf32>)
 // CHECK: arith.cmpi sle
 // CHECK: arith.cmpi sgt
 // CHECK: arith.cmpi slt
 // CHECK: arith.cmpi slt
 // CHECK: arith.select
+// CHECK: } else {
+// CHECK: scf.yield
 func.func @window_lengths(%q: tensor<2x2x64x16xf32>, %k: tensor<2x2x256x16xf32>, %kvl: tensor<2xi32>, %ql: tensor<2xi64>, %o: tensor<2x2x64x16xf32>) -> tensor<2x2x64x16xf32> {
   %0 = accel.attention causal window(40)
          ins(%q, %k, %k : tensor<2x2x64x16xf32>, tensor<2x2x256x16xf32>, tensor<2x2x256x16xf32>)
