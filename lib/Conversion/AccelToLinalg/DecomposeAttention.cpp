@@ -52,8 +52,8 @@ struct TileBuilder {
     SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
     SmallVector<int64_t> staticSizes;
     for (OpFoldResult s : sizes)
-      staticSizes.push_back(getConstantIntValue(s).value_or(
-          ShapedType::kDynamic));
+      staticSizes.push_back(
+          getConstantIntValue(s).value_or(ShapedType::kDynamic));
     auto resultType = RankedTensorType::get(
         ArrayRef<int64_t>(staticSizes).take_back(keepRank),
         srcType.getElementType());
@@ -91,8 +91,8 @@ struct TileBuilder {
     MLIRContext *ctx = b.getContext();
     AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
     SmallVector<AffineMap> maps(inputs.size() + 1, id);
-    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{rows},
-                                         f32);
+    Value init =
+        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{rows}, f32);
     return linalg::GenericOp::create(
                b, loc, init.getType(), inputs, ValueRange{init}, maps,
                SmallVector<IteratorType>(1, IteratorType::parallel),
@@ -133,10 +133,10 @@ static Value bandCutsTile(OpBuilder &b, Location loc, const AttentionBand &band,
   if (band.offset) {
     // The last key is past the first row's limit q0 + off.
     Value firstLimit = arith::AddIOp::create(b, loc, q0, band.offset);
-    either(arith::CmpIOp::create(b, loc, P::sgt, kEnd,
-                                 arith::AddIOp::create(
-                                     b, loc, firstLimit,
-                                     arith::ConstantIndexOp::create(b, loc, 1))));
+    either(arith::CmpIOp::create(
+        b, loc, P::sgt, kEnd,
+        arith::AddIOp::create(b, loc, firstLimit,
+                              arith::ConstantIndexOp::create(b, loc, 1))));
     if (band.window) {
       // The first key is at or below the last row's lower bound
       // (q0 + tq - 1) + off - W.
@@ -168,10 +168,9 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     Type vElt = vT.getElementType();
     if (!isa<FloatType>(vElt))
       return rewriter.notifyMatchFailure(op, "needs a float V");
-    int64_t nB = qT.getDimSize(0), hq = qT.getDimSize(1),
-            sq = qT.getDimSize(2), d = qT.getDimSize(3),
-            hkv = kT.getDimSize(1), skv = kT.getDimSize(2),
-            dv = vT.getDimSize(3);
+    int64_t nB = qT.getDimSize(0), hq = qT.getDimSize(1), sq = qT.getDimSize(2),
+            d = qT.getDimSize(3), hkv = kT.getDimSize(1),
+            skv = kT.getDimSize(2), dv = vT.getDimSize(3);
     if (hkv == 0 || hq == 0 || sq == 0)
       return rewriter.notifyMatchFailure(op, "empty heads or queries");
     int64_t group = hq / hkv;
@@ -182,27 +181,27 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     double log2e = 1.4426950408889634;
     double scale = *op.getEffectiveScale() * log2e;
     Value mask = op.getMask();
-    auto maskT = mask ? cast<RankedTensorType>(mask.getType())
-                      : RankedTensorType();
+    auto maskT =
+        mask ? cast<RankedTensorType>(mask.getType()) : RankedTensorType();
     bool boolMask = mask && maskT.getElementType().isInteger(1);
 
     // Kᵀ once, [B, Hkv, D, Skv]: every query tile then reads its key tile
     // as a [D, Tk] slice the contraction kernel streams along keys.
     Value kTInit = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{nB, hkv, d, skv}, kT.getElementType());
-    Value keysT = linalg::TransposeOp::create(rewriter, loc, op.getKey(),
-                                              kTInit,
-                                              ArrayRef<int64_t>{0, 1, 3, 2})
-                      .getResult()[0];
+    Value keysT =
+        linalg::TransposeOp::create(rewriter, loc, op.getKey(), kTInit,
+                                    ArrayRef<int64_t>{0, 1, 3, 2})
+            .getResult()[0];
 
     Value c0 = tb.index(0);
     // (batch, query head) pairs are independent: an scf.forall (threads
     // when the pipeline has them), each owning its [Sq, Dv] slice of O.
-    auto heads = scf::ForallOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(nB),
-                               rewriter.getIndexAttr(hq)},
-        ValueRange{op.getInit()}, std::nullopt);
+    auto heads =
+        scf::ForallOp::create(rewriter, loc,
+                              ArrayRef<OpFoldResult>{rewriter.getIndexAttr(nB),
+                                                     rewriter.getIndexAttr(hq)},
+                              ValueRange{op.getInit()}, std::nullopt);
     rewriter.setInsertionPointToStart(heads.getBody());
     Value bi = heads.getInductionVar(0), hi = heads.getInductionVar(1);
     Value hk = arith::DivUIOp::create(rewriter, loc, hi, tb.index(group));
@@ -219,266 +218,297 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     OpFoldResult zeroIdx = rewriter.getIndexAttr(0),
                  oneIdx = rewriter.getIndexAttr(1);
     SmallVector<OpFoldResult> headOffsets = {bi, hi, zeroIdx, zeroIdx};
-    SmallVector<OpFoldResult> headSizes = {oneIdx, oneIdx,
-                                           rewriter.getIndexAttr(sq),
-                                           rewriter.getIndexAttr(dv)};
-    Value headOut = tb.slice(heads.getRegionIterArgs()[0], headOffsets,
-                             headSizes, 2);
-    auto qLoop = scf::ForOp::create(rewriter, loc, c0, tb.index(sq),
-                                    tb.index(tileQ), ValueRange{headOut});
-    rewriter.setInsertionPointToStart(qLoop.getBody());
-    Value q0 = qLoop.getInductionVar();
-    AffineExpr s0;
-    bindSymbols(rewriter.getContext(), s0);
-    // Static tiles when the tile divides the sequence: the contraction
-    // kernel vectorizes static shapes only.
-    OpFoldResult tq =
-        sq % tileQ == 0
-            ? OpFoldResult(rewriter.getIndexAttr(tileQ))
-            : affine::makeComposedFoldedAffineMin(
-                  rewriter, loc,
-                  AffineMap::get(0, 1,
-                                 {rewriter.getAffineConstantExpr(tileQ),
-                                  rewriter.getAffineConstantExpr(sq) - s0},
-                                 rewriter.getContext()),
-                  {q0});
-    OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
-    Value qTile = tb.slice(op.getQuery(), {bi, hi, q0, zero},
-                           {one, one, tq, rewriter.getIndexAttr(d)}, 2);
+    SmallVector<OpFoldResult> headSizes = {
+        oneIdx, oneIdx, rewriter.getIndexAttr(sq), rewriter.getIndexAttr(dv)};
+    Value headOut =
+        tb.slice(heads.getRegionIterArgs()[0], headOffsets, headSizes, 2);
+    OpFoldResult zero = rewriter.getIndexAttr(0),
+                 one = rewriter.getIndexAttr(1);
+    // Every tile has a static shape (the contraction kernel vectorizes
+    // static shapes only): whole tiles in loops, then one remainder tile of
+    // queries (and of keys) peeled off.
+    int64_t remQ = sq % tileQ, fullQ = sq - remQ;
+    int64_t remKV = skv % tileKV, fullKV = skv - remKV;
 
-    // The key loop covers the keys some row of the tile keeps: it ends
-    // after the last key of the tile's last row (causal band, key length)
-    // and starts at the first key of the first row's window; a tile past
-    // the query length has none.
-    Value kvStart = c0, kvEnd = tb.index(skv);
-    bool staticKV = skv % tileKV == 0;
-    if (band.offset || band.kvLength) {
-      Value last = band.kvLength ? band.kvLength : kvEnd;
-      if (band.offset) {
-        Value end = arith::AddIOp::create(
-            rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, tq),
-            arith::AddIOp::create(rewriter, loc, q0, band.offset));
-        last = arith::MinSIOp::create(rewriter, loc, last, end);
-      }
-      last = arith::MaxSIOp::create(rewriter, loc, last, c0);
-      // Whole tiles only (their keys outside the band are masked by
-      // index), so the key tile keeps a static size.
-      if (staticKV) {
+    // One query tile of `tqS` rows at q0; returns `dest` ([Sq, Dv]) with
+    // the tile's rows of O written.
+    auto emitQueryTile = [&](Value q0, int64_t tqS, Value dest) -> Value {
+      OpFoldResult tq = rewriter.getIndexAttr(tqS);
+      Value qTile = tb.slice(op.getQuery(), {bi, hi, q0, zero},
+                             {one, one, tq, rewriter.getIndexAttr(d)}, 2);
+
+      // The key loop covers the keys some row of the tile keeps: it ends
+      // after the last key of the tile's last row (causal band, key length)
+      // and starts at the first key of the first row's window; a tile past
+      // the query length has none.
+      Value kvStart = c0, kvEnd = tb.index(skv);
+      if (band.offset || band.kvLength) {
+        Value last = band.kvLength ? band.kvLength : kvEnd;
+        if (band.offset) {
+          Value end = arith::AddIOp::create(
+              rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, tq),
+              arith::AddIOp::create(rewriter, loc, q0, band.offset));
+          last = arith::MinSIOp::create(rewriter, loc, last, end);
+        }
+        last = arith::MaxSIOp::create(rewriter, loc, last, c0);
+        // Whole tiles only (their keys outside the band are masked by
+        // index), so the key tile keeps a static size.
         Value t = tb.index(tileKV);
-        Value up = arith::AddIOp::create(rewriter, loc, last,
-                                         tb.index(tileKV - 1));
+        Value up =
+            arith::AddIOp::create(rewriter, loc, last, tb.index(tileKV - 1));
         last = arith::MulIOp::create(
             rewriter, loc, arith::DivUIOp::create(rewriter, loc, up, t), t);
+        kvEnd = arith::MinSIOp::create(rewriter, loc, kvEnd, last);
       }
-      kvEnd = arith::MinSIOp::create(rewriter, loc, kvEnd, last);
-    }
-    if (band.offset && band.window) {
-      Value first = arith::AddIOp::create(
-          rewriter, loc, q0,
-          arith::SubIOp::create(rewriter, loc, band.offset,
-                                tb.index(*band.window - 1)));
-      first = arith::MaxSIOp::create(rewriter, loc, first, c0);
-      if (staticKV) {
+      if (band.offset && band.window) {
+        Value first = arith::AddIOp::create(
+            rewriter, loc, q0,
+            arith::SubIOp::create(rewriter, loc, band.offset,
+                                  tb.index(*band.window - 1)));
+        first = arith::MaxSIOp::create(rewriter, loc, first, c0);
         Value t = tb.index(tileKV);
         first = arith::MulIOp::create(
             rewriter, loc, arith::DivUIOp::create(rewriter, loc, first, t), t);
+        kvStart = arith::MinSIOp::create(rewriter, loc, first, kvEnd);
       }
-      kvStart = arith::MinSIOp::create(rewriter, loc, first, kvEnd);
-    }
-    if (band.qLength) {
-      Value past = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::sge, q0, band.qLength);
-      kvEnd = arith::SelectOp::create(rewriter, loc, past, kvStart, kvEnd);
-    }
-    Value m0 = filledTensor(rewriter, loc, {tq}, f32, negInfAttr(rewriter));
-    Value l0 = filledTensor(rewriter, loc, {tq}, f32,
-                            rewriter.getF32FloatAttr(0.0f));
-    Value acc0 = filledTensor(rewriter, loc, {tq, rewriter.getIndexAttr(dv)},
-                              f32, rewriter.getF32FloatAttr(0.0f));
-    auto kvLoop = scf::ForOp::create(rewriter, loc, kvStart, kvEnd,
-                                     tb.index(tileKV),
-                                     ValueRange{m0, l0, acc0});
-    rewriter.setInsertionPointToStart(kvLoop.getBody());
-    Value k0 = kvLoop.getInductionVar();
-    Value m = kvLoop.getRegionIterArgs()[0], l = kvLoop.getRegionIterArgs()[1],
-          acc = kvLoop.getRegionIterArgs()[2];
-    OpFoldResult tk = rewriter.getIndexAttr(tileKV);
-    if (!staticKV) {
-      Value rest = arith::SubIOp::create(rewriter, loc, kvEnd, k0);
-      tk = getAsOpFoldResult(
-          arith::MinSIOp::create(rewriter, loc, tb.index(tileKV), rest));
-    }
-    Value kTile = tb.slice(keysT, {bi, hk, zero, k0},
-                           {one, one, rewriter.getIndexAttr(d), tk}, 2);
-    Value vTile = tb.slice(op.getValue(), {bi, hk, k0, zero},
-                           {one, one, tk, rewriter.getIndexAttr(dv)}, 2);
+      if (band.qLength) {
+        Value past = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::sge, q0, band.qLength);
+        kvEnd = arith::SelectOp::create(rewriter, loc, past, kvStart, kvEnd);
+      }
+      Value m0 = filledTensor(rewriter, loc, {tq}, f32, negInfAttr(rewriter));
+      Value l0 = filledTensor(rewriter, loc, {tq}, f32,
+                              rewriter.getF32FloatAttr(0.0f));
+      Value acc0 = filledTensor(rewriter, loc, {tq, rewriter.getIndexAttr(dv)},
+                                f32, rewriter.getF32FloatAttr(0.0f));
+      // One key tile of `tkS` keys at k0: the online softmax update of the
+      // running max m, sum l and accumulator acc.
+      auto kvStep = [&](Value k0, int64_t tkS, Value m, Value l,
+                        Value acc) -> SmallVector<Value> {
+        OpFoldResult tk = rewriter.getIndexAttr(tkS);
+        Value kTile = tb.slice(keysT, {bi, hk, zero, k0},
+                               {one, one, rewriter.getIndexAttr(d), tk}, 2);
+        Value vTile = tb.slice(op.getValue(), {bi, hk, k0, zero},
+                               {one, one, tk, rewriter.getIndexAttr(dv)}, 2);
 
-    // S = Q_t · (Kᵀ)_j in f32.
-    Value sInit = tensor::EmptyOp::create(rewriter, loc, {tq, tk}, f32);
-    Value s = MatmulOp::create(rewriter, loc, sInit.getType(), qTile, kTile,
-                               Value(), Value(), sInit, /*transpose_b=*/false,
-                               /*accumulate=*/false)
-                  .getResult();
-    // Scale, mask, causal band (indices are tile-local: add q0, k0).
-    if (mask) {
-      int64_t mr = maskT.getRank();
-      SmallVector<OpFoldResult> mOff, mSz;
-      Value full[4] = {bi, hi, q0, k0};
-      OpFoldResult tileSz[4] = {one, one, tq, tk};
-      for (int64_t a = 0; a < mr; ++a) {
-        bool bcast = maskT.getDimSize(a) == 1;
-        mOff.push_back(bcast ? zero : OpFoldResult(full[a + 4 - mr]));
-        mSz.push_back(bcast ? one : tileSz[a + 4 - mr]);
-      }
-      // The mask tile as [rows, cols] (size-1 broadcast dims stay 1 and
-      // are broadcast by the map below).
-      Value mTile = tb.slice(mask, mOff, mSz, mr);
-      int64_t rowsDim = mr - 2, colsDim = mr - 1;
-      MLIRContext *ctx = rewriter.getContext();
-      SmallVector<AffineExpr> exprs;
-      for (int64_t a = 0; a < mr; ++a) {
-        if (maskT.getDimSize(a) == 1 || (a != rowsDim && a != colsDim))
-          exprs.push_back(rewriter.getAffineConstantExpr(0));
-        else
-          exprs.push_back(getAffineDimExpr(a == rowsDim ? 0 : 1, ctx));
-      }
-      AffineMap mMap = AffineMap::get(2, 0, exprs, ctx);
-      AffineMap full2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-      Value init = tensor::EmptyOp::create(rewriter, loc, {tq, tk}, f32);
-      Value negInf = tb.cst(-INFINITY);
-      Value scaleV = tb.cst(scale), log2eV = tb.cst(log2e);
-      s = linalg::GenericOp::create(
-              rewriter, loc, init.getType(), ValueRange{s, mTile},
-              ValueRange{init}, SmallVector<AffineMap>{full2, mMap, full2},
-              SmallVector<IteratorType>(2, IteratorType::parallel),
-              [&](OpBuilder &nb, Location l, ValueRange args) {
-                Value x = arith::MulFOp::create(nb, l, args[0], scaleV);
-                if (boolMask) {
-                  x = arith::SelectOp::create(nb, l, args[1], x, negInf);
-                } else {
-                  Value add = arith::MulFOp::create(
-                      nb, l, builders::cast(nb, l, args[1], f32), log2eV);
-                  x = arith::AddFOp::create(nb, l, x, add);
-                }
-                yieldValue(nb, l, x);
-              })
-              .getResult(0);
-    } else {
-      Value scaleV = tb.cst(scale);
-      s = tb.rowwise({s}, {false}, {tq, tk}, f32,
-                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                       return arith::MulFOp::create(nb, l, a[0], scaleV);
-                     });
-    }
-    if (op.hasBand()) {
-      // Only the tiles the band cuts (across the diagonal, the window's
-      // start or a length) are masked by index, in place; the others are
-      // kept whole.
-      Value cut = bandCutsTile(rewriter, loc, band, q0, tq, k0, tk);
-      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{s.getType()}, cut,
-                                    /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard guard(rewriter);
-        rewriter.setInsertionPointToStart(ifOp.thenBlock());
-        Value negInf = tb.cst(-INFINITY);
-        MLIRContext *ctx = rewriter.getContext();
-        AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-        Value masked =
-            linalg::GenericOp::create(
-                rewriter, loc, s.getType(), ValueRange{}, ValueRange{s},
-                SmallVector<AffineMap>{id2},
-                SmallVector<IteratorType>(2, IteratorType::parallel),
-                [&](OpBuilder &nb, Location l, ValueRange a) {
-                  Value i = arith::AddIOp::create(
-                      nb, l, linalg::IndexOp::create(nb, l, 0), q0);
-                  Value j = arith::AddIOp::create(
-                      nb, l, linalg::IndexOp::create(nb, l, 1), k0);
-                  Value keep = bandKeep(nb, l, band, i, j);
-                  yieldValue(nb, l,
-                             arith::SelectOp::create(nb, l, keep, a[0], negInf));
-                })
-                .getResult(0);
-        scf::YieldOp::create(rewriter, loc, masked);
-        rewriter.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(rewriter, loc, s);
-      }
-      s = ifOp.getResult(0);
-    }
+        // S = Q_t · (Kᵀ)_j in f32.
+        Value sInit = tensor::EmptyOp::create(rewriter, loc, {tq, tk}, f32);
+        Value s =
+            MatmulOp::create(rewriter, loc, sInit.getType(), qTile, kTile,
+                             Value(), Value(), sInit, /*transpose_b=*/false,
+                             /*accumulate=*/false)
+                .getResult();
+        // Scale, mask, causal band (indices are tile-local: add q0, k0).
+        if (mask) {
+          int64_t mr = maskT.getRank();
+          SmallVector<OpFoldResult> mOff, mSz;
+          Value full[4] = {bi, hi, q0, k0};
+          OpFoldResult tileSz[4] = {one, one, tq, tk};
+          for (int64_t a = 0; a < mr; ++a) {
+            bool bcast = maskT.getDimSize(a) == 1;
+            mOff.push_back(bcast ? zero : OpFoldResult(full[a + 4 - mr]));
+            mSz.push_back(bcast ? one : tileSz[a + 4 - mr]);
+          }
+          // The mask tile as [rows, cols] (size-1 broadcast dims stay 1 and
+          // are broadcast by the map below).
+          Value mTile = tb.slice(mask, mOff, mSz, mr);
+          int64_t rowsDim = mr - 2, colsDim = mr - 1;
+          MLIRContext *ctx = rewriter.getContext();
+          SmallVector<AffineExpr> exprs;
+          for (int64_t a = 0; a < mr; ++a) {
+            if (maskT.getDimSize(a) == 1 || (a != rowsDim && a != colsDim))
+              exprs.push_back(rewriter.getAffineConstantExpr(0));
+            else
+              exprs.push_back(getAffineDimExpr(a == rowsDim ? 0 : 1, ctx));
+          }
+          AffineMap mMap = AffineMap::get(2, 0, exprs, ctx);
+          AffineMap full2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+          Value init = tensor::EmptyOp::create(rewriter, loc, {tq, tk}, f32);
+          Value negInf = tb.cst(-INFINITY);
+          Value scaleV = tb.cst(scale), log2eV = tb.cst(log2e);
+          s = linalg::GenericOp::create(
+                  rewriter, loc, init.getType(), ValueRange{s, mTile},
+                  ValueRange{init}, SmallVector<AffineMap>{full2, mMap, full2},
+                  SmallVector<IteratorType>(2, IteratorType::parallel),
+                  [&](OpBuilder &nb, Location l, ValueRange args) {
+                    Value x = arith::MulFOp::create(nb, l, args[0], scaleV);
+                    if (boolMask) {
+                      x = arith::SelectOp::create(nb, l, args[1], x, negInf);
+                    } else {
+                      Value add = arith::MulFOp::create(
+                          nb, l, builders::cast(nb, l, args[1], f32), log2eV);
+                      x = arith::AddFOp::create(nb, l, x, add);
+                    }
+                    yieldValue(nb, l, x);
+                  })
+                  .getResult(0);
+        } else {
+          Value scaleV = tb.cst(scale);
+          s = tb.rowwise({s}, {false}, {tq, tk}, f32,
+                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::MulFOp::create(nb, l, a[0], scaleV);
+                         });
+        }
+        if (op.hasBand()) {
+          // Only the tiles the band cuts (across the diagonal, the window's
+          // start or a length) are masked by index, in place; the others are
+          // kept whole.
+          Value cut = bandCutsTile(rewriter, loc, band, q0, tq, k0, tk);
+          auto ifOp =
+              scf::IfOp::create(rewriter, loc, TypeRange{s.getType()}, cut,
+                                /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard guard(rewriter);
+            rewriter.setInsertionPointToStart(ifOp.thenBlock());
+            Value negInf = tb.cst(-INFINITY);
+            MLIRContext *ctx = rewriter.getContext();
+            AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+            Value masked =
+                linalg::GenericOp::create(
+                    rewriter, loc, s.getType(), ValueRange{}, ValueRange{s},
+                    SmallVector<AffineMap>{id2},
+                    SmallVector<IteratorType>(2, IteratorType::parallel),
+                    [&](OpBuilder &nb, Location l, ValueRange a) {
+                      Value i = arith::AddIOp::create(
+                          nb, l, linalg::IndexOp::create(nb, l, 0), q0);
+                      Value j = arith::AddIOp::create(
+                          nb, l, linalg::IndexOp::create(nb, l, 1), k0);
+                      Value keep = bandKeep(nb, l, band, i, j);
+                      yieldValue(
+                          nb, l,
+                          arith::SelectOp::create(nb, l, keep, a[0], negInf));
+                    })
+                    .getResult(0);
+            scf::YieldOp::create(rewriter, loc, masked);
+            rewriter.setInsertionPointToStart(ifOp.elseBlock());
+            scf::YieldOp::create(rewriter, loc, s);
+          }
+          s = ifOp.getResult(0);
+        }
 
-    // Online softmax update.
-    Value rowMax = tb.reduceRows(s, tq, negInfAttr(rewriter), /*isMax=*/true);
-    Value mNew = tb.perRow({m, rowMax}, tq,
-                           [&](OpBuilder &nb, Location l, ValueRange a) {
-                             return arith::MaximumFOp::create(nb, l, a[0],
-                                                              a[1]);
-                           });
-    Value p = tb.rowwise(
-        {s, mNew}, {false, true}, {tq, tk}, f32,
-        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          Value shifted =
-              arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[1]));
-          return math::Exp2Op::create(nb, l, shifted);
-        });
-    Value corr = tb.perRow(
-        {m, mNew}, tq, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          // exp2(m - m'); 0 while nothing is kept (both -inf), which is
-          // harmless: l and the accumulator are still 0.
-          Value shifted =
-              arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[1]));
-          return math::Exp2Op::create(nb, l, shifted);
-        });
-    Value rowSum = tb.reduceRows(p, tq, rewriter.getF32FloatAttr(0.0f),
-                                 /*isMax=*/false);
-    Value lNew = tb.perRow({l, corr, rowSum}, tq,
-                           [&](OpBuilder &nb, Location l2, ValueRange a) {
-                             Value sc = arith::MulFOp::create(nb, l2, a[0],
-                                                              a[1]);
-                             return arith::AddFOp::create(nb, l2, sc, a[2]);
-                           });
-    Value accScaled = tb.rowwise(
-        {acc, corr}, {false, true}, {tq, rewriter.getIndexAttr(dv)}, f32,
-        [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
-          return arith::MulFOp::create(nb, l2, a[0], a[1]);
-        });
-    // P stays f32 (rounding it to V's type would cost the f32 output its
-    // accuracy); a narrower V tile is widened instead.
-    Value vF32 = vTile;
-    if (vElt != f32)
-      vF32 = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)}, f32,
-                        [&](OpBuilder &nb, Location l2, ValueRange a) {
-                          return builders::cast(nb, l2, a[0], f32);
-                        });
-    Value accNew = MatmulOp::create(rewriter, loc, accScaled.getType(), p,
-                                    vF32, Value(), Value(), accScaled,
-                                    /*transpose_b=*/false,
-                                    /*accumulate=*/true)
-                       .getResult();
-    scf::YieldOp::create(rewriter, loc, ValueRange{mNew, lNew, accNew});
+        // Online softmax update.
+        Value rowMax =
+            tb.reduceRows(s, tq, negInfAttr(rewriter), /*isMax=*/true);
+        Value mNew = tb.perRow(
+            {m, rowMax}, tq, [&](OpBuilder &nb, Location l, ValueRange a) {
+              return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+            });
+        Value p =
+            tb.rowwise({s, mNew}, {false, true}, {tq, tk}, f32,
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value shifted = arith::SubFOp::create(
+                             nb, l, a[0], safeMax(nb, l, a[1]));
+                         return math::Exp2Op::create(nb, l, shifted);
+                       });
+        Value corr =
+            tb.perRow({m, mNew}, tq,
+                      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        // exp2(m - m'); 0 while nothing is kept (both -inf),
+                        // which is harmless: l and the accumulator are still 0.
+                        Value shifted = arith::SubFOp::create(
+                            nb, l, a[0], safeMax(nb, l, a[1]));
+                        return math::Exp2Op::create(nb, l, shifted);
+                      });
+        Value rowSum = tb.reduceRows(p, tq, rewriter.getF32FloatAttr(0.0f),
+                                     /*isMax=*/false);
+        Value lNew = tb.perRow({l, corr, rowSum}, tq,
+                               [&](OpBuilder &nb, Location l2, ValueRange a) {
+                                 Value sc =
+                                     arith::MulFOp::create(nb, l2, a[0], a[1]);
+                                 return arith::AddFOp::create(nb, l2, sc, a[2]);
+                               });
+        Value accScaled = tb.rowwise(
+            {acc, corr}, {false, true}, {tq, rewriter.getIndexAttr(dv)}, f32,
+            [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
+              return arith::MulFOp::create(nb, l2, a[0], a[1]);
+            });
+        // P stays f32 (rounding it to V's type would cost the f32 output its
+        // accuracy); a narrower V tile is widened instead.
+        Value vF32 = vTile;
+        if (vElt != f32)
+          vF32 = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)},
+                            f32, [&](OpBuilder &nb, Location l2, ValueRange a) {
+                              return builders::cast(nb, l2, a[0], f32);
+                            });
+        Value accNew = MatmulOp::create(rewriter, loc, accScaled.getType(), p,
+                                        vF32, Value(), Value(), accScaled,
+                                        /*transpose_b=*/false,
+                                        /*accumulate=*/true)
+                           .getResult();
+        return SmallVector<Value>{mNew, lNew, accNew};
+      };
 
-    // O_t = acc / l, 0 where nothing was kept; written into its slice of O
-    // (extract + insert of the same slice bufferizes in place).
-    rewriter.setInsertionPointAfter(kvLoop);
-    Value dest = qLoop.getRegionIterArgs()[0];
-    Value oSlice =
-        tb.slice(dest, {q0, zero}, {tq, rewriter.getIndexAttr(dv)}, 2);
-    Value oTile = tb.rowwise(
-        {kvLoop.getResult(2), kvLoop.getResult(1)}, {false, true},
-        {tq, rewriter.getIndexAttr(dv)}, oT.getElementType(),
-        [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
-          return builders::cast(nb, l2, safeDiv(nb, l2, a[0], a[1]),
-                                oT.getElementType());
-        },
-        oSlice);
-    SmallVector<OpFoldResult> strides2(2, one);
-    Value inserted = tensor::InsertSliceOp::create(
-        rewriter, loc, oTile, dest, ArrayRef<OpFoldResult>{q0, zero},
-        ArrayRef<OpFoldResult>{tq, rewriter.getIndexAttr(dv)}, strides2);
-    scf::YieldOp::create(rewriter, loc, inserted);
+      // Whole key tiles in [kvStart, min(kvEnd, fullKV)), then the remainder
+      // tile [fullKV, Skv) when the range reaches it.
+      SmallVector<Value> state = {m0, l0, acc0};
+      if (fullKV > 0) {
+        Value end = remKV == 0 ? kvEnd
+                               : arith::MinSIOp::create(rewriter, loc, kvEnd,
+                                                        tb.index(fullKV))
+                                     .getResult();
+        auto kvLoop = scf::ForOp::create(rewriter, loc, kvStart, end,
+                                         tb.index(tileKV), state);
+        rewriter.setInsertionPointToStart(kvLoop.getBody());
+        SmallVector<Value> next = kvStep(
+            kvLoop.getInductionVar(), tileKV, kvLoop.getRegionIterArgs()[0],
+            kvLoop.getRegionIterArgs()[1], kvLoop.getRegionIterArgs()[2]);
+        scf::YieldOp::create(rewriter, loc, next);
+        rewriter.setInsertionPointAfter(kvLoop);
+        state = SmallVector<Value>(kvLoop.getResults());
+      }
+      if (remKV > 0) {
+        Value reaches = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::sgt, kvEnd, tb.index(fullKV));
+        auto rest =
+            scf::IfOp::create(rewriter, loc, ValueRange(state).getTypes(),
+                              reaches, /*withElseRegion=*/true);
+        rewriter.setInsertionPointToStart(rest.thenBlock());
+        SmallVector<Value> next =
+            kvStep(tb.index(fullKV), remKV, state[0], state[1], state[2]);
+        scf::YieldOp::create(rewriter, loc, next);
+        rewriter.setInsertionPointToStart(rest.elseBlock());
+        scf::YieldOp::create(rewriter, loc, state);
+        rewriter.setInsertionPointAfter(rest);
+        state = SmallVector<Value>(rest.getResults());
+      }
+
+      // O_t = acc / l, 0 where nothing was kept; written into its slice of O
+      // (extract + insert of the same slice bufferizes in place).
+      Value oSlice =
+          tb.slice(dest, {q0, zero}, {tq, rewriter.getIndexAttr(dv)}, 2);
+      Value oTile = tb.rowwise(
+          {state[2], state[1]}, {false, true}, {tq, rewriter.getIndexAttr(dv)},
+          oT.getElementType(),
+          [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
+            return builders::cast(nb, l2, safeDiv(nb, l2, a[0], a[1]),
+                                  oT.getElementType());
+          },
+          oSlice);
+      SmallVector<OpFoldResult> strides2(2, one);
+      Value inserted = tensor::InsertSliceOp::create(
+          rewriter, loc, oTile, dest, ArrayRef<OpFoldResult>{q0, zero},
+          ArrayRef<OpFoldResult>{tq, rewriter.getIndexAttr(dv)}, strides2);
+      return inserted;
+    };
+
+    Value out = headOut;
+    if (fullQ > 0) {
+      auto qLoop = scf::ForOp::create(rewriter, loc, c0, tb.index(fullQ),
+                                      tb.index(tileQ), ValueRange{out});
+      rewriter.setInsertionPointToStart(qLoop.getBody());
+      Value next = emitQueryTile(qLoop.getInductionVar(), tileQ,
+                                 qLoop.getRegionIterArgs()[0]);
+      scf::YieldOp::create(rewriter, loc, next);
+      rewriter.setInsertionPointAfter(qLoop);
+      out = qLoop.getResult(0);
+    }
+    if (remQ > 0)
+      out = emitQueryTile(tb.index(fullQ), remQ, out);
     rewriter.setInsertionPointToStart(heads.getTerminator().getBody());
     SmallVector<OpFoldResult> strides4(4, one);
-    tensor::ParallelInsertSliceOp::create(
-        rewriter, loc, qLoop.getResult(0), heads.getRegionIterArgs()[0],
-        headOffsets, headSizes, strides4);
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, out,
+                                          heads.getRegionIterArgs()[0],
+                                          headOffsets, headSizes, strides4);
     rewriter.replaceOp(op, heads.getResult(0));
     return success();
   }

@@ -135,3 +135,30 @@ func.func @window_lengths(%q: tensor<2x2x64x16xf32>, %k: tensor<2x2x256x16xf32>,
          outs(%o : tensor<2x2x64x16xf32>) -> tensor<2x2x64x16xf32>
   return %0 : tensor<2x2x64x16xf32>
 }
+
+// -----
+
+// Sizes that the tiles do not divide are peeled, so every tile is static:
+// whole query tiles in a loop to 96 and one 4-row tile after it; whole key
+// tiles up to 64, then the 36-key remainder tile under an scf.if (taken when
+// the tile's key range reaches past 64).
+// CHECK-LABEL: func @peeled
+// CHECK: scf.for %[[Q0:.+]] = %c0 to %c96 step %c32
+// CHECK: scf.for %{{.+}} = %c0 to %{{.+}} step %c64
+// CHECK: accel.matmul ins(%{{.+}}, %{{.+}} : tensor<32x16xf32>, tensor<16x64xf32>)
+// CHECK: accel.matmul accumulate ins(%{{.+}}, %{{.+}} : tensor<32x64xf32>, tensor<64x16xf32>)
+// CHECK: %[[REACH:.+]] = arith.cmpi sgt, %{{.+}}, %c64
+// CHECK: scf.if %[[REACH]] -> (tensor<32xf32>, tensor<32x16xf32>)
+// CHECK: tensor.extract_slice %{{.+}}[0, 0, 0, 64] [1, 1, 16, 36]
+// CHECK: accel.matmul ins(%{{.+}}, %{{.+}} : tensor<32x16xf32>, tensor<16x36xf32>)
+// CHECK: accel.matmul accumulate ins(%{{.+}}, %{{.+}} : tensor<32x36xf32>, tensor<36x16xf32>)
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[%[[Q0]], 0] [32, 16]
+// CHECK: tensor.extract_slice %{{.+}}[0, 0, 96, 0] [1, 1, 4, 16]
+// CHECK: accel.matmul ins(%{{.+}}, %{{.+}} : tensor<4x16xf32>, tensor<16x64xf32>)
+// CHECK: accel.matmul ins(%{{.+}}, %{{.+}} : tensor<4x16xf32>, tensor<16x36xf32>)
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[96, 0] [4, 16]
+// CHECK-NOT: affine.min
+func.func @peeled(%q: tensor<1x1x100x16xf32>, %k: tensor<1x1x100x16xf32>, %o: tensor<1x1x100x16xf32>) -> tensor<1x1x100x16xf32> {
+  %0 = accel.attention causal ins(%q, %k, %k : tensor<1x1x100x16xf32>, tensor<1x1x100x16xf32>, tensor<1x1x100x16xf32>) outs(%o : tensor<1x1x100x16xf32>) -> tensor<1x1x100x16xf32>
+  return %0 : tensor<1x1x100x16xf32>
+}
