@@ -13,6 +13,7 @@
 
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Target/Catalogue.h"
+#include "accel/Target/CostModel.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -230,9 +231,10 @@ struct AccelRooflinePass
     SmallVector<std::pair<Cost, double>> points;
     std::string table;
     llvm::raw_string_ostream rows(table);
-    rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11} {5,-8} {6,12}\n",
+    rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11} {5,-8} {6,12}  "
+                          "{7}\n",
                           "#", "op", "FLOPs", "bytes", "FLOP/B", "bound",
-                          "predicted");
+                          "predicted", "tiles");
     module.walk([&](Operation *op) {
       if (!isa<MatmulOp, SoftmaxOp, AttentionOp>(op))
         return;
@@ -253,20 +255,34 @@ struct AccelRooflinePass
       double ridge = bw > 0 ? peak / bw : 0;
       bool computeBound = bw <= 0 || intensity >= ridge;
       double time = std::max(cost->flops / peak, bw > 0 ? cost->bytes / bw : 0);
-      op->emitRemark() << llvm::formatv(
+      // The tiles accel-tile would choose on this target, and why.
+      std::string reason, tiles;
+      FailureOr<TilePlan> plan = planTiles(op, target, TileRequest(), &reason);
+      if (succeeded(plan))
+        tiles = plan->shapes();
+      InFlightDiagnostic remark = op->emitRemark();
+      remark << llvm::formatv(
           "roofline on {0}: {1}, {2}, {3:f1} FLOP/B, {4}-bound (ridge "
           "{5:f1} FLOP/B), predicted {6} at {7}",
           target.getName(), human(cost->flops, "FLOP"),
           human(cost->bytes, "B"), intensity,
           computeBound ? "compute" : "memory", ridge, humanTime(time),
           computeBound ? human(peak, "FLOP/s") : human(bw, "B/s"));
+      Diagnostic &note = remark.attachNote(op->getLoc());
+      if (failed(plan))
+        note << "no tiles on " << target.getName() << ": " << reason;
+      else if (!plan->problem.empty())
+        note << "tiles on " << target.getName() << " do not fit: "
+             << plan->problem;
+      else
+        note << "tiles on " << target.getName() << ": " << plan->describe();
       rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11:f1} {5,-8} "
-                            "{6,12}\n",
+                            "{6,12}  {7}\n",
                             points.size(), cost->name,
                             human(cost->flops, "FLOP"),
                             human(cost->bytes, "B"), intensity,
                             computeBound ? "compute" : "memory",
-                            humanTime(time));
+                            humanTime(time), tiles);
       points.push_back({*cost, intensity});
     });
 

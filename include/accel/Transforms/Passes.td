@@ -66,8 +66,10 @@ def AccelRooflinePass : Pass<"accel-roofline", "::mlir::ModuleOp"> {
 
     Each op gets a remark; `report=FILE` (`-` for stdout) also writes the
     table, and `svg=FILE` a log-log roofline plot with the ops on it (the
-    roof drawn is the first op's precision). Costs of tiled kernels (tile
-    sizes and the traffic they imply) come with the tiling pass.
+    roof drawn is the first op's precision). Each remark has a note with
+    the tiles `accel-tile` would choose on the target and why (the cost
+    model of docs/tiling.md: footprints against capacities, threads,
+    registers); the table lists them in its last column.
 
     ```
     accel-opt --accel-roofline=target=h100 model.mlir -o /dev/null
@@ -84,30 +86,141 @@ def AccelRooflinePass : Pass<"accel-roofline", "::mlir::ModuleOp"> {
   ];
 }
 
+def AccelTilePass : Pass<"accel-tile", "::mlir::ModuleOp"> {
+  let summary = "Tile accel ops in two levels with sizes from the target's "
+                "cost model";
+  let description = [{
+    Tiles every `accel.matmul`, `accel.attention` and `accel.softmax` on
+    tensors through `TilingInterface` (upstream `scf::tileUsingSCF`) in two
+    levels. The outer level's parallel loops form an `scf.forall` (one task
+    or thread block per tile; `forall=0` gives `scf.for`), its reduction
+    loop (matmul K) an `scf.for` inside; the inner level is `scf.for`
+    loops. Tiles of K accumulate into C (a matmul that overwrites C first
+    gets a `linalg.fill` of zeros), so the reduction is exact;
+    remainders are the last, smaller tiles (`affine.min` sizes), and a tile
+    at least as large as its dimension keeps the dimension whole. Batch
+    dimensions are tiled by 1.
+
+    Sizes come from the target (`target=`, else the module's
+    `accel.target`, else `x86-64-avx512`) by the cost model of
+    docs/tiling.md, chosen from the inside out; each level takes, among the
+    tiles that fit, the one with the most FLOPs per byte of working set:
+
+    | target kind | outer level | inner level |
+    |---|---|---|
+    | `cpu` | `l2`: A + B + C tiles in 1/2 of L2 | `l1`: A + B + C in 1/2 of L1D, M and N multiples of the register tile (mr rows x nr lanes: the most multiply-adds per load the vector registers hold, 6 x 64 for f32 on AVX-512) |
+    | `nvptx`, `amdgpu` | `block`: `stages` x (A + B) in shared memory per block, at most 256 threads | `warp` (`warpgroup` with wgmma/tcgen05): multiples of the MMA shape, C accumulators at most 128 registers per thread |
+    | `systolic` | `sram`: A + B in 1/2 of the scratchpad, C in 1/2 of the accumulator | `array`: one pass of the array (rows x cols x rows) |
+
+    Attention is tiled over query heads (divisors of the GQA group) and
+    query rows; its working set counts Q, a key/value block and the f32
+    logits and output, and the key/value block chosen is reported for
+    `accel-decompose-attention`'s `tile-kv`. Softmax is tiled over rows,
+    the softmax dimension whole.
+
+    Sizes given as options replace the model's, per op kind and level, in
+    the op's terms: `matmul-outer=M,N,K`, `attention-outer=H,Sq,Skv`,
+    `softmax-outer=ROWS` (and `-inner`); a 0 keeps a dimension whole. Given
+    tiles that exceed a hard limit (shared memory, scratchpad or
+    accumulator SRAM, registers or threads per block) are errors that give
+    the numbers; a cache they overflow is a warning. `model` targets have
+    no rules: they need the sizes of every level.
+
+    ```
+    accel-opt --accel-tile=target=h100 in.mlir
+    accel-opt --accel-tile="target=x86-64-avx512 matmul-outer=192,256,128 levels=1" in.mlir
+    ```
+
+    `accel-roofline` reports the same tiles and why for each op.
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", "\"\"",
+           "Catalogue target (default: the module's accel.target, else "
+           "x86-64-avx512)">,
+    ListOption<"matmulOuter", "matmul-outer", "int64_t",
+               "Outer matmul tile [M, N, K] (0: whole) instead of the "
+               "model's">,
+    ListOption<"matmulInner", "matmul-inner", "int64_t",
+               "Inner matmul tile [M, N, K] (on GPUs the K of a warp tile "
+               "is the block's)">,
+    ListOption<"attentionOuter", "attention-outer", "int64_t",
+               "Outer attention tile [query heads, Sq, Skv block]">,
+    ListOption<"attentionInner", "attention-inner", "int64_t",
+               "Inner attention tile [query heads, Sq, Skv block]">,
+    ListOption<"softmaxOuter", "softmax-outer", "int64_t",
+               "Outer softmax tile [rows]">,
+    ListOption<"softmaxInner", "softmax-inner", "int64_t",
+               "Inner softmax tile [rows]">,
+    Option<"levels", "levels", "int64_t", "2",
+           "Levels to tile: 1 (outer only) or 2">,
+    Option<"stages", "stages", "int64_t", "0",
+           "GPU shared-memory pipeline stages (0: 3 with cp.async or TMA, "
+           "else 2)">,
+    Option<"forall", "forall", "bool", "true",
+           "Outer level's parallel loops as scf.forall (else scf.for)">
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AccelFuseAttentionPass : Pass<"accel-fuse-attention"> {
-  let summary = "Fuse an unfused attention chain of accel ops into "
+  let summary = "Fuse an unfused attention chain of accel or linalg ops into "
                 "accel.attention";
   let description = [{
     Rewrites
 
     ```
-    S = accel.matmul transpose_b (Q, K)        // [B, H, Sq, Skv]
-    S = S * c   or   S = S / c                 // c a constant splat
+    S = matmul (Q, Kᵀ)                         // [B, H, Sq, Skv]
+    S = S * c   or   S = S / c                 // optional, c a constant
     S = S + M   or   S = select(M, S, -inf)    // optional mask
-    P = accel.softmax dimension(3) (S)
-    O = accel.matmul (P, V)                    // [B, H, Sq, Dv]
+    P = softmax over the keys (S)
+    O = matmul (P, V)                          // [B, H, Sq, Dv]
     ```
 
-    into `accel.attention` with `scale(c)` (or `1/c`) and the mask, so the
-    score matrix is never materialised. The pass only fires when the chain
-    means exactly that: every intermediate has one user, neither matmul
-    accumulates or is scaled, the first reads K transposed, the softmax
-    runs over the key dimension, the scale is a finite constant splat,
-    Q, K and V share one element type, and the shapes line up. A chain that
-    does not match is left as it is (and still runs, unfused). Linalg
-    chains as frontends emit them are not matched yet.
+    into `accel.attention` with `scale(c)` (or `1/c`, or 1 without a scale
+    step) and the mask, so the score matrix is never materialised. Each
+    step may be written as frontends (torch-mlir, IREE) emit it:
+
+    - the products: `accel.matmul`, or what `accel-raise` raises
+      (`linalg.matmul`, `linalg.batch_matmul`, B transposed through
+      `indexing_maps`), or a `linalg.generic` whose body is
+      `out + ext(a) * ext(b)` with the same indexing maps; a linalg product
+      must start from a zero `linalg.fill`;
+    - Kᵀ: `transpose_b` (or transposed indexing maps), or K through a
+      `linalg.transpose` (or a transposing `linalg.generic`) of its last two
+      dimensions; the scores may also be the transpose of K·Qᵀ;
+    - scale and mask: `arith` ops on tensors, or `linalg.generic` bodies
+      (one step each, or both in one body) whose constant is a splat
+      operand, a scalar operand or a captured scalar constant, and whose
+      mask operand is read through a broadcast `tensor.expand_shape` can
+      express (loops in order, unit dimensions read at 0);
+    - the softmax: `accel.softmax` or `linalg.softmax` over the last
+      dimension.
+
+    The scores may have rank 2 (`[S, S]`), 3 (`[B·H, S, S]`, what
+    `linalg.batch_matmul` gives) or 4. The products may also run on
+    batch-collapsed operands: a `tensor.expand_shape` of Q·Kᵀ and a
+    `tensor.collapse_shape` of P that merge only batch dimensions (the
+    torch-mlir lowering of a 4-D `matmul`). The fused op works in 4-D:
+    Q, K, V, the output and the mask get leading unit dimensions (and the
+    scores' batch dimensions) through `tensor.expand_shape`, and the result
+    is collapsed back to the P·V product's type.
+
+    The pass only fires when the chain means exactly that: every
+    intermediate has one user, neither product accumulates (a linalg
+    product's init is a zero fill) or is scaled, K is transposed in its last
+    two dimensions, the softmax runs over the keys, the scale is a finite
+    constant applied before the mask, the generic bodies are exactly the
+    steps above, Q, K and V share one float element type, and the shapes
+    (and the mask's broadcast) line up. A chain that does not match is left
+    as it is (and still runs, unfused). torch-mlir's decomposed softmax
+    (max, sub, exp, sum, div generics) is not matched.
   }];
-  let dependentDialects = ["::mlir::accel::AccelDialect"];
+  let dependentDialects = ["::mlir::accel::AccelDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def AccelCpuVectorizeContractionsPass
