@@ -54,12 +54,18 @@ static bool allStatic(Operation *op) {
   });
 }
 
-/// Number of (query, key) pairs the causal band keeps in one head.
-static double keptPairs(int64_t sq, int64_t skv, std::optional<int64_t> diag) {
+/// Number of (query, key) pairs the causal band (and the sliding window)
+/// keeps in one head: row i keeps keys (i + d - W, i + d] within [0, Skv).
+static double keptPairs(int64_t sq, int64_t skv, std::optional<int64_t> diag,
+                        std::optional<int64_t> window) {
   int64_t d = diag.value_or(skv - sq);
   double kept = 0;
-  for (int64_t i = 0; i < sq; ++i)
-    kept += double(std::clamp<int64_t>(i + d + 1, 0, skv));
+  for (int64_t i = 0; i < sq; ++i) {
+    int64_t end = std::clamp<int64_t>(i + d + 1, 0, skv);
+    int64_t begin =
+        window ? std::clamp<int64_t>(i + d + 1 - *window, 0, skv) : 0;
+    kept += double(std::max<int64_t>(end - begin, 0));
+  }
   return kept;
 }
 
@@ -92,7 +98,8 @@ static std::optional<Cost> costOf(Operation *op) {
       if (auto cst = dg.getDefiningOp<arith::ConstantIndexOp>())
         diag = cst.value();
     }
-    double pairs = at.getCausal() ? keptPairs(sq, skv, diag)
+    // Sequence lengths are run-time data: the padded sizes are the bound.
+    double pairs = at.getCausal() ? keptPairs(sq, skv, diag, at.getWindow())
                                   : double(sq) * double(skv);
     // Q·Kᵀ and P·V, plus the softmax on each kept logit.
     c.flops = double(b * h) * pairs * (2.0 * d + 2.0 * dv + 5.0);

@@ -32,6 +32,15 @@ func.func @causal_attention(%q: tensor<1x8x1024x64xf16>, %k: tensor<1x8x1024x64x
   return %0 : tensor<1x8x1024x64xf16>
 }
 
+// A sliding window keeps at most W keys per row: 256 * 257 / 2 + 768 * 256
+// pairs per head (the window's cost, not the causal band's).
+func.func @window_attention(%q: tensor<1x8x1024x64xf16>, %k: tensor<1x8x1024x64xf16>, %v: tensor<1x8x1024x64xf16>, %o: tensor<1x8x1024x64xf16>) -> tensor<1x8x1024x64xf16> {
+  // expected-note @+2 {{tiles on h100}}
+  // expected-remark @+1 {{roofline on h100: 479.20 MFLOP, 4.19 MB, 114.3 FLOP/B, memory-bound}}
+  %0 = accel.attention causal window(256) ins(%q, %k, %v : tensor<1x8x1024x64xf16>, tensor<1x8x1024x64xf16>, tensor<1x8x1024x64xf16>) outs(%o : tensor<1x8x1024x64xf16>) -> tensor<1x8x1024x64xf16>
+  return %0 : tensor<1x8x1024x64xf16>
+}
+
 // Dynamic shapes have no estimate.
 func.func @dynamic(%x: tensor<?x64xf32>, %y: tensor<?x64xf32>) -> tensor<?x64xf32> {
   // expected-remark @+1 {{roofline on h100: dynamic shapes, no estimate}}
@@ -44,9 +53,10 @@ func.func @dynamic(%x: tensor<?x64xf32>, %y: tensor<?x64xf32>) -> tensor<?x64xf3
 // CHECK-TABLE: 0 accel.matmul{{.*}}137.44 GFLOP{{.*}}134.22 MB{{.*}}1024.0 compute{{.*}}138.91 us  block 128x256x64, warpgroup 128x128x64
 // CHECK-TABLE: 1 accel.matmul{{.*}}memory
 // CHECK-TABLE: 2 accel.attention{{.*}}1.10 GFLOP
+// CHECK-TABLE: 3 accel.attention{{.*}}479.20 MFLOP
 
 // CHECK-SVG: <svg
 // CHECK-SVG: <title>Roofline on h100</title>
 // CHECK-SVG: <polyline class="roof"
-// CHECK-SVG-COUNT-3: <circle class="op"
+// CHECK-SVG-COUNT-4: <circle class="op"
 // CHECK-SVG: </svg>
