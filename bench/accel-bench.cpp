@@ -180,12 +180,14 @@ __attribute__((target("avx512f"))) static double measureF32Roof() {
 }
 
 static double roofF32 = 0;
-/// The catalogue entry whose memory bandwidth the predictions use (the
-/// compute roof is the measured one).
+/// The catalogue entry whose figures the predicted times use
+/// (accel-roofline's model: max(FLOPs / peak, bytes / bandwidth)).
 static cl::opt<std::string> modelTarget(
     "model-target",
-    cl::desc("Catalogue target whose bandwidth the predicted times use"),
+    cl::desc("Catalogue target whose peak and bandwidth the predicted times "
+             "use"),
     cl::init("x86-64-avx512"));
+static double modelPeakGflops = 0;
 static double bandwidthGBs = 0;
 
 void benchGemm(MLIRContext &ctx) {
@@ -337,12 +339,11 @@ static cl::opt<int64_t> oursUnfusedMaxL(
     cl::desc("Longest L our unfused path (decompose-attention=0) runs at"),
     cl::init(2048));
 
-/// The prediction of the cost model (accel-roofline's formula on the
-/// x86-64-avx512 entry, scaled to the threads used): max(FLOPs / peak,
-/// bytes / bandwidth).
-double predictedSeconds(double flops, double bytes, double peakGflops,
-                        double bandwidthGBs) {
-  return std::max(flops / (peakGflops * 1e9), bytes / (bandwidthGBs * 1e9));
+/// The roofline prediction (accel-roofline's formula on --model-target's
+/// figures, a per-core entry scaled to the threads used).
+double predictedSeconds(double flops, double bytes) {
+  return std::max(flops / (modelPeakGflops * 1e9),
+                  bytes / (bandwidthGBs * 1e9));
 }
 
 void benchAttention(MLIRContext &ctx) {
@@ -426,8 +427,9 @@ void benchAttention(MLIRContext &ctx) {
                               : double(L) * double(L);
         double flop = double(H) * pairs * 4.0 * double(d);
         double bytes = 4.0 * double(n) * 4.0; // Q, K, V read, O written
-        double pred = predictedSeconds(flop, bytes, roofF32 * benchThreads,
-                                       bandwidthGBs);
+        // accel-roofline's count: Q·Kᵀ, P·V and 5 softmax FLOPs per pair.
+        double modelFlop = double(H) * pairs * (4.0 * double(d) + 5.0);
+        double pred = predictedSeconds(modelFlop, bytes);
         auto ms = [](double sec) { return sec * 1e3; };
         std::string oursStr =
             runOurs ? std::string(llvm::formatv("{0,7:f1} ({1,7:f1})",
@@ -482,8 +484,14 @@ int main(int argc, char **argv) {
                  << "'\n";
     return 1;
   }
-  // Per core on CPU entries: the bandwidth scales with the threads used.
-  bandwidthGBs = spec->memoryGbps * benchThreads;
+  // Per core on CPU entries: peak and bandwidth scale with the threads.
+  double scale = spec->kind == accel::TargetKind::CPU ? benchThreads : 1;
+  bandwidthGBs = spec->memoryGbps * scale;
+  modelPeakGflops = spec->peakF32 * 1e3 * scale;
+  llvm::outs() << llvm::formatv("accel-bench: predictions from the {0} "
+                                "catalogue entry: {1:f1} GFLOP/s f32, {2:f1} "
+                                "GB/s\n",
+                                modelTarget, modelPeakGflops, bandwidthGBs);
   llvm::outs() << "accel-bench: OpenBLAS core " << openblas_get_corename()
                << ", oneDNN " << dnnl_version()->major << "."
                << dnnl_version()->minor << "." << dnnl_version()->patch
