@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatchMatmul.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Transforms.h"
@@ -73,6 +74,83 @@ static bool isMatmulLayout(ArrayRef<AffineMap> maps, unsigned numLoops,
   return transposeB || maps[1] == mapOf(k, n);
 }
 
+/// Whether `op`'s body is `out + ext(a) * ext(b)` in floats (each ext an
+/// optional arith.extf), the scalar form of linalg.matmul's semantics.
+static bool isFloatMulAddBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getNumArguments() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body.getArgument(2), product;
+  if (add.getLhs() == acc)
+    product = add.getRhs();
+  else if (add.getRhs() == acc)
+    product = add.getLhs();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  unsigned exts = 0;
+  auto isArg = [&](Value v, unsigned i) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>()) {
+      v = ext.getIn();
+      ++exts;
+    }
+    return v == body.getArgument(i);
+  };
+  bool ab = isArg(mul.getLhs(), 0) && isArg(mul.getRhs(), 1);
+  if (!ab) {
+    exts = 0;
+    ab = isArg(mul.getLhs(), 1) && isArg(mul.getRhs(), 0);
+  }
+  // Nothing else in the body: yield, addf, mulf and the extensions.
+  return ab && body.getOperations().size() == 3 + exts;
+}
+
+FailureOr<LinalgMatmulForm> accel::matchLinalgMatmul(linalg::LinalgOp op,
+                                                     StringRef &why) {
+  if (!op.hasPureTensorSemantics())
+    return why = "needs tensors", failure();
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+    if (generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
+        !isFloatMulAddBody(generic))
+      return why = "generic body is not a float multiply-add", failure();
+    SmallVector<utils::IteratorType> iters = generic.getIteratorTypesArray();
+    for (auto [i, it] : llvm::enumerate(iters))
+      if ((it == utils::IteratorType::reduction) != (i + 1 == iters.size()))
+        return why = "generic reduces over a loop other than k", failure();
+  } else if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+    return why = "not a matmul", failure();
+  }
+  auto castFn = op->getAttrOfType<linalg::TypeFnAttr>("cast");
+  if (castFn && castFn.getValue() != linalg::TypeFn::cast_signed)
+    return why = "unsigned casts", failure();
+  LinalgMatmulForm form;
+  if (!isMatmulLayout(op.getIndexingMapsArray(), op.getNumLoops(),
+                      form.transposeB))
+    return why = "layout accel.matmul lacks", failure();
+  form.lhs = op.getDpsInputs()[0];
+  form.rhs = op.getDpsInputs()[1];
+  form.init = op.getDpsInits()[0];
+  if (!MatmulOp::isSupportedElementTypes(
+          getElementTypeOrSelf(form.lhs.getType()),
+          getElementTypeOrSelf(form.rhs.getType()),
+          getElementTypeOrSelf(form.init.getType()), /*scaled=*/false))
+    return why = "element types", failure();
+  // linalg accumulates into its init; a zero fill means C = A·B.
+  if (auto fill = form.init.getDefiningOp<linalg::FillOp>()) {
+    if (isZeroConstant(fill.getInputs()[0])) {
+      form.init = fill.getOutputs()[0];
+      form.accumulate = false;
+    }
+  }
+  return form;
+}
+
 /// linalg.matmul / linalg.batch_matmul on tensors -> accel.matmul.
 template <typename LinalgOpTy>
 struct RaiseLinalgMatmul : public OpRewritePattern<LinalgOpTy> {
@@ -80,32 +158,15 @@ struct RaiseLinalgMatmul : public OpRewritePattern<LinalgOpTy> {
 
   LogicalResult matchAndRewrite(LinalgOpTy op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics())
-      return rewriter.notifyMatchFailure(op, "needs tensors");
-    if (op.getCast() != linalg::TypeFn::cast_signed)
-      return rewriter.notifyMatchFailure(op, "unsigned casts");
-    bool transposeB = false;
-    if (!isMatmulLayout(op.getIndexingMapsArray(), op.getNumLoops(),
-                        transposeB))
-      return rewriter.notifyMatchFailure(op, "layout accel.matmul lacks");
-    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
-    Value c = op.getDpsInits()[0];
-    Type ea = getElementTypeOrSelf(a.getType()),
-         eb = getElementTypeOrSelf(b.getType()),
-         ec = getElementTypeOrSelf(c.getType());
-    if (!MatmulOp::isSupportedElementTypes(ea, eb, ec, /*scaled=*/false))
-      return rewriter.notifyMatchFailure(op, "element types");
-    // linalg accumulates into its init; a zero fill means C = A·B.
-    bool accumulate = true;
-    if (auto fill = c.getDefiningOp<linalg::FillOp>()) {
-      if (isZeroConstant(fill.getInputs()[0])) {
-        c = fill.getOutputs()[0];
-        accumulate = false;
-      }
-    }
-    auto raised = MatmulOp::create(rewriter, op.getLoc(), c.getType(), a, b,
-                                   /*lhs_scale=*/Value(), /*rhs_scale=*/Value(),
-                                   c, transposeB, accumulate);
+    StringRef why;
+    FailureOr<LinalgMatmulForm> form =
+        matchLinalgMatmul(cast<linalg::LinalgOp>(op.getOperation()), why);
+    if (failed(form))
+      return rewriter.notifyMatchFailure(op, why);
+    auto raised = MatmulOp::create(
+        rewriter, op.getLoc(), form->init.getType(), form->lhs, form->rhs,
+        /*lhs_scale=*/Value(), /*rhs_scale=*/Value(), form->init,
+        form->transposeB, form->accumulate);
     rewriter.replaceOp(op, raised.getResult());
     return success();
   }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "StructuredOracle.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
@@ -312,7 +313,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       env[fill.getResult(0)] = exact(std::move(t));
       continue;
     }
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+        accel_run::isMulAddGeneric(op)) {
       // linalg's semantics: C += A·B, with B possibly transposed.
       auto lop = cast<linalg::LinalgOp>(op);
       SmallVector<AffineMap> maps = lop.getIndexingMapsArray();
@@ -433,10 +435,20 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
                                            get(at.getValue()), mask, spec);
       continue;
     }
+    if (accel_run::isStructured(op)) {
+      FailureOr<ref::Result> r = accel_run::evaluateStructured(
+          op, [&](Value v) -> const ref::Result & { return env[v]; });
+      if (failed(r))
+        return failure();
+      env[op.getResult(0)] = std::move(*r);
+      continue;
+    }
     return op.emitOpError("is not modelled by the fp64 oracle (it knows "
-                          "accel ops, linalg.fill/matmul/batch_matmul, "
-                          "tosa.matmul, tensor.empty/cast, elementwise "
-                          "arith on tensors and constants)");
+                          "accel ops, linalg.fill/matmul/batch_matmul/"
+                          "transpose/softmax, elementwise and multiply-add "
+                          "linalg.generic, tosa.matmul, tensor.empty/cast/"
+                          "expand_shape/collapse_shape, elementwise arith on "
+                          "tensors and constants)");
   }
   return failure();
 }

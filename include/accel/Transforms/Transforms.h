@@ -24,8 +24,10 @@ void populateCpuTransposeRhsPatterns(RewritePatternSet &patterns);
 /// the accel op expresses the same computation (accel-raise).
 void populateRaiseToAccelPatterns(RewritePatternSet &patterns);
 
-/// matmul(Q, Kᵀ) -> constant scale -> [mask] -> softmax -> matmul(P, V) of
-/// accel ops -> accel.attention (accel-fuse-attention).
+/// matmul(Q, Kᵀ) -> [constant scale] -> [mask] -> softmax -> matmul(P, V),
+/// written in accel ops or in linalg (named or generic matmuls, transposes,
+/// elementwise generics, linalg.softmax), 2-D to 4-D -> accel.attention
+/// (accel-fuse-attention).
 void populateFuseAttentionPatterns(RewritePatternSet &patterns);
 
 } // namespace accel

@@ -1,0 +1,44 @@
+//===- StructuredOracle.h - fp64 oracle for linalg and reshapes -*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// What frontends write around their matmuls (transposes, elementwise
+// generics, linalg.softmax, batch reshapes), evaluated in fp64 for
+// accel-run's oracle. Written independently of the compiler's matchers, so
+// a rewrite that misreads one of these ops disagrees with the oracle.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_TOOLS_ACCEL_RUN_STRUCTUREDORACLE_H
+#define ACCEL_TOOLS_ACCEL_RUN_STRUCTUREDORACLE_H
+
+#include "accel/Reference/Reference.h"
+#include "mlir/IR/Operation.h"
+
+namespace accel_run {
+
+/// Whether `op` is a linalg.generic whose body is `out + ext(a) * ext(b)`
+/// in floats (ext an optional arith.extf): a contraction with linalg's
+/// matmul semantics, evaluated with the matmuls.
+bool isMulAddGeneric(mlir::Operation &op);
+
+/// Whether evaluateStructured models `op`: linalg.transpose, linalg.softmax,
+/// tensor.expand_shape / collapse_shape, and linalg.generic with only
+/// parallel loops (other generics are reported by evaluateStructured).
+bool isStructured(mlir::Operation &op);
+
+/// `op`'s result from its operands' (`lookup`). Data movement keeps the
+/// operand's values and bounds; softmax uses the shared reference; a generic
+/// runs its body in fp64 per element on exact operands, bounding the error
+/// of each rounding it makes (one u·|r| per op, propagated to first order).
+/// Ops or bodies it cannot evaluate are an error at the op.
+mlir::FailureOr<mlir::accel::ref::Result> evaluateStructured(
+    mlir::Operation &op,
+    llvm::function_ref<const mlir::accel::ref::Result &(mlir::Value)> lookup);
+
+} // namespace accel_run
+
+#endif // ACCEL_TOOLS_ACCEL_RUN_STRUCTUREDORACLE_H
