@@ -54,6 +54,13 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
 
+  // bf16 contractions on CPUs with AVX512-BF16: vdpbf16ps micro-kernels.
+  if (options.vectorize) {
+    accel::AccelCpuDotKernelsPassOptions dot;
+    dot.features = options.cpuFeatures;
+    pm.addNestedPass<func::FuncOp>(accel::createAccelCpuDotKernelsPass(dot));
+  }
+
   // Contractions: cache and register tiles, vectorized (other ops become
   // loops below).
   if (options.vectorize) {
@@ -106,6 +113,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   // C += a_i (x) b_k: one broadcast and one FMA per row of the tile.
   vectorToLLVM.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
+  vectorToLLVM.x86Vector = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());

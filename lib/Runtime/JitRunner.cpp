@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Runtime/JitRunner.h"
+#include "llvm/TargetParser/Host.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -20,7 +21,17 @@ accel::compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options) {
   llvm::InitializeNativeTargetAsmPrinter();
   OwningOpRef<ModuleOp> lowered = module.clone();
   PassManager pm(module.getContext());
-  buildAccelCpuPipeline(pm, options);
+  // The host's CPU features decide the kernels (the JIT compiles for it).
+  std::string features = options.cpuFeatures;
+  if (features.empty()) {
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      if (feature.second)
+        features += (features.empty() ? "" : ",") + feature.first().str();
+  }
+  AccelCpuPipelineOptions hostOptions;
+  hostOptions.copyOptionValuesFrom(options);
+  hostOptions.cpuFeatures = features;
+  buildAccelCpuPipeline(pm, hostOptions);
   if (failed(pm.run(*lowered)))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the CPU pipeline failed");

@@ -51,6 +51,12 @@ struct AccelCpuPipelineOptions
   PassOptions::ListOption<int64_t> registerTile{
       *this, "register-tile",
       llvm::cl::desc("Register tile [mr, nr, kr] for contractions")};
+  PassOptions::Option<std::string> cpuFeatures{
+      *this, "cpu-features",
+      llvm::cl::desc("CPU features the code may use, comma separated (e.g. "
+                     "avx512bf16 for the vdpbf16ps kernels of "
+                     "accel-cpu-dot-kernels); empty: the module's "
+                     "accel.target, or the host's when JIT-compiled")};
 };
 
 /// accel (tensors) -> linalg -> bufferized memrefs -> loops -> LLVM dialect

@@ -268,6 +268,49 @@ def AccelCpuVectorizeContractionsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def AccelCpuDotKernelsPass
+    : Pass<"accel-cpu-dot-kernels", "::mlir::func::FuncOp"> {
+  let summary = "bf16 contractions through AVX512-BF16 vdpbf16ps micro-kernels";
+  let description = [{
+    Rewrites each 2-D contraction on buffers whose A and B are bf16 and
+    whose C is f32 (`C[m, n] += ext(A[m, k]) * ext(B[k, n])`, row-major,
+    unit inner strides, static sizes) into a micro-kernel of
+    `x86vector.avx512.dot` (`vdpbf16ps`: each f32 lane accumulates a pair
+    of bf16 products), when the CPU has `avx512bf16`:
+
+    - B is packed once per call into pairs of K rows interleaved,
+      `Bp[K/2, N16, 2]` (N padded to 16 columns and an odd K to a pair,
+      with zeros), so one 512-bit load gives 16 columns x 2 k;
+    - the C tile `mr x nr` (default 6 x 64: 24 zmm accumulators) stays in
+      registers over a block of `kc` K values; each k pair broadcasts the
+      32-bit pair A[m, 2kk : 2kk + 2] across the lanes and issues one
+      `vdpbf16ps` per 16 columns;
+    - M and N remainders are static smaller kernels (the last 16 columns
+      masked), an odd K's last column a half pair with a zero partner.
+
+    The products are exact in f32 and summed in f32, as the extended f32
+    FMA would (the order of the pair sum differs: within the contract's
+    f32-accumulation bound). `features` lists the CPU features (empty: the
+    module's `accel.target`, else none: the pass does nothing);
+    `accel-cpu-pipeline` passes the host's when it JIT-compiles.
+  }];
+  let options = [
+    Option<"features", "features", "std::string", "\"\"",
+           "CPU features, comma separated (e.g. avx512bf16); empty: the "
+           "module's accel.target">,
+    Option<"mr", "mr", "int64_t", "6", "Rows of the register tile">,
+    Option<"nr", "nr", "int64_t", "64",
+           "Columns of the register tile (a multiple of 16)">,
+    Option<"kc", "kc", "int64_t", "512",
+           "K values per block (even): the B panel kept in cache">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::x86vector::X86VectorDialect"];
+}
+
 def AccelCpuVectorizeElementwisePass
     : Pass<"accel-cpu-vectorize-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Vectorize statically shaped elementwise and row-reduction "

@@ -1,0 +1,140 @@
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16 kc=4}),canonicalize)' | FileCheck %s
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f}))' | FileCheck %s --check-prefix=NOBF16
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels))' | FileCheck %s --check-prefix=TARGET
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+
+// M = 13 (two 6-row tiles and one row), N = 70 (one 64-column tile, then 6
+// columns masked), K = 7 (three pairs and a half pair), kc = 4 (blocks of
+// two pairs). B is packed into [4, 80, 2]: rows 2kk and 2kk+1 interleaved
+// 16 columns at a time, the ragged columns and the odd row one by one
+// (zeros past N and K).
+// CHECK-LABEL: func @gemm
+// CHECK-SAME: (%[[A:.+]]: memref<13x7xbf16>, %[[B:.+]]: memref<7x70xbf16>, %[[C:.+]]: memref<13x70xf32>)
+// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<4x80x2xbf16>
+// CHECK: scf.for %[[KK:.+]] = %c0 to %c3 step %c1
+// CHECK: scf.for %[[N:.+]] = %c0 to %c64 step %c16
+// CHECK: %[[R0:.+]] = vector.load %[[B]][%{{.+}}, %[[N]]] : memref<7x70xbf16>, vector<16xbf16>
+// CHECK: %[[R1:.+]] = vector.load %[[B]][%{{.+}}, %[[N]]] : memref<7x70xbf16>, vector<16xbf16>
+// CHECK: %[[IL:.+]] = vector.interleave %[[R0]], %[[R1]] : vector<16xbf16> -> vector<32xbf16>
+// CHECK: vector.store %[[IL]], %[[BP]][%[[KK]], %[[N]], %c0]
+// CHECK: scf.for %{{.+}} = %c64 to %c80 step %c1
+// CHECK: memref.store %{{.+}}, %[[BP]][%c3, %{{.+}}, %c1]
+// K blocks of two pairs; rows in tiles of 6, 4 groups of 16 columns.
+// CHECK: scf.for %[[KB:.+]] = %c0 to %c3 step %c2
+// CHECK: %[[KE:.+]] = arith.minsi %{{.+}}, %c3
+// CHECK: %[[LAST:.+]] = arith.cmpi sge, %{{.+}}, %c3
+// CHECK: scf.for %[[M0:.+]] = %c0 to %c12 step %c6
+// CHECK: scf.if %[[LAST]]
+// CHECK-COUNT-24: vector.load %[[C]]
+// CHECK: scf.for %[[P:.+]] = %[[KB]] to %[[KE]] step %c1 iter_args(
+// CHECK-COUNT-4: vector.load %[[BP]][%[[P]], %{{.+}}, %c0] : memref<4x80x2xbf16>, vector<32xbf16>
+// CHECK: %[[PAIR:.+]] = vector.load %[[A]][%[[M0]], %{{.+}}] : memref<13x7xbf16>, vector<2xbf16>
+// CHECK: %[[WORD:.+]] = vector.bitcast %[[PAIR]] : vector<2xbf16> to vector<1xi32>
+// CHECK: %[[S:.+]] = vector.extract %[[WORD]][0] : i32 from vector<1xi32>
+// CHECK: %[[SPLAT:.+]] = vector.broadcast %[[S]] : i32 to vector<16xi32>
+// CHECK: %[[AP:.+]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK: x86vector.avx512.dot %{{.+}}, %[[AP]], %{{.+}} : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-23: x86vector.avx512.dot
+// The odd K's last column pairs with a zero.
+// CHECK: %[[AK:.+]] = memref.load %[[A]][%[[M0]], %c6]
+// CHECK: vector.insert %[[AK]], %cst{{.*}} [0] : bf16 into vector<2xbf16>
+// CHECK-COUNT-24: x86vector.avx512.dot
+// CHECK-COUNT-24: vector.store %{{.+}}, %[[C]]
+// The ragged columns: one 16-column group with the last 6 masked.
+// CHECK: vector.constant_mask [6] : vector<16xi1>
+// CHECK: vector.maskedload %[[C]]
+// CHECK: vector.maskedstore %[[C]]
+// CHECK-NOT: linalg.generic
+// NOBF16-LABEL: func @gemm
+// NOBF16: linalg.generic
+// NOBF16-NOT: x86vector
+func.func @gemm(%a: memref<13x7xbf16>, %b: memref<7x70xbf16>, %c: memref<13x70xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<13x7xbf16>, memref<7x70xbf16>) outs(%c : memref<13x70xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// Left to the generic path: f32 inputs, B transposed, a bf16 accumulator,
+// a subtraction instead of the multiply-add, dynamic sizes.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#nk = affine_map<(m, n, k) -> (n, k)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func @not_matched
+// CHECK-COUNT-5: linalg.generic
+// CHECK-NOT: x86vector
+func.func @not_matched(%af: memref<8x8xf32>, %bf: memref<8x8xf32>, %cf: memref<8x8xf32>,
+                       %a: memref<8x8xbf16>, %b: memref<8x8xbf16>, %c: memref<8x8xf32>,
+                       %cb: memref<8x8xbf16>, %ad: memref<?x8xbf16>, %cd: memref<?x8xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%af, %bf : memref<8x8xf32>, memref<8x8xf32>) outs(%cf : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %2 = arith.mulf %x, %y : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<8x8xbf16>, memref<8x8xbf16>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<8x8xbf16>, memref<8x8xbf16>) outs(%cb : memref<8x8xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: bf16):
+    %2 = arith.mulf %x, %y : bf16
+    %3 = arith.addf %acc, %2 : bf16
+    linalg.yield %3 : bf16
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<8x8xbf16>, memref<8x8xbf16>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.subf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ad, %b : memref<?x8xbf16>, memref<8x8xbf16>) outs(%cd : memref<?x8xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// The module's accel.target decides when no features are given.
+// TARGET-LABEL: func @gemm
+// TARGET: linalg.generic
+// CHECK-LABEL: func @from_target
+// TARGET-LABEL: func @from_target
+// TARGET: x86vector.avx512.dot
+// TARGET-NOT: linalg.generic
+module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "znver5", features = ["avx512f", "avx512bf16"], compute_units = 1, clock_ghz = 3.0, peak_f32 = 0.2, peak_tf32 = 0.0, peak_f16 = 0.0, peak_bf16 = 0.4, peak_f8 = 0.0, peak_i8 = 0.8, memory_gib = 24.0, memory_gbps = 36.0, local_memory_kib = 48, l2_kib = 1024, llc_kib = 32768, matrix_unit = [1, 16, 1], warp_size = 0>} {
+  func.func @from_target(%a: memref<8x8xbf16>, %b: memref<8x8xbf16>, %c: memref<8x8xf32>) {
+    linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<8x8xbf16>, memref<8x8xbf16>) outs(%c : memref<8x8xf32>) {
+    ^bb0(%x: bf16, %y: bf16, %acc: f32):
+      %0 = arith.extf %x : bf16 to f32
+      %1 = arith.extf %y : bf16 to f32
+      %2 = arith.mulf %0, %1 : f32
+      %3 = arith.addf %acc, %2 : f32
+      linalg.yield %3 : f32
+    }
+    return
+  }
+}
