@@ -58,6 +58,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   if (options.vectorize) {
     accel::AccelCpuDotKernelsPassOptions dot;
     dot.features = options.cpuFeatures;
+    dot.threads = options.threads;
     pm.addNestedPass<func::FuncOp>(accel::createAccelCpuDotKernelsPass(dot));
   }
 

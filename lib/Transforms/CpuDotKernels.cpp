@@ -297,39 +297,53 @@ struct KernelBuilder {
       tile(idx(fullRows), restRows);
   }
 
-  void build() {
-    pack();
+  /// Columns [n0, n0 + groups x 16) of C over every K block of kc values:
+  /// the B panel [kc, nr] stays in L1/L2 while the rows of A stream past
+  /// it. The k-pair range of a block is [kb, ke).
+  void columnTile(Value n0, int64_t groups, int64_t lastCols) {
     int64_t fullPairs = g.k / 2, kcPairs = std::max<int64_t>(1, kc / 2);
-    bool odd = g.k % 2 != 0;
-    int64_t groupsPerTile = nr / 16;
-    int64_t fullCols = g.n / nr * nr, restCols = g.n - fullCols;
-    // K blocks of kc values: the B panel [kc, nr] stays in L1/L2 while the
-    // rows of A stream past it. The k-pair range of a block is [kb, ke).
-    auto kLoop = scf::ForOp::create(b, loc, idx(0), idx(std::max<int64_t>(
-                                                         fullPairs, 1)),
+    int64_t blocksEnd = std::max<int64_t>(fullPairs, 1);
+    auto kLoop = scf::ForOp::create(b, loc, idx(0), idx(blocksEnd),
                                     idx(kcPairs));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value kb = kLoop.getInductionVar();
-    Value ke = arith::MinSIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, kb, idx(kcPairs)),
-        idx(fullPairs));
+    Value next = arith::AddIOp::create(b, loc, kb, idx(kcPairs));
+    Value ke = arith::MinSIOp::create(b, loc, next, idx(fullPairs));
     Value oddTail;
-    if (odd)
-      oddTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                      arith::AddIOp::create(b, loc, kb,
-                                                            idx(kcPairs)),
-                                      idx(std::max<int64_t>(fullPairs, 1)));
-    if (fullCols > 0) {
-      auto nLoop = scf::ForOp::create(b, loc, idx(0), idx(fullCols), idx(nr));
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(nLoop.getBody());
-      rowTiles(nLoop.getInductionVar(), groupsPerTile, 16, kb, ke, oddTail);
+    if (g.k % 2 != 0)
+      oddTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next,
+                                      idx(blocksEnd));
+    rowTiles(n0, groups, lastCols, kb, ke, oddTail);
+  }
+
+  void build(bool parallel) {
+    pack();
+    int64_t groupsPerTile = nr / 16;
+    int64_t fullTiles = g.n / nr, restCols = g.n - fullTiles * nr;
+    if (fullTiles > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      Value n0;
+      if (parallel) {
+        // Column tiles write disjoint columns of C: one task each.
+        auto forall = scf::ForallOp::create(
+            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(fullTiles)},
+            ValueRange{}, std::nullopt);
+        b.setInsertionPointToStart(forall.getBody());
+        n0 = arith::MulIOp::create(b, loc, forall.getInductionVar(0),
+                                   idx(nr));
+      } else {
+        auto nLoop =
+            scf::ForOp::create(b, loc, idx(0), idx(fullTiles * nr), idx(nr));
+        b.setInsertionPointToStart(nLoop.getBody());
+        n0 = nLoop.getInductionVar();
+      }
+      columnTile(n0, groupsPerTile, 16);
     }
     if (restCols > 0) {
       int64_t groups = (restCols + 15) / 16;
       int64_t lastCols = restCols - 16 * (groups - 1);
-      rowTiles(idx(fullCols), groups, lastCols, kb, ke, oddTail);
+      columnTile(idx(fullTiles * nr), groups, lastCols);
     }
   }
 };
@@ -377,7 +391,11 @@ struct AccelCpuDotKernelsPass
         continue;
       builder.setInsertionPoint(g.op);
       KernelBuilder kb{builder, g.op.getLoc(), g, mr, nr, kc, Value()};
-      kb.build();
+      // Threads over column tiles, unless the GEMM already runs inside a
+      // parallel loop (e.g. FlashAttention's heads).
+      bool nested = g.op->getParentOfType<scf::ForallOp>() ||
+                    g.op->getParentOfType<scf::ParallelOp>();
+      kb.build(threads > 1 && !nested);
       g.op->erase();
     }
   }

@@ -1,6 +1,7 @@
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16 kc=4}),canonicalize)' | FileCheck %s
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f}))' | FileCheck %s --check-prefix=NOBF16
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels))' | FileCheck %s --check-prefix=TARGET
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512bf16 threads=2}))' | FileCheck %s --check-prefix=THREADS
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -48,6 +49,13 @@
 // CHECK: vector.maskedload %[[C]]
 // CHECK: vector.maskedstore %[[C]]
 // CHECK-NOT: linalg.generic
+// With threads, the whole 64-column tiles are tasks of an scf.forall; the
+// ragged columns follow.
+// THREADS-LABEL: func @gemm
+// THREADS: scf.forall (%[[T:.+]]) in (1)
+// THREADS: arith.muli %[[T]], %c64
+// THREADS: x86vector.avx512.dot
+// THREADS: vector.maskedstore
 // NOBF16-LABEL: func @gemm
 // NOBF16: linalg.generic
 // NOBF16-NOT: x86vector

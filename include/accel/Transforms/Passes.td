@@ -302,7 +302,10 @@ def AccelCpuDotKernelsPass
     Option<"nr", "nr", "int64_t", "64",
            "Columns of the register tile (a multiple of 16)">,
     Option<"kc", "kc", "int64_t", "512",
-           "K values per block (even): the B panel kept in cache">
+           "K values per block (even): the B panel kept in cache">,
+    Option<"threads", "threads", "int64_t", "1",
+           "Above 1: column tiles in an scf.forall (not inside another "
+           "parallel loop)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
