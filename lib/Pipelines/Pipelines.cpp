@@ -87,6 +87,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(accel::createAccelReturnArgumentsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(accel::createAccelCpuLowerDotPass());
 
   if (options.threads > 1) {
     pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());

@@ -15,8 +15,10 @@
 
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -24,19 +26,31 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELCPUDOTKERNELSPASS
+#define GEN_PASS_DEF_ACCELCPULOWERDOTPASS
 #include "accel/Transforms/Passes.h.inc"
 } // namespace mlir::accel
 
 using namespace mlir;
 
 namespace {
+/// The dot instructions the kernels use.
+enum class DotKind {
+  /// vdpbf16ps: f32 lanes += a pair of bf16 products.
+  Bf16,
+  /// vpdpbusd: i32 lanes += four u8 x s8 products (s8 A is offset by 128
+  /// and the offset's contribution, 128 x the column sums of B, removed).
+  I8,
+};
+
 /// A contraction the kernel handles: C[M, N] += A[M, K] * B[K, N].
-struct Bf16Gemm {
+struct DotGemm {
   linalg::LinalgOp op;
+  DotKind kind;
   Value a, b, c;
   int64_t m, n, k;
 };
@@ -50,10 +64,11 @@ bool unitInnerStride(MemRefType t) {
   return !strides.empty() && strides.back() == 1;
 }
 
-/// `op` as a row-major bf16 x bf16 -> f32 GEMM with static sizes, if it is
-/// one: maps (m, k), (k, n), (m, n) over loops (m, n, k) and the body
-/// `out + ext(a) * ext(b)`.
-std::optional<Bf16Gemm> matchBf16Gemm(linalg::LinalgOp op) {
+/// `op` as a row-major GEMM with static sizes whose operands a dot
+/// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k) and
+/// the body `out + ext(a) * ext(b)` with bf16 -> f32 (extf) or i8 -> i32
+/// (extsi) widening.
+std::optional<DotGemm> matchDotGemm(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
     return std::nullopt;
@@ -68,104 +83,144 @@ std::optional<Bf16Gemm> matchBf16Gemm(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   if (iters[2] != utils::IteratorType::reduction)
     return std::nullopt;
-  Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get(),
-        c = op.getDpsInitOperand(0)->get();
+  Value a = op.getDpsInputOperand(0)->get(),
+        b = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();
   auto at = dyn_cast<MemRefType>(a.getType()),
        bt = dyn_cast<MemRefType>(b.getType()),
        ct = dyn_cast<MemRefType>(c.getType());
   if (!at || !bt || !ct || !at.hasStaticShape() || !bt.hasStaticShape() ||
-      !ct.hasStaticShape() || !at.getElementType().isBF16() ||
-      !bt.getElementType().isBF16() || !ct.getElementType().isF32() ||
-      !unitInnerStride(at) || !unitInnerStride(bt) || !unitInnerStride(ct))
+      !ct.hasStaticShape() || !unitInnerStride(at) || !unitInnerStride(bt) ||
+      !unitInnerStride(ct) || at.getElementType() != bt.getElementType())
     return std::nullopt;
-  // The body must widen both operands to f32 exactly (extf), multiply and
-  // add to the accumulator: what vdpbf16ps computes.
+  DotKind kind;
+  if (at.getElementType().isBF16() && ct.getElementType().isF32())
+    kind = DotKind::Bf16;
+  else if (at.getElementType().isInteger(8) &&
+           ct.getElementType().isInteger(32))
+    kind = DotKind::I8;
+  else
+    return std::nullopt;
+  // The body must widen both operands exactly, multiply and add to the
+  // accumulator: what the dot instructions compute.
   Block &body = op->getRegion(0).front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
+  Operation *add = yield.getOperand(0).getDefiningOp();
+  if (!add || !isa<arith::AddFOp, arith::AddIOp>(add))
     return std::nullopt;
   Value acc = body.getArgument(2);
-  Value prod = add.getLhs() == acc ? add.getRhs() : add.getLhs();
-  if ((add.getLhs() != acc && add.getRhs() != acc))
+  Value lhs = add->getOperand(0), rhs = add->getOperand(1);
+  if (lhs != acc && rhs != acc)
     return std::nullopt;
-  auto mul = prod.getDefiningOp<arith::MulFOp>();
-  if (!mul)
+  Operation *mul = (lhs == acc ? rhs : lhs).getDefiningOp();
+  if (!mul || !isa<arith::MulFOp, arith::MulIOp>(mul))
     return std::nullopt;
   auto widened = [&](Value v, unsigned arg) {
-    auto ext = v.getDefiningOp<arith::ExtFOp>();
-    return ext && ext.getIn() == body.getArgument(arg);
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      return kind == DotKind::Bf16 && ext.getIn() == body.getArgument(arg);
+    if (auto ext = v.getDefiningOp<arith::ExtSIOp>())
+      return kind == DotKind::I8 && ext.getIn() == body.getArgument(arg);
+    return false;
   };
-  if (!((widened(mul.getLhs(), 0) && widened(mul.getRhs(), 1)) ||
-        (widened(mul.getLhs(), 1) && widened(mul.getRhs(), 0))))
+  Value x = mul->getOperand(0), y = mul->getOperand(1);
+  if (!((widened(x, 0) && widened(y, 1)) || (widened(x, 1) && widened(y, 0))))
     return std::nullopt;
-  return Bf16Gemm{op, a, b, c, at.getDimSize(0), bt.getDimSize(1),
-                  at.getDimSize(1)};
+  return DotGemm{
+      op, kind, a, b, c, at.getDimSize(0), bt.getDimSize(1), at.getDimSize(1)};
 }
 
-/// Emits the kernel of one GEMM in place of its op.
+/// Emits the kernel of one GEMM in place of its op. A "group" is the G
+/// consecutive k values one 32-bit lane of a dot instruction consumes:
+/// G = 2 bf16 or 4 i8.
 struct KernelBuilder {
   OpBuilder &b;
   Location loc;
-  const Bf16Gemm &g;
+  const DotGemm &g;
   int64_t mr, nr, kc;
-  Value packed; // [K/2 rounded up, N rounded up to 16, 2] bf16
+  Value packed; // [ceil(K / G), N rounded up to 16, G]
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
+  int64_t groupSize() const { return g.kind == DotKind::Bf16 ? 2 : 4; }
+  Type inType() {
+    return g.kind == DotKind::Bf16 ? Type(b.getBF16Type())
+                                   : Type(b.getI8Type());
+  }
+  Type accType() {
+    return g.kind == DotKind::Bf16 ? Type(b.getF32Type())
+                                   : Type(b.getI32Type());
+  }
+  /// 16 columns of one group of B: vector<32xbf16> or vector<64xi8>.
+  VectorType panelType() { return vec(16 * groupSize(), inType()); }
 
-  /// Bp[kk, n, t] = B[2 kk + t, n], zeros past N and past K.
+  /// G rows of 16 columns interleaved: column-major groups of G.
+  Value interleaveRows(ArrayRef<Value> rows) {
+    if (rows.size() == 2)
+      return vector::InterleaveOp::create(b, loc, rows[0], rows[1]);
+    // Four i8 rows: pairs (r0, r1) and (r2, r3), then the pairs as 16-bit
+    // units.
+    Type i16 = b.getI16Type();
+    Value p01 = vector::InterleaveOp::create(b, loc, rows[0], rows[1]);
+    Value p23 = vector::InterleaveOp::create(b, loc, rows[2], rows[3]);
+    Value u01 = vector::BitCastOp::create(b, loc, vec(16, i16), p01);
+    Value u23 = vector::BitCastOp::create(b, loc, vec(16, i16), p23);
+    Value quads = vector::InterleaveOp::create(b, loc, u01, u23);
+    return vector::BitCastOp::create(b, loc, panelType(), quads);
+  }
+
+  /// Bp[kk, n, t] = B[G kk + t, n], zeros past N and past K.
   void pack() {
-    Type bf16 = b.getBF16Type();
-    int64_t pairs = (g.k + 1) / 2, cols = (g.n + 15) / 16 * 16;
-    packed = memref::AllocOp::create(
-        b, loc, MemRefType::get({pairs, cols, 2}, bf16),
-        b.getI64IntegerAttr(64));
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
-    int64_t fullPairs = g.k / 2, fullCols = g.n / 16 * 16;
-    Value c0 = idx(0), c1 = idx(1), c2 = idx(2);
-    // Whole pairs of rows, 16 columns at a time: interleave two rows.
-    if (fullPairs > 0 && fullCols > 0) {
-      auto kLoop = scf::ForOp::create(b, loc, c0, idx(fullPairs), c1);
+    Type elt = inType();
+    int64_t gs = groupSize();
+    int64_t groupsK = (g.k + gs - 1) / gs, cols = (g.n + 15) / 16 * 16;
+    packed = memref::AllocOp::create(b, loc,
+                                     MemRefType::get({groupsK, cols, gs}, elt),
+                                     b.getI64IntegerAttr(64));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+    int64_t fullGroups = g.k / gs, fullCols = g.n / 16 * 16;
+    Value c0 = idx(0), c1 = idx(1), cg = idx(gs);
+    // Whole groups of rows, 16 columns at a time.
+    if (fullGroups > 0 && fullCols > 0) {
+      auto kLoop = scf::ForOp::create(b, loc, c0, idx(fullGroups), c1);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(kLoop.getBody());
       Value kk = kLoop.getInductionVar();
-      Value k0 = arith::MulIOp::create(b, loc, kk, c2);
-      Value k1 = arith::AddIOp::create(b, loc, k0, c1);
+      Value k0 = arith::MulIOp::create(b, loc, kk, cg);
       auto nLoop = scf::ForOp::create(b, loc, c0, idx(fullCols), idx(16));
       b.setInsertionPointToStart(nLoop.getBody());
       Value col = nLoop.getInductionVar();
-      Value r0 = vector::LoadOp::create(b, loc, vec(16, bf16), g.b,
-                                        ValueRange{k0, col});
-      Value r1 = vector::LoadOp::create(b, loc, vec(16, bf16), g.b,
-                                        ValueRange{k1, col});
-      Value both = vector::InterleaveOp::create(b, loc, r0, r1);
-      vector::StoreOp::create(b, loc, both, packed, ValueRange{kk, col, c0});
+      SmallVector<Value> rows;
+      for (int64_t t = 0; t < gs; ++t) {
+        Value k = arith::AddIOp::create(b, loc, k0, idx(t));
+        rows.push_back(vector::LoadOp::create(b, loc, vec(16, elt), g.b,
+                                              ValueRange{k, col}));
+      }
+      vector::StoreOp::create(b, loc, interleaveRows(rows), packed,
+                              ValueRange{kk, col, c0});
     }
     // The columns past the last whole 16 (and the padding), one at a time;
-    // the last pair of an odd K has a zero partner.
-    auto scalarCols = [&](int64_t colBegin, int64_t rowPairBegin,
-                          int64_t rowPairEnd) {
-      if (colBegin >= cols || rowPairBegin >= rowPairEnd)
+    // the last group of a K that G does not divide is padded with zeros.
+    auto scalarCols = [&](int64_t colBegin, int64_t groupBegin,
+                          int64_t groupEnd) {
+      if (colBegin >= cols || groupBegin >= groupEnd)
         return;
       OpBuilder::InsertionGuard guard(b);
-      auto kLoop = scf::ForOp::create(b, loc, idx(rowPairBegin),
-                                      idx(rowPairEnd), c1);
+      auto kLoop =
+          scf::ForOp::create(b, loc, idx(groupBegin), idx(groupEnd), c1);
       b.setInsertionPointToStart(kLoop.getBody());
       Value kk = kLoop.getInductionVar();
       auto nLoop = scf::ForOp::create(b, loc, idx(colBegin), idx(cols), c1);
       b.setInsertionPointToStart(nLoop.getBody());
       Value col = nLoop.getInductionVar();
-      for (int64_t t = 0; t < 2; ++t) {
-        // k = 2 kk + t, read only when k < K and col < N.
+      for (int64_t t = 0; t < gs; ++t) {
+        // k = G kk + t, read only when k < K and col < N.
         Value k = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, kk, c2), idx(t));
-        Value inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          k, idx(g.k));
+            b, loc, arith::MulIOp::create(b, loc, kk, cg), idx(t));
+        Value inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
+                                          idx(g.k));
         Value inN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                           col, idx(g.n));
         Value in = arith::AndIOp::create(b, loc, inK, inN);
-        auto read = scf::IfOp::create(b, loc, TypeRange{bf16}, in,
+        auto read = scf::IfOp::create(b, loc, TypeRange{elt}, in,
                                       /*withElseRegion=*/true);
         {
           OpBuilder::InsertionGuard g2(b);
@@ -179,16 +234,111 @@ struct KernelBuilder {
                                 ValueRange{kk, col, idx(t)});
       }
     };
-    scalarCols(fullCols, 0, fullPairs);
-    scalarCols(0, fullPairs, pairs);
+    scalarCols(fullCols, 0, fullGroups);
+    scalarCols(0, fullGroups, groupsK);
+  }
+
+  /// i8: A enters vpdpbusd as unsigned (a + 128), which adds 128 x the
+  /// column sums of B to every row; C starts with them taken off instead.
+  void subtractOffset() {
+    Type i32 = b.getI32Type(), i8 = b.getI8Type();
+    int64_t fullCols = g.n / 16 * 16;
+    Value c0 = idx(0), c1 = idx(1);
+    Value sums = memref::AllocOp::create(
+        b, loc, MemRefType::get({(g.n + 15) / 16 * 16}, i32),
+        b.getI64IntegerAttr(64));
+    Value zero16 = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vec(16, i32), b.getI32IntegerAttr(0)));
+    // sums[n] = -128 * sum_k B[k, n], 16 columns at a time.
+    auto nLoop =
+        scf::ForOp::create(b, loc, c0, idx((g.n + 15) / 16 * 16), idx(16));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(nLoop.getBody());
+      Value col = nLoop.getInductionVar();
+      Value rest = arith::SubIOp::create(b, loc, idx(g.n), col);
+      Value mask = vector::CreateMaskOp::create(b, loc, vec(16, b.getI1Type()),
+                                                ValueRange{rest});
+      Value zero8 = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vec(16, i8), b.getI8IntegerAttr(0)));
+      auto kLoop =
+          scf::ForOp::create(b, loc, c0, idx(g.k), c1, ValueRange{zero16});
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value row = vector::MaskedLoadOp::create(
+          b, loc, vec(16, i8), g.b, ValueRange{kLoop.getInductionVar(), col},
+          mask, zero8);
+      Value wide = arith::ExtSIOp::create(b, loc, vec(16, i32), row);
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{
+              arith::AddIOp::create(b, loc, kLoop.getRegionIterArgs()[0], wide)
+                  .getResult()});
+      b.setInsertionPointAfter(kLoop);
+      Value scaled = arith::MulIOp::create(
+          b, loc, kLoop.getResult(0),
+          arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(vec(16, i32), b.getI32IntegerAttr(-128))));
+      vector::StoreOp::create(b, loc, scaled, sums, ValueRange{col});
+    }
+    // C[m, :] += sums.
+    auto mLoop = scf::ForOp::create(b, loc, c0, idx(g.m), c1);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(mLoop.getBody());
+    Value row = mLoop.getInductionVar();
+    auto cLoop =
+        scf::ForOp::create(b, loc, c0, idx((g.n + 15) / 16 * 16), idx(16));
+    b.setInsertionPointToStart(cLoop.getBody());
+    Value col = cLoop.getInductionVar();
+    Value rest = arith::SubIOp::create(b, loc, idx(g.n), col);
+    Value mask = vector::CreateMaskOp::create(b, loc, vec(16, b.getI1Type()),
+                                              ValueRange{rest});
+    Value cv = vector::MaskedLoadOp::create(b, loc, vec(16, i32), g.c,
+                                            ValueRange{row, col}, mask, zero16);
+    Value sv =
+        vector::LoadOp::create(b, loc, vec(16, i32), sums, ValueRange{col});
+    vector::MaskedStoreOp::create(b, loc, g.c, ValueRange{row, col}, mask,
+                                  arith::AddIOp::create(b, loc, cv, sv));
+    (void)fullCols;
+  }
+
+  /// acc += a (G inputs broadcast to every lane) . panel (16 columns x G).
+  Value dot(Value acc, Value aWord, Value panel) {
+    Type i32 = b.getI32Type();
+    Value splat = vector::BroadcastOp::create(b, loc, vec(16, i32), aWord);
+    if (g.kind == DotKind::Bf16) {
+      Value aPairs = vector::BitCastOp::create(b, loc, panelType(), splat);
+      return x86vector::DotBF16Op::create(b, loc, acc.getType(), acc, aPairs,
+                                          panel);
+    }
+    Value aBytes = vector::BitCastOp::create(b, loc, panelType(), splat);
+    return accel::X86DotU8S8Op::create(b, loc, acc.getType(), acc, aBytes,
+                                       panel);
+  }
+
+  /// A's G values of a row as the 32-bit word the dot broadcasts (i8: each
+  /// byte offset by 128, i.e. its sign bit flipped).
+  Value word(Value groupVec) {
+    Type i32 = b.getI32Type();
+    Value w = vector::BitCastOp::create(b, loc, vec(1, i32), groupVec);
+    Value scalar = vector::ExtractOp::create(b, loc, w, 0);
+    if (g.kind == DotKind::I8)
+      scalar = arith::XOrIOp::create(
+          b, loc, scalar,
+          arith::ConstantOp::create(b, loc,
+                                    b.getI32IntegerAttr(int32_t(0x80808080u))));
+    return scalar;
   }
 
   /// The rows [m0, m0 + rows) x columns [n0, n0 + 16 groups) of C over the k
-  /// pairs [kb, ke); `lastCols` < 16 masks the last group.
+  /// groups [kb, ke); `lastCols` < 16 masks the last group of columns;
+  /// `tail` adds the last, partial k group (K % G values and zeros).
   void microKernel(Value m0, int64_t rows, Value n0, int64_t groups,
-                   int64_t lastCols, Value kb, Value ke, bool oddTail) {
-    Type f32 = b.getF32Type(), bf16 = b.getBF16Type(), i32 = b.getI32Type();
-    VectorType accT = vec(16, f32), pairT = vec(32, bf16);
+                   int64_t lastCols, Value kb, Value ke, bool tail) {
+    int64_t gs = groupSize();
+    Type elt = inType();
+    VectorType accT = vec(16, accType());
     auto colOf = [&](int64_t j) {
       return arith::AddIOp::create(b, loc, n0, idx(16 * j)).getResult();
     };
@@ -200,7 +350,7 @@ struct KernelBuilder {
       mask = vector::CreateMaskOp::create(b, loc, vec(16, b.getI1Type()),
                                           ValueRange{idx(lastCols)});
     Value zeroAcc = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(accT, b.getF32FloatAttr(0.0f)));
+        b, loc, DenseElementsAttr::get(accT, b.getZeroAttr(accType())));
     SmallVector<Value> acc;
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < groups; ++j) {
@@ -211,23 +361,18 @@ struct KernelBuilder {
         else
           acc.push_back(vector::LoadOp::create(b, loc, accT, g.c, at));
       }
-    // One k pair: broadcast A's pair of each row, one vdpbf16ps per group.
+    // One k group: broadcast A's group of each row, one dot per 16 columns.
     auto step = [&](Value kk, ArrayRef<Value> in,
-                    function_ref<Value(int64_t)> pairOfRow) {
+                    function_ref<Value(int64_t)> groupOfRow) {
       SmallVector<Value> bv;
       for (int64_t j = 0; j < groups; ++j)
-        bv.push_back(vector::LoadOp::create(b, loc, pairT, packed,
+        bv.push_back(vector::LoadOp::create(b, loc, panelType(), packed,
                                             ValueRange{kk, colOf(j), idx(0)}));
       SmallVector<Value> out;
       for (int64_t i = 0; i < rows; ++i) {
-        Value pair = pairOfRow(i); // vector<2xbf16>
-        Value word = vector::BitCastOp::create(b, loc, vec(1, i32), pair);
-        Value scalar = vector::ExtractOp::create(b, loc, word, 0);
-        Value splat = vector::BroadcastOp::create(b, loc, vec(16, i32), scalar);
-        Value aPairs = vector::BitCastOp::create(b, loc, pairT, splat);
+        Value aWord = word(groupOfRow(i));
         for (int64_t j = 0; j < groups; ++j)
-          out.push_back(x86vector::DotBF16Op::create(
-              b, loc, accT, in[i * groups + j], aPairs, bv[j]));
+          out.push_back(dot(in[i * groups + j], aWord, bv[j]));
       }
       return out;
     };
@@ -236,25 +381,30 @@ struct KernelBuilder {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(kLoop.getBody());
       Value kk = kLoop.getInductionVar();
-      Value k0 = arith::MulIOp::create(b, loc, kk, idx(2));
+      Value k0 = arith::MulIOp::create(b, loc, kk, idx(gs));
       SmallVector<Value> next = step(
           kk, SmallVector<Value>(kLoop.getRegionIterArgs()), [&](int64_t i) {
-            return vector::LoadOp::create(b, loc, vec(2, bf16), g.a,
+            return vector::LoadOp::create(b, loc, vec(gs, elt), g.a,
                                           ValueRange{rowOf(i), k0})
                 .getResult();
           });
       scf::YieldOp::create(b, loc, next);
     }
     acc.assign(kLoop.getResults().begin(), kLoop.getResults().end());
-    if (oddTail) {
-      // K odd: the last column of A pairs with a zero (Bp's partner row is
-      // zero too); A is not read past K.
-      Value last = idx(g.k - 1);
-      Value zeroPair = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(vec(2, bf16), b.getZeroAttr(bf16)));
-      acc = step(idx(g.k / 2), acc, [&](int64_t i) {
-        Value v = memref::LoadOp::create(b, loc, g.a, ValueRange{rowOf(i), last});
-        return vector::InsertOp::create(b, loc, v, zeroPair, 0).getResult();
+    if (tail) {
+      // The last K % G columns of A with zeros after them (Bp's rows there
+      // are zero too); A is not read past K.
+      int64_t first = g.k / gs * gs;
+      Value zeros = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vec(gs, elt), b.getZeroAttr(elt)));
+      acc = step(idx(g.k / gs), acc, [&](int64_t i) {
+        Value v = zeros;
+        for (int64_t t = 0; first + t < g.k; ++t) {
+          Value x = memref::LoadOp::create(
+              b, loc, g.a, ValueRange{rowOf(i), idx(first + t)});
+          v = vector::InsertOp::create(b, loc, x, v, t);
+        }
+        return v;
       });
     }
     for (int64_t i = 0; i < rows; ++i)
@@ -269,17 +419,17 @@ struct KernelBuilder {
   }
 
   /// Rows in tiles of mr (then the remainder) for the columns [n0, n0 +
-  /// groups x 16) and the k pairs [kb, ke).
-  void rowTiles(Value n0, int64_t groups, int64_t lastCols, Value kb,
-                Value ke, Value oddTail) {
+  /// groups x 16) and the k groups [kb, ke).
+  void rowTiles(Value n0, int64_t groups, int64_t lastCols, Value kb, Value ke,
+                Value tail) {
     int64_t fullRows = g.m / mr * mr, restRows = g.m % mr;
     auto tile = [&](Value m0, int64_t rows) {
-      if (!oddTail) {
+      if (!tail) {
         microKernel(m0, rows, n0, groups, lastCols, kb, ke, false);
         return;
       }
-      // The odd tail belongs to the last K block only.
-      auto branch = scf::IfOp::create(b, loc, TypeRange{}, oddTail,
+      // The partial k group belongs to the last K block only.
+      auto branch = scf::IfOp::create(b, loc, TypeRange{}, tail,
                                       /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(branch.thenBlock());
@@ -301,24 +451,27 @@ struct KernelBuilder {
   /// the B panel [kc, nr] stays in L1/L2 while the rows of A stream past
   /// it. The k-pair range of a block is [kb, ke).
   void columnTile(Value n0, int64_t groups, int64_t lastCols) {
-    int64_t fullPairs = g.k / 2, kcPairs = std::max<int64_t>(1, kc / 2);
-    int64_t blocksEnd = std::max<int64_t>(fullPairs, 1);
-    auto kLoop = scf::ForOp::create(b, loc, idx(0), idx(blocksEnd),
-                                    idx(kcPairs));
+    int64_t gs = groupSize();
+    int64_t fullGroups = g.k / gs, kcGroups = std::max<int64_t>(1, kc / gs);
+    int64_t blocksEnd = std::max<int64_t>(fullGroups, 1);
+    auto kLoop =
+        scf::ForOp::create(b, loc, idx(0), idx(blocksEnd), idx(kcGroups));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value kb = kLoop.getInductionVar();
-    Value next = arith::AddIOp::create(b, loc, kb, idx(kcPairs));
-    Value ke = arith::MinSIOp::create(b, loc, next, idx(fullPairs));
-    Value oddTail;
-    if (g.k % 2 != 0)
-      oddTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next,
-                                      idx(blocksEnd));
-    rowTiles(n0, groups, lastCols, kb, ke, oddTail);
+    Value next = arith::AddIOp::create(b, loc, kb, idx(kcGroups));
+    Value ke = arith::MinSIOp::create(b, loc, next, idx(fullGroups));
+    Value tail;
+    if (g.k % gs != 0)
+      tail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next,
+                                   idx(blocksEnd));
+    rowTiles(n0, groups, lastCols, kb, ke, tail);
   }
 
   void build(bool parallel) {
     pack();
+    if (g.kind == DotKind::I8)
+      subtractOffset();
     int64_t groupsPerTile = nr / 16;
     int64_t fullTiles = g.n / nr, restCols = g.n - fullTiles * nr;
     if (fullTiles > 0) {
@@ -330,8 +483,7 @@ struct KernelBuilder {
             b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(fullTiles)},
             ValueRange{}, std::nullopt);
         b.setInsertionPointToStart(forall.getBody());
-        n0 = arith::MulIOp::create(b, loc, forall.getInductionVar(0),
-                                   idx(nr));
+        n0 = arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(nr));
       } else {
         auto nLoop =
             scf::ForOp::create(b, loc, idx(0), idx(fullTiles * nr), idx(nr));
@@ -352,9 +504,8 @@ struct KernelBuilder {
 bool hasFeature(StringRef features, StringRef name) {
   SmallVector<StringRef> parts;
   features.split(parts, ',', -1, false);
-  return llvm::any_of(parts, [&](StringRef f) {
-    return f.trim().ltrim('+') == name;
-  });
+  return llvm::any_of(parts,
+                      [&](StringRef f) { return f.trim().ltrim('+') == name; });
 }
 
 struct AccelCpuDotKernelsPass
@@ -372,21 +523,25 @@ struct AccelCpuDotKernelsPass
       return signalPassFailure();
     }
     bool bf16Dot = hasFeature(features, "avx512bf16");
+    bool i8Dot = hasFeature(features, "avx512vnni");
     if (features.empty())
       if (auto module = func->getParentOfType<ModuleOp>())
         if (auto target = module->getAttrOfType<accel::TargetAttr>(
                 accel::kTargetAttrName);
-            target && target.getKind() == accel::TargetKind::CPU)
+            target && target.getKind() == accel::TargetKind::CPU) {
           bf16Dot = target.hasFeature("avx512bf16");
-    if (!bf16Dot)
+          i8Dot = target.hasFeature("avx512vnni");
+        }
+    if (!bf16Dot && !i8Dot)
       return;
-    SmallVector<Bf16Gemm> gemms;
+    SmallVector<DotGemm> gemms;
     func.walk([&](linalg::LinalgOp op) {
-      if (std::optional<Bf16Gemm> g = matchBf16Gemm(op))
+      if (std::optional<DotGemm> g = matchDotGemm(op);
+          g && (g->kind == DotKind::Bf16 ? bf16Dot : i8Dot))
         gemms.push_back(*g);
     });
     OpBuilder builder(&getContext());
-    for (Bf16Gemm &g : gemms) {
+    for (DotGemm &g : gemms) {
       if (g.m == 0 || g.n == 0 || g.k == 0)
         continue;
       builder.setInsertionPoint(g.op);
@@ -398,6 +553,31 @@ struct AccelCpuDotKernelsPass
       kb.build(threads > 1 && !nested);
       g.op->erase();
     }
+  }
+};
+} // namespace
+
+namespace {
+/// accel.x86_dot_u8s8 -> the vpdpbusd intrinsic.
+struct LowerX86DotU8S8 : public OpRewritePattern<accel::X86DotU8S8Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(accel::X86DotU8S8Op op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(),
+        rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+        ValueRange{op.getAcc(), op.getA(), op.getB()});
+    return success();
+  }
+};
+
+struct AccelCpuLowerDotPass
+    : public accel::impl::AccelCpuLowerDotPassBase<AccelCpuLowerDotPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LowerX86DotU8S8>(&getContext());
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace

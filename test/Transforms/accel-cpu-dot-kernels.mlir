@@ -1,4 +1,4 @@
-// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16 kc=4}),canonicalize)' | FileCheck %s
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16,avx512vnni kc=4}),canonicalize)' | FileCheck %s
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f}))' | FileCheck %s --check-prefix=NOBF16
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels))' | FileCheck %s --check-prefix=TARGET
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512bf16 threads=2}))' | FileCheck %s --check-prefix=THREADS
@@ -145,4 +145,52 @@ module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "
     }
     return
   }
+}
+
+// -----
+
+// i8 x i8 -> i32 with avx512vnni: four rows of B interleaved per 32-bit
+// lane (two byte interleaves, then one of 16-bit units); C first gets
+// -128 x the column sums of B (A enters vpdpbusd as unsigned: a xor 0x80 =
+// a + 128); K = 7 is one whole group of four and a partial one.
+// CHECK-LABEL: func @gemm_i8
+// CHECK-SAME: (%[[A:.+]]: memref<13x7xi8>, %[[B:.+]]: memref<7x70xi8>, %[[C:.+]]: memref<13x70xi32>)
+// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x80x4xi8>
+// CHECK: %[[P01:.+]] = vector.interleave %{{.+}}, %{{.+}} : vector<16xi8> -> vector<32xi8>
+// CHECK: %[[P23:.+]] = vector.interleave %{{.+}}, %{{.+}} : vector<16xi8> -> vector<32xi8>
+// CHECK: %[[U01:.+]] = vector.bitcast %[[P01]] : vector<32xi8> to vector<16xi16>
+// CHECK: %[[U23:.+]] = vector.bitcast %[[P23]] : vector<32xi8> to vector<16xi16>
+// CHECK: %[[Q:.+]] = vector.interleave %[[U01]], %[[U23]] : vector<16xi16> -> vector<32xi16>
+// CHECK: %[[QB:.+]] = vector.bitcast %[[Q]] : vector<32xi16> to vector<64xi8>
+// CHECK: vector.store %[[QB]], %[[BP]]
+// CHECK: %[[SUMS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<80xi32>
+// CHECK: vector.maskedload %[[B]]
+// CHECK: arith.extsi %{{.+}} : vector<16xi8> to vector<16xi32>
+// CHECK: arith.muli %{{.+}}, %cst{{.*}} : vector<16xi32>
+// CHECK: vector.store %{{.+}}, %[[SUMS]]
+// CHECK: %[[CV:.+]] = vector.maskedload %[[C]]
+// CHECK: %[[SV:.+]] = vector.load %[[SUMS]]
+// CHECK: %[[CS:.+]] = arith.addi %[[CV]], %[[SV]] : vector<16xi32>
+// CHECK: vector.maskedstore %[[C]][%{{.+}}, %{{.+}}], %{{.+}}, %[[CS]]
+// CHECK: vector.load %[[A]][%{{.+}}, %{{.+}}] : memref<13x7xi8>, vector<4xi8>
+// CHECK: %[[W:.+]] = vector.bitcast %{{.+}} : vector<4xi8> to vector<1xi32>
+// CHECK: %[[WS:.+]] = vector.extract %[[W]][0] : i32 from vector<1xi32>
+// CHECK: %[[WU:.+]] = arith.xori %[[WS]], %c-2139062144_i32 : i32
+// CHECK: %[[SPL:.+]] = vector.broadcast %[[WU]] : i32 to vector<16xi32>
+// CHECK: %[[AB:.+]] = vector.bitcast %[[SPL]] : vector<16xi32> to vector<64xi8>
+// CHECK: accel.x86_dot_u8s8 %{{.+}}, %[[AB]], %{{.+}} : vector<64xi8> -> vector<16xi32>
+// NOBF16-LABEL: func @gemm_i8
+// NOBF16: linalg.generic
+// TARGET-LABEL: func @gemm_i8
+// TARGET: linalg.generic
+func.func @gemm_i8(%a: memref<13x7xi8>, %b: memref<7x70xi8>, %c: memref<13x70xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<13x7xi8>, memref<7x70xi8>) outs(%c : memref<13x70xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %0 = arith.extsi %x : i8 to i32
+    %1 = arith.extsi %y : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %acc, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
 }

@@ -270,27 +270,35 @@ def AccelCpuVectorizeContractionsPass
 
 def AccelCpuDotKernelsPass
     : Pass<"accel-cpu-dot-kernels", "::mlir::func::FuncOp"> {
-  let summary = "bf16 contractions through AVX512-BF16 vdpbf16ps micro-kernels";
+  let summary = "bf16 and int8 contractions through AVX512-BF16 / VNNI "
+                "dot micro-kernels";
   let description = [{
-    Rewrites each 2-D contraction on buffers whose A and B are bf16 and
-    whose C is f32 (`C[m, n] += ext(A[m, k]) * ext(B[k, n])`, row-major,
-    unit inner strides, static sizes) into a micro-kernel of
-    `x86vector.avx512.dot` (`vdpbf16ps`: each f32 lane accumulates a pair
-    of bf16 products), when the CPU has `avx512bf16`:
+    Rewrites each 2-D contraction on buffers, row-major with unit inner
+    strides and static sizes, `C[m, n] += ext(A[m, k]) * ext(B[k, n])`,
+    into a micro-kernel of dot instructions, when the CPU has them:
 
-    - B is packed once per call into pairs of K rows interleaved,
-      `Bp[K/2, N16, 2]` (N padded to 16 columns and an odd K to a pair,
-      with zeros), so one 512-bit load gives 16 columns x 2 k;
+    | A, B | C | feature | instruction | k values per f32/i32 lane |
+    |---|---|---|---|---|
+    | bf16 | f32 | `avx512bf16` | `vdpbf16ps` (`x86vector.avx512.dot`) | 2 |
+    | i8 | i32 | `avx512vnni` | `vpdpbusd` (`accel.x86_dot_u8s8`) | 4 |
+
+    - B is packed once per call into groups of G = 2 or 4 K rows
+      interleaved, `Bp[K/G, N16, G]` (N padded to 16 columns and K to a
+      whole group, with zeros), so one 512-bit load gives 16 columns x G;
     - the C tile `mr x nr` (default 6 x 64: 24 zmm accumulators) stays in
-      registers over a block of `kc` K values; each k pair broadcasts the
-      32-bit pair A[m, 2kk : 2kk + 2] across the lanes and issues one
-      `vdpbf16ps` per 16 columns;
+      registers over a block of `kc` K values; each k group broadcasts A's
+      32-bit group of the row across the lanes and issues one dot per 16
+      columns; with `threads`, whole column tiles are tasks of an
+      `scf.forall`;
     - M and N remainders are static smaller kernels (the last 16 columns
-      masked), an odd K's last column a half pair with a zero partner.
+      masked); a partial last k group reads A's remaining values and zeros.
+    - int8: vpdpbusd multiplies unsigned by signed bytes, so A enters as
+      `a xor 0x80` (= a + 128) and C first gets `-128 x` the column sums
+      of B; the i32 result is bit-exact (wrapping like the reference).
 
-    The products are exact in f32 and summed in f32, as the extended f32
-    FMA would (the order of the pair sum differs: within the contract's
-    f32-accumulation bound). `features` lists the CPU features (empty: the
+    bf16 products are exact in f32 and summed in f32, as the widened f32
+    FMA would (in a different order: within the contract's f32
+    accumulation bound). `features` lists the CPU features (empty: the
     module's `accel.target`, else none: the pass does nothing);
     `accel-cpu-pipeline` passes the host's when it JIT-compiles.
   }];
@@ -307,11 +315,24 @@ def AccelCpuDotKernelsPass
            "Above 1: column tiles in an scf.forall (not inside another "
            "parallel loop)">
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::accel::AccelDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::x86vector::X86VectorDialect"];
+}
+
+def AccelCpuLowerDotPass : Pass<"accel-cpu-lower-dot"> {
+  let summary = "accel.x86_dot_u8s8 to the AVX512-VNNI vpdpbusd intrinsic";
+  let description = [{
+    Replaces each `accel.x86_dot_u8s8` (emitted by `accel-cpu-dot-kernels`)
+    with `llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"`. It runs
+    after buffer deallocation, which refuses ops whose memory effects are
+    unknown, such as intrinsic calls.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def AccelCpuVectorizeElementwisePass

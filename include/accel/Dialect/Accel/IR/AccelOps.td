@@ -305,4 +305,32 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// X86DotU8S8Op (internal)
+//===----------------------------------------------------------------------===//
+
+def Accel_X86DotU8S8Op : Accel_Op<"x86_dot_u8s8",
+                                  [Pure, AllTypesMatch<["acc", "result"]>,
+                                   AllTypesMatch<["a", "b"]>]> {
+  let summary = "AVX512-VNNI vpdpbusd (internal to accel-cpu-dot-kernels)";
+  let description = [{
+    `result[i] = acc[i] + sum_{t < 4} u8(a[4i + t]) * s8(b[4i + t])`,
+    wrapping in i32: the `vpdpbusd` instruction. `accel-cpu-dot-kernels`
+    emits it and `accel-cpu-lower-dot` turns it into the LLVM intrinsic at
+    the end of the CPU pipeline (the op is pure, so the passes in between,
+    e.g. buffer deallocation, know it touches no memory; the intrinsic
+    call does not say so).
+
+    ```mlir
+    %r = accel.x86_dot_u8s8 %acc, %a, %b : vector<64xi8> -> vector<16xi32>
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[16], [I32]>:$acc,
+                       VectorOfLengthAndType<[64], [I8]>:$a,
+                       VectorOfLengthAndType<[64], [I8]>:$b);
+  let results = (outs VectorOfLengthAndType<[16], [I32]>:$result);
+  let assemblyFormat =
+      "$acc `,` $a `,` $b attr-dict `:` type($a) `->` type($result)";
+}
+
 #endif // ACCEL_DIALECT_ACCEL_IR_ACCELOPS_TD
