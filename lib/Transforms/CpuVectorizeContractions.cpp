@@ -95,16 +95,81 @@ tile(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<OpFoldResult> sizes,
   return tiled;
 }
 
+namespace {
+/// Forwards to upstream's folding of a vector.transfer_read through a view,
+/// except for a read of a memref.expand_shape that upstream cannot fold: one
+/// with more vector dims than the expand_shape's source has (a register
+/// tile's leading unit dims on a reshaped function argument) or with a map
+/// that is not a minor identity. Upstream (LLVM 22) builds the source
+/// indices before it checks those and then reports no match; the index ops
+/// it leaves behind count as a change, so the greedy driver never converges.
+/// Such a read stays on the view, which later lowering handles.
+class FoldableTransferReadPattern : public RewritePattern {
+public:
+  explicit FoldableTransferReadPattern(std::unique_ptr<RewritePattern> inner)
+      : RewritePattern(vector::TransferReadOp::getOperationName(),
+                       inner->getBenefit(), inner->getContext()),
+        inner(std::move(inner)) {
+    setDebugName(this->inner->getDebugName());
+    setHasBoundedRewriteRecursion(this->inner->hasBoundedRewriteRecursion());
+  }
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    auto read = cast<vector::TransferReadOp>(op);
+    if (auto expand = read.getBase().getDefiningOp<memref::ExpandShapeOp>())
+      if (!read.getPermutationMap().isMinorIdentity() ||
+          read.getVectorType().getRank() > expand.getSrcType().getRank())
+        return rewriter.notifyMatchFailure(
+            op, "a read of an expand_shape upstream cannot fold");
+    return inner->matchAndRewrite(op, rewriter);
+  }
+
+private:
+  std::unique_ptr<RewritePattern> inner;
+};
+} // namespace
+
+/// Upstream's patterns that move loads and stores from views (subview,
+/// expand_shape, collapse_shape) onto their sources, with the reads guarded
+/// by FoldableTransferReadPattern.
+static void populateFoldAliasPatterns(RewritePatternSet &patterns) {
+  RewritePatternSet upstream(patterns.getContext());
+  memref::populateFoldMemRefAliasOpPatterns(upstream);
+  for (std::unique_ptr<RewritePattern> &pattern :
+       upstream.getNativePatterns()) {
+    std::optional<OperationName> root = pattern->getRootKind();
+    if (root &&
+        root->getStringRef() == vector::TransferReadOp::getOperationName())
+      patterns.add(
+          std::make_unique<FoldableTransferReadPattern>(std::move(pattern)));
+    else
+      patterns.add(std::move(pattern));
+  }
+}
+
+/// Applies `patterns` greedily to `func`; when they do not converge, says so
+/// at `func`, naming `stage`, so the pass never fails without a diagnostic.
+static LogicalResult applyOrReport(func::FuncOp func,
+                                   RewritePatternSet &&patterns,
+                                   StringRef stage) {
+  if (succeeded(applyPatternsGreedily(func, std::move(patterns))))
+    return success();
+  return func.emitError() << "pattern rewrites did not converge in the "
+                          << stage
+                          << " stage of accel-cpu-vectorize-contractions";
+}
+
 /// Runs every canonicalization pattern: after peeling, it turns the full
 /// tiles' affine.min sizes into constants and their subviews static.
-static LogicalResult canonicalize(Operation *root) {
-  MLIRContext *ctx = root->getContext();
+static LogicalResult canonicalize(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
   RewritePatternSet patterns(ctx);
   for (Dialect *dialect : ctx->getLoadedDialects())
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : ctx->getRegisteredOperations())
     op.getCanonicalizationPatterns(patterns, ctx);
-  return applyPatternsGreedily(root, std::move(patterns));
+  return applyOrReport(func, std::move(patterns), "canonicalization");
 }
 
 namespace {
@@ -232,10 +297,11 @@ struct AccelCpuVectorizeContractionsPass
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
       vector::populateSinkVectorOpsPatterns(patterns);
       // Transfers on the base buffers: hoisting refuses views.
-      memref::populateFoldMemRefAliasOpPatterns(patterns);
+      populateFoldAliasPatterns(patterns);
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
       vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
-      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      if (failed(applyOrReport(getOperation(), std::move(patterns),
+                               "contraction-forming")))
         return signalPassFailure();
     }
     // Keep the C tile in registers across the K loop (hoisting matches the
@@ -261,7 +327,8 @@ struct AccelCpuVectorizeContractionsPass
       vector::populateVectorShapeCastLoweringPatterns(patterns);
       vector::populateVectorTransposeLoweringPatterns(
           patterns, vector::VectorTransposeLowering::EltWise);
-      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      if (failed(applyOrReport(getOperation(), std::move(patterns),
+                               "vector-lowering")))
         return signalPassFailure();
     }
   }

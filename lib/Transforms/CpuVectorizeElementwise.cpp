@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -50,6 +51,18 @@ static bool isCandidate(linalg::LinalgOp op) {
     if (iters[i] != utils::IteratorType::parallel)
       return false;
   return true;
+}
+
+/// Applies `patterns` greedily to `func`; when they do not converge, says so
+/// at `func`, naming `stage`, so the pass never fails without a diagnostic.
+static LogicalResult applyOrReport(func::FuncOp func,
+                                   RewritePatternSet &&patterns,
+                                   StringRef stage) {
+  if (succeeded(applyPatternsGreedily(func, std::move(patterns))))
+    return success();
+  return func.emitError() << "pattern rewrites did not converge in the "
+                          << stage
+                          << " stage of accel-cpu-vectorize-elementwise";
 }
 
 namespace {
@@ -103,7 +116,8 @@ struct AccelCpuVectorizeElementwisePass
         dialect->getCanonicalizationPatterns(patterns);
       for (RegisteredOperationName op : getContext().getRegisteredOperations())
         op.getCanonicalizationPatterns(patterns, &getContext());
-      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      if (failed(applyOrReport(getOperation(), std::move(patterns),
+                               "canonicalization")))
         return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> tiles;
@@ -139,8 +153,12 @@ struct AccelCpuVectorizeElementwisePass
       GreedyRewriteConfig config;
       config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
       if (failed(applyOpPatternsGreedily(vectorExps, std::move(expPatterns),
-                                         config)))
+                                         config))) {
+        getOperation().emitError()
+            << "pattern rewrites did not converge in the exp approximation "
+               "stage of accel-cpu-vectorize-elementwise";
         return signalPassFailure();
+      }
     }
     // Reductions to 1-D, transfers and broadcasts to what LLVM lowers.
     RewritePatternSet patterns(&getContext());
@@ -148,7 +166,8 @@ struct AccelCpuVectorizeElementwisePass
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorBroadcastLoweringPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyOrReport(getOperation(), std::move(patterns),
+                             "vector-lowering")))
       signalPassFailure();
   }
 };

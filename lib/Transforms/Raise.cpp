@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // accel-raise: linalg.matmul, linalg.batch_matmul and tosa.matmul become
-// accel.matmul when the accel op expresses exactly the same computation.
+// accel.matmul, and linalg.softmax accel.softmax, when the accel op expresses
+// the same computation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,6 +210,39 @@ struct RaiseTosaMatmul : public OpRewritePattern<tosa::MatMulOp> {
   }
 };
 
+/// Whether accel.softmax takes tensors of `type` (Accel_FloatTensor).
+static bool isSoftmaxElementType(Type type) {
+  return isa<Float32Type, Float16Type, BFloat16Type, Float8E4M3FNType,
+             Float8E5M2Type>(type);
+}
+
+/// linalg.softmax on tensors -> accel.softmax over the same dimension. Both
+/// subtract the maximum before exponentiating; accel.softmax also defines a
+/// row of all -inf (zeros, where linalg's decomposition computes 0/0), the
+/// convention accel-fuse-attention and the fp64 oracle already give
+/// linalg.softmax.
+struct RaiseLinalgSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "needs tensors");
+    auto inType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    if (!inType || !outType)
+      return rewriter.notifyMatchFailure(op, "unranked");
+    if (!isSoftmaxElementType(inType.getElementType()) ||
+        !isSoftmaxElementType(outType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "element types");
+    auto raised =
+        SoftmaxOp::create(rewriter, op.getLoc(), outType, op.getInput(),
+                          op.getOutput(), op.getDimension());
+    rewriter.replaceOp(op, raised.getResult());
+    return success();
+  }
+};
+
 namespace {
 struct AccelRaisePass
     : public accel::impl::AccelRaisePassBase<AccelRaisePass> {
@@ -223,6 +257,6 @@ struct AccelRaisePass
 
 void accel::populateRaiseToAccelPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseLinalgMatmul<linalg::MatmulOp>,
-               RaiseLinalgMatmul<linalg::BatchMatmulOp>, RaiseTosaMatmul>(
-      patterns.getContext());
+               RaiseLinalgMatmul<linalg::BatchMatmulOp>, RaiseTosaMatmul,
+               RaiseLinalgSoftmax>(patterns.getContext());
 }

@@ -53,3 +53,30 @@ func.func @fill(%c: memref<64x64xf32>) {
   linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// A reshaped argument ([B*H, M, K] seen as [B, H, M, K], what
+// accel-fuse-attention leaves for 3-D chains): the register tiles are still
+// vectorized, and the A tiles, which have more dims than the reshape's
+// source, are read through the view.
+// CHECK-LABEL: func @expanded_lhs
+// CHECK-SAME: (%[[A:.+]]: memref<4x10x8xf32>
+// CHECK: %[[AX:.+]] = memref.expand_shape %[[A]]
+// CHECK: vector.transfer_read %[[AX]]{{.*}} : memref<1x4x10x8xf32>, vector<1x1x4x1xf32>
+// CHECK: vector.fma
+// CHECK: vector.transfer_read %[[AX]]{{.*}} : memref<1x4x10x8xf32>, vector<1x1x2x1xf32>
+// CHECK: vector.fma
+// CHECK-NOT: linalg.
+func.func @expanded_lhs(%a: memref<4x10x8xf32>, %b: memref<1x4x8x16xf32>, %c: memref<1x4x10x16xf32>) {
+  %ax = memref.expand_shape %a [[0, 1], [2], [3]] output_shape [1, 4, 10, 8] : memref<4x10x8xf32> into memref<1x4x10x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(b, h, m, n, k) -> (b, h, m, k)>, affine_map<(b, h, m, n, k) -> (b, h, k, n)>, affine_map<(b, h, m, n, k) -> (b, h, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%ax, %b : memref<1x4x10x8xf32>, memref<1x4x8x16xf32>) outs(%c : memref<1x4x10x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -129,3 +129,54 @@ func.func @tosa_zero_point(%a: tensor<1x4x8xi8>, %b: tensor<1x8x16xi8>) -> tenso
   %0 = tosa.matmul %a, %b, %azp, %bzp : (tensor<1x4x8xi8>, tensor<1x8x16xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x16xi32>
   return %0 : tensor<1x4x16xi32>
 }
+
+// -----
+
+// linalg.softmax on tensors becomes accel.softmax over the same dimension,
+// writing the same init.
+// CHECK-LABEL: func @softmax_dim0
+// CHECK-SAME: (%[[X:.+]]: tensor<9x5x33xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<9x5x33xf32>
+// CHECK: %[[R:.+]] = accel.softmax dimension(0) ins(%[[X]] : tensor<9x5x33xf32>) outs(%[[E]] : tensor<9x5x33xf32>) -> tensor<9x5x33xf32>
+// CHECK-NOT: linalg.softmax
+// CHECK: return %[[R]]
+func.func @softmax_dim0(%x: tensor<9x5x33xf32>) -> tensor<9x5x33xf32> {
+  %e = tensor.empty() : tensor<9x5x33xf32>
+  %y = linalg.softmax dimension(0) ins(%x : tensor<9x5x33xf32>) outs(%e : tensor<9x5x33xf32>) -> tensor<9x5x33xf32>
+  return %y : tensor<9x5x33xf32>
+}
+
+// -----
+
+// Over the last dimension, in f16, with unknown sizes.
+// CHECK-LABEL: func @softmax_last_dynamic
+// CHECK: accel.softmax dimension(2) ins(%{{.+}} : tensor<?x4x?xf16>) outs(%{{.+}} : tensor<?x4x?xf16>) -> tensor<?x4x?xf16>
+// CHECK-NOT: linalg.softmax
+func.func @softmax_last_dynamic(%x: tensor<?x4x?xf16>, %init: tensor<?x4x?xf16>) -> tensor<?x4x?xf16> {
+  %y = linalg.softmax dimension(2) ins(%x : tensor<?x4x?xf16>) outs(%init : tensor<?x4x?xf16>) -> tensor<?x4x?xf16>
+  return %y : tensor<?x4x?xf16>
+}
+
+// -----
+
+// f64 is not an accel.softmax element type: left alone (the CPU pipeline
+// decomposes it in convert-accel-to-linalg).
+// CHECK-LABEL: func @softmax_f64
+// CHECK: linalg.softmax dimension(1)
+// CHECK-NOT: accel.softmax
+func.func @softmax_f64(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
+  %e = tensor.empty() : tensor<4x8xf64>
+  %y = linalg.softmax dimension(1) ins(%x : tensor<4x8xf64>) outs(%e : tensor<4x8xf64>) -> tensor<4x8xf64>
+  return %y : tensor<4x8xf64>
+}
+
+// -----
+
+// Buffers: accel ops are on tensors.
+// CHECK-LABEL: func @softmax_memrefs
+// CHECK: linalg.softmax
+// CHECK-NOT: accel.softmax
+func.func @softmax_memrefs(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
+  linalg.softmax dimension(1) ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>)
+  return
+}

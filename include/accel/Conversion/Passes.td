@@ -29,6 +29,12 @@ def ConvertAccelToLinalgPass : Pass<"convert-accel-to-linalg"> {
       scale, additive or i1 mask, causal band `j <= i + diagonal`, row max,
       `P = exp(S - max)`, `O = P·V / sum(P)`, all in f32; a row with every key
       removed gives zeros. GQA needs static head counts.
+
+    `linalg.softmax` on tensors that `accel-raise` did not raise (element
+    types accel.softmax lacks, such as f64) is decomposed too, by upstream's
+    decomposition in its own element type (a row of all `-inf` gives NaN
+    there), since nothing after this pass lowers it; on buffers it is an
+    error.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

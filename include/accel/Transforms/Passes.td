@@ -32,7 +32,7 @@ def AccelAttachTargetPass : Pass<"accel-attach-target", "::mlir::ModuleOp"> {
 }
 
 def AccelRaisePass : Pass<"accel-raise"> {
-  let summary = "Raise linalg and tosa matmuls to accel.matmul";
+  let summary = "Raise linalg and tosa matmuls and linalg.softmax to accel ops";
   let description = [{
     What frontends emit enters the compiler as accel ops:
 
@@ -44,9 +44,15 @@ def AccelRaisePass : Pass<"accel-raise"> {
       destination becomes the init and the op computes C = A·B.
     - `tosa.matmul` with zero points that are constant zeros becomes
       `accel.matmul` into a `tensor.empty`.
+    - `linalg.softmax` on tensors becomes `accel.softmax` over the same
+      dimension, so softmax that is not part of a fused attention chain gets
+      accel.softmax's lowering. Both subtract the maximum; a row of all
+      `-inf` becomes zeros (accel.softmax's rule, which the fp64 oracle and
+      `accel-fuse-attention` also apply to linalg.softmax).
 
     Ops the accel op cannot express are left alone: a transposed A,
-    unsigned casts, element types outside its table, non-zero zero points.
+    unsigned casts, element types outside its table (a softmax in f64),
+    non-zero zero points.
   }];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::tensor::TensorDialect"];

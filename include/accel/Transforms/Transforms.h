@@ -20,8 +20,9 @@ namespace accel {
 /// transposed copy (.., k, n) (accel-cpu-transpose-rhs).
 void populateCpuTransposeRhsPatterns(RewritePatternSet &patterns);
 
-/// linalg.matmul / linalg.batch_matmul / tosa.matmul -> accel.matmul where
-/// the accel op expresses the same computation (accel-raise).
+/// linalg.matmul / linalg.batch_matmul / tosa.matmul -> accel.matmul and
+/// linalg.softmax -> accel.softmax where the accel op expresses the same
+/// computation (accel-raise).
 void populateRaiseToAccelPatterns(RewritePatternSet &patterns);
 
 /// matmul(Q, Kᵀ) -> [constant scale] -> [mask] -> softmax -> matmul(P, V),

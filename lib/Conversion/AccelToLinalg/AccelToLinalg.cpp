@@ -400,6 +400,31 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
 };
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// linalg.softmax
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// linalg.softmax that accel-raise left on tensors (element types
+/// accel.softmax lacks, such as f64): upstream's decomposition into a max,
+/// an exp(x - max), a sum and a quotient in its own element type. Nothing
+/// after this pass lowers the aggregate op.
+struct DecomposeLinalgSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "needs tensors");
+    FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
+    if (failed(parts))
+      return rewriter.notifyMatchFailure(op, "upstream did not decompose it");
+    rewriter.replaceOp(op, *parts);
+    return success();
+  }
+};
+} // namespace
+
 void mlir::accel::populateAccelToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   patterns.add<MatmulToLinalg, SoftmaxToLinalg, AttentionToLinalg>(
@@ -428,11 +453,22 @@ struct ConvertAccelToLinalgPass
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    walk = getOperation()->walk([](linalg::SoftmaxOp op) {
+      if (op.hasPureTensorSemantics())
+        return WalkResult::advance();
+      op.emitOpError() << "on buffers cannot be lowered (upstream's "
+                          "decomposition builds tensors); give it tensors";
+      return WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
 
     RewritePatternSet patterns(&getContext());
     populateAccelToLinalgConversionPatterns(patterns);
+    patterns.add<DecomposeLinalgSoftmax>(&getContext());
     ConversionTarget target(getContext());
     target.addIllegalDialect<AccelDialect>();
+    target.addIllegalOp<linalg::SoftmaxOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

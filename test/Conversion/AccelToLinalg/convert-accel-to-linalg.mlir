@@ -119,3 +119,24 @@ func.func @attention_window_lengths(%q: tensor<2x4x64x32xf32>, %k: tensor<2x4x80
   %0 = accel.attention causal window(16) ins(%q, %k, %v : tensor<2x4x64x32xf32>, tensor<2x4x80x32xf32>, tensor<2x4x80x32xf32>) kv_lengths(%kvl : tensor<2xi32>) q_lengths(%ql : tensor<2xi64>) outs(%o : tensor<2x4x64x32xf32>) -> tensor<2x4x64x32xf32>
   return %0 : tensor<2x4x64x32xf32>
 }
+
+// -----
+
+// linalg.softmax that accel-raise left (f64): upstream's decomposition, in
+// f64, over the given dimension.
+// CHECK-LABEL: func @linalg_softmax_f64
+// CHECK-NOT: linalg.softmax
+// CHECK: %[[MAX:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK: arith.maxnumf %{{.+}}, %{{.+}} : f64
+// CHECK: %[[EXP:.+]] = linalg.generic {{.*}}ins(%{{.+}}, %[[MAX]] : tensor<5x3xf64>, tensor<3xf64>)
+// CHECK: math.exp %{{.+}} : f64
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}}ins(%[[EXP]] : tensor<5x3xf64>)
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}}ins(%[[EXP]], %[[SUM]] : tensor<5x3xf64>, tensor<3xf64>)
+// CHECK: arith.divf %{{.+}}, %{{.+}} : f64
+// CHECK-NOT: linalg.softmax
+func.func @linalg_softmax_f64(%x: tensor<5x3xf64>) -> tensor<5x3xf64> {
+  %e = tensor.empty() : tensor<5x3xf64>
+  %y = linalg.softmax dimension(0) ins(%x : tensor<5x3xf64>) outs(%e : tensor<5x3xf64>) -> tensor<5x3xf64>
+  return %y : tensor<5x3xf64>
+}

@@ -5,6 +5,9 @@
 // fusing must not change what the chain computes.
 // RUN: accel-run %s --repeat=0 --i1-zero-rows=3 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=normal --seed=5 | FileCheck %s
+// The reference lowering instead of FlashAttention: its contractions read
+// the chains' reshaped Q (a memref.expand_shape of the argument) directly.
+// RUN: accel-run %s --repeat=0 --cpu-pipeline-options=decompose-attention=0 | FileCheck %s
 // Every chain fuses, from linalg alone and after accel-raise (the pipeline's
 // order, where named matmuls are accel.matmul by then):
 // RUN: accel-opt %s --accel-fuse-attention | FileCheck %s --check-prefix=CHECK-FUSED
