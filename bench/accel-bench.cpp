@@ -41,11 +41,13 @@
 #include <cblas.h>
 #include <immintrin.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> mode("mode", cl::desc("gemm, attention or all"),
+static cl::opt<std::string> mode("mode",
+                                 cl::desc("gemm, attention, precision or all"),
                                  cl::init("all"));
 static cl::opt<int> benchThreads(
     "bench-threads", cl::desc("Threads for every library and for accel"),
@@ -461,6 +463,171 @@ void benchAttention(MLIRContext &ctx) {
     }
   }
 }
+/// Rounds f32 to bf16 (nearest even), as the bits.
+uint16_t toBf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u += 0x7fff + ((u >> 16) & 1);
+  return uint16_t(u >> 16);
+}
+
+/// One accel matmul kernel C = A·B of the given element types.
+bool matmulKernel(MLIRContext &ctx, AccelKernel &k, int64_t m, int64_t n,
+                  int64_t kk, const std::string &in, const std::string &acc,
+                  void *a, void *b, void *c) {
+  auto t = [](int64_t x, int64_t y, const std::string &e) {
+    return "tensor<" + std::to_string(x) + "x" + std::to_string(y) + "x" + e +
+           ">";
+  };
+  std::string ta = t(m, kk, in), tb = t(kk, n, in), tc = t(m, n, acc);
+  std::string text = "func.func @mm(%a: " + ta + ", %b: " + tb + ", %c: " +
+                     tc + ") -> " + tc + " {\n  %0 = accel.matmul ins(%a, %b : " +
+                     ta + ", " + tb + ") outs(%c : " + tc + ") -> " + tc +
+                     "\n  return %0 : " + tc + "\n}\n";
+  k.name = "mm";
+  if (!compile(ctx, text, k))
+    return false;
+  k.call.addMemref(a, {m, kk});
+  k.call.addMemref(b, {kk, n});
+  k.call.addMemref(c, {m, n});
+  k.call.addResults({2});
+  return true;
+}
+
+/// bf16 and int8 GEMM next to f32, in accel and in oneDNN (bf16 through
+/// its matmul primitive, int8 through dnnl_gemm_s8s8s32).
+void benchPrecision(MLIRContext &ctx) {
+  std::vector<int64_t> sizes = {256, 512, 1024, 2048};
+  if (quick)
+    sizes = {256, 512};
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  llvm::outs() << "\nGEMM by precision, M = N = K, row-major, " << benchThreads
+               << " thread(s); GFLOP/s (GOP/s for int8) best of the samples\n"
+               << "  bf16 x bf16 -> f32 and int8 x int8 -> int32; ratios: "
+                  "accel bf16 / accel f32, accel int8 / accel f32, accel / "
+                  "oneDNN in the same precision\n";
+  llvm::outs() << llvm::formatv(
+      "{0,-6} {1,9} {2,9} {3,9} {4,9} {5,9} {6,9} {7,9} {8,9} {9,9} {10,9}\n",
+      "size", "f32", "bf16", "int8", "dnnl f32", "dnnl bf16", "dnnl s8",
+      "bf16/f32", "i8/f32", "/dnnl bf", "/dnnl s8");
+  for (int64_t sz : sizes) {
+    int64_t n = sz * sz;
+    auto af = randomBuffer(n, 11), bf = randomBuffer(n, 12);
+    std::vector<float> cf(n), cd(n);
+    std::vector<uint16_t> ab(n), bb(n);
+    std::vector<int8_t> ai(n), bi(n);
+    std::vector<int32_t> ci(n), cdi(n);
+    std::mt19937 rng(13);
+    std::uniform_int_distribution<int> byte(-128, 127);
+    for (int64_t i = 0; i < n; ++i) {
+      ab[i] = toBf16(af[i]);
+      bb[i] = toBf16(bf[i]);
+      ai[i] = int8_t(byte(rng));
+      bi[i] = int8_t(byte(rng));
+    }
+    AccelKernel kf, kb, ki;
+    if (!matmulKernel(ctx, kf, sz, sz, sz, "f32", "f32", af.data(), bf.data(),
+                      cf.data()) ||
+        !matmulKernel(ctx, kb, sz, sz, sz, "bf16", "f32", ab.data(), bb.data(),
+                      cf.data()) ||
+        !matmulKernel(ctx, ki, sz, sz, sz, "i8", "i32", ai.data(), bi.data(),
+                      ci.data()))
+      std::exit(1);
+    // oneDNN bf16 matmul primitive on the same buffers.
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    dnnl::memory::desc aMd({sz, sz}, dt::bf16, tag::ab),
+        bMd({sz, sz}, dt::bf16, tag::ab), cMd({sz, sz}, dt::f32, tag::ab);
+    dnnl::matmul::primitive_desc pd(
+        dnnl::matmul::desc(aMd, bMd, cMd), engine);
+    dnnl::matmul prim(pd);
+    dnnl::memory aMem(aMd, engine, ab.data()), bMem(bMd, engine, bb.data()),
+        cMem(cMd, engine, cd.data());
+    auto dnnlBf16 = [&] {
+      prim.execute(stream, {{DNNL_ARG_SRC, aMem},
+                            {DNNL_ARG_WEIGHTS, bMem},
+                            {DNNL_ARG_DST, cMem}});
+      stream.wait();
+    };
+    auto dnnlF32 = [&] {
+      dnnl_sgemm('N', 'N', sz, sz, sz, 1.f, af.data(), sz, bf.data(), sz, 0.f,
+                 cd.data(), sz);
+    };
+    int32_t co = 0;
+    auto dnnlS8 = [&] {
+      dnnl_gemm_s8s8s32('N', 'N', 'F', sz, sz, sz, 1.f, ai.data(), sz, 0,
+                        bi.data(), sz, 0, 0.f, cdi.data(), sz, &co);
+    };
+    std::vector<Timing> t = timeInterleaved(
+        {std::ref(kf), std::ref(kb), std::ref(ki), dnnlF32, dnnlBf16, dnnlS8});
+    // The int8 results must agree exactly; bf16 to f32 rounding.
+    ki();
+    dnnlS8();
+    bool intOk = ci == cdi;
+    kb();
+    dnnlBf16();
+    double maxDiff = 0;
+    for (int64_t i = 0; i < n; ++i)
+      maxDiff = std::max(maxDiff, double(std::fabs(cf[i] - cd[i])));
+    double flop = 2.0 * double(sz) * sz * sz;
+    double g[6];
+    for (int i = 0; i < 6; ++i)
+      g[i] = gflops(flop, t[i].best);
+    llvm::outs() << llvm::formatv(
+        "{0,-6} {1,9:f1} {2,9:f1} {3,9:f1} {4,9:f1} {5,9:f1} {6,9:f1} "
+        "{7,9:f2} {8,9:f2} {9,9:f2} {10,9:f2}{11}{12}\n",
+        sz, g[0], g[1], g[2], g[3], g[4], g[5], g[1] / g[0], g[2] / g[0],
+        g[1] / g[4], g[2] / g[5], intOk ? "" : "  INT8 MISMATCH",
+        maxDiff > 1e-3 * sz ? "  BF16 MISMATCH" : "");
+  }
+
+  // FlashAttention in bf16 (Q, K, V bf16, O f32) next to f32.
+  llvm::outs() << "\nFlashAttention-2 by precision, B = 1, H = 8, d = 64, "
+               << benchThreads << " thread(s); ms per call, best\n";
+  llvm::outs() << llvm::formatv("{0,-8} {1,10} {2,10} {3,10}\n", "L", "f32",
+                                "bf16", "f32/bf16");
+  for (int64_t L : quick ? std::vector<int64_t>{512}
+                         : std::vector<int64_t>{1024, 2048, 4096}) {
+    int64_t H = 8, d = 64, n = H * L * d;
+    auto q = randomBuffer(n, 3), k = randomBuffer(n, 4), v = randomBuffer(n, 5);
+    std::vector<uint16_t> qb(n), kb(n), vb(n);
+    for (int64_t i = 0; i < n; ++i) {
+      qb[i] = toBf16(q[i]);
+      kb[i] = toBf16(k[i]);
+      vb[i] = toBf16(v[i]);
+    }
+    std::vector<float> o(n), ob(n);
+    AccelKernel kf, kbf;
+    for (auto [kern, elt] : {std::pair<AccelKernel *, std::string>{&kf, "f32"},
+                             {&kbf, "bf16"}}) {
+      std::string shape = "1x" + std::to_string(H) + "x" + std::to_string(L) +
+                          "x" + std::to_string(d);
+      std::string ti = "tensor<" + shape + "x" + elt + ">",
+                  to = "tensor<" + shape + "xf32>";
+      std::string text = "func.func @attn(%q: " + ti + ", %k: " + ti +
+                         ", %v: " + ti + ", %o: " + to + ") -> " + to +
+                         " {\n  %0 = accel.attention ins(%q, %k, %v : " + ti +
+                         ", " + ti + ", " + ti + ") outs(%o : " + to +
+                         ") -> " + to + "\n  return %0 : " + to + "\n}\n";
+      kern->name = "attn";
+      if (!compile(ctx, text, *kern))
+        std::exit(1);
+      bool isBf16 = elt == "bf16";
+      for (void *p : {isBf16 ? (void *)qb.data() : (void *)q.data(),
+                      isBf16 ? (void *)kb.data() : (void *)k.data(),
+                      isBf16 ? (void *)vb.data() : (void *)v.data()})
+        kern->call.addMemref(p, {1, H, L, d});
+      kern->call.addMemref(isBf16 ? ob.data() : o.data(), {1, H, L, d});
+      kern->call.addResults({4});
+    }
+    std::vector<Timing> t = timeInterleaved({std::ref(kf), std::ref(kbf)});
+    llvm::outs() << llvm::formatv("{0,-8} {1,10:f2} {2,10:f2} {3,10:f2}\n", L,
+                                  t[0].best * 1e3, t[1].best * 1e3,
+                                  t[0].best / t[1].best);
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -502,5 +669,7 @@ int main(int argc, char **argv) {
     benchGemm(ctx);
   if (mode == "attention" || mode == "all")
     benchAttention(ctx);
+  if (mode == "precision" || mode == "all")
+    benchPrecision(ctx);
   return 0;
 }

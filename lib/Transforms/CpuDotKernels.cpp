@@ -137,6 +137,10 @@ struct KernelBuilder {
   const DotGemm &g;
   int64_t mr, nr, kc;
   Value packed; // [ceil(K / G), N rounded up to 16, G]
+  /// Where the micro-kernel reads A: A itself (bf16), or for i8 a copy
+  /// with every byte offset to unsigned (xor 0x80) and K padded to whole
+  /// groups, so each group broadcasts straight from memory.
+  Value aSource;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
@@ -322,13 +326,58 @@ struct KernelBuilder {
   Value word(Value groupVec) {
     Type i32 = b.getI32Type();
     Value w = vector::BitCastOp::create(b, loc, vec(1, i32), groupVec);
-    Value scalar = vector::ExtractOp::create(b, loc, w, 0);
-    if (g.kind == DotKind::I8)
-      scalar = arith::XOrIOp::create(
-          b, loc, scalar,
-          arith::ConstantOp::create(b, loc,
-                                    b.getI32IntegerAttr(int32_t(0x80808080u))));
-    return scalar;
+    return vector::ExtractOp::create(b, loc, w, 0);
+  }
+
+  /// i8: A' [M, K rounded up to 4] = A xor 0x80 (= a + 128 as unsigned),
+  /// zeros past K.
+  void packA() {
+    Type i8 = b.getI8Type();
+    int64_t kp = (g.k + 3) / 4 * 4, k64 = g.k / 64 * 64;
+    aSource = memref::AllocOp::create(b, loc, MemRefType::get({g.m, kp}, i8),
+                                      b.getI64IntegerAttr(64));
+    Value c0 = idx(0), c1 = idx(1);
+    auto mLoop = scf::ForOp::create(b, loc, c0, idx(g.m), c1);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(mLoop.getBody());
+    Value row = mLoop.getInductionVar();
+    if (k64 > 0) {
+      OpBuilder::InsertionGuard g2(b);
+      auto kLoop = scf::ForOp::create(b, loc, c0, idx(k64), idx(64));
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value k = kLoop.getInductionVar();
+      Value v =
+          vector::LoadOp::create(b, loc, vec(64, i8), g.a, ValueRange{row, k});
+      Value flip = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(vec(64, i8), b.getI8IntegerAttr(-128)));
+      vector::StoreOp::create(b, loc, arith::XOrIOp::create(b, loc, v, flip),
+                              aSource, ValueRange{row, k});
+    }
+    if (k64 < kp) {
+      auto kLoop = scf::ForOp::create(b, loc, idx(k64), idx(kp), c1);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value k = kLoop.getInductionVar();
+      Value inK =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, idx(g.k));
+      auto read = scf::IfOp::create(b, loc, TypeRange{i8}, inK,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(read.thenBlock());
+      Value v = memref::LoadOp::create(b, loc, g.a, ValueRange{row, k});
+      Value flipped = arith::XOrIOp::create(
+          b, loc, v,
+          arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(-128)));
+      scf::YieldOp::create(b, loc, flipped);
+      b.setInsertionPointToStart(read.elseBlock());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0))
+                         .getResult()});
+      b.setInsertionPointAfter(read);
+      memref::StoreOp::create(b, loc, read.getResult(0), aSource,
+                              ValueRange{row, k});
+    }
   }
 
   /// The rows [m0, m0 + rows) x columns [n0, n0 + 16 groups) of C over the k
@@ -384,7 +433,7 @@ struct KernelBuilder {
       Value k0 = arith::MulIOp::create(b, loc, kk, idx(gs));
       SmallVector<Value> next = step(
           kk, SmallVector<Value>(kLoop.getRegionIterArgs()), [&](int64_t i) {
-            return vector::LoadOp::create(b, loc, vec(gs, elt), g.a,
+            return vector::LoadOp::create(b, loc, vec(gs, elt), aSource,
                                           ValueRange{rowOf(i), k0})
                 .getResult();
           });
@@ -397,7 +446,10 @@ struct KernelBuilder {
       int64_t first = g.k / gs * gs;
       Value zeros = arith::ConstantOp::create(
           b, loc, DenseElementsAttr::get(vec(gs, elt), b.getZeroAttr(elt)));
-      acc = step(idx(g.k / gs), acc, [&](int64_t i) {
+      acc = step(idx(g.k / gs), acc, [&](int64_t i) -> Value {
+        if (g.kind == DotKind::I8)
+          return vector::LoadOp::create(b, loc, vec(gs, elt), aSource,
+                                        ValueRange{rowOf(i), idx(first)});
         Value v = zeros;
         for (int64_t t = 0; first + t < g.k; ++t) {
           Value x = memref::LoadOp::create(
@@ -470,8 +522,11 @@ struct KernelBuilder {
 
   void build(bool parallel) {
     pack();
-    if (g.kind == DotKind::I8)
+    aSource = g.a;
+    if (g.kind == DotKind::I8) {
+      packA();
       subtractOffset();
+    }
     int64_t groupsPerTile = nr / 16;
     int64_t fullTiles = g.n / nr, restCols = g.n - fullTiles * nr;
     if (fullTiles > 0) {

@@ -151,8 +151,10 @@ module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "
 
 // i8 x i8 -> i32 with avx512vnni: four rows of B interleaved per 32-bit
 // lane (two byte interleaves, then one of 16-bit units); C first gets
-// -128 x the column sums of B (A enters vpdpbusd as unsigned: a xor 0x80 =
-// a + 128); K = 7 is one whole group of four and a partial one.
+// -128 x the column sums of B (A enters vpdpbusd as unsigned through a copy
+// A' = a xor 0x80 = a + 128, its K padded to whole groups of four, so the
+// kernel broadcasts each group straight from memory); K = 7 is one whole
+// group and a partial one.
 // CHECK-LABEL: func @gemm_i8
 // CHECK-SAME: (%[[A:.+]]: memref<13x7xi8>, %[[B:.+]]: memref<7x70xi8>, %[[C:.+]]: memref<13x70xi32>)
 // CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x80x4xi8>
@@ -163,6 +165,12 @@ module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "
 // CHECK: %[[Q:.+]] = vector.interleave %[[U01]], %[[U23]] : vector<16xi16> -> vector<32xi16>
 // CHECK: %[[QB:.+]] = vector.bitcast %[[Q]] : vector<32xi16> to vector<64xi8>
 // CHECK: vector.store %[[QB]], %[[BP]]
+// A' = A xor 0x80, K padded to 8 (K < 64: byte by byte here).
+// CHECK: %[[AP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<13x8xi8>
+// CHECK: arith.cmpi slt, %{{.+}}, %c7
+// CHECK: %[[AV:.+]] = memref.load %[[A]]
+// CHECK: arith.xori %[[AV]], %c-128_i8 : i8
+// CHECK: memref.store %{{.+}}, %[[AP]]
 // CHECK: %[[SUMS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<80xi32>
 // CHECK: vector.maskedload %[[B]]
 // CHECK: arith.extsi %{{.+}} : vector<16xi8> to vector<16xi32>
@@ -172,11 +180,10 @@ module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "
 // CHECK: %[[SV:.+]] = vector.load %[[SUMS]]
 // CHECK: %[[CS:.+]] = arith.addi %[[CV]], %[[SV]] : vector<16xi32>
 // CHECK: vector.maskedstore %[[C]][%{{.+}}, %{{.+}}], %{{.+}}, %[[CS]]
-// CHECK: vector.load %[[A]][%{{.+}}, %{{.+}}] : memref<13x7xi8>, vector<4xi8>
+// CHECK: vector.load %[[AP]][%{{.+}}, %{{.+}}] : memref<13x8xi8>, vector<4xi8>
 // CHECK: %[[W:.+]] = vector.bitcast %{{.+}} : vector<4xi8> to vector<1xi32>
 // CHECK: %[[WS:.+]] = vector.extract %[[W]][0] : i32 from vector<1xi32>
-// CHECK: %[[WU:.+]] = arith.xori %[[WS]], %c-2139062144_i32 : i32
-// CHECK: %[[SPL:.+]] = vector.broadcast %[[WU]] : i32 to vector<16xi32>
+// CHECK: %[[SPL:.+]] = vector.broadcast %[[WS]] : i32 to vector<16xi32>
 // CHECK: %[[AB:.+]] = vector.bitcast %[[SPL]] : vector<16xi32> to vector<64xi8>
 // CHECK: accel.x86_dot_u8s8 %{{.+}}, %[[AB]], %{{.+}} : vector<64xi8> -> vector<16xi32>
 // NOBF16-LABEL: func @gemm_i8
