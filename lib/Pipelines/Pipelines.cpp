@@ -38,6 +38,9 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addPass(accel::createConvertAccelToLinalgPass());
   // What is left on tensors elementwise (scales, masks) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // Casts to and from fp8 (the precision lowering's) as integer arithmetic:
+  // LLVM has no fp8 types on CPUs.
+  pm.addPass(accel::createAccelExpandF8CastsPass());
   pm.addPass(createCanonicalizerPass());
   if (options.vectorize)
     pm.addPass(accel::createAccelCpuTransposeRhsPass());

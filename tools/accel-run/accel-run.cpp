@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "RoundingOracle.h"
 #include "StructuredOracle.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/InitAll.h"
@@ -24,8 +25,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -35,13 +36,13 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/APFloat.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/xxhash.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -106,6 +107,14 @@ static cl::opt<std::string> prePasses(
     cl::desc("A pass pipeline run before accel-cpu-pipeline on what is "
              "compiled (not on what the oracle reads), e.g. "
              "\"transform-interpreter,canonicalize\" or \"accel-tile\""),
+    cl::cat(runCat));
+static cl::list<std::string> precisionReport(
+    "precision-report",
+    cl::desc("Also lower the functions with accel-lower-precision and these "
+             "options (repeatable, one precision each, e.g. compute=bf16), "
+             "run them on the same inputs and report each result's error "
+             "against the f32 function's fp64 reference, with a normwise "
+             "gate"),
     cl::cat(runCat));
 static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Timed runs after the checked one"),
@@ -433,6 +442,16 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       }
       env[at.getResult()] = ref::attention(get(at.getQuery()), get(at.getKey()),
                                            get(at.getValue()), mask, spec);
+      continue;
+    }
+    // Casts, scales and max reductions on exact operands (what
+    // accel-lower-precision puts before a matmul) are replayed bit for bit.
+    auto lookup = [&](Value v) -> const ref::Result & { return env[v]; };
+    if (accel_run::isReplayable(op, lookup)) {
+      FailureOr<ref::Result> r = accel_run::evaluateReplayed(op, lookup);
+      if (failed(r))
+        return failure();
+      env[op.getResult(0)] = std::move(*r);
       continue;
     }
     if (accel_run::isStructured(op)) {
@@ -773,6 +792,145 @@ static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
   return allPassed;
 }
 
+//===----------------------------------------------------------------------===//
+// Precision report
+//===----------------------------------------------------------------------===//
+
+/// The value of `key=` in a pass option string, or "".
+static StringRef optionValue(StringRef options, StringRef key) {
+  SmallVector<StringRef> parts;
+  options.split(parts, ' ', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts)
+    if (part.consume_front(key) && part.consume_front("="))
+      return part;
+  return "";
+}
+
+/// The unit roundoff of the inputs accel-lower-precision makes for
+/// `compute`: the format's for floats (2^-4 for f8E4M3FN), half an int8
+/// step of the tensor's largest value for i8 (1/254, about 2^-8); 0 when
+/// unknown.
+static double inputRoundoff(StringRef compute) {
+  if (compute == "bf16")
+    return std::ldexp(1.0, -8);
+  if (compute == "f16")
+    return std::ldexp(1.0, -11);
+  if (compute == "f8E4M3FN")
+    return std::ldexp(1.0, -4);
+  if (compute == "f8E5M2")
+    return std::ldexp(1.0, -3);
+  if (compute == "i8")
+    return 1.0 / 254.0;
+  return 0.0;
+}
+
+namespace {
+/// How far a result is from a reference it was not computed to match.
+struct Distance {
+  double maxAbs = 0, maxRel = 0;
+  /// ‖y − r‖_F / ‖r‖_F over the finite reference elements (0 when both
+  /// vanish).
+  double normwise = 0;
+  /// Whether the non-finite reference elements are met (NaN by NaN, an
+  /// infinity by the same one) and the finite ones by finite values.
+  bool specialsAgree = true;
+};
+} // namespace
+
+static Distance distance(const ref::Tensor &actual,
+                         const ref::Tensor &expected) {
+  Distance d;
+  double diff = 0, norm = 0;
+  for (auto [y, r] : llvm::zip(actual.data, expected.data)) {
+    if (!std::isfinite(r)) {
+      d.specialsAgree &= std::isnan(r) ? std::isnan(y) : y == r;
+      continue;
+    }
+    if (!std::isfinite(y)) {
+      d.specialsAgree = false;
+      continue;
+    }
+    double err = std::fabs(y - r);
+    d.maxAbs = std::max(d.maxAbs, err);
+    if (r != 0.0)
+      d.maxRel = std::max(d.maxRel, err / std::fabs(r));
+    diff += err * err;
+    norm += r * r;
+  }
+  d.normwise = norm > 0.0    ? std::sqrt(diff / norm)
+               : diff == 0.0 ? 0.0
+                             : std::numeric_limits<double>::infinity();
+  return d;
+}
+
+/// Lowers `selected` (the f32 functions as compiled) with each
+/// --precision-report option string, runs every job on its original inputs
+/// (`pristine`: the argument bytes before any run) and compares its results
+/// with the f32 function's fp64 reference. The gate is normwise:
+/// ‖y − r‖_F ≤ (4·u_in + u_out + 2^-20)·‖r‖_F, u_in the inputs' roundoff and
+/// u_out the output's when `output=` rounds it: rounding the inputs moves a
+/// dot product by about u_in·‖r‖ on random data, so the gate catches a
+/// lowering that changes what is computed (a lost scale, a wrong cast), not
+/// the rounding itself, which the contract gates of the lowered op check.
+/// False when a gate fails.
+static FailureOr<bool>
+reportPrecisions(ModuleOp selected, std::vector<Job> &jobs,
+                 ArrayRef<std::vector<std::vector<uint8_t>>> pristine,
+                 const AccelCpuPipelineOptions &options) {
+  bool allPassed = true;
+  for (const std::string &spec : precisionReport) {
+    OwningOpRef<ModuleOp> lowered = selected.clone();
+    PassManager pm(selected.getContext());
+    std::string pipeline =
+        "accel-lower-precision{" + spec + "},accel-expand-f8-casts";
+    if (!prePasses.empty())
+      pipeline += "," + prePasses;
+    std::string errors;
+    llvm::raw_string_ostream errorStream(errors);
+    if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+      return fail("bad --precision-report '" + spec + "': " + errors),
+             failure();
+    if (failed(pm.run(*lowered)))
+      return fail("--precision-report '" + spec + "' cannot lower '" +
+                  inputFile + "'"),
+             failure();
+    auto engine = compileForHost(*lowered, options);
+    if (!engine)
+      return fail("cannot compile '" + inputFile + "' with '" + spec +
+                  "' for the host: " + toString(engine.takeError())),
+             failure();
+    StringRef compute = optionValue(spec, "compute");
+    StringRef output = optionValue(spec, "output");
+    double uOut = output == "bf16"  ? std::ldexp(1.0, -8)
+                  : output == "f16" ? std::ldexp(1.0, -11)
+                                    : 0.0;
+    double gate = 4 * inputRoundoff(compute) + uOut + std::ldexp(1.0, -20);
+    llvm::outs() << "precision " << spec << " (normwise gate "
+                 << llvm::formatv("{0:e2}", gate) << " against each f32 "
+                 << "reference)\n";
+    for (auto [job, bytes] : llvm::zip(jobs, pristine)) {
+      for (auto [arg, saved] : llvm::zip(job.args, bytes))
+        std::copy(saved.begin(), saved.end(), arg.bytes.begin());
+      if (llvm::Error err = job.call.invoke(**engine, job.name))
+        return fail("running @" + job.name + " with '" + spec +
+                    "' failed: " + toString(std::move(err))),
+               failure();
+      for (auto [i, type] : llvm::enumerate(job.func.getResultTypes())) {
+        auto rt = cast<RankedTensorType>(type);
+        ref::Tensor actual = readDescriptor(job.call.result(i), rt);
+        Distance d = distance(actual, job.expected[i].value);
+        bool ok = d.specialsAgree && d.normwise <= gate;
+        allPassed &= ok;
+        llvm::outs() << llvm::formatv(
+            "  @{0} result #{1}: max abs err {2:e2}, max rel err {3:e2}, "
+            "normwise rel err {4:e2} -> {5}\n",
+            job.name, i, d.maxAbs, d.maxRel, d.normwise, ok ? "PASS" : "FAIL");
+      }
+    }
+  }
+  return allPassed;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCat);
@@ -839,6 +997,9 @@ int main(int argc, char **argv) {
           return j.name == f.getSymName();
         }))
       f.erase();
+  // The precision report lowers what the user's functions are, before any
+  // --pre-passes.
+  OwningOpRef<ModuleOp> unlowered = selected->clone();
   if (!prePasses.empty()) {
     accel::registerAllAccelPasses();
     PassManager pm(&context);
@@ -855,6 +1016,15 @@ int main(int argc, char **argv) {
     return fail("cannot compile '" + inputFile + "' for the host: " +
                 toString(engine.takeError()));
 
+  // The inputs as generated, for the precision report (runs write the
+  // outputs in place, and accumulating ones read them).
+  std::vector<std::vector<std::vector<uint8_t>>> pristine;
+  for (Job &job : jobs) {
+    pristine.emplace_back();
+    for (Arg &arg : job.args)
+      pristine.back().push_back(arg.bytes);
+  }
+
   llvm::outs() << "accel-run: " << inputFile << " on cpu (" << threads
                << (threads == 1 ? " thread" : " threads") << "), seed " << seed
                << ", " << dist << " inputs"
@@ -868,5 +1038,15 @@ int main(int argc, char **argv) {
   }
   llvm::outs() << "accel-run: " << passed << " of " << jobs.size()
                << " functions passed\n";
-  return passed == jobs.size() ? 0 : 1;
+  bool precisionsPassed = true;
+  if (!precisionReport.empty()) {
+    accel::registerAllAccelPasses();
+    FailureOr<bool> ok = reportPrecisions(*unlowered, jobs, pristine, options);
+    if (failed(ok))
+      return 1;
+    precisionsPassed = *ok;
+    llvm::outs() << "accel-run: precision report "
+                 << (precisionsPassed ? "passed" : "failed") << "\n";
+  }
+  return passed == jobs.size() && precisionsPassed ? 0 : 1;
 }

@@ -394,4 +394,98 @@ def AccelCpuTransposeRhsPass : Pass<"accel-cpu-transpose-rhs"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AccelLowerPrecisionPass
+    : Pass<"accel-lower-precision", "::mlir::ModuleOp"> {
+  let summary = "Compute f32 matmuls and attention in bf16, f16, fp8 or int8";
+  let description = [{
+    Rewrites each f32 `accel.matmul` and `accel.attention` to take its
+    inputs in the `compute` type (docs/precision.md has the whole policy):
+
+    - the inputs are rounded to `compute` by elementwise `linalg.generic`s
+      (`arith.truncf`; fp8 and int8 first divided by a per-tensor scale
+      and saturated, int8 rounded to nearest even into [-127, 127]);
+    - scales are `dynamic` (amax / largest finite value, computed at run
+      time by a max-|x| reduction; 0 becomes 1), `given` (`scale-values`),
+      or `none`. A matmul receives them as its `scales(...)` operands, so
+      its result is dequantised; an fp8 attention folds the Q and K scales
+      into its constant `scale` and multiplies its output by V's, so it
+      needs given scales (or none);
+    - the matmul accumulates in `accumulate` (f32, i32 for int8; f16 or
+      bf16 only when asked, with a warning when K·u > 1/2, past K = 1024
+      for f16); attention always accumulates and keeps its softmax
+      statistics in f32;
+    - the result is rounded to `output` and converted back to the op's f32.
+
+    An op's `accel.precision` attribute (`#accel.precision<...>`) replaces
+    the options for that op; `compute = f32` keeps it in f32. Without
+    `compute` only such ops are rewritten. Ops that are not f32 are left
+    alone.
+
+    Legality: the target (`target=`, else the module's `accel.target`, else
+    none: no check) must have instructions for `compute`: fp8 on sm_89+,
+    gfx950, gfx12 (gfx942's fp8 is the FNUZ variants, which the ops do not
+    accept), bf16 on x86 with avx512bf16, int8 on x86 with avx512vnni,
+    NVIDIA sm_80+, AMD MFMA/WMMA chips. Where it has not,
+    `on-unsupported=error` reports the target and the missing feature, and
+    `on-unsupported=emulate` rounds the inputs to `compute` (quantising
+    and dequantising fp8 and int8 with their scales) and runs the op in f32.
+    The same option covers what the ops cannot express: int8 attention and
+    fp8 attention with dynamic scales.
+
+    ```
+    accel-opt --accel-lower-precision="compute=bf16" in.mlir
+    accel-opt --accel-lower-precision="compute=f8E4M3FN scales=given scale-values=0.02,0.01" in.mlir
+    accel-opt --accel-lower-precision="compute=i8 target=x86-64-avx2 on-unsupported=emulate" in.mlir
+    ```
+
+    fp8 on CPUs has no arithmetic: the casts to fp8 that this pass emits are
+    lowered by `accel-expand-f8-casts`.
+  }];
+  let options = [
+    Option<"compute", "compute", "std::string", "\"\"",
+           "Input type: bf16, f16, f8E4M3FN, f8E5M2 or i8 (empty: only ops "
+           "with an accel.precision attribute are rewritten)">,
+    Option<"accumulate", "accumulate", "std::string", "\"\"",
+           "Matmul accumulator: f32 (default), i32 (i8, default), f16 (with "
+           "f16), bf16 (with bf16)">,
+    Option<"output", "output", "std::string", "\"\"",
+           "Type the result is rounded to before it returns to f32: f32 "
+           "(default), f16 or bf16">,
+    Option<"scales", "scales", "std::string", "\"\"",
+           "fp8/int8 per-tensor scales: dynamic (default; amax at run time), "
+           "given (scale-values) or none">,
+    ListOption<"scaleValues", "scale-values", "double",
+               "Given scales in operand order (A, B; Q, K, V), or one for "
+               "every input">,
+    Option<"overflow", "overflow", "std::string", "\"\"",
+           "fp8 values beyond the largest finite one after scaling: "
+           "saturate (default) or nan">,
+    Option<"targetName", "target", "std::string", "\"\"",
+           "Catalogue target whose legality rules apply (default: the "
+           "module's accel.target, else no check)">,
+    Option<"onUnsupported", "on-unsupported", "std::string", "\"error\"",
+           "Where the target or the op lacks the precision: error, or "
+           "emulate (round the inputs, compute in f32)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def AccelExpandF8CastsPass : Pass<"accel-expand-f8-casts"> {
+  let summary = "Lower casts to and from f8E4M3FN / f8E5M2 to integer "
+                "arithmetic";
+  let description = [{
+    LLVM has no fp8 types on CPUs. This pass rewrites `arith.truncf` from
+    f32 (or f16, bf16) to f8E4M3FN or f8E5M2 and `arith.extf` from them to
+    f32 (or wider), on scalars and vectors, into operations on the f32 bit
+    pattern and an `arith.bitcast` to or from i8. The results are those of
+    the casts' definition (IEEE round to nearest even; f8E5M2 overflows to
+    ±inf, f8E4M3FN, which has no infinity, to NaN; subnormals kept), bit
+    for bit, as APFloat computes them.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD

@@ -15,6 +15,7 @@
 namespace mlir {
 class RewritePatternSet;
 namespace accel {
+struct LowerPrecisionOptions;
 
 /// Contractions on tensors with a (.., n, k) right-hand side read a
 /// transposed copy (.., k, n) (accel-cpu-transpose-rhs).
@@ -30,6 +31,18 @@ void populateRaiseToAccelPatterns(RewritePatternSet &patterns);
 /// elementwise generics, linalg.softmax), 2-D to 4-D -> accel.attention
 /// (accel-fuse-attention).
 void populateFuseAttentionPatterns(RewritePatternSet &patterns);
+
+/// f32 accel.matmul / accel.attention -> the same op on inputs rounded (or
+/// quantised with per-tensor scales) to bf16, f16, fp8 or int8, as the op's
+/// accel.precision or `options` say (accel-lower-precision; the options are
+/// in accel/Transforms/LowerPrecision.h). Ops whose policy cannot apply are
+/// left alone; the pass reports them.
+void populateLowerPrecisionPatterns(RewritePatternSet &patterns,
+                                    const LowerPrecisionOptions &options);
+
+/// arith.truncf to and arith.extf from f8E4M3FN / f8E5M2 -> integer
+/// arithmetic on the bit patterns (accel-expand-f8-casts).
+void populateExpandF8CastsPatterns(RewritePatternSet &patterns);
 
 } // namespace accel
 } // namespace mlir

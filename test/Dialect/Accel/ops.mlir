@@ -138,3 +138,20 @@ func.func @attention_window_varlen(%q: tensor<2x8x512x64xf16>, %k: tensor<2x2x51
          outs(%o : tensor<2x8x512x64xf32>) -> tensor<2x8x512x64xf32>
   return %0 : tensor<2x8x512x64xf32>
 }
+
+// A precision policy (accel-lower-precision) with every parameter, and one
+// with only the required one.
+// CHECK-LABEL: func @precision_policy
+// CHECK: {accel.precision = #accel.precision<compute = f8E5M2, accumulate = f32, output = bf16, scales = given, scale_values = [0.5, 0.002], overflow = nan>}
+// CHECK: {accel.precision = #accel.precision<compute = bf16>}
+func.func @precision_policy(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>,
+                            %c: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>)
+         outs(%c : tensor<4x16xf32>)
+         {accel.precision = #accel.precision<compute = f8E5M2, accumulate = f32, output = bf16, scales = given, scale_values = [0.5, 2.0e-3], overflow = nan>}
+         -> tensor<4x16xf32>
+  %1 = accel.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>)
+         outs(%c : tensor<4x16xf32>)
+         {accel.precision = #accel.precision<compute = bf16>} -> tensor<4x16xf32>
+  return %0, %1 : tensor<4x16xf32>, tensor<4x16xf32>
+}

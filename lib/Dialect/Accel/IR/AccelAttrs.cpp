@@ -86,6 +86,26 @@ void mlir::accel::printI64List(AsmPrinter &printer, ArrayRef<int64_t> list) {
   printer << ']';
 }
 
+FailureOr<DenseF64ArrayAttr> mlir::accel::parseF64Array(AsmParser &parser) {
+  SmallVector<double> list;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        double v;
+        if (parser.parseFloat(v))
+          return failure();
+        list.push_back(v);
+        return success();
+      }))
+    return failure();
+  return DenseF64ArrayAttr::get(parser.getContext(), list);
+}
+
+void mlir::accel::printF64Array(AsmPrinter &printer, DenseF64ArrayAttr list) {
+  printer << '[';
+  llvm::interleaveComma(list.asArrayRef(), printer,
+                        [&](double v) { printF64Field(printer, APFloat(v)); });
+  printer << ']';
+}
+
 /// A throughput, bandwidth or size figure must be finite and non-negative.
 static LogicalResult checkFigure(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef name, double value) {
@@ -196,4 +216,124 @@ bool TargetAttr::hasFeature(StringRef feature) const {
   return llvm::any_of(getFeatures(), [&](StringAttr f) {
     return f.getValue() == feature;
   });
+}
+
+//===----------------------------------------------------------------------===//
+// PrecisionAttr
+//===----------------------------------------------------------------------===//
+
+static bool isOcpF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+/// A type as the policy's syntax writes it (a diagnostic would quote it).
+static std::string str(Type t) {
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+double mlir::accel::getLargestQuantised(Type type) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return APFloat::getLargest(f.getFloatSemantics()).convertToDouble();
+  return 127.0;
+}
+
+FailureOr<PrecisionPolicy> mlir::accel::resolvePrecisionPolicy(
+    function_ref<InFlightDiagnostic()> emitError, Type compute, Type accumulate,
+    Type output, std::optional<ScaleMode> scales, ArrayRef<double> scaleValues,
+    std::optional<OverflowMode> overflow) {
+  MLIRContext *ctx = compute.getContext();
+  Type f32 = Float32Type::get(ctx), f16 = Float16Type::get(ctx),
+       bf16 = BFloat16Type::get(ctx), i32 = IntegerType::get(ctx, 32);
+  PrecisionPolicy p;
+  p.compute = compute;
+  if (isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(compute))
+    return emitError() << "compute = " << str(compute)
+                       << ": accel ops do not accept the FNUZ fp8 variants "
+                          "(gfx942's); use f8E4M3FN or f8E5M2";
+  bool isI8 = compute.isInteger(8), isF8 = isOcpF8(compute);
+  if (!compute.isF32() && !compute.isBF16() && !compute.isF16() && !isF8 &&
+      !isI8)
+    return emitError() << "compute = " << str(compute)
+                       << " is not a precision accel ops compute in; expected "
+                          "f32, bf16, f16, f8E4M3FN, f8E5M2 or i8";
+  if (compute.isF32()) {
+    // f32 keeps the op as it is: nothing else applies.
+    if (accumulate || output || scales || !scaleValues.empty() || overflow)
+      return emitError() << "compute = f32 keeps the op in f32 and takes no "
+                            "other parameter";
+    p.accumulate = p.output = f32;
+    return p;
+  }
+
+  p.accumulate = accumulate ? accumulate : isI8 ? i32 : f32;
+  SmallVector<Type> accs;
+  if (isI8)
+    accs = {i32};
+  else if (compute.isF16())
+    accs = {f32, f16};
+  else if (compute.isBF16())
+    accs = {f32, bf16};
+  else
+    accs = {f32};
+  if (!llvm::is_contained(accs, p.accumulate)) {
+    InFlightDiagnostic diag = emitError();
+    diag << "accumulate = " << str(p.accumulate)
+         << " is not allowed with compute = " << str(compute) << "; expected ";
+    llvm::interleave(
+        accs, [&](Type t) { diag << str(t); }, [&] { diag << " or "; });
+    return diag;
+  }
+
+  p.output = output ? output : f32;
+  if (p.output != f32 && p.output != f16 && p.output != bf16)
+    return emitError() << "output = " << str(p.output)
+                       << " is not allowed; expected f32, f16 or bf16 (the "
+                          "result returns to the op's f32)";
+
+  p.scales = scales           ? *scales
+             : (isF8 || isI8) ? ScaleMode::Dynamic
+                              : ScaleMode::None;
+  if (p.scales != ScaleMode::None && !isF8 && !isI8)
+    return emitError() << "scales = " << stringifyScaleMode(p.scales)
+                       << " needs compute = f8E4M3FN, f8E5M2 or i8, got "
+                       << str(compute);
+  if (p.scales == ScaleMode::Given) {
+    if (scaleValues.empty())
+      return emitError() << "scales = given needs scale_values (one per "
+                            "input, or one for all)";
+    for (double v : scaleValues) {
+      float asF32 = static_cast<float>(v);
+      if (!std::isfinite(asF32) || asF32 <= 0.0f)
+        return emitError() << "scale_values must be positive and finite in "
+                              "f32, got "
+                           << v;
+    }
+  } else if (!scaleValues.empty()) {
+    return emitError() << "scale_values are only used with scales = given";
+  }
+  p.scaleValues.assign(scaleValues.begin(), scaleValues.end());
+
+  p.overflow = overflow ? *overflow : OverflowMode::Saturate;
+  if (p.overflow == OverflowMode::NaN && !isF8)
+    return emitError() << "overflow = nan needs an fp8 compute type ("
+                       << str(compute) << " has no NaN to produce"
+                       << (isI8 ? "; i8 always saturates)" : ")");
+  return p;
+}
+
+LogicalResult PrecisionAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Type compute, Type accumulate,
+    Type output, std::optional<ScaleMode> scales, DenseF64ArrayAttr scaleValues,
+    std::optional<OverflowMode> overflow) {
+  return resolvePrecisionPolicy(
+      emitError, compute, accumulate, output, scales,
+      scaleValues ? scaleValues.asArrayRef() : ArrayRef<double>(), overflow);
+}
+
+FailureOr<PrecisionPolicy>
+PrecisionAttr::resolve(function_ref<InFlightDiagnostic()> emitError) const {
+  DenseF64ArrayAttr values = getScaleValues();
+  return resolvePrecisionPolicy(
+      emitError, getCompute(), getAccumulate(), getOutput(), getScales(),
+      values ? values.asArrayRef() : ArrayRef<double>(), getOverflow());
 }

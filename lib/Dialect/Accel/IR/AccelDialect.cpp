@@ -36,3 +36,19 @@ void AccelDialect::initialize() {
 #include "accel/Dialect/Accel/IR/AccelAttrs.cpp.inc"
       >();
 }
+
+LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  if (attr.getName() != kPrecisionAttrName)
+    return success();
+  if (!isa<PrecisionAttr>(attr.getValue()))
+    return op->emitError() << "'" << kPrecisionAttrName
+                           << "' must be an #accel.precision, got "
+                           << attr.getValue();
+  if (!isa<MatmulOp, AttentionOp>(op))
+    return op->emitError() << "'" << kPrecisionAttrName
+                           << "' only applies to accel.matmul and "
+                              "accel.attention, not to "
+                           << op->getName();
+  return success();
+}

@@ -10,9 +10,13 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include <optional>
 
 namespace mlir::accel {
 /// Parses a finite floating-point attribute parameter.
@@ -24,9 +28,53 @@ FailureOr<SmallVector<StringAttr>> parseStringList(AsmParser &parser);
 void printStringList(AsmPrinter &printer, ArrayRef<StringAttr> list);
 FailureOr<SmallVector<int64_t>> parseI64List(AsmParser &parser);
 void printI64List(AsmPrinter &printer, ArrayRef<int64_t> list);
+FailureOr<DenseF64ArrayAttr> parseF64Array(AsmParser &parser);
+void printF64Array(AsmPrinter &printer, DenseF64ArrayAttr list);
 } // namespace mlir::accel
 
 #include "accel/Dialect/Accel/IR/AccelEnums.h.inc"
+
+namespace mlir::accel {
+/// Hashes for the optional enum parameters of #accel.precision.
+inline llvm::hash_code hash_value(ScaleMode m) {
+  return llvm::hash_value(static_cast<uint32_t>(m));
+}
+inline llvm::hash_code hash_value(OverflowMode m) {
+  return llvm::hash_value(static_cast<uint32_t>(m));
+}
+
+/// Name of the discardable attribute that holds an op's #accel.precision.
+inline constexpr llvm::StringLiteral kPrecisionAttrName = "accel.precision";
+
+/// A precision policy (#accel.precision, or accel-lower-precision's options)
+/// with every default filled in; see docs/precision.md.
+struct PrecisionPolicy {
+  /// The inputs' type; f32 keeps the op as it is.
+  Type compute;
+  /// The dot product's accumulator: f32, f16, bf16 or i32.
+  Type accumulate;
+  /// The type the result is rounded to before it returns to f32.
+  Type output;
+  ScaleMode scales = ScaleMode::None;
+  /// Given scales, in operand order, or one for every input.
+  SmallVector<double> scaleValues;
+  OverflowMode overflow = OverflowMode::Saturate;
+
+  /// Whether the inputs are quantised with per-tensor scales.
+  bool isScaled() const { return scales != ScaleMode::None; }
+};
+
+/// Fills in the defaults of a policy (null types and absent modes) and
+/// checks the combination; a bad one is reported through `emitError`.
+FailureOr<PrecisionPolicy> resolvePrecisionPolicy(
+    llvm::function_ref<InFlightDiagnostic()> emitError, Type compute,
+    Type accumulate, Type output, std::optional<ScaleMode> scales,
+    ArrayRef<double> scaleValues, std::optional<OverflowMode> overflow);
+
+/// The largest finite value of an f8 type, or 127 for i8 (the symmetric
+/// range int8 quantisation uses).
+double getLargestQuantised(Type type);
+} // namespace mlir::accel
 
 #define GET_ATTRDEF_CLASSES
 #include "accel/Dialect/Accel/IR/AccelAttrs.h.inc"

@@ -42,6 +42,14 @@ class Accel_ListParameter<string elt, string kind, string desc>
   let printer = "::mlir::accel::print" # kind # "List($_printer, $_self)";
 }
 
+// An optional `[0.5, 0.25]` list of doubles, held as a DenseF64ArrayAttr
+// (hashable, unlike a list of doubles).
+class Accel_F64ArrayParameter<string desc>
+    : OptionalParameter<"::mlir::DenseF64ArrayAttr", desc> {
+  let parser = "::mlir::accel::parseF64Array($_parser)";
+  let printer = "::mlir::accel::printF64Array($_printer, $_self)";
+}
+
 def Accel_TargetAttr : AttrDef<Accel_Dialect, "Target"> {
   let mnemonic = "target";
   let summary = "A hardware target and the figures its cost model needs";
@@ -110,6 +118,77 @@ def Accel_TargetAttr : AttrDef<Accel_Dialect, "Target"> {
     double getPeakFlops(::mlir::Type elementType) const;
     /// Whether `features` contains `feature`.
     bool hasFeature(::llvm::StringRef feature) const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Precision policy
+//===----------------------------------------------------------------------===//
+
+def Accel_ScaleMode : I32EnumAttr<"ScaleMode",
+    "how the per-tensor scales of fp8 and int8 inputs are chosen", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"Dynamic", 1, "dynamic">,
+    I32EnumAttrCase<"Given", 2, "given">
+  ]> {
+  let cppNamespace = "::mlir::accel";
+  let genSpecializedAttr = 0;
+}
+
+def Accel_OverflowMode : I32EnumAttr<"OverflowMode",
+    "what an fp8 cast does with values beyond the largest finite one", [
+    I32EnumAttrCase<"Saturate", 0, "saturate">,
+    I32EnumAttrCase<"NaN", 1, "nan">
+  ]> {
+  let cppNamespace = "::mlir::accel";
+  let genSpecializedAttr = 0;
+}
+
+def Accel_PrecisionAttr : AttrDef<Accel_Dialect, "Precision"> {
+  let mnemonic = "precision";
+  let summary = "The precision one accel op computes in (accel-lower-precision)";
+  let description = [{
+    Attached to an f32 `accel.matmul` or `accel.attention` as the
+    discardable attribute `accel.precision`, it replaces the options of
+    `accel-lower-precision` for that op (docs/precision.md):
+
+    | parameter | values | default |
+    |---|---|---|
+    | `compute` | `f32` (keep the op in f32), `bf16`, `f16`, `f8E4M3FN`, `f8E5M2`, `i8`: the inputs' type | required |
+    | `accumulate` | `f32`; `f16` with f16, `bf16` with bf16; `i32` with i8 (attention: f32 only) | `i32` for i8, else `f32` |
+    | `output` | `f32`, `f16`, `bf16` (i8 without scales also `i32`): the type the result is rounded to before it is converted back to the op's f32 | `f32` |
+    | `scales` | `dynamic` (amax / largest finite, at run time), `given` (`scale_values`), `none`; f8 and i8 only | `dynamic` for f8 and i8, else `none` |
+    | `scale_values` | positive finite scales of the inputs in operand order (A, B; Q, K, V), or one for all | `[]` |
+    | `overflow` | `saturate` or `nan`: an f8 value beyond the largest finite one after scaling (i8 always saturates) | `saturate` |
+
+    Example:
+
+    ```mlir
+    %0 = accel.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>)
+           outs(%c : tensor<64x32xf32>)
+           {accel.precision = #accel.precision<compute = f8E4M3FN,
+                                               scales = given,
+                                               scale_values = [0.01, 0.02]>}
+           -> tensor<64x32xf32>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::Type":$compute,
+    OptionalParameter<"::mlir::Type", "accumulator type">:$accumulate,
+    OptionalParameter<"::mlir::Type", "output type">:$output,
+    OptionalParameter<"std::optional<::mlir::accel::ScaleMode>",
+                      "how scales are chosen">:$scales,
+    Accel_F64ArrayParameter<"given per-tensor scales">:$scale_values,
+    OptionalParameter<"std::optional<::mlir::accel::OverflowMode>",
+                      "fp8 overflow policy">:$overflow
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The policy with its defaults filled in; a bad one (which the
+    /// verifier rejects) is reported through `emitError`.
+    ::mlir::FailureOr<::mlir::accel::PrecisionPolicy>
+    resolve(::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError) const;
   }];
 }
 

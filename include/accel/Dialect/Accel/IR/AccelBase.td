@@ -32,6 +32,8 @@ def Accel_Dialect : Dialect {
     compiler (`accel-attach-target{name=h100}`).
   }];
   let useDefaultAttributePrinterParser = 1;
+  // `accel.precision` must be an #accel.precision on a matmul or attention.
+  let hasOperationAttrVerify = 1;
 }
 
 class Accel_Op<string mnemonic, list<Trait> traits = []>
