@@ -317,7 +317,21 @@ int64_t statusKiB(const char *field) {
   std::fclose(f);
   return value;
 }
+/// For the memory probes, blocks of 128 KiB and more are mmapped and
+/// unmapped when freed, so a probe sees every call's scratch; for timing,
+/// freed blocks stay in the heap for the next call (what a long-running
+/// program gets from glibc's dynamic threshold), so no call pays page
+/// faults for its scratch.
+void probeMalloc(bool probing) {
+  size_t threshold = probing ? 128 * 1024 : size_t(1) << 30;
+  mallopt(M_MMAP_THRESHOLD, int(std::min<size_t>(threshold, 1u << 30)));
+  mallopt(M_TRIM_THRESHOLD, int(std::min<size_t>(threshold, 1u << 30)));
+}
+
 double extraMiB(const std::function<void()> &fn) {
+  // Free heap memory the timed calls left behind goes back first, so the
+  // call cannot shrink the resident set below the base it is measured from.
+  malloc_trim(0);
   if (FILE *f = std::fopen("/proc/self/clear_refs", "w")) {
     std::fputs("5", f);
     std::fclose(f);
@@ -415,6 +429,7 @@ void benchAttention(MLIRContext &ctx) {
                 std::max(maxDiffOurs, double(std::fabs(oOurs[i] - oRef[i])));
         }
         // Memory: one more call of each, its scratch allocated inside.
+        probeMalloc(true);
         double memFused = extraMiB([&] { fused(); });
         double memOurs = runOurs ? extraMiB([&] { ours(); }) : -1;
         s.clear();
@@ -424,6 +439,7 @@ void benchAttention(MLIRContext &ctx) {
           unfusedAttention(q.data(), k.data(), v.data(), scratch.data(),
                            oRef.data(), H, L, d, causal);
         });
+        probeMalloc(false);
         // FLOPs of the kept pairs: Q·Kᵀ and P·V (2·d each per pair).
         double pairs = causal ? double(L) * double(L + 1) / 2
                               : double(L) * double(L);
@@ -635,10 +651,7 @@ int main(int argc, char **argv) {
                               "accel-bench: accel kernels next to oneDNN and "
                               "OpenBLAS in one run\n");
   openblas_set_num_threads(benchThreads);
-  // Blocks of 128 KiB and more are mmapped and unmapped when freed (no
-  // dynamic threshold), so the memory probes see every call's scratch.
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  probeMalloc(false);
   DialectRegistry registry;
   accel::registerAllAccelDialects(registry);
   registerAllToLLVMIRTranslations(registry);
