@@ -197,3 +197,18 @@ TargetAttr mlir::accel::lookupTarget(MLIRContext *ctx, StringRef name) {
     return {};
   return getTargetAttr(ctx, *spec);
 }
+
+FailureOr<TargetAttr> accel::resolveTarget(ModuleOp module, StringRef name,
+                                           StringRef pass, StringRef fallback) {
+  MLIRContext *ctx = module.getContext();
+  if (!name.empty()) {
+    if (TargetAttr target = lookupTarget(ctx, name))
+      return target;
+    mlir::emitError(module.getLoc())
+        << pass << ": unknown target '" << name << "'";
+    return failure();
+  }
+  if (auto attr = module->getAttrOfType<TargetAttr>(kTargetAttrName))
+    return attr;
+  return fallback.empty() ? TargetAttr() : lookupTarget(ctx, fallback);
+}

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ApplyOrReport.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -148,16 +149,12 @@ static void populateFoldAliasPatterns(RewritePatternSet &patterns) {
   }
 }
 
-/// Applies `patterns` greedily to `func`; when they do not converge, says so
-/// at `func`, naming `stage`, so the pass never fails without a diagnostic.
+/// The shared reporting helper, with this pass's name.
 static LogicalResult applyOrReport(func::FuncOp func,
                                    RewritePatternSet &&patterns,
                                    StringRef stage) {
-  if (succeeded(applyPatternsGreedily(func, std::move(patterns))))
-    return success();
-  return func.emitError() << "pattern rewrites did not converge in the "
-                          << stage
-                          << " stage of accel-cpu-vectorize-contractions";
+  return accel::applyOrReport(func, std::move(patterns), stage,
+                              "accel-cpu-vectorize-contractions");
 }
 
 /// Runs every canonicalization pattern: after peeling, it turns the full

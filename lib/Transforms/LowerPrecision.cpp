@@ -631,16 +631,11 @@ struct AccelLowerPrecisionPass
       return signalPassFailure();
     }
     options.emulate = onUnsupported == "emulate";
-    if (!targetName.empty()) {
-      options.target = lookupTarget(&getContext(), targetName);
-      if (!options.target) {
-        mlir::emitError(module.getLoc())
-            << "accel-lower-precision: unknown target '" << targetName << "'";
-        return signalPassFailure();
-      }
-    } else {
-      options.target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
-    }
+    FailureOr<TargetAttr> target =
+        resolveTarget(module, targetName, "accel-lower-precision");
+    if (failed(target))
+      return signalPassFailure();
+    options.target = *target;
 
     // Every problem is reported before anything changes.
     bool failedAny = false;

@@ -220,19 +220,11 @@ struct AccelRooflinePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetAttr target;
-    if (!targetName.empty()) {
-      target = lookupTarget(&getContext(), targetName);
-      if (!target) {
-        mlir::emitError(module.getLoc())
-            << "accel-roofline: unknown target '" << targetName << "'";
-        return signalPassFailure();
-      }
-    } else if (auto attr = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
-      target = attr;
-    } else {
-      target = lookupTarget(&getContext(), "x86-64-avx512");
-    }
+    FailureOr<TargetAttr> resolved =
+        resolveTarget(module, targetName, "accel-roofline", "x86-64-avx512");
+    if (failed(resolved))
+      return signalPassFailure();
+    TargetAttr target = *resolved;
     double bw = target.getMemoryGbps().convertToDouble() * 1e9;
 
     SmallVector<std::pair<Cost, double>> points;

@@ -169,19 +169,11 @@ struct AccelTilePass : public accel::impl::AccelTilePassBase<AccelTilePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetAttr target;
-    if (!targetName.empty()) {
-      target = lookupTarget(&getContext(), targetName);
-      if (!target) {
-        mlir::emitError(module.getLoc())
-            << "accel-tile: unknown target '" << targetName << "'";
-        return signalPassFailure();
-      }
-    } else if (auto attr = module->getAttrOfType<TargetAttr>(kTargetAttrName)) {
-      target = attr;
-    } else {
-      target = lookupTarget(&getContext(), "x86-64-avx512");
-    }
+    FailureOr<TargetAttr> resolved =
+        resolveTarget(module, targetName, "accel-tile", "x86-64-avx512");
+    if (failed(resolved))
+      return signalPassFailure();
+    TargetAttr target = *resolved;
     if (failed(verifyOptions(module)))
       return signalPassFailure();
 

@@ -14,6 +14,7 @@
 #define ACCEL_TARGET_CATALOGUE_H
 
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -56,6 +57,17 @@ TargetAttr getTargetAttr(
 
 /// The attribute for the entry called `name`, or a null attribute.
 TargetAttr lookupTarget(MLIRContext *ctx, llvm::StringRef name);
+
+/// The module attribute that holds a module's target (accel-attach-target).
+inline constexpr llvm::StringLiteral kTargetAttrName = "accel.target";
+
+/// The target a pass works for: the catalogue entry `name` when given, else
+/// the module's `accel.target`, else the entry `fallback` (a null attribute
+/// when `fallback` is empty). An unknown `name` is a located error at
+/// `module` that names `pass`.
+FailureOr<TargetAttr> resolveTarget(ModuleOp module, llvm::StringRef name,
+                                    llvm::StringRef pass,
+                                    llvm::StringRef fallback = "");
 
 } // namespace accel
 } // namespace mlir

@@ -8,14 +8,15 @@
 #ifndef ACCEL_TRANSFORMS_PASSES_H
 #define ACCEL_TRANSFORMS_PASSES_H
 
+#include "accel/Target/Catalogue.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::accel {
 
-/// Name of the module attribute that holds the #accel.target.
-inline constexpr llvm::StringLiteral kTargetAttrName = "accel.target";
+// kTargetAttrName (the module attribute that holds the #accel.target) is
+// declared with the catalogue.
 
 #define GEN_PASS_DECL
 #include "accel/Transforms/Passes.h.inc"
