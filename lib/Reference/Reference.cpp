@@ -230,9 +230,13 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
   double atol = attentionTolerance(spec.outType);
   // The band of batch b (the op's description): off = diagonal + (kvlen -
   // Skv) - (qlen - Sq), the diagonal defaulting to Skv - Sq.
+  // Lengths are clamped to [-2^31, 2^31], as the op defines them.
   auto lengthOf = [](const std::vector<int64_t> &lengths, int64_t b,
                      int64_t whole) {
-    return lengths.empty() ? whole : lengths[b];
+    return lengths.empty()
+               ? whole
+               : std::clamp<int64_t>(lengths[b], -(int64_t(1) << 31),
+                                     int64_t(1) << 31);
   };
 
   // Index of mask element [b, h, i, j] under right-aligned broadcasting.

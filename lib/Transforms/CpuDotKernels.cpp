@@ -136,7 +136,9 @@ struct KernelBuilder {
   Location loc;
   const DotGemm &g;
   int64_t mr, nr, kc;
-  Value packed; // [ceil(K / G), N rounded up to 16, G]
+  /// B packed: [ceil(K / G), (N rounded up to 16) x G], column n's group
+  /// at [kk, n G : n G + G] (2-D, so every vector access is in bounds).
+  Value packed;
   /// Where the micro-kernel reads A: A itself (bf16), or for i8 a copy
   /// with every byte offset to unsigned (xor 0x80) and K padded to whole
   /// groups, so each group broadcasts straight from memory.
@@ -177,7 +179,7 @@ struct KernelBuilder {
     int64_t gs = groupSize();
     int64_t groupsK = (g.k + gs - 1) / gs, cols = (g.n + 15) / 16 * 16;
     packed = memref::AllocOp::create(b, loc,
-                                     MemRefType::get({groupsK, cols, gs}, elt),
+                                     MemRefType::get({groupsK, cols * gs}, elt),
                                      b.getI64IntegerAttr(64));
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
     int64_t fullGroups = g.k / gs, fullCols = g.n / 16 * 16;
@@ -198,8 +200,9 @@ struct KernelBuilder {
         rows.push_back(vector::LoadOp::create(b, loc, vec(16, elt), g.b,
                                               ValueRange{k, col}));
       }
+      Value at = arith::MulIOp::create(b, loc, col, cg);
       vector::StoreOp::create(b, loc, interleaveRows(rows), packed,
-                              ValueRange{kk, col, c0});
+                              ValueRange{kk, at});
     }
     // The columns past the last whole 16 (and the padding), one at a time;
     // the last group of a K that G does not divide is padded with zeros.
@@ -234,8 +237,10 @@ struct KernelBuilder {
           b.setInsertionPointToStart(read.elseBlock());
           scf::YieldOp::create(b, loc, zero);
         }
+        Value at = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, col, cg), idx(t));
         memref::StoreOp::create(b, loc, read.getResult(0), packed,
-                                ValueRange{kk, col, idx(t)});
+                                ValueRange{kk, at});
       }
     };
     scalarCols(fullCols, 0, fullGroups);
@@ -415,8 +420,11 @@ struct KernelBuilder {
                     function_ref<Value(int64_t)> groupOfRow) {
       SmallVector<Value> bv;
       for (int64_t j = 0; j < groups; ++j)
-        bv.push_back(vector::LoadOp::create(b, loc, panelType(), packed,
-                                            ValueRange{kk, colOf(j), idx(0)}));
+        bv.push_back(vector::LoadOp::create(
+            b, loc, panelType(), packed,
+            ValueRange{
+                kk,
+                arith::MulIOp::create(b, loc, colOf(j), idx(gs)).getResult()}));
       SmallVector<Value> out;
       for (int64_t i = 0; i < rows; ++i) {
         Value aWord = word(groupOfRow(i));
@@ -600,7 +608,7 @@ struct AccelCpuDotKernelsPass
       if (g.m == 0 || g.n == 0 || g.k == 0)
         continue;
       builder.setInsertionPoint(g.op);
-      KernelBuilder kb{builder, g.op.getLoc(), g, mr, nr, kc, Value()};
+      KernelBuilder kb{builder, g.op.getLoc(), g, mr, nr, kc, Value(), Value()};
       // Threads over column tiles, unless the GEMM already runs inside a
       // parallel loop (e.g. FlashAttention's heads).
       bool nested = g.op->getParentOfType<scf::ForallOp>() ||

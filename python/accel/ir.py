@@ -561,10 +561,8 @@ class Function:
             if not causal:
                 raise ValueError("'window' needs 'causal' (a window is the last W keys of the "
                                  "causal band)")
-            if window < 1:
-                raise ValueError(f"window must be at least 1, got {window}")
-            if window >= 2**63:
-                raise ValueError(f"window {window} does not fit in i64")
+            if window < 1 or window > 2**31:
+                raise ValueError(f"window must be in [1, 2^31], got {window}")
             window_text = f"window({window}) "
 
         lengths_text = ""

@@ -259,7 +259,8 @@ def test_attention_window_and_lengths_roundtrip(accel_opt: str) -> None:
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(window=4), "'window' needs 'causal'"),
-    (dict(causal=True, window=0), "window must be at least 1, got 0"),
+    (dict(causal=True, window=0), "window must be in [1, 2^31], got 0"),
+    (dict(causal=True, window=2**31 + 1), "window must be in [1, 2^31], got 2147483649"),
     (dict(kv_lengths=("f32", (2,))), "kv_lengths must be a 1-D tensor of i32 or i64"),
     (dict(q_lengths=("i32", (3,))), "q_lengths has 3 entries, expected one per batch (B = 2)"),
     (dict(q_lengths=("i32", (2, 1))), "q_lengths must be a 1-D tensor of i32 or i64"),

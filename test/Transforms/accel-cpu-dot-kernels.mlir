@@ -9,20 +9,21 @@
 
 // M = 13 (two 6-row tiles and one row), N = 70 (one 64-column tile, then 6
 // columns masked), K = 7 (three pairs and a half pair), kc = 4 (blocks of
-// two pairs). B is packed into [4, 80, 2]: rows 2kk and 2kk+1 interleaved
+// two pairs). B is packed into [4, 80 x 2]: rows 2kk and 2kk+1 interleaved
 // 16 columns at a time, the ragged columns and the odd row one by one
-// (zeros past N and K).
+// (zeros past N and K), as a 2-D [4, 80 x 2] buffer.
 // CHECK-LABEL: func @gemm
 // CHECK-SAME: (%[[A:.+]]: memref<13x7xbf16>, %[[B:.+]]: memref<7x70xbf16>, %[[C:.+]]: memref<13x70xf32>)
-// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<4x80x2xbf16>
+// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<4x160xbf16>
 // CHECK: scf.for %[[KK:.+]] = %c0 to %c3 step %c1
 // CHECK: scf.for %[[N:.+]] = %c0 to %c64 step %c16
 // CHECK: %[[R0:.+]] = vector.load %[[B]][%{{.+}}, %[[N]]] : memref<7x70xbf16>, vector<16xbf16>
 // CHECK: %[[R1:.+]] = vector.load %[[B]][%{{.+}}, %[[N]]] : memref<7x70xbf16>, vector<16xbf16>
+// CHECK: %[[AT:.+]] = arith.muli %[[N]], %c2
 // CHECK: %[[IL:.+]] = vector.interleave %[[R0]], %[[R1]] : vector<16xbf16> -> vector<32xbf16>
-// CHECK: vector.store %[[IL]], %[[BP]][%[[KK]], %[[N]], %c0]
+// CHECK: vector.store %[[IL]], %[[BP]][%[[KK]], %[[AT]]]
 // CHECK: scf.for %{{.+}} = %c64 to %c80 step %c1
-// CHECK: memref.store %{{.+}}, %[[BP]][%c3, %{{.+}}, %c1]
+// CHECK: memref.store %{{.+}}, %[[BP]][%c3, %{{.+}}]
 // K blocks of two pairs; rows in tiles of 6, 4 groups of 16 columns.
 // CHECK: scf.for %[[KB:.+]] = %c0 to %c3 step %c2
 // CHECK: %[[KE:.+]] = arith.minsi %{{.+}}, %c3
@@ -31,7 +32,7 @@
 // CHECK: scf.if %[[LAST]]
 // CHECK-COUNT-24: vector.load %[[C]]
 // CHECK: scf.for %[[P:.+]] = %[[KB]] to %[[KE]] step %c1 iter_args(
-// CHECK-COUNT-4: vector.load %[[BP]][%[[P]], %{{.+}}, %c0] : memref<4x80x2xbf16>, vector<32xbf16>
+// CHECK-COUNT-4: vector.load %[[BP]][%[[P]], %{{.+}}] : memref<4x160xbf16>, vector<32xbf16>
 // CHECK: %[[PAIR:.+]] = vector.load %[[A]][%[[M0]], %{{.+}}] : memref<13x7xbf16>, vector<2xbf16>
 // CHECK: %[[WORD:.+]] = vector.bitcast %[[PAIR]] : vector<2xbf16> to vector<1xi32>
 // CHECK: %[[S:.+]] = vector.extract %[[WORD]][0] : i32 from vector<1xi32>
@@ -157,7 +158,7 @@ module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "
 // group and a partial one.
 // CHECK-LABEL: func @gemm_i8
 // CHECK-SAME: (%[[A:.+]]: memref<13x7xi8>, %[[B:.+]]: memref<7x70xi8>, %[[C:.+]]: memref<13x70xi32>)
-// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x80x4xi8>
+// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x320xi8>
 // CHECK: %[[P01:.+]] = vector.interleave %{{.+}}, %{{.+}} : vector<16xi8> -> vector<32xi8>
 // CHECK: %[[P23:.+]] = vector.interleave %{{.+}}, %{{.+}} : vector<16xi8> -> vector<32xi8>
 // CHECK: %[[U01:.+]] = vector.bitcast %[[P01]] : vector<32xi8> to vector<16xi16>

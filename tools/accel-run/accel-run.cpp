@@ -426,12 +426,17 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       if (at.getDiagonal())
         spec.diagonal = static_cast<int64_t>(get(at.getDiagonal()).data[0]);
       spec.window = at.getWindow();
+      // The oracle holds integers as doubles: the ends of i64 are clamped
+      // before the conversion (the op clamps lengths to +-2^31 anyway).
+      auto length = [](double x) {
+        return static_cast<int64_t>(std::clamp(x, -0x1p62, 0x1p62));
+      };
       if (at.getKvLengths())
         for (double x : get(at.getKvLengths()).data)
-          spec.kvLengths.push_back(static_cast<int64_t>(x));
+          spec.kvLengths.push_back(length(x));
       if (at.getQLengths())
         for (double x : get(at.getQLengths()).data)
-          spec.qLengths.push_back(static_cast<int64_t>(x));
+          spec.qLengths.push_back(length(x));
       spec.outType = at.getInit().getType().getElementType();
       const ref::Tensor *mask = nullptr;
       if (at.getMask()) {

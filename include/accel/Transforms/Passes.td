@@ -304,7 +304,9 @@ def AccelCpuDotKernelsPass
 
     bf16 products are exact in f32 and summed in f32, as the widened f32
     FMA would (in a different order: within the contract's f32
-    accumulation bound). `features` lists the CPU features (empty: the
+    accumulation bound), with one difference: `vdpbf16ps` treats bf16
+    subnormal inputs as zero and flushes subnormal results, whatever MXCSR
+    says (|x| < 2^-126 contributes 0, where the f32 path keeps it). `features` lists the CPU features (empty: the
     module's `accel.target`, else none: the pass does nothing);
     `accel-cpu-pipeline` passes the host's when it JIT-compiles.
   }];

@@ -330,8 +330,7 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
                 auto len = [&](int64_t arg) -> Value {
                   if (arg < 0)
                     return Value();
-                  return arith::IndexCastOp::create(b, l, b.getIndexType(),
-                                                    args[arg]);
+                  return lengthIndex(b, l, args[arg]);
                 };
                 band.kvLength = len(kvLenArg);
                 band.qLength = len(qLenArg);

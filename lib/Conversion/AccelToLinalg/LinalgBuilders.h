@@ -124,10 +124,20 @@ struct AttentionBand {
   Value kvLength, qLength;
 };
 
-/// `lengths[batch]` as an index.
+/// A sequence length as an index, clamped to [-2^31, 2^31] as the op
+/// defines it (so the band arithmetic cannot overflow).
+inline Value lengthIndex(OpBuilder &b, Location loc, Value len) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), len);
+  Value lo = arith::ConstantIndexOp::create(b, loc, -(int64_t(1) << 31));
+  Value hi = arith::ConstantIndexOp::create(b, loc, int64_t(1) << 31);
+  return arith::MinSIOp::create(b, loc,
+                                arith::MaxSIOp::create(b, loc, i, lo), hi);
+}
+
+/// `lengths[batch]` as a clamped index (lengthIndex).
 inline Value lengthAt(OpBuilder &b, Location loc, Value lengths, Value batch) {
   Value len = tensor::ExtractOp::create(b, loc, lengths, ValueRange{batch});
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), len);
+  return lengthIndex(b, loc, len);
 }
 
 /// off = diagonal + (kvLen - skv) - (qLen - sq), the diagonal defaulting to

@@ -79,9 +79,13 @@ func.func @dynamic(%q: tensor<1x1x?x8xf32>, %k: tensor<1x1x?x8xf32>, %o: tensor<
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
 // CHECK: scf.forall (%[[B:.+]], %{{.+}}) in (2, 2)
 // CHECK: %[[KVE:.+]] = tensor.extract %[[KVL]][%[[B]]]
-// CHECK: %[[KV:.+]] = arith.index_cast %[[KVE]] : i32 to index
+// CHECK: %[[KVI:.+]] = arith.index_cast %[[KVE]] : i32 to index
+// CHECK: %[[KVC:.+]] = arith.maxsi %[[KVI]], %[[LO:.+]] : index
+// CHECK: %[[KV:.+]] = arith.minsi %[[KVC]], %[[HI:.+]] : index
 // CHECK: %[[QE:.+]] = tensor.extract %[[QL]][%[[B]]]
-// CHECK: %[[QQ:.+]] = arith.index_cast %[[QE]] : i64 to index
+// CHECK: %[[QQI:.+]] = arith.index_cast %[[QE]] : i64 to index
+// CHECK: %[[QQC:.+]] = arith.maxsi %[[QQI]], %[[LO]] : index
+// CHECK: %[[QQ:.+]] = arith.minsi %[[QQC]], %[[HI]] : index
 // CHECK: %[[OFF:.+]] = arith.subi %[[KV]], %[[QQ]] : index
 // CHECK: scf.for %[[Q0:.+]] = %{{.+}} to %{{.+}} step %[[C32]]
 // CHECK: %[[E0:.+]] = arith.addi %[[Q0]], %[[OFF]]

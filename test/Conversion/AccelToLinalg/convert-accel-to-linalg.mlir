@@ -99,8 +99,13 @@ func.func @attention(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v:
 // CHECK-LABEL: func @attention_window_lengths
 // CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$LEN]], #[[$LEN]], #{{.+}}]
 // CHECK: ^bb0(%{{.+}}: f32, %[[KVL:.+]]: i32, %[[QL:.+]]: i64, %{{.+}}: f32):
-// CHECK: %[[KV:.+]] = arith.index_cast %[[KVL]] : i32 to index
-// CHECK: %[[QQ:.+]] = arith.index_cast %[[QL]] : i64 to index
+// Lengths are clamped to [-2^31, 2^31].
+// CHECK: %[[KVI:.+]] = arith.index_cast %[[KVL]] : i32 to index
+// CHECK: %[[KVC:.+]] = arith.maxsi %[[KVI]], %c-2147483648 : index
+// CHECK: %[[KV:.+]] = arith.minsi %[[KVC]], %c2147483648 : index
+// CHECK: %[[QQI:.+]] = arith.index_cast %[[QL]] : i64 to index
+// CHECK: %[[QQC:.+]] = arith.maxsi %[[QQI]], %c-2147483648{{.*}} : index
+// CHECK: %[[QQ:.+]] = arith.minsi %[[QQC]], %c2147483648{{.*}} : index
 // CHECK: %[[OFF:.+]] = arith.subi %[[KV]], %[[QQ]] : index
 // CHECK: %[[I:.+]] = linalg.index 2
 // CHECK: %[[J:.+]] = linalg.index 3

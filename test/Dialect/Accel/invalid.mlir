@@ -429,7 +429,7 @@ func.func @attention_window_without_causal(%q: tensor<1x4x16x8xf32>,
 
 func.func @attention_window_zero(%q: tensor<1x4x16x8xf32>,
                                  %o: tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32> {
-  // expected-error @+1 {{window must be at least 1, got 0}}
+  // expected-error @+1 {{window must be in [1, 2^31], got 0}}
   %0 = accel.attention causal window(0)
                        ins(%q, %q, %q : tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>,
                                          tensor<1x4x16x8xf32>)

@@ -280,7 +280,9 @@ module attributes {transform.with_named_sequence} {
 // CHECK-DAG: %[[QLT:.+]] = tensor.extract_slice %[[QL]][%[[BI]]] [2] [1]
 // CHECK: %[[QLS:.+]] = tensor.generate
 // CHECK: ^bb0(%[[E:.+]]: index):
-// CHECK: %[[LEN:.+]] = tensor.extract %[[QLT]][%[[E]]]
+// CHECK: %[[RAW:.+]] = tensor.extract %[[QLT]][%[[E]]]
+// CHECK: %[[POS:.+]] = arith.maxsi %[[RAW]], %c0_i64
+// CHECK: %[[LEN:.+]] = arith.minsi %[[POS]], %c2147483648_i64
 // CHECK: %[[OFF:.+]] = arith.index_cast %[[SI]] : index to i64
 // CHECK: %[[SUB:.+]] = arith.subi %[[LEN]], %[[OFF]]
 // CHECK: tensor.yield %[[SUB]]

@@ -32,7 +32,13 @@
 // CHECK: PASS
 // CHECK-LABEL: @varlen_decode_f16
 // CHECK: PASS
-// CHECK: accel-run: 9 of 9 functions passed
+// CHECK-LABEL: @extreme_lengths
+// CHECK: PASS
+// CHECK-LABEL: @extreme_lengths_noncausal
+// CHECK: PASS
+// CHECK-LABEL: @very_negative_i32_q_lengths
+// CHECK: PASS
+// CHECK: accel-run: 12 of 12 functions passed
 
 func.func @window_narrow(%q: tensor<1x2x100x32xf32>, %k: tensor<1x2x100x32xf32>, %v: tensor<1x2x100x32xf32>) -> tensor<1x2x100x32xf32> {
   %o = tensor.empty() : tensor<1x2x100x32xf32>
@@ -92,6 +98,35 @@ func.func @varlen_decode_f16(%q: tensor<4x8x1x64xf16>, %k: tensor<4x2x200x64xf16
   %o = tensor.empty() : tensor<4x8x1x64xf32>
   %r = accel.attention causal window(64) ins(%q, %k, %v : tensor<4x8x1x64xf16>, tensor<4x2x200x64xf16>, tensor<4x2x200x64xf16>) kv_lengths(%kvl : tensor<4xi32>) outs(%o : tensor<4x8x1x64xf32>) -> tensor<4x8x1x64xf32>
   return %r : tensor<4x8x1x64xf32>
+}
+
+// Lengths at the ends of i64 (clamped to [-2^31, 2^31] by definition, so
+// off = kvlen - qlen cannot overflow): the first batch has off = 0 (the
+// lower triangle, every row kept), the second keeps nothing; a window of
+// 2^31 keeps the whole band.
+func.func @extreme_lengths(%q: tensor<2x1x70x16xf32>, %k: tensor<2x1x90x16xf32>, %v: tensor<2x1x90x16xf32>) -> tensor<2x1x70x16xf32> {
+  %kvl = arith.constant dense<[9223372036854775807, -9223372036854775808]> : tensor<2xi64>
+  %ql = arith.constant dense<[9223372036854775807, 5]> : tensor<2xi64>
+  %o = tensor.empty() : tensor<2x1x70x16xf32>
+  %r = accel.attention causal window(2147483648) ins(%q, %k, %v : tensor<2x1x70x16xf32>, tensor<2x1x90x16xf32>, tensor<2x1x90x16xf32>) kv_lengths(%kvl : tensor<2xi64>) q_lengths(%ql : tensor<2xi64>) outs(%o : tensor<2x1x70x16xf32>) -> tensor<2x1x70x16xf32>
+  return %r : tensor<2x1x70x16xf32>
+}
+
+func.func @extreme_lengths_noncausal(%q: tensor<2x1x70x16xf32>, %k: tensor<2x1x100x16xf32>, %v: tensor<2x1x100x16xf32>) -> tensor<2x1x70x16xf32> {
+  %kvl = arith.constant dense<[9223372036854775807, 3]> : tensor<2xi64>
+  %o = tensor.empty() : tensor<2x1x70x16xf32>
+  %r = accel.attention ins(%q, %k, %v : tensor<2x1x70x16xf32>, tensor<2x1x100x16xf32>, tensor<2x1x100x16xf32>) kv_lengths(%kvl : tensor<2xi64>) outs(%o : tensor<2x1x70x16xf32>) -> tensor<2x1x70x16xf32>
+  return %r : tensor<2x1x70x16xf32>
+}
+
+// A query length near the bottom of i32: no row is kept (zeros), also in
+// the query tiles of the TilingInterface run (their shifted length must not
+// wrap).
+func.func @very_negative_i32_q_lengths(%q: tensor<1x1x40x8xf32>, %k: tensor<1x1x40x8xf32>, %v: tensor<1x1x40x8xf32>) -> tensor<1x1x40x8xf32> {
+  %ql = arith.constant dense<[-2147483600]> : tensor<1xi32>
+  %o = tensor.empty() : tensor<1x1x40x8xf32>
+  %r = accel.attention causal ins(%q, %k, %v : tensor<1x1x40x8xf32>, tensor<1x1x40x8xf32>, tensor<1x1x40x8xf32>) q_lengths(%ql : tensor<1xi32>) outs(%o : tensor<1x1x40x8xf32>) -> tensor<1x1x40x8xf32>
+  return %r : tensor<1x1x40x8xf32>
 }
 
 // Tiled through TilingInterface when --pre-passes runs the interpreter:

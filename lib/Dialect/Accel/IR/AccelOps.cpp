@@ -304,8 +304,8 @@ LogicalResult AttentionOp::verify() {
     if (!getCausal())
       return emitOpError() << "'window' needs 'causal' (a window is the last "
                               "W keys of the causal band)";
-    if (*w < 1)
-      return emitOpError() << "window must be at least 1, got " << *w;
+    if (*w < 1 || *w > (int64_t(1) << 31))
+      return emitOpError() << "window must be in [1, 2^31], got " << *w;
   }
   for (auto [name, lengths] : {std::pair<StringRef, Value>{"kv_lengths",
                                                           getKvLengths()},

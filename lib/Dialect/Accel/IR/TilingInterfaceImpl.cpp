@@ -391,7 +391,18 @@ static FailureOr<TilingResult> tileAttention(AttentionOp op, OpBuilder &b,
     qLengths = tensor::GenerateOp::create(
         b, loc, lT, dynExtents,
         [&](OpBuilder &nb, Location l, ValueRange idx) {
-          Value len = tensor::ExtractOp::create(nb, l, src, idx);
+          // The op clamps lengths to [-2^31, 2^31]; a length at or below
+          // 0 keeps no row whatever the shift. So the tile's length is
+          // clamp(len, 0, 2^31) - m0: it cannot wrap, and the tile's own
+          // clamp leaves it as it is.
+          Value len = arith::MaxSIOp::create(
+              nb, l, tensor::ExtractOp::create(nb, l, src, idx),
+              arith::ConstantOp::create(nb, l, nb.getZeroAttr(elt)));
+          if (elt.getIntOrFloatBitWidth() > 32)
+            len = arith::MinSIOp::create(
+                nb, l, len,
+                arith::ConstantOp::create(
+                    nb, l, nb.getIntegerAttr(elt, int64_t(1) << 31)));
           Value shift = arith::IndexCastOp::create(nb, l, elt, m0);
           tensor::YieldOp::create(nb, l,
                                   arith::SubIOp::create(nb, l, len, shift)

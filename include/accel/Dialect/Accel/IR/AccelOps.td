@@ -218,7 +218,7 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
       decoding needs (the last query sees every key). An explicit
       `diagonal(%d)` (an index) is what tiling along `Sq` produces: a tile
       that starts at query `m0` has diagonal `Skv - Sq + m0`.
-    - `window(W)` (W >= 1, needs `causal`) is a sliding window: query `i`
+    - `window(W)` (1 <= W <= 2^31, needs `causal`) is a sliding window: query `i`
       keeps only the last `W` keys of its causal band, `off - W < j - i <=
       off` (Mistral's and Gemma's local attention). Kernels skip the key
       tiles wholly outside the window, so the cost is O(Sq·W), not
@@ -228,9 +228,11 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
       `kv_lengths[b]` keys and `q_lengths[b]` queries; padded keys are
       never attended and padded query rows produce 0. The causal band
       aligns to each sequence's own bottom-right corner (`off[b]` above,
-      FlashAttention's varlen convention). Lengths are run-time data: a
-      value above the padded size keeps the whole dimension, one at or
-      below 0 keeps nothing; kernels skip the tiles past a sequence's end.
+      FlashAttention's varlen convention). Lengths are run-time data,
+      taken as clamped to [-2^31, 2^31] (so the band arithmetic cannot
+      overflow): a value above the padded size keeps the whole dimension,
+      one at or below 0 keeps nothing; kernels skip the tiles past a
+      sequence's end.
     - `mask` is either i1 (true keeps the key) or additive (a float added to
       the scaled logits; `-inf` removes the key). It has rank at most 4 and
       broadcasts to `[B, Hq, Sq, Skv]` with numpy rules (aligned right, each
