@@ -139,6 +139,8 @@ struct KernelBuilder {
   /// B packed: [ceil(K / G), (N rounded up to 16) x G], column n's group
   /// at [kk, n G : n G + G] (2-D, so every vector access is in bounds).
   Value packed;
+  /// i8: -128 x the column sums of B, N rounded up to 16 (zeros past N).
+  Value sums;
   /// Where the micro-kernel reads A: A itself (bf16), or for i8 a copy
   /// with every byte offset to unsigned (xor 0x80) and K padded to whole
   /// groups, so each group broadcasts straight from memory.
@@ -248,14 +250,15 @@ struct KernelBuilder {
   }
 
   /// i8: A enters vpdpbusd as unsigned (a + 128), which adds 128 x the
-  /// column sums of B to every row; C starts with them taken off instead.
-  void subtractOffset() {
+  /// column sums of B to every row: `sums` = -128 x B's column sums, which
+  /// the micro-kernels add to the C tile they load in the first K block.
+  void columnSums() {
     Type i32 = b.getI32Type(), i8 = b.getI8Type();
     int64_t fullCols = g.n / 16 * 16;
     Value c0 = idx(0), c1 = idx(1);
-    Value sums = memref::AllocOp::create(
-        b, loc, MemRefType::get({(g.n + 15) / 16 * 16}, i32),
-        b.getI64IntegerAttr(64));
+    sums = memref::AllocOp::create(b, loc,
+                                   MemRefType::get({(g.n + 15) / 16 * 16}, i32),
+                                   b.getI64IntegerAttr(64));
     Value zero16 = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vec(16, i32), b.getI32IntegerAttr(0)));
     // sums[n] = -128 * sum_k B[k, n], 16 columns at a time.
@@ -291,24 +294,6 @@ struct KernelBuilder {
               DenseElementsAttr::get(vec(16, i32), b.getI32IntegerAttr(-128))));
       vector::StoreOp::create(b, loc, scaled, sums, ValueRange{col});
     }
-    // C[m, :] += sums.
-    auto mLoop = scf::ForOp::create(b, loc, c0, idx(g.m), c1);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(mLoop.getBody());
-    Value row = mLoop.getInductionVar();
-    auto cLoop =
-        scf::ForOp::create(b, loc, c0, idx((g.n + 15) / 16 * 16), idx(16));
-    b.setInsertionPointToStart(cLoop.getBody());
-    Value col = cLoop.getInductionVar();
-    Value rest = arith::SubIOp::create(b, loc, idx(g.n), col);
-    Value mask = vector::CreateMaskOp::create(b, loc, vec(16, b.getI1Type()),
-                                              ValueRange{rest});
-    Value cv = vector::MaskedLoadOp::create(b, loc, vec(16, i32), g.c,
-                                            ValueRange{row, col}, mask, zero16);
-    Value sv =
-        vector::LoadOp::create(b, loc, vec(16, i32), sums, ValueRange{col});
-    vector::MaskedStoreOp::create(b, loc, g.c, ValueRange{row, col}, mask,
-                                  arith::AddIOp::create(b, loc, cv, sv));
     (void)fullCols;
   }
 
@@ -390,6 +375,11 @@ struct KernelBuilder {
   /// `tail` adds the last, partial k group (K % G values and zeros).
   void microKernel(Value m0, int64_t rows, Value n0, int64_t groups,
                    int64_t lastCols, Value kb, Value ke, bool tail) {
+    // i8: the offset correction joins C in the first K block.
+    Value firstBlock;
+    if (g.kind == DotKind::I8)
+      firstBlock =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kb, idx(0));
     int64_t gs = groupSize();
     Type elt = inType();
     VectorType accT = vec(16, accType());
@@ -409,11 +399,19 @@ struct KernelBuilder {
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < groups; ++j) {
         SmallVector<Value> at = {rowOf(i), colOf(j)};
+        Value cv;
         if (mask && j == groups - 1)
-          acc.push_back(vector::MaskedLoadOp::create(b, loc, accT, g.c, at,
-                                                     mask, zeroAcc));
+          cv = vector::MaskedLoadOp::create(b, loc, accT, g.c, at, mask,
+                                            zeroAcc);
         else
-          acc.push_back(vector::LoadOp::create(b, loc, accT, g.c, at));
+          cv = vector::LoadOp::create(b, loc, accT, g.c, at);
+        if (firstBlock) {
+          Value sv =
+              vector::LoadOp::create(b, loc, accT, sums, ValueRange{colOf(j)});
+          cv = arith::SelectOp::create(
+              b, loc, firstBlock, arith::AddIOp::create(b, loc, cv, sv), cv);
+        }
+        acc.push_back(cv);
       }
     // One k group: broadcast A's group of each row, one dot per 16 columns.
     auto step = [&](Value kk, ArrayRef<Value> in,
@@ -533,7 +531,7 @@ struct KernelBuilder {
     aSource = g.a;
     if (g.kind == DotKind::I8) {
       packA();
-      subtractOffset();
+      columnSums();
     }
     int64_t groupsPerTile = nr / 16;
     int64_t fullTiles = g.n / nr, restCols = g.n - fullTiles * nr;

@@ -299,8 +299,10 @@ def AccelCpuDotKernelsPass
     - M and N remainders are static smaller kernels (the last 16 columns
       masked); a partial last k group reads A's remaining values and zeros.
     - int8: vpdpbusd multiplies unsigned by signed bytes, so A enters as
-      `a xor 0x80` (= a + 128) and C first gets `-128 x` the column sums
-      of B; the i32 result is bit-exact (wrapping like the reference).
+      `a xor 0x80` (= a + 128), through a copy whose K is padded to whole
+      groups (each group then broadcasts straight from memory), and the C
+      tiles loaded in the first K block get `-128 x` the column sums of B;
+      the i32 result is bit-exact (wrapping like the reference).
 
     bf16 products are exact in f32 and summed in f32, as the widened f32
     FMA would (in a different order: within the contract's f32
