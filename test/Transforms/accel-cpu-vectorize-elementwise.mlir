@@ -81,3 +81,28 @@ func.func @scalar_exp(%s: f32, %x: memref<2x4096xf32>, %m: memref<2xf32>) -> f32
   }
   return %e : f32
 }
+
+// -----
+
+// A boolean mask in memory is a byte per element, but LLVM reads an
+// <N x i1> vector as N packed bits: generics with i1 buffers stay scalar
+// (the f32 one next to it is vectorized).
+// CHECK-LABEL: func @bool_mask_stays_scalar
+// CHECK: linalg.generic
+// CHECK-SAME: memref<8x32xi1>
+// CHECK-NOT: xi1>, vector<
+// CHECK: vector.transfer_read %{{.+}} : memref<1x16xf32, strided<[32, 1], offset: ?>>, vector<1x16xf32>
+func.func @bool_mask_stays_scalar(%s: memref<8x32xf32>, %m: memref<8x32xi1>, %o: memref<8x32xf32>, %o2: memref<8x32xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%s, %m : memref<8x32xf32>, memref<8x32xi1>) outs(%o : memref<8x32xf32>) {
+  ^bb0(%x: f32, %keep: i1, %out: f32):
+    %y = arith.select %keep, %x, %ninf : f32
+    linalg.yield %y : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%s : memref<8x32xf32>) outs(%o2 : memref<8x32xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %y = arith.addf %x, %x : f32
+    linalg.yield %y : f32
+  }
+  return
+}
