@@ -159,11 +159,7 @@ evaluateGeneric(linalg::GenericOp g,
   SmallVector<int64_t> point(ranges.size(), 0);
   DenseMap<Value, Scalar> scalars;
   for (int64_t n = 0; n < points; ++n) {
-    int64_t rem = n;
-    for (int64_t d = int64_t(ranges.size()) - 1; d >= 0; --d) {
-      point[d] = rem % ranges[d];
-      rem /= ranges[d];
-    }
+    accel_run::delinearize(n, ranges, point);
     scalars.clear();
     int64_t outIndex = 0;
     for (auto [i, operand] : llvm::enumerate(g->getOpOperands())) {

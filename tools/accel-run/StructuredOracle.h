@@ -39,6 +39,16 @@ mlir::FailureOr<mlir::accel::ref::Result> evaluateStructured(
     mlir::Operation &op,
     llvm::function_ref<const mlir::accel::ref::Result &(mlir::Value)> lookup);
 
+/// Point `n` of the iteration space `ranges` in row-major order (the
+/// oracles walk a generic's loops this way).
+inline void delinearize(int64_t n, llvm::ArrayRef<int64_t> ranges,
+                        llvm::MutableArrayRef<int64_t> point) {
+  for (int64_t d = int64_t(ranges.size()) - 1; d >= 0; --d) {
+    point[d] = n % ranges[d];
+    n /= ranges[d];
+  }
+}
+
 } // namespace accel_run
 
 #endif // ACCEL_TOOLS_ACCEL_RUN_STRUCTUREDORACLE_H

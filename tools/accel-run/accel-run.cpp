@@ -78,9 +78,10 @@ static cl::list<std::string>
               cl::desc("A .npy file for the next tensor argument the "
                        "function reads, in order ('-' generates that one)"),
               cl::cat(runCat));
-static cl::opt<double> maskDensity(
-    "i1-density", cl::desc("Fraction of true values in generated i1 tensors"),
-    cl::init(0.8), cl::cat(runCat));
+static cl::opt<double>
+    maskDensity("i1-density",
+                cl::desc("Fraction of true values in generated i1 tensors"),
+                cl::init(0.8), cl::cat(runCat));
 static cl::opt<int64_t> maskZeroRows(
     "i1-zero-rows",
     cl::desc("Make the first N rows (second-to-last dimension) of generated "
@@ -91,9 +92,9 @@ static cl::list<std::string>
            cl::desc("ARG:INDEX:VALUE sets element INDEX (flat) of argument "
                     "ARG to VALUE (nan, inf, -inf or a number)"),
            cl::cat(runCat));
-static cl::opt<int64_t>
-    indexArg("index-value", cl::desc("Value given to index arguments"),
-             cl::init(0), cl::cat(runCat));
+static cl::opt<int64_t> indexArg("index-value",
+                                 cl::desc("Value given to index arguments"),
+                                 cl::init(0), cl::cat(runCat));
 static cl::opt<int64_t> threads("num-threads",
                                 cl::desc("OpenMP threads (1: sequential)"),
                                 cl::init(1), cl::cat(runCat));
@@ -226,6 +227,22 @@ static void promoteEmptyInits(func::FuncOp func) {
 // The oracle: the function evaluated in fp64
 //===----------------------------------------------------------------------===//
 
+/// The values of a dense constant (i1 as 0/1, other integers signed).
+static ref::Tensor denseValues(DenseElementsAttr d) {
+  auto type = cast<RankedTensorType>(d.getType());
+  ref::Tensor t(type.getShape());
+  int64_t n = 0;
+  if (isa<FloatType>(type.getElementType()))
+    for (APFloat x : d.getValues<APFloat>())
+      t.data[n++] = x.convertToDouble();
+  else
+    for (APInt x : d.getValues<APInt>())
+      t.data[n++] = type.getElementType().isInteger(1)
+                        ? double(x.getZExtValue())
+                        : double(x.getSExtValue());
+  return t;
+}
+
 /// Evaluates `func` on `args` with the shared reference; unknown ops are an
 /// error naming the op.
 static FailureOr<SmallVector<ref::Result>>
@@ -260,18 +277,7 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       } else if (auto i = dyn_cast<IntegerAttr>(attr)) {
         env[cst] = exact(ref::Tensor({}, double(i.getValue().getSExtValue())));
       } else if (auto d = dyn_cast<DenseElementsAttr>(attr)) {
-        auto type = cast<RankedTensorType>(d.getType());
-        ref::Tensor t(type.getShape());
-        int64_t n = 0;
-        if (isa<FloatType>(type.getElementType()))
-          for (APFloat x : d.getValues<APFloat>())
-            t.data[n++] = x.convertToDouble();
-        else
-          for (APInt x : d.getValues<APInt>())
-            t.data[n++] = type.getElementType().isInteger(1)
-                              ? double(x.getZExtValue())
-                              : double(x.getSExtValue());
-        env[cst] = exact(std::move(t));
+        env[cst] = exact(denseValues(d));
       } else {
         return op.emitOpError("the fp64 oracle does not model this constant");
       }
@@ -300,7 +306,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
         else
           r = x != 0.0 ? y : get(op.getOperand(2)).data[n];
         // A result beyond the element type's range is, correctly, ±inf.
-        if (std::isfinite(r) && std::isinf(ref::roundTo(r, type.getElementType())))
+        if (std::isfinite(r) &&
+            std::isinf(ref::roundTo(r, type.getElementType())))
           r = ref::roundTo(r, type.getElementType());
         out.data[n] = r;
         bound.data[n] = std::isfinite(r) ? u * std::fabs(r) : 0.0;
@@ -381,17 +388,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       continue;
     }
     if (auto tc = dyn_cast<tosa::ConstOp>(op)) {
-      auto d = cast<DenseElementsAttr>(tc.getValues());
-      auto type = cast<RankedTensorType>(d.getType());
-      ref::Tensor t(type.getShape());
-      int64_t n = 0;
-      if (isa<FloatType>(type.getElementType()))
-        for (APFloat x : d.getValues<APFloat>())
-          t.data[n++] = x.convertToDouble();
-      else
-        for (APInt x : d.getValues<APInt>())
-          t.data[n++] = double(x.getSExtValue());
-      env[tc.getResult()] = exact(std::move(t));
+      env[tc.getResult()] =
+          exact(denseValues(cast<DenseElementsAttr>(tc.getValues())));
       continue;
     }
     if (auto mm = dyn_cast<MatmulOp>(op)) {
@@ -404,9 +402,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
         spec.lhsScale = get(mm.getLhsScale()).data[0];
         spec.rhsScale = get(mm.getRhsScale()).data[0];
       }
-      env[mm.getResult()] =
-          ref::matmul(get(mm.getLhs()), get(mm.getRhs()), get(mm.getInit()),
-                      spec);
+      env[mm.getResult()] = ref::matmul(get(mm.getLhs()), get(mm.getRhs()),
+                                        get(mm.getInit()), spec);
       continue;
     }
     if (auto sm = dyn_cast<SoftmaxOp>(op)) {
@@ -641,8 +638,7 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
   for (Type t : func.getResultTypes()) {
     auto rt = dyn_cast<RankedTensorType>(t);
     if (!rt || !rt.hasStaticShape())
-      return fail("@" + name +
-                  " must return statically shaped tensors, got " +
+      return fail("@" + name + " must return statically shaped tensors, got " +
                   typeStr(t)),
              failure();
   }
@@ -685,8 +681,8 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
   // read (outputs that are only written are always NaN-prefilled).
   unsigned tensorIndex = 0;
   for (auto [i, arg] : llvm::enumerate(job.args)) {
-    bool readTensor = isa<RankedTensorType>(arg.type) && !arg.writeOnly &&
-                      i < declaredArgs;
+    bool readTensor =
+        isa<RankedTensorType>(arg.type) && !arg.writeOnly && i < declaredArgs;
     if (useNpy && readTensor && tensorIndex < npyInputs.size() &&
         npyInputs[tensorIndex] != "-") {
       if (failed(load(arg, i, npyInputs[tensorIndex])))
@@ -1018,8 +1014,8 @@ int main(int argc, char **argv) {
   }
   auto engine = compileForHost(*selected, options);
   if (!engine)
-    return fail("cannot compile '" + inputFile + "' for the host: " +
-                toString(engine.takeError()));
+    return fail("cannot compile '" + inputFile +
+                "' for the host: " + toString(engine.takeError()));
 
   // The inputs as generated, for the precision report (runs write the
   // outputs in place, and accumulating ones read them).
