@@ -7,6 +7,7 @@
 
 #include "accel/InitAll.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Dialect/Systolic/IR/SystolicDialect.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Transforms/Passes.h"
@@ -21,7 +22,7 @@ void accel::registerAllAccelDialects(DialectRegistry &registry) {
   // Every upstream dialect and extension (interface models, transform ops,
   // to-LLVM conversions): accel pipelines reach from tosa and linalg down to
   // LLVM, NVVM and ROCDL, and one-shot bufferization needs the models.
-  registry.insert<accel::AccelDialect>();
+  registry.insert<accel::AccelDialect, systolic::SystolicDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
 }

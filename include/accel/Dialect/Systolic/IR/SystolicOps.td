@@ -1,0 +1,166 @@
+//===- SystolicOps.td - systolic instructions --------------*- tablegen -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_DIALECT_SYSTOLIC_IR_SYSTOLICOPS_TD
+#define ACCEL_DIALECT_SYSTOLIC_IR_SYSTOLICOPS_TD
+
+include "accel/Dialect/Systolic/IR/SystolicBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+
+def Systolic_ProgramOp : Systolic_Op<"program", [
+    Symbol, IsolatedFromAbove, NoTerminator, SingleBlock,
+    NoRegionArguments]> {
+  let summary = "A program for the systolic array";
+  let description = [{
+    The machine (`config`), the DRAM buffers (`buffers`, indexed from 0 by
+    the instructions) and the instructions, in issue order. The verifier
+    checks every instruction against the machine (SRAM rows, array shape,
+    buffer bounds) and the dataflow state: a `config` before the first
+    `preload`, a `preload` before each `compute`, dimensions that agree.
+
+    ```mlir
+    systolic.program @mm config #systolic.config<...>
+        buffers [#systolic.buffer<"a", arg 0, tensor<16x16xi8>>, ...] {
+      systolic.config ws
+      systolic.mvin 0[0] stride 16 -> spad[0] rows 16 cols 16
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Systolic_ConfigAttr:$config,
+    TypedArrayAttrBase<Systolic_BufferAttr, "DRAM buffers">:$buffers
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `config` $config `buffers` $buffers attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$name, "ConfigAttr":$config,
+                   "::mlir::ArrayAttr":$buffers)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+class Systolic_InstOp<string mnemonic, list<Trait> traits = []>
+    : Systolic_Op<mnemonic, !listconcat(traits, [HasParent<"ProgramOp">])>;
+
+def Systolic_ConfigOp : Systolic_InstOp<"config"> {
+  let summary = "Select the dataflow (weight- or output-stationary)";
+  let arguments = (ins Systolic_DataflowAttr:$dataflow);
+  let assemblyFormat = "$dataflow attr-dict";
+}
+
+def Systolic_MvinOp : Systolic_InstOp<"mvin"> {
+  let summary = "DMA a block from a DRAM buffer into the scratchpad or "
+                "accumulator";
+  let description = [{
+    Copies `rows x cols` elements of DRAM buffer `buffer` (element `(r, c)`
+    at `offset + r * stride + c`, or `offset + c * stride + r` with
+    `transpose`) into SRAM rows `row ..` of `space`.
+  }];
+  let arguments = (ins
+    I64Attr:$buffer, I64Attr:$offset, I64Attr:$stride,
+    Systolic_SpaceAttr:$space, I64Attr:$row, I64Attr:$rows, I64Attr:$cols,
+    UnitAttr:$transpose
+  );
+  let assemblyFormat = [{
+    $buffer `[` $offset `]` `stride` $stride `->` $space `[` $row `]`
+    `rows` $rows `cols` $cols (`transpose` $transpose^)? attr-dict
+  }];
+}
+
+def Systolic_MvoutOp : Systolic_InstOp<"mvout"> {
+  let summary = "DMA a block from the accumulator or scratchpad to DRAM";
+  let description = [{
+    The inverse of `mvin`; values from the accumulator are converted to the
+    buffer's element type (f32 to bf16 rounds to nearest even, i32 to i8
+    saturates).
+  }];
+  let arguments = (ins
+    Systolic_SpaceAttr:$space, I64Attr:$row, I64Attr:$rows, I64Attr:$cols,
+    I64Attr:$buffer, I64Attr:$offset, I64Attr:$stride, UnitAttr:$transpose
+  );
+  let assemblyFormat = [{
+    $space `[` $row `]` `rows` $rows `cols` $cols `->` $buffer `[` $offset `]`
+    `stride` $stride (`transpose` $transpose^)? attr-dict
+  }];
+}
+
+def Systolic_PreloadOp : Systolic_InstOp<"preload"> {
+  let summary = "Load weights (WS) or reset partial sums (OS) and set the "
+                "output target";
+  let description = [{
+    WS: loads the `k x n` weights at scratchpad rows `weights ..` into the
+    array (without `weights` the array keeps the ones it has). OS: resets
+    the `m x n` partial sums (no `weights`). The computes that follow write
+    to accumulator rows `acc[c_row] ..`, adding to them with `accumulate`.
+  }];
+  let arguments = (ins
+    OptionalAttr<I64Attr>:$b_row, I64Attr:$c_row, I64Attr:$m, I64Attr:$k,
+    I64Attr:$n, UnitAttr:$accumulate
+  );
+  let assemblyFormat = [{
+    (`weights` `spad` `[` $b_row^ `]`)? `to` `acc` `[` $c_row `]`
+    `m` $m `k` $k `n` $n (`accumulate` $accumulate^)? attr-dict
+  }];
+}
+
+def Systolic_ComputeOp : Systolic_InstOp<"compute"> {
+  let summary = "Stream operands through the array";
+  let description = [{
+    WS: streams the `m x k` tile at scratchpad rows `a_row ..` through the
+    preloaded weights (`preloaded`: loaded by the preload just before).
+    OS: multiplies A (`m x k` at `a_row`) by B (`k x n` at `b_row`) into the
+    partial sums.
+  }];
+  let arguments = (ins
+    I64Attr:$a_row, OptionalAttr<I64Attr>:$b_row, I64Attr:$m, I64Attr:$k,
+    I64Attr:$n, UnitAttr:$preloaded
+  );
+  let assemblyFormat = [{
+    (`preloaded` $preloaded^)? `spad` `[` $a_row `]`
+    (`times` `spad` `[` $b_row^ `]`)? `m` $m `k` $k `n` $n attr-dict
+  }];
+}
+
+def Systolic_VectorOp : Systolic_InstOp<"vector"> {
+  let summary = "Element-wise or row-wise f32 work on accumulator rows";
+  let description = [{
+    `dst = op(A, B)` on a `rows x cols` block, where A is accumulator rows
+    `src_a ..` and B is accumulator rows `src_b ..` element-wise, their
+    column 0 per row (`bcast row`) or the immediate (`bcast scalar`). See
+    `VecOp` in include/accel/Systolic/ISA.h for each op. `to_spad` writes
+    the (copied) values into scratchpad rows, rounded to the input type.
+  }];
+  let arguments = (ins
+    Systolic_VecOpAttr:$op, I64Attr:$dst, I64Attr:$src_a,
+    OptionalAttr<I64Attr>:$src_b, I64Attr:$rows, I64Attr:$cols,
+    OptionalAttr<Systolic_BcastAttr>:$bcast, OptionalAttr<F32Attr>:$fimm,
+    OptionalAttr<I64Attr>:$iimm, UnitAttr:$accumulate, UnitAttr:$inf_is_zero,
+    UnitAttr:$to_spad
+  );
+  let assemblyFormat = [{
+    $op (`to_spad` $to_spad^)? $dst `,` $src_a (`,` $src_b^)?
+    `rows` $rows `cols` $cols (`bcast` $bcast^)? (`imm` $fimm^)?
+    (`offset` $iimm^)? (`accumulate` $accumulate^)?
+    (`inf_is_zero` $inf_is_zero^)? attr-dict
+  }];
+}
+
+def Systolic_FenceOp : Systolic_InstOp<"fence"> {
+  let summary = "Wait for every earlier instruction";
+  let assemblyFormat = "attr-dict";
+}
+
+#endif // ACCEL_DIALECT_SYSTOLIC_IR_SYSTOLICOPS_TD

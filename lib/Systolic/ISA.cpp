@@ -1,0 +1,43 @@
+//===- ISA.cpp - the systolic array's instruction set ---------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Systolic/ISA.h"
+
+#include <cstring>
+
+using namespace accel::systolic;
+
+const char *accel::systolic::elemTypeName(ElemType t) {
+  switch (t) {
+  case ElemType::I8:
+    return "i8";
+  case ElemType::I32:
+    return "i32";
+  case ElemType::BF16:
+    return "bf16";
+  case ElemType::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+bool Instruction::operator==(const Instruction &o) const {
+  // The float immediate compares by bits: a NaN fill equals itself and
+  // -0.0 differs from 0.0, as the binary encoding does.
+  uint32_t a, b;
+  std::memcpy(&a, &fimm, 4);
+  std::memcpy(&b, &o.fimm, 4);
+  return op == o.op && dataflow == o.dataflow && buffer == o.buffer &&
+         offset == o.offset && stride == o.stride && space == o.space &&
+         row == o.row && transpose == o.transpose && rows == o.rows &&
+         cols == o.cols && aRow == o.aRow && bRow == o.bRow &&
+         cRow == o.cRow && m == o.m && k == o.k && n == o.n &&
+         accumulate == o.accumulate && preloaded == o.preloaded &&
+         vop == o.vop && bcast == o.bcast && vflags == o.vflags &&
+         dst == o.dst && srcA == o.srcA && srcB == o.srcB && a == b &&
+         iimm == o.iimm;
+}
