@@ -34,6 +34,7 @@ tools = [
     ToolSubst("mlir-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),
     ToolSubst("accel-run", unresolved="fatal"),
+    ToolSubst("accel-systolic-translate", unresolved="fatal"),
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("llc", unresolved="fatal"),
 ]

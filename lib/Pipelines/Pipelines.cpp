@@ -127,7 +127,36 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+void accel::buildAccelSystolicPipeline(
+    OpPassManager &pm, const AccelSystolicPipelineOptions &options) {
+  pm.addPass(accel::createAccelRaisePass());
+  pm.addPass(accel::createAccelFuseAttentionPass());
+  pm.addPass(createCanonicalizerPass());
+  accel::ConvertAccelToSystolicPassOptions o;
+  o.rows = options.rows;
+  o.cols = options.cols;
+  o.spadKib = options.spadKib;
+  o.accKib = options.accKib;
+  o.spadBanks = options.spadBanks;
+  o.accBanks = options.accBanks;
+  o.dramBytesPerCycle = options.dramBytesPerCycle;
+  o.dramLatency = options.dramLatency;
+  o.vectorLanes = options.vectorLanes;
+  o.dataflow = options.dataflow;
+  o.tileM = options.tileM;
+  o.tileN = options.tileN;
+  o.tileK = options.tileK;
+  o.attentionTileQ = options.attentionTileQ;
+  o.attentionTileKV = options.attentionTileKV;
+  pm.addPass(accel::createConvertAccelToSystolicPass(o));
+}
+
 void accel::registerAccelPipelines() {
+  PassPipelineRegistration<AccelSystolicPipelineOptions>(
+      "accel-systolic-pipeline",
+      "Compile accel functions to systolic-array programs "
+      "(convert-accel-to-systolic after raising and fusing)",
+      buildAccelSystolicPipeline);
   PassPipelineRegistration<AccelCpuPipelineOptions>(
       "accel-cpu-pipeline",
       "Lower accel ops on tensors to LLVM for the host CPU (JIT or object "

@@ -300,7 +300,8 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
         double logitErr = 2 * u32 * maxLogit;
         double sumErr = ref::unitRoundoff(spec.outType) +
                         2.0 * std::sqrt(double(skv)) * u32;
-        double rowBound = atol + 2 * maxV * logitErr + sumErr * maxV;
+        double rowBound = atol + 2 * maxV * logitErr +
+                          (sumErr + spec.probabilityRoundoff) * maxV;
         double shift = mx == -kInf ? 0.0 : mx;
         double sum = 0;
         for (int64_t j = 0; j < skv; ++j) {

@@ -9,9 +9,9 @@
 
 #include <cstring>
 
-using namespace accel::systolic;
+using namespace sysarray;
 
-const char *accel::systolic::elemTypeName(ElemType t) {
+const char *sysarray::elemTypeName(ElemType t) {
   switch (t) {
   case ElemType::I8:
     return "i8";

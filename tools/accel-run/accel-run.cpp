@@ -18,6 +18,9 @@
 #include "RoundingOracle.h"
 #include "StructuredOracle.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/Dialect/Systolic/IR/SystolicOps.h"
+#include "accel/Dialect/Systolic/Translate.h"
+#include "accel/Systolic/Simulator.h"
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Reference/Reference.h"
@@ -64,8 +67,22 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
 static cl::opt<std::string>
     entry("entry", cl::desc("Function to run (default: the only public one)"),
           cl::cat(runCat));
-static cl::opt<std::string> target("target", cl::desc("Where to run: cpu"),
-                                   cl::init("cpu"), cl::cat(runCat));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("Where to run: cpu (JIT) or systolic (compiled with "
+                    "accel-systolic-pipeline and run on the cycle-level "
+                    "simulator)"),
+           cl::init("cpu"), cl::cat(runCat));
+static cl::opt<std::string> systolicOptions(
+    "systolic-pipeline-options",
+    cl::desc("Options of accel-systolic-pipeline, e.g. \"rows=32 cols=32 "
+             "dataflow=os\""),
+    cl::cat(runCat));
+static cl::opt<std::string>
+    simMode("sim-mode",
+            cl::desc("Simulator timing model for --target=systolic: default "
+                     "or scalesim"),
+            cl::init("default"), cl::cat(runCat));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input generator"),
                               cl::init(1), cl::cat(runCat));
 static cl::opt<std::string>
@@ -419,6 +436,10 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
         return op.emitOpError("the fp64 oracle needs a static head dimension "
                               "or an explicit scale");
       spec.scale = *scale;
+      // The systolic array rounds P to its input type (the scratchpad's).
+      if (target == "systolic")
+        spec.probabilityRoundoff =
+            ref::unitRoundoff(at.getQuery().getType().getElementType());
       spec.causal = at.getCausal();
       if (at.getDiagonal())
         spec.diagonal = static_cast<int64_t>(get(at.getDiagonal()).data[0]);
@@ -732,20 +753,14 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
   return success();
 }
 
-/// Runs `job` once and checks it, then times it; false when a check fails.
-static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
-  auto invoke = [&]() -> llvm::Error {
-    return job.call.invoke(engine, job.name);
-  };
-  if (llvm::Error err = invoke())
-    return fail("running @" + job.name +
-                " failed: " + toString(std::move(err))),
-           failure();
+/// Compares each result of `job` (read by `actualOf`) with its reference
+/// and prints the verdicts; false when one fails.
+static FailureOr<bool>
+checkResults(Job &job, llvm::function_ref<ref::Tensor(unsigned)> actualOf) {
   bool allPassed = true;
-  llvm::outs() << "@" << job.name << "\n";
   for (auto [i, type] : llvm::enumerate(job.func.getResultTypes())) {
     auto rt = cast<RankedTensorType>(type);
-    ref::Tensor actual = readDescriptor(job.call.result(i), rt);
+    ref::Tensor actual = actualOf(i);
     const ref::Result &expected = job.expected[i];
     ref::Comparison c = ref::compare(actual, expected);
     allPassed &= c.passed();
@@ -772,6 +787,27 @@ static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
         return fail(toString(std::move(e))), failure();
     }
   }
+  return allPassed;
+}
+
+/// Runs `job` once and checks it, then times it; false when a check fails.
+static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
+  auto invoke = [&]() -> llvm::Error {
+    return job.call.invoke(engine, job.name);
+  };
+  if (llvm::Error err = invoke())
+    return fail("running @" + job.name +
+                " failed: " + toString(std::move(err))),
+           failure();
+  llvm::outs() << "@" << job.name << "\n";
+  FailureOr<bool> checked = checkResults(job, [&](unsigned i) {
+    return readDescriptor(
+        job.call.result(i),
+        cast<RankedTensorType>(job.func.getResultTypes()[i]));
+  });
+  if (failed(checked))
+    return failure();
+  bool allPassed = *checked;
   // Timing: the median of the repeated runs (outputs are not re-prefilled).
   if (repeat > 0) {
     std::vector<double> times;
@@ -932,6 +968,96 @@ reportPrecisions(ModuleOp selected, std::vector<Job> &jobs,
   return allPassed;
 }
 
+//===----------------------------------------------------------------------===//
+// The systolic target
+//===----------------------------------------------------------------------===//
+
+/// Compiles `module` (the selected functions) with accel-systolic-pipeline,
+/// runs each job's program on the simulator with the job's inputs and checks
+/// the results; the process exit code.
+static int runSystolic(std::vector<Job> &jobs, ModuleOp module,
+                       MLIRContext &context) {
+  sysarray::SimOptions sim;
+  if (simMode == "scalesim")
+    sim.mode = sysarray::TimingMode::ScaleSim;
+  else if (simMode != "default")
+    return fail("--sim-mode must be default or scalesim, got '" + simMode +
+                "'");
+  AccelSystolicPipelineOptions options;
+  if (failed(options.parseFromString(systolicOptions)))
+    return fail("bad --systolic-pipeline-options '" + systolicOptions + "'");
+  PassManager pm(&context);
+  buildAccelSystolicPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return fail("cannot compile '" + inputFile + "' for the systolic array");
+
+  llvm::outs() << "accel-run: " << inputFile << " on the systolic simulator ("
+               << sysarray::timingModeName(sim.mode) << " timing), seed "
+               << seed << ", " << dist << " inputs\n";
+  unsigned passed = 0;
+  for (Job &job : jobs) {
+    auto programOp = module.lookupSymbol<systolic::ProgramOp>(job.name);
+    if (!programOp)
+      return fail("accel-systolic-pipeline made no program for @" + job.name);
+    FailureOr<sysarray::Program> program = systolic::toProgram(programOp);
+    if (failed(program))
+      return 1;
+    // Arguments from the job; results prefilled with a pattern no kernel
+    // writes by accident (NaN for floats); scratch zeroed.
+    std::vector<std::vector<uint8_t>> buffers;
+    for (const sysarray::Buffer &buffer : program->buffers) {
+      std::vector<uint8_t> bytes(buffer.sizeBytes(), 0);
+      if (buffer.role == sysarray::BufferRole::Arg) {
+        const Arg &arg = job.args[buffer.position];
+        std::memcpy(bytes.data(), arg.bytes.data(),
+                    std::min(bytes.size(), arg.bytes.size()));
+      } else if (buffer.role == sysarray::BufferRole::Result) {
+        bool isFloat = buffer.type == sysarray::ElemType::F32 ||
+                       buffer.type == sysarray::ElemType::BF16;
+        std::fill(bytes.begin(), bytes.end(), isFloat ? 0xFF : 0xA5);
+      }
+      buffers.push_back(std::move(bytes));
+    }
+    llvm::Expected<sysarray::SimStats> stats =
+        sysarray::simulate(*program, buffers, sim);
+    if (!stats)
+      return fail("simulating @" + job.name + ": " +
+                  toString(stats.takeError()));
+    llvm::outs() << "@" << job.name << "\n";
+    FailureOr<bool> ok = checkResults(job, [&](unsigned i) {
+      auto rt = cast<RankedTensorType>(job.func.getResultTypes()[i]);
+      ref::Tensor actual(SmallVector<int64_t>(rt.getShape()));
+      for (auto [b, buffer] : llvm::enumerate(program->buffers)) {
+        if (buffer.role != sysarray::BufferRole::Result ||
+            buffer.position != i)
+          continue;
+        size_t width = storageBytes(rt.getElementType());
+        for (size_t n = 0; n < actual.data.size(); ++n)
+          actual.data[n] =
+              decode(buffers[b].data() + n * width, rt.getElementType());
+      }
+      return actual;
+    });
+    if (failed(ok))
+      return 1;
+    llvm::outs() << "  " << sysarray::formatStats(*program, *stats, sim.mode)
+                 << "\n";
+    if (auto predicted =
+            programOp->getAttrOfType<IntegerAttr>("predicted_cycles");
+        predicted && sim.mode == sysarray::TimingMode::Default)
+      llvm::outs() << llvm::formatv(
+          "  schedule model: {0} cycles predicted, {1:f3} of the simulated\n",
+          predicted.getInt(),
+          stats->cycles ? double(predicted.getInt()) / double(stats->cycles)
+                        : 0.0);
+    llvm::outs() << "  " << (*ok ? "PASS" : "FAIL") << "\n";
+    passed += *ok;
+  }
+  llvm::outs() << "accel-run: " << passed << " of " << jobs.size()
+               << " functions passed\n";
+  return passed == jobs.size() ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCat);
@@ -939,9 +1065,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "accel-run: JIT-run accel functions and check them against the fp64 "
       "oracle\n");
-  if (target != "cpu")
+  if (target != "cpu" && target != "systolic")
     return fail("--target=" + target +
-                " cannot run here (only 'cpu' executes on this machine)");
+                " cannot run here (cpu and systolic execute on this "
+                "machine)");
   if (dist != "uniform" && dist != "normal" && dist != "exact")
     return fail("--dist must be uniform, normal or exact, got '" + dist + "'");
   if (threads < 1)
@@ -1002,7 +1129,7 @@ int main(int argc, char **argv) {
   // --pre-passes.
   OwningOpRef<ModuleOp> unlowered = selected->clone();
   if (!prePasses.empty()) {
-    accel::registerAllAccelPasses();
+    mlir::accel::registerAllAccelPasses();
     PassManager pm(&context);
     std::string errors;
     llvm::raw_string_ostream errorStream(errors);
@@ -1011,6 +1138,11 @@ int main(int argc, char **argv) {
     if (failed(pm.run(*selected)))
       return fail("--pre-passes '" + prePasses + "' failed on '" + inputFile +
                   "'");
+  }
+  if (target == "systolic") {
+    if (!precisionReport.empty())
+      return fail("--precision-report runs on the cpu target only");
+    return runSystolic(jobs, *selected, context);
   }
   auto engine = compileForHost(*selected, options);
   if (!engine)
@@ -1041,7 +1173,7 @@ int main(int argc, char **argv) {
                << " functions passed\n";
   bool precisionsPassed = true;
   if (!precisionReport.empty()) {
-    accel::registerAllAccelPasses();
+    mlir::accel::registerAllAccelPasses();
     FailureOr<bool> ok = reportPrecisions(*unlowered, jobs, pristine, options);
     if (failed(ok))
       return 1;

@@ -9,6 +9,7 @@
 #define ACCEL_CONVERSION_PASSES_H
 
 #include "accel/Conversion/AccelToLinalg/AccelToLinalg.h"
+#include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::accel {

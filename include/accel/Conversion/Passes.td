@@ -86,4 +86,80 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ConvertAccelToSystolicPass
+    : Pass<"convert-accel-to-systolic", "::mlir::ModuleOp"> {
+  let summary = "Compile accel matmul and attention functions to systolic "
+                "array programs";
+  let description = [{
+    Replaces every public function whose body is `accel.matmul` and
+    `accel.attention` ops on statically shaped tensors (plus `tensor.empty`
+    and constants) with a `systolic.program` of the same name. Function
+    arguments and results become DRAM buffers (`arg n`, `result n`);
+    intermediate tensors become scratch buffers.
+
+    Matmul: tiled to the array and the SRAMs. Blocks of `Mt x Kt` of A and
+    `Kt x Nt` of B fill half the scratchpad each step and the next step's
+    blocks go to the other half, so the DMA of step i+1 overlaps the
+    computes of step i; the `Mt x Nt` output block alternates between two
+    halves of the accumulator the same way. Remainders are smaller
+    instructions (no padding). Dataflows:
+
+    - `ws` (weight-stationary): `R x C` tiles of B are preloaded, rows of A
+      stream through them.
+    - `os` (output-stationary): an `R x C` output tile stays in the array
+      while A and B stream.
+    - `is` (input-stationary): WS on the transposed problem
+      `Cᵀ = Bᵀ·Aᵀ` (tiles of A stay, B streams), with transposing DMA.
+    - `auto`: the cost model (docs/systolic.md) predicts the cycles of each
+      dataflow and its best tiles and picks the fastest.
+
+    Attention (WS, f32 vector unit): per (batch, head) and block of query
+    rows, `S = Q·Kᵀ` on the array for a block of keys (Kᵀ loaded by a
+    transposing DMA), the online softmax on the vector unit (scale, causal
+    mask on diagonal tiles, running max and sum, rescaling of the output),
+    `P` rounded into the scratchpad and `O += P·V` on the array; key tiles
+    above the causal band are skipped; `O / l` at the end (0 for a row
+    with no key).
+
+    Inputs are i8 (i32 accumulation, exact), bf16 or f32 (f32
+    accumulation); one input type per program. Masks, sequence lengths,
+    sliding windows, f16/f8 and scaled matmuls are reported as errors.
+  }];
+  let options = [
+    Option<"rows", "rows", "int64_t", "16", "Processing-element rows (R)">,
+    Option<"cols", "cols", "int64_t", "16",
+           "Processing-element columns (C)">,
+    Option<"spadKib", "spad-kib", "int64_t", "256",
+           "Scratchpad size in KiB">,
+    Option<"accKib", "acc-kib", "int64_t", "64",
+           "Accumulator SRAM size in KiB">,
+    Option<"spadBanks", "spad-banks", "int64_t", "4",
+           "Scratchpad banks">,
+    Option<"accBanks", "acc-banks", "int64_t", "2",
+           "Accumulator banks">,
+    Option<"dramBytesPerCycle", "dram-bytes-per-cycle", "double", "16.0",
+           "DMA bandwidth between DRAM and the SRAMs (bytes per cycle)">,
+    Option<"dramLatency", "dram-latency", "int64_t", "100",
+           "Cycles from a DMA request to its first data">,
+    Option<"vectorLanes", "vector-lanes", "int64_t", "16",
+           "f32 lanes of the vector unit">,
+    Option<"dataflow", "dataflow", "std::string", "\"auto\"",
+           "Matmul dataflow: auto, ws, os or is">,
+    Option<"tileM", "tile-m", "int64_t", "0",
+           "Rows of A per block (0: the cost model's choice)">,
+    Option<"tileN", "tile-n", "int64_t", "0",
+           "Columns of B per block, a multiple of the array's columns "
+           "(0: the cost model's choice)">,
+    Option<"tileK", "tile-k", "int64_t", "0",
+           "Depth per block, a multiple of the array's rows (0: the cost "
+           "model's choice)">,
+    Option<"attentionTileQ", "attention-tile-q", "int64_t", "0",
+           "Query rows per attention block (0: as many as fit)">,
+    Option<"attentionTileKV", "attention-tile-kv", "int64_t", "0",
+           "Keys per attention block, a multiple of min(rows, cols) (0: "
+           "as many as fit)">
+  ];
+  let dependentDialects = ["::mlir::systolic::SystolicDialect"];
+}
+
 #endif // ACCEL_CONVERSION_PASSES_TD

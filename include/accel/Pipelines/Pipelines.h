@@ -66,7 +66,66 @@ struct AccelCpuPipelineOptions
 void buildAccelCpuPipeline(OpPassManager &pm,
                            const AccelCpuPipelineOptions &options);
 
-/// Registers `accel-cpu-pipeline` for accel-opt and friends.
+/// The machine and schedule of accel-systolic-pipeline; each option is the
+/// convert-accel-to-systolic option of the same name.
+struct AccelSystolicPipelineOptions
+    : public PassPipelineOptions<AccelSystolicPipelineOptions> {
+  PassOptions::Option<int64_t> rows{*this, "rows",
+                                    llvm::cl::desc("Processing-element rows"),
+                                    llvm::cl::init(16)};
+  PassOptions::Option<int64_t> cols{
+      *this, "cols", llvm::cl::desc("Processing-element columns"),
+      llvm::cl::init(16)};
+  PassOptions::Option<int64_t> spadKib{
+      *this, "spad-kib", llvm::cl::desc("Scratchpad size in KiB"),
+      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> accKib{
+      *this, "acc-kib", llvm::cl::desc("Accumulator SRAM size in KiB"),
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> spadBanks{
+      *this, "spad-banks", llvm::cl::desc("Scratchpad banks"),
+      llvm::cl::init(4)};
+  PassOptions::Option<int64_t> accBanks{
+      *this, "acc-banks", llvm::cl::desc("Accumulator banks"),
+      llvm::cl::init(2)};
+  PassOptions::Option<double> dramBytesPerCycle{
+      *this, "dram-bytes-per-cycle",
+      llvm::cl::desc("DMA bandwidth (bytes per cycle)"), llvm::cl::init(16.0)};
+  PassOptions::Option<int64_t> dramLatency{
+      *this, "dram-latency", llvm::cl::desc("DMA latency (cycles)"),
+      llvm::cl::init(100)};
+  PassOptions::Option<int64_t> vectorLanes{
+      *this, "vector-lanes", llvm::cl::desc("f32 lanes of the vector unit"),
+      llvm::cl::init(16)};
+  PassOptions::Option<std::string> dataflow{
+      *this, "dataflow",
+      llvm::cl::desc("Matmul dataflow: auto (the cost model's), ws, os, is"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<int64_t> tileM{
+      *this, "tile-m", llvm::cl::desc("Rows of A per block (0: model)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> tileN{
+      *this, "tile-n", llvm::cl::desc("Columns of B per block (0: model)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> tileK{
+      *this, "tile-k", llvm::cl::desc("Depth per block (0: model)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> attentionTileQ{
+      *this, "attention-tile-q",
+      llvm::cl::desc("Query rows per attention block (0: as many as fit)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> attentionTileKV{
+      *this, "attention-tile-kv",
+      llvm::cl::desc("Keys per attention block (0: 4 array widths)"),
+      llvm::cl::init(0)};
+};
+
+/// accel ops (and the linalg chains accel-raise and accel-fuse-attention
+/// recognise) -> systolic.program per function (convert-accel-to-systolic).
+void buildAccelSystolicPipeline(OpPassManager &pm,
+                                const AccelSystolicPipelineOptions &options);
+
+/// Registers `accel-cpu-pipeline` and `accel-systolic-pipeline` for accel-opt and friends.
 void registerAccelPipelines();
 
 } // namespace accel

@@ -82,6 +82,12 @@ struct AttentionSpec {
   /// The mask is i1 (keep) rather than additive.
   bool boolMask = false;
   Type outType;
+  /// Unit roundoff of the type the kernel rounds the probabilities P to
+  /// before P·V (0: kept in f32). The systolic array's scratchpad holds
+  /// the input type, so bf16 attention there multiplies bf16 P (as
+  /// FlashAttention does on GPUs); that moves the output by up to
+  /// u_P·max|v| (Σ P = 1, each P rounded relatively).
+  double probabilityRoundoff = 0;
 };
 /// Scaled dot-product attention with GQA, causal band, sliding window,
 /// per-batch sequence lengths and broadcast masks;

@@ -97,8 +97,9 @@
 #include <string>
 #include <vector>
 
-namespace accel {
-namespace systolic {
+// Outside `mlir` and `mlir::accel` on purpose: this is plain C++, and a
+// top-level `accel` would be ambiguous under `using namespace mlir`.
+namespace sysarray {
 
 /// Element types of DRAM buffers and SRAMs.
 enum class ElemType : uint8_t { I8 = 0, I32 = 1, BF16 = 2, F32 = 3 };
@@ -255,7 +256,12 @@ struct Program {
   std::vector<Instruction> instructions;
 };
 
-} // namespace systolic
-} // namespace accel
+} // namespace sysarray
+
+// TRANSITIONAL (removed once the simulator and binary code move to
+// `sysarray`): the old spelling.
+namespace accel::systolic {
+using namespace ::sysarray;
+} // namespace accel::systolic
 
 #endif // ACCEL_SYSTOLIC_ISA_H

@@ -116,7 +116,9 @@ def Systolic_ConfigAttr : AttrDef<Systolic_Dialect, "Config"> {
     banks; the accumulator `acc_rows` rows of `cols` elements of `acc` type
     (i32 for i8 inputs, f32 for bf16 and f32) in `acc_banks` banks. The DMA
     moves `dram_bytes_per_cycle` bytes per cycle after `dram_latency`
-    cycles; the vector unit has `vector_lanes` f32 lanes. Example:
+    cycles; the vector unit has `vector_lanes` f32 lanes. The verifier
+    requires rows and cols in [1, 1024], banks >= 1 that divide their SRAM's
+    rows, a finite positive bandwidth and at least one vector lane. Example:
 
     ```mlir
     #systolic.config<rows = 16, cols = 16, input = i8, acc = i32,
@@ -148,7 +150,9 @@ def Systolic_BufferAttr : AttrDef<Systolic_Dialect, "Buffer"> {
   let description = [{
     A named, row-major DRAM buffer: argument `n` or result `n` of the
     function the program was compiled from, or compiler scratch. Its type
-    gives the shape and the element type (i8, i32, bf16 or f32).
+    gives the static shape and the element type (i8, i32, bf16 or f32), at
+    most 2^48 bytes. The name is non-empty and uses [A-Za-z0-9_.-] only; a
+    scratch buffer has position 0.
 
     ```mlir
     #systolic.buffer<"a", arg 0, tensor<128x64xi8>>

@@ -18,10 +18,26 @@ def Systolic_ProgramOp : Systolic_Op<"program", [
   let summary = "A program for the systolic array";
   let description = [{
     The machine (`config`), the DRAM buffers (`buffers`, indexed from 0 by
-    the instructions) and the instructions, in issue order. The verifier
+    the instructions) and the instructions, in issue order. Buffer names are
+    unique and no two buffers are the same argument or result. The verifier
     checks every instruction against the machine (SRAM rows, array shape,
-    buffer bounds) and the dataflow state: a `config` before the first
-    `preload`, a `preload` before each `compute`, dimensions that agree.
+    buffer bounds, element types) and the dataflow state:
+
+    * a `config` comes before the first `preload`; it resets the array (the
+      weights and the pending preload are gone);
+    * a `compute` pairs with the last `preload`; only `mvin` and `mvout` may
+      come between them (`config`, `fence` and `vector` end the pairing:
+      the vector unit shares the execute pipeline and a fence flushes the
+      partial sums);
+    * weight-stationary: one `compute` per `preload`, with the same m, k and
+      n, `preloaded` exactly when that preload loaded weights; a preload
+      without `weights` keeps the array's weights (same k and n);
+    * output-stationary: the preload has k = 0 and no weights; any number of
+      computes follow, with its m and n, `times` B, and `preloaded` at most
+      on the first one.
+
+    An operand an instruction does not use is absent (the binary format
+    requires zeros there), e.g. `fill` has `src_a` 0.
 
     ```mlir
     systolic.program @mm config #systolic.config<...>
@@ -41,7 +57,10 @@ def Systolic_ProgramOp : Systolic_Op<"program", [
   let assemblyFormat = [{
     $sym_name `config` $config `buffers` $buffers attr-dict-with-keyword $body
   }];
+  // verify(): the name and the buffer table; verifyRegions(): the
+  // instructions, after their own attribute checks ran.
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [
     OpBuilder<(ins "::llvm::StringRef":$name, "ConfigAttr":$config,
@@ -58,7 +77,8 @@ class Systolic_InstOp<string mnemonic, list<Trait> traits = []>
 def Systolic_ConfigOp : Systolic_InstOp<"config"> {
   let summary = "Select the dataflow (weight- or output-stationary)";
   let arguments = (ins Systolic_DataflowAttr:$dataflow);
-  let assemblyFormat = "$dataflow attr-dict";
+  // The empty literal keeps one space: the enum attribute prints its own.
+  let assemblyFormat = "`` $dataflow attr-dict";
 }
 
 def Systolic_MvinOp : Systolic_InstOp<"mvin"> {
@@ -75,7 +95,7 @@ def Systolic_MvinOp : Systolic_InstOp<"mvin"> {
     UnitAttr:$transpose
   );
   let assemblyFormat = [{
-    $buffer `[` $offset `]` `stride` $stride `->` $space `[` $row `]`
+    $buffer `[` $offset `]` `stride` $stride `->` `` $space `[` $row `]`
     `rows` $rows `cols` $cols (`transpose` $transpose^)? attr-dict
   }];
 }
@@ -92,7 +112,7 @@ def Systolic_MvoutOp : Systolic_InstOp<"mvout"> {
     I64Attr:$buffer, I64Attr:$offset, I64Attr:$stride, UnitAttr:$transpose
   );
   let assemblyFormat = [{
-    $space `[` $row `]` `rows` $rows `cols` $cols `->` $buffer `[` $offset `]`
+    `` $space `[` $row `]` `rows` $rows `cols` $cols `->` $buffer `[` $offset `]`
     `stride` $stride (`transpose` $transpose^)? attr-dict
   }];
 }
@@ -142,6 +162,10 @@ def Systolic_VectorOp : Systolic_InstOp<"vector"> {
     column 0 per row (`bcast row`) or the immediate (`bcast scalar`). See
     `VecOp` in include/accel/Systolic/ISA.h for each op. `to_spad` writes
     the (copied) values into scratchpad rows, rounded to the input type.
+    Needs an f32 accumulator. `src_b` is present exactly for the binary ops
+    (add, sub, mul, div, max) with bcast none or row, `imm` for fill and
+    bcast scalar, `offset` for mask_causal; `accumulate` only on rowmax and
+    rowsum, `inf_is_zero` only on sub and div, `to_spad` only on copy.
   }];
   let arguments = (ins
     Systolic_VecOpAttr:$op, I64Attr:$dst, I64Attr:$src_a,
@@ -151,8 +175,8 @@ def Systolic_VectorOp : Systolic_InstOp<"vector"> {
     UnitAttr:$to_spad
   );
   let assemblyFormat = [{
-    $op (`to_spad` $to_spad^)? $dst `,` $src_a (`,` $src_b^)?
-    `rows` $rows `cols` $cols (`bcast` $bcast^)? (`imm` $fimm^)?
+    `` $op (`to_spad` $to_spad^)? $dst `,` $src_a (`,` $src_b^)?
+    `rows` $rows `cols` $cols (`bcast` `` $bcast^)? (`imm` $fimm^)?
     (`offset` $iimm^)? (`accumulate` $accumulate^)?
     (`inf_is_zero` $inf_is_zero^)? attr-dict
   }];

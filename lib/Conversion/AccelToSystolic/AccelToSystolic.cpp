@@ -1,0 +1,861 @@
+//===- AccelToSystolic.cpp - accel functions to systolic programs ---------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Compiles each function of accel.matmul / accel.attention ops on static
+// tensors into a straight-line systolic.program (the instruction stream a
+// host issues to a Gemmini-like array). The schedule model
+// (SystolicSchedule.cpp) picks the matmul dataflow and blocks; this file
+// lays the blocks out in the SRAMs, double-buffered, and emits the
+// instructions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
+#include "accel/Systolic/ISA.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/Dialect/Systolic/IR/SystolicOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MathExtras.h"
+#include <cmath>
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_CONVERTACCELTOSYSTOLICPASS
+#include "accel/Conversion/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using namespace mlir::accel;
+namespace isa = ::sysarray;
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A row-major matrix inside a DRAM buffer, possibly read transposed:
+/// element (r, c) is at offset + r * stride + c, or offset + c * stride + r
+/// when `transposed`.
+struct View {
+  uint32_t buffer = 0;
+  int64_t offset = 0;
+  int64_t stride = 0;
+  bool transposed = false;
+
+  View t() const {
+    View v = *this;
+    v.transposed = !v.transposed;
+    return v;
+  }
+  /// The DRAM offset of the block starting at (r0, c0) and whether the DMA
+  /// transposes it.
+  int64_t at(int64_t r0, int64_t c0) const {
+    return transposed ? offset + c0 * stride + r0 : offset + r0 * stride + c0;
+  }
+};
+
+/// Emits instructions at the end of a program's body.
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc, const isa::MachineConfig &config)
+      : b(b), loc(loc), config(config) {}
+
+  void setDataflow(systolic::Dataflow d) {
+    if (current && *current == d)
+      return;
+    systolic::ConfigOp::create(b, loc, d);
+    current = d;
+  }
+  void mvin(const View &v, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
+            systolic::Space space, int64_t row) {
+    systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
+                             row, rows, cols, v.transposed);
+  }
+  void mvout(systolic::Space space, int64_t row, int64_t rows, int64_t cols,
+             const View &v, int64_t r0, int64_t c0) {
+    systolic::MvoutOp::create(b, loc, space, row, rows, cols, v.buffer,
+                              v.at(r0, c0), v.stride, v.transposed);
+  }
+  void preload(std::optional<int64_t> weights, int64_t cRow, int64_t m,
+               int64_t k, int64_t n, bool accumulate) {
+    systolic::PreloadOp::create(
+        b, loc, weights ? b.getI64IntegerAttr(*weights) : IntegerAttr(),
+        b.getI64IntegerAttr(cRow), b.getI64IntegerAttr(m),
+        b.getI64IntegerAttr(k), b.getI64IntegerAttr(n),
+        accumulate ? b.getUnitAttr() : UnitAttr());
+  }
+  void compute(int64_t aRow, std::optional<int64_t> bRow, int64_t m, int64_t k,
+               int64_t n, bool preloaded) {
+    systolic::ComputeOp::create(
+        b, loc, b.getI64IntegerAttr(aRow),
+        bRow ? b.getI64IntegerAttr(*bRow) : IntegerAttr(),
+        b.getI64IntegerAttr(m), b.getI64IntegerAttr(k), b.getI64IntegerAttr(n),
+        preloaded ? b.getUnitAttr() : UnitAttr());
+  }
+  /// A vector op; `srcB` only for binary ops without a scalar.
+  void vector(systolic::VecOp op, int64_t dst, int64_t srcA,
+              std::optional<int64_t> srcB, int64_t rows, int64_t cols,
+              systolic::Bcast bcast = systolic::Bcast::None,
+              std::optional<float> fimm = std::nullopt,
+              std::optional<int64_t> iimm = std::nullopt,
+              bool accumulate = false, bool infIsZero = false,
+              bool toSpad = false) {
+    systolic::VectorOp::create(
+        b, loc, systolic::VecOpAttr::get(b.getContext(), op),
+        b.getI64IntegerAttr(dst), b.getI64IntegerAttr(srcA),
+        srcB ? b.getI64IntegerAttr(*srcB) : IntegerAttr(),
+        b.getI64IntegerAttr(rows), b.getI64IntegerAttr(cols),
+        bcast == systolic::Bcast::None
+            ? systolic::BcastAttr()
+            : systolic::BcastAttr::get(b.getContext(), bcast),
+        fimm ? b.getF32FloatAttr(*fimm) : FloatAttr(),
+        iimm ? b.getI64IntegerAttr(*iimm) : IntegerAttr(),
+        accumulate ? b.getUnitAttr() : UnitAttr(),
+        infIsZero ? b.getUnitAttr() : UnitAttr(),
+        toSpad ? b.getUnitAttr() : UnitAttr());
+  }
+  void fence() { systolic::FenceOp::create(b, loc); }
+  void fill(int64_t dst, int64_t rows, int64_t cols, float value) {
+    vector(systolic::VecOp::Fill, dst, 0, std::nullopt, rows, cols,
+           systolic::Bcast::None, value);
+  }
+
+  const isa::MachineConfig &machine() const { return config; }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  const isa::MachineConfig &config;
+  std::optional<systolic::Dataflow> current;
+};
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+/// Z (+)= X . Y with X [P, Q] streamed, Y [Q, S] stationary (WS): the
+/// loop nest of SystolicSchedule.cpp's model, blocks double-buffered.
+void emitWsMatmul(Emitter &e, const View &x, const View &y, const View &z,
+                  std::optional<View> z0, int64_t p, int64_t q, int64_t s,
+                  int64_t tileP, int64_t tileS, int64_t tileQ,
+                  bool accumulateInPlace) {
+  const isa::MachineConfig &mc = e.machine();
+  const int64_t R = mc.rows, C = mc.cols;
+  e.setDataflow(systolic::Dataflow::WS);
+  const int64_t qStrips = ceilDiv(tileQ, R), sStrips = ceilDiv(tileS, C);
+  const int64_t aSlot = qStrips * tileP, bSlot = sStrips * tileQ;
+  const int64_t accSlot = sStrips * tileP;
+  const int64_t aBase = 0, bBase = 2 * aSlot;
+  const int64_t numQ = ceilDiv(q, tileQ);
+  int aToggle = 0, bToggle = 0, accToggle = 0;
+  for (int64_t p0 = 0; p0 < p; p0 += tileP) {
+    const int64_t pr = std::min(tileP, p - p0);
+    // With one block of Q, the X block stays for every block of S.
+    int64_t aAt = -1;
+    for (int64_t s0 = 0; s0 < s; s0 += tileS) {
+      const int64_t sr = std::min(tileS, s - s0);
+      const int64_t accAt = accToggle * accSlot;
+      accToggle ^= 1;
+      if (z0)
+        for (int64_t ss = 0; ss * C < sr; ++ss)
+          e.mvin(*z0, p0, s0 + ss * C, pr, std::min(C, sr - ss * C),
+                 systolic::Space::Acc, accAt + ss * tileP);
+      for (int64_t q0 = 0; q0 < q; q0 += tileQ) {
+        const int64_t qr = std::min(tileQ, q - q0);
+        if (numQ > 1 || aAt < 0) {
+          aAt = aBase + aToggle * aSlot;
+          aToggle ^= 1;
+          for (int64_t qq = 0; qq * R < qr; ++qq)
+            e.mvin(x, p0, q0 + qq * R, pr, std::min(R, qr - qq * R),
+                   systolic::Space::Spad, aAt + qq * tileP);
+        }
+        const int64_t bAt = bBase + bToggle * bSlot;
+        bToggle ^= 1;
+        for (int64_t ss = 0; ss * C < sr; ++ss)
+          e.mvin(y, q0, s0 + ss * C, qr, std::min(C, sr - ss * C),
+                 systolic::Space::Spad, bAt + ss * tileQ);
+        for (int64_t ss = 0; ss * C < sr; ++ss) {
+          const int64_t sc = std::min(C, sr - ss * C);
+          for (int64_t qq = 0; qq * R < qr; ++qq) {
+            const int64_t qc = std::min(R, qr - qq * R);
+            bool acc = z0 || accumulateInPlace || q0 > 0 || qq > 0;
+            e.preload(bAt + ss * tileQ + qq * R, accAt + ss * tileP, pr, qc,
+                      sc, acc);
+            e.compute(aAt + qq * tileP, std::nullopt, pr, qc, sc,
+                      /*preloaded=*/true);
+          }
+        }
+      }
+      for (int64_t ss = 0; ss * C < sr; ++ss)
+        e.mvout(systolic::Space::Acc, accAt + ss * tileP, pr,
+                std::min(C, sr - ss * C), z, p0, s0 + ss * C);
+    }
+  }
+}
+
+/// Z (+)= X . Y output-stationary: R x C output tiles stay in the array
+/// while spadWidth-deep slices of X and Y stream.
+void emitOsMatmul(Emitter &e, const View &x, const View &y, const View &z,
+                  std::optional<View> z0, int64_t p, int64_t q, int64_t s,
+                  int64_t tileP, int64_t tileS, int64_t tileQ) {
+  const isa::MachineConfig &mc = e.machine();
+  const int64_t R = mc.rows, C = mc.cols, W = mc.spadWidth();
+  e.setDataflow(systolic::Dataflow::OS);
+  const int64_t qStrips = ceilDiv(tileQ, W), sStrips = ceilDiv(tileS, C);
+  const int64_t aSlot = qStrips * tileP, bSlot = sStrips * tileQ;
+  const int64_t accSlot = sStrips * tileP;
+  // Each OS compute reads a row of A and a row of B every cycle: with A in
+  // the lower half of the scratchpad and B in the upper half they sit in
+  // different banks (when there are two or more) and do not conflict.
+  const int64_t half = mc.spadRows / 2;
+  const bool split = mc.spadBanks >= 2 && 2 * aSlot <= half &&
+                     2 * bSlot <= int64_t(mc.spadRows) - half;
+  const int64_t aBase = 0, bBase = split ? half : 2 * aSlot;
+  const int64_t numQ = ceilDiv(q, tileQ);
+  int aToggle = 0, bToggle = 0, accToggle = 0;
+  struct PendingOut {
+    int64_t accRow, rows, cols, r0, c0;
+  };
+  SmallVector<PendingOut> pending;
+  auto flush = [&] {
+    for (const PendingOut &o : pending)
+      e.mvout(systolic::Space::Acc, o.accRow, o.rows, o.cols, z, o.r0, o.c0);
+    pending.clear();
+  };
+  for (int64_t p0 = 0; p0 < p; p0 += tileP) {
+    const int64_t pr = std::min(tileP, p - p0);
+    int64_t aAt = -1;
+    for (int64_t s0 = 0; s0 < s; s0 += tileS) {
+      const int64_t sr = std::min(tileS, s - s0);
+      const int64_t accAt = accToggle * accSlot;
+      accToggle ^= 1;
+      if (z0)
+        for (int64_t ss = 0; ss * C < sr; ++ss)
+          e.mvin(*z0, p0, s0 + ss * C, pr, std::min(C, sr - ss * C),
+                 systolic::Space::Acc, accAt + ss * tileP);
+      for (int64_t q0 = 0; q0 < q; q0 += tileQ) {
+        const int64_t qr = std::min(tileQ, q - q0);
+        if (numQ > 1 || aAt < 0) {
+          aAt = aBase + aToggle * aSlot;
+          aToggle ^= 1;
+          for (int64_t qq = 0; qq * W < qr; ++qq)
+            e.mvin(x, p0, q0 + qq * W, pr, std::min(W, qr - qq * W),
+                   systolic::Space::Spad, aAt + qq * tileP);
+        }
+        const int64_t bAt = bBase + bToggle * bSlot;
+        bToggle ^= 1;
+        for (int64_t ss = 0; ss * C < sr; ++ss)
+          e.mvin(y, q0, s0 + ss * C, qr, std::min(C, sr - ss * C),
+                 systolic::Space::Spad, bAt + ss * tileQ);
+        for (int64_t ss = 0; ss * C < sr; ++ss) {
+          const int64_t sc = std::min(C, sr - ss * C);
+          for (int64_t pp = 0; pp * R < pr; ++pp) {
+            const int64_t pc = std::min(R, pr - pp * R);
+            e.preload(std::nullopt, accAt + ss * tileP + pp * R, pc, 0, sc,
+                      z0 || q0 > 0);
+            flush();
+            for (int64_t qq = 0; qq * W < qr; ++qq) {
+              const int64_t qc = std::min(W, qr - qq * W);
+              e.compute(aAt + qq * tileP + pp * R,
+                        bAt + ss * tileQ + qq * W, pc, qc, sc,
+                        /*preloaded=*/qq == 0);
+            }
+          }
+        }
+      }
+      // The block's last output tile is still in the array: it reaches the
+      // accumulator when the next block's first preload flushes it, so the
+      // block's mvouts are issued right after that preload (or after a
+      // fence at the end).
+      for (int64_t ss = 0; ss * C < sr; ++ss)
+        pending.push_back({accAt + ss * tileP, pr, std::min(C, sr - ss * C),
+                           p0, s0 + ss * C});
+    }
+  }
+  e.fence();
+  flush();
+}
+
+} // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+struct AttentionGeometry {
+  int64_t sq, skv, d, dv;
+  bool causal;
+  int64_t offset; // keep key j for query i when j <= i + offset
+  float scale;
+  int64_t tileQ, tileKV;
+};
+
+/// Spad and accumulator rows the attention blocks take.
+struct AttentionLayout {
+  int64_t T, dStrips, oStrips, sStrips;
+  int64_t qSlot, ktSlot, vSlot, pBase, spadRows;
+  int64_t sBase, oBase, mRow, lRow, tRow, accRows;
+
+  AttentionLayout(const isa::MachineConfig &mc, const AttentionGeometry &g) {
+    const int64_t R = mc.rows, C = mc.cols;
+    T = std::min(R, C);
+    dStrips = ceilDiv(g.d, R);
+    oStrips = ceilDiv(g.dv, C);
+    sStrips = g.tileKV / T;
+    qSlot = dStrips * g.tileQ;
+    ktSlot = sStrips * dStrips * R;
+    vSlot = oStrips * g.tileKV;
+    // Q, Kᵀ and V double-buffered, then P.
+    pBase = 2 * (qSlot + ktSlot + vSlot);
+    spadRows = pBase + sStrips * g.tileQ;
+    sBase = 0;
+    oBase = sStrips * g.tileQ;
+    mRow = oBase + oStrips * g.tileQ;
+    lRow = mRow + g.tileQ;
+    tRow = lRow + g.tileQ;
+    accRows = tRow + g.tileQ;
+  }
+  bool fits(const isa::MachineConfig &mc) const {
+    return spadRows <= mc.spadRows && accRows <= mc.accRows;
+  }
+};
+
+/// One (batch, head): O = softmax(scale . Q Kᵀ, causal) V with the online
+/// softmax on the vector unit.
+void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
+                       const View &k, const View &v, const View &o,
+                       int &toggle) {
+  using systolic::Bcast;
+  using systolic::Space;
+  using systolic::VecOp;
+  const isa::MachineConfig &mc = e.machine();
+  const int64_t R = mc.rows, C = mc.cols;
+  AttentionLayout L(mc, g);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  e.setDataflow(systolic::Dataflow::WS);
+  for (int64_t q0 = 0; q0 < g.sq; q0 += g.tileQ) {
+    const int64_t mr = std::min(g.tileQ, g.sq - q0);
+    const int64_t slot = toggle;
+    toggle ^= 1;
+    const int64_t qAt = slot * L.qSlot;
+    for (int64_t dd = 0; dd * R < g.d; ++dd)
+      e.mvin(q, q0, dd * R, mr, std::min(R, g.d - dd * R), Space::Spad,
+             qAt + dd * g.tileQ);
+    e.fill(L.mRow, mr, 1, ninf);
+    e.fill(L.lRow, mr, 1, 0.0f);
+    for (int64_t oo = 0; oo < L.oStrips; ++oo)
+      e.fill(L.oBase + oo * g.tileQ, mr, std::min(C, g.dv - oo * C), 0.0f);
+    // The last key any row of this block keeps.
+    const int64_t lastKey =
+        g.causal ? std::min(g.skv - 1, q0 + mr - 1 + g.offset) : g.skv - 1;
+    int kvToggle = 0;
+    for (int64_t k0 = 0; k0 <= lastKey; k0 += g.tileKV) {
+      const int64_t kr = std::min(g.tileKV, lastKey + 1 - k0);
+      const int64_t ktAt = 2 * L.qSlot + kvToggle * L.ktSlot;
+      const int64_t vAt = 2 * (L.qSlot + L.ktSlot) + kvToggle * L.vSlot;
+      kvToggle ^= 1;
+      const int64_t strips = ceilDiv(kr, L.T);
+      // Kᵀ tiles (d x keys) by a transposing DMA, V rows per column strip.
+      for (int64_t s = 0; s < strips; ++s)
+        for (int64_t dd = 0; dd * R < g.d; ++dd)
+          e.mvin(k.t(), dd * R, k0 + s * L.T, std::min(R, g.d - dd * R),
+                 std::min(L.T, kr - s * L.T), Space::Spad,
+                 ktAt + (s * L.dStrips + dd) * R);
+      for (int64_t oo = 0; oo < L.oStrips; ++oo)
+        e.mvin(v, k0, oo * C, kr, std::min(C, g.dv - oo * C), Space::Spad,
+               vAt + oo * g.tileKV);
+      // S = scale . Q Kᵀ, masked on the diagonal.
+      for (int64_t s = 0; s < strips; ++s) {
+        const int64_t key0 = k0 + s * L.T, kc = std::min(L.T, kr - s * L.T);
+        const int64_t sAt = L.sBase + s * g.tileQ;
+        for (int64_t dd = 0; dd * R < g.d; ++dd) {
+          const int64_t dc = std::min(R, g.d - dd * R);
+          e.preload(ktAt + (s * L.dStrips + dd) * R, sAt, mr, dc, kc, dd > 0);
+          e.compute(qAt + dd * g.tileQ, std::nullopt, mr, dc, kc, true);
+        }
+        e.vector(VecOp::Mul, sAt, sAt, std::nullopt, mr, kc, Bcast::Scalar,
+                 g.scale);
+        if (g.causal && key0 + kc - 1 > q0 + g.offset)
+          e.vector(VecOp::MaskCausal, sAt, sAt, std::nullopt, mr, kc,
+                   Bcast::None, std::nullopt, q0 + g.offset - key0);
+      }
+      // m' = max(m, rowmax S); t = exp(m - m'); P = exp(S - m').
+      e.vector(VecOp::Copy, L.tRow, L.mRow, std::nullopt, mr, 1);
+      for (int64_t s = 0; s < strips; ++s)
+        e.vector(VecOp::RowMax, L.mRow, L.sBase + s * g.tileQ, std::nullopt,
+                 mr, std::min(L.T, kr - s * L.T), Bcast::None, std::nullopt,
+                 std::nullopt, /*accumulate=*/true);
+      e.vector(VecOp::Sub, L.tRow, L.tRow, L.mRow, mr, 1, Bcast::None,
+               std::nullopt, std::nullopt, false, /*infIsZero=*/true);
+      e.vector(VecOp::Exp, L.tRow, L.tRow, std::nullopt, mr, 1);
+      for (int64_t s = 0; s < strips; ++s) {
+        const int64_t sAt = L.sBase + s * g.tileQ,
+                      kc = std::min(L.T, kr - s * L.T);
+        e.vector(VecOp::Sub, sAt, sAt, L.mRow, mr, kc, Bcast::Row,
+                 std::nullopt, std::nullopt, false, /*infIsZero=*/true);
+        e.vector(VecOp::Exp, sAt, sAt, std::nullopt, mr, kc);
+      }
+      // l = t . l + rowsum(P); O = t . O.
+      e.vector(VecOp::Mul, L.lRow, L.lRow, L.tRow, mr, 1);
+      for (int64_t s = 0; s < strips; ++s)
+        e.vector(VecOp::RowSum, L.lRow, L.sBase + s * g.tileQ, std::nullopt,
+                 mr, std::min(L.T, kr - s * L.T), Bcast::None, std::nullopt,
+                 std::nullopt, /*accumulate=*/true);
+      for (int64_t oo = 0; oo < L.oStrips; ++oo) {
+        const int64_t oAt = L.oBase + oo * g.tileQ;
+        e.vector(VecOp::Mul, oAt, oAt, L.tRow, mr, std::min(C, g.dv - oo * C),
+                 Bcast::Row);
+      }
+      // P in the input type, then O += P . V on the array.
+      for (int64_t s = 0; s < strips; ++s)
+        e.vector(VecOp::Copy, L.pBase + s * g.tileQ, L.sBase + s * g.tileQ,
+                 std::nullopt, mr, std::min(L.T, kr - s * L.T), Bcast::None,
+                 std::nullopt, std::nullopt, false, false, /*toSpad=*/true);
+      for (int64_t oo = 0; oo < L.oStrips; ++oo) {
+        const int64_t oc = std::min(C, g.dv - oo * C);
+        for (int64_t s = 0; s < strips; ++s) {
+          const int64_t kc = std::min(L.T, kr - s * L.T);
+          e.preload(vAt + oo * g.tileKV + s * L.T, L.oBase + oo * g.tileQ, mr,
+                    kc, oc, /*accumulate=*/true);
+          e.compute(L.pBase + s * g.tileQ, std::nullopt, mr, kc, oc, true);
+        }
+      }
+    }
+    // O / l (0 for a row that kept no key), then out.
+    for (int64_t oo = 0; oo < L.oStrips; ++oo) {
+      const int64_t oAt = L.oBase + oo * g.tileQ, oc = std::min(C, g.dv - oo * C);
+      e.vector(VecOp::Div, oAt, oAt, L.lRow, mr, oc, Bcast::Row, std::nullopt,
+               std::nullopt, false, /*infIsZero=*/true);
+      e.mvout(Space::Acc, oAt, mr, oc, o, q0, oo * C);
+    }
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::optional<isa::ElemType> elemTypeOf(Type t) {
+  if (t.isInteger(8))
+    return isa::ElemType::I8;
+  if (t.isInteger(32))
+    return isa::ElemType::I32;
+  if (t.isBF16())
+    return isa::ElemType::BF16;
+  if (t.isF32())
+    return isa::ElemType::F32;
+  return std::nullopt;
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+struct ConvertAccelToSystolicPass
+    : public mlir::accel::impl::ConvertAccelToSystolicPassBase<
+          ConvertAccelToSystolicPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<SystolicDataflow> forced;
+    if (dataflow == "ws")
+      forced = SystolicDataflow::WS;
+    else if (dataflow == "os")
+      forced = SystolicDataflow::OS;
+    else if (dataflow == "is")
+      forced = SystolicDataflow::IS;
+    else if (dataflow != "auto") {
+      module.emitError() << "convert-accel-to-systolic: dataflow must be "
+                            "auto, ws, os or is, got '"
+                         << dataflow << "'";
+      return signalPassFailure();
+    }
+    if (rows < 1 || cols < 1 || rows > 1024 || cols > 1024 || spadKib < 1 ||
+        accKib < 1 || spadBanks < 1 || accBanks < 1 ||
+        !(dramBytesPerCycle > 0) || !std::isfinite(dramBytesPerCycle) ||
+        dramLatency < 0 || vectorLanes < 1 || tileM < 0 || tileN < 0 ||
+        tileK < 0 || attentionTileQ < 0 || attentionTileKV < 0) {
+      module.emitError()
+          << "convert-accel-to-systolic: rows and cols must be in [1, 1024], "
+             "SRAM sizes, banks, bandwidth and vector lanes positive, the "
+             "latency and tile sizes not negative";
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (!f.isExternal())
+        funcs.push_back(f);
+    for (func::FuncOp f : funcs)
+      if (failed(convert(f)))
+        return signalPassFailure();
+  }
+
+  /// The model's cycles for the program being built.
+  double predicted = 0;
+
+  /// The machine for a program of `input` elements.
+  isa::MachineConfig machine(isa::ElemType input) const {
+    isa::MachineConfig mc;
+    mc.rows = rows;
+    mc.cols = cols;
+    mc.inputType = input;
+    mc.accType = input == isa::ElemType::I8 ? isa::ElemType::I32
+                                            : isa::ElemType::F32;
+    int64_t spad = spadKib * 1024 / (int64_t(mc.spadWidth()) *
+                                     isa::elemBytes(input));
+    int64_t acc = accKib * 1024 / (int64_t(mc.cols) * 4);
+    mc.spadBanks = spadBanks;
+    mc.accBanks = accBanks;
+    mc.spadRows = std::max<int64_t>(spad / spadBanks * spadBanks, 0);
+    mc.accRows = std::max<int64_t>(acc / accBanks * accBanks, 0);
+    mc.dramBytesPerCycle = dramBytesPerCycle;
+    mc.dramLatency = dramLatency;
+    mc.vectorLanes = vectorLanes;
+    return mc;
+  }
+
+  LogicalResult convert(func::FuncOp func) {
+    // What the function holds, and its one input type.
+    std::optional<isa::ElemType> input;
+    Operation *firstCompute = nullptr;
+    for (Operation &op : func.getBody().front()) {
+      Type in;
+      if (auto mm = dyn_cast<MatmulOp>(op)) {
+        in = mm.getLhs().getType().getElementType();
+        if (mm.getLhsScale())
+          return mm.emitOpError("with scales has no systolic lowering (the "
+                                "array takes plain i8, bf16 or f32 inputs)");
+        auto t = elemTypeOf(in);
+        Type out = mm.getInit().getType().getElementType();
+        if (!t || *t == isa::ElemType::I32 ||
+            in != mm.getRhs().getType().getElementType() ||
+            !elemTypeOf(out) || (in.isInteger(8) != out.isInteger(32)))
+          return mm.emitOpError("of ")
+                 << in << " x " << mm.getRhs().getType().getElementType()
+                 << " -> " << out
+                 << " has no systolic lowering: the array multiplies i8 "
+                    "(into i32), bf16 or f32 (into f32, stored as f32 or "
+                    "bf16)";
+        if (!mm.getInit().getType().hasStaticShape() ||
+            !mm.getLhs().getType().hasStaticShape() ||
+            !mm.getRhs().getType().hasStaticShape())
+          return mm.emitOpError("needs static shapes on the systolic target");
+        int64_t kDim = mm.getLhs().getType().getShape().back();
+        if (kDim == 0)
+          return mm.emitOpError("with K = 0 has no systolic lowering");
+      } else if (auto at = dyn_cast<AttentionOp>(op)) {
+        in = at.getQuery().getType().getElementType();
+        if (at.getMask() || at.getKvLengths() || at.getQLengths() ||
+            at.getWindow())
+          return at.emitOpError(
+              "with a mask, sequence lengths or a window has no systolic "
+              "lowering yet (causal and plain attention do)");
+        auto t = elemTypeOf(in);
+        Type out = at.getInit().getType().getElementType();
+        if (!t || *t == isa::ElemType::I8 || *t == isa::ElemType::I32 ||
+            !elemTypeOf(out))
+          return at.emitOpError("of ")
+                 << in << " -> " << out
+                 << " has no systolic lowering: attention runs on bf16 or "
+                    "f32 inputs with f32 or bf16 outputs";
+        for (Value v : {at.getQuery(), at.getKey(), at.getValue(),
+                        at.getInit()})
+          if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+            return at.emitOpError("needs static shapes on the systolic "
+                                  "target");
+        if (Value d = at.getDiagonal()) {
+          APInt value;
+          if (!matchPattern(d, m_ConstantInt(&value)))
+            return at.emitOpError("with a non-constant diagonal has no "
+                                  "systolic lowering");
+        }
+      } else if (llvm::isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(
+                     op)) {
+        continue;
+      } else {
+        return op.emitOpError("has no systolic lowering (a systolic program "
+                              "holds accel.matmul and accel.attention)");
+      }
+      auto t = *elemTypeOf(in);
+      if (input && *input != t)
+        return op.emitOpError("takes ")
+               << in << " inputs but an earlier op of @" << func.getSymName()
+               << " takes " << isa::elemTypeName(*input)
+               << ": a systolic program has one input type";
+      input = t;
+      if (!firstCompute)
+        firstCompute = &op;
+    }
+    if (!input)
+      return func.emitOpError("has no accel.matmul or accel.attention to "
+                              "compile for the systolic array");
+    isa::MachineConfig mc = machine(*input);
+    if (mc.spadRows < 1 || mc.accRows < 1)
+      return func.emitOpError("the SRAMs hold less than one row of the "
+                              "array (spad-kib / acc-kib too small)");
+
+    // DRAM buffers: arguments, results, then scratch.
+    MLIRContext *ctx = func.getContext();
+    SmallVector<Attribute> buffers;
+    DenseMap<Value, uint32_t> bufferOf;
+    auto addBuffer = [&](StringRef name, systolic::BufferRole role,
+                         uint32_t position, RankedTensorType type) {
+      buffers.push_back(
+          systolic::BufferAttr::get(ctx, name, role, position, type));
+      return uint32_t(buffers.size() - 1);
+    };
+    for (BlockArgument a : func.getArguments()) {
+      auto t = dyn_cast<RankedTensorType>(a.getType());
+      if (!t || !t.hasStaticShape() || !elemTypeOf(t.getElementType()))
+        return func.emitOpError("argument #")
+               << a.getArgNumber() << " of type " << a.getType()
+               << " cannot be a systolic DRAM buffer (static tensors of i8, "
+                  "i32, bf16 or f32)";
+      bufferOf[a] = addBuffer(("arg" + Twine(a.getArgNumber())).str(),
+                              systolic::BufferRole::Arg, a.getArgNumber(), t);
+    }
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !llvm::isa<MatmulOp, AttentionOp>(def))
+        return ret.emitOpError("result #")
+               << i
+               << " is not computed by an accel op; a systolic program only "
+                  "returns what it computes";
+      if (bufferOf.count(v))
+        return ret.emitOpError("returns the value of result #")
+               << i << " twice; a systolic program writes each once";
+      auto t = cast<RankedTensorType>(v.getType());
+      if (!elemTypeOf(t.getElementType()))
+        return ret.emitOpError("result #") << i << " has no DRAM type";
+      bufferOf[v] =
+          addBuffer(("result" + Twine(i)).str(), systolic::BufferRole::Result,
+                    i, t);
+    }
+    unsigned scratch = 0;
+    for (Operation &op : func.getBody().front())
+      if (llvm::isa<MatmulOp, AttentionOp>(op) && !bufferOf.count(op.getResult(0)))
+        bufferOf[op.getResult(0)] =
+            addBuffer(("tmp" + Twine(scratch++)).str(),
+                      systolic::BufferRole::Scratch, 0,
+                      cast<RankedTensorType>(op.getResult(0).getType()));
+
+    // The program replaces the function.
+    OpBuilder b(func);
+    Location loc = func.getLoc();
+    auto config = systolic::ConfigAttr::get(
+        ctx, mc.rows, mc.cols, cast<RankedTensorType>(firstCompute->getOperand(0).getType())
+            .getElementType(),
+        mc.accType == isa::ElemType::I32 ? Type(b.getI32Type())
+                                         : Type(b.getF32Type()),
+        mc.spadRows, mc.spadBanks, mc.accRows, mc.accBanks,
+        llvm::APFloat(mc.dramBytesPerCycle), mc.dramLatency, mc.vectorLanes);
+    auto program = systolic::ProgramOp::create(
+        b, loc, func.getSymName(), config, b.getArrayAttr(buffers));
+    OpBuilder body = OpBuilder::atBlockEnd(&program.getBodyBlock());
+    Emitter e(body, loc, mc);
+    int headToggle = 0;
+    predicted = 0;
+    for (Operation &op : func.getBody().front()) {
+      if (auto mm = dyn_cast<MatmulOp>(op)) {
+        if (failed(emitMatmul(e, mm, bufferOf, mc)))
+          return failure();
+      } else if (auto at = dyn_cast<AttentionOp>(op)) {
+        if (failed(emitAttention(e, at, bufferOf, mc, headToggle)))
+          return failure();
+      }
+    }
+    e.fence();
+    // What the schedule model expects the simulator to measure (accel-run
+    // prints both).
+    program->setAttr("predicted_cycles",
+                     b.getI64IntegerAttr(int64_t(std::llround(predicted))));
+    func.erase();
+    return success();
+  }
+
+  /// The buffer `v` lives in: an argument, a result or scratch.
+  static std::optional<uint32_t>
+  lookup(const DenseMap<Value, uint32_t> &bufferOf, Value v) {
+    auto it = bufferOf.find(v);
+    if (it == bufferOf.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  LogicalResult emitMatmul(Emitter &e, MatmulOp mm,
+                           const DenseMap<Value, uint32_t> &bufferOf,
+                           const isa::MachineConfig &mc) {
+    auto aType = mm.getLhs().getType(), bType = mm.getRhs().getType();
+    auto cType = mm.getInit().getType();
+    int64_t rank = cType.getRank();
+    int64_t m = cType.getDimSize(rank - 2), n = cType.getDimSize(rank - 1);
+    int64_t k = aType.getDimSize(rank - 1);
+    int64_t batch = product(cType.getShape().drop_back(2));
+    std::optional<uint32_t> aBuf = lookup(bufferOf, mm.getLhs()),
+                            bBuf = lookup(bufferOf, mm.getRhs());
+    if (!aBuf || !bBuf)
+      return mm.emitOpError("reads a value that is not in DRAM (a function "
+                            "argument or an accel op's result)");
+    std::optional<uint32_t> c0Buf;
+    if (mm.getAccumulate()) {
+      c0Buf = lookup(bufferOf, mm.getInit());
+      if (!c0Buf)
+        return mm.emitOpError("accumulates into a value that is not in DRAM "
+                              "(a function argument or an accel op's "
+                              "result)");
+    }
+    uint32_t cBuf = bufferOf.lookup(mm.getResult());
+
+    SystolicMatmulShape shape;
+    shape.m = m;
+    shape.n = n;
+    shape.k = k;
+    shape.inBytes = isa::elemBytes(mc.inputType);
+    shape.outBytes = isa::elemBytes(*elemTypeOf(cType.getElementType()));
+    shape.accumulate = mm.getAccumulate();
+    std::optional<SystolicDataflow> forced;
+    if (dataflow == "ws")
+      forced = SystolicDataflow::WS;
+    else if (dataflow == "os")
+      forced = SystolicDataflow::OS;
+    else if (dataflow == "is")
+      forced = SystolicDataflow::IS;
+    std::optional<SystolicMatmulSchedule> schedule =
+        chooseSystolicMatmulSchedule(mc, shape, forced, tileM, tileN, tileK);
+    if (!schedule)
+      return mm.emitOpError("has no ")
+             << (forced ? stringifySystolicDataflow(*forced) : "")
+             << (forced ? " " : "") << "schedule on the " << mc.rows << "x"
+             << mc.cols << " array whose double-buffered blocks fit "
+             << mc.spadRows << " scratchpad rows and " << mc.accRows
+             << " accumulator rows"
+             << (tileM || tileN || tileK ? " with the given tile sizes" : "")
+             << " (tile-n must be a multiple of cols, tile-k of rows)";
+    predicted += batch * predictSystolicMatmulCycles(mc, shape, *schedule);
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      View a{*aBuf, bi * m * k, k, false};
+      View bv = mm.getTransposeB() ? View{*bBuf, bi * n * k, k, true}
+                                   : View{*bBuf, bi * k * n, n, false};
+      View c{cBuf, bi * m * n, n, false};
+      std::optional<View> c0;
+      if (c0Buf)
+        c0 = View{*c0Buf, bi * m * n, n, false};
+      switch (schedule->dataflow) {
+      case SystolicDataflow::WS:
+        emitWsMatmul(e, a, bv, c, c0, m, k, n, schedule->tileM,
+                     schedule->tileN, schedule->tileK, false);
+        break;
+      case SystolicDataflow::OS:
+        emitOsMatmul(e, a, bv, c, c0, m, k, n, schedule->tileM,
+                     schedule->tileN, schedule->tileK);
+        break;
+      case SystolicDataflow::IS: {
+        std::optional<View> c0t;
+        if (c0)
+          c0t = c0->t();
+        emitWsMatmul(e, bv.t(), a.t(), c.t(), c0t, n, k, m, schedule->tileM,
+                     schedule->tileN, schedule->tileK, false);
+        break;
+      }
+      }
+    }
+    (void)aType;
+    (void)bType;
+    return success();
+  }
+
+  LogicalResult emitAttention(Emitter &e, AttentionOp at,
+                              const DenseMap<Value, uint32_t> &bufferOf,
+                              const isa::MachineConfig &mc, int &toggle) {
+    auto qType = at.getQuery().getType(), kType = at.getKey().getType(),
+         vType = at.getValue().getType();
+    int64_t B = qType.getDimSize(0), hq = qType.getDimSize(1),
+            hkv = kType.getDimSize(1);
+    AttentionGeometry g;
+    g.sq = qType.getDimSize(2);
+    g.d = qType.getDimSize(3);
+    g.skv = kType.getDimSize(2);
+    g.dv = vType.getDimSize(3);
+    g.causal = at.getCausal();
+    g.offset = g.skv - g.sq;
+    if (Value d = at.getDiagonal()) {
+      APInt value;
+      (void)matchPattern(d, m_ConstantInt(&value));
+      g.offset = value.getSExtValue();
+    }
+    g.scale = at.getScale() ? at.getScale()->convertToFloat()
+                            : (g.d == 0 ? 1.0f : float(1.0 / std::sqrt(double(g.d))));
+    std::optional<uint32_t> qBuf = lookup(bufferOf, at.getQuery()),
+                            kBuf = lookup(bufferOf, at.getKey()),
+                            vBuf = lookup(bufferOf, at.getValue());
+    if (!qBuf || !kBuf || !vBuf)
+      return at.emitOpError("reads a value that is not in DRAM (a function "
+                            "argument or an accel op's result)");
+    uint32_t oBuf = bufferOf.lookup(at.getResult());
+    const int64_t T = std::min(mc.rows, mc.cols);
+    if (g.d == 0 || g.dv == 0)
+      return at.emitOpError("with an empty head dimension has no systolic "
+                            "lowering");
+    if (attentionTileKV % T != 0)
+      return at.emitOpError("attention-tile-kv ")
+             << attentionTileKV << " is not a multiple of min(rows, cols) = "
+             << T;
+    // Keys per block: 4 array widths (or all of them); query rows: the
+    // most that fit, up to 256.
+    g.tileKV = attentionTileKV
+                   ? int64_t(attentionTileKV)
+                   : std::max<int64_t>(
+                         T, std::min<int64_t>(llvm::alignTo(g.skv, T), 4 * T));
+    bool found = false;
+    for (int64_t tq = attentionTileQ
+                          ? int64_t(attentionTileQ)
+                          : std::max<int64_t>(1, std::min<int64_t>(g.sq, 256));
+         tq >= 1; tq = attentionTileQ ? 0 : tq / 2) {
+      g.tileQ = tq;
+      if (AttentionLayout(mc, g).fits(mc)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      AttentionLayout l(mc, g);
+      return at.emitOpError("blocks of ")
+             << g.tileQ << " queries x " << g.tileKV << " keys (d = " << g.d
+             << ") need " << l.spadRows << " scratchpad rows and "
+             << l.accRows << " accumulator rows; the machine has "
+             << mc.spadRows << " and " << mc.accRows;
+    }
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < hq; ++h) {
+        int64_t hk = h / (hq / hkv);
+        View q{*qBuf, ((b * hq + h) * g.sq) * g.d, g.d, false};
+        View k{*kBuf, ((b * hkv + hk) * g.skv) * g.d, g.d, false};
+        View v{*vBuf, ((b * hkv + hk) * g.skv) * g.dv, g.dv, false};
+        View o{oBuf, ((b * hq + h) * g.sq) * g.dv, g.dv, false};
+        if (g.sq > 0)
+          emitAttentionHead(e, g, q, k, v, o, toggle);
+      }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,177 @@
+//===- SystolicSchedule.cpp - dataflow and block choice for the array -----===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// An analytic model of the programs convert-accel-to-systolic emits for a
+// matmul, following the simulator's default timing model
+// (docs/systolic-simulator.md): the DMA and the array run decoupled, so a
+// double-buffered step costs the larger of its transfers and its computes;
+// the first step's loads, the array's fill and drain and the last mvout
+// are not hidden. docs/systolic.md compares its predictions with the
+// simulator's cycles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
+#include "accel/Systolic/ISA.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::accel;
+namespace isa = ::sysarray;
+
+const char *mlir::accel::stringifySystolicDataflow(SystolicDataflow d) {
+  switch (d) {
+  case SystolicDataflow::WS:
+    return "ws";
+  case SystolicDataflow::OS:
+    return "os";
+  case SystolicDataflow::IS:
+    return "is";
+  }
+  return "?";
+}
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
+
+/// The problem in the dataflow's own frame: X [p, q] streams, Y [q, s].
+struct Frame {
+  int64_t p, q, s;
+};
+Frame frameOf(const SystolicMatmulShape &shape, SystolicDataflow d) {
+  if (d == SystolicDataflow::IS)
+    return {shape.n, shape.k, shape.m};
+  return {shape.m, shape.k, shape.n};
+}
+/// Depth granule of a block: array rows (WS, IS) or the scratchpad width
+/// (OS streams spadWidth-deep slices).
+int64_t depthGranule(const isa::MachineConfig &mc, SystolicDataflow d) {
+  return d == SystolicDataflow::OS ? mc.spadWidth() : mc.rows;
+}
+} // namespace
+
+bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
+                               const SystolicMatmulShape &shape,
+                               const SystolicMatmulSchedule &sch) {
+  if (sch.tileM < 1 || sch.tileN < 1 || sch.tileK < 1)
+    return false;
+  if (sch.tileN % mc.cols != 0 || sch.tileK % mc.rows != 0)
+    return false;
+  int64_t g = depthGranule(mc, sch.dataflow);
+  int64_t qStrips = ceilDiv(sch.tileK, g), sStrips = ceilDiv(sch.tileN, mc.cols);
+  int64_t spad = 2 * qStrips * sch.tileM + 2 * sStrips * sch.tileK;
+  int64_t acc = 2 * sStrips * sch.tileM;
+  (void)shape;
+  return spad <= int64_t(mc.spadRows) && acc <= int64_t(mc.accRows);
+}
+
+double mlir::accel::predictSystolicMatmulCycles(
+    const isa::MachineConfig &mc, const SystolicMatmulShape &shape,
+    const SystolicMatmulSchedule &sch) {
+  const Frame f = frameOf(shape, sch.dataflow);
+  const int64_t R = mc.rows, C = mc.cols, W = mc.spadWidth();
+  const double bw = mc.dramBytesPerCycle;
+  const bool os = sch.dataflow == SystolicDataflow::OS;
+  const int64_t numQ = ceilDiv(f.q, sch.tileK);
+  double total = 0, firstLoad = -1, lastStore = 0, storeTotal = 0;
+  for (int64_t p0 = 0; p0 < f.p; p0 += sch.tileM) {
+    const int64_t pr = std::min(sch.tileM, f.p - p0);
+    bool aLoaded = false;
+    for (int64_t s0 = 0; s0 < f.s; s0 += sch.tileN) {
+      const int64_t sr = std::min(sch.tileN, f.s - s0);
+      double stepLoads = shape.accumulate ? double(pr * sr * shape.outBytes) / bw : 0;
+      for (int64_t q0 = 0; q0 < f.q; q0 += sch.tileK) {
+        const int64_t qr = std::min(sch.tileK, f.q - q0);
+        double bytes = double(qr * sr) * shape.inBytes;
+        if (numQ > 1 || !aLoaded)
+          bytes += double(pr * qr) * shape.inBytes;
+        aLoaded = true;
+        double dma = stepLoads + bytes / bw;
+        stepLoads = 0;
+        double array = 0;
+        for (int64_t ss = 0; ss * C < sr; ++ss) {
+          if (!os) {
+            // Each weight tile: its preload (qc cycles) hides behind the
+            // previous stream of pr rows.
+            for (int64_t qq = 0; qq * R < qr; ++qq)
+              array += std::max<int64_t>(pr, std::min(R, qr - qq * R));
+          } else {
+            // Each output tile: R cycles to shift the previous sums out
+            // (the preload), then its slices stream.
+            for (int64_t pp = 0; pp * R < pr; ++pp)
+              array += R + qr;
+          }
+        }
+        if (firstLoad < 0) {
+          firstLoad = dma + mc.dramLatency;
+          total += firstLoad + array;
+        } else {
+          // Two buffers: the load of step i + 2 waits for step i's computes
+          // to release its half, so two steps take at least one latency,
+          // one transfer and one step of computes.
+          total += std::max({dma, array, (mc.dramLatency + dma + array) / 2});
+        }
+      }
+      lastStore = double(pr * sr * shape.outBytes) / bw;
+      storeTotal += lastStore;
+    }
+  }
+  // Fill and drain of the last compute, the last block's mvout. The stores
+  // have their own queue and overlap the rest, unless they alone take
+  // longer (wide i32 or f32 results on a narrow bus).
+  double computeBound = total + double(R + C) + lastStore + mc.dramLatency;
+  double storeBound = firstLoad + storeTotal + mc.dramLatency;
+  return std::max(computeBound, storeBound);
+}
+
+std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
+    const isa::MachineConfig &mc, const SystolicMatmulShape &shape,
+    std::optional<SystolicDataflow> dataflow, int64_t tileM, int64_t tileN,
+    int64_t tileK) {
+  std::optional<SystolicMatmulSchedule> best;
+  double bestCycles = 0;
+  for (SystolicDataflow d :
+       {SystolicDataflow::WS, SystolicDataflow::OS, SystolicDataflow::IS}) {
+    if (dataflow && *dataflow != d)
+      continue;
+    const Frame f = frameOf(shape, d);
+    const int64_t g = depthGranule(mc, d);
+    auto candidates = [](int64_t given, int64_t unit, int64_t full) {
+      std::vector<int64_t> out;
+      if (given) {
+        out.push_back(given);
+        return out;
+      }
+      for (int64_t t = unit; t < full; t *= 2)
+        out.push_back(t);
+      out.push_back(std::max(unit, full));
+      return out;
+    };
+    // Rows of X are free (no granule); depth and width go by the array.
+    for (int64_t tm : candidates(tileM, std::min<int64_t>(mc.rows, f.p),
+                                 std::max<int64_t>(f.p, 1)))
+      for (int64_t tn : candidates(tileN, mc.cols, roundUp(f.s, mc.cols)))
+        for (int64_t tk : candidates(tileK, d == SystolicDataflow::OS
+                                                ? roundUp(mc.rows, 1)
+                                                : mc.rows,
+                                     roundUp(f.q, g))) {
+          SystolicMatmulSchedule s{d, tm, tn, tk};
+          if (!fitsSystolic(mc, shape, s))
+            continue;
+          double c = predictSystolicMatmulCycles(mc, shape, s);
+          if (!best || c < bestCycles) {
+            best = s;
+            bestCycles = c;
+          }
+        }
+  }
+  return best;
+}

@@ -1,0 +1,46 @@
+// Attention on the systolic array: QKᵀ and PV on the array, the online
+// softmax on the vector unit, against the fp64 oracle. Causal (bottom-right
+// aligned, and with an explicit diagonal that leaves rows with no key),
+// GQA, non-multiple lengths, several key blocks, bf16 and f32.
+//
+// RUN: accel-run %s --target=systolic | FileCheck %s
+// RUN: accel-run %s --target=systolic --systolic-pipeline-options="attention-tile-q=8 attention-tile-kv=16" | FileCheck %s
+// RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="rows=8 cols=16 attention-tile-q=5 attention-tile-kv=8" | FileCheck %s
+// CHECK: accel-run: 6 of 6 functions passed
+
+func.func @plain(%q: tensor<1x2x40x32xf32>, %k: tensor<1x2x50x32xf32>, %v: tensor<1x2x50x24xf32>) -> tensor<1x2x40x24xf32> {
+  %o = tensor.empty() : tensor<1x2x40x24xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x40x32xf32>, tensor<1x2x50x32xf32>, tensor<1x2x50x24xf32>) outs(%o : tensor<1x2x40x24xf32>) -> tensor<1x2x40x24xf32>
+  return %0 : tensor<1x2x40x24xf32>
+}
+
+func.func @causal_gqa(%q: tensor<2x4x37x16xf32>, %k: tensor<2x2x70x16xf32>, %v: tensor<2x2x70x16xf32>) -> tensor<2x4x37x16xf32> {
+  %o = tensor.empty() : tensor<2x4x37x16xf32>
+  %0 = accel.attention causal ins(%q, %k, %v : tensor<2x4x37x16xf32>, tensor<2x2x70x16xf32>, tensor<2x2x70x16xf32>) outs(%o : tensor<2x4x37x16xf32>) -> tensor<2x4x37x16xf32>
+  return %0 : tensor<2x4x37x16xf32>
+}
+
+func.func @causal_square(%q: tensor<1x1x100x40xf32>, %k: tensor<1x1x100x40xf32>, %v: tensor<1x1x100x40xf32>) -> tensor<1x1x100x40xf32> {
+  %o = tensor.empty() : tensor<1x1x100x40xf32>
+  %0 = accel.attention causal scale(0.3) ins(%q, %k, %v : tensor<1x1x100x40xf32>, tensor<1x1x100x40xf32>, tensor<1x1x100x40xf32>) outs(%o : tensor<1x1x100x40xf32>) -> tensor<1x1x100x40xf32>
+  return %0 : tensor<1x1x100x40xf32>
+}
+
+func.func @empty_rows(%q: tensor<1x1x30x16xf32>, %k: tensor<1x1x20x16xf32>, %v: tensor<1x1x20x16xf32>) -> tensor<1x1x30x16xf32> {
+  %d = arith.constant -12 : index
+  %o = tensor.empty() : tensor<1x1x30x16xf32>
+  %0 = accel.attention causal diagonal(%d) ins(%q, %k, %v : tensor<1x1x30x16xf32>, tensor<1x1x20x16xf32>, tensor<1x1x20x16xf32>) outs(%o : tensor<1x1x30x16xf32>) -> tensor<1x1x30x16xf32>
+  return %0 : tensor<1x1x30x16xf32>
+}
+
+func.func @bf16(%q: tensor<1x2x33x64xbf16>, %k: tensor<1x1x47x64xbf16>, %v: tensor<1x1x47x64xbf16>) -> tensor<1x2x33x64xf32> {
+  %o = tensor.empty() : tensor<1x2x33x64xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x33x64xbf16>, tensor<1x1x47x64xbf16>, tensor<1x1x47x64xbf16>) outs(%o : tensor<1x2x33x64xf32>) -> tensor<1x2x33x64xf32>
+  return %0 : tensor<1x2x33x64xf32>
+}
+
+func.func @bf16_causal_out(%q: tensor<1x1x64x32xbf16>, %k: tensor<1x1x64x32xbf16>, %v: tensor<1x1x64x32xbf16>) -> tensor<1x1x64x32xbf16> {
+  %o = tensor.empty() : tensor<1x1x64x32xbf16>
+  %0 = accel.attention causal ins(%q, %k, %v : tensor<1x1x64x32xbf16>, tensor<1x1x64x32xbf16>, tensor<1x1x64x32xbf16>) outs(%o : tensor<1x1x64x32xbf16>) -> tensor<1x1x64x32xbf16>
+  return %0 : tensor<1x1x64x32xbf16>
+}
