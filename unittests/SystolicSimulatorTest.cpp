@@ -1007,6 +1007,28 @@ TEST(SystolicSimulatorTest, ArrayTimingFormulas) {
   EXPECT_EQ(s.bankConflictCycles, 0u);
 }
 
+TEST(SystolicSimulatorTest, VectorUnitHasItsOwnQueue) {
+  // Two WS streams (m = 200 each) with, between them in program order, a
+  // vector op that reads the first stream's results. The vector op waits
+  // for those results; the second stream does not wait for the vector op
+  // (only data orders the queues), so the program is as long as the two
+  // streams alone.
+  Program p;
+  p.config = machine(16, 16, ElemType::F32);
+  p.config.spadRows = 512;
+  p.config.accRows = 512;
+  p.instructions = {config(Dataflow::WS), preload(0, 0, 16, 16, 200, false),
+                    compute(16, kNone, 200, 16, 16, true),
+                    preload(kNone, 200, 16, 16, 200, false),
+                    compute(16, kNone, 200, 16, 16, false)};
+  SimStats streams = runZero(p);
+  p.instructions.insert(p.instructions.begin() + 3,
+                        vec(VecOp::Copy, 400, 0, 0, 64, 16));
+  SimStats withVector = runZero(p);
+  EXPECT_EQ(withVector.cycles, streams.cycles) << streams.cycles;
+  EXPECT_GT(withVector.vectorCycles, 0u);
+}
+
 TEST(SystolicSimulatorTest, BankConflicts) {
   Program q;
   q.config = machine(16, 16, ElemType::I8);

@@ -321,7 +321,8 @@ private:
   // Timing state (cycles). Every instruction starts at or after `barrier`
   // (the last fence).
   uint64_t barrier = 0, endTime = 0;
-  uint64_t execLast = 0;   // start of the latest execute-unit instruction
+  uint64_t execLast = 0;   // start of the latest array instruction
+  uint64_t vecLast = 0;    // start of the latest vector instruction
   uint64_t arrayFree = 0;  // array input free (streaming / shifting)
   uint64_t weightFree = 0; // WS weight-load path free
   uint64_t weightsReady = 0;
@@ -800,6 +801,7 @@ void Simulator::fence() {
   }
   barrier = endTime;
   execLast = std::max(execLast, barrier);
+  vecLast = std::max(vecLast, barrier);
 }
 
 void Simulator::finish() {
@@ -1233,7 +1235,10 @@ Error Simulator::vector(const Instruction &in) {
       issue *= 2;
     }
   }
-  uint64_t s = std::max({barrier, execLast, vecFree});
+  // The vector unit has its own in-order queue (like the load and store
+  // queues): it waits for its own previous instruction and for the data,
+  // not for the array's instructions around it.
+  uint64_t s = std::max({barrier, vecLast, vecFree});
   if (readsA)
     s = std::max(s, maxRange(accW, in.srcA, rows));
   if (readsB)
@@ -1250,7 +1255,7 @@ Error Simulator::vector(const Instruction &in) {
   setRange(lastW(dstSpace), in.dst, rows, landed);
   st.vectorCycles += issue;
   done(landed);
-  execLast = s;
+  vecLast = s;
   return Error::success();
 }
 

@@ -76,6 +76,10 @@ public:
   }
   void mvin(const View &v, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
             systolic::Space space, int64_t row) {
+    dma += double(rows * cols * isa::elemBytes(space == systolic::Space::Spad
+                                                   ? config.inputType
+                                                   : config.accType)) /
+           config.dramBytesPerCycle;
     systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
                              row, rows, cols, v.transposed);
   }
@@ -94,6 +98,7 @@ public:
   }
   void compute(int64_t aRow, std::optional<int64_t> bRow, int64_t m, int64_t k,
                int64_t n, bool preloaded) {
+    array += std::max(m, k);
     systolic::ComputeOp::create(
         b, loc, b.getI64IntegerAttr(aRow),
         bRow ? b.getI64IntegerAttr(*bRow) : IntegerAttr(),
@@ -108,6 +113,10 @@ public:
               std::optional<int64_t> iimm = std::nullopt,
               bool accumulate = false, bool infIsZero = false,
               bool toSpad = false) {
+    // Each op of the softmax depends on the one before: issue cycles plus
+    // the unit's pipeline (the simulator's model, docs/systolic-simulator.md).
+    double issue = std::ceil(double(rows * cols) / config.vectorLanes);
+    vec += (op == systolic::VecOp::Exp ? 4 * issue : issue) + 4;
     systolic::VectorOp::create(
         b, loc, systolic::VecOpAttr::get(b.getContext(), op),
         b.getI64IntegerAttr(dst), b.getI64IntegerAttr(srcA),
@@ -129,6 +138,10 @@ public:
   }
 
   const isa::MachineConfig &machine() const { return config; }
+
+  /// Attention's running cost estimate (see emitAttentionHead): the
+  /// array's, the vector unit's and the DMA's cycles since the last reset.
+  double array = 0, vec = 0, dma = 0, store = 0;
 
 private:
   OpBuilder &b;
@@ -304,7 +317,7 @@ struct AttentionGeometry {
 struct AttentionLayout {
   int64_t T, dStrips, oStrips, sStrips;
   int64_t qSlot, ktSlot, vSlot, pBase, spadRows;
-  int64_t sBase, oBase, mRow, lRow, tRow, accRows;
+  int64_t sSlot, oBase, mRow, lRow, tRow, accRows;
 
   AttentionLayout(const isa::MachineConfig &mc, const AttentionGeometry &g) {
     const int64_t R = mc.rows, C = mc.cols;
@@ -318,8 +331,10 @@ struct AttentionLayout {
     // Q, Kᵀ and V double-buffered, then P.
     pBase = 2 * (qSlot + ktSlot + vSlot);
     spadRows = pBase + sStrips * g.tileQ;
-    sBase = 0;
-    oBase = sStrips * g.tileQ;
+    // Two score blocks (the array fills one while the vector unit works on
+    // the other), the output, and the running max, sum and rescale factor.
+    sSlot = sStrips * g.tileQ;
+    oBase = 2 * sSlot;
     mRow = oBase + oStrips * g.tileQ;
     lRow = mRow + g.tileQ;
     tRow = lRow + g.tileQ;
@@ -331,10 +346,13 @@ struct AttentionLayout {
 };
 
 /// One (batch, head): O = softmax(scale . Q Kᵀ, causal) V with the online
-/// softmax on the vector unit.
+/// softmax on the vector unit. The key blocks are software-pipelined by
+/// one: the array computes S of block j + 1 while the vector unit turns S
+/// of block j into P (the execute unit issues in order, but an instruction
+/// only waits for the data it reads), then P.V of block j follows.
 void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
                        const View &k, const View &v, const View &o,
-                       int &toggle) {
+                       int &toggle, double &predicted) {
   using systolic::Bcast;
   using systolic::Space;
   using systolic::VecOp;
@@ -342,12 +360,15 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
   const int64_t R = mc.rows, C = mc.cols;
   AttentionLayout L(mc, g);
   const float ninf = -std::numeric_limits<float>::infinity();
+  const double fill = R + C - 1;
   e.setDataflow(systolic::Dataflow::WS);
+  e.array = e.vec = e.dma = e.store = 0;
   for (int64_t q0 = 0; q0 < g.sq; q0 += g.tileQ) {
     const int64_t mr = std::min(g.tileQ, g.sq - q0);
-    const int64_t slot = toggle;
+    const int64_t qAt = toggle * L.qSlot;
     toggle ^= 1;
-    const int64_t qAt = slot * L.qSlot;
+    // The Q load and the previous block's epilogue overlap this block's
+    // first key block: their cycles join its budget.
     for (int64_t dd = 0; dd * R < g.d; ++dd)
       e.mvin(q, q0, dd * R, mr, std::min(R, g.d - dd * R), Space::Spad,
              qAt + dd * g.tileQ);
@@ -355,90 +376,137 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
     e.fill(L.lRow, mr, 1, 0.0f);
     for (int64_t oo = 0; oo < L.oStrips; ++oo)
       e.fill(L.oBase + oo * g.tileQ, mr, std::min(C, g.dv - oo * C), 0.0f);
-    // The last key any row of this block keeps.
+    // The key blocks this query block sees: up to the last key its last
+    // row keeps.
     const int64_t lastKey =
         g.causal ? std::min(g.skv - 1, q0 + mr - 1 + g.offset) : g.skv - 1;
-    int kvToggle = 0;
-    for (int64_t k0 = 0; k0 <= lastKey; k0 += g.tileKV) {
-      const int64_t kr = std::min(g.tileKV, lastKey + 1 - k0);
-      const int64_t ktAt = 2 * L.qSlot + kvToggle * L.ktSlot;
-      const int64_t vAt = 2 * (L.qSlot + L.ktSlot) + kvToggle * L.vSlot;
-      kvToggle ^= 1;
-      const int64_t strips = ceilDiv(kr, L.T);
-      // Kᵀ tiles (d x keys) by a transposing DMA, V rows per column strip.
-      for (int64_t s = 0; s < strips; ++s)
+    SmallVector<int64_t> blocks;
+    for (int64_t k0 = 0; k0 <= lastKey; k0 += g.tileKV)
+      blocks.push_back(k0);
+    auto keys = [&](size_t j) {
+      return std::min(g.tileKV, lastKey + 1 - blocks[j]);
+    };
+    auto ktAt = [&](size_t j) { return 2 * L.qSlot + int64_t(j % 2) * L.ktSlot; };
+    auto vAt = [&](size_t j) {
+      return 2 * (L.qSlot + L.ktSlot) + int64_t(j % 2) * L.vSlot;
+    };
+    auto sAt = [&](size_t j, int64_t strip) {
+      return int64_t(j % 2) * L.sSlot + strip * g.tileQ;
+    };
+    // Kᵀ tiles (d x keys) by a transposing DMA, V rows per column strip.
+    auto load = [&](size_t j) {
+      const int64_t k0 = blocks[j], kr = keys(j);
+      for (int64_t st = 0; st * L.T < kr; ++st)
         for (int64_t dd = 0; dd * R < g.d; ++dd)
-          e.mvin(k.t(), dd * R, k0 + s * L.T, std::min(R, g.d - dd * R),
-                 std::min(L.T, kr - s * L.T), Space::Spad,
-                 ktAt + (s * L.dStrips + dd) * R);
+          e.mvin(k.t(), dd * R, k0 + st * L.T, std::min(R, g.d - dd * R),
+                 std::min(L.T, kr - st * L.T), Space::Spad,
+                 ktAt(j) + (st * L.dStrips + dd) * R);
       for (int64_t oo = 0; oo < L.oStrips; ++oo)
         e.mvin(v, k0, oo * C, kr, std::min(C, g.dv - oo * C), Space::Spad,
-               vAt + oo * g.tileKV);
-      // S = scale . Q Kᵀ, masked on the diagonal.
-      for (int64_t s = 0; s < strips; ++s) {
-        const int64_t key0 = k0 + s * L.T, kc = std::min(L.T, kr - s * L.T);
-        const int64_t sAt = L.sBase + s * g.tileQ;
+               vAt(j) + oo * g.tileKV);
+    };
+    // S = Q Kᵀ on the array.
+    auto scores = [&](size_t j) {
+      const int64_t kr = keys(j);
+      for (int64_t st = 0; st * L.T < kr; ++st) {
+        const int64_t kc = std::min(L.T, kr - st * L.T);
         for (int64_t dd = 0; dd * R < g.d; ++dd) {
           const int64_t dc = std::min(R, g.d - dd * R);
-          e.preload(ktAt + (s * L.dStrips + dd) * R, sAt, mr, dc, kc, dd > 0);
+          e.preload(ktAt(j) + (st * L.dStrips + dd) * R, sAt(j, st), mr, dc,
+                    kc, dd > 0);
           e.compute(qAt + dd * g.tileQ, std::nullopt, mr, dc, kc, true);
         }
-        e.vector(VecOp::Mul, sAt, sAt, std::nullopt, mr, kc, Bcast::Scalar,
-                 g.scale);
-        if (g.causal && key0 + kc - 1 > q0 + g.offset)
-          e.vector(VecOp::MaskCausal, sAt, sAt, std::nullopt, mr, kc,
-                   Bcast::None, std::nullopt, q0 + g.offset - key0);
+      }
+    };
+    // The online softmax of block j on the vector unit, P into the
+    // scratchpad.
+    auto softmax = [&](size_t j) {
+      const int64_t k0 = blocks[j], kr = keys(j);
+      const int64_t strips = ceilDiv(kr, L.T);
+      auto kc = [&](int64_t st) { return std::min(L.T, kr - st * L.T); };
+      for (int64_t st = 0; st < strips; ++st) {
+        e.vector(VecOp::Mul, sAt(j, st), sAt(j, st), std::nullopt, mr, kc(st),
+                 Bcast::Scalar, g.scale);
+        const int64_t key0 = k0 + st * L.T;
+        if (g.causal && key0 + kc(st) - 1 > q0 + g.offset)
+          e.vector(VecOp::MaskCausal, sAt(j, st), sAt(j, st), std::nullopt,
+                   mr, kc(st), Bcast::None, std::nullopt,
+                   q0 + g.offset - key0);
       }
       // m' = max(m, rowmax S); t = exp(m - m'); P = exp(S - m').
       e.vector(VecOp::Copy, L.tRow, L.mRow, std::nullopt, mr, 1);
-      for (int64_t s = 0; s < strips; ++s)
-        e.vector(VecOp::RowMax, L.mRow, L.sBase + s * g.tileQ, std::nullopt,
-                 mr, std::min(L.T, kr - s * L.T), Bcast::None, std::nullopt,
-                 std::nullopt, /*accumulate=*/true);
+      for (int64_t st = 0; st < strips; ++st)
+        e.vector(VecOp::RowMax, L.mRow, sAt(j, st), std::nullopt, mr, kc(st),
+                 Bcast::None, std::nullopt, std::nullopt, /*accumulate=*/true);
       e.vector(VecOp::Sub, L.tRow, L.tRow, L.mRow, mr, 1, Bcast::None,
                std::nullopt, std::nullopt, false, /*infIsZero=*/true);
       e.vector(VecOp::Exp, L.tRow, L.tRow, std::nullopt, mr, 1);
-      for (int64_t s = 0; s < strips; ++s) {
-        const int64_t sAt = L.sBase + s * g.tileQ,
-                      kc = std::min(L.T, kr - s * L.T);
-        e.vector(VecOp::Sub, sAt, sAt, L.mRow, mr, kc, Bcast::Row,
-                 std::nullopt, std::nullopt, false, /*infIsZero=*/true);
-        e.vector(VecOp::Exp, sAt, sAt, std::nullopt, mr, kc);
+      for (int64_t st = 0; st < strips; ++st) {
+        e.vector(VecOp::Sub, sAt(j, st), sAt(j, st), L.mRow, mr, kc(st),
+                 Bcast::Row, std::nullopt, std::nullopt, false,
+                 /*infIsZero=*/true);
+        e.vector(VecOp::Exp, sAt(j, st), sAt(j, st), std::nullopt, mr, kc(st));
       }
       // l = t . l + rowsum(P); O = t . O.
       e.vector(VecOp::Mul, L.lRow, L.lRow, L.tRow, mr, 1);
-      for (int64_t s = 0; s < strips; ++s)
-        e.vector(VecOp::RowSum, L.lRow, L.sBase + s * g.tileQ, std::nullopt,
-                 mr, std::min(L.T, kr - s * L.T), Bcast::None, std::nullopt,
-                 std::nullopt, /*accumulate=*/true);
+      for (int64_t st = 0; st < strips; ++st)
+        e.vector(VecOp::RowSum, L.lRow, sAt(j, st), std::nullopt, mr, kc(st),
+                 Bcast::None, std::nullopt, std::nullopt, /*accumulate=*/true);
       for (int64_t oo = 0; oo < L.oStrips; ++oo) {
         const int64_t oAt = L.oBase + oo * g.tileQ;
         e.vector(VecOp::Mul, oAt, oAt, L.tRow, mr, std::min(C, g.dv - oo * C),
                  Bcast::Row);
       }
-      // P in the input type, then O += P . V on the array.
-      for (int64_t s = 0; s < strips; ++s)
-        e.vector(VecOp::Copy, L.pBase + s * g.tileQ, L.sBase + s * g.tileQ,
-                 std::nullopt, mr, std::min(L.T, kr - s * L.T), Bcast::None,
-                 std::nullopt, std::nullopt, false, false, /*toSpad=*/true);
+      // P in the input type.
+      for (int64_t st = 0; st < strips; ++st)
+        e.vector(VecOp::Copy, L.pBase + st * g.tileQ, sAt(j, st),
+                 std::nullopt, mr, kc(st), Bcast::None, std::nullopt,
+                 std::nullopt, false, false, /*toSpad=*/true);
+    };
+    // O += P . V on the array.
+    auto values = [&](size_t j) {
+      const int64_t kr = keys(j);
       for (int64_t oo = 0; oo < L.oStrips; ++oo) {
         const int64_t oc = std::min(C, g.dv - oo * C);
-        for (int64_t s = 0; s < strips; ++s) {
-          const int64_t kc = std::min(L.T, kr - s * L.T);
-          e.preload(vAt + oo * g.tileKV + s * L.T, L.oBase + oo * g.tileQ, mr,
-                    kc, oc, /*accumulate=*/true);
-          e.compute(L.pBase + s * g.tileQ, std::nullopt, mr, kc, oc, true);
+        for (int64_t st = 0; st * L.T < kr; ++st) {
+          const int64_t kc = std::min(L.T, kr - st * L.T);
+          e.preload(vAt(j) + oo * g.tileKV + st * L.T, L.oBase + oo * g.tileQ,
+                    mr, kc, oc, /*accumulate=*/true);
+          e.compute(L.pBase + st * g.tileQ, std::nullopt, mr, kc, oc, true);
         }
       }
+    };
+    if (!blocks.empty()) {
+      load(0);
+      scores(0);
+    }
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      if (j + 1 < blocks.size()) {
+        load(j + 1);
+        scores(j + 1);
+      }
+      softmax(j);
+      values(j);
+      // Steady state: the slowest of the DMA, the array and the vector
+      // unit per block (the model of docs/systolic.md), plus the array's
+      // fill and drain on the way into and out of the vector chain.
+      predicted += std::max({e.dma, e.array, e.vec, e.store});
+      e.array = e.vec = e.dma = e.store = 0;
     }
     // O / l (0 for a row that kept no key), then out.
     for (int64_t oo = 0; oo < L.oStrips; ++oo) {
-      const int64_t oAt = L.oBase + oo * g.tileQ, oc = std::min(C, g.dv - oo * C);
+      const int64_t oAt = L.oBase + oo * g.tileQ,
+                    oc = std::min(C, g.dv - oo * C);
       e.vector(VecOp::Div, oAt, oAt, L.lRow, mr, oc, Bcast::Row, std::nullopt,
                std::nullopt, false, /*infIsZero=*/true);
       e.mvout(Space::Acc, oAt, mr, oc, o, q0, oo * C);
+      // Stores have their own channel (full duplex).
+      e.store += double(mr * oc * 4) / mc.dramBytesPerCycle;
     }
   }
+  // The last epilogue, one DMA latency and the array's fill at the start.
+  predicted += std::max({e.dma, e.vec, e.store}) + mc.dramLatency + fill;
+  e.array = e.vec = e.dma = e.store = 0;
 }
 
 } // namespace
@@ -643,9 +711,8 @@ struct ConvertAccelToSystolicPass
       if (bufferOf.count(v))
         return ret.emitOpError("returns the value of result #")
                << i << " twice; a systolic program writes each once";
+      // The op checks above admit only DRAM element types.
       auto t = cast<RankedTensorType>(v.getType());
-      if (!elemTypeOf(t.getElementType()))
-        return ret.emitOpError("result #") << i << " has no DRAM type";
       bufferOf[v] =
           addBuffer(("result" + Twine(i)).str(), systolic::BufferRole::Result,
                     i, t);
@@ -817,7 +884,7 @@ struct ConvertAccelToSystolicPass
                             "lowering");
     if (attentionTileKV % T != 0)
       return at.emitOpError("attention-tile-kv ")
-             << attentionTileKV << " is not a multiple of min(rows, cols) = "
+             << int64_t(attentionTileKV) << " is not a multiple of min(rows, cols) = "
              << T;
     // Keys per block: 4 array widths (or all of them); query rows: the
     // most that fit, up to 256.
@@ -852,7 +919,7 @@ struct ConvertAccelToSystolicPass
         View v{*vBuf, ((b * hkv + hk) * g.skv) * g.dv, g.dv, false};
         View o{oBuf, ((b * hq + h) * g.sq) * g.dv, g.dv, false};
         if (g.sq > 0)
-          emitAttentionHead(e, g, q, k, v, o, toggle);
+          emitAttentionHead(e, g, q, k, v, o, toggle, predicted);
       }
     return success();
   }

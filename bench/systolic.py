@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Systolic-array benchmark: compiles accel functions for the simulated array
+(accel-systolic-pipeline), runs them on the cycle-level simulator through
+accel-run (every run is also checked against the fp64 oracle) and prints:
+
+  1. GEMM utilisation of the compiler's schedules on large GEMMs
+     (M, N >= 4x the array): ideal MAC-cycles / simulated cycles; goal >= 0.85.
+  2. The SCALE-Sim v2 golden layer (256x128x256 on 32x32): our schedule's
+     cycles / the best of SCALE-Sim's WS, OS and IS; goal <= 1.05.
+  3. Attention cycles / the two-GEMM lower bound (the ideal MAC-cycles of
+     Q.K^T and P.V; causal counts the kept half).
+  4. The schedule model's predicted cycles / the simulator's (goal +-5%).
+
+Every number is printed with its bandwidth assumption. Standard library only.
+
+  python3 bench/systolic.py [--quick] [--csv FILE]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("ACCEL_BUILD_DIR", os.path.join(ROOT, "build"))
+RUN = os.path.join(BUILD, "bin", "accel-run")
+
+# SCALE-Sim v2 golden COMPUTE_REPORT.csv (test/Integration/Systolic/Inputs/
+# scalesim-golden.csv): total cycles, stall cycles.
+SCALESIM = {"ws": (52447, 41248), "os": (52447, 42272), "is": (19984, 5777)}
+
+
+def matmul_src(m, k, n, dt):
+    ot = "i32" if dt == "i8" else "f32"
+    return (f"func.func @g(%a: tensor<{m}x{k}x{dt}>, %b: tensor<{k}x{n}x{dt}>)"
+            f" -> tensor<{m}x{n}x{ot}> {{\n"
+            f"  %c = tensor.empty() : tensor<{m}x{n}x{ot}>\n"
+            f"  %0 = accel.matmul ins(%a, %b : tensor<{m}x{k}x{dt}>, "
+            f"tensor<{k}x{n}x{dt}>) outs(%c : tensor<{m}x{n}x{ot}>) -> "
+            f"tensor<{m}x{n}x{ot}>\n  return %0 : tensor<{m}x{n}x{ot}>\n}}\n")
+
+
+def attention_src(b, h, s, d, dt, causal):
+    t = f"tensor<{b}x{h}x{s}x{d}x{dt}>"
+    o = f"tensor<{b}x{h}x{s}x{d}xf32>"
+    c = "causal " if causal else ""
+    return (f"func.func @g(%q: {t}, %k: {t}, %v: {t}) -> {o} {{\n"
+            f"  %o = tensor.empty() : {o}\n"
+            f"  %0 = accel.attention {c}ins(%q, %k, %v : {t}, {t}, {t}) "
+            f"outs(%o : {o}) -> {o}\n  return %0 : {o}\n}}\n")
+
+
+def run(src, options, mode="default"):
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(src)
+        path = f.name
+    try:
+        out = subprocess.run(
+            [RUN, path, "--target=systolic", "--dist=exact",
+             f"--sim-mode={mode}", f"--systolic-pipeline-options={options}"],
+            capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    text = out.stdout + out.stderr
+    cycles = re.search(r"g: (\d+) cycles", text)
+    if out.returncode != 0 or not cycles:
+        sys.exit(f"accel-run failed ({options}):\n{text}")
+    pred = re.search(r"(\d+) cycles predicted", text)
+    dma = re.search(r"the DMA (\d+) cycles", text)
+    vec = re.search(r"vector unit is busy (\d+) cycles", text)
+    return {"cycles": int(cycles.group(1)),
+            "predicted": int(pred.group(1)) if pred else None,
+            "dma": int(dma.group(1)) if dma else None,
+            "vector": int(vec.group(1)) if vec else None}
+
+
+def machine(rows, cols, bw, extra=""):
+    return f"rows={rows} cols={cols} dram-bytes-per-cycle={bw} {extra}".strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--csv")
+    args = ap.parse_args()
+    rows_out = []
+
+    def emit(section, name, value, goal, note):
+        rows_out.append((section, name, value, goal, note))
+
+    print("# 1. GEMM utilisation (ideal MAC-cycles / simulated cycles)")
+    print(f"{'array':8} {'bw B/cyc':>8} {'dtype':5} {'M x K x N':>16} "
+          f"{'cycles':>9} {'util':>6} {'model/sim':>9}")
+    gemms = [(256, 256, 256), (512, 512, 512), (1024, 256, 512),
+             (256, 1024, 256)]
+    if args.quick:
+        gemms = gemms[:2]
+    arrays = [(16, 16, 16, "Gemmini default: 256 KiB spad, 64 KiB acc"),
+              (32, 32, 64, "32x32, 64 B/cycle (SCALE-Sim scale.cfg's 64 words/cycle)")]
+    utils, model_ratios = [], []
+    for r, c, bw, what in arrays:
+        for dt in ("i8", "bf16"):
+            for m, k, n in gemms:
+                res = run(matmul_src(m, k, n, dt), machine(r, c, bw))
+                ideal = m * k * n / (r * c)
+                util = ideal / res["cycles"]
+                ratio = res["predicted"] / res["cycles"]
+                utils.append(util)
+                model_ratios.append(ratio)
+                print(f"{r}x{c:<5} {bw:>8} {dt:5} {m:>5}x{k}x{n:<6} "
+                      f"{res['cycles']:>9} {util:6.3f} {ratio:9.3f}")
+                emit("gemm", f"{r}x{c} bw{bw} {dt} {m}x{k}x{n}",
+                     f"{util:.3f}", ">= 0.85", f"cycles {res['cycles']}")
+    print(f"utilisation: min {min(utils):.3f}, max {max(utils):.3f} "
+          f"(goal >= 0.85)\n")
+
+    print("# 2. SCALE-Sim v2 golden layer: M=256 K=256 N=128, 32x32, i8")
+    best_total = min(t for t, _ in SCALESIM.values())
+    best_compute = min(t - s for t, s in SCALESIM.values())
+    ours = run(matmul_src(256, 256, 128, "i8"),
+               machine(32, 32, 64, "spad-kib=128 acc-kib=64"))
+    ideal_bw = run(matmul_src(256, 256, 128, "i8"),
+                   machine(32, 32, 1000000, "spad-kib=128 acc-kib=64 "
+                           "dram-latency=0"))
+    print(f"ours (auto dataflow, 64 B/cycle, 100-cycle latency): "
+          f"{ours['cycles']} cycles; SCALE-Sim best total (IS, USER "
+          f"bandwidth 64 words/cycle): {best_total} -> ratio "
+          f"{ours['cycles'] / best_total:.3f} (goal <= 1.05)")
+    print(f"ours with ideal DRAM: {ideal_bw['cycles']} cycles; SCALE-Sim best "
+          f"compute-only (OS): {best_compute} -> ratio "
+          f"{ideal_bw['cycles'] / best_compute:.3f}\n")
+    emit("scalesim", "ours / best SCALE-Sim total",
+         f"{ours['cycles'] / best_total:.3f}", "<= 1.05", "64 B/cycle")
+    emit("scalesim", "ours ideal DRAM / best SCALE-Sim compute",
+         f"{ideal_bw['cycles'] / best_compute:.3f}", "<= 1.05", "ideal DRAM")
+    model_ratios.append(ours["predicted"] / ours["cycles"])
+
+    print("# 3. Attention (f32 accumulation, bf16 inputs): cycles / the "
+          "two-GEMM lower bound")
+    print(f"{'array':8} {'B,H,S,d':>14} {'causal':6} {'cycles':>9} "
+          f"{'bound':>8} {'ratio':>6} {'vector':>8} {'model/sim':>9}")
+    atts = [(1, 2, 256, 64), (1, 1, 512, 128), (1, 2, 256, 32)]
+    if args.quick:
+        atts = atts[:1]
+    for r, c, bw, _ in arrays[:1]:
+        for b, h, s, d in atts:
+            for causal in (False, True):
+                res = run(attention_src(b, h, s, d, "bf16", causal),
+                          machine(r, c, bw))
+                pairs = s * (s + 1) / 2 if causal else s * s
+                bound = 2 * b * h * pairs * d / (r * c)
+                ratio = res["cycles"] / bound
+                mr = res["predicted"] / res["cycles"]
+                model_ratios.append(mr)
+                print(f"{r}x{c:<5} {b},{h},{s},{d:<5} {str(causal):6} "
+                      f"{res['cycles']:>9} {bound:>8.0f} {ratio:6.2f} "
+                      f"{res['vector']:>8} {mr:9.3f}")
+                emit("attention", f"{r}x{c} {b},{h},{s},{d} causal={causal}",
+                     f"{ratio:.2f}", "(report)",
+                     f"vector busy {res['vector']} of {res['cycles']}")
+    print()
+    within = sum(1 for x in model_ratios if abs(x - 1) <= 0.05)
+    print(f"# 4. Schedule model / simulator: {within} of {len(model_ratios)} "
+          f"within +-5%; range {min(model_ratios):.3f} .. "
+          f"{max(model_ratios):.3f}")
+    emit("model", "predicted / simulated within 5%",
+         f"{within}/{len(model_ratios)}", "all", "")
+    if args.csv:
+        with open(args.csv, "w") as f:
+            f.write("section,case,value,goal,note\n")
+            for row in rows_out:
+                f.write(",".join(str(x) for x in row) + "\n")
+
+
+if __name__ == "__main__":
+    main()

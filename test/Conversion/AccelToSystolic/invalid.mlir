@@ -1,0 +1,152 @@
+// RUN: accel-opt %s -split-input-file -verify-diagnostics --convert-accel-to-systolic
+
+func.func @scaled(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %s: f32, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @below {{with scales has no systolic lowering}}
+  %0 = accel.matmul ins(%a, %b : tensor<4x4xi8>, tensor<4x4xi8>) scales(%s, %s) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @f16(%a: tensor<4x4xf16>, %b: tensor<4x4xf16>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @below {{of 'f16' x 'f16' -> 'f32' has no systolic lowering: the array multiplies i8 (into i32), bf16 or f32}}
+  %0 = accel.matmul ins(%a, %b : tensor<4x4xf16>, tensor<4x4xf16>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dynamic(%a: tensor<?x4xf32>, %b: tensor<4x4xf32>, %c: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{needs static shapes on the systolic target}}
+  %0 = accel.matmul ins(%a, %b : tensor<?x4xf32>, tensor<4x4xf32>) outs(%c : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @k0(%a: tensor<4x0xf32>, %b: tensor<0x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @below {{with K = 0 has no systolic lowering}}
+  %0 = accel.matmul ins(%a, %b : tensor<4x0xf32>, tensor<0x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @masked(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %m: tensor<4x4xi1>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  // expected-error @below {{with a mask, sequence lengths or a window has no systolic lowering yet}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) mask(%m : tensor<4x4xi1>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+func.func @attention_f16(%q: tensor<1x1x4x8xf16>, %k: tensor<1x1x4x8xf16>, %v: tensor<1x1x4x8xf16>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  // expected-error @below {{of 'f16' -> 'f32' has no systolic lowering: attention runs on bf16 or f32 inputs}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf16>, tensor<1x1x4x8xf16>, tensor<1x1x4x8xf16>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+func.func @attention_dynamic(%q: tensor<1x1x?x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %o: tensor<1x1x?x8xf32>) -> tensor<1x1x?x8xf32> {
+  // expected-error @below {{needs static shapes on the systolic target}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x?x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) outs(%o : tensor<1x1x?x8xf32>) -> tensor<1x1x?x8xf32>
+  return %0 : tensor<1x1x?x8xf32>
+}
+
+// -----
+
+func.func @diagonal(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %o: tensor<1x1x4x8xf32>, %d: index) -> tensor<1x1x4x8xf32> {
+  // expected-error @below {{with a non-constant diagonal has no systolic lowering}}
+  %0 = accel.attention causal diagonal(%d) ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+func.func @head_dim_0(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf32>, %v: tensor<1x1x4x8xf32>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  // expected-error @below {{with an empty head dimension has no systolic lowering}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x0xf32>, tensor<1x1x4x0xf32>, tensor<1x1x4x8xf32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+func.func @other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{has no systolic lowering (a systolic program holds accel.matmul and accel.attention)}}
+  %0 = arith.addf %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @mixed(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %x: tensor<4x4xf32>) -> (tensor<4x4xi32>, tensor<4x4xf32>) {
+  %c = tensor.empty() : tensor<4x4xi32>
+  %0 = accel.matmul ins(%a, %b : tensor<4x4xi8>, tensor<4x4xi8>) outs(%c : tensor<4x4xi32>) -> tensor<4x4xi32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  // expected-error @below {{takes 'f32' inputs but an earlier op of @mixed takes i8: a systolic program has one input type}}
+  %1 = accel.matmul ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0, %1 : tensor<4x4xi32>, tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @below {{has no accel.matmul or accel.attention to compile for the systolic array}}
+func.func @nothing(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{argument #2 of type 'index' cannot be a systolic DRAM buffer (static tensors of i8, i32, bf16 or f32)}}
+func.func @index_arg(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %i: index) -> tensor<4x4xf32> {
+  %c = tensor.empty() : tensor<4x4xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @returns_arg(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %c = tensor.empty() : tensor<4x4xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  // expected-error @below {{result #1 is not computed by an accel op; a systolic program only returns what it computes}}
+  return %0, %a : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+func.func @returns_twice(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %c = tensor.empty() : tensor<4x4xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  // expected-error @below {{returns the value of result #1 twice; a systolic program writes each once}}
+  return %0, %0 : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+func.func @constant_input(%b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %a = arith.constant dense<1.0> : tensor<4x4xf32>
+  %c = tensor.empty() : tensor<4x4xf32>
+  // expected-error @below {{reads a value that is not in DRAM (a function argument or an accel op's result)}}
+  %0 = accel.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @accumulate_empty(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %c = tensor.empty() : tensor<4x4xf32>
+  // expected-error @below {{accumulates into a value that is not in DRAM}}
+  %0 = accel.matmul accumulate ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @attention_constant(%k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  %q = arith.constant dense<1.0> : tensor<1x1x4x8xf32>
+  // expected-error @below {{reads a value that is not in DRAM (a function argument or an accel op's result)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
