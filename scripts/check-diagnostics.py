@@ -4,7 +4,7 @@
 A diagnostic is an emitError / emitOpError / emitWarning / emitRemark call
 (or accel-run's fail()) followed by string literals; the first 30 characters
 of its first literal fragment (adjacent literals joined, up to a formatv
-placeholder) are searched for in test/ and python/tests/. Messages that
+placeholder) are searched for in test/, python/tests/ and unittests/. Messages that
 cannot be provoked from outside are listed, with the reason, in
 scripts/diagnostics-allowlist.txt. Exits 1 when a message has no test.
 
@@ -16,7 +16,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = ["lib", "tools"]
-TESTS = ["test", "python/tests"]
+TESTS = ["test", "python/tests", "unittests"]
 CALL = re.compile(r"\b(emitOpError|emitError|emitWarning|emitRemark|fail)\s*\(")
 LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
@@ -60,7 +60,10 @@ def main():
     for d in TESTS:
         for dirpath, _, files in os.walk(os.path.join(ROOT, d)):
             for f in files:
-                if f.endswith((".mlir", ".py", ".test")):
+                # GoogleTest files count too: the simulator's faults are
+                # checked there with their exact messages.
+                if f.endswith((".mlir", ".py", ".test")) or (
+                        d == "unittests" and f.endswith(".cpp")):
                     with open(os.path.join(dirpath, f), errors="replace") as fh:
                         corpus.append((os.path.relpath(os.path.join(dirpath, f), ROOT), fh.read()))
     allowed = set()

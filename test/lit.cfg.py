@@ -35,6 +35,7 @@ tools = [
     ToolSubst("mlir-runner", unresolved="fatal"),
     ToolSubst("accel-run", unresolved="fatal"),
     ToolSubst("accel-systolic-translate", unresolved="fatal"),
+    ToolSubst("accel-sim", unresolved="fatal"),
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("llc", unresolved="fatal"),
 ]

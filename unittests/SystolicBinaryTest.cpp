@@ -130,8 +130,7 @@ public:
       in.m = u32();
       in.k = u32();
       in.n = u32();
-      (in.op == Opcode::Preload ? in.accumulate : in.preloaded) =
-          range(0, 1);
+      (in.op == Opcode::Preload ? in.accumulate : in.preloaded) = range(0, 1);
       break;
     case Opcode::Vector: {
       in.vop = VecOp(range(0, 10));
@@ -150,8 +149,7 @@ public:
       }
       if (in.vop == VecOp::MaskCausal)
         in.iimm = int64_t((uint64_t(u32()) << 32) | u32());
-      if ((in.vop == VecOp::RowMax || in.vop == VecOp::RowSum) &&
-          range(0, 1))
+      if ((in.vop == VecOp::RowMax || in.vop == VecOp::RowSum) && range(0, 1))
         in.vflags |= kVecAccumulate;
       if ((in.vop == VecOp::Sub || in.vop == VecOp::Div) && range(0, 1))
         in.vflags |= kVecInfIsZero;
@@ -209,8 +207,8 @@ TEST(SystolicBinary, RandomProgramsRoundTrip) {
     Program p = gen.program();
     Bytes bytes = encodeProgram(p);
     llvm::Expected<Program> back = decodeProgram(bytes);
-    ASSERT_TRUE(bool(back)) << "seed " << seed << ": "
-                            << llvm::toString(back.takeError());
+    ASSERT_TRUE(bool(back))
+        << "seed " << seed << ": " << llvm::toString(back.takeError());
     expectSame(p, *back);
     EXPECT_EQ(encodeProgram(*back), bytes) << "seed " << seed;
     if (testing::Test::HasFailure())
@@ -354,6 +352,7 @@ Program smallProgram() {
 // The layout of docs/systolic-binary.md, byte for byte.
 TEST(SystolicBinary, GoldenBytes) {
   Bytes bytes = encodeProgram(smallProgram());
+  // clang-format off
   const Bytes expected = {
       // header
       'A', 'C', 'S', 'Y', 1, 0, 0, 0,   // magic, version 1, reserved
@@ -395,6 +394,7 @@ TEST(SystolicBinary, GoldenBytes) {
       7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
   };
+  // clang-format on
   ASSERT_EQ(bytes.size(), expected.size());
   for (size_t i = 0; i < bytes.size(); ++i)
     EXPECT_EQ(unsigned(bytes[i]), unsigned(expected[i])) << "byte " << i;
@@ -419,91 +419,158 @@ TEST(SystolicBinary, EachDecoderMessage) {
   ASSERT_EQ(good.size(), 368u);
   const Corruption cases[] = {
       {0, {'X'}, "byte 0: bad magic: not a systolic program"},
-      {4, {2}, "byte 4: unsupported format version 2 (this decoder reads "
-               "version 1)"},
+      {4,
+       {2},
+       "byte 4: unsupported format version 2 (this decoder reads "
+       "version 1)"},
       {7, {1}, "byte 7: reserved header byte must be 0, got 01h"},
       {8, {0}, "byte 8: rows must be in [1, 1024], got 0"},
       {12, {1, 4}, "byte 12: cols must be in [1, 1024], got 1025"},
-      {16, {1}, "byte 16: the input type must be i8 (0), bf16 (2) or f32 "
-                "(3), got 1"},
-      {17, {1}, "byte 17: the accumulator type must be f32 (3) for f32 "
-                "inputs, got 1"},
+      {16,
+       {1},
+       "byte 16: the input type must be i8 (0), bf16 (2) or f32 "
+       "(3), got 1"},
+      {17,
+       {1},
+       "byte 17: the accumulator type must be f32 (3) for f32 "
+       "inputs, got 1"},
       {19, {4}, "byte 19: reserved header byte must be 0, got 04h"},
       {24, {0}, "byte 24: spad_banks must be >= 1, got 0"},
-      {20, {7}, "byte 20: spad_rows must be a positive multiple of "
-                "spad_banks (2), got 7"},
-      {28, {0}, "byte 28: acc_rows must be a positive multiple of "
-                "acc_banks (1), got 0"},
+      {20,
+       {7},
+       "byte 20: spad_rows must be a positive multiple of "
+       "spad_banks (2), got 7"},
+      {28,
+       {0},
+       "byte 28: acc_rows must be a positive multiple of "
+       "acc_banks (1), got 0"},
       {32, {0}, "byte 32: acc_banks must be >= 1, got 0"},
-      {47, {0xC0}, "byte 40: dram_bytes_per_cycle must be finite and > 0, "
-                   "got -2"},
-      {46, {0xF0, 0x7F}, "byte 40: dram_bytes_per_cycle must be finite and "
-                         "> 0, got inf"},
+      {47,
+       {0xC0},
+       "byte 40: dram_bytes_per_cycle must be finite and > 0, "
+       "got -2"},
+      {46,
+       {0xF0, 0x7F},
+       "byte 40: dram_bytes_per_cycle must be finite and "
+       "> 0, got inf"},
       {48, {0}, "byte 48: vector_lanes must be >= 1, got 0"},
-      {52, {0, 0, 0, 1}, "byte 52: buffer count 16777216 needs at least "
-                         "268435456 bytes, 296 left"},
-      {56, {9}, "byte 56: instruction count 9 needs 288 bytes after the "
-                "buffer table, 256 left"},
+      {52,
+       {0, 0, 0, 1},
+       "byte 52: buffer count 16777216 needs at least "
+       "268435456 bytes, 296 left"},
+      {56,
+       {9},
+       "byte 56: instruction count 9 needs 288 bytes after the "
+       "buffer table, 256 left"},
       {56, {7}, "byte 336: 32 trailing bytes after the last instruction"},
       {60, {0}, "byte 64: the program name is empty"},
-      {60, {0, 0, 1}, "byte 64: truncated: the program name (65536 bytes, "
-                      "padded to 8) needs 65536 bytes, 304 left"},
-      {65, {'/'}, "byte 65: the program name may only use [A-Za-z0-9_.-], "
-                  "got byte 2Fh"},
+      {60,
+       {0, 0, 1},
+       "byte 64: truncated: the program name (65536 bytes, "
+       "padded to 8) needs 65536 bytes, 304 left"},
+      {65,
+       {'/'},
+       "byte 65: the program name may only use [A-Za-z0-9_.-], "
+       "got byte 2Fh"},
       {66, {1}, "byte 66: the program name padding must be 0, got 01h"},
-      {72, {3}, "byte 72: buffer 0: unknown role 3 (0 arg, 1 result, 2 "
-                "scratch)"},
-      {73, {4}, "byte 73: buffer 0: unknown element type 4 (0 i8, 1 i32, 2 "
-                "bf16, 3 f32)"},
+      {72,
+       {3},
+       "byte 72: buffer 0: unknown role 3 (0 arg, 1 result, 2 "
+       "scratch)"},
+      {73,
+       {4},
+       "byte 73: buffer 0: unknown element type 4 (0 i8, 1 i32, 2 "
+       "bf16, 3 f32)"},
       {74, {1}, "byte 74: buffer 0: reserved byte must be 0, got 01h"},
       {72, {2}, "byte 76: buffer 0: a scratch buffer has position 0, got 1"},
-      {80, {0xFF, 0xFF, 0xFF, 0xFF},
+      {80,
+       {0xFF, 0xFF, 0xFF, 0xFF},
        "byte 88: truncated: buffer 0's 4294967295 dimensions needs "
        "34359738360 bytes, 280 left"},
-      {94, {0x01}, "byte 88: buffer 0 is larger than the 2^48 bytes a "
-                   "buffer may hold"},
+      {94,
+       {0x01},
+       "byte 88: buffer 0 is larger than the 2^48 bytes a "
+       "buffer may hold"},
       {84, {0}, "byte 104: buffer 0's name is empty"},
-      {104, {'+'}, "byte 104: buffer 0's name may only use [A-Za-z0-9_.-], "
-                   "got byte 2Bh"},
+      {104,
+       {'+'},
+       "byte 104: buffer 0's name may only use [A-Za-z0-9_.-], "
+       "got byte 2Bh"},
       {112, {0}, "byte 112: instruction 0: unknown opcode 0"},
       {112, {8}, "byte 112: instruction 0: unknown opcode 8"},
-      {113, {2}, "byte 113: instruction 0 (config): unknown dataflow 2 (0 "
-                 "ws, 1 os)"},
-      {130, {1}, "byte 130: instruction 0 (config): unused byte must be 0, "
-                 "got 01h"},
-      {145, {2}, "byte 145: instruction 1 (mvin): unknown space 2 (0 spad, "
-                 "1 acc)"},
-      {146, {3}, "byte 146: instruction 1 (mvin): flag bits 2h are not "
-                 "valid here"},
-      {147, {1}, "byte 147: instruction 1 (mvin): reserved byte must be 0, "
-                 "got 01h"},
-      {177, {1}, "byte 177: instruction 2 (preload): unused byte must be "
-                 "0, got 01h"},
-      {178, {0x81}, "byte 178: instruction 2 (preload): flag bits 80h are "
-                    "not valid here"},
-      {211, {1}, "byte 211: instruction 3 (compute): reserved byte must be "
-                 "0, got 01h"},
-      {239, {1}, "byte 239: instruction 3 (compute): unused byte must be 0, "
-                 "got 01h"},
+      {113,
+       {2},
+       "byte 113: instruction 0 (config): unknown dataflow 2 (0 "
+       "ws, 1 os)"},
+      {130,
+       {1},
+       "byte 130: instruction 0 (config): unused byte must be 0, "
+       "got 01h"},
+      {145,
+       {2},
+       "byte 145: instruction 1 (mvin): unknown space 2 (0 spad, "
+       "1 acc)"},
+      {146,
+       {3},
+       "byte 146: instruction 1 (mvin): flag bits 2h are not "
+       "valid here"},
+      {147,
+       {1},
+       "byte 147: instruction 1 (mvin): reserved byte must be 0, "
+       "got 01h"},
+      {177,
+       {1},
+       "byte 177: instruction 2 (preload): unused byte must be "
+       "0, got 01h"},
+      {178,
+       {0x81},
+       "byte 178: instruction 2 (preload): flag bits 80h are "
+       "not valid here"},
+      {211,
+       {1},
+       "byte 211: instruction 3 (compute): reserved byte must be "
+       "0, got 01h"},
+      {239,
+       {1},
+       "byte 239: instruction 3 (compute): unused byte must be 0, "
+       "got 01h"},
       {241, {11}, "byte 241: instruction 4 (vector): unknown vector op 11"},
-      {243, {3}, "byte 243: instruction 4 (vector mul): unknown bcast 3 (0 "
-                 "none, 1 row, 2 scalar)"},
-      {275, {1}, "byte 275: instruction 5 (vector mask_causal): bcast "
-                 "applies to the binary ops only"},
-      {242, {8}, "byte 242: instruction 4 (vector mul): reserved flag bits "
-                 "8h set"},
-      {242, {1}, "byte 242: instruction 4 (vector mul): flag bits 1h are "
-                 "not valid here"},
-      {252, {1}, "byte 252: instruction 4 (vector mul): src_b is unused and "
-                 "must be 0, got 1"},
-      {268, {1}, "byte 268: instruction 4 (vector mul): the high half of "
-                 "the f32 immediate must be 0, got 01h"},
-      {273, {0}, "byte 280: instruction 5 (vector fill): src_a is unused "
-                 "and must be 0, got 1"},
-      {330, {1}, "byte 330: instruction 6 (vector sub): unused immediate "
-                 "byte must be 0, got 01h"},
-      {337, {1}, "byte 337: instruction 7 (fence): unused byte must be 0, "
-                 "got 01h"},
+      {243,
+       {3},
+       "byte 243: instruction 4 (vector mul): unknown bcast 3 (0 "
+       "none, 1 row, 2 scalar)"},
+      {275,
+       {1},
+       "byte 275: instruction 5 (vector mask_causal): bcast "
+       "applies to the binary ops only"},
+      {242,
+       {8},
+       "byte 242: instruction 4 (vector mul): reserved flag bits "
+       "8h set"},
+      {242,
+       {1},
+       "byte 242: instruction 4 (vector mul): flag bits 1h are "
+       "not valid here"},
+      {252,
+       {1},
+       "byte 252: instruction 4 (vector mul): src_b is unused and "
+       "must be 0, got 1"},
+      {268,
+       {1},
+       "byte 268: instruction 4 (vector mul): the high half of "
+       "the f32 immediate must be 0, got 01h"},
+      {273,
+       {0},
+       "byte 280: instruction 5 (vector fill): src_a is unused "
+       "and must be 0, got 1"},
+      {330,
+       {1},
+       "byte 330: instruction 6 (vector sub): unused immediate "
+       "byte must be 0, got 01h"},
+      {337,
+       {1},
+       "byte 337: instruction 7 (fence): unused byte must be 0, "
+       "got 01h"},
   };
   for (const Corruption &c : cases) {
     Bytes bad = good;

@@ -758,6 +758,13 @@ TEST(SystolicSimulatorTest, Faults) {
        "instruction 0 (config): unknown dataflow 5"},
       {"space", [&](P p, B) { at(p, 1).space = Space(3); },
        "instruction 1 (mvin): unknown SRAM space 3"},
+      {"address overflow",
+       [&](P p, B) {
+         at(p, 1).offset = ~uint64_t(0) - 2;
+         at(p, 1).stride = 0xFFFFFFFFu;
+       },
+       "instruction 1 (mvin): DRAM block of buffer 0 'a' (offset "
+       "18446744073709551613, stride 4294967295) overflows 64-bit addressing"},
       {"empty", [&](P p, B) { at(p, 1).rows = 0; },
        "instruction 1 (mvin): destination block of 0x4 elements is empty"},
       {"too wide", [&](P p, B) { at(p, 4).cols = 5; },

@@ -48,9 +48,9 @@ bool isBinaryVecOp(VecOp op) {
 }
 
 const char *vecOpName(VecOp op) {
-  static const char *const names[] = {
-      "fill", "copy", "add", "sub",    "mul",   "div",
-      "max",  "exp",  "rowmax", "rowsum", "mask_causal"};
+  static const char *const names[] = {"fill",   "copy",   "add",        "sub",
+                                      "mul",    "div",    "max",        "exp",
+                                      "rowmax", "rowsum", "mask_causal"};
   return unsigned(op) < std::size(names) ? names[unsigned(op)] : "?";
 }
 
@@ -219,19 +219,13 @@ private:
     uint64_t left = at <= b.size() ? b.size() - at : 0;
     if (n <= left)
       return Error::success();
-    return error(at, "truncated: " + what + " needs " + Twine(n) +
-                         " bytes, " + Twine(left) + " left");
+    return error(at, "truncated: " + what + " needs " + Twine(n) + " bytes, " +
+                         Twine(left) + " left");
   }
   uint8_t u8(uint64_t at) const { return b[at]; }
-  uint16_t u16(uint64_t at) const {
-    return endian::read16le(b.data() + at);
-  }
-  uint32_t u32(uint64_t at) const {
-    return endian::read32le(b.data() + at);
-  }
-  uint64_t u64(uint64_t at) const {
-    return endian::read64le(b.data() + at);
-  }
+  uint16_t u16(uint64_t at) const { return endian::read16le(b.data() + at); }
+  uint32_t u32(uint64_t at) const { return endian::read32le(b.data() + at); }
+  uint64_t u64(uint64_t at) const { return endian::read64le(b.data() + at); }
   /// Bytes [from, to) must be zero.
   Error zeros(uint64_t from, uint64_t to, const Twine &what) const {
     for (uint64_t i = from; i < to; ++i)
@@ -252,8 +246,8 @@ Error Decoder::name(uint64_t at, uint64_t length, const Twine &what,
                     std::string &out) const {
   if (length == 0)
     return error(at, what + " is empty");
-  if (Error e = need(at, padded(length), what + " (" + Twine(length) +
-                                             " bytes, padded to 8)"))
+  if (Error e = need(at, padded(length),
+                     what + " (" + Twine(length) + " bytes, padded to 8)"))
     return e;
   for (uint64_t i = 0; i < length; ++i)
     if (!isNameChar(char(b[at + i])))
@@ -348,20 +342,20 @@ Error Decoder::header(Program &p, uint32_t &bufferCount, uint32_t &instCount,
 }
 
 Error Decoder::buffer(uint64_t &pos, unsigned index, Buffer &out) const {
-  if (Error e = need(pos, kBufferEntryBytes,
-                     "buffer " + Twine(index) + "'s entry"))
+  if (Error e =
+          need(pos, kBufferEntryBytes, "buffer " + Twine(index) + "'s entry"))
     return e;
   uint8_t role = u8(pos), type = u8(pos + 1);
   if (role > uint8_t(BufferRole::Scratch))
-    return error(pos, "buffer " + Twine(index) +
-                          ": unknown role " + Twine(unsigned(role)) +
+    return error(pos, "buffer " + Twine(index) + ": unknown role " +
+                          Twine(unsigned(role)) +
                           " (0 arg, 1 result, 2 scratch)");
   if (type > uint8_t(ElemType::F32))
-    return error(pos + 1, "buffer " + Twine(index) +
-                              ": unknown element type " + Twine(unsigned(type)) +
+    return error(pos + 1, "buffer " + Twine(index) + ": unknown element type " +
+                              Twine(unsigned(type)) +
                               " (0 i8, 1 i32, 2 bf16, 3 f32)");
-  if (Error e = zeros(pos + 2, pos + 4, "buffer " + Twine(index) +
-                                            ": reserved byte"))
+  if (Error e =
+          zeros(pos + 2, pos + 4, "buffer " + Twine(index) + ": reserved byte"))
     return e;
   out.role = BufferRole(role);
   out.type = ElemType(type);
@@ -373,9 +367,9 @@ Error Decoder::buffer(uint64_t &pos, unsigned index, Buffer &out) const {
   uint32_t rank = u32(pos + 8), nameLength = u32(pos + 12);
   uint64_t dimsAt = pos + kBufferEntryBytes;
   // Checked before the shape vector is sized: a huge rank cannot allocate.
-  if (Error e = need(dimsAt, uint64_t(rank) * 8,
-                     "buffer " + Twine(index) + "'s " + Twine(rank) +
-                         " dimensions"))
+  if (Error e =
+          need(dimsAt, uint64_t(rank) * 8,
+               "buffer " + Twine(index) + "'s " + Twine(rank) + " dimensions"))
     return e;
   out.shape.resize(rank);
   uint64_t limit = kMaxBufferBytes / elemBytes(out.type), n = 1;
@@ -387,8 +381,9 @@ Error Decoder::buffer(uint64_t &pos, unsigned index, Buffer &out) const {
       return error(at, "buffer " + Twine(index) + "'s dimension " + Twine(d) +
                            " does not fit in int64");
     if (dim != 0 && n > limit / dim)
-      return error(at, "buffer " + Twine(index) + " is larger than the 2^48 "
-                                                  "bytes a buffer may hold");
+      return error(at, "buffer " + Twine(index) +
+                           " is larger than the 2^48 "
+                           "bytes a buffer may hold");
     n *= dim;
     out.shape[d] = int64_t(dim);
   }
@@ -421,8 +416,8 @@ Error Decoder::instruction(uint64_t at, unsigned index,
   switch (out.op) {
   case Opcode::Config:
     if (sub > uint8_t(Dataflow::OS))
-      return error(at + 1, where + ": unknown dataflow " + Twine(unsigned(sub)) +
-                               " (0 ws, 1 os)");
+      return error(at + 1, where + ": unknown dataflow " +
+                               Twine(unsigned(sub)) + " (0 ws, 1 os)");
     out.dataflow = Dataflow(sub);
     return zeros(at + 2, at + kInstructionBytes, where + ": unused byte");
   case Opcode::Mvin:
@@ -462,11 +457,12 @@ Error Decoder::instruction(uint64_t at, unsigned index,
   }
   case Opcode::Vector: {
     if (sub > uint8_t(VecOp::MaskCausal))
-      return error(at + 1, where + ": unknown vector op " + Twine(unsigned(sub)));
+      return error(at + 1,
+                   where + ": unknown vector op " + Twine(unsigned(sub)));
     out.vop = VecOp(sub);
-    where = ("instruction " + Twine(index) + " (vector " +
-             vecOpName(out.vop) + ")")
-                .str();
+    where =
+        ("instruction " + Twine(index) + " (vector " + vecOpName(out.vop) + ")")
+            .str();
     if (aux > uint8_t(Bcast::Scalar))
       return error(at + 3, where + ": unknown bcast " + Twine(unsigned(aux)) +
                                " (0 none, 1 row, 2 scalar)");
@@ -519,8 +515,7 @@ llvm::Expected<Program> Decoder::decode() {
   // Every entry takes at least kBufferEntryBytes: a count beyond the input
   // is an error before anything is reserved.
   if (bufferCount > (b.size() - pos) / kBufferEntryBytes)
-    return error(52, "buffer count " + Twine(bufferCount) +
-                         " needs at least " +
+    return error(52, "buffer count " + Twine(bufferCount) + " needs at least " +
                          Twine(uint64_t(bufferCount) * kBufferEntryBytes) +
                          " bytes, " + Twine(b.size() - pos) + " left");
   p.buffers.resize(bufferCount);
@@ -587,7 +582,6 @@ std::vector<uint8_t> sysarray::encodeProgram(const Program &program) {
   return std::move(w.out);
 }
 
-llvm::Expected<Program>
-sysarray::decodeProgram(llvm::ArrayRef<uint8_t> bytes) {
+llvm::Expected<Program> sysarray::decodeProgram(llvm::ArrayRef<uint8_t> bytes) {
   return Decoder(bytes).decode();
 }

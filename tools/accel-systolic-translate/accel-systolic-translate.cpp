@@ -67,11 +67,11 @@ int fail(const llvm::Twine &message) {
 /// Writes through a temporary file in the output's folder, renamed over
 /// the output at the end (llvm::writeToOutput); "-" is stdout.
 int writeOutput(llvm::function_ref<void(llvm::raw_ostream &)> write) {
-  if (llvm::Error e = llvm::writeToOutput(outputFilename,
-                                          [&](llvm::raw_ostream &os) {
-                                            write(os);
-                                            return llvm::Error::success();
-                                          }))
+  if (llvm::Error e =
+          llvm::writeToOutput(outputFilename, [&](llvm::raw_ostream &os) {
+            write(os);
+            return llvm::Error::success();
+          }))
     return fail("cannot write output file '" + outputFilename +
                 "': " + llvm::errorToErrorCode(std::move(e)).message());
   return 0;
@@ -117,8 +117,7 @@ int toBinary(MLIRContext &context) {
     chosen = programs.front();
   }
 
-  FailureOr<::sysarray::Program> program =
-      systolic::toProgram(chosen);
+  FailureOr<::sysarray::Program> program = systolic::toProgram(chosen);
   if (failed(program))
     return 1;
   std::vector<uint8_t> bytes = ::sysarray::encodeProgram(*program);
@@ -174,9 +173,7 @@ int fromBinary(MLIRContext &context) {
   systolic::fromProgram(builder, loc, *program);
   if (failed(verify(*module)))
     return 1;
-  return writeOutput([&](llvm::raw_ostream &os) {
-    module->print(os);
-  });
+  return writeOutput([&](llvm::raw_ostream &os) { module->print(os); });
 }
 
 } // namespace

@@ -155,7 +155,9 @@ struct MachineConfig {
   uint32_t accBankRows() const { return accRows / std::max(1u, accBanks); }
 };
 
-/// What a DRAM buffer is to the caller.
+/// What a DRAM buffer is to the caller. Scratch buffers start zeroed (the
+/// runtime's job: accel-run and accel-sim zero them before a run); the
+/// compiler relies on that for the zeros of a K = 0 matmul.
 enum class BufferRole : uint8_t { Arg = 0, Result = 1, Scratch = 2 };
 
 /// A DRAM buffer: a function argument, a result or compiler scratch.
@@ -257,11 +259,5 @@ struct Program {
 };
 
 } // namespace sysarray
-
-// TRANSITIONAL (removed once the simulator and binary code move to
-// `sysarray`): the old spelling.
-namespace accel::systolic {
-using namespace ::sysarray;
-} // namespace accel::systolic
 
 #endif // ACCEL_SYSTOLIC_ISA_H

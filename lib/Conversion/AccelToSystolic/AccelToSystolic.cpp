@@ -578,6 +578,8 @@ struct ConvertAccelToSystolicPass
 
   /// The model's cycles for the program being built.
   double predicted = 0;
+  /// The zero buffer of each K = 0 matmul without accumulate.
+  DenseMap<Operation *, uint32_t> zerosOf;
 
   /// The machine for a program of `input` elements.
   isa::MachineConfig machine(isa::ElemType input) const {
@@ -626,9 +628,6 @@ struct ConvertAccelToSystolicPass
             !mm.getLhs().getType().hasStaticShape() ||
             !mm.getRhs().getType().hasStaticShape())
           return mm.emitOpError("needs static shapes on the systolic target");
-        int64_t kDim = mm.getLhs().getType().getShape().back();
-        if (kDim == 0)
-          return mm.emitOpError("with K = 0 has no systolic lowering");
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         in = at.getQuery().getType().getElementType();
         if (at.getMask() || at.getKvLengths() || at.getQLengths() ||
@@ -724,6 +723,22 @@ struct ConvertAccelToSystolicPass
             addBuffer(("tmp" + Twine(scratch++)).str(),
                       systolic::BufferRole::Scratch, 0,
                       cast<RankedTensorType>(op.getResult(0).getType()));
+    // K = 0 without accumulate is all zeros: copied from a scratch buffer
+    // (scratch starts zeroed, ISA.h) through the accumulator.
+    zerosOf.clear();
+    for (Operation &op : func.getBody().front())
+      if (auto mm = dyn_cast<MatmulOp>(op);
+          mm && !mm.getAccumulate() &&
+          mm.getLhs().getType().getShape().back() == 0) {
+        auto t = mm.getInit().getType();
+        zerosOf[mm] = addBuffer(
+            ("zeros" + Twine(scratch++)).str(), systolic::BufferRole::Scratch,
+            0,
+            RankedTensorType::get(t.getShape(),
+                                  mc.accType == isa::ElemType::I32
+                                      ? Type(IntegerType::get(ctx, 32))
+                                      : Type(Float32Type::get(ctx))));
+      }
 
     // The program replaces the function.
     OpBuilder b(func);
@@ -791,6 +806,24 @@ struct ConvertAccelToSystolicPass
                               "result)");
     }
     uint32_t cBuf = bufferOf.lookup(mm.getResult());
+    if (m == 0 || n == 0 || batch == 0)
+      return success(); // an empty C: nothing to write
+    if (k == 0) {
+      // Nothing to multiply: C (or zeros) through the accumulator.
+      uint32_t src = c0Buf ? *c0Buf : zerosOf.lookup(mm);
+      const int64_t chunk = std::min<int64_t>(mc.accRows, std::max<int64_t>(m, 1));
+      for (int64_t bi = 0; bi < batch; ++bi)
+        for (int64_t r0 = 0; r0 < m; r0 += chunk)
+          for (int64_t c0 = 0; c0 < n; c0 += mc.cols) {
+            const int64_t rr = std::min(chunk, m - r0),
+                          cc = std::min<int64_t>(mc.cols, n - c0);
+            e.mvin(View{src, bi * m * n, n, false}, r0, c0, rr, cc,
+                   systolic::Space::Acc, 0);
+            e.mvout(systolic::Space::Acc, 0, rr, cc, View{cBuf, bi * m * n, n, false},
+                    r0, c0);
+          }
+      return success();
+    }
 
     SystolicMatmulShape shape;
     shape.m = m;

@@ -156,6 +156,8 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
       return out;
     };
     // Rows of X are free (no granule); depth and width go by the array.
+    if (f.p < 1 || f.s < 1 || f.q < 1)
+      continue; // nothing to schedule (the caller handles empty problems)
     for (int64_t tm : candidates(tileM, std::min<int64_t>(mc.rows, f.p),
                                  std::max<int64_t>(f.p, 1)))
       for (int64_t tn : candidates(tileN, mc.cols, roundUp(f.s, mc.cols)))

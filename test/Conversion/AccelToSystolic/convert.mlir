@@ -63,39 +63,52 @@ func.func @mm(%a: tensor<20x40xi8>, %b: tensor<40x20xi8>) -> tensor<20x20xi32> {
 }
 
 // ATT-LABEL: systolic.program @att
+// Accumulator: S blocks at 0 and 10 (two: pipelined), O at 20, the running
+// max at 30, the sum at 40, the rescale factor at 50.
 // ATT: systolic.config ws
 // ATT-NEXT: systolic.mvin 0[0] stride 16 -> spad[0] rows 10 cols 16
-// ATT-NEXT: systolic.vector fill 20, 0 rows 10 cols 1 imm 0xFF800000
-// ATT-NEXT: systolic.vector fill 30, 0 rows 10 cols 1 imm 0.000000e+00
-// ATT-NEXT: systolic.vector fill 10, 0 rows 10 cols 16 imm 0.000000e+00
+// ATT-NEXT: systolic.vector fill 30, 0 rows 10 cols 1 imm 0xFF800000
+// ATT-NEXT: systolic.vector fill 40, 0 rows 10 cols 1 imm 0.000000e+00
+// ATT-NEXT: systolic.vector fill 20, 0 rows 10 cols 16 imm 0.000000e+00
 // ATT-NEXT: systolic.mvin 1[0] stride 16 -> spad[20] rows 16 cols 16 transpose
 // ATT-NEXT: systolic.mvin 2[0] stride 16 -> spad[52] rows 16 cols 16
 // ATT-NEXT: systolic.preload weights spad[20] to acc[0] m 10 k 16 n 16{{$}}
 // ATT-NEXT: systolic.compute preloaded spad[0] m 10 k 16 n 16
-// ATT-NEXT: systolic.vector mul 0, 0 rows 10 cols 16 bcast scalar imm 2.500000e-01
-// ATT-NEXT: systolic.vector copy 40, 20 rows 10 cols 1
-// ATT-NEXT: systolic.vector rowmax 20, 0 rows 10 cols 16 accumulate
-// ATT-NEXT: systolic.vector sub 40, 40, 20 rows 10 cols 1 inf_is_zero
-// ATT-NEXT: systolic.vector exp 40, 40 rows 10 cols 1
-// ATT-NEXT: systolic.vector sub 0, 0, 20 rows 10 cols 16 bcast row inf_is_zero
-// ATT-NEXT: systolic.vector exp 0, 0 rows 10 cols 16
-// ATT-NEXT: systolic.vector mul 30, 30, 40 rows 10 cols 1
-// ATT-NEXT: systolic.vector rowsum 30, 0 rows 10 cols 16 accumulate
-// ATT-NEXT: systolic.vector mul 10, 10, 40 rows 10 cols 16 bcast row
-// ATT-NEXT: systolic.vector copy to_spad 84, 0 rows 10 cols 16
-// ATT-NEXT: systolic.preload weights spad[52] to acc[10] m 10 k 16 n 16 accumulate
-// ATT-NEXT: systolic.compute preloaded spad[84] m 10 k 16 n 16
-// The second key block (keys 16..29 of 40: query rows 0..9 see up to key
-// 29) is the diagonal one: masked, offset 20 - 16.
+// Software pipelining: block 1's loads and S come before block 0's softmax.
+// Block 1 (keys 16..29 of 40: query rows 0..9 see up to key 29) is the
+// diagonal one.
 // ATT-NEXT: systolic.mvin 1[256] stride 16 -> spad[36] rows 16 cols 14 transpose
-// ATT: systolic.vector mask_causal 0, 0 rows 10 cols 14 offset 4
-// ATT: systolic.vector div 10, 10, 30 rows 10 cols 16 bcast row inf_is_zero
-// ATT-NEXT: systolic.mvout acc[10] rows 10 cols 16 -> 3[0] stride 16
-// The second query block sees keys up to 39: three blocks, the last masked.
+// ATT-NEXT: systolic.mvin 2[256] stride 16 -> spad[68] rows 14 cols 16
+// ATT-NEXT: systolic.preload weights spad[36] to acc[10] m 10 k 16 n 14{{$}}
+// ATT-NEXT: systolic.compute preloaded spad[0] m 10 k 16 n 14
+// ATT-NEXT: systolic.vector mul 0, 0 rows 10 cols 16 bcast scalar imm 2.500000e-01
+// ATT-NEXT: systolic.vector copy 50, 30 rows 10 cols 1
+// ATT-NEXT: systolic.vector rowmax 30, 0 rows 10 cols 16 accumulate
+// ATT-NEXT: systolic.vector sub 50, 50, 30 rows 10 cols 1 inf_is_zero
+// ATT-NEXT: systolic.vector exp 50, 50 rows 10 cols 1
+// ATT-NEXT: systolic.vector sub 0, 0, 30 rows 10 cols 16 bcast row inf_is_zero
+// ATT-NEXT: systolic.vector exp 0, 0 rows 10 cols 16
+// ATT-NEXT: systolic.vector mul 40, 40, 50 rows 10 cols 1
+// ATT-NEXT: systolic.vector rowsum 40, 0 rows 10 cols 16 accumulate
+// ATT-NEXT: systolic.vector mul 20, 20, 50 rows 10 cols 16 bcast row
+// ATT-NEXT: systolic.vector copy to_spad 84, 0 rows 10 cols 16
+// ATT-NEXT: systolic.preload weights spad[52] to acc[20] m 10 k 16 n 16 accumulate
+// ATT-NEXT: systolic.compute preloaded spad[84] m 10 k 16 n 16
+// Block 1: masked with offset 20 - 16, no mask on block 0.
+// ATT-NEXT: systolic.vector mul 10, 10 rows 10 cols 14 bcast scalar imm 2.500000e-01
+// ATT-NEXT: systolic.vector mask_causal 10, 10 rows 10 cols 14 offset 4
+// ATT: systolic.vector copy to_spad 84, 10 rows 10 cols 14
+// ATT-NEXT: systolic.preload weights spad[68] to acc[20] m 10 k 14 n 16 accumulate
+// ATT-NEXT: systolic.compute preloaded spad[84] m 10 k 14 n 16
+// ATT-NEXT: systolic.vector div 20, 20, 40 rows 10 cols 16 bcast row inf_is_zero
+// ATT-NEXT: systolic.mvout acc[20] rows 10 cols 16 -> 3[0] stride 16
+// The second query block (rows 10..19) sees keys up to 39: three blocks;
+// keys 16..31 and 32..39 cross the band (offsets 30 - 16 and 30 - 32).
 // ATT-NEXT: systolic.mvin 0[160] stride 16 -> spad[10] rows 10 cols 16
-// ATT-COUNT-3: systolic.mvin 1[{{[0-9]+}}] stride 16 -> spad[{{[0-9]+}}] rows 16 cols {{[0-9]+}} transpose
-// ATT: systolic.vector mask_causal 0, 0 rows 10 cols 8 offset 2
-// ATT: systolic.mvout acc[10] rows 10 cols 16 -> 3[160] stride 16
+// ATT: systolic.mvin 1[512] stride 16 -> spad[20] rows 16 cols 8 transpose
+// ATT: systolic.vector mask_causal 10, 10 rows 10 cols 16 offset 14
+// ATT: systolic.vector mask_causal 0, 0 rows 10 cols 8 offset -2
+// ATT: systolic.mvout acc[20] rows 10 cols 16 -> 3[160] stride 16
 func.func @att(%q: tensor<1x1x20x16xf32>, %k: tensor<1x1x40x16xf32>, %v: tensor<1x1x40x16xf32>) -> tensor<1x1x20x16xf32> {
   %o = tensor.empty() : tensor<1x1x20x16xf32>
   %0 = accel.attention causal ins(%q, %k, %v : tensor<1x1x20x16xf32>, tensor<1x1x40x16xf32>, tensor<1x1x40x16xf32>) outs(%o : tensor<1x1x20x16xf32>) -> tensor<1x1x20x16xf32>

@@ -24,11 +24,6 @@ func.func @dynamic(%a: tensor<?x4xf32>, %b: tensor<4x4xf32>, %c: tensor<?x4xf32>
 
 // -----
 
-func.func @k0(%a: tensor<4x0xf32>, %b: tensor<0x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @below {{with K = 0 has no systolic lowering}}
-  %0 = accel.matmul ins(%a, %b : tensor<4x0xf32>, tensor<0x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
-  return %0 : tensor<4x4xf32>
-}
 
 // -----
 

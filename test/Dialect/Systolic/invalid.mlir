@@ -9,7 +9,7 @@
 // -----
 
 // The array shape bounds every tile.
-// expected-error @+1 {{rows must be in [1, 1024], got 0}}
+// expected-error @+1 {{systolic config: rows must be in [1, 1024], got 0}}
 #bad = #systolic.config<rows = 0, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -17,7 +17,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // 
-// expected-error @+1 {{cols must be in [1, 1024], got 2000}}
+// expected-error @+1 {{systolic config: cols must be in [1, 1024], got 2000}}
 #bad = #systolic.config<rows = 4, cols = 2000, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -25,7 +25,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // The PEs multiply i8, bf16 or f32.
-// expected-error @+1 {{input type must be i8, bf16 or f32, got 'f16'}}
+// expected-error @+1 {{systolic config: input type must be i8, bf16 or f32, got 'f16'}}
 #bad = #systolic.config<rows = 4, cols = 8, input = f16, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -33,7 +33,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // i8 products accumulate in i32, floating-point ones in f32.
-// expected-error @+1 {{the accumulator type must be i32 for 'i8' inputs, got 'f32'}}
+// expected-error @+1 {{systolic config: the accumulator type must be i32 for 'i8' inputs, got 'f32'}}
 #bad = #systolic.config<rows = 4, cols = 8, input = i8, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -41,7 +41,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // 
-// expected-error @+1 {{the accumulator type must be f32 for 'bf16' inputs, got 'i32'}}
+// expected-error @+1 {{systolic config: the accumulator type must be f32 for 'bf16' inputs, got 'i32'}}
 #bad = #systolic.config<rows = 4, cols = 8, input = bf16, acc = i32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -49,7 +49,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // Banks are equal runs of rows.
-// expected-error @+1 {{spad_banks must be >= 1, got 0}}
+// expected-error @+1 {{systolic config: spad_banks must be >= 1, got 0}}
 #bad = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 0, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -57,7 +57,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // 
-// expected-error @+1 {{spad_rows must be a positive multiple of spad_banks (4), got 10}}
+// expected-error @+1 {{systolic config: spad_rows must be a positive multiple of spad_banks (4), got 10}}
 #bad = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 10, spad_banks = 4, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -65,7 +65,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // 
-// expected-error @+1 {{acc_rows must be a positive multiple of acc_banks (2), got 0}}
+// expected-error @+1 {{systolic config: acc_rows must be a positive multiple of acc_banks (2), got 0}}
 #bad = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 0, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -73,7 +73,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // 
-// expected-error @+1 {{acc_banks must be >= 1, got 0}}
+// expected-error @+1 {{systolic config: acc_banks must be >= 1, got 0}}
 #bad = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 0, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -81,7 +81,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // The DMA model divides by the bandwidth.
-// expected-error @+1 {{dram_bytes_per_cycle must be finite and > 0, got 0}}
+// expected-error @+1 {{systolic config: dram_bytes_per_cycle must be finite and > 0, got 0}}
 #bad = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 0.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -89,7 +89,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // 
-// expected-error @+1 {{dram_bytes_per_cycle must be finite and > 0, got inf}}
+// expected-error @+1 {{systolic config: dram_bytes_per_cycle must be finite and > 0, got inf}}
 #bad = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 0x7FF0000000000000, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #bad buffers [] {
 }
@@ -97,7 +97,7 @@ systolic.program @p config #bad buffers [] {
 // -----
 
 // 
-// expected-error @+1 {{vector_lanes must be >= 1, got 0}}
+// expected-error @+1 {{systolic config: vector_lanes must be >= 1, got 0}}
 #bad = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 0>
 systolic.program @p config #bad buffers [] {
 }

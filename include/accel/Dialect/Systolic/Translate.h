@@ -29,9 +29,11 @@ FailureOr<::sysarray::Program> toProgram(ProgramOp program);
 /// Creates a `systolic.program` for `program` at the builder's insertion
 /// point. Instruction i gets the location `"instruction i"(loc)`, so that a
 /// verifier message on a decoded binary names the instruction. It does not
-/// verify: run mlir::verify on the result. Fields an opcode does not use
-/// are ignored, except that a nonzero srcA/srcB/immediate a vector op does
-/// not use is kept, so that the verifier reports it.
+/// verify: run mlir::verify on the result. `program` must be one that
+/// decodeProgram can return (known enum values, dimensions below 2^63);
+/// fields an opcode does not use are ignored, except that a nonzero
+/// srcB/immediate, or a bcast, that a vector op does not use is kept, so
+/// that the verifier reports it.
 ProgramOp fromProgram(OpBuilder &builder, Location loc,
                       const ::sysarray::Program &program);
 

@@ -32,8 +32,8 @@ using namespace mlir::systolic;
 #define GET_OP_CLASSES
 #include "accel/Dialect/Systolic/IR/SystolicOps.cpp.inc"
 
-void ProgramOp::build(OpBuilder &builder, OperationState &state,
-                      StringRef name, ConfigAttr config, ArrayAttr buffers) {
+void ProgramOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                      ConfigAttr config, ArrayAttr buffers) {
   state.addAttribute(getSymNameAttrName(state.name),
                      builder.getStringAttr(name));
   state.addAttribute(getConfigAttrName(state.name), config);
@@ -172,8 +172,7 @@ LogicalResult ProgramOp::verify() {
     auto [it, inserted] = names.try_emplace(buffer.getName(), i);
     if (!inserted)
       return emitOpError() << "buffer " << i << " repeats the name '"
-                           << buffer.getName() << "' of buffer "
-                           << it->second;
+                           << buffer.getName() << "' of buffer " << it->second;
     if (buffer.getRole() == BufferRole::Scratch)
       continue;
     auto [slot, fresh] = slots.try_emplace(
@@ -206,10 +205,9 @@ public:
     if (auto c = dyn_cast<ConfigOp>(op))
       return check(c);
     if (auto mvin = dyn_cast<MvinOp>(op))
-      return checkMove(op, /*isMvin=*/true, mvin.getBuffer(),
-                       mvin.getOffset(), mvin.getStride(), mvin.getSpace(),
-                       mvin.getRow(), mvin.getRows(), mvin.getCols(),
-                       mvin.getTranspose());
+      return checkMove(op, /*isMvin=*/true, mvin.getBuffer(), mvin.getOffset(),
+                       mvin.getStride(), mvin.getSpace(), mvin.getRow(),
+                       mvin.getRows(), mvin.getCols(), mvin.getTranspose());
     if (auto mvout = dyn_cast<MvoutOp>(op))
       return checkMove(op, /*isMvin=*/false, mvout.getBuffer(),
                        mvout.getOffset(), mvout.getStride(), mvout.getSpace(),
@@ -266,12 +264,11 @@ private:
   static LogicalResult nonNegative(Operation *op, StringRef field,
                                    int64_t value) {
     if (value < 0)
-      return op->emitOpError() << field << " must be non-negative, got "
-                               << value;
+      return op->emitOpError()
+             << field << " must be non-negative, got " << value;
     return success();
   }
-  static LogicalResult positive(Operation *op, StringRef field,
-                                int64_t value) {
+  static LogicalResult positive(Operation *op, StringRef field, int64_t value) {
     if (value < 1)
       return op->emitOpError() << field << " must be >= 1, got " << value;
     return success();
@@ -382,8 +379,8 @@ private:
     uint64_t m = op.getM(), k = op.getK(), n = op.getN(), cRow = op.getCRow();
     uint64_t arrayRows = config.getRows(), arrayCols = config.getCols();
     if (n > arrayCols)
-      return op.emitOpError() << "n " << n << " exceeds the array's "
-                              << arrayCols << " columns";
+      return op.emitOpError()
+             << "n " << n << " exceeds the array's " << arrayCols << " columns";
     if (*dataflow == Dataflow::WS) {
       if (k < 1)
         return op.emitOpError("k must be >= 1 in the weight-stationary "
@@ -402,8 +399,7 @@ private:
       } else if (weights->first != k || weights->second != n) {
         return op.emitOpError()
                << "keeps the array's " << weights->first << "x"
-               << weights->second << " weights, but says k " << k << " n "
-               << n;
+               << weights->second << " weights, but says k " << k << " n " << n;
       }
     } else {
       if (bRowV)
@@ -445,11 +441,10 @@ private:
       }
       return op.emitOpError("needs a preload before it");
     }
-    uint64_t m = op.getM(), k = op.getK(), n = op.getN(),
-             aRow = op.getARow();
+    uint64_t m = op.getM(), k = op.getK(), n = op.getN(), aRow = op.getARow();
     if (k > spadWidth)
-      return op.emitOpError() << "k " << k << " exceeds the scratchpad width "
-                              << spadWidth;
+      return op.emitOpError()
+             << "k " << k << " exceeds the scratchpad width " << spadWidth;
     if (failed(sramRows(op, "reads A from", Space::Spad, aRow, m, spadRows)))
       return failure();
     if (*dataflow == Dataflow::WS) {
@@ -478,8 +473,8 @@ private:
       if (!bRowV)
         return op.emitOpError("needs a B operand (`times spad[...]`) in the "
                               "output-stationary dataflow");
-      if (failed(sramRows(op, "reads B from", Space::Spad, *bRowV, k,
-                          spadRows)))
+      if (failed(
+              sramRows(op, "reads B from", Space::Spad, *bRowV, k, spadRows)))
         return failure();
       if (m != preload->m || n != preload->n)
         return op.emitOpError()
@@ -501,8 +496,8 @@ private:
     VecOp vop = op.getOp();
     StringRef name = stringifyVecOp(vop);
     if (!config.getAcc().isF32())
-      return op.emitOpError() << "needs an f32 accumulator, the config's is "
-                              << config.getAcc();
+      return op.emitOpError()
+             << "needs an f32 accumulator, the config's is " << config.getAcc();
     std::optional<int64_t> srcBV;
     if (op.getSrcB())
       srcBV = *op.getSrcB();
@@ -514,12 +509,12 @@ private:
       return failure();
     uint64_t rows = op.getRows(), cols = op.getCols();
     if (cols > accWidth)
-      return op.emitOpError() << "cols " << cols
-                              << " exceeds the accumulator width " << accWidth
-                              << " (cols)";
+      return op.emitOpError()
+             << "cols " << cols << " exceeds the accumulator width " << accWidth
+             << " (cols)";
 
-    bool binary = vop == VecOp::Add || vop == VecOp::Sub ||
-                  vop == VecOp::Mul || vop == VecOp::Div || vop == VecOp::Max;
+    bool binary = vop == VecOp::Add || vop == VecOp::Sub || vop == VecOp::Mul ||
+                  vop == VecOp::Div || vop == VecOp::Max;
     std::optional<Bcast> bcastAttr = op.getBcast();
     if (bcastAttr && !binary)
       return op.emitOpError()
@@ -529,8 +524,8 @@ private:
     Bcast bcast = bcastAttr.value_or(Bcast::None);
     bool needsSrcB = binary && bcast != Bcast::Scalar;
     if (needsSrcB && !srcBV)
-      return op.emitOpError() << name << " with bcast "
-                              << stringifyBcast(bcast) << " needs src_b";
+      return op.emitOpError() << name << " with bcast " << stringifyBcast(bcast)
+                              << " needs src_b";
     if (!needsSrcB && srcBV)
       return op.emitOpError()
              << name
@@ -542,14 +537,13 @@ private:
              << name << (vop == VecOp::Fill ? "" : " with bcast scalar")
              << " needs an imm";
     if (!needsImm && op.getFimm())
-      return op.emitOpError() << name
-                              << " takes no imm (only fill and bcast scalar)";
+      return op.emitOpError()
+             << name << " takes no imm (only fill and bcast scalar)";
     bool isMask = vop == VecOp::MaskCausal;
     if (isMask && !op.getIimm())
       return op.emitOpError("mask_causal needs an offset");
     if (!isMask && op.getIimm())
-      return op.emitOpError() << name
-                              << " takes no offset (only mask_causal)";
+      return op.emitOpError() << name << " takes no offset (only mask_causal)";
     bool isRowReduce = vop == VecOp::RowMax || vop == VecOp::RowSum;
     if (op.getAccumulate() && !isRowReduce)
       return op.emitOpError()

@@ -20,47 +20,46 @@
 
 using namespace mlir;
 using namespace mlir::systolic;
-namespace isa = ::sysarray;
+namespace sa = ::sysarray;
 
-Type mlir::systolic::typeFromElemType(MLIRContext *context,
-                                      isa::ElemType type) {
+Type mlir::systolic::typeFromElemType(MLIRContext *context, sa::ElemType type) {
   Builder b(context);
   switch (type) {
-  case isa::ElemType::I8:
+  case sa::ElemType::I8:
     return b.getIntegerType(8);
-  case isa::ElemType::I32:
+  case sa::ElemType::I32:
     return b.getIntegerType(32);
-  case isa::ElemType::BF16:
+  case sa::ElemType::BF16:
     return b.getBF16Type();
-  case isa::ElemType::F32:
+  case sa::ElemType::F32:
     return b.getF32Type();
   }
   llvm_unreachable("unknown ElemType");
 }
 
-FailureOr<isa::ElemType> mlir::systolic::elemTypeFromType(Type type) {
+FailureOr<sa::ElemType> mlir::systolic::elemTypeFromType(Type type) {
   if (type.isSignlessInteger(8))
-    return isa::ElemType::I8;
+    return sa::ElemType::I8;
   if (type.isSignlessInteger(32))
-    return isa::ElemType::I32;
+    return sa::ElemType::I32;
   if (type.isBF16())
-    return isa::ElemType::BF16;
+    return sa::ElemType::BF16;
   if (type.isF32())
-    return isa::ElemType::F32;
+    return sa::ElemType::F32;
   return failure();
 }
 
-static isa::Space toSpace(Space s) {
-  return s == Space::Spad ? isa::Space::Spad : isa::Space::Acc;
+static sa::Space toSpace(Space s) {
+  return s == Space::Spad ? sa::Space::Spad : sa::Space::Acc;
 }
-static Space fromSpace(isa::Space s) {
-  return s == isa::Space::Spad ? Space::Spad : Space::Acc;
+static Space fromSpace(sa::Space s) {
+  return s == sa::Space::Spad ? Space::Spad : Space::Acc;
 }
 
-FailureOr<isa::Program> mlir::systolic::toProgram(ProgramOp op) {
+FailureOr<sa::Program> mlir::systolic::toProgram(ProgramOp op) {
   if (failed(mlir::verify(op)))
     return failure();
-  isa::Program p;
+  sa::Program p;
   p.name = op.getSymName().str();
   ConfigAttr c = op.getConfig();
   p.config.rows = c.getRows();
@@ -76,9 +75,9 @@ FailureOr<isa::Program> mlir::systolic::toProgram(ProgramOp op) {
   p.config.vectorLanes = c.getVectorLanes();
   for (Attribute a : op.getBuffers()) {
     auto buf = cast<BufferAttr>(a);
-    isa::Buffer &out = p.buffers.emplace_back();
+    sa::Buffer &out = p.buffers.emplace_back();
     out.name = buf.getName().str();
-    out.role = isa::BufferRole(uint8_t(buf.getRole()));
+    out.role = sa::BufferRole(uint8_t(buf.getRole()));
     out.position = buf.getPosition();
     out.type = *elemTypeFromType(buf.getType().getElementType());
     out.shape.assign(buf.getType().getShape().begin(),
@@ -86,13 +85,13 @@ FailureOr<isa::Program> mlir::systolic::toProgram(ProgramOp op) {
   }
 
   for (Operation &inst : op.getBodyBlock()) {
-    isa::Instruction &out = p.instructions.emplace_back();
+    sa::Instruction &out = p.instructions.emplace_back();
     if (auto config = dyn_cast<ConfigOp>(inst)) {
-      out.op = isa::Opcode::Config;
-      out.dataflow = config.getDataflow() == Dataflow::WS ? isa::Dataflow::WS
-                                                          : isa::Dataflow::OS;
+      out.op = sa::Opcode::Config;
+      out.dataflow = config.getDataflow() == Dataflow::WS ? sa::Dataflow::WS
+                                                          : sa::Dataflow::OS;
     } else if (auto mvin = dyn_cast<MvinOp>(inst)) {
-      out.op = isa::Opcode::Mvin;
+      out.op = sa::Opcode::Mvin;
       out.buffer = mvin.getBuffer();
       out.offset = mvin.getOffset();
       out.stride = mvin.getStride();
@@ -102,7 +101,7 @@ FailureOr<isa::Program> mlir::systolic::toProgram(ProgramOp op) {
       out.cols = mvin.getCols();
       out.transpose = mvin.getTranspose();
     } else if (auto mvout = dyn_cast<MvoutOp>(inst)) {
-      out.op = isa::Opcode::Mvout;
+      out.op = sa::Opcode::Mvout;
       out.buffer = mvout.getBuffer();
       out.offset = mvout.getOffset();
       out.stride = mvout.getStride();
@@ -112,55 +111,55 @@ FailureOr<isa::Program> mlir::systolic::toProgram(ProgramOp op) {
       out.cols = mvout.getCols();
       out.transpose = mvout.getTranspose();
     } else if (auto preload = dyn_cast<PreloadOp>(inst)) {
-      out.op = isa::Opcode::Preload;
-      out.bRow = preload.getBRow() ? uint32_t(*preload.getBRow()) : isa::kNone;
+      out.op = sa::Opcode::Preload;
+      out.bRow = preload.getBRow() ? uint32_t(*preload.getBRow()) : sa::kNone;
       out.cRow = preload.getCRow();
       out.m = preload.getM();
       out.k = preload.getK();
       out.n = preload.getN();
       out.accumulate = preload.getAccumulate();
     } else if (auto compute = dyn_cast<ComputeOp>(inst)) {
-      out.op = isa::Opcode::Compute;
+      out.op = sa::Opcode::Compute;
       out.aRow = compute.getARow();
-      out.bRow = compute.getBRow() ? uint32_t(*compute.getBRow()) : isa::kNone;
+      out.bRow = compute.getBRow() ? uint32_t(*compute.getBRow()) : sa::kNone;
       out.m = compute.getM();
       out.k = compute.getK();
       out.n = compute.getN();
       out.preloaded = compute.getPreloaded();
     } else if (auto vector = dyn_cast<VectorOp>(inst)) {
-      out.op = isa::Opcode::Vector;
-      out.vop = isa::VecOp(uint8_t(vector.getOp()));
+      out.op = sa::Opcode::Vector;
+      out.vop = sa::VecOp(uint8_t(vector.getOp()));
       out.dst = vector.getDst();
       out.srcA = vector.getSrcA();
       out.srcB = vector.getSrcB() ? uint32_t(*vector.getSrcB()) : 0;
       out.rows = vector.getRows();
       out.cols = vector.getCols();
-      out.bcast = isa::Bcast(uint8_t(vector.getBcast().value_or(Bcast::None)));
+      out.bcast = sa::Bcast(uint8_t(vector.getBcast().value_or(Bcast::None)));
       if (auto fimm = vector.getFimm())
         out.fimm = fimm->convertToFloat();
       out.iimm = vector.getIimm().value_or(0);
-      out.vflags = (vector.getAccumulate() ? isa::kVecAccumulate : 0) |
-                   (vector.getInfIsZero() ? isa::kVecInfIsZero : 0) |
-                   (vector.getToSpad() ? isa::kVecToSpad : 0);
+      out.vflags = (vector.getAccumulate() ? sa::kVecAccumulate : 0) |
+                   (vector.getInfIsZero() ? sa::kVecInfIsZero : 0) |
+                   (vector.getToSpad() ? sa::kVecToSpad : 0);
     } else {
       assert(isa<FenceOp>(inst) && "the verifier admits instructions only");
-      out.op = isa::Opcode::Fence;
+      out.op = sa::Opcode::Fence;
     }
   }
   return p;
 }
 
 ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
-                                      const isa::Program &program) {
+                                      const sa::Program &program) {
   MLIRContext *ctx = builder.getContext();
-  const isa::MachineConfig &c = program.config;
-  auto config = ConfigAttr::get(
-      ctx, c.rows, c.cols, typeFromElemType(ctx, c.inputType),
-      typeFromElemType(ctx, c.accType), c.spadRows, c.spadBanks, c.accRows,
-      c.accBanks, llvm::APFloat(c.dramBytesPerCycle), c.dramLatency,
-      c.vectorLanes);
+  const sa::MachineConfig &c = program.config;
+  auto config =
+      ConfigAttr::get(ctx, c.rows, c.cols, typeFromElemType(ctx, c.inputType),
+                      typeFromElemType(ctx, c.accType), c.spadRows, c.spadBanks,
+                      c.accRows, c.accBanks, llvm::APFloat(c.dramBytesPerCycle),
+                      c.dramLatency, c.vectorLanes);
   SmallVector<Attribute> buffers;
-  for (const isa::Buffer &buf : program.buffers)
+  for (const sa::Buffer &buf : program.buffers)
     buffers.push_back(BufferAttr::get(
         ctx, buf.name, BufferRole(uint32_t(buf.role)), buf.position,
         RankedTensorType::get(buf.shape, typeFromElemType(ctx, buf.type))));
@@ -173,41 +172,43 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
   auto optI64 = [&](bool present, uint64_t v) {
     return present ? i64(v) : IntegerAttr();
   };
-  auto unit = [&](bool set) { return set ? builder.getUnitAttr() : UnitAttr(); };
+  auto unit = [&](bool set) {
+    return set ? builder.getUnitAttr() : UnitAttr();
+  };
   for (auto [index, inst] : llvm::enumerate(program.instructions)) {
     Location at = NameLoc::get(
         builder.getStringAttr("instruction " + std::to_string(index)), loc);
     switch (inst.op) {
-    case isa::Opcode::Config:
+    case sa::Opcode::Config:
       ConfigOp::create(builder, at,
-                       inst.dataflow == isa::Dataflow::WS ? Dataflow::WS
-                                                          : Dataflow::OS);
+                       inst.dataflow == sa::Dataflow::WS ? Dataflow::WS
+                                                         : Dataflow::OS);
       break;
-    case isa::Opcode::Mvin:
+    case sa::Opcode::Mvin:
       MvinOp::create(builder, at, inst.buffer, inst.offset, inst.stride,
                      fromSpace(inst.space), inst.row, inst.rows, inst.cols,
                      inst.transpose);
       break;
-    case isa::Opcode::Mvout:
+    case sa::Opcode::Mvout:
       MvoutOp::create(builder, at, fromSpace(inst.space), inst.row, inst.rows,
                       inst.cols, inst.buffer, inst.offset, inst.stride,
                       inst.transpose);
       break;
-    case isa::Opcode::Preload:
-      PreloadOp::create(builder, at, optI64(inst.bRow != isa::kNone, inst.bRow),
+    case sa::Opcode::Preload:
+      PreloadOp::create(builder, at, optI64(inst.bRow != sa::kNone, inst.bRow),
                         i64(inst.cRow), i64(inst.m), i64(inst.k), i64(inst.n),
                         unit(inst.accumulate));
       break;
-    case isa::Opcode::Compute:
+    case sa::Opcode::Compute:
       ComputeOp::create(builder, at, i64(inst.aRow),
-                        optI64(inst.bRow != isa::kNone, inst.bRow), i64(inst.m),
+                        optI64(inst.bRow != sa::kNone, inst.bRow), i64(inst.m),
                         i64(inst.k), i64(inst.n), unit(inst.preloaded));
       break;
-    case isa::Opcode::Vector: {
+    case sa::Opcode::Vector: {
       auto vop = VecOp(uint32_t(inst.vop));
       bool binary = vop == VecOp::Add || vop == VecOp::Sub ||
                     vop == VecOp::Mul || vop == VecOp::Div || vop == VecOp::Max;
-      bool scalar = inst.bcast == isa::Bcast::Scalar;
+      bool scalar = inst.bcast == sa::Bcast::Scalar;
       uint32_t fbits;
       std::memcpy(&fbits, &inst.fimm, 4);
       bool hasFimm = vop == VecOp::Fill || (binary && scalar) || fbits != 0;
@@ -216,17 +217,17 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
           builder, at, VecOpAttr::get(ctx, vop), i64(inst.dst), i64(inst.srcA),
           optI64((binary && !scalar) || inst.srcB != 0, inst.srcB),
           i64(inst.rows), i64(inst.cols),
-          inst.bcast == isa::Bcast::None
+          inst.bcast == sa::Bcast::None
               ? BcastAttr()
               : BcastAttr::get(ctx, Bcast(uint32_t(inst.bcast))),
           hasFimm ? builder.getF32FloatAttr(inst.fimm) : FloatAttr(),
           hasIimm ? builder.getI64IntegerAttr(inst.iimm) : IntegerAttr(),
-          unit(inst.vflags & isa::kVecAccumulate),
-          unit(inst.vflags & isa::kVecInfIsZero),
-          unit(inst.vflags & isa::kVecToSpad));
+          unit(inst.vflags & sa::kVecAccumulate),
+          unit(inst.vflags & sa::kVecInfIsZero),
+          unit(inst.vflags & sa::kVecToSpad));
       break;
     }
-    case isa::Opcode::Fence:
+    case sa::Opcode::Fence:
       FenceOp::create(builder, at);
       break;
     }

@@ -140,9 +140,10 @@ def Systolic_ComputeOp : Systolic_InstOp<"compute"> {
   let summary = "Stream operands through the array";
   let description = [{
     WS: streams the `m x k` tile at scratchpad rows `a_row ..` through the
-    preloaded weights (`preloaded`: loaded by the preload just before).
-    OS: multiplies A (`m x k` at `a_row`) by B (`k x n` at `b_row`) into the
-    partial sums.
+    array's weights; `preloaded` exactly when the preload just before loaded
+    them. OS: multiplies A (`m x k` at `a_row`) by B (`k x n` at `b_row`)
+    into the partial sums; `preloaded` at most on the first compute after
+    the preload (the one that starts from the reset sums).
   }];
   let arguments = (ins
     I64Attr:$a_row, OptionalAttr<I64Attr>:$b_row, I64Attr:$m, I64Attr:$k,
