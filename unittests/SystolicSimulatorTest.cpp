@@ -732,10 +732,7 @@ TEST(SystolicSimulatorTest, Faults) {
        "program 'ok' has 2 buffers but 1 were given"},
       {"buffer type", [](P p, B) { p.buffers[1].type = ElemType(9); },
        "buffer 1 'c' has an unknown element type"},
-      {"negative dim",
-       [](P p, B) {
-         p.buffers[0].shape = {-4, -4};
-       },
+      {"negative dim", [](P p, B) { p.buffers[0].shape = {-4, -4}; },
        "buffer 0 'a' has a negative dimension"},
       {"array size", [](P p, B) { p.config.rows = 0; },
        "machine: a 0x4 array is not simulated"},

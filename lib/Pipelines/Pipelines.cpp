@@ -85,8 +85,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   // scratch) leave the loops that do not change their sizes and are freed
   // after their last use; returned out-arguments are not copied.
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
-  pm.addNestedPass<func::FuncOp>(
-      bufferization::createBufferLoopHoistingPass());
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(accel::createAccelReturnArgumentsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());

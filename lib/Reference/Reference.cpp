@@ -13,8 +13,8 @@
 #include "accel/Reference/Reference.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
-#include <cassert>
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -253,8 +253,8 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
   for (int64_t b = 0; b < bN; ++b) {
     int64_t kvLen = lengthOf(spec.kvLengths, b, skv),
             qLen = lengthOf(spec.qLengths, b, sq);
-    int64_t off = spec.diagonal.value_or(skv - sq) + (kvLen - skv) -
-                  (qLen - sq);
+    int64_t off =
+        spec.diagonal.value_or(skv - sq) + (kvLen - skv) - (qLen - sq);
     for (int64_t h = 0; h < hq; ++h) {
       int64_t hk = h / group;
       for (int64_t i = 0; i < sq; ++i) {
@@ -273,8 +273,8 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
           double s = spec.scale * dot;
           bool keep = j < kvLen && i < qLen;
           if (spec.causal)
-            keep &= j <= i + off &&
-                    (!spec.window || j > i + off - *spec.window);
+            keep &=
+                j <= i + off && (!spec.window || j > i + off - *spec.window);
           if (mask) {
             double mv = maskAt(b, h, i, j);
             if (spec.boolMask)

@@ -47,33 +47,6 @@ bool isBinaryVecOp(VecOp op) {
          op == VecOp::Div || op == VecOp::Max;
 }
 
-const char *vecOpName(VecOp op) {
-  static const char *const names[] = {"fill",   "copy",   "add",        "sub",
-                                      "mul",    "div",    "max",        "exp",
-                                      "rowmax", "rowsum", "mask_causal"};
-  return unsigned(op) < std::size(names) ? names[unsigned(op)] : "?";
-}
-
-const char *opcodeName(Opcode op) {
-  switch (op) {
-  case Opcode::Config:
-    return "config";
-  case Opcode::Mvin:
-    return "mvin";
-  case Opcode::Mvout:
-    return "mvout";
-  case Opcode::Preload:
-    return "preload";
-  case Opcode::Compute:
-    return "compute";
-  case Opcode::Vector:
-    return "vector";
-  case Opcode::Fence:
-    return "fence";
-  }
-  return "?";
-}
-
 /// Which vector fields an op uses; the encoder writes and the decoder
 /// accepts nonzero values only there.
 struct VecUse {

@@ -8,6 +8,7 @@
 #include "accel/Systolic/ISA.h"
 
 #include <cstring>
+#include <iterator>
 
 using namespace sysarray;
 
@@ -25,6 +26,33 @@ const char *sysarray::elemTypeName(ElemType t) {
   return "?";
 }
 
+const char *sysarray::opcodeName(Opcode op) {
+  switch (op) {
+  case Opcode::Config:
+    return "config";
+  case Opcode::Mvin:
+    return "mvin";
+  case Opcode::Mvout:
+    return "mvout";
+  case Opcode::Preload:
+    return "preload";
+  case Opcode::Compute:
+    return "compute";
+  case Opcode::Vector:
+    return "vector";
+  case Opcode::Fence:
+    return "fence";
+  }
+  return "unknown";
+}
+
+const char *sysarray::vecOpName(VecOp op) {
+  static const char *const names[] = {"fill",   "copy",   "add",        "sub",
+                                      "mul",    "div",    "max",        "exp",
+                                      "rowmax", "rowsum", "mask_causal"};
+  return unsigned(op) < std::size(names) ? names[unsigned(op)] : "?";
+}
+
 bool Instruction::operator==(const Instruction &o) const {
   // The float immediate compares by bits: a NaN fill equals itself and
   // -0.0 differs from 0.0, as the binary encoding does.
@@ -34,10 +62,9 @@ bool Instruction::operator==(const Instruction &o) const {
   return op == o.op && dataflow == o.dataflow && buffer == o.buffer &&
          offset == o.offset && stride == o.stride && space == o.space &&
          row == o.row && transpose == o.transpose && rows == o.rows &&
-         cols == o.cols && aRow == o.aRow && bRow == o.bRow &&
-         cRow == o.cRow && m == o.m && k == o.k && n == o.n &&
-         accumulate == o.accumulate && preloaded == o.preloaded &&
-         vop == o.vop && bcast == o.bcast && vflags == o.vflags &&
-         dst == o.dst && srcA == o.srcA && srcB == o.srcB && a == b &&
-         iimm == o.iimm;
+         cols == o.cols && aRow == o.aRow && bRow == o.bRow && cRow == o.cRow &&
+         m == o.m && k == o.k && n == o.n && accumulate == o.accumulate &&
+         preloaded == o.preloaded && vop == o.vop && bcast == o.bcast &&
+         vflags == o.vflags && dst == o.dst && srcA == o.srcA &&
+         srcB == o.srcB && a == b && iimm == o.iimm;
 }

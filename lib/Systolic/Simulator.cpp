@@ -73,54 +73,6 @@ namespace {
 constexpr uint64_t kMaxSramElements = uint64_t(1) << 28;
 constexpr uint32_t kMaxArrayDim = 4096;
 
-const char *opcodeName(Opcode op) {
-  switch (op) {
-  case Opcode::Config:
-    return "config";
-  case Opcode::Mvin:
-    return "mvin";
-  case Opcode::Mvout:
-    return "mvout";
-  case Opcode::Preload:
-    return "preload";
-  case Opcode::Compute:
-    return "compute";
-  case Opcode::Vector:
-    return "vector";
-  case Opcode::Fence:
-    return "fence";
-  }
-  return "unknown";
-}
-
-const char *vecOpName(VecOp op) {
-  switch (op) {
-  case VecOp::Fill:
-    return "fill";
-  case VecOp::Copy:
-    return "copy";
-  case VecOp::Add:
-    return "add";
-  case VecOp::Sub:
-    return "sub";
-  case VecOp::Mul:
-    return "mul";
-  case VecOp::Div:
-    return "div";
-  case VecOp::Max:
-    return "max";
-  case VecOp::Exp:
-    return "exp";
-  case VecOp::RowMax:
-    return "rowmax";
-  case VecOp::RowSum:
-    return "rowsum";
-  case VecOp::MaskCausal:
-    return "mask_causal";
-  }
-  return "?";
-}
-
 const char *spaceName(Space s) { return s == Space::Spad ? "spad" : "acc"; }
 
 uint64_t satSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }

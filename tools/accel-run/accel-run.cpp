@@ -20,11 +20,11 @@
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
 #include "accel/Dialect/Systolic/Translate.h"
-#include "accel/Systolic/Simulator.h"
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Reference/Reference.h"
 #include "accel/Runtime/JitRunner.h"
+#include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -801,9 +801,8 @@ static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
            failure();
   llvm::outs() << "@" << job.name << "\n";
   FailureOr<bool> checked = checkResults(job, [&](unsigned i) {
-    return readDescriptor(
-        job.call.result(i),
-        cast<RankedTensorType>(job.func.getResultTypes()[i]));
+    return readDescriptor(job.call.result(i),
+                          cast<RankedTensorType>(job.func.getResultTypes()[i]));
   });
   if (failed(checked))
     return failure();
@@ -1028,8 +1027,7 @@ static int runSystolic(std::vector<Job> &jobs, ModuleOp module,
       auto rt = cast<RankedTensorType>(job.func.getResultTypes()[i]);
       ref::Tensor actual(SmallVector<int64_t>(rt.getShape()));
       for (auto [b, buffer] : llvm::enumerate(program->buffers)) {
-        if (buffer.role != sysarray::BufferRole::Result ||
-            buffer.position != i)
+        if (buffer.role != sysarray::BufferRole::Result || buffer.position != i)
           continue;
         size_t width = storageBytes(rt.getElementType());
         for (size_t n = 0; n < actual.data.size(); ++n)

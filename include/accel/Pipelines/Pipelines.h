@@ -76,18 +76,18 @@ struct AccelSystolicPipelineOptions
   PassOptions::Option<int64_t> cols{
       *this, "cols", llvm::cl::desc("Processing-element columns"),
       llvm::cl::init(16)};
-  PassOptions::Option<int64_t> spadKib{
-      *this, "spad-kib", llvm::cl::desc("Scratchpad size in KiB"),
-      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> spadKib{*this, "spad-kib",
+                                       llvm::cl::desc("Scratchpad size in KiB"),
+                                       llvm::cl::init(256)};
   PassOptions::Option<int64_t> accKib{
       *this, "acc-kib", llvm::cl::desc("Accumulator SRAM size in KiB"),
       llvm::cl::init(64)};
-  PassOptions::Option<int64_t> spadBanks{
-      *this, "spad-banks", llvm::cl::desc("Scratchpad banks"),
-      llvm::cl::init(4)};
-  PassOptions::Option<int64_t> accBanks{
-      *this, "acc-banks", llvm::cl::desc("Accumulator banks"),
-      llvm::cl::init(2)};
+  PassOptions::Option<int64_t> spadBanks{*this, "spad-banks",
+                                         llvm::cl::desc("Scratchpad banks"),
+                                         llvm::cl::init(4)};
+  PassOptions::Option<int64_t> accBanks{*this, "acc-banks",
+                                        llvm::cl::desc("Accumulator banks"),
+                                        llvm::cl::init(2)};
   PassOptions::Option<double> dramBytesPerCycle{
       *this, "dram-bytes-per-cycle",
       llvm::cl::desc("DMA bandwidth (bytes per cycle)"), llvm::cl::init(16.0)};
@@ -125,7 +125,8 @@ struct AccelSystolicPipelineOptions
 void buildAccelSystolicPipeline(OpPassManager &pm,
                                 const AccelSystolicPipelineOptions &options);
 
-/// Registers `accel-cpu-pipeline` and `accel-systolic-pipeline` for accel-opt and friends.
+/// Registers `accel-cpu-pipeline` and `accel-systolic-pipeline` for accel-opt
+/// and friends.
 void registerAccelPipelines();
 
 } // namespace accel

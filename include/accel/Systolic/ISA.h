@@ -121,6 +121,13 @@ inline unsigned elemBytes(ElemType t) {
 /// "i8", "i32", "bf16", "f32".
 const char *elemTypeName(ElemType t);
 
+enum class Opcode : uint8_t;
+enum class VecOp : uint8_t;
+/// "config", "mvin", ... ("unknown" for a value outside the enum).
+const char *opcodeName(Opcode op);
+/// "fill", "copy", ... as the dialect spells them ("?" outside the enum).
+const char *vecOpName(VecOp op);
+
 enum class Dataflow : uint8_t { WS = 0, OS = 1 };
 
 /// Which SRAM an mvin/mvout/vector operand names.
@@ -132,9 +139,9 @@ struct MachineConfig {
   ElemType inputType = ElemType::I8;
   /// I32 for i8 inputs, F32 otherwise.
   ElemType accType = ElemType::I32;
-  uint32_t spadRows = 16384;  // 256 KiB of i8 at width 16
+  uint32_t spadRows = 16384; // 256 KiB of i8 at width 16
   uint32_t spadBanks = 4;
-  uint32_t accRows = 1024;    // 64 KiB of i32 at width 16
+  uint32_t accRows = 1024; // 64 KiB of i32 at width 16
   uint32_t accBanks = 2;
   /// DRAM <-> SRAM bandwidth (bytes per cycle) and the latency of one DMA
   /// request (cycles).

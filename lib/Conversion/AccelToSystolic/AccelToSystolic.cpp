@@ -15,9 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
-#include "accel/Systolic/ISA.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
+#include "accel/Systolic/ISA.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -76,9 +76,10 @@ public:
   }
   void mvin(const View &v, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
             systolic::Space space, int64_t row) {
-    dma += double(rows * cols * isa::elemBytes(space == systolic::Space::Spad
-                                                   ? config.inputType
-                                                   : config.accType)) /
+    dma += double(rows * cols *
+                  isa::elemBytes(space == systolic::Space::Spad
+                                     ? config.inputType
+                                     : config.accType)) /
            config.dramBytesPerCycle;
     systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
                              row, rows, cols, v.transposed);
@@ -154,86 +155,39 @@ private:
 // Matmul
 //===----------------------------------------------------------------------===//
 
-/// Z (+)= X . Y with X [P, Q] streamed, Y [Q, S] stationary (WS): the
-/// loop nest of SystolicSchedule.cpp's model, blocks double-buffered.
-void emitWsMatmul(Emitter &e, const View &x, const View &y, const View &z,
-                  std::optional<View> z0, int64_t p, int64_t q, int64_t s,
-                  int64_t tileP, int64_t tileS, int64_t tileQ,
-                  bool accumulateInPlace) {
+/// Z (+)= X . Y with X [P, Q] streaming, Y [Q, S], in blocks of tileP x
+/// tileQ of X and tileQ x tileS of Y (the loop nest SystolicSchedule.cpp
+/// models). X blocks are strips of `granule` columns (the array's rows for
+/// WS, the scratchpad width for OS), Y blocks strips of the array's columns,
+/// the Z block strips of the array's columns in the accumulator. X, Y and Z
+/// blocks each alternate between two halves, so the DMA of the next step
+/// overlaps the computes of this one; with one block of Q the X block stays
+/// for every block of S.
+void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
+                       const View &y, const View &z, std::optional<View> z0,
+                       int64_t p, int64_t q, int64_t s, int64_t tileP,
+                       int64_t tileS, int64_t tileQ) {
   const isa::MachineConfig &mc = e.machine();
   const int64_t R = mc.rows, C = mc.cols;
-  e.setDataflow(systolic::Dataflow::WS);
-  const int64_t qStrips = ceilDiv(tileQ, R), sStrips = ceilDiv(tileS, C);
-  const int64_t aSlot = qStrips * tileP, bSlot = sStrips * tileQ;
-  const int64_t accSlot = sStrips * tileP;
-  const int64_t aBase = 0, bBase = 2 * aSlot;
-  const int64_t numQ = ceilDiv(q, tileQ);
-  int aToggle = 0, bToggle = 0, accToggle = 0;
-  for (int64_t p0 = 0; p0 < p; p0 += tileP) {
-    const int64_t pr = std::min(tileP, p - p0);
-    // With one block of Q, the X block stays for every block of S.
-    int64_t aAt = -1;
-    for (int64_t s0 = 0; s0 < s; s0 += tileS) {
-      const int64_t sr = std::min(tileS, s - s0);
-      const int64_t accAt = accToggle * accSlot;
-      accToggle ^= 1;
-      if (z0)
-        for (int64_t ss = 0; ss * C < sr; ++ss)
-          e.mvin(*z0, p0, s0 + ss * C, pr, std::min(C, sr - ss * C),
-                 systolic::Space::Acc, accAt + ss * tileP);
-      for (int64_t q0 = 0; q0 < q; q0 += tileQ) {
-        const int64_t qr = std::min(tileQ, q - q0);
-        if (numQ > 1 || aAt < 0) {
-          aAt = aBase + aToggle * aSlot;
-          aToggle ^= 1;
-          for (int64_t qq = 0; qq * R < qr; ++qq)
-            e.mvin(x, p0, q0 + qq * R, pr, std::min(R, qr - qq * R),
-                   systolic::Space::Spad, aAt + qq * tileP);
-        }
-        const int64_t bAt = bBase + bToggle * bSlot;
-        bToggle ^= 1;
-        for (int64_t ss = 0; ss * C < sr; ++ss)
-          e.mvin(y, q0, s0 + ss * C, qr, std::min(C, sr - ss * C),
-                 systolic::Space::Spad, bAt + ss * tileQ);
-        for (int64_t ss = 0; ss * C < sr; ++ss) {
-          const int64_t sc = std::min(C, sr - ss * C);
-          for (int64_t qq = 0; qq * R < qr; ++qq) {
-            const int64_t qc = std::min(R, qr - qq * R);
-            bool acc = z0 || accumulateInPlace || q0 > 0 || qq > 0;
-            e.preload(bAt + ss * tileQ + qq * R, accAt + ss * tileP, pr, qc,
-                      sc, acc);
-            e.compute(aAt + qq * tileP, std::nullopt, pr, qc, sc,
-                      /*preloaded=*/true);
-          }
-        }
-      }
-      for (int64_t ss = 0; ss * C < sr; ++ss)
-        e.mvout(systolic::Space::Acc, accAt + ss * tileP, pr,
-                std::min(C, sr - ss * C), z, p0, s0 + ss * C);
-    }
-  }
-}
-
-/// Z (+)= X . Y output-stationary: R x C output tiles stay in the array
-/// while spadWidth-deep slices of X and Y stream.
-void emitOsMatmul(Emitter &e, const View &x, const View &y, const View &z,
-                  std::optional<View> z0, int64_t p, int64_t q, int64_t s,
-                  int64_t tileP, int64_t tileS, int64_t tileQ) {
-  const isa::MachineConfig &mc = e.machine();
-  const int64_t R = mc.rows, C = mc.cols, W = mc.spadWidth();
-  e.setDataflow(systolic::Dataflow::OS);
-  const int64_t qStrips = ceilDiv(tileQ, W), sStrips = ceilDiv(tileS, C);
+  const bool ws = dataflow == systolic::Dataflow::WS;
+  const int64_t granule = ws ? R : int64_t(mc.spadWidth());
+  e.setDataflow(dataflow);
+  const int64_t qStrips = ceilDiv(tileQ, granule), sStrips = ceilDiv(tileS, C);
   const int64_t aSlot = qStrips * tileP, bSlot = sStrips * tileQ;
   const int64_t accSlot = sStrips * tileP;
   // Each OS compute reads a row of A and a row of B every cycle: with A in
   // the lower half of the scratchpad and B in the upper half they sit in
   // different banks (when there are two or more) and do not conflict.
   const int64_t half = mc.spadRows / 2;
-  const bool split = mc.spadBanks >= 2 && 2 * aSlot <= half &&
+  const bool split = !ws && mc.spadBanks >= 2 && 2 * aSlot <= half &&
                      2 * bSlot <= int64_t(mc.spadRows) - half;
   const int64_t aBase = 0, bBase = split ? half : 2 * aSlot;
   const int64_t numQ = ceilDiv(q, tileQ);
   int aToggle = 0, bToggle = 0, accToggle = 0;
+  // OS: a block's last output tile is still in the array; it reaches the
+  // accumulator when the next block's first preload flushes it, so the
+  // block's mvouts are issued right after that preload (or after a fence
+  // at the end).
   struct PendingOut {
     int64_t accRow, rows, cols, r0, c0;
   };
@@ -259,9 +213,10 @@ void emitOsMatmul(Emitter &e, const View &x, const View &y, const View &z,
         if (numQ > 1 || aAt < 0) {
           aAt = aBase + aToggle * aSlot;
           aToggle ^= 1;
-          for (int64_t qq = 0; qq * W < qr; ++qq)
-            e.mvin(x, p0, q0 + qq * W, pr, std::min(W, qr - qq * W),
-                   systolic::Space::Spad, aAt + qq * tileP);
+          for (int64_t qq = 0; qq * granule < qr; ++qq)
+            e.mvin(x, p0, q0 + qq * granule, pr,
+                   std::min(granule, qr - qq * granule), systolic::Space::Spad,
+                   aAt + qq * tileP);
         }
         const int64_t bAt = bBase + bToggle * bSlot;
         bToggle ^= 1;
@@ -270,31 +225,47 @@ void emitOsMatmul(Emitter &e, const View &x, const View &y, const View &z,
                  systolic::Space::Spad, bAt + ss * tileQ);
         for (int64_t ss = 0; ss * C < sr; ++ss) {
           const int64_t sc = std::min(C, sr - ss * C);
+          if (ws) {
+            // One R x C weight tile per compute; every row of the X block
+            // streams through it.
+            for (int64_t qq = 0; qq * R < qr; ++qq) {
+              const int64_t qc = std::min(R, qr - qq * R);
+              e.preload(bAt + ss * tileQ + qq * R, accAt + ss * tileP, pr, qc,
+                        sc, z0 || q0 > 0 || qq > 0);
+              e.compute(aAt + qq * tileP, std::nullopt, pr, qc, sc,
+                        /*preloaded=*/true);
+            }
+            continue;
+          }
+          // One R x C output tile per preload; the block's depth streams.
           for (int64_t pp = 0; pp * R < pr; ++pp) {
             const int64_t pc = std::min(R, pr - pp * R);
             e.preload(std::nullopt, accAt + ss * tileP + pp * R, pc, 0, sc,
                       z0 || q0 > 0);
             flush();
-            for (int64_t qq = 0; qq * W < qr; ++qq) {
-              const int64_t qc = std::min(W, qr - qq * W);
+            for (int64_t qq = 0; qq * granule < qr; ++qq)
               e.compute(aAt + qq * tileP + pp * R,
-                        bAt + ss * tileQ + qq * W, pc, qc, sc,
+                        bAt + ss * tileQ + qq * granule, pc,
+                        std::min(granule, qr - qq * granule), sc,
                         /*preloaded=*/qq == 0);
-            }
           }
         }
       }
-      // The block's last output tile is still in the array: it reaches the
-      // accumulator when the next block's first preload flushes it, so the
-      // block's mvouts are issued right after that preload (or after a
-      // fence at the end).
-      for (int64_t ss = 0; ss * C < sr; ++ss)
-        pending.push_back({accAt + ss * tileP, pr, std::min(C, sr - ss * C),
-                           p0, s0 + ss * C});
+      for (int64_t ss = 0; ss * C < sr; ++ss) {
+        PendingOut out{accAt + ss * tileP, pr, std::min(C, sr - ss * C), p0,
+                       s0 + ss * C};
+        if (ws)
+          e.mvout(systolic::Space::Acc, out.accRow, out.rows, out.cols, z,
+                  out.r0, out.c0);
+        else
+          pending.push_back(out);
+      }
     }
   }
-  e.fence();
-  flush();
+  if (!ws) {
+    e.fence();
+    flush();
+  }
 }
 
 } // namespace
@@ -351,8 +322,8 @@ struct AttentionLayout {
 /// of block j into P (the execute unit issues in order, but an instruction
 /// only waits for the data it reads), then P.V of block j follows.
 void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
-                       const View &k, const View &v, const View &o,
-                       int &toggle, double &predicted) {
+                       const View &k, const View &v, const View &o, int &toggle,
+                       double &predicted) {
   using systolic::Bcast;
   using systolic::Space;
   using systolic::VecOp;
@@ -386,7 +357,9 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
     auto keys = [&](size_t j) {
       return std::min(g.tileKV, lastKey + 1 - blocks[j]);
     };
-    auto ktAt = [&](size_t j) { return 2 * L.qSlot + int64_t(j % 2) * L.ktSlot; };
+    auto ktAt = [&](size_t j) {
+      return 2 * L.qSlot + int64_t(j % 2) * L.ktSlot;
+    };
     auto vAt = [&](size_t j) {
       return 2 * (L.qSlot + L.ktSlot) + int64_t(j % 2) * L.vSlot;
     };
@@ -412,8 +385,8 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         const int64_t kc = std::min(L.T, kr - st * L.T);
         for (int64_t dd = 0; dd * R < g.d; ++dd) {
           const int64_t dc = std::min(R, g.d - dd * R);
-          e.preload(ktAt(j) + (st * L.dStrips + dd) * R, sAt(j, st), mr, dc,
-                    kc, dd > 0);
+          e.preload(ktAt(j) + (st * L.dStrips + dd) * R, sAt(j, st), mr, dc, kc,
+                    dd > 0);
           e.compute(qAt + dd * g.tileQ, std::nullopt, mr, dc, kc, true);
         }
       }
@@ -429,9 +402,8 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
                  Bcast::Scalar, g.scale);
         const int64_t key0 = k0 + st * L.T;
         if (g.causal && key0 + kc(st) - 1 > q0 + g.offset)
-          e.vector(VecOp::MaskCausal, sAt(j, st), sAt(j, st), std::nullopt,
-                   mr, kc(st), Bcast::None, std::nullopt,
-                   q0 + g.offset - key0);
+          e.vector(VecOp::MaskCausal, sAt(j, st), sAt(j, st), std::nullopt, mr,
+                   kc(st), Bcast::None, std::nullopt, q0 + g.offset - key0);
       }
       // m' = max(m, rowmax S); t = exp(m - m'); P = exp(S - m').
       e.vector(VecOp::Copy, L.tRow, L.mRow, std::nullopt, mr, 1);
@@ -459,9 +431,9 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       }
       // P in the input type.
       for (int64_t st = 0; st < strips; ++st)
-        e.vector(VecOp::Copy, L.pBase + st * g.tileQ, sAt(j, st),
-                 std::nullopt, mr, kc(st), Bcast::None, std::nullopt,
-                 std::nullopt, false, false, /*toSpad=*/true);
+        e.vector(VecOp::Copy, L.pBase + st * g.tileQ, sAt(j, st), std::nullopt,
+                 mr, kc(st), Bcast::None, std::nullopt, std::nullopt, false,
+                 false, /*toSpad=*/true);
     };
     // O += P . V on the array.
     auto values = [&](size_t j) {
@@ -587,10 +559,10 @@ struct ConvertAccelToSystolicPass
     mc.rows = rows;
     mc.cols = cols;
     mc.inputType = input;
-    mc.accType = input == isa::ElemType::I8 ? isa::ElemType::I32
-                                            : isa::ElemType::F32;
-    int64_t spad = spadKib * 1024 / (int64_t(mc.spadWidth()) *
-                                     isa::elemBytes(input));
+    mc.accType =
+        input == isa::ElemType::I8 ? isa::ElemType::I32 : isa::ElemType::F32;
+    int64_t spad =
+        spadKib * 1024 / (int64_t(mc.spadWidth()) * isa::elemBytes(input));
     int64_t acc = accKib * 1024 / (int64_t(mc.cols) * 4);
     mc.spadBanks = spadBanks;
     mc.accBanks = accBanks;
@@ -616,8 +588,8 @@ struct ConvertAccelToSystolicPass
         auto t = elemTypeOf(in);
         Type out = mm.getInit().getType().getElementType();
         if (!t || *t == isa::ElemType::I32 ||
-            in != mm.getRhs().getType().getElementType() ||
-            !elemTypeOf(out) || (in.isInteger(8) != out.isInteger(32)))
+            in != mm.getRhs().getType().getElementType() || !elemTypeOf(out) ||
+            (in.isInteger(8) != out.isInteger(32)))
           return mm.emitOpError("of ")
                  << in << " x " << mm.getRhs().getType().getElementType()
                  << " -> " << out
@@ -643,8 +615,8 @@ struct ConvertAccelToSystolicPass
                  << in << " -> " << out
                  << " has no systolic lowering: attention runs on bf16 or "
                     "f32 inputs with f32 or bf16 outputs";
-        for (Value v : {at.getQuery(), at.getKey(), at.getValue(),
-                        at.getInit()})
+        for (Value v :
+             {at.getQuery(), at.getKey(), at.getValue(), at.getInit()})
           if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
             return at.emitOpError("needs static shapes on the systolic "
                                   "target");
@@ -712,17 +684,16 @@ struct ConvertAccelToSystolicPass
                << i << " twice; a systolic program writes each once";
       // The op checks above admit only DRAM element types.
       auto t = cast<RankedTensorType>(v.getType());
-      bufferOf[v] =
-          addBuffer(("result" + Twine(i)).str(), systolic::BufferRole::Result,
-                    i, t);
+      bufferOf[v] = addBuffer(("result" + Twine(i)).str(),
+                              systolic::BufferRole::Result, i, t);
     }
     unsigned scratch = 0;
     for (Operation &op : func.getBody().front())
-      if (llvm::isa<MatmulOp, AttentionOp>(op) && !bufferOf.count(op.getResult(0)))
-        bufferOf[op.getResult(0)] =
-            addBuffer(("tmp" + Twine(scratch++)).str(),
-                      systolic::BufferRole::Scratch, 0,
-                      cast<RankedTensorType>(op.getResult(0).getType()));
+      if (llvm::isa<MatmulOp, AttentionOp>(op) &&
+          !bufferOf.count(op.getResult(0)))
+        bufferOf[op.getResult(0)] = addBuffer(
+            ("tmp" + Twine(scratch++)).str(), systolic::BufferRole::Scratch, 0,
+            cast<RankedTensorType>(op.getResult(0).getType()));
     // K = 0 without accumulate is all zeros: copied from a scratch buffer
     // (scratch starts zeroed, ISA.h) through the accumulator.
     zerosOf.clear();
@@ -731,27 +702,28 @@ struct ConvertAccelToSystolicPass
           mm && !mm.getAccumulate() &&
           mm.getLhs().getType().getShape().back() == 0) {
         auto t = mm.getInit().getType();
-        zerosOf[mm] = addBuffer(
-            ("zeros" + Twine(scratch++)).str(), systolic::BufferRole::Scratch,
-            0,
-            RankedTensorType::get(t.getShape(),
-                                  mc.accType == isa::ElemType::I32
-                                      ? Type(IntegerType::get(ctx, 32))
-                                      : Type(Float32Type::get(ctx))));
+        zerosOf[mm] =
+            addBuffer(("zeros" + Twine(scratch++)).str(),
+                      systolic::BufferRole::Scratch, 0,
+                      RankedTensorType::get(
+                          t.getShape(), mc.accType == isa::ElemType::I32
+                                            ? Type(IntegerType::get(ctx, 32))
+                                            : Type(Float32Type::get(ctx))));
       }
 
     // The program replaces the function.
     OpBuilder b(func);
     Location loc = func.getLoc();
     auto config = systolic::ConfigAttr::get(
-        ctx, mc.rows, mc.cols, cast<RankedTensorType>(firstCompute->getOperand(0).getType())
+        ctx, mc.rows, mc.cols,
+        cast<RankedTensorType>(firstCompute->getOperand(0).getType())
             .getElementType(),
         mc.accType == isa::ElemType::I32 ? Type(b.getI32Type())
                                          : Type(b.getF32Type()),
         mc.spadRows, mc.spadBanks, mc.accRows, mc.accBanks,
         llvm::APFloat(mc.dramBytesPerCycle), mc.dramLatency, mc.vectorLanes);
-    auto program = systolic::ProgramOp::create(
-        b, loc, func.getSymName(), config, b.getArrayAttr(buffers));
+    auto program = systolic::ProgramOp::create(b, loc, func.getSymName(),
+                                               config, b.getArrayAttr(buffers));
     OpBuilder body = OpBuilder::atBlockEnd(&program.getBodyBlock());
     Emitter e(body, loc, mc);
     int headToggle = 0;
@@ -811,7 +783,8 @@ struct ConvertAccelToSystolicPass
     if (k == 0) {
       // Nothing to multiply: C (or zeros) through the accumulator.
       uint32_t src = c0Buf ? *c0Buf : zerosOf.lookup(mm);
-      const int64_t chunk = std::min<int64_t>(mc.accRows, std::max<int64_t>(m, 1));
+      const int64_t chunk =
+          std::min<int64_t>(mc.accRows, std::max<int64_t>(m, 1));
       for (int64_t bi = 0; bi < batch; ++bi)
         for (int64_t r0 = 0; r0 < m; r0 += chunk)
           for (int64_t c0 = 0; c0 < n; c0 += mc.cols) {
@@ -819,8 +792,8 @@ struct ConvertAccelToSystolicPass
                           cc = std::min<int64_t>(mc.cols, n - c0);
             e.mvin(View{src, bi * m * n, n, false}, r0, c0, rr, cc,
                    systolic::Space::Acc, 0);
-            e.mvout(systolic::Space::Acc, 0, rr, cc, View{cBuf, bi * m * n, n, false},
-                    r0, c0);
+            e.mvout(systolic::Space::Acc, 0, rr, cc,
+                    View{cBuf, bi * m * n, n, false}, r0, c0);
           }
       return success();
     }
@@ -861,19 +834,20 @@ struct ConvertAccelToSystolicPass
         c0 = View{*c0Buf, bi * m * n, n, false};
       switch (schedule->dataflow) {
       case SystolicDataflow::WS:
-        emitWsMatmul(e, a, bv, c, c0, m, k, n, schedule->tileM,
-                     schedule->tileN, schedule->tileK, false);
+        emitBlockedMatmul(e, systolic::Dataflow::WS, a, bv, c, c0, m, k, n,
+                          schedule->tileM, schedule->tileN, schedule->tileK);
         break;
       case SystolicDataflow::OS:
-        emitOsMatmul(e, a, bv, c, c0, m, k, n, schedule->tileM,
-                     schedule->tileN, schedule->tileK);
+        emitBlockedMatmul(e, systolic::Dataflow::OS, a, bv, c, c0, m, k, n,
+                          schedule->tileM, schedule->tileN, schedule->tileK);
         break;
       case SystolicDataflow::IS: {
         std::optional<View> c0t;
         if (c0)
           c0t = c0->t();
-        emitWsMatmul(e, bv.t(), a.t(), c.t(), c0t, n, k, m, schedule->tileM,
-                     schedule->tileN, schedule->tileK, false);
+        emitBlockedMatmul(e, systolic::Dataflow::WS, bv.t(), a.t(), c.t(), c0t,
+                          n, k, m, schedule->tileM, schedule->tileN,
+                          schedule->tileK);
         break;
       }
       }
@@ -902,8 +876,9 @@ struct ConvertAccelToSystolicPass
       (void)matchPattern(d, m_ConstantInt(&value));
       g.offset = value.getSExtValue();
     }
-    g.scale = at.getScale() ? at.getScale()->convertToFloat()
-                            : (g.d == 0 ? 1.0f : float(1.0 / std::sqrt(double(g.d))));
+    g.scale = at.getScale()
+                  ? at.getScale()->convertToFloat()
+                  : (g.d == 0 ? 1.0f : float(1.0 / std::sqrt(double(g.d))));
     std::optional<uint32_t> qBuf = lookup(bufferOf, at.getQuery()),
                             kBuf = lookup(bufferOf, at.getKey()),
                             vBuf = lookup(bufferOf, at.getValue());
@@ -917,8 +892,8 @@ struct ConvertAccelToSystolicPass
                             "lowering");
     if (attentionTileKV % T != 0)
       return at.emitOpError("attention-tile-kv ")
-             << int64_t(attentionTileKV) << " is not a multiple of min(rows, cols) = "
-             << T;
+             << int64_t(attentionTileKV)
+             << " is not a multiple of min(rows, cols) = " << T;
     // Keys per block: 4 array widths (or all of them); query rows: the
     // most that fit, up to 256.
     g.tileKV = attentionTileKV
@@ -940,9 +915,9 @@ struct ConvertAccelToSystolicPass
       AttentionLayout l(mc, g);
       return at.emitOpError("blocks of ")
              << g.tileQ << " queries x " << g.tileKV << " keys (d = " << g.d
-             << ") need " << l.spadRows << " scratchpad rows and "
-             << l.accRows << " accumulator rows; the machine has "
-             << mc.spadRows << " and " << mc.accRows;
+             << ") need " << l.spadRows << " scratchpad rows and " << l.accRows
+             << " accumulator rows; the machine has " << mc.spadRows << " and "
+             << mc.accRows;
     }
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < hq; ++h) {

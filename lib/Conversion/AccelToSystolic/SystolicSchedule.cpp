@@ -66,16 +66,18 @@ bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
   if (sch.tileN % mc.cols != 0 || sch.tileK % mc.rows != 0)
     return false;
   int64_t g = depthGranule(mc, sch.dataflow);
-  int64_t qStrips = ceilDiv(sch.tileK, g), sStrips = ceilDiv(sch.tileN, mc.cols);
+  int64_t qStrips = ceilDiv(sch.tileK, g),
+          sStrips = ceilDiv(sch.tileN, mc.cols);
   int64_t spad = 2 * qStrips * sch.tileM + 2 * sStrips * sch.tileK;
   int64_t acc = 2 * sStrips * sch.tileM;
   (void)shape;
   return spad <= int64_t(mc.spadRows) && acc <= int64_t(mc.accRows);
 }
 
-double mlir::accel::predictSystolicMatmulCycles(
-    const isa::MachineConfig &mc, const SystolicMatmulShape &shape,
-    const SystolicMatmulSchedule &sch) {
+double
+mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
+                                         const SystolicMatmulShape &shape,
+                                         const SystolicMatmulSchedule &sch) {
   const Frame f = frameOf(shape, sch.dataflow);
   const int64_t R = mc.rows, C = mc.cols, W = mc.spadWidth();
   const double bw = mc.dramBytesPerCycle;
@@ -87,7 +89,8 @@ double mlir::accel::predictSystolicMatmulCycles(
     bool aLoaded = false;
     for (int64_t s0 = 0; s0 < f.s; s0 += sch.tileN) {
       const int64_t sr = std::min(sch.tileN, f.s - s0);
-      double stepLoads = shape.accumulate ? double(pr * sr * shape.outBytes) / bw : 0;
+      double stepLoads =
+          shape.accumulate ? double(pr * sr * shape.outBytes) / bw : 0;
       for (int64_t q0 = 0; q0 < f.q; q0 += sch.tileK) {
         const int64_t qr = std::min(sch.tileK, f.q - q0);
         double bytes = double(qr * sr) * shape.inBytes;
@@ -161,10 +164,10 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
     for (int64_t tm : candidates(tileM, std::min<int64_t>(mc.rows, f.p),
                                  std::max<int64_t>(f.p, 1)))
       for (int64_t tn : candidates(tileN, mc.cols, roundUp(f.s, mc.cols)))
-        for (int64_t tk : candidates(tileK, d == SystolicDataflow::OS
-                                                ? roundUp(mc.rows, 1)
-                                                : mc.rows,
-                                     roundUp(f.q, g))) {
+        for (int64_t tk : candidates(
+                 tileK,
+                 d == SystolicDataflow::OS ? roundUp(mc.rows, 1) : mc.rows,
+                 roundUp(f.q, g))) {
           SystolicMatmulSchedule s{d, tm, tn, tk};
           if (!fitsSystolic(mc, shape, s))
             continue;

@@ -69,12 +69,10 @@ double predictSystolicMatmulCycles(const ::sysarray::MachineConfig &config,
 
 /// The fastest fitting schedule by the model. `dataflow` and the tile sizes
 /// (0: free) restrict the search; nullopt when nothing fits.
-std::optional<SystolicMatmulSchedule>
-chooseSystolicMatmulSchedule(const ::sysarray::MachineConfig &config,
-                             const SystolicMatmulShape &shape,
-                             std::optional<SystolicDataflow> dataflow,
-                             int64_t tileM = 0, int64_t tileN = 0,
-                             int64_t tileK = 0);
+std::optional<SystolicMatmulSchedule> chooseSystolicMatmulSchedule(
+    const ::sysarray::MachineConfig &config, const SystolicMatmulShape &shape,
+    std::optional<SystolicDataflow> dataflow, int64_t tileM = 0,
+    int64_t tileN = 0, int64_t tileK = 0);
 
 } // namespace accel
 } // namespace mlir
