@@ -36,6 +36,7 @@ tools = [
     ToolSubst("accel-run", unresolved="fatal"),
     ToolSubst("accel-systolic-translate", unresolved="fatal"),
     ToolSubst("accel-sim", unresolved="fatal"),
+    ToolSubst("accel-compile", unresolved="fatal"),
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("llc", unresolved="fatal"),
 ]
