@@ -1,0 +1,603 @@
+//===- KernelMetadata.cpp - Launch metadata of a GPU kernel ---------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Parsing is in two steps: the JSON is mapped onto KernelMetadata with type
+// checks (missing, ill-typed and unknown fields), then verifyKernelMetadata
+// checks the values (ranges, launch limits, consistency). The compiler calls
+// the second step alone on what it is about to write, so both directions
+// enforce the same rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Runtime/KernelMetadata.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::accel;
+using llvm::StringRef;
+
+namespace {
+
+/// The element types a buffer may have, with their widths in bytes. fp8
+/// types are named as in MLIR so the compiler can print the element type.
+struct DTypeInfo {
+  const char *name;
+  int64_t bytes;
+};
+constexpr DTypeInfo kDTypes[] = {
+    {"f16", 2}, {"bf16", 2}, {"f32", 4}, {"f64", 8},      {"i8", 1},
+    {"i16", 2}, {"i32", 4},  {"i64", 8}, {"f8E4M3FN", 1}, {"f8E5M2", 1},
+};
+
+// Launch limits. CUDA's are the same on every chip from sm_50 on. AMD's
+// dispatch packet holds the grid size in work-items as 32 bits.
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr int64_t kCudaMaxBlock[3] = {1024, 1024, 64};
+constexpr int64_t kCudaMaxGrid[3] = {2147483647, 65535, 65535};
+constexpr int64_t kAmdMaxBlock[3] = {1024, 1024, 1024};
+constexpr int64_t kAmdMaxGrid = 2147483647;
+constexpr int64_t kAmdMaxWorkItems = 4294967295;
+// The largest shared memory a block can opt into: 227 KiB on sm_90 and
+// sm_100; 160 KiB of LDS on gfx950. The launcher checks the device's own
+// limit at run time.
+constexpr int64_t kCudaMaxDynamicShared = 232448;
+constexpr int64_t kAmdMaxDynamicShared = 163840;
+
+/// `path` names the field ("grid[1]", "arguments[0].dtype"); empty for the
+/// top-level object.
+llvm::Error fail(const llvm::Twine &path, const llvm::Twine &message) {
+  std::string where = path.str();
+  return llvm::createStringError(
+      "invalid kernel metadata: " + (where.empty() ? "" : where + ": ") +
+      message.str());
+}
+
+std::string dtypeList() {
+  std::string list;
+  for (const DTypeInfo &info : kDTypes)
+    list += (list.empty() ? "" : ", ") + std::string(info.name);
+  return list;
+}
+
+std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// JSON -> structure
+//===----------------------------------------------------------------------===//
+
+/// Reads the fields of one JSON object, reporting errors with the path of
+/// the object ("arguments[2]") in front of the field name.
+class FieldReader {
+public:
+  FieldReader(const llvm::json::Object &object, std::string path)
+      : object(object), path(std::move(path)) {}
+
+  std::string fieldPath(StringRef key) const {
+    return path.empty() ? key.str() : path + "." + key.str();
+  }
+
+  /// Rejects any field not in `known`, so a misspelt optional field is not
+  /// silently ignored. The first unknown name in sorted order is reported so
+  /// the message does not depend on hash order.
+  llvm::Error checkKnown(llvm::ArrayRef<StringRef> known) const {
+    std::vector<std::string> unknown;
+    for (const auto &entry : object)
+      if (!llvm::is_contained(known, StringRef(entry.first)))
+        unknown.push_back(entry.first.str());
+    if (unknown.empty())
+      return llvm::Error::success();
+    std::sort(unknown.begin(), unknown.end());
+    return fail(path, "unknown field '" + unknown.front() + "'");
+  }
+
+  bool has(StringRef key) const { return object.get(key) != nullptr; }
+
+  llvm::Expected<const llvm::json::Value *> require(StringRef key) const {
+    if (const llvm::json::Value *value = object.get(key))
+      return value;
+    return fail(path, "missing field '" + key + "'");
+  }
+
+  llvm::Error readInteger(StringRef key, int64_t &out) const {
+    auto value = require(key);
+    if (!value)
+      return value.takeError();
+    std::optional<int64_t> integer = (*value)->getAsInteger();
+    if (!integer)
+      return fail(fieldPath(key), "expected an integer");
+    out = *integer;
+    return llvm::Error::success();
+  }
+
+  llvm::Error readString(StringRef key, std::string &out) const {
+    auto value = require(key);
+    if (!value)
+      return value.takeError();
+    std::optional<StringRef> string = (*value)->getAsString();
+    if (!string)
+      return fail(fieldPath(key), "expected a string");
+    out = string->str();
+    return llvm::Error::success();
+  }
+
+  llvm::Error readIntegerArray(StringRef key,
+                               llvm::SmallVectorImpl<int64_t> &out) const {
+    auto value = require(key);
+    if (!value)
+      return value.takeError();
+    const llvm::json::Array *array = (*value)->getAsArray();
+    if (!array)
+      return fail(fieldPath(key), "expected an array of integers");
+    out.clear();
+    for (auto [i, element] : llvm::enumerate(*array)) {
+      std::optional<int64_t> integer = element.getAsInteger();
+      if (!integer)
+        return fail(fieldPath(key) + "[" + llvm::Twine(i) + "]",
+                    "expected an integer");
+      out.push_back(*integer);
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Error readDim3(StringRef key, std::array<int64_t, 3> &out) const {
+    llvm::SmallVector<int64_t> values;
+    if (llvm::Error error = readIntegerArray(key, values))
+      return error;
+    if (values.size() != 3)
+      return fail(fieldPath(key), "expected 3 integers [x, y, z], got " +
+                                      llvm::Twine(values.size()));
+    std::copy(values.begin(), values.end(), out.begin());
+    return llvm::Error::success();
+  }
+
+private:
+  const llvm::json::Object &object;
+  std::string path;
+};
+
+llvm::Error parseArgument(const llvm::json::Value &value,
+                          const std::string &path, KernelArgument &arg) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail(path, "expected an object");
+  FieldReader reader(*object, path);
+  if (llvm::Error error = reader.checkKnown(
+          {"name", "kind", "dtype", "shape", "access", "byte_size"}))
+    return error;
+  if (llvm::Error error = reader.readString("name", arg.name))
+    return error;
+  std::string kind;
+  if (llvm::Error error = reader.readString("kind", kind))
+    return error;
+  if (kind == "buffer")
+    arg.kind = KernelArgKind::Buffer;
+  else if (kind == "i32")
+    arg.kind = KernelArgKind::I32;
+  else if (kind == "i64")
+    arg.kind = KernelArgKind::I64;
+  else if (kind == "f32")
+    arg.kind = KernelArgKind::F32;
+  else
+    return fail(reader.fieldPath("kind"),
+                "unknown kind '" + kind +
+                    "' (expected buffer, i32, i64 or f32)");
+
+  if (arg.kind == KernelArgKind::Buffer) {
+    if (llvm::Error error = reader.readString("dtype", arg.dtype))
+      return error;
+    if (llvm::Error error = reader.readIntegerArray("shape", arg.shape))
+      return error;
+    std::string access;
+    if (llvm::Error error = reader.readString("access", access))
+      return error;
+    if (access == "in")
+      arg.access = BufferAccess::In;
+    else if (access == "out")
+      arg.access = BufferAccess::Out;
+    else if (access == "inout")
+      arg.access = BufferAccess::InOut;
+    else
+      return fail(reader.fieldPath("access"),
+                  "unknown access '" + access +
+                      "' (expected in, out or inout)");
+  } else {
+    for (StringRef key : {"dtype", "shape", "access"})
+      if (reader.has(key))
+        return fail(path,
+                    "a scalar " + kind + " argument has no '" + key + "'");
+  }
+  return reader.readInteger("byte_size", arg.byteSize);
+}
+
+llvm::Error parseResources(const llvm::json::Value &value,
+                           KernelResources &resources) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail("resources", "expected an object");
+  FieldReader reader(*object, "resources");
+  if (llvm::Error error = reader.checkKnown(
+          {"registers", "static_shared_bytes", "spill_bytes"}))
+    return error;
+  if (llvm::Error error = reader.readInteger("registers", resources.registers))
+    return error;
+  if (llvm::Error error = reader.readInteger("static_shared_bytes",
+                                             resources.staticSharedBytes))
+    return error;
+  return reader.readInteger("spill_bytes", resources.spillBytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Value checks
+//===----------------------------------------------------------------------===//
+
+/// "sm_<digits>" with an optional "a" or "f" suffix, at least two digits.
+bool isNvidiaChip(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return false;
+  if (chip.ends_with("a") || chip.ends_with("f"))
+    chip = chip.drop_back();
+  return chip.size() >= 2 && llvm::all_of(chip, llvm::isDigit);
+}
+
+/// "gfx<hex digits>", e.g. gfx90a, gfx942, gfx1100.
+bool isAmdChip(StringRef chip) {
+  if (!chip.consume_front("gfx"))
+    return false;
+  return chip.size() >= 3 && llvm::all_of(chip, llvm::isHexDigit);
+}
+
+llvm::Error checkRange(const llvm::Twine &path, int64_t value, int64_t low,
+                       int64_t high) {
+  if (value >= low && value <= high)
+    return llvm::Error::success();
+  return fail(path, llvm::Twine(value) + " is out of range [" +
+                        llvm::Twine(low) + ", " + llvm::Twine(high) + "]");
+}
+
+llvm::Error verifyLaunch(const KernelMetadata &m) {
+  bool cuda = m.target == "nvptx";
+  for (int i = 0; i < 3; ++i) {
+    std::string index = "[" + std::to_string(i) + "]";
+    if (llvm::Error error =
+            checkRange("block" + index, m.block[i], 1,
+                       cuda ? kCudaMaxBlock[i] : kAmdMaxBlock[i]))
+      return error;
+    if (llvm::Error error = checkRange("grid" + index, m.grid[i], 1,
+                                       cuda ? kCudaMaxGrid[i] : kAmdMaxGrid))
+      return error;
+  }
+  int64_t threads = m.block[0] * m.block[1] * m.block[2];
+  if (threads > kMaxThreadsPerBlock)
+    return fail("block", llvm::Twine(m.block[0]) + "x" +
+                             llvm::Twine(m.block[1]) + "x" +
+                             llvm::Twine(m.block[2]) + " = " +
+                             llvm::Twine(threads) + " threads exceeds " +
+                             llvm::Twine(kMaxThreadsPerBlock) + " per block");
+  if (!cuda) {
+    for (int i = 0; i < 3; ++i) {
+      int64_t items = m.grid[i] * m.block[i];
+      if (items > kAmdMaxWorkItems)
+        return fail("grid[" + llvm::Twine(i) + "]",
+                    llvm::Twine(m.grid[i]) + " workgroups of " +
+                        llvm::Twine(m.block[i]) + " = " + llvm::Twine(items) +
+                        " work-items exceeds " + llvm::Twine(kAmdMaxWorkItems));
+    }
+  }
+  return checkRange("dynamic_shared_bytes", m.dynamicSharedBytes, 0,
+                    cuda ? kCudaMaxDynamicShared : kAmdMaxDynamicShared);
+}
+
+llvm::Error verifyArgument(const KernelArgument &arg, const std::string &path) {
+  if (arg.name.empty())
+    return fail(path + ".name", "empty argument name");
+  if (arg.kind != KernelArgKind::Buffer) {
+    StringRef kind = stringifyKernelArgKind(arg.kind);
+    if (!arg.dtype.empty() || !arg.shape.empty())
+      return fail(path, "a scalar " + kind + " argument has no dtype or shape");
+    int64_t expected = arg.kind == KernelArgKind::I64 ? 8 : 4;
+    if (arg.byteSize != expected)
+      return fail(path + ".byte_size", "a scalar " + kind + " argument has " +
+                                           llvm::Twine(expected) +
+                                           " bytes, not " +
+                                           llvm::Twine(arg.byteSize));
+    return llvm::Error::success();
+  }
+  std::optional<int64_t> width = getDTypeByteWidth(arg.dtype);
+  if (!width)
+    return fail(path + ".dtype", "unknown dtype '" + arg.dtype +
+                                     "' (expected one of " + dtypeList() + ")");
+  int64_t bytes = *width;
+  for (auto [i, dim] : llvm::enumerate(arg.shape)) {
+    if (dim < 0)
+      return fail(path + ".shape[" + llvm::Twine(i) + "]",
+                  "negative dimension " + llvm::Twine(dim));
+    std::optional<int64_t> product = llvm::checkedMul(bytes, dim);
+    if (!product)
+      return fail(path + ".shape", "the size of " + shapeString(arg.shape) +
+                                       " x " + arg.dtype +
+                                       " overflows 64 bits");
+    bytes = *product;
+  }
+  if (arg.byteSize != bytes)
+    return fail(path + ".byte_size",
+                llvm::Twine(arg.byteSize) + " does not match shape " +
+                    shapeString(arg.shape) + " of " + arg.dtype + " (" +
+                    llvm::Twine(bytes) + " bytes)");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public API
+//===----------------------------------------------------------------------===//
+
+std::string accel::getAccelCompilerId() {
+  return "accel " ACCEL_VERSION_STRING;
+}
+
+StringRef accel::stringifyKernelArgKind(KernelArgKind kind) {
+  switch (kind) {
+  case KernelArgKind::Buffer:
+    return "buffer";
+  case KernelArgKind::I32:
+    return "i32";
+  case KernelArgKind::I64:
+    return "i64";
+  case KernelArgKind::F32:
+    return "f32";
+  }
+  llvm_unreachable("unknown KernelArgKind");
+}
+
+StringRef accel::stringifyBufferAccess(BufferAccess access) {
+  switch (access) {
+  case BufferAccess::In:
+    return "in";
+  case BufferAccess::Out:
+    return "out";
+  case BufferAccess::InOut:
+    return "inout";
+  }
+  llvm_unreachable("unknown BufferAccess");
+}
+
+std::optional<int64_t> accel::getDTypeByteWidth(StringRef dtype) {
+  for (const DTypeInfo &info : kDTypes)
+    if (dtype == info.name)
+      return info.bytes;
+  return std::nullopt;
+}
+
+bool KernelArgument::operator==(const KernelArgument &other) const {
+  // Buffer-only fields do not distinguish scalars.
+  bool buffer = kind == KernelArgKind::Buffer;
+  return name == other.name && kind == other.kind &&
+         byteSize == other.byteSize &&
+         (!buffer || (dtype == other.dtype && shape == other.shape &&
+                      access == other.access));
+}
+
+bool KernelResources::operator==(const KernelResources &other) const {
+  return registers == other.registers &&
+         staticSharedBytes == other.staticSharedBytes &&
+         spillBytes == other.spillBytes;
+}
+
+bool KernelMetadata::operator==(const KernelMetadata &other) const {
+  return formatVersion == other.formatVersion && compiler == other.compiler &&
+         target == other.target && chip == other.chip &&
+         features == other.features && kernel == other.kernel &&
+         grid == other.grid && block == other.block &&
+         dynamicSharedBytes == other.dynamicSharedBytes &&
+         arguments == other.arguments && resources == other.resources &&
+         ptx == other.ptx && cubin == other.cubin;
+}
+
+llvm::Error accel::verifyKernelMetadata(const KernelMetadata &m) {
+  if (m.formatVersion != kKernelMetadataFormatVersion)
+    return fail("format_version",
+                "unsupported version " + llvm::Twine(m.formatVersion) +
+                    " (this accel reads version " +
+                    llvm::Twine(kKernelMetadataFormatVersion) + ")");
+  // A loader opens these next to the metadata: they must not escape its
+  // folder.
+  for (auto [key, name] : {std::pair<StringRef, const std::string *>{
+                               "ptx", &m.ptx},
+                           {"cubin", &m.cubin}})
+    if (!name->empty() &&
+        (name->front() == '.' ||
+         !llvm::all_of(*name, [](char c) {
+           return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
+         })))
+      return fail(key, "'" + *name +
+                           "' is not a plain file name (letters, digits, "
+                           "'_', '.', '-', not starting with '.')");
+  if (m.target == "nvptx") {
+    if (!isNvidiaChip(m.chip))
+      return fail("chip", "'" + m.chip +
+                              "' is not an NVIDIA chip (expected "
+                              "sm_<major><minor>, optionally with an a or f "
+                              "suffix)");
+  } else if (m.target == "amdgpu") {
+    if (!isAmdChip(m.chip))
+      return fail("chip",
+                  "'" + m.chip +
+                      "' is not an AMD GPU chip (expected gfx<version>)");
+  } else {
+    return fail("target",
+                "unknown target '" + m.target + "' (expected nvptx or amdgpu)");
+  }
+  if (m.kernel.empty())
+    return fail("kernel", "empty kernel name");
+  if (llvm::Error error = verifyLaunch(m))
+    return error;
+  llvm::StringSet<> names;
+  for (auto [i, arg] : llvm::enumerate(m.arguments)) {
+    std::string path = "arguments[" + std::to_string(i) + "]";
+    if (llvm::Error error = verifyArgument(arg, path))
+      return error;
+    if (!names.insert(arg.name).second)
+      return fail(path + ".name", "duplicate argument name '" + arg.name + "'");
+  }
+  if (m.resources) {
+    const KernelResources &r = *m.resources;
+    std::pair<const char *, int64_t> fields[] = {
+        {"registers", r.registers},
+        {"static_shared_bytes", r.staticSharedBytes},
+        {"spill_bytes", r.spillBytes}};
+    for (auto [name, value] : fields)
+      if (value < 0)
+        return fail("resources." + llvm::Twine(name),
+                    "negative value " + llvm::Twine(value));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<KernelMetadata>
+accel::parseKernelMetadataValue(const llvm::json::Value &json) {
+  const llvm::json::Object *object = json.getAsObject();
+  if (!object)
+    return fail("", "expected a JSON object");
+  FieldReader reader(*object, "");
+  if (llvm::Error error = reader.checkKnown(
+          {"format_version", "compiler", "target", "chip", "features", "kernel",
+           "grid", "block", "dynamic_shared_bytes", "arguments", "resources",
+           "ptx", "cubin"}))
+    return std::move(error);
+
+  KernelMetadata m;
+  // The version first: a newer format may differ in anything else, and
+  // "unsupported version" is the message that helps then.
+  if (llvm::Error error = reader.readInteger("format_version", m.formatVersion))
+    return std::move(error);
+  if (m.formatVersion != kKernelMetadataFormatVersion)
+    return verifyKernelMetadata(m);
+
+  if (llvm::Error error = reader.readString("compiler", m.compiler))
+    return std::move(error);
+  if (llvm::Error error = reader.readString("target", m.target))
+    return std::move(error);
+  if (llvm::Error error = reader.readString("chip", m.chip))
+    return std::move(error);
+  if (llvm::Error error = reader.readString("features", m.features))
+    return std::move(error);
+  if (llvm::Error error = reader.readString("kernel", m.kernel))
+    return std::move(error);
+  if (llvm::Error error = reader.readDim3("grid", m.grid))
+    return std::move(error);
+  if (llvm::Error error = reader.readDim3("block", m.block))
+    return std::move(error);
+  if (llvm::Error error =
+          reader.readInteger("dynamic_shared_bytes", m.dynamicSharedBytes))
+    return std::move(error);
+
+  auto arguments = reader.require("arguments");
+  if (!arguments)
+    return arguments.takeError();
+  const llvm::json::Array *argArray = (*arguments)->getAsArray();
+  if (!argArray)
+    return fail("arguments", "expected an array of objects");
+  for (auto [i, value] : llvm::enumerate(*argArray)) {
+    KernelArgument arg;
+    if (llvm::Error error =
+            parseArgument(value, "arguments[" + std::to_string(i) + "]", arg))
+      return std::move(error);
+    m.arguments.push_back(std::move(arg));
+  }
+
+  if (const llvm::json::Value *resources = object->get("resources")) {
+    KernelResources r;
+    if (llvm::Error error = parseResources(*resources, r))
+      return std::move(error);
+    m.resources = r;
+  }
+
+  // The artifacts: plain file names next to the metadata, or null.
+  for (auto [key, out] : {std::pair<StringRef, std::string *>{"ptx", &m.ptx},
+                          {"cubin", &m.cubin}}) {
+    const llvm::json::Value *value = object->get(key);
+    if (!value || value->getAsNull())
+      continue;
+    std::optional<StringRef> name = value->getAsString();
+    if (!name)
+      return fail(key, "expected a file name or null");
+    *out = name->str();
+  }
+
+  if (llvm::Error error = verifyKernelMetadata(m))
+    return std::move(error);
+  return m;
+}
+
+llvm::Expected<KernelMetadata> accel::parseKernelMetadata(StringRef json) {
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
+  if (!value)
+    return fail("", "not valid JSON: " + llvm::toString(value.takeError()));
+  return parseKernelMetadataValue(*value);
+}
+
+llvm::json::Value accel::toJsonValue(const KernelMetadata &m) {
+  llvm::json::Array arguments;
+  for (const KernelArgument &arg : m.arguments) {
+    llvm::json::Object object{{"name", arg.name},
+                              {"kind", stringifyKernelArgKind(arg.kind)},
+                              {"byte_size", arg.byteSize}};
+    if (arg.kind == KernelArgKind::Buffer) {
+      object["dtype"] = arg.dtype;
+      object["shape"] = llvm::json::Array(arg.shape);
+      object["access"] = stringifyBufferAccess(arg.access);
+    }
+    arguments.push_back(std::move(object));
+  }
+  llvm::json::Object object{
+      {"format_version", m.formatVersion},
+      {"compiler", m.compiler},
+      {"target", m.target},
+      {"chip", m.chip},
+      {"features", m.features},
+      {"kernel", m.kernel},
+      {"grid", llvm::json::Array(m.grid)},
+      {"block", llvm::json::Array(m.block)},
+      {"dynamic_shared_bytes", m.dynamicSharedBytes},
+      {"arguments", std::move(arguments)},
+  };
+  if (!m.ptx.empty() || !m.cubin.empty()) {
+    object["ptx"] = m.ptx.empty() ? llvm::json::Value(nullptr)
+                                  : llvm::json::Value(m.ptx);
+    object["cubin"] = m.cubin.empty() ? llvm::json::Value(nullptr)
+                                      : llvm::json::Value(m.cubin);
+  }
+  if (m.resources)
+    object["resources"] = llvm::json::Object{
+        {"registers", m.resources->registers},
+        {"static_shared_bytes", m.resources->staticSharedBytes},
+        {"spill_bytes", m.resources->spillBytes}};
+  return object;
+}
+
+std::string accel::toJson(const KernelMetadata &m) {
+  // llvm::json::Object prints its keys sorted, which keeps the output
+  // deterministic; two-space indentation keeps it reviewable.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", toJsonValue(m)) << "\n";
+  return text;
+}
