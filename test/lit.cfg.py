@@ -48,3 +48,51 @@ config.substitutions.append(
     ("%mlir_runner_utils", os.path.join(llvm_lib_dir, "libmlir_runner_utils.so")))
 config.substitutions.append(
     ("%mlir_c_runner_utils", os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so")))
+
+# NVIDIA's assembler (CUDA toolkit), for tests that assemble generated PTX:
+# `// REQUIRES: ptxas`, `%ptxas` runs it.
+import shutil
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas"
+    if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+# A Python with numpy, for test helpers that emulate kernels
+# (`// REQUIRES: numpy`, run them with `%numpy_python`); lit's own
+# interpreter may lack it.
+import subprocess
+for _py in (sys.executable, shutil.which("python3")):
+    if _py and subprocess.run([_py, "-c", "import numpy"],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("numpy")
+        config.substitutions.append(("%numpy_python", _py))
+        break
+
+# An NVIDIA GPU with its driver (`// REQUIRES: cuda`): libcuda loads, cuInit
+# succeeds and there is a device. Tests never fail for want of one: they are
+# unsupported.
+def _has_cuda():
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        count = ctypes.c_int(0)
+        return (cuda.cuInit(0) == 0 and
+                cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and
+                count.value > 0)
+    except OSError:
+        return False
+if _has_cuda():
+    config.available_features.add("cuda")
+
+# The host-memory stand-in for libcuda the unit tests build
+# (`// REQUIRES: fake-libcuda`, `%fake_libcuda`): runs the launcher's whole
+# path (allocation, copies, argument packing) without a GPU; kernels do not
+# execute, so their outputs stay NaN-prefilled.
+fake_libcuda = os.path.join(config.accel_obj_root, "unittests",
+                            "libfake_libcuda.so")
+if os.path.exists(fake_libcuda):
+    config.available_features.add("fake-libcuda")
+    config.substitutions.append(("%fake_libcuda", fake_libcuda))

@@ -14,9 +14,12 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -150,7 +153,121 @@ void accel::buildAccelSystolicPipeline(
   pm.addPass(accel::createConvertAccelToSystolicPass(o));
 }
 
+void accel::buildAccelToGpuKernelsPipeline(
+    OpPassManager &pm, const AccelNvptxPipelineOptions &options) {
+  pm.addPass(accel::createAccelRaisePass());
+  accel::ConvertAccelToGPUPassOptions o;
+  o.chip = options.chip;
+  o.tileM = options.tileM;
+  o.tileN = options.tileN;
+  o.tileK = options.tileK;
+  o.warps = options.warps;
+  o.stages = options.stages;
+  pm.addPass(accel::createConvertAccelToGPUPass(o));
+}
+
+void accel::buildGpuToPtxPipeline(OpPassManager &pm, StringRef chip) {
+  // nvgpu and nvvm ops to LLVM inside the kernels; 64-bit indices keep all
+  // global address arithmetic in 64 bits; bare pointers make a kernel's
+  // parameters one pointer per buffer (what the launcher packs).
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertNVGPUToNVVMPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertNVVMToLLVMPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = chip.str();
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+std::vector<accel::GpuKernel> accel::collectGpuKernels(ModuleOp module,
+                                                      StringRef chip) {
+  std::vector<GpuKernel> kernels;
+  module.walk([&](gpu::GPUFuncOp func) {
+    auto launch = func->getAttrOfType<DictionaryAttr>("accel.launch");
+    if (!launch)
+      return;
+    KernelMetadata meta;
+    meta.target = "nvptx";
+    meta.chip = chip.str();
+    meta.kernel = func.getName().str();
+    auto triple = [&](StringRef key, std::array<int64_t, 3> &out) {
+      if (auto a = launch.getAs<DenseI64ArrayAttr>(key))
+        for (auto [i, v] : llvm::enumerate(a.asArrayRef()))
+          if (i < 3)
+            out[i] = v;
+    };
+    triple("grid", meta.grid);
+    triple("block", meta.block);
+    if (auto smem = launch.getAs<IntegerAttr>("dynamic_shared_memory"))
+      meta.dynamicSharedBytes = smem.getInt();
+    auto names = launch.getAs<ArrayAttr>("args");
+    auto access = launch.getAs<ArrayAttr>("access");
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref)
+        continue;
+      KernelArgument arg;
+      arg.name = names && i < names.size() ? cast<StringAttr>(names[i]).str()
+                                           : ("arg" + Twine(i)).str();
+      arg.kind = KernelArgKind::Buffer;
+      llvm::raw_string_ostream ds(arg.dtype);
+      ds << memref.getElementType();
+      arg.shape.assign(memref.getShape().begin(), memref.getShape().end());
+      arg.byteSize =
+          memref.getNumElements() * (memref.getElementTypeBitWidth() / 8);
+      StringRef a = access && i < access.size()
+                        ? cast<StringAttr>(access[i]).getValue()
+                        : "in";
+      arg.access = a == "out"     ? BufferAccess::Out
+                   : a == "inout" ? BufferAccess::InOut
+                                  : BufferAccess::In;
+      meta.arguments.push_back(std::move(arg));
+    }
+    GpuKernel kernel;
+    kernel.module = func->getParentOfType<gpu::GPUModuleOp>().getSymName().str();
+    kernel.function = StringRef(kernel.module).rsplit("_kernels").first.str();
+    kernel.metadata = std::move(meta);
+    kernels.push_back(std::move(kernel));
+  });
+  return kernels;
+}
+
+llvm::StringMap<std::string> accel::collectPtx(ModuleOp module) {
+  llvm::StringMap<std::string> ptx;
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    if (!binary.getObjects().empty())
+      ptx[binary.getSymName()] =
+          cast<gpu::ObjectAttr>(binary.getObjects()[0]).getObject().str();
+  return ptx;
+}
+
+void accel::buildAccelNvptxPipeline(OpPassManager &pm,
+                                    const AccelNvptxPipelineOptions &options) {
+  buildAccelToGpuKernelsPipeline(pm, options);
+  buildGpuToPtxPipeline(pm, options.chip);
+}
+
 void accel::registerAccelPipelines() {
+  PassPipelineRegistration<AccelNvptxPipelineOptions>(
+      "accel-nvptx-pipeline",
+      "Compile accel matmuls to PTX kernels for an NVIDIA chip "
+      "(convert-accel-to-gpu, then nvgpu/gpu to NVVM, "
+      "gpu-module-to-binary{format=isa})",
+      buildAccelNvptxPipeline);
   PassPipelineRegistration<AccelSystolicPipelineOptions>(
       "accel-systolic-pipeline",
       "Compile accel functions to systolic-array programs "

@@ -29,17 +29,21 @@
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
+#include "accel/Runtime/KernelMetadata.h"
 #include "accel/Systolic/Binary.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -59,6 +63,19 @@ cl::opt<std::string> outputDir("o", cl::desc("Output folder (created)"),
                                cl::cat(category));
 cl::opt<std::string> target("target", cl::desc("systolic or nvptx"),
                             cl::Required, cl::cat(category));
+cl::opt<std::string> chip("chip",
+                          cl::desc("GPU chip for --target=nvptx: sm_80, "
+                                   "sm_86, sm_89, sm_90 or sm_90a"),
+                          cl::init("sm_80"), cl::cat(category));
+cl::opt<std::string>
+    cubin("cubin",
+          cl::desc("nvptx: also assemble a cubin with ptxas: auto (when "
+                   "ptxas is found), yes (an error without it) or no"),
+          cl::init("auto"), cl::cat(category));
+cl::opt<std::string> ptxasPath("ptxas",
+                               cl::desc("ptxas to use (default: PATH, then "
+                                        "/usr/local/cuda/bin/ptxas)"),
+                               cl::cat(category));
 cl::opt<std::string>
     pipelineOptions("options",
                     cl::desc("Options of the target's pipeline, e.g. "
@@ -240,6 +257,114 @@ llvm::Error compileSystolic(ModuleOp module, Staging &staging) {
   return llvm::Error::success();
 }
 
+
+/// The PTX of every gpu.binary, with the launch metadata of its kernels.
+llvm::Error compileNvptx(ModuleOp module, Staging &staging) {
+  if (cubin != "auto" && cubin != "yes" && cubin != "no")
+    return error("--cubin must be auto, yes or no, got '" + cubin + "'");
+  MLIRContext *ctx = module.getContext();
+  // 1. accel ops -> gpu.module kernels carrying their launch attributes.
+  accel::AccelNvptxPipelineOptions options;
+  if (failed(options.parseFromString(pipelineOptions)))
+    return error("bad --options '" + pipelineOptions +
+                 "' for accel-nvptx-pipeline");
+  options.chip = chip;
+  {
+    PassManager pm(ctx);
+    accel::buildAccelToGpuKernelsPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return error("cannot compile '" + inputFilename + "' for " + chip);
+  }
+  std::vector<accel::GpuKernel> kernels =
+      accel::collectGpuKernels(module, chip);
+  if (kernels.empty())
+    return error("'" + inputFilename + "' has no function to compile");
+  // 2. The kernels to PTX.
+  {
+    PassManager pm(ctx);
+    accel::buildGpuToPtxPipeline(pm, chip);
+    if (failed(pm.run(module)))
+      return error("cannot lower the kernels of '" + inputFilename +
+                   "' to PTX for " + chip);
+  }
+  // 3. PTX, cubin and metadata per kernel module.
+  std::string ptxas;
+  if (cubin != "no") {
+    if (!ptxasPath.empty())
+      ptxas = ptxasPath;
+    else if (auto found = llvm::sys::findProgramByName("ptxas"))
+      ptxas = *found;
+    else if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+      ptxas = "/usr/local/cuda/bin/ptxas";
+    if (ptxas.empty() && cubin == "yes")
+      return error("--cubin=yes needs ptxas, which is not on PATH nor in "
+                   "/usr/local/cuda/bin (give it with --ptxas=PATH)");
+    if (!ptxas.empty() && !llvm::sys::fs::can_execute(ptxas))
+      return error("ptxas '" + ptxas + "' is not an executable");
+  }
+  for (auto &[name, text] : accel::collectPtx(module)) {
+    std::string ptxName = (name + ".ptx").str(), cubinName;
+    if (llvm::Error e = staging.add(ptxName, text))
+      return e;
+    std::optional<accel::KernelResources> resources;
+    if (!ptxas.empty()) {
+      cubinName = (name + ".cubin").str();
+      std::string out = staging.pathOf(cubinName);
+      std::string log = staging.pathOf((name + ".ptxas.log").str());
+      std::string arch = "-arch=" + chip;
+      std::string in = staging.pathOf(ptxName);
+      llvm::StringRef args[] = {ptxas, arch, "-v", in, "-o", out};
+      std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+      std::string message;
+      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                         /*SecondsToWait=*/120, 0, &message);
+      auto text = llvm::MemoryBuffer::getFile(log);
+      std::string logText = text ? (*text)->getBuffer().str() : "";
+      llvm::sys::fs::remove(log);
+      if (rc != 0) {
+        llvm::sys::fs::remove(out);
+        return error("ptxas failed on the PTX of @" + name.str() + " for " + chip +
+                     (message.empty() ? "" : ": " + message) + "\n" +
+                     logText);
+      }
+      staging.adopt(cubinName);
+      // "Used 66 registers, used 0 barriers, 19456 bytes smem, ..."
+      accel::KernelResources r;
+      llvm::StringRef rest(logText);
+      auto number = [&](llvm::StringRef before) -> int64_t {
+        size_t at = rest.find(before);
+        if (at == llvm::StringRef::npos)
+          return 0;
+        llvm::StringRef head = rest.take_front(at).rtrim();
+        size_t space = head.find_last_of(" ");
+        int64_t v = 0;
+        (void)head.substr(space + 1).getAsInteger(10, v);
+        return v;
+      };
+      r.registers = number(" registers");
+      r.staticSharedBytes = number(" bytes smem");
+      r.spillBytes = number(" bytes spill stores");
+      resources = r;
+    }
+    for (accel::GpuKernel &kernel : kernels) {
+      if (kernel.module != name)
+        continue;
+      accel::KernelMetadata &meta = kernel.metadata;
+      meta.resources = resources;
+      meta.ptx = ptxName;
+      meta.cubin = cubinName;
+      if (llvm::Error e = accel::verifyKernelMetadata(meta))
+        return e;
+      std::string json;
+      llvm::raw_string_ostream os(json);
+      os << llvm::formatv("{0:2}", accel::toJsonValue(meta)) << "\n";
+      if (llvm::Error e = staging.add(meta.kernel + ".json", json))
+        return e;
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error run(MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -248,12 +373,12 @@ llvm::Error run(MLIRContext &context) {
   if (!module)
     return error("cannot parse '" + inputFilename + "'");
   Staging staging;
-  if (target != "systolic")
-    return error("--target must be systolic (nvptx follows), got '" + target +
-                 "'");
+  if (target != "systolic" && target != "nvptx")
+    return error("--target must be systolic or nvptx, got '" + target + "'");
   if (llvm::Error e = staging.open(outputDir))
     return e;
-  if (llvm::Error e = compileSystolic(*module, staging))
+  if (llvm::Error e = target == "systolic" ? compileSystolic(*module, staging)
+                                           : compileNvptx(*module, staging))
     return e;
   return staging.commit();
 }
@@ -266,6 +391,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "accel-compile: ahead-of-time kernel artifacts "
                               "and their metadata\n");
+  // The nvptx path builds its pipelines from text.
+  accel::registerAllAccelPasses();
   DialectRegistry registry;
   accel::registerAllAccelDialects(registry);
   registerAllToLLVMIRTranslations(registry);

@@ -13,6 +13,7 @@
 
 #include "accel/InitAll.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -50,6 +51,8 @@ int main(int argc, char **argv) {
   mlir::accel::registerAllAccelPasses();
   mlir::DialectRegistry registry;
   mlir::accel::registerAllAccelDialects(registry);
+  // As in mlir-opt: gpu-module-to-binary translates kernels to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv,
       "accel optimizer driver (version " ACCEL_VERSION_STRING ")\n",

@@ -24,6 +24,7 @@
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Reference/Reference.h"
 #include "accel/Runtime/JitRunner.h"
+#include "accel/Runtime/CudaLauncher.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,14 +70,20 @@ static cl::opt<std::string>
           cl::cat(runCat));
 static cl::opt<std::string>
     target("target",
-           cl::desc("Where to run: cpu (JIT) or systolic (compiled with "
+           cl::desc("Where to run: cpu (JIT), systolic (compiled with "
                     "accel-systolic-pipeline and run on the cycle-level "
-                    "simulator)"),
+                    "simulator) or nvptx (accel-nvptx-pipeline, run through "
+                    "the CUDA driver when a GPU is present)"),
            cl::init("cpu"), cl::cat(runCat));
 static cl::opt<std::string> systolicOptions(
     "systolic-pipeline-options",
     cl::desc("Options of accel-systolic-pipeline, e.g. \"rows=32 cols=32 "
              "dataflow=os\""),
+    cl::cat(runCat));
+static cl::opt<std::string> nvptxOptions(
+    "nvptx-pipeline-options",
+    cl::desc("Options of accel-nvptx-pipeline for --target=nvptx, e.g. "
+             "\"chip=sm_90a tile-m=128\""),
     cl::cat(runCat));
 static cl::opt<std::string>
     simMode("sim-mode",
@@ -968,6 +975,111 @@ reportPrecisions(ModuleOp selected, std::vector<Job> &jobs,
 }
 
 //===----------------------------------------------------------------------===//
+// The NVIDIA target
+//===----------------------------------------------------------------------===//
+
+/// Compiles `module` with accel-nvptx-pipeline, launches each job's kernel
+/// through the CUDA driver (libcuda, opened at run time) and checks the
+/// results; the process exit code.
+static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
+                    MLIRContext &context) {
+  AccelNvptxPipelineOptions options;
+  if (failed(options.parseFromString(nvptxOptions)))
+    return fail("bad --nvptx-pipeline-options '" + nvptxOptions + "'");
+  std::string chip = options.chip;
+  {
+    PassManager pm(&context);
+    buildAccelToGpuKernelsPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return fail("cannot compile '" + inputFile + "' for " + chip);
+  }
+  std::vector<GpuKernel> kernels = collectGpuKernels(module, chip);
+  {
+    PassManager pm(&context);
+    buildGpuToPtxPipeline(pm, chip);
+    if (failed(pm.run(module)))
+      return fail("cannot lower the kernels of '" + inputFile + "' to PTX");
+  }
+  llvm::StringMap<std::string> ptx = collectPtx(module);
+  llvm::Expected<std::unique_ptr<CudaDriver>> driver = CudaDriver::open();
+  if (!driver)
+    return fail("--target=nvptx needs an NVIDIA GPU: " +
+                toString(driver.takeError()));
+  llvm::outs() << "accel-run: " << inputFile << " on nvptx (" << chip
+               << " PTX), seed " << seed << ", " << dist << " inputs\n";
+  unsigned passed = 0;
+  for (Job &job : jobs) {
+    SmallVector<const GpuKernel *> mine;
+    for (const GpuKernel &k : kernels)
+      if (k.function == job.name)
+        mine.push_back(&k);
+    if (mine.size() != 1)
+      return fail("@" + job.name + " compiles to " + Twine(mine.size()) +
+                  " kernels; --target=nvptx runs functions of one matmul");
+    const KernelMetadata &meta = mine.front()->metadata;
+    // Arguments by name: argN is the job's argument N, resultN its result.
+    std::vector<std::vector<uint8_t>> storage;
+    SmallVector<HostBuffer> buffers;
+    SmallVector<int64_t> resultOf;
+    for (const KernelArgument &arg : meta.arguments) {
+      std::vector<uint8_t> bytes(arg.byteSize, 0);
+      StringRef name(arg.name);
+      unsigned index = 0;
+      if (name.consume_front("arg") && !name.getAsInteger(10, index) &&
+          index < job.args.size())
+        std::memcpy(bytes.data(), job.args[index].bytes.data(),
+                    std::min(bytes.size(), job.args[index].bytes.size()));
+      resultOf.push_back(StringRef(arg.name).consume_front("result") &&
+                                 !StringRef(arg.name)
+                                      .drop_front(6)
+                                      .getAsInteger(10, index)
+                             ? int64_t(index)
+                             : -1);
+      storage.push_back(std::move(bytes));
+    }
+    for (std::vector<uint8_t> &b : storage)
+      buffers.push_back(HostBuffer{b});
+    const std::string &image = ptx[mine.front()->module];
+    LaunchOptions launch;
+    launch.timedLaunches = repeat;
+    llvm::Expected<LaunchResult> result = (*driver)->launch(
+        meta, ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
+                                image.size() + 1),
+        /*isPtx=*/true, buffers, {}, launch);
+    if (!result)
+      return fail("running @" + job.name + ": " + toString(result.takeError()));
+    llvm::outs() << "@" << job.name << "\n";
+    FailureOr<bool> ok = checkResults(job, [&](unsigned i) {
+      auto rt = cast<RankedTensorType>(job.func.getResultTypes()[i]);
+      ref::Tensor actual(SmallVector<int64_t>(rt.getShape()));
+      for (auto [b, r] : llvm::enumerate(resultOf)) {
+        if (r != int64_t(i))
+          continue;
+        size_t width = storageBytes(rt.getElementType());
+        for (size_t n = 0; n < actual.data.size(); ++n)
+          actual.data[n] =
+              decode(storage[b].data() + n * width, rt.getElementType());
+      }
+      return actual;
+    });
+    if (failed(ok))
+      return 1;
+    if (!result->launchMillis.empty()) {
+      std::vector<float> t = result->launchMillis;
+      std::sort(t.begin(), t.end());
+      llvm::outs() << llvm::formatv("  time: {0:f4} ms (median of {1}, {2})\n",
+                                    t[t.size() / 2], t.size(),
+                                    result->deviceName);
+    }
+    llvm::outs() << "  " << (*ok ? "PASS" : "FAIL") << "\n";
+    passed += *ok;
+  }
+  llvm::outs() << "accel-run: " << passed << " of " << jobs.size()
+               << " functions passed\n";
+  return passed == jobs.size() ? 0 : 1;
+}
+
+//===----------------------------------------------------------------------===//
 // The systolic target
 //===----------------------------------------------------------------------===//
 
@@ -1063,10 +1175,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "accel-run: JIT-run accel functions and check them against the fp64 "
       "oracle\n");
-  if (target != "cpu" && target != "systolic")
+  if (target != "cpu" && target != "systolic" && target != "nvptx")
     return fail("--target=" + target +
-                " cannot run here (cpu and systolic execute on this "
-                "machine)");
+                " cannot run here (cpu, systolic and, with an NVIDIA GPU, "
+                "nvptx execute)");
   if (dist != "uniform" && dist != "normal" && dist != "exact")
     return fail("--dist must be uniform, normal or exact, got '" + dist + "'");
   if (threads < 1)
@@ -1137,10 +1249,11 @@ int main(int argc, char **argv) {
       return fail("--pre-passes '" + prePasses + "' failed on '" + inputFile +
                   "'");
   }
-  if (target == "systolic") {
+  if (target == "systolic" || target == "nvptx") {
     if (!precisionReport.empty())
       return fail("--precision-report runs on the cpu target only");
-    return runSystolic(jobs, *selected, context);
+    return target == "systolic" ? runSystolic(jobs, *selected, context)
+                                : runNvptx(jobs, *selected, context);
   }
   auto engine = compileForHost(*selected, options);
   if (!engine)

@@ -8,6 +8,7 @@
 #ifndef ACCEL_CONVERSION_PASSES_H
 #define ACCEL_CONVERSION_PASSES_H
 
+#include "accel/Conversion/AccelToGPU/AccelToGPU.h"
 #include "accel/Conversion/AccelToLinalg/AccelToLinalg.h"
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "mlir/Pass/Pass.h"

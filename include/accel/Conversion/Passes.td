@@ -162,4 +162,109 @@ def ConvertAccelToSystolicPass
   let dependentDialects = ["::mlir::systolic::SystolicDialect"];
 }
 
+def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Compile accel matmul functions to NVIDIA GPU kernels "
+                "(cp.async, ldmatrix, mma.sync)";
+  let description = [{
+    Replaces every public function whose body is `accel.matmul` ops on
+    statically shaped tensors (plus `tensor.empty` and constants) with a
+    `gpu.module @<func>_kernels` holding one kernel `gpu.func @<func>_<i>`
+    per matmul (i counts the function's matmuls; a matmul with an empty C
+    gets none). The host function is erased: the ahead-of-time launcher is
+    the host, and it reads the launch from the kernel's `accel.launch`
+    attribute:
+
+    ```mlir
+    accel.launch = {grid = array<i64: gx, gy, gz>, block = array<i64: t, 1, 1>,
+                    dynamic_shared_memory = bytes, chip = "sm_80",
+                    args = ["arg0", "arg1", "result0"],
+                    access = ["in", "in", "out"]}
+    ```
+
+    `args` names the host buffer behind each kernel parameter: `argN` the
+    function's argument N, `resultN` its result N, `tmpN` an intermediate
+    matmul result. Parameters are static memrefs in global memory passed as
+    bare pointers (`convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}`):
+    A, B, the C that is read (`accumulate` only) and the C written, with the
+    batch dimensions collapsed into one. The grid is
+    `[ceil(N / tileN), ceil(M / tileM), batch]`; the shared memory is
+    dynamic (above 48 KiB the launcher raises the kernel's limit).
+
+    Inputs: A `[batch..., M, K]` and B `[batch..., K, N]` (or `[N, K]` with
+    `transpose_b`) of f16 or bf16; C of f32, or of the input type (the f32
+    accumulators are rounded in the epilogue). The kernel of a block:
+
+    - a ring of `stages` shared buffers holds tileK-deep slices of A
+      (`[tileM][tileK + 8]`) and B (`[tileK][tileN + 8]`, or
+      `[tileN][tileK + 8]` transposed); the 8 padding elements put the rows
+      one ldmatrix reads in different banks. `stages - 1` slices are in
+      flight (`nvgpu.device_async_copy` = cp.async, 16 bytes a copy,
+      committed as one group per slice) while the warps multiply the
+      oldest; one barrier per slice.
+    - each warp owns a `(tileM / warpsM) x (tileN / warpsN)` part of C, as
+      16x8 fragments of f32 accumulators in registers; per 16-deep step it
+      loads A with `ldmatrix` x4 and B with `ldmatrix` x4 (`.trans` for
+      row-major B) and issues mma.sync m16n8k16 (`nvgpu.mma.sync` for f16,
+      `nvvm.mma.sync` with bf16 operands for bf16).
+    - the epilogue converts the accumulators to C's type and stores pairs
+      (`vector.store`, or single elements when N is odd).
+
+    Remainders: M, N and K need not be multiples of the tile. A copy
+    whose row or column lies outside A or B copies 0 source elements (its
+    16 bytes of shared memory are zero-filled, so the tail of the last
+    K-slice multiplies zeros) and stores outside C are guarded per element
+    pair; the checks are only emitted along dimensions with a remainder.
+    A copy moves 8 elements when the row length (K of A, and K or N of B)
+    is a multiple of 8, else 4 or 2 (4- and 8-byte cp.async); an odd row
+    length is an error. All global address arithmetic is 64-bit (`index`).
+
+    Tiles (0: chosen): 128x128x32 with 8 warps when that grid still has a
+    block for every multiprocessor of the chip, else 64x64x32 with 4 warps,
+    halved towards small problems; 3 stages (2 when K fits one slice). With
+    a given tile and no `warps`, the warps follow the tile (each owns at most
+    64x64 of C). Given tiles must be multiples of 16, the warps must split
+    the tile into parts that are multiples of 16x16, and the buffers must
+    fit the chip's shared memory.
+
+    Errors (located): unknown chips, f32/f8/i8 inputs (f8 needs sm_89 or
+    newer; f8, i8 and tf32 kernels are not implemented), scales, dynamic
+    shapes, odd row lengths, tiles the warps cannot split or the shared
+    memory cannot hold, grids beyond the chip's limits, ops other than
+    matmul.
+
+    Lower the result with (chip and features to taste):
+
+    ```
+    builtin.module(gpu.module(convert-nvgpu-to-nvvm, lower-affine,
+      convert-scf-to-cf, convert-nvvm-to-llvm, expand-strided-metadata,
+      convert-gpu-to-nvvm{index-bitwidth=64 use-bare-ptr-memref-call-conv=1},
+      canonicalize, cse, reconcile-unrealized-casts),
+      nvvm-attach-target{chip=sm_80 features=+ptx80 O=3},
+      gpu-module-to-binary{format=isa})
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_80\"",
+           "NVIDIA chip: sm_80, sm_86, sm_89, sm_90 or sm_90a">,
+    Option<"tileM", "tile-m", "int64_t", "0",
+           "Rows of C per block, a multiple of 16 (0: chosen)">,
+    Option<"tileN", "tile-n", "int64_t", "0",
+           "Columns of C per block, a multiple of 16 (0: chosen)">,
+    Option<"tileK", "tile-k", "int64_t", "0",
+           "Depth of a shared-memory slice, a multiple of 16 (0: chosen)">,
+    Option<"warps", "warps", "int64_t", "0",
+           "Warps per block (0: chosen)">,
+    Option<"stages", "stages", "int64_t", "0",
+           "Shared-memory buffers of the copy ring, at least 2 (0: chosen)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // ACCEL_CONVERSION_PASSES_TD

@@ -13,9 +13,13 @@
 #ifndef ACCEL_PIPELINES_PIPELINES_H
 #define ACCEL_PIPELINES_PIPELINES_H
 
+#include "accel/Runtime/KernelMetadata.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/StringMap.h"
+#include <vector>
 
 namespace mlir {
+class ModuleOp;
 class OpPassManager;
 namespace accel {
 
@@ -125,7 +129,61 @@ struct AccelSystolicPipelineOptions
 void buildAccelSystolicPipeline(OpPassManager &pm,
                                 const AccelSystolicPipelineOptions &options);
 
-/// Registers `accel-cpu-pipeline` and `accel-systolic-pipeline` for accel-opt
+/// accel-nvptx-pipeline's options: the chip and convert-accel-to-gpu's
+/// block shape.
+struct AccelNvptxPipelineOptions
+    : public PassPipelineOptions<AccelNvptxPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("sm_80, sm_86, sm_89, sm_90 or sm_90a"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<int64_t> tileM{
+      *this, "tile-m", llvm::cl::desc("Rows of C per block (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> tileN{
+      *this, "tile-n", llvm::cl::desc("Columns of C per block (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> tileK{
+      *this, "tile-k", llvm::cl::desc("Depth per shared slice (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> warps{
+      *this, "warps", llvm::cl::desc("Warps per block (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> stages{
+      *this, "stages", llvm::cl::desc("Copy-ring stages (0: chosen)"),
+      llvm::cl::init(0)};
+};
+
+/// accel ops -> gpu.module kernels (convert-accel-to-gpu), each gpu.func
+/// carrying its `accel.launch` attribute.
+void buildAccelToGpuKernelsPipeline(OpPassManager &pm,
+                                    const AccelNvptxPipelineOptions &options);
+
+/// gpu.module kernels -> gpu.binary holding PTX for `chip` (64-bit
+/// indices, bare-pointer kernel arguments).
+void buildGpuToPtxPipeline(OpPassManager &pm, llvm::StringRef chip);
+
+/// One kernel that buildAccelToGpuKernelsPipeline made: the gpu.module it
+/// lives in and its launch metadata (from its `accel.launch` attribute and
+/// its argument types).
+struct GpuKernel {
+  std::string module;
+  /// The function it came from (the gpu.module is `<function>_kernels`).
+  std::string function;
+  KernelMetadata metadata;
+};
+std::vector<GpuKernel> collectGpuKernels(ModuleOp module,
+                                         llvm::StringRef chip);
+
+/// The PTX of every gpu.binary after buildGpuToPtxPipeline, by name.
+llvm::StringMap<std::string> collectPtx(ModuleOp module);
+
+/// Both: accel ops to PTX (`accel-nvptx-pipeline`).
+void buildAccelNvptxPipeline(OpPassManager &pm,
+                             const AccelNvptxPipelineOptions &options);
+
+/// Registers `accel-cpu-pipeline`, `accel-systolic-pipeline` and
+/// `accel-nvptx-pipeline` for accel-opt
 /// and friends.
 void registerAccelPipelines();
 

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""NVIDIA device check: run on a machine with an NVIDIA GPU (written for an
+H200 with CUDA 13, PyTorch and CuPy; no network needed) from the repository
+root, with the build tree present (build/bin/accel-compile, accel-run):
+
+    python3 bench/gpu/check.py [--chip sm_90a] [--csv out.csv] [--quick]
+
+It prints, in one run:
+  1. the numerics: the GPU lit tests (test/Integration/GPU, `REQUIRES: cuda`)
+     through accel-run --target=nvptx against the fp64 oracle;
+  2. our bf16 GEMM (compiled with accel-compile --target=nvptx, launched with
+     CuPy from the launch metadata, outputs NaN-prefilled and checked against
+     a float64 torch.matmul) in TFLOP/s, and the ratio to torch.matmul
+     (cuBLAS) on the same inputs, at 4096^3 and 8192^3;
+  3. what is not implemented yet (fp8 GEMM, flash attention), said plainly.
+It writes a CSV and finishes within a few minutes. Standard library plus
+CuPy and PyTorch (both optional: without them the step says why it skipped).
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("ACCEL_BUILD_DIR", os.path.join(ROOT, "build"))
+BIN = os.path.join(BUILD, "bin")
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+def gemm_source(m, n, k, dtype="bf16", out="f32"):
+    return (f"func.func @gemm(%a: tensor<{m}x{k}x{dtype}>, %b: tensor<{k}x{n}x{dtype}>)"
+            f" -> tensor<{m}x{n}x{out}> {{\n"
+            f"  %c = tensor.empty() : tensor<{m}x{n}x{out}>\n"
+            f"  %0 = accel.matmul ins(%a, %b : tensor<{m}x{k}x{dtype}>, tensor<{k}x{n}x{dtype}>)"
+            f" outs(%c : tensor<{m}x{n}x{out}>) -> tensor<{m}x{n}x{out}>\n"
+            f"  return %0 : tensor<{m}x{n}x{out}>\n}}\n")
+
+
+def compile_gemm(workdir, m, n, k, chip, options=""):
+    src = os.path.join(workdir, f"gemm_{m}x{n}x{k}.mlir")
+    with open(src, "w") as f:
+        f.write(gemm_source(m, n, k))
+    out = os.path.join(workdir, f"out_{m}x{n}x{k}")
+    t0 = time.time()
+    r = subprocess.run([os.path.join(BIN, "accel-compile"), src, "--target=nvptx",
+                        f"--chip={chip}", f"--options={options}", "-o", out],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("accel-compile failed:\n" + r.stderr)
+    meta_path = os.path.join(out, "gemm_0.json")
+    with open(meta_path) as f:
+        meta = json.load(f)
+    return out, meta, time.time() - t0
+
+
+def run_lit(rows):
+    lit = shutil.which("lit") or "/usr/lib/llvm-22/bin/lit"
+    if not os.path.exists(lit):
+        log("numerics: lit not found, skipped")
+        rows.append(("numerics", "lit", "skipped", "", "no lit"))
+        return
+    r = subprocess.run([lit, "-v", os.path.join(BUILD, "test"), "--filter",
+                        "Integration/GPU|accel-run/nvptx"],
+                       capture_output=True, text=True)
+    tail = "\n".join(r.stdout.strip().splitlines()[-12:])
+    log("numerics (lit, accel-run --target=nvptx vs the fp64 oracle):\n" + tail)
+    status = "pass" if r.returncode == 0 else "FAIL"
+    rows.append(("numerics", "test/Integration/GPU", status, "", ""))
+
+
+def bench_gemm(rows, chip, sizes, repeats):
+    try:
+        import cupy
+        import torch
+    except ImportError as e:
+        log(f"gemm: {e}; skipped")
+        rows.append(("gemm", "bf16", "skipped", "", str(e)))
+        return
+    dev = torch.cuda.get_device_name(0)
+    log(f"device: {dev}")
+    with tempfile.TemporaryDirectory() as work:
+        for (m, n, k) in sizes:
+            out, meta, ctime = compile_gemm(work, m, n, k, chip)
+            image = os.path.join(out, meta["cubin"] or meta["ptx"])
+            module = cupy.RawModule(path=image) if meta["cubin"] else \
+                cupy.RawModule(code=open(image).read())
+            kernel = module.get_function(meta["kernel"])
+            smem = meta["dynamic_shared_bytes"]
+            if smem > 48 * 1024:
+                kernel.max_dynamic_shared_size_bytes = smem
+            torch.manual_seed(0)
+            a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
+            b = torch.randn(k, n, device="cuda").to(torch.bfloat16)
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+            args = (a.data_ptr(), b.data_ptr(), c.data_ptr())
+            ptrs = tuple(cupy.uint64(p) for p in args)
+            grid, block = tuple(meta["grid"]), tuple(meta["block"])
+
+            def ours():
+                kernel(grid, block, ptrs, shared_mem=smem)
+
+            ours()
+            torch.cuda.synchronize()
+            ref = a.double() @ b.double()
+            err = (c.double() - ref).abs()
+            # The matmul gate of docs/numerics.md: gamma_K(2^-24) |A||B|.
+            u = 2.0 ** -24
+            gamma = k * u / (1 - k * u)
+            bound = gamma * (a.double().abs() @ b.double().abs()) + 1e-30
+            worst = float((err / bound).max())
+            ok = bool(torch.isfinite(c).all()) and worst <= 1.0
+
+            def timed(fn):
+                start = torch.cuda.Event(enable_timing=True)
+                stop = torch.cuda.Event(enable_timing=True)
+                times = []
+                for _ in range(repeats):
+                    start.record()
+                    fn()
+                    stop.record()
+                    torch.cuda.synchronize()
+                    times.append(start.elapsed_time(stop))
+                times.sort()
+                return times[len(times) // 2]
+
+            t_ours = timed(ours)
+            t_ref = timed(lambda: torch.matmul(a, b, out=None))
+            flops = 2.0 * m * n * k
+            tf_ours = flops / t_ours / 1e9
+            tf_ref = flops / t_ref / 1e9
+            ratio = tf_ours / tf_ref
+            log(f"bf16 GEMM {m}x{n}x{k}: ours {tf_ours:.1f} TFLOP/s, "
+                f"torch.matmul {tf_ref:.1f} TFLOP/s, ratio {ratio:.3f} "
+                f"(goal >= 0.9); worst err/gate {worst:.3f} -> "
+                f"{'PASS' if ok else 'FAIL'}; compile {ctime:.2f} s; "
+                f"{meta['resources']['registers'] if meta.get('resources') else '?'} registers")
+            rows.append(("gemm", f"bf16 {m}x{n}x{k}", f"{ratio:.3f}",
+                         ">= 0.9", f"ours {tf_ours:.1f} TF/s, cuBLAS {tf_ref:.1f}, "
+                         f"{'PASS' if ok else 'FAIL'}"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--chip", default="sm_90a")
+    ap.add_argument("--csv", default="gpu-check.csv")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    rows = []
+    t0 = time.time()
+    run_lit(rows)
+    sizes = [(4096, 4096, 4096)] if args.quick else [(4096, 4096, 4096),
+                                                     (8192, 8192, 8192)]
+    bench_gemm(rows, args.chip, sizes, repeats=5 if args.quick else 20)
+    for what in ("fp8 GEMM vs torch._scaled_mm",
+                 "flash attention vs SDPA FlashAttention-2 / cuDNN"):
+        log(f"{what}: not implemented yet (issue 7 open)")
+        rows.append(("missing", what, "n/a", "", "not implemented"))
+    with open(args.csv, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["section", "case", "value", "goal", "note"])
+        w.writerows(rows)
+    log(f"wrote {args.csv} in {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

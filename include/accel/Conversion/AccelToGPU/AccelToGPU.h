@@ -1,0 +1,74 @@
+//===- AccelToGPU.h - accel matmuls to GPU kernels --------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// convert-accel-to-gpu and the block-tile choice it makes. Each matmul
+// becomes one gpu.func kernel: a block computes a tileM x tileN block of C
+// with its warps, streaming tileK-deep slices of A and B through a ring of
+// `stages` shared-memory buffers (cp.async), ldmatrix into registers and
+// mma.sync m16n8k16 with f32 accumulators (the pass description in
+// Passes.td has the details).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_CONVERSION_ACCELTOGPU_ACCELTOGPU_H
+#define ACCEL_CONVERSION_ACCELTOGPU_ACCELTOGPU_H
+
+#include "mlir/Pass/Pass.h"
+#include <cstdint>
+
+namespace mlir {
+namespace accel {
+
+class GpuTargetInfo;
+
+#define GEN_PASS_DECL_CONVERTACCELTOGPUPASS
+#include "accel/Conversion/Passes.h.inc"
+
+/// One matmul of the batch: C[M, N] (+)= A[M, K] . B[K, N] (B stored [N, K]
+/// when `transposeB`), A/B elements of `inBytes`.
+struct GpuGemmShape {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  int64_t inBytes = 2;
+  bool transposeB = false;
+};
+
+/// A block tile and how the block works on it.
+struct GpuGemmConfig {
+  int64_t tileM = 0, tileN = 0, tileK = 0;
+  /// Warps along M and N; each owns a (tileM / warpsM) x (tileN / warpsN)
+  /// part of the block tile.
+  int64_t warpsM = 0, warpsN = 0;
+  /// Shared-memory buffers of the cp.async ring (at least 2).
+  int64_t stages = 0;
+};
+
+/// Elements each shared-memory row is padded by, so that the 8 rows one
+/// ldmatrix reads fall in different banks; keeps rows 16-byte aligned.
+constexpr int64_t kGpuSharedRowPad = 8;
+
+/// Bytes of (dynamic) shared memory `config` needs: `stages` buffers of the
+/// A tile [tileM][tileK + pad] and the B tile ([tileK][tileN + pad], or
+/// [tileN][tileK + pad] when B is transposed).
+int64_t getGpuGemmSharedBytes(const GpuGemmShape &shape,
+                              const GpuGemmConfig &config);
+
+/// The default tiles of `shape` on `target`: 128x128x32 with 8 warps (2x4)
+/// when that grid still gives every multiprocessor a block, else 64x64x32
+/// with 4 warps (2x2); halved towards the problem when it is smaller, tileK
+/// at most K rounded up to 16; 3 stages (2 when K fits one tile).
+GpuGemmConfig getDefaultGpuGemmConfig(const GpuTargetInfo &target,
+                                      const GpuGemmShape &shape);
+
+/// Splits `warps` warps over a tileM x tileN block tile (each warp's part a
+/// multiple of 16 x 16, as square as possible); false when none does.
+bool splitGpuWarps(int64_t tileM, int64_t tileN, int64_t warps,
+                   GpuGemmConfig &config);
+
+} // namespace accel
+} // namespace mlir
+
+#endif // ACCEL_CONVERSION_ACCELTOGPU_ACCELTOGPU_H

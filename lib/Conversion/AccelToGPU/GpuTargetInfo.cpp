@@ -1,0 +1,196 @@
+//===- GpuTargetInfo.cpp - NVIDIA chips for the GPU lowering --------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The NVIDIA implementation of GpuTargetInfo: limits of the Ampere, Ada and
+// Hopper chips (CUDA C++ Programming Guide, "Technical Specifications per
+// Compute Capability") and the mma.sync instructions of the PTX ISA
+// ("Warp-level matrix multiply-accumulate instructions").
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::accel;
+
+GpuTargetInfo::~GpuTargetInfo() = default;
+
+StringRef mlir::accel::stringifyGpuMmaType(GpuMmaType type) {
+  switch (type) {
+  case GpuMmaType::F16:
+    return "f16";
+  case GpuMmaType::BF16:
+    return "bf16";
+  case GpuMmaType::TF32:
+    return "tf32";
+  case GpuMmaType::F8E4M3FN:
+    return "f8E4M3FN";
+  case GpuMmaType::F8E5M2:
+    return "f8E5M2";
+  case GpuMmaType::I8:
+    return "i8";
+  }
+  return "?";
+}
+
+std::optional<GpuMmaType> mlir::accel::getGpuMmaType(Type type) {
+  if (type.isF16())
+    return GpuMmaType::F16;
+  if (type.isBF16())
+    return GpuMmaType::BF16;
+  if (type.isF32())
+    return GpuMmaType::TF32;
+  if (isa<Float8E4M3FNType>(type))
+    return GpuMmaType::F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return GpuMmaType::F8E5M2;
+  if (type.isSignlessInteger(8))
+    return GpuMmaType::I8;
+  return std::nullopt;
+}
+
+std::optional<GpuMmaInstr> GpuTargetInfo::findMma(GpuMmaType input,
+                                                  std::string &why) const {
+  for (const GpuMmaInstr &instr : getMmaInstrs())
+    if (instr.input == input)
+      return instr;
+  why = (getChip() + " has no matrix instruction for " +
+         stringifyGpuMmaType(input) + " inputs")
+            .str();
+  StringRef first = getFirstChipWithMma(input);
+  if (!first.empty())
+    why +=
+        (" (" + stringifyGpuMmaType(input) + " needs " + first + " or newer)")
+            .str();
+  return std::nullopt;
+}
+
+namespace {
+
+/// Ampere (sm_80, sm_86), Ada (sm_89) and Hopper (sm_90, sm_90a). Hopper's
+/// wgmma is not used here: mma.sync runs on every one of them.
+class NvidiaTargetInfo : public GpuTargetInfo {
+public:
+  explicit NvidiaTargetInfo(StringRef chip) : chip(chip.str()) {
+    unsigned major = chip == "sm_80" || chip == "sm_86" ? 80
+                     : chip == "sm_89"                  ? 89
+                                                        : 90;
+    // The instruction each input type uses (f32 accumulation; i32 for i8).
+    instrs = {{GpuMmaType::F16, false, 16, 8, 16},
+              {GpuMmaType::BF16, false, 16, 8, 16},
+              {GpuMmaType::TF32, false, 16, 8, 8},
+              {GpuMmaType::I8, true, 16, 8, 32}};
+    if (major >= 89) {
+      instrs.push_back({GpuMmaType::F8E4M3FN, false, 16, 8, 32});
+      instrs.push_back({GpuMmaType::F8E5M2, false, 16, 8, 32});
+    }
+    // The opt-in maximum of shared memory per block.
+    maxShared = major == 90       ? 227 * 1024
+                : chip == "sm_80" ? 163 * 1024
+                                  : 99 * 1024;
+    // A100, RTX 3080 Ti / A40, RTX 4090, H100 / H200 SXM.
+    numSMs = llvm::StringSwitch<int64_t>(chip)
+                 .Case("sm_80", 108)
+                 .Case("sm_86", 84)
+                 .Case("sm_89", 128)
+                 .Default(132);
+  }
+
+  StringRef getTargetName() const override { return "nvptx"; }
+  StringRef getChip() const override { return chip; }
+  int64_t getWarpSize() const override { return 32; }
+  int64_t getMaxThreadsPerBlock() const override { return 1024; }
+  int64_t getMaxSharedMemoryPerBlock() const override { return maxShared; }
+  std::array<int64_t, 3> getMaxGridSize() const override {
+    return {2147483647, 65535, 65535};
+  }
+  int64_t getNumMultiprocessors() const override { return numSMs; }
+  bool hasAsyncCopy() const override { return true; }
+  ArrayRef<GpuMmaInstr> getMmaInstrs() const override { return instrs; }
+
+  Value createMma(OpBuilder &b, Location loc, const GpuMmaInstr &instr, Value a,
+                  Value bFrag, Value c) const override {
+    if (instr.m != 16 || instr.n != 8 || instr.k != 16)
+      return {};
+    if (instr.input == GpuMmaType::F16)
+      return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
+                                      ArrayRef<int64_t>{16, 8, 16});
+    if (instr.input != GpuMmaType::BF16)
+      return {};
+    // nvgpu.mma.sync has no bf16 (MLIR 22): NVVM's op on the registers
+    // themselves, each holding two bf16 as an i32.
+    auto registers = [&](Value v, int64_t count) {
+      SmallVector<Value> regs;
+      auto word = VectorType::get({1}, b.getI32Type());
+      for (int64_t i = 0; i < count; ++i) {
+        // Row by row: n-D vector.bitcast does not lower to LLVM.
+        Value row = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i});
+        Value w = vector::BitCastOp::create(b, loc, word, row);
+        regs.push_back(
+            vector::ExtractOp::create(b, loc, w, ArrayRef<int64_t>{0}));
+      }
+      return regs;
+    };
+    SmallVector<Value> aRegs = registers(a, 4), bRegs = registers(bFrag, 2);
+    SmallVector<Value> cRegs;
+    for (int64_t i = 0; i < 4; ++i)
+      cRegs.push_back(vector::ExtractOp::create(
+          b, loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
+    Type f32 = b.getF32Type();
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    Value d = NVVM::MmaOp::create(
+        b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                      NVVM::MMATypes::bf16},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> elems;
+    for (int64_t i = 0; i < 4; ++i)
+      elems.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+    return vector::FromElementsOp::create(b, loc, c.getType(), elems);
+  }
+
+protected:
+  StringRef getFirstChipWithMma(GpuMmaType input) const override {
+    switch (input) {
+    case GpuMmaType::F8E4M3FN:
+    case GpuMmaType::F8E5M2:
+      return "sm_89";
+    default:
+      return "sm_80";
+    }
+  }
+
+private:
+  std::string chip;
+  SmallVector<GpuMmaInstr> instrs;
+  int64_t maxShared = 0;
+  int64_t numSMs = 0;
+};
+
+} // namespace
+
+static const StringRef kKnownChips[] = {"sm_80", "sm_86", "sm_89", "sm_90",
+                                        "sm_90a"};
+
+ArrayRef<StringRef> mlir::accel::getKnownGpuChips() { return kKnownChips; }
+
+std::unique_ptr<GpuTargetInfo>
+mlir::accel::createGpuTargetInfo(StringRef chip) {
+  if (!llvm::is_contained(kKnownChips, chip))
+    return nullptr;
+  return std::make_unique<NvidiaTargetInfo>(chip);
+}

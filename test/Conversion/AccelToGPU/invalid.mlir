@@ -1,0 +1,114 @@
+// RUN: accel-opt %s -split-input-file -verify-diagnostics --convert-accel-to-gpu
+
+func.func @dynamic(%a: tensor<?x64xf16>, %b: tensor<64x64xf16>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{needs static shapes on the GPU target}}
+  %0 = accel.matmul ins(%a, %b : tensor<?x64xf16>, tensor<64x64xf16>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f8(%a: tensor<64x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @below {{of 'f8E4M3FN' inputs has no GPU lowering: sm_80 has no matrix instruction for f8E4M3FN inputs (f8E4M3FN needs sm_89 or newer)}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @i8(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>, %c: tensor<64x64xi32>) -> tensor<64x64xi32> {
+  // expected-error @below {{of 'i8' inputs has no GPU lowering yet: convert-accel-to-gpu emits mma.sync m16n8k16 for f16 and bf16 only (i8 kernels are not done)}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) outs(%c : tensor<64x64xi32>) -> tensor<64x64xi32>
+  return %0 : tensor<64x64xi32>
+}
+
+// -----
+
+func.func @f32(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @below {{of 'f32' inputs has no GPU lowering yet: convert-accel-to-gpu emits mma.sync m16n8k16 for f16 and bf16 only (tf32 kernels are not done)}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @odd_k(%a: tensor<64x37xf16>, %b: tensor<37x64xf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @below {{K = 37 is odd: the rows of A are copied to shared memory by cp.async in aligned pieces of at least 4 bytes (2 elements); pad it to an even size}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x37xf16>, tensor<37x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @odd_n(%a: tensor<64x64xbf16>, %b: tensor<64x37xbf16>, %c: tensor<64x37xf32>) -> tensor<64x37xf32> {
+  // expected-error @below {{N = 37 is odd: the rows of B are copied to shared memory by cp.async in aligned pieces of at least 4 bytes (2 elements); pad it to an even size}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xbf16>, tensor<64x37xbf16>) outs(%c : tensor<64x37xf32>) -> tensor<64x37xf32>
+  return %0 : tensor<64x37xf32>
+}
+
+// -----
+
+func.func @softmax(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops)}}
+  %0 = accel.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%y : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// expected-error @below {{has no accel.matmul to compile for the GPU}}
+func.func @nothing(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @passthrough(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf16>) {
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-error @below {{result #1 is not computed by an accel.matmul; the GPU kernels only return what they compute}}
+  return %0, %a : tensor<64x64xf32>, tensor<64x64xf16>
+}
+
+// -----
+
+func.func @twice(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-error @below {{returns the value of result #1 twice; each result is its own buffer}}
+  return %0, %0 : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+func.func @constant(%b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %a = arith.constant dense<1.0> : tensor<16x16xf16>
+  // expected-error @below {{reads a value that is not a kernel buffer (a function argument or an accel.matmul result)}}
+  %0 = accel.matmul ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @accumulate_empty(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>) -> tensor<16x16xf32> {
+  %c = tensor.empty() : tensor<16x16xf32>
+  // expected-error @below {{accumulates into a value that is not a kernel buffer (a function argument or an accel.matmul result)}}
+  %0 = accel.matmul accumulate ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func private @mm_kernels()
+
+// expected-error @below {{cannot place its kernels: the symbol @mm_kernels already exists}}
+func.func @mm(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<16x16xf16>, tensor<16x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @grid(%a: tensor<65536x16x16xf16>, %b: tensor<65536x16x16xf16>, %c: tensor<65536x16x16xf32>) -> tensor<65536x16x16xf32> {
+  // expected-error @below {{needs a grid of 1 x 1 x 65536 blocks; sm_80 allows at most 2147483647 x 65535 x 65535}}
+  %0 = accel.matmul ins(%a, %b : tensor<65536x16x16xf16>, tensor<65536x16x16xf16>) outs(%c : tensor<65536x16x16xf32>) -> tensor<65536x16x16xf32>
+  return %0 : tensor<65536x16x16xf32>
+}
