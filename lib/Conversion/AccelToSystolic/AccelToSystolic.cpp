@@ -282,13 +282,18 @@ struct AttentionGeometry {
   int64_t offset; // keep key j for query i when j <= i + offset
   float scale;
   int64_t tileQ, tileKV;
+  /// An additive mask: its buffer, the element strides of its query and key
+  /// dimensions (0 where it broadcasts) and whether it has one key column.
+  bool masked = false;
+  int64_t maskRowStride = 0;
+  bool maskOneKey = false;
 };
 
 /// Spad and accumulator rows the attention blocks take.
 struct AttentionLayout {
   int64_t T, dStrips, oStrips, sStrips;
   int64_t qSlot, ktSlot, vSlot, pBase, spadRows;
-  int64_t sSlot, oBase, mRow, lRow, tRow, accRows;
+  int64_t sSlot, oBase, mRow, lRow, tRow, maskRow, accRows;
 
   AttentionLayout(const isa::MachineConfig &mc, const AttentionGeometry &g) {
     const int64_t R = mc.rows, C = mc.cols;
@@ -309,7 +314,9 @@ struct AttentionLayout {
     mRow = oBase + oStrips * g.tileQ;
     lRow = mRow + g.tileQ;
     tRow = lRow + g.tileQ;
-    accRows = tRow + g.tileQ;
+    // The mask of one strip of S, when there is one.
+    maskRow = tRow + g.tileQ;
+    accRows = maskRow + (g.masked ? g.tileQ : 0);
   }
   bool fits(const isa::MachineConfig &mc) const {
     return spadRows <= mc.spadRows && accRows <= mc.accRows;
@@ -322,7 +329,8 @@ struct AttentionLayout {
 /// of block j into P (the execute unit issues in order, but an instruction
 /// only waits for the data it reads), then P.V of block j follows.
 void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
-                       const View &k, const View &v, const View &o, int &toggle,
+                       const View &k, const View &v, const View &o,
+                       std::optional<View> mask, int &toggle,
                        double &predicted) {
   using systolic::Bcast;
   using systolic::Space;
@@ -401,6 +409,15 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         e.vector(VecOp::Mul, sAt(j, st), sAt(j, st), std::nullopt, mr, kc(st),
                  Bcast::Scalar, g.scale);
         const int64_t key0 = k0 + st * L.T;
+        if (mask) {
+          // s += mask: its block widened into the accumulator by the DMA (a
+          // broadcast query dimension is a 0 stride; a broadcast key
+          // dimension one column added per row).
+          e.mvin(*mask, q0, g.maskOneKey ? 0 : key0, mr,
+                 g.maskOneKey ? 1 : kc(st), Space::Acc, L.maskRow);
+          e.vector(VecOp::Add, sAt(j, st), sAt(j, st), L.maskRow, mr, kc(st),
+                   g.maskOneKey ? Bcast::Row : Bcast::None);
+        }
         if (g.causal && key0 + kc(st) - 1 > q0 + g.offset)
           e.vector(VecOp::MaskCausal, sAt(j, st), sAt(j, st), std::nullopt, mr,
                    kc(st), Bcast::None, std::nullopt, q0 + g.offset - key0);
@@ -602,11 +619,19 @@ struct ConvertAccelToSystolicPass
           return mm.emitOpError("needs static shapes on the systolic target");
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         in = at.getQuery().getType().getElementType();
-        if (at.getMask() || at.getKvLengths() || at.getQLengths() ||
-            at.getWindow())
+        if (at.getKvLengths() || at.getQLengths() || at.getWindow())
           return at.emitOpError(
-              "with a mask, sequence lengths or a window has no systolic "
-              "lowering yet (causal and plain attention do)");
+              "with sequence lengths or a window has no systolic lowering "
+              "yet (plain, causal and additively masked attention do)");
+        if (Value mask = at.getMask()) {
+          auto mt = cast<RankedTensorType>(mask.getType());
+          if (!mt.getElementType().isF32() && !mt.getElementType().isBF16())
+            return at.emitOpError("with a ")
+                   << mt.getElementType()
+                   << " mask has no systolic lowering (additive f32 or "
+                      "bf16 masks do: the DMA widens them into the "
+                      "accumulator)";
+        }
         auto t = elemTypeOf(in);
         Type out = at.getInit().getType().getElementType();
         if (!t || *t == isa::ElemType::I8 || *t == isa::ElemType::I32 ||
@@ -886,6 +911,26 @@ struct ConvertAccelToSystolicPass
       return at.emitOpError("reads a value that is not in DRAM (a function "
                             "argument or an accel op's result)");
     uint32_t oBuf = bufferOf.lookup(at.getResult());
+    // The mask broadcasts to [B, Hq, Sq, Skv] (numpy rules, aligned right):
+    // element strides per dimension, 0 where it broadcasts.
+    std::optional<uint32_t> maskBuf;
+    int64_t maskStride[4] = {0, 0, 0, 0};
+    if (Value mask = at.getMask()) {
+      maskBuf = lookup(bufferOf, mask);
+      if (!maskBuf)
+        return at.emitOpError("reads a value that is not in DRAM (a function "
+                              "argument or an accel op's result)");
+      auto mt = cast<RankedTensorType>(mask.getType());
+      int64_t stride = 1;
+      for (int64_t d = mt.getRank() - 1, full = 3; d >= 0; --d, --full) {
+        int64_t size = mt.getDimSize(d);
+        maskStride[full] = size == 1 ? 0 : stride;
+        stride *= size;
+      }
+      g.masked = true;
+      g.maskRowStride = maskStride[2];
+      g.maskOneKey = maskStride[3] == 0;
+    }
     const int64_t T = std::min(mc.rows, mc.cols);
     if (g.d == 0 || g.dv == 0)
       return at.emitOpError("with an empty head dimension has no systolic "
@@ -922,12 +967,16 @@ struct ConvertAccelToSystolicPass
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < hq; ++h) {
         int64_t hk = h / (hq / hkv);
+        std::optional<View> maskView;
+        if (maskBuf)
+          maskView = View{*maskBuf, b * maskStride[0] + h * maskStride[1],
+                          g.maskRowStride, false};
         View q{*qBuf, ((b * hq + h) * g.sq) * g.d, g.d, false};
         View k{*kBuf, ((b * hkv + hk) * g.skv) * g.d, g.d, false};
         View v{*vBuf, ((b * hkv + hk) * g.skv) * g.dv, g.dv, false};
         View o{oBuf, ((b * hq + h) * g.sq) * g.dv, g.dv, false};
         if (g.sq > 0)
-          emitAttentionHead(e, g, q, k, v, o, toggle, predicted);
+          emitAttentionHead(e, g, q, k, v, o, maskView, toggle, predicted);
       }
     return success();
   }
