@@ -12,7 +12,10 @@ It prints, in one run:
      CuPy from the launch metadata, outputs NaN-prefilled and checked against
      a float64 torch.matmul) in TFLOP/s, and the ratio to torch.matmul
      (cuBLAS) on the same inputs, at 4096^3 and 8192^3;
-  3. what is not implemented yet (fp8 GEMM, flash attention), said plainly.
+  3. flash attention (bf16, B*S = 16k, H*d = 2048, d 64/128, causal or not)
+     against PyTorch SDPA's FlashAttention-2 and cuDNN backends, checked
+     against the math backend in f32;
+  4. what is not measured yet (fp8 GEMM vs torch._scaled_mm), said plainly.
 It writes a CSV and finishes within a few minutes. Standard library plus
 CuPy and PyTorch (both optional: without them the step says why it skipped).
 """
@@ -147,6 +150,101 @@ def bench_gemm(rows, chip, sizes, repeats):
                          f"{'PASS' if ok else 'FAIL'}"))
 
 
+def attention_source(b, h, s, d, causal):
+    t = f"tensor<{b}x{h}x{s}x{d}xbf16>"
+    o = f"tensor<{b}x{h}x{s}x{d}xf32>"
+    c = "causal " if causal else ""
+    return (f"func.func @attn(%q: {t}, %k: {t}, %v: {t}) -> {o} {{\n"
+            f"  %o = tensor.empty() : {o}\n"
+            f"  %0 = accel.attention {c}ins(%q, %k, %v : {t}, {t}, {t}) "
+            f"outs(%o : {o}) -> {o}\n  return %0 : {o}\n}}\n")
+
+
+def bench_attention(rows, chip, cases, repeats):
+    try:
+        import cupy
+        import torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError as e:
+        log(f"attention: {e}; skipped")
+        rows.append(("attention", "bf16", "skipped", "", str(e)))
+        return
+    F = torch.nn.functional
+    with tempfile.TemporaryDirectory() as work:
+        for (b, h, s, d, causal) in cases:
+            src = os.path.join(work, f"attn_{b}_{h}_{s}_{d}_{causal}.mlir")
+            with open(src, "w") as f:
+                f.write(attention_source(b, h, s, d, causal))
+            out = src + ".out"
+            r = subprocess.run([os.path.join(BIN, "accel-compile"), src,
+                                "--target=nvptx", f"--chip={chip}", "-o", out],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                log("attention: accel-compile failed:\n" + r.stderr)
+                rows.append(("attention", f"{b},{h},{s},{d},{causal}", "FAIL", "",
+                             "compile"))
+                continue
+            meta = json.load(open(os.path.join(out, "attn_0.json")))
+            image = os.path.join(out, meta["cubin"] or meta["ptx"])
+            module = cupy.RawModule(path=image) if meta["cubin"] else \
+                cupy.RawModule(code=open(image).read())
+            kernel = module.get_function(meta["kernel"])
+            smem = meta["dynamic_shared_bytes"]
+            if smem > 48 * 1024:
+                kernel.max_dynamic_shared_size_bytes = smem
+            torch.manual_seed(1)
+            q, k, v = (torch.randn(b, h, s, d, device="cuda").to(torch.bfloat16)
+                       for _ in range(3))
+            o = torch.full((b, h, s, d), float("nan"), device="cuda")
+            ptrs = tuple(cupy.uint64(t.data_ptr()) for t in (q, k, v, o))
+            grid, block = tuple(meta["grid"]), tuple(meta["block"])
+
+            def ours():
+                kernel(grid, block, ptrs, shared_mem=smem)
+
+            ours()
+            torch.cuda.synchronize()
+            # Reference: the math backend in f32 on the same bf16 inputs.
+            with sdpa_kernel(SDPBackend.MATH):
+                ref = F.scaled_dot_product_attention(q.float(), k.float(),
+                                                     v.float(), is_causal=causal)
+            err = float((o - ref).abs().max())
+            ok = bool(torch.isfinite(o).all()) and err <= 2e-2
+
+            def timed(fn):
+                start = torch.cuda.Event(enable_timing=True)
+                stop = torch.cuda.Event(enable_timing=True)
+                times = []
+                for _ in range(repeats):
+                    start.record()
+                    fn()
+                    stop.record()
+                    torch.cuda.synchronize()
+                    times.append(start.elapsed_time(stop))
+                times.sort()
+                return times[len(times) // 2]
+
+            flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+            t_ours = timed(ours)
+            line = (f"attention B={b} H={h} S={s} d={d} causal={causal}: ours "
+                    f"{flops / t_ours / 1e9:.1f} TFLOP/s, max err {err:.2e} "
+                    f"{'PASS' if ok else 'FAIL'}")
+            for name, backend in (("FA2", SDPBackend.FLASH_ATTENTION),
+                                  ("cuDNN", SDPBackend.CUDNN_ATTENTION)):
+                try:
+                    with sdpa_kernel(backend):
+                        t_ref = timed(lambda: F.scaled_dot_product_attention(
+                            q, k, v, is_causal=causal))
+                    ratio = t_ref / t_ours
+                    line += f"; {name} {flops / t_ref / 1e9:.1f} TFLOP/s, ours/{name} {ratio:.2f}"
+                    rows.append(("attention", f"{b},{h},{s},{d},{causal} vs {name}",
+                                 f"{ratio:.3f}", ">= 1.5 (FA2)",
+                                 f"{'PASS' if ok else 'FAIL'} err {err:.1e}"))
+                except Exception as e:  # a backend missing on this build
+                    line += f"; {name}: {e}"
+            log(line)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--chip", default="sm_90a")
@@ -159,8 +257,12 @@ def main():
     sizes = [(4096, 4096, 4096)] if args.quick else [(4096, 4096, 4096),
                                                      (8192, 8192, 8192)]
     bench_gemm(rows, args.chip, sizes, repeats=5 if args.quick else 20)
-    for what in ("fp8 GEMM vs torch._scaled_mm",
-                 "flash attention vs SDPA FlashAttention-2 / cuDNN"):
+    # B*S = 16k, H*d = 2048.
+    att = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True),
+           (4, 16, 4096, 128, False), (4, 16, 4096, 128, True)]
+    bench_attention(rows, args.chip, att[:1] if args.quick else att,
+                    repeats=5 if args.quick else 20)
+    for what in ("fp8 GEMM vs torch._scaled_mm",):
         log(f"{what}: not implemented yet (issue 7 open)")
         rows.append(("missing", what, "n/a", "", "not implemented"))
     with open(args.csv, "w", newline="") as f:

@@ -185,7 +185,10 @@ void accel::buildGpuToPtxPipeline(OpPassManager &pm, StringRef chip) {
   kernels.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = chip.str();
-  target.features = "+ptx80";
+  // PTX ISA 8.0 is the oldest with sm_90a; the f8 mma.sync (sm_89 and
+  // newer) needs 8.4 (CUDA 12.4). Ampere keeps 8.0, which older drivers
+  // still JIT.
+  target.features = chip == "sm_80" || chip == "sm_86" ? "+ptx80" : "+ptx84";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;

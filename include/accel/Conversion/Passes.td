@@ -119,11 +119,16 @@ def ConvertAccelToSystolicPass
     mask on diagonal tiles, running max and sum, rescaling of the output),
     `P` rounded into the scratchpad and `O += P·V` on the array; key tiles
     above the causal band are skipped; `O / l` at the end (0 for a row
-    with no key).
+    with no key). An additive f32 or bf16 mask (a function argument, any
+    numpy broadcast) is widened into the accumulator by the DMA, a block
+    per score strip (a broadcast query dimension is a 0 stride, a
+    broadcast key dimension one column added per row), and added after
+    the scale.
 
     Inputs are i8 (i32 accumulation, exact), bf16 or f32 (f32
-    accumulation); one input type per program. Masks, sequence lengths,
-    sliding windows, f16/f8 and scaled matmuls are reported as errors.
+    accumulation); one input type per program. Boolean or constant masks,
+    sequence lengths, sliding windows, f16/f8 and scaled matmuls are
+    reported as errors.
   }];
   let options = [
     Option<"rows", "rows", "int64_t", "16", "Processing-element rows (R)">,
@@ -192,11 +197,19 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
 
     Inputs: A `[batch..., M, K]` and B `[batch..., K, N]` (or `[N, K]` with
     `transpose_b`) of f16 or bf16; C of f32, or of the input type (the f32
-    accumulators are rounded in the epilogue). The kernel of a block:
+    accumulators are rounded in the epilogue). 8-bit inputs, with B as
+    `[N, K]` (`transpose_b`) only, since ldmatrix cannot transpose 8-bit
+    elements: i8 with an i32 C (i32 accumulators, sums wrap on overflow:
+    `nvvm.mma.sync` m16n8k32 s8 `wrapped`, every chip), and f8E4M3FN /
+    f8E5M2 in any mix with an f32, f16 or bf16 C (f32 accumulators:
+    mma.sync m16n8k32 e4m3/e5m2 as inline PTX, PTX ISA 8.4, sm_89 and
+    newer). The 8-bit kernels have the same structure, with 16-byte rows of
+    32-bit fragment registers holding 4 elements instead of 2, 32-deep steps
+    and tileK a multiple of 32 (chosen: 32 or 64). The kernel of a block:
 
     - a ring of `stages` shared buffers holds tileK-deep slices of A
       (`[tileM][tileK + 8]`) and B (`[tileK][tileN + 8]`, or
-      `[tileN][tileK + 8]` transposed); the 8 padding elements put the rows
+      `[tileN][tileK + 8]` transposed); the 8 padding elements (16 bytes; 16 elements for 8-bit inputs) put the rows
       one ldmatrix reads in different banks. `stages - 1` slices are in
       flight (`nvgpu.device_async_copy` = cp.async, 16 bytes a copy,
       committed as one group per slice) while the warps multiply the
@@ -226,13 +239,34 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     the tile into parts that are multiples of 16x16, and the buffers must
     fit the chip's shared memory.
 
-    Errors (located): unknown chips, f32/f8/i8 inputs (f8 needs sm_89 or
-    newer; f8, i8 and tf32 kernels are not implemented), scales, dynamic
-    shapes, odd row lengths, tiles the warps cannot split or the shared
-    memory cannot hold, grids beyond the chip's limits, ops other than
-    matmul.
+    Errors (located): unknown chips, f32 inputs (tf32 kernels are not
+    implemented), f8 before sm_89, 8-bit inputs with B as `[K, N]`, scales,
+    dynamic shapes, odd row lengths (8-bit: K not a multiple of 4), tiles
+    the warps cannot split or the shared memory cannot hold, grids beyond
+    the chip's limits, ops other than matmul.
 
-    Lower the result with (chip and features to taste):
+    A function of `accel.attention` ops (no matmuls) gets one
+    FlashAttention-2 forward kernel per attention (AttentionKernel.cpp):
+    Q `[B, Hq, Sq, D]`, K/V `[B, Hkv, Skv, D/Dv]` of f16 or bf16, O of
+    f32, f16 or bf16, MHA/GQA/MQA, causal (bottom-right or a constant
+    `diagonal`) or not, the scale or `1/sqrt(D)`; D and Dv multiples of 16
+    up to 128; any Sq and Skv. Grid `[ceil(Sq / 64), Hq, B]`, 4 warps of 16
+    query rows; Q copied once to shared memory and held as ldmatrix
+    fragments; K and V in blocks of 64 keys through a ring of `stages`
+    (default 2) shared buffers; S = Q·Kᵀ and O += P·V with mma.sync
+    m16n8k16; the online softmax in registers (row max and sum over the 4
+    lanes of a row by xor shuffles, exp2 as `ex2.approx.ftz.f32` on logits
+    scaled by scale·log2(e)); P rounded to the input type and re-packed
+    from C into A fragments without shared memory; causal key blocks above
+    the band skipped, the diagonal ones and keys past Skv masked to -inf;
+    O / l at the end (0 for a row that kept no key). The tile options and
+    `warps` do not apply to it. Errors: masks, sequence lengths, windows,
+    a non-constant diagonal, dynamic shapes, other input types or head
+    dimensions, buffers beyond the chip's shared memory, matmuls in the
+    same function.
+
+    Lower the result with (chip and features to taste; f8 kernels need
+    `+ptx84`, which `buildGpuToPtxPipeline` uses for sm_89 and newer):
 
     ```
     builtin.module(gpu.module(convert-nvgpu-to-nvvm, lower-affine,
@@ -251,7 +285,8 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     Option<"tileN", "tile-n", "int64_t", "0",
            "Columns of C per block, a multiple of 16 (0: chosen)">,
     Option<"tileK", "tile-k", "int64_t", "0",
-           "Depth of a shared-memory slice, a multiple of 16 (0: chosen)">,
+           "Depth of a shared-memory slice, a multiple of 16 (32 for 8-bit "
+           "inputs; 0: chosen)">,
     Option<"warps", "warps", "int64_t", "0",
            "Warps per block (0: chosen)">,
     Option<"stages", "stages", "int64_t", "0",

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToGPU/AccelToGPU.h"
+#include "AttentionKernel.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -51,7 +52,7 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t mlir::accel::getGpuGemmSharedBytes(const GpuGemmShape &shape,
                                            const GpuGemmConfig &config) {
-  const int64_t pad = kGpuSharedRowPad;
+  const int64_t pad = getGpuSharedRowPad(shape.inBytes);
   int64_t a = config.tileM * (config.tileK + pad);
   int64_t b = shape.transposeB ? config.tileN * (config.tileK + pad)
                                : config.tileK * (config.tileN + pad);
@@ -99,8 +100,10 @@ GpuGemmConfig mlir::accel::getDefaultGpuGemmConfig(const GpuTargetInfo &target,
     c.tileM /= 2;
   while (c.tileN > 16 && c.tileN / 2 >= shape.n)
     c.tileN /= 2;
-  c.tileK =
-      std::min<int64_t>(32, std::max<int64_t>(16, llvm::alignTo(shape.k, 16)));
+  // 64 bytes of K per slice; 8-bit inputs multiply 32 deep (m16n8k32).
+  int64_t depth = shape.inBytes == 1 ? 32 : 16;
+  c.tileK = std::min<int64_t>(
+      2 * depth, std::max<int64_t>(depth, llvm::alignTo(shape.k, depth)));
   while (warps > 1 && !splitGpuWarps(c.tileM, c.tileN, warps, c))
     warps /= 2;
   if (warps == 1)
@@ -120,7 +123,8 @@ struct GemmKernel {
   GpuGemmShape shape;
   GpuGemmConfig config;
   GpuMmaInstr mma;
-  Type inType, outType;
+  /// A's and B's element types (f8 may mix e4m3 and e5m2), and C's.
+  Type inType, inTypeB, outType;
   bool accumulate = false;
   /// Whether the global memrefs carry a (collapsed) batch dimension.
   bool batched = false;
@@ -209,6 +213,10 @@ private:
   Value rowGuard(Value row) {
     return k.shape.m % cfg.tileM != 0 ? ult(row, k.shape.m) : Value();
   }
+  /// The accumulators' element type: i32 for i8 inputs, else f32.
+  Type accElement() {
+    return k.mma.accumulatesInInt ? Type(b.getI32Type()) : b.getF32Type();
+  }
 
   OpBuilder &b;
   Location loc;
@@ -221,7 +229,9 @@ private:
   /// slice columns, elements per copy, first copy of the round).
   std::map<std::array<int64_t, 4>, std::pair<Value, Value>> copyCoords;
 
-  Value gA, gB, gCin, gC, sA, sB;
+  /// Global buffers; the shared rings cp.async fills (sA, sB) and the
+  /// views ldmatrix reads them through (lA, lB: sA, sB but for f8, i8).
+  Value gA, gB, gCin, gC, sA, sB, lA, lB;
   Value tid, lane, batchIdx, blockRow, blockCol, warpRow, warpCol;
 };
 
@@ -284,21 +294,23 @@ Value KernelBuilder::issueSlice(Value kt, Value stage) {
 }
 
 Value KernelBuilder::loadAccumulator(Value row, Value col) {
-  Type f32 = b.getF32Type();
-  auto pairF32 = VectorType::get({2}, f32);
+  Type accElt = accElement();
+  auto pairAcc = VectorType::get({2}, accElt);
   auto pairOut = VectorType::get({2}, k.outType);
   const int64_t n = k.shape.n;
   const bool checkCols = n % cfg.tileN != 0;
   auto extend = [&](Value v) -> Value {
-    if (k.outType.isF32())
+    if (k.outType == accElt)
       return v;
     return arith::ExtFOp::create(
-        b, loc, v.getType() == k.outType ? Type(f32) : pairF32, v);
+        b, loc, v.getType() == k.outType ? accElt : pairAcc, v);
   };
   Value acc = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(VectorType::get({2, 2}, f32), 0.0f));
-  Value zeros =
-      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(pairF32, 0.0f));
+      b, loc,
+      DenseElementsAttr::get(VectorType::get({2, 2}, accElt),
+                             b.getZeroAttr(accElt)));
+  Value zeros = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(pairAcc, b.getZeroAttr(accElt)));
   for (int64_t h = 0; h < 2; ++h) {
     Value r = add(row, 8 * h);
     Value inRow = rowGuard(r);
@@ -316,7 +328,7 @@ Value KernelBuilder::loadAccumulator(Value row, Value col) {
       if (!guard) {
         pair = load(b, loc);
       } else {
-        auto ifOp = scf::IfOp::create(b, loc, TypeRange{pairF32}, guard, true);
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{pairAcc}, guard, true);
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         scf::YieldOp::create(b, loc, load(b, loc));
@@ -330,7 +342,7 @@ Value KernelBuilder::loadAccumulator(Value row, Value col) {
       for (int64_t j = 0; j < 2; ++j) {
         Value c = add(col, j);
         Value guard = both(inRow, ult(c, n));
-        auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32}, guard, true);
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{accElt}, guard, true);
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         Value v = memref::LoadOp::create(b, loc, gCin, global(r, c));
@@ -338,12 +350,12 @@ Value KernelBuilder::loadAccumulator(Value row, Value col) {
         b.setInsertionPointToStart(ifOp.elseBlock());
         scf::YieldOp::create(
             b, loc,
-            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f))
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(accElt))
                 .getResult());
         b.setInsertionPointAfter(ifOp);
         elems.push_back(ifOp.getResult(0));
       }
-      pair = vector::FromElementsOp::create(b, loc, pairF32, elems);
+      pair = vector::FromElementsOp::create(b, loc, pairAcc, elems);
     }
     acc = vector::InsertOp::create(b, loc, pair, acc, ArrayRef<int64_t>{h});
   }
@@ -358,7 +370,7 @@ void KernelBuilder::storeAccumulator(Value acc, Value row, Value col) {
     Value r = add(row, 8 * h);
     Value inRow = rowGuard(r);
     Value v = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{h});
-    if (!k.outType.isF32())
+    if (k.outType != accElement())
       v = arith::TruncFOp::create(b, loc, pairOut, v);
     if (n % 2 == 0) {
       Value guard = both(inRow, checkCols ? ult(col, n) : Value());
@@ -392,7 +404,7 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
   MLIRContext *ctx = b.getContext();
   const GpuGemmShape &s = k.shape;
   const int64_t warp = target.getWarpSize();
-  const int64_t pad = kGpuSharedRowPad;
+  const int64_t pad = getGpuSharedRowPad(s.inBytes);
   const int64_t S = cfg.stages;
   const int64_t partM = cfg.tileM / cfg.warpsM, partN = cfg.tileN / cfg.warpsN;
   const int64_t fragsM = partM / k.mma.m, fragsN = partN / k.mma.n;
@@ -411,31 +423,45 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
   const int64_t numK = ceilDiv(s.k, cfg.tileK);
   // The ring buffers, carved out of dynamic shared memory (none for K = 0).
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto aType = MemRefType::get({S, cfg.tileM, cfg.tileK + pad}, k.inType,
-                               MemRefLayoutAttrInterface(), wg);
-  auto bType = s.transposeB
-                   ? MemRefType::get({S, cfg.tileN, cfg.tileK + pad}, k.inType,
-                                     MemRefLayoutAttrInterface(), wg)
-                   : MemRefType::get({S, cfg.tileK, cfg.tileN + pad}, k.inType,
-                                     MemRefLayoutAttrInterface(), wg);
+  auto ring = [&](int64_t rows, int64_t cols, Type elt) {
+    return MemRefType::get({S, rows, cols + pad}, elt,
+                           MemRefLayoutAttrInterface(), wg);
+  };
+  auto aType = ring(cfg.tileM, cfg.tileK, k.inType);
+  auto bType = s.transposeB ? ring(cfg.tileN, cfg.tileK, k.inTypeB)
+                            : ring(cfg.tileK, cfg.tileN, k.inTypeB);
   if (numK > 0) {
     Value dyn = gpu::DynamicSharedMemoryOp::create(
         b, loc,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), wg));
+    Value bOffset = cst(aType.getNumElements() * s.inBytes);
     sA = memref::ViewOp::create(b, loc, aType, dyn, cst(0), ValueRange{});
-    sB = memref::ViewOp::create(b, loc, bType, dyn,
-                                cst(aType.getNumElements() * s.inBytes),
-                                ValueRange{});
+    sB = memref::ViewOp::create(b, loc, bType, dyn, bOffset, ValueRange{});
+    // ldmatrix reads f8 as its bytes: nvgpu.ldmatrix's lowering cannot
+    // return f8 vectors (MLIR 22), and cp.async cannot change the type.
+    // Second views of the same buffers, in i8.
+    lA = sA;
+    lB = sB;
+    if (isa<FloatType>(k.inType) && s.inBytes == 1) {
+      auto bytes = [&](MemRefType t) {
+        return MemRefType::get(t.getShape(), b.getI8Type(),
+                               MemRefLayoutAttrInterface(), wg);
+      };
+      lA = memref::ViewOp::create(b, loc, bytes(aType), dyn, cst(0),
+                                  ValueRange{});
+      lB = memref::ViewOp::create(b, loc, bytes(bType), dyn, bOffset,
+                                  ValueRange{});
+    }
   }
 
   // Where this thread's accumulator fragments sit in C.
   Value fragRow = add(add(blockRow, warpRow), div(lane, 4));
   Value fragCol = add(add(blockCol, warpCol), mul(rem(lane, 4), 2));
-  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  auto accType = VectorType::get({2, 2}, accElement());
   SmallVector<Value> accs;
-  Value zeroAcc =
-      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(accType, 0.0f));
+  Value zeroAcc = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getZeroAttr(accElement())));
   for (int64_t mt = 0; mt < fragsM; ++mt)
     for (int64_t nt = 0; nt < fragsN; ++nt)
       accs.push_back(k.accumulate ? loadAccumulator(add(fragRow, mt * 16),
@@ -449,15 +475,20 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
       lastGroup = issueSlice(cst(i), cst(i));
 
     // Lane offsets of the ldmatrix row addresses (x4: lanes 8i..8i+7 give
-    // the rows of 8x8 matrix i).
+    // the rows of 8x8 matrix i; a row is 16 bytes, `rowK` elements: 8 of
+    // 16 bits, 16 of 8 bits). m16n8k32 on 8-bit data has the byte layout of
+    // m16n8k16 on 16-bit data (each register holds 4 consecutive K of one
+    // row of A or column of B instead of 2), so the same loads serve both.
+    const int64_t rowK = 16 / s.inBytes;
     Value l16 = rem(lane, 16), half8 = mul(div(lane, 16), 8);
-    Value aRow = add(warpRow, l16);
+    Value aRow = add(warpRow, l16), aCol = mul(div(lane, 16), rowK);
     Value bRow, bCol;
     if (s.transposeB) {
       // B stored [n][k]: matrices (n 0-7, k 0-7), (n 0-7, k 8-15),
-      // (n 8-15, k 0-7), (n 8-15, k 8-15) -> b0, b1 of two n8 fragments.
+      // (n 8-15, k 0-7), (n 8-15, k 8-15) -> b0, b1 of two n8 fragments
+      // (k in 16-byte steps).
       bRow = add(add(warpCol, half8), rem(lane, 8));
-      bCol = mul(rem(div(lane, 8), 2), 8);
+      bCol = mul(rem(div(lane, 8), 2), rowK);
     } else {
       // B stored [k][n], read transposed: matrices (k 0-7, n 0-7),
       // (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15).
@@ -479,26 +510,31 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
           Value next = add(kt, S - 1);
           issueSlice(next, rem(next, S));
           Value stage = rem(kt, S);
-          auto fragA = VectorType::get({4, 2}, k.inType);
-          auto fragB = VectorType::get({2, 2}, k.inType);
+          // 32 bits per register and row of a fragment.
+          const int64_t perReg = 4 / s.inBytes;
+          Type eltA = cast<MemRefType>(lA.getType()).getElementType();
+          Type eltB = cast<MemRefType>(lB.getType()).getElementType();
+          auto fragA = VectorType::get({4, perReg}, eltA);
+          auto quadB = VectorType::get({4, perReg}, eltB);
+          auto fragB = VectorType::get({2, perReg}, eltB);
           Value zeroB = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(fragB, b.getZeroAttr(k.inType)));
+              b, loc, DenseElementsAttr::get(fragB, b.getZeroAttr(eltB)));
           for (int64_t kk = 0; kk < cfg.tileK; kk += k.mma.k) {
             SmallVector<Value> as, bs;
             for (int64_t mt = 0; mt < fragsM; ++mt)
               as.push_back(nvgpu::LdMatrixOp::create(
-                  b, loc, fragA, sA,
-                  ValueRange{stage, add(aRow, mt * 16), add(half8, kk)},
+                  b, loc, fragA, lA,
+                  ValueRange{stage, add(aRow, mt * 16), add(aCol, kk)},
                   /*transpose=*/false, /*numTiles=*/4));
             for (int64_t np = 0; np < fragsN / 2; ++np) {
               Value quad = s.transposeB
                                ? nvgpu::LdMatrixOp::create(
-                                     b, loc, fragA, sB,
+                                     b, loc, quadB, lB,
                                      ValueRange{stage, add(bRow, np * 16),
                                                 add(bCol, kk)},
                                      /*transpose=*/false, /*numTiles=*/4)
                                : nvgpu::LdMatrixOp::create(
-                                     b, loc, fragA, sB,
+                                     b, loc, quadB, lB,
                                      ValueRange{stage, add(bRow, kk),
                                                 add(bCol, np * 16)},
                                      /*transpose=*/true, /*numTiles=*/4);
@@ -608,6 +644,11 @@ struct ConvertAccelToGPUPass
              << " is not made of 16x16x16 blocks (ldmatrix x4 loads 16x16 "
                 "and mma.sync m16n8k16 is 16 deep): tile-m, tile-n and "
                 "tile-k must be multiples of 16";
+    if (shape.inBytes == 1 && c.tileK % 32 != 0)
+      return mm.emitOpError("tile-k = ")
+             << c.tileK
+             << " is not a multiple of 32: 8-bit inputs are multiplied by "
+                "mma.sync m16n8k32, 32 deep";
     if (c.stages < 2)
       return mm.emitOpError("needs at least 2 stages (one slice copied "
                             "while the warps multiply another), got ")
@@ -643,6 +684,10 @@ struct ConvertAccelToGPUPass
   }
 
   LogicalResult convert(func::FuncOp func, const GpuTargetInfo &target) {
+    // Functions of accel.attention have their own kernel
+    // (AttentionKernel.cpp).
+    if (hasGpuAttention(func))
+      return convertGpuAttentionFunction(func, target, stages);
     SmallVector<MatmulOp> matmuls;
     for (Operation &op : func.getBody().front()) {
       if (auto mm = dyn_cast<MatmulOp>(op))
@@ -714,6 +759,7 @@ struct ConvertAccelToGPUPass
       return mm.emitOpError("needs static shapes on the GPU target");
     GemmKernel k;
     k.inType = aType.getElementType();
+    k.inTypeB = bType.getElementType();
     k.outType = cType.getElementType();
     k.accumulate = mm.getAccumulate();
     int64_t rank = cType.getRank();
@@ -734,20 +780,45 @@ struct ConvertAccelToGPUPass
     if (!instr)
       return mm.emitOpError("of ")
              << k.inType << " inputs has no GPU lowering: " << why;
-    if (*mmaType != GpuMmaType::F16 && *mmaType != GpuMmaType::BF16)
+    if (*mmaType == GpuMmaType::TF32)
       return mm.emitOpError("of ")
              << k.inType
              << " inputs has no GPU lowering yet: convert-accel-to-gpu "
-                "emits mma.sync m16n8k16 for f16 and bf16 only ("
+                "emits mma.sync for f16, bf16, f8 and i8 only ("
              << stringifyGpuMmaType(*mmaType) << " kernels are not done)";
     k.mma = *instr;
+    // The verifier lets only f8 mix types (e4m3 with e5m2): same chips.
+    if (k.inTypeB != k.inType)
+      k.mma.inputB = getGpuMmaType(k.inTypeB);
     s.inBytes = k.inType.getIntOrFloatBitWidth() / 8;
+    if (mm.getLhsScale())
+      return mm.emitOpError("with scales has no GPU lowering yet: the "
+                            "kernels of convert-accel-to-gpu take no scalar "
+                            "parameters (scaled ")
+             << k.inType << " kernels are not done)";
+    // mma.sync m16n8k32 wants 4 consecutive K of a column of B in each
+    // register; ldmatrix .trans moves 16-bit elements only, so B as [K, N]
+    // would need a transposing copy into shared memory.
+    if (s.inBytes == 1 && !s.transposeB)
+      return mm.emitOpError("of ")
+             << k.inType
+             << " inputs has no GPU lowering yet for B stored [K, N]: 8-bit "
+                "kernels read B as [N, K] (transpose_b), as ldmatrix cannot "
+                "transpose 8-bit elements (transposing B into shared memory "
+                "is not done)";
 
     // Rows of A are K long, rows of B K (transposed) or N long; cp.async
     // moves aligned 4-, 8- or 16-byte pieces of them.
     k.vecA = copyElements(s.k, s.inBytes);
     int64_t bRow = s.transposeB ? s.k : s.n;
     k.vecB = copyElements(bRow, s.inBytes);
+    if (s.inBytes == 1 && (!k.vecA || !k.vecB))
+      return mm.emitOpError("K = ")
+             << s.k
+             << " is not a multiple of 4: the rows of A and B are copied to "
+                "shared memory by cp.async in aligned pieces of at least 4 "
+                "bytes (4 elements of "
+             << k.inType << "); pad it to a multiple of 4";
     if (!k.vecA || !k.vecB)
       return mm.emitOpError()
              << (k.vecA ? "N = " : "K = ") << (k.vecA ? s.n : s.k)
@@ -803,8 +874,8 @@ struct ConvertAccelToGPUPass
     // pointer cannot stand for an empty memref).
     if (s.k > 0) {
       params = {memref(s.m, s.k, k.inType), s.transposeB
-                                                ? memref(s.n, s.k, k.inType)
-                                                : memref(s.k, s.n, k.inType)};
+                                                ? memref(s.n, s.k, k.inTypeB)
+                                                : memref(s.k, s.n, k.inTypeB)};
       args = {StringAttr::get(ctx, bufferOf.lookup(mm.getLhs())),
               StringAttr::get(ctx, bufferOf.lookup(mm.getRhs()))};
       access = {StringAttr::get(ctx, "in"), StringAttr::get(ctx, "in")};

@@ -121,15 +121,18 @@ public:
 
   Value createMma(OpBuilder &b, Location loc, const GpuMmaInstr &instr, Value a,
                   Value bFrag, Value c) const override {
-    if (instr.m != 16 || instr.n != 8 || instr.k != 16)
-      return {};
-    if (instr.input == GpuMmaType::F16)
+    bool k16 = instr.m == 16 && instr.n == 8 && instr.k == 16;
+    bool k32 = instr.m == 16 && instr.n == 8 && instr.k == 32;
+    if (k16 && instr.input == GpuMmaType::F16)
       return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
                                       ArrayRef<int64_t>{16, 8, 16});
-    if (instr.input != GpuMmaType::BF16)
+    bool f8 = instr.input == GpuMmaType::F8E4M3FN ||
+              instr.input == GpuMmaType::F8E5M2;
+    if (!(k16 && instr.input == GpuMmaType::BF16) &&
+        !(k32 && instr.input == GpuMmaType::I8) && !(k32 && f8))
       return {};
-    // nvgpu.mma.sync has no bf16 (MLIR 22): NVVM's op on the registers
-    // themselves, each holding two bf16 as an i32.
+    // The other inputs go to NVVM (or PTX) on the registers themselves,
+    // each holding 32 bits of a fragment row (two bf16, four i8 or f8).
     auto registers = [&](Value v, int64_t count) {
       SmallVector<Value> regs;
       auto word = VectorType::get({1}, b.getI32Type());
@@ -147,16 +150,51 @@ public:
     for (int64_t i = 0; i < 4; ++i)
       cRegs.push_back(vector::ExtractOp::create(
           b, loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
-    Type f32 = b.getF32Type();
+    Type acc = instr.accumulatesInInt ? Type(b.getI32Type()) : b.getF32Type();
     auto resultType =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-    Value d = NVVM::MmaOp::create(
-        b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},
-        std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                      NVVM::MMATypes::bf16},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {acc, acc, acc, acc});
+    Value d;
+    if (f8) {
+      // nvvm.mma.sync has no dense e4m3/e5m2 shape (MLIR 22): the PTX
+      // instruction itself (PTX ISA 8.4, sm_89).
+      auto ptxType = [](GpuMmaType t) {
+        return t == GpuMmaType::F8E4M3FN ? "e4m3" : "e5m2";
+      };
+      std::string asmString =
+          (Twine("mma.sync.aligned.m16n8k32.row.col.f32.") +
+           ptxType(instr.input) + "." +
+           ptxType(instr.inputB.value_or(instr.input)) +
+           ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
+              .str();
+      SmallVector<Value> operands(aRegs);
+      llvm::append_range(operands, bRegs);
+      llvm::append_range(operands, cRegs);
+      d = LLVM::InlineAsmOp::create(
+              b, loc, resultType, operands, asmString,
+              "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", /*has_side_effects=*/false,
+              /*is_align_stack=*/false, LLVM::TailCallKind::None,
+              LLVM::AsmDialectAttr::get(b.getContext(),
+                                        LLVM::AsmDialect::AD_ATT),
+              /*operand_attrs=*/ArrayAttr())
+              .getResult(0);
+    } else if (instr.input == GpuMmaType::BF16) {
+      d = NVVM::MmaOp::create(
+          b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},
+          std::nullopt, std::nullopt,
+          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                        NVVM::MMATypes::bf16},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+    } else {
+      // i8: s32 sums that wrap on overflow (accel.matmul's i32 contract;
+      // nvgpu.mma.sync would saturate).
+      d = NVVM::MmaOp::create(
+          b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 32},
+          std::nullopt, NVVM::MMAIntOverflow::wrapped,
+          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::s8, NVVM::MMATypes::s8},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+    }
     SmallVector<Value> elems;
     for (int64_t i = 0; i < 4; ++i)
       elems.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));

@@ -9,8 +9,11 @@
 // A 256x256x32 tile in 4 stages fits sm_90's 227 KiB; warps follow the tile
 // (16, so that each owns 64x64 of C).
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90 tile-m=256 tile-n=256 tile-k=32 stages=4" | FileCheck %s --check-prefix=FITS
-// f8 has mma.sync on sm_89 and newer, but no kernel here yet.
+// f8 has mma.sync on sm_89 and newer; the 8-bit kernels want B as [N, K].
 // RUN: not accel-opt %S/Inputs/f8-matmul.mlir --convert-accel-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=F8
+// RUN: not accel-opt %S/Inputs/f8-matmul.mlir --convert-accel-to-gpu="chip=sm_86" 2>&1 | FileCheck %s --check-prefix=F8-86
+// 8-bit inputs multiply 32 deep.
+// RUN: not accel-opt %S/Inputs/i8-matmul.mlir --convert-accel-to-gpu="tile-k=48" 2>&1 | FileCheck %s --check-prefix=TILE-K8
 
 // CHIP: error: convert-accel-to-gpu: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_90a)
 // NEG: error: convert-accel-to-gpu: tile sizes, warps and stages must not be negative
@@ -20,7 +23,9 @@
 // THREADS: error: 'accel.matmul' op needs 2048 threads per block; sm_80 allows 1024
 // SMEM: error: 'accel.matmul' op tile 256x256x64 with 4 stages needs 282624 bytes of shared memory; sm_86 has 101376 per block
 // FITS: block = array<i64: 512, 1, 1>, chip = "sm_90", dynamic_shared_memory = 149504 : i64, {{.*}} tile = array<i64: 256, 256, 32>, warps = array<i64: 4, 4>
-// F8: f8-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op of 'f8E4M3FN' inputs has no GPU lowering yet: convert-accel-to-gpu emits mma.sync m16n8k16 for f16 and bf16 only (f8E4M3FN kernels are not done)
+// F8: f8-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op of 'f8E4M3FN' inputs has no GPU lowering yet for B stored [K, N]: 8-bit kernels read B as [N, K] (transpose_b), as ldmatrix cannot transpose 8-bit elements (transposing B into shared memory is not done)
+// F8-86: f8-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op of 'f8E4M3FN' inputs has no GPU lowering: sm_86 has no matrix instruction for f8E4M3FN inputs (f8E4M3FN needs sm_89 or newer)
+// TILE-K8: i8-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op tile-k = 48 is not a multiple of 32: 8-bit inputs are multiplied by mma.sync m16n8k32, 32 deep
 
 func.func @mm(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
   %c = tensor.empty() : tensor<64x64xf32>

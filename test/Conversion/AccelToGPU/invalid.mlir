@@ -16,16 +16,33 @@ func.func @f8(%a: tensor<64x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %c: tensor
 
 // -----
 
+// 8-bit B as [K, N]: ldmatrix cannot transpose 8-bit elements.
 func.func @i8(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>, %c: tensor<64x64xi32>) -> tensor<64x64xi32> {
-  // expected-error @below {{of 'i8' inputs has no GPU lowering yet: convert-accel-to-gpu emits mma.sync m16n8k16 for f16 and bf16 only (i8 kernels are not done)}}
+  // expected-error @below {{of 'i8' inputs has no GPU lowering yet for B stored [K, N]: 8-bit kernels read B as [N, K] (transpose_b), as ldmatrix cannot transpose 8-bit elements (transposing B into shared memory is not done)}}
   %0 = accel.matmul ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) outs(%c : tensor<64x64xi32>) -> tensor<64x64xi32>
   return %0 : tensor<64x64xi32>
 }
 
 // -----
 
+func.func @i8_scaled(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>, %sa: f32, %sb: f32, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @below {{with scales has no GPU lowering yet: the kernels of convert-accel-to-gpu take no scalar parameters (scaled 'i8' kernels are not done)}}
+  %0 = accel.matmul transpose_b ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) scales(%sa, %sb) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @i8_k(%a: tensor<64x30xi8>, %b: tensor<64x30xi8>, %c: tensor<64x64xi32>) -> tensor<64x64xi32> {
+  // expected-error @below {{K = 30 is not a multiple of 4: the rows of A and B are copied to shared memory by cp.async in aligned pieces of at least 4 bytes (4 elements of 'i8'); pad it to a multiple of 4}}
+  %0 = accel.matmul transpose_b ins(%a, %b : tensor<64x30xi8>, tensor<64x30xi8>) outs(%c : tensor<64x64xi32>) -> tensor<64x64xi32>
+  return %0 : tensor<64x64xi32>
+}
+
+// -----
+
 func.func @f32(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @below {{of 'f32' inputs has no GPU lowering yet: convert-accel-to-gpu emits mma.sync m16n8k16 for f16 and bf16 only (tf32 kernels are not done)}}
+  // expected-error @below {{of 'f32' inputs has no GPU lowering yet: convert-accel-to-gpu emits mma.sync for f16, bf16, f8 and i8 only (tf32 kernels are not done)}}
   %0 = accel.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
 }

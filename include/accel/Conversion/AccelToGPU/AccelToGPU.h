@@ -46,9 +46,16 @@ struct GpuGemmConfig {
   int64_t stages = 0;
 };
 
-/// Elements each shared-memory row is padded by, so that the 8 rows one
-/// ldmatrix reads fall in different banks; keeps rows 16-byte aligned.
+/// Elements each shared-memory row of 16-bit inputs is padded by, so that
+/// the 8 rows one ldmatrix reads fall in different banks; keeps rows 16-byte
+/// aligned.
 constexpr int64_t kGpuSharedRowPad = 8;
+
+/// The pad of a row of `inBytes`-byte elements: 16 bytes, as for 16-bit
+/// inputs (8-bit inputs: 16 elements).
+inline int64_t getGpuSharedRowPad(int64_t inBytes) {
+  return kGpuSharedRowPad * 2 / inBytes;
+}
 
 /// Bytes of (dynamic) shared memory `config` needs: `stages` buffers of the
 /// A tile [tileM][tileK + pad] and the B tile ([tileK][tileN + pad], or
@@ -59,7 +66,8 @@ int64_t getGpuGemmSharedBytes(const GpuGemmShape &shape,
 /// The default tiles of `shape` on `target`: 128x128x32 with 8 warps (2x4)
 /// when that grid still gives every multiprocessor a block, else 64x64x32
 /// with 4 warps (2x2); halved towards the problem when it is smaller, tileK
-/// at most K rounded up to 16; 3 stages (2 when K fits one tile).
+/// at most K rounded up to 16 (8-bit inputs: 32 to 64, K rounded up to 32);
+/// 3 stages (2 when K fits one tile).
 GpuGemmConfig getDefaultGpuGemmConfig(const GpuTargetInfo &target,
                                       const GpuGemmShape &shape);
 

@@ -48,6 +48,8 @@ struct GpuMmaInstr {
   GpuMmaType input = GpuMmaType::F16;
   bool accumulatesInInt = false;
   int64_t m = 0, n = 0, k = 0;
+  /// B's type where it differs from A's (f8 inputs mix e4m3 and e5m2).
+  std::optional<GpuMmaType> inputB = std::nullopt;
 };
 
 /// A GPU chip as the lowering sees it.
@@ -81,8 +83,10 @@ public:
   std::optional<GpuMmaInstr> findMma(GpuMmaType input, std::string &why) const;
 
   /// Emits one matrix instruction `instr` on register fragments and returns
-  /// D. The fragment layout is the chip's (mma.sync m16n8k16 for NVIDIA:
-  /// `a` vector<4x2xT>, `b` vector<2x2xT>, `c` vector<2x2xf32>).
+  /// D. The fragment layout is the chip's (NVIDIA mma.sync: `a`
+  /// vector<4xNxT>, `b` vector<2xNxT> with N elements per 32-bit register,
+  /// 2 for m16n8k16 on 16-bit T, 4 for m16n8k32 on i8 (f8 inputs come as
+  /// their i8 bit patterns); `c` vector<2x2xf32>, vector<2x2xi32> for i8).
   virtual Value createMma(OpBuilder &builder, Location loc,
                           const GpuMmaInstr &instr, Value a, Value b,
                           Value c) const = 0;

@@ -62,7 +62,53 @@ def bf16_round(x):
     return np.where(np.isnan(x), x, out)
 
 
+def elt_bytes(elt):
+    """Bytes of an element type ('f8E4M3FN' -> 1)."""
+    if elt in ('f32', 'i32'):
+        return 4
+    if elt in ('f16', 'bf16'):
+        return 2
+    if elt == 'i8' or elt.startswith('f8'):
+        return 1
+    raise Failure('unexpected element type %s' % elt)
+
+
+def f8_values(elt):
+    """The value of each of the 256 codes of f8E4M3FN / f8E5M2 (NaN for
+    NaN codes, inf for the infinities of e5m2)."""
+    mbits, bias = (3, 7) if elt == 'f8E4M3FN' else (2, 15)
+    out = np.zeros(256)
+    for code in range(256):
+        sign = -1.0 if code & 0x80 else 1.0
+        e = (code >> mbits) & ((1 << (7 - mbits)) - 1)
+        m = code & ((1 << mbits) - 1)
+        top = (1 << (7 - mbits)) - 1
+        if elt == 'f8E4M3FN' and e == top and m == (1 << mbits) - 1:
+            v = np.nan
+        elif elt == 'f8E5M2' and e == top:
+            v = np.inf if m == 0 else np.nan
+        elif e == 0:
+            v = m / (1 << mbits) * 2.0**(1 - bias)
+        else:
+            v = (1 + m / (1 << mbits)) * 2.0**(e - bias)
+        out[code] = sign * v
+    return out
+
+
+def wrap(x, bits):
+    """Two's complement wrap of exact integers held in float64 / int64."""
+    x = np.asarray(x).astype(np.int64)
+    return ((x + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1))
+
+
 def round_to(x, elt):
+    # i32 and i8 are exact integers in float64; f8 memory holds its codes.
+    if elt in ('i32', 'i8'):
+        x = np.asarray(x, dtype=np.float64)
+        return np.where(np.isnan(x), x,
+                        wrap(np.nan_to_num(x), 32 if elt == 'i32' else 8))
+    if elt.startswith('f8'):
+        return np.asarray(x, dtype=np.float64)
     x = np.asarray(x, dtype=np.float32)
     if elt == 'f16':
         return x.astype(np.float16).astype(np.float32)
@@ -205,6 +251,7 @@ class Block:
         self.uncommitted = []
         self.smem_bytes = smem_bytes
         self.smem_used = []
+        self.smem_views = []
         for name, buf in zip(kernel.args, buffers):
             self.env[name] = buf
 
@@ -269,8 +316,12 @@ class Block:
             dense = re.search(r'value = dense<([^>]*)>', op.text)
             v = re.search(r'value = ([-+\w.]+)', op.text).group(1)
             if dense:
+                # i32 accumulators hold exact integers beyond 2^24.
                 out = np.full((self.T,) + shape, float(dense.group(1)),
-                              dtype=np.float32)
+                              dtype=np.float64 if elt == 'i32'
+                              else np.float32)
+            elif elt == 'f32' and v.startswith('0x'):
+                out = self.bcast(np.uint32(int(v, 16)).view(np.float32))
             elif elt in ('f32', 'f16', 'bf16'):
                 out = self.bcast(np.float32(float(v)))
             else:
@@ -293,6 +344,46 @@ class Block:
             c, a, b = ins
             cc = c.reshape(c.shape + (1,) * (a.ndim - 1))
             out = np.where(cc, a, b)
+        elif n in ('arith.maxsi', 'arith.minsi'):
+            a, b = ins
+            out = (np.maximum if n == 'arith.maxsi' else np.minimum)(a, b)
+        elif n in ('arith.addf', 'arith.subf', 'arith.mulf', 'arith.divf',
+                   'arith.maximumf'):
+            # f32 arithmetic, rounded like the GPU's (IEEE, round to
+            # nearest); maximumf propagates NaN.
+            a, b = (np.asarray(x, dtype=np.float32) for x in ins)
+            with np.errstate(divide='ignore', invalid='ignore'):
+                out = {'arith.addf': np.add, 'arith.subf': np.subtract,
+                       'arith.mulf': np.multiply, 'arith.divf': np.divide,
+                       'arith.maximumf': np.maximum}[n](a, b)
+        elif n == 'arith.cmpf':
+            pred = int(op.attr('predicate').split(':')[0])
+            a, b = ins
+            if pred not in (1, 13):
+                raise Failure('the emulator knows cmpf oeq and une only')
+            out = (a == b) if pred == 1 else ~(a == b)
+        elif n == 'llvm.call_intrinsic':
+            # ex2.approx.ftz.f32: within 2 ulp of exp2 (modelled exact),
+            # exp2(-inf) = +0, subnormal results flushed to 0.
+            if 'intrin = "llvm.nvvm.ex2.approx.ftz.f32"' not in op.text:
+                raise Failure('the emulator does not know %s' % op.text)
+            with np.errstate(over='ignore'):
+                out = np.exp2(np.asarray(ins[0], dtype=np.float32))
+            out = np.where(np.abs(out) < np.float32(2.0**-126),
+                           np.float32(0), out)
+        elif n == 'gpu.shuffle':
+            # Every lane reads the value of lane (lane xor offset) of its
+            # warp; all 32 lanes take part (width 32).
+            if 'shuffle_mode xor' not in op.text:
+                raise Failure('the emulator knows xor shuffles only')
+            offset, width = int(ins[1][0]), int(ins[2][0])
+            if width != 32 or not mask.all():
+                raise Failure('gpu.shuffle with width %d or in divergent '
+                              'code' % width)
+            warp, lane = self.lane_views()
+            env[op.results[0]] = ins[0][warp * 32 + (lane ^ offset)]
+            env[op.results[1]] = self.bcast(True)
+            return None
         elif n == 'arith.extf':
             out = ins[0].astype(np.float32)
         elif n == 'arith.truncf':
@@ -307,17 +398,25 @@ class Block:
         elif n == 'memref.view':
             kind, shape, elt = parse_type(rt[0])
             offset = int(ins[1][0])
-            size = int(np.prod(shape)) * (4 if elt == 'f32' else 2)
+            size = int(np.prod(shape)) * elt_bytes(elt)
             if offset + size > self.smem_bytes:
                 raise Failure('shared view [%d, %d) beyond the %d bytes of '
                               'dynamic shared memory' % (
                                   offset, offset + size, self.smem_bytes))
+            # A second view of the same bytes (f8 read as i8 by ldmatrix)
+            # shares the storage: f8 memory holds its codes.
+            alias = [m for (lo, hi, m) in self.smem_views
+                     if (lo, hi) == (offset, offset + size)
+                     and m.a.shape == shape and elt_bytes(m.elt) == 1
+                     and elt_bytes(elt) == 1]
             for lo, hi in self.smem_used:
-                if offset < hi and lo < offset + size:
+                if offset < hi and lo < offset + size and not alias:
                     raise Failure('shared views overlap')
             self.smem_used.append((offset, offset + size))
-            out = Memref(np.full(shape, np.nan, dtype=np.float32), elt,
+            out = Memref(alias[0].a if alias else
+                         np.full(shape, np.nan, dtype=np.float32), elt,
                          'shared')
+            self.smem_views.append((offset, offset + size, out))
         elif n == 'gpu.barrier':
             pass
         elif n == 'nvgpu.device_async_copy':
@@ -334,7 +433,7 @@ class Block:
             count = int(op.attr('dstElements').split(':')[0])
             src_n = (env[names[p]].astype(np.int64) if seg[4]
                      else self.bcast(np.int64(count)))
-            if 'bypassL1' in op.text and count * 2 != 16:
+            if 'bypassL1' in op.text and count * elt_bytes(dst.elt) != 16:
                 raise Failure('bypassL1 on a copy of %d elements' % count)
             self.uncommitted.append((dst, didx, src, sidx, count, src_n,
                                      mask.copy()))
@@ -367,14 +466,25 @@ class Block:
             kind, shape, elt = parse_type(rt[0])
             out = np.stack(ins, axis=-1).reshape((self.T,) + shape)
         elif n == 'vector.bitcast':
-            # vector<2xbf16> -> vector<1xi32>, element 0 in the low half.
-            v = ins[0].astype(np.float32)
-            bits = (v.view(np.uint32) >> 16).astype(np.uint64)
-            out = (bits[:, 0] | (bits[:, 1] << 16)).reshape(self.T, 1)
+            src = parse_type(op.text.rsplit(' : ', 1)[1].split('->')[0]
+                             .strip(' ()'))[2]
+            if elt_bytes(src) == 1:
+                # vector<4xi8> (f8 codes read as i8) -> vector<1xi32>,
+                # element 0 in the low byte.
+                v = np.asarray(ins[0]).astype(np.int64) & 0xFF
+                out = (v[:, 0] | (v[:, 1] << 8) | (v[:, 2] << 16)
+                       | (v[:, 3] << 24)).reshape(self.T, 1)
+            else:
+                # vector<2xbf16> -> vector<1xi32>, element 0 in the low half.
+                v = ins[0].astype(np.float32)
+                bits = (v.view(np.uint32) >> 16).astype(np.uint64)
+                out = (bits[:, 0] | (bits[:, 1] << 16)).reshape(self.T, 1)
         elif n == 'nvgpu.mma.sync':
             out = self.mma(ins[0], ins[1], ins[2])
         elif n == 'nvvm.mma.sync':
             out = self.nvvm_mma(op, ins)
+        elif n == 'llvm.inline_asm':
+            out = self.f8_mma(op, ins)
         elif n == 'llvm.extractvalue':
             pos = int(re.search(r'position = array<i64: (\d+)>',
                                 op.text).group(1))
@@ -433,7 +543,7 @@ class Block:
     def check_alignment(self, op, mem, idx, mask, extent):
         align = int(op.attr('alignment').split(':')[0]) if op.attr(
             'alignment') else 1
-        bytes_ = 4 if mem.elt == 'f32' else 2
+        bytes_ = elt_bytes(mem.elt)
         flat = np.ravel_multi_index(
             [np.where(mask, ix, 0) for ix in idx], mem.a.shape,
             mode='clip') * bytes_
@@ -457,15 +567,16 @@ class Block:
                 self.check_bounds(src, s, live, 'cp.async source')
                 vals[:, e] = np.where(live, src.a[tuple(s)], 0)
         # 16-byte copies need 16-byte aligned addresses on both sides.
+        eb = elt_bytes(dst.elt)
         for mem, idx, side in ((dst, didx, 'destination'),
                                (src, sidx, 'source')):
             flat = np.ravel_multi_index(
                 [np.where(reading if side == 'source' else active, ix, 0)
-                 for ix in idx], mem.a.shape, mode='clip') * 2
+                 for ix in idx], mem.a.shape, mode='clip') * eb
             if ((reading if side == 'source' else active)
-                    & (flat % (2 * count) != 0)).any():
+                    & (flat % (eb * count) != 0)).any():
                 raise Failure('cp.async %s not %d-byte aligned' % (
-                    side, 2 * count))
+                    side, eb * count))
         self.scatter(dst, didx, vals, active, 'cp.async destination')
 
     def lane_views(self):
@@ -477,17 +588,24 @@ class Block:
         idx = [i.astype(np.int64) for i in ins[1:]]
         trans = 'transpose = true' in op.text
         tiles = int(op.attr('numTiles').split(':')[0])
-        self.check_bounds(mem, idx, np.ones(self.T, bool), 'ldmatrix', 8)
-        flat = np.ravel_multi_index(idx, mem.a.shape) * 2
+        # A row is 16 bytes; a thread gets 32 bits of it (`per` elements).
+        eb = elt_bytes(mem.elt)
+        per = 4 // eb
+        if trans and eb != 2:
+            raise Failure('ldmatrix .trans of %s (16-bit elements only)' %
+                          mem.elt)
+        self.check_bounds(mem, idx, np.ones(self.T, bool), 'ldmatrix',
+                          16 // eb)
+        flat = np.ravel_multi_index(idx, mem.a.shape) * eb
         if (flat % 16 != 0).any():
             raise Failure('ldmatrix row address not 16-byte aligned')
         warp, lane = self.lane_views()
-        out = np.zeros((self.T, tiles, 2), dtype=np.float32)
+        out = np.zeros((self.T, tiles, per), dtype=np.float32)
         for i in range(tiles):
-            for j in range(2):
+            for j in range(per):
                 if not trans:
                     src_lane = 8 * i + lane // 4
-                    col = (lane % 4) * 2 + j
+                    col = (lane % 4) * per + j
                 else:
                     src_lane = 8 * i + (lane % 4) * 2 + j
                     col = lane // 4
@@ -497,26 +615,38 @@ class Block:
                 out[:, i, j] = mem.a[tuple(s)]
         return out
 
-    def warp_mma(self, afr, bfr, cfr):
-        """afr (T,4,2), bfr (T,2,2), cfr (T,2,2) -> D fragments."""
+    def warp_mma(self, afr, bfr, cfr, integer=False):
+        """afr (T,4,per), bfr (T,2,per), cfr (T,2,2) -> D fragments:
+        m16n8k16 (per = 2) or m16n8k32 (per = 4, 8-bit inputs), whose
+        registers hold `per` consecutive K of a row of A / column of B.
+        f32 sums are rounded to f32, integer sums wrap to i32."""
         warps = self.T // 32
+        per = afr.shape[-1]
+        half = 4 * per
         warp, lane = self.lane_views()
         g, q = lane // 4, lane % 4
-        A = np.zeros((warps, 16, 16))
-        B = np.zeros((warps, 16, 8))
+        A = np.zeros((warps, 16, 2 * half))
+        B = np.zeros((warps, 2 * half, 8))
         C = np.zeros((warps, 16, 8))
-        for j in range(2):
-            c = 2 * q + j
+        for j in range(per):
+            c = per * q + j
             A[warp, g, c] = afr[:, 0, j]
             A[warp, g + 8, c] = afr[:, 1, j]
-            A[warp, g, c + 8] = afr[:, 2, j]
-            A[warp, g + 8, c + 8] = afr[:, 3, j]
+            A[warp, g, c + half] = afr[:, 2, j]
+            A[warp, g + 8, c + half] = afr[:, 3, j]
             B[warp, c, g] = bfr[:, 0, j]
-            B[warp, c + 8, g] = bfr[:, 1, j]
-            C[warp, g, c] = cfr[:, 0, j]
-            C[warp, g + 8, c] = cfr[:, 1, j]
-        D = (np.einsum('wmk,wkn->wmn', A, B) + C).astype(np.float32)
-        d = np.zeros((self.T, 2, 2), dtype=np.float32)
+            B[warp, c + half, g] = bfr[:, 1, j]
+        for j in range(2):
+            C[warp, g, 2 * q + j] = cfr[:, 0, j]
+            C[warp, g + 8, 2 * q + j] = cfr[:, 1, j]
+        D = np.einsum('wmk,wkn->wmn', A, B) + C
+        if integer:
+            if np.isnan(D).any():
+                raise Failure('mma.sync s8 on unfilled shared memory')
+            D = wrap(D, 32).astype(np.float64)
+        else:
+            D = D.astype(np.float32)
+        d = np.zeros((self.T, 2, 2), dtype=D.dtype)
         for j in range(2):
             d[:, 0, j] = D[warp, g, 2 * q + j]
             d[:, 1, j] = D[warp, g + 8, 2 * q + j]
@@ -528,6 +658,9 @@ class Block:
         return self.warp_mma(a, b, c)
 
     def nvvm_mma(self, op, ins):
+        if ('m = 16, n = 8, k = 32' in op.text and 'mma_type<s8>' in op.text
+                and 'mma_int_overflow<wrapped>' in op.text):
+            return self.s8_mma(ins)
         if 'm = 16, n = 8, k = 16' not in op.text or 'bf16' not in op.text:
             raise Failure('unexpected nvvm.mma.sync')
 
@@ -539,6 +672,36 @@ class Block:
 
         a = unpack(ins[0:4])
         b = unpack(ins[4:6])
+        c = np.stack(ins[6:10], axis=1).reshape(self.T, 2, 2)
+        return self.warp_mma(a, b, c).reshape(self.T, 4)
+
+    @staticmethod
+    def bytes_of(regs):
+        """i32 registers -> (T, regs, 4) bytes, the low byte first."""
+        r = np.stack([np.asarray(x).astype(np.int64) & 0xFFFFFFFF
+                      for x in regs], axis=1)
+        return np.stack([(r >> (8 * i)) & 0xFF for i in range(4)], axis=-1)
+
+    def s8_mma(self, ins):
+        """mma.sync m16n8k32 s32.s8.s8.s32 (wrapping)."""
+        a = wrap(self.bytes_of(ins[0:4]), 8).astype(np.float64)
+        b = wrap(self.bytes_of(ins[4:6]), 8).astype(np.float64)
+        c = np.stack(ins[6:10], axis=1).reshape(self.T, 2, 2)
+        return self.warp_mma(a, b, c, integer=True).reshape(self.T, 4)
+
+    def f8_mma(self, op, ins):
+        """Inline PTX mma.sync m16n8k32 f32.<e4m3|e5m2>x2.f32."""
+        asm = re.search(r'asm_string = "([^"]*)"', op.text).group(1)
+        m = re.match(r'mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.'
+                     r'(e4m3|e5m2)\.(e4m3|e5m2)\.f32 \{\$0,\$1,\$2,\$3\}, '
+                     r'\{\$4,\$5,\$6,\$7\}, \{\$8,\$9\}, '
+                     r'\{\$10,\$11,\$12,\$13\};$', asm)
+        if not m or len(ins) != 10:
+            raise Failure('unexpected llvm.inline_asm: %s' % asm)
+        decode = {'e4m3': f8_values('f8E4M3FN'),
+                  'e5m2': f8_values('f8E5M2')}
+        a = decode[m.group(1)][self.bytes_of(ins[0:4])]
+        b = decode[m.group(2)][self.bytes_of(ins[4:6])]
         c = np.stack(ins[6:10], axis=1).reshape(self.T, 2, 2)
         return self.warp_mma(a, b, c).reshape(self.T, 4)
 
@@ -584,8 +747,101 @@ def emulate(kernel, rng):
             raise Failure('cannot tell whether B is transposed (N == K)')
     bufs = []
     for (kind, shape, elt), acc in zip(types, kernel.access):
-        if acc == 'in':
+        if acc != 'in':
+            x = np.full(shape, np.nan, dtype=np.float64)
+        elif elt == 'i8':
+            # The whole range: the i32 sums are large, and exact.
+            x = rng.integers(-128, 128, size=shape).astype(np.float64)
+        elif elt == 'i32':
+            # A C within 2^19 of the ends of i32, so that some sums wrap
+            # (a saturating mma fails this).
+            x = (rng.integers(2**31 - 2**19, 2**31, size=shape)
+                 * rng.choice([-1, 1], size=shape)).astype(np.float64)
+        elif elt.startswith('f8'):
+            # Codes of every finite value up to 16 in magnitude (normal
+            # and subnormal); f8 memory holds codes.
+            vals = f8_values(elt)
+            codes = np.nonzero(np.abs(vals) <= 16)[0]
+            x = rng.choice(codes, size=shape).astype(np.float64)
+        else:
             x = rng.integers(-3, 4, size=shape).astype(np.float32)
+        bufs.append(Memref(round_to(x, elt), elt, 'global'))
+    threads = kernel.block[0]
+    for bz in range(kernel.grid[2]):
+        for by in range(kernel.grid[1]):
+            for bx in range(kernel.grid[0]):
+                blk = Block(kernel, (bx, by, bz), bufs, kernel.smem, threads)
+                blk.run(kernel.body, np.ones(threads, dtype=bool))
+    def value(buf):
+        if buf.elt.startswith('f8'):
+            return f8_values(buf.elt)[buf.a.astype(np.int64)]
+        return buf.a.astype(np.float64)
+    ref = np.zeros(c_t[1])
+    mag = np.zeros(c_t[1])
+    if k > 0:
+        A, B = value(bufs[0]), value(bufs[1])
+        if trans:
+            B = np.swapaxes(B, -1, -2)
+        if c_t[2] == 'i32':
+            # Bit-exact: int64 sums, wrapped to i32.
+            ref = A.astype(np.int64) @ B.astype(np.int64)
+        else:
+            ref = A @ B
+            mag = np.abs(A) @ np.abs(B)
+    if accumulate:
+        ref = ref + (bufs[-2].a.astype(np.int64) if c_t[2] == 'i32'
+                     else bufs[-2].a)
+        mag = mag + np.abs(bufs[-2].a)
+    if c_t[2] == 'i32':
+        ref = wrap(ref, 32).astype(np.float64)
+    else:
+        exact = round_to(ref.astype(np.float32), c_t[2])
+    got = bufs[-1].a
+    if np.isnan(got).any():
+        idx = np.argwhere(np.isnan(got))[0]
+        raise Failure('C%s is NaN: never written, or computed from shared '
+                      'memory no copy had filled' % [int(i) for i in idx])
+    if c_t[2] == 'i32':
+        bad = got != ref
+    elif types[0][2].startswith('f8'):
+        # f8 sums are not exact in f32: the matmul gate (docs/numerics.md),
+        # u_out |r| + gamma_K(2^-24) (|A||B| + |C|).
+        u = 2.0**-24
+        gamma = k * u / (1 - k * u)
+        bad = (np.abs(got - ref) >
+               UNIT_ROUNDOFF[c_t[2]] * np.abs(ref) + gamma * mag)
+    else:
+        ref = exact
+        bad = got != ref
+    if bad.any():
+        idx = np.argwhere(bad)[0]
+        raise Failure('C%s = %s, expected %s (%d elements differ)' % (
+            [int(i) for i in idx], got[tuple(idx)], ref[tuple(idx)],
+            bad.sum()))
+    return 'M=%d N=%d K=%d%s' % (m, n, k, ' transpose_b' if trans else '')
+
+
+# Unit roundoff and the attention gate's atol (docs/numerics.md) by type.
+UNIT_ROUNDOFF = {'f32': 2.0**-24, 'f16': 2.0**-11, 'bf16': 2.0**-8}
+ATTENTION_ATOL = {'f32': 1e-5, 'f16': 1e-2, 'bf16': 2e-2}
+
+
+def emulate_attention(kernel, rng):
+    """Runs an accel.attention kernel on normal-distributed Q, K, V and
+    compares O with a float64 softmax(scale Q.K^T) V, held to the attention
+    gate of docs/numerics.md plus the rounding of P to the input type
+    (u_P max|v|); rows that keep no key must be exactly 0."""
+    launch = re.search(r'accel\.launch = \{(.*?)\}', kernel.op.text).group(1)
+    scale = float(re.search(r'\bscale = ([-+\d.e]+)', launch).group(1))
+    m = re.search(r'\bcausal_offset = (-?\d+)', launch)
+    offset = int(m.group(1)) if m else None
+    types = kernel.types
+    o_t = types[-1]
+    bsz, hq, sq, dv = o_t[1]
+    bufs = []
+    for (kind, shape, elt), acc in zip(types, kernel.access):
+        if acc == 'in':
+            x = rng.standard_normal(size=shape).astype(np.float32) * 1.5
         else:
             x = np.full(shape, np.nan, dtype=np.float32)
         bufs.append(Memref(round_to(x, elt), elt, 'global'))
@@ -595,28 +851,59 @@ def emulate(kernel, rng):
             for bx in range(kernel.grid[0]):
                 blk = Block(kernel, (bx, by, bz), bufs, kernel.smem, threads)
                 blk.run(kernel.body, np.ones(threads, dtype=bool))
-    ref = np.zeros(c_t[1])
-    if k > 0:
-        A = bufs[0].a.astype(np.float64)
-        B = bufs[1].a.astype(np.float64)
-        if trans:
-            B = np.swapaxes(B, -1, -2)
-        ref = A @ B
-    if accumulate:
-        ref = ref + bufs[-2].a
-    ref = round_to(ref.astype(np.float32), c_t[2])
+    ref = np.zeros(o_t[1])
+    kept_any = np.zeros((sq,), dtype=bool)
+    skv, d, hkv, in_elt = 0, 0, hq, o_t[2]
+    bound = ATTENTION_ATOL[o_t[2]]
+    if len(types) == 4:
+        q = bufs[0].a.astype(np.float64)
+        k = bufs[1].a.astype(np.float64)
+        v = bufs[2].a.astype(np.float64)
+        hkv, skv, d = k.shape[1], k.shape[2], k.shape[3]
+        in_elt = types[0][2]
+        group = hq // hkv
+        k = np.repeat(k, group, axis=1)
+        v = np.repeat(v, group, axis=1)
+        logits = scale * np.einsum('bhid,bhjd->bhij', q, k)
+        i = np.arange(sq)[:, None]
+        j = np.arange(skv)[None, :]
+        keep = np.ones((sq, skv), dtype=bool)
+        if offset is not None:
+            keep = j <= i + offset
+        kept_any = keep.any(axis=1)
+        s = np.where(keep, logits, -np.inf)
+        mx = np.max(s, axis=-1, keepdims=True)
+        mx = np.where(np.isfinite(mx), mx, 0)
+        p = np.where(keep, np.exp(s - mx), 0)
+        lsum = p.sum(axis=-1, keepdims=True)
+        ref = np.einsum('bhij,bhjd->bhid', p, v) / np.where(lsum == 0, 1,
+                                                           lsum)
+        vmax = np.abs(v).max()
+        bound += (2 * vmax * 2 * 2.0**-24 * np.abs(logits).max()
+                  + (UNIT_ROUNDOFF[o_t[2]] + 2 * np.sqrt(skv) * 2.0**-24
+                     + UNIT_ROUNDOFF[in_elt]) * vmax)
     got = bufs[-1].a
     if np.isnan(got).any():
         idx = np.argwhere(np.isnan(got))[0]
-        raise Failure('C%s is NaN: never written, or computed from shared '
+        raise Failure('O%s is NaN: never written, or computed from shared '
                       'memory no copy had filled' % [int(i) for i in idx])
-    bad = got != ref
-    if bad.any():
-        idx = np.argwhere(bad)[0]
-        raise Failure('C%s = %s, expected %s (%d elements differ)' % (
-            [int(i) for i in idx], got[tuple(idx)], ref[tuple(idx)],
-            bad.sum()))
-    return m, n, k, trans
+    empty = ~kept_any
+    if (got[:, :, empty, :] != 0).any():
+        idx = np.argwhere((got != 0) & empty[None, None, :, None])[0]
+        raise Failure('O%s = %s, but row %d keeps no key and must be 0' % (
+            [int(i) for i in idx], got[tuple(idx)], idx[2]))
+    err = np.abs(got - ref)
+    if (err > bound).any():
+        idx = np.argwhere(err > bound)[0]
+        raise Failure('O%s = %s, expected %s (error %.3g > bound %.3g; %d '
+                      'elements beyond)' % (
+                          [int(i) for i in idx], got[tuple(idx)],
+                          ref[tuple(idx)], err.max(), bound,
+                          (err > bound).sum()))
+    return ('B=%d Hq=%d Hkv=%d Sq=%d Skv=%d D=%d Dv=%d%s, max error %.2g '
+            '<= %.2g' % (bsz, hq, hkv, sq, skv, d, dv,
+                         '' if offset is None else ' causal(%d)' % offset,
+                         err.max(), bound))
 
 
 def main():
@@ -646,10 +933,13 @@ def main():
     failed = False
     for kernel in kernels:
         try:
-            m, n, k, trans = emulate(kernel, rng)
-            print('@%s: OK (M=%d N=%d K=%d%s, grid %s, %d threads)' % (
-                kernel.name, m, n, k, ' transpose_b' if trans else '',
-                'x'.join(map(str, kernel.grid)), kernel.block[0]))
+            if 'kind = "attention"' in kernel.op.text:
+                desc = emulate_attention(kernel, rng)
+            else:
+                desc = emulate(kernel, rng)
+            print('@%s: OK (%s, grid %s, %d threads)' % (
+                kernel.name, desc, 'x'.join(map(str, kernel.grid)),
+                kernel.block[0]))
         except Failure as e:
             print('@%s: FAILED: %s' % (kernel.name, e))
             failed = True

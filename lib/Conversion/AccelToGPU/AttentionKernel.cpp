@@ -1,0 +1,693 @@
+//===- AttentionKernel.cpp - accel.attention to a FlashAttention kernel ---===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The forward kernel of FlashAttention-2 (Dao, 2023) for accel.attention on
+// NVIDIA tensor cores. A block of 4 warps owns 64 query rows of one
+// (batch, query head), each warp 16 of them:
+//
+//   - the Q tile [64][D] is copied once to shared memory (cp.async) and from
+//     there into registers as mma.sync A fragments (ldmatrix);
+//   - the keys are visited in blocks of 64; a ring of `stages` shared
+//     buffers holds K [64][D] and V [64][Dv] of the next blocks in flight
+//     while the warps work on the oldest (one cp.async group per block);
+//   - S = Q.K^T with mma.sync m16n8k16 (K rows are the col-major B operand:
+//     ldmatrix without .trans), scaled by scale*log2(e) so that exp2
+//     (ex2.approx) stands for exp;
+//   - online softmax in registers: each row lives in the 4 lanes of a quad,
+//     so its max and (at the end) its sum are reduced with two xor
+//     shuffles; the running max m, the correction exp2(m_old - m_new) of
+//     the O accumulators and of the row sum l, P = exp2(S - m);
+//   - P, rounded to the input type, goes straight back into A fragments:
+//     the C fragment of two adjacent m16n8 tiles is the A fragment of one
+//     m16n8k16 (the FA2 register trick), so P never touches shared memory;
+//   - O += P.V with mma.sync (V rows are the row-major B operand: ldmatrix
+//     .trans);
+//   - causal: the key blocks wholly above the band are never visited (the
+//     loop bound depends on the query block) and the keys of the others
+//     are masked by index; keys past Skv are masked too;
+//   - O / l, with 0 for a row that kept no key (l = 0), rounded and stored
+//     behind a row guard.
+//
+// MHA, GQA and MQA differ only in the K/V head a block reads. Masks,
+// sequence lengths and windows are not compiled (located errors).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+#include "KernelUtils.h"
+#include "accel/Conversion/AccelToGPU/AccelToGPU.h"
+#include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include <cmath>
+#include <limits>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::accel;
+
+namespace {
+
+/// Query rows per block, keys per step, warps per block (16 rows each).
+constexpr int64_t kBlockM = 64, kBlockN = 64, kWarps = 4;
+
+/// Everything the kernel of one attention depends on.
+struct AttentionPlan {
+  int64_t batch = 0, hq = 0, hkv = 0, sq = 0, skv = 0, d = 0, dv = 0;
+  Type inType, outType;
+  GpuMmaInstr mma;
+  double scale = 1;
+  bool causal = false;
+  /// Key j is kept for query i when j <= i + offset (causal only).
+  int64_t offset = 0;
+  int64_t stages = 2;
+
+  int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
+  int64_t sharedBytes() const {
+    const int64_t pad = kGpuSharedRowPad;
+    return (kBlockM * (d + pad) + stages * kBlockN * (d + pad + dv + pad)) *
+           inBytes();
+  }
+  std::array<int64_t, 3> grid() const {
+    return {(sq + kBlockM - 1) / kBlockM, hq, batch};
+  }
+};
+
+/// Builds the body of one attention kernel.
+class AttentionBuilder : public GpuIndexBuilder {
+public:
+  AttentionBuilder(OpBuilder &b, Location loc, const AttentionPlan &k,
+                   const GpuTargetInfo &target, Block *entry)
+      : GpuIndexBuilder(b, loc, entry), k(k), target(target) {}
+
+  void emit(Value gQ, Value gK, Value gV, Value gO);
+
+private:
+  Value f32(double v) {
+    auto it = floats.find(v);
+    if (it != floats.end())
+      return it->second;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    return floats[v] = arith::ConstantOp::create(
+               b, loc, b.getF32FloatAttr(static_cast<float>(v)));
+  }
+  Value shuffleXor(Value v, int32_t mask) {
+    return gpu::ShuffleOp::create(b, loc, v, mask,
+                                  static_cast<int32_t>(target.getWarpSize()),
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  /// ex2.approx.ftz.f32, FlashAttention's exp (exp2(-inf) = +0): through
+  /// the NVVM intrinsic, as convert-gpu-to-nvvm would turn llvm.intr.exp2
+  /// and math.exp2 into libdevice calls.
+  Value exp2(Value v) {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, v.getType(),
+               b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"), ValueRange{v})
+        .getResult(0);
+  }
+  Value maxF(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  /// Extracts rows 2h, 2h+1 of an ldmatrix x4 result: the two b registers
+  /// of one n8 B fragment.
+  Value bFragment(Value quad, int64_t h);
+
+  /// cp.async of a tileRows x tileCols slice of `src[srcPre..., row, col]`
+  /// starting at row `row0` into `dst[dstPre..., r, c]`, 16 bytes a copy.
+  /// Rows at or beyond `rowLimit` (when given) copy 0 elements from a
+  /// clamped address: their shared bytes are zero-filled.
+  void copyTile(Value src, ValueRange srcPre, Value dst, ValueRange dstPre,
+                int64_t rows, int64_t cols, Value row0, Value rowLimit,
+                SmallVectorImpl<Value> &tokens);
+  /// The cp.async group of key block `j` (K and V) into ring buffer `stage`.
+  Value issueKeyBlock(Value j, Value stage);
+
+  const AttentionPlan &k;
+  const GpuTargetInfo &target;
+  std::map<double, Value> floats;
+  std::map<std::array<int64_t, 3>, std::pair<Value, Value>> copyCoords;
+
+  Value gK, gV, sK, sV;
+  Value tid, batchIdx, kvHead, kvLimit;
+};
+
+Value AttentionBuilder::bFragment(Value quad, int64_t h) {
+  auto fragB = VectorType::get({2, 2}, k.inType);
+  Value frag = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(fragB, b.getZeroAttr(k.inType)));
+  for (int64_t j = 0; j < 2; ++j)
+    frag = vector::InsertOp::create(
+        b, loc,
+        vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{2 * h + j}),
+        frag, ArrayRef<int64_t>{j});
+  return frag;
+}
+
+void AttentionBuilder::copyTile(Value src, ValueRange srcPre, Value dst,
+                                ValueRange dstPre, int64_t rows, int64_t cols,
+                                Value row0, Value rowLimit,
+                                SmallVectorImpl<Value> &tokens) {
+  const int64_t threads = kWarps * target.getWarpSize();
+  const int64_t vec = 16 / k.inBytes();
+  const int64_t perRow = cols / vec, total = rows * perRow;
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  for (int64_t first = 0; first < total; first += threads) {
+    auto [it, inserted] = copyCoords.try_emplace({rows, cols, first});
+    if (inserted) {
+      // Computed once, before the first copy, and shared by every tile of
+      // this shape.
+      Value id = add(tid, first);
+      if (first + threads > total)
+        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
+      it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
+    }
+    auto [r, c] = it->second;
+    Value gr = add(row0, r);
+    Value n;
+    if (rowLimit) {
+      Value valid = cmp(arith::CmpIPredicate::ult, gr, rowLimit);
+      n = arith::SelectOp::create(b, loc, valid, cst(vec), cst(0));
+      gr = arith::SelectOp::create(b, loc, valid, gr, cst(0));
+    }
+    SmallVector<Value> srcIdx(srcPre), dstIdx(dstPre);
+    srcIdx.append({gr, c});
+    dstIdx.append({r, c});
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokenType, dst, dstIdx, src, srcIdx, b.getIndexAttr(vec), n,
+        b.getUnitAttr()));
+  }
+}
+
+Value AttentionBuilder::issueKeyBlock(Value j, Value stage) {
+  SmallVector<Value> tokens;
+  Value n0 = mul(j, kBlockN);
+  copyTile(gK, {batchIdx, kvHead}, sK, {stage}, kBlockN, k.d, n0, kvLimit,
+           tokens);
+  copyTile(gV, {batchIdx, kvHead}, sV, {stage}, kBlockN, k.dv, n0, kvLimit,
+           tokens);
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+}
+
+void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gO) {
+  gK = gKArg;
+  gV = gVArg;
+  MLIRContext *ctx = b.getContext();
+  const int64_t warp = target.getWarpSize();
+  const int64_t pad = kGpuSharedRowPad;
+  const int64_t S = k.stages;
+  const int64_t fragsO = k.dv / 8;
+  Type f32Type = b.getF32Type();
+  auto accType = VectorType::get({2, 2}, f32Type);
+  auto pairF32 = VectorType::get({2}, f32Type);
+  const double negInf = -std::numeric_limits<double>::infinity();
+
+  // Who this thread is: lane g = lane / 4 holds rows g and g + 8 of its
+  // warp's 16, columns 2 (lane % 4) and 2 (lane % 4) + 1 of each n8 tile.
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = rem(tid, warp);
+  Value warpRow = mul(div(tid, warp), 16);
+  Value m0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), kBlockM);
+  Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  kvHead = div(head, k.hq / k.hkv);
+  Value rowBase = add(add(m0, warpRow), div(lane, 4));
+  Value colBase = mul(rem(lane, 4), 2);
+  Value l16 = rem(lane, 16), half8 = mul(div(lane, 16), 8);
+
+  Value zeroAcc =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(accType, 0.0f));
+  SmallVector<Value> accs(fragsO, zeroAcc);
+  Value rowSum[2] = {f32(0), f32(0)};
+
+  if (k.skv > 0) {
+    auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto qType = MemRefType::get({kBlockM, k.d + pad}, k.inType,
+                                 MemRefLayoutAttrInterface(), wg);
+    auto kType = MemRefType::get({S, kBlockN, k.d + pad}, k.inType,
+                                 MemRefLayoutAttrInterface(), wg);
+    auto vType = MemRefType::get({S, kBlockN, k.dv + pad}, k.inType,
+                                 MemRefLayoutAttrInterface(), wg);
+    Value dyn = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    int64_t kOffset = qType.getNumElements() * k.inBytes();
+    Value sQ = memref::ViewOp::create(b, loc, qType, dyn, cst(0), ValueRange{});
+    sK = memref::ViewOp::create(b, loc, kType, dyn, cst(kOffset), ValueRange{});
+    sV = memref::ViewOp::create(
+        b, loc, vType, dyn, cst(kOffset + kType.getNumElements() * k.inBytes()),
+        ValueRange{});
+
+    // The keys this block visits: all of them, or (causal) those up to the
+    // band of its last row, kvEnd = min(Skv, lastRow + offset + 1) >= 0.
+    Value nBlocks;
+    if (!k.causal) {
+      kvLimit = cst(k.skv);
+      nBlocks = cst((k.skv + kBlockN - 1) / kBlockN);
+    } else {
+      Value lastRow = add(m0, kBlockM - 1);
+      if (k.sq % kBlockM != 0)
+        lastRow = minS(lastRow, cst(k.sq - 1));
+      kvLimit = maxS(cst(0), minS(cst(k.skv), add(lastRow, k.offset + 1)));
+      nBlocks = div(add(kvLimit, kBlockN - 1), kBlockN);
+    }
+
+    // Q once, then the first S - 1 key blocks in flight.
+    SmallVector<Value> qTokens;
+    copyTile(gQ, {batchIdx, head}, sQ, {}, kBlockM, k.d, m0,
+             k.sq % kBlockM != 0 ? cst(k.sq) : Value(), qTokens);
+    Value qGroup = nvgpu::DeviceAsyncCreateGroupOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), qTokens);
+    Value lastGroup;
+    for (int64_t i = 0; i + 1 < S; ++i)
+      lastGroup = issueKeyBlock(cst(i), cst(i));
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup,
+                                     b.getI32IntegerAttr(S - 1));
+    gpu::BarrierOp::create(b, loc);
+    auto fragA = VectorType::get({4, 2}, k.inType);
+    SmallVector<Value> qFrags;
+    for (int64_t kd = 0; kd < k.d; kd += 16)
+      qFrags.push_back(nvgpu::LdMatrixOp::create(
+          b, loc, fragA, sQ, ValueRange{add(warpRow, l16), add(half8, kd)},
+          /*transpose=*/false, /*numTiles=*/4));
+
+    const bool maskTail = k.skv % kBlockN != 0;
+    const double scaleLog2 = k.scale * 1.4426950408889634 /* log2(e) */;
+    // ldmatrix row offsets: K as [n][k] (matrices (n 0-7, k 0-7),
+    // (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15)).
+    Value kRow = add(half8, rem(lane, 8));
+    Value kCol = mul(rem(div(lane, 8), 2), 8);
+
+    SmallVector<Value> init(accs);
+    init.append({f32(negInf), f32(negInf), f32(0), f32(0)});
+    auto loop = scf::ForOp::create(
+        b, loc, cst(0), nBlocks, cst(1), init,
+        [&](OpBuilder &, Location, Value j, ValueRange iter) {
+          SmallVector<Value> o(iter.begin(), iter.begin() + fragsO);
+          Value rowMax[2] = {iter[fragsO], iter[fragsO + 1]};
+          Value sum[2] = {iter[fragsO + 2], iter[fragsO + 3]};
+          // Block j has landed once at most S - 2 newer groups are pending;
+          // the barrier also says every warp is done with block j - 1,
+          // whose buffer the next copy refills.
+          nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup,
+                                           b.getI32IntegerAttr(S - 2));
+          gpu::BarrierOp::create(b, loc);
+          Value next = add(j, S - 1);
+          issueKeyBlock(next, rem(next, S));
+          Value stage = rem(j, S);
+          Value n0 = mul(j, kBlockN);
+
+          // S = Q.K^T: 8 n8 tiles of keys.
+          SmallVector<Value> s(kBlockN / 8, zeroAcc);
+          for (int64_t kd = 0; kd < k.d; kd += 16) {
+            SmallVector<Value> kFrags;
+            for (int64_t np = 0; np < kBlockN / 16; ++np) {
+              Value quad = nvgpu::LdMatrixOp::create(
+                  b, loc, fragA, sK,
+                  ValueRange{stage, add(kRow, np * 16), add(kCol, kd)},
+                  /*transpose=*/false, /*numTiles=*/4);
+              kFrags.push_back(bFragment(quad, 0));
+              kFrags.push_back(bFragment(quad, 1));
+            }
+            for (auto [nt, acc] : llvm::enumerate(s))
+              acc = target.createMma(b, loc, k.mma, qFrags[kd / 16], kFrags[nt],
+                                     acc);
+          }
+
+          // Scaled logits (log2 domain), the removed keys as -inf. Key
+          // colStart + c of row rowBase + 8h is kept when colStart + c <
+          // Skv and (causal) colStart - rowBase <= offset + 8h - c: each
+          // test compares one register with a constant, which keeps the
+          // 64-bit index arithmetic out of the register budget.
+          Value colStart = add(n0, colBase);
+          Value diag =
+              k.causal
+                  ? arith::SubIOp::create(b, loc, colStart, rowBase).getResult()
+                  : Value();
+          Value x[kBlockN / 8][2][2];
+          Value blockMax[2];
+          for (int64_t nt = 0; nt < kBlockN / 8; ++nt)
+            for (int64_t h = 0; h < 2; ++h)
+              for (int64_t e = 0; e < 2; ++e) {
+                Value v = arith::MulFOp::create(
+                    b, loc,
+                    vector::ExtractOp::create(b, loc, s[nt],
+                                              ArrayRef<int64_t>{h, e}),
+                    f32(scaleLog2));
+                if (maskTail || k.causal) {
+                  const int64_t c = nt * 8 + e;
+                  Value keep =
+                      both(maskTail ? cmp(arith::CmpIPredicate::slt, colStart,
+                                          cst(k.skv - c))
+                                    : Value(),
+                           k.causal ? cmp(arith::CmpIPredicate::sle, diag,
+                                          cst(k.offset + 8 * h - c))
+                                    : Value());
+                  v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
+                }
+                x[nt][h][e] = v;
+                blockMax[h] = blockMax[h] ? maxF(blockMax[h], v) : v;
+              }
+
+          // Online softmax: the quad's max, the correction of what was
+          // summed so far, P and its partial row sums (each lane sums its
+          // own columns; the quad's sums are added at the end).
+          Value alpha[2];
+          Value p[kBlockN / 8][2][2];
+          for (int64_t h = 0; h < 2; ++h) {
+            Value mx = blockMax[h];
+            mx = maxF(mx, shuffleXor(mx, 1));
+            mx = maxF(mx, shuffleXor(mx, 2));
+            Value mNew = maxF(rowMax[h], mx);
+            // A row with no key so far keeps m = -inf; subtracting 0 then
+            // gives P = 0 and a correction of 0 instead of NaN.
+            Value empty = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OEQ, mNew, f32(negInf));
+            Value base = arith::SelectOp::create(b, loc, empty, f32(0), mNew);
+            alpha[h] = exp2(arith::SubFOp::create(b, loc, rowMax[h], base));
+            Value blockSum;
+            for (int64_t nt = 0; nt < kBlockN / 8; ++nt)
+              for (int64_t e = 0; e < 2; ++e) {
+                p[nt][h][e] =
+                    exp2(arith::SubFOp::create(b, loc, x[nt][h][e], base));
+                blockSum = blockSum ? arith::AddFOp::create(b, loc, blockSum,
+                                                            p[nt][h][e])
+                                    : p[nt][h][e];
+              }
+            sum[h] = arith::AddFOp::create(
+                b, loc, arith::MulFOp::create(b, loc, sum[h], alpha[h]),
+                blockSum);
+            rowMax[h] = mNew;
+          }
+          Value scaleO = vector::FromElementsOp::create(
+              b, loc, accType,
+              ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+          for (Value &acc : o)
+            acc = arith::MulFOp::create(b, loc, acc, scaleO);
+
+          // O += P.V, 16 keys at a time. The C fragments of key tiles 2kc
+          // and 2kc + 1 are the A fragment of keys 16kc .. 16kc + 15.
+          auto fragAF32 = VectorType::get({4, 2}, f32Type);
+          for (int64_t kc = 0; kc < kBlockN / 16; ++kc) {
+            Value pa = vector::FromElementsOp::create(
+                b, loc, fragAF32,
+                ValueRange{p[2 * kc][0][0], p[2 * kc][0][1], p[2 * kc][1][0],
+                           p[2 * kc][1][1], p[2 * kc + 1][0][0],
+                           p[2 * kc + 1][0][1], p[2 * kc + 1][1][0],
+                           p[2 * kc + 1][1][1]});
+            pa = arith::TruncFOp::create(b, loc, fragA, pa);
+            for (int64_t np = 0; np < k.dv / 16; ++np) {
+              // V as [k][n], read transposed: matrices (k 0-7, n 0-7),
+              // (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15).
+              Value quad = nvgpu::LdMatrixOp::create(
+                  b, loc, fragA, sV,
+                  ValueRange{stage, add(l16, kc * 16), add(half8, np * 16)},
+                  /*transpose=*/true, /*numTiles=*/4);
+              for (int64_t h = 0; h < 2; ++h) {
+                Value &acc = o[2 * np + h];
+                acc = target.createMma(b, loc, k.mma, pa, bFragment(quad, h),
+                                       acc);
+              }
+            }
+          }
+          SmallVector<Value> yield(o);
+          yield.append({rowMax[0], rowMax[1], sum[0], sum[1]});
+          scf::YieldOp::create(b, loc, yield);
+        });
+    accs.assign(loop.getResults().begin(), loop.getResults().begin() + fragsO);
+    rowSum[0] = loop.getResult(fragsO + 2);
+    rowSum[1] = loop.getResult(fragsO + 3);
+    // The groups issued past the last block only zero-fill; they finish
+    // before the block's shared memory goes away.
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup, b.getI32IntegerAttr(0));
+  }
+
+  // O / l: the quad's partial sums added up; a row that kept no key has
+  // l = 0 and O = 0, and stays 0.
+  Value inv[2];
+  for (int64_t h = 0; h < 2; ++h) {
+    Value l = rowSum[h];
+    l = arith::AddFOp::create(b, loc, l, shuffleXor(l, 1));
+    l = arith::AddFOp::create(b, loc, l, shuffleXor(l, 2));
+    Value none =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, f32(0));
+    inv[h] = arith::SelectOp::create(b, loc, none, f32(0),
+                                     arith::DivFOp::create(b, loc, f32(1), l));
+  }
+  auto pairOut = VectorType::get({2}, k.outType);
+  const int64_t outBytes = k.outType.getIntOrFloatBitWidth() / 8;
+  for (int64_t h = 0; h < 2; ++h) {
+    Value row = add(rowBase, 8 * h);
+    Value invPair = vector::FromElementsOp::create(b, loc, pairF32,
+                                                   ValueRange{inv[h], inv[h]});
+    Value guard = k.sq % kBlockM != 0 ? ult(row, k.sq) : Value();
+    OpBuilder::InsertionGuard g(b);
+    if (guard) {
+      auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    for (int64_t dt = 0; dt < fragsO; ++dt) {
+      Value v =
+          vector::ExtractOp::create(b, loc, accs[dt], ArrayRef<int64_t>{h});
+      v = arith::MulFOp::create(b, loc, v, invPair);
+      if (!k.outType.isF32())
+        v = arith::TruncFOp::create(b, loc, pairOut, v);
+      vector::StoreOp::create(
+          b, loc, v, gO, ValueRange{batchIdx, head, row, add(colBase, dt * 8)},
+          false, llvm::MaybeAlign(2 * outBytes));
+    }
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Planning and the function
+//===----------------------------------------------------------------------===//
+
+FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
+                              int64_t stages) {
+  auto qType = op.getQuery().getType(), kType = op.getKey().getType(),
+       vType = op.getValue().getType(), oType = op.getInit().getType();
+  if (!qType.hasStaticShape() || !kType.hasStaticShape() ||
+      !vType.hasStaticShape() || !oType.hasStaticShape())
+    return op.emitOpError("needs static shapes on the GPU target");
+  if (op.getMask())
+    return op.emitOpError("with a mask has no GPU lowering yet (the "
+                          "attention kernel supports causal and "
+                          "non-causal attention only)");
+  if (op.getKvLengths() || op.getQLengths())
+    return op.emitOpError("with kv_lengths or q_lengths has no GPU lowering "
+                          "yet (the attention kernel takes fixed sequence "
+                          "lengths only)");
+  if (op.getWindow())
+    return op.emitOpError("with a sliding window has no GPU lowering yet");
+  AttentionPlan k;
+  k.batch = qType.getDimSize(0);
+  k.hq = qType.getDimSize(1);
+  k.hkv = kType.getDimSize(1);
+  k.sq = qType.getDimSize(2);
+  k.d = qType.getDimSize(3);
+  k.skv = kType.getDimSize(2);
+  k.dv = vType.getDimSize(3);
+  k.inType = qType.getElementType();
+  k.outType = oType.getElementType();
+  k.causal = op.getCausal();
+  k.offset = k.skv - k.sq;
+  if (Value diag = op.getDiagonal()) {
+    std::optional<int64_t> c = getConstantIntValue(diag);
+    if (!c)
+      return op.emitOpError("needs a constant diagonal on the GPU target "
+                            "(the band is compiled into the kernel)");
+    k.offset = *c;
+  }
+  // The verifier keeps the scale finite; D is static here.
+  k.scale = *op.getEffectiveScale();
+  k.stages = stages ? stages : 2;
+
+  std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
+  std::string why;
+  std::optional<GpuMmaInstr> instr =
+      mmaType ? target.findMma(*mmaType, why) : std::nullopt;
+  if (!instr || (*mmaType != GpuMmaType::F16 && *mmaType != GpuMmaType::BF16))
+    return op.emitOpError("of ")
+           << k.inType
+           << " inputs has no GPU lowering: the attention kernel takes f16 "
+              "or bf16 Q, K and V (mma.sync m16n8k16)";
+  k.mma = *instr;
+  for (auto [name, v] : {std::pair<StringRef, int64_t>{"D", k.d}, {"Dv", k.dv}})
+    if (v < 16 || v > 128 || v % 16 != 0)
+      return op.emitOpError("head dimension ")
+             << name << " = " << v
+             << " has no GPU lowering: the attention kernel needs a multiple "
+                "of 16 (mma.sync k16, ldmatrix x4) up to 128 (the O "
+                "accumulators and Q fragments live in registers)";
+  if (k.stages < 2)
+    return op.emitOpError("needs at least 2 stages (one key block copied "
+                          "while the warps work on another), got ")
+           << k.stages;
+  if (k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+    return op.emitOpError("needs ")
+           << k.sharedBytes() << " bytes of shared memory (Q [64][" << k.d
+           << " + 8] and " << k.stages << " stages of K [64][" << k.d
+           << " + 8] and V [64][" << k.dv << " + 8]); " << target.getChip()
+           << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
+  std::array<int64_t, 3> grid = k.grid(), maxGrid = target.getMaxGridSize();
+  for (int i = 0; i < 3; ++i)
+    if (grid[i] > maxGrid[i])
+      return op.emitOpError("needs a grid of ")
+             << grid[0] << " x " << grid[1] << " x " << grid[2] << " blocks; "
+             << target.getChip() << " allows at most " << maxGrid[0] << " x "
+             << maxGrid[1] << " x " << maxGrid[2];
+  return k;
+}
+
+void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
+                const AttentionPlan &k,
+                const DenseMap<Value, std::string> &bufferOf,
+                const GpuTargetInfo &target) {
+  MLIRContext *ctx = b.getContext();
+  Location loc = op.getLoc();
+  SmallVector<Type> params;
+  SmallVector<Attribute> args, access;
+  auto addParam = [&](Value v, StringRef how) {
+    params.push_back(MemRefType::get(cast<ShapedType>(v.getType()).getShape(),
+                                     getElementTypeOrSelf(v.getType())));
+    args.push_back(StringAttr::get(ctx, bufferOf.lookup(v)));
+    access.push_back(StringAttr::get(ctx, how));
+  };
+  // Without keys nothing is read (a bare pointer cannot stand for an empty
+  // memref): the kernel only writes zeros.
+  if (k.skv > 0) {
+    addParam(op.getQuery(), "in");
+    addParam(op.getKey(), "in");
+    addParam(op.getValue(), "in");
+  }
+  addParam(op.getResult(), "out");
+
+  auto func =
+      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
+  int64_t threads = kWarps * target.getWarpSize();
+  std::array<int64_t, 3> grid = k.grid();
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(
+      {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
+  SmallVector<NamedAttribute> launch = {
+      b.getNamedAttr("grid", b.getDenseI64ArrayAttr(grid)),
+      b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
+      b.getNamedAttr("dynamic_shared_memory",
+                     b.getI64IntegerAttr(k.skv > 0 ? k.sharedBytes() : 0)),
+      b.getNamedAttr("chip", b.getStringAttr(target.getChip())),
+      b.getNamedAttr("args", b.getArrayAttr(args)),
+      b.getNamedAttr("access", b.getArrayAttr(access)),
+      b.getNamedAttr("kind", b.getStringAttr("attention")),
+      b.getNamedAttr("tile", b.getDenseI64ArrayAttr({kBlockM, kBlockN})),
+      b.getNamedAttr("stages", b.getI64IntegerAttr(k.stages)),
+      b.getNamedAttr("scale", b.getF64FloatAttr(k.scale))};
+  if (k.causal)
+    launch.push_back(
+        b.getNamedAttr("causal_offset", b.getI64IntegerAttr(k.offset)));
+  func->setAttr("accel.launch", b.getDictionaryAttr(launch));
+
+  Block *entry = &func.getBody().front();
+  OpBuilder body = OpBuilder::atBlockEnd(entry);
+  AttentionBuilder builder(body, loc, k, target, entry);
+  if (k.skv > 0)
+    builder.emit(entry->getArgument(0), entry->getArgument(1),
+                 entry->getArgument(2), entry->getArgument(3));
+  else
+    builder.emit(Value(), Value(), Value(), entry->getArgument(0));
+}
+
+} // namespace
+
+bool mlir::accel::hasGpuAttention(func::FuncOp func) {
+  return !func.getBody().empty() &&
+         llvm::any_of(func.getBody().front(),
+                      [](Operation &op) { return isa<AttentionOp>(op); });
+}
+
+LogicalResult mlir::accel::convertGpuAttentionFunction(
+    func::FuncOp func, const GpuTargetInfo &target, int64_t stages) {
+  SmallVector<AttentionOp> ops;
+  for (Operation &op : func.getBody().front()) {
+    if (auto att = dyn_cast<AttentionOp>(op))
+      ops.push_back(att);
+    else if (isa<MatmulOp>(op))
+      return op.emitOpError("is in a function with an accel.attention: "
+                            "convert-accel-to-gpu compiles functions of "
+                            "accel.matmul ops or of accel.attention ops, "
+                            "not both (split the function)");
+    else if (!isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
+      return op.emitOpError("has no GPU lowering (convert-accel-to-gpu "
+                            "compiles functions of accel.attention ops)");
+  }
+
+  DenseMap<Value, std::string> bufferOf;
+  for (BlockArgument a : func.getArguments())
+    bufferOf[a] = ("arg" + Twine(a.getArgNumber())).str();
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (!v.getDefiningOp<AttentionOp>())
+      return ret.emitOpError("result #")
+             << i
+             << " is not computed by an accel.attention; the GPU kernels "
+                "only return what they compute";
+    if (bufferOf.count(v))
+      return ret.emitOpError("returns the value of result #")
+             << i << " twice; each result is its own buffer";
+    bufferOf[v] = ("result" + Twine(i)).str();
+  }
+  unsigned tmp = 0;
+  for (AttentionOp op : ops)
+    if (!bufferOf.count(op.getResult()))
+      bufferOf[op.getResult()] = ("tmp" + Twine(tmp++)).str();
+
+  // Check everything before building anything.
+  SmallVector<AttentionPlan> plans;
+  for (AttentionOp op : ops) {
+    FailureOr<AttentionPlan> k = plan(op, target, stages);
+    if (failed(k))
+      return failure();
+    if (k->skv > 0)
+      for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
+        if (!bufferOf.count(v))
+          return op.emitOpError("reads a value that is not a kernel buffer "
+                                "(a function argument or an "
+                                "accel.attention result)");
+    plans.push_back(*k);
+  }
+
+  std::string moduleName = (func.getSymName() + "_kernels").str();
+  auto parent = func->getParentOfType<ModuleOp>();
+  if (parent.lookupSymbol(moduleName))
+    return func.emitOpError("cannot place its kernels: the symbol @")
+           << moduleName << " already exists";
+  OpBuilder b(func);
+  auto gpuModule = gpu::GPUModuleOp::create(b, func.getLoc(), moduleName);
+  b.setInsertionPointToStart(gpuModule.getBody());
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    const AttentionPlan &k = plans[i];
+    if (k.batch == 0 || k.hq == 0 || k.sq == 0)
+      continue; // an empty O: nothing to launch
+    emitKernel(b, op, (func.getSymName() + "_" + Twine(i)).str(), k, bufferOf,
+               target);
+  }
+  func.erase();
+  return success();
+}

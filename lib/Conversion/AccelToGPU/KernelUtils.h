@@ -1,0 +1,108 @@
+//===- KernelUtils.h - index arithmetic for GPU kernel builders -*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The index arithmetic the kernels of convert-accel-to-gpu are written in:
+// constants hoisted to the kernel's entry block (so every nested region sees
+// them) and folded as the kernel is built, so the emitted IR reads like the
+// algorithm. All of it is `index`, which the NVVM lowering makes 64-bit, so
+// no global offset can wrap.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELUTILS_H
+#define ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELUTILS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::accel {
+
+/// Folding index arithmetic on an OpBuilder; null Values stand for "true"
+/// in the boolean helpers.
+class GpuIndexBuilder {
+public:
+  GpuIndexBuilder(OpBuilder &b, Location loc, Block *entry)
+      : b(b), loc(loc), entry(entry) {}
+
+  Value cst(int64_t v) {
+    auto it = constants.find(v);
+    if (it != constants.end())
+      return it->second;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    return constants[v] = arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value add(Value x, Value y) {
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (cx && cy)
+      return cst(*cx + *cy);
+    if (cx == 0)
+      return y;
+    if (cy == 0)
+      return x;
+    return arith::AddIOp::create(b, loc, x, y);
+  }
+  Value add(Value x, int64_t y) { return add(x, cst(y)); }
+  Value mul(Value x, int64_t y) {
+    if (std::optional<int64_t> cx = getConstantIntValue(x))
+      return cst(*cx * y);
+    return y == 1 ? x : arith::MulIOp::create(b, loc, x, cst(y)).getResult();
+  }
+  /// Unsigned division and remainder: for values known to be >= 0.
+  Value div(Value x, int64_t y) {
+    if (std::optional<int64_t> cx = getConstantIntValue(x); cx && *cx >= 0)
+      return cst(*cx / y);
+    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, cst(y)).getResult();
+  }
+  Value rem(Value x, int64_t y) {
+    if (std::optional<int64_t> cx = getConstantIntValue(x); cx && *cx >= 0)
+      return cst(*cx % y);
+    return arith::RemUIOp::create(b, loc, x, cst(y));
+  }
+  /// Signed min and max (band arithmetic may go below 0).
+  Value minS(Value x, Value y) {
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (cx && cy)
+      return cst(std::min(*cx, *cy));
+    return arith::MinSIOp::create(b, loc, x, y);
+  }
+  Value maxS(Value x, Value y) {
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (cx && cy)
+      return cst(std::max(*cx, *cy));
+    return arith::MaxSIOp::create(b, loc, x, y);
+  }
+  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, pred, x, y);
+  }
+  Value ult(Value x, int64_t y) {
+    return cmp(arith::CmpIPredicate::ult, x, cst(y));
+  }
+  /// x && y where a null value is true.
+  Value both(Value x, Value y) {
+    if (!x)
+      return y;
+    if (!y)
+      return x;
+    return arith::AndIOp::create(b, loc, x, y);
+  }
+
+protected:
+  OpBuilder &b;
+  Location loc;
+  Block *entry;
+  llvm::DenseMap<int64_t, Value> constants;
+};
+
+} // namespace mlir::accel
+
+#endif // ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELUTILS_H
