@@ -21,12 +21,14 @@ def size(rng):
     return rng.choice([1, rng.randint(2, 20), rng.randint(20, 130), rng.randint(130, 300)])
 
 
-def case(rng, index):
+def case(rng, index, systolic=False):
     m, n, k = size(rng), size(rng), size(rng)
     batch = tuple(rng.randint(1, 3) for _ in range(rng.choice([0, 0, 0, 1])))
     a, c = rng.choice([("f32", "f32"), ("f16", "f32"), ("bf16", "f32"),
                        ("bf16", "f32"), ("i8", "i32"), ("i8", "i32"),
                        ("f8E4M3FN", "f32")])
+    if systolic and a in ("f16", "f8E4M3FN"):
+        a = "bf16"  # the array takes i8, bf16 and f32
     tb = rng.random() < 0.25
     acc = rng.random() < 0.25
     ta = ty(batch + (m, k), a)
@@ -45,9 +47,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=30)
+    parser.add_argument("--systolic", action="store_true",
+                        help="only the systolic array's types: bf16 for f16 "
+                        "and f8 (the same draws, mapped)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    print("\n".join(case(rng, i) for i in range(args.count)))
+    print("\n".join(case(rng, i, args.systolic) for i in range(args.count)))
 
 
 if __name__ == "__main__":
