@@ -59,6 +59,16 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# x86-64 hosts without AMX: accel-compile --target=cpu tests compile for
+# amx-tile there to see the library refuse a CPU that lacks a feature.
+try:
+    with open("/proc/cpuinfo") as _f:
+        _flags = _f.read()
+    if " avx512f" in _flags and " amx_tile" not in _flags:
+        config.available_features.add("cpu-avx512-no-amx")
+except OSError:
+    pass
+
 # A Python with numpy, for test helpers that emulate kernels
 # (`// REQUIRES: numpy`, run them with `%numpy_python`); lit's own
 # interpreter may lack it.

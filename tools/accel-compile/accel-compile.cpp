@@ -8,7 +8,8 @@
 // Compiles the functions of a .mlir file for a target and writes, per
 // kernel, the artifact and a JSON metadata file into a folder:
 //
-//   accel-compile in.mlir --target=systolic [--options="rows=32 cols=32"] -o DIR
+//   accel-compile in.mlir --target=systolic [--options="rows=32 cols=32"] -o
+//   DIR
 //       DIR/<program>.bin   the binary of docs/systolic-binary.md
 //       DIR/<program>.json  machine, buffers, predicted cycles
 //   accel-compile in.mlir --target=nvptx --chip=sm_80 -o DIR
@@ -16,6 +17,10 @@
 //       DIR/<kernel>.cubin  ptxas's cubin, when ptxas is found (--ptxas,
 //                           PATH, /usr/local/cuda/bin)
 //       DIR/<kernel>.json   launch metadata (docs/gpu-runtime.md)
+//   accel-compile in.mlir --target=cpu [--features=avx512f,...|host] -o DIR
+//       DIR/<module>.o, DIR/lib<module>.so  x86-64 object and library
+//       DIR/<module>.h      the C entry points (docs/aot.md)
+//       DIR/<module>.json   features, versions, kernel signatures
 //
 // Every file is written to a staging folder inside DIR and renamed into
 // place only when the whole compilation succeeded, so a failure leaves
@@ -25,20 +30,27 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuAbi.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Runtime/KernelMetadata.h"
 #include "accel/Systolic/Binary.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -47,8 +59,12 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -61,7 +77,7 @@ cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input.mlir>"),
 cl::opt<std::string> outputDir("o", cl::desc("Output folder (created)"),
                                cl::value_desc("dir"), cl::Required,
                                cl::cat(category));
-cl::opt<std::string> target("target", cl::desc("systolic or nvptx"),
+cl::opt<std::string> target("target", cl::desc("systolic, nvptx or cpu"),
                             cl::Required, cl::cat(category));
 cl::opt<std::string> chip("chip",
                           cl::desc("GPU chip for --target=nvptx: sm_80, "
@@ -76,6 +92,20 @@ cl::opt<std::string> ptxasPath("ptxas",
                                cl::desc("ptxas to use (default: PATH, then "
                                         "/usr/local/cuda/bin/ptxas)"),
                                cl::cat(category));
+cl::opt<std::string> cpuFeatures(
+    "features",
+    cl::desc("cpu: x86-64 features the code may use, comma separated "
+             "(avx2,fma,avx512f,avx512bf16,...), or host; the library "
+             "refuses to run on a CPU without them"),
+    cl::cat(category));
+cl::opt<std::string> clangPath("clang",
+                               cl::desc("cpu: the C compiler for the wrapper "
+                                        "(default: clang-22, clang)"),
+                               cl::cat(category));
+cl::opt<std::string> lldPath("ld-lld",
+                             cl::desc("cpu: the linker (default: ld.lld on "
+                                      "PATH or in /usr/lib/llvm-22/bin)"),
+                             cl::cat(category));
 cl::opt<std::string>
     pipelineOptions("options",
                     cl::desc("Options of the target's pipeline, e.g. "
@@ -122,9 +152,9 @@ public:
   }
 
   llvm::Error add(llvm::StringRef name, llvm::ArrayRef<uint8_t> bytes) {
-    return add(name, llvm::StringRef(reinterpret_cast<const char *>(
-                                         bytes.data()),
-                                     bytes.size()));
+    return add(name,
+               llvm::StringRef(reinterpret_cast<const char *>(bytes.data()),
+                               bytes.size()));
   }
   llvm::Error add(llvm::StringRef name, llvm::StringRef text) {
     if (!isSafeName(name))
@@ -152,6 +182,11 @@ public:
     return path.str().str();
   }
   void adopt(llvm::StringRef name) { names.push_back(name.str()); }
+  /// A scratch file in the staging folder, removed whatever happens.
+  std::string temporary(llvm::StringRef name) {
+    temps.push_back(pathOf(name));
+    return temps.back();
+  }
 
   /// Moves every file into the output folder.
   llvm::Error commit() {
@@ -169,6 +204,8 @@ public:
   ~Staging() {
     if (stagingDir.empty())
       return;
+    for (const std::string &path : temps)
+      llvm::sys::fs::remove(path);
     if (!committed)
       for (const std::string &name : names)
         llvm::sys::fs::remove(pathOf(name));
@@ -180,23 +217,22 @@ public:
 
 private:
   std::string finalDir, stagingDir;
-  std::vector<std::string> names;
+  std::vector<std::string> names, temps;
   bool committed = false, createdDir = false;
 };
 
 llvm::json::Value configJson(const sysarray::MachineConfig &c) {
-  return llvm::json::Object{
-      {"rows", c.rows},
-      {"cols", c.cols},
-      {"input", sysarray::elemTypeName(c.inputType)},
-      {"accumulator", sysarray::elemTypeName(c.accType)},
-      {"spad_rows", c.spadRows},
-      {"spad_banks", c.spadBanks},
-      {"acc_rows", c.accRows},
-      {"acc_banks", c.accBanks},
-      {"dram_bytes_per_cycle", c.dramBytesPerCycle},
-      {"dram_latency", c.dramLatency},
-      {"vector_lanes", c.vectorLanes}};
+  return llvm::json::Object{{"rows", c.rows},
+                            {"cols", c.cols},
+                            {"input", sysarray::elemTypeName(c.inputType)},
+                            {"accumulator", sysarray::elemTypeName(c.accType)},
+                            {"spad_rows", c.spadRows},
+                            {"spad_banks", c.spadBanks},
+                            {"acc_rows", c.accRows},
+                            {"acc_banks", c.accBanks},
+                            {"dram_bytes_per_cycle", c.dramBytesPerCycle},
+                            {"dram_latency", c.dramLatency},
+                            {"vector_lanes", c.vectorLanes}};
 }
 
 llvm::Error compileSystolic(ModuleOp module, Staging &staging) {
@@ -256,7 +292,6 @@ llvm::Error compileSystolic(ModuleOp module, Staging &staging) {
     return error("'" + inputFilename + "' has no function to compile");
   return llvm::Error::success();
 }
-
 
 /// The PTX of every gpu.binary, with the launch metadata of its kernels.
 llvm::Error compileNvptx(ModuleOp module, Staging &staging) {
@@ -323,8 +358,8 @@ llvm::Error compileNvptx(ModuleOp module, Staging &staging) {
       llvm::sys::fs::remove(log);
       if (rc != 0) {
         llvm::sys::fs::remove(out);
-        return error("ptxas failed on the PTX of @" + name.str() + " for " + chip +
-                     (message.empty() ? "" : ": " + message) + "\n" +
+        return error("ptxas failed on the PTX of @" + name.str() + " for " +
+                     chip + (message.empty() ? "" : ": " + message) + "\n" +
                      logText);
       }
       staging.adopt(cubinName);
@@ -365,6 +400,308 @@ llvm::Error compileNvptx(ModuleOp module, Staging &staging) {
   return llvm::Error::success();
 }
 
+//===----------------------------------------------------------------------===//
+// --target=cpu: an x86-64 object and shared library per module, with a C
+// header and JSON metadata (docs/aot.md).
+//===----------------------------------------------------------------------===//
+
+bool isCIdentifier(llvm::StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// `program` from --clang/--ld-lld, else PATH, else LLVM 22's bin folder.
+llvm::Expected<std::string> findTool(llvm::StringRef given,
+                                     llvm::ArrayRef<llvm::StringRef> names,
+                                     llvm::StringRef option) {
+  std::string path;
+  if (!given.empty()) {
+    path = given.str();
+  } else {
+    for (llvm::StringRef name : names) {
+      if (auto found = llvm::sys::findProgramByName(name)) {
+        path = *found;
+        break;
+      }
+      std::string llvmBin = ("/usr/lib/llvm-22/bin/" + name).str();
+      if (llvm::sys::fs::can_execute(llvmBin)) {
+        path = llvmBin;
+        break;
+      }
+    }
+    if (path.empty())
+      return error("--target=cpu needs " + names.front() +
+                   ", which is not on PATH nor in /usr/lib/llvm-22/bin "
+                   "(give it with --" +
+                   option + "=PATH)");
+  }
+  if (!llvm::sys::fs::can_execute(path))
+    return error(names.front() + " '" + path + "' is not an executable");
+  return path;
+}
+
+/// Runs a tool; its output goes into the error when it fails.
+llvm::Error runTool(Staging &staging, llvm::StringRef what,
+                    llvm::ArrayRef<llvm::StringRef> args) {
+  std::string log = staging.temporary("tool.log");
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+  std::string message;
+  int rc =
+      llvm::sys::ExecuteAndWait(args.front(), args, std::nullopt, redirects,
+                                /*SecondsToWait=*/300, 0, &message);
+  if (rc == 0)
+    return llvm::Error::success();
+  auto text = llvm::MemoryBuffer::getFile(log);
+  return error(what + " failed" + (message.empty() ? "" : ": " + message) +
+               "\n" + (text ? (*text)->getBuffer().rtrim().str() : ""));
+}
+
+/// The C ABI's view of one argument or result type.
+llvm::Expected<accel::cpuabi::Buffer>
+abiBuffer(Type type, llvm::StringRef function, llvm::StringRef what) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  auto memref = dyn_cast<MemRefType>(type);
+  bool ok = shaped && shaped.hasRank() &&
+            (isa<RankedTensorType>(type) ||
+             (memref && memref.getLayout().isIdentity())) &&
+            shaped.getRank() <= accel::cpuabi::kMaxRank &&
+            (shaped.getElementType().isIntOrFloat()) &&
+            shaped.getElementType().getIntOrFloatBitWidth() % 8 == 0;
+  if (!ok) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return error("@" + function + ": " + what + " has type " + text +
+                 ", which the C ABI cannot pass (ranked tensors or "
+                 "identity-layout memrefs of rank <= 8, of whole-byte "
+                 "integers or floats)");
+  }
+  accel::cpuabi::Buffer b;
+  llvm::raw_string_ostream(b.dtype) << shaped.getElementType();
+  b.elemBytes = shaped.getElementType().getIntOrFloatBitWidth() / 8;
+  for (int64_t d : shaped.getShape())
+    b.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return b;
+}
+
+/// Functions the lowered code may call: C library and libm (the code
+/// generator turns math intrinsics into libm calls). Anything else, such as
+/// libmlir_c_runner_utils' memrefCopy, would be missing when the library
+/// is loaded.
+bool isLibcCall(llvm::StringRef name) {
+  static const llvm::StringRef allowed[] = {
+      "malloc", "free",    "aligned_alloc", "calloc", "realloc",
+      "memcpy", "memmove", "memset",        "abort"};
+  return llvm::is_contained(allowed, name);
+}
+
+llvm::Error compileCpu(ModuleOp module, Staging &staging) {
+  namespace abi = accel::cpuabi;
+  MLIRContext *ctx = module.getContext();
+  abi::Artifact artifact;
+  artifact.triple = "x86_64-unknown-linux-gnu";
+  // 1. The CPU and the features the code may use (and the wrapper checks).
+  std::string llvmFeatures;
+  artifact.cpu = "x86-64";
+  if (cpuFeatures == "host") {
+    artifact.cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &f : llvm::sys::getHostCPUFeatures()) {
+      llvmFeatures += (llvmFeatures.empty() ? "" : ",") +
+                      std::string(f.second ? "+" : "-") + f.first().str();
+    }
+    for (const abi::Feature &f : abi::knownFeatures())
+      if (llvm::sys::getHostCPUFeatures().lookup(f.name))
+        artifact.features.push_back(f.name);
+  } else if (!cpuFeatures.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(cpuFeatures).split(parts, ',');
+    for (llvm::StringRef part : parts) {
+      if (!abi::lookupFeature(part)) {
+        std::string known;
+        for (const abi::Feature &f : abi::knownFeatures())
+          known += (known.empty() ? "" : ", ") + std::string(f.name);
+        return error("unknown CPU feature '" + part +
+                     "' in --features (known: " + known + "; or host)");
+      }
+      if (!llvm::is_contained(artifact.features, part.str())) {
+        artifact.features.push_back(part.str());
+        llvmFeatures += (llvmFeatures.empty() ? "+" : ",+") + part.str();
+      }
+    }
+  }
+  // 2. The module's name and the public functions' C signatures.
+  if (auto name = module.getSymName()) {
+    artifact.module = name->str();
+  } else {
+    for (char c : llvm::sys::path::stem(inputFilename))
+      artifact.module += llvm::isAlnum(c) ? c : '_';
+    if (!artifact.module.empty() && llvm::isDigit(artifact.module.front()))
+      artifact.module = "m" + artifact.module;
+  }
+  if (!isCIdentifier(artifact.module))
+    return error("the module name '" + artifact.module +
+                 "' is not a C identifier");
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    abi::Kernel kernel;
+    kernel.name = func.getSymName().str();
+    if (!isCIdentifier(kernel.name))
+      return error("the function name '" + kernel.name +
+                   "' is not a C identifier");
+    FunctionType type = func.getFunctionType();
+    llvm::raw_string_ostream(kernel.signature) << type;
+    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+      auto b = abiBuffer(t, kernel.name, "argument " + std::to_string(i));
+      if (!b)
+        return b.takeError();
+      kernel.args.push_back(std::move(*b));
+    }
+    for (auto [i, t] : llvm::enumerate(type.getResults())) {
+      auto b = abiBuffer(t, kernel.name, "result " + std::to_string(i));
+      if (!b)
+        return b.takeError();
+      kernel.results.push_back(std::move(*b));
+    }
+    // Makes the lowering emit `_mlir_ciface_<name>`, which takes memref
+    // descriptors by pointer: the wrapper's stable target.
+    func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+    artifact.kernels.push_back(std::move(kernel));
+  }
+  if (artifact.kernels.empty())
+    return error("'" + inputFilename + "' has no function to compile");
+  llvm::Expected<std::string> clang =
+      findTool(clangPath, {"clang-22", "clang"}, "clang");
+  if (!clang)
+    return clang.takeError();
+  llvm::Expected<std::string> lld = findTool(lldPath, {"ld.lld"}, "ld-lld");
+  if (!lld)
+    return lld.takeError();
+
+  // 3. accel ops -> LLVM dialect, sequential code (no OpenMP runtime).
+  accel::AccelCpuPipelineOptions options;
+  if (failed(options.parseFromString(pipelineOptions)))
+    return error("bad --options '" + pipelineOptions +
+                 "' for accel-cpu-pipeline");
+  options.threads = 1;
+  // Never empty: an empty list would let the pipeline take features from
+  // the module's accel.target that the target machine does not have.
+  options.cpuFeatures = artifact.features.empty()
+                            ? artifact.cpu
+                            : llvm::join(artifact.features, ",");
+  {
+    PassManager pm(ctx);
+    accel::buildAccelCpuPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return error("cannot compile '" + inputFilename + "' for the CPU");
+  }
+
+  // 4. LLVM IR, optimized and compiled for the target machine.
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(artifact.triple);
+  std::string message;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, message);
+  if (!llvmTarget)
+    return error("--target=cpu needs LLVM's X86 back end: " + message);
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, artifact.cpu, llvmFeatures, llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, artifact.module);
+  if (!llvmModule)
+    return error("cannot translate '" + inputFilename + "' to LLVM IR");
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  for (llvm::Function &f : *llvmModule)
+    if (f.isDeclaration() && !f.isIntrinsic() && !isLibcCall(f.getName()))
+      return error("the lowered code calls '" + f.getName() +
+                   "', which is not in the C library; the shared library "
+                   "could not be loaded without it");
+  if (llvm::Error e = makeOptimizingTransformer(/*optLevel=*/3,
+                                                /*sizeLevel=*/0, machine.get())(
+          llvmModule.get()))
+    return e;
+  llvm::SmallString<0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return error("LLVM cannot emit an object file for " + artifact.cpu);
+    codegen.run(*llvmModule);
+  }
+
+  // 5. The header, the C wrapper (baseline x86-64: its CPU check must run
+  //    anywhere), one relocatable object with both, the shared library.
+  std::string m = artifact.module;
+  if (llvm::Error e = staging.add(m + ".h", abi::headerText(artifact)))
+    return e;
+  std::string kernelObject = staging.temporary("kernels.o");
+  std::string wrapperSource = staging.temporary("wrapper.c");
+  std::string wrapperObject = staging.temporary("wrapper.o");
+  std::string versionScript = staging.temporary("exports.map");
+  for (auto [path, text] :
+       {std::pair<std::string, std::string>{kernelObject, object.str().str()},
+        {wrapperSource, abi::wrapperText(artifact)},
+        // Only the C ABI is exported: the kernels' own symbols (`f`,
+        // `_mlir_ciface_f`) stay inside the library.
+        {versionScript, "{ global: accel_*; local: *; };\n"}}) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return error("cannot write '" + path + "': " + ec.message());
+    os << text;
+  }
+  std::string include = "-I" + llvm::sys::path::parent_path(kernelObject).str();
+  if (llvm::Error e = runTool(
+          staging, "compiling the C wrapper of '" + m + "' with " + *clang,
+          {*clang, "--target=x86_64-unknown-linux-gnu", "-march=x86-64", "-O2",
+           "-fPIC", "-std=c11", include, "-c", wrapperSource, "-o",
+           wrapperObject}))
+    return e;
+  std::string objectName = m + ".o", libraryName = "lib" + m + ".so";
+  std::string objectPath = staging.pathOf(objectName);
+  std::string libraryPath = staging.pathOf(libraryName);
+  if (llvm::Error e =
+          runTool(staging, "linking '" + objectName + "' with " + *lld,
+                  {*lld, "-r", kernelObject, wrapperObject, "-o", objectPath}))
+    return e;
+  staging.adopt(objectName);
+  // libc and libm as DT_NEEDED when they are where Debian and most
+  // distributions keep them; otherwise their symbols stay undefined and
+  // come from the program that loads the library.
+  llvm::SmallVector<std::string> libs;
+  for (llvm::StringRef dir :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+        "/usr/lib64"}) {
+    std::string libm = (dir + "/libm.so.6").str(),
+                libc = (dir + "/libc.so.6").str();
+    if (llvm::sys::fs::exists(libm) && llvm::sys::fs::exists(libc)) {
+      libs = {libm, libc};
+      break;
+    }
+  }
+  std::string soname = "-soname=" + libraryName;
+  std::string exports = "--version-script=" + versionScript;
+  llvm::SmallVector<llvm::StringRef> link = {
+      *lld,          "-shared", soname,      exports,    "-z",
+      "noexecstack", "-o",      libraryPath, objectPath, "--as-needed"};
+  for (const std::string &lib : libs)
+    link.push_back(lib);
+  if (llvm::Error e =
+          runTool(staging, "linking '" + libraryName + "' with " + *lld, link))
+    return e;
+  staging.adopt(libraryName);
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::formatv("{0:2}", abi::metadata(artifact)) << "\n";
+  return staging.add(m + ".json", json);
+}
+
 llvm::Error run(MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -373,12 +710,14 @@ llvm::Error run(MLIRContext &context) {
   if (!module)
     return error("cannot parse '" + inputFilename + "'");
   Staging staging;
-  if (target != "systolic" && target != "nvptx")
-    return error("--target must be systolic or nvptx, got '" + target + "'");
+  if (target != "systolic" && target != "nvptx" && target != "cpu")
+    return error("--target must be systolic, nvptx or cpu, got '" + target +
+                 "'");
   if (llvm::Error e = staging.open(outputDir))
     return e;
   if (llvm::Error e = target == "systolic" ? compileSystolic(*module, staging)
-                                           : compileNvptx(*module, staging))
+                      : target == "nvptx"  ? compileNvptx(*module, staging)
+                                           : compileCpu(*module, staging))
     return e;
   return staging.commit();
 }

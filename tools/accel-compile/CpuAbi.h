@@ -1,0 +1,75 @@
+//===- CpuAbi.h - C ABI of ahead-of-time compiled CPU kernels ---*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The text accel-compile --target=cpu generates around the lowered kernels:
+// the C header, the C wrapper (shape, layout and CPU-feature checks, then
+// the call of `_mlir_ciface_<f>`) and the JSON metadata. docs/aot.md is the
+// specification; this file and that document change together.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_TOOLS_ACCEL_COMPILE_CPUABI_H
+#define ACCEL_TOOLS_ACCEL_COMPILE_CPUABI_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::accel::cpuabi {
+
+/// Bumped whenever the header's declarations, accel_tensor or the status
+/// codes change meaning; a header and a library must agree on it.
+constexpr int kAbiVersion = 1;
+/// Version of the JSON metadata layout.
+constexpr int kFormatVersion = 1;
+/// accel_tensor holds at most this many dimensions.
+constexpr int64_t kMaxRank = 8;
+
+/// An x86-64 feature the wrapper can test before running the kernels:
+/// CPUID(leaf, subleaf) register `reg` (0 eax, 1 ebx, 2 ecx, 3 edx) bit
+/// `bit`, and the XCR0 bits the OS must have enabled for its registers.
+struct Feature {
+  const char *name; // LLVM's name, as given to --features
+  unsigned leaf, subleaf, reg, bit;
+  uint64_t xcr0;
+};
+llvm::ArrayRef<Feature> knownFeatures();
+const Feature *lookupFeature(llvm::StringRef name);
+
+/// One argument or result buffer: dims < 0 are dynamic.
+struct Buffer {
+  std::string dtype;
+  unsigned elemBytes = 0;
+  std::vector<int64_t> shape;
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<Buffer> args, results;
+  std::string signature; // the function type as MLIR prints it
+};
+
+struct Artifact {
+  std::string module, triple, cpu;
+  std::vector<std::string> features;
+  std::vector<Kernel> kernels;
+};
+
+/// The identity string `accel_<module>_info()` returns (a JSON object).
+std::string infoString(const Artifact &a);
+std::string headerText(const Artifact &a);
+std::string wrapperText(const Artifact &a);
+llvm::json::Value metadata(const Artifact &a);
+/// A stable hash of a kernel's signature (xxh3 of its text).
+uint64_t signatureHash(const Kernel &k);
+
+} // namespace mlir::accel::cpuabi
+
+#endif // ACCEL_TOOLS_ACCEL_COMPILE_CPUABI_H
