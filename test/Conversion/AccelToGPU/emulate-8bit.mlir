@@ -4,7 +4,8 @@
 // all of i8 and an accumulated C near the ends of i32, so the sums wrap),
 // f8 codes decoded exactly with f32 sums, within the matmul gate. B is
 // [N, K] (transpose_b), the layout of the 8-bit kernels. Remainders along
-// M, N (odd N) and K, 4-, 8- and 16-byte copies, batches, K = 0.
+// M, N (odd N) and K, 4-, 8- and 16-byte copies, batches, K = 0. The race
+// detector is on (emulate-races.mlir).
 // RUN: accel-opt %s --convert-accel-to-gpu=chip=sm_89 --mlir-print-op-generic -o %t.default.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.default.mlir | FileCheck %s
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_89 stages=4" --mlir-print-op-generic -o %t.s4.mlir

@@ -6,7 +6,9 @@
 // attention, within docs/numerics.md's attention gate plus the rounding of
 // P to the input type; rows that keep no key must be exactly 0. No GPU is
 // involved: this checks the index arithmetic, the online softmax, the
-// register re-packing of P, the band and the remainders.
+// register re-packing of P, the band and the remainders; the emulator's
+// race detector (on by default, emulate-races.mlir) checks the barriers and
+// waits of the Q copy and the K/V ring.
 // RUN: accel-opt %s --convert-accel-to-gpu --mlir-print-op-generic -o %t.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.mlir | FileCheck %s
 // A 3-deep K/V ring.

@@ -3,7 +3,9 @@
 // threads in lockstep, cp.async landing only at the waits, ldmatrix and
 // mma.sync fragments as the PTX ISA lays them out) and compares C with
 // numpy. No GPU is involved: this checks the index arithmetic, the ring of
-// stages and the remainder handling, not the hardware.
+// stages and the remainder handling, not the hardware; the emulator's race
+// detector (on by default, emulate-races.mlir) checks the barriers and
+// waits of the ring.
 // RUN: accel-opt %s --convert-accel-to-gpu --mlir-print-op-generic -o %t.default.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.default.mlir | FileCheck %s
 // 4 stages; a tile with fewer copies per slice than threads; 1 warp; the

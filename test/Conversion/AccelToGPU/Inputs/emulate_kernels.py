@@ -3,7 +3,9 @@
 # Exceptions.
 """Executes the kernels of convert-accel-to-gpu on the CPU and checks them.
 
-usage: emulate_kernels.py KERNELS.mlir [--seed N]
+usage: emulate_kernels.py KERNELS.mlir [--seed N] [--no-race-check]
+                          [--drop-barrier N | --sink-barrier N]
+       emulate_kernels.py --self-test
 
 KERNELS.mlir is the pass's output printed in generic form
 (--mlir-print-op-generic). For every gpu.func with an `accel.launch`
@@ -27,8 +29,17 @@ What it models, from the PTX ISA:
     nvvm.mma.sync on i32 registers holding two bf16, low half first).
   - loads and stores of global memory inside scf.if run for the threads
     whose condition holds; any out-of-bounds access is an error.
-Barriers are no-ops: threads run in lockstep, so this does not find races a
-missing barrier would cause on hardware.
+Threads run in lockstep, so the values cannot show a missing barrier; a
+race detector does instead (RaceDetector, on unless --no-race-check): it
+keeps barrier epochs and, per byte of shared memory, the last write (and
+whether it is a cp.async still in flight or landed at its issuer's wait)
+and the warps that read it since, and fails a kernel on a RAW, WAR or WAW
+across warps, a read of an in-flight cp.async, cp.async data read by
+another thread (or by ldmatrix) before a barrier follows the wait, or a
+barrier that not all threads reach. Mutations that show it works:
+--drop-barrier N skips each kernel's gpu.barrier number N (textual order),
+--sink-barrier N moves it down to the next read of shared memory;
+--self-test runs the detector on hand-made access sequences.
 """
 import re
 import sys
@@ -132,6 +143,8 @@ class Op:
         self.text = text          # everything after the operand list
         self.regions = []         # [ (block_args, [ops]) ]
         self.result_types = []
+        # gpu.barrier: its number among its kernel's, in textual order.
+        self.barrier_index = None
 
     def attr(self, key):
         m = re.search(r'\b%s = ([^,}>]+(?:<[^>]*>)?)' % re.escape(key),
@@ -229,14 +242,195 @@ def parse_ops(lines, i, stop):
 
 
 class Memref:
-    def __init__(self, array, elt, space):
+    def __init__(self, array, elt, space, base=0):
         self.a = array            # float32 values (f16/bf16 exact) or ints
         self.elt = elt
         self.space = space
+        self.base = base          # byte offset in dynamic shared memory
+
+    def byte_ranges(self, idx, threads, extent):
+        """Per thread in `threads`, the bytes of `extent` elements from
+        element `idx` on: (bytes, owner index into threads), flat."""
+        eb = elt_bytes(self.elt)
+        flat = np.ravel_multi_index([ix[threads] for ix in idx],
+                                    self.a.shape, mode='clip')
+        start = self.base + flat * eb
+        n = extent * eb
+        bytes_ = (start[:, None] + np.arange(n)[None, :]).ravel()
+        owner = np.repeat(np.arange(len(threads)), n)
+        return bytes_, owner
 
 
 class Failure(Exception):
     pass
+
+
+class RaceDetector:
+    """Shared-memory race detection for one thread block.
+
+    The emulator runs the threads in lockstep, which gives the values a
+    hardware run may not: a missing gpu.barrier changes nothing here. This
+    keeps, per byte of dynamic shared memory, the last write and the warps
+    that read it since, in barrier epochs (every gpu.barrier, which all
+    threads must reach, ends one), and reports an access that no barrier
+    or cp.async wait orders against a conflicting one:
+      1. RAW: a read of a byte that another thread stored in this epoch
+         (another lane of the same warp too: with independent thread
+         scheduling that needs __syncwarp, which no op here models; and
+         ldmatrix, a collective read, counts as every lane's);
+      2. WAR: a store or cp.async to a byte that another warp read in this
+         epoch;
+      3. a read of a byte whose cp.async is still in flight (not covered by
+         the issuing thread's wait), or, after that wait, by any thread but
+         the issuer before a barrier: wait_group makes the data visible to
+         the issuing thread only, the barrier to the block. ldmatrix is a
+         collective read of the warp, so it needs the barrier even for its
+         own lanes' copies;
+      4. WAW: two warps writing a byte in one epoch with different values,
+         or a write to a byte with a cp.async in flight (their order is
+         undefined).
+    WAR and WAW are checked between warps only: within one warp ldmatrix
+    (.sync.aligned) has been reached by every lane before any lane goes on.
+    """
+    NONE, STORE, INFLIGHT, LANDED = 0, 1, 2, 3
+    KIND = {STORE: 'a store', INFLIGHT: 'a cp.async', LANDED: 'a cp.async'}
+
+    def __init__(self, nbytes, threads, where=''):
+        self.T = threads
+        self.where = where
+        self.epoch = 0
+        self.w_kind = np.zeros(nbytes, dtype=np.int8)
+        self.w_epoch = np.full(nbytes, -1, dtype=np.int64)
+        self.w_thread = np.full(nbytes, -1, dtype=np.int64)
+        self.w_id = np.full(nbytes, -1, dtype=np.int64)
+        self.w_value = np.full(nbytes, np.nan)
+        self.land_epoch = np.full(nbytes, -1, dtype=np.int64)
+        self.r_epoch = np.full(nbytes, -1, dtype=np.int64)
+        self.r_warps = np.zeros(nbytes, dtype=np.int64)
+        self.copies = {}          # copy id -> its bytes
+        self.next_id = 0
+
+    def race(self, rule, text):
+        raise Failure('shared-memory race (%s)%s: %s' % (rule, self.where,
+                                                         text))
+
+    def writer(self, b):
+        t = int(self.w_thread[b])
+        return 'thread %d (warp %d)' % (t, t // 32)
+
+    def barrier(self, mask):
+        if not mask.all():
+            raise Failure('gpu.barrier%s reached by %d of %d threads '
+                          '(divergent barrier)' % (self.where, mask.sum(),
+                                                   self.T))
+        self.epoch += 1
+
+    def read(self, bytes_, threads, what):
+        """`threads`: the reading thread of each byte, or -(warp + 1) for a
+        collective read of a warp (ldmatrix)."""
+        collective = threads < 0
+        warps = np.where(collective, -threads - 1, threads // 32)
+        kind = self.w_kind[bytes_]
+        e = self.epoch
+        bad = kind == self.INFLIGHT
+        if bad.any():
+            i = int(np.argmax(bad))
+            b = bytes_[i]
+            self.race('read of an in-flight cp.async', '%s by %s reads byte '
+                      '%d, whose cp.async by %s is not covered by a wait yet'
+                      % (what, self.reader(threads[i]), b, self.writer(b)))
+        bad = ((kind == self.LANDED) & (self.land_epoch[bytes_] == e)
+               & (collective | (self.w_thread[bytes_] != threads)))
+        if bad.any():
+            i = int(np.argmax(bad))
+            b = bytes_[i]
+            self.race('cp.async data read before a barrier', '%s by %s reads '
+                      'byte %d, whose cp.async by %s landed at its wait '
+                      'with no gpu.barrier since' % (
+                          what, self.reader(threads[i]), b, self.writer(b)))
+        bad = ((kind == self.STORE) & (self.w_epoch[bytes_] == e)
+               & (collective | (self.w_thread[bytes_] != threads)))
+        if bad.any():
+            i = int(np.argmax(bad))
+            b = bytes_[i]
+            self.race('RAW', '%s by %s reads byte %d, stored by %s with no '
+                      'gpu.barrier in between' % (
+                          what, self.reader(threads[i]), b, self.writer(b)))
+        stale = self.r_epoch[bytes_] != e
+        self.r_warps[bytes_[stale]] = 0
+        self.r_epoch[bytes_] = e
+        for w in np.unique(warps):
+            sel = bytes_[warps == w]
+            self.r_warps[sel] = self.r_warps[sel] | (1 << int(w))
+
+    @staticmethod
+    def reader(t):
+        t = int(t)
+        return 'warp %d' % (-t - 1) if t < 0 else 'thread %d (warp %d)' % (
+            t, t // 32)
+
+    def write(self, bytes_, threads, values, what, asynchronous=False):
+        """Records a store (or the issue of a cp.async, `asynchronous`) of
+        `values` (NaN where unknown) by `threads`; returns the copy id."""
+        warps = threads // 32
+        e = self.epoch
+        mine = np.left_shift(1, warps)
+        bad = (self.r_epoch[bytes_] == e) & (self.r_warps[bytes_] & ~mine != 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            b = bytes_[i]
+            others = [w for w in range(64)
+                      if (int(self.r_warps[b]) >> w) & 1 and w != warps[i]]
+            self.race('WAR across warps', '%s by thread %d (warp %d) writes '
+                      'byte %d, which warp %d read with no gpu.barrier in '
+                      'between' % (what, threads[i], warps[i], b, others[0]))
+        kind = self.w_kind[bytes_]
+        bad = kind == self.INFLIGHT
+        if bad.any():
+            i = int(np.argmax(bad))
+            b = bytes_[i]
+            self.race('write over an in-flight cp.async', '%s by thread %d '
+                      'writes byte %d while the cp.async of %s to it is not '
+                      'covered by a wait' % (what, threads[i], b,
+                                             self.writer(b)))
+        same = (((kind == self.STORE) & (self.w_epoch[bytes_] == e))
+                | ((kind == self.LANDED) & (self.land_epoch[bytes_] == e)))
+        bad = (same & (self.w_thread[bytes_] // 32 != warps)
+               & ~(self.w_value[bytes_] == values))
+        if bad.any():
+            i = int(np.argmax(bad))
+            b = bytes_[i]
+            self.race('WAW across warps', '%s by thread %d (warp %d) writes '
+                      'byte %d, which %s wrote with another value with no '
+                      'gpu.barrier in between' % (what, threads[i], warps[i],
+                                                  b, self.writer(b)))
+        # Two warps writing one byte in this very op.
+        order = np.lexsort((warps, bytes_))
+        sb, sw, sv = bytes_[order], warps[order], values[order]
+        dup = (sb[1:] == sb[:-1]) & (sw[1:] != sw[:-1]) & ~(sv[1:] == sv[:-1])
+        if dup.any():
+            i = int(np.argmax(dup))
+            self.race('WAW across warps', '%s: warps %d and %d write byte %d '
+                      'with different values' % (what, sw[i], sw[i + 1],
+                                                 sb[i]))
+        cid = self.next_id
+        self.next_id += 1
+        self.w_kind[bytes_] = self.INFLIGHT if asynchronous else self.STORE
+        self.w_epoch[bytes_] = e
+        self.w_thread[bytes_] = threads
+        self.w_id[bytes_] = cid
+        self.w_value[bytes_] = values
+        self.land_epoch[bytes_] = -1
+        if asynchronous:
+            self.copies[cid] = bytes_
+        return cid
+
+    def land(self, cid):
+        """The issuing thread's wait covered cp.async `cid`."""
+        b = self.copies.pop(cid)
+        b = b[(self.w_id[b] == cid) & (self.w_kind[b] == self.INFLIGHT)]
+        self.w_kind[b] = self.LANDED
+        self.land_epoch[b] = self.epoch
 
 
 class Block:
@@ -254,6 +448,15 @@ class Block:
         self.smem_views = []
         for name, buf in zip(kernel.args, buffers):
             self.env[name] = buf
+        self.race = (RaceDetector(smem_bytes, threads,
+                                  ' in block %s' % (block_id,))
+                     if kernel.race_check else None)
+        self.sunk_barrier = None
+
+    def before_shared_read(self):
+        if self.sunk_barrier is not None:
+            self.race.barrier(self.sunk_barrier)
+            self.sunk_barrier = None
 
     def val(self, name):
         return self.env[name]
@@ -284,8 +487,26 @@ class Block:
                               '%s of %s' % (what, self.block_id, t,
                                             [int(i[t]) for i in idx], shape))
 
+    def shared_bytes(self, mem, idx, ts, extent, values=None):
+        """The bytes threads `ts` access from element `idx` on (`extent`
+        elements), the thread of each byte and, given (len(ts), extent)
+        element values, the value of each byte."""
+        bytes_, owner = mem.byte_ranges(idx, ts, extent)
+        out = (bytes_, ts[owner])
+        if values is not None:
+            v = np.repeat(round_to(np.asarray(values, dtype=np.float64),
+                                   mem.elt).reshape(len(ts), extent),
+                          elt_bytes(mem.elt), axis=1).ravel()
+            out += (v,)
+        return out
+
     def gather(self, mem, idx, active, extent, what):
         self.check_bounds(mem, idx, active, what, extent)
+        if self.race is not None and mem.space == 'shared':
+            self.before_shared_read()
+            bytes_, who = self.shared_bytes(mem, idx, np.nonzero(active)[0],
+                                            extent)
+            self.race.read(bytes_, who, what)
         safe = [np.where(active, ix, 0) for ix in idx]
         out = []
         for e in range(extent):
@@ -298,6 +519,10 @@ class Block:
         extent = values.shape[-1]
         self.check_bounds(mem, idx, active, what, extent)
         ts = np.nonzero(active)[0]
+        if (self.race is not None and mem.space == 'shared'
+                and what != 'cp.async destination'):
+            self.race.write(*self.shared_bytes(mem, idx, ts, extent,
+                                               values[ts]), what)
         for e in range(extent):
             s = [ix[ts] for ix in idx]
             s[-1] = s[-1] + e
@@ -415,10 +640,17 @@ class Block:
             self.smem_used.append((offset, offset + size))
             out = Memref(alias[0].a if alias else
                          np.full(shape, np.nan, dtype=np.float32), elt,
-                         'shared')
+                         'shared', offset)
             self.smem_views.append((offset, offset + size, out))
         elif n == 'gpu.barrier':
-            pass
+            # The mutations --drop-barrier N (removes the kernel's barrier
+            # N, in the order of the text) and --sink-barrier N (moves it
+            # down to the next read of shared memory).
+            if self.race is not None:
+                if op.barrier_index == self.k.sink_barrier:
+                    self.sunk_barrier = mask.copy()
+                elif op.barrier_index != self.k.drop_barrier:
+                    self.race.barrier(mask)
         elif n == 'nvgpu.device_async_copy':
             seg = [int(x) for x in re.search(
                 r'operandSegmentSizes = array<i32: ([\d, ]+)>',
@@ -435,8 +667,20 @@ class Block:
                      else self.bcast(np.int64(count)))
             if 'bypassL1' in op.text and count * elt_bytes(dst.elt) != 16:
                 raise Failure('bypassL1 on a copy of %d elements' % count)
+            cid = None
+            if self.race is not None:
+                # The copy's writes start at the issue; the values (read
+                # from the source now, for the WAW check only) land at the
+                # wait.
+                self.check_bounds(dst, didx, mask, 'cp.async destination',
+                                  count)
+                ts = np.nonzero(mask)[0]
+                vals = self.copy_values(src, sidx, count, src_n, mask)
+                cid = self.race.write(
+                    *self.shared_bytes(dst, didx, ts, count, vals[ts]),
+                    'cp.async', asynchronous=True)
             self.uncommitted.append((dst, didx, src, sidx, count, src_n,
-                                     mask.copy()))
+                                     mask.copy(), cid))
             out = self.bcast(np.int64(0))
         elif n == 'nvgpu.device_async_create_group':
             self.pending.append(self.uncommitted)
@@ -446,7 +690,9 @@ class Block:
             keep = int(op.attr('numGroups').split(':')[0])
             while len(self.pending) > keep:
                 for copy in self.pending.pop(0):
-                    self.land(*copy)
+                    self.land(*copy[:7])
+                    if copy[7] is not None:
+                        self.race.land(copy[7])
         elif n == 'nvgpu.ldmatrix':
             out = self.ldmatrix(op, ins)
         elif n == 'vector.extract':
@@ -553,6 +799,13 @@ class Block:
 
     def land(self, dst, didx, src, sidx, count, src_n, active):
         """Completes one cp.async: `src_n` elements, the rest zeros."""
+        vals = self.copy_values(src, sidx, count, src_n, active)
+        self.check_copy_alignment(dst, didx, src, sidx, count, src_n, active)
+        self.scatter(dst, didx, vals, active, 'cp.async destination')
+
+    def copy_values(self, src, sidx, count, src_n, active):
+        """The (T, count) values a cp.async copies, zero-filled past
+        `src_n`."""
         if ((src_n > count) | (src_n < 0)).any():
             raise Failure('cp.async srcElements out of [0, %d]' % count)
         reading = active & (src_n > 0)
@@ -566,6 +819,11 @@ class Block:
                 s[-1] = np.where(live, sidx[-1] + e, 0)
                 self.check_bounds(src, s, live, 'cp.async source')
                 vals[:, e] = np.where(live, src.a[tuple(s)], 0)
+        return vals
+
+    def check_copy_alignment(self, dst, didx, src, sidx, count, src_n,
+                             active):
+        reading = active & (src_n > 0)
         # 16-byte copies need 16-byte aligned addresses on both sides.
         eb = elt_bytes(dst.elt)
         for mem, idx, side in ((dst, didx, 'destination'),
@@ -577,7 +835,6 @@ class Block:
                     & (flat % (eb * count) != 0)).any():
                 raise Failure('cp.async %s not %d-byte aligned' % (
                     side, eb * count))
-        self.scatter(dst, didx, vals, active, 'cp.async destination')
 
     def lane_views(self):
         t = np.arange(self.T)
@@ -600,6 +857,13 @@ class Block:
         if (flat % 16 != 0).any():
             raise Failure('ldmatrix row address not 16-byte aligned')
         warp, lane = self.lane_views()
+        if self.race is not None:
+            # Lanes 0 .. 8 tiles - 1 of each warp give a 16-byte row; the
+            # warp reads them collectively.
+            self.before_shared_read()
+            ts = np.nonzero(lane < 8 * tiles)[0]
+            bytes_, who = self.shared_bytes(mem, idx, ts, 16 // eb)
+            self.race.read(bytes_, -(who // 32) - 1, 'ldmatrix')
         out = np.zeros((self.T, tiles, per), dtype=np.float32)
         for i in range(tiles):
             for j in range(per):
@@ -726,6 +990,19 @@ class Kernel:
         self.body = body
         sig = re.search(r'function_type = \((.*?)\) -> \(\)', op.text)
         self.types = [parse_type(t) for t in split_types(sig.group(1))]
+        self.race_check = True
+        self.drop_barrier = None
+        self.sink_barrier = None
+        self.barriers = 0
+
+        def number(ops):
+            for o in ops:
+                if o.name == 'gpu.barrier':
+                    o.barrier_index = self.barriers
+                    self.barriers += 1
+                for _, body in o.regions:
+                    number(body)
+        number(self.body)
 
 
 def emulate(kernel, rng):
@@ -913,6 +1190,18 @@ def main():
         i = args.index('--seed')
         seed = int(args[i + 1])
         del args[i:i + 2]
+    race_check = '--no-race-check' not in args
+    args = [a for a in args if a != '--no-race-check']
+    mutation = {}
+    for flag in ('--drop-barrier', '--sink-barrier'):
+        if flag in args:
+            i = args.index(flag)
+            mutation[flag] = int(args[i + 1])
+            del args[i:i + 2]
+    if len(mutation) > 1:
+        sys.exit('emulate_kernels.py: one mutation at most')
+    if args == ['--self-test']:
+        sys.exit(self_test())
     if len(args) != 1:
         sys.exit(__doc__)
     lines = open(args[0]).read().splitlines()
@@ -932,6 +1221,13 @@ def main():
     rng = np.random.default_rng(seed)
     failed = False
     for kernel in kernels:
+        kernel.race_check = race_check
+        kernel.drop_barrier = mutation.get('--drop-barrier')
+        kernel.sink_barrier = mutation.get('--sink-barrier')
+        if mutation and list(mutation.values())[0] >= kernel.barriers:
+            # Nothing to mutate; the kernel runs as it is.
+            print('@%s: no barrier %d to mutate' % (
+                kernel.name, list(mutation.values())[0]))
         try:
             if 'kind = "attention"' in kernel.op.text:
                 desc = emulate_attention(kernel, rng)
@@ -944,6 +1240,129 @@ def main():
             print('@%s: FAILED: %s' % (kernel.name, e))
             failed = True
     sys.exit(1 if failed else 0)
+
+
+def self_test():
+    """Runs RaceDetector on hand-made access sequences, one per rule, each
+    with a variant the synchronization makes correct; prints one line per
+    case and returns 1 if any verdict is wrong."""
+    def store(d, t, b, v=1.0):
+        d.write(np.array(b), np.full(len(b), t), np.full(len(b), v),
+                'store')
+
+    def copy(d, t, b):
+        return d.write(np.array(b), np.full(len(b), t),
+                       np.full(len(b), np.nan), 'cp.async',
+                       asynchronous=True)
+
+    def load(d, t, b):
+        d.read(np.array(b), np.full(len(b), t), 'load')
+
+    def ldmatrix(d, w, b):
+        d.read(np.array(b), np.full(len(b), -w - 1), 'ldmatrix')
+
+    every = np.ones(64, dtype=bool)
+
+    def raw(d, sync):
+        store(d, 0, [0, 1])
+        if sync:
+            d.barrier(every)
+        load(d, 32, [1])
+
+    def raw_other_lane(d, sync):
+        store(d, 0, [0, 1])
+        if sync:
+            d.barrier(every)
+        load(d, 1, [1])
+
+    def raw_same_thread(d, sync):
+        store(d, 0, [0, 1])
+        load(d, 0, [1])
+
+    def war(d, sync):
+        ldmatrix(d, 1, list(range(16)))
+        if sync:
+            d.barrier(every)
+        c = copy(d, 0, list(range(16)))
+        d.land(c)
+
+    def inflight(d, sync):
+        c = copy(d, 5, [8, 9])
+        if sync:
+            d.land(c)
+        load(d, 5, [9])
+
+    def landed_other_thread(d, sync):
+        c = copy(d, 5, [8, 9])
+        d.land(c)
+        if sync:
+            d.barrier(every)
+        load(d, 6, [9])
+
+    def landed_ldmatrix_own_warp(d, sync):
+        c = copy(d, 5, list(range(16)))
+        d.land(c)
+        if sync:
+            d.barrier(every)
+        ldmatrix(d, 0, list(range(16)))
+
+    def barrier_before_wait(d, sync):
+        c = copy(d, 5, [8, 9])
+        d.barrier(every)
+        d.land(c)
+        if sync:
+            d.barrier(every)
+        load(d, 40, [9])
+
+    def waw(d, sync):
+        store(d, 0, [4], 1.0)
+        if sync:
+            d.barrier(every)
+        store(d, 33, [4], 2.0)
+
+    def waw_same_value(d, sync):
+        store(d, 0, [4], 1.0)
+        store(d, 33, [4], 1.0)
+
+    def waw_one_op(d, sync):
+        d.write(np.array([4, 4]), np.array([0, 33]),
+                np.array([1.0, 1.0 if sync else 2.0]), 'store')
+
+    def copy_over_inflight(d, sync):
+        c = copy(d, 0, [4])
+        if sync:
+            d.land(c)
+            d.barrier(every)
+        copy(d, 1, [4])
+
+    def divergent_barrier(d, sync):
+        d.barrier(every if sync else np.arange(64) < 32)
+
+    cases = [
+        ('raw', raw, True), ('raw-other-lane', raw_other_lane, True),
+        ('raw-same-thread', raw_same_thread, False),
+        ('war', war, True), ('inflight', inflight, True),
+        ('landed-other-thread', landed_other_thread, True),
+        ('landed-ldmatrix-own-warp', landed_ldmatrix_own_warp, True),
+        ('barrier-before-wait', barrier_before_wait, True),
+        ('waw', waw, True), ('waw-same-value', waw_same_value, False),
+        ('waw-one-op', waw_one_op, True),
+        ('copy-over-inflight', copy_over_inflight, True),
+        ('divergent-barrier', divergent_barrier, True)]
+    wrong = 0
+    for name, case, racy in cases:
+        for sync in (False, True):
+            try:
+                case(RaceDetector(64, 64), sync)
+                verdict = 'ok'
+            except Failure as e:
+                verdict = str(e)
+            expect_race = racy and not sync
+            if (verdict != 'ok') != expect_race:
+                wrong += 1
+            print('%s%s: %s' % (name, ' (synchronized)' if sync else '',
+                                verdict))
+    return 1 if wrong else 0
 
 
 if __name__ == '__main__':
