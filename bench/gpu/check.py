@@ -38,6 +38,36 @@ def log(*a):
     print(*a, flush=True)
 
 
+def timed(fn, repeats):
+    """Median milliseconds of `repeats` runs of `fn`, with CUDA events."""
+    import torch
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(repeats):
+        start.record()
+        fn()
+        stop.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def load_kernel(out, meta):
+    """The kernel of `meta` from its cubin (or PTX) in `out`, with the
+    dynamic shared memory it needs; and that size."""
+    import cupy
+    image = os.path.join(out, meta["cubin"] or meta["ptx"])
+    module = cupy.RawModule(path=image) if meta["cubin"] else \
+        cupy.RawModule(code=open(image).read())
+    kernel = module.get_function(meta["kernel"])
+    smem = meta["dynamic_shared_bytes"]
+    if smem > 48 * 1024:
+        kernel.max_dynamic_shared_size_bytes = smem
+    return kernel, smem
+
+
 def gemm_source(m, n, k, dtype="bf16", out="f32"):
     return (f"func.func @gemm(%a: tensor<{m}x{k}x{dtype}>, %b: tensor<{k}x{n}x{dtype}>)"
             f" -> tensor<{m}x{n}x{out}> {{\n"
@@ -101,13 +131,7 @@ def bench_gemm(rows, chip, sizes, repeats):
     with tempfile.TemporaryDirectory() as work:
         for (m, n, k) in sizes:
             out, meta, ctime = compile_gemm(work, m, n, k, chip)
-            image = os.path.join(out, meta["cubin"] or meta["ptx"])
-            module = cupy.RawModule(path=image) if meta["cubin"] else \
-                cupy.RawModule(code=open(image).read())
-            kernel = module.get_function(meta["kernel"])
-            smem = meta["dynamic_shared_bytes"]
-            if smem > 48 * 1024:
-                kernel.max_dynamic_shared_size_bytes = smem
+            kernel, smem = load_kernel(out, meta)
             torch.manual_seed(0)
             a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
             b = torch.randn(k, n, device="cuda").to(torch.bfloat16)
@@ -130,21 +154,8 @@ def bench_gemm(rows, chip, sizes, repeats):
             worst = float((err / bound).max())
             ok = bool(torch.isfinite(c).all()) and worst <= 1.0
 
-            def timed(fn):
-                start = torch.cuda.Event(enable_timing=True)
-                stop = torch.cuda.Event(enable_timing=True)
-                times = []
-                for _ in range(repeats):
-                    start.record()
-                    fn()
-                    stop.record()
-                    torch.cuda.synchronize()
-                    times.append(start.elapsed_time(stop))
-                times.sort()
-                return times[len(times) // 2]
-
-            t_ours = timed(ours)
-            t_ref = timed(lambda: torch.matmul(a, b, out=None))
+            t_ours = timed(ours, repeats)
+            t_ref = timed(lambda: torch.matmul(a, b, out=None), repeats)
             flops = 2.0 * m * n * k
             tf_ours = flops / t_ours / 1e9
             tf_ref = flops / t_ref / 1e9
@@ -194,13 +205,7 @@ def bench_attention(rows, chip, cases, repeats):
                              "compile"))
                 continue
             meta = json.load(open(os.path.join(out, "attn_0.json")))
-            image = os.path.join(out, meta["cubin"] or meta["ptx"])
-            module = cupy.RawModule(path=image) if meta["cubin"] else \
-                cupy.RawModule(code=open(image).read())
-            kernel = module.get_function(meta["kernel"])
-            smem = meta["dynamic_shared_bytes"]
-            if smem > 48 * 1024:
-                kernel.max_dynamic_shared_size_bytes = smem
+            kernel, smem = load_kernel(out, meta)
             torch.manual_seed(1)
             q, k, v = (torch.randn(b, h, s, d, device="cuda").to(torch.bfloat16)
                        for _ in range(3))
@@ -220,21 +225,8 @@ def bench_attention(rows, chip, cases, repeats):
             err = float((o - ref).abs().max())
             ok = bool(torch.isfinite(o).all()) and err <= 2e-2
 
-            def timed(fn):
-                start = torch.cuda.Event(enable_timing=True)
-                stop = torch.cuda.Event(enable_timing=True)
-                times = []
-                for _ in range(repeats):
-                    start.record()
-                    fn()
-                    stop.record()
-                    torch.cuda.synchronize()
-                    times.append(start.elapsed_time(stop))
-                times.sort()
-                return times[len(times) // 2]
-
             flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
-            t_ours = timed(ours)
+            t_ours = timed(ours, repeats)
             line = (f"attention B={b} H={h} S={s} d={d} causal={causal}: ours "
                     f"{flops / t_ours / 1e9:.1f} TFLOP/s, max err {err:.2e} "
                     f"{'PASS' if ok else 'FAIL'}")
@@ -243,7 +235,7 @@ def bench_attention(rows, chip, cases, repeats):
                 try:
                     with sdpa_kernel(backend):
                         t_ref = timed(lambda: F.scaled_dot_product_attention(
-                            q, k, v, is_causal=causal))
+                            q, k, v, is_causal=causal), repeats)
                     ratio = t_ref / t_ours
                     line += f"; {name} {flops / t_ref / 1e9:.1f} TFLOP/s, ours/{name} {ratio:.2f}"
                     rows.append(("attention", f"{b},{h},{s},{d},{causal} vs {name}",
@@ -283,13 +275,7 @@ def bench_fp8(rows, chip, sizes, repeats):
                 rows.append(("fp8", f"{m}x{n}x{k}", "FAIL", "", "compile"))
                 continue
             meta = json.load(open(os.path.join(out, "gemm_0.json")))
-            image = os.path.join(out, meta["cubin"] or meta["ptx"])
-            module = cupy.RawModule(path=image) if meta["cubin"] else \
-                cupy.RawModule(code=open(image).read())
-            kernel = module.get_function(meta["kernel"])
-            smem = meta["dynamic_shared_bytes"]
-            if smem > 48 * 1024:
-                kernel.max_dynamic_shared_size_bytes = smem
+            kernel, smem = load_kernel(out, meta)
             torch.manual_seed(2)
             a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
             b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
@@ -313,21 +299,8 @@ def bench_fp8(rows, chip, sizes, repeats):
                 torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
                                  out_dtype=torch.float32)
 
-            def timed(fn):
-                start = torch.cuda.Event(enable_timing=True)
-                stop = torch.cuda.Event(enable_timing=True)
-                times = []
-                for _ in range(repeats):
-                    start.record()
-                    fn()
-                    stop.record()
-                    torch.cuda.synchronize()
-                    times.append(start.elapsed_time(stop))
-                times.sort()
-                return times[len(times) // 2]
-
             flops = 2.0 * m * n * k
-            t_ours, t_ref = timed(ours), timed(theirs)
+            t_ours, t_ref = timed(ours, repeats), timed(theirs, repeats)
             ratio = t_ref / t_ours
             log(f"fp8 e4m3 GEMM {m}x{n}x{k}: ours {flops / t_ours / 1e9:.1f} "
                 f"TFLOP/s, torch._scaled_mm {flops / t_ref / 1e9:.1f} TFLOP/s, "

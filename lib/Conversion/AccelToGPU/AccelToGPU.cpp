@@ -16,6 +16,7 @@
 
 #include "accel/Conversion/AccelToGPU/AccelToGPU.h"
 #include "AttentionKernel.h"
+#include "KernelUtils.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -133,59 +134,15 @@ struct GemmKernel {
 };
 
 /// Builds the body of one kernel.
-class KernelBuilder {
+class KernelBuilder : public GpuIndexBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc, const GemmKernel &k,
                 const GpuTargetInfo &target, Block *entry)
-      : b(b), loc(loc), k(k), cfg(k.config), target(target), entry(entry) {}
+      : GpuIndexBuilder(b, loc, entry), k(k), cfg(k.config), target(target) {}
 
   void emit(Value gA, Value gB, Value gCin, Value gC);
 
 private:
-  Value cst(int64_t v) {
-    auto it = constants.find(v);
-    if (it != constants.end())
-      return it->second;
-    // Constants at the top of the kernel, so every block sees them.
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entry);
-    return constants[v] = arith::ConstantIndexOp::create(b, loc, v);
-  }
-  /// Folds constants as it goes, so the kernel reads like the algorithm.
-  Value add(Value x, Value y) {
-    std::optional<int64_t> cx = getConstantIntValue(x),
-                           cy = getConstantIntValue(y);
-    if (cx && cy)
-      return cst(*cx + *cy);
-    if (cx == 0)
-      return y;
-    if (cy == 0)
-      return x;
-    return arith::AddIOp::create(b, loc, x, y);
-  }
-  Value add(Value x, int64_t y) { return add(x, cst(y)); }
-  Value mul(Value x, int64_t y) {
-    if (std::optional<int64_t> cx = getConstantIntValue(x))
-      return cst(*cx * y);
-    return y == 1 ? x : arith::MulIOp::create(b, loc, x, cst(y)).getResult();
-  }
-  Value div(Value x, int64_t y) {
-    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, cst(y)).getResult();
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, cst(y));
-  }
-  Value ult(Value x, int64_t y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, cst(y));
-  }
-  /// x && y where a null value is true.
-  Value both(Value x, Value y) {
-    if (!x)
-      return y;
-    if (!y)
-      return x;
-    return arith::AndIOp::create(b, loc, x, y);
-  }
   SmallVector<Value> global(Value row, Value col) {
     if (k.batched)
       return {batchIdx, row, col};
@@ -218,13 +175,9 @@ private:
     return k.mma.accumulatesInInt ? Type(b.getI32Type()) : b.getF32Type();
   }
 
-  OpBuilder &b;
-  Location loc;
   const GemmKernel &k;
   const GpuGemmConfig &cfg;
   const GpuTargetInfo &target;
-  Block *entry;
-  DenseMap<int64_t, Value> constants;
   /// (row, column) in a slice of the copies of this thread, by (slice rows,
   /// slice columns, elements per copy, first copy of the round).
   std::map<std::array<int64_t, 4>, std::pair<Value, Value>> copyCoords;
@@ -700,25 +653,12 @@ struct ConvertAccelToGPUPass
       return func.emitOpError("has no accel.matmul to compile for the GPU");
 
     // The host buffer behind each value a kernel reads or writes.
-    DenseMap<Value, std::string> bufferOf;
-    for (BlockArgument a : func.getArguments())
-      bufferOf[a] = ("arg" + Twine(a.getArgNumber())).str();
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-      if (!v.getDefiningOp<MatmulOp>())
-        return ret.emitOpError("result #")
-               << i
-               << " is not computed by an accel.matmul; the GPU kernels only "
-                  "return what they compute";
-      if (bufferOf.count(v))
-        return ret.emitOpError("returns the value of result #")
-               << i << " twice; each result is its own buffer";
-      bufferOf[v] = ("result" + Twine(i)).str();
-    }
-    unsigned tmp = 0;
-    for (MatmulOp mm : matmuls)
-      if (!bufferOf.count(mm.getResult()))
-        bufferOf[mm.getResult()] = ("tmp" + Twine(tmp++)).str();
+    SmallVector<Operation *> computed(matmuls.begin(), matmuls.end());
+    FailureOr<DenseMap<Value, std::string>> buffers =
+        nameKernelBuffers(func, computed, "accel.matmul");
+    if (failed(buffers))
+      return failure();
+    DenseMap<Value, std::string> &bufferOf = *buffers;
 
     // Check everything before building anything.
     SmallVector<GemmKernel> kernels;

@@ -638,25 +638,12 @@ LogicalResult mlir::accel::convertGpuAttentionFunction(
                             "compiles functions of accel.attention ops)");
   }
 
-  DenseMap<Value, std::string> bufferOf;
-  for (BlockArgument a : func.getArguments())
-    bufferOf[a] = ("arg" + Twine(a.getArgNumber())).str();
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    if (!v.getDefiningOp<AttentionOp>())
-      return ret.emitOpError("result #")
-             << i
-             << " is not computed by an accel.attention; the GPU kernels "
-                "only return what they compute";
-    if (bufferOf.count(v))
-      return ret.emitOpError("returns the value of result #")
-             << i << " twice; each result is its own buffer";
-    bufferOf[v] = ("result" + Twine(i)).str();
-  }
-  unsigned tmp = 0;
-  for (AttentionOp op : ops)
-    if (!bufferOf.count(op.getResult()))
-      bufferOf[op.getResult()] = ("tmp" + Twine(tmp++)).str();
+  SmallVector<Operation *> computed(ops.begin(), ops.end());
+  FailureOr<DenseMap<Value, std::string>> buffers =
+      nameKernelBuffers(func, computed, "accel.attention");
+  if (failed(buffers))
+    return failure();
+  DenseMap<Value, std::string> &bufferOf = *buffers;
 
   // Check everything before building anything.
   SmallVector<AttentionPlan> plans;

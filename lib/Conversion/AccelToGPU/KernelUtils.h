@@ -17,6 +17,7 @@
 #define ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELUTILS_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -102,6 +103,35 @@ protected:
   Block *entry;
   llvm::DenseMap<int64_t, Value> constants;
 };
+
+/// The host buffer behind each value the kernels of `func` read or write:
+/// argument n is "argn", result n "resultn", other results of `computed`
+/// (the ops that get kernels, all `opName`) "tmpn". A result that no such
+/// op computes, or one returned twice, is a located error on the return.
+inline FailureOr<llvm::DenseMap<Value, std::string>>
+nameKernelBuffers(func::FuncOp func, ArrayRef<Operation *> computed,
+                  StringRef opName) {
+  llvm::DenseMap<Value, std::string> bufferOf;
+  for (BlockArgument a : func.getArguments())
+    bufferOf[a] = ("arg" + Twine(a.getArgNumber())).str();
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !llvm::is_contained(computed, def))
+      return ret.emitOpError("result #")
+             << i << " is not computed by an " << opName
+             << "; the GPU kernels only return what they compute";
+    if (bufferOf.count(v))
+      return ret.emitOpError("returns the value of result #")
+             << i << " twice; each result is its own buffer";
+    bufferOf[v] = ("result" + Twine(i)).str();
+  }
+  unsigned tmp = 0;
+  for (Operation *op : computed)
+    if (!bufferOf.count(op->getResult(0)))
+      bufferOf[op->getResult(0)] = ("tmp" + Twine(tmp++)).str();
+  return bufferOf;
+}
 
 } // namespace mlir::accel
 
