@@ -342,6 +342,7 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
   const double fill = R + C - 1;
   e.setDataflow(systolic::Dataflow::WS);
   e.array = e.vec = e.dma = e.store = 0;
+  double carriedVec = 0;
   for (int64_t q0 = 0; q0 < g.sq; q0 += g.tileQ) {
     const int64_t mr = std::min(g.tileQ, g.sq - q0);
     const int64_t qAt = toggle * L.qSlot;
@@ -465,9 +466,14 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         }
       }
     };
+    // The array's cycles for the first block's scores: the vector unit
+    // cannot start this query block before them.
+    double firstScores = 0;
     if (!blocks.empty()) {
       load(0);
+      double before = e.array;
       scores(0);
+      firstScores = e.array - before;
     }
     for (size_t j = 0; j < blocks.size(); ++j) {
       if (j + 1 < blocks.size()) {
@@ -477,9 +483,23 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       softmax(j);
       values(j);
       // Steady state: the slowest of the DMA, the array and the vector
-      // unit per block (the model of docs/systolic.md), plus the array's
-      // fill and drain on the way into and out of the vector chain.
-      predicted += std::max({e.dma, e.array, e.vec, e.store});
+      // unit per block (the model of docs/systolic.md). The last block's
+      // work overlaps the next query block's first loads and scores, so
+      // its budget carries over into that block's.
+      // The vector unit's side: on the first block, the previous query
+      // block's last softmax overlaps this block's first scores, and this
+      // block's softmax follows both.
+      double vecSide = e.vec;
+      if (j == 0) {
+        vecSide = std::max(carriedVec, firstScores + fill) + e.vec;
+        carriedVec = 0;
+      }
+      if (j + 1 == blocks.size()) {
+        carriedVec = vecSide;
+        e.vec = 0;
+        continue;
+      }
+      predicted += std::max({e.dma, e.array, vecSide, e.store});
       e.array = e.vec = e.dma = e.store = 0;
     }
     // O / l (0 for a row that kept no key), then out.
@@ -494,7 +514,8 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
     }
   }
   // The last epilogue, one DMA latency and the array's fill at the start.
-  predicted += std::max({e.dma, e.vec, e.store}) + mc.dramLatency + fill;
+  predicted += std::max({e.dma, e.array, carriedVec + e.vec, e.store}) +
+               mc.dramLatency + fill;
   e.array = e.vec = e.dma = e.store = 0;
 }
 
