@@ -411,6 +411,12 @@ bool KernelMetadata::operator==(const KernelMetadata &other) const {
          ptx == other.ptx && cubin == other.cubin;
 }
 
+bool accel::isPlainFileName(StringRef name) {
+  return !name.empty() && name.front() != '.' && llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
 llvm::Error accel::verifyKernelMetadata(const KernelMetadata &m) {
   if (m.formatVersion != kKernelMetadataFormatVersion)
     return fail("format_version",
@@ -419,14 +425,10 @@ llvm::Error accel::verifyKernelMetadata(const KernelMetadata &m) {
                     llvm::Twine(kKernelMetadataFormatVersion) + ")");
   // A loader opens these next to the metadata: they must not escape its
   // folder.
-  for (auto [key, name] : {std::pair<StringRef, const std::string *>{
-                               "ptx", &m.ptx},
-                           {"cubin", &m.cubin}})
-    if (!name->empty() &&
-        (name->front() == '.' ||
-         !llvm::all_of(*name, [](char c) {
-           return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
-         })))
+  for (auto [key, name] :
+       {std::pair<StringRef, const std::string *>{"ptx", &m.ptx},
+        {"cubin", &m.cubin}})
+    if (!name->empty() && !isPlainFileName(*name))
       return fail(key, "'" + *name +
                            "' is not a plain file name (letters, digits, "
                            "'_', '.', '-', not starting with '.')");
@@ -580,8 +582,8 @@ llvm::json::Value accel::toJsonValue(const KernelMetadata &m) {
       {"arguments", std::move(arguments)},
   };
   if (!m.ptx.empty() || !m.cubin.empty()) {
-    object["ptx"] = m.ptx.empty() ? llvm::json::Value(nullptr)
-                                  : llvm::json::Value(m.ptx);
+    object["ptx"] =
+        m.ptx.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(m.ptx);
     object["cubin"] = m.cubin.empty() ? llvm::json::Value(nullptr)
                                       : llvm::json::Value(m.cubin);
   }

@@ -121,11 +121,7 @@ llvm::Error error(const llvm::Twine &message) {
 /// Whether `name` (from the IR) can be a file name inside the output folder:
 /// no separators, no "..", nothing hidden, nothing empty.
 bool isSafeName(llvm::StringRef name) {
-  if (name.empty() || name.front() == '.' || name.size() > 200)
-    return false;
-  return llvm::all_of(name, [](char c) {
-    return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
-  });
+  return name.size() <= 200 && accel::isPlainFileName(name);
 }
 
 /// Files produced by one run, written to a staging folder and moved into the

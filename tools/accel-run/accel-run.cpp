@@ -23,8 +23,8 @@
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Reference/Reference.h"
-#include "accel/Runtime/JitRunner.h"
 #include "accel/Runtime/CudaLauncher.h"
+#include "accel/Runtime/JitRunner.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -206,6 +206,16 @@ static double decode(const uint8_t *in, Type t) {
     return raw & 1;
   int shift = 64 - w;
   return double((int64_t(raw) << shift) >> shift);
+}
+
+/// A row-major tensor of `type` read from native bytes (a device's or the
+/// simulator's result buffer).
+static ref::Tensor readBytes(const uint8_t *bytes, RankedTensorType type) {
+  ref::Tensor t(SmallVector<int64_t>(type.getShape()));
+  size_t width = storageBytes(type.getElementType());
+  for (size_t n = 0; n < t.data.size(); ++n)
+    t.data[n] = decode(bytes + n * width, type.getElementType());
+  return t;
 }
 
 /// Whether `value` is only ever used as the init of accel ops that do not
@@ -1020,21 +1030,22 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
     // Arguments by name: argN is the job's argument N, resultN its result.
     std::vector<std::vector<uint8_t>> storage;
     SmallVector<HostBuffer> buffers;
-    SmallVector<int64_t> resultOf;
+    // The number after `prefix` in a buffer name ("arg2", "result0").
+    auto indexAfter = [](StringRef name,
+                         StringRef prefix) -> std::optional<unsigned> {
+      unsigned index;
+      if (!name.consume_front(prefix) || name.getAsInteger(10, index))
+        return std::nullopt;
+      return index;
+    };
+    SmallVector<std::optional<unsigned>> resultOf;
     for (const KernelArgument &arg : meta.arguments) {
       std::vector<uint8_t> bytes(arg.byteSize, 0);
-      StringRef name(arg.name);
-      unsigned index = 0;
-      if (name.consume_front("arg") && !name.getAsInteger(10, index) &&
-          index < job.args.size())
-        std::memcpy(bytes.data(), job.args[index].bytes.data(),
-                    std::min(bytes.size(), job.args[index].bytes.size()));
-      resultOf.push_back(StringRef(arg.name).consume_front("result") &&
-                                 !StringRef(arg.name)
-                                      .drop_front(6)
-                                      .getAsInteger(10, index)
-                             ? int64_t(index)
-                             : -1);
+      if (std::optional<unsigned> a = indexAfter(arg.name, "arg");
+          a && *a < job.args.size())
+        std::memcpy(bytes.data(), job.args[*a].bytes.data(),
+                    std::min(bytes.size(), job.args[*a].bytes.size()));
+      resultOf.push_back(indexAfter(arg.name, "result"));
       storage.push_back(std::move(bytes));
     }
     for (std::vector<uint8_t> &b : storage)
@@ -1043,24 +1054,19 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
     LaunchOptions launch;
     launch.timedLaunches = repeat;
     llvm::Expected<LaunchResult> result = (*driver)->launch(
-        meta, ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
-                                image.size() + 1),
+        meta,
+        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
+                          image.size() + 1),
         /*isPtx=*/true, buffers, {}, launch);
     if (!result)
       return fail("running @" + job.name + ": " + toString(result.takeError()));
     llvm::outs() << "@" << job.name << "\n";
     FailureOr<bool> ok = checkResults(job, [&](unsigned i) {
       auto rt = cast<RankedTensorType>(job.func.getResultTypes()[i]);
-      ref::Tensor actual(SmallVector<int64_t>(rt.getShape()));
-      for (auto [b, r] : llvm::enumerate(resultOf)) {
-        if (r != int64_t(i))
-          continue;
-        size_t width = storageBytes(rt.getElementType());
-        for (size_t n = 0; n < actual.data.size(); ++n)
-          actual.data[n] =
-              decode(storage[b].data() + n * width, rt.getElementType());
-      }
-      return actual;
+      for (auto [b, r] : llvm::enumerate(resultOf))
+        if (r == i)
+          return readBytes(storage[b].data(), rt);
+      return ref::Tensor(SmallVector<int64_t>(rt.getShape()));
     });
     if (failed(ok))
       return 1;
@@ -1137,16 +1143,10 @@ static int runSystolic(std::vector<Job> &jobs, ModuleOp module,
     llvm::outs() << "@" << job.name << "\n";
     FailureOr<bool> ok = checkResults(job, [&](unsigned i) {
       auto rt = cast<RankedTensorType>(job.func.getResultTypes()[i]);
-      ref::Tensor actual(SmallVector<int64_t>(rt.getShape()));
-      for (auto [b, buffer] : llvm::enumerate(program->buffers)) {
-        if (buffer.role != sysarray::BufferRole::Result || buffer.position != i)
-          continue;
-        size_t width = storageBytes(rt.getElementType());
-        for (size_t n = 0; n < actual.data.size(); ++n)
-          actual.data[n] =
-              decode(buffers[b].data() + n * width, rt.getElementType());
-      }
-      return actual;
+      for (auto [b, buffer] : llvm::enumerate(program->buffers))
+        if (buffer.role == sysarray::BufferRole::Result && buffer.position == i)
+          return readBytes(buffers[b].data(), rt);
+      return ref::Tensor(SmallVector<int64_t>(rt.getShape()));
     });
     if (failed(ok))
       return 1;

@@ -191,31 +191,11 @@ llvm::Expected<Program> loadProgram(MLIRContext &context) {
     return error("cannot parse '" + inputFilename +
                  "' (neither a systolic binary nor MLIR text)");
 
-  SmallVector<systolic::ProgramOp> programs(
-      module->getOps<systolic::ProgramOp>());
-  std::string names;
-  for (systolic::ProgramOp p : programs)
-    names += (names.empty() ? "@" : ", @") + p.getSymName().str();
-  systolic::ProgramOp chosen;
-  if (!want.empty()) {
-    for (systolic::ProgramOp p : programs)
-      if (p.getSymName() == want)
-        chosen = p;
-    if (!chosen)
-      return error("no systolic.program named @" + want + " in '" +
-                   inputFilename + "'" +
-                   (programs.empty() ? std::string(" (it has none)")
-                                     : " (it has " + names + ")"));
-  } else if (programs.empty()) {
-    return error("'" + inputFilename +
-                 "' has no systolic.program at the top level of its module");
-  } else if (programs.size() > 1) {
-    return error("'" + inputFilename + "' has " + llvm::Twine(programs.size()) +
-                 " systolic.program ops (" + names +
-                 "): pick one with --program=@name");
-  } else {
-    chosen = programs.front();
-  }
+  llvm::Expected<systolic::ProgramOp> selected = systolic::selectProgram(
+      *module, want, inputFilename, ": pick one with --program=@name");
+  if (!selected)
+    return selected.takeError();
+  systolic::ProgramOp chosen = *selected;
   FailureOr<Program> program = systolic::toProgram(chosen);
   if (failed(program))
     return error("@" + chosen.getSymName() + " in '" + inputFilename +

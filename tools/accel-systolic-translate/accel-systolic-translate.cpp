@@ -90,34 +90,13 @@ int toBinary(MLIRContext &context) {
   if (!module)
     return 1;
 
-  SmallVector<systolic::ProgramOp> programs(
-      module->getOps<systolic::ProgramOp>());
-  std::string names;
-  for (systolic::ProgramOp p : programs)
-    names += (names.empty() ? "@" : ", @") + p.getSymName().str();
-  systolic::ProgramOp chosen;
-  if (!programName.empty()) {
-    StringRef want = StringRef(programName).ltrim('@');
-    for (systolic::ProgramOp p : programs)
-      if (p.getSymName() == want)
-        chosen = p;
-    if (!chosen)
-      return fail("no systolic.program named @" + want + " in '" +
-                  inputFilename + "'" +
-                  (programs.empty() ? std::string(" (it has none)")
-                                    : " (it has " + names + ")"));
-  } else if (programs.empty()) {
-    return fail("'" + inputFilename +
-                "' has no systolic.program at the top level of its module");
-  } else if (programs.size() > 1) {
-    return fail("'" + inputFilename + "' has " + Twine(programs.size()) +
-                " systolic.program ops (" + names +
-                "); a binary holds one: pick it with --program=@name");
-  } else {
-    chosen = programs.front();
-  }
+  llvm::Expected<systolic::ProgramOp> chosen = systolic::selectProgram(
+      *module, StringRef(programName).ltrim('@'), inputFilename,
+      "; a binary holds one: pick it with --program=@name");
+  if (!chosen)
+    return fail(llvm::toString(chosen.takeError()));
 
-  FailureOr<::sysarray::Program> program = systolic::toProgram(chosen);
+  FailureOr<::sysarray::Program> program = systolic::toProgram(*chosen);
   if (failed(program))
     return 1;
   std::vector<uint8_t> bytes = ::sysarray::encodeProgram(*program);

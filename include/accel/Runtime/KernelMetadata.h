@@ -80,6 +80,12 @@ struct KernelResources {
 /// "accel <version>" of this build, the default `compiler` field.
 std::string getAccelCompilerId();
 
+/// Whether `name` can only name a file inside a given folder: non-empty,
+/// letters, digits, '_', '.', '-', not starting with '.' (so no separators,
+/// no "..", nothing hidden). Artifact names in metadata, and names taken
+/// from the IR by accel-compile, must be such names.
+bool isPlainFileName(llvm::StringRef name);
+
 struct KernelMetadata {
   int64_t formatVersion = kKernelMetadataFormatVersion;
   /// "accel <version>" of the compiler that wrote it.

@@ -804,7 +804,7 @@ struct ConvertAccelToSystolicPass
   LogicalResult emitMatmul(Emitter &e, MatmulOp mm,
                            const DenseMap<Value, uint32_t> &bufferOf,
                            const isa::MachineConfig &mc) {
-    auto aType = mm.getLhs().getType(), bType = mm.getRhs().getType();
+    auto aType = mm.getLhs().getType();
     auto cType = mm.getInit().getType();
     int64_t rank = cType.getRank();
     int64_t m = cType.getDimSize(rank - 2), n = cType.getDimSize(rank - 1);
@@ -898,8 +898,6 @@ struct ConvertAccelToSystolicPass
       }
       }
     }
-    (void)aType;
-    (void)bType;
     return success();
   }
 

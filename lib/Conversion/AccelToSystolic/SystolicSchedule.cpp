@@ -79,7 +79,7 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
                                          const SystolicMatmulShape &shape,
                                          const SystolicMatmulSchedule &sch) {
   const Frame f = frameOf(shape, sch.dataflow);
-  const int64_t R = mc.rows, C = mc.cols, W = mc.spadWidth();
+  const int64_t R = mc.rows, C = mc.cols;
   const double bw = mc.dramBytesPerCycle;
   const bool os = sch.dataflow == SystolicDataflow::OS;
   const int64_t numQ = ceilDiv(f.q, sch.tileK);
@@ -164,10 +164,9 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
     for (int64_t tm : candidates(tileM, std::min<int64_t>(mc.rows, f.p),
                                  std::max<int64_t>(f.p, 1)))
       for (int64_t tn : candidates(tileN, mc.cols, roundUp(f.s, mc.cols)))
-        for (int64_t tk : candidates(
-                 tileK,
-                 d == SystolicDataflow::OS ? roundUp(mc.rows, 1) : mc.rows,
-                 roundUp(f.q, g))) {
+        // Depth goes in multiples of the array's rows (fitsSystolic), up
+        // to the whole of it in the dataflow's granule.
+        for (int64_t tk : candidates(tileK, mc.rows, roundUp(f.q, g))) {
           SystolicMatmulSchedule s{d, tm, tn, tk};
           if (!fitsSystolic(mc, shape, s))
             continue;

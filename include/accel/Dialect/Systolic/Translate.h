@@ -18,7 +18,9 @@
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
 #include "accel/Systolic/ISA.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
 
 namespace mlir {
 namespace systolic {
@@ -40,6 +42,14 @@ ProgramOp fromProgram(OpBuilder &builder, Location loc,
 /// i8, i32, bf16, f32 <-> ElemType; elemTypeFromType fails on other types.
 Type typeFromElemType(MLIRContext *context, ::sysarray::ElemType type);
 FailureOr<::sysarray::ElemType> elemTypeFromType(Type type);
+
+/// The program of `module` that a tool works on: the one called `want`
+/// (without '@'), or the only one when `want` is empty. Errors name
+/// `fileName` and the programs there; `severalHint` ends the message for a
+/// module with several programs and no `want`.
+llvm::Expected<ProgramOp> selectProgram(ModuleOp module, llvm::StringRef want,
+                                        llvm::StringRef fileName,
+                                        llvm::StringRef severalHint);
 
 } // namespace systolic
 } // namespace mlir

@@ -234,3 +234,32 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
   }
   return op;
 }
+
+llvm::Expected<ProgramOp>
+mlir::systolic::selectProgram(ModuleOp module, llvm::StringRef want,
+                              llvm::StringRef fileName,
+                              llvm::StringRef severalHint) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  SmallVector<ProgramOp> programs(module.getOps<ProgramOp>());
+  std::string names;
+  for (ProgramOp p : programs)
+    names += (names.empty() ? "@" : ", @") + p.getSymName().str();
+  if (!want.empty()) {
+    for (ProgramOp p : programs)
+      if (p.getSymName() == want)
+        return p;
+    return error("no systolic.program named @" + want + " in '" + fileName +
+                 "'" +
+                 (programs.empty() ? std::string(" (it has none)")
+                                   : " (it has " + names + ")"));
+  }
+  if (programs.empty())
+    return error("'" + fileName +
+                 "' has no systolic.program at the top level of its module");
+  if (programs.size() > 1)
+    return error("'" + fileName + "' has " + llvm::Twine(programs.size()) +
+                 " systolic.program ops (" + names + ")" + severalHint);
+  return programs.front();
+}
