@@ -1,46 +1,232 @@
 #!/usr/bin/env python3
-"""NVIDIA device check: run on a machine with an NVIDIA GPU (written for an
-H200 with CUDA 13, PyTorch and CuPy; no network needed) from the repository
-root, with the build tree present (build/bin/accel-compile, accel-run):
+"""NVIDIA device check, in three steps so that the GPU machine needs neither
+LLVM nor our build (only Python, PyTorch and CuPy):
 
-    python3 bench/gpu/check.py [--chip sm_90a] [--csv out.csv] [--quick]
+    python3 bench/gpu/check.py prepare [--dir .gpu-check] [--chip sm_90a]
+        here, with the build tree: compiles the benchmark kernels with
+        accel-compile --target=nvptx and records the numerics catalogue
+        (every `accel-run --target=nvptx` RUN line of test/Integration/GPU)
+        with accel-run --record: kernels, launch metadata, input buffers,
+        NaN-prefilled outputs.
+    python3 bench/gpu/check.py device [--dir .gpu-check] [--out OUT] [--quick]
+        on the GPU machine (written for an H200 with CUDA 13, PyTorch 2.11
+        and CuPy; no network): launches every recorded kernel and writes its
+        output buffers next to its inputs; times our bf16 GEMM (4096^3 and
+        8192^3, a few tile configurations at 4096^3, the best at 8192^3)
+        against torch.matmul (cuBLAS), flash attention (bf16, B*S = 16k,
+        H*d = 2048, d 64/128, causal or not) against PyTorch SDPA's
+        FlashAttention-2 and cuDNN backends, and our fp8 e4m3 GEMM against
+        torch._scaled_mm; checks each benchmark output against a float64
+        (GEMM) or f32 math-backend (attention) reference. Writes
+        OUT/gpu-check.csv, OUT/gpu-check.log and OUT/gpu-results.tgz.N (the
+        output buffers, gzip'd, in parts of 12 MiB). Finishes within a few minutes.
+    python3 bench/gpu/check.py verify [--dir .gpu-check] --results OUT/gpu-results.tgz.0
+        here again: unpacks the output buffers into the record folders and
+        checks them with accel-run --replay against the fp64 oracle and the
+        gates of docs/numerics.md (the same checks as the lit tests).
 
-It prints, in one run:
-  1. the numerics: the GPU lit tests (test/Integration/GPU, `REQUIRES: cuda`)
-     through accel-run --target=nvptx against the fp64 oracle;
-  2. our bf16 GEMM (compiled with accel-compile --target=nvptx, launched with
-     CuPy from the launch metadata, outputs NaN-prefilled and checked against
-     a float64 torch.matmul) in TFLOP/s, and the ratio to torch.matmul
-     (cuBLAS) on the same inputs, at 4096^3 and 8192^3;
-  3. flash attention (bf16, B*S = 16k, H*d = 2048, d 64/128, causal or not)
-     against PyTorch SDPA's FlashAttention-2 and cuDNN backends, checked
-     against the math backend in f32;
-  4. our fp8 (e4m3, B as [N, K]) GEMM against torch._scaled_mm.
-It writes a CSV and finishes within a few minutes. Standard library plus
-CuPy and PyTorch (both optional: without them the step says why it skipped).
+`all` runs the three in one process on a machine with the build and a GPU.
 """
 import argparse
 import csv
+import io
 import json
 import os
-import shutil
+import re
+import shlex
 import subprocess
 import sys
-import tempfile
+import tarfile
 import time
+import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("ACCEL_BUILD_DIR", os.path.join(ROOT, "build"))
 BIN = os.path.join(BUILD, "bin")
+LOG = []
 
 
 def log(*a):
-    print(*a, flush=True)
+    line = " ".join(str(x) for x in a)
+    LOG.append(line)
+    print(line, flush=True)
 
 
-def timed(fn, repeats):
+# --------------------------------------------------------------------------
+# What is compiled
+# --------------------------------------------------------------------------
+
+def gemm_source(m, n, k, dtype="bf16", out="f32", transpose_b=False):
+    b = f"tensor<{n}x{k}x{dtype}>" if transpose_b else f"tensor<{k}x{n}x{dtype}>"
+    a, c = f"tensor<{m}x{k}x{dtype}>", f"tensor<{m}x{n}x{out}>"
+    tb = "transpose_b " if transpose_b else ""
+    return (f"func.func @gemm(%a: {a}, %b: {b}) -> {c} {{\n"
+            f"  %c = tensor.empty() : {c}\n"
+            f"  %0 = accel.matmul {tb}ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}\n"
+            f"  return %0 : {c}\n}}\n")
+
+
+def attention_source(b, h, s, d, causal):
+    t = f"tensor<{b}x{h}x{s}x{d}xbf16>"
+    o = f"tensor<{b}x{h}x{s}x{d}xf32>"
+    c = "causal " if causal else ""
+    return (f"func.func @attn(%q: {t}, %k: {t}, %v: {t}) -> {o} {{\n"
+            f"  %o = tensor.empty() : {o}\n"
+            f"  %0 = accel.attention {c}ins(%q, %k, %v : {t}, {t}, {t}) "
+            f"outs(%o : {o}) -> {o}\n  return %0 : {o}\n}}\n")
+
+
+# Tile configurations of the bf16 GEMM tried at 4096^3 ("" = the default
+# choice of convert-accel-to-gpu); the fastest one also runs at 8192^3.
+GEMM_CONFIGS = ["", "tile-m=128 tile-n=128 tile-k=32 warps=8 stages=4",
+                "tile-m=128 tile-n=128 tile-k=64 warps=8 stages=3",
+                "tile-m=128 tile-n=256 tile-k=32 warps=8 stages=3",
+                "tile-m=256 tile-n=128 tile-k=32 warps=8 stages=3",
+                "tile-m=128 tile-n=64 tile-k=64 warps=4 stages=4"]
+ATTENTION = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True),
+             (4, 16, 4096, 128, False), (4, 16, 4096, 128, True)]
+ATTENTION_CONFIGS = ["", "stages=3"]
+
+
+def bench_cases(quick):
+    """(name, kind, shape, options, source) of every benchmark kernel."""
+    cases = []
+    sizes = [4096] if quick else [4096, 8192]
+    for n in sizes:
+        for i, opt in enumerate(GEMM_CONFIGS if not quick else GEMM_CONFIGS[:2]):
+            cases.append((f"gemm_bf16_{n}_c{i}", "gemm_bf16", (n, n, n), opt,
+                          gemm_source(n, n, n)))
+    for (b, h, s, d, causal) in (ATTENTION[:1] if quick else ATTENTION):
+        for i, opt in enumerate(ATTENTION_CONFIGS):
+            cases.append((f"attn_{b}_{h}_{s}_{d}_{int(causal)}_c{i}", "attention",
+                          (b, h, s, d, causal), opt,
+                          attention_source(b, h, s, d, causal)))
+    for n in sizes:
+        cases.append((f"gemm_e4m3_{n}", "gemm_e4m3", (n, n, n), "",
+                      gemm_source(n, n, n, "f8E4M3FN", "f32", transpose_b=True)))
+    return cases
+
+
+def catalogue_runs():
+    """(test file, accel-run arguments) of every RUN line of
+    test/Integration/GPU that runs accel-run --target=nvptx."""
+    runs = []
+    folder = os.path.join(ROOT, "test", "Integration", "GPU")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".mlir"):
+            continue
+        for line in open(os.path.join(folder, name)):
+            m = re.match(r"//\s*RUN:\s*accel-run %s (.*?)\s*\|", line)
+            if m and "--target=nvptx" in m.group(1):
+                runs.append((os.path.join(folder, name), shlex.split(m.group(1))))
+    return runs
+
+
+# --------------------------------------------------------------------------
+# prepare (here)
+# --------------------------------------------------------------------------
+
+def prepare(args):
+    work = os.path.abspath(args.dir)
+    os.makedirs(work, exist_ok=True)
+    plan = {"chip": args.chip, "catalogue": [], "bench": []}
+    for i, (test, run_args) in enumerate(catalogue_runs()):
+        rec = f"catalogue/{i:02d}"
+        cmd = [os.path.join(BIN, "accel-run"), test] + run_args + \
+            [f"--record={os.path.join(work, rec)}"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"prepare: {' '.join(cmd)} failed:\n{r.stderr}")
+        plan["catalogue"].append({"dir": rec, "test": os.path.relpath(test, ROOT),
+                                  "args": run_args})
+        log(f"recorded {os.path.relpath(test, ROOT)} {' '.join(run_args)} -> {rec}")
+    for (name, kind, shape, opt, src) in bench_cases(args.quick):
+        out = os.path.join(work, "bench", name)
+        os.makedirs(out, exist_ok=True)
+        path = os.path.join(out, "kernel.mlir")
+        open(path, "w").write(src)
+        opts = f"chip={args.chip} {opt}".strip()
+        cmd = [os.path.join(BIN, "accel-compile"), path, "--target=nvptx",
+               f"--chip={args.chip}", f"--options={opt}", "-o",
+               os.path.join(out, "k")]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            log(f"prepare: {name} ({opts}) does not compile: "
+                f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
+            continue
+        metas = [f for f in os.listdir(os.path.join(out, "k")) if f.endswith(".json")]
+        plan["bench"].append({"name": name, "kind": kind, "shape": list(shape),
+                              "options": opts,
+                              "metadata": f"bench/{name}/k/{metas[0]}"})
+        meta = json.load(open(os.path.join(out, "k", metas[0])))
+        log(f"compiled {name} ({opts}): grid {meta['grid']} block {meta['block']} "
+            f"smem {meta['dynamic_shared_bytes']} regs "
+            f"{(meta.get('resources') or {}).get('registers', '?')}")
+    json.dump(plan, open(os.path.join(work, "plan.json"), "w"), indent=1)
+    log(f"prepared {work}: {len(plan['catalogue'])} catalogue records, "
+        f"{len(plan['bench'])} benchmark kernels")
+    if args.archive:
+        pack(work, args.archive)
+
+
+def pack(work, archive):
+    """`work` as a gzip'd tar for the GPU machine, each set of identical
+    files (records of one test under other options share their inputs)
+    stored once, as hard links."""
+    import hashlib
+    seen = {}
+    for folder, _, files in sorted(os.walk(work)):
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+            if digest in seen and not os.path.samefile(seen[digest], path):
+                os.remove(path)
+                os.link(seen[digest], path)
+            seen.setdefault(digest, path)
+    with tarfile.open(archive, "w:gz", compresslevel=1) as tar:
+        tar.add(work, ".")
+    log(f"packed {work} into {archive} ({os.path.getsize(archive) >> 20} MiB)")
+
+
+# --------------------------------------------------------------------------
+# device (the GPU machine)
+# --------------------------------------------------------------------------
+
+def load_kernel(folder, meta):
+    """The kernel of `meta` from its cubin (or PTX, which the driver JIT
+    compiles) in `folder`, allowed the dynamic shared memory it needs."""
+    import cupy
+    image = os.path.join(folder, meta["cubin"] or meta["ptx"])
+    kernel = cupy.RawModule(path=image).get_function(meta["kernel"])
+    smem = meta["dynamic_shared_bytes"]
+    if smem > 48 * 1024:
+        kernel.max_dynamic_shared_size_bytes = smem
+    return kernel, smem
+
+
+def launcher(folder, meta, tensors):
+    """A function launching `meta`'s kernel on `tensors` (torch tensors or
+    CuPy arrays, one per buffer argument, in order)."""
+    import cupy
+    kernel, smem = load_kernel(folder, meta)
+    ptrs = []
+    for arg, t in zip(meta["arguments"], tensors):
+        if arg["kind"] != "buffer":
+            raise RuntimeError(f"{meta['kernel']}: scalar argument {arg['name']} "
+                               "is not supported here")
+        ptr = t.data_ptr() if hasattr(t, "data_ptr") else t.data.ptr
+        ptrs.append(cupy.uint64(ptr))
+    grid, block = tuple(meta["grid"]), tuple(meta["block"])
+    ptrs = tuple(ptrs)
+    return lambda: kernel(grid, block, ptrs, shared_mem=smem)
+
+
+def timed(fn, repeats, warmup=2):
     """Median milliseconds of `repeats` runs of `fn`, with CUDA events."""
     import torch
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
     start = torch.cuda.Event(enable_timing=True)
     stop = torch.cuda.Event(enable_timing=True)
     times = []
@@ -54,288 +240,290 @@ def timed(fn, repeats):
     return times[len(times) // 2]
 
 
-def load_kernel(out, meta):
-    """The kernel of `meta` from its cubin (or PTX) in `out`, with the
-    dynamic shared memory it needs; and that size."""
+def run_catalogue(work, plan, rows):
+    """Launches every recorded kernel once on its recorded buffers and
+    writes the buffers it writes as <fn>.b<N>.result.bin."""
     import cupy
-    image = os.path.join(out, meta["cubin"] or meta["ptx"])
-    module = cupy.RawModule(path=image) if meta["cubin"] else \
-        cupy.RawModule(code=open(image).read())
-    kernel = module.get_function(meta["kernel"])
-    smem = meta["dynamic_shared_bytes"]
-    if smem > 48 * 1024:
-        kernel.max_dynamic_shared_size_bytes = smem
-    return kernel, smem
+    import numpy as np
+    launched = 0
+    for rec in plan["catalogue"]:
+        folder = os.path.join(work, rec["dir"])
+        manifest = json.load(open(os.path.join(folder, "manifest.json")))
+        for fn in manifest["functions"]:
+            try:
+                meta = json.load(open(os.path.join(folder, fn["metadata"])))
+                bufs = [cupy.asarray(np.fromfile(os.path.join(folder, b), np.uint8))
+                        for b in fn["buffers"]]
+                launcher(folder, meta, bufs)()
+                cupy.cuda.Device().synchronize()
+                for i, (arg, b) in enumerate(zip(meta["arguments"], bufs)):
+                    if arg["access"] != "in":
+                        cupy.asnumpy(b).tofile(os.path.join(
+                            folder, f"{fn['name']}.b{i}.result.bin"))
+                launched += 1
+            except Exception as e:  # keep going: replay reports the missing ones
+                log(f"catalogue {rec['test']} @{fn['name']}: launch failed: {e}")
+                rows.append(("numerics", f"{rec['test']} @{fn['name']}", "FAIL",
+                             "", f"launch: {e}"))
+    log(f"catalogue: launched {launched} kernels (checked by `check.py verify`)")
 
 
-def gemm_source(m, n, k, dtype="bf16", out="f32"):
-    return (f"func.func @gemm(%a: tensor<{m}x{k}x{dtype}>, %b: tensor<{k}x{n}x{dtype}>)"
-            f" -> tensor<{m}x{n}x{out}> {{\n"
-            f"  %c = tensor.empty() : tensor<{m}x{n}x{out}>\n"
-            f"  %0 = accel.matmul ins(%a, %b : tensor<{m}x{k}x{dtype}>, tensor<{k}x{n}x{dtype}>)"
-            f" outs(%c : tensor<{m}x{n}x{out}>) -> tensor<{m}x{n}x{out}>\n"
-            f"  return %0 : tensor<{m}x{n}x{out}>\n}}\n")
+def gemm_once(work, case, rows, repeats):
+    """Checks and times one bf16 GEMM kernel; its TFLOP/s and verdict."""
+    import torch
+    m, n, k = case["shape"]
+    meta_path = os.path.join(work, case["metadata"])
+    meta = json.load(open(meta_path))
+    torch.manual_seed(0)
+    a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
+    b = torch.randn(k, n, device="cuda").to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+    ours = launcher(os.path.dirname(meta_path), meta, (a, b, c))
+    ours()
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    # The matmul gate of docs/numerics.md: gamma_K(2^-24) |A||B|.
+    u = 2.0 ** -24
+    bound = k * u / (1 - k * u) * (a.double().abs() @ b.double().abs()) + 1e-30
+    worst = float(((c.double() - ref).abs() / bound).max())
+    ok = bool(torch.isfinite(c).all()) and worst <= 1.0
+    del ref, bound
+    t_ours = timed(ours, repeats)
+    t_ref = timed(lambda: torch.matmul(a, b), repeats)
+    flops = 2.0 * m * n * k
+    tf_ours, tf_ref = flops / t_ours / 1e9, flops / t_ref / 1e9
+    ratio = tf_ours / tf_ref
+    log(f"bf16 GEMM {m}x{n}x{k} [{case['options']}]: ours {tf_ours:.1f} TFLOP/s, "
+        f"torch.matmul {tf_ref:.1f} TFLOP/s, ratio {ratio:.3f} (goal >= 0.9); "
+        f"worst err/gate {worst:.3f} -> {'PASS' if ok else 'FAIL'}; "
+        f"{(meta.get('resources') or {}).get('registers', '?')} registers")
+    rows.append(("gemm", f"bf16 {m}x{n}x{k} [{case['options']}]", f"{ratio:.3f}",
+                 ">= 0.9", f"ours {tf_ours:.1f} TF/s, cuBLAS {tf_ref:.1f}, "
+                 f"{'PASS' if ok else 'FAIL'} (err/gate {worst:.2f})"))
+    del a, b, c
+    torch.cuda.empty_cache()
+    return tf_ours, ok
 
 
-def compile_gemm(workdir, m, n, k, chip, options=""):
-    src = os.path.join(workdir, f"gemm_{m}x{n}x{k}.mlir")
-    with open(src, "w") as f:
-        f.write(gemm_source(m, n, k))
-    out = os.path.join(workdir, f"out_{m}x{n}x{k}")
-    t0 = time.time()
-    r = subprocess.run([os.path.join(BIN, "accel-compile"), src, "--target=nvptx",
-                        f"--chip={chip}", f"--options={options}", "-o", out],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError("accel-compile failed:\n" + r.stderr)
-    meta_path = os.path.join(out, "gemm_0.json")
-    with open(meta_path) as f:
-        meta = json.load(f)
-    return out, meta, time.time() - t0
+def bench_gemm(work, plan, rows, repeats):
+    """Every configuration at 4096^3, then the fastest correct one (else the
+    default) at the larger sizes."""
+    cases = [c for c in plan["bench"] if c["kind"] == "gemm_bf16"]
+    best, best_tf = None, 0.0
+    for case in [c for c in cases if c["shape"][0] <= 4096]:
+        tf, ok = gemm_once(work, case, rows, repeats)
+        if ok and tf > best_tf:
+            best, best_tf = case["name"].rsplit("_", 1)[1], tf
+    for case in [c for c in cases if c["shape"][0] > 4096]:
+        if case["name"].rsplit("_", 1)[1] == (best or "c0"):
+            gemm_once(work, case, rows, repeats)
 
 
-def run_lit(rows):
-    lit = shutil.which("lit") or "/usr/lib/llvm-22/bin/lit"
-    if not os.path.exists(lit):
-        log("numerics: lit not found, skipped")
-        rows.append(("numerics", "lit", "skipped", "", "no lit"))
-        return
-    r = subprocess.run([lit, "-v", os.path.join(BUILD, "test"), "--filter",
-                        "Integration/GPU|accel-run/nvptx"],
-                       capture_output=True, text=True)
-    tail = "\n".join(r.stdout.strip().splitlines()[-12:])
-    log("numerics (lit, accel-run --target=nvptx vs the fp64 oracle):\n" + tail)
-    ran = sum(1 for l in r.stdout.splitlines()
-              if l.startswith(("PASS: ACCEL :: Integration/GPU",
-                               "FAIL: ACCEL :: Integration/GPU")))
-    if r.returncode != 0:
-        status = "FAIL"
-    elif ran == 0:
-        status = "unsupported (no GPU seen by lit)"
-    else:
-        status = f"pass ({ran} GPU test files)"
-    log(f"numerics: {status}")
-    rows.append(("numerics", "test/Integration/GPU", status, "", ""))
-
-
-def bench_gemm(rows, chip, sizes, repeats):
-    try:
-        import cupy
-        import torch
-    except ImportError as e:
-        log(f"gemm: {e}; skipped")
-        rows.append(("gemm", "bf16", "skipped", "", str(e)))
-        return
-    dev = torch.cuda.get_device_name(0)
-    log(f"device: {dev}")
-    with tempfile.TemporaryDirectory() as work:
-        for (m, n, k) in sizes:
-            out, meta, ctime = compile_gemm(work, m, n, k, chip)
-            kernel, smem = load_kernel(out, meta)
-            torch.manual_seed(0)
-            a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
-            b = torch.randn(k, n, device="cuda").to(torch.bfloat16)
-            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
-            args = (a.data_ptr(), b.data_ptr(), c.data_ptr())
-            ptrs = tuple(cupy.uint64(p) for p in args)
-            grid, block = tuple(meta["grid"]), tuple(meta["block"])
-
-            def ours():
-                kernel(grid, block, ptrs, shared_mem=smem)
-
-            ours()
-            torch.cuda.synchronize()
-            ref = a.double() @ b.double()
-            err = (c.double() - ref).abs()
-            # The matmul gate of docs/numerics.md: gamma_K(2^-24) |A||B|.
-            u = 2.0 ** -24
-            gamma = k * u / (1 - k * u)
-            bound = gamma * (a.double().abs() @ b.double().abs()) + 1e-30
-            worst = float((err / bound).max())
-            ok = bool(torch.isfinite(c).all()) and worst <= 1.0
-
-            t_ours = timed(ours, repeats)
-            t_ref = timed(lambda: torch.matmul(a, b, out=None), repeats)
-            flops = 2.0 * m * n * k
-            tf_ours = flops / t_ours / 1e9
-            tf_ref = flops / t_ref / 1e9
-            ratio = tf_ours / tf_ref
-            log(f"bf16 GEMM {m}x{n}x{k}: ours {tf_ours:.1f} TFLOP/s, "
-                f"torch.matmul {tf_ref:.1f} TFLOP/s, ratio {ratio:.3f} "
-                f"(goal >= 0.9); worst err/gate {worst:.3f} -> "
-                f"{'PASS' if ok else 'FAIL'}; compile {ctime:.2f} s; "
-                f"{meta['resources']['registers'] if meta.get('resources') else '?'} registers")
-            rows.append(("gemm", f"bf16 {m}x{n}x{k}", f"{ratio:.3f}",
-                         ">= 0.9", f"ours {tf_ours:.1f} TF/s, cuBLAS {tf_ref:.1f}, "
-                         f"{'PASS' if ok else 'FAIL'}"))
-
-
-def attention_source(b, h, s, d, causal):
-    t = f"tensor<{b}x{h}x{s}x{d}xbf16>"
-    o = f"tensor<{b}x{h}x{s}x{d}xf32>"
-    c = "causal " if causal else ""
-    return (f"func.func @attn(%q: {t}, %k: {t}, %v: {t}) -> {o} {{\n"
-            f"  %o = tensor.empty() : {o}\n"
-            f"  %0 = accel.attention {c}ins(%q, %k, %v : {t}, {t}, {t}) "
-            f"outs(%o : {o}) -> {o}\n  return %0 : {o}\n}}\n")
-
-
-def bench_attention(rows, chip, cases, repeats):
-    try:
-        import cupy
-        import torch
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-    except ImportError as e:
-        log(f"attention: {e}; skipped")
-        rows.append(("attention", "bf16", "skipped", "", str(e)))
-        return
+def bench_attention(work, plan, rows, repeats):
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
-    with tempfile.TemporaryDirectory() as work:
-        for (b, h, s, d, causal) in cases:
-            src = os.path.join(work, f"attn_{b}_{h}_{s}_{d}_{causal}.mlir")
-            with open(src, "w") as f:
-                f.write(attention_source(b, h, s, d, causal))
-            out = src + ".out"
-            r = subprocess.run([os.path.join(BIN, "accel-compile"), src,
-                                "--target=nvptx", f"--chip={chip}", "-o", out],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                log("attention: accel-compile failed:\n" + r.stderr)
-                rows.append(("attention", f"{b},{h},{s},{d},{causal}", "FAIL", "",
-                             "compile"))
-                continue
-            meta = json.load(open(os.path.join(out, "attn_0.json")))
-            kernel, smem = load_kernel(out, meta)
-            torch.manual_seed(1)
-            q, k, v = (torch.randn(b, h, s, d, device="cuda").to(torch.bfloat16)
-                       for _ in range(3))
-            o = torch.full((b, h, s, d), float("nan"), device="cuda")
-            ptrs = tuple(cupy.uint64(t.data_ptr()) for t in (q, k, v, o))
-            grid, block = tuple(meta["grid"]), tuple(meta["block"])
-
-            def ours():
-                kernel(grid, block, ptrs, shared_mem=smem)
-
-            ours()
-            torch.cuda.synchronize()
-            # Reference: the math backend in f32 on the same bf16 inputs.
-            with sdpa_kernel(SDPBackend.MATH):
-                ref = F.scaled_dot_product_attention(q.float(), k.float(),
-                                                     v.float(), is_causal=causal)
-            err = float((o - ref).abs().max())
-            ok = bool(torch.isfinite(o).all()) and err <= 2e-2
-
-            flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
-            t_ours = timed(ours, repeats)
-            line = (f"attention B={b} H={h} S={s} d={d} causal={causal}: ours "
-                    f"{flops / t_ours / 1e9:.1f} TFLOP/s, max err {err:.2e} "
-                    f"{'PASS' if ok else 'FAIL'}")
-            for name, backend in (("FA2", SDPBackend.FLASH_ATTENTION),
-                                  ("cuDNN", SDPBackend.CUDNN_ATTENTION)):
-                try:
-                    with sdpa_kernel(backend):
-                        t_ref = timed(lambda: F.scaled_dot_product_attention(
-                            q, k, v, is_causal=causal), repeats)
-                    ratio = t_ref / t_ours
-                    line += f"; {name} {flops / t_ref / 1e9:.1f} TFLOP/s, ours/{name} {ratio:.2f}"
-                    rows.append(("attention", f"{b},{h},{s},{d},{causal} vs {name}",
-                                 f"{ratio:.3f}", ">= 1.5 (FA2)",
-                                 f"{'PASS' if ok else 'FAIL'} err {err:.1e}"))
-                except Exception as e:  # a backend missing on this build
-                    line += f"; {name}: {e}"
-            log(line)
+    for case in [c for c in plan["bench"] if c["kind"] == "attention"]:
+        b, h, s, d, causal = case["shape"]
+        meta_path = os.path.join(work, case["metadata"])
+        meta = json.load(open(meta_path))
+        torch.manual_seed(1)
+        q, k, v = (torch.randn(b, h, s, d, device="cuda").to(torch.bfloat16)
+                   for _ in range(3))
+        o = torch.full((b, h, s, d), float("nan"), device="cuda")
+        ours = launcher(os.path.dirname(meta_path), meta, (q, k, v, o))
+        ours()
+        torch.cuda.synchronize()
+        # Reference: the math backend in f32 on the same bf16 inputs, one
+        # batch at a time (the f32 scores of all four take 8 GiB).
+        err = 0.0
+        with sdpa_kernel(SDPBackend.MATH):
+            for i in range(b):
+                ref = F.scaled_dot_product_attention(
+                    q[i:i + 1].float(), k[i:i + 1].float(), v[i:i + 1].float(),
+                    is_causal=causal)
+                err = max(err, float((o[i:i + 1] - ref).abs().max()))
+                del ref
+        ok = bool(torch.isfinite(o).all()) and err <= 2e-2
+        flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+        t_ours = timed(ours, repeats)
+        line = (f"attention B={b} H={h} S={s} d={d} causal={causal} "
+                f"[{case['options']}]: ours {flops / t_ours / 1e9:.1f} TFLOP/s, "
+                f"max err {err:.2e} {'PASS' if ok else 'FAIL'}")
+        for name, backend in (("FA2", SDPBackend.FLASH_ATTENTION),
+                              ("cuDNN", SDPBackend.CUDNN_ATTENTION)):
+            try:
+                with sdpa_kernel(backend):
+                    t_ref = timed(lambda: F.scaled_dot_product_attention(
+                        q, k, v, is_causal=causal), repeats)
+                ratio = t_ref / t_ours
+                line += (f"; {name} {flops / t_ref / 1e9:.1f} TFLOP/s, "
+                         f"ours/{name} {ratio:.2f}")
+                rows.append(("attention", f"{b},{h},{s},{d},causal={causal} "
+                             f"[{case['options']}] vs {name}", f"{ratio:.3f}",
+                             ">= 1.5 (FA2)", f"ours {flops / t_ours / 1e9:.1f} TF/s, "
+                             f"{name} {flops / t_ref / 1e9:.1f}, "
+                             f"{'PASS' if ok else 'FAIL'} err {err:.1e}"))
+            except Exception as e:  # a backend missing on this build
+                line += f"; {name}: {e}"
+        log(line)
+        del q, k, v, o
+        torch.cuda.empty_cache()
 
 
-def bench_fp8(rows, chip, sizes, repeats):
-    """e4m3 x e4m3 -> f32 with B as [N, K] (what the fp8 kernels take),
+def bench_fp8(work, plan, rows, repeats):
+    """e4m3 x e4m3 -> f32 with B as [N, K] (what the 8-bit kernels take),
     against torch._scaled_mm with unit scales."""
-    try:
-        import cupy
-        import torch
-    except ImportError as e:
-        log(f"fp8: {e}; skipped")
-        rows.append(("fp8", "e4m3", "skipped", "", str(e)))
-        return
-    with tempfile.TemporaryDirectory() as work:
-        for (m, n, k) in sizes:
-            src = os.path.join(work, f"fp8_{m}.mlir")
-            a_t, b_t, c_t = (f"tensor<{m}x{k}xf8E4M3FN>", f"tensor<{n}x{k}xf8E4M3FN>",
-                             f"tensor<{m}x{n}xf32>")
-            with open(src, "w") as f:
-                f.write(f"func.func @gemm(%a: {a_t}, %b: {b_t}) -> {c_t} {{\n"
-                        f"  %c = tensor.empty() : {c_t}\n"
-                        f"  %0 = accel.matmul transpose_b ins(%a, %b : {a_t}, {b_t}) "
-                        f"outs(%c : {c_t}) -> {c_t}\n  return %0 : {c_t}\n}}\n")
-            out = src + ".out"
-            r = subprocess.run([os.path.join(BIN, "accel-compile"), src,
-                                "--target=nvptx", f"--chip={chip}", "-o", out],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                log("fp8: accel-compile failed:\n" + r.stderr)
-                rows.append(("fp8", f"{m}x{n}x{k}", "FAIL", "", "compile"))
-                continue
-            meta = json.load(open(os.path.join(out, "gemm_0.json")))
-            kernel, smem = load_kernel(out, meta)
-            torch.manual_seed(2)
-            a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
-            b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
-            c = torch.full((m, n), float("nan"), device="cuda")
-            ptrs = tuple(cupy.uint64(t.data_ptr()) for t in (a, b, c))
-            grid, block = tuple(meta["grid"]), tuple(meta["block"])
+    import torch
+    for case in [c for c in plan["bench"] if c["kind"] == "gemm_e4m3"]:
+        m, n, k = case["shape"]
+        meta_path = os.path.join(work, case["metadata"])
+        meta = json.load(open(meta_path))
+        torch.manual_seed(2)
+        a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+        c = torch.full((m, n), float("nan"), device="cuda")
+        ours = launcher(os.path.dirname(meta_path), meta, (a, b, c))
+        ours()
+        torch.cuda.synchronize()
+        ref = a.double() @ b.double().t()
+        u = 2.0 ** -24
+        bound = k * u / (1 - k * u) * (a.double().abs() @ b.double().abs().t()) + 1e-30
+        worst = float(((c.double() - ref).abs() / bound).max())
+        ok = bool(torch.isfinite(c).all()) and worst <= 1.0
+        del ref, bound
+        one = torch.tensor(1.0, device="cuda")
 
-            def ours():
-                kernel(grid, block, ptrs, shared_mem=smem)
+        def theirs():
+            torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
+                             out_dtype=torch.float32)
 
-            ours()
-            torch.cuda.synchronize()
-            ref = a.double() @ b.double().t()
-            u = 2.0 ** -24
-            bound = k * u / (1 - k * u) * (a.double().abs() @ b.double().abs().t()) + 1e-30
-            worst = float(((c.double() - ref).abs() / bound).max())
-            ok = bool(torch.isfinite(c).all()) and worst <= 1.0
-            one = torch.tensor(1.0, device="cuda")
-
-            def theirs():
-                torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
-                                 out_dtype=torch.float32)
-
-            flops = 2.0 * m * n * k
-            t_ours, t_ref = timed(ours, repeats), timed(theirs, repeats)
-            ratio = t_ref / t_ours
-            log(f"fp8 e4m3 GEMM {m}x{n}x{k}: ours {flops / t_ours / 1e9:.1f} "
-                f"TFLOP/s, torch._scaled_mm {flops / t_ref / 1e9:.1f} TFLOP/s, "
-                f"ratio {ratio:.3f}; worst err/gate {worst:.3f} "
-                f"{'PASS' if ok else 'FAIL'}")
-            rows.append(("fp8", f"e4m3 {m}x{n}x{k}", f"{ratio:.3f}", ">= 0.9",
-                         "PASS" if ok else "FAIL"))
+        flops = 2.0 * m * n * k
+        t_ours = timed(ours, repeats)
+        try:
+            t_ref = timed(theirs, repeats)
+        except Exception as e:
+            log(f"fp8: torch._scaled_mm failed: {e}")
+            t_ref = float("nan")
+        ratio = t_ref / t_ours
+        log(f"fp8 e4m3 GEMM {m}x{n}x{k}: ours {flops / t_ours / 1e9:.1f} "
+            f"TFLOP/s, torch._scaled_mm {flops / t_ref / 1e9:.1f} TFLOP/s, "
+            f"ratio {ratio:.3f}; worst err/gate {worst:.3f} "
+            f"{'PASS' if ok else 'FAIL'}")
+        rows.append(("fp8", f"e4m3 {m}x{n}x{k}", f"{ratio:.3f}", ">= 0.9",
+                     f"ours {flops / t_ours / 1e9:.1f} TF/s, scaled_mm "
+                     f"{flops / t_ref / 1e9:.1f}, {'PASS' if ok else 'FAIL'}"))
+        del a, b, c
+        torch.cuda.empty_cache()
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--chip", default="sm_90a")
-    ap.add_argument("--csv", default="gpu-check.csv")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+def device(args):
+    work = os.path.abspath(args.dir)
+    if args.archive and args.step == "device":
+        with tarfile.open(args.archive) as tar:
+            tar.extractall(work)
+    plan = json.load(open(os.path.join(work, "plan.json")))
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
     rows = []
     t0 = time.time()
-    run_lit(rows)
-    sizes = [(4096, 4096, 4096)] if args.quick else [(4096, 4096, 4096),
-                                                     (8192, 8192, 8192)]
-    bench_gemm(rows, args.chip, sizes, repeats=5 if args.quick else 20)
-    # B*S = 16k, H*d = 2048.
-    att = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True),
-           (4, 16, 4096, 128, False), (4, 16, 4096, 128, True)]
-    bench_attention(rows, args.chip, att[:1] if args.quick else att,
-                    repeats=5 if args.quick else 20)
-    bench_fp8(rows, args.chip, [(4096, 4096, 4096)] if args.quick else
-              [(4096, 4096, 4096), (8192, 8192, 8192)],
-              repeats=5 if args.quick else 20)
-    with open(args.csv, "w", newline="") as f:
+    try:
+        import torch
+        log(f"device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, "
+            f"CUDA {torch.version.cuda}, kernels for {plan['chip']}")
+    except Exception as e:
+        log(f"device: no PyTorch/GPU: {e}")
+    repeats = 5 if args.quick else 20
+    for step in (lambda: run_catalogue(work, plan, rows),
+                 lambda: bench_gemm(work, plan, rows, repeats),
+                 lambda: bench_attention(work, plan, rows, repeats),
+                 lambda: bench_fp8(work, plan, rows, repeats)):
+        try:
+            step()
+        except Exception:
+            log("step failed:\n" + traceback.format_exc())
+        log(f"  ({time.time() - t0:.0f} s)")
+    with open(os.path.join(out, "gpu-check.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["section", "case", "value", "goal", "note"])
         w.writerows(rows)
-    log(f"wrote {args.csv} in {time.time() - t0:.0f} s")
+    # The output buffers, gzip'd and cut into parts small enough to come
+    # back from a device machine (16 MiB a file); `verify` takes them all.
+    blob = io.BytesIO()
+    with tarfile.open(fileobj=blob, mode="w:gz", compresslevel=6) as tar:
+        for rec in plan["catalogue"]:
+            folder = os.path.join(work, rec["dir"])
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(".result.bin"):
+                    tar.add(os.path.join(folder, name), f"{rec['dir']}/{name}")
+    data, part = blob.getvalue(), 12 << 20
+    for i in range(0, max(len(data), 1), part):
+        open(os.path.join(out, f"gpu-results.tgz.{i // part}"), "wb").write(
+            data[i:i + part])
+    log(f"wrote {out}/gpu-check.csv and gpu-results.tgz.* in {time.time() - t0:.0f} s")
+    open(os.path.join(out, "gpu-check.log"), "w").write("\n".join(LOG) + "\n")
+
+
+# --------------------------------------------------------------------------
+# verify (here again)
+# --------------------------------------------------------------------------
+
+def verify(args):
+    work = os.path.abspath(args.dir)
+    plan = json.load(open(os.path.join(work, "plan.json")))
+    if args.results:
+        # gpu-results.tgz.0, .1, ... as `device` wrote them, in order.
+        stem = args.results.rsplit(".", 1)[0] if args.results[-1].isdigit() \
+            else args.results
+        parts, i = [], 0
+        while os.path.exists(f"{stem}.{i}"):
+            parts.append(open(f"{stem}.{i}", "rb").read())
+            i += 1
+        data = b"".join(parts) if parts else open(args.results, "rb").read()
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for member in tar.getmembers():
+                if not member.isfile() or not re.fullmatch(
+                        r"catalogue/\d+/[A-Za-z0-9_.]+\.result\.bin", member.name):
+                    sys.exit(f"verify: unexpected member '{member.name}'")
+                tar.extract(member, work)
+    failed = 0
+    for rec in plan["catalogue"]:
+        cmd = [os.path.join(BIN, "accel-run"), os.path.join(ROOT, rec["test"])] + \
+            rec["args"] + [f"--replay={os.path.join(work, rec['dir'])}"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        last = (r.stdout.strip().splitlines() or [""])[-1]
+        verdict = "PASS" if r.returncode == 0 else "FAIL"
+        log(f"{verdict}: {rec['test']} {' '.join(rec['args'])}: "
+            f"{last}{r.stderr.strip()}")
+        if r.returncode != 0:
+            failed += 1
+            log(r.stdout)
+    log(f"verify: {len(plan['catalogue']) - failed} of {len(plan['catalogue'])} "
+        "catalogue runs passed on the GPU")
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("step", choices=["prepare", "device", "verify", "all"])
+    ap.add_argument("--dir", default=os.path.join(ROOT, ".gpu-check"))
+    ap.add_argument("--chip", default="sm_90a")
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--results", default="")
+    ap.add_argument("--archive", default="",
+                    help="prepare: also pack --dir into this .tar.gz; "
+                         "device: unpack it into --dir first")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    if args.step in ("prepare", "all"):
+        prepare(args)
+    if args.step in ("device", "all"):
+        device(args)
+    if args.step in ("verify", "all"):
+        return verify(args)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

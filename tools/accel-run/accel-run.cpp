@@ -43,7 +43,10 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/xxhash.h"
@@ -84,6 +87,20 @@ static cl::opt<std::string> nvptxOptions(
     "nvptx-pipeline-options",
     cl::desc("Options of accel-nvptx-pipeline for --target=nvptx, e.g. "
              "\"chip=sm_90a tile-m=128\""),
+    cl::cat(runCat));
+static cl::opt<std::string> recordDir(
+    "record",
+    cl::desc("--target=nvptx without a GPU: write each function's kernel "
+             "(PTX and launch metadata), its argument buffers (outputs "
+             "prefilled with NaN bytes) and a manifest.json to this folder, "
+             "for a GPU machine to launch (bench/gpu/check.py); --replay "
+             "then checks what the launches wrote"),
+    cl::cat(runCat));
+static cl::opt<std::string> replayDir(
+    "replay",
+    cl::desc("--target=nvptx: check the results that launches of a --record "
+             "folder wrote there (<function>.b<N>.result.bin) instead of "
+             "launching; same file, options, seed and inputs as the record"),
     cl::cat(runCat));
 static cl::opt<std::string>
     simMode("sim-mode",
@@ -453,8 +470,10 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
         return op.emitOpError("the fp64 oracle needs a static head dimension "
                               "or an explicit scale");
       spec.scale = *scale;
-      // The systolic array rounds P to its input type (the scratchpad's).
-      if (target == "systolic")
+      // The systolic array rounds P to its input type (the scratchpad's),
+      // and so does the GPU's FlashAttention kernel (P is the A operand of
+      // the P.V mma.sync); the CPU pipeline keeps P in f32.
+      if (target == "systolic" || target == "nvptx")
         spec.probabilityRoundoff =
             ref::unitRoundoff(at.getQuery().getType().getElementType());
       spec.causal = at.getCausal();
@@ -988,14 +1007,50 @@ reportPrecisions(ModuleOp selected, std::vector<Job> &jobs,
 // The NVIDIA target
 //===----------------------------------------------------------------------===//
 
-/// Compiles `module` with accel-nvptx-pipeline, launches each job's kernel
-/// through the CUDA driver (libcuda, opened at run time) and checks the
-/// results; the process exit code.
+/// The bytes of the file at `path`, or an error naming it.
+static llvm::Expected<std::vector<uint8_t>> readFileBytes(const Twine &path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!file)
+    return llvm::createStringError(file.getError(),
+                                   "cannot read '" + path.str() +
+                                       "': " + file.getError().message());
+  StringRef b = (*file)->getBuffer();
+  return std::vector<uint8_t>(b.bytes_begin(), b.bytes_end());
+}
+
+/// Writes `bytes` to `path`, or an error naming it.
+static llvm::Error writeFileBytes(const Twine &path, StringRef bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path.str(), ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError(ec, "cannot write '" + path.str() +
+                                           "': " + ec.message());
+  os << bytes;
+  os.close();
+  if (os.has_error())
+    return llvm::createStringError(os.error(),
+                                   "cannot write '" + path.str() + "'");
+  return llvm::Error::success();
+}
+
+static StringRef asChars(ArrayRef<uint8_t> bytes) {
+  return StringRef(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+}
+
+/// Compiles `module` with accel-nvptx-pipeline, then for each job launches
+/// its kernel through the CUDA driver (libcuda, opened at run time), or
+/// (--record) writes the kernel and its buffers for a launch elsewhere, or
+/// (--replay) reads the results such a launch wrote; checks the results
+/// (not when recording). The process exit code.
 static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
                     MLIRContext &context) {
   AccelNvptxPipelineOptions options;
   if (failed(options.parseFromString(nvptxOptions)))
     return fail("bad --nvptx-pipeline-options '" + nvptxOptions + "'");
+  if (!recordDir.empty() && !replayDir.empty())
+    return fail("--record and --replay exclude each other");
   std::string chip = options.chip;
   {
     PassManager pm(&context);
@@ -1011,12 +1066,25 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
       return fail("cannot lower the kernels of '" + inputFile + "' to PTX");
   }
   llvm::StringMap<std::string> ptx = collectPtx(module);
-  llvm::Expected<std::unique_ptr<CudaDriver>> driver = CudaDriver::open();
-  if (!driver)
-    return fail("--target=nvptx needs an NVIDIA GPU: " +
-                toString(driver.takeError()));
+  std::unique_ptr<CudaDriver> driver;
+  StringRef how = "launched";
+  if (!recordDir.empty()) {
+    how = "recorded";
+    if (std::error_code ec = llvm::sys::fs::create_directories(recordDir))
+      return fail("cannot create '" + recordDir + "': " + ec.message());
+  } else if (!replayDir.empty()) {
+    how = "replayed";
+  } else {
+    llvm::Expected<std::unique_ptr<CudaDriver>> opened = CudaDriver::open();
+    if (!opened)
+      return fail("--target=nvptx needs an NVIDIA GPU (or --record): " +
+                  toString(opened.takeError()));
+    driver = std::move(*opened);
+  }
   llvm::outs() << "accel-run: " << inputFile << " on nvptx (" << chip
-               << " PTX), seed " << seed << ", " << dist << " inputs\n";
+               << " PTX, " << how << "), seed " << seed << ", " << dist
+               << " inputs\n";
+  llvm::json::Array manifestFunctions;
   unsigned passed = 0;
   for (Job &job : jobs) {
     SmallVector<const GpuKernel *> mine;
@@ -1026,8 +1094,11 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
     if (mine.size() != 1)
       return fail("@" + job.name + " compiles to " + Twine(mine.size()) +
                   " kernels; --target=nvptx runs functions of one matmul");
-    const KernelMetadata &meta = mine.front()->metadata;
-    // Arguments by name: argN is the job's argument N, resultN its result.
+    KernelMetadata meta = mine.front()->metadata;
+    const std::string &image = ptx[mine.front()->module];
+    // Arguments by name: argN is the job's argument N, resultN its result,
+    // prefilled with NaN bytes (all ones: NaN in every float type, -1 in
+    // the integer ones) so that an element the kernel never writes fails.
     std::vector<std::vector<uint8_t>> storage;
     SmallVector<HostBuffer> buffers;
     // The number after `prefix` in a buffer name ("arg2", "result0").
@@ -1040,7 +1111,7 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
     };
     SmallVector<std::optional<unsigned>> resultOf;
     for (const KernelArgument &arg : meta.arguments) {
-      std::vector<uint8_t> bytes(arg.byteSize, 0);
+      std::vector<uint8_t> bytes(arg.byteSize, 0xFF);
       if (std::optional<unsigned> a = indexAfter(arg.name, "arg");
           a && *a < job.args.size())
         std::memcpy(bytes.data(), job.args[*a].bytes.data(),
@@ -1048,18 +1119,103 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
       resultOf.push_back(indexAfter(arg.name, "result"));
       storage.push_back(std::move(bytes));
     }
-    for (std::vector<uint8_t> &b : storage)
-      buffers.push_back(HostBuffer{b});
-    const std::string &image = ptx[mine.front()->module];
-    LaunchOptions launch;
-    launch.timedLaunches = repeat;
-    llvm::Expected<LaunchResult> result = (*driver)->launch(
-        meta,
-        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
-                          image.size() + 1),
-        /*isPtx=*/true, buffers, {}, launch);
-    if (!result)
-      return fail("running @" + job.name + ": " + toString(result.takeError()));
+    // Record and replay share the file names: <job>.json, <job>.ptx and
+    // <job>.b<N>.bin (buffer N as launched), <job>.b<N>.result.bin (buffer
+    // N after the launch, for those the kernel writes).
+    if (!isPlainFileName(job.name + ".json"))
+      return fail("@" + job.name + " cannot name files in a record folder");
+    auto bufferFile = [&](unsigned n, StringRef suffix) {
+      return (job.name + ".b" + Twine(n) + suffix).str();
+    };
+    if (!recordDir.empty()) {
+      meta.ptx = job.name + ".ptx";
+      meta.cubin.clear();
+      llvm::json::Array files;
+      std::string metaFile = job.name + ".json";
+      if (llvm::Error e =
+              writeFileBytes(recordDir + "/" + metaFile, toJson(meta) + "\n"))
+        return fail(toString(std::move(e)));
+      if (llvm::Error e = writeFileBytes(recordDir + "/" + meta.ptx, image))
+        return fail(toString(std::move(e)));
+      for (auto [n, bytes] : llvm::enumerate(storage)) {
+        files.push_back(bufferFile(n, ".bin"));
+        if (llvm::Error e = writeFileBytes(
+                recordDir + "/" + bufferFile(n, ".bin"), asChars(bytes)))
+          return fail(toString(std::move(e)));
+      }
+      manifestFunctions.push_back(
+          llvm::json::Object{{"name", job.name},
+                             {"metadata", metaFile},
+                             {"buffers", std::move(files)}});
+      llvm::outs() << "@" << job.name << ": recorded " << meta.kernel << " ("
+                   << storage.size() << " buffers)\n";
+      continue;
+    }
+    std::string timing;
+    if (!replayDir.empty()) {
+      // The record must be of this compiler, these options and these
+      // inputs, or the results would be checked against other references.
+      llvm::Expected<std::vector<uint8_t>> recorded =
+          readFileBytes(replayDir + "/" + job.name + ".json");
+      if (!recorded)
+        return fail(toString(recorded.takeError()));
+      llvm::Expected<KernelMetadata> recordedMeta =
+          parseKernelMetadata(asChars(*recorded));
+      if (!recordedMeta)
+        return fail(replayDir + "/" + job.name +
+                    ".json: " + toString(recordedMeta.takeError()));
+      recordedMeta->ptx.clear();
+      recordedMeta->cubin.clear();
+      meta.ptx.clear();
+      meta.cubin.clear();
+      if (*recordedMeta != meta)
+        return fail("@" + job.name + " in '" + replayDir +
+                    "' was recorded from another kernel (another compiler, "
+                    "file or --nvptx-pipeline-options)");
+      for (auto [n, arg] : llvm::enumerate(meta.arguments)) {
+        llvm::Expected<std::vector<uint8_t>> in =
+            readFileBytes(replayDir + "/" + bufferFile(n, ".bin"));
+        if (!in)
+          return fail(toString(in.takeError()));
+        if (*in != storage[n])
+          return fail("@" + job.name + " buffer " + Twine(n) + " ('" +
+                      arg.name + "') in '" + replayDir +
+                      "' holds other inputs than --seed/--dist/--input give");
+      }
+      for (auto [n, arg] : llvm::enumerate(meta.arguments)) {
+        if (arg.access == BufferAccess::In)
+          continue;
+        std::string path = replayDir + "/" + bufferFile(n, ".result.bin");
+        llvm::Expected<std::vector<uint8_t>> out = readFileBytes(path);
+        if (!out)
+          return fail(toString(out.takeError()) +
+                      " (not launched on a GPU yet?)");
+        if (out->size() != storage[n].size())
+          return fail("'" + path + "' holds " + Twine(out->size()) +
+                      " bytes; buffer '" + arg.name + "' has " +
+                      Twine(storage[n].size()));
+        storage[n] = std::move(*out);
+      }
+    } else {
+      for (std::vector<uint8_t> &b : storage)
+        buffers.push_back(HostBuffer{b});
+      LaunchOptions launch;
+      launch.timedLaunches = repeat;
+      llvm::Expected<LaunchResult> result = driver->launch(
+          meta,
+          ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
+                            image.size() + 1),
+          /*isPtx=*/true, buffers, {}, launch);
+      if (!result)
+        return fail("running @" + job.name + ": " +
+                    toString(result.takeError()));
+      if (!result->launchMillis.empty()) {
+        std::vector<float> t = result->launchMillis;
+        std::sort(t.begin(), t.end());
+        timing = llvm::formatv("  time: {0:f4} ms (median of {1}, {2})\n",
+                               t[t.size() / 2], t.size(), result->deviceName);
+      }
+    }
     llvm::outs() << "@" << job.name << "\n";
     FailureOr<bool> ok = checkResults(job, [&](unsigned i) {
       auto rt = cast<RankedTensorType>(job.func.getResultTypes()[i]);
@@ -1070,15 +1226,26 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
     });
     if (failed(ok))
       return 1;
-    if (!result->launchMillis.empty()) {
-      std::vector<float> t = result->launchMillis;
-      std::sort(t.begin(), t.end());
-      llvm::outs() << llvm::formatv("  time: {0:f4} ms (median of {1}, {2})\n",
-                                    t[t.size() / 2], t.size(),
-                                    result->deviceName);
-    }
-    llvm::outs() << "  " << (*ok ? "PASS" : "FAIL") << "\n";
+    llvm::outs() << timing << "  " << (*ok ? "PASS" : "FAIL") << "\n";
     passed += *ok;
+  }
+  if (!recordDir.empty()) {
+    llvm::json::Object manifest{{"format_version", 1},
+                                {"compiler", getAccelCompilerId()},
+                                {"source", inputFile},
+                                {"nvptx_pipeline_options", nvptxOptions},
+                                {"seed", int64_t(seed)},
+                                {"dist", dist},
+                                {"functions", std::move(manifestFunctions)}};
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
+       << "\n";
+    if (llvm::Error e = writeFileBytes(recordDir + "/manifest.json", text))
+      return fail(toString(std::move(e)));
+    llvm::outs() << "accel-run: recorded " << jobs.size() << " functions in '"
+                 << recordDir << "'\n";
+    return 0;
   }
   llvm::outs() << "accel-run: " << passed << " of " << jobs.size()
                << " functions passed\n";
@@ -1179,6 +1346,8 @@ int main(int argc, char **argv) {
     return fail("--target=" + target +
                 " cannot run here (cpu, systolic and, with an NVIDIA GPU, "
                 "nvptx execute)");
+  if ((!recordDir.empty() || !replayDir.empty()) && target != "nvptx")
+    return fail("--record and --replay go with --target=nvptx");
   if (dist != "uniform" && dist != "normal" && dist != "exact")
     return fail("--dist must be uniform, normal or exact, got '" + dist + "'");
   if (threads < 1)
