@@ -78,11 +78,10 @@ def attention_source(b, h, s, d, causal):
 
 # Tile configurations of the bf16 GEMM tried at 4096^3 ("" = the default
 # choice of convert-accel-to-gpu); the fastest one also runs at 8192^3.
-GEMM_CONFIGS = ["", "tile-m=128 tile-n=128 tile-k=32 warps=8 stages=4",
-                "tile-m=128 tile-n=128 tile-k=64 warps=8 stages=3",
-                "tile-m=128 tile-n=256 tile-k=32 warps=8 stages=3",
-                "tile-m=256 tile-n=128 tile-k=32 warps=8 stages=3",
-                "tile-m=128 tile-n=64 tile-k=64 warps=4 stages=4"]
+# The default is mma.sync; the wgmma kernels (sm_90a) are asked for.
+GEMM_CONFIGS = ["", "mma=wgmma", "mma=wgmma tile-n=128", "mma=wgmma stages=3",
+                "mma=wgmma tile-m=192 tile-n=128",
+                "mma=mma.sync tile-m=128 tile-n=256 tile-k=32 warps=8 stages=3"]
 ATTENTION = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True),
              (4, 16, 4096, 128, False), (4, 16, 4096, 128, True)]
 ATTENTION_CONFIGS = ["", "stages=3"]
@@ -102,8 +101,14 @@ def bench_cases(quick):
                           (b, h, s, d, causal), opt,
                           attention_source(b, h, s, d, causal)))
     for n in sizes:
-        cases.append((f"gemm_e4m3_{n}", "gemm_e4m3", (n, n, n), "",
-                      gemm_source(n, n, n, "f8E4M3FN", "f32", transpose_b=True)))
+        for i, opt in enumerate(["", "mma=wgmma"]):
+            cases.append((f"gemm_bf16tb_{n}_c{i}", "gemm_bf16_tb", (n, n, n),
+                          opt, gemm_source(n, n, n, transpose_b=True)))
+    for n in sizes:
+        for i, opt in enumerate(["", "mma=wgmma"]):
+            cases.append((f"gemm_e4m3_{n}_c{i}", "gemm_e4m3", (n, n, n), opt,
+                          gemm_source(n, n, n, "f8E4M3FN", "f32",
+                                      transpose_b=True)))
     return cases
 
 
@@ -221,7 +226,7 @@ def launcher(folder, meta, tensors):
     return lambda: kernel(grid, block, ptrs, shared_mem=smem)
 
 
-def timed(fn, repeats, warmup=2):
+def timed(fn, repeats, warmup=5):
     """Median milliseconds of `repeats` runs of `fn`, with CUDA events."""
     import torch
     for _ in range(warmup):
@@ -274,30 +279,35 @@ def gemm_once(work, case, rows, repeats):
     m, n, k = case["shape"]
     meta_path = os.path.join(work, case["metadata"])
     meta = json.load(open(meta_path))
+    tb = case["kind"] == "gemm_bf16_tb"
     torch.manual_seed(0)
     a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
-    b = torch.randn(k, n, device="cuda").to(torch.bfloat16)
+    b = torch.randn(n, k, device="cuda").to(torch.bfloat16) if tb else \
+        torch.randn(k, n, device="cuda").to(torch.bfloat16)
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
     ours = launcher(os.path.dirname(meta_path), meta, (a, b, c))
     ours()
     torch.cuda.synchronize()
-    ref = a.double() @ b.double()
+    bk = b.t() if tb else b  # [K, N] either way
+    ref = a.double() @ bk.double()
     # The matmul gate of docs/numerics.md: gamma_K(2^-24) |A||B|.
     u = 2.0 ** -24
-    bound = k * u / (1 - k * u) * (a.double().abs() @ b.double().abs()) + 1e-30
+    bound = k * u / (1 - k * u) * (a.double().abs() @ bk.double().abs()) + 1e-30
     worst = float(((c.double() - ref).abs() / bound).max())
     ok = bool(torch.isfinite(c).all()) and worst <= 1.0
     del ref, bound
     t_ours = timed(ours, repeats)
-    t_ref = timed(lambda: torch.matmul(a, b), repeats)
+    t_ref = timed(lambda: torch.matmul(a, bk), repeats)
     flops = 2.0 * m * n * k
     tf_ours, tf_ref = flops / t_ours / 1e9, flops / t_ref / 1e9
     ratio = tf_ours / tf_ref
-    log(f"bf16 GEMM {m}x{n}x{k} [{case['options']}]: ours {tf_ours:.1f} TFLOP/s, "
+    what = "bf16 GEMM (B as [N, K])" if tb else "bf16 GEMM"
+    log(f"{what} {m}x{n}x{k} [{case['options']}]: ours {tf_ours:.1f} TFLOP/s, "
         f"torch.matmul {tf_ref:.1f} TFLOP/s, ratio {ratio:.3f} (goal >= 0.9); "
         f"worst err/gate {worst:.3f} -> {'PASS' if ok else 'FAIL'}; "
         f"{(meta.get('resources') or {}).get('registers', '?')} registers")
-    rows.append(("gemm", f"bf16 {m}x{n}x{k} [{case['options']}]", f"{ratio:.3f}",
+    rows.append(("gemm", f"{'bf16 B[N,K]' if tb else 'bf16'} {m}x{n}x{k} "
+                 f"[{case['options']}]", f"{ratio:.3f}",
                  ">= 0.9", f"ours {tf_ours:.1f} TF/s, cuBLAS {tf_ref:.1f}, "
                  f"{'PASS' if ok else 'FAIL'} (err/gate {worst:.2f})"))
     del a, b, c
@@ -317,6 +327,8 @@ def bench_gemm(work, plan, rows, repeats):
     for case in [c for c in cases if c["shape"][0] > 4096]:
         if case["name"].rsplit("_", 1)[1] == (best or "c0"):
             gemm_once(work, case, rows, repeats)
+    for case in [c for c in plan["bench"] if c["kind"] == "gemm_bf16_tb"]:
+        gemm_once(work, case, rows, repeats)
 
 
 def bench_attention(work, plan, rows, repeats):
@@ -406,11 +418,12 @@ def bench_fp8(work, plan, rows, repeats):
             log(f"fp8: torch._scaled_mm failed: {e}")
             t_ref = float("nan")
         ratio = t_ref / t_ours
-        log(f"fp8 e4m3 GEMM {m}x{n}x{k}: ours {flops / t_ours / 1e9:.1f} "
+        log(f"fp8 e4m3 GEMM {m}x{n}x{k} [{case['options']}]: ours {flops / t_ours / 1e9:.1f} "
             f"TFLOP/s, torch._scaled_mm {flops / t_ref / 1e9:.1f} TFLOP/s, "
             f"ratio {ratio:.3f}; worst err/gate {worst:.3f} "
             f"{'PASS' if ok else 'FAIL'}")
-        rows.append(("fp8", f"e4m3 {m}x{n}x{k}", f"{ratio:.3f}", ">= 0.9",
+        rows.append(("fp8", f"e4m3 {m}x{n}x{k} [{case['options']}]",
+                     f"{ratio:.3f}", ">= 0.9",
                      f"ours {flops / t_ours / 1e9:.1f} TF/s, scaled_mm "
                      f"{flops / t_ref / 1e9:.1f}, {'PASS' if ok else 'FAIL'}"))
         del a, b, c
@@ -433,7 +446,7 @@ def device(args):
             f"CUDA {torch.version.cuda}, kernels for {plan['chip']}")
     except Exception as e:
         log(f"device: no PyTorch/GPU: {e}")
-    repeats = 5 if args.quick else 20
+    repeats = 5 if args.quick else 30
     for step in (lambda: run_catalogue(work, plan, rows),
                  lambda: bench_gemm(work, plan, rows, repeats),
                  lambda: bench_attention(work, plan, rows, repeats),

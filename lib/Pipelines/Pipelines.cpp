@@ -158,6 +158,7 @@ void accel::buildAccelToGpuKernelsPipeline(
   pm.addPass(accel::createAccelRaisePass());
   accel::ConvertAccelToGPUPassOptions o;
   o.chip = options.chip;
+  o.mma = options.mma;
   o.tileM = options.tileM;
   o.tileN = options.tileN;
   o.tileK = options.tileK;
@@ -197,7 +198,7 @@ void accel::buildGpuToPtxPipeline(OpPassManager &pm, StringRef chip) {
 }
 
 std::vector<accel::GpuKernel> accel::collectGpuKernels(ModuleOp module,
-                                                      StringRef chip) {
+                                                       StringRef chip) {
   std::vector<GpuKernel> kernels;
   module.walk([&](gpu::GPUFuncOp func) {
     auto launch = func->getAttrOfType<DictionaryAttr>("accel.launch");
@@ -241,7 +242,8 @@ std::vector<accel::GpuKernel> accel::collectGpuKernels(ModuleOp module,
       meta.arguments.push_back(std::move(arg));
     }
     GpuKernel kernel;
-    kernel.module = func->getParentOfType<gpu::GPUModuleOp>().getSymName().str();
+    kernel.module =
+        func->getParentOfType<gpu::GPUModuleOp>().getSymName().str();
     kernel.function = StringRef(kernel.module).rsplit("_kernels").first.str();
     kernel.metadata = std::move(meta);
     kernels.push_back(std::move(kernel));

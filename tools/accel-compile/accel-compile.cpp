@@ -359,9 +359,20 @@ llvm::Error compileNvptx(ModuleOp module, Staging &staging) {
                      logText);
       }
       staging.adopt(cubinName);
-      // "Used 66 registers, used 0 barriers, 19456 bytes smem, ..."
+      // "Used 66 registers, used 0 barriers, 19456 bytes smem, ..." and,
+      // on its own line, "... 0 bytes spill stores, ...". Other lines may
+      // say "registers" too (sm_90a: "warpgroup.arrive is injected ... to
+      // allow use of registers in GMMA"): each number is read on its line.
       accel::KernelResources r;
-      llvm::StringRef rest(logText);
+      llvm::StringRef ptxasLog(logText), rest;
+      auto lineWith = [&](llvm::StringRef what) {
+        size_t at = ptxasLog.find(what);
+        if (at == llvm::StringRef::npos)
+          return llvm::StringRef();
+        size_t begin = ptxasLog.rfind('\n', at);
+        begin = begin == llvm::StringRef::npos ? 0 : begin + 1;
+        return ptxasLog.slice(begin, ptxasLog.find('\n', at));
+      };
       auto number = [&](llvm::StringRef before) -> int64_t {
         size_t at = rest.find(before);
         if (at == llvm::StringRef::npos)
@@ -372,8 +383,10 @@ llvm::Error compileNvptx(ModuleOp module, Staging &staging) {
         (void)head.substr(space + 1).getAsInteger(10, v);
         return v;
       };
+      rest = lineWith(": Used ");
       r.registers = number(" registers");
       r.staticSharedBytes = number(" bytes smem");
+      rest = lineWith(" bytes spill stores");
       r.spillBytes = number(" bytes spill stores");
       resources = r;
     }

@@ -169,7 +169,7 @@ def ConvertAccelToSystolicPass
 
 def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Compile accel matmul functions to NVIDIA GPU kernels "
-                "(cp.async, ldmatrix, mma.sync)";
+                "(cp.async, ldmatrix, mma.sync; wgmma on sm_90a)";
   let description = [{
     Replaces every public function whose body is `accel.matmul` ops on
     statically shaped tensors (plus `tensor.empty` and constants) with a
@@ -239,6 +239,37 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     the tile into parts that are multiples of 16x16, and the buffers must
     fit the chip's shared memory.
 
+    With `mma=wgmma` (or `mma=auto` where it applies) on sm_90a the GEMM
+    kernel is the warpgroup-MMA kind instead: each warpgroup of 4 warps
+    owns 64 rows of the block tile (tileM = 64, 128, 192 or 256; 4 warps
+    per 64 rows) and tileN columns (up to 256) as one `wgmma.mma_async`
+    m64nNk16 (k32 for 8-bit inputs) accumulator of tileN / 2 registers a
+    thread (`nvvm.wgmma.mma_async`). tileK is 128 bytes of K (64 16-bit or
+    128 8-bit elements): the ring's tiles are unpadded 128-byte rows in the
+    128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8)), which
+    cp.async fills chunk by chunk and wgmma reads through shared-memory
+    matrix descriptors (stride offset 1024 bytes between 8-row groups; for
+    B as `[K, N]`, read N-major as wgmma's transposed B (16-bit types
+    only), the 64-column blocks tileK * 128 bytes apart); the ring is
+    aligned to the 1024-byte swizzle atom at run time (1 KiB of slack in
+    the launch's shared memory). A as `[M, K]` is K-major, B as `[N, K]`
+    (`transpose_b`) too. Per slice: wait for its copies, `fence.proxy.async`
+    (the copies are generic-proxy writes, wgmma reads through the async
+    proxy), barrier, refill the buffer of slice kt - 2, `wgmma.fence`, the
+    slice's wgmmas, commit, and wait until one group is in flight (with 3 or
+    more stages; none with 2). The epilogue is the mma.sync one (the
+    accumulator fragment of a warp is mma.sync's m16n8 C layout). Default
+    tile 128 x 256 when that grid still has a block for every
+    multiprocessor, else 128 x 128 (narrower towards small N), as many
+    stages as fit up to 4. wgmma needs rows of A and B that 16-byte copies
+    fill (K, and N for B as `[K, N]`, multiples of 8 16-bit or 16 8-bit
+    elements), tileN a multiple of 16 (64 for B as `[K, N]`), and a block
+    within the registers of a multiprocessor; `mma=auto` falls back to
+    mma.sync when any of that fails, `mma=wgmma` reports it. The default is
+    `mma=mma.sync` until the wgmma kernels have run on hardware: they are
+    checked by the emulator (emulate-wgmma.mlir), which decodes the
+    descriptors by the PTX ISA's canonical layouts, and by ptxas.
+
     Errors (located): unknown chips, f32 inputs (tf32 kernels are not
     implemented), f8 before sm_89, 8-bit inputs with B as `[K, N]`, scales,
     dynamic shapes, odd row lengths (8-bit: K not a multiple of 4), tiles
@@ -280,6 +311,12 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
            "NVIDIA chip: sm_80, sm_86, sm_89, sm_90 or sm_90a">,
+    Option<"mma", "mma", "std::string", "\"mma.sync\"",
+           "Matrix instruction of the GEMM kernels: mma.sync (every chip), "
+           "wgmma (sm_90a; an error where it does not apply) or auto (wgmma "
+           "where the chip, the operands and the tile options allow it, "
+           "else mma.sync). The default stays mma.sync until the wgmma "
+           "kernels have run on hardware">,
     Option<"tileM", "tile-m", "int64_t", "0",
            "Rows of C per block, a multiple of 16 (0: chosen)">,
     Option<"tileN", "tile-n", "int64_t", "0",

@@ -134,9 +134,13 @@ void buildAccelSystolicPipeline(OpPassManager &pm,
 struct AccelNvptxPipelineOptions
     : public PassPipelineOptions<AccelNvptxPipelineOptions> {
   PassOptions::Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("sm_80, sm_86, sm_89, sm_90 or sm_90a"),
+      *this, "chip", llvm::cl::desc("sm_80, sm_86, sm_89, sm_90 or sm_90a"),
       llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> mma{
+      *this, "mma",
+      llvm::cl::desc("GEMM matrix instruction: mma.sync, wgmma (sm_90a) or "
+                     "auto (wgmma where it applies)"),
+      llvm::cl::init("mma.sync")};
   PassOptions::Option<int64_t> tileM{
       *this, "tile-m", llvm::cl::desc("Rows of C per block (0: chosen)"),
       llvm::cl::init(0)};
@@ -172,8 +176,7 @@ struct GpuKernel {
   std::string function;
   KernelMetadata metadata;
 };
-std::vector<GpuKernel> collectGpuKernels(ModuleOp module,
-                                         llvm::StringRef chip);
+std::vector<GpuKernel> collectGpuKernels(ModuleOp module, llvm::StringRef chip);
 
 /// The PTX of every gpu.binary after buildGpuToPtxPipeline, by name.
 llvm::StringMap<std::string> collectPtx(ModuleOp module);

@@ -53,6 +53,11 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t mlir::accel::getGpuGemmSharedBytes(const GpuGemmShape &shape,
                                            const GpuGemmConfig &config) {
+  if (config.wgmma)
+    // Unpadded 128-byte rows of A [tileM] and B ([tileN] rows of K, or
+    // [tileK] rows of N), plus the slack of the run-time alignment.
+    return config.stages * (config.tileM + config.tileN) * 128 +
+           kGpuWgmmaSwizzleAtom;
   const int64_t pad = getGpuSharedRowPad(shape.inBytes);
   int64_t a = config.tileM * (config.tileK + pad);
   int64_t b = shape.transposeB ? config.tileN * (config.tileK + pad)
@@ -131,6 +136,9 @@ struct GemmKernel {
   bool batched = false;
   /// Elements per cp.async of a row of A and of B.
   int64_t vecA = 8, vecB = 8;
+  /// wgmma only: B as [K, N] is read N-major (wgmma's transposed B,
+  /// 16-bit types only); as [N, K] it is K-major like A.
+  bool bMnMajor = false;
 };
 
 /// Builds the body of one kernel.
@@ -143,6 +151,25 @@ public:
   void emit(Value gA, Value gB, Value gCin, Value gC);
 
 private:
+  /// The wgmma kernel (cfg.wgmma): emit()'s body for sm_90a.
+  void emitWgmma();
+  /// cp.async of a tile of `rows` rows x `chunks` 16-byte chunks of `src`
+  /// (global element (row0 + r, col0 + c * 16 bytes)) into the 1-D shared
+  /// ring `dst` from element `base` on, in wgmma's 128-byte swizzle: the
+  /// chunks in blocks of 8 (a 128-byte row), block j at j * rows * 128
+  /// bytes, row r of a block at r * 128 bytes and its chunk c at
+  /// (c ^ (r % 8)) * 16 bytes. Limits and zero-fill as in copySlice.
+  void copySwizzled(Value src, Value dst, Value base, int64_t rows,
+                    int64_t chunks, Value row0, Value col0, int64_t rowLimit,
+                    int64_t colLimit, bool checkRows, bool checkCols,
+                    SmallVectorImpl<Value> &tokens);
+  /// The cp.async group of K-slice `kt` into ring buffer `stage` (wgmma).
+  Value issueSwizzledSlice(Value kt, Value stage);
+  /// A shared-memory matrix descriptor of wgmma: the 128-byte swizzle, the
+  /// start address `addr` (bytes in the shared window), the leading and
+  /// stride byte offsets.
+  Value descriptor(Value addr, int64_t leading, int64_t stride);
+
   SmallVector<Value> global(Value row, Value col) {
     if (k.batched)
       return {batchIdx, row, col};
@@ -181,6 +208,9 @@ private:
   /// (row, column) in a slice of the copies of this thread, by (slice rows,
   /// slice columns, elements per copy, first copy of the round).
   std::map<std::array<int64_t, 4>, std::pair<Value, Value>> copyCoords;
+  /// The same for copySwizzled: (row, column chunk, offset in the tile), by
+  /// (rows, chunks, first copy of the round).
+  std::map<std::array<int64_t, 3>, std::array<Value, 3>> swizzledCoords;
 
   /// Global buffers; the shared rings cp.async fills (sA, sB) and the
   /// views ldmatrix reads them through (lA, lB: sA, sB but for f8, i8).
@@ -354,6 +384,8 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
   gB = bArg;
   gCin = cIn;
   gC = c;
+  if (cfg.wgmma)
+    return emitWgmma();
   MLIRContext *ctx = b.getContext();
   const GpuGemmShape &s = k.shape;
   const int64_t warp = target.getWarpSize();
@@ -526,6 +558,241 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
 }
 
 //===----------------------------------------------------------------------===//
+// The wgmma kernel (sm_90a)
+//===----------------------------------------------------------------------===//
+
+void KernelBuilder::copySwizzled(Value src, Value dst, Value base, int64_t rows,
+                                 int64_t chunks, Value row0, Value col0,
+                                 int64_t rowLimit, int64_t colLimit,
+                                 bool checkRows, bool checkCols,
+                                 SmallVectorImpl<Value> &tokens) {
+  const int64_t threads = cfg.warpsM * cfg.warpsN * target.getWarpSize();
+  const int64_t vec = 16 / k.shape.inBytes;
+  const int64_t rowElems = 8 * vec;
+  const int64_t total = rows * chunks;
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  for (int64_t first = 0; first < total; first += threads) {
+    auto [it, inserted] = swizzledCoords.try_emplace({rows, chunks, first});
+    if (inserted) {
+      Value id = add(tid, first);
+      if (first + threads > total)
+        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
+      Value r = div(id, chunks), c = rem(id, chunks);
+      Value swizzled = arith::XOrIOp::create(b, loc, rem(c, 8), rem(r, 8));
+      Value offset = add(add(mul(div(c, 8), rows * rowElems), mul(r, rowElems)),
+                         mul(swizzled, vec));
+      it->second = {r, c, offset};
+    }
+    auto [r, c, offset] = it->second;
+    Value gr = add(row0, r), gc = add(col0, mul(c, vec));
+    Value valid = both(checkRows ? ult(gr, rowLimit) : Value(),
+                       checkCols ? ult(gc, colLimit) : Value());
+    Value n;
+    if (valid) {
+      n = arith::SelectOp::create(b, loc, valid, cst(vec), cst(0));
+      gr = arith::SelectOp::create(b, loc, valid, gr, cst(0));
+      gc = arith::SelectOp::create(b, loc, valid, gc, cst(0));
+    }
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokenType, dst, ValueRange{add(base, offset)}, src,
+        global(gr, gc), b.getIndexAttr(vec), n, b.getUnitAttr()));
+  }
+}
+
+Value KernelBuilder::issueSwizzledSlice(Value kt, Value stage) {
+  const GpuGemmShape &s = k.shape;
+  const int64_t rowElems = 128 / s.inBytes;
+  Value k0 = mul(kt, cfg.tileK);
+  SmallVector<Value> tokens;
+  copySwizzled(gA, sA, mul(stage, cfg.tileM * rowElems), cfg.tileM, 8, blockRow,
+               k0, s.m, s.k, s.m % cfg.tileM != 0, true, tokens);
+  Value baseB = mul(stage, cfg.tileN * rowElems);
+  if (k.bMnMajor)
+    // [tileK] rows of N: tileN / 64 blocks of 128 bytes of N.
+    copySwizzled(gB, sB, baseB, cfg.tileK, cfg.tileN * s.inBytes / 16, k0,
+                 blockCol, s.k, s.n, true, s.n % cfg.tileN != 0, tokens);
+  else
+    copySwizzled(gB, sB, baseB, cfg.tileN, 8, blockCol, k0, s.n, s.k,
+                 s.n % cfg.tileN != 0, true, tokens);
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+}
+
+Value KernelBuilder::descriptor(Value addr, int64_t leading, int64_t stride) {
+  // Bits 0-13: address / 16 (the shared window is 2^18 bytes); 16-29: the
+  // leading byte offset / 16; 32-45: the stride byte offset / 16; 62-63:
+  // the layout, 1 = 128-byte swizzle. The base offset (bits 49-51) is 0:
+  // every swizzle atom starts 1024-byte aligned.
+  Type i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  Value a = arith::IndexCastUIOp::create(b, loc, i64, addr);
+  a = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, a, c64(0x3FFFF)), c64(4));
+  int64_t fixed =
+      ((leading >> 4) << 16) | ((stride >> 4) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, a, c64(fixed));
+}
+
+void KernelBuilder::emitWgmma() {
+  MLIRContext *ctx = b.getContext();
+  const GpuGemmShape &s = k.shape;
+  const int64_t S = cfg.stages;
+  const int64_t rowBytes = 128;
+  const int64_t rowElems = rowBytes / s.inBytes;
+  // One wgmma is 16 deep for 16-bit inputs, 32 for 8-bit: 32 bytes of K.
+  const int64_t instrK = 32 / s.inBytes;
+  // wgmma groups in flight while the next one is issued: with 3 or more
+  // stages the copy of slice kt + S - 2 overwrites the buffer of slice
+  // kt - 2, whose wgmma has completed.
+  const int64_t inFlight = S >= 3 ? 1 : 0;
+
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  lane = rem(tid, 32);
+  Value group = div(tid, 128), warpInGroup = div(rem(tid, 128), 32);
+  blockCol = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), cfg.tileN);
+  blockRow = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), cfg.tileM);
+  if (k.batched)
+    batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+
+  const int64_t numK = ceilDiv(s.k, cfg.tileK);
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Value baseA, baseB;
+  if (numK > 0) {
+    Value dyn = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    // The swizzle is a function of the address bits: align the ring to
+    // its 1024-byte atom at run time (the slack is in the launch's bytes).
+    Value start = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn);
+    Value pad = rem(arith::SubIOp::create(b, loc, cst(kGpuWgmmaSwizzleAtom),
+                                          rem(start, kGpuWgmmaSwizzleAtom)),
+                    kGpuWgmmaSwizzleAtom);
+    auto ring = [&](int64_t rows, Type elt) {
+      return MemRefType::get({S * rows * rowElems}, elt,
+                             MemRefLayoutAttrInterface(), wg);
+    };
+    Value offsetB = add(pad, S * cfg.tileM * rowBytes);
+    sA = memref::ViewOp::create(b, loc, ring(cfg.tileM, k.inType), dyn, pad,
+                                ValueRange{});
+    sB = memref::ViewOp::create(b, loc, ring(cfg.tileN, k.inTypeB), dyn,
+                                offsetB, ValueRange{});
+    baseA = add(start, pad);
+    baseB = add(start, offsetB);
+  }
+
+  // The accumulators of a warpgroup's 64 x tileN part of C: tileN / 2 per
+  // thread, as wgmma's D struct. Element 4j + q of a thread of warp w
+  // (lane l) of its group is C[64 g + 16 w + l / 4 + 8 (q / 2)]
+  // [8 j + 2 (l % 4) + q % 2]: mma.sync's m16n8 C fragment per warp.
+  const int64_t perThread = cfg.tileN / 2;
+  Type accElt = accElement();
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(perThread, accElt));
+  Value fragRow = add(add(add(blockRow, mul(group, 64)), mul(warpInGroup, 16)),
+                      div(lane, 4));
+  Value fragCol = add(blockCol, mul(rem(lane, 4), 2));
+  Value acc = LLVM::ZeroOp::create(b, loc, accType);
+  if (k.accumulate) {
+    for (int64_t j = 0; j < cfg.tileN / 8; ++j) {
+      Value pairs = loadAccumulator(fragRow, add(fragCol, 8 * j));
+      for (int64_t q = 0; q < 4; ++q)
+        acc = LLVM::InsertValueOp::create(
+            b, loc, acc,
+            vector::ExtractOp::create(b, loc, pairs,
+                                      ArrayRef<int64_t>{q / 2, q % 2}),
+            4 * j + q);
+    }
+  }
+
+  if (numK > 0) {
+    auto mmaType = [&](Type t) {
+      if (t.isF16())
+        return NVVM::WGMMATypes::f16;
+      if (t.isBF16())
+        return NVVM::WGMMATypes::bf16;
+      if (isa<Float8E4M3FNType>(t))
+        return NVVM::WGMMATypes::e4m3;
+      if (isa<Float8E5M2Type>(t))
+        return NVVM::WGMMATypes::e5m2;
+      return NVVM::WGMMATypes::s8;
+    };
+    NVVM::WGMMATypes typeA = mmaType(k.inType), typeB = mmaType(k.inTypeB);
+    NVVM::WGMMATypes typeD =
+        k.mma.accumulatesInInt ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32;
+    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, instrK);
+    // A is K-major ("row"); B K-major ("col") as [N, K], N-major ("row",
+    // wgmma's transposed B) as [K, N].
+    NVVM::MMALayout layoutB =
+        k.bMnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+
+    Value lastGroup;
+    for (int64_t i = 0; i + 1 + inFlight < S; ++i)
+      lastGroup = issueSwizzledSlice(cst(i), cst(i));
+    auto loop = scf::ForOp::create(
+        b, loc, cst(0), cst(numK), cst(1), ValueRange{acc},
+        [&](OpBuilder &, Location, Value kt, ValueRange iterAcc) {
+          Value cur = iterAcc.front();
+          // Slice kt has landed (this thread's copies); the proxy fence
+          // makes the copies' generic-proxy writes visible to wgmma's
+          // async-proxy reads, and the barrier makes every thread's visible
+          // and tells that every warpgroup is done with slice
+          // kt - 1 - inFlight, whose buffer the next copy refills.
+          nvgpu::DeviceAsyncWaitOp::create(
+              b, loc, lastGroup, b.getI32IntegerAttr(S - 2 - inFlight));
+          NVVM::FenceProxyOp::create(
+              b, loc, NVVM::ProxyKind::async_shared,
+              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+          gpu::BarrierOp::create(b, loc);
+          Value next = add(kt, S - 1 - inFlight);
+          issueSwizzledSlice(next, rem(next, S));
+          Value stage = rem(kt, S);
+          Value aStart = add(add(baseA, mul(stage, cfg.tileM * rowBytes)),
+                             mul(group, 64 * rowBytes));
+          Value bStart = add(baseB, mul(stage, cfg.tileN * rowBytes));
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
+          for (int64_t kk = 0; kk < cfg.tileK; kk += instrK) {
+            // K-major: the 8-row groups of 128 bytes are 1024 bytes apart
+            // (the stride offset; the leading one is unused), and a step
+            // of K moves the start within the swizzled row. N-major: the
+            // 8-row groups of K are 1024 bytes apart, the 64-element blocks
+            // of N tileK * 128 bytes (the leading offset).
+            Value descA = descriptor(add(aStart, kk * s.inBytes), 16, 1024);
+            Value descB =
+                k.bMnMajor ? descriptor(add(bStart, (kk / 8) * 1024),
+                                        cfg.tileK * rowBytes, 1024)
+                           : descriptor(add(bStart, kk * s.inBytes), 16, 1024);
+            cur = NVVM::WgmmaMmaAsyncOp::create(
+                b, loc, accType, cur, descA, descB, shape, typeA, typeB, typeD,
+                NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+                NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, layoutB,
+                k.mma.accumulatesInInt ? NVVM::MMAIntOverflowAttr::get(
+                                             ctx, NVVM::MMAIntOverflow::wrapped)
+                                       : NVVM::MMAIntOverflowAttr());
+          }
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
+          scf::YieldOp::create(b, loc, cur);
+        });
+    acc = loop.getResult(0);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup, b.getI32IntegerAttr(0));
+  }
+
+  auto pairType = VectorType::get({2, 2}, accElt);
+  for (int64_t j = 0; j < cfg.tileN / 8; ++j) {
+    SmallVector<Value> elems;
+    for (int64_t q = 0; q < 4; ++q)
+      elems.push_back(LLVM::ExtractValueOp::create(b, loc, acc, 4 * j + q));
+    storeAccumulator(vector::FromElementsOp::create(b, loc, pairType, elems),
+                     fragRow, add(fragCol, 8 * j));
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -560,6 +827,12 @@ struct ConvertAccelToGPUPass
       diag << ")";
       return signalPassFailure();
     }
+    if (mma != "auto" && mma != "mma.sync" && mma != "wgmma") {
+      module.emitError() << "convert-accel-to-gpu: mma must be auto, mma.sync "
+                            "or wgmma, got '"
+                         << mma << "'";
+      return signalPassFailure();
+    }
     if (tileM < 0 || tileN < 0 || tileK < 0 || warps < 0 || stages < 0) {
       module.emitError() << "convert-accel-to-gpu: tile sizes, warps and "
                             "stages must not be negative";
@@ -575,6 +848,94 @@ struct ConvertAccelToGPUPass
     if (!funcs.empty())
       module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                       UnitAttr::get(module.getContext()));
+  }
+
+  /// The wgmma block tile of `k` (the defaults with the options applied),
+  /// or std::nullopt with the reason in `why` when wgmma does not apply:
+  /// not sm_90a, rows of A or B that 16-byte copies cannot fill, or given
+  /// options it cannot honour.
+  std::optional<GpuGemmConfig> configureWgmma(const GemmKernel &k,
+                                              const GpuTargetInfo &target,
+                                              std::string &why) {
+    const GpuGemmShape &s = k.shape;
+    auto no = [&](const Twine &reason) -> std::optional<GpuGemmConfig> {
+      why = reason.str();
+      return std::nullopt;
+    };
+    if (!target.hasWarpgroupMma())
+      return no("wgmma needs sm_90a (the arch-specific Hopper target); " +
+                target.getChip() + " has mma.sync only");
+    const int64_t vec = 16 / s.inBytes;
+    if (k.vecA != vec)
+      return no("K = " + Twine(s.k) + " is not a multiple of " + Twine(vec) +
+                ": wgmma's swizzled tiles are filled by 16-byte copies");
+    if (k.bMnMajor && k.vecB != vec)
+      return no("N = " + Twine(s.n) + " is not a multiple of " + Twine(vec) +
+                ": wgmma's swizzled tiles of B as [K, N] are filled by "
+                "16-byte copies");
+    GpuGemmConfig c;
+    c.wgmma = true;
+    c.tileK = 128 / s.inBytes;
+    // 2 warpgroups of 64 rows, as wide as the grid allows (wgmma is up to
+    // 256 wide); narrower towards small N.
+    c.tileM = s.m <= 64 ? 64 : 128;
+    const int64_t minN = k.bMnMajor ? 64 : 16;
+    c.tileN = ceilDiv(s.m, 128) * ceilDiv(s.n, 256) * s.batch >=
+                      target.getNumMultiprocessors()
+                  ? 256
+                  : 128;
+    while (c.tileN > minN && c.tileN / 2 >= s.n)
+      c.tileN /= 2;
+    if (tileM)
+      c.tileM = tileM;
+    if (tileN)
+      c.tileN = tileN;
+    if (c.tileM % 64 != 0 || c.tileM > 256)
+      return no("tile-m = " + Twine(c.tileM) +
+                " is not 64, 128, 192 or 256 (a warpgroup owns 64 rows)");
+    if (c.tileN % minN != 0 || c.tileN > 256)
+      return no(
+          "tile-n = " + Twine(c.tileN) + " is not a multiple of " +
+          Twine(minN) + " up to 256" +
+          (k.bMnMajor ? " (B as [K, N] is read in 64-column blocks)" : ""));
+    if (tileK && tileK != c.tileK)
+      return no("tile-k = " + Twine(tileK) + " is not " + Twine(c.tileK) +
+                " (128 bytes of K, one swizzled row)");
+    c.warpsM = c.tileM / 16;
+    c.warpsN = 1;
+    if (warps && warps != c.warpsM)
+      return no("warps = " + Twine(warps) + " is not " + Twine(c.warpsM) +
+                " (4 per warpgroup of 64 rows)");
+    // The accumulators are tileN / 2 registers of each thread; with about
+    // 72 more (ptxas used 158-194 in all at tileN = 256), a block must fit the
+    // 64K registers of a multiprocessor (and a thread its 255).
+    const int64_t registers = c.tileN / 2 + 72;
+    if (registers > 255 || registers * c.tileM * 2 > 65536)
+      return no("tile " + Twine(c.tileM) + "x" + Twine(c.tileN) +
+                " needs about " + Twine(registers) + " registers in each of " +
+                Twine(c.tileM * 2) +
+                " threads; a multiprocessor has 65536 (at most 255 a thread)");
+    const int64_t numK = ceilDiv(s.k, c.tileK);
+    if (stages) {
+      c.stages = stages;
+    } else {
+      // As deep as the shared memory allows, up to 4 (2 when K fits one
+      // slice).
+      c.stages = numK <= 1 ? 2 : 4;
+      while (c.stages > 2 &&
+             getGpuGemmSharedBytes(s, c) > target.getMaxSharedMemoryPerBlock())
+        --c.stages;
+    }
+    if (c.stages < 2)
+      return no("stages = " + Twine(c.stages) + " is below 2");
+    int64_t smem = getGpuGemmSharedBytes(s, c);
+    if (smem > target.getMaxSharedMemoryPerBlock())
+      return no("tile " + Twine(c.tileM) + "x" + Twine(c.tileN) + "x" +
+                Twine(c.tileK) + " with " + Twine(c.stages) + " stages needs " +
+                Twine(smem) + " bytes of shared memory; " + target.getChip() +
+                " has " + Twine(target.getMaxSharedMemoryPerBlock()) +
+                " per block");
+    return c;
   }
 
   /// The block tile of `mm`: the defaults with the options applied, checked
@@ -766,10 +1127,22 @@ struct ConvertAccelToGPUPass
              << " are copied to shared memory by cp.async in aligned pieces "
                 "of at least 4 bytes (2 elements); pad it to an even size";
 
-    FailureOr<GpuGemmConfig> config = configure(mm, s, target);
-    if (failed(config))
-      return failure();
-    k.config = *config;
+    // wgmma where it applies (mma=auto) or is asked for (mma=wgmma).
+    k.bMnMajor = !s.transposeB;
+    std::string whyNot;
+    std::optional<GpuGemmConfig> wgmmaConfig;
+    if (mma != "mma.sync")
+      wgmmaConfig = configureWgmma(k, target, whyNot);
+    if (mma == "wgmma" && !wgmmaConfig)
+      return mm.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;
+    if (wgmmaConfig) {
+      k.config = *wgmmaConfig;
+    } else {
+      FailureOr<GpuGemmConfig> config = configure(mm, s, target);
+      if (failed(config))
+        return failure();
+      k.config = *config;
+    }
 
     std::array<int64_t, 3> grid = {ceilDiv(s.n, k.config.tileN),
                                    ceilDiv(s.m, k.config.tileM), s.batch};
@@ -852,7 +1225,8 @@ struct ConvertAccelToGPUPass
         b.getNamedAttr("tile",
                        b.getDenseI64ArrayAttr({c.tileM, c.tileN, c.tileK})),
         b.getNamedAttr("warps", b.getDenseI64ArrayAttr({c.warpsM, c.warpsN})),
-        b.getNamedAttr("stages", b.getI64IntegerAttr(c.stages))};
+        b.getNamedAttr("stages", b.getI64IntegerAttr(c.stages)),
+        b.getNamedAttr("mma", b.getStringAttr(c.wgmma ? "wgmma" : "mma.sync"))};
     func->setAttr("accel.launch", b.getDictionaryAttr(launch));
 
     Block *entry = &func.getBody().front();

@@ -78,8 +78,9 @@ std::optional<GpuMmaInstr> GpuTargetInfo::findMma(GpuMmaType input,
 
 namespace {
 
-/// Ampere (sm_80, sm_86), Ada (sm_89) and Hopper (sm_90, sm_90a). Hopper's
-/// wgmma is not used here: mma.sync runs on every one of them.
+/// Ampere (sm_80, sm_86), Ada (sm_89) and Hopper (sm_90, sm_90a). mma.sync
+/// runs on every one of them; sm_90a also has wgmma (hasWarpgroupMma: the
+/// GEMM kernel emits it itself, AccelToGPU.cpp).
 class NvidiaTargetInfo : public GpuTargetInfo {
 public:
   explicit NvidiaTargetInfo(StringRef chip) : chip(chip.str()) {
@@ -117,6 +118,7 @@ public:
   }
   int64_t getNumMultiprocessors() const override { return numSMs; }
   bool hasAsyncCopy() const override { return true; }
+  bool hasWarpgroupMma() const override { return chip == "sm_90a"; }
   ArrayRef<GpuMmaInstr> getMmaInstrs() const override { return instrs; }
 
   Value createMma(OpBuilder &b, Location loc, const GpuMmaInstr &instr, Value a,

@@ -8,7 +8,7 @@
 // CHECK:       gpu.module @mm_kernels
 // CHECK:       gpu.func @mm_0(%[[A:.*]]: memref<100x64xf16>, %[[B:.*]]: memref<64x72xf16>, %[[C:.*]]: memref<100x72xf32>) kernel
 // CHECK-SAME:    accel.launch = {access = ["in", "in", "out"], args = ["arg0", "arg1", "result0"], block = array<i64: 128, 1, 1>, chip = "sm_80",
-// CHECK-SAME:    dynamic_shared_memory = 29184 : i64, grid = array<i64: 2, 2, 1>, stages = 3 : i64, tile = array<i64: 64, 64, 32>, warps = array<i64: 2, 2>}
+// CHECK-SAME:    dynamic_shared_memory = 29184 : i64, grid = array<i64: 2, 2, 1>, mma = "mma.sync", stages = 3 : i64, tile = array<i64: 64, 64, 32>, warps = array<i64: 2, 2>}
 // CHECK-SAME:    known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 2, 1>
 // CHECK:       %[[DYN:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // 3 x 64 x (32 + 8) f16 for A, then 3 x 32 x (64 + 8) for B at 15360 bytes.
@@ -128,7 +128,7 @@ func.func @exact(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>) -> tensor<128x1
 
 // CHECK-LABEL: gpu.module @large_kernels
 // CHECK:       block = array<i64: 256, 1, 1>
-// CHECK-SAME:  dynamic_shared_memory = 56832 : i64, grid = array<i64: 13, 12, 1>, stages = 3 : i64, tile = array<i64: 128, 128, 32>, warps = array<i64: 2, 4>
+// CHECK-SAME:  dynamic_shared_memory = 56832 : i64, grid = array<i64: 13, 12, 1>, mma = "mma.sync", stages = 3 : i64, tile = array<i64: 128, 128, 32>, warps = array<i64: 2, 4>
 // CHECK:       scf.for {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
 func.func @large(%a: tensor<1536x64xf16>, %b: tensor<64x1544xf16>) -> tensor<1536x1544xf32> {
   %c = tensor.empty() : tensor<1536x1544xf32>

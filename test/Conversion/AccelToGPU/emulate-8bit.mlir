@@ -14,7 +14,7 @@
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.small.mlir | FileCheck %s
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_89 tile-m=32 tile-n=16 tile-k=128 warps=1 stages=2" --mlir-print-op-generic -o %t.w1.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.w1.mlir | FileCheck %s
-// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a tile-m=128 tile-n=128 warps=8" --mlir-print-op-generic -o %t.large.mlir
+// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=mma.sync tile-m=128 tile-n=128 warps=8" --mlir-print-op-generic -o %t.large.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.large.mlir | FileCheck %s
 
 // CHECK: @i8_acc_0: OK (M=50 N=37 K=36 transpose_b,

@@ -14,6 +14,33 @@
 // RUN: not accel-opt %S/Inputs/f8-matmul.mlir --convert-accel-to-gpu="chip=sm_86" 2>&1 | FileCheck %s --check-prefix=F8-86
 // 8-bit inputs multiply 32 deep.
 // RUN: not accel-opt %S/Inputs/i8-matmul.mlir --convert-accel-to-gpu="tile-k=48" 2>&1 | FileCheck %s --check-prefix=TILE-K8
+// wgmma (mma=wgmma) where it cannot be used; mma=auto falls back to
+// mma.sync instead.
+// RUN: not accel-opt %s --convert-accel-to-gpu="mma=bogus" 2>&1 | FileCheck %s --check-prefix=MMA
+// RUN: not accel-opt %s --convert-accel-to-gpu="mma=wgmma" 2>&1 | FileCheck %s --check-prefix=WG-CHIP
+// RUN: not accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma" 2>&1 | FileCheck %s --check-prefix=WG-K
+// RUN: not accel-opt %S/Inputs/n36-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma" 2>&1 | FileCheck %s --check-prefix=WG-N
+// RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=32" 2>&1 | FileCheck %s --check-prefix=WG-TILE-M
+// RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-n=96" 2>&1 | FileCheck %s --check-prefix=WG-TILE-N
+// RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-k=32" 2>&1 | FileCheck %s --check-prefix=WG-TILE-K
+// RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=128 warps=4" 2>&1 | FileCheck %s --check-prefix=WG-WARPS
+// RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma stages=1" 2>&1 | FileCheck %s --check-prefix=WG-STAGES
+// RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=128 tile-n=256 stages=5" 2>&1 | FileCheck %s --check-prefix=WG-SMEM
+// RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=256 tile-n=256" 2>&1 | FileCheck %s --check-prefix=WG-REGS
+// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=auto tile-m=32" | FileCheck %s --check-prefix=WG-AUTO
+
+// MMA: error: convert-accel-to-gpu: mma must be auto, mma.sync or wgmma, got 'bogus'
+// WG-CHIP: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): wgmma needs sm_90a (the arch-specific Hopper target); sm_80 has mma.sync only
+// WG-K: k20-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): K = 20 is not a multiple of 8: wgmma's swizzled tiles are filled by 16-byte copies
+// WG-N: n36-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): N = 36 is not a multiple of 8: wgmma's swizzled tiles of B as [K, N] are filled by 16-byte copies
+// WG-TILE-M: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile-m = 32 is not 64, 128, 192 or 256 (a warpgroup owns 64 rows)
+// WG-TILE-N: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile-n = 96 is not a multiple of 64 up to 256 (B as [K, N] is read in 64-column blocks)
+// WG-TILE-K: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile-k = 32 is not 64 (128 bytes of K, one swizzled row)
+// WG-WARPS: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): warps = 4 is not 8 (4 per warpgroup of 64 rows)
+// WG-STAGES: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): stages = 1 is below 2
+// WG-SMEM: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile 128x256x64 with 5 stages needs 246784 bytes of shared memory; sm_90a has 232448 per block
+// WG-REGS: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile 256x256 needs about 200 registers in each of 512 threads; a multiprocessor has 65536 (at most 255 a thread)
+// WG-AUTO: mma = "mma.sync"
 
 // CHIP: error: convert-accel-to-gpu: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_90a)
 // NEG: error: convert-accel-to-gpu: tile sizes, warps and stages must not be negative

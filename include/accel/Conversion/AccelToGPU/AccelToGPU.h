@@ -44,7 +44,15 @@ struct GpuGemmConfig {
   int64_t warpsM = 0, warpsN = 0;
   /// Shared-memory buffers of the cp.async ring (at least 2).
   int64_t stages = 0;
+  /// Warpgroup MMA (wgmma.mma_async, sm_90a): each warpgroup of 4 warps
+  /// owns 64 rows of the block tile, the operands are read from shared
+  /// memory in the 128-byte swizzled layout (tileK = 128 bytes of K).
+  bool wgmma = false;
 };
+
+/// Bytes of the 128-byte swizzle atom of the wgmma kernels' shared tiles;
+/// the ring is aligned to it at run time, hence as much slack.
+constexpr int64_t kGpuWgmmaSwizzleAtom = 1024;
 
 /// Elements each shared-memory row of 16-bit inputs is padded by, so that
 /// the 8 rows one ldmatrix reads fall in different banks; keeps rows 16-byte

@@ -74,6 +74,10 @@ public:
   virtual int64_t getNumMultiprocessors() const = 0;
   /// Whether global-to-shared copies can be asynchronous (cp.async).
   virtual bool hasAsyncCopy() const = 0;
+  /// Whether the chip has warpgroup MMA reading shared memory through
+  /// descriptors (NVIDIA wgmma.mma_async: sm_90a only, the arch-specific
+  /// Hopper target).
+  virtual bool hasWarpgroupMma() const { return false; }
 
   /// Every warp-level matrix instruction the chip executes.
   virtual llvm::ArrayRef<GpuMmaInstr> getMmaInstrs() const = 0;

@@ -29,6 +29,21 @@ What it models, from the PTX ISA:
     nvvm.mma.sync on i32 registers holding two bf16, low half first).
   - loads and stores of global memory inside scf.if run for the threads
     whose condition holds; any out-of-bounds access is an error.
+  - wgmma.mma_async (sm_90a, nvvm.wgmma.mma_async) m64nNk16 / k32: each
+    warpgroup of 128 threads must give one pair of shared-memory matrix
+    descriptors; they are decoded (start address, leading and stride byte
+    offsets, the 128-byte swizzle, which must be the layout) and A (K-major)
+    and B (K-major, or N-major when transposed) are read from the shared
+    addresses of the canonical layouts, with the swizzle applied to the
+    absolute address (bits 4-6 ^= bits 7-9). The dynamic shared memory
+    starts at an address that is not 1024-byte aligned (SMEM_BASE), so a
+    kernel that does not align its swizzled tiles reads the wrong bytes. D
+    is the accumulator fragment of the PTX ISA's figure for wgmma D: thread
+    t of warp w of the group holds row 16 w + t / 4 (+ 8) and columns
+    8 j + 2 (t % 4) (+ 1). The reads happen at the issue; the bytes stay
+    "read by a wgmma in flight" until a wgmma.wait_group retires their
+    commit group, and a write to them before that is a race. Not modelled:
+    the async proxy (fence.proxy.async is a no-op here).
 Threads run in lockstep, so the values cannot show a missing barrier; a
 race detector does instead (RaceDetector, on unless --no-race-check): it
 keeps barrier epochs and, per byte of shared memory, the last write (and
@@ -46,6 +61,10 @@ import sys
 
 import numpy as np
 
+# The shared-window address of dynamic shared memory in the emulation:
+# 16-byte aligned, as the hardware promises, but not 1024-byte aligned.
+SMEM_BASE = 16
+
 # --------------------------------------------------------------------------
 # Types and rounding
 # --------------------------------------------------------------------------
@@ -62,6 +81,15 @@ def parse_type(t):
     parts = body.split('x')
     shape = tuple(-1 if p == '?' else int(p) for p in parts[:-1])
     return (m.group(1), shape, parts[-1])
+
+
+def struct_type(t):
+    """'!llvm.struct<(f32, f32, ...)>' -> (count, element)."""
+    m = re.match(r'!llvm\.struct<\((.*)\)>$', t.strip())
+    elts = [e.strip() for e in m.group(1).split(',')]
+    if len(set(elts)) != 1:
+        raise Failure('a struct of mixed types: %s' % t)
+    return len(elts), elts[0]
 
 
 def bf16_round(x):
@@ -452,6 +480,8 @@ class Block:
                                   ' in block %s' % (block_id,))
                      if kernel.race_check else None)
         self.sunk_barrier = None
+        self.wgmma_uncommitted = []   # byte arrays read by issued wgmmas
+        self.wgmma_groups = []        # committed groups of them
 
     def before_shared_read(self):
         if self.sunk_barrier is not None:
@@ -500,6 +530,18 @@ class Block:
             out += (v,)
         return out
 
+    def check_wgmma_reads(self, bytes_, what):
+        """A write to bytes a wgmma in flight reads is a race."""
+        for group in self.wgmma_groups + [self.wgmma_uncommitted]:
+            for read in group:
+                hit = np.intersect1d(bytes_, read)
+                if hit.size:
+                    raise Failure('shared-memory race (write under a wgmma '
+                                  'in flight) in block %s: %s writes byte '
+                                  '%d, which a wgmma not yet retired by '
+                                  'wgmma.wait_group reads' % (
+                                      self.block_id, what, hit[0]))
+
     def gather(self, mem, idx, active, extent, what):
         self.check_bounds(mem, idx, active, what, extent)
         if self.race is not None and mem.space == 'shared':
@@ -519,6 +561,9 @@ class Block:
         extent = values.shape[-1]
         self.check_bounds(mem, idx, active, what, extent)
         ts = np.nonzero(active)[0]
+        if mem.space == 'shared' and (self.wgmma_groups
+                                      or self.wgmma_uncommitted):
+            self.check_wgmma_reads(mem.byte_ranges(idx, ts, extent)[0], what)
         if (self.race is not None and mem.space == 'shared'
                 and what != 'cp.async destination'):
             self.race.write(*self.shared_bytes(mem, idx, ts, extent,
@@ -552,14 +597,45 @@ class Block:
             else:
                 out = self.bcast(np.int64(int(v)))
         elif n in ('arith.addi', 'arith.muli', 'arith.divui', 'arith.remui',
-                   'arith.minui', 'arith.subi', 'arith.andi'):
+                   'arith.minui', 'arith.subi', 'arith.andi', 'arith.ori',
+                   'arith.xori', 'arith.shrui'):
             a, b = ins
             out = {'arith.addi': lambda: a + b, 'arith.muli': lambda: a * b,
                    'arith.divui': lambda: a // np.where(b == 0, 1, b),
                    'arith.remui': lambda: a % np.where(b == 0, 1, b),
                    'arith.minui': lambda: np.minimum(a, b),
                    'arith.subi': lambda: a - b,
-                   'arith.andi': lambda: a & b}[n]()
+                   'arith.andi': lambda: a & b,
+                   'arith.ori': lambda: a | b,
+                   'arith.xori': lambda: a ^ b,
+                   'arith.shrui': lambda: a >> b}[n]()
+        elif n == 'arith.index_castui':
+            out = ins[0].astype(np.int64)
+        elif n == 'memref.extract_aligned_pointer_as_index':
+            if ins[0] != 'dynamic_shared_memory':
+                raise Failure('extract_aligned_pointer_as_index of a memref '
+                              'other than the dynamic shared memory')
+            out = self.bcast(np.int64(SMEM_BASE))
+        elif n in ('nvvm.fence.proxy', 'nvvm.wgmma.fence.aligned'):
+            pass
+        elif n == 'nvvm.wgmma.commit.group.sync.aligned':
+            self.wgmma_groups.append(self.wgmma_uncommitted)
+            self.wgmma_uncommitted = []
+        elif n == 'nvvm.wgmma.wait.group.sync.aligned':
+            keep = int(op.attr('group').split(':')[0])
+            while len(self.wgmma_groups) > keep:
+                self.wgmma_groups.pop(0)
+        elif n == 'nvvm.wgmma.mma_async':
+            out = self.wgmma(op, ins, mask)
+        elif n == 'llvm.mlir.zero':
+            count, elt = struct_type(rt[0])
+            out = np.zeros((self.T, count),
+                           dtype=np.float64 if elt == 'i32' else np.float32)
+        elif n == 'llvm.insertvalue':
+            pos = int(re.search(r'position = array<i64: (\d+)>',
+                                op.text).group(1))
+            out = ins[0].copy()
+            out[:, pos] = ins[1]
         elif n == 'arith.cmpi':
             pred = int(op.attr('predicate').split(':')[0])
             a, b = ins
@@ -668,6 +744,9 @@ class Block:
             if 'bypassL1' in op.text and count * elt_bytes(dst.elt) != 16:
                 raise Failure('bypassL1 on a copy of %d elements' % count)
             cid = None
+            if self.wgmma_groups or self.wgmma_uncommitted:
+                self.check_wgmma_reads(dst.byte_ranges(
+                    didx, np.nonzero(mask)[0], count)[0], 'cp.async')
             if self.race is not None:
                 # The copy's writes start at the issue; the values (read
                 # from the source now, for the WAW check only) land at the
@@ -776,6 +855,9 @@ class Block:
         elif n == 'scf.yield':
             return list(ins)
         elif n == 'gpu.return':
+            if self.wgmma_groups or self.wgmma_uncommitted:
+                raise Failure('the kernel returns with wgmma groups in '
+                              'flight')
             if self.pending or self.uncommitted:
                 raise Failure('the kernel returns with cp.async groups '
                               'pending')
@@ -785,6 +867,113 @@ class Block:
         if op.results:
             env[op.results[0]] = out
         return None
+
+    def shared_at(self, addresses):
+        """The views and element indices of shared addresses (absolute:
+        SMEM_BASE + the byte offset in dynamic shared memory)."""
+        off = addresses - SMEM_BASE
+        out = np.full(off.shape, np.nan)
+        for lo, hi, view in self.smem_views:
+            eb = elt_bytes(view.elt)
+            inside = (off >= lo) & (off < hi)
+            if inside.any():
+                if ((off[inside] - lo) % eb).any():
+                    raise Failure('wgmma reads a misaligned element')
+                out[inside] = view.a.ravel()[(off[inside] - lo) // eb]
+        if np.isnan(out).any() and not ((off >= 0).all()
+                                        and (off < self.smem_bytes).all()):
+            raise Failure('wgmma reads outside the dynamic shared memory')
+        return out
+
+    def wgmma(self, op, ins, mask):
+        """nvvm.wgmma.mma_async m64nNkK: D (+)= A.B per warpgroup."""
+        acc, desc_a, desc_b = ins
+        shape = re.search(r'm = (\d+), n = (\d+), k = (\d+)', op.text)
+        m_, n_, k_ = (int(x) for x in shape.groups())
+        types = re.findall(r'type([ABD]) = #nvvm\.wgmma_type<(\w+)>', op.text)
+        t = dict(types)
+        trans_b = 'layoutB = #nvvm.mma_layout<row>' in op.text
+        if 'layoutA = #nvvm.mma_layout<row>' not in op.text:
+            raise Failure('wgmma with a transposed A')
+        scale_d = 'scaleD = #nvvm.wgmma_scale_out<one>' in op.text
+        if 'scale_in<neg>' in op.text:
+            raise Failure('wgmma with negated inputs')
+        if m_ != 64 or not mask.all() or self.T % 128:
+            raise Failure('wgmma needs m = 64 and whole warpgroups, all '
+                          'threads active')
+        eb = 1 if t['A'] in ('e4m3', 'e5m2', 's8') else 2
+        if k_ * eb != 32:
+            raise Failure('wgmma k = %d on %s' % (k_, t['A']))
+        if trans_b and eb != 2:
+            raise Failure('wgmma transposes 16-bit B only')
+        decode8 = {'e4m3': f8_values('f8E4M3FN'), 'e5m2': f8_values('f8E5M2')}
+
+        def fields(d):
+            d = int(d)
+            if (d >> 49) & 7:
+                raise Failure('wgmma descriptor with a base offset')
+            if d >> 62 != 1:
+                raise Failure('wgmma descriptor layout %d, not the 128-byte '
+                              'swizzle' % (d >> 62))
+            return ((d & 0x3FFF) << 4, ((d >> 16) & 0x3FFF) << 4,
+                    ((d >> 32) & 0x3FFF) << 4)
+
+        def swizzle(addr):
+            return addr ^ (((addr >> 7) & 7) << 4)
+
+        tl = np.arange(128)
+        w, lane = tl // 32, tl % 32
+        i = np.arange(n_ // 2)
+        rows = (16 * w[:, None] + lane[:, None] // 4 + 8 * ((i[None, :] % 4) // 2))
+        cols = 8 * (i[None, :] // 4) + 2 * (lane[:, None] % 4) + i[None, :] % 2
+        out = acc.copy()
+        for g in range(self.T // 128):
+            ts = np.arange(128 * g, 128 * g + 128)
+            for d in (desc_a, desc_b):
+                if (d[ts] != d[ts[0]]).any():
+                    raise Failure('wgmma descriptors differ within warpgroup '
+                                  '%d' % g)
+            sa, _, sbo_a = fields(desc_a[ts[0]])
+            sb, lbo_b, sbo_b = fields(desc_b[ts[0]])
+            mm, kk = np.meshgrid(np.arange(64), np.arange(k_), indexing='ij')
+            addr_a = sa + (mm // 8) * sbo_a + (mm % 8) * 128 + kk * eb
+            kb, nb = np.meshgrid(np.arange(k_), np.arange(n_), indexing='ij')
+            if trans_b:
+                addr_b = (sb + (nb // 64) * lbo_b + (kb // 8) * sbo_b
+                          + (kb % 8) * 128 + (nb % 64) * eb)
+            else:
+                addr_b = sb + (nb // 8) * sbo_b + (nb % 8) * 128 + kb * eb
+            addr_a, addr_b = swizzle(addr_a), swizzle(addr_b)
+            if self.race is not None:
+                # A collective read of the group (as ldmatrix is of a warp).
+                self.before_shared_read()
+                for addr in (addr_a, addr_b):
+                    bytes_ = ((addr.ravel() - SMEM_BASE)[:, None]
+                              + np.arange(eb)[None, :]).ravel()
+                    self.race.read(bytes_, np.full(bytes_.shape, -(4 * g) - 1),
+                                   'wgmma')
+            for addr in (addr_a, addr_b):
+                self.wgmma_uncommitted.append(np.unique(
+                    ((addr.ravel() - SMEM_BASE)[:, None]
+                     + np.arange(eb)[None, :]).ravel()))
+            A = self.shared_at(addr_a)
+            B = self.shared_at(addr_b)
+            if t['A'] in decode8:
+                A = decode8[t['A']][A.astype(np.int64)]
+            if t['B'] in decode8:
+                B = decode8[t['B']][B.astype(np.int64)]
+            C = np.zeros((64, n_))
+            if scale_d:
+                C[rows, cols] = acc[ts][:, :]
+            D = A.astype(np.float64) @ B.astype(np.float64) + C
+            if t['D'] == 's32':
+                if np.isnan(D).any():
+                    raise Failure('wgmma s8 on unfilled shared memory')
+                D = wrap(D, 32).astype(np.float64)
+            else:
+                D = D.astype(np.float32)
+            out[ts] = D[rows, cols]
+        return out
 
     def check_alignment(self, op, mem, idx, mask, extent):
         align = int(op.attr('alignment').split(':')[0]) if op.attr(
