@@ -1,11 +1,12 @@
 """Python front end of the accel tensor compiler.
 
 `accel.ir` builds textual accel-dialect MLIR; `accel.tools` runs the
-`accel-opt` driver on it. Both are pure Python: the nanobind extension that
+`accel-opt` driver on it; `accel.aot` compiles ahead of time with
+`accel-compile` and loads CPU libraries through their C ABI (ctypes). Both are pure Python: the nanobind extension that
 will bind the C++ libraries directly does not exist yet.
 """
 
-from . import dtypes, ir, tools
+from . import aot, dtypes, ir, tools
 from .ir import Function, ScalarType, TensorType, Value
 from .tools import AccelError
 
@@ -18,6 +19,7 @@ __all__ = [
     "TensorType",
     "Value",
     "__version__",
+    "aot",
     "dtypes",
     "ir",
     "tools",

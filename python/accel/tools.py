@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Optional, Sequence
 
-__all__ = ["AccelError", "find_accel_opt", "run_opt", "verify"]
+__all__ = ["AccelError", "find_accel_opt", "find_tool", "run_opt", "verify"]
 
 #: Environment variable that overrides where `accel-opt` is looked for.
 ENV_VAR = "ACCEL_OPT"
@@ -31,22 +31,29 @@ class AccelError(RuntimeError):
                          f"{returncode}:\n{diagnostics.rstrip()}")
 
 
-def find_accel_opt() -> str:
-    """The path of the `accel-opt` driver, or FileNotFoundError."""
-    override = os.environ.get(ENV_VAR)
+def find_tool(name: str, env_var: str) -> str:
+    """The path of the driver `name` (`accel-opt`, `accel-compile`, ...):
+    `$env_var`, then `<repo>/build/bin/name`, then `PATH`; else
+    FileNotFoundError."""
+    override = os.environ.get(env_var)
     if override:
         if os.path.isfile(override) and os.access(override, os.X_OK):
             return override
-        raise FileNotFoundError(f"${ENV_VAR} is set to {override!r}, which is not an "
+        raise FileNotFoundError(f"${env_var} is set to {override!r}, which is not an "
                                 "executable file")
-    built = _REPO_ROOT / "build" / "bin" / "accel-opt"
+    built = _REPO_ROOT / "build" / "bin" / name
     if built.is_file() and os.access(built, os.X_OK):
         return str(built)
-    on_path = shutil.which("accel-opt")
+    on_path = shutil.which(name)
     if on_path:
         return on_path
-    raise FileNotFoundError(f"accel-opt not found: set ${ENV_VAR}, build it into {built}, "
+    raise FileNotFoundError(f"{name} not found: set ${env_var}, build it into {built}, "
                             "or put it on PATH")
+
+
+def find_accel_opt() -> str:
+    """The path of the `accel-opt` driver, or FileNotFoundError."""
+    return find_tool("accel-opt", ENV_VAR)
 
 
 def run_opt(text: str, args: Sequence[str] = (), *, accel_opt: Optional[str] = None,

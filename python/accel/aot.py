@@ -1,0 +1,340 @@
+"""Ahead-of-time compilation (`accel-compile`) and a loader for CPU kernels.
+
+    from accel import aot
+    art = aot.compile(text, target="cpu", out_dir="build/aot", features="host")
+    lib = aot.load(art)                  # checks ABI version, identity, CPU
+    out = lib["attention"](q, k, v)      # numpy arrays in, numpy arrays out
+
+`compile` runs the `accel-compile` driver (found as `accel-opt` is:
+`$ACCEL_COMPILE`, `<repo>/build/bin`, `PATH`) and returns the folder's
+artifacts with their parsed JSON metadata, for every target it writes
+(cpu, nvptx, systolic). `load` opens a CPU library with ctypes and calls its
+entry points through the C ABI of docs/aot.md (`accel_tensor`: data, rank,
+sizes, strides; a status return), after the checks that the C header's
+`accel_<module>_load_check()` does: the library's ABI version and identity
+string against the metadata, then the CPU's features. A mismatch raises
+`AbiMismatchError`, a missing CPU feature `CpuFeatureError`; a refused call
+`KernelError` with the library's status; wrong arrays `ValueError` before
+anything is called.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import dtypes
+from .tools import AccelError, find_tool
+
+__all__ = [
+    "AbiMismatchError",
+    "Artifacts",
+    "CpuFeatureError",
+    "CpuKernel",
+    "CpuLibrary",
+    "KernelError",
+    "compile",
+    "find_accel_compile",
+    "load",
+]
+
+#: Environment variable that overrides where `accel-compile` is looked for.
+ENV_VAR = "ACCEL_COMPILE"
+
+#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 1)").
+ABI_VERSION = 1
+MAX_RANK = 8
+
+#: Status codes of the C ABI and their messages (the header's
+#: accel_status_string).
+STATUS = {
+    0: "ok",
+    1: "a buffer or its data is NULL",
+    2: "a buffer's rank or sizes differ from the compiled shapes",
+    3: "a buffer is not contiguous row-major",
+    4: "this CPU lacks instruction set features the library was compiled for",
+    5: "the library does not match this header (ABI version, compiler, target or "
+       "features)",
+}
+
+
+class AbiMismatchError(RuntimeError):
+    """The library is not the one its metadata describes (another ABI
+    version, compiler, target, features or module)."""
+
+
+class CpuFeatureError(RuntimeError):
+    """This CPU (or OS) lacks features the library was compiled for."""
+
+
+class KernelError(RuntimeError):
+    """An entry point refused a call; `status` is its C ABI status."""
+
+    def __init__(self, kernel: str, status: int) -> None:
+        self.kernel = kernel
+        self.status = status
+        super().__init__(f"accel_{kernel} returned {status}: "
+                         f"{STATUS.get(status, 'unknown status')}")
+
+
+def find_accel_compile() -> str:
+    """The path of the `accel-compile` driver, or FileNotFoundError."""
+    return find_tool("accel-compile", ENV_VAR)
+
+
+@dataclass
+class Artifacts:
+    """What one `accel-compile` call wrote into `folder`."""
+
+    target: str
+    folder: Path
+    #: Every file in the folder, by name.
+    files: List[str] = field(default_factory=list)
+    #: The parsed JSON metadata files, by file name (cpu: one per module;
+    #: nvptx: one per kernel; systolic: one per program).
+    metadata: Dict[str, Any] = field(default_factory=dict)
+
+    def path(self, name: str) -> Path:
+        return self.folder / name
+
+
+def _source_text(source: Any) -> str:
+    if hasattr(source, "to_mlir"):
+        return source.to_mlir()
+    if isinstance(source, os.PathLike):
+        return Path(source).read_text()
+    if isinstance(source, str):
+        return source
+    raise TypeError(f"compile() takes MLIR text, a path or an accel.ir.Function, "
+                    f"not {type(source).__name__}")
+
+
+def compile(source: Any, target: str = "cpu", out_dir: Union[str, os.PathLike] = "aot", *,
+            name: str = "kernels", chip: Optional[str] = None,
+            features: Optional[Union[str, Sequence[str]]] = None,
+            options: Optional[str] = None, extra_args: Sequence[str] = (),
+            timeout: float = 600.0) -> Artifacts:
+    """Compiles `source` (MLIR text, an `accel.ir.Function`, or a path) for
+    `target` into `out_dir` with `accel-compile` and returns the artifacts.
+
+    `name` is the stem of the source file the driver reads, which names the
+    CPU module (`lib<name>.so`, `<name>.h`) unless the text has
+    `module @name`. `chip`, `features` (a comma-separated string or a list)
+    and `options` (the target pipeline's options) go to the driver as they
+    are. On failure the driver writes nothing and AccelError carries its
+    diagnostics.
+    """
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ValueError(f"name {name!r} is not a C identifier")
+    text = _source_text(source)
+    out = Path(out_dir)
+    with tempfile.TemporaryDirectory(prefix="accel-aot-") as tmp:
+        src = Path(tmp) / f"{name}.mlir"
+        src.write_text(text)
+        command = [find_accel_compile(), str(src), f"--target={target}", "-o", str(out)]
+        if chip is not None:
+            command.append(f"--chip={chip}")
+        if features is not None:
+            if not isinstance(features, str):
+                features = ",".join(features)
+            command.append(f"--features={features}")
+        if options is not None:
+            command.append(f"--options={options}")
+        command.extend(extra_args)
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    if proc.returncode != 0:
+        raise AccelError(proc.stderr or proc.stdout, proc.returncode, command)
+    files = sorted(p.name for p in out.iterdir() if p.is_file())
+    metadata = {f: json.loads((out / f).read_text()) for f in files if f.endswith(".json")}
+    return Artifacts(target=target, folder=out, files=files, metadata=metadata)
+
+
+# --------------------------------------------------------------------------
+# The CPU loader
+# --------------------------------------------------------------------------
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("rank", ctypes.c_int64),
+                ("sizes", ctypes.c_int64 * MAX_RANK),
+                ("strides", ctypes.c_int64 * MAX_RANK)]
+
+
+def _numpy_dtype(dtype: str) -> np.dtype:
+    """The numpy dtype of an element type of the metadata."""
+    plain = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i8": np.int8,
+             "i16": np.int16, "i32": np.int32, "i64": np.int64, "i1": np.bool_}
+    if dtype in plain:
+        return np.dtype(plain[dtype])
+    try:
+        import ml_dtypes
+    except ImportError as err:  # pragma: no cover - ml_dtypes is a dependency
+        raise ValueError(f"{dtype} arrays need the ml_dtypes package") from err
+    special = {"bf16": ml_dtypes.bfloat16, "f8E4M3FN": ml_dtypes.float8_e4m3fn,
+               "f8E5M2": ml_dtypes.float8_e5m2}
+    if dtype in special:
+        return np.dtype(special[dtype])
+    raise ValueError(f"no numpy dtype for element type {dtype}")
+
+
+class CpuKernel:
+    """One entry point `accel_<name>` of a CPU library."""
+
+    def __init__(self, library: "CpuLibrary", meta: Dict[str, Any]) -> None:
+        self.name = meta["name"]
+        self.signature = meta["signature"]
+        self.arguments = meta["arguments"]
+        self.results = meta["results"]
+        self._library = library
+        self._fn = getattr(library._dll, meta["symbol"])
+        self._fn.restype = ctypes.c_int
+        self._fn.argtypes = [ctypes.POINTER(_Tensor)] * (len(self.arguments) +
+                                                         len(self.results))
+
+    def __repr__(self) -> str:
+        return f"<accel CPU kernel {self.signature}>"
+
+    def _check(self, what: str, spec: Dict[str, Any], array: np.ndarray) -> None:
+        want = _numpy_dtype(spec["dtype"])
+        if array.dtype != want:
+            raise ValueError(f"{self.name}: {what} {spec['name']} must be {spec['dtype']} "
+                             f"({want}), got {array.dtype}")
+        shape = spec["shape"]
+        if array.ndim != len(shape) or any(
+                s is not None and s != n for s, n in zip(shape, array.shape)):
+            shown = "x".join("?" if s is None else str(s) for s in shape)
+            raise ValueError(f"{self.name}: {what} {spec['name']} must have shape "
+                             f"{shown}, got {'x'.join(map(str, array.shape))}")
+
+    @staticmethod
+    def _tensor(array: np.ndarray) -> _Tensor:
+        t = _Tensor()
+        t.data = array.ctypes.data if array.size else None
+        t.rank = array.ndim
+        for i, (n, st) in enumerate(zip(array.shape, array.strides)):
+            t.sizes[i] = n
+            t.strides[i] = st // array.itemsize if array.itemsize else 0
+        return t
+
+    def __call__(self, *inputs: Any, out: Optional[Sequence[np.ndarray]] = None):
+        """Runs the kernel on `inputs` (array-likes of the argument dtypes
+        and shapes; copied to C order if they are not) and returns its
+        result (a tuple when there are several). `out` gives the result
+        arrays to write (C-contiguous, of the result dtypes and shapes),
+        required for results with dynamic dimensions."""
+        if len(inputs) != len(self.arguments):
+            raise TypeError(f"{self.name} takes {len(self.arguments)} arrays, "
+                            f"got {len(inputs)}")
+        args = []
+        for spec, value in zip(self.arguments, inputs):
+            array = np.ascontiguousarray(value)
+            self._check("argument", spec, array)
+            args.append(array)
+        if out is None:
+            outs = []
+            for spec in self.results:
+                if any(s is None for s in spec["shape"]):
+                    raise ValueError(f"{self.name}: result {spec['name']} has dynamic "
+                                     "dimensions; pass out=[...] arrays")
+                outs.append(np.empty(spec["shape"], dtype=_numpy_dtype(spec["dtype"])))
+        else:
+            outs = list(out)
+            if len(outs) != len(self.results):
+                raise TypeError(f"{self.name} has {len(self.results)} results, got "
+                                f"{len(outs)} out arrays")
+            for spec, array in zip(self.results, outs):
+                if not isinstance(array, np.ndarray) or not array.flags.c_contiguous \
+                        or not array.flags.writeable:
+                    raise ValueError(f"{self.name}: out array for {spec['name']} must be "
+                                     "a writeable C-contiguous numpy array")
+                self._check("result", spec, array)
+        tensors = [self._tensor(a) for a in args + outs]
+        status = self._fn(*[ctypes.byref(t) for t in tensors])
+        if status != 0:
+            raise KernelError(self.name, status)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+class CpuLibrary:
+    """A CPU library written by `accel-compile --target=cpu`, checked and
+    loaded; its kernels by name (`lib["attention"]`)."""
+
+    def __init__(self, folder: Path, meta: Dict[str, Any]) -> None:
+        if meta.get("target") != "cpu":
+            raise AbiMismatchError(f"{folder}: metadata of target {meta.get('target')!r}, "
+                                   "not cpu")
+        if meta.get("abi_version") != ABI_VERSION:
+            raise AbiMismatchError(f"{folder}: C ABI version {meta.get('abi_version')}, "
+                                   f"this loader speaks {ABI_VERSION}")
+        module = meta["module"]
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", module) or \
+                Path(meta["library"]).name != meta["library"]:
+            raise AbiMismatchError(f"{folder}: malformed metadata (module {module!r}, "
+                                   f"library {meta['library']!r})")
+        self.folder = folder
+        self.module = module
+        self.metadata = meta
+        self._dll = ctypes.CDLL(str(folder / meta["library"]))
+        info = getattr(self._dll, f"accel_{module}_info", None)
+        version = getattr(self._dll, f"accel_{module}_abi_version", None)
+        if info is None or version is None:
+            raise AbiMismatchError(f"{folder / meta['library']} has no accel_{module}_info"
+                                   " / _abi_version: not the library of this metadata")
+        info.restype = ctypes.c_char_p
+        version.restype = ctypes.c_int
+        if version() != meta["abi_version"] or info().decode() != meta["info"]:
+            raise AbiMismatchError(
+                f"{folder / meta['library']} is not the library {folder} describes: it says "
+                f"{info().decode()} (ABI {version()}), the metadata {meta['info']} "
+                f"(ABI {meta['abi_version']})")
+        check = getattr(self._dll, f"accel_{module}_check_cpu")
+        check.restype = ctypes.c_int
+        if check() != 0:
+            missing = getattr(self._dll, f"accel_{module}_missing_features")
+            missing.restype = ctypes.c_char_p
+            raise CpuFeatureError(f"{folder / meta['library']} needs CPU features this "
+                                  f"machine lacks: {missing().decode()}")
+        self.kernels = {k["name"]: CpuKernel(self, k) for k in meta["kernels"]}
+
+    def __getitem__(self, name: str) -> CpuKernel:
+        try:
+            return self.kernels[name]
+        except KeyError:
+            raise KeyError(f"{self.module} has no kernel {name!r} (it has "
+                           f"{', '.join(self.kernels)})") from None
+
+    def __repr__(self) -> str:
+        return f"<accel CPU library {self.module}: {', '.join(self.kernels)}>"
+
+
+def load(artifacts: Union[Artifacts, str, os.PathLike],
+         module: Optional[str] = None) -> CpuLibrary:
+    """Loads the CPU library of `artifacts` (or of a folder accel-compile
+    wrote): the metadata `<module>.json` (the only CPU one, or `module`'s),
+    then the library, checked as `accel_<module>_load_check()` does."""
+    folder = artifacts.folder if isinstance(artifacts, Artifacts) else Path(artifacts)
+    candidates = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            meta = json.loads(path.read_text())
+        except json.JSONDecodeError as err:
+            raise AbiMismatchError(f"{path}: not JSON ({err})") from None
+        if isinstance(meta, dict) and meta.get("target") == "cpu":
+            candidates.append(meta)
+    if module is not None:
+        candidates = [m for m in candidates if m.get("module") == module]
+    if len(candidates) != 1:
+        what = f"module {module!r}" if module else "one CPU module"
+        raise FileNotFoundError(f"{folder}: expected the metadata of {what}, found "
+                                f"{len(candidates)}")
+    return CpuLibrary(folder, candidates[0])

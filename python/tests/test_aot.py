@@ -1,0 +1,166 @@
+"""accel.aot: accel-compile from Python and the ctypes loader of CPU
+libraries (the C ABI of docs/aot.md)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from accel import aot, ir, tools
+
+
+@pytest.fixture(scope="session")
+def accel_compile() -> str:
+    try:
+        return aot.find_accel_compile()
+    except FileNotFoundError as err:
+        pytest.skip(str(err))
+
+
+def matmul(m=8, k=16, n=4, dtype="f32", out_dtype="f32", name="mm"):
+    f = ir.Function(name)
+    a = f.arg((m, k), dtype)
+    b = f.arg((k, n), dtype)
+    f.ret(f.matmul(a, b, out_dtype=out_dtype))
+    return f
+
+
+@pytest.fixture(scope="session")
+def f32_lib(accel_compile, tmp_path_factory):
+    out = tmp_path_factory.mktemp("f32") / "aot"
+    return aot.load(aot.compile(matmul(), out_dir=out, name="mm_f32"))
+
+
+def test_compile_writes_the_cpu_artifacts(accel_compile, tmp_path):
+    art = aot.compile(matmul(), out_dir=tmp_path / "o", name="k1")
+    assert art.target == "cpu"
+    assert art.files == ["k1.h", "k1.json", "k1.o", "libk1.so"]
+    meta = art.metadata["k1.json"]
+    assert meta["module"] == "k1" and meta["abi_version"] == aot.ABI_VERSION
+    assert meta["kernels"][0]["signature"] == \
+        "mm(tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>"
+
+
+def test_runs_on_numpy_arrays(f32_lib):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((8, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 4)).astype(np.float32)
+    c = f32_lib["mm"](a, b)
+    assert c.dtype == np.float32 and c.shape == (8, 4)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+    # A non-contiguous input is copied to C order first.
+    at = np.asfortranarray(a)
+    np.testing.assert_array_equal(f32_lib["mm"](at, b), c)
+    # Into a caller's array.
+    out = np.full((8, 4), np.nan, dtype=np.float32)
+    assert f32_lib["mm"](a, b, out=[out]) is out
+    np.testing.assert_array_equal(out, c)
+
+
+def test_bf16_inputs_through_ml_dtypes(accel_compile, tmp_path):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    lib = aot.load(aot.compile(matmul(dtype="bf16"), out_dir=tmp_path / "o", name="bf"))
+    rng = np.random.default_rng(1)
+    a = rng.integers(-3, 4, (8, 16)).astype(ml_dtypes.bfloat16)
+    b = rng.integers(-3, 4, (16, 4)).astype(ml_dtypes.bfloat16)
+    # Small integers: exact in bf16 and in the f32 sums.
+    np.testing.assert_array_equal(lib["mm"](a, b),
+                                  a.astype(np.float64) @ b.astype(np.float64))
+    with pytest.raises(ValueError, match="argument arg0 must be bf16"):
+        lib["mm"](a.astype(np.float32), b)
+
+
+def test_wrong_arrays_are_refused_before_the_call(f32_lib):
+    a = np.zeros((8, 16), np.float32)
+    b = np.zeros((16, 4), np.float32)
+    with pytest.raises(ValueError, match=r"argument arg1 must have shape 16x4, got 4x16"):
+        f32_lib["mm"](a, b.T.copy())
+    with pytest.raises(ValueError, match=r"argument arg0 must be f32 \(float32\), got float64"):
+        f32_lib["mm"](a.astype(np.float64), b)
+    with pytest.raises(TypeError, match="mm takes 2 arrays, got 1"):
+        f32_lib["mm"](a)
+    with pytest.raises(ValueError, match="writeable C-contiguous"):
+        f32_lib["mm"](a, b, out=[np.zeros((4, 8), np.float32).T])
+    with pytest.raises(KeyError, match="has no kernel 'nope'"):
+        f32_lib["nope"]
+
+
+def test_dynamic_dimensions_and_a_refused_call(accel_compile, tmp_path):
+    f = ir.Function("dyn")
+    a = f.arg((None, 16), "f32")
+    b = f.arg((16, 4), "f32")
+    f.ret(f.matmul(a, b))
+    lib = aot.load(aot.compile(f, out_dir=tmp_path / "o", name="dyn"))
+    a = np.ones((5, 16), np.float32)
+    b = np.ones((16, 4), np.float32)
+    with pytest.raises(ValueError, match="dynamic dimensions; pass out="):
+        lib["dyn"](a, b)
+    out = np.empty((5, 4), np.float32)
+    np.testing.assert_array_equal(lib["dyn"](a, b, out=[out]), np.full((5, 4), 16.0))
+    # The library itself refuses a result whose dynamic size is wrong.
+    with pytest.raises(aot.KernelError, match="returned 2: a buffer's rank or sizes") as err:
+        lib["dyn"](a, b, out=[np.empty((6, 4), np.float32)])
+    assert err.value.status == 2
+
+
+def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path):
+    # Same module name, other features: the identity strings differ.
+    base = aot.compile(matmul(), out_dir=tmp_path / "base", name="same")
+    host = aot.compile(matmul(), out_dir=tmp_path / "host", name="same", features="host")
+    shutil.copy(host.path("libsame.so"), base.path("libsame.so"))
+    with pytest.raises(aot.AbiMismatchError, match="is not the library"):
+        aot.load(base)
+
+
+def test_tampered_metadata_is_refused(accel_compile, tmp_path):
+    art = aot.compile(matmul(), out_dir=tmp_path / "o", name="t")
+    meta = art.metadata["t.json"]
+    for key, value, message in (("abi_version", 2, "C ABI version 2"),
+                                ("library", "../libt.so", "malformed metadata"),
+                                ("module", "t; rm", "malformed metadata")):
+        bad = dict(meta, **{key: value})
+        art.path("t.json").write_text(json.dumps(bad))
+        with pytest.raises(aot.AbiMismatchError, match=message):
+            aot.load(art)
+    art.path("t.json").write_text("{not json")
+    with pytest.raises(aot.AbiMismatchError, match="not JSON"):
+        aot.load(art)
+
+
+def test_missing_cpu_features_are_refused(accel_compile, tmp_path):
+    if "amx_tile" in Path("/proc/cpuinfo").read_text():
+        pytest.skip("this CPU has AMX tiles")
+    art = aot.compile(matmul(), out_dir=tmp_path / "o", name="amx", features="amx-tile")
+    with pytest.raises(aot.CpuFeatureError, match="amx-tile"):
+        aot.load(art)
+
+
+def test_compile_errors_carry_the_diagnostics(accel_compile, tmp_path):
+    # An unwritable folder: nothing is written.
+    target = tmp_path / "file"
+    target.write_text("")
+    with pytest.raises(tools.AccelError, match="cannot create the output folder"):
+        aot.compile(matmul(), out_dir=target / "sub")
+    # Names from the IR that are not C identifiers never become paths.
+    text = matmul().to_mlir()
+    with pytest.raises(tools.AccelError, match="the module name 'a/b' is not a C identifier"):
+        aot.compile('module @"a/b" {\n' + text + "}\n", out_dir=tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+    with pytest.raises(ValueError, match="is not a C identifier"):
+        aot.compile(text, out_dir=tmp_path / "n", name="../x")
+    with pytest.raises(TypeError, match="takes MLIR text"):
+        aot.compile(42, out_dir=tmp_path / "t")
+
+
+def test_other_targets_return_their_metadata(accel_compile, tmp_path):
+    nv = aot.compile(matmul(m=64, k=64, n=64, dtype="f16"), target="nvptx",
+                     out_dir=tmp_path / "nv", name="g", chip="sm_80",
+                     extra_args=["--cubin=no"])
+    assert nv.metadata["mm_0.json"]["target"] == "nvptx"
+    assert "mm_kernels.ptx" in nv.files
+    sy = aot.compile(matmul(), target="systolic", out_dir=tmp_path / "sy", name="s")
+    assert "mm.bin" in sy.files and "mm.json" in sy.files
+    with pytest.raises(FileNotFoundError, match="expected the metadata of one CPU module"):
+        aot.load(nv)
