@@ -15,7 +15,9 @@ sizes, strides; a status return), after the checks that the C header's
 string against the metadata, then the CPU's features. A mismatch raises
 `AbiMismatchError`, a missing CPU feature `CpuFeatureError`; a refused call
 `KernelError` with the library's status; wrong arrays `ValueError` before
-anything is called.
+anything is called. `simulate` runs a systolic program on the cycle-level
+simulator (`accel-sim`) with numpy inputs and returns its results and
+statistics.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ __all__ = [
     "compile",
     "find_accel_compile",
     "load",
+    "simulate",
 ]
 
 #: Environment variable that overrides where `accel-compile` is looked for.
@@ -338,3 +341,57 @@ def load(artifacts: Union[Artifacts, str, os.PathLike],
         raise FileNotFoundError(f"{folder}: expected the metadata of {what}, found "
                                 f"{len(candidates)}")
     return CpuLibrary(folder, candidates[0])
+
+
+# --------------------------------------------------------------------------
+# Systolic programs on the simulator
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Simulation:
+    """What `accel-sim` reported for one program run."""
+
+    #: The result buffers by name (bf16 results come back as float32).
+    results: Dict[str, np.ndarray]
+    #: Cycles, utilization, traffic, ... (accel-sim --json "stats").
+    stats: Dict[str, Any]
+    #: The whole JSON report (program, mode, config, dram, stats, results).
+    report: Dict[str, Any]
+
+
+def simulate(program: Union[Artifacts, str, os.PathLike], inputs: Sequence[Any] = (), *,
+             name: Optional[str] = None, mode: str = "default", seed: int = 1,
+             timeout: float = 600.0) -> Simulation:
+    """Runs a systolic program (a binary or `.mlir` file, or the one
+    program of `Artifacts` from `compile(..., target="systolic")`) on the
+    simulator. `inputs` are its argument buffers in order (none: random
+    ones from `seed`); `name` picks the program of a module with several.
+    Errors (a wrong shape or dtype, a malformed binary) raise AccelError
+    with the simulator's message."""
+    if isinstance(program, Artifacts):
+        bins = [f for f in program.files if f.endswith(".bin")]
+        if program.target != "systolic" or len(bins) != 1:
+            raise ValueError(f"{program.folder}: expected one systolic program, found "
+                             f"{len(bins)} .bin files (target {program.target})")
+        path = program.path(bins[0])
+    else:
+        path = Path(program)
+    with tempfile.TemporaryDirectory(prefix="accel-sim-") as tmp:
+        tmpdir = Path(tmp)
+        command = [find_tool("accel-sim", "ACCEL_SIM"), str(path), f"--mode={mode}",
+                   f"--seed={seed}", f"--save-outputs={tmpdir / 'out'}",
+                   f"--json={tmpdir / 'report.json'}"]
+        if name is not None:
+            command.append(f"--program={name}")
+        for i, value in enumerate(inputs):
+            array = np.ascontiguousarray(value)
+            np.save(tmpdir / f"in{i}.npy", array)
+            command.append(f"--input={tmpdir / f'in{i}.npy'}")
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+        if proc.returncode != 0:
+            raise AccelError(proc.stderr or proc.stdout, proc.returncode, command)
+        report = json.loads((tmpdir / "report.json").read_text())
+        results = {p.stem: np.load(p) for p in sorted((tmpdir / "out").glob("*.npy"))}
+    return Simulation(results=results, stats=report.get("stats", {}), report=report)

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Optional, Sequence
 
-__all__ = ["AccelError", "find_accel_opt", "find_tool", "run_opt", "verify"]
+__all__ = ["AccelError", "find_accel_opt", "find_tool", "roofline", "run_opt", "verify"]
 
 #: Environment variable that overrides where `accel-opt` is looked for.
 ENV_VAR = "ACCEL_OPT"
@@ -73,3 +73,17 @@ def run_opt(text: str, args: Sequence[str] = (), *, accel_opt: Optional[str] = N
 def verify(text: str, *, accel_opt: Optional[str] = None) -> str:
     """Parses and verifies `text` with `accel-opt`; returns the printed IR."""
     return run_opt(text, accel_opt=accel_opt)
+
+
+def roofline(text: str, target: str = "h100", *, accel_opt: Optional[str] = None) -> str:
+    """The roofline report of `text`'s ops on `target` (a name of the
+    target catalogue: h100, h200, a100, mi300x, x86-64-avx512, ...): FLOPs, bytes,
+    intensity, bound, predicted time and tiles per op, as
+    `accel-opt --accel-roofline="target=... report=-"` prints it."""
+    command = [accel_opt or find_accel_opt(), f"--accel-roofline=target={target} report=-",
+               "-o", os.devnull, "-"]
+    proc = subprocess.run(command, input=text, capture_output=True, text=True,
+                          timeout=120.0, check=False)
+    if proc.returncode != 0:
+        raise AccelError(proc.stderr or proc.stdout, proc.returncode, command)
+    return proc.stdout

@@ -164,3 +164,34 @@ def test_other_targets_return_their_metadata(accel_compile, tmp_path):
     assert "mm.bin" in sy.files and "mm.json" in sy.files
     with pytest.raises(FileNotFoundError, match="expected the metadata of one CPU module"):
         aot.load(nv)
+
+
+def test_systolic_programs_run_on_the_simulator(accel_compile, tmp_path):
+    try:
+        tools.find_tool("accel-sim", "ACCEL_SIM")
+    except FileNotFoundError as err:
+        pytest.skip(str(err))
+    art = aot.compile(matmul(), target="systolic", out_dir=tmp_path / "sy", name="s")
+    rng = np.random.default_rng(2)
+    a = rng.integers(-3, 4, (8, 16)).astype(np.float32)
+    b = rng.integers(-3, 4, (16, 4)).astype(np.float32)
+    sim = aot.simulate(art, [a, b])
+    np.testing.assert_array_equal(sim.results["result0"], a @ b)
+    assert sim.stats["cycles"] > 0 and sim.report["mode"] == "default"
+    with pytest.raises(tools.AccelError, match="shape"):
+        aot.simulate(art, [a.T.copy(), b])
+    with pytest.raises(ValueError, match="expected one systolic program"):
+        aot.simulate(aot.compile(matmul(), out_dir=tmp_path / "cpu", name="c"))
+
+
+def test_roofline_report(accel_opt):
+    f = ir.Function("attn")
+    q = f.arg((1, 8, 512, 128), "bf16")
+    k = f.arg((1, 8, 512, 128), "bf16")
+    v = f.arg((1, 8, 512, 128), "bf16")
+    f.ret(f.attention(q, k, v, causal=True, out_dtype="bf16"))
+    report = tools.roofline(f.to_mlir(), "h100")
+    assert report.startswith("roofline on h100")
+    assert "accel.attention" in report and "FLOP/B" in report
+    with pytest.raises(tools.AccelError, match="unknown target"):
+        tools.roofline(f.to_mlir(), "nope")
