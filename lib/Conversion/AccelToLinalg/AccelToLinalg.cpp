@@ -81,23 +81,45 @@ struct MatmulToLinalg : public OpRewritePattern<MatmulOp> {
     SmallVector<IteratorType> iterators(nLoops - 1, IteratorType::parallel);
     iterators.push_back(IteratorType::reduction);
 
-    // Unscaled: accumulate straight into C (zeroed unless `accumulate`), in
-    // C's type. Scaled: form the exact dot product first.
+    // Unscaled f32/i32 C: accumulate straight into C (zeroed unless
+    // `accumulate`). A 16-bit float C (f16, bf16) accumulates in f32 and is
+    // rounded once at the end, as on the GPU and the systolic array (the
+    // contract allows C's own precision; f32 is within it), so that no bf16
+    // vector arithmetic is made: x86 has none, and LLVM's promotion of it
+    // aborts on odd vector widths. Scaled: form the exact dot product first.
     Type cElt = cType.getElementType();
     Type aElt = op.getLhs().getType().getElementType();
     bool scaled = static_cast<bool>(op.getLhsScale());
     Type f32 = rewriter.getF32Type();
-    Type dotElt = !scaled ? cElt
+    bool narrowC = !scaled && (cElt.isF16() || cElt.isBF16());
+    Type dotElt = narrowC ? f32
+                  : !scaled ? cElt
                   : isa<IntegerType>(aElt) ? Type(rewriter.getI32Type())
                                            : f32;
     Value dotInit;
-    if (!scaled)
+    if (!scaled && !narrowC) {
       dotInit = op.getAccumulate() ? op.getInit()
                                    : zeroFilled(rewriter, loc, op.getInit());
-    else
+    } else if (narrowC && op.getAccumulate()) {
+      // C widened to f32.
+      AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc, tensor::getMixedSizes(rewriter, loc, op.getInit()),
+          f32);
+      dotInit =
+          linalg::GenericOp::create(
+              rewriter, loc, empty.getType(), ValueRange{op.getInit()},
+              ValueRange{empty}, SmallVector<AffineMap>{id, id},
+              SmallVector<IteratorType>(rank, IteratorType::parallel),
+              [&](OpBuilder &b, Location l, ValueRange args) {
+                yieldValue(b, l, cast(b, l, args[0], f32));
+              })
+              .getResult(0);
+    } else {
       dotInit = filledTensor(rewriter, loc,
                              tensor::getMixedSizes(rewriter, loc, op.getInit()),
                              dotElt, rewriter.getZeroAttr(dotElt));
+    }
     auto dot = linalg::GenericOp::create(
         rewriter, loc, dotInit.getType(), ValueRange{op.getLhs(), op.getRhs()},
         ValueRange{dotInit}, maps, iterators,
@@ -115,6 +137,18 @@ struct MatmulToLinalg : public OpRewritePattern<MatmulOp> {
         });
     Value result = dot.getResult(0);
 
+    if (narrowC) {
+      // One rounding of the f32 sums to C's type.
+      AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+      result = linalg::GenericOp::create(
+                   rewriter, loc, cType, ValueRange{result},
+                   ValueRange{op.getInit()}, SmallVector<AffineMap>{id, id},
+                   SmallVector<IteratorType>(rank, IteratorType::parallel),
+                   [&](OpBuilder &b, Location l, ValueRange args) {
+                     yieldValue(b, l, cast(b, l, args[0], cElt));
+                   })
+                   .getResult(0);
+    }
     if (scaled) {
       // C' = (accumulate ? C : 0) + sa * sb * dot, in f32.
       Value s = arith::MulFOp::create(rewriter, loc, op.getLhsScale(),

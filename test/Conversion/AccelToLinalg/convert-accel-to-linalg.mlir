@@ -3,7 +3,8 @@
 // The reference lowering: what each accel op becomes in linalg. Numerics are
 // checked by test/Integration/CPU/linalg-reference.mlir.
 
-// Without `accumulate`, C is zeroed first; one contraction in C's type.
+// Without `accumulate`, C is zeroed first; one contraction in C's type
+// (f32 here; a 16-bit float C accumulates in f32, below).
 // CHECK-DAG: #[[$A:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[$B:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-DAG: #[[$C:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -144,4 +145,36 @@ func.func @linalg_softmax_f64(%x: tensor<5x3xf64>) -> tensor<5x3xf64> {
   %e = tensor.empty() : tensor<5x3xf64>
   %y = linalg.softmax dimension(0) ins(%x : tensor<5x3xf64>) outs(%e : tensor<5x3xf64>) -> tensor<5x3xf64>
   return %y : tensor<5x3xf64>
+}
+
+// -----
+
+// A 16-bit float C (bf16, f16) accumulates in f32: C widened, the
+// contraction in f32, one rounding back to C's type.
+// CHECK-LABEL: func @bf16_c
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xbf16>, %[[B:.+]]: tensor<8x16xbf16>, %[[C:.+]]: tensor<4x16xbf16>)
+// CHECK: %[[WIDE:.+]] = linalg.generic {{.*}} ins(%[[C]] : tensor<4x16xbf16>) outs(%{{.+}} : tensor<4x16xf32>)
+// CHECK:   arith.extf %{{.+}} : bf16 to f32
+// CHECK: %[[DOT:.+]] = linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<4x8xbf16>, tensor<8x16xbf16>) outs(%[[WIDE]] : tensor<4x16xf32>)
+// CHECK:   arith.mulf %{{.+}}, %{{.+}} : f32
+// CHECK:   arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[R:.+]] = linalg.generic {{.*}} ins(%[[DOT]] : tensor<4x16xf32>) outs(%[[C]] : tensor<4x16xbf16>)
+// CHECK:   arith.truncf %{{.+}} : f32 to bf16
+// CHECK: return %[[R]]
+func.func @bf16_c(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>, %c: tensor<4x16xbf16>) -> tensor<4x16xbf16> {
+  %0 = accel.matmul accumulate ins(%a, %b : tensor<4x8xbf16>, tensor<8x16xbf16>) outs(%c : tensor<4x16xbf16>) -> tensor<4x16xbf16>
+  return %0 : tensor<4x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @f16_c
+// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<8x4xf32>)
+// CHECK: %[[DOT:.+]] = linalg.generic {{.*}} outs(%[[ZERO]] : tensor<8x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[DOT]] : tensor<8x4xf32>) outs(%{{.+}} : tensor<8x4xf16>)
+// CHECK:   arith.truncf %{{.+}} : f32 to f16
+func.func @f16_c(%a: tensor<8x16xf16>, %b: tensor<4x16xf16>) -> tensor<8x4xf16> {
+  %c = tensor.empty() : tensor<8x4xf16>
+  %0 = accel.matmul transpose_b ins(%a, %b : tensor<8x16xf16>, tensor<4x16xf16>) outs(%c : tensor<8x4xf16>) -> tensor<8x4xf16>
+  return %0 : tensor<8x4xf16>
 }

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""The differential numerics sweep (issue 11): seeded random accel programs
+(matmul, attention, softmax: shapes with zeros, ones, primes and sizes no
+tile divides; every element type; boolean and additive masks with every
+broadcast, fully masked rows, causal bands, windows, GQA) run through
+`accel-run` on every target that executes here (cpu: the JIT; systolic: the
+simulator; nvptx only with --targets and a GPU), each against the fp64
+oracle and the gates of docs/numerics.md.
+
+    python3 scripts/differential-sweep.py [--cases 1000] [--seed 0]
+        [--targets cpu,systolic] [--jobs 2] [--csv sweep.csv]
+        [--keep DIR] [--timeout 120]
+
+Each case ends as one of:
+  pass      accel-run checked every result within its gate;
+  FAIL      a result out of its gate (a wrong number: a bug);
+  CRASH     a signal, an `LLVM ERROR`, an assertion, or an exit code other
+            than 0 and 1 (a bug);
+  TIMEOUT   longer than --timeout seconds (a bug or a hang);
+  rejected  a located `error:` and exit code 1 before anything ran: the
+            target does not support the program (the systolic target has no
+            f16/f8 or boolean masks); on the cpu target, which takes every
+            program the verifier accepts, a rejection is reported as a bug.
+The summary prints the counts per target and op and the pass rate over the
+cases that ran (pass / (pass + FAIL + CRASH + TIMEOUT)); --keep DIR keeps
+the program and the output of every case that is not a pass or an expected
+rejection. Exits 1 when there is any FAIL, CRASH, TIMEOUT or cpu rejection.
+"""
+import argparse
+import collections
+import concurrent.futures
+import csv
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+from accel import ir  # noqa: E402
+
+BUILD = Path(os.environ.get("ACCEL_BUILD_DIR", ROOT / "build"))
+# Sizes with zeros, ones, primes and sizes that no tile divides.
+SIZES = [0, 1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 64, 97, 128, 130]
+SMALL = [1, 2, 3, 5, 7, 16, 17, 33, 64, 100]
+HEAD_DIMS = [8, 16, 32, 48, 64, 128]
+
+
+def pick_matmul(r):
+    f = ir.Function("sweep")
+    dtype = r.choice(["f32", "f32", "f16", "bf16", "bf16", "i8", "f8E4M3FN", "f8E5M2"])
+    batch = [r.choice([1, 2, 3]) for _ in range(r.choice([0, 0, 1, 2]))]
+    m, n, k = (r.choice(SIZES) for _ in range(3))
+    tb = r.random() < 0.4
+    a = f.arg(batch + [m, k], dtype)
+    bt = "f8E5M2" if dtype == "f8E4M3FN" and r.random() < 0.3 else dtype
+    b = f.arg(batch + ([n, k] if tb else [k, n]), bt)
+    out_choices = {"f32": ["f32"], "f16": ["f32", "f16"], "bf16": ["f32", "bf16"],
+                   "i8": ["i32"], "f8E4M3FN": ["f32", "f16", "bf16"],
+                   "f8E5M2": ["f32", "f16", "bf16"]}[dtype]
+    out_dtype = r.choice(out_choices)
+    acc = r.random() < 0.3
+    out = f.arg(batch + [m, n], out_dtype) if acc else None
+    f.ret(f.matmul(a, b, transpose_b=tb, accumulate=acc, out=out, out_dtype=out_dtype))
+    desc = (f"matmul {dtype}{'/' + bt if bt != dtype else ''}->{out_dtype} "
+            f"{'x'.join(map(str, batch + [m, n, k])) or '-'}{' tb' if tb else ''}"
+            f"{' acc' if acc else ''}")
+    return f, desc, []
+
+
+def pick_attention(r):
+    f = ir.Function("sweep")
+    dtype = r.choice(["f32", "f32", "f16", "bf16"])
+    b, hkv = r.choice([1, 2]), r.choice([1, 2])
+    hq = hkv * r.choice([1, 2, 3])
+    sq, skv = r.choice(SMALL), r.choice(SMALL)
+    d = r.choice(HEAD_DIMS)
+    dv = d if r.random() < 0.8 else r.choice(HEAD_DIMS)
+    q = f.arg([b, hq, sq, d], dtype)
+    k = f.arg([b, hkv, skv, d], dtype)
+    v = f.arg([b, hkv, skv, dv], dtype)
+    causal = r.random() < 0.4
+    window = r.choice([1, 4, 16]) if causal and r.random() < 0.25 else None
+    mask, mdesc, flags = None, "", []
+    kind = r.choice(["none", "none", "bool", "add"])
+    if kind != "none":
+        full = [b, hq, sq, skv]
+        # Any numpy broadcast of [B, Hq, Sq, Skv], of rank 2 to 4.
+        rank = r.choice([2, 3, 4])
+        shape = [dim if r.random() < 0.6 else 1 for dim in full[4 - rank:]]
+        mtype = "i1" if kind == "bool" else r.choice(["f32", dtype])
+        mask = f.arg(shape, mtype)
+        mdesc = f" mask {mtype} {'x'.join(map(str, shape))}"
+        if kind == "bool":
+            flags.append(f"--i1-density={r.choice([0.3, 0.6, 0.9])}")
+            if len(shape) >= 2 and shape[-2] > 1 and r.random() < 0.4:
+                flags.append("--i1-zero-rows=1")  # rows that keep no key
+    out_dtype = r.choice(["f32", dtype])
+    f.ret(f.attention(q, k, v, causal=causal, window=window, mask=mask,
+                      out_dtype=out_dtype))
+    desc = (f"attention {dtype}->{out_dtype} B{b} Hq{hq} Hkv{hkv} Sq{sq} Skv{skv} "
+            f"D{d}{'' if dv == d else f' Dv{dv}'}{' causal' if causal else ''}"
+            f"{f' window {window}' if window else ''}{mdesc}")
+    return f, desc, flags
+
+
+def pick_softmax(r):
+    f = ir.Function("sweep")
+    dtype = r.choice(["f32", "f16", "bf16"])
+    shape = [r.choice(SIZES[1:]) for _ in range(r.choice([1, 2, 3]))]
+    dim = r.randrange(-len(shape), len(shape))
+    x = f.arg(shape, dtype)
+    out_dtype = r.choice(["f32", dtype])
+    f.ret(f.softmax(x, dim, out_dtype=out_dtype))
+    return f, f"softmax {dtype}->{out_dtype} {'x'.join(map(str, shape))} dim {dim}", []
+
+
+def make_case(seed, i):
+    r = random.Random(seed * 1_000_003 + i)
+    op = r.choices(["matmul", "attention", "softmax"], weights=[5, 4, 1])[0]
+    picker = {"matmul": pick_matmul, "attention": pick_attention,
+              "softmax": pick_softmax}[op]
+    for _ in range(100):
+        try:
+            f, desc, flags = picker(r)
+            break
+        except ValueError:  # a combination the verifier refuses: draw again
+            continue
+    dist = r.choice(["uniform", "normal", "exact"])
+    return {"id": i, "op": op, "desc": desc, "text": f.to_mlir(),
+            "flags": [f"--dist={dist}", f"--seed={r.randrange(1, 1 << 30)}"] + flags}
+
+
+CRASH = re.compile(r"LLVM ERROR|Assertion .* failed|Stack dump|PLEASE submit|"
+                   r"Segmentation fault|Aborted|AddressSanitizer|runtime error:")
+
+
+def run_case(case, target, tmp, timeout):
+    path = Path(tmp) / f"case{case['id']}_{target}.mlir"
+    path.write_text(case["text"])
+    cmd = [str(BUILD / "bin" / "accel-run"), str(path), f"--target={target}",
+           "--repeat=0"] + case["flags"]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT", "", f"more than {timeout} s", time.time() - t0
+    out, err = p.stdout, p.stderr
+    seconds = time.time() - t0
+    if p.returncode not in (0, 1) or CRASH.search(err) or CRASH.search(out):
+        return "CRASH", out, err, seconds
+    if p.returncode == 0:
+        return "pass", out, err, seconds
+    if "-> FAIL" in out:
+        return "FAIL", out, err, seconds
+    if "error:" in err:
+        return "rejected", out, err, seconds
+    return "CRASH", out, err, seconds
+
+
+def first_error(err):
+    for line in err.splitlines():
+        if "error:" in line:
+            return re.sub(r"^.*?error: ", "", line)[:160]
+    return err.strip()[:160]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--targets", default="cpu,systolic")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--csv", default="")
+    ap.add_argument("--keep", default="")
+    args = ap.parse_args()
+    targets = args.targets.split(",")
+    cases = [make_case(args.seed, i) for i in range(args.cases)]
+    results = []
+    t0 = time.time()
+    with tempfile.TemporaryDirectory(prefix="accel-sweep-") as tmp, \
+            concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = {pool.submit(run_case, c, t, tmp, args.timeout): (c, t)
+                   for c in cases for t in targets}
+        for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+            case, target = futures[fut]
+            verdict, out, err, seconds = fut.result()
+            results.append((case, target, verdict, out, err, seconds))
+            bad = verdict in ("FAIL", "CRASH", "TIMEOUT") or \
+                (verdict == "rejected" and target == "cpu")
+            if bad:
+                print(f"{verdict}: case {case['id']} on {target}: {case['desc']}: "
+                      f"{first_error(err) if verdict != 'FAIL' else 'out of gate'}",
+                      flush=True)
+                if args.keep:
+                    keep = Path(args.keep)
+                    keep.mkdir(parents=True, exist_ok=True)
+                    stem = keep / f"case{case['id']}_{target}"
+                    stem.with_suffix(".mlir").write_text(
+                        f"// accel-run --target={target} {' '.join(case['flags'])}\n"
+                        + case["text"])
+                    stem.with_suffix(".log").write_text(out + "\n--- stderr\n" + err)
+            if n % 200 == 0:
+                print(f"... {n} of {len(futures)} runs ({time.time() - t0:.0f} s)",
+                      flush=True)
+    counts = collections.Counter((t, c["op"], v) for c, t, v, *_ in results)
+    verdicts = ["pass", "FAIL", "CRASH", "TIMEOUT", "rejected"]
+    print(f"\ndifferential sweep: {args.cases} cases (seed {args.seed}) on "
+          f"{', '.join(targets)} in {time.time() - t0:.0f} s\n")
+    print("| target | op | " + " | ".join(verdicts) + " | pass rate |")
+    print("|---|---|" + "---|" * (len(verdicts) + 1))
+    total_bad = 0
+    for target in targets:
+        for op in ["matmul", "attention", "softmax", "all"]:
+            row = {v: sum(n for (t, o, vv), n in counts.items()
+                          if t == target and (op == "all" or o == op) and vv == v)
+                   for v in verdicts}
+            ran = row["pass"] + row["FAIL"] + row["CRASH"] + row["TIMEOUT"]
+            rate = f"{100.0 * row['pass'] / ran:.1f} %" if ran else "-"
+            print(f"| {target} | {op} | " + " | ".join(str(row[v]) for v in verdicts) +
+                  f" | {rate} |")
+            if op == "all":
+                total_bad += row["FAIL"] + row["CRASH"] + row["TIMEOUT"]
+                if target == "cpu":
+                    total_bad += row["rejected"]
+    rejections = collections.Counter(
+        (t, first_error(e)) for c, t, v, o, e, s in results if v == "rejected")
+    if rejections:
+        print("\nrejections (target: first error, count):")
+        for (t, msg), n in rejections.most_common(20):
+            print(f"  {t}: {msg}: {n}")
+    if args.csv:
+        with open(args.csv, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["case", "target", "op", "verdict", "seconds", "program", "flags",
+                        "error"])
+            for c, t, v, o, e, s in sorted(results, key=lambda x: (x[0]["id"], x[1])):
+                w.writerow([c["id"], t, c["op"], v, f"{s:.2f}", c["desc"],
+                            " ".join(c["flags"]), first_error(e) if v != "pass" else ""])
+    return 1 if total_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
