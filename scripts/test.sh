@@ -31,6 +31,12 @@ passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
 rm -f "$unit_out"
 
 echo "== python tests"
+# setup.sh installs nanobind and python3-dev: the accel._core extension must
+# have been built, or test_core.py would only be skipped.
+if ! ls "$build"/python/accel/_core*.so >/dev/null 2>&1; then
+  echo "test.sh: $build/python/accel/_core*.so is missing (no nanobind or Python headers at configure time?)"
+  failed=$((failed + 1)); status=1
+fi
 py_out=$(mktemp)
 ACCEL_OPT="$build/bin/accel-opt" PYTHONPATH="$root/python" \
   python3 -m pytest -q "$root/python/tests" | tee "$py_out"
@@ -42,6 +48,14 @@ rm -f "$py_out"
 
 echo "== diagnostics coverage"
 if python3 "$root/scripts/check-diagnostics.py"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); status=1
+fi
+
+echo "== differential sweep (a short one; scripts/differential-sweep.py)"
+if ACCEL_BUILD_DIR="$build" python3 "$root/scripts/differential-sweep.py" \
+    --cases 120 --seed 1 --jobs 2; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1)); status=1

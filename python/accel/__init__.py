@@ -1,9 +1,11 @@
 """Python front end of the accel tensor compiler.
 
-`accel.ir` builds textual accel-dialect MLIR; `accel.tools` runs the
-`accel-opt` driver on it; `accel.aot` compiles ahead of time with
-`accel-compile` and loads CPU libraries through their C ABI (ctypes). Both are pure Python: the nanobind extension that
-will bind the C++ libraries directly does not exist yet.
+`accel.ir` builds textual accel-dialect MLIR; `accel.core` (the nanobind
+extension `accel._core` over the compiler's C++ libraries, imported on first
+use) parses, verifies and runs pass pipelines in process; `accel.tools` runs
+the `accel-opt` driver and prints roofline reports; `accel.aot` compiles
+ahead of time with `accel-compile`, loads CPU libraries through their C ABI
+(ctypes) and runs systolic programs on the simulator.
 """
 
 from . import aot, dtypes, ir, tools

@@ -1,0 +1,180 @@
+"""Tests of accel.core, the in-process compiler (the accel._core extension).
+
+Skipped as a whole only when the extension is not built (ModuleNotFoundError
+for accel._core); an extension that is there but fails to load is an error.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+try:
+    from accel import core
+except ModuleNotFoundError as err:
+    if err.name != "accel._core":
+        raise
+    pytest.skip(str(err), allow_module_level=True)
+
+import accel
+from accel import ir, tools
+
+MATMUL = """\
+func.func @mm(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>,
+              %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>)
+                    outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+"""
+
+# Line 3 has the K mismatch; the builder would refuse it, so it is written out.
+BAD_MATMUL = """\
+func.func @bad(%a: tensor<4x8xf32>, %b: tensor<7x16xf32>,
+               %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xf32>, tensor<7x16xf32>)
+                    outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+"""
+
+# `foo` (line 2, column 8) is not an op.
+SYNTAX_ERROR = """\
+func.func @f() {
+  %0 = foo
+}
+"""
+
+
+def attention_function() -> ir.Function:
+    f = ir.Function("attn")
+    q = f.arg((2, 8, 128, 64), "f16")
+    k = f.arg((2, 2, 128, 64), "f16")
+    v = f.arg((2, 2, 128, 64), "f16")
+    f.ret(f.attention(q, k, v, causal=True, out_dtype="f32"))
+    return f
+
+
+def test_version_is_the_compiler_id() -> None:
+    assert core.version() == f"accel {accel.__version__}"
+
+
+def test_parse_round_trip_of_built_attention() -> None:
+    f = attention_function()
+    out = core.parse(f.to_mlir())
+    assert out.startswith("module {")
+    assert "func.func @attn(" in out
+    assert re.search(r"accel\.attention causal ins\(", out), out
+    # Printing is a fixed point, and the builder object is accepted as is.
+    assert core.parse(out) == out
+    assert core.parse(f) == out
+    # Same as the accel-opt driver prints, when it is built.
+    try:
+        assert tools.verify(f.to_mlir()) == out
+    except FileNotFoundError:
+        pass
+
+
+def test_parse_generic_form_round_trips() -> None:
+    custom = core.parse(attention_function())
+    generic = core.parse(attention_function(), generic=True)
+    assert '"accel.attention"(' in generic
+    assert "accel.attention causal" not in generic
+    assert core.parse(generic) == custom
+
+
+def test_parse_error_is_located() -> None:
+    with pytest.raises(core.AccelError) as info:
+        core.parse(SYNTAX_ERROR)
+    diags = info.value.diagnostics
+    assert "<python>:2:8: error: custom op 'foo' is unknown" in diags
+    assert str(info.value) == diags.rstrip()
+
+
+def test_verifier_error_is_raised() -> None:
+    with pytest.raises(core.AccelError) as info:
+        core.parse(BAD_MATMUL)
+    assert ("<python>:3:8: error: 'accel.matmul' op contraction dimension mismatch: "
+            "A has K = 8, B has K = 7 (B is [K, N])") in info.value.diagnostics
+
+
+def test_error_classes() -> None:
+    # One handler catches the driver's and the extension's errors.
+    assert issubclass(core.AccelError, accel.AccelError)
+    assert issubclass(core.AccelError, core._core.AccelError)
+    with pytest.raises(accel.AccelError) as info:
+        core.run_pipeline(BAD_MATMUL, "canonicalize")
+    assert info.value.returncode == 1
+    assert info.value.command == ["accel.core.run_pipeline", "canonicalize"]
+    # The extension's own exception carries the diagnostics too.
+    with pytest.raises(core._core.AccelError) as raw:
+        core._core.parse(SYNTAX_ERROR)
+    assert "<python>:2:8: error:" in raw.value.diagnostics
+
+
+@pytest.mark.parametrize("pipeline", ["accel-cpu-pipeline",
+                                      "builtin.module(accel-cpu-pipeline)",
+                                      " builtin.module ( accel-cpu-pipeline{threads=1} ) "])
+def test_cpu_pipeline_reaches_llvm(pipeline: str) -> None:
+    out = core.run_pipeline(MATMUL, pipeline)
+    assert "llvm.func @mm(" in out
+    assert "accel.matmul" not in out
+    assert "func.func" not in out
+
+
+def test_nested_pipelines() -> None:
+    # accel-return-arguments runs on func.func, so it is nested, as in
+    # accel-opt's --pass-pipeline; bare and anchored lists give the same.
+    out = core.run_pipeline(MATMUL, "convert-accel-to-linalg,func.func(accel-return-arguments)")
+    assert "linalg.generic" in out
+    assert "accel.matmul" not in out
+    assert out == core.run_pipeline(
+        MATMUL, "builtin.module(convert-accel-to-linalg,func.func(accel-return-arguments))")
+
+
+@pytest.mark.parametrize("pipeline,message", [
+    ("no-such-pass", "'no-such-pass' does not refer to a registered pass or pass pipeline"),
+    ("builtin.module(canonicalize", "encountered unbalanced parentheses"),
+    ("accel-cpu-pipeline{threads=abc}", "failed to add `accel-cpu-pipeline` with options"),
+    # Nesting mistakes are errors, not the fatal error they once were.
+    ("accel-return-arguments", "restricted to 'func.func' on a PassManager intended to run "
+     "on 'builtin.module', did you intend to nest?"),
+    ("func.func(accel-tile)", "did you intend to nest?"),
+])
+def test_invalid_pipeline_raises(pipeline: str, message: str) -> None:
+    with pytest.raises(core.AccelError) as info:
+        core.run_pipeline(MATMUL, pipeline)
+    assert message in info.value.diagnostics
+
+
+def test_pipeline_on_invalid_input_raises() -> None:
+    with pytest.raises(core.AccelError) as info:
+        core.run_pipeline(SYNTAX_ERROR, "canonicalize")
+    assert "<python>:2:8: error:" in info.value.diagnostics
+
+
+def test_pass_failure_raises_with_the_pass_diagnostic() -> None:
+    with pytest.raises(core.AccelError) as info:
+        core.run_pipeline(MATMUL, "convert-accel-to-gpu{chip=sm_70}")
+    assert ("error: convert-accel-to-gpu: unknown chip 'sm_70' (known: sm_80"
+            in info.value.diagnostics)
+
+
+def test_survives_alternating_good_and_bad_calls() -> None:
+    good = core.parse(MATMUL)
+    for i in range(50):
+        if i % 2 == 0:
+            assert core.parse(MATMUL) == good
+        else:
+            bad, call = [
+                (SYNTAX_ERROR, lambda t: core.parse(t)),
+                (BAD_MATMUL, lambda t: core.parse(t)),
+                (MATMUL, lambda t: core.run_pipeline(t, "no-such-pass")),
+                (MATMUL, lambda t: core.run_pipeline(t, "convert-accel-to-gpu{chip=sm_70}")),
+            ][(i // 2) % 4]
+            with pytest.raises(core.AccelError) as info:
+                call(bad)
+            assert "error:" in info.value.diagnostics
+    # Nothing leaked from the failed calls into the next good one.
+    assert "llvm.func @mm(" in core.run_pipeline(MATMUL, "accel-cpu-pipeline")
