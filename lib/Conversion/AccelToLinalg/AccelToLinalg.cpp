@@ -92,8 +92,8 @@ struct MatmulToLinalg : public OpRewritePattern<MatmulOp> {
     bool scaled = static_cast<bool>(op.getLhsScale());
     Type f32 = rewriter.getF32Type();
     bool narrowC = !scaled && (cElt.isF16() || cElt.isBF16());
-    Type dotElt = narrowC ? f32
-                  : !scaled ? cElt
+    Type dotElt = narrowC                  ? f32
+                  : !scaled                ? cElt
                   : isa<IntegerType>(aElt) ? Type(rewriter.getI32Type())
                                            : f32;
     Value dotInit;
@@ -106,15 +106,14 @@ struct MatmulToLinalg : public OpRewritePattern<MatmulOp> {
       Value empty = tensor::EmptyOp::create(
           rewriter, loc, tensor::getMixedSizes(rewriter, loc, op.getInit()),
           f32);
-      dotInit =
-          linalg::GenericOp::create(
-              rewriter, loc, empty.getType(), ValueRange{op.getInit()},
-              ValueRange{empty}, SmallVector<AffineMap>{id, id},
-              SmallVector<IteratorType>(rank, IteratorType::parallel),
-              [&](OpBuilder &b, Location l, ValueRange args) {
-                yieldValue(b, l, cast(b, l, args[0], f32));
-              })
-              .getResult(0);
+      dotInit = linalg::GenericOp::create(
+                    rewriter, loc, empty.getType(), ValueRange{op.getInit()},
+                    ValueRange{empty}, SmallVector<AffineMap>{id, id},
+                    SmallVector<IteratorType>(rank, IteratorType::parallel),
+                    [&](OpBuilder &b, Location l, ValueRange args) {
+                      yieldValue(b, l, cast(b, l, args[0], f32));
+                    })
+                    .getResult(0);
     } else {
       dotInit = filledTensor(rewriter, loc,
                              tensor::getMixedSizes(rewriter, loc, op.getInit()),
@@ -227,17 +226,16 @@ struct SoftmaxToLinalg : public OpRewritePattern<SoftmaxOp> {
         });
 
     // y = exp(x - m) / s, 0 for an all -inf row.
-    Value y =
-        linalg::GenericOp::create(
-            rewriter, loc, op.getInit().getType(), ValueRange{x, max, sum},
-            ValueRange{op.getInit()},
-            SmallVector<AffineMap>{id, reduced, reduced, id}, parallel,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value e = expShifted(b, l, args[0], args[1]);
-              Value q = safeDiv(b, l, e, args[2]);
-              yieldValue(b, l, cast(b, l, q, outElt));
-            })
-            .getResult(0);
+    Value y = linalg::GenericOp::create(
+                  rewriter, loc, op.getInit().getType(),
+                  ValueRange{x, max, sum}, ValueRange{op.getInit()},
+                  SmallVector<AffineMap>{id, reduced, reduced, id}, parallel,
+                  [&](OpBuilder &b, Location l, ValueRange args) {
+                    Value e = expShifted(b, l, args[0], args[1]);
+                    Value q = safeDiv(b, l, e, args[2]);
+                    yieldValue(b, l, cast(b, l, q, outElt));
+                  })
+                  .getResult(0);
     rewriter.replaceOp(op, y);
     return success();
   }
@@ -335,9 +333,9 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
       logitMaps.push_back(map(4, mExprs));
     }
     int64_t kvLenArg = -1, qLenArg = -1;
-    for (auto [lengths, pos] : {std::pair<Value, int64_t *>{op.getKvLengths(),
-                                                           &kvLenArg},
-                                {op.getQLengths(), &qLenArg}}) {
+    for (auto [lengths, pos] :
+         {std::pair<Value, int64_t *>{op.getKvLengths(), &kvLenArg},
+          {op.getQLengths(), &qLenArg}}) {
       if (!lengths)
         continue;
       *pos = logitInputs.size();
@@ -345,9 +343,9 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
       logitMaps.push_back(map(4, {b0}));
     }
     logitMaps.push_back(map(4, {b0, h, i, j}));
-    bool boolMask = mask && cast<RankedTensorType>(mask.getType())
-                                .getElementType()
-                                .isInteger(1);
+    bool boolMask =
+        mask &&
+        cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
     Value logits =
         linalg::GenericOp::create(
             rewriter, loc, sEmpty.getType(), logitInputs, ValueRange{sEmpty},
@@ -369,9 +367,8 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
                 band.kvLength = len(kvLenArg);
                 band.qLength = len(qLenArg);
                 if (op.getCausal())
-                  band.offset =
-                      bandOffset(b, l, op.getDiagonal(), sqV, skvV,
-                                 band.qLength, band.kvLength);
+                  band.offset = bandOffset(b, l, op.getDiagonal(), sqV, skvV,
+                                           band.qLength, band.kvLength);
                 band.window = op.getWindow();
                 Value row = linalg::IndexOp::create(b, l, 2);
                 Value col = linalg::IndexOp::create(b, l, 3);
@@ -416,17 +413,16 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
                            {par, par, par, par, red}, oSizes, zero, fma);
 
     // Normalise; a row with no key left (sum 0) is exactly 0.
-    Value out =
-        linalg::GenericOp::create(
-            rewriter, loc, op.getInit().getType(), ValueRange{acc, sum},
-            ValueRange{op.getInit()},
-            SmallVector<AffineMap>{full4, row4, full4},
-            SmallVector<IteratorType>(4, par),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value r = safeDiv(b, l, args[0], args[1]);
-              yieldValue(b, l, cast(b, l, r, outElt));
-            })
-            .getResult(0);
+    Value out = linalg::GenericOp::create(
+                    rewriter, loc, op.getInit().getType(), ValueRange{acc, sum},
+                    ValueRange{op.getInit()},
+                    SmallVector<AffineMap>{full4, row4, full4},
+                    SmallVector<IteratorType>(4, par),
+                    [&](OpBuilder &b, Location l, ValueRange args) {
+                      Value r = safeDiv(b, l, args[0], args[1]);
+                      yieldValue(b, l, cast(b, l, r, outElt));
+                    })
+                    .getResult(0);
     rewriter.replaceOp(op, out);
     return success();
   }
