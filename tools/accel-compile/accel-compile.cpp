@@ -77,8 +77,11 @@ cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input.mlir>"),
 cl::opt<std::string> outputDir("o", cl::desc("Output folder (created)"),
                                cl::value_desc("dir"), cl::Required,
                                cl::cat(category));
-cl::opt<std::string> target("target", cl::desc("systolic, nvptx or cpu"),
-                            cl::Required, cl::cat(category));
+cl::opt<std::string>
+    target("target",
+           cl::desc("systolic, nvptx or cpu; several, comma separated, write "
+                    "one folder each (DIR/<target>)"),
+           cl::Required, cl::cat(category));
 cl::opt<std::string> chip("chip",
                           cl::desc("GPU chip for --target=nvptx: sm_80, "
                                    "sm_86, sm_89, sm_90 or sm_90a"),
@@ -718,17 +721,56 @@ llvm::Error run(MLIRContext &context) {
       parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
   if (!module)
     return error("cannot parse '" + inputFilename + "'");
-  Staging staging;
-  if (target != "systolic" && target != "nvptx" && target != "cpu")
-    return error("--target must be systolic, nvptx or cpu, got '" + target +
-                 "'");
-  if (llvm::Error e = staging.open(outputDir))
+  llvm::SmallVector<llvm::StringRef> targets;
+  llvm::StringRef(target).split(targets, ',');
+  for (auto [i, t] : llvm::enumerate(targets)) {
+    if (t != "systolic" && t != "nvptx" && t != "cpu")
+      return error("--target must be systolic, nvptx or cpu (or several, "
+                   "comma separated), got '" +
+                   t + "'");
+    if (llvm::is_contained(llvm::ArrayRef(targets).take_front(i), t))
+      return error("--target names '" + t + "' twice");
+  }
+  auto compileFor = [&](llvm::StringRef t, ModuleOp m, Staging &staging) {
+    return t == "systolic" ? compileSystolic(m, staging)
+           : t == "nvptx"  ? compileNvptx(m, staging)
+                           : compileCpu(m, staging);
+  };
+  if (targets.size() == 1) {
+    Staging staging;
+    if (llvm::Error e = staging.open(outputDir))
+      return e;
+    if (llvm::Error e = compileFor(targets.front(), *module, staging))
+      return e;
+    return staging.commit();
+  }
+  // Several targets: one folder each, DIR/<target>, all written or none.
+  if (!pipelineOptions.empty())
+    return error("--options are one target's pipeline options: give one "
+                 "--target with them");
+  bool createdDir = !llvm::sys::fs::exists(outputDir);
+  std::vector<std::unique_ptr<Staging>> stagings;
+  auto fail = [&](llvm::Error e) {
+    stagings.clear(); // removes what each staged, and the folders it made
+    if (createdDir)
+      llvm::sys::fs::remove(outputDir); // only when empty
     return e;
-  if (llvm::Error e = target == "systolic" ? compileSystolic(*module, staging)
-                      : target == "nvptx"  ? compileNvptx(*module, staging)
-                                           : compileCpu(*module, staging))
-    return e;
-  return staging.commit();
+  };
+  for (llvm::StringRef t : targets) {
+    stagings.push_back(std::make_unique<Staging>());
+    llvm::SmallString<256> dir(outputDir);
+    llvm::sys::path::append(dir, t);
+    if (llvm::Error e = stagings.back()->open(dir))
+      return fail(std::move(e));
+    // Each target's pipeline rewrites the module: a copy each.
+    OwningOpRef<ModuleOp> copy = module->clone();
+    if (llvm::Error e = compileFor(t, *copy, *stagings.back()))
+      return fail(error(t + ": " + llvm::toString(std::move(e))));
+  }
+  for (std::unique_ptr<Staging> &staging : stagings)
+    if (llvm::Error e = staging->commit())
+      return fail(std::move(e));
+  return llvm::Error::success();
 }
 
 } // namespace
