@@ -231,8 +231,9 @@ std::vector<accel::GpuKernel> accel::collectGpuKernels(ModuleOp module,
       llvm::raw_string_ostream ds(arg.dtype);
       ds << memref.getElementType();
       arg.shape.assign(memref.getShape().begin(), memref.getShape().end());
-      arg.byteSize =
-          memref.getNumElements() * (memref.getElementTypeBitWidth() / 8);
+      // Whole bytes per element: an i1 (a boolean mask) takes one.
+      arg.byteSize = memref.getNumElements() *
+                     ((memref.getElementTypeBitWidth() + 7) / 8);
       StringRef a = access && i < access.size()
                         ? cast<StringAttr>(access[i]).getValue()
                         : "in";

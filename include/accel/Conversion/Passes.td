@@ -290,8 +290,14 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     scaled by scale·log2(e)); P rounded to the input type and re-packed
     from C into A fragments without shared memory; causal key blocks above
     the band skipped, the diagonal ones and keys past Skv masked to -inf;
-    O / l at the end (0 for a row that kept no key). The tile options and
-    `warps` do not apply to it. Errors: masks, sequence lengths, windows,
+    O / l at the end (0 for a row that kept no key). A mask (a function
+    argument of any shape that broadcasts to [B, Hq, Sq, Skv]) is one more
+    parameter between V and O, read per logit from global memory (row and
+    key clamped into it, broadcast dimensions at 0): an i1 mask removes the
+    keys it is false for, an f32/f16/bf16 one is added to the scaled
+    logits. The tile options and `warps` do not apply to it. Errors: masks
+    that are not kernel buffers or not statically shaped, sequence lengths,
+    windows,
     a non-constant diagonal, dynamic shapes, other input types or head
     dimensions, buffers beyond the chip's shared memory, matmuls in the
     same function.

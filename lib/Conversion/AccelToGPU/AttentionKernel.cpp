@@ -32,8 +32,11 @@
 //   - O / l, with 0 for a row that kept no key (l = 0), rounded and stored
 //     behind a row guard.
 //
-// MHA, GQA and MQA differ only in the K/V head a block reads. Masks,
-// sequence lengths and windows are not compiled (located errors).
+// MHA, GQA and MQA differ only in the K/V head a block reads. A mask (i1:
+// keep the key; f32/f16/bf16: added to the scaled logits) of any shape
+// that broadcasts to [B, Hq, Sq, Skv] is read from global memory per logit
+// (an element of the thread's fragment each). Sequence lengths and windows
+// are not compiled (located errors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +75,11 @@ struct AttentionPlan {
   bool causal = false;
   /// Key j is kept for query i when j <= i + offset (causal only).
   int64_t offset = 0;
+  /// The mask, if any: its element type (i1 keeps a key; a float is added
+  /// to the scaled logits) and its shape, which broadcasts (numpy rules,
+  /// aligned right) to [B, Hq, Sq, Skv].
+  Type maskType;
+  SmallVector<int64_t> maskShape;
   int64_t stages = 2;
 
   int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
@@ -92,7 +100,7 @@ public:
                    const GpuTargetInfo &target, Block *entry)
       : GpuIndexBuilder(b, loc, entry), k(k), target(target) {}
 
-  void emit(Value gQ, Value gK, Value gV, Value gO);
+  void emit(Value gQ, Value gK, Value gV, Value gMask, Value gO);
 
 private:
   Value f32(double v) {
@@ -203,7 +211,8 @@ Value AttentionBuilder::issueKeyBlock(Value j, Value stage) {
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
 }
 
-void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gO) {
+void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
+                            Value gO) {
   gK = gKArg;
   gV = gVArg;
   MLIRContext *ctx = b.getContext();
@@ -341,6 +350,21 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gO) {
                   : Value();
           Value x[kBlockN / 8][2][2];
           Value blockMax[2];
+          // The mask element of query row `row` and key `col`, both clamped
+          // into the tensor: a clamped key is past Skv and removed anyway,
+          // and a clamped row is never stored. Dimensions of size 1
+          // broadcast (index 0); a mask of rank r gives the last r of
+          // [B, Hq, Sq, Skv].
+          auto maskAt = [&](Value row, Value col) -> Value {
+            Value full[4] = {batchIdx, head, minS(row, cst(k.sq - 1)),
+                             minS(col, cst(k.skv - 1))};
+            SmallVector<Value> idx;
+            const int64_t r = k.maskShape.size();
+            for (int64_t i = 0; i < r; ++i)
+              idx.push_back(k.maskShape[i] == 1 ? cst(0) : full[4 - r + i]);
+            return memref::LoadOp::create(b, loc, gMask, idx);
+          };
+          const bool boolMask = gMask && k.maskType.isInteger(1);
           for (int64_t nt = 0; nt < kBlockN / 8; ++nt)
             for (int64_t h = 0; h < 2; ++h)
               for (int64_t e = 0; e < 2; ++e) {
@@ -349,8 +373,23 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gO) {
                     vector::ExtractOp::create(b, loc, s[nt],
                                               ArrayRef<int64_t>{h, e}),
                     f32(scaleLog2));
-                if (maskTail || k.causal) {
-                  const int64_t c = nt * 8 + e;
+                const int64_t c = nt * 8 + e;
+                Value m;
+                if (gMask)
+                  m = maskAt(add(rowBase, 8 * h), add(colStart, c));
+                if (gMask && !boolMask) {
+                  // An additive mask joins the logits before the softmax
+                  // (in the log2 domain: times log2(e)).
+                  Value mf = m.getType().isF32()
+                                 ? m
+                                 : arith::ExtFOp::create(b, loc, f32Type, m)
+                                       .getResult();
+                  v = arith::AddFOp::create(
+                      b, loc, v,
+                      arith::MulFOp::create(b, loc, mf,
+                                            f32(1.4426950408889634)));
+                }
+                if (maskTail || k.causal || boolMask) {
                   Value keep =
                       both(maskTail ? cmp(arith::CmpIPredicate::slt, colStart,
                                           cst(k.skv - c))
@@ -358,6 +397,7 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gO) {
                            k.causal ? cmp(arith::CmpIPredicate::sle, diag,
                                           cst(k.offset + 8 * h - c))
                                     : Value());
+                  keep = both(keep, boolMask ? m : Value());
                   v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
                 }
                 x[nt][h][e] = v;
@@ -486,10 +526,6 @@ FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
   if (!qType.hasStaticShape() || !kType.hasStaticShape() ||
       !vType.hasStaticShape() || !oType.hasStaticShape())
     return op.emitOpError("needs static shapes on the GPU target");
-  if (op.getMask())
-    return op.emitOpError("with a mask has no GPU lowering yet (the "
-                          "attention kernel supports causal and "
-                          "non-causal attention only)");
   if (op.getKvLengths() || op.getQLengths())
     return op.emitOpError("with kv_lengths or q_lengths has no GPU lowering "
                           "yet (the attention kernel takes fixed sequence "
@@ -508,6 +544,16 @@ FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
   k.outType = oType.getElementType();
   k.causal = op.getCausal();
   k.offset = k.skv - k.sq;
+  if (Value mask = op.getMask()) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    if (!maskType.hasStaticShape())
+      return op.emitOpError("needs a statically shaped mask on the GPU "
+                            "target");
+    // The verifier admits i1 and f32/f16/bf16 masks that broadcast to
+    // [B, Hq, Sq, Skv].
+    k.maskType = maskType.getElementType();
+    k.maskShape.assign(maskType.getShape().begin(), maskType.getShape().end());
+  }
   if (Value diag = op.getDiagonal()) {
     std::optional<int64_t> c = getConstantIntValue(diag);
     if (!c)
@@ -576,6 +622,8 @@ void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
     addParam(op.getQuery(), "in");
     addParam(op.getKey(), "in");
     addParam(op.getValue(), "in");
+    if (op.getMask())
+      addParam(op.getMask(), "in");
   }
   addParam(op.getResult(), "out");
 
@@ -602,6 +650,10 @@ void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
   if (k.causal)
     launch.push_back(
         b.getNamedAttr("causal_offset", b.getI64IntegerAttr(k.offset)));
+  if (k.maskType)
+    launch.push_back(b.getNamedAttr(
+        "mask",
+        b.getStringAttr(k.maskType.isInteger(1) ? "bool" : "additive")));
   func->setAttr("accel.launch", b.getDictionaryAttr(launch));
 
   Block *entry = &func.getBody().front();
@@ -609,9 +661,11 @@ void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
   AttentionBuilder builder(body, loc, k, target, entry);
   if (k.skv > 0)
     builder.emit(entry->getArgument(0), entry->getArgument(1),
-                 entry->getArgument(2), entry->getArgument(3));
+                 entry->getArgument(2),
+                 k.maskType ? entry->getArgument(3) : Value(),
+                 entry->getArgument(k.maskType ? 4 : 3));
   else
-    builder.emit(Value(), Value(), Value(), entry->getArgument(0));
+    builder.emit(Value(), Value(), Value(), Value(), entry->getArgument(0));
 }
 
 } // namespace
@@ -652,8 +706,8 @@ LogicalResult mlir::accel::convertGpuAttentionFunction(
     if (failed(k))
       return failure();
     if (k->skv > 0)
-      for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
-        if (!bufferOf.count(v))
+      for (Value v : {op.getQuery(), op.getKey(), op.getValue(), op.getMask()})
+        if (v && !bufferOf.count(v))
           return op.emitOpError("reads a value that is not a kernel buffer "
                                 "(a function argument or an "
                                 "accel.attention result)");

@@ -27,10 +27,21 @@ func.func @dynamic(%q: tensor<1x1x?x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tens
 
 // -----
 
-func.func @mask(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %m: tensor<1x1x64x64xi1>) -> tensor<1x1x64x64xf32> {
+// A mask is read from global memory: it must be a kernel buffer.
+func.func @constant_mask(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf32> {
+  %m = arith.constant dense<true> : tensor<1x1x64x64xi1>
   %o = tensor.empty() : tensor<1x1x64x64xf32>
-  // expected-error @below {{'accel.attention' op with a mask has no GPU lowering yet (the attention kernel supports causal and non-causal attention only)}}
+  // expected-error @below {{'accel.attention' op reads a value that is not a kernel buffer (a function argument or an accel.attention result)}}
   %0 = accel.attention ins(%q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>) mask(%m : tensor<1x1x64x64xi1>) outs(%o : tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
+  return %0 : tensor<1x1x64x64xf32>
+}
+
+// -----
+
+func.func @dynamic_mask(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %m: tensor<?x64xi1>) -> tensor<1x1x64x64xf32> {
+  %o = tensor.empty() : tensor<1x1x64x64xf32>
+  // expected-error @below {{'accel.attention' op needs a statically shaped mask on the GPU target}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>) mask(%m : tensor<?x64xi1>) outs(%o : tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
   return %0 : tensor<1x1x64x64xf32>
 }
 

@@ -823,6 +823,8 @@ class Block:
                 self.check_alignment(op, mem, idx, mask, extent)
             v = self.gather(mem, idx, mask, extent, n)
             out = v if kind == 'vector' else v[:, 0]
+            if elt == 'i1':
+                out = out != 0
         elif n in ('vector.store', 'memref.store'):
             value, mem = ins[0], ins[1]
             idx = [i.astype(np.int64) for i in ins[2:]]
@@ -1301,15 +1303,29 @@ def emulate_attention(kernel, rng):
     scale = float(re.search(r'\bscale = ([-+\d.e]+)', launch).group(1))
     m = re.search(r'\bcausal_offset = (-?\d+)', launch)
     offset = int(m.group(1)) if m else None
+    m = re.search(r'\bmask = "(\w+)"', launch)
+    mask_kind = m.group(1) if m else None
     types = kernel.types
     o_t = types[-1]
     bsz, hq, sq, dv = o_t[1]
     bufs = []
-    for (kind, shape, elt), acc in zip(types, kernel.access):
-        if acc == 'in':
-            x = rng.standard_normal(size=shape).astype(np.float32) * 1.5
-        else:
+    for i, ((kind, shape, elt), acc) in enumerate(zip(types, kernel.access)):
+        if acc != 'in':
             x = np.full(shape, np.nan, dtype=np.float32)
+        elif i == 3 and mask_kind == 'bool':
+            # 70 % of the keys kept, and (with rows) the first row of the
+            # mask none: rows that keep no key.
+            x = (rng.random(size=shape) < 0.7).astype(np.float32)
+            if len(shape) >= 2 and shape[-2] > 1:
+                x[..., 0, :] = 0
+            bufs.append(Memref(x, elt, 'global'))
+            continue
+        elif i == 3 and mask_kind == 'additive':
+            # Biases, and -inf for a tenth of the keys.
+            x = rng.standard_normal(size=shape).astype(np.float32) * 2
+            x[rng.random(size=shape) < 0.1] = -np.inf
+        else:
+            x = rng.standard_normal(size=shape).astype(np.float32) * 1.5
         bufs.append(Memref(round_to(x, elt), elt, 'global'))
     threads = kernel.block[0]
     for bz in range(kernel.grid[2]):
@@ -1318,10 +1334,10 @@ def emulate_attention(kernel, rng):
                 blk = Block(kernel, (bx, by, bz), bufs, kernel.smem, threads)
                 blk.run(kernel.body, np.ones(threads, dtype=bool))
     ref = np.zeros(o_t[1])
-    kept_any = np.zeros((sq,), dtype=bool)
+    kept_any = np.zeros((bsz, hq, sq), dtype=bool)
     skv, d, hkv, in_elt = 0, 0, hq, o_t[2]
     bound = ATTENTION_ATOL[o_t[2]]
-    if len(types) == 4:
+    if len(types) >= 4:
         q = bufs[0].a.astype(np.float64)
         k = bufs[1].a.astype(np.float64)
         v = bufs[2].a.astype(np.float64)
@@ -1333,10 +1349,18 @@ def emulate_attention(kernel, rng):
         logits = scale * np.einsum('bhid,bhjd->bhij', q, k)
         i = np.arange(sq)[:, None]
         j = np.arange(skv)[None, :]
-        keep = np.ones((sq, skv), dtype=bool)
+        keep = np.ones((bsz, hq, sq, skv), dtype=bool)
         if offset is not None:
-            keep = j <= i + offset
-        kept_any = keep.any(axis=1)
+            keep &= j <= i + offset
+        if mask_kind is not None:
+            full = np.broadcast_to(bufs[3].a.astype(np.float64),
+                                   (bsz, hq, sq, skv))
+            if mask_kind == 'bool':
+                keep &= full != 0
+            else:
+                logits = logits + full
+                keep &= np.isfinite(full)
+        kept_any = keep.any(axis=-1)
         s = np.where(keep, logits, -np.inf)
         mx = np.max(s, axis=-1, keepdims=True)
         mx = np.where(np.isfinite(mx), mx, 0)
@@ -1345,7 +1369,7 @@ def emulate_attention(kernel, rng):
         ref = np.einsum('bhij,bhjd->bhid', p, v) / np.where(lsum == 0, 1,
                                                            lsum)
         vmax = np.abs(v).max()
-        bound += (2 * vmax * 2 * 2.0**-24 * np.abs(logits).max()
+        bound += (2 * vmax * 2 * 2.0**-24 * np.abs(np.where(keep, logits, 0)).max()
                   + (UNIT_ROUNDOFF[o_t[2]] + 2 * np.sqrt(skv) * 2.0**-24
                      + UNIT_ROUNDOFF[in_elt]) * vmax)
     got = bufs[-1].a
@@ -1354,8 +1378,8 @@ def emulate_attention(kernel, rng):
         raise Failure('O%s is NaN: never written, or computed from shared '
                       'memory no copy had filled' % [int(i) for i in idx])
     empty = ~kept_any
-    if (got[:, :, empty, :] != 0).any():
-        idx = np.argwhere((got != 0) & empty[None, None, :, None])[0]
+    if (got[empty] != 0).any():
+        idx = np.argwhere((got != 0) & empty[..., None])[0]
         raise Failure('O%s = %s, but row %d keeps no key and must be 0' % (
             [int(i) for i in idx], got[tuple(idx)], idx[2]))
     err = np.abs(got - ref)
@@ -1366,9 +1390,11 @@ def emulate_attention(kernel, rng):
                           [int(i) for i in idx], got[tuple(idx)],
                           ref[tuple(idx)], err.max(), bound,
                           (err > bound).sum()))
-    return ('B=%d Hq=%d Hkv=%d Sq=%d Skv=%d D=%d Dv=%d%s, max error %.2g '
+    return ('B=%d Hq=%d Hkv=%d Sq=%d Skv=%d D=%d Dv=%d%s%s, max error %.2g '
             '<= %.2g' % (bsz, hq, hkv, sq, skv, d, dv,
                          '' if offset is None else ' causal(%d)' % offset,
+                         '' if mask_kind is None else ' %s mask %s' % (
+                             mask_kind, 'x'.join(map(str, types[3][1]))),
                          err.max(), bound))
 
 
