@@ -230,7 +230,10 @@ TEST(KernelMetadataTest, DTypeWidths) {
   EXPECT_EQ(getDTypeByteWidth("f8E4M3FN"), 1);
   EXPECT_EQ(getDTypeByteWidth("f8E5M2"), 1);
   EXPECT_EQ(getDTypeByteWidth("f8e4m3fn"), std::nullopt);
-  EXPECT_EQ(getDTypeByteWidth("i1"), std::nullopt);
+  // Booleans (attention masks) take a byte each, as numpy and accel-run
+  // store them.
+  EXPECT_EQ(getDTypeByteWidth("i1"), 1);
+  EXPECT_EQ(getDTypeByteWidth("i4"), std::nullopt);
 }
 
 TEST(KernelMetadataTest, SyntaxAndTypeErrors) {
@@ -319,7 +322,7 @@ TEST(KernelMetadataTest, EnumErrors) {
   EXPECT_EQ(errorAfter([](auto &o) { argument(o, 0)["dtype"] = "f4"; }),
             std::string(kPrefix) +
                 "arguments[0].dtype: unknown dtype 'f4' (expected one of f16, "
-                "bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN, f8E5M2)");
+                "bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN, f8E5M2, i1)");
   EXPECT_EQ(errorAfter([](auto &o) { o["target"] = "cpu"; }),
             std::string(kPrefix) +
                 "target: unknown target 'cpu' (expected nvptx or amdgpu)");
