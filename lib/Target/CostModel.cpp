@@ -894,9 +894,11 @@ static AttentionShape attentionShape(AttentionOp op) {
   s.qType = op.getQuery().getType().getElementType();
   s.kBits = bitsOf(op.getKey().getType());
   s.vBits = bitsOf(op.getValue().getType());
+  // Query heads per key/value head; 1 when unknown or empty (Hq = 0 is
+  // valid IR, and the group divides tile sizes).
   s.group = 1;
   if (!ShapedType::isDynamic(s.hq) && !ShapedType::isDynamic(s.hkv) &&
-      s.hkv > 0 && s.hq % s.hkv == 0)
+      s.hq > 0 && s.hkv > 0 && s.hq % s.hkv == 0)
     s.group = s.hq / s.hkv;
   return s;
 }

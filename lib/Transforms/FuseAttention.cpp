@@ -599,6 +599,9 @@ private:
 
 /// Fuses the chain that ends in `root`, the P·V product.
 static LogicalResult fuseChain(Operation *root, PatternRewriter &rewriter) {
+  // A linalg matmul on buffers has no result; it is not a chain on tensors.
+  if (root->getNumResults() != 1)
+    return rewriter.notifyMatchFailure(root, "P·V has no tensor result");
   StringRef why;
   FailureOr<Contraction> pv = matchContraction(root->getResult(0), why);
   if (failed(pv))

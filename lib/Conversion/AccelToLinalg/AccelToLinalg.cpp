@@ -257,6 +257,12 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
     int64_t hkv = op.getKey().getType().getDimSize(1);
     if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hkv == 0)
       return rewriter.notifyMatchFailure(op, "needs static head counts");
+    // No query heads (valid IR): the output is empty. The generics below
+    // would read K and V through an empty head loop, which linalg rejects.
+    if (hq == 0) {
+      rewriter.replaceOp(op, op.getInit());
+      return success();
+    }
     int64_t group = hq / hkv;
     Type f32 = rewriter.getF32Type();
     Type outElt = op.getInit().getType().getElementType();

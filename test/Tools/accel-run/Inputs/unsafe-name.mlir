@@ -1,0 +1,7 @@
+// A function whose name is valid MLIR and valid PTX but not a plain file
+// name ('$').
+func.func @"x$y"(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
+  %c = tensor.empty() : tensor<64x64xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
