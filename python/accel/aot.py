@@ -273,6 +273,10 @@ class CpuLibrary:
     loaded; its kernels by name (`lib["attention"]`)."""
 
     def __init__(self, folder: Path, meta: Dict[str, Any]) -> None:
+        missing = [k for k in ("target", "abi_version", "module", "library", "info",
+                               "kernels") if k not in meta]
+        if missing:
+            raise AbiMismatchError(f"{folder}: malformed metadata (no {', '.join(missing)})")
         if meta.get("target") != "cpu":
             raise AbiMismatchError(f"{folder}: metadata of target {meta.get('target')!r}, "
                                    "not cpu")
@@ -307,7 +311,18 @@ class CpuLibrary:
             missing.restype = ctypes.c_char_p
             raise CpuFeatureError(f"{folder / meta['library']} needs CPU features this "
                                   f"machine lacks: {missing().decode()}")
-        self.kernels = {k["name"]: CpuKernel(self, k) for k in meta["kernels"]}
+        # Each entry point is accel_<name> with <name> a C identifier: the
+        # metadata cannot make the loader call another symbol (free, ...).
+        kernels = meta["kernels"]
+        for k in kernels if isinstance(kernels, list) else [None]:
+            if not isinstance(k, dict) or not all(
+                    key in k for key in ("name", "symbol", "signature", "arguments",
+                                         "results")) or \
+                    not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(k["name"])) or \
+                    k["symbol"] != f"accel_{k['name']}":
+                raise AbiMismatchError(f"{folder}: malformed kernel entry in the "
+                                       f"metadata: {k!r}"[:300])
+        self.kernels = {k["name"]: CpuKernel(self, k) for k in kernels}
 
     def __getitem__(self, name: str) -> CpuKernel:
         try:

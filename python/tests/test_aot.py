@@ -124,6 +124,17 @@ def test_tampered_metadata_is_refused(accel_compile, tmp_path):
         art.path("t.json").write_text(json.dumps(bad))
         with pytest.raises(aot.AbiMismatchError, match=message):
             aot.load(art)
+    # Missing fields, and a kernel whose symbol is not accel_<name> (the
+    # loader would call whatever it names, e.g. libc's free).
+    for bad in (dict((k, v) for k, v in meta.items() if k != "info"),
+                dict(meta, kernels=[dict(meta["kernels"][0], symbol="free")]),
+                dict(meta, kernels=[dict(meta["kernels"][0], name="a-b",
+                                         symbol="accel_a-b")]),
+                dict(meta, kernels=[{"name": "mm"}]),
+                dict(meta, kernels="mm")):
+        art.path("t.json").write_text(json.dumps(bad))
+        with pytest.raises(aot.AbiMismatchError, match="malformed"):
+            aot.load(art)
     art.path("t.json").write_text("{not json")
     with pytest.raises(aot.AbiMismatchError, match="not JSON"):
         aot.load(art)

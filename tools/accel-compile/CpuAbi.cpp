@@ -98,6 +98,19 @@ std::string mlir::accel::cpuabi::infoString(const Artifact &a) {
       .str();
 }
 
+/// `text` (from the IR: a signature, whose types may hold strings) inside a
+/// C comment: every "*/" is broken up, so the comment cannot end early and
+/// nothing of the IR becomes C code.
+static std::string commentText(llvm::StringRef text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/')
+      out += ' ';
+  }
+  return out;
+}
+
 std::string mlir::accel::cpuabi::headerText(const Artifact &a) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -167,7 +180,8 @@ default:
      << "_INFO) != 0)\n    return ACCEL_ERR_VERSION;\n"
      << "  return accel_" << m << "_check_cpu();\n}\n\n";
   for (const Kernel &k : a.kernels) {
-    os << "/* " << k.name << k.signature << "\n   signature hash 0x"
+    os << "/* " << k.name << commentText(k.signature)
+       << "\n   signature hash 0x"
        << llvm::utohexstr(signatureHash(k), /*LowerCase=*/true) << "\n";
     for (size_t i = 0; i < k.args.size(); ++i)
       os << "   arg" << i << ": " << k.args[i].dtype << "["

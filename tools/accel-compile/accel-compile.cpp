@@ -140,6 +140,11 @@ public:
     if (!llvm::sys::fs::is_directory(dir))
       return error("'" + dir + "' is not a folder");
     llvm::SmallString<256> model(dir);
+    // createUniqueDirectory puts a relative model under the system's
+    // temporary folder: stage inside DIR itself, whatever the cwd.
+    if (std::error_code ec = llvm::sys::fs::make_absolute(model))
+      return error("cannot resolve the output folder '" + dir +
+                   "': " + ec.message());
     llvm::sys::path::append(model, ".accel-compile-%%%%%%");
     llvm::SmallString<256> path;
     if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(model, path))

@@ -41,6 +41,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -686,6 +687,21 @@ struct Job {
 };
 } // namespace
 
+/// Whether `type` has more elements than the fp64 oracle holds (2^31: it
+/// keeps every tensor as doubles); an overflowing count would otherwise
+/// abort in the allocator.
+static bool exceedsOracle(RankedTensorType type) {
+  constexpr int64_t kMaxElements = int64_t(1) << 31;
+  int64_t elements = 1;
+  for (int64_t d : type.getShape()) {
+    std::optional<int64_t> n = llvm::checkedMul(elements, d);
+    if (!n || *n > kMaxElements)
+      return true;
+    elements = *n;
+  }
+  return false;
+}
+
 /// Checks `func`'s signature, makes its inputs and computes its reference.
 static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
   func::FuncOp func = job.func;
@@ -697,6 +713,11 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
     if (!rt || !rt.hasStaticShape())
       return fail("@" + name + " must return statically shaped tensors, got " +
                   typeStr(t)),
+             failure();
+    if (exceedsOracle(rt))
+      return fail("@" + name + " returns " + typeStr(rt) +
+                  ", more than 2^31 elements, the most accel-run's fp64 "
+                  "reference holds"),
              failure();
   }
   unsigned declaredArgs = func.getNumArguments();
@@ -713,6 +734,11 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
                failure();
       arg.elementType = rt.getElementType();
       arg.shape.assign(rt.getShape().begin(), rt.getShape().end());
+      if (exceedsOracle(rt))
+        return fail("argument #" + Twine(a.getArgNumber()) + " of @" + name +
+                    " (" + typeStr(rt) + ") has more than 2^31 elements, " +
+                    "the most accel-run's fp64 reference holds"),
+               failure();
       arg.writeOnly = onlyOverwritten(a);
       for (Operation *user : a.getUsers())
         if (auto at = dyn_cast<AttentionOp>(user)) {
@@ -814,6 +840,12 @@ checkResults(Job &job, llvm::function_ref<ref::Tensor(unsigned)> actualOf) {
           expected.value.data[at], expected.bound.data[at]);
     }
     if (!saveOutputs.empty()) {
+      // The function name becomes a file name: nothing that leaves the
+      // folder ("../x", "a/b") or hides in it.
+      if (!isPlainFileName(job.name + ".npy"))
+        return fail("@" + job.name + " cannot name files in '" + saveOutputs +
+                    "' (--save-outputs)"),
+               failure();
       std::string base = saveOutputs + "/" + job.name + "." + std::to_string(i);
       if (llvm::Error e =
               accel_run::writeNpy(base + ".npy", actual.shape, actual.data))

@@ -33,6 +33,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include <cstdlib>
 #include <map>
@@ -998,6 +999,18 @@ struct ConvertAccelToGPUPass
   }
 
   LogicalResult convert(func::FuncOp func, const GpuTargetInfo &target) {
+    // The kernels are named after the function, and PTX identifiers are
+    // [A-Za-z_$][A-Za-z0-9_$]* (LLVM's NVPTX printer aborts on others).
+    StringRef fname = func.getSymName();
+    auto isIdentChar = [](char c) {
+      return llvm::isAlnum(c) || c == '_' || c == '$';
+    };
+    if (fname.empty() || llvm::isDigit(fname.front()) ||
+        !llvm::all_of(fname, isIdentChar))
+      return func.emitOpError("is named '")
+             << fname
+             << "', which cannot name a GPU kernel: PTX identifiers are "
+                "letters, digits, '_' and '$', not starting with a digit";
     // Functions of accel.attention have their own kernel
     // (AttentionKernel.cpp).
     if (hasGpuAttention(func))
