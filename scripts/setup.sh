@@ -16,9 +16,11 @@ if [ "${ACCEL_SKIP_INSTALL:-0}" != 1 ]; then
   "${sudo_cmd[@]}" apt-get update
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y --no-install-recommends \
     llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 libomp-22-dev \
-    cmake ninja-build ccache libgtest-dev python3 python3-pip python3-dev \
+    libclang-rt-22-dev cmake ninja-build ccache libgtest-dev python3 python3-pip python3-dev \
     libdnnl-dev libopenblas-dev
-  # libdnnl-dev and libopenblas-dev are the benchmarks' references only.
+  # libdnnl-dev and libopenblas-dev are the benchmarks' references only;
+  # libclang-rt-22-dev: compiler-rt's builtins (linked into AOT libraries),
+  # the sanitizers and libFuzzer.
   # Python: the package's tests (pytest), array dtypes (numpy, ml_dtypes) and
   # nanobind, which builds the accel._core extension (with python3-dev's headers).
   python3 -m pip install --quiet --disable-pip-version-check \

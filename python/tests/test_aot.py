@@ -206,3 +206,20 @@ def test_roofline_report(accel_opt):
     assert "accel.attention" in report and "FLOP/B" in report
     with pytest.raises(tools.AccelError, match="unknown target"):
         tools.roofline(f.to_mlir(), "nope")
+
+
+def test_f16_and_bf16_libraries_load_on_baseline_x86_64(accel_compile, tmp_path):
+    # Without f16c/avx512bf16 the conversions are compiler-rt builtin calls
+    # (__extendhfsf2, __truncsfbf2), which the library must carry.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    kinds = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
+    x = (np.arange(128).reshape(8, 16) % 5).astype(np.float32)
+    y = np.ones((16, 4), np.float32)
+    for dtype, out in (("f16", "f16"), ("bf16", "bf16"), ("f16", "f32")):
+        art = aot.compile(matmul(dtype=dtype, out_dtype=out),
+                          out_dir=tmp_path / f"{dtype}_{out}", name="base")
+        assert art.metadata["base.json"]["features"] == []
+        lib = aot.load(art)
+        r = lib["mm"](x.astype(kinds[dtype]), y.astype(kinds[dtype]))
+        assert r.dtype == kinds[out]
+        np.testing.assert_array_equal(r.astype(np.float64), x @ y)

@@ -702,6 +702,18 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
       break;
     }
   }
+  // compiler-rt's builtins: without f16c or avx512bf16 LLVM turns f16 and
+  // bf16 conversions into calls of __extendhfsf2, __truncsfbf2, ...; the
+  // static archive gives the library the few it calls (kept local by the
+  // version script), so it loads on any x86-64.
+  for (llvm::StringRef candidate :
+       {"/usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.builtins-x86_64.a",
+        "/usr/lib/llvm-22/lib/clang/22/lib/x86_64-pc-linux-gnu/"
+        "libclang_rt.builtins.a"})
+    if (llvm::sys::fs::exists(candidate)) {
+      libs.push_back(candidate.str());
+      break;
+    }
   std::string soname = "-soname=" + libraryName;
   std::string exports = "--version-script=" + versionScript;
   llvm::SmallVector<llvm::StringRef> link = {
