@@ -187,6 +187,21 @@ private:
                  int64_t tileCols, int64_t vec, Value row0, Value col0,
                  int64_t rowLimit, int64_t colLimit, bool checkRows,
                  bool checkCols, SmallVectorImpl<Value> &tokens);
+  /// A copy of `vec` elements from global (gr, gc): when the row or the
+  /// column can reach its limit (-1: cannot), the number of source elements
+  /// (vec, or 0 outside: zero-fill) with gr and gc clamped to 0 outside;
+  /// else null (all of them).
+  Value clampSource(Value &gr, Value &gc, int64_t vec, int64_t rowLimit,
+                    int64_t colLimit) {
+    Value valid = both(rowLimit >= 0 ? ult(gr, rowLimit) : Value(),
+                       colLimit >= 0 ? ult(gc, colLimit) : Value());
+    if (!valid)
+      return Value();
+    Value n = arith::SelectOp::create(b, loc, valid, cst(vec), cst(0));
+    gr = arith::SelectOp::create(b, loc, valid, gr, cst(0));
+    gc = arith::SelectOp::create(b, loc, valid, gc, cst(0));
+    return n;
+  }
   /// The cp.async group of K-slice `kt` (A and B) into ring buffer `stage`.
   Value issueSlice(Value kt, Value stage);
   /// Fragment (mt, nt) of the accumulators: its rows `row` and `row + 8`,
@@ -243,14 +258,8 @@ void KernelBuilder::copySlice(Value src, Value dst, Value stage,
     }
     auto [r, c] = it->second;
     Value gr = add(row0, r), gc = add(col0, c);
-    Value valid = both(checkRows ? ult(gr, rowLimit) : Value(),
-                       checkCols ? ult(gc, colLimit) : Value());
-    Value n;
-    if (valid) {
-      n = arith::SelectOp::create(b, loc, valid, cst(vec), cst(0));
-      gr = arith::SelectOp::create(b, loc, valid, gr, cst(0));
-      gc = arith::SelectOp::create(b, loc, valid, gc, cst(0));
-    }
+    Value n = clampSource(gr, gc, vec, checkRows ? rowLimit : -1,
+                          checkCols ? colLimit : -1);
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
         b, loc, tokenType, dst, ValueRange{stage, r, c}, src, global(gr, gc),
         b.getIndexAttr(vec), n,
@@ -586,14 +595,8 @@ void KernelBuilder::copySwizzled(Value src, Value dst, Value base, int64_t rows,
     }
     auto [r, c, offset] = it->second;
     Value gr = add(row0, r), gc = add(col0, mul(c, vec));
-    Value valid = both(checkRows ? ult(gr, rowLimit) : Value(),
-                       checkCols ? ult(gc, colLimit) : Value());
-    Value n;
-    if (valid) {
-      n = arith::SelectOp::create(b, loc, valid, cst(vec), cst(0));
-      gr = arith::SelectOp::create(b, loc, valid, gr, cst(0));
-      gc = arith::SelectOp::create(b, loc, valid, gc, cst(0));
-    }
+    Value n = clampSource(gr, gc, vec, checkRows ? rowLimit : -1,
+                          checkCols ? colLimit : -1);
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
         b, loc, tokenType, dst, ValueRange{add(base, offset)}, src,
         global(gr, gc), b.getIndexAttr(vec), n, b.getUnitAttr()));
