@@ -281,10 +281,17 @@ for t in "${targets[@]}"; do
   fi
   corpus=$(find "$build/corpus/$t" -maxdepth 1 -type f | wc -l)
   crashes=$(( $(count_crashes "$t") - $(cat "$build/logs/$t.crashes-before") ))
-  # A failing exit without a reproducer is a crash too (e.g. during start-up).
-  if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes=1; fi
-  printf '%-26s %8s %12s %9s %8s %8s\n' "$t" "$seconds" "${execs:-?}" "${rate:-?}" \
-    "$corpus" "$crashes"
+  # A failing exit without a reproducer is a crash too (e.g. during start-up),
+  # except libFuzzer's 72: interrupted by a signal (SIGINT, SIGTERM).
+  interrupted=
+  if [ "$rc" -eq 72 ] && [ "$crashes" -eq 0 ]; then
+    interrupted=" (interrupted)"
+  elif [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then
+    crashes=1
+  fi
+  printf '%-26s %8s %12s %9s %8s %8s%s\n' "$t" "$seconds" "${execs:-?}" "${rate:-?}" \
+    "$corpus" "$crashes" "$interrupted"
+  [ -z "$interrupted" ] || status=1
   if [ "$crashes" -gt 0 ]; then
     status=1
     echo "  $t: see $log; reproducers in $build/crashes/$t/:"
