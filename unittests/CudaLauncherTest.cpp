@@ -536,7 +536,7 @@ TEST_F(CudaLauncherFakeTest, LargeDynamicSharedMemory) {
   fake.reset();
   setenv("FAKE_CUDA_SMEM_OPTIN", "100000", 1);
   m.dynamicSharedBytes = 99000;
-  m.resources = KernelResources{32, 1001, 0};
+  m.resources = KernelResources{32, 1001, 0, std::nullopt};
   auto refused = driver->launch(m, image(), true, host.buffers, host.scalars);
   EXPECT_EQ(errorOf(refused),
             "cannot launch 'mixed_kernel': it needs 99000 bytes of dynamic and "

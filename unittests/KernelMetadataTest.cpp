@@ -54,7 +54,7 @@ KernelMetadata sampleMetadata() {
   scale.name = "scale";
   scale.kind = KernelArgKind::F32;
   m.arguments = {a, n, c, stride, q, scale};
-  m.resources = KernelResources{168, 1024, 0};
+  m.resources = KernelResources{168, 1024, 0, std::nullopt};
   return m;
 }
 
@@ -107,6 +107,32 @@ TEST(KernelMetadataTest, RoundTrip) {
   parsed = parseKernelMetadata(toJson(m));
   ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
   EXPECT_EQ(*parsed, m);
+
+  // An AMD kernel with its code object and resource report.
+  KernelResources::Amdgpu amd;
+  amd.vgprs = 54;
+  amd.agprs = 4;
+  amd.sgprs = 21;
+  amd.allocatedVgprs = 64;
+  amd.scratchBytes = 16;
+  amd.wavefrontSize = 64;
+  amd.wavesPerSimd = 3;
+  m.resources = KernelResources{58, 0, 16, amd};
+  m.hsaco = "mm_kernels.hsaco";
+  parsed = parseKernelMetadata(toJson(m));
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(*parsed, m);
+  EXPECT_EQ(parsed->resources->amdgpu->wavesPerSimd, 3);
+  EXPECT_EQ(parsed->hsaco, "mm_kernels.hsaco");
+  // Every field counts in the comparison.
+  KernelMetadata other = *parsed;
+  other.resources->amdgpu->sgprs = 22;
+  EXPECT_NE(other, m);
+  // A code object name must stay next to the metadata.
+  m.hsaco = "../x.hsaco";
+  EXPECT_NE(verifyError(m).find("hsaco: '../x.hsaco' is not a plain file name"),
+            std::string::npos)
+      << verifyError(m);
 }
 
 TEST(KernelMetadataTest, Artifacts) {
@@ -153,7 +179,7 @@ TEST(KernelMetadataTest, JsonShape) {
   n.kind = KernelArgKind::I64;
   n.byteSize = 8;
   m.arguments = {x, n};
-  m.resources = KernelResources{32, 0, 8};
+  m.resources = KernelResources{32, 0, 8, std::nullopt};
   EXPECT_EQ(toJson(m), R"({
   "arguments": [
     {

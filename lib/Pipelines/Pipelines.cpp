@@ -167,6 +167,56 @@ void accel::buildAccelToGpuKernelsPipeline(
   pm.addPass(accel::createConvertAccelToGPUPass(o));
 }
 
+void accel::buildAccelToGpuKernelsPipeline(
+    OpPassManager &pm, const AccelAmdgpuPipelineOptions &options) {
+  pm.addPass(accel::createAccelRaisePass());
+  accel::ConvertAccelToGPUPassOptions o;
+  o.chip = options.chip;
+  o.mma = options.mma;
+  o.tileM = options.tileM;
+  o.tileN = options.tileN;
+  o.tileK = options.tileK;
+  o.warps = options.warps;
+  pm.addPass(accel::createConvertAccelToGPUPass(o));
+}
+
+void accel::buildGpuToHsacoPipeline(OpPassManager &pm, StringRef chip,
+                                    StringRef format, StringRef toolkit) {
+  // As for PTX: 64-bit indices keep all global address arithmetic in 64
+  // bits; bare pointers make a kernel's arguments one pointer per buffer.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  ConvertAMDGPUToROCDLPassOptions amdgpu;
+  amdgpu.chipset = chip.str();
+  kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpu));
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = chip.str();
+  rocdl.indexBitwidth = 64;
+  rocdl.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuROCDLAttachTargetOptions target;
+  target.chip = chip.str();
+  target.optLevel = 3;
+  // RDNA runs wave32, CDNA wave64 (the only size it has).
+  target.wave64Flag = !chip.starts_with("gfx11");
+  pm.addPass(createGpuROCDLAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = format.str();
+  binary.toolkitPath = toolkit.str();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void accel::buildAccelAmdgpuPipeline(
+    OpPassManager &pm, const AccelAmdgpuPipelineOptions &options) {
+  buildAccelToGpuKernelsPipeline(pm, options);
+  buildGpuToHsacoPipeline(pm, options.chip, options.format, options.toolkit);
+}
+
 void accel::buildGpuToPtxPipeline(OpPassManager &pm, StringRef chip) {
   // nvgpu and nvvm ops to LLVM inside the kernels; 64-bit indices keep all
   // global address arithmetic in 64 bits; bare pointers make a kernel's
@@ -205,7 +255,7 @@ std::vector<accel::GpuKernel> accel::collectGpuKernels(ModuleOp module,
     if (!launch)
       return;
     KernelMetadata meta;
-    meta.target = "nvptx";
+    meta.target = isAmdgpuChip(chip) ? "amdgpu" : "nvptx";
     meta.chip = chip.str();
     meta.kernel = func.getName().str();
     auto triple = [&](StringRef key, std::array<int64_t, 3> &out) {
@@ -274,6 +324,11 @@ void accel::registerAccelPipelines() {
       "(convert-accel-to-gpu, then nvgpu/gpu to NVVM, "
       "gpu-module-to-binary{format=isa})",
       buildAccelNvptxPipeline);
+  PassPipelineRegistration<AccelAmdgpuPipelineOptions>(
+      "accel-amdgpu-pipeline",
+      "Compile accel matmuls to AMD GPU kernels (convert-accel-to-gpu, then "
+      "amdgpu/gpu to ROCDL, gpu-module-to-binary{format=isa|bin})",
+      buildAccelAmdgpuPipeline);
   PassPipelineRegistration<AccelSystolicPipelineOptions>(
       "accel-systolic-pipeline",
       "Compile accel functions to systolic-array programs "

@@ -234,14 +234,39 @@ llvm::Error parseResources(const llvm::json::Value &value,
     return fail("resources", "expected an object");
   FieldReader reader(*object, "resources");
   if (llvm::Error error = reader.checkKnown(
-          {"registers", "static_shared_bytes", "spill_bytes"}))
+          {"registers", "static_shared_bytes", "spill_bytes", "amdgpu"}))
     return error;
   if (llvm::Error error = reader.readInteger("registers", resources.registers))
     return error;
   if (llvm::Error error = reader.readInteger("static_shared_bytes",
                                              resources.staticSharedBytes))
     return error;
-  return reader.readInteger("spill_bytes", resources.spillBytes);
+  if (llvm::Error error =
+          reader.readInteger("spill_bytes", resources.spillBytes))
+    return error;
+  const llvm::json::Value *amd = object->get("amdgpu");
+  if (!amd)
+    return llvm::Error::success();
+  const llvm::json::Object *amdObject = amd->getAsObject();
+  if (!amdObject)
+    return fail("resources.amdgpu", "expected an object");
+  FieldReader amdReader(*amdObject, "resources.amdgpu");
+  if (llvm::Error error = amdReader.checkKnown(
+          {"vgprs", "agprs", "sgprs", "allocated_vgprs", "scratch_bytes",
+           "wavefront_size", "waves_per_simd"}))
+    return error;
+  KernelResources::Amdgpu a;
+  for (auto [key, out] : {std::pair<StringRef, int64_t *>{"vgprs", &a.vgprs},
+                          {"agprs", &a.agprs},
+                          {"sgprs", &a.sgprs},
+                          {"allocated_vgprs", &a.allocatedVgprs},
+                          {"scratch_bytes", &a.scratchBytes},
+                          {"wavefront_size", &a.wavefrontSize},
+                          {"waves_per_simd", &a.wavesPerSimd}})
+    if (llvm::Error error = amdReader.readInteger(key, *out))
+      return error;
+  resources.amdgpu = a;
+  return llvm::Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -399,7 +424,7 @@ bool KernelArgument::operator==(const KernelArgument &other) const {
 bool KernelResources::operator==(const KernelResources &other) const {
   return registers == other.registers &&
          staticSharedBytes == other.staticSharedBytes &&
-         spillBytes == other.spillBytes;
+         spillBytes == other.spillBytes && amdgpu == other.amdgpu;
 }
 
 bool KernelMetadata::operator==(const KernelMetadata &other) const {
@@ -409,7 +434,7 @@ bool KernelMetadata::operator==(const KernelMetadata &other) const {
          grid == other.grid && block == other.block &&
          dynamicSharedBytes == other.dynamicSharedBytes &&
          arguments == other.arguments && resources == other.resources &&
-         ptx == other.ptx && cubin == other.cubin;
+         ptx == other.ptx && cubin == other.cubin && hsaco == other.hsaco;
 }
 
 bool accel::isPlainFileName(StringRef name) {
@@ -428,7 +453,8 @@ llvm::Error accel::verifyKernelMetadata(const KernelMetadata &m) {
   // folder.
   for (auto [key, name] :
        {std::pair<StringRef, const std::string *>{"ptx", &m.ptx},
-        {"cubin", &m.cubin}})
+        {"cubin", &m.cubin},
+        {"hsaco", &m.hsaco}})
     if (!name->empty() && !isPlainFileName(*name))
       return fail(key, "'" + *name +
                            "' is not a plain file name (letters, digits, "
@@ -483,7 +509,7 @@ accel::parseKernelMetadataValue(const llvm::json::Value &json) {
   if (llvm::Error error = reader.checkKnown(
           {"format_version", "compiler", "target", "chip", "features", "kernel",
            "grid", "block", "dynamic_shared_bytes", "arguments", "resources",
-           "ptx", "cubin"}))
+           "ptx", "cubin", "hsaco"}))
     return std::move(error);
 
   KernelMetadata m;
@@ -535,7 +561,8 @@ accel::parseKernelMetadataValue(const llvm::json::Value &json) {
 
   // The artifacts: plain file names next to the metadata, or null.
   for (auto [key, out] : {std::pair<StringRef, std::string *>{"ptx", &m.ptx},
-                          {"cubin", &m.cubin}}) {
+                          {"cubin", &m.cubin},
+                          {"hsaco", &m.hsaco}}) {
     const llvm::json::Value *value = object->get(key);
     if (!value || value->getAsNull())
       continue;
@@ -588,11 +615,23 @@ llvm::json::Value accel::toJsonValue(const KernelMetadata &m) {
     object["cubin"] = m.cubin.empty() ? llvm::json::Value(nullptr)
                                       : llvm::json::Value(m.cubin);
   }
-  if (m.resources)
-    object["resources"] = llvm::json::Object{
+  if (!m.hsaco.empty())
+    object["hsaco"] = m.hsaco;
+  if (m.resources) {
+    llvm::json::Object r{
         {"registers", m.resources->registers},
         {"static_shared_bytes", m.resources->staticSharedBytes},
         {"spill_bytes", m.resources->spillBytes}};
+    if (const std::optional<KernelResources::Amdgpu> &a = m.resources->amdgpu)
+      r["amdgpu"] = llvm::json::Object{{"vgprs", a->vgprs},
+                                       {"agprs", a->agprs},
+                                       {"sgprs", a->sgprs},
+                                       {"allocated_vgprs", a->allocatedVgprs},
+                                       {"scratch_bytes", a->scratchBytes},
+                                       {"wavefront_size", a->wavefrontSize},
+                                       {"waves_per_simd", a->wavesPerSimd}};
+    object["resources"] = std::move(r);
+  }
   return object;
 }
 

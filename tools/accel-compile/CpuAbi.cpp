@@ -57,6 +57,20 @@ std::string cString(llvm::StringRef s) {
   return out + "\"";
 }
 
+/// A size of a call as C code (`arg0->sizes[1]`, `(int64_t)16`), or for
+/// the header's comment without the cast.
+std::string sizeText(const SizeRef &r, bool code) {
+  if (r.index < 0)
+    return (code ? "(int64_t)" : "") + std::to_string(r.value);
+  return (r.result ? "result" : "arg") + std::to_string(r.index) + "->sizes[" +
+         std::to_string(r.dim) + "]";
+}
+
+/// The condition `c` requires, as C code.
+std::string checkText(const SizeCheck &c, bool code) {
+  return sizeText(c.lhs, code) + " == " + sizeText(c.rhs, code);
+}
+
 std::string shapeText(const Buffer &b) {
   std::string s;
   for (int64_t d : b.shape)
@@ -189,6 +203,11 @@ default:
     for (size_t i = 0; i < k.results.size(); ++i)
       os << "   result" << i << ": " << k.results[i].dtype << "["
          << shapeText(k.results[i]) << "] (written into the caller's buffer)\n";
+    if (!k.sizeChecks.empty()) {
+      os << "   Dynamic sizes its ops tie together (else ACCEL_ERR_SHAPE):\n";
+      for (const SizeCheck &c : k.sizeChecks)
+        os << "     " << checkText(c, /*code=*/false) << "\n";
+    }
     os << "   Returns ACCEL_OK or an accel_status. */\n";
     os << "int accel_" << k.name << "(";
     bool first = true;
@@ -411,6 +430,10 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
       check(k.args[i], "arg" + std::to_string(i));
     for (size_t i = 0; i < nResults; ++i)
       check(k.results[i], "result" + std::to_string(i));
+    // After check_tensor: the ranks are right, so every size read exists.
+    for (const SizeCheck &c : k.sizeChecks)
+      os << "  if (status == ACCEL_OK && !(" << checkText(c, /*code=*/true)
+         << "))\n    status = ACCEL_ERR_SHAPE;\n";
     os << "  if (status != ACCEL_OK)\n    return status;\n";
     for (size_t i = 0; i < nArgs; ++i)
       os << "  " << descType(k.args[i].shape.size()) << " d" << i

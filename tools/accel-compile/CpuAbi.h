@@ -50,10 +50,25 @@ struct Buffer {
   std::vector<int64_t> shape;
 };
 
+/// A size the wrapper compares: dimension `dim` of argument (or result)
+/// `index`, or the constant `value` when `index` < 0.
+struct SizeRef {
+  bool result = false;
+  int64_t index = -1, dim = 0, value = 0;
+};
+
+/// A run-time condition between the dynamic sizes of a call that the ops
+/// require (a matmul's K of A and of B, ...): `lhs == rhs`. The wrapper
+/// refuses a call that breaks one with ACCEL_ERR_SHAPE.
+struct SizeCheck {
+  SizeRef lhs, rhs;
+};
+
 struct Kernel {
   std::string name;
   std::vector<Buffer> args, results;
   std::string signature; // the function type as MLIR prints it
+  std::vector<SizeCheck> sizeChecks;
 };
 
 struct Artifact {

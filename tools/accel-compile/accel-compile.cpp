@@ -17,6 +17,11 @@
 //       DIR/<kernel>.cubin  ptxas's cubin, when ptxas is found (--ptxas,
 //                           PATH, /usr/local/cuda/bin)
 //       DIR/<kernel>.json   launch metadata (docs/gpu-runtime.md)
+//   accel-compile in.mlir --target=amdgpu --chip=gfx942 -o DIR
+//       DIR/<kernel>.hsaco  the code object (gpu-module-to-binary, linked
+//                           by --rocm-toolkit's ld.lld)
+//       DIR/<kernel>.json   launch metadata with the resource report
+//                           (VGPRs, SGPRs, LDS, occupancy; also printed)
 //   accel-compile in.mlir --target=cpu [--features=avx512f,...|host] -o DIR
 //       DIR/<module>.o, DIR/lib<module>.so  x86-64 object and library
 //       DIR/<module>.h      the C entry points (docs/aot.md)
@@ -31,10 +36,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuAbi.h"
+#include "CpuSizeChecks.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
+#include "accel/Runtime/AmdgpuCodeObject.h"
 #include "accel/Runtime/KernelMetadata.h"
 #include "accel/Systolic/Binary.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -79,13 +86,22 @@ cl::opt<std::string> outputDir("o", cl::desc("Output folder (created)"),
                                cl::cat(category));
 cl::opt<std::string>
     target("target",
-           cl::desc("systolic, nvptx or cpu; several, comma separated, write "
+           cl::desc("systolic, nvptx, amdgpu or cpu; several, comma "
+                    "separated, write "
                     "one folder each (DIR/<target>)"),
            cl::Required, cl::cat(category));
 cl::opt<std::string> chip("chip",
-                          cl::desc("GPU chip for --target=nvptx: sm_80, "
-                                   "sm_86, sm_89, sm_90 or sm_90a"),
-                          cl::init("sm_80"), cl::cat(category));
+                          cl::desc("GPU chip: --target=nvptx sm_80 (the "
+                                   "default), sm_86, sm_89, sm_90 or sm_90a; "
+                                   "--target=amdgpu gfx942 (the default), "
+                                   "gfx90a or gfx1100"),
+                          cl::init(""), cl::cat(category));
+cl::opt<std::string> rocmToolkit(
+    "rocm-toolkit",
+    cl::desc("amdgpu: a folder with llvm/bin/ld.lld (and amdgcn/bitcode) "
+             "that links the code objects (default: the one the build "
+             "made, " ACCEL_ROCM_TOOLKIT_DIR ")"),
+    cl::init(ACCEL_ROCM_TOOLKIT_DIR), cl::cat(category));
 cl::opt<std::string>
     cubin("cubin",
           cl::desc("nvptx: also assemble a cubin with ptxas: auto (when "
@@ -297,8 +313,117 @@ llvm::Error compileSystolic(ModuleOp module, Staging &staging) {
   return llvm::Error::success();
 }
 
+/// The chip of a GPU target: --chip, or the target's default; an error for
+/// a chip of the other vendor.
+llvm::Expected<std::string> gpuChip(llvm::StringRef target) {
+  bool amd = target == "amdgpu";
+  if (chip.empty())
+    return std::string(amd ? "gfx942" : "sm_80");
+  if (accel::isAmdgpuChip(chip) != amd)
+    return error("--chip=" + chip + " is not " +
+                 (amd ? "an AMD chip (gfx...)" : "an NVIDIA chip (sm_...)") +
+                 ", as --target=" + target + " needs");
+  return std::string(chip);
+}
+
+/// The code object of every gpu.binary, with the launch metadata and the
+/// resource report of its kernels.
+llvm::Error compileAmdgpu(ModuleOp module, Staging &staging) {
+  llvm::Expected<std::string> gfx = gpuChip("amdgpu");
+  if (!gfx)
+    return gfx.takeError();
+  MLIRContext *ctx = module.getContext();
+  accel::AccelAmdgpuPipelineOptions options;
+  if (failed(options.parseFromString(pipelineOptions)))
+    return error("bad --options '" + pipelineOptions +
+                 "' for accel-amdgpu-pipeline");
+  options.chip = *gfx;
+  // ld.lld links the code object; check before compiling anything.
+  llvm::SmallString<256> lld(rocmToolkit);
+  llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
+  if (!llvm::sys::fs::can_execute(lld))
+    return error("the ROCm toolkit folder '" + rocmToolkit +
+                 "' has no executable llvm/bin/ld.lld to link code objects "
+                 "(give one with --rocm-toolkit=DIR; a symbolic link to LLVM "
+                 "22's ld.lld is enough)");
+  {
+    PassManager pm(ctx);
+    accel::buildAccelToGpuKernelsPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return error("cannot compile '" + inputFilename + "' for " + *gfx);
+  }
+  std::vector<accel::GpuKernel> kernels =
+      accel::collectGpuKernels(module, *gfx);
+  if (kernels.empty())
+    return error("'" + inputFilename + "' has no function to compile");
+  {
+    PassManager pm(ctx);
+    accel::buildGpuToHsacoPipeline(pm, *gfx, "bin", rocmToolkit);
+    if (failed(pm.run(module)))
+      return error("cannot lower the kernels of '" + inputFilename +
+                   "' to a code object for " + *gfx);
+  }
+  for (auto &[name, object] : accel::collectPtx(module)) {
+    std::string hsacoName = (name + ".hsaco").str();
+    if (llvm::Error e = staging.add(
+            hsacoName, llvm::ArrayRef<uint8_t>(
+                           reinterpret_cast<const uint8_t *>(object.data()),
+                           object.size())))
+      return e;
+    for (accel::GpuKernel &kernel : kernels) {
+      if (kernel.module != name)
+        continue;
+      accel::KernelMetadata &meta = kernel.metadata;
+      llvm::Expected<accel::AmdgpuKernelResources> res =
+          accel::readAmdgpuKernelResources(object, meta.kernel, *gfx);
+      if (!res)
+        return error("the code object of @" + meta.kernel + ": " +
+                     llvm::toString(res.takeError()));
+      int64_t threads = meta.block[0] * meta.block[1] * meta.block[2];
+      int64_t lds = res->groupSegmentBytes + meta.dynamicSharedBytes;
+      accel::KernelResources r;
+      r.registers = res->vgprs + res->agprs;
+      r.staticSharedBytes = res->groupSegmentBytes;
+      r.spillBytes = res->privateSegmentBytes;
+      accel::KernelResources::Amdgpu a;
+      a.vgprs = res->vgprs;
+      a.agprs = res->agprs;
+      a.sgprs = res->sgprs;
+      a.allocatedVgprs = res->allocatedVgprs;
+      a.scratchBytes = res->privateSegmentBytes;
+      a.wavefrontSize = res->wavefrontSize;
+      a.wavesPerSimd =
+          accel::estimateAmdgpuWavesPerSimd(*res, *gfx, lds, threads);
+      r.amdgpu = a;
+      meta.resources = r;
+      meta.hsaco = hsacoName;
+      if (llvm::Error e = accel::verifyKernelMetadata(meta))
+        return e;
+      std::string json;
+      llvm::raw_string_ostream os(json);
+      os << llvm::formatv("{0:2}", accel::toJsonValue(meta)) << "\n";
+      if (llvm::Error e = staging.add(meta.kernel + ".json", json))
+        return e;
+      // The resource report, one line per kernel.
+      llvm::outs() << llvm::formatv(
+          "{0} ({1}, wave{2}): {3} VGPRs ({4} allocated), {5} AGPRs, {6} "
+          "SGPRs, {7} bytes LDS ({8} static + {9} dynamic), {10} bytes "
+          "scratch, {11} spilled VGPRs, occupancy {12} waves/SIMD\n",
+          meta.kernel, *gfx, res->wavefrontSize, res->vgprs,
+          res->allocatedVgprs, res->agprs, res->sgprs, lds,
+          res->groupSegmentBytes, meta.dynamicSharedBytes,
+          res->privateSegmentBytes, res->vgprSpills, a.wavesPerSimd);
+    }
+  }
+  return llvm::Error::success();
+}
+
 /// The PTX of every gpu.binary, with the launch metadata of its kernels.
 llvm::Error compileNvptx(ModuleOp module, Staging &staging) {
+  llvm::Expected<std::string> sm = gpuChip("nvptx");
+  if (!sm)
+    return sm.takeError();
+  const std::string &chip = *sm;
   if (cubin != "auto" && cubin != "yes" && cubin != "no")
     return error("--cubin must be auto, yes or no, got '" + cubin + "'");
   MLIRContext *ctx = module.getContext();
@@ -581,6 +706,9 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
         return b.takeError();
       kernel.results.push_back(std::move(*b));
     }
+    // Sizes the ops relate, checked by the wrapper before the kernel runs
+    // (an 8x16 A with an 8x4 B would read past B).
+    kernel.sizeChecks = abi::collectSizeChecks(func);
     // Makes the lowering emit `_mlir_ciface_<name>`, which takes memref
     // descriptors by pointer: the wrapper's stable target.
     func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
@@ -741,9 +869,9 @@ llvm::Error run(MLIRContext &context) {
   llvm::SmallVector<llvm::StringRef> targets;
   llvm::StringRef(target).split(targets, ',');
   for (auto [i, t] : llvm::enumerate(targets)) {
-    if (t != "systolic" && t != "nvptx" && t != "cpu")
-      return error("--target must be systolic, nvptx or cpu (or several, "
-                   "comma separated), got '" +
+    if (t != "systolic" && t != "nvptx" && t != "amdgpu" && t != "cpu")
+      return error("--target must be systolic, nvptx, amdgpu or cpu (or "
+                   "several, comma separated), got '" +
                    t + "'");
     if (llvm::is_contained(llvm::ArrayRef(targets).take_front(i), t))
       return error("--target names '" + t + "' twice");
@@ -751,6 +879,7 @@ llvm::Error run(MLIRContext &context) {
   auto compileFor = [&](llvm::StringRef t, ModuleOp m, Staging &staging) {
     return t == "systolic" ? compileSystolic(m, staging)
            : t == "nvptx"  ? compileNvptx(m, staging)
+           : t == "amdgpu" ? compileAmdgpu(m, staging)
                            : compileCpu(m, staging);
   };
   if (targets.size() == 1) {

@@ -168,8 +168,9 @@ def ConvertAccelToSystolicPass
 }
 
 def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Compile accel matmul functions to NVIDIA GPU kernels "
-                "(cp.async, ldmatrix, mma.sync; wgmma on sm_90a)";
+  let summary = "Compile accel matmul functions to GPU kernels (NVIDIA: "
+                "cp.async, ldmatrix, mma.sync, wgmma on sm_90a; AMD: LDS, "
+                "MFMA, WMMA)";
   let description = [{
     Replaces every public function whose body is `accel.matmul` ops on
     statically shaped tensors (plus `tensor.empty` and constants) with a
@@ -270,6 +271,29 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     checked by the emulator (emulate-wgmma.mlir), which decodes the
     descriptors by the PTX ISA's canonical layouts, and by ptxas.
 
+    AMD chips (gfx90a and gfx942: wave64 and MFMA; gfx1100: wave32 and
+    WMMA) get the same block structure from the same planner, with what
+    GpuTargetInfo says about them: no asynchronous copies, so each thread
+    loads its part of slice kt + 1 from global memory into registers
+    (vector loads of up to 16 bytes, zeros outside A and B by a select on a
+    clamped address) while the waves multiply slice kt out of one of two
+    LDS buffers, then stores it into the other one; one barrier per slice.
+    A is stored `[tileM][tileK + pad]` and B always `[tileN][tileK + pad]`
+    (B as `[K, N]` is transposed on its way into LDS, element by element),
+    so every fragment is one vector load: the lane layout of the chip's
+    16x16 instruction (`amdgpu.mfma` 16x16x16 f16/bf16, 16x16x16 i8 on
+    gfx90a and 16x16x32 on gfx942, 4 K per lane in 4 lane groups;
+    `amdgpu.wmma` 16x16x16 f16/bf16/i8 with all 16 K per lane). The
+    epilogue stores element by element (16 lanes write 16 consecutive
+    elements of a row). Defaults: 256-thread workgroups (4 waves of 64 or
+    8 of 32) on 128x128x32 tiles (64 deep for 8-bit inputs), 64x64 towards
+    small grids; 8-bit B may be `[K, N]`; odd row lengths are loaded
+    element by element. Errors: fp8 (gfx942's MFMA takes the FNUZ formats,
+    which accel.matmul does not accept yet; none before gfx942), f32 inputs,
+    `mma` naming the other family, tiles beyond 64 KiB of LDS or 192
+    accumulator registers a lane, stages other than 2, and accel.attention
+    (no AMD attention kernel yet).
+
     Errors (located): unknown chips, f32 inputs (tf32 kernels are not
     implemented), f8 before sm_89, 8-bit inputs with B as `[K, N]`, scales,
     dynamic shapes, odd row lengths (8-bit: K not a multiple of 4), tiles
@@ -316,13 +340,16 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
-           "NVIDIA chip: sm_80, sm_86, sm_89, sm_90 or sm_90a">,
-    Option<"mma", "mma", "std::string", "\"mma.sync\"",
-           "Matrix instruction of the GEMM kernels: mma.sync (every chip), "
-           "wgmma (sm_90a; an error where it does not apply) or auto (wgmma "
-           "where the chip, the operands and the tile options allow it, "
-           "else mma.sync). The default stays mma.sync until the wgmma "
-           "kernels have run on hardware">,
+           "GPU chip: NVIDIA sm_80, sm_86, sm_89, sm_90 or sm_90a; AMD "
+           "gfx90a, gfx942 or gfx1100">,
+    Option<"mma", "mma", "std::string", "\"\"",
+           "Matrix instruction of the GEMM kernels. NVIDIA: mma.sync (every "
+           "chip), wgmma (sm_90a; an error where it does not apply) or auto "
+           "(wgmma where the chip, the operands and the tile options allow "
+           "it, else mma.sync). AMD: mfma (CDNA: gfx90a, gfx942), wmma "
+           "(RDNA3: gfx1100); naming the other family is an error. Empty "
+           "(the default): the chip's own family, mma.sync on NVIDIA until "
+           "the wgmma kernels have run on hardware">,
     Option<"tileM", "tile-m", "int64_t", "0",
            "Rows of C per block, a multiple of 16 (0: chosen)">,
     Option<"tileN", "tile-n", "int64_t", "0",
@@ -340,6 +367,7 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::NVVM::NVVMDialect",
+                           "::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];

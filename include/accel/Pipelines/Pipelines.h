@@ -139,8 +139,8 @@ struct AccelNvptxPipelineOptions
   PassOptions::Option<std::string> mma{
       *this, "mma",
       llvm::cl::desc("GEMM matrix instruction: mma.sync, wgmma (sm_90a) or "
-                     "auto (wgmma where it applies)"),
-      llvm::cl::init("mma.sync")};
+                     "auto (wgmma where it applies); empty: mma.sync"),
+      llvm::cl::init("")};
   PassOptions::Option<int64_t> tileM{
       *this, "tile-m", llvm::cl::desc("Rows of C per block (0: chosen)"),
       llvm::cl::init(0)};
@@ -158,14 +158,71 @@ struct AccelNvptxPipelineOptions
       llvm::cl::init(0)};
 };
 
+/// accel-amdgpu-pipeline's options: the chip, convert-accel-to-gpu's block
+/// shape and what gpu-module-to-binary makes.
+struct AccelAmdgpuPipelineOptions
+    : public PassPipelineOptions<AccelAmdgpuPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("gfx90a, gfx942 or gfx1100"),
+      llvm::cl::init("gfx942")};
+  PassOptions::Option<std::string> mma{
+      *this, "mma",
+      llvm::cl::desc("GEMM matrix instruction: mfma (CDNA) or wmma (RDNA3); "
+                     "empty: the chip's"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> tileM{
+      *this, "tile-m", llvm::cl::desc("Rows of C per block (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> tileN{
+      *this, "tile-n", llvm::cl::desc("Columns of C per block (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> tileK{
+      *this, "tile-k", llvm::cl::desc("Depth per LDS slice (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> warps{
+      *this, "warps", llvm::cl::desc("Waves per workgroup (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("isa (AMDGCN assembly) or bin (a HSACO code object, "
+                     "which needs `toolkit`)"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("A ROCm-like folder with llvm/bin/ld.lld (and "
+                     "amdgcn/bitcode when a device library is needed); the "
+                     "build makes one: build/rocm-toolkit"),
+      llvm::cl::init("")};
+};
+
+/// Whether `chip` is one of the AMD chips (gfx...) rather than NVIDIA's.
+inline bool isAmdgpuChip(llvm::StringRef chip) {
+  return chip.starts_with("gfx");
+}
+
 /// accel ops -> gpu.module kernels (convert-accel-to-gpu), each gpu.func
 /// carrying its `accel.launch` attribute.
 void buildAccelToGpuKernelsPipeline(OpPassManager &pm,
                                     const AccelNvptxPipelineOptions &options);
 
+/// The same for an AMD chip.
+void buildAccelToGpuKernelsPipeline(OpPassManager &pm,
+                                    const AccelAmdgpuPipelineOptions &options);
+
 /// gpu.module kernels -> gpu.binary holding PTX for `chip` (64-bit
 /// indices, bare-pointer kernel arguments).
 void buildGpuToPtxPipeline(OpPassManager &pm, llvm::StringRef chip);
+
+/// gpu.module kernels -> gpu.binary holding AMDGCN assembly (`format` isa)
+/// or a HSACO code object (bin, linked by `toolkit`/llvm/bin/ld.lld) for
+/// `chip`: amdgpu and gpu ops to ROCDL with 64-bit indices and bare
+/// pointers, wave64 on CDNA and wave32 on RDNA.
+void buildGpuToHsacoPipeline(OpPassManager &pm, llvm::StringRef chip,
+                             llvm::StringRef format, llvm::StringRef toolkit);
+
+/// accel ops to AMDGCN / HSACO (`accel-amdgpu-pipeline`).
+void buildAccelAmdgpuPipeline(OpPassManager &pm,
+                              const AccelAmdgpuPipelineOptions &options);
 
 /// One kernel that buildAccelToGpuKernelsPipeline made: the gpu.module it
 /// lives in and its launch metadata (from its `accel.launch` attribute and
@@ -185,9 +242,9 @@ llvm::StringMap<std::string> collectPtx(ModuleOp module);
 void buildAccelNvptxPipeline(OpPassManager &pm,
                              const AccelNvptxPipelineOptions &options);
 
-/// Registers `accel-cpu-pipeline`, `accel-systolic-pipeline` and
-/// `accel-nvptx-pipeline` for accel-opt
-/// and friends.
+/// Registers `accel-cpu-pipeline`, `accel-systolic-pipeline`,
+/// `accel-nvptx-pipeline` and `accel-amdgpu-pipeline` for accel-opt and
+/// friends.
 void registerAccelPipelines();
 
 } // namespace accel

@@ -71,6 +71,27 @@ struct KernelResources {
   int64_t staticSharedBytes = 0;
   int64_t spillBytes = 0;
 
+  /// AMD kernels only: what the code object's kernel descriptor and
+  /// metadata note say (docs/gpu-runtime.md, "Resource report").
+  struct Amdgpu {
+    int64_t vgprs = 0, agprs = 0, sgprs = 0;
+    /// VGPRs the kernel descriptor allocates (granulated).
+    int64_t allocatedVgprs = 0;
+    /// Scratch bytes per work-item (the private segment): spills live here.
+    int64_t scratchBytes = 0;
+    int64_t wavefrontSize = 0;
+    /// The occupancy estimate: resident waves per SIMD.
+    int64_t wavesPerSimd = 0;
+    bool operator==(const Amdgpu &other) const {
+      return vgprs == other.vgprs && agprs == other.agprs &&
+             sgprs == other.sgprs && allocatedVgprs == other.allocatedVgprs &&
+             scratchBytes == other.scratchBytes &&
+             wavefrontSize == other.wavefrontSize &&
+             wavesPerSimd == other.wavesPerSimd;
+    }
+  };
+  std::optional<Amdgpu> amdgpu;
+
   bool operator==(const KernelResources &other) const;
   bool operator!=(const KernelResources &other) const {
     return !(*this == other);
@@ -107,6 +128,8 @@ struct KernelMetadata {
   /// The artifacts next to this file holding the kernel (plain file names;
   /// empty: none), as accel-compile writes them.
   std::string ptx, cubin;
+  /// AMD: the code object (HSACO) holding the kernel.
+  std::string hsaco;
 
   bool operator==(const KernelMetadata &other) const;
   bool operator!=(const KernelMetadata &other) const {

@@ -19,6 +19,7 @@
 #include "KernelUtils.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -61,7 +62,8 @@ int64_t mlir::accel::getGpuGemmSharedBytes(const GpuGemmShape &shape,
            kGpuWgmmaSwizzleAtom;
   const int64_t pad = getGpuSharedRowPad(shape.inBytes);
   int64_t a = config.tileM * (config.tileK + pad);
-  int64_t b = shape.transposeB ? config.tileN * (config.tileK + pad)
+  int64_t b = shape.transposeB || config.registerStaged
+                  ? config.tileN * (config.tileK + pad)
                                : config.tileK * (config.tileN + pad);
   return config.stages * (a + b) * shape.inBytes;
 }
@@ -102,7 +104,10 @@ GpuGemmConfig mlir::accel::getDefaultGpuGemmConfig(const GpuTargetInfo &target,
   bool large = ceilDiv(shape.m, 128) * ceilDiv(shape.n, 128) * shape.batch >=
                target.getNumMultiprocessors();
   c.tileM = c.tileN = large ? 128 : 64;
-  int64_t warps = large ? 8 : 4;
+  // NVIDIA: 8 warps of 32 (256 threads) on the large tile. AMD: 256-thread
+  // workgroups too, 4 waves of 64 (CDNA) or 8 of 32 (RDNA), each wave at
+  // most 64x64 of C.
+  int64_t warps = large ? 256 / target.getWarpSize() : 4;
   while (c.tileM > 16 && c.tileM / 2 >= shape.m)
     c.tileM /= 2;
   while (c.tileN > 16 && c.tileN / 2 >= shape.n)
@@ -115,7 +120,8 @@ GpuGemmConfig mlir::accel::getDefaultGpuGemmConfig(const GpuTargetInfo &target,
     warps /= 2;
   if (warps == 1)
     splitGpuWarps(c.tileM, c.tileN, 1, c);
-  c.stages = ceilDiv(shape.k, c.tileK) <= 1 ? 2 : 3;
+  c.stages = ceilDiv(shape.k, c.tileK) <= 1 || !target.hasAsyncCopy() ? 2 : 3;
+  c.registerStaged = !target.hasAsyncCopy();
   return c;
 }
 
@@ -154,6 +160,19 @@ public:
 private:
   /// The wgmma kernel (cfg.wgmma): emit()'s body for sm_90a.
   void emitWgmma();
+  /// The kernel of chips without asynchronous copies and with lane-layout
+  /// fragments (AMD MFMA / WMMA): emit()'s body there.
+  void emitLds(const GpuLaneLayout &layout);
+  /// Loads this thread's part of K-slice `kt` of A and B from global memory
+  /// into registers (vectors of vecA / vecB elements; zeros outside A, B).
+  SmallVector<Value> loadSliceToRegisters(Value kt);
+  /// Stores what loadSliceToRegisters returned into LDS buffer `stage`: A
+  /// as [tileM][tileK + pad], B transposed as [tileN][tileK + pad].
+  void storeSliceToLds(ArrayRef<Value> regs, Value stage);
+  /// The (row, column) in a tileRows x tileCols slice of copy `first` + tid
+  /// of `vec` elements (the last round clamped as in copySlice).
+  std::pair<Value, Value> copyCoord(int64_t tileRows, int64_t tileCols,
+                                    int64_t vec, int64_t first);
   /// cp.async of a tile of `rows` rows x `chunks` 16-byte chunks of `src`
   /// (global element (row0 + r, col0 + c * 16 bytes)) into the 1-D shared
   /// ring `dst` from element `base` on, in wgmma's 128-byte swizzle: the
@@ -396,6 +415,8 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
   gC = c;
   if (cfg.wgmma)
     return emitWgmma();
+  if (std::optional<GpuLaneLayout> layout = target.getLaneLayout(k.mma))
+    return emitLds(*layout);
   MLIRContext *ctx = b.getContext();
   const GpuGemmShape &s = k.shape;
   const int64_t warp = target.getWarpSize();
@@ -564,6 +585,267 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
     for (int64_t nt = 0; nt < fragsN; ++nt)
       storeAccumulator(accs[mt * fragsN + nt], add(fragRow, mt * 16),
                        add(fragCol, nt * 8));
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// The LDS kernel (AMD MFMA / WMMA)
+//===----------------------------------------------------------------------===//
+
+std::pair<Value, Value> KernelBuilder::copyCoord(int64_t tileRows,
+                                                 int64_t tileCols, int64_t vec,
+                                                 int64_t first) {
+  const int64_t threads = cfg.warpsM * cfg.warpsN * target.getWarpSize();
+  const int64_t perRow = tileCols / vec, total = tileRows * perRow;
+  auto [it, inserted] =
+      copyCoords.try_emplace({tileRows, tileCols, vec, first});
+  if (inserted) {
+    Value id = add(tid, first);
+    // A last round with fewer copies than threads: the extra threads repeat
+    // the last copy (same bytes to the same place, harmless).
+    if (first + threads > total)
+      id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
+    it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
+  }
+  return it->second;
+}
+
+SmallVector<Value> KernelBuilder::loadSliceToRegisters(Value kt) {
+  const GpuGemmShape &s = k.shape;
+  const int64_t threads = cfg.warpsM * cfg.warpsN * target.getWarpSize();
+  Value k0 = mul(kt, cfg.tileK);
+  SmallVector<Value> regs;
+  // One vector of `vec` elements per copy, from a clamped address and
+  // replaced by zeros outside the matrix (branch-free: every lane loads).
+  auto load = [&](Value src, Type elt, int64_t rows, int64_t cols, int64_t vec,
+                  Value row0, Value col0, int64_t rowLimit, int64_t colLimit,
+                  bool checkRows, bool checkCols) {
+    auto vecType = VectorType::get({vec}, elt);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vecType, b.getZeroAttr(elt)));
+    for (int64_t first = 0; first < rows * (cols / vec); first += threads) {
+      auto [r, c] = copyCoord(rows, cols, vec, first);
+      Value gr = add(row0, r), gc = add(col0, c);
+      Value valid = clampSource(gr, gc, vec, checkRows ? rowLimit : -1,
+                                checkCols ? colLimit : -1);
+      Value v = vector::LoadOp::create(
+          b, loc, vecType, src, global(gr, gc), false,
+          llvm::MaybeAlign(vec * elt.getIntOrFloatBitWidth() / 8));
+      if (valid)
+        v = arith::SelectOp::create(
+            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          valid, cst(0)),
+            v, zeros);
+      regs.push_back(v);
+    }
+  };
+  // K is checked even when tileK divides it: the last iteration loads the
+  // slice past K (zeros) rather than branch.
+  load(gA, k.inType, cfg.tileM, cfg.tileK, k.vecA, blockRow, k0, s.m, s.k,
+       s.m % cfg.tileM != 0, true);
+  if (s.transposeB)
+    load(gB, k.inTypeB, cfg.tileN, cfg.tileK, k.vecB, blockCol, k0, s.n, s.k,
+         s.n % cfg.tileN != 0, true);
+  else
+    load(gB, k.inTypeB, cfg.tileK, cfg.tileN, k.vecB, k0, blockCol, s.k, s.n,
+         true, s.n % cfg.tileN != 0);
+  return regs;
+}
+
+void KernelBuilder::storeSliceToLds(ArrayRef<Value> regs, Value stage) {
+  const GpuGemmShape &s = k.shape;
+  const int64_t threads = cfg.warpsM * cfg.warpsN * target.getWarpSize();
+  size_t next = 0;
+  auto rounds = [&](int64_t rows, int64_t cols, int64_t vec) {
+    SmallVector<int64_t> firsts;
+    for (int64_t first = 0; first < rows * (cols / vec); first += threads)
+      firsts.push_back(first);
+    return firsts;
+  };
+  for (int64_t first : rounds(cfg.tileM, cfg.tileK, k.vecA)) {
+    auto [r, c] = copyCoord(cfg.tileM, cfg.tileK, k.vecA, first);
+    vector::StoreOp::create(b, loc, regs[next++], sA, ValueRange{stage, r, c});
+  }
+  if (s.transposeB) {
+    for (int64_t first : rounds(cfg.tileN, cfg.tileK, k.vecB)) {
+      auto [r, c] = copyCoord(cfg.tileN, cfg.tileK, k.vecB, first);
+      vector::StoreOp::create(b, loc, regs[next++], sB,
+                              ValueRange{stage, r, c});
+    }
+    return;
+  }
+  // B as [K, N]: a copy holds vecB consecutive N of one K; the fragments
+  // want runs of K, so it is transposed on the way into LDS, element by
+  // element.
+  for (int64_t first : rounds(cfg.tileK, cfg.tileN, k.vecB)) {
+    auto [r, c] = copyCoord(cfg.tileK, cfg.tileN, k.vecB, first);
+    Value v = regs[next++];
+    for (int64_t i = 0; i < k.vecB; ++i)
+      memref::StoreOp::create(
+          b, loc, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}),
+          sB, ValueRange{stage, add(c, i), r});
+  }
+}
+
+void KernelBuilder::emitLds(const GpuLaneLayout &layout) {
+  MLIRContext *ctx = b.getContext();
+  const GpuGemmShape &s = k.shape;
+  const int64_t wave = target.getWarpSize();
+  const int64_t pad = getGpuSharedRowPad(s.inBytes);
+  const int64_t partM = cfg.tileM / cfg.warpsM, partN = cfg.tileN / cfg.warpsN;
+  const int64_t fragsM = partM / k.mma.m, fragsN = partN / k.mma.n;
+
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value waveId = div(tid, wave);
+  lane = rem(tid, wave);
+  blockCol = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), cfg.tileN);
+  blockRow = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), cfg.tileM);
+  if (k.batched)
+    batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  warpRow = mul(div(waveId, cfg.warpsN), partM);
+  warpCol = mul(rem(waveId, cfg.warpsN), partN);
+
+  // Where this lane's fragment elements sit (GpuLaneLayout): R = lane % 16
+  // is the row of A, the column of B and of C; G = lane / 16 picks A's and
+  // B's run of K and C's rows.
+  Value laneR = rem(lane, 16), laneG = div(lane, 16);
+  Value kRun = mul(rem(laneG, layout.kGroups), layout.kPerLane);
+
+  const int64_t numK = ceilDiv(s.k, cfg.tileK);
+  // Two LDS buffers of A [tileM][tileK + pad] and B [tileN][tileK + pad]
+  // (B always K-contiguous: a fragment is one vector load either way).
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto aType = MemRefType::get({cfg.stages, cfg.tileM, cfg.tileK + pad},
+                               k.inType, MemRefLayoutAttrInterface(), wg);
+  auto bType = MemRefType::get({cfg.stages, cfg.tileN, cfg.tileK + pad},
+                               k.inTypeB, MemRefLayoutAttrInterface(), wg);
+  if (numK > 0) {
+    Value dyn = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    sA = memref::ViewOp::create(b, loc, aType, dyn, cst(0), ValueRange{});
+    sB = memref::ViewOp::create(b, loc, bType, dyn,
+                                cst(aType.getNumElements() * s.inBytes),
+                                ValueRange{});
+  }
+
+  Type accElt = accElement();
+  auto accType = VectorType::get({layout.accPerLane}, accElt);
+  // C element e of fragment (mt, nt): row fragRow + 16 mt + e * accRowStep,
+  // column fragCol + 16 nt.
+  Value fragRow = add(add(blockRow, warpRow), mul(laneG, layout.accLaneRowStep));
+  Value fragCol = add(add(blockCol, warpCol), laneR);
+  auto element = [&](int64_t mt, int64_t nt, int64_t e) {
+    return std::make_pair(add(fragRow, mt * 16 + e * layout.accRowStep),
+                          add(fragCol, nt * 16));
+  };
+  auto guard = [&](Value r, Value c) {
+    return both(s.m % cfg.tileM != 0 ? ult(r, s.m) : Value(),
+                s.n % cfg.tileN != 0 ? ult(c, s.n) : Value());
+  };
+  Value zeroAcc = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getZeroAttr(accElt)));
+  SmallVector<Value> accs;
+  for (int64_t mt = 0; mt < fragsM; ++mt)
+    for (int64_t nt = 0; nt < fragsN; ++nt) {
+      if (!k.accumulate) {
+        accs.push_back(zeroAcc);
+        continue;
+      }
+      // C read element by element, 16 lanes of a row group reading 16
+      // consecutive elements of a row.
+      SmallVector<Value> elems;
+      for (int64_t e = 0; e < layout.accPerLane; ++e) {
+        Value r, c;
+        std::tie(r, c) = element(mt, nt, e);
+        auto read = [&]() -> Value {
+          Value v = memref::LoadOp::create(b, loc, gCin, global(r, c));
+          return k.outType == accElt ? v
+                                     : arith::ExtFOp::create(b, loc, accElt, v)
+                                           .getResult();
+        };
+        Value g = guard(r, c);
+        if (!g) {
+          elems.push_back(read());
+          continue;
+        }
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{accElt}, g, true);
+        OpBuilder::InsertionGuard ig(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        scf::YieldOp::create(b, loc, read());
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(
+            b, loc,
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(accElt))
+                .getResult());
+        b.setInsertionPointAfter(ifOp);
+        elems.push_back(ifOp.getResult(0));
+      }
+      accs.push_back(vector::FromElementsOp::create(b, loc, accType, elems));
+    }
+
+  if (numK > 0) {
+    // Software pipeline through registers (no asynchronous copies): slice
+    // kt + 1 is loaded from global memory while the waves multiply slice kt
+    // out of LDS buffer kt % 2, then stored into the other buffer, which
+    // every wave finished reading before the barrier that ended iteration
+    // kt - 1. One barrier per slice.
+    SmallVector<Value> regs = loadSliceToRegisters(cst(0));
+    storeSliceToLds(regs, cst(0));
+    gpu::BarrierOp::create(b, loc);
+    auto fragType = [&](Type elt) {
+      return VectorType::get({layout.kPerLane}, elt);
+    };
+    auto loop = scf::ForOp::create(
+        b, loc, cst(0), cst(numK), cst(1), accs,
+        [&](OpBuilder &, Location, Value kt, ValueRange iterAccs) {
+          SmallVector<Value> cur(iterAccs.begin(), iterAccs.end());
+          Value next = add(kt, 1);
+          SmallVector<Value> nextRegs = loadSliceToRegisters(next);
+          Value stage = rem(kt, cfg.stages);
+          for (int64_t kk = 0; kk < cfg.tileK; kk += k.mma.k) {
+            SmallVector<Value> as, bs;
+            for (int64_t mt = 0; mt < fragsM; ++mt)
+              as.push_back(vector::LoadOp::create(
+                  b, loc, fragType(k.inType), sA,
+                  ValueRange{stage, add(add(warpRow, laneR), mt * 16),
+                             add(kRun, kk)}));
+            for (int64_t nt = 0; nt < fragsN; ++nt)
+              bs.push_back(vector::LoadOp::create(
+                  b, loc, fragType(k.inTypeB), sB,
+                  ValueRange{stage, add(add(warpCol, laneR), nt * 16),
+                             add(kRun, kk)}));
+            for (int64_t mt = 0; mt < fragsM; ++mt)
+              for (int64_t nt = 0; nt < fragsN; ++nt) {
+                Value &acc = cur[mt * fragsN + nt];
+                acc = target.createMma(b, loc, k.mma, as[mt], bs[nt], acc);
+              }
+          }
+          storeSliceToLds(nextRegs, rem(next, cfg.stages));
+          gpu::BarrierOp::create(b, loc);
+          scf::YieldOp::create(b, loc, cur);
+        });
+    accs.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+
+  // The epilogue: element by element, each row of 16 lanes storing 16
+  // consecutive elements of C.
+  for (int64_t mt = 0; mt < fragsM; ++mt)
+    for (int64_t nt = 0; nt < fragsN; ++nt)
+      for (int64_t e = 0; e < layout.accPerLane; ++e) {
+        auto [r, c] = element(mt, nt, e);
+        Value v = vector::ExtractOp::create(b, loc, accs[mt * fragsN + nt],
+                                            ArrayRef<int64_t>{e});
+        if (k.outType != accElt)
+          v = arith::TruncFOp::create(b, loc, k.outType, v);
+        OpBuilder::InsertionGuard ig(b);
+        if (Value g = guard(r, c)) {
+          auto ifOp = scf::IfOp::create(b, loc, g, /*withElseRegion=*/false);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+        }
+        memref::StoreOp::create(b, loc, v, gC, global(r, c));
+      }
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -831,10 +1113,21 @@ struct ConvertAccelToGPUPass
       diag << ")";
       return signalPassFailure();
     }
-    if (mma != "auto" && mma != "mma.sync" && mma != "wgmma") {
-      module.emitError() << "convert-accel-to-gpu: mma must be auto, mma.sync "
-                            "or wgmma, got '"
-                         << mma << "'";
+    // "" is the chip's own family (mma.sync on NVIDIA, mfma or wmma on AMD).
+    ArrayRef<StringRef> families = target->getVendorMmaFamilies();
+    if (!mma.empty() && mma != "auto" && !llvm::is_contained(families, mma)) {
+      auto diag = module.emitError()
+                  << "convert-accel-to-gpu: mma must be auto, ";
+      llvm::interleave(families, diag, " or ");
+      diag << " for " << target->getTargetName() << " chips, got '" << mma
+           << "'";
+      return signalPassFailure();
+    }
+    if (llvm::is_contained(families, mma) &&
+        !llvm::is_contained(target->getMmaFamilies(), mma)) {
+      module.emitError() << "convert-accel-to-gpu: " << chip << " has no "
+                         << mma << " instructions (its matrix instruction is "
+                         << target->getMmaFamilies().front() << ")";
       return signalPassFailure();
     }
     if (tileM < 0 || tileN < 0 || tileK < 0 || warps < 0 || stages < 0) {
@@ -945,8 +1238,10 @@ struct ConvertAccelToGPUPass
   /// The block tile of `mm`: the defaults with the options applied, checked
   /// against the chip.
   FailureOr<GpuGemmConfig> configure(MatmulOp mm, const GpuGemmShape &shape,
+                                     const GpuMmaInstr &instr,
                                      const GpuTargetInfo &target) {
     GpuGemmConfig c = getDefaultGpuGemmConfig(target, shape);
+    std::optional<GpuLaneLayout> layout = target.getLaneLayout(instr);
     int64_t w = warps ? int64_t(warps) : c.warpsM * c.warpsN;
     if (tileM)
       c.tileM = tileM;
@@ -956,13 +1251,30 @@ struct ConvertAccelToGPUPass
       c.tileK = tileK;
     if (stages)
       c.stages = stages;
-    if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % 16 != 0)
+    if (layout) {
+      // The LDS kernel: 16x16 fragments, tileK in whole instructions, and
+      // exactly two buffers (the register pipeline alternates them).
+      if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % instr.k != 0)
+        return mm.emitOpError("tile ")
+               << c.tileM << "x" << c.tileN << "x" << c.tileK
+               << " does not fit the " << target.getMmaFamilies().front()
+               << " instruction " << instr.m << "x" << instr.n << "x"
+               << instr.k << " of " << target.getChip()
+               << ": tile-m and tile-n must be multiples of 16 and tile-k a "
+                  "multiple of "
+               << instr.k;
+      if (c.stages != 2)
+        return mm.emitOpError("stages = ")
+               << c.stages << " does not apply to " << target.getChip()
+               << ": its kernel double-buffers LDS (stages = 2), loading "
+                  "the next slice into registers while the waves multiply";
+    } else if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % 16 != 0)
       return mm.emitOpError("tile ")
              << c.tileM << "x" << c.tileN << "x" << c.tileK
              << " is not made of 16x16x16 blocks (ldmatrix x4 loads 16x16 "
                 "and mma.sync m16n8k16 is 16 deep): tile-m, tile-n and "
                 "tile-k must be multiples of 16";
-    if (shape.inBytes == 1 && c.tileK % 32 != 0)
+    if (!layout && shape.inBytes == 1 && c.tileK % 32 != 0)
       return mm.emitOpError("tile-k = ")
              << c.tileK
              << " is not a multiple of 32: 8-bit inputs are multiplied by "
@@ -991,13 +1303,27 @@ struct ConvertAccelToGPUPass
       return mm.emitOpError("needs ")
              << threads << " threads per block; " << target.getChip()
              << " allows " << target.getMaxThreadsPerBlock();
+    if (layout) {
+      // Each lane holds its fragments' accumulators: a lane has 256
+      // architectural VGPRs on CDNA and RDNA3 alike, and the operands and
+      // addresses need some of them.
+      int64_t accRegs = (c.tileM / c.warpsM / 16) * (c.tileN / c.warpsN / 16) *
+                        layout->accPerLane;
+      if (accRegs > 192)
+        return mm.emitOpError("tile ")
+               << c.tileM << "x" << c.tileN << " over " << w
+               << " waves needs " << accRegs
+               << " accumulator registers in each lane; " << target.getChip()
+               << " has 256 VGPRs a lane (at most 192 for accumulators): "
+                  "give more warps or a smaller tile";
+    }
     int64_t smem = getGpuGemmSharedBytes(shape, c);
     if (smem > target.getMaxSharedMemoryPerBlock())
       return mm.emitOpError("tile ")
              << c.tileM << "x" << c.tileN << "x" << c.tileK << " with "
-             << c.stages << " stages needs " << smem
-             << " bytes of shared memory; " << target.getChip() << " has "
-             << target.getMaxSharedMemoryPerBlock() << " per block";
+             << c.stages << " stages needs " << smem << " bytes of "
+             << target.getSharedMemoryName() << "; " << target.getChip()
+             << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
     return c;
   }
 
@@ -1016,8 +1342,14 @@ struct ConvertAccelToGPUPass
                 "letters, digits, '_' and '$', not starting with a digit";
     // Functions of accel.attention have their own kernel
     // (AttentionKernel.cpp).
-    if (hasGpuAttention(func))
+    if (hasGpuAttention(func)) {
+      if (target.getLaneLayout(GpuMmaInstr{}))
+        return func.emitOpError("holds an accel.attention, which has no ")
+               << target.getTargetName() << " kernel yet (" << target.getChip()
+               << "): convert-accel-to-gpu compiles matmuls for AMD chips, "
+                  "and attention for NVIDIA ones only";
       return convertGpuAttentionFunction(func, target, stages);
+    }
     SmallVector<MatmulOp> matmuls;
     for (Operation &op : func.getBody().front()) {
       if (auto mm = dyn_cast<MatmulOp>(op))
@@ -1116,7 +1448,19 @@ struct ConvertAccelToGPUPass
     // mma.sync m16n8k32 wants 4 consecutive K of a column of B in each
     // register; ldmatrix .trans moves 16-bit elements only, so B as [K, N]
     // would need a transposing copy into shared memory.
-    if (s.inBytes == 1 && !s.transposeB)
+    const bool registerStaged = target.getLaneLayout(k.mma).has_value();
+    if (registerStaged) {
+      // Global loads into registers take any aligned vector: the widest
+      // (up to 16 bytes) that divides the row.
+      auto widest = [&](int64_t length) {
+        int64_t v = 16 / s.inBytes;
+        while (v > 1 && length % v != 0)
+          v /= 2;
+        return v;
+      };
+      k.vecA = widest(s.k);
+      k.vecB = widest(s.transposeB ? s.k : s.n);
+    } else if (s.inBytes == 1 && !s.transposeB)
       return mm.emitOpError("of ")
              << k.inType
              << " inputs has no GPU lowering yet for B stored [K, N]: 8-bit "
@@ -1126,9 +1470,10 @@ struct ConvertAccelToGPUPass
 
     // Rows of A are K long, rows of B K (transposed) or N long; cp.async
     // moves aligned 4-, 8- or 16-byte pieces of them.
-    k.vecA = copyElements(s.k, s.inBytes);
-    int64_t bRow = s.transposeB ? s.k : s.n;
-    k.vecB = copyElements(bRow, s.inBytes);
+    if (!registerStaged) {
+      k.vecA = copyElements(s.k, s.inBytes);
+      k.vecB = copyElements(s.transposeB ? s.k : s.n, s.inBytes);
+    }
     if (s.inBytes == 1 && (!k.vecA || !k.vecB))
       return mm.emitOpError("K = ")
              << s.k
@@ -1147,14 +1492,14 @@ struct ConvertAccelToGPUPass
     k.bMnMajor = !s.transposeB;
     std::string whyNot;
     std::optional<GpuGemmConfig> wgmmaConfig;
-    if (mma != "mma.sync")
+    if (mma == "auto" || mma == "wgmma")
       wgmmaConfig = configureWgmma(k, target, whyNot);
     if (mma == "wgmma" && !wgmmaConfig)
       return mm.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;
     if (wgmmaConfig) {
       k.config = *wgmmaConfig;
     } else {
-      FailureOr<GpuGemmConfig> config = configure(mm, s, target);
+      FailureOr<GpuGemmConfig> config = configure(mm, s, k.mma, target);
       if (failed(config))
         return failure();
       k.config = *config;
@@ -1242,7 +1587,10 @@ struct ConvertAccelToGPUPass
                        b.getDenseI64ArrayAttr({c.tileM, c.tileN, c.tileK})),
         b.getNamedAttr("warps", b.getDenseI64ArrayAttr({c.warpsM, c.warpsN})),
         b.getNamedAttr("stages", b.getI64IntegerAttr(c.stages)),
-        b.getNamedAttr("mma", b.getStringAttr(c.wgmma ? "wgmma" : "mma.sync"))};
+        b.getNamedAttr("mma",
+                       b.getStringAttr(c.wgmma            ? "wgmma"
+                                       : c.registerStaged ? target.getMmaFamilies().front()
+                                                          : "mma.sync"))};
     func->setAttr("accel.launch", b.getDictionaryAttr(launch));
 
     Block *entry = &func.getBody().front();

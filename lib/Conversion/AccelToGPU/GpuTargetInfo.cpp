@@ -68,11 +68,7 @@ std::optional<GpuMmaInstr> GpuTargetInfo::findMma(GpuMmaType input,
   why = (getChip() + " has no matrix instruction for " +
          stringifyGpuMmaType(input) + " inputs")
             .str();
-  StringRef first = getFirstChipWithMma(input);
-  if (!first.empty())
-    why +=
-        (" (" + stringifyGpuMmaType(input) + " needs " + first + " or newer)")
-            .str();
+  why += getMissingMmaHint(input);
   return std::nullopt;
 }
 
@@ -119,6 +115,15 @@ public:
   int64_t getNumMultiprocessors() const override { return numSMs; }
   bool hasAsyncCopy() const override { return true; }
   bool hasWarpgroupMma() const override { return chip == "sm_90a"; }
+  /// wgmma is accepted on every chip: the GEMM planner reports per matmul
+  /// why it does not apply (not sm_90a, rows 16-byte copies cannot fill).
+  ArrayRef<StringRef> getMmaFamilies() const override {
+    return getVendorMmaFamilies();
+  }
+  ArrayRef<StringRef> getVendorMmaFamilies() const override {
+    static const StringRef all[] = {"mma.sync", "wgmma"};
+    return all;
+  }
   ArrayRef<GpuMmaInstr> getMmaInstrs() const override { return instrs; }
 
   Value createMma(OpBuilder &b, Location loc, const GpuMmaInstr &instr, Value a,
@@ -204,14 +209,14 @@ public:
   }
 
 protected:
-  StringRef getFirstChipWithMma(GpuMmaType input) const override {
-    switch (input) {
-    case GpuMmaType::F8E4M3FN:
-    case GpuMmaType::F8E5M2:
-      return "sm_89";
-    default:
-      return "sm_80";
-    }
+  std::string getMissingMmaHint(GpuMmaType input) const override {
+    StringRef first = input == GpuMmaType::F8E4M3FN ||
+                              input == GpuMmaType::F8E5M2
+                          ? "sm_89"
+                          : "sm_80";
+    return (" (" + stringifyGpuMmaType(input) + " needs " + first +
+            " or newer)")
+        .str();
   }
 
 private:
@@ -223,13 +228,16 @@ private:
 
 } // namespace
 
-static const StringRef kKnownChips[] = {"sm_80", "sm_86", "sm_89", "sm_90",
-                                        "sm_90a"};
+static const StringRef kKnownChips[] = {"sm_80", "sm_86",  "sm_89",
+                                        "sm_90", "sm_90a", "gfx90a",
+                                        "gfx942", "gfx1100"};
 
 ArrayRef<StringRef> mlir::accel::getKnownGpuChips() { return kKnownChips; }
 
 std::unique_ptr<GpuTargetInfo>
 mlir::accel::createGpuTargetInfo(StringRef chip) {
+  if (chip.starts_with("gfx"))
+    return createAmdgpuTargetInfo(chip);
   if (!llvm::is_contained(kKnownChips, chip))
     return nullptr;
   return std::make_unique<NvidiaTargetInfo>(chip);

@@ -29,7 +29,7 @@
 // RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=256 tile-n=256" 2>&1 | FileCheck %s --check-prefix=WG-REGS
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=auto tile-m=32" | FileCheck %s --check-prefix=WG-AUTO
 
-// MMA: error: convert-accel-to-gpu: mma must be auto, mma.sync or wgmma, got 'bogus'
+// MMA: error: convert-accel-to-gpu: mma must be auto, mma.sync or wgmma for nvptx chips, got 'bogus'
 // WG-CHIP: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): wgmma needs sm_90a (the arch-specific Hopper target); sm_80 has mma.sync only
 // WG-K: k20-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): K = 20 is not a multiple of 8: wgmma's swizzled tiles are filled by 16-byte copies
 // WG-N: n36-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): N = 36 is not a multiple of 8: wgmma's swizzled tiles of B as [K, N] are filled by 16-byte copies
@@ -42,7 +42,7 @@
 // WG-REGS: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile 256x256 needs about 200 registers in each of 512 threads; a multiprocessor has 65536 (at most 255 a thread)
 // WG-AUTO: mma = "mma.sync"
 
-// CHIP: error: convert-accel-to-gpu: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_90a)
+// CHIP: error: convert-accel-to-gpu: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx1100)
 // NEG: error: convert-accel-to-gpu: tile sizes, warps and stages must not be negative
 // TILE: error: 'accel.matmul' op tile 24x64x32 is not made of 16x16x16 blocks (ldmatrix x4 loads 16x16 and mma.sync m16n8k16 is 16 deep): tile-m, tile-n and tile-k must be multiples of 16
 // STAGES: error: 'accel.matmul' op needs at least 2 stages (one slice copied while the warps multiply another), got 1

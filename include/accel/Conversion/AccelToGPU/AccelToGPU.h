@@ -48,6 +48,10 @@ struct GpuGemmConfig {
   /// owns 64 rows of the block tile, the operands are read from shared
   /// memory in the 128-byte swizzled layout (tileK = 128 bytes of K).
   bool wgmma = false;
+  /// The kernel of chips without asynchronous copies (AMD): slices pass
+  /// through registers into `stages` (2) LDS buffers, B stored
+  /// [tileN][tileK + pad] whatever its layout in global memory.
+  bool registerStaged = false;
 };
 
 /// Bytes of the 128-byte swizzle atom of the wgmma kernels' shared tiles;

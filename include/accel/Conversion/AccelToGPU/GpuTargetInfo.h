@@ -52,6 +52,19 @@ struct GpuMmaInstr {
   std::optional<GpuMmaType> inputB = std::nullopt;
 };
 
+/// How the lanes of a wave hold the fragments of one matrix instruction in
+/// the layouts where every lane holds whole runs of K (AMD's MFMA on CDNA
+/// and WMMA on RDNA). With G = lane / 16 and R = lane % 16:
+/// - A (16 x k): lane holds A[R][kPerLane * (G % kGroups) + e], e <
+///   kPerLane (kGroups = 1: lanes 16 and up repeat lanes 0-15);
+/// - B (k x 16): lane holds B[kPerLane * (G % kGroups) + e][R];
+/// - C (16 x 16): lane holds C[e * accRowStep + G * accLaneRowStep][R], e <
+///   accPerLane.
+struct GpuLaneLayout {
+  int64_t kPerLane = 0, kGroups = 0;
+  int64_t accPerLane = 0, accRowStep = 0, accLaneRowStep = 0;
+};
+
 /// A GPU chip as the lowering sees it.
 class GpuTargetInfo {
 public:
@@ -59,8 +72,19 @@ public:
 
   /// "nvptx" or "amdgpu" (the `target` field of the kernel metadata).
   virtual llvm::StringRef getTargetName() const = 0;
-  /// "sm_80", "sm_90a", ...
+  /// "sm_80", "sm_90a", "gfx942", ...
   virtual llvm::StringRef getChip() const = 0;
+  /// What the chip calls its block-local memory in diagnostics ("shared
+  /// memory", "LDS").
+  virtual llvm::StringRef getSharedMemoryName() const {
+    return "shared memory";
+  }
+  /// The matrix-instruction families the `mma` option may name on this chip,
+  /// the first being the one `auto` starts from (NVIDIA: mma.sync, wgmma;
+  /// AMD CDNA: mfma; RDNA3: wmma), and every family of the vendor (for the
+  /// diagnostic naming what a chip lacks).
+  virtual llvm::ArrayRef<llvm::StringRef> getMmaFamilies() const = 0;
+  virtual llvm::ArrayRef<llvm::StringRef> getVendorMmaFamilies() const = 0;
   virtual int64_t getWarpSize() const = 0;
   virtual int64_t getMaxThreadsPerBlock() const = 0;
   /// Bytes of shared memory one block may use: the opt-in maximum of
@@ -79,6 +103,14 @@ public:
   /// Hopper target).
   virtual bool hasWarpgroupMma() const { return false; }
 
+  /// The lane layout of `instr`'s fragments where the chip's matrix
+  /// instructions use one (AMD); std::nullopt for NVIDIA's mma.sync, whose
+  /// fragments ldmatrix loads.
+  virtual std::optional<GpuLaneLayout>
+  getLaneLayout(const GpuMmaInstr &instr) const {
+    return std::nullopt;
+  }
+
   /// Every warp-level matrix instruction the chip executes.
   virtual llvm::ArrayRef<GpuMmaInstr> getMmaInstrs() const = 0;
   /// The instruction with float (or, for i8, integer) accumulation for A/B
@@ -90,23 +122,29 @@ public:
   /// D. The fragment layout is the chip's (NVIDIA mma.sync: `a`
   /// vector<4xNxT>, `b` vector<2xNxT> with N elements per 32-bit register,
   /// 2 for m16n8k16 on 16-bit T, 4 for m16n8k32 on i8 (f8 inputs come as
-  /// their i8 bit patterns); `c` vector<2x2xf32>, vector<2x2xi32> for i8).
+  /// their i8 bit patterns); `c` vector<2x2xf32>, vector<2x2xi32> for i8.
+  /// AMD: `a`, `b` vector<kPerLane x T>, `c` vector<accPerLane x f32|i32>,
+  /// as getLaneLayout says).
   virtual Value createMma(OpBuilder &builder, Location loc,
                           const GpuMmaInstr &instr, Value a, Value b,
                           Value c) const = 0;
 
 protected:
-  /// The chip that first has an instruction for `input`, for findMma's
-  /// diagnostic ("f8 needs sm_89 or newer"); empty when none does.
-  virtual llvm::StringRef getFirstChipWithMma(GpuMmaType input) const = 0;
+  /// What findMma's diagnostic adds when the chip has no instruction for
+  /// `input`, e.g. " (f8E4M3FN needs sm_89 or newer)"; empty for nothing.
+  virtual std::string getMissingMmaHint(GpuMmaType input) const = 0;
 };
 
 /// The target description of `chip` (NVIDIA: sm_80, sm_86, sm_89, sm_90,
-/// sm_90a); null for a chip it does not know.
+/// sm_90a; AMD: gfx90a, gfx942, gfx1100); null for a chip it does not know.
 std::unique_ptr<GpuTargetInfo> createGpuTargetInfo(llvm::StringRef chip);
 
 /// The chips createGpuTargetInfo knows, for diagnostics.
 llvm::ArrayRef<llvm::StringRef> getKnownGpuChips();
+
+/// The AMD half of createGpuTargetInfo (AmdgpuTargetInfo.cpp): gfx90a,
+/// gfx942 and gfx1100; null for other chips.
+std::unique_ptr<GpuTargetInfo> createAmdgpuTargetInfo(llvm::StringRef chip);
 
 } // namespace accel
 } // namespace mlir

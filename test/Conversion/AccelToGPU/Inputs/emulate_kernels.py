@@ -44,6 +44,24 @@ What it models, from the PTX ISA:
     "read by a wgmma in flight" until a wgmma.wait_group retires their
     commit group, and a write to them before that is a race. Not modelled:
     the async proxy (fence.proxy.async is a no-op here).
+
+And from AMD's CDNA2 / CDNA3 / RDNA3 ISA documents (written from their
+operand layouts, not from the compiler's GpuLaneLayout, which this checks):
+  - the wave size comes from the launch's chip: 64 on gfx9xx (gfx90a,
+    gfx942), 32 on gfx11xx (gfx1100, wave32), 32 (warps) on NVIDIA; the
+    race detector's "warps" are these waves. A workgroup has at most 1024
+    work-items and 64 KiB of LDS (the dynamic shared memory).
+  - amdgpu.mfma 16x16x16 f16 / bf16 (gfx90a, gfx942), 16x16x16 i8
+    (gfx90a only) and 16x16x32 i8 (gfx942 only), one block, wave64: lane l
+    holds A[l % 16][K0 + i] and B[K0 + i][l % 16] with K0 = (l / 16)
+    (k / 4), i < k / 4, and D[4 (l / 16) + i][l % 16], i < 4.
+  - amdgpu.wmma 16x16x16 f16 / bf16 / i8 (gfx1100), wave32: lane l holds
+    A[l % 16][0..15] and B[0..15][l % 16], lanes 16-31 a copy of lanes
+    0-15 (a kernel whose halves differ fails), and D[2 i + l / 16][l % 16],
+    i < 8. Signed i8, no clamp.
+  Sums as for mma.sync: exact products and sums rounded once to f32, or
+  i32 sums wrapped. Any other instruction for the chip is an error; so is
+  an mfma or wmma in divergent code.
 Threads run in lockstep, so the values cannot show a missing barrier; a
 race detector does instead (RaceDetector, on unless --no-race-check): it
 keeps barrier epochs and, per byte of shared memory, the last write (and
@@ -304,8 +322,11 @@ class RaceDetector:
     or cp.async wait orders against a conflicting one:
       1. RAW: a read of a byte that another thread stored in this epoch
          (another lane of the same warp too: with independent thread
-         scheduling that needs __syncwarp, which no op here models; and
-         ldmatrix, a collective read, counts as every lane's);
+         scheduling that needs __syncwarp, which no op here models; on
+         AMD, whose waves run their LDS accesses in order, the compiler
+         may still move one lane's load above another lane's store when
+         no barrier orders them; and ldmatrix, a collective read, counts
+         as every lane's);
       2. WAR: a store or cp.async to a byte that another warp read in this
          epoch;
       3. a read of a byte whose cp.async is still in flight (not covered by
@@ -323,8 +344,9 @@ class RaceDetector:
     NONE, STORE, INFLIGHT, LANDED = 0, 1, 2, 3
     KIND = {STORE: 'a store', INFLIGHT: 'a cp.async', LANDED: 'a cp.async'}
 
-    def __init__(self, nbytes, threads, where=''):
+    def __init__(self, nbytes, threads, where='', wave=32):
         self.T = threads
+        self.W = wave             # lanes of a warp (wave)
         self.where = where
         self.epoch = 0
         self.w_kind = np.zeros(nbytes, dtype=np.int8)
@@ -344,7 +366,7 @@ class RaceDetector:
 
     def writer(self, b):
         t = int(self.w_thread[b])
-        return 'thread %d (warp %d)' % (t, t // 32)
+        return 'thread %d (warp %d)' % (t, t // self.W)
 
     def barrier(self, mask):
         if not mask.all():
@@ -357,7 +379,7 @@ class RaceDetector:
         """`threads`: the reading thread of each byte, or -(warp + 1) for a
         collective read of a warp (ldmatrix)."""
         collective = threads < 0
-        warps = np.where(collective, -threads - 1, threads // 32)
+        warps = np.where(collective, -threads - 1, threads // self.W)
         kind = self.w_kind[bytes_]
         e = self.epoch
         bad = kind == self.INFLIGHT
@@ -391,16 +413,15 @@ class RaceDetector:
             sel = bytes_[warps == w]
             self.r_warps[sel] = self.r_warps[sel] | (1 << int(w))
 
-    @staticmethod
-    def reader(t):
+    def reader(self, t):
         t = int(t)
         return 'warp %d' % (-t - 1) if t < 0 else 'thread %d (warp %d)' % (
-            t, t // 32)
+            t, t // self.W)
 
     def write(self, bytes_, threads, values, what, asynchronous=False):
         """Records a store (or the issue of a cp.async, `asynchronous`) of
         `values` (NaN where unknown) by `threads`; returns the copy id."""
-        warps = threads // 32
+        warps = threads // self.W
         e = self.epoch
         mine = np.left_shift(1, warps)
         bad = (self.r_epoch[bytes_] == e) & (self.r_warps[bytes_] & ~mine != 0)
@@ -423,7 +444,7 @@ class RaceDetector:
                                              self.writer(b)))
         same = (((kind == self.STORE) & (self.w_epoch[bytes_] == e))
                 | ((kind == self.LANDED) & (self.land_epoch[bytes_] == e)))
-        bad = (same & (self.w_thread[bytes_] // 32 != warps)
+        bad = (same & (self.w_thread[bytes_] // self.W != warps)
                & ~(self.w_value[bytes_] == values))
         if bad.any():
             i = int(np.argmax(bad))
@@ -477,7 +498,7 @@ class Block:
         for name, buf in zip(kernel.args, buffers):
             self.env[name] = buf
         self.race = (RaceDetector(smem_bytes, threads,
-                                  ' in block %s' % (block_id,))
+                                  ' in block %s' % (block_id,), kernel.wave)
                      if kernel.race_check else None)
         self.sunk_barrier = None
         self.wgmma_uncommitted = []   # byte arrays read by issued wgmmas
@@ -808,6 +829,10 @@ class Block:
             out = self.mma(ins[0], ins[1], ins[2])
         elif n == 'nvvm.mma.sync':
             out = self.nvvm_mma(op, ins)
+        elif n == 'amdgpu.mfma':
+            out = self.mfma(op, ins, mask)
+        elif n == 'amdgpu.wmma':
+            out = self.wmma(op, ins, mask)
         elif n == 'llvm.inline_asm':
             out = self.f8_mma(op, ins)
         elif n == 'llvm.extractvalue':
@@ -1028,8 +1053,10 @@ class Block:
                     side, eb * count))
 
     def lane_views(self):
+        """(warp, lane) of every thread: warps of 32 on NVIDIA, waves of
+        the chip's size on AMD."""
         t = np.arange(self.T)
-        return t // 32, t % 32
+        return t // self.k.wave, t % self.k.wave
 
     def ldmatrix(self, op, ins):
         mem = ins[0]
@@ -1160,6 +1187,163 @@ class Block:
         c = np.stack(ins[6:10], axis=1).reshape(self.T, 2, 2)
         return self.warp_mma(a, b, c).reshape(self.T, 4)
 
+    def amd_matrix_checks(self, op, mask, table, what):
+        """Checks an amdgpu.mfma / wmma against the chip's instructions;
+        returns (k, A's shape, C's shape, whether the sums are i32)."""
+        a_t, b_t, c_t = (parse_type(t) for t in operand_types(op))
+        d_t = parse_type(op.result_types[0])
+        m_, n_, k_ = (int(op.attr(x).split(':')[0]) for x in 'mnk')
+        elt = a_t[2]
+        if (self.k.chip, elt) not in table:
+            raise Failure('%s of %s on %s: no such instruction' % (
+                what, elt, self.k.chip))
+        if (m_, n_, k_) != (16, 16, table[(self.k.chip, elt)]):
+            raise Failure('%s %dx%dx%d of %s: %s has 16x16x%d' % (
+                what, m_, n_, k_, elt, self.k.chip,
+                table[(self.k.chip, elt)]))
+        if b_t[2] != elt or b_t[1] != a_t[1]:
+            raise Failure('%s of %s and %s' % (what, a_t, b_t))
+        integer = elt == 'i8'
+        if c_t != d_t or c_t[2] != ('i32' if integer else 'f32'):
+            raise Failure('%s of %s accumulating in %s' % (what, elt,
+                                                           c_t[2]))
+        if not mask.all():
+            raise Failure('%s in divergent code (the whole wave must run '
+                          'it)' % what)
+        return k_, a_t[1], c_t[1], integer
+
+    @staticmethod
+    def amd_finish(D, integer, what):
+        """Rounds the exact float64 sums: f32 once (as warp_mma does for
+        mma.sync), i32 wrapped (no clamp)."""
+        if integer:
+            if np.isnan(D).any():
+                raise Failure('%s i8 on unfilled LDS' % what)
+            return wrap(D, 32).astype(np.float64)
+        return D.astype(np.float32)
+
+    def mfma(self, op, ins, mask):
+        """amdgpu.mfma 16x16xk, one block, wave64, with the operand layouts
+        of the CDNA2 / CDNA3 ISA documents: lane l (R = l % 16, G = l / 16)
+        holds A[R][G k/4 + i] and B[G k/4 + i][R] for i < k/4 (k/4
+        consecutive K), and D[4 G + i][R] for i < 4."""
+        k_, a_shape, c_shape, integer = self.amd_matrix_checks(
+            op, mask, AMD_MFMA_K, 'amdgpu.mfma')
+        for key, want in (('blocks', 1), ('cbsz', 0), ('abid', 0)):
+            if int(op.attr(key).split(':')[0]) != want:
+                raise Failure('amdgpu.mfma with %s = %s' % (key,
+                                                             op.attr(key)))
+        if 'mfma_perm_b none' not in op.text or 'negate' in op.text:
+            raise Failure('amdgpu.mfma with a B permutation or negation')
+        per = k_ // 4
+        if a_shape != (per,) or c_shape != (4,) or self.k.wave != 64:
+            raise Failure('amdgpu.mfma 16x16x%d takes %d inputs and 4 '
+                          'accumulators a lane of a wave64' % (k_, per))
+        a, b, c = ins
+        W = self.T // 64
+        warp, lane = self.lane_views()
+        R, G = lane % 16, lane // 16
+        A = np.zeros((W, 16, k_))
+        B = np.zeros((W, k_, 16))
+        C = np.zeros((W, 16, 16))
+        for i in range(per):
+            A[warp, R, G * per + i] = a[:, i]
+            B[warp, G * per + i, R] = b[:, i]
+        for i in range(4):
+            C[warp, 4 * G + i, R] = c[:, i]
+        D = self.amd_finish(np.einsum('wmk,wkn->wmn', A, B) + C, integer,
+                            'amdgpu.mfma')
+        out = np.zeros((self.T, 4), dtype=D.dtype)
+        for i in range(4):
+            out[:, i] = D[warp, 4 * G + i, R]
+        return out
+
+    def wmma(self, op, ins, mask):
+        """amdgpu.wmma 16x16x16, wave32, with the operand layouts of the
+        RDNA3 ISA document: lane l (R = l % 16, H = l / 16) holds all 16 K
+        of A[R][:] and of B[:][R], lanes 16-31 a copy of lanes 0-15 (the
+        ISA asks for the copy: a kernel whose halves differ fails here),
+        and D (f32 / i32) element i at D[2 i + H][R]."""
+        k_, a_shape, c_shape, integer = self.amd_matrix_checks(
+            op, mask, AMD_WMMA_K, 'amdgpu.wmma')
+        for flag in ('unsignedA', 'unsignedB', 'clamp'):
+            if re.search(r'\b%s\b' % flag, op.text):
+                raise Failure('amdgpu.wmma with %s' % flag)
+        if op.attr('subwordOffset') and int(
+                op.attr('subwordOffset').split(':')[0]) != 0:
+            raise Failure('amdgpu.wmma with a subword offset')
+        if a_shape != (16,) or c_shape != (8,) or self.k.wave != 32:
+            raise Failure('amdgpu.wmma 16x16x16 takes 16 inputs and 8 '
+                          'accumulators a lane of a wave32')
+        a, b, c = ins
+        W = self.T // 32
+        warp, lane = self.lane_views()
+        R, H = lane % 16, lane // 16
+        lo, hi = H == 0, H == 1
+        for x, name in ((a, 'A'), (b, 'B')):
+            same = (x[lo] == x[hi]) | (np.isnan(x[lo]) & np.isnan(x[hi]))
+            if not same.all():
+                t, i = (int(v) for v in np.argwhere(~same)[0])
+                t = int(np.nonzero(lo)[0][t])
+                raise Failure('amdgpu.wmma: thread %d holds another %s '
+                              'element %d than thread %d: lanes 16-31 of a '
+                              'wave must repeat lanes 0-15' % (
+                                  t + 16, name, i, t))
+        A = np.zeros((W, 16, 16))
+        B = np.zeros((W, 16, 16))
+        C = np.zeros((W, 16, 16))
+        A[warp[lo], R[lo], :] = a[lo]
+        B[warp[lo], :, R[lo]] = b[lo]
+        for i in range(8):
+            C[warp, 2 * i + H, R] = c[:, i]
+        D = self.amd_finish(np.einsum('wmk,wkn->wmn', A, B) + C, integer,
+                            'amdgpu.wmma')
+        out = np.zeros((self.T, 8), dtype=D.dtype)
+        for i in range(8):
+            out[:, i] = D[warp, 2 * i + H, R]
+        return out
+
+
+def operand_types(op):
+    """The operand types of a generic op ('(a, b) -> c' -> [a, b])."""
+    sig = op.text.rsplit(' : ', 1)[1]
+    depth = 0
+    for i, ch in enumerate(sig):
+        if ch in '<({[':
+            depth += 1
+        elif ch in '>)}]':
+            depth -= 1
+        elif depth == 0 and sig.startswith('->', i):
+            return split_types(sig[:i])
+    return split_types(sig)
+
+
+# The 16x16 matrix instructions of the AMD ISA documents the kernels may
+# use, by chip and input type: the instruction's K.
+#   CDNA2 (gfx90a): v_mfma_f32_16x16x16f16, v_mfma_f32_16x16x16bf16_1k,
+#     v_mfma_i32_16x16x16i8;
+#   CDNA3 (gfx942): v_mfma_f32_16x16x16_f16, v_mfma_f32_16x16x16_bf16,
+#     v_mfma_i32_16x16x32_i8 (CDNA3 has no 16x16x16 i8);
+#   RDNA3 (gfx1100): v_wmma_f32_16x16x16_f16, v_wmma_f32_16x16x16_bf16,
+#     v_wmma_i32_16x16x16_iu8.
+AMD_MFMA_K = {('gfx90a', 'f16'): 16, ('gfx90a', 'bf16'): 16,
+              ('gfx90a', 'i8'): 16, ('gfx942', 'f16'): 16,
+              ('gfx942', 'bf16'): 16, ('gfx942', 'i8'): 32}
+AMD_WMMA_K = {('gfx1100', 'f16'): 16, ('gfx1100', 'bf16'): 16,
+              ('gfx1100', 'i8'): 16}
+
+
+def wave_size(chip):
+    """Lanes of a warp (wave): 32 on NVIDIA, 64 on CDNA (gfx9xx), 32 on
+    RDNA (gfx10xx, gfx11xx: wave32, what the kernels are compiled for)."""
+    if re.match(r'sm_\d+a?$', chip):
+        return 32
+    if re.match(r'gfx9[0-9a-f]{2}$', chip):
+        return 64
+    if re.match(r'gfx1[01][0-9a-f]{2}$', chip):
+        return 32
+    raise Failure('unknown chip %s' % chip)
+
 
 class Kernel:
     def __init__(self, op):
@@ -1176,6 +1360,9 @@ class Kernel:
                                   launch).group(1))
         self.access = re.findall(r'"(\w+)"', re.search(
             r'access = \[([^\]]*)\]', launch).group(1))
+        m = re.search(r'\bchip = "(\w+)"', launch)
+        self.chip = m.group(1) if m else 'sm_80'
+        self.wave = None          # check_launch(), whose failure is reported
         args, body = op.regions[0]
         self.args = args
         self.body = body
@@ -1194,6 +1381,19 @@ class Kernel:
                 for _, body in o.regions:
                     number(body)
         number(self.body)
+
+    def check_launch(self):
+        """The wave size of the chip, and the limits of an AMD workgroup
+        (the ISA documents: at most 1024 work-items and 64 KiB of LDS)."""
+        self.wave = wave_size(self.chip)
+        if self.block[0] % self.wave:
+            raise Failure('%d threads are not whole waves of %d' % (
+                self.block[0], self.wave))
+        if self.chip.startswith('gfx') and (self.block[0] > 1024
+                                            or self.smem > 65536):
+            raise Failure('a workgroup of %d work-items and %d bytes of LDS '
+                          '(at most 1024 and 65536)' % (self.block[0],
+                                                        self.smem))
 
 
 def emulate(kernel, rng):
@@ -1444,6 +1644,7 @@ def main():
             print('@%s: no barrier %d to mutate' % (
                 kernel.name, list(mutation.values())[0]))
         try:
+            kernel.check_launch()
             if 'kind = "attention"' in kernel.op.text:
                 desc = emulate_attention(kernel, rng)
             else:
