@@ -1342,14 +1342,8 @@ struct ConvertAccelToGPUPass
                 "letters, digits, '_' and '$', not starting with a digit";
     // Functions of accel.attention have their own kernel
     // (AttentionKernel.cpp).
-    if (hasGpuAttention(func)) {
-      if (target.getLaneLayout(GpuMmaInstr{}))
-        return func.emitOpError("holds an accel.attention, which has no ")
-               << target.getTargetName() << " kernel yet (" << target.getChip()
-               << "): convert-accel-to-gpu compiles matmuls for AMD chips, "
-                  "and attention for NVIDIA ones only";
+    if (hasGpuAttention(func))
       return convertGpuAttentionFunction(func, target, stages);
-    }
     SmallVector<MatmulOp> matmuls;
     for (Operation &op : func.getBody().front()) {
       if (auto mm = dyn_cast<MatmulOp>(op))

@@ -81,10 +81,17 @@ struct AttentionPlan {
   Type maskType;
   SmallVector<int64_t> maskShape;
   int64_t stages = 2;
+  /// AMD: the lane layout of the chip's MFMA, whose accumulators are laid
+  /// out as its B operand (AttentionBuilder::emitLds); std::nullopt on
+  /// NVIDIA.
+  std::optional<GpuLaneLayout> lanes;
 
   int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
   int64_t sharedBytes() const {
     const int64_t pad = kGpuSharedRowPad;
+    if (lanes)
+      // One buffer of K [64][D + pad] and of V transposed [Dv][64 + pad].
+      return (kBlockN * (d + pad) + dv * (kBlockN + pad)) * inBytes();
     return (kBlockM * (d + pad) + stages * kBlockN * (d + pad + dv + pad)) *
            inBytes();
   }
@@ -121,7 +128,15 @@ private:
   /// ex2.approx.ftz.f32, FlashAttention's exp (exp2(-inf) = +0): through
   /// the NVVM intrinsic, as convert-gpu-to-nvvm would turn llvm.intr.exp2
   /// and math.exp2 into libdevice calls.
+  /// On AMD: llvm.amdgcn.exp2, the v_exp_f32 instruction (exp2(-inf) =
+  /// +0; no device library; convert-gpu-to-rocdl would send llvm.exp2 to
+  /// ocml).
   Value exp2(Value v) {
+    if (k.lanes)
+      return LLVM::CallIntrinsicOp::create(b, loc, v.getType(),
+                                           b.getStringAttr("llvm.amdgcn.exp2"),
+                                           ValueRange{v})
+          .getResult(0);
     return LLVM::CallIntrinsicOp::create(
                b, loc, v.getType(),
                b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"), ValueRange{v})
@@ -143,6 +158,30 @@ private:
                 SmallVectorImpl<Value> &tokens);
   /// The cp.async group of key block `j` (K and V) into ring buffer `stage`.
   Value issueKeyBlock(Value j, Value stage);
+
+  /// The mask element of query row `row` and key `col`, both clamped into
+  /// the tensor: a clamped key is past Skv and removed anyway, and a
+  /// clamped row is never stored. Dimensions of size 1 broadcast (index 0);
+  /// a mask of rank r gives the last r of [B, Hq, Sq, Skv].
+  Value loadMask(Value gMask, Value head, Value row, Value col) {
+    Value full[4] = {batchIdx, head, minS(row, cst(k.sq - 1)),
+                     minS(col, cst(k.skv - 1))};
+    SmallVector<Value> idx;
+    const int64_t r = k.maskShape.size();
+    for (int64_t i = 0; i < r; ++i)
+      idx.push_back(k.maskShape[i] == 1 ? cst(0) : full[4 - r + i]);
+    return memref::LoadOp::create(b, loc, gMask, idx);
+  }
+
+  /// The kernel of chips with lane-layout fragments and no asynchronous
+  /// copies (AMD MFMA): emit()'s body there.
+  void emitLds(const GpuLaneLayout &layout, Value gQ, Value gMask, Value gO);
+  /// This thread's part of key block `j`: K [64][D] and V [64][Dv] in
+  /// vectors of 16 bytes from global memory, zeros past kvLimit.
+  SmallVector<Value> loadKeyBlock(Value j);
+  /// Stores loadKeyBlock's registers into LDS: K as [64][D + pad], V
+  /// transposed as [Dv][64 + pad].
+  void storeKeyBlock(ArrayRef<Value> regs);
 
   const AttentionPlan &k;
   const GpuTargetInfo &target;
@@ -215,6 +254,8 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
                             Value gO) {
   gK = gKArg;
   gV = gVArg;
+  if (k.lanes)
+    return emitLds(*k.lanes, gQ, gMask, gO);
   MLIRContext *ctx = b.getContext();
   const int64_t warp = target.getWarpSize();
   const int64_t pad = kGpuSharedRowPad;
@@ -355,14 +396,8 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
           // and a clamped row is never stored. Dimensions of size 1
           // broadcast (index 0); a mask of rank r gives the last r of
           // [B, Hq, Sq, Skv].
-          auto maskAt = [&](Value row, Value col) -> Value {
-            Value full[4] = {batchIdx, head, minS(row, cst(k.sq - 1)),
-                             minS(col, cst(k.skv - 1))};
-            SmallVector<Value> idx;
-            const int64_t r = k.maskShape.size();
-            for (int64_t i = 0; i < r; ++i)
-              idx.push_back(k.maskShape[i] == 1 ? cst(0) : full[4 - r + i]);
-            return memref::LoadOp::create(b, loc, gMask, idx);
+          auto maskAt = [&](Value row, Value col) {
+            return loadMask(gMask, head, row, col);
           };
           const bool boolMask = gMask && k.maskType.isInteger(1);
           for (int64_t nt = 0; nt < kBlockN / 8; ++nt)
@@ -516,6 +551,287 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
 }
 
 //===----------------------------------------------------------------------===//
+// The AMD (MFMA) kernel
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> AttentionBuilder::loadKeyBlock(Value j) {
+  const int64_t threads = kWarps * target.getWarpSize();
+  const int64_t vec = 16 / k.inBytes();
+  auto vecType = VectorType::get({vec}, k.inType);
+  Value zeros = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vecType, b.getZeroAttr(k.inType)));
+  Value n0 = mul(j, kBlockN);
+  SmallVector<Value> regs;
+  for (auto [src, cols] : {std::pair<Value, int64_t>{gK, k.d}, {gV, k.dv}}) {
+    const int64_t perRow = cols / vec, total = kBlockN * perRow;
+    for (int64_t first = 0; first < total; first += threads) {
+      auto [it, inserted] = copyCoords.try_emplace({kBlockN, cols, first});
+      if (inserted) {
+        Value id = add(tid, first);
+        if (first + threads > total)
+          id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
+        it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
+      }
+      auto [r, c] = it->second;
+      // Keys past kvLimit read a clamped row and become zeros.
+      Value key = add(n0, r);
+      Value valid = cmp(arith::CmpIPredicate::ult, key, kvLimit);
+      key = arith::SelectOp::create(b, loc, valid, key, cst(0));
+      Value v = vector::LoadOp::create(b, loc, vecType, src,
+                                       ValueRange{batchIdx, kvHead, key, c},
+                                       false, llvm::MaybeAlign(16));
+      regs.push_back(arith::SelectOp::create(b, loc, valid, v, zeros));
+    }
+  }
+  return regs;
+}
+
+void AttentionBuilder::storeKeyBlock(ArrayRef<Value> regs) {
+  const int64_t threads = kWarps * target.getWarpSize();
+  const int64_t vec = 16 / k.inBytes();
+  size_t next = 0;
+  for (int64_t first = 0; first < kBlockN * (k.d / vec); first += threads) {
+    auto [r, c] = copyCoords[{kBlockN, k.d, first}];
+    vector::StoreOp::create(b, loc, regs[next++], sK, ValueRange{r, c});
+  }
+  // V transposed, element by element: a fragment of V^T is then 4
+  // consecutive keys of one column.
+  for (int64_t first = 0; first < kBlockN * (k.dv / vec); first += threads) {
+    auto [r, c] = copyCoords[{kBlockN, k.dv, first}];
+    Value v = regs[next++];
+    for (int64_t i = 0; i < vec; ++i)
+      memref::StoreOp::create(
+          b, loc, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}),
+          sV, ValueRange{add(c, i), r});
+  }
+}
+
+void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
+                               Value gMask, Value gO) {
+  MLIRContext *ctx = b.getContext();
+  const int64_t wave = target.getWarpSize();
+  const int64_t pad = kGpuSharedRowPad;
+  const int64_t kp = layout.kPerLane; // 4: keys, D or Dv per lane and tile
+  const int64_t keyTiles = kBlockN / 16, oTiles = k.dv / 16;
+  Type f32Type = b.getF32Type();
+  auto accType = VectorType::get({layout.accPerLane}, f32Type);
+  auto fragType = VectorType::get({kp}, k.inType);
+  const double negInf = -std::numeric_limits<double>::infinity();
+
+  // Each wave owns 16 queries of the block's 64. Lane l works for query
+  // R = l % 16 of its wave; G = l / 16 picks the run of 4 (keys, D or Dv)
+  // it holds in each fragment. The kernel computes S^T = K.Q^T and O^T =
+  // V^T.P^T: the S^T accumulators of a lane are 4 keys of its own query,
+  // exactly the B operand P^T of the second product, and the O^T
+  // accumulators 4 columns of its own query, so the whole online softmax
+  // is lane-local but for the reductions over the 4 lanes of a query.
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = rem(tid, wave);
+  Value laneR = rem(lane, 16), kRun = mul(div(lane, 16), kp);
+  Value m0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), kBlockM);
+  Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  kvHead = div(head, k.hq / k.hkv);
+  Value qRow = add(add(m0, mul(div(tid, wave), 16)), laneR);
+
+  Value zeroAcc =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(accType, 0.0f));
+  SmallVector<Value> accs(oTiles, zeroAcc);
+  Value rowSum = f32(0);
+  auto shuffleSum = [&](Value v, bool isMax) {
+    // Over the 4 lanes of a query (G = 0..3: lanes R, R + 16, R + 32, R +
+    // 48).
+    for (int32_t m : {16, 32}) {
+      Value o = shuffleXor(v, m);
+      v = isMax ? maxF(v, o) : arith::AddFOp::create(b, loc, v, o).getResult();
+    }
+    return v;
+  };
+
+  if (k.skv > 0) {
+    auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto kType = MemRefType::get({kBlockN, k.d + pad}, k.inType,
+                                 MemRefLayoutAttrInterface(), wg);
+    auto vType = MemRefType::get({k.dv, kBlockN + pad}, k.inType,
+                                 MemRefLayoutAttrInterface(), wg);
+    Value dyn = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    sK = memref::ViewOp::create(b, loc, kType, dyn, cst(0), ValueRange{});
+    sV = memref::ViewOp::create(b, loc, vType, dyn,
+                                cst(kType.getNumElements() * k.inBytes()),
+                                ValueRange{});
+    Value nBlocks;
+    if (!k.causal) {
+      kvLimit = cst(k.skv);
+      nBlocks = cst((k.skv + kBlockN - 1) / kBlockN);
+    } else {
+      Value lastRow = add(m0, kBlockM - 1);
+      if (k.sq % kBlockM != 0)
+        lastRow = minS(lastRow, cst(k.sq - 1));
+      kvLimit = maxS(cst(0), minS(cst(k.skv), add(lastRow, k.offset + 1)));
+      nBlocks = div(add(kvLimit, kBlockN - 1), kBlockN);
+    }
+
+    // Q: this lane's fragments (B operand of S^T = K.Q^T), straight from
+    // global memory; a query row past Sq reads row Sq - 1 and is never
+    // stored.
+    SmallVector<Value> qFrags;
+    Value qClamped = k.sq % kBlockM != 0 ? minS(qRow, cst(k.sq - 1)) : qRow;
+    for (int64_t kd = 0; kd < k.d; kd += 16)
+      qFrags.push_back(vector::LoadOp::create(
+          b, loc, fragType, gQ,
+          ValueRange{batchIdx, head, qClamped, add(kRun, kd)}, false,
+          llvm::MaybeAlign(kp * k.inBytes())));
+
+    const bool maskTail = k.skv % kBlockN != 0;
+    const double scaleLog2 = k.scale * 1.4426950408889634 /* log2(e) */;
+    SmallVector<Value> regs = loadKeyBlock(cst(0));
+    SmallVector<Value> init(accs);
+    init.append({f32(negInf), f32(0)});
+    init.append(regs);
+    auto loop = scf::ForOp::create(
+        b, loc, cst(0), nBlocks, cst(1), init,
+        [&](OpBuilder &, Location, Value j, ValueRange iter) {
+          SmallVector<Value> o(iter.begin(), iter.begin() + oTiles);
+          Value rowMax = iter[oTiles], sum = iter[oTiles + 1];
+          SmallVector<Value> cur(iter.begin() + oTiles + 2, iter.end());
+          // Every wave is done with block j - 1 before it is overwritten;
+          // block j is in LDS for all after the second barrier. The next
+          // block's loads are in flight while the waves compute.
+          gpu::BarrierOp::create(b, loc);
+          storeKeyBlock(cur);
+          gpu::BarrierOp::create(b, loc);
+          SmallVector<Value> nextRegs = loadKeyBlock(add(j, 1));
+          Value n0 = mul(j, kBlockN);
+
+          // S^T: 4 tiles of 16 keys; lane holds keys 16t + 4G + e of its
+          // query.
+          SmallVector<Value> s(keyTiles, zeroAcc);
+          for (int64_t kd = 0; kd < k.d; kd += 16)
+            for (int64_t t = 0; t < keyTiles; ++t) {
+              Value kFrag = vector::LoadOp::create(
+                  b, loc, fragType, sK,
+                  ValueRange{add(laneR, t * 16), add(kRun, kd)});
+              s[t] = target.createMma(b, loc, k.mma, kFrag, qFrags[kd / 16],
+                                      s[t]);
+            }
+
+          // Scaled logits (log2 domain); removed keys -inf.
+          Value keyBase = add(n0, kRun);
+          Value diag = k.causal ? arith::SubIOp::create(b, loc, keyBase, qRow)
+                                      .getResult()
+                                : Value();
+          const bool boolMask = gMask && k.maskType.isInteger(1);
+          SmallVector<Value> x;
+          Value blockMax;
+          for (int64_t t = 0; t < keyTiles; ++t)
+            for (int64_t e = 0; e < kp; ++e) {
+              const int64_t c = t * 16 + e;
+              Value v = arith::MulFOp::create(
+                  b, loc,
+                  vector::ExtractOp::create(b, loc, s[t], ArrayRef<int64_t>{e}),
+                  f32(scaleLog2));
+              Value m;
+              if (gMask)
+                m = loadMask(gMask, head, qRow, add(keyBase, c));
+              if (gMask && !boolMask) {
+                Value mf = m.getType().isF32()
+                               ? m
+                               : arith::ExtFOp::create(b, loc, f32Type, m)
+                                     .getResult();
+                v = arith::AddFOp::create(
+                    b, loc, v,
+                    arith::MulFOp::create(b, loc, mf, f32(1.4426950408889634)));
+              }
+              if (maskTail || k.causal || boolMask) {
+                Value keep =
+                    both(maskTail ? cmp(arith::CmpIPredicate::slt, keyBase,
+                                        cst(k.skv - c))
+                                  : Value(),
+                         k.causal ? cmp(arith::CmpIPredicate::sle, diag,
+                                        cst(k.offset - c))
+                                  : Value());
+                keep = both(keep, boolMask ? m : Value());
+                v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
+              }
+              x.push_back(v);
+              blockMax = blockMax ? maxF(blockMax, v) : v;
+            }
+
+          // Online softmax for this lane's query.
+          Value mNew = maxF(rowMax, shuffleSum(blockMax, /*isMax=*/true));
+          Value empty = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, mNew, f32(negInf));
+          Value base = arith::SelectOp::create(b, loc, empty, f32(0), mNew);
+          Value alpha = exp2(arith::SubFOp::create(b, loc, rowMax, base));
+          SmallVector<Value> p;
+          Value blockSum;
+          for (Value v : x) {
+            p.push_back(exp2(arith::SubFOp::create(b, loc, v, base)));
+            blockSum = blockSum
+                           ? arith::AddFOp::create(b, loc, blockSum, p.back())
+                           : p.back();
+          }
+          sum = arith::AddFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, sum, alpha), blockSum);
+          Value alphaVec = vector::BroadcastOp::create(b, loc, accType, alpha);
+          for (Value &acc : o)
+            acc = arith::MulFOp::create(b, loc, acc, alphaVec);
+
+          // O^T += V^T.P^T: P rounded to the input type is the B operand.
+          for (int64_t t = 0; t < keyTiles; ++t) {
+            Value pFrag = vector::FromElementsOp::create(
+                b, loc, VectorType::get({kp}, f32Type),
+                ArrayRef<Value>(p).slice(t * kp, kp));
+            pFrag = arith::TruncFOp::create(b, loc, fragType, pFrag);
+            for (int64_t u = 0; u < oTiles; ++u) {
+              Value vFrag = vector::LoadOp::create(
+                  b, loc, fragType, sV,
+                  ValueRange{add(laneR, u * 16), add(kRun, t * 16)});
+              o[u] = target.createMma(b, loc, k.mma, vFrag, pFrag, o[u]);
+            }
+          }
+          SmallVector<Value> yield(o);
+          yield.append({mNew, sum});
+          yield.append(nextRegs);
+          scf::YieldOp::create(b, loc, yield);
+        });
+    accs.assign(loop.getResults().begin(), loop.getResults().begin() + oTiles);
+    rowSum = loop.getResult(oTiles + 1);
+  }
+
+  // O = O^T / l, 4 consecutive columns a lane and tile; a row that kept no
+  // key has l = 0 and stays 0.
+  Value l = shuffleSum(rowSum, /*isMax=*/false);
+  Value none =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, f32(0));
+  Value inv = arith::SelectOp::create(b, loc, none, f32(0),
+                                      arith::DivFOp::create(b, loc, f32(1), l));
+  Value invVec = vector::BroadcastOp::create(b, loc, accType, inv);
+  auto outType = VectorType::get({kp}, k.outType);
+  const int64_t outBytes = k.outType.getIntOrFloatBitWidth() / 8;
+  {
+    OpBuilder::InsertionGuard g(b);
+    if (k.sq % kBlockM != 0) {
+      auto ifOp =
+          scf::IfOp::create(b, loc, ult(qRow, k.sq), /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    for (int64_t u = 0; u < oTiles; ++u) {
+      Value v = arith::MulFOp::create(b, loc, accs[u], invVec);
+      if (!k.outType.isF32())
+        v = arith::TruncFOp::create(b, loc, outType, v);
+      vector::StoreOp::create(
+          b, loc, v, gO, ValueRange{batchIdx, head, qRow, add(kRun, u * 16)},
+          false, llvm::MaybeAlign(kp * outBytes));
+    }
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
 // Planning and the function
 //===----------------------------------------------------------------------===//
 
@@ -575,6 +891,28 @@ FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
            << " inputs has no GPU lowering: the attention kernel takes f16 "
               "or bf16 Q, K and V (mma.sync m16n8k16)";
   k.mma = *instr;
+  k.lanes = target.getLaneLayout(k.mma);
+  if (k.lanes) {
+    // P goes from the S^T accumulators straight into the B operand of
+    // O^T += V^T P^T: the accumulator layout must be the B layout (MFMA
+    // 16x16x16: lane l holds rows 4 (l / 16) + e of column l % 16 in both).
+    const GpuLaneLayout &l = *k.lanes;
+    if (l.accRowStep != 1 || l.accLaneRowStep != l.kPerLane ||
+        l.accPerLane != l.kPerLane || l.kPerLane * l.kGroups != 16)
+      return op.emitOpError("has no ")
+             << target.getChip() << " kernel yet: the AMD attention kernel "
+             << "reuses the MFMA accumulators of S^T as the B operand of "
+                "P.V, and "
+             << target.getMmaFamilies().front()
+             << "'s accumulator layout is not its B layout (WMMA attention "
+                "is not done)";
+    if (stages)
+      return op.emitOpError("stages = ")
+             << stages << " does not apply to " << target.getChip()
+             << ": its attention kernel keeps one LDS buffer of K and V and "
+                "loads the next key block into registers";
+    k.stages = 1;
+  }
   for (auto [name, v] : {std::pair<StringRef, int64_t>{"D", k.d}, {"Dv", k.dv}})
     if (v < 16 || v > 128 || v % 16 != 0)
       return op.emitOpError("head dimension ")
@@ -582,16 +920,20 @@ FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
              << " has no GPU lowering: the attention kernel needs a multiple "
                 "of 16 (mma.sync k16, ldmatrix x4) up to 128 (the O "
                 "accumulators and Q fragments live in registers)";
-  if (k.stages < 2)
-    return op.emitOpError("needs at least 2 stages (one key block copied "
-                          "while the warps work on another), got ")
-           << k.stages;
-  if (k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+  if (!k.lanes && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
     return op.emitOpError("needs ")
            << k.sharedBytes() << " bytes of shared memory (Q [64][" << k.d
            << " + 8] and " << k.stages << " stages of K [64][" << k.d
            << " + 8] and V [64][" << k.dv << " + 8]); " << target.getChip()
            << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
+  // The AMD kernel's LDS is at most 35840 bytes (D = Dv = 128), within the
+  // 64 KiB of every AMD chip.
+  assert(!k.lanes ||
+         k.sharedBytes() <= target.getMaxSharedMemoryPerBlock());
+  if (!k.lanes && k.stages < 2)
+    return op.emitOpError("needs at least 2 stages (one key block copied "
+                          "while the warps work on another), got ")
+           << k.stages;
   std::array<int64_t, 3> grid = k.grid(), maxGrid = target.getMaxGridSize();
   for (int i = 0; i < 3; ++i)
     if (grid[i] > maxGrid[i])
@@ -700,7 +1042,7 @@ LogicalResult mlir::accel::convertGpuAttentionFunction(
   DenseMap<Value, std::string> &bufferOf = *buffers;
 
   // Check everything before building anything.
-  SmallVector<AttentionPlan> plans;
+  SmallVector<AttentionPlan, 1> plans;
   for (AttentionOp op : ops) {
     FailureOr<AttentionPlan> k = plan(op, target, stages);
     if (failed(k))
