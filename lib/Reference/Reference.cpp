@@ -104,6 +104,30 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
   double s = scaled ? *spec.lhsScale * *spec.rhsScale : 1.0;
   double uOut = unitRoundoff(spec.accType);
   double u32 = std::ldexp(1.0, -24);
+  // The smallest subnormal of C's type (2^-149 for f32), and its inverse.
+  // Below the smallest normal number a rounding error is not relative:
+  // the model is fl(x op y) = (x op y)(1 + δ) + η with |η| ≤ tiny/2
+  // (Higham, Accuracy and Stability, §2.1), and the u·|r| + γ_K terms
+  // cover only δ. Where η can arise is known exactly: every value of the
+  // type is a multiple of `tiny`, so sums of such values are exact when they
+  // are subnormal, and an FMA or a product rounds by η only when the exact
+  // product x·y is not a multiple of `tiny` (in double, x·y is exact for
+  // every input type). Each such product adds at most tiny/2, whatever the
+  // order of the sum; one more tiny/2 is for a kernel that accumulates
+  // wider than C (f16/bf16 C are summed in f32, docs/numerics.md) and
+  // rounds into C's subnormals once. A constant of a few `tiny` would fail
+  // correct kernels: 8 products tiny·0.5 (ties to even: 0 each) sum to 0
+  // against the exact 4·tiny. And K·tiny for every K would let a kernel
+  // that flushes subnormals to zero pass (F3): a bf16 result below 2^-126
+  // is at most 128 of its `tiny`.
+  double tiny = 0, invTiny = 0;
+  if (auto f = dyn_cast<FloatType>(spec.accType)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    int exp = APFloat::semanticsMinExponent(sem) -
+              static_cast<int>(APFloat::semanticsPrecision(sem)) + 1;
+    tiny = std::ldexp(1.0, exp);
+    invTiny = std::ldexp(1.0, -exp);
+  }
   for (int64_t bt = 0; bt < batches; ++bt) {
     const double *ab = a.data.data() + bt * m * k;
     const double *bb = b.data.data() + bt * k * n;
@@ -111,12 +135,16 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
       for (int64_t j = 0; j < n; ++j) {
         double dot = 0, mag = 0;
         bool integral = true;
+        // Products that are not a multiple of `tiny` (see above).
+        int64_t offGrid = 0;
         for (int64_t p = 0; p < k; ++p) {
           double x = ab[i * k + p];
           double y = spec.transposeB ? bb[j * k + p] : bb[p * n + j];
           dot += x * y;
           mag += std::fabs(x * y);
           integral &= x == std::trunc(x) && y == std::trunc(y);
+          double onGrid = x * y * invTiny;
+          offGrid += onGrid != std::trunc(onGrid);
         }
         int64_t idx = bt * m * n + i * n + j;
         double prev = spec.accumulate ? c.data[idx] : 0.0;
@@ -130,13 +158,18 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           // converted, scaled, added to C and rounded to the output type.
           value = prev + s * dot;
           double dotErr = integer ? 0.0 : gamma(k, u32) * mag;
+          // The products of 8-bit inputs are exact in f32, far above its
+          // subnormals; the conversion, the scaling and the addition of C
+          // may each round in f32's subnormal range (≤ 2^-150 each), and
+          // the rounding to C's type by tiny/2: at most 2·tiny in all.
           bound = uOut * std::fabs(value) + std::fabs(s) * dotErr +
-                  3 * u32 * (std::fabs(s * dot) + std::fabs(prev));
+                  3 * u32 * (std::fabs(s * dot) + std::fabs(prev)) + 2 * tiny;
         } else {
           value = prev + dot;
           int64_t terms = k + (spec.accumulate ? 1 : 0);
           bound = uOut * std::fabs(value) +
-                  gamma(terms, uOut) * (mag + std::fabs(prev));
+                  gamma(terms, uOut) * (mag + std::fabs(prev)) +
+                  0.5 * tiny * static_cast<double>(offGrid + 1);
           // The exact tier: integer-valued inputs whose every partial sum
           // fits the accumulator's significand leave nothing to round.
           double limit = std::ldexp(

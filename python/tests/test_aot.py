@@ -105,6 +105,22 @@ def test_dynamic_dimensions_and_a_refused_call(accel_compile, tmp_path):
     assert err.value.status == 2
 
 
+def test_dynamic_sizes_that_disagree_are_refused(accel_compile, tmp_path):
+    # docs/bad-input-catalogue.md F5: K is dynamic in A and in B; an 8x16 A
+    # with an 8x4 B used to return garbage read past B.
+    f = ir.Function("dynk")
+    a = f.arg((8, None), "f32")
+    b = f.arg((None, 4), "f32")
+    f.ret(f.matmul(a, b))
+    lib = aot.load(aot.compile(f, out_dir=tmp_path / "o", name="dynk"))
+    ones = np.ones((8, 16), np.float32)
+    np.testing.assert_array_equal(lib["dynk"](ones, np.ones((16, 4), np.float32)),
+                                  np.full((8, 4), 16.0))
+    with pytest.raises(aot.KernelError, match="returned 2: ") as err:
+        lib["dynk"](ones, np.ones((8, 4), np.float32))
+    assert err.value.status == 2
+
+
 def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path):
     # Same module name, other features: the identity strings differ.
     base = aot.compile(matmul(), out_dir=tmp_path / "base", name="same")

@@ -7,18 +7,25 @@
 //
 // mlir-opt for accel: our dialects and passes plus the upstream dialects we
 // parse. Errors are reported as `error:` diagnostics (file:line:col for the
-// input) with exit code 1; a failed run leaves no output file.
+// input) with exit code 1; a failed run leaves no output file, and leaves a
+// file that already had the output's name as it was (`-o in.mlir` on the
+// input itself included).
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/InitAll.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/PrettyStackTrace.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
 
 /// Checks up front that `path` can be written, so that a bad `-o` gets an
 /// `error:` line of ours instead of a bare message after all the work.
@@ -38,12 +45,93 @@ static bool checkOutputPath(llvm::StringRef path) {
   if (!ec)
     return true;
   llvm::WithColor::error(llvm::errs(), "accel-opt")
-      << "cannot write output file '" << path << "': " << ec.message()
-      << "\n";
+      << "cannot write output file '" << path << "': " << ec.message() << "\n";
   return false;
 }
 
+static void reportWriteError(llvm::StringRef path, const llvm::Twine &why) {
+  llvm::WithColor::error(llvm::errs(), "accel-opt")
+      << "cannot write output file '" << path << "': " << why << "\n";
+}
+
+/// Runs `run` with a stream for `path` and keeps what it wrote only when it
+/// succeeds. Upstream's MlirOptMain opens (truncates) the output before the
+/// run and removes it on failure, so a failed `-o in.mlir` lost the input
+/// and a failed run lost any earlier file of that name
+/// (docs/bad-input-catalogue.md, F7). Here a regular file, or a path that
+/// does not exist yet, is written to a temporary file in the same folder
+/// and renamed over the path on success: a failed or interrupted run
+/// changes nothing there. A symlink is written through (the link and its
+/// target stay), from memory, after the run succeeded. Devices and pipes
+/// (`-o /dev/null`) are streamed to directly: there is nothing to keep.
+static llvm::LogicalResult
+writeOutput(llvm::StringRef path,
+            llvm::function_ref<llvm::LogicalResult(llvm::raw_ostream &)> run) {
+  if (path == "-")
+    return run(llvm::outs());
+  llvm::sys::fs::file_status link;
+  bool exists = !llvm::sys::fs::status(path, link, /*follow=*/false);
+  bool isLink = exists && link.type() == llvm::sys::fs::file_type::symlink_file;
+  bool isRegular =
+      exists && link.type() == llvm::sys::fs::file_type::regular_file;
+  if (exists && !isLink && !isRegular) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return reportWriteError(path, ec.message()), llvm::failure();
+    return run(os);
+  }
+  if (isLink) {
+    std::string buffer;
+    llvm::raw_string_ostream os(buffer);
+    if (llvm::failed(run(os)))
+      return llvm::failure();
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return reportWriteError(path, ec.message()), llvm::failure();
+    out << buffer;
+    out.close();
+    if (out.has_error())
+      return reportWriteError(path, out.error().message()), llvm::failure();
+    return llvm::success();
+  }
+  // A hidden name beside the output: the rename stays within one file
+  // system, and a folder listing does not show it as a result.
+  llvm::SmallString<256> model = llvm::sys::path::parent_path(path);
+  llvm::sys::path::append(model, "." + llvm::sys::path::filename(path) +
+                                     ".accel-opt-%%%%%%.tmp");
+  llvm::Expected<llvm::sys::fs::TempFile> temp =
+      llvm::sys::fs::TempFile::create(model);
+  if (!temp)
+    return reportWriteError(path, llvm::toString(temp.takeError())),
+           llvm::failure();
+  // A file that is replaced keeps its permissions, as one overwritten would.
+  if (isRegular)
+    (void)llvm::sys::fs::setPermissions(temp->FD, link.permissions());
+  llvm::LogicalResult result = llvm::failure();
+  {
+    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+    result = run(os);
+    os.flush();
+    if (llvm::succeeded(result) && os.has_error()) {
+      reportWriteError(path, os.error().message());
+      os.clear_error();
+      result = llvm::failure();
+    }
+  }
+  if (llvm::failed(result)) {
+    llvm::consumeError(temp->discard());
+    return llvm::failure();
+  }
+  if (llvm::Error e = temp->keep(path))
+    return reportWriteError(path, llvm::toString(std::move(e))),
+           llvm::failure();
+  return llvm::success();
+}
+
 int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
   llvm::setBugReportMsg(
       "PLEASE submit a bug report to the accel issue tracker and include the "
       "input .mlir file, the accel-opt command line and the crash backtrace "
@@ -54,11 +142,30 @@ int main(int argc, char **argv) {
   // As in mlir-opt: gpu-module-to-binary translates kernels to LLVM IR.
   mlir::registerAllToLLVMIRTranslations(registry);
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
-      argc, argv,
-      "accel optimizer driver (version " ACCEL_VERSION_STRING ")\n",
+      argc, argv, "accel optimizer driver (version " ACCEL_VERSION_STRING ")\n",
       registry);
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  // These print to stdout and read no input; upstream's driver does them.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFilename, "-", registry));
   if (!checkOutputPath(outputFilename))
     return EXIT_FAILURE;
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, inputFilename, outputFilename, registry));
+  // As upstream's driver: reading a terminal looks like a hang otherwise.
+  if (inputFilename == "-" &&
+      llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+    llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
+                    "interrupt)\n";
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::WithColor::error(llvm::errs(), "accel-opt") << errorMessage << "\n";
+    return EXIT_FAILURE;
+  }
+  return mlir::asMainReturnCode(
+      writeOutput(outputFilename, [&](llvm::raw_ostream &os) {
+        return mlir::MlirOptMain(os, std::move(input), registry, config);
+      }));
 }

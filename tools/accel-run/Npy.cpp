@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstring>
 
@@ -158,12 +159,38 @@ Error accel_run::writeNpy(StringRef path, ArrayRef<int64_t> shape,
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
+  return writeFileReplacing(path, [&](raw_ostream &os) {
+    os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
+       << char(header.size() >> 8) << header;
+    os.write(reinterpret_cast<const char *>(data.data()), data.size() * 8);
+  });
+}
+
+Error accel_run::writeFileReplacing(StringRef path,
+                                    function_ref<void(raw_ostream &)> write) {
+  // A hidden name beside the file, so that the rename stays within one file
+  // system; O_EXCL (createUniqueFile) never opens something planted there.
+  SmallString<256> model = sys::path::parent_path(path);
+  sys::path::append(model,
+                    "." + sys::path::filename(path) + ".accel-run-%%%%%%.tmp");
+  Expected<sys::fs::TempFile> temp = sys::fs::TempFile::create(model);
+  if (!temp)
+    return fail(path, "cannot write: " + toString(temp.takeError()));
   std::error_code ec;
-  raw_fd_ostream os(path, ec, sys::fs::OF_None);
-  if (ec)
+  {
+    raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+    write(os);
+    os.flush();
+    if (os.has_error()) {
+      ec = os.error();
+      os.clear_error();
+    }
+  }
+  if (ec) {
+    consumeError(temp->discard());
     return fail(path, "cannot write: " + ec.message());
-  os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
-     << char(header.size() >> 8) << header;
-  os.write(reinterpret_cast<const char *>(data.data()), data.size() * 8);
+  }
+  if (Error e = temp->keep(path))
+    return fail(path, "cannot write: " + toString(std::move(e)));
   return Error::success();
 }

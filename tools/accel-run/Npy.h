@@ -8,9 +8,11 @@
 #ifndef ACCEL_TOOLS_ACCEL_RUN_NPY_H
 #define ACCEL_TOOLS_ACCEL_RUN_NPY_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 #include <string>
 #include <vector>
 
@@ -27,7 +29,15 @@ struct NpyArray {
 /// uint8, float16/32/64. Errors name the file and what is wrong with it.
 llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
 
-/// Writes `data` as a float64 .npy file.
+/// Writes a file through `write`, into a temporary file in the same folder
+/// that is renamed over `path` once it is complete: a symlink already at
+/// `path` is replaced, not followed (rename does not follow its target),
+/// and a failure, or an interrupted run, leaves no partial file.
+llvm::Error
+writeFileReplacing(llvm::StringRef path,
+                   llvm::function_ref<void(llvm::raw_ostream &)> write);
+
+/// Writes `data` as a float64 .npy file (through writeFileReplacing).
 llvm::Error writeNpy(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
                      llvm::ArrayRef<double> data);
 

@@ -40,6 +40,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
@@ -48,6 +49,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/xxhash.h"
@@ -1053,18 +1055,11 @@ static llvm::Expected<std::vector<uint8_t>> readFileBytes(const Twine &path) {
 }
 
 /// Writes `bytes` to `path`, or an error naming it.
+/// Writes a file of a --record folder; a symlink planted under its name is
+/// replaced, not followed, and a failure leaves no partial file.
 static llvm::Error writeFileBytes(const Twine &path, StringRef bytes) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path.str(), ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return llvm::createStringError(ec, "cannot write '" + path.str() +
-                                           "': " + ec.message());
-  os << bytes;
-  os.close();
-  if (os.has_error())
-    return llvm::createStringError(os.error(),
-                                   "cannot write '" + path.str() + "'");
-  return llvm::Error::success();
+  return accel_run::writeFileReplacing(
+      path.str(), [&](llvm::raw_ostream &os) { os << bytes; });
 }
 
 static StringRef asChars(ArrayRef<uint8_t> bytes) {
@@ -1100,10 +1095,28 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
   llvm::StringMap<std::string> ptx = collectPtx(module);
   std::unique_ptr<CudaDriver> driver;
   StringRef how = "launched";
+  // The folder --record created (the topmost of it and its parents that did
+  // not exist), removed again when a later step fails, so that a failed run
+  // leaves no half-written record behind. A folder that existed is kept.
+  std::string createdRecordDir;
+  llvm::scope_exit removeFailedRecord([&] {
+    if (!createdRecordDir.empty())
+      (void)llvm::sys::fs::remove_directories(createdRecordDir);
+  });
   if (!recordDir.empty()) {
     how = "recorded";
+    std::string missing;
+    llvm::sys::fs::file_status st;
+    // Up while status fails (the path does not exist). Links are not
+    // followed: a dangling symlink exists, makes create_directories fail
+    // below and is never removed.
+    for (StringRef p = recordDir;
+         !p.empty() && llvm::sys::fs::status(p, st, /*follow=*/false);
+         p = llvm::sys::path::parent_path(p))
+      missing = p.str();
     if (std::error_code ec = llvm::sys::fs::create_directories(recordDir))
       return fail("cannot create '" + recordDir + "': " + ec.message());
+    createdRecordDir = missing;
   } else if (!replayDir.empty()) {
     how = "replayed";
   } else {
@@ -1275,6 +1288,7 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
        << "\n";
     if (llvm::Error e = writeFileBytes(recordDir + "/manifest.json", text))
       return fail(toString(std::move(e)));
+    createdRecordDir.clear();
     llvm::outs() << "accel-run: recorded " << jobs.size() << " functions in '"
                  << recordDir << "'\n";
     return 0;

@@ -60,9 +60,11 @@ struct MatmulSpec {
   Type inputType, accType;
 };
 /// C' = (accumulate ? C : 0) + sa·sb·A·B with the gate
-/// u_out·|r| + γ_K(u_acc)·(|A||B| (+|C|)); bit-exact for integers and for
-/// integer-valued float inputs whose partial sums all fit the accumulator's
-/// significand (the exact tier).
+/// u_out·|r| + γ_K(u_acc)·(|A||B| (+|C|)) + η/2·(n + 1), η the smallest
+/// subnormal of C's type and n the number of products not a multiple of it
+/// (rounding below the smallest normal is absolute; docs/numerics.md);
+/// bit-exact for integers and for integer-valued float inputs whose partial
+/// sums all fit the accumulator's significand (the exact tier).
 Result matmul(const Tensor &a, const Tensor &b, const Tensor &c,
               const MatmulSpec &spec);
 
