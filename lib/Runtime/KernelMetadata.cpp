@@ -35,8 +35,9 @@ struct DTypeInfo {
   int64_t bytes;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {"f16", 2}, {"bf16", 2}, {"f32", 4}, {"f64", 8},      {"i8", 1},
-    {"i16", 2}, {"i32", 4},  {"i64", 8}, {"f8E4M3FN", 1}, {"f8E5M2", 1},
+    {"f16", 2},      {"bf16", 2},   {"f32", 4},        {"f64", 8},
+    {"i8", 1},       {"i16", 2},    {"i32", 4},        {"i64", 8},
+    {"f8E4M3FN", 1}, {"f8E5M2", 1}, {"f8E4M3FNUZ", 1}, {"f8E5M2FNUZ", 1},
     {"i1", 1}, // a byte each (0 or 1), as numpy's bool
 };
 

@@ -42,6 +42,12 @@ public:
       instrs = {{GpuMmaType::F16, false, 16, 16, 16},
                 {GpuMmaType::BF16, false, 16, 16, 16},
                 {GpuMmaType::I8, true, 16, 16, chip == "gfx942" ? 32 : 16}};
+      // gfx942: v_mfma_f32_16x16x32_{fp8_fp8,fp8_bf8,bf8_fp8,bf8_bf8} on
+      // the FNUZ formats (fp8 = f8E4M3FNUZ, bf8 = f8E5M2FNUZ).
+      if (chip == "gfx942") {
+        instrs.push_back({GpuMmaType::F8E4M3FNUZ, false, 16, 16, 32});
+        instrs.push_back({GpuMmaType::F8E5M2FNUZ, false, 16, 16, 32});
+      }
       // MI250X (one GCD), MI300X.
       numCUs = chip == "gfx942" ? 304 : 110;
     }
@@ -105,6 +111,8 @@ public:
 
 protected:
   std::string getMissingMmaHint(GpuMmaType input) const override {
+    if (input == GpuMmaType::F8E4M3FNUZ || input == GpuMmaType::F8E5M2FNUZ)
+      return " (AMD fp8 matrix instructions start with gfx942)";
     if (input == GpuMmaType::F8E4M3FN || input == GpuMmaType::F8E5M2)
       return rdna || chip == "gfx90a"
                  ? " (AMD fp8 matrix instructions start with gfx942)"

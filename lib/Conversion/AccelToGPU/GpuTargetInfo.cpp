@@ -38,6 +38,10 @@ StringRef mlir::accel::stringifyGpuMmaType(GpuMmaType type) {
     return "f8E4M3FN";
   case GpuMmaType::F8E5M2:
     return "f8E5M2";
+  case GpuMmaType::F8E4M3FNUZ:
+    return "f8E4M3FNUZ";
+  case GpuMmaType::F8E5M2FNUZ:
+    return "f8E5M2FNUZ";
   case GpuMmaType::I8:
     return "i8";
   }
@@ -55,6 +59,10 @@ std::optional<GpuMmaType> mlir::accel::getGpuMmaType(Type type) {
     return GpuMmaType::F8E4M3FN;
   if (isa<Float8E5M2Type>(type))
     return GpuMmaType::F8E5M2;
+  if (isa<Float8E4M3FNUZType>(type))
+    return GpuMmaType::F8E4M3FNUZ;
+  if (isa<Float8E5M2FNUZType>(type))
+    return GpuMmaType::F8E5M2FNUZ;
   if (type.isSignlessInteger(8))
     return GpuMmaType::I8;
   return std::nullopt;
@@ -210,6 +218,9 @@ public:
 
 protected:
   std::string getMissingMmaHint(GpuMmaType input) const override {
+    if (input == GpuMmaType::F8E4M3FNUZ || input == GpuMmaType::F8E5M2FNUZ)
+      return " (the FNUZ fp8 formats are AMD's; NVIDIA's fp8 is f8E4M3FN "
+             "and f8E5M2)";
     StringRef first = input == GpuMmaType::F8E4M3FN ||
                               input == GpuMmaType::F8E5M2
                           ? "sm_89"

@@ -80,8 +80,20 @@ func.func @matmul_n_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>,
 // semantics.
 func.func @matmul_mixed_types(%a: tensor<4x8xi8>, %b: tensor<8x16xf16>,
                               %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{A and B element types must match (or both be f8), got 'i8' and 'f16'; supported: f32, f16, bf16, i8, or any mix of f8E4M3FN and f8E5M2}}
+  // expected-error @+1 {{A and B element types must match (or both be f8 of one family), got 'i8' and 'f16'; supported: f32, f16, bf16, i8, any mix of f8E4M3FN and f8E5M2, or any mix of f8E4M3FNUZ and f8E5M2FNUZ}}
   %0 = accel.matmul ins(%a, %b : tensor<4x8xi8>, tensor<8x16xf16>)
+                    outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// The OCP and FNUZ fp8 families have different encodings (bias, NaN, zero):
+// no instruction multiplies one by the other.
+func.func @matmul_f8_families(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x16xf8E4M3FNUZ>,
+                              %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{A and B element types must match (or both be f8 of one family), got 'f8E4M3FN' and 'f8E4M3FNUZ'}}
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xf8E4M3FN>, tensor<8x16xf8E4M3FNUZ>)
                     outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
@@ -135,7 +147,7 @@ func.func @matmul_bf16_f16_acc(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>,
 // The type constraint rejects f64 before the verifier runs.
 func.func @matmul_f64(%a: tensor<4x8xf64>, %b: tensor<8x16xf64>,
                       %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type or 8-bit signless integer values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type or f8E4M3FNUZ type or f8E5M2FNUZ type or 8-bit signless integer values}}
   %0 = accel.matmul ins(%a, %b : tensor<4x8xf64>, tensor<8x16xf64>)
                     outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>

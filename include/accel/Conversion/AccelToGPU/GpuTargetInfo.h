@@ -32,7 +32,16 @@ namespace mlir {
 namespace accel {
 
 /// Element types of matrix-instruction operands.
-enum class GpuMmaType { F16, BF16, TF32, F8E4M3FN, F8E5M2, I8 };
+enum class GpuMmaType {
+  F16,
+  BF16,
+  TF32,
+  F8E4M3FN,
+  F8E5M2,
+  F8E4M3FNUZ,
+  F8E5M2FNUZ,
+  I8
+};
 
 /// The name used in diagnostics ("f16", "bf16", "tf32", "f8E4M3FN", ...).
 llvm::StringRef stringifyGpuMmaType(GpuMmaType type);

@@ -38,7 +38,17 @@ static bool conflict(int64_t a, int64_t b) {
   return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
 }
 
-static bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+static bool isOcpF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+/// The FNUZ variants (no negative zero, one NaN, no infinities): the fp8 of
+/// AMD's gfx942 MFMA.
+static bool isFnuzF8(Type t) {
+  return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t);
+}
+static bool isF8(Type t) { return isOcpF8(t) || isFnuzF8(t); }
+/// f8 operands may mix e4m3 and e5m2 within one family (OCP or FNUZ).
+static bool sameF8Family(Type a, Type b) {
+  return (isOcpF8(a) && isOcpF8(b)) || (isFnuzF8(a) && isFnuzF8(b));
+}
 
 /// Rejects operands whose static element count (or byte size) does not fit
 /// in int64: shape arithmetic in every later pass assumes it does.
@@ -92,7 +102,7 @@ static SmallVector<Type> allowedAccumulators(Type input, bool scaled) {
 
 bool MatmulOp::isSupportedElementTypes(Type lhs, Type rhs, Type acc,
                                        bool scaled) {
-  bool sameKind = lhs == rhs || (isF8(lhs) && isF8(rhs));
+  bool sameKind = lhs == rhs || sameF8Family(lhs, rhs);
   if (!sameKind || (scaled && !isF8(lhs) && !lhs.isInteger(8)))
     return false;
   return llvm::is_contained(allowedAccumulators(lhs, scaled), acc);
@@ -140,13 +150,14 @@ LogicalResult MatmulOp::verify() {
 
   Type ea = aT.getElementType(), eb = bT.getElementType(),
        ec = cT.getElementType();
-  bool sameKind = ea == eb || (isF8(ea) && isF8(eb));
+  bool sameKind = ea == eb || sameF8Family(ea, eb);
   if (!sameKind)
     return emitOpError() << "A and B element types must match (or both be "
-                            "f8), got "
+                            "f8 of one family), got "
                          << ea << " and " << eb
-                         << "; supported: f32, f16, bf16, i8, or any mix of "
-                            "f8E4M3FN and f8E5M2";
+                         << "; supported: f32, f16, bf16, i8, any mix of "
+                            "f8E4M3FN and f8E5M2, or any mix of f8E4M3FNUZ "
+                            "and f8E5M2FNUZ";
   if (static_cast<bool>(getLhsScale()) != static_cast<bool>(getRhsScale()))
     return emitOpError() << "per-tensor scales come in pairs: give both A's "
                             "and B's scale (use 1.0 for an unscaled operand)";

@@ -17,10 +17,13 @@ include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/CommonAttrConstraints.td"
 
 // The element types accepted by the ops. The verifiers check combinations.
-def Accel_MatmulInputElement : AnyTypeOf<[F32, F16, BF16, F8E4M3FN, F8E5M2, I8]>;
+def Accel_MatmulInputElement : AnyTypeOf<[F32, F16, BF16, F8E4M3FN, F8E5M2,
+                                          F8E4M3FNUZ, F8E5M2FNUZ, I8]>;
 def Accel_MatmulAccElement : AnyTypeOf<[F32, F16, BF16, I32]>;
 
-def Accel_MatmulInput : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2, I8]>;
+// The FNUZ fp8 variants (AMD gfx942) are matmul inputs only.
+def Accel_MatmulInput : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2,
+                                        F8E4M3FNUZ, F8E5M2FNUZ, I8]>;
 def Accel_MatmulAcc : RankedTensorOf<[F32, F16, BF16, I32]>;
 def Accel_FloatTensor : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2]>;
 def Accel_MaskTensor : RankedTensorOf<[I1, F32, F16, BF16]>;
