@@ -24,6 +24,7 @@
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Reference/Reference.h"
 #include "accel/Runtime/CudaLauncher.h"
+#include "accel/Runtime/HipLauncher.h"
 #include "accel/Runtime/JitRunner.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -78,8 +79,10 @@ static cl::opt<std::string>
     target("target",
            cl::desc("Where to run: cpu (JIT), systolic (compiled with "
                     "accel-systolic-pipeline and run on the cycle-level "
-                    "simulator) or nvptx (accel-nvptx-pipeline, run through "
-                    "the CUDA driver when a GPU is present)"),
+                    "simulator), nvptx (accel-nvptx-pipeline, run through "
+                    "the CUDA driver when a GPU is present) or amdgpu "
+                    "(accel-amdgpu-pipeline, run through HIP when an AMD "
+                    "GPU is present)"),
            cl::init("cpu"), cl::cat(runCat));
 static cl::opt<std::string> systolicOptions(
     "systolic-pipeline-options",
@@ -91,6 +94,17 @@ static cl::opt<std::string> nvptxOptions(
     cl::desc("Options of accel-nvptx-pipeline for --target=nvptx, e.g. "
              "\"chip=sm_90a tile-m=128\""),
     cl::cat(runCat));
+static cl::opt<std::string> amdgpuOptions(
+    "amdgpu-pipeline-options",
+    cl::desc("Options of accel-amdgpu-pipeline for --target=amdgpu, e.g. "
+             "\"chip=gfx90a tile-m=64\""),
+    cl::cat(runCat));
+static cl::opt<std::string> rocmToolkit(
+    "rocm-toolkit",
+    cl::desc("--target=amdgpu: the folder with llvm/bin/ld.lld that links "
+             "code objects (default: the build's, " ACCEL_ROCM_TOOLKIT_DIR
+             ")"),
+    cl::init(ACCEL_ROCM_TOOLKIT_DIR), cl::cat(runCat));
 static cl::opt<std::string> recordDir(
     "record",
     cl::desc("--target=nvptx without a GPU: write each function's kernel "
@@ -476,7 +490,7 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       // The systolic array rounds P to its input type (the scratchpad's),
       // and so does the GPU's FlashAttention kernel (P is the A operand of
       // the P.V mma.sync); the CPU pipeline keeps P in f32.
-      if (target == "systolic" || target == "nvptx")
+      if (target != "cpu")
         spec.probabilityRoundoff =
             ref::unitRoundoff(at.getQuery().getType().getElementType());
       spec.causal = at.getCausal();
@@ -1066,6 +1080,134 @@ static StringRef asChars(ArrayRef<uint8_t> bytes) {
   return StringRef(reinterpret_cast<const char *>(bytes.data()), bytes.size());
 }
 
+/// The buffers of a GPU kernel, by the names of its metadata: argN is the
+/// job's argument N, resultN its result N, prefilled with NaN bytes (all
+/// ones: NaN in every float type, -1 in the integer ones) so that an
+/// element the kernel never writes fails. `resultOf[i]` is the result the
+/// i-th buffer holds, if any.
+static void prepareKernelBuffers(const Job &job, const KernelMetadata &meta,
+                                 std::vector<std::vector<uint8_t>> &storage,
+                                 SmallVectorImpl<std::optional<unsigned>> &resultOf) {
+  // The number after `prefix` in a buffer name ("arg2", "result0").
+  auto indexAfter = [](StringRef name,
+                       StringRef prefix) -> std::optional<unsigned> {
+    unsigned index;
+    if (!name.consume_front(prefix) || name.getAsInteger(10, index))
+      return std::nullopt;
+    return index;
+  };
+  for (const KernelArgument &arg : meta.arguments) {
+    std::vector<uint8_t> bytes(arg.byteSize, 0xFF);
+    if (std::optional<unsigned> a = indexAfter(arg.name, "arg");
+        a && *a < job.args.size())
+      std::memcpy(bytes.data(), job.args[*a].bytes.data(),
+                  std::min(bytes.size(), job.args[*a].bytes.size()));
+    resultOf.push_back(indexAfter(arg.name, "result"));
+    storage.push_back(std::move(bytes));
+  }
+}
+
+/// checkResults on what the kernel left in its buffers.
+static FailureOr<bool>
+checkKernelResults(Job &job, ArrayRef<std::vector<uint8_t>> storage,
+                   ArrayRef<std::optional<unsigned>> resultOf) {
+  return checkResults(job, [&](unsigned i) {
+    auto rt = cast<RankedTensorType>(job.func.getResultTypes()[i]);
+    for (auto [b, r] : llvm::enumerate(resultOf))
+      if (r == i)
+        return readBytes(storage[b].data(), rt);
+    return ref::Tensor(SmallVector<int64_t>(rt.getShape()));
+  });
+}
+
+/// The median of `millis` as accel-run prints it, or "" for none.
+static std::string formatTiming(std::vector<float> millis,
+                                StringRef device) {
+  if (millis.empty())
+    return "";
+  std::sort(millis.begin(), millis.end());
+  return llvm::formatv("  time: {0:f4} ms (median of {1}, {2})\n",
+                       millis[millis.size() / 2], millis.size(), device);
+}
+
+/// Compiles `module` with accel-amdgpu-pipeline to code objects, then for
+/// each job launches its kernel through the HIP module API (libamdhip64,
+/// opened at run time) and checks the results. The process exit code.
+static int runAmdgpu(std::vector<Job> &jobs, ModuleOp module,
+                     MLIRContext &context) {
+  AccelAmdgpuPipelineOptions options;
+  if (failed(options.parseFromString(amdgpuOptions)))
+    return fail("bad --amdgpu-pipeline-options '" + amdgpuOptions + "'");
+  std::string chip = options.chip;
+  llvm::SmallString<256> lld(rocmToolkit);
+  llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
+  if (!llvm::sys::fs::can_execute(lld))
+    return fail("the ROCm toolkit folder '" + rocmToolkit +
+                "' has no executable llvm/bin/ld.lld (give one with "
+                "--rocm-toolkit=DIR)");
+  // The device first: without one nothing else is worth doing.
+  llvm::Expected<std::unique_ptr<HipRuntime>> hip = HipRuntime::open();
+  if (!hip)
+    return fail("--target=amdgpu needs an AMD GPU with ROCm: " +
+                toString(hip.takeError()));
+  {
+    PassManager pm(&context);
+    buildAccelToGpuKernelsPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return fail("cannot compile '" + inputFile + "' for " + chip);
+  }
+  std::vector<GpuKernel> kernels = collectGpuKernels(module, chip);
+  {
+    PassManager pm(&context);
+    buildGpuToHsacoPipeline(pm, chip, "bin", rocmToolkit);
+    if (failed(pm.run(module)))
+      return fail("cannot lower the kernels of '" + inputFile +
+                  "' to a code object");
+  }
+  llvm::StringMap<std::string> objects = collectPtx(module);
+  llvm::outs() << "accel-run: " << inputFile << " on amdgpu (" << chip
+               << "), seed " << seed << ", " << dist << " inputs\n";
+  unsigned passed = 0;
+  for (Job &job : jobs) {
+    SmallVector<const GpuKernel *> mine;
+    for (const GpuKernel &k : kernels)
+      if (k.function == job.name)
+        mine.push_back(&k);
+    if (mine.size() != 1)
+      return fail("@" + job.name + " compiles to " + Twine(mine.size()) +
+                  " kernels; --target=amdgpu runs functions of one matmul "
+                  "or attention");
+    const KernelMetadata &meta = mine.front()->metadata;
+    const std::string &image = objects[mine.front()->module];
+    std::vector<std::vector<uint8_t>> storage;
+    SmallVector<std::optional<unsigned>> resultOf;
+    prepareKernelBuffers(job, meta, storage, resultOf);
+    SmallVector<HostBuffer> buffers;
+    for (std::vector<uint8_t> &b : storage)
+      buffers.push_back(HostBuffer{b});
+    LaunchOptions launch;
+    launch.timedLaunches = repeat;
+    llvm::Expected<HipLaunchResult> result = (*hip)->launch(
+        meta,
+        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
+                          image.size()),
+        buffers, {}, launch);
+    if (!result)
+      return fail("running @" + job.name + ": " +
+                  toString(result.takeError()));
+    llvm::outs() << "@" << job.name << "\n";
+    FailureOr<bool> ok = checkKernelResults(job, storage, resultOf);
+    if (failed(ok))
+      return 1;
+    llvm::outs() << formatTiming(result->launchMillis, result->deviceName)
+                 << "  " << (*ok ? "PASS" : "FAIL") << "\n";
+    passed += *ok;
+  }
+  llvm::outs() << "accel-run: " << passed << " of " << jobs.size()
+               << " functions passed\n";
+  return passed == jobs.size() ? 0 : 1;
+}
+
 /// Compiles `module` with accel-nvptx-pipeline, then for each job launches
 /// its kernel through the CUDA driver (libcuda, opened at run time), or
 /// (--record) writes the kernel and its buffers for a launch elsewhere, or
@@ -1141,29 +1283,10 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
                   " kernels; --target=nvptx runs functions of one matmul");
     KernelMetadata meta = mine.front()->metadata;
     const std::string &image = ptx[mine.front()->module];
-    // Arguments by name: argN is the job's argument N, resultN its result,
-    // prefilled with NaN bytes (all ones: NaN in every float type, -1 in
-    // the integer ones) so that an element the kernel never writes fails.
     std::vector<std::vector<uint8_t>> storage;
     SmallVector<HostBuffer> buffers;
-    // The number after `prefix` in a buffer name ("arg2", "result0").
-    auto indexAfter = [](StringRef name,
-                         StringRef prefix) -> std::optional<unsigned> {
-      unsigned index;
-      if (!name.consume_front(prefix) || name.getAsInteger(10, index))
-        return std::nullopt;
-      return index;
-    };
     SmallVector<std::optional<unsigned>> resultOf;
-    for (const KernelArgument &arg : meta.arguments) {
-      std::vector<uint8_t> bytes(arg.byteSize, 0xFF);
-      if (std::optional<unsigned> a = indexAfter(arg.name, "arg");
-          a && *a < job.args.size())
-        std::memcpy(bytes.data(), job.args[*a].bytes.data(),
-                    std::min(bytes.size(), job.args[*a].bytes.size()));
-      resultOf.push_back(indexAfter(arg.name, "result"));
-      storage.push_back(std::move(bytes));
-    }
+    prepareKernelBuffers(job, meta, storage, resultOf);
     // Record and replay share the file names: <job>.json, <job>.ptx and
     // <job>.b<N>.bin (buffer N as launched), <job>.b<N>.result.bin (buffer
     // N after the launch, for those the kernel writes).
@@ -1254,21 +1377,10 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
       if (!result)
         return fail("running @" + job.name + ": " +
                     toString(result.takeError()));
-      if (!result->launchMillis.empty()) {
-        std::vector<float> t = result->launchMillis;
-        std::sort(t.begin(), t.end());
-        timing = llvm::formatv("  time: {0:f4} ms (median of {1}, {2})\n",
-                               t[t.size() / 2], t.size(), result->deviceName);
-      }
+      timing = formatTiming(result->launchMillis, result->deviceName);
     }
     llvm::outs() << "@" << job.name << "\n";
-    FailureOr<bool> ok = checkResults(job, [&](unsigned i) {
-      auto rt = cast<RankedTensorType>(job.func.getResultTypes()[i]);
-      for (auto [b, r] : llvm::enumerate(resultOf))
-        if (r == i)
-          return readBytes(storage[b].data(), rt);
-      return ref::Tensor(SmallVector<int64_t>(rt.getShape()));
-    });
+    FailureOr<bool> ok = checkKernelResults(job, storage, resultOf);
     if (failed(ok))
       return 1;
     llvm::outs() << timing << "  " << (*ok ? "PASS" : "FAIL") << "\n";
@@ -1388,10 +1500,11 @@ int main(int argc, char **argv) {
       argc, argv,
       "accel-run: JIT-run accel functions and check them against the fp64 "
       "oracle\n");
-  if (target != "cpu" && target != "systolic" && target != "nvptx")
+  if (target != "cpu" && target != "systolic" && target != "nvptx" &&
+      target != "amdgpu")
     return fail("--target=" + target +
-                " cannot run here (cpu, systolic and, with an NVIDIA GPU, "
-                "nvptx execute)");
+                " cannot run here (cpu, systolic and, with an NVIDIA or AMD "
+                "GPU, nvptx and amdgpu execute)");
   if ((!recordDir.empty() || !replayDir.empty()) && target != "nvptx")
     return fail("--record and --replay go with --target=nvptx");
   if (dist != "uniform" && dist != "normal" && dist != "exact")
@@ -1464,11 +1577,12 @@ int main(int argc, char **argv) {
       return fail("--pre-passes '" + prePasses + "' failed on '" + inputFile +
                   "'");
   }
-  if (target == "systolic" || target == "nvptx") {
+  if (target != "cpu") {
     if (!precisionReport.empty())
       return fail("--precision-report runs on the cpu target only");
     return target == "systolic" ? runSystolic(jobs, *selected, context)
-                                : runNvptx(jobs, *selected, context);
+           : target == "nvptx"  ? runNvptx(jobs, *selected, context)
+                                : runAmdgpu(jobs, *selected, context);
   }
   auto engine = compileForHost(*selected, options);
   if (!engine)
