@@ -39,6 +39,10 @@ tools = [
     ToolSubst("accel-compile", unresolved="fatal"),
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("llc", unresolved="fatal"),
+    # LLVM 22's: an older llvm-readobj/llvm-objdump on PATH (Debian's
+    # /usr/bin ones) may not know the AMDGPU chips of the code objects.
+    ToolSubst("llvm-readobj", unresolved="fatal"),
+    ToolSubst("llvm-objdump", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
@@ -96,6 +100,31 @@ def _has_cuda():
         return False
 if _has_cuda():
     config.available_features.add("cuda")
+
+# An AMD GPU with ROCm 6 or later (`// REQUIRES: hip`): libamdhip64 loads,
+# hipInit succeeds and there is a device. Unsupported otherwise, never failed.
+def _has_hip():
+    import ctypes
+    for name in ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.7",
+                 "/opt/rocm/lib/libamdhip64.so"):
+        try:
+            hip = ctypes.CDLL(name)
+        except OSError:
+            continue
+        count = ctypes.c_int(0)
+        return (hip.hipInit(0) == 0 and
+                hip.hipGetDeviceCount(ctypes.byref(count)) == 0 and
+                count.value > 0)
+    return False
+if _has_hip():
+    config.available_features.add("hip")
+
+# The same for HIP (`// REQUIRES: fake-libamdhip64`, `%fake_libamdhip64`).
+fake_libamdhip64 = os.path.join(config.accel_obj_root, "unittests",
+                                "libfake_libamdhip64.so")
+if os.path.exists(fake_libamdhip64):
+    config.available_features.add("fake-libamdhip64")
+    config.substitutions.append(("%fake_libamdhip64", fake_libamdhip64))
 
 # The host-memory stand-in for libcuda the unit tests build
 # (`// REQUIRES: fake-libcuda`, `%fake_libcuda`): runs the launcher's whole
