@@ -62,6 +62,10 @@ operand layouts, not from the compiler's GpuLaneLayout, which this checks):
   Sums as for mma.sync: exact products and sums rounded once to f32, or
   i32 sums wrapped. Any other instruction for the chip is an error; so is
   an mfma or wmma in divergent code.
+  - gpu.shuffle xor across a whole wave (width 64 on gfx9, as a warp's 32
+    on NVIDIA; any other width is an error), and llvm.amdgcn.exp2 on f32
+    (v_exp_f32: exp2 modelled exact, exp2(-inf) = +0, no subnormal
+    results), which the attention kernel of AMD chips uses.
 Threads run in lockstep, so the values cannot show a missing barrier; a
 race detector does instead (RaceDetector, on unless --no-race-check): it
 keeps barrier epochs and, per byte of shared memory, the last write (and
@@ -685,9 +689,20 @@ class Block:
                 raise Failure('the emulator knows cmpf oeq and une only')
             out = (a == b) if pred == 1 else ~(a == b)
         elif n == 'llvm.call_intrinsic':
-            # ex2.approx.ftz.f32: within 2 ulp of exp2 (modelled exact),
-            # exp2(-inf) = +0, subnormal results flushed to 0.
-            if 'intrin = "llvm.nvvm.ex2.approx.ftz.f32"' not in op.text:
+            # ex2.approx.ftz.f32 (NVIDIA, within 2 ulp of exp2) and
+            # llvm.amdgcn.exp2 on f32 (AMD's v_exp_f32, 1 ulp; it returns
+            # no subnormals): modelled exact, exp2(-inf) = +0, subnormal
+            # results flushed to 0.
+            intrin = re.search(r'intrin = "([\w.]+)"', op.text)
+            intrin = intrin.group(1) if intrin else None
+            if intrin == 'llvm.amdgcn.exp2':
+                if (not self.k.chip.startswith('gfx')
+                        or operand_types(op) != ['f32'] or rt != ['f32']):
+                    raise Failure('llvm.amdgcn.exp2 is the f32 exp2 of AMD '
+                                  'chips here, not %s on %s' % (
+                                      op.text.rsplit(' : ', 1)[1],
+                                      self.k.chip))
+            elif intrin != 'llvm.nvvm.ex2.approx.ftz.f32':
                 raise Failure('the emulator does not know %s' % op.text)
             with np.errstate(over='ignore'):
                 out = np.exp2(np.asarray(ins[0], dtype=np.float32))
@@ -695,15 +710,20 @@ class Block:
                            np.float32(0), out)
         elif n == 'gpu.shuffle':
             # Every lane reads the value of lane (lane xor offset) of its
-            # warp; all 32 lanes take part (width 32).
+            # warp (wave); all lanes take part: the width is the warp's
+            # 32 on NVIDIA, the wave's 64 (gfx9) or 32 (gfx11) on AMD.
             if 'shuffle_mode xor' not in op.text:
                 raise Failure('the emulator knows xor shuffles only')
             offset, width = int(ins[1][0]), int(ins[2][0])
-            if width != 32 or not mask.all():
-                raise Failure('gpu.shuffle with width %d or in divergent '
-                              'code' % width)
+            if width != self.k.wave or not mask.all():
+                raise Failure('gpu.shuffle with width %d on %s (waves of '
+                              '%d) or in divergent code' % (
+                                  width, self.k.chip, self.k.wave))
+            if not 0 <= offset < width:
+                raise Failure('gpu.shuffle xor %d with width %d' % (offset,
+                                                                   width))
             warp, lane = self.lane_views()
-            env[op.results[0]] = ins[0][warp * 32 + (lane ^ offset)]
+            env[op.results[0]] = ins[0][warp * width + (lane ^ offset)]
             env[op.results[1]] = self.bcast(True)
             return None
         elif n == 'arith.extf':
@@ -808,6 +828,14 @@ class Block:
             v, dest = ins
             out = dest.copy()
             out[(slice(None),) + tuple(pos)] = v
+        elif n == 'vector.broadcast':
+            # A scalar (or a vector of trailing dimensions) to every
+            # element of the result.
+            shape = parse_type(rt[0])[1]
+            v = np.asarray(ins[0])
+            src = v.shape[1:]
+            v = v.reshape((self.T,) + (1,) * (len(shape) - len(src)) + src)
+            out = np.broadcast_to(v, (self.T,) + shape).copy()
         elif n == 'vector.from_elements':
             kind, shape, elt = parse_type(rt[0])
             out = np.stack(ins, axis=-1).reshape((self.T,) + shape)
@@ -1521,9 +1549,12 @@ def emulate_attention(kernel, rng):
             bufs.append(Memref(x, elt, 'global'))
             continue
         elif i == 3 and mask_kind == 'additive':
-            # Biases, and -inf for a tenth of the keys.
+            # Biases, and -inf for a tenth of the keys and (with rows) for
+            # every key of the first row of the mask: rows that keep no key.
             x = rng.standard_normal(size=shape).astype(np.float32) * 2
             x[rng.random(size=shape) < 0.1] = -np.inf
+            if len(shape) >= 2 and shape[-2] > 1:
+                x[..., 0, :] = -np.inf
         else:
             x = rng.standard_normal(size=shape).astype(np.float32) * 1.5
         bufs.append(Memref(round_to(x, elt), elt, 'global'))
