@@ -348,7 +348,8 @@ TEST(KernelMetadataTest, EnumErrors) {
   EXPECT_EQ(errorAfter([](auto &o) { argument(o, 0)["dtype"] = "f4"; }),
             std::string(kPrefix) +
                 "arguments[0].dtype: unknown dtype 'f4' (expected one of f16, "
-                "bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN, f8E5M2, i1)");
+                "bf16, f32, f64, i8, i16, i32, i64, f8E4M3FN, f8E5M2, "
+                "f8E4M3FNUZ, f8E5M2FNUZ, i1)");
   EXPECT_EQ(errorAfter([](auto &o) { o["target"] = "cpu"; }),
             std::string(kPrefix) +
                 "target: unknown target 'cpu' (expected nvptx or amdgpu)");

@@ -37,6 +37,12 @@ llvm::Expected<AmdgpuKernelResources>
 accel::readAmdgpuKernelResources(StringRef elf, StringRef kernel,
                                  StringRef chip) {
   using ELFT = llvm::object::ELF64LE;
+  // ELFFile::create checks only the size: the identification first.
+  if (elf.size() < llvm::ELF::EI_NIDENT ||
+      !elf.starts_with(llvm::ELF::ElfMagic) ||
+      elf[llvm::ELF::EI_CLASS] != llvm::ELF::ELFCLASS64 ||
+      elf[llvm::ELF::EI_DATA] != llvm::ELF::ELFDATA2LSB)
+    return fail("not an ELF64 little-endian code object");
   auto file = llvm::object::ELFFile<ELFT>::create(elf);
   if (!file)
     return fail("not an ELF64 code object: " +
@@ -75,8 +81,8 @@ accel::readAmdgpuKernelResources(StringRef elf, StringRef kernel,
       if (!contents)
         return fail("the section of " + kdName + " is unreadable");
       uint64_t offset = sym.st_value - (*owner)->sh_addr;
-      if (sym.st_value < (*owner)->sh_addr ||
-          offset + kDescriptorBytes > contents->size())
+      if (sym.st_value < (*owner)->sh_addr || offset > contents->size() ||
+          contents->size() - offset < kDescriptorBytes)
         return fail(kdName + " lies outside its section");
       const uint8_t *kd = contents->data() + offset;
       auto word = [&](uint64_t at) {
@@ -172,17 +178,11 @@ int64_t accel::estimateAmdgpuWavesPerSimd(const AmdgpuKernelResources &r,
   const int64_t simdsPerCU = rdna ? 2 : 4;
   const int64_t wave = r.wavefrontSize > 0 ? r.wavefrontSize : (rdna ? 32 : 64);
   // Registers: CDNA2/3 allocate VGPRs and AGPRs from one 512-entry file in
-  // blocks of 8 (AGPRs start at the 4-aligned ACCUM_OFFSET); RDNA3 in
-  // wave32 has 1536 in blocks of 24.
-  int64_t regs;
-  if (rdna) {
-    regs = llvm::alignTo(std::max<int64_t>(r.vgprs, 1), 24);
-  } else {
-    int64_t total =
-        r.agprs > 0 ? llvm::alignTo(std::max<int64_t>(r.vgprs, 1), 4) + r.agprs
-                    : r.vgprs;
-    regs = llvm::alignTo(std::max<int64_t>(total, 1), 8);
-  }
+  // blocks of 8, and the note's .vgpr_count there already counts both (the
+  // AGPRs after the 4-aligned ACCUM_OFFSET); RDNA3 in wave32 has 1536 in
+  // blocks of 24.
+  int64_t regs = rdna ? llvm::alignTo(std::max<int64_t>(r.vgprs, 1), 24)
+                      : llvm::alignTo(std::max<int64_t>(r.vgprs, 1), 8);
   int64_t byRegs = (rdna ? 1536 : 512) / regs;
   // LDS: 64 KiB per CU; the workgroups that fit spread their waves over
   // the CU's SIMDs.
@@ -192,7 +192,9 @@ int64_t accel::estimateAmdgpuWavesPerSimd(const AmdgpuKernelResources &r,
     return 0;
   if (ldsBytes > 0) {
     int64_t groups = (64 * 1024) / ldsBytes;
-    byLds = groups * wavesPerGroup / simdsPerCU;
+    // Rounded up: one workgroup of 2 waves on a 4-SIMD CU still puts a
+    // wave on a SIMD.
+    byLds = llvm::divideCeil(groups * wavesPerGroup, simdsPerCU);
   }
   return std::max<int64_t>(0, std::min({maxWaves, byRegs, byLds}));
 }

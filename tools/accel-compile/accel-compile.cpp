@@ -382,7 +382,8 @@ llvm::Error compileAmdgpu(ModuleOp module, Staging &staging) {
       int64_t threads = meta.block[0] * meta.block[1] * meta.block[2];
       int64_t lds = res->groupSegmentBytes + meta.dynamicSharedBytes;
       accel::KernelResources r;
-      r.registers = res->vgprs + res->agprs;
+      // The note's VGPR count includes the AGPRs on CDNA.
+      r.registers = res->vgprs;
       r.staticSharedBytes = res->groupSegmentBytes;
       r.spillBytes = res->privateSegmentBytes;
       accel::KernelResources::Amdgpu a;
@@ -406,7 +407,7 @@ llvm::Error compileAmdgpu(ModuleOp module, Staging &staging) {
         return e;
       // The resource report, one line per kernel.
       llvm::outs() << llvm::formatv(
-          "{0} ({1}, wave{2}): {3} VGPRs ({4} allocated), {5} AGPRs, {6} "
+          "{0} ({1}, wave{2}): {3} VGPRs ({4} allocated, {5} of them AGPRs), {6} "
           "SGPRs, {7} bytes LDS ({8} static + {9} dynamic), {10} bytes "
           "scratch, {11} spilled VGPRs, occupancy {12} waves/SIMD\n",
           meta.kernel, *gfx, res->wavefrontSize, res->vgprs,

@@ -38,7 +38,8 @@ struct AmdgpuKernelResources {
   int64_t allocatedVgprs = 0;
   /// gfx90a and later: the first AGPR ((ACCUM_OFFSET + 1) * 4); 0 before.
   int64_t accumOffset = 0;
-  /// From the metadata note.
+  /// From the metadata note. On gfx90a and later `vgprs` is the unified
+  /// count, AGPRs included (`agprs` says how many of them are AGPRs).
   int64_t vgprs = 0, agprs = 0, sgprs = 0;
   int64_t vgprSpills = 0, sgprSpills = 0;
   int64_t wavefrontSize = 0;
