@@ -934,6 +934,9 @@ int main(int argc, char **argv) {
   accel::registerAllAccelDialects(registry);
   registerAllToLLVMIRTranslations(registry);
   MLIRContext context(registry);
+  // A located error is enough; the op dumped in generic form after it (the
+  // whole module, for a pass-level error) is noise to a user of this tool.
+  context.printOpOnDiagnostic(false);
   if (llvm::Error e = run(context)) {
     llvm::WithColor::error(llvm::errs(), kTool)
         << llvm::toString(std::move(e)) << "\n";
