@@ -611,23 +611,32 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
   MLIRContext *ctx = b.getContext();
   const int64_t wave = target.getWarpSize();
   const int64_t pad = kGpuSharedRowPad;
-  const int64_t kp = layout.kPerLane; // 4: keys, D or Dv per lane and tile
+  const int64_t kp = layout.kPerLane; // D, Dv or keys per lane and tile
+  const int64_t na = layout.accPerLane; // keys or Dv per accumulator
   const int64_t keyTiles = kBlockN / 16, oTiles = k.dv / 16;
+  // MFMA: the S^T accumulators are laid out as the B operand; WMMA: a
+  // lane holds every other key of its query (rows 2e + l / 16) and needs
+  // all 16 as the B operand, so the two half-waves exchange theirs.
+  const bool exchange = layout.accRowStep != 1;
   Type f32Type = b.getF32Type();
   auto accType = VectorType::get({layout.accPerLane}, f32Type);
   auto fragType = VectorType::get({kp}, k.inType);
   const double negInf = -std::numeric_limits<double>::infinity();
 
   // Each wave owns 16 queries of the block's 64. Lane l works for query
-  // R = l % 16 of its wave; G = l / 16 picks the run of 4 (keys, D or Dv)
-  // it holds in each fragment. The kernel computes S^T = K.Q^T and O^T =
-  // V^T.P^T: the S^T accumulators of a lane are 4 keys of its own query,
-  // exactly the B operand P^T of the second product, and the O^T
-  // accumulators 4 columns of its own query, so the whole online softmax
-  // is lane-local but for the reductions over the 4 lanes of a query.
+  // R = l % 16 of its wave; G = l / 16 picks the run of D, Dv or keys it
+  // holds in each operand fragment and the rows of its accumulators. The
+  // kernel computes S^T = K.Q^T and O^T = V^T.P^T: the S^T accumulators of
+  // a lane are keys of its own query, the B operand P^T of the second
+  // product (on MFMA exactly; on WMMA after a half-wave exchange), and the
+  // O^T accumulators columns of its own query, so the online softmax is
+  // lane-local but for the reductions over the wave / 16 lanes of a query.
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value lane = rem(tid, wave);
-  Value laneR = rem(lane, 16), kRun = mul(div(lane, 16), kp);
+  Value laneR = rem(lane, 16), laneG = div(lane, 16);
+  Value kRun = mul(rem(laneG, layout.kGroups), kp);
+  // Accumulator element e of lane l is row e * accRowStep + accRow.
+  Value accRow = mul(laneG, layout.accLaneRowStep);
   Value m0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), kBlockM);
   Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
@@ -639,9 +648,8 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
   SmallVector<Value> accs(oTiles, zeroAcc);
   Value rowSum = f32(0);
   auto shuffleSum = [&](Value v, bool isMax) {
-    // Over the 4 lanes of a query (G = 0..3: lanes R, R + 16, R + 32, R +
-    // 48).
-    for (int32_t m : {16, 32}) {
+    // Over the lanes of a query: R, R + 16, ... (4 on wave64, 2 on wave32).
+    for (int32_t m = 16; m < wave; m *= 2) {
       Value o = shuffleXor(v, m);
       v = isMax ? maxF(v, o) : arith::AddFOp::create(b, loc, v, o).getResult();
     }
@@ -677,49 +685,71 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
     // Q: this lane's fragments (B operand of S^T = K.Q^T), straight from
     // global memory; a query row past Sq reads row Sq - 1 and is never
     // stored.
-    SmallVector<Value> qFrags;
     Value qClamped = k.sq % kBlockM != 0 ? minS(qRow, cst(k.sq - 1)) : qRow;
-    for (int64_t kd = 0; kd < k.d; kd += 16)
-      qFrags.push_back(vector::LoadOp::create(
+    auto loadQ = [&](int64_t kd) -> Value {
+      return vector::LoadOp::create(
           b, loc, fragType, gQ,
           ValueRange{batchIdx, head, qClamped, add(kRun, kd)}, false,
-          llvm::MaybeAlign(kp * k.inBytes())));
+          llvm::MaybeAlign(kp * k.inBytes()));
+    };
+    // Held in registers for the whole kernel, except on wave32 with D + Dv
+    // > 128 (gfx1100), where each lane's 16 D per fragment would take 64
+    // registers at D = 128 and the kernel would spill: there they are
+    // loaded again (from the caches) for every key block.
+    const bool qInRegisters = !(wave == 32 && k.d + k.dv > 128);
+    SmallVector<Value> qFrags;
+    if (qInRegisters)
+      for (int64_t kd = 0; kd < k.d; kd += 16)
+        qFrags.push_back(loadQ(kd));
 
     const bool maskTail = k.skv % kBlockN != 0;
     const double scaleLog2 = k.scale * 1.4426950408889634 /* log2(e) */;
-    SmallVector<Value> regs = loadKeyBlock(cst(0));
+    // The next key block is prefetched into registers while the waves
+    // compute, except where those registers would not fit: on wave32 a
+    // thread holds twice the share of a wave64 thread, and with D + Dv >
+    // 128 the kernel would spill (gfx1100, measured); it then loads each
+    // block right before storing it.
+    const bool prefetch = !(wave == 32 && k.d + k.dv > 128);
     SmallVector<Value> init(accs);
     init.append({f32(negInf), f32(0)});
-    init.append(regs);
+    if (prefetch)
+      init.append(loadKeyBlock(cst(0)));
     auto loop = scf::ForOp::create(
         b, loc, cst(0), nBlocks, cst(1), init,
         [&](OpBuilder &, Location, Value j, ValueRange iter) {
           SmallVector<Value> o(iter.begin(), iter.begin() + oTiles);
           Value rowMax = iter[oTiles], sum = iter[oTiles + 1];
-          SmallVector<Value> cur(iter.begin() + oTiles + 2, iter.end());
+          SmallVector<Value> cur =
+              prefetch ? SmallVector<Value>(iter.begin() + oTiles + 2,
+                                            iter.end())
+                       : loadKeyBlock(j);
           // Every wave is done with block j - 1 before it is overwritten;
           // block j is in LDS for all after the second barrier. The next
           // block's loads are in flight while the waves compute.
           gpu::BarrierOp::create(b, loc);
           storeKeyBlock(cur);
           gpu::BarrierOp::create(b, loc);
-          SmallVector<Value> nextRegs = loadKeyBlock(add(j, 1));
+          SmallVector<Value> nextRegs;
+          if (prefetch)
+            nextRegs = loadKeyBlock(add(j, 1));
           Value n0 = mul(j, kBlockN);
 
-          // S^T: 4 tiles of 16 keys; lane holds keys 16t + 4G + e of its
-          // query.
+          // S^T: 4 tiles of 16 keys; lane holds keys 16t + e * accRowStep
+          // + accRow of its query.
           SmallVector<Value> s(keyTiles, zeroAcc);
           for (int64_t kd = 0; kd < k.d; kd += 16)
             for (int64_t t = 0; t < keyTiles; ++t) {
               Value kFrag = vector::LoadOp::create(
                   b, loc, fragType, sK,
                   ValueRange{add(laneR, t * 16), add(kRun, kd)});
+              if (!qInRegisters && t == 0)
+                qFrags.push_back(loadQ(kd));
               s[t] = target.createMma(b, loc, k.mma, kFrag, qFrags[kd / 16],
                                       s[t]);
             }
 
           // Scaled logits (log2 domain); removed keys -inf.
-          Value keyBase = add(n0, kRun);
+          Value keyBase = add(n0, accRow);
           Value diag = k.causal ? arith::SubIOp::create(b, loc, keyBase, qRow)
                                       .getResult()
                                 : Value();
@@ -727,8 +757,8 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
           SmallVector<Value> x;
           Value blockMax;
           for (int64_t t = 0; t < keyTiles; ++t)
-            for (int64_t e = 0; e < kp; ++e) {
-              const int64_t c = t * 16 + e;
+            for (int64_t e = 0; e < na; ++e) {
+              const int64_t c = t * 16 + e * layout.accRowStep;
               Value v = arith::MulFOp::create(
                   b, loc,
                   vector::ExtractOp::create(b, loc, s[t], ArrayRef<int64_t>{e}),
@@ -781,10 +811,25 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
             acc = arith::MulFOp::create(b, loc, acc, alphaVec);
 
           // O^T += V^T.P^T: P rounded to the input type is the B operand.
+          Value lowHalf =
+              exchange ? cmp(arith::CmpIPredicate::eq, laneG, cst(0)) : Value();
           for (int64_t t = 0; t < keyTiles; ++t) {
+            ArrayRef<Value> mine = ArrayRef<Value>(p).slice(t * na, na);
+            SmallVector<Value> keys(mine);
+            if (exchange) {
+              // Key 2e + G is this lane's element e; key 2e + 1 - G the
+              // other half-wave's (lane l ^ 16).
+              keys.clear();
+              for (int64_t e = 0; e < na; ++e) {
+                Value other = shuffleXor(mine[e], 16);
+                keys.push_back(
+                    arith::SelectOp::create(b, loc, lowHalf, mine[e], other));
+                keys.push_back(
+                    arith::SelectOp::create(b, loc, lowHalf, other, mine[e]));
+              }
+            }
             Value pFrag = vector::FromElementsOp::create(
-                b, loc, VectorType::get({kp}, f32Type),
-                ArrayRef<Value>(p).slice(t * kp, kp));
+                b, loc, VectorType::get({kp}, f32Type), keys);
             pFrag = arith::TruncFOp::create(b, loc, fragType, pFrag);
             for (int64_t u = 0; u < oTiles; ++u) {
               Value vFrag = vector::LoadOp::create(
@@ -802,15 +847,15 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
     rowSum = loop.getResult(oTiles + 1);
   }
 
-  // O = O^T / l, 4 consecutive columns a lane and tile; a row that kept no
-  // key has l = 0 and stays 0.
+  // O = O^T / l (element e of tile u is column 16 u + e * accRowStep +
+  // accRow); a row that kept no key has l = 0 and stays 0.
   Value l = shuffleSum(rowSum, /*isMax=*/false);
   Value none =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, f32(0));
   Value inv = arith::SelectOp::create(b, loc, none, f32(0),
                                       arith::DivFOp::create(b, loc, f32(1), l));
   Value invVec = vector::BroadcastOp::create(b, loc, accType, inv);
-  auto outType = VectorType::get({kp}, k.outType);
+  auto outType = VectorType::get({na}, k.outType);
   const int64_t outBytes = k.outType.getIntOrFloatBitWidth() / 8;
   {
     OpBuilder::InsertionGuard g(b);
@@ -823,9 +868,20 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
       Value v = arith::MulFOp::create(b, loc, accs[u], invVec);
       if (!k.outType.isF32())
         v = arith::TruncFOp::create(b, loc, outType, v);
-      vector::StoreOp::create(
-          b, loc, v, gO, ValueRange{batchIdx, head, qRow, add(kRun, u * 16)},
-          false, llvm::MaybeAlign(kp * outBytes));
+      Value col0 = add(accRow, u * 16);
+      if (layout.accRowStep == 1) {
+        // Consecutive columns: one vector store.
+        vector::StoreOp::create(b, loc, v, gO,
+                                ValueRange{batchIdx, head, qRow, col0}, false,
+                                llvm::MaybeAlign(na * outBytes));
+        continue;
+      }
+      for (int64_t e = 0; e < na; ++e)
+        memref::StoreOp::create(
+            b, loc, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}),
+            gO,
+            ValueRange{batchIdx, head, qRow,
+                       add(col0, e * layout.accRowStep)});
     }
   }
   gpu::ReturnOp::create(b, loc);
@@ -893,19 +949,22 @@ FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
   k.mma = *instr;
   k.lanes = target.getLaneLayout(k.mma);
   if (k.lanes) {
-    // P goes from the S^T accumulators straight into the B operand of
-    // O^T += V^T P^T: the accumulator layout must be the B layout (MFMA
-    // 16x16x16: lane l holds rows 4 (l / 16) + e of column l % 16 in both).
+    // P goes from the S^T accumulators into the B operand of O^T += V^T
+    // P^T: directly where the accumulator layout is the B layout (MFMA
+    // 16x16x16: lane l holds rows 4 (l / 16) + e of column l % 16 in
+    // both), through one xor-16 exchange where the two half-waves of a
+    // wave32 hold the even and odd rows (WMMA: rows 2e + l / 16, and all
+    // 16 rows in the B operand). The layouts of these chips are one or the
+    // other (the checks state what emitLds relies on).
     const GpuLaneLayout &l = *k.lanes;
-    if (l.accRowStep != 1 || l.accLaneRowStep != l.kPerLane ||
-        l.accPerLane != l.kPerLane || l.kPerLane * l.kGroups != 16)
-      return op.emitOpError("has no ")
-             << target.getChip() << " kernel yet: the AMD attention kernel "
-             << "reuses the MFMA accumulators of S^T as the B operand of "
-                "P.V, and "
-             << target.getMmaFamilies().front()
-             << "'s accumulator layout is not its B layout (WMMA attention "
-                "is not done)";
+    [[maybe_unused]] bool direct = l.accRowStep == 1 &&
+                                   l.accLaneRowStep == l.kPerLane &&
+                                   l.accPerLane == l.kPerLane &&
+                                   l.kPerLane * l.kGroups == 16;
+    [[maybe_unused]] bool halves =
+        l.accRowStep == 2 && l.accLaneRowStep == 1 && l.kGroups == 1 &&
+        l.kPerLane == 16 && l.accPerLane == 8 && target.getWarpSize() == 32;
+    assert((direct || halves) && "an AMD lane layout emitLds cannot reuse");
     if (stages)
       return op.emitOpError("stages = ")
              << stages << " does not apply to " << target.getChip()

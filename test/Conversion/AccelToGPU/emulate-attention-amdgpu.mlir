@@ -15,6 +15,11 @@
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.gfx942.mlir | FileCheck %s
 // RUN: accel-opt %s --convert-accel-to-gpu=chip=gfx90a --mlir-print-op-generic -o %t.gfx90a.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.gfx90a.mlir --seed 1 | FileCheck %s
+// RDNA3 (WMMA, wave32): P reaches the B operand through a half-wave
+// exchange, and with D + Dv > 128 neither Q nor the next key block is held
+// in registers.
+// RUN: accel-opt %s --convert-accel-to-gpu=chip=gfx1100 --mlir-print-op-generic -o %t.gfx1100.mlir
+// RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.gfx1100.mlir --seed 2 | FileCheck %s
 
 // CHECK: @remainders_0: OK (B=1 Hq=2 Hkv=2 Sq=70 Skv=90 D=64 Dv=64, max error
 // CHECK: @causal_gqa_0: OK (B=1 Hq=4 Hkv=2 Sq=70 Skv=90 D=64 Dv=64 causal(20), max error

@@ -13,7 +13,6 @@
 // RUN: not accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=gfx942 mma=wmma" 2>&1 | FileCheck %s --check-prefix=WMMA-CDNA
 // RUN: not accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=gfx1100 mma=mfma" 2>&1 | FileCheck %s --check-prefix=MFMA-RDNA
 // RUN: not accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=gfx942 mma=mma.sync" 2>&1 | FileCheck %s --check-prefix=MMA-NV
-// RUN: not accel-opt %S/convert-attention.mlir --split-input-file --convert-accel-to-gpu=chip=gfx1100 2>&1 | FileCheck %s --check-prefix=ATTN
 // RUN: not accel-opt %S/convert-attention.mlir --split-input-file --convert-accel-to-gpu="chip=gfx942 stages=3" 2>&1 | FileCheck %s --check-prefix=ATTN-STAGES
 // mma=auto is the chip's family.
 // RUN: accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=gfx942 mma=auto" | FileCheck %s --check-prefix=AUTO
@@ -36,6 +35,5 @@ func.func @f32(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32
 // WMMA-CDNA: error: convert-accel-to-gpu: gfx942 has no wmma instructions (its matrix instruction is mfma)
 // MFMA-RDNA: error: convert-accel-to-gpu: gfx1100 has no mfma instructions (its matrix instruction is wmma)
 // MMA-NV: error: convert-accel-to-gpu: mma must be auto, mfma or wmma for amdgpu chips, got 'mma.sync'
-// ATTN: error: 'accel.attention' op has no gfx1100 kernel yet: the AMD attention kernel reuses the MFMA accumulators of S^T as the B operand of P.V, and wmma's accumulator layout is not its B layout (WMMA attention is not done)
 // ATTN-STAGES: error: 'accel.attention' op stages = 3 does not apply to gfx942: its attention kernel keeps one LDS buffer of K and V and loads the next key block into registers
 // AUTO: amdgpu.mfma

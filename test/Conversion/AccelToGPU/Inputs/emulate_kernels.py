@@ -52,9 +52,11 @@ operand layouts, not from the compiler's GpuLaneLayout, which this checks):
     race detector's "warps" are these waves. A workgroup has at most 1024
     work-items and 64 KiB of LDS (the dynamic shared memory).
   - amdgpu.mfma 16x16x16 f16 / bf16 (gfx90a, gfx942), 16x16x16 i8
-    (gfx90a only) and 16x16x32 i8 (gfx942 only), one block, wave64: lane l
-    holds A[l % 16][K0 + i] and B[K0 + i][l % 16] with K0 = (l / 16)
-    (k / 4), i < k / 4, and D[4 (l / 16) + i][l % 16], i < 4.
+    (gfx90a only), 16x16x32 i8 and 16x16x32 f8 (gfx942 only: the FNUZ
+    formats f8E4M3FNUZ and f8E5M2FNUZ, A and B of either, f32 sums), one
+    block, wave64: lane l holds A[l % 16][K0 + i] and B[K0 + i][l % 16]
+    with K0 = (l / 16) (k / 4), i < k / 4, and D[4 (l / 16) + i][l % 16],
+    i < 4. f8 registers hold codes, decoded by each operand's format.
   - amdgpu.wmma 16x16x16 f16 / bf16 / i8 (gfx1100), wave32: lane l holds
     A[l % 16][0..15] and B[0..15][l % 16], lanes 16-31 a copy of lanes
     0-15 (a kernel whose halves differ fails), and D[2 i + l / 16][l % 16],
@@ -76,7 +78,8 @@ another thread (or by ldmatrix) before a barrier follows the wait, or a
 barrier that not all threads reach. Mutations that show it works:
 --drop-barrier N skips each kernel's gpu.barrier number N (textual order),
 --sink-barrier N moves it down to the next read of shared memory;
---self-test runs the detector on hand-made access sequences.
+--self-test runs the detector on hand-made access sequences, and checks
+the decoding of the f8 formats (against ml_dtypes where installed).
 """
 import re
 import sys
@@ -134,17 +137,36 @@ def elt_bytes(elt):
     raise Failure('unexpected element type %s' % elt)
 
 
+# The f8 formats: (mantissa bits, exponent bias). OCP (NVIDIA, gfx950):
+# f8E4M3FN (S.1111.111 NaN, no inf) and f8E5M2 (IEEE-like: inf, NaN).
+# FNUZ (AMD gfx942): one more in the bias, all exponent codes finite, no
+# inf, no -0: 0x80 is the only NaN.
+F8_FORMATS = {'f8E4M3FN': (3, 7), 'f8E5M2': (2, 15),
+              'f8E4M3FNUZ': (3, 8), 'f8E5M2FNUZ': (2, 16)}
+
+
+_F8_VALUES = {}
+
+
 def f8_values(elt):
-    """The value of each of the 256 codes of f8E4M3FN / f8E5M2 (NaN for
-    NaN codes, inf for the infinities of e5m2)."""
-    mbits, bias = (3, 7) if elt == 'f8E4M3FN' else (2, 15)
+    """The value of each of the 256 codes of an f8 format of F8_FORMATS
+    (NaN for NaN codes, inf for the infinities of e5m2); one shared,
+    read-only table per format."""
+    if elt in _F8_VALUES:
+        return _F8_VALUES[elt]
+    if elt not in F8_FORMATS:
+        raise Failure('unexpected f8 type %s' % elt)
+    mbits, bias = F8_FORMATS[elt]
+    fnuz = elt.endswith('FNUZ')
+    top = (1 << (7 - mbits)) - 1
     out = np.zeros(256)
     for code in range(256):
         sign = -1.0 if code & 0x80 else 1.0
-        e = (code >> mbits) & ((1 << (7 - mbits)) - 1)
+        e = (code >> mbits) & top
         m = code & ((1 << mbits) - 1)
-        top = (1 << (7 - mbits)) - 1
-        if elt == 'f8E4M3FN' and e == top and m == (1 << mbits) - 1:
+        if fnuz and code == 0x80:
+            v = np.nan
+        elif elt == 'f8E4M3FN' and e == top and m == (1 << mbits) - 1:
             v = np.nan
         elif elt == 'f8E5M2' and e == top:
             v = np.inf if m == 0 else np.nan
@@ -153,6 +175,32 @@ def f8_values(elt):
         else:
             v = (1 + m / (1 << mbits)) * 2.0**(e - bias)
         out[code] = sign * v
+    out.flags.writeable = False
+    _F8_VALUES[elt] = out
+    return out
+
+
+def f8_code(elt, value):
+    """The code of a value of an f8 format (an arith.constant of f8 type,
+    such as the 0 the AMD kernels pad remainders with): +0 is code 0 in
+    every format, -0 is 0x80 in the OCP ones and +0 in FNUZ, which has no
+    -0."""
+    if value == 0:
+        return 0x80 if np.signbit(value) and elt in ('f8E4M3FN',
+                                                     'f8E5M2') else 0
+    hit = np.nonzero(f8_values(elt) == value)[0]
+    if not len(hit):
+        raise Failure('%s is not a value of %s' % (value, elt))
+    return int(hit[0])
+
+
+def f8_decode(elt, codes):
+    """Values of f8 codes (held as floats); NaN (unfilled shared memory)
+    stays NaN."""
+    codes = np.asarray(codes, dtype=np.float64)
+    nan = np.isnan(codes)
+    out = f8_values(elt)[np.where(nan, 0, codes).astype(np.int64)]
+    out[nan] = np.nan
     return out
 
 
@@ -610,7 +658,13 @@ class Block:
             kind, shape, elt = parse_type(rt[0])
             dense = re.search(r'value = dense<([^>]*)>', op.text)
             v = re.search(r'value = ([-+\w.]+)', op.text).group(1)
-            if dense:
+            if elt.startswith('f8'):
+                # f8 values are held as their codes (a hex literal is one).
+                lit = dense.group(1) if dense else v
+                code = (int(lit, 16) if lit.startswith('0x')
+                        else f8_code(elt, float(lit)))
+                out = np.full((self.T,) + shape, code, dtype=np.float32)
+            elif dense:
                 # i32 accumulators hold exact integers beyond 2^24.
                 out = np.full((self.T,) + shape, float(dense.group(1)),
                               dtype=np.float64 if elt == 'i32'
@@ -1217,7 +1271,9 @@ class Block:
 
     def amd_matrix_checks(self, op, mask, table, what):
         """Checks an amdgpu.mfma / wmma against the chip's instructions;
-        returns (k, A's shape, C's shape, whether the sums are i32)."""
+        returns (k, A's shape, C's shape, whether the sums are i32, A's and
+        B's element types). A and B have one type, but for the f8 of
+        gfx942, which mixes f8E4M3FNUZ and f8E5M2FNUZ (fp8_bf8, bf8_fp8)."""
         a_t, b_t, c_t = (parse_type(t) for t in operand_types(op))
         d_t = parse_type(op.result_types[0])
         m_, n_, k_ = (int(op.attr(x).split(':')[0]) for x in 'mnk')
@@ -1229,7 +1285,9 @@ class Block:
             raise Failure('%s %dx%dx%d of %s: %s has 16x16x%d' % (
                 what, m_, n_, k_, elt, self.k.chip,
                 table[(self.k.chip, elt)]))
-        if b_t[2] != elt or b_t[1] != a_t[1]:
+        fnuz = ('f8E4M3FNUZ', 'f8E5M2FNUZ')
+        if (b_t[2] != elt and not (elt in fnuz and b_t[2] in fnuz)
+                or b_t[1] != a_t[1]):
             raise Failure('%s of %s and %s' % (what, a_t, b_t))
         integer = elt == 'i8'
         if c_t != d_t or c_t[2] != ('i32' if integer else 'f32'):
@@ -1238,7 +1296,7 @@ class Block:
         if not mask.all():
             raise Failure('%s in divergent code (the whole wave must run '
                           'it)' % what)
-        return k_, a_t[1], c_t[1], integer
+        return k_, a_t[1], c_t[1], integer, elt, b_t[2]
 
     @staticmethod
     def amd_finish(D, integer, what):
@@ -1255,7 +1313,7 @@ class Block:
         of the CDNA2 / CDNA3 ISA documents: lane l (R = l % 16, G = l / 16)
         holds A[R][G k/4 + i] and B[G k/4 + i][R] for i < k/4 (k/4
         consecutive K), and D[4 G + i][R] for i < 4."""
-        k_, a_shape, c_shape, integer = self.amd_matrix_checks(
+        k_, a_shape, c_shape, integer, a_elt, b_elt = self.amd_matrix_checks(
             op, mask, AMD_MFMA_K, 'amdgpu.mfma')
         for key, want in (('blocks', 1), ('cbsz', 0), ('abid', 0)):
             if int(op.attr(key).split(':')[0]) != want:
@@ -1267,7 +1325,10 @@ class Block:
         if a_shape != (per,) or c_shape != (4,) or self.k.wave != 64:
             raise Failure('amdgpu.mfma 16x16x%d takes %d inputs and 4 '
                           'accumulators a lane of a wave64' % (k_, per))
-        a, b, c = ins
+        # f8 registers hold codes: decoded by each operand's own format.
+        a, b = (f8_decode(e, x) if e.startswith('f8') else x
+                for e, x in ((a_elt, ins[0]), (b_elt, ins[1])))
+        c = ins[2]
         W = self.T // 64
         warp, lane = self.lane_views()
         R, G = lane % 16, lane // 16
@@ -1292,7 +1353,7 @@ class Block:
         of A[R][:] and of B[:][R], lanes 16-31 a copy of lanes 0-15 (the
         ISA asks for the copy: a kernel whose halves differ fails here),
         and D (f32 / i32) element i at D[2 i + H][R]."""
-        k_, a_shape, c_shape, integer = self.amd_matrix_checks(
+        k_, a_shape, c_shape, integer, _, _ = self.amd_matrix_checks(
             op, mask, AMD_WMMA_K, 'amdgpu.wmma')
         for flag in ('unsignedA', 'unsignedB', 'clamp'):
             if re.search(r'\b%s\b' % flag, op.text):
@@ -1351,12 +1412,15 @@ def operand_types(op):
 #   CDNA2 (gfx90a): v_mfma_f32_16x16x16f16, v_mfma_f32_16x16x16bf16_1k,
 #     v_mfma_i32_16x16x16i8;
 #   CDNA3 (gfx942): v_mfma_f32_16x16x16_f16, v_mfma_f32_16x16x16_bf16,
-#     v_mfma_i32_16x16x32_i8 (CDNA3 has no 16x16x16 i8);
+#     v_mfma_i32_16x16x32_i8 (CDNA3 has no 16x16x16 i8),
+#     v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} (fp8 = f8E4M3FNUZ, bf8 =
+#     f8E5M2FNUZ; A and B may differ; CDNA2 has no f8, CDNA3 no OCP f8);
 #   RDNA3 (gfx1100): v_wmma_f32_16x16x16_f16, v_wmma_f32_16x16x16_bf16,
 #     v_wmma_i32_16x16x16_iu8.
 AMD_MFMA_K = {('gfx90a', 'f16'): 16, ('gfx90a', 'bf16'): 16,
               ('gfx90a', 'i8'): 16, ('gfx942', 'f16'): 16,
-              ('gfx942', 'bf16'): 16, ('gfx942', 'i8'): 32}
+              ('gfx942', 'bf16'): 16, ('gfx942', 'i8'): 32,
+              ('gfx942', 'f8E4M3FNUZ'): 32, ('gfx942', 'f8E5M2FNUZ'): 32}
 AMD_WMMA_K = {('gfx1100', 'f16'): 16, ('gfx1100', 'bf16'): 16,
               ('gfx1100', 'i8'): 16}
 
@@ -1455,7 +1519,8 @@ def emulate(kernel, rng):
                  * rng.choice([-1, 1], size=shape)).astype(np.float64)
         elif elt.startswith('f8'):
             # Codes of every finite value up to 16 in magnitude (normal
-            # and subnormal); f8 memory holds codes.
+            # and subnormal; never a NaN code, 0x80 in FNUZ); f8 memory
+            # holds codes.
             vals = f8_values(elt)
             codes = np.nonzero(np.abs(vals) <= 16)[0]
             x = rng.choice(codes, size=shape).astype(np.float64)
@@ -1691,8 +1756,9 @@ def main():
 
 def self_test():
     """Runs RaceDetector on hand-made access sequences, one per rule, each
-    with a variant the synchronization makes correct; prints one line per
-    case and returns 1 if any verdict is wrong."""
+    with a variant the synchronization makes correct, then checks the f8
+    decoding (check_f8_values); prints one line per case and returns 1 if
+    any verdict is wrong."""
     def store(d, t, b, v=1.0):
         d.write(np.array(b), np.full(len(b), t), np.full(len(b), v),
                 'store')
@@ -1809,7 +1875,67 @@ def self_test():
                 wrong += 1
             print('%s%s: %s' % (name, ' (synchronized)' if sync else '',
                                 verdict))
-    return 1 if wrong else 0
+    f8_problem, f8_how = check_f8_values()
+    print('f8 codes: %s %s (%s)' % (' '.join(F8_FORMATS),
+                                   f8_problem or 'ok', f8_how))
+    return 1 if wrong or f8_problem else 0
+
+
+def check_f8_values():
+    """f8_values against codes worked out by hand from the format
+    definitions (OCP 8-bit FP spec; the FNUZ formats of LLVM's APFloat /
+    AMD's CDNA3 ISA), and all 256 codes of each format against ml_dtypes
+    when it is installed (NaN for NaN, the sign of 0 included). Returns
+    (the first mismatch or None, what was checked)."""
+    nan = np.nan
+    fixed = {
+        'f8E4M3FN': {0x00: 0.0, 0x01: 2.0**-9, 0x08: 2.0**-6, 0x38: 1.0,
+                     0x7E: 448.0, 0x7F: nan, 0x80: -0.0, 0xFE: -448.0,
+                     0xFF: nan},
+        'f8E5M2': {0x01: 2.0**-16, 0x04: 2.0**-14, 0x3C: 1.0,
+                   0x7B: 57344.0, 0x7C: np.inf, 0x7D: nan, 0x80: -0.0,
+                   0xFC: -np.inf},
+        # Bias 8; S.1111.111 is 240, not NaN; 0x80 (-0) is the only NaN.
+        'f8E4M3FNUZ': {0x00: 0.0, 0x01: 2.0**-10, 0x07: 7 * 2.0**-10,
+                       0x08: 2.0**-7, 0x38: 0.5, 0x40: 1.0, 0x7F: 240.0,
+                       0x80: nan, 0x81: -2.0**-10, 0xC0: -1.0,
+                       0xFF: -240.0},
+        # Bias 16; exponent 31 is finite (no inf); 0x80 the only NaN.
+        'f8E5M2FNUZ': {0x00: 0.0, 0x01: 2.0**-17, 0x04: 2.0**-15,
+                       0x40: 1.0, 0x7C: 32768.0, 0x7F: 57344.0, 0x80: nan,
+                       0x83: -3 * 2.0**-17, 0xFF: -57344.0}}
+    how = 'fixed codes'
+
+    def same(x, y):
+        return bool((np.isnan(x) and np.isnan(y)) or (
+            x == y and np.signbit(x) == np.signbit(y)))
+    for elt, codes in fixed.items():
+        vals = f8_values(elt)
+        for code, want in codes.items():
+            if not same(vals[code], want):
+                return '%s code 0x%02X is %r, not %r' % (
+                    elt, code, vals[code], want), how
+    for elt in ('f8E4M3FNUZ', 'f8E5M2FNUZ'):
+        vals = f8_values(elt)
+        if np.isnan(vals).sum() != 1 or np.isinf(vals).any():
+            return '%s has another NaN than 0x80, or an inf' % elt, how
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None, how + '; no ml_dtypes to compare every code with'
+    how += ', every code against ml_dtypes'
+    for elt, name in (('f8E4M3FN', 'float8_e4m3fn'),
+                      ('f8E5M2', 'float8_e5m2'),
+                      ('f8E4M3FNUZ', 'float8_e4m3fnuz'),
+                      ('f8E5M2FNUZ', 'float8_e5m2fnuz')):
+        ref = np.arange(256, dtype=np.uint8).view(
+            getattr(ml_dtypes, name)).astype(np.float64)
+        vals = f8_values(elt)
+        for code in range(256):
+            if not same(vals[code], ref[code]):
+                return '%s code 0x%02X is %r, ml_dtypes.%s says %r' % (
+                    elt, code, vals[code], name, ref[code]), how
+    return None, how
 
 
 if __name__ == '__main__':
