@@ -719,15 +719,18 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
         [&](OpBuilder &, Location, Value j, ValueRange iter) {
           SmallVector<Value> o(iter.begin(), iter.begin() + oTiles);
           Value rowMax = iter[oTiles], sum = iter[oTiles + 1];
-          SmallVector<Value> cur =
-              prefetch ? SmallVector<Value>(iter.begin() + oTiles + 2,
-                                            iter.end())
-                       : loadKeyBlock(j);
           // Every wave is done with block j - 1 before it is overwritten;
           // block j is in LDS for all after the second barrier. The next
           // block's loads are in flight while the waves compute.
-          gpu::BarrierOp::create(b, loc);
-          storeKeyBlock(cur);
+          if (prefetch) {
+            gpu::BarrierOp::create(b, loc);
+            storeKeyBlock(
+                SmallVector<Value>(iter.begin() + oTiles + 2, iter.end()));
+          } else {
+            SmallVector<Value> cur = loadKeyBlock(j);
+            gpu::BarrierOp::create(b, loc);
+            storeKeyBlock(cur);
+          }
           gpu::BarrierOp::create(b, loc);
           SmallVector<Value> nextRegs;
           if (prefetch)
