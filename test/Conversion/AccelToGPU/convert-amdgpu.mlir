@@ -88,3 +88,45 @@ func.func @large(%a: tensor<4096x256xf16>, %b: tensor<4096x256xf16>) -> tensor<4
   %0 = accel.matmul transpose_b ins(%a, %b : tensor<4096x256xf16>, tensor<4096x256xf16>) outs(%c : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
   return %0 : tensor<4096x4096xf32>
 }
+
+// -----
+
+// Attention: S^T = K.Q^T (K from LDS as the A operand, Q's fragments from
+// global memory as B), the online softmax reduced over the lanes of a
+// query (xor 16 and 32 on wave64, 16 on wave32), exp2 as v_exp_f32, and
+// O^T = V^T.P^T with P as the B operand (on gfx1100 after a half-wave
+// exchange). K [64][32 + 8] and V^T [32][64 + 8] share one LDS buffer.
+// CHECK-LABEL: gpu.module @att_kernels
+// GFX942: block = array<i64: 256, 1, 1>, chip = "gfx942", dynamic_shared_memory = 9728 : i64, grid = array<i64: 1, 2, 1>, kind = "attention"
+// GFX1100: block = array<i64: 128, 1, 1>, chip = "gfx1100", dynamic_shared_memory = 9728 : i64, grid = array<i64: 1, 2, 1>, kind = "attention"
+// CHECK: %[[SK:.*]] = memref.view %{{.*}}[%c0][] {{.*}} to memref<64x40xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[SV:.*]] = memref.view %{{.*}}[%c5120][] {{.*}} to memref<32x72xf16, #gpu.address_space<workgroup>>
+// GFX942: %[[Q0:.*]] = vector.load %arg0[{{.*}}] {alignment = 8 : i64} : memref<1x2x64x32xf16>, vector<4xf16>
+// GFX1100: %[[Q0:.*]] = vector.load %arg0[{{.*}}] {alignment = 32 : i64} : memref<1x2x64x32xf16>, vector<16xf16>
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: vector.store %{{.*}}, %[[SK]]
+// CHECK: memref.store %{{.*}}, %[[SV]]
+// CHECK: gpu.barrier
+// CHECK: %[[KF:.*]] = vector.load %[[SK]]
+// GFX942: amdgpu.mfma 16x16x16 %[[KF]] * %[[Q0]] + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+// GFX1100: amdgpu.wmma 16x16x16 %[[KF]] * %[[Q0]] + %{{.*}} : vector<16xf16>, vector<16xf16>, vector<8xf32>
+// GFX942: gpu.shuffle  xor %{{.*}}, %c16_i32{{.*}}, %c64_i32
+// GFX942: gpu.shuffle  xor %{{.*}}, %c32_i32{{.*}}, %c64_i32
+// GFX1100: gpu.shuffle  xor %{{.*}}, %c16_i32{{.*}}, %c32_i32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.exp2"
+// GFX1100: gpu.shuffle  xor %{{.*}}, %c16_i32{{.*}}, %c32_i32
+// CHECK: %[[P:.*]] = arith.truncf %{{.*}} : vector<{{4|16}}xf32> to vector<{{4|16}}xf16>
+// CHECK: %[[VF:.*]] = vector.load %[[SV]]
+// GFX942: amdgpu.mfma 16x16x16 %[[VF]] * %[[P]] + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+// GFX1100: amdgpu.wmma 16x16x16 %[[VF]] * %[[P]] + %{{.*}} : vector<16xf16>, vector<16xf16>, vector<8xf32>
+// CHECK: scf.yield
+// O / l: 4 consecutive columns a vector store (MFMA), every other column
+// element by element (WMMA).
+// GFX942: vector.store %{{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<1x2x64x32xf32>, vector<4xf32>
+// GFX1100: memref.store %{{.*}}, %arg3[{{.*}}] : memref<1x2x64x32xf32>
+func.func @att(%q: tensor<1x2x64x32xf16>, %k: tensor<1x2x64x32xf16>, %v: tensor<1x2x64x32xf16>) -> tensor<1x2x64x32xf32> {
+  %o = tensor.empty() : tensor<1x2x64x32xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x64x32xf16>, tensor<1x2x64x32xf16>, tensor<1x2x64x32xf16>) outs(%o : tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32>
+  return %0 : tensor<1x2x64x32xf32>
+}
