@@ -5,9 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// accel-expand-f8-casts: arith.truncf to and arith.extf from f8E4M3FN and
-// f8E5M2 on the f32 bit pattern, for back ends without fp8 types (LLVM on
-// CPUs). Rounding is IEEE round to nearest even, as APFloat does it; the
+// accel-expand-f8-casts: arith.truncf to and arith.extf from f8E4M3FN,
+// f8E5M2, f8E4M3FNUZ and f8E5M2FNUZ on the f32 bit pattern, for back ends
+// without fp8 types (LLVM on CPUs). Rounding is IEEE round to nearest even,
+// with APFloat's overflow and special values for each format; the
 // subnormal range is rounded by one f32 addition that aligns the value to
 // the fp8 subnormal spacing (the float-to-half method of F. Giesen's
 // "float_to_half_fast3_rtne").
@@ -31,6 +32,17 @@ using namespace mlir;
 using namespace mlir::accel;
 
 namespace {
+/// Where a format keeps its non-finite values.
+enum class Specials {
+  /// The all-ones exponent holds infinities and NaNs (f8E5M2).
+  IEEE,
+  /// Finite values and one NaN, S.1111.111, per sign (f8E4M3FN).
+  AllOnesNaN,
+  /// One NaN in the negative zero's place, 0x80, and no infinities or -0
+  /// (the FNUZ formats).
+  NegativeZeroNaN,
+};
+
 /// The constants of one fp8 format, on f32 bit patterns.
 struct F8Format {
   unsigned mantissaBits;
@@ -41,9 +53,7 @@ struct F8Format {
   uint32_t overflowCode, nanCode;
   /// |x| bits of the smallest normal value.
   uint32_t minNormal;
-  /// Whether the all-ones exponent holds infinities and NaNs (E5M2) rather
-  /// than finite values and one NaN (E4M3FN).
-  bool ieeeSpecials;
+  Specials specials;
 };
 } // namespace
 
@@ -52,12 +62,42 @@ static std::optional<F8Format> formatOf(Type t) {
   // and above round to inf. E4M3FN: 448 is the largest; above 464 (the
   // midpoint with 480, which ties to 448) is NaN, its only non-finite value.
   if (isa<Float8E5M2Type>(t))
-    return F8Format{
-        2, 15, 0x47800000u /*65536*/, 0x7C, 0x7E, 0x38800000u /*2^-14*/, true};
+    return F8Format{2,
+                    15,
+                    0x47800000u /*65536*/,
+                    0x7C,
+                    0x7E,
+                    0x38800000u /*2^-14*/,
+                    Specials::IEEE};
   if (isa<Float8E4M3FNType>(t))
-    return F8Format{3,    7,    0x43E80001u /*past 464*/,
-                    0x7F, 0x7F, 0x3C800000u /*2^-6*/,
-                    false};
+    return F8Format{3,
+                    7,
+                    0x43E80001u /*past 464*/,
+                    0x7F,
+                    0x7F,
+                    0x3C800000u /*2^-6*/,
+                    Specials::AllOnesNaN};
+  // The FNUZ formats have no infinity, so APFloat turns what would round
+  // past the largest finite value into their NaN, 0x80 (a NaN-only format's
+  // overflow), whatever the sign. E4M3FNUZ: 240 (0x7F, odd) is the largest;
+  // 248, its midpoint with 256, ties to even, so from 248 on is NaN.
+  // E5M2FNUZ: 57344 (0x7F) is the largest, NaN from 61440 on.
+  if (isa<Float8E4M3FNUZType>(t))
+    return F8Format{3,
+                    8,
+                    0x43780000u /*248*/,
+                    0x80,
+                    0x80,
+                    0x3C000000u /*2^-7*/,
+                    Specials::NegativeZeroNaN};
+  if (isa<Float8E5M2FNUZType>(t))
+    return F8Format{2,
+                    16,
+                    0x47700000u /*61440*/,
+                    0x80,
+                    0x80,
+                    0x38000000u /*2^-15*/,
+                    Specials::NegativeZeroNaN};
   return std::nullopt;
 }
 
@@ -154,6 +194,11 @@ static Value encodeF8(OpBuilder &b, Location loc, Value x, const F8Format &f) {
                       bb.i32(f.nanCode), bb.i32(f.overflowCode));
   code = bb.select(bb.cmp(arith::CmpIPredicate::uge, abs, f.overflowFrom),
                    beyond, code);
+  // FNUZ has no -0: its code is the NaN. A negative value that rounds to
+  // zero gives +0, as in APFloat (and 0x80 | sign stays the NaN).
+  if (f.specials == Specials::NegativeZeroNaN)
+    sign =
+        bb.select(bb.cmp(arith::CmpIPredicate::eq, code, 0), bb.i32(0), sign);
   code = arith::OrIOp::create(b, loc, code, sign);
   return arith::TruncIOp::create(b, loc, bb.type(b.getI8Type()), code);
 }
@@ -181,14 +226,23 @@ static Value decodeF8(OpBuilder &b, Location loc, Value raw,
   Value bits = bb.select(bb.cmp(arith::CmpIPredicate::eq, exponent, 0),
                          subnormal, normal);
   uint32_t topExponent = (1u << (7 - f.mantissaBits)) - 1;
-  if (f.ieeeSpecials) {
+  switch (f.specials) {
+  case Specials::IEEE: {
     Value special = bb.select(bb.cmp(arith::CmpIPredicate::eq, mantissa, 0),
                               bb.i32(0x7F800000u), bb.i32(0x7FC00000u));
     bits = bb.select(bb.cmp(arith::CmpIPredicate::eq, exponent, topExponent),
                      special, bits);
-  } else {
+    break;
+  }
+  case Specials::AllOnesNaN:
     bits = bb.select(bb.cmp(arith::CmpIPredicate::eq, mag, 0x7F),
                      bb.i32(0x7FC00000u), bits);
+    break;
+  case Specials::NegativeZeroNaN:
+    // The all-ones exponent is finite; 0x80 (sign, zero) is the NaN.
+    bits = bb.select(bb.cmp(arith::CmpIPredicate::eq, u, 0x80),
+                     bb.i32(0x7FC00000u), bits);
+    break;
   }
   return bb.bitcast(arith::OrIOp::create(b, loc, bits, sign), b.getF32Type());
 }
@@ -202,7 +256,7 @@ struct ExpandTruncToF8 : public OpRewritePattern<arith::TruncFOp> {
     Type outType = op.getType();
     std::optional<F8Format> format = formatOf(getElementTypeOrSelf(outType));
     if (!format)
-      return rewriter.notifyMatchFailure(op, "not a cast to f8E4M3FN/E5M2");
+      return rewriter.notifyMatchFailure(op, "not a cast to an fp8 format");
     if (isa<VectorType>(outType) && cast<VectorType>(outType).isScalable())
       return rewriter.notifyMatchFailure(op, "scalable vectors");
     if (auto mode = op.getRoundingmode();
@@ -233,7 +287,7 @@ struct ExpandExtFromF8 : public OpRewritePattern<arith::ExtFOp> {
     std::optional<F8Format> format =
         formatOf(getElementTypeOrSelf(in.getType()));
     if (!format)
-      return rewriter.notifyMatchFailure(op, "not a cast from f8E4M3FN/E5M2");
+      return rewriter.notifyMatchFailure(op, "not a cast from an fp8 format");
     if (isa<VectorType>(in.getType()) &&
         cast<VectorType>(in.getType()).isScalable())
       return rewriter.notifyMatchFailure(op, "scalable vectors");

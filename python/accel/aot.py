@@ -184,7 +184,8 @@ def _numpy_dtype(dtype: str) -> np.dtype:
     except ImportError as err:  # pragma: no cover - ml_dtypes is a dependency
         raise ValueError(f"{dtype} arrays need the ml_dtypes package") from err
     special = {"bf16": ml_dtypes.bfloat16, "f8E4M3FN": ml_dtypes.float8_e4m3fn,
-               "f8E5M2": ml_dtypes.float8_e5m2}
+               "f8E5M2": ml_dtypes.float8_e5m2, "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz,
+               "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz}
     if dtype in special:
         return np.dtype(special[dtype])
     raise ValueError(f"no numpy dtype for element type {dtype}")

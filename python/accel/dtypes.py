@@ -2,8 +2,13 @@
 
 Every API that takes a dtype accepts either the MLIR spelling or anything
 `numpy.dtype` understands (`numpy.float16`, `"float32"`, `numpy.bool_`, and
-the `ml_dtypes` types `bfloat16`, `float8_e4m3fn` and `float8_e5m2` when that
-package is installed).
+the `ml_dtypes` types `bfloat16`, `float8_e4m3fn`, `float8_e5m2`,
+`float8_e4m3fnuz` and `float8_e5m2fnuz` when that package is installed).
+
+The fp8 types come in two families with different encodings: OCP
+(`f8E4M3FN`, `f8E5M2`) and FNUZ (`f8E4M3FNUZ`, `f8E5M2FNUZ`: no infinities,
+no negative zero, one NaN; AMD gfx942's fp8). The FNUZ ones are matmul
+inputs only.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ F16 = "f16"
 BF16 = "bf16"
 F8E4M3FN = "f8E4M3FN"
 F8E5M2 = "f8E5M2"
+F8E4M3FNUZ = "f8E4M3FNUZ"
+F8E5M2FNUZ = "f8E5M2FNUZ"
 I1 = "i1"
 I8 = "i8"
 I32 = "i32"
@@ -30,6 +37,8 @@ BIT_WIDTHS: Dict[str, int] = {
     BF16: 16,
     F8E4M3FN: 8,
     F8E5M2: 8,
+    F8E4M3FNUZ: 8,
+    F8E5M2FNUZ: 8,
     I1: 1,
     I8: 8,
     I32: 32,
@@ -37,7 +46,11 @@ BIT_WIDTHS: Dict[str, int] = {
     INDEX: 64,
 }
 
-F8_TYPES: FrozenSet[str] = frozenset({F8E4M3FN, F8E5M2})
+OCP_F8_TYPES: FrozenSet[str] = frozenset({F8E4M3FN, F8E5M2})
+FNUZ_F8_TYPES: FrozenSet[str] = frozenset({F8E4M3FNUZ, F8E5M2FNUZ})
+F8_TYPES: FrozenSet[str] = OCP_F8_TYPES | FNUZ_F8_TYPES
+#: The float types of softmax and attention (the FNUZ fp8 types are matmul
+#: inputs only).
 FLOAT_TYPES: FrozenSet[str] = frozenset({F32, F16, BF16, F8E4M3FN, F8E5M2})
 
 #: Element types allowed in a tensor (`index` is a scalar-only type here).
@@ -52,6 +65,8 @@ _NUMPY_NAMES: Dict[str, str] = {
     "bfloat16": BF16,
     "float8_e4m3fn": F8E4M3FN,
     "float8_e5m2": F8E5M2,
+    "float8_e4m3fnuz": F8E4M3FNUZ,
+    "float8_e5m2fnuz": F8E5M2FNUZ,
     "bool": I1,
     "int8": I8,
     "int32": I32,
@@ -80,10 +95,18 @@ def bit_width(dtype: str) -> int:
 
 
 def is_float(dtype: str) -> bool:
-    """True for f32, f16, bf16 and the f8 types."""
+    """True for f32, f16, bf16 and the OCP f8 types (softmax's and
+    attention's float types)."""
     return dtype in FLOAT_TYPES
 
 
 def is_f8(dtype: str) -> bool:
-    """True for f8E4M3FN and f8E5M2."""
+    """True for the f8 types of both families (OCP and FNUZ)."""
     return dtype in F8_TYPES
+
+
+def same_f8_family(a: str, b: str) -> bool:
+    """True when `a` and `b` are both OCP f8 or both FNUZ f8 types: the mixes
+    a matmul accepts."""
+    return ((a in OCP_F8_TYPES and b in OCP_F8_TYPES)
+            or (a in FNUZ_F8_TYPES and b in FNUZ_F8_TYPES))

@@ -358,15 +358,18 @@ class Function:
                              + (" (B is [N, K] with transpose_b)" if transpose_b else ""))
 
         ea, eb = a.dtype, b.dtype
-        inputs = (dt.F32, dt.F16, dt.BF16, dt.F8E4M3FN, dt.F8E5M2, dt.I8)
+        inputs = (dt.F32, dt.F16, dt.BF16, dt.F8E4M3FN, dt.F8E5M2, dt.F8E4M3FNUZ,
+                  dt.F8E5M2FNUZ, dt.I8)
         for what, e in (("A", ea), ("B", eb)):
             if e not in inputs:
                 raise ValueError(f"{what} element type {_q(e)} is not supported; expected "
-                                 "f32, f16, bf16, f8E4M3FN, f8E5M2 or i8")
-        if not (ea == eb or (dt.is_f8(ea) and dt.is_f8(eb))):
-            raise ValueError("A and B element types must match (or both be f8), got "
-                             f"{_q(ea)} and {_q(eb)}; supported: f32, f16, bf16, i8, or any "
-                             "mix of f8E4M3FN and f8E5M2")
+                                 "f32, f16, bf16, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ "
+                                 "or i8")
+        if not (ea == eb or dt.same_f8_family(ea, eb)):
+            raise ValueError("A and B element types must match (or both be f8 of one family), "
+                             f"got {_q(ea)} and {_q(eb)}; supported: f32, f16, bf16, i8, any "
+                             "mix of f8E4M3FN and f8E5M2, or any mix of f8E4M3FNUZ and "
+                             "f8E5M2FNUZ")
         # Same order as MatmulOp::verify: the scales first (they decide the
         # accumulators allowed for i8), then the C element type.
         scale_text = ""
@@ -419,7 +422,8 @@ class Function:
         ec = out.dtype if out is not None else (dtype or x.dtype)
         for what, e in (("input", x.dtype), ("output", ec)):
             if not dt.is_float(e):
-                raise ValueError(f"softmax {what} element type {_q(e)} is not a float type; "
+                why = (_FNUZ_MATMUL_ONLY if e in dt.FNUZ_F8_TYPES else "is not a float type")
+                raise ValueError(f"softmax {what} element type {_q(e)} {why}; "
                                  f"expected one of {floats}")
         rank = x.type.rank
         if rank < 1:
@@ -510,8 +514,9 @@ class Function:
             raise ValueError(f"Q, K and V must share one element type, got {_q(q.dtype)}, "
                              f"{_q(k.dtype)} and {_q(v.dtype)}")
         if not dt.is_float(q.dtype):
-            raise ValueError(f"Q, K and V must have a float element type, got {_q(q.dtype)}; "
-                             f"expected one of {', '.join(sorted(dt.FLOAT_TYPES))}")
+            why = f" ({_FNUZ_MATMUL_ONLY})" if q.dtype in dt.FNUZ_F8_TYPES else ""
+            raise ValueError(f"Q, K and V must have a float element type, got {_q(q.dtype)}"
+                             f"{why}; expected one of {', '.join(sorted(dt.FLOAT_TYPES))}")
         outputs = (dt.F32, dt.F16, dt.BF16)
         default = q.dtype if q.dtype in outputs else dt.F32
         eo = out.dtype if out is not None else (dtype or default)
@@ -619,6 +624,10 @@ class Function:
 
     def __repr__(self) -> str:
         return f"Function(@{self.name}, {len(self.args)} args, {len(self._body)} ops)"
+
+
+#: Why softmax and attention refuse f8E4M3FNUZ and f8E5M2FNUZ.
+_FNUZ_MATMUL_ONLY = "is an FNUZ f8 type, which only matmul takes"
 
 
 def _matmul_accumulators(input_dtype: str, scaled: bool = False) -> List[str]:

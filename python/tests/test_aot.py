@@ -72,6 +72,34 @@ def test_bf16_inputs_through_ml_dtypes(accel_compile, tmp_path):
         lib["mm"](a.astype(np.float32), b)
 
 
+def test_fnuz_f8_inputs_through_ml_dtypes(accel_compile, tmp_path):
+    # AMD's FNUZ fp8 (no -0, no infinities, one NaN at 0x80), mixed e4m3 x
+    # e5m2 as the matmul allows it within the family, on the CPU.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    f = ir.Function("mm")
+    a = f.arg((8, 16), "f8E4M3FNUZ")
+    b = f.arg((16, 4), "f8E5M2FNUZ")
+    f.ret(f.matmul(a, b, out_dtype="f32"))
+    lib = aot.load(aot.compile(f, out_dir=tmp_path / "o", name="fnuz"))
+    rng = np.random.default_rng(2)
+    a = rng.integers(-4, 5, (8, 16)).astype(ml_dtypes.float8_e4m3fnuz)
+    b = rng.integers(-4, 5, (16, 4)).astype(ml_dtypes.float8_e5m2fnuz)
+    # The largest finite values (240 and 57344: their products and sums are
+    # exact in f32) and the NaN, which makes row 5 of C NaN.
+    a[0, :] = 240
+    a[1, 0] = -240
+    b[:, 2] = 57344
+    a[5, 7] = np.nan
+    assert a.view(np.uint8)[5, 7] == 0x80
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    got = lib["mm"](a, b)
+    assert np.isnan(got[5]).all() and not np.isnan(np.delete(got, 5, axis=0)).any()
+    np.testing.assert_array_equal(got, want)
+    # The OCP encoding of the same values is another dtype, refused.
+    with pytest.raises(ValueError, match="argument arg0 must be f8E4M3FNUZ"):
+        lib["mm"](a.astype(ml_dtypes.float8_e4m3fn), b)
+
+
 def test_wrong_arrays_are_refused_before_the_call(f32_lib):
     a = np.zeros((8, 16), np.float32)
     b = np.zeros((16, 4), np.float32)

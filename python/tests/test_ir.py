@@ -110,6 +110,8 @@ def test_ml_dtypes_spellings() -> None:
     assert dtypes.normalize(ml_dtypes.bfloat16) == "bf16"
     assert dtypes.normalize(ml_dtypes.float8_e4m3fn) == "f8E4M3FN"
     assert dtypes.normalize(ml_dtypes.float8_e5m2) == "f8E5M2"
+    assert dtypes.normalize(ml_dtypes.float8_e4m3fnuz) == "f8E4M3FNUZ"
+    assert dtypes.normalize(ml_dtypes.float8_e5m2fnuz) == "f8E5M2FNUZ"
 
 
 # ---------------------------------------------------------------------------
@@ -136,6 +138,9 @@ def test_readme_example(accel_opt: str) -> None:
     ((4, 32), (32, 16), "f8E4M3FN", "f8E5M2", {"out_dtype": "bf16"}, "tensor<4x16xbf16>"),
     ((4, 32), (16, 32), "f8E5M2", "f8E5M2", {"transpose_b": True, "out_dtype": "f16"},
      "tensor<4x16xf16>"),
+    ((4, 32), (32, 16), "f8E4M3FNUZ", "f8E5M2FNUZ", {"out_dtype": "bf16"},
+     "tensor<4x16xbf16>"),
+    ((4, 32), (16, 32), "f8E5M2FNUZ", "f8E5M2FNUZ", {"transpose_b": True}, "tensor<4x16xf32>"),
     ((None, 4, 8), (3, 8, None), "i8", "i8", {}, "tensor<3x4x?xi32>"),
     ((0, 8), (8, 0), "f32", "f32", {}, "tensor<0x0xf32>"),
 ])
@@ -325,9 +330,19 @@ MATMUL_ERRORS = [
     (lambda: _mm((4, 8), (8, 16), c=((5, 16), "f32")), "M mismatch: A has M = 4, C has M = 5"),
     (lambda: _mm((4, 8), (8, 16), c=((4, 15), "f32")), "N mismatch: B has N = 16, C has N = 15"),
     (lambda: _mm((4, 8), (8, 16), "f32", "f16"),
-     "A and B element types must match (or both be f8), got 'f32' and 'f16'"),
+     "A and B element types must match (or both be f8 of one family), got 'f32' and 'f16'"),
     (lambda: _mm((4, 8), (8, 16), "i8", "f8E4M3FN"),
-     "A and B element types must match (or both be f8), got 'i8' and 'f8E4M3FN'"),
+     "A and B element types must match (or both be f8 of one family), got 'i8' and 'f8E4M3FN'"),
+    # The OCP and FNUZ fp8 families do not mix (their encodings differ).
+    (lambda: _mm((4, 8), (8, 16), "f8E4M3FN", "f8E4M3FNUZ"),
+     "A and B element types must match (or both be f8 of one family), got 'f8E4M3FN' and "
+     "'f8E4M3FNUZ'; supported: f32, f16, bf16, i8, any mix of f8E4M3FN and f8E5M2, or any "
+     "mix of f8E4M3FNUZ and f8E5M2FNUZ"),
+    (lambda: _mm((4, 8), (8, 16), "f8E5M2FNUZ", "f8E5M2"),
+     "got 'f8E5M2FNUZ' and 'f8E5M2'"),
+    (lambda: _mm((4, 8), (8, 16), "f8E4M3FNUZ", "f8E5M2FNUZ", out_dtype="i32"),
+     "C element type 'i32' is not allowed for 'f8E4M3FNUZ' inputs; expected 'f32' or 'f16' "
+     "or 'bf16'"),
     (lambda: _mm((4, 8), (8, 16), "i32", "i32"), "A element type 'i32' is not supported"),
     (lambda: _mm((4, 8), (8, 16), out_dtype="f16"),
      "C element type 'f16' is not allowed for 'f32' inputs (the accumulator is narrower than "
@@ -384,6 +399,8 @@ SOFTMAX_ERRORS = [
      "dimension -3 is out of range for an input of rank 2 (expected -2 <= dimension < 2)"),
     (lambda: _sm((), 0), "expected an input of rank at least 1"),
     (lambda: _sm((4, 16), 1, "i8"), "softmax input element type 'i8' is not a float type"),
+    (lambda: _sm((4, 16), 1, "f8E4M3FNUZ"),
+     "softmax input element type 'f8E4M3FNUZ' is an FNUZ f8 type, which only matmul takes"),
     (lambda: _sm((4, 16), 1, out_dtype="i32"), "softmax output element type 'i32' is not a float"),
     (lambda: _sm((4, 16), 1, out=((4, 16, 1), "f32")),
      "expected input and output of the same rank, got 2 and 3"),
@@ -431,6 +448,8 @@ ATTENTION_ERRORS = [
     (lambda: _attn(kv_dtype="bf16"), "Q, K and V must share one element type, got 'f16', "
      "'bf16' and 'bf16'"),
     (lambda: _attn(dtype="i8"), "Q, K and V must have a float element type, got 'i8'"),
+    (lambda: _attn(dtype="f8E5M2FNUZ"),
+     "Q, K and V must have a float element type, got 'f8E5M2FNUZ' (is an FNUZ f8 type"),
     (lambda: _attn(out_dtype="f8E4M3FN"), "O element type 'f8E4M3FN' is not allowed"),
     (lambda: _attn(mask=((16, 32), "i8")), "mask element type 'i8' is not allowed"),
     (lambda: _attn(mask=((1, 2, 8, 16, 32), "i1")),

@@ -478,16 +478,18 @@ def AccelLowerPrecisionPass
 }
 
 def AccelExpandF8CastsPass : Pass<"accel-expand-f8-casts"> {
-  let summary = "Lower casts to and from f8E4M3FN / f8E5M2 to integer "
+  let summary = "Lower casts to and from the fp8 formats to integer "
                 "arithmetic";
   let description = [{
     LLVM has no fp8 types on CPUs. This pass rewrites `arith.truncf` from
-    f32 (or f16, bf16) to f8E4M3FN or f8E5M2 and `arith.extf` from them to
-    f32 (or wider), on scalars and vectors, into operations on the f32 bit
-    pattern and an `arith.bitcast` to or from i8. The results are those of
-    the casts' definition (IEEE round to nearest even; f8E5M2 overflows to
-    ±inf, f8E4M3FN, which has no infinity, to NaN; subnormals kept), bit
-    for bit, as APFloat computes them.
+    f32 (or f16, bf16) to f8E4M3FN, f8E5M2, f8E4M3FNUZ or f8E5M2FNUZ and
+    `arith.extf` from them to f32 (or wider), on scalars and vectors, into
+    operations on the f32 bit pattern and an `arith.bitcast` to or from i8.
+    The results are those of the casts' definition (IEEE round to nearest
+    even; f8E5M2 overflows to ±inf, f8E4M3FN, which has no infinity, to
+    NaN; the FNUZ formats, which have neither infinities nor -0, overflow to
+    their one NaN, 0x80, and round negative values to +0; subnormals kept),
+    bit for bit, as APFloat computes them.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

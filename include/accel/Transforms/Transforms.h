@@ -40,8 +40,9 @@ void populateFuseAttentionPatterns(RewritePatternSet &patterns);
 void populateLowerPrecisionPatterns(RewritePatternSet &patterns,
                                     const LowerPrecisionOptions &options);
 
-/// arith.truncf to and arith.extf from f8E4M3FN / f8E5M2 -> integer
-/// arithmetic on the bit patterns (accel-expand-f8-casts).
+/// arith.truncf to and arith.extf from f8E4M3FN / f8E5M2 / f8E4M3FNUZ /
+/// f8E5M2FNUZ -> integer arithmetic on the bit patterns
+/// (accel-expand-f8-casts).
 void populateExpandF8CastsPatterns(RewritePatternSet &patterns);
 
 } // namespace accel

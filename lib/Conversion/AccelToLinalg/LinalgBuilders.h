@@ -64,7 +64,8 @@ inline Value decodeF8(OpBuilder &b, Location loc, Value x) {
 
 /// `x` converted to `type` (sign-extending integers, decoding f8).
 inline Value cast(OpBuilder &b, Location loc, Value x, Type type) {
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(x.getType()))
+  if (isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
+          Float8E5M2FNUZType>(x.getType()))
     x = decodeF8(b, loc, x);
   return convertScalarToDtype(b, loc, x, type, /*isUnsignedCast=*/false);
 }

@@ -16,8 +16,8 @@
 // RUN: not accel-run %s --entry=softmax --dist=gaussian 2>&1 | FileCheck %s --check-prefix=CHECK-DIST
 // CHECK-DIST: accel-run: error: --dist must be uniform, normal or exact, got 'gaussian'
 
-// RUN: not accel-run %s --entry=softmax --target=amdgpu 2>&1 | FileCheck %s --check-prefix=CHECK-TARGET
-// CHECK-TARGET: accel-run: error: --target=amdgpu cannot run here (cpu, systolic and, with an NVIDIA GPU, nvptx execute)
+// RUN: not accel-run %s --entry=softmax --target=rocm 2>&1 | FileCheck %s --check-prefix=CHECK-TARGET
+// CHECK-TARGET: accel-run: error: --target=rocm cannot run here (cpu, systolic and, with an NVIDIA or AMD GPU, nvptx and amdgpu execute)
 
 // RUN: not accel-run %s --entry=softmax --poison=0:999:nan 2>&1 | FileCheck %s --check-prefix=CHECK-POISON
 // CHECK-POISON: accel-run: error: --poison '0:999:nan' is out of range
