@@ -8,7 +8,7 @@
 `compile` runs the `accel-compile` driver (found as `accel-opt` is:
 `$ACCEL_COMPILE`, `<repo>/build/bin`, `PATH`) and returns the folder's
 artifacts with their parsed JSON metadata, for every target it writes
-(cpu, nvptx, systolic). `load` opens a CPU library with ctypes and calls its
+(cpu, nvptx, amdgpu, systolic). `load` opens a CPU library with ctypes and calls its
 entry points through the C ABI of docs/aot.md (`accel_tensor`: data, rank,
 sizes, strides; a status return), after the checks that the C header's
 `accel_<module>_load_check()` does: the library's ABI version and identity

@@ -219,6 +219,17 @@ def test_other_targets_return_their_metadata(accel_compile, tmp_path):
     assert "mm.bin" in sy.files and "mm.json" in sy.files
     with pytest.raises(FileNotFoundError, match="expected the metadata of one CPU module"):
         aot.load(nv)
+    # AMD: the code object and the resource report read from it.
+    amd = aot.compile(matmul(m=64, k=64, n=64, dtype="bf16"), target="amdgpu",
+                      out_dir=tmp_path / "amd", name="r", chip="gfx90a")
+    meta = amd.metadata["mm_0.json"]
+    assert meta["target"] == "amdgpu" and meta["chip"] == "gfx90a"
+    assert meta["hsaco"] == "mm_kernels.hsaco" and "mm_kernels.hsaco" in amd.files
+    report = meta["resources"]["amdgpu"]
+    assert report["wavefront_size"] == 64 and report["scratch_bytes"] == 0
+    assert 0 < report["vgprs"] <= report["allocated_vgprs"] <= 512
+    assert 1 <= report["waves_per_simd"] <= 8
+    assert (tmp_path / "amd" / "mm_kernels.hsaco").read_bytes()[:4] == b"\x7fELF"
 
 
 def test_systolic_programs_run_on_the_simulator(accel_compile, tmp_path):
