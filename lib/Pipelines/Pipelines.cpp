@@ -153,8 +153,11 @@ void accel::buildAccelSystolicPipeline(
   pm.addPass(accel::createConvertAccelToSystolicPass(o));
 }
 
-void accel::buildAccelToGpuKernelsPipeline(
-    OpPassManager &pm, const AccelNvptxPipelineOptions &options) {
+/// accel-raise, then convert-accel-to-gpu with the options both GPU
+/// pipelines share; `stages` only NVIDIA's has (0: chosen).
+template <typename Options>
+static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
+                               int64_t stages) {
   pm.addPass(accel::createAccelRaisePass());
   accel::ConvertAccelToGPUPassOptions o;
   o.chip = options.chip;
@@ -163,21 +166,18 @@ void accel::buildAccelToGpuKernelsPipeline(
   o.tileN = options.tileN;
   o.tileK = options.tileK;
   o.warps = options.warps;
-  o.stages = options.stages;
+  o.stages = stages;
   pm.addPass(accel::createConvertAccelToGPUPass(o));
 }
 
 void accel::buildAccelToGpuKernelsPipeline(
+    OpPassManager &pm, const AccelNvptxPipelineOptions &options) {
+  addGpuKernelPasses(pm, options, options.stages);
+}
+
+void accel::buildAccelToGpuKernelsPipeline(
     OpPassManager &pm, const AccelAmdgpuPipelineOptions &options) {
-  pm.addPass(accel::createAccelRaisePass());
-  accel::ConvertAccelToGPUPassOptions o;
-  o.chip = options.chip;
-  o.mma = options.mma;
-  o.tileM = options.tileM;
-  o.tileN = options.tileN;
-  o.tileK = options.tileK;
-  o.warps = options.warps;
-  pm.addPass(accel::createConvertAccelToGPUPass(o));
+  addGpuKernelPasses(pm, options, /*stages=*/0);
 }
 
 void accel::buildGpuToHsacoPipeline(OpPassManager &pm, StringRef chip,
@@ -282,8 +282,8 @@ std::vector<accel::GpuKernel> accel::collectGpuKernels(ModuleOp module,
       ds << memref.getElementType();
       arg.shape.assign(memref.getShape().begin(), memref.getShape().end());
       // Whole bytes per element: an i1 (a boolean mask) takes one.
-      arg.byteSize = memref.getNumElements() *
-                     ((memref.getElementTypeBitWidth() + 7) / 8);
+      arg.byteSize =
+          memref.getNumElements() * ((memref.getElementTypeBitWidth() + 7) / 8);
       StringRef a = access && i < access.size()
                         ? cast<StringAttr>(access[i]).getValue()
                         : "in";

@@ -313,6 +313,17 @@ llvm::Error compileSystolic(ModuleOp module, Staging &staging) {
   return llvm::Error::success();
 }
 
+/// Checks `meta` and stages it as <kernel>.json.
+llvm::Error stageKernelMetadata(const accel::KernelMetadata &meta,
+                                Staging &staging) {
+  if (llvm::Error e = accel::verifyKernelMetadata(meta))
+    return e;
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::formatv("{0:2}", accel::toJsonValue(meta)) << "\n";
+  return staging.add(meta.kernel + ".json", json);
+}
+
 /// The chip of a GPU target: --chip, or the target's default; an error for
 /// a chip of the other vendor.
 llvm::Expected<std::string> gpuChip(llvm::StringRef target) {
@@ -398,16 +409,12 @@ llvm::Error compileAmdgpu(ModuleOp module, Staging &staging) {
       r.amdgpu = a;
       meta.resources = r;
       meta.hsaco = hsacoName;
-      if (llvm::Error e = accel::verifyKernelMetadata(meta))
-        return e;
-      std::string json;
-      llvm::raw_string_ostream os(json);
-      os << llvm::formatv("{0:2}", accel::toJsonValue(meta)) << "\n";
-      if (llvm::Error e = staging.add(meta.kernel + ".json", json))
+      if (llvm::Error e = stageKernelMetadata(meta, staging))
         return e;
       // The resource report, one line per kernel.
       llvm::outs() << llvm::formatv(
-          "{0} ({1}, wave{2}): {3} VGPRs ({4} allocated, {5} of them AGPRs), {6} "
+          "{0} ({1}, wave{2}): {3} VGPRs ({4} allocated, {5} of them AGPRs), "
+          "{6} "
           "SGPRs, {7} bytes LDS ({8} static + {9} dynamic), {10} bytes "
           "scratch, {11} spilled VGPRs, occupancy {12} waves/SIMD\n",
           meta.kernel, *gfx, res->wavefrontSize, res->vgprs,
@@ -531,12 +538,7 @@ llvm::Error compileNvptx(ModuleOp module, Staging &staging) {
       meta.resources = resources;
       meta.ptx = ptxName;
       meta.cubin = cubinName;
-      if (llvm::Error e = accel::verifyKernelMetadata(meta))
-        return e;
-      std::string json;
-      llvm::raw_string_ostream os(json);
-      os << llvm::formatv("{0:2}", accel::toJsonValue(meta)) << "\n";
-      if (llvm::Error e = staging.add(meta.kernel + ".json", json))
+      if (llvm::Error e = stageKernelMetadata(meta, staging))
         return e;
     }
   }

@@ -102,8 +102,7 @@ static cl::opt<std::string> amdgpuOptions(
 static cl::opt<std::string> rocmToolkit(
     "rocm-toolkit",
     cl::desc("--target=amdgpu: the folder with llvm/bin/ld.lld that links "
-             "code objects (default: the build's, " ACCEL_ROCM_TOOLKIT_DIR
-             ")"),
+             "code objects (default: the build's, " ACCEL_ROCM_TOOLKIT_DIR ")"),
     cl::init(ACCEL_ROCM_TOOLKIT_DIR), cl::cat(runCat));
 static cl::opt<std::string> recordDir(
     "record",
@@ -1085,9 +1084,10 @@ static StringRef asChars(ArrayRef<uint8_t> bytes) {
 /// ones: NaN in every float type, -1 in the integer ones) so that an
 /// element the kernel never writes fails. `resultOf[i]` is the result the
 /// i-th buffer holds, if any.
-static void prepareKernelBuffers(const Job &job, const KernelMetadata &meta,
-                                 std::vector<std::vector<uint8_t>> &storage,
-                                 SmallVectorImpl<std::optional<unsigned>> &resultOf) {
+static void
+prepareKernelBuffers(const Job &job, const KernelMetadata &meta,
+                     std::vector<std::vector<uint8_t>> &storage,
+                     SmallVectorImpl<std::optional<unsigned>> &resultOf) {
   // The number after `prefix` in a buffer name ("arg2", "result0").
   auto indexAfter = [](StringRef name,
                        StringRef prefix) -> std::optional<unsigned> {
@@ -1121,8 +1121,7 @@ checkKernelResults(Job &job, ArrayRef<std::vector<uint8_t>> storage,
 }
 
 /// The median of `millis` as accel-run prints it, or "" for none.
-static std::string formatTiming(std::vector<float> millis,
-                                StringRef device) {
+static std::string formatTiming(std::vector<float> millis, StringRef device) {
   if (millis.empty())
     return "";
   std::sort(millis.begin(), millis.end());
@@ -1193,8 +1192,7 @@ static int runAmdgpu(std::vector<Job> &jobs, ModuleOp module,
                           image.size()),
         buffers, {}, launch);
     if (!result)
-      return fail("running @" + job.name + ": " +
-                  toString(result.takeError()));
+      return fail("running @" + job.name + ": " + toString(result.takeError()));
     llvm::outs() << "@" << job.name << "\n";
     FailureOr<bool> ok = checkKernelResults(job, storage, resultOf);
     if (failed(ok))
@@ -1451,8 +1449,10 @@ static int runSystolic(std::vector<Job> &jobs, ModuleOp module,
       std::vector<uint8_t> bytes(buffer.sizeBytes(), 0);
       if (buffer.role == sysarray::BufferRole::Arg) {
         const Arg &arg = job.args[buffer.position];
-        std::memcpy(bytes.data(), arg.bytes.data(),
-                    std::min(bytes.size(), arg.bytes.size()));
+        // std::copy_n, not memcpy: an empty buffer's data() may be null,
+        // which memcpy must not get even for 0 bytes (UBSan's nonnull check).
+        std::copy_n(arg.bytes.begin(), std::min(bytes.size(), arg.bytes.size()),
+                    bytes.begin());
       } else if (buffer.role == sysarray::BufferRole::Result) {
         bool isFloat = buffer.type == sysarray::ElemType::F32 ||
                        buffer.type == sysarray::ElemType::BF16;

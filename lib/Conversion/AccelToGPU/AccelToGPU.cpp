@@ -64,7 +64,7 @@ int64_t mlir::accel::getGpuGemmSharedBytes(const GpuGemmShape &shape,
   int64_t a = config.tileM * (config.tileK + pad);
   int64_t b = shape.transposeB || config.registerStaged
                   ? config.tileN * (config.tileK + pad)
-                               : config.tileK * (config.tileN + pad);
+                  : config.tileK * (config.tileN + pad);
   return config.stages * (a + b) * shape.inBytes;
 }
 
@@ -265,17 +265,7 @@ void KernelBuilder::copySlice(Value src, Value dst, Value stage,
   for (int64_t first = 0; first < total; first += threads) {
     // The thread's place in the slice is the same for every slice: computed
     // once, before the first (prologue) copy.
-    auto [it, inserted] =
-        copyCoords.try_emplace({tileRows, tileCols, vec, first});
-    if (inserted) {
-      Value id = add(tid, first);
-      // A last round with fewer copies than threads: the extra threads
-      // repeat the last copy (same bytes to the same place, harmless).
-      if (first + threads > total)
-        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
-      it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
-    }
-    auto [r, c] = it->second;
+    auto [r, c] = copyCoord(tileRows, tileCols, vec, first);
     Value gr = add(row0, r), gc = add(col0, c);
     Value n = clampSource(gr, gc, vec, checkRows ? rowLimit : -1,
                           checkCols ? colLimit : -1);
@@ -633,8 +623,9 @@ SmallVector<Value> KernelBuilder::loadSliceToRegisters(Value kt) {
           llvm::MaybeAlign(vec * elt.getIntOrFloatBitWidth() / 8));
       if (valid)
         v = arith::SelectOp::create(
-            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                          valid, cst(0)),
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, valid,
+                                  cst(0)),
             v, zeros);
       regs.push_back(v);
     }
@@ -734,7 +725,8 @@ void KernelBuilder::emitLds(const GpuLaneLayout &layout) {
   auto accType = VectorType::get({layout.accPerLane}, accElt);
   // C element e of fragment (mt, nt): row fragRow + 16 mt + e * accRowStep,
   // column fragCol + 16 nt.
-  Value fragRow = add(add(blockRow, warpRow), mul(laneG, layout.accLaneRowStep));
+  Value fragRow =
+      add(add(blockRow, warpRow), mul(laneG, layout.accLaneRowStep));
   Value fragCol = add(add(blockCol, warpCol), laneR);
   auto element = [&](int64_t mt, int64_t nt, int64_t e) {
     return std::make_pair(add(fragRow, mt * 16 + e * layout.accRowStep),
@@ -761,9 +753,9 @@ void KernelBuilder::emitLds(const GpuLaneLayout &layout) {
         std::tie(r, c) = element(mt, nt, e);
         auto read = [&]() -> Value {
           Value v = memref::LoadOp::create(b, loc, gCin, global(r, c));
-          return k.outType == accElt ? v
-                                     : arith::ExtFOp::create(b, loc, accElt, v)
-                                           .getResult();
+          return k.outType == accElt
+                     ? v
+                     : arith::ExtFOp::create(b, loc, accElt, v).getResult();
         };
         Value g = guard(r, c);
         if (!g) {
@@ -1258,8 +1250,8 @@ struct ConvertAccelToGPUPass
         return mm.emitOpError("tile ")
                << c.tileM << "x" << c.tileN << "x" << c.tileK
                << " does not fit the " << target.getMmaFamilies().front()
-               << " instruction " << instr.m << "x" << instr.n << "x"
-               << instr.k << " of " << target.getChip()
+               << " instruction " << instr.m << "x" << instr.n << "x" << instr.k
+               << " of " << target.getChip()
                << ": tile-m and tile-n must be multiples of 16 and tile-k a "
                   "multiple of "
                << instr.k;
@@ -1311,9 +1303,9 @@ struct ConvertAccelToGPUPass
                         layout->accPerLane;
       if (accRegs > 192)
         return mm.emitOpError("tile ")
-               << c.tileM << "x" << c.tileN << " over " << w
-               << " waves needs " << accRegs
-               << " accumulator registers in each lane; " << target.getChip()
+               << c.tileM << "x" << c.tileN << " over " << w << " waves needs "
+               << accRegs << " accumulator registers in each lane; "
+               << target.getChip()
                << " has 256 VGPRs a lane (at most 192 for accumulators): "
                   "give more warps or a smaller tile";
     }
@@ -1582,9 +1574,10 @@ struct ConvertAccelToGPUPass
         b.getNamedAttr("warps", b.getDenseI64ArrayAttr({c.warpsM, c.warpsN})),
         b.getNamedAttr("stages", b.getI64IntegerAttr(c.stages)),
         b.getNamedAttr("mma",
-                       b.getStringAttr(c.wgmma            ? "wgmma"
-                                       : c.registerStaged ? target.getMmaFamilies().front()
-                                                          : "mma.sync"))};
+                       b.getStringAttr(c.wgmma ? "wgmma"
+                                       : c.registerStaged
+                                           ? target.getMmaFamilies().front()
+                                           : "mma.sync"))};
     func->setAttr("accel.launch", b.getDictionaryAttr(launch));
 
     Block *entry = &func.getBody().front();

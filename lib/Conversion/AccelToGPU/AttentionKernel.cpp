@@ -159,6 +159,24 @@ private:
   /// The cp.async group of key block `j` (K and V) into ring buffer `stage`.
   Value issueKeyBlock(Value j, Value stage);
 
+  /// The (row, column) in a rows x cols tile of copy `first` + tid of 16
+  /// bytes: computed once, at the first copy of that shape, and shared by
+  /// every tile of it. A last round with fewer copies than threads has the
+  /// extra threads repeat the last copy (same bytes, same place).
+  std::pair<Value, Value> copyCoord(int64_t rows, int64_t cols, int64_t first) {
+    const int64_t threads = kWarps * target.getWarpSize();
+    const int64_t vec = 16 / k.inBytes();
+    const int64_t perRow = cols / vec, total = rows * perRow;
+    auto [it, inserted] = copyCoords.try_emplace({rows, cols, first});
+    if (inserted) {
+      Value id = add(tid, first);
+      if (first + threads > total)
+        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
+      it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
+    }
+    return it->second;
+  }
+
   /// The mask element of query row `row` and key `col`, both clamped into
   /// the tensor: a clamped key is past Skv and removed anyway, and a
   /// clamped row is never stored. Dimensions of size 1 broadcast (index 0);
@@ -213,16 +231,7 @@ void AttentionBuilder::copyTile(Value src, ValueRange srcPre, Value dst,
   const int64_t perRow = cols / vec, total = rows * perRow;
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   for (int64_t first = 0; first < total; first += threads) {
-    auto [it, inserted] = copyCoords.try_emplace({rows, cols, first});
-    if (inserted) {
-      // Computed once, before the first copy, and shared by every tile of
-      // this shape.
-      Value id = add(tid, first);
-      if (first + threads > total)
-        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
-      it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
-    }
-    auto [r, c] = it->second;
+    auto [r, c] = copyCoord(rows, cols, first);
     Value gr = add(row0, r);
     Value n;
     if (rowLimit) {
@@ -563,16 +572,8 @@ SmallVector<Value> AttentionBuilder::loadKeyBlock(Value j) {
   Value n0 = mul(j, kBlockN);
   SmallVector<Value> regs;
   for (auto [src, cols] : {std::pair<Value, int64_t>{gK, k.d}, {gV, k.dv}}) {
-    const int64_t perRow = cols / vec, total = kBlockN * perRow;
-    for (int64_t first = 0; first < total; first += threads) {
-      auto [it, inserted] = copyCoords.try_emplace({kBlockN, cols, first});
-      if (inserted) {
-        Value id = add(tid, first);
-        if (first + threads > total)
-          id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
-        it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
-      }
-      auto [r, c] = it->second;
+    for (int64_t first = 0; first < kBlockN * (cols / vec); first += threads) {
+      auto [r, c] = copyCoord(kBlockN, cols, first);
       // Keys past kvLimit read a clamped row and become zeros.
       Value key = add(n0, r);
       Value valid = cmp(arith::CmpIPredicate::ult, key, kvLimit);
@@ -591,13 +592,13 @@ void AttentionBuilder::storeKeyBlock(ArrayRef<Value> regs) {
   const int64_t vec = 16 / k.inBytes();
   size_t next = 0;
   for (int64_t first = 0; first < kBlockN * (k.d / vec); first += threads) {
-    auto [r, c] = copyCoords[{kBlockN, k.d, first}];
+    auto [r, c] = copyCoord(kBlockN, k.d, first);
     vector::StoreOp::create(b, loc, regs[next++], sK, ValueRange{r, c});
   }
   // V transposed, element by element: a fragment of V^T is then 4
   // consecutive keys of one column.
   for (int64_t first = 0; first < kBlockN * (k.dv / vec); first += threads) {
-    auto [r, c] = copyCoords[{kBlockN, k.dv, first}];
+    auto [r, c] = copyCoord(kBlockN, k.dv, first);
     Value v = regs[next++];
     for (int64_t i = 0; i < vec; ++i)
       memref::StoreOp::create(
@@ -611,7 +612,7 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
   MLIRContext *ctx = b.getContext();
   const int64_t wave = target.getWarpSize();
   const int64_t pad = kGpuSharedRowPad;
-  const int64_t kp = layout.kPerLane; // D, Dv or keys per lane and tile
+  const int64_t kp = layout.kPerLane;   // D, Dv or keys per lane and tile
   const int64_t na = layout.accPerLane; // keys or Dv per accumulator
   const int64_t keyTiles = kBlockN / 16, oTiles = k.dv / 16;
   // MFMA: the S^T accumulators are laid out as the B operand; WMMA: a
@@ -747,15 +748,16 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
                   ValueRange{add(laneR, t * 16), add(kRun, kd)});
               if (!qInRegisters && t == 0)
                 qFrags.push_back(loadQ(kd));
-              s[t] = target.createMma(b, loc, k.mma, kFrag, qFrags[kd / 16],
-                                      s[t]);
+              s[t] =
+                  target.createMma(b, loc, k.mma, kFrag, qFrags[kd / 16], s[t]);
             }
 
           // Scaled logits (log2 domain); removed keys -inf.
           Value keyBase = add(n0, accRow);
-          Value diag = k.causal ? arith::SubIOp::create(b, loc, keyBase, qRow)
-                                      .getResult()
-                                : Value();
+          Value diag =
+              k.causal
+                  ? arith::SubIOp::create(b, loc, keyBase, qRow).getResult()
+                  : Value();
           const bool boolMask = gMask && k.maskType.isInteger(1);
           SmallVector<Value> x;
           Value blockMax;
@@ -770,22 +772,21 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
               if (gMask)
                 m = loadMask(gMask, head, qRow, add(keyBase, c));
               if (gMask && !boolMask) {
-                Value mf = m.getType().isF32()
-                               ? m
-                               : arith::ExtFOp::create(b, loc, f32Type, m)
-                                     .getResult();
+                Value mf =
+                    m.getType().isF32()
+                        ? m
+                        : arith::ExtFOp::create(b, loc, f32Type, m).getResult();
                 v = arith::AddFOp::create(
                     b, loc, v,
                     arith::MulFOp::create(b, loc, mf, f32(1.4426950408889634)));
               }
               if (maskTail || k.causal || boolMask) {
-                Value keep =
-                    both(maskTail ? cmp(arith::CmpIPredicate::slt, keyBase,
-                                        cst(k.skv - c))
-                                  : Value(),
-                         k.causal ? cmp(arith::CmpIPredicate::sle, diag,
-                                        cst(k.offset - c))
-                                  : Value());
+                Value keep = both(maskTail ? cmp(arith::CmpIPredicate::slt,
+                                                 keyBase, cst(k.skv - c))
+                                           : Value(),
+                                  k.causal ? cmp(arith::CmpIPredicate::sle,
+                                                 diag, cst(k.offset - c))
+                                           : Value());
                 keep = both(keep, boolMask ? m : Value());
                 v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
               }
@@ -795,8 +796,8 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
 
           // Online softmax for this lane's query.
           Value mNew = maxF(rowMax, shuffleSum(blockMax, /*isMax=*/true));
-          Value empty = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, mNew, f32(negInf));
+          Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              mNew, f32(negInf));
           Value base = arith::SelectOp::create(b, loc, empty, f32(0), mNew);
           Value alpha = exp2(arith::SubFOp::create(b, loc, rowMax, base));
           SmallVector<Value> p;
@@ -883,8 +884,7 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
         memref::StoreOp::create(
             b, loc, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}),
             gO,
-            ValueRange{batchIdx, head, qRow,
-                       add(col0, e * layout.accRowStep)});
+            ValueRange{batchIdx, head, qRow, add(col0, e * layout.accRowStep)});
     }
   }
   gpu::ReturnOp::create(b, loc);
@@ -960,10 +960,9 @@ FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
     // 16 rows in the B operand). The layouts of these chips are one or the
     // other (the checks state what emitLds relies on).
     const GpuLaneLayout &l = *k.lanes;
-    [[maybe_unused]] bool direct = l.accRowStep == 1 &&
-                                   l.accLaneRowStep == l.kPerLane &&
-                                   l.accPerLane == l.kPerLane &&
-                                   l.kPerLane * l.kGroups == 16;
+    [[maybe_unused]] bool direct =
+        l.accRowStep == 1 && l.accLaneRowStep == l.kPerLane &&
+        l.accPerLane == l.kPerLane && l.kPerLane * l.kGroups == 16;
     [[maybe_unused]] bool halves =
         l.accRowStep == 2 && l.accLaneRowStep == 1 && l.kGroups == 1 &&
         l.kPerLane == 16 && l.accPerLane == 8 && target.getWarpSize() == 32;
@@ -990,8 +989,7 @@ FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
            << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
   // The AMD kernel's LDS is at most 35840 bytes (D = Dv = 128), within the
   // 64 KiB of every AMD chip.
-  assert(!k.lanes ||
-         k.sharedBytes() <= target.getMaxSharedMemoryPerBlock());
+  assert(!k.lanes || k.sharedBytes() <= target.getMaxSharedMemoryPerBlock());
   if (!k.lanes && k.stages < 2)
     return op.emitOpError("needs at least 2 stages (one key block copied "
                           "while the warps work on another), got ")

@@ -221,10 +221,9 @@ protected:
     if (input == GpuMmaType::F8E4M3FNUZ || input == GpuMmaType::F8E5M2FNUZ)
       return " (the FNUZ fp8 formats are AMD's; NVIDIA's fp8 is f8E4M3FN "
              "and f8E5M2)";
-    StringRef first = input == GpuMmaType::F8E4M3FN ||
-                              input == GpuMmaType::F8E5M2
-                          ? "sm_89"
-                          : "sm_80";
+    StringRef first =
+        input == GpuMmaType::F8E4M3FN || input == GpuMmaType::F8E5M2 ? "sm_89"
+                                                                     : "sm_80";
     return (" (" + stringifyGpuMmaType(input) + " needs " + first +
             " or newer)")
         .str();
@@ -239,8 +238,8 @@ private:
 
 } // namespace
 
-static const StringRef kKnownChips[] = {"sm_80", "sm_86",  "sm_89",
-                                        "sm_90", "sm_90a", "gfx90a",
+static const StringRef kKnownChips[] = {"sm_80",  "sm_86",  "sm_89",
+                                        "sm_90",  "sm_90a", "gfx90a",
                                         "gfx942", "gfx1100"};
 
 ArrayRef<StringRef> mlir::accel::getKnownGpuChips() { return kKnownChips; }

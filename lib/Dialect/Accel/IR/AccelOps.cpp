@@ -126,9 +126,9 @@ LogicalResult MatmulOp::verify() {
   ArrayRef<int64_t> a = aT.getShape(), b = bT.getShape(), c = cT.getShape();
   for (int64_t i = 0; i < rank - 2; ++i) {
     if (conflict(a[i], b[i]) || conflict(a[i], c[i]) || conflict(b[i], c[i]))
-      return emitOpError() << "batch dimension #" << i
-                           << " mismatch: A has " << dimStr(a[i]) << ", B has "
-                           << dimStr(b[i]) << ", C has " << dimStr(c[i]);
+      return emitOpError() << "batch dimension #" << i << " mismatch: A has "
+                           << dimStr(a[i]) << ", B has " << dimStr(b[i])
+                           << ", C has " << dimStr(c[i]);
   }
   bool tb = getTransposeB();
   int64_t aM = a[rank - 2], aK = a[rank - 1];
@@ -318,16 +318,16 @@ LogicalResult AttentionOp::verify() {
     if (*w < 1 || *w > (int64_t(1) << 31))
       return emitOpError() << "window must be in [1, 2^31], got " << *w;
   }
-  for (auto [name, lengths] : {std::pair<StringRef, Value>{"kv_lengths",
-                                                          getKvLengths()},
-                               {"q_lengths", getQLengths()}}) {
+  for (auto [name, lengths] :
+       {std::pair<StringRef, Value>{"kv_lengths", getKvLengths()},
+        {"q_lengths", getQLengths()}}) {
     if (!lengths)
       continue;
     int64_t n = cast<RankedTensorType>(lengths.getType()).getDimSize(0);
     if (conflict(n, batch))
       return emitOpError() << name << " has " << n
-                           << " entries, expected one per batch (B = "
-                           << batch << ")";
+                           << " entries, expected one per batch (B = " << batch
+                           << ")";
   }
   return success();
 }
