@@ -5,7 +5,9 @@
 # in this command only (never in tests or CI). OMP_WAIT_POLICY=passive keeps
 # the OpenMP runtimes from spinning against each other on 2 cores.
 #
-#   bench/run.sh [--bench-threads=1|2] [--mode=gemm|attention|all] [--quick]
+#   bench/run.sh [--bench-threads=1|2] [--mode=gemm|attention|precision|all]
+#                [--quick]
+#   bench/run.sh --mode=table [--quick]   # issue 10's table (bench/README.md)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ACCEL_BUILD_DIR:-$root/build}

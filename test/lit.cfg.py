@@ -46,6 +46,20 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# accel-bench is built only where oneDNN and OpenBLAS are installed
+# (`// REQUIRES: accel-bench`).
+if os.access(os.path.join(config.accel_tools_dir, "accel-bench"), os.X_OK):
+    config.available_features.add("accel-bench")
+
+# A build instrumented by the sanitizers (scripts/sanitize.sh): `asan`,
+# `ubsan`, for tests that cannot run that way (`UNSUPPORTED: asan`, with the
+# reason).
+_sanitizers = set(filter(None, getattr(config, "accel_sanitizers", "").split(",")))
+if "address" in _sanitizers:
+    config.available_features.add("asan")
+if "undefined" in _sanitizers:
+    config.available_features.add("ubsan")
+
 # Runtime support libraries for tests executed with mlir-runner.
 llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(
