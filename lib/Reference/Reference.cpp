@@ -291,7 +291,9 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
     for (int64_t h = 0; h < hq; ++h) {
       int64_t hk = h / group;
       for (int64_t i = 0; i < sq; ++i) {
-        const double *qi = &q.data[((b * hq + h) * sq + i) * d];
+        // Pointer arithmetic rather than &data[n]: with D = 0, Q and K hold
+        // no element, and indexing an empty vector is undefined.
+        const double *qi = q.data.data() + ((b * hq + h) * sq + i) * d;
         double mx = -kInf;
         bool nan = false;
         // Largest |logit| and |v| over the kept keys: rounding the logits
@@ -299,7 +301,7 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
         // (δp_j = p_j(δ_j − Σ p δ)).
         double maxLogit = 0, maxV = 0;
         for (int64_t j = 0; j < skv; ++j) {
-          const double *kj = &k.data[((b * hkv + hk) * skv + j) * d];
+          const double *kj = k.data.data() + ((b * hkv + hk) * skv + j) * d;
           double dot = 0;
           for (int64_t p = 0; p < d; ++p)
             dot += qi[p] * kj[p];

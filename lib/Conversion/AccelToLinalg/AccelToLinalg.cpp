@@ -255,14 +255,17 @@ struct AttentionToLinalg : public OpRewritePattern<AttentionOp> {
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
     int64_t hq = op.getQuery().getType().getDimSize(1);
     int64_t hkv = op.getKey().getType().getDimSize(1);
-    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hkv == 0)
+    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv))
       return rewriter.notifyMatchFailure(op, "needs static head counts");
-    // No query heads (valid IR): the output is empty. The generics below
-    // would read K and V through an empty head loop, which linalg rejects.
+    // No query heads (valid IR, with any Hkv, 0 included: the verifier
+    // takes Hq = Hkv = 0): the output is empty. The generics below would
+    // read K and V through an empty head loop, which linalg rejects.
     if (hq == 0) {
       rewriter.replaceOp(op, op.getInit());
       return success();
     }
+    if (hkv == 0)
+      return rewriter.notifyMatchFailure(op, "no key/value heads");
     int64_t group = hq / hkv;
     Type f32 = rewriter.getF32Type();
     Type outElt = op.getInit().getType().getElementType();

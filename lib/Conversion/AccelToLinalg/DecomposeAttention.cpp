@@ -171,8 +171,15 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     int64_t nB = qT.getDimSize(0), hq = qT.getDimSize(1), sq = qT.getDimSize(2),
             d = qT.getDimSize(3), hkv = kT.getDimSize(1),
             skv = kT.getDimSize(2), dv = vT.getDimSize(3);
-    if (hkv == 0 || hq == 0 || sq == 0)
-      return rewriter.notifyMatchFailure(op, "empty heads or queries");
+    // Empty operands are the reference lowering's (convert-accel-to-linalg)
+    // business. With D = 0 or Dv = 0 the Q/K or V/O tiles below would be
+    // empty along their last dimension, and a static slice at offset 0 of
+    // an empty dimension does not verify ("offset 3 is out-of-bounds: 0 >=
+    // 0"); D = 0 still has a result (every logit is 0: each row of O is
+    // the mean of the kept V rows), which that lowering computes.
+    if (hkv == 0 || hq == 0 || sq == 0 || d == 0 || dv == 0)
+      return rewriter.notifyMatchFailure(
+          op, "empty heads, queries, head dimension or values");
     int64_t group = hq / hkv;
     Location loc = op.getLoc();
     TileBuilder tb{rewriter, loc, rewriter.getF32Type()};
