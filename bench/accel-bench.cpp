@@ -204,7 +204,9 @@ __attribute__((target("avx512f,avx512vnni"))) void probeInt8(long iters,
   for (long i = 0; i < iters; ++i)
     for (int j = 0; j < 16; ++j)
       acc[j] = _mm512_dpbusd_epi32(acc[j], x, y);
-  int s = 0;
+  // 64-bit: after probeRate's 2e7 iterations each accumulator sums to
+  // 1.28e9, and the 16 of them overflowed an int (UBSan, scripts/sanitize.sh).
+  int64_t s = 0;
   for (int j = 0; j < 16; ++j)
     s += _mm512_reduce_add_epi32(acc[j]);
   *sink = float(s);

@@ -11,13 +11,15 @@
 #                 every reproducer is kept (the exit status is still 1)
 #   --no-build    use the targets already in build-fuzz (no configure/build)
 #   TARGET        accel-fuzz-parse, accel-fuzz-cpu-pipeline,
-#                 accel-fuzz-metadata (default: all three)
+#                 accel-fuzz-metadata, accel-fuzz-structured (default: all)
 #
 # The corpora live in build-fuzz/corpus/<target>/ and grow from run to run;
 # each run first adds seeds from the repository's tests (MLIR test files,
 # split at `// -----`; kernel metadata JSON and systolic binaries for the
-# metadata target). A crash (a sanitizer report, an assertion, a signal,
-# `LLVM ERROR`, more than 10 s or 2 GB for one input) stops that target
+# metadata target; a few byte strings for the structured generator). A
+# crash (a sanitizer report, an assertion, a signal, `LLVM ERROR`, a result
+# out of the fp64 oracle's gate for the structured generator, more than 10 s
+# or 2 GB for one input) stops that target
 # (unless --keep-going), leaves its reproducer in build-fuzz/crashes/<target>/
 # and makes the script exit with 1. Reproduce one with
 # `build-fuzz/bin/<target> FILE`, minimise it with
@@ -26,7 +28,8 @@ set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$root/build-fuzz
-all_targets=(accel-fuzz-parse accel-fuzz-cpu-pipeline accel-fuzz-metadata)
+all_targets=(accel-fuzz-parse accel-fuzz-cpu-pipeline accel-fuzz-metadata
+  accel-fuzz-structured)
 seconds=60
 jobs=1
 do_build=1
@@ -63,27 +66,11 @@ for t in "${targets[@]}"; do
 done
 
 # == Build ================================================================
-# Our libraries are instrumented for coverage (fuzzer-no-link) and checked
-# by ASan and UBSan; LLVM and MLIR themselves are Debian's prebuilt,
-# uninstrumented libraries. RelWithDebInfo without -DNDEBUG: assertions in
-# our code and in the LLVM/MLIR headers it inlines stay on (the ABI does not
-# change: LLVM_ENABLE_ABI_BREAKING_CHECKS is fixed at 0 by the installed
-# headers), and line tables give symbolised stacks.
+# scripts/lib/sanitizer-build.sh says how build-fuzz is instrumented.
 if [ "$do_build" = 1 ]; then
-  mkdir -p "$build"
-  sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-  cmake -G Ninja -S "$root" -B "$build" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only" \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only" \
-    -DCMAKE_C_FLAGS="$sanitize" -DCMAKE_CXX_FLAGS="$sanitize" \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DLLVM_USE_LINKER=lld -DMLIR_LINK_MLIR_DYLIB=ON \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DACCEL_BUILD_FUZZERS=ON -DACCEL_BUILD_UNITTESTS=OFF \
-    -DACCEL_BUILD_PYTHON=OFF >"$build/configure.log" 2>&1 ||
-    { cat "$build/configure.log"; echo "fuzz.sh: configuring $build failed" >&2; exit 2; }
+  # shellcheck source=scripts/lib/sanitizer-build.sh
+  . "$root/scripts/lib/sanitizer-build.sh"
+  accel_configure_sanitizer_build "$root" "$build" fuzz.sh || exit 2
   cmake --build "$build" --target "${targets[@]}" ||
     { echo "fuzz.sh: building the fuzz targets failed" >&2; exit 2; }
 fi
@@ -241,6 +228,17 @@ for t in targets:
         for name in glob.glob(os.path.join(build, "seeds", "*.bin")):
             with open(name, "rb") as f:
                 add(t, b"1" + f.read())
+    elif t == "accel-fuzz-structured":
+        # The bytes choose a program, its pipeline options and its values
+        # (fuzz/StructuredFuzzer.cpp); FuzzedDataProvider reads the choices
+        # from the end, the last byte modulo 10 picking matmul (0-3),
+        # attention (4-7) or softmax (8-9). One byte each: the plain program
+        # of each op (bytes that run out choose the defaults); then strings
+        # of arbitrary bytes, which choose everything.
+        for i in range(10):
+            add(t, bytes([i]))
+        for i in range(30):
+            add(t, hashlib.sha256(b"accel-fuzz-structured %d" % i).digest() * 2)
 PY
 
 # == Run ==================================================================
@@ -263,6 +261,8 @@ run_target() {
     accel-fuzz-parse) extra=(-max_len=16384 -dict="$build/mlir.dict") ;;
     accel-fuzz-cpu-pipeline) extra=(-max_len=4096 -dict="$build/mlir.dict") ;;
     accel-fuzz-metadata) extra=(-max_len=8192) ;;
+    # About 40 bytes make a program; the rest only feed later choices.
+    accel-fuzz-structured) extra=(-max_len=256) ;;
   esac
   if [ "$keep_going" = 1 ]; then
     extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
