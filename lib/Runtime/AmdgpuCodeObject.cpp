@@ -21,6 +21,13 @@ static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// A part of the ELF file that LLVM's reader refuses (`what`: "the symbol
+/// table", ...), with the reader's reason.
+static llvm::Error malformed(const llvm::Twine &what, llvm::Error reason) {
+  return fail("malformed code object: " + what + " cannot be read (" +
+              llvm::toString(std::move(reason)) + ")");
+}
+
 namespace {
 /// Byte offsets in the 64-byte kernel descriptor (AMDHSAKernelDescriptor.h).
 constexpr uint64_t kGroupSegmentOffset = 0;
@@ -52,8 +59,7 @@ accel::readAmdgpuKernelResources(StringRef elf, StringRef kernel,
                 llvm::Twine(file->getHeader().e_machine) + ")");
   auto sections = file->sections();
   if (!sections)
-    return fail("unreadable section headers: " +
-                llvm::toString(sections.takeError()));
+    return malformed("the section headers", sections.takeError());
 
   AmdgpuKernelResources r;
   // 1. The kernel descriptor: the symbol <kernel>.kd.
@@ -64,22 +70,20 @@ accel::readAmdgpuKernelResources(StringRef elf, StringRef kernel,
       continue;
     auto symbols = file->symbols(&sec);
     if (!symbols)
-      return fail("unreadable symbol table: " +
-                  llvm::toString(symbols.takeError()));
+      return malformed("the symbol table", symbols.takeError());
     auto strtab = file->getStringTableForSymtab(sec);
     if (!strtab)
-      return fail("unreadable string table: " +
-                  llvm::toString(strtab.takeError()));
+      return malformed("the string table", strtab.takeError());
     for (const auto &sym : *symbols) {
       auto name = sym.getName(*strtab);
       if (!name || *name != kdName)
         continue;
       auto owner = file->getSection(sym.st_shndx);
       if (!owner)
-        return fail("the section of " + kdName + " is unreadable");
+        return malformed("the section of " + kdName, owner.takeError());
       auto contents = file->getSectionContents(**owner);
       if (!contents)
-        return fail("the section of " + kdName + " is unreadable");
+        return malformed("the section of " + kdName, contents.takeError());
       uint64_t offset = sym.st_value - (*owner)->sh_addr;
       if (sym.st_value < (*owner)->sh_addr || offset > contents->size() ||
           contents->size() - offset < kDescriptorBytes)
@@ -162,7 +166,7 @@ accel::readAmdgpuKernelResources(StringRef elf, StringRef kernel,
       }
     }
     if (err)
-      return fail("unreadable note section: " + llvm::toString(std::move(err)));
+      return malformed("a note section", std::move(err));
   }
   if (!foundKernel)
     return fail("the AMDGPU metadata note does not describe kernel '" + kernel +
