@@ -16,6 +16,7 @@
 #include "CoreApi.h"
 #include "accel/InitAll.h"
 #include "accel/Runtime/KernelMetadata.h"
+#include "accel/Support/InputLimits.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -71,6 +72,13 @@ public:
 
   /// Parses and verifies the input; null (with diagnostics) on failure.
   OwningOpRef<ModuleOp> parse() {
+    // MLIR's parser recurses once per nesting level: deep input would
+    // overflow the stack and take the interpreter down (F1).
+    if (failed(accel::checkNestingDepth(
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                ->getMemBufferRef(),
+            diagStream)))
+      return nullptr;
     ParserConfig config(&context, /*verifyAfterParse=*/true);
     return parseSourceFile<ModuleOp>(sourceMgr, config);
   }
@@ -145,8 +153,15 @@ CoreResult mlir::accel::python::runPipeline(const std::string &text,
   // explicit nesting that would be a fatal error, i.e. an abort.
   PassManager pm(&session.getContext(), ModuleOp::getOperationName(),
                  OpPassManager::Nesting::Implicit);
-  // The pipeline is checked before the IR, as accel-opt does.
-  if (failed(
+  // The pipeline is checked before the IR, as accel-opt does. Its parser
+  // recurses per nested pass manager as MLIR's does per level (100000
+  // nested `builtin.module(` crashed it).
+  std::unique_ptr<llvm::MemoryBuffer> pipelineText =
+      llvm::MemoryBuffer::getMemBuffer(pipeline, "<pipeline>",
+                                       /*RequiresNullTerminator=*/false);
+  if (failed(accel::checkNestingDepth(pipelineText->getMemBufferRef(),
+                                      session.diag())) ||
+      failed(
           parsePassPipeline(stripModuleAnchor(pipeline), pm, session.diag())))
     return session.failure("invalid pass pipeline");
   OwningOpRef<ModuleOp> module = session.parse();

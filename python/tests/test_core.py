@@ -6,7 +6,12 @@ for accel._core); an extension that is there but fails to load is an error.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -178,3 +183,55 @@ def test_survives_alternating_good_and_bad_calls() -> None:
             assert "error:" in info.value.diagnostics
     # Nothing leaked from the failed calls into the next good one.
     assert "llvm.func @mm(" in core.run_pipeline(MATMUL, "accel-cpu-pipeline")
+
+
+# Run in a child interpreter: before the nesting limit (F1 in
+# docs/bad-input-catalogue.md), MLIR's parser overflowed the stack on such
+# input and killed the interpreter, which would take this test run with it.
+DEEP_NESTING = textwrap.dedent("""\
+    import threading
+    from accel import core
+
+    def refused(call, where):
+        try:
+            call()
+        except core.AccelError as err:
+            print(where, err.diagnostics.strip())
+        else:
+            print(where, "accepted")
+
+    deep = "module {" * 10000 + "}" * 10000
+    refused(lambda: core.parse(deep), "parse:")
+    refused(lambda: core.run_pipeline(deep, "canonicalize"), "run_pipeline:")
+    pipeline = "builtin.module(" * 100000 + "canonicalize" + ")" * 100000
+    refused(lambda: core.run_pipeline("module {}", pipeline), "pipeline:")
+    # Python threads have a stack of their own (8 MiB with glibc).
+    thread = threading.Thread(target=refused, args=(lambda: core.parse(deep), "thread:"))
+    thread.start()
+    thread.join()
+    # The limit exactly, and the interpreter still works.
+    print("512:", core.parse("module {" * 512 + "}" * 512).count("module {"))
+    refused(lambda: core.parse("module {" * 513 + "}" * 513), "513:")
+    print("alive:", "accel.matmul" in core.parse(MATMUL))
+""")
+
+
+def test_deep_nesting_is_an_error_not_a_crash() -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    child = subprocess.run(
+        [sys.executable, "-c", f"MATMUL = {MATMUL!r}\n" + DEEP_NESTING],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert child.returncode == 0, child.stderr
+    lines = child.stdout.splitlines()
+    error = "<python>:1:4104: error: nesting deeper than 512 levels"
+    assert lines == [
+        f"parse: {error}",
+        f"run_pipeline: {error}",
+        "pipeline: <pipeline>:1:7695: error: nesting deeper than 512 levels",
+        f"thread: {error}",
+        "512: 512",
+        f"513: {error}",
+        "alive: True",
+    ]

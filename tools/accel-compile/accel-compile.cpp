@@ -43,6 +43,7 @@
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Runtime/AmdgpuCodeObject.h"
 #include "accel/Runtime/KernelMetadata.h"
+#include "accel/Support/InputLimits.h"
 #include "accel/Systolic/Binary.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -52,6 +53,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
@@ -130,6 +132,23 @@ cl::opt<std::string>
                     cl::desc("Options of the target's pipeline, e.g. "
                              "\"rows=32 cols=32\" for systolic"),
                     cl::cat(category));
+cl::opt<uint64_t> maxConstantBytes(
+    "max-constant-bytes",
+    cl::desc("Refuse a module whose constants hold more bytes than this in "
+             "all (default: 1 GiB)"),
+    cl::init(accel::kDefaultMaxConstantBytes), cl::cat(category));
+cl::opt<uint64_t> maxTensorBytes(
+    "max-tensor-bytes",
+    cl::desc("Refuse a module with a statically shaped tensor, memref or "
+             "vector of more bytes than this (default: 16 GiB)"),
+    cl::init(accel::kDefaultMaxTensorBytes), cl::cat(category));
+
+accel::TensorSizeLimits sizeLimits() {
+  accel::TensorSizeLimits limits;
+  limits.maxConstantBytes = maxConstantBytes;
+  limits.maxTensorBytes = maxTensorBytes;
+  return limits;
+}
 
 constexpr const char *kTool = "accel-compile";
 
@@ -744,6 +763,11 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
     if (failed(pm.run(module)))
       return error("cannot compile '" + inputFilename + "' for the CPU");
   }
+  // Folding makes constants of its own (a tensor.splat of a constant becomes
+  // a splat constant of its full shape): check them again before LLVM
+  // materializes them.
+  if (failed(accel::checkConstantSizes(module, maxConstantBytes)))
+    return error("'" + inputFilename + "' is too large to compile");
 
   // 4. LLVM IR, optimized and compiled for the target machine.
   llvm::InitializeNativeTarget();
@@ -865,10 +889,22 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
 llvm::Error run(MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &message);
+  if (!file)
+    return error(message);
+  // Deep nesting would overflow the parser's stack (F1), and huge constants
+  // and tensors the memory of the compiler or of the compiled code (F4):
+  // both are refused before anything is staged.
+  if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
+    return error("cannot parse '" + inputFilename + "'");
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return error("cannot parse '" + inputFilename + "'");
+  if (failed(accel::checkTensorSizes(*module, sizeLimits())))
+    return error("'" + inputFilename + "' is too large to compile");
   llvm::SmallVector<llvm::StringRef> targets;
   llvm::StringRef(target).split(targets, ',');
   for (auto [i, t] : llvm::enumerate(targets)) {

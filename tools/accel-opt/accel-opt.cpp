@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/InitAll.h"
+#include "accel/Support/InputLimits.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -164,6 +165,13 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "accel-opt") << errorMessage << "\n";
     return EXIT_FAILURE;
   }
+  // MLIR's parser recurses once per nesting level and overflows the stack
+  // on deep input (docs/bad-input-catalogue.md, F1): refuse it first. Each
+  // part of a --split-input-file is parsed on its own.
+  if (mlir::failed(mlir::accel::checkNestingDepth(
+          input->getMemBufferRef(), llvm::errs(), mlir::accel::kMaxNestingDepth,
+          config.inputSplitMarker())))
+    return EXIT_FAILURE;
   return mlir::asMainReturnCode(
       writeOutput(outputFilename, [&](llvm::raw_ostream &os) {
         return mlir::MlirOptMain(os, std::move(input), registry, config);

@@ -26,6 +26,7 @@
 #include "accel/Runtime/CudaLauncher.h"
 #include "accel/Runtime/HipLauncher.h"
 #include "accel/Runtime/JitRunner.h"
+#include "accel/Support/InputLimits.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,6 +40,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -182,6 +184,17 @@ static cl::opt<std::string>
                 cl::desc("Folder to write each result and its reference to "
                          "as float64 .npy files"),
                 cl::cat(runCat));
+
+static cl::opt<uint64_t> maxConstantBytes(
+    "max-constant-bytes",
+    cl::desc("Refuse a module whose constants hold more bytes than this in "
+             "all (default: 1 GiB)"),
+    cl::init(kDefaultMaxConstantBytes), cl::cat(runCat));
+static cl::opt<uint64_t> maxTensorBytes(
+    "max-tensor-bytes",
+    cl::desc("Refuse a module with a statically shaped tensor, memref or "
+             "vector of more bytes than this (default: 16 GiB)"),
+    cl::init(kDefaultMaxTensorBytes), cl::cat(runCat));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "accel-run") << message << "\n";
@@ -1519,9 +1532,22 @@ int main(int argc, char **argv) {
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &message);
+  if (!file)
+    return fail(message);
+  // Deep nesting would overflow the parser's stack (F1), huge constants and
+  // tensors the memory of the JIT or of the run (F4).
+  if (failed(checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
+    return 1;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
+    return 1;
+  TensorSizeLimits sizeLimits;
+  sizeLimits.maxConstantBytes = maxConstantBytes;
+  sizeLimits.maxTensorBytes = maxTensorBytes;
+  if (failed(checkTensorSizes(*module, sizeLimits)))
     return 1;
 
   // The functions to run: those named by --entry, else every public one.

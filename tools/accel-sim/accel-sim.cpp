@@ -27,6 +27,7 @@
 
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
+#include "accel/Support/InputLimits.h"
 #include "accel/Systolic/Binary.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -180,6 +181,11 @@ llvm::Expected<Program> loadProgram(MLIRContext &context) {
     return program;
   }
 
+  // Deep nesting would overflow the parser's stack (F1).
+  if (failed(
+          accel::checkNestingDepth((*file)->getMemBufferRef(), llvm::errs())))
+    return error("cannot parse '" + inputFilename +
+                 "' (neither a systolic binary nor MLIR text)");
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);

@@ -20,6 +20,7 @@
 
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
+#include "accel/Support/InputLimits.h"
 #include "accel/Systolic/Binary.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -83,6 +84,9 @@ int toBinary(MLIRContext &context) {
   auto file = openInputFile(inputFilename, &error);
   if (!file)
     return fail(error);
+  // Deep nesting would overflow the parser's stack (F1).
+  if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
+    return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   // Parsing verifies the module, so every program in it is valid.

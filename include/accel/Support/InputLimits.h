@@ -1,0 +1,146 @@
+//===- InputLimits.h - limits on untrusted input ----------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Checks that every tool runs on untrusted input before the part of MLIR or
+// LLVM that would crash on it (docs/bad-input-catalogue.md, F1 and F4):
+//
+// - checkNestingDepth, on MLIR text before the parser sees it. MLIR's parser
+//   recurses once per nesting level (upstream llvm#63146): in accel-opt,
+//   ~1460 nested `omp.target` regions, ~3930 nested modules or ~6850 nested
+//   arrays overflow the default 8 MiB stack (SIGSEGV), and so do chains
+//   that nest without brackets (~7450 unary minuses or ~52500 binary
+//   operators in one affine expression, ~16000-18000 aliases each defined
+//   by the one before). The scan is linear and refuses text nested deeper
+//   than a limit far below those depths, with a located error.
+// - checkTensorSizes, on a parsed module before it is compiled: a splat
+//   constant of 10^10 f32 elements is a few bytes of text but 40 GB once
+//   LLVM materializes it, and a 40 GB tensor.empty is allocated by the
+//   compiled code. Both are refused above a limit, with a located error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SUPPORT_INPUTLIMITS_H
+#define ACCEL_SUPPORT_INPUTLIMITS_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBufferRef.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir {
+class Operation;
+class ShapedType;
+namespace accel {
+
+//===----------------------------------------------------------------------===//
+// Nesting depth of MLIR text (F1)
+//===----------------------------------------------------------------------===//
+
+/// The deepest nesting the tools parse. The costliest level measured (an
+/// `omp.target` region, ~5.7 KiB of stack through parser, verifier and
+/// printer) overflows 8 MiB at ~1460 levels, so 512 levels need ~3 MiB: a
+/// margin of 2.8x there and 7.6x for nested modules, on the main thread and
+/// on Python threads alike (glibc gives threads the 8 MiB of `ulimit -s`:
+/// the same depths crash there). A smaller `ulimit -s` or an instrumented
+/// build shrinks the margin. Real IR nests a few dozen levels at most (7 in
+/// this repository's tests).
+constexpr unsigned kMaxNestingDepth = 512;
+
+/// Where and why text nests deeper than a limit.
+struct NestingViolation {
+  /// Byte offset of the first token past the limit.
+  size_t offset;
+  /// What the level past the limit is: empty for a bracket, otherwise a
+  /// parenthetical for the message (an operator, an alias).
+  std::string reason;
+};
+
+/// Scans MLIR text and returns the first token nested deeper than
+/// `maxDepth` levels, or nullopt. A level is an open bracket ((, [, {, <)
+/// outside string literals and `//` comments; `->`, `<=` and `>=` are not
+/// brackets. Each operator (+, -, *, floordiv, ceildiv, mod) of an
+/// expression inside ( ) or [ ] also counts as a level until the next `,`,
+/// `=` or `:` ends the expression, since the affine parser recurses once per
+/// operator; and a reference to an alias (#name, !name) counts as deep as
+/// the alias's definition. Lines starting with `splitMarker` (when not
+/// empty) start a new input with no nesting, as accel-opt's
+/// --split-input-file parses each part on its own.
+std::optional<NestingViolation>
+findExcessiveNesting(llvm::StringRef text, unsigned maxDepth = kMaxNestingDepth,
+                     llvm::StringRef splitMarker = "");
+
+/// Refuses MLIR text nested deeper than `maxDepth` (see
+/// findExcessiveNesting): prints "<buffer name>:LINE:COL: error: nesting
+/// deeper than N levels ..." to `os` (with the source line and a caret when
+/// the line is short) and fails. MLIR bytecode (it starts with the magic
+/// "ML\xefR") is not scanned and passes: its bytes are no text and have no
+/// brackets to count. Bytecode crashes accel-opt only far deeper (measured:
+/// ~10050 nested modules, ~18000 nested arrays), but that is not bounded;
+/// see docs/bad-input-catalogue.md, F1.
+LogicalResult checkNestingDepth(llvm::MemoryBufferRef buffer,
+                                llvm::raw_ostream &os,
+                                unsigned maxDepth = kMaxNestingDepth,
+                                llvm::StringRef splitMarker = "");
+
+//===----------------------------------------------------------------------===//
+// Tensor sizes (F4)
+//===----------------------------------------------------------------------===//
+
+/// Constant data a module may hold in all, by default 1 GiB. Constants are
+/// compiled into the artifact: a 256 MiB splat took accel-compile 0.9 GB of
+/// memory and 5 s and wrote a 256 MiB object and a 256 MiB library, so 1 GiB
+/// needs ~3.5 GB. x86-64's small code model addresses static data within
+/// 2 GiB, so more than that cannot link anyway.
+constexpr uint64_t kDefaultMaxConstantBytes = uint64_t(1) << 30;
+
+/// The largest statically shaped tensor, memref or vector anywhere in a
+/// module (a value, an argument, a type in an attribute), by default 16 GiB.
+/// Such values are allocated when the code runs, not when it compiles, so
+/// the limit is larger: it is what accel-run's fp64 oracle would need for
+/// its largest argument (2^31 elements, the most it takes), well above the
+/// biggest single weights of today's models (a few GiB), and well below the
+/// 40 GB that made accel-compile and accel-run die.
+constexpr uint64_t kDefaultMaxTensorBytes = uint64_t(16) << 30;
+
+struct TensorSizeLimits {
+  /// Total bytes of the ElementsAttr constants (dense, splat, resource,
+  /// sparse: counted at their full static shape) of the module.
+  uint64_t maxConstantBytes = kDefaultMaxConstantBytes;
+  /// Bytes of one statically shaped tensor, memref or vector type.
+  uint64_t maxTensorBytes = kDefaultMaxTensorBytes;
+};
+
+/// The bytes a statically shaped `type` holds (elements times element size;
+/// UINT64_MAX when that overflows), or nullopt for a dynamic shape.
+/// Integers and floats take their width rounded up to whole bytes, index 8,
+/// complex twice its element, a nested static shape its own size; any other
+/// element type counts as one byte.
+std::optional<uint64_t> getStaticByteSize(ShapedType type);
+
+/// Refuses `root` when its constants hold more than
+/// `limits.maxConstantBytes` in all or when any statically shaped type in it
+/// (op results, block arguments, types inside attributes such as function
+/// signatures) holds more than `limits.maxTensorBytes`. The error is an MLIR
+/// diagnostic on the op (or argument) that crosses the limit, naming its
+/// size, the limit and the tool option that raises it
+/// (--max-constant-bytes, --max-tensor-bytes); only the first is reported.
+/// Dynamic shapes are not checked.
+LogicalResult checkTensorSizes(Operation *root,
+                               const TensorSizeLimits &limits = {});
+
+/// Only the constants part of checkTensorSizes. Compilers run it again on
+/// the lowered module, just before LLVM materializes the constants: folding
+/// makes new ones (`tensor.splat` of a constant folds into a splat constant
+/// of the full shape).
+LogicalResult checkConstantSizes(Operation *root, uint64_t maxConstantBytes);
+
+} // namespace accel
+} // namespace mlir
+
+#endif // ACCEL_SUPPORT_INPUTLIMITS_H

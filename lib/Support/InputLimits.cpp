@@ -1,0 +1,509 @@
+//===- InputLimits.cpp - limits on untrusted input ------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The nesting scan is a small lexer of its own: it only has to find the
+// tokens that make MLIR's parser recurse, never to decide whether the text is
+// valid. Where it cannot tell, it errs towards counting a level too many.
+// A mismatched closer is ignored, so broken text can only look deeper than it
+// is, and the parser stops at the first error anyway.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Support/InputLimits.h"
+#include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::accel;
+using llvm::StringRef;
+
+//===----------------------------------------------------------------------===//
+// Nesting depth
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Characters of a bare identifier after its first (MLIR's bare-id).
+bool isIdChar(char c) {
+  return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
+}
+
+class NestingScanner {
+public:
+  NestingScanner(StringRef text, unsigned maxDepth)
+      : text(text), maxDepth(maxDepth) {}
+
+  std::optional<NestingViolation> scan(StringRef splitMarker);
+
+private:
+  struct Group {
+    char open;
+    /// Operators of the expression being read in this group.
+    unsigned operators;
+  };
+
+  unsigned depth() const { return groups.size() + operators; }
+  char peek(size_t at) const { return at < text.size() ? text[at] : '\0'; }
+
+  /// Records `level` (a depth reached at `offset`) and whether it is past
+  /// the limit.
+  bool reach(unsigned level, size_t offset, std::string reason = "") {
+    if (defining)
+      definitionDepth = std::max(definitionDepth, level);
+    if (level <= maxDepth)
+      return false;
+    violation = NestingViolation{offset, std::move(reason)};
+    return true;
+  }
+
+  void open(char c) { groups.push_back({c, 0}); }
+  void pop() {
+    operators -= groups.back().operators;
+    groups.pop_back();
+  }
+  void close(char c) {
+    char want = c == ')' ? '(' : c == ']' ? '[' : c == '}' ? '{' : '<';
+    // A `<` still open when another bracket closes was no bracket (MLIR
+    // only has `<` as a bracket and in `<=`); forget it.
+    if (want != '<')
+      while (!groups.empty() && groups.back().open == '<')
+        pop();
+    if (!groups.empty() && groups.back().open == want)
+      pop();
+  }
+  /// `,`, `=` and `:` end an expression: the affine parser has returned
+  /// from the recursion of its operators by then.
+  void endExpression() {
+    if (groups.empty())
+      return;
+    operators -= groups.back().operators;
+    groups.back().operators = 0;
+  }
+  /// An operator nests one level only in ( ) and [ ], where affine
+  /// expressions are; elsewhere `-` is a sign.
+  bool addOperator(size_t offset) {
+    if (groups.empty() ||
+        (groups.back().open != '(' && groups.back().open != '['))
+      return false;
+    ++groups.back().operators;
+    ++operators;
+    return reach(depth(), offset,
+                 " (each operator of an expression nests a level)");
+  }
+  void endDefinition() {
+    if (defining)
+      aliasDepths[definedAlias] = definitionDepth;
+    defining = false;
+  }
+  /// Resets everything but the aliases: a new part of a split input.
+  void restart() {
+    endDefinition();
+    groups.clear();
+    operators = 0;
+  }
+
+  StringRef text;
+  unsigned maxDepth;
+  llvm::SmallVector<Group> groups;
+  /// The sum of the groups' operators.
+  unsigned operators = 0;
+  /// Aliases ("#name", "!name") and how deep their definitions nest.
+  llvm::StringMap<unsigned> aliasDepths;
+  bool defining = false;
+  /// Whether the definition being read has a token after its `=` yet.
+  bool definitionHasValue = false;
+  std::string definedAlias;
+  unsigned definitionDepth = 0;
+  std::optional<NestingViolation> violation;
+};
+
+} // namespace
+
+std::optional<NestingViolation> NestingScanner::scan(StringRef splitMarker) {
+  size_t i = 0, n = text.size();
+  bool lineStart = true;
+  while (i < n && !violation) {
+    char c = text[i];
+    if (lineStart && !splitMarker.empty() &&
+        text.substr(i).starts_with(splitMarker))
+      restart();
+    lineStart = false;
+    // (A comment after the `=` is not the value yet.)
+    if (defining && !llvm::isSpace(c) && c != '=' && c != '/')
+      definitionHasValue = true;
+    switch (c) {
+    case '\n':
+      lineStart = true;
+      // An alias definition ends with its line, once its value is complete.
+      if (defining && definitionHasValue && groups.empty())
+        endDefinition();
+      ++i;
+      break;
+    case '"':
+      // A string literal: brackets in it are text. It ends at the closing
+      // quote or, as MLIR's lexer has it, at the end of the line.
+      for (++i; i < n && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      if (i < n && text[i] == '"')
+        ++i;
+      break;
+    case '/':
+      if (peek(i + 1) == '/')
+        i = std::min(text.find('\n', i), n);
+      else
+        ++i;
+      break;
+    case '(':
+    case '[':
+    case '{':
+      open(c);
+      reach(depth(), i);
+      ++i;
+      break;
+    case '<':
+      if (peek(i + 1) == '=') { // `<=` of an affine constraint
+        endExpression();
+        i += 2;
+        break;
+      }
+      open(c);
+      reach(depth(), i);
+      ++i;
+      break;
+    case '>':
+      if (peek(i + 1) == '=') { // `>=`
+        endExpression();
+        i += 2;
+        break;
+      }
+      close(c);
+      ++i;
+      break;
+    case ')':
+    case ']':
+    case '}':
+      close(c);
+      ++i;
+      break;
+    case '-':
+      if (peek(i + 1) == '>') { // `->` of a function type or an affine map
+        i += 2;
+        break;
+      }
+      addOperator(i);
+      ++i;
+      break;
+    case '+':
+    case '*':
+      addOperator(i);
+      ++i;
+      break;
+    case ',':
+    case '=':
+    case ':':
+      endExpression();
+      ++i;
+      break;
+    case '%':
+    case '^':
+      // SSA value and block names may contain `-` (MLIR's suffix-id).
+      for (++i; i < n && (isIdChar(text[i]) || text[i] == '-'); ++i)
+        ;
+      break;
+    case '#':
+    case '!':
+    case '@': {
+      size_t start = i;
+      for (++i; i < n && isIdChar(text[i]); ++i)
+        ;
+      StringRef name = text.slice(start, i);
+      // Dialect attributes and types (#llvm.x, !llvm.ptr) and symbols are
+      // no aliases; alias names have no dot.
+      if (c == '@' || name.size() == 1 || name.contains('.'))
+        break;
+      StringRef rest = text.substr(i).ltrim(" \t");
+      if (groups.empty() && rest.starts_with("=") && !rest.starts_with("==")) {
+        endDefinition();
+        defining = true;
+        definitionHasValue = false;
+        definedAlias = name.str();
+        definitionDepth = 0;
+        break;
+      }
+      auto it = aliasDepths.find(name);
+      if (it != aliasDepths.end())
+        reach(depth() + it->second, start,
+              (" (through the alias " + name + ")").str());
+      break;
+    }
+    default:
+      if (llvm::isDigit(c)) {
+        // A number, with the sign of its exponent (1.0e-5): no operator.
+        bool hex = c == '0' && (peek(i + 1) == 'x' || peek(i + 1) == 'X');
+        for (++i; i < n; ++i) {
+          char d = text[i];
+          if (isIdChar(d))
+            continue;
+          if (!hex && (d == '-' || d == '+') &&
+              (text[i - 1] == 'e' || text[i - 1] == 'E'))
+            continue;
+          break;
+        }
+        break;
+      }
+      if (llvm::isAlpha(c) || c == '_') {
+        size_t start = i;
+        for (++i; i < n && isIdChar(text[i]); ++i)
+          ;
+        StringRef word = text.slice(start, i);
+        if (word == "floordiv" || word == "ceildiv" || word == "mod")
+          addOperator(start);
+        break;
+      }
+      ++i;
+      break;
+    }
+  }
+  return violation;
+}
+
+std::optional<NestingViolation>
+mlir::accel::findExcessiveNesting(StringRef text, unsigned maxDepth,
+                                  StringRef splitMarker) {
+  return NestingScanner(text, maxDepth).scan(splitMarker);
+}
+
+LogicalResult mlir::accel::checkNestingDepth(llvm::MemoryBufferRef buffer,
+                                             llvm::raw_ostream &os,
+                                             unsigned maxDepth,
+                                             StringRef splitMarker) {
+  if (isBytecode(buffer))
+    return success();
+  std::optional<NestingViolation> violation =
+      findExcessiveNesting(buffer.getBuffer(), maxDepth, splitMarker);
+  if (!violation)
+    return success();
+  std::string message = ("nesting deeper than " + llvm::Twine(maxDepth) +
+                         " levels" + violation->reason)
+                            .str();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(buffer, /*RequiresNullTerminator=*/
+                                       false),
+      llvm::SMLoc());
+  llvm::SMLoc loc =
+      llvm::SMLoc::getFromPointer(buffer.getBufferStart() + violation->offset);
+  // Deep input is often one long line: show it only when it is short, as
+  // MLIR's own diagnostics would print all of it.
+  StringRef text = buffer.getBuffer();
+  size_t lineBegin = text.rfind('\n', violation->offset);
+  lineBegin = lineBegin == StringRef::npos ? 0 : lineBegin + 1;
+  size_t lineEnd = std::min(text.find('\n', violation->offset), text.size());
+  if (lineEnd - lineBegin <= 200) {
+    sourceMgr.PrintMessage(os, loc, llvm::SourceMgr::DK_Error, message);
+  } else {
+    auto [line, column] = sourceMgr.getLineAndColumn(loc);
+    llvm::WithColor::error(os, (buffer.getBufferIdentifier() + ":" +
+                                llvm::Twine(line) + ":" + llvm::Twine(column))
+                                   .str())
+        << message << "\n";
+  }
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor sizes
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr uint64_t kSaturated = UINT64_MAX;
+
+/// Bytes of one element of type `t` (see getStaticByteSize).
+uint64_t elementBytes(Type t) {
+  if (t.isIntOrFloat())
+    return std::max<uint64_t>(1,
+                              llvm::divideCeil(t.getIntOrFloatBitWidth(), 8));
+  if (isa<IndexType>(t))
+    return 8;
+  if (auto complex = dyn_cast<ComplexType>(t))
+    return llvm::SaturatingMultiply<uint64_t>(
+        2, elementBytes(complex.getElementType()));
+  if (auto shaped = dyn_cast<ShapedType>(t))
+    if (std::optional<uint64_t> bytes = getStaticByteSize(shaped))
+      return *bytes;
+  return 1;
+}
+
+std::string describeBytes(uint64_t bytes) {
+  if (bytes == kSaturated)
+    return "2^64 bytes or more";
+  return (llvm::Twine(bytes) + " bytes").str();
+}
+
+/// Walks one op's constants and types against the limits; emits the first
+/// error and stops.
+class SizeChecker {
+public:
+  SizeChecker(const TensorSizeLimits &limits, bool checkTypes)
+      : limits(limits), checkTypes(checkTypes) {}
+
+  LogicalResult check(Operation *root) {
+    // The location says which op; printing it (a whole function, for a
+    // function's signature) would only bury the message.
+    MLIRContext *context = root->getContext();
+    bool printOp = context->shouldPrintOpOnDiagnostic();
+    context->printOpOnDiagnostic(false);
+    // Constants first, all of them: they are what a compiler materializes,
+    // so a huge one is reported as a constant even when a signature also
+    // has its type. Then types in pre-order: a signature before its body.
+    WalkResult result = root->walk([&](Operation *op) {
+      return failed(checkConstants(op)) ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+    });
+    if (!result.wasInterrupted() && checkTypes)
+      result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        return failed(checkTypesOf(op)) ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+      });
+    context->printOpOnDiagnostic(printOp);
+    return failure(result.wasInterrupted());
+  }
+
+private:
+  LogicalResult checkConstants(Operation *op) {
+    for (NamedAttribute attr : op->getAttrs()) {
+      WalkResult result = attr.getValue().walk([&](ElementsAttr constant) {
+        return failed(checkConstant(op, attr.getName(), constant))
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (result.wasInterrupted())
+        return failure();
+    }
+    return success();
+  }
+
+  LogicalResult checkTypesOf(Operation *op) {
+    for (NamedAttribute attr : op->getAttrs()) {
+      WalkResult result = attr.getValue().walk([&](ShapedType type) {
+        return failed(checkType(type,
+                                [&]() {
+                                  return op->emitOpError()
+                                         << "has " << type
+                                         << " in its attribute '"
+                                         << attr.getName().getValue() << "'";
+                                }))
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (result.wasInterrupted())
+        return failure();
+    }
+    for (OpResult value : op->getResults())
+      if (failed(checkValueType(value.getType(), [&](ShapedType type) {
+            return op->emitOpError() << "result #" << value.getResultNumber()
+                                     << " has type " << type;
+          })))
+        return failure();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(checkValueType(arg.getType(), [&](ShapedType type) {
+                return emitError(arg.getLoc())
+                       << "block argument #" << arg.getArgNumber() << " of '"
+                       << op->getName() << "' has type " << type;
+              })))
+            return failure();
+    return success();
+  }
+
+  LogicalResult checkConstant(Operation *op, StringAttr name,
+                              ElementsAttr constant) {
+    std::optional<uint64_t> bytes = getStaticByteSize(constant.getShapedType());
+    if (!bytes)
+      return success();
+    total = llvm::SaturatingAdd(total, *bytes);
+    if (total <= limits.maxConstantBytes)
+      return success();
+    InFlightDiagnostic diag = op->emitOpError();
+    diag << "has a constant of type " << constant.getShapedType()
+         << " in its attribute '" << name.getValue()
+         << "': " << describeBytes(*bytes);
+    if (*bytes != total)
+      diag << ", " << describeBytes(total) << " of constants in all";
+    diag << ", over the limit of " << limits.maxConstantBytes
+         << " bytes (--max-constant-bytes)";
+    return failure();
+  }
+
+  /// Checks every shaped type in `type` (a tuple or function type holds
+  /// several).
+  LogicalResult
+  checkValueType(Type type,
+                 llvm::function_ref<InFlightDiagnostic(ShapedType)> report) {
+    WalkResult result = type.walk([&](ShapedType shaped) {
+      return failed(checkType(shaped, [&]() { return report(shaped); }))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  LogicalResult checkType(ShapedType type,
+                          llvm::function_ref<InFlightDiagnostic()> report) {
+    std::optional<uint64_t> bytes = getStaticByteSize(type);
+    if (!bytes || *bytes <= limits.maxTensorBytes)
+      return success();
+    report() << ": " << describeBytes(*bytes) << ", over the limit of "
+             << limits.maxTensorBytes << " bytes (--max-tensor-bytes)";
+    return failure();
+  }
+
+  const TensorSizeLimits &limits;
+  bool checkTypes;
+  uint64_t total = 0;
+};
+
+} // namespace
+
+std::optional<uint64_t> mlir::accel::getStaticByteSize(ShapedType type) {
+  if (!type.hasRank() || !type.hasStaticShape())
+    return std::nullopt;
+  uint64_t bytes = elementBytes(type.getElementType());
+  for (int64_t dim : type.getShape()) {
+    bytes = llvm::SaturatingMultiply(bytes, uint64_t(dim));
+    if (bytes == 0)
+      return 0;
+  }
+  return bytes;
+}
+
+LogicalResult mlir::accel::checkTensorSizes(Operation *root,
+                                            const TensorSizeLimits &limits) {
+  return SizeChecker(limits, /*checkTypes=*/true).check(root);
+}
+
+LogicalResult mlir::accel::checkConstantSizes(Operation *root,
+                                              uint64_t maxConstantBytes) {
+  TensorSizeLimits limits;
+  limits.maxConstantBytes = maxConstantBytes;
+  return SizeChecker(limits, /*checkTypes=*/false).check(root);
+}
