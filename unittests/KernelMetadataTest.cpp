@@ -79,6 +79,24 @@ std::string verifyError(const KernelMetadata &m) {
 
 constexpr const char *kPrefix = "invalid kernel metadata: ";
 
+TEST(KernelMetadataTest, DeepNestingIsAnErrorNotACrash) {
+  // llvm::json::parse recurses per level: 100000 levels would overflow the
+  // stack (measured: it crashes).
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  llvm::Expected<KernelMetadata> parsed = parseKernelMetadata(deep);
+  ASSERT_FALSE(bool(parsed));
+  EXPECT_EQ(llvm::toString(parsed.takeError()),
+            std::string(kPrefix) + "nested 100000 levels deep (at most 64)");
+  // Brackets inside strings do not count; 64 levels still parse (and are
+  // refused as metadata, which is not an array).
+  std::string shallow = std::string(64, '[') + "\"[[[[\\\"{{\"" +
+                        std::string(64, ']');
+  parsed = parseKernelMetadata(shallow);
+  ASSERT_FALSE(bool(parsed));
+  EXPECT_EQ(llvm::toString(parsed.takeError()),
+            std::string(kPrefix) + "expected a JSON object");
+}
+
 TEST(KernelMetadataTest, RoundTrip) {
   KernelMetadata m = sampleMetadata();
   std::string json = toJson(m);

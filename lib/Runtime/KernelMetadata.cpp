@@ -578,7 +578,36 @@ accel::parseKernelMetadataValue(const llvm::json::Value &json) {
   return m;
 }
 
+/// The deepest nesting of arrays and objects in `json` (outside strings).
+/// llvm::json::parse recurses once per level without a bound, so deeply
+/// nested input (an untrusted --replay folder's metadata) would overflow the
+/// stack; metadata itself nests 3 levels.
+static int64_t jsonNestingDepth(StringRef json) {
+  int64_t depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // the escaped character
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 llvm::Expected<KernelMetadata> accel::parseKernelMetadata(StringRef json) {
+  constexpr int64_t kMaxJsonNesting = 64;
+  if (int64_t depth = jsonNestingDepth(json); depth > kMaxJsonNesting)
+    return fail("", "nested " + llvm::Twine(depth) + " levels deep (at most " +
+                        llvm::Twine(kMaxJsonNesting) + ")");
   llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
   if (!value)
     return fail("", "not valid JSON: " + llvm::toString(value.takeError()));
