@@ -227,6 +227,37 @@ accel::packKernelArguments(const KernelMetadata &metadata,
 // Compute capability
 //===----------------------------------------------------------------------===//
 
+llvm::Expected<llvm::SmallVector<const KernelArgument *>>
+mlir::accel::checkHostArguments(const KernelMetadata &metadata,
+                                llvm::StringRef target,
+                                llvm::ArrayRef<HostBuffer> buffers,
+                                llvm::ArrayRef<KernelScalar> scalars) {
+  if (llvm::Error error = verifyKernelMetadata(metadata))
+    return std::move(error);
+  if (metadata.target != target)
+    return llvm::createStringError("it targets " + metadata.target + ", not " +
+                                   target);
+  llvm::SmallVector<const KernelArgument *> bufferArgs;
+  for (const KernelArgument &arg : metadata.arguments)
+    if (arg.kind == KernelArgKind::Buffer)
+      bufferArgs.push_back(&arg);
+  if (buffers.size() != bufferArgs.size())
+    return llvm::createStringError(
+        "it takes " + std::to_string(bufferArgs.size()) +
+        " buffer arguments, " + std::to_string(buffers.size()) + " given");
+  for (auto [arg, buffer] : llvm::zip_equal(bufferArgs, buffers))
+    if (static_cast<int64_t>(buffer.bytes.size()) != arg->byteSize)
+      return llvm::createStringError(
+          "buffer '" + arg->name + "' needs " + std::to_string(arg->byteSize) +
+          " bytes, the host buffer has " + std::to_string(buffer.bytes.size()));
+  // Scalar counts and kinds: packing with placeholder pointers checks them.
+  if (auto check = packKernelArguments(
+          metadata, llvm::SmallVector<uint64_t>(bufferArgs.size(), 0), scalars);
+      !check)
+    return check.takeError();
+  return bufferArgs;
+}
+
 llvm::Error accel::checkComputeCapability(StringRef chip, int major, int minor,
                                           bool isPtx) {
   StringRef digits = chip;
@@ -364,32 +395,12 @@ llvm::Expected<LaunchResult> CudaDriver::launch(
     return llvm::createStringError("cannot launch " + kernel + ": " +
                                    llvm::toString(std::move(error)));
   };
-  if (llvm::Error error = verifyKernelMetadata(metadata))
-    return prefixed(std::move(error));
-  if (metadata.target != "nvptx")
-    return prefixed(llvm::createStringError("it targets " + metadata.target +
-                                            ", not nvptx"));
-
   // Everything about the host side is checked before the device is touched.
-  llvm::SmallVector<const KernelArgument *> bufferArgs;
-  for (const KernelArgument &arg : metadata.arguments)
-    if (arg.kind == KernelArgKind::Buffer)
-      bufferArgs.push_back(&arg);
-  if (buffers.size() != bufferArgs.size())
-    return prefixed(llvm::createStringError(
-        "it takes " + std::to_string(bufferArgs.size()) +
-        " buffer arguments, " + std::to_string(buffers.size()) + " given"));
-  for (auto [arg, buffer] : llvm::zip_equal(bufferArgs, buffers))
-    if (static_cast<int64_t>(buffer.bytes.size()) != arg->byteSize)
-      return prefixed(llvm::createStringError(
-          "buffer '" + arg->name + "' needs " + std::to_string(arg->byteSize) +
-          " bytes, the host buffer has " +
-          std::to_string(buffer.bytes.size())));
-  // Scalar counts and kinds: packing with placeholder pointers checks them.
-  if (auto check = packKernelArguments(
-          metadata, llvm::SmallVector<uint64_t>(bufferArgs.size(), 0), scalars);
-      !check)
-    return prefixed(check.takeError());
+  llvm::Expected<llvm::SmallVector<const KernelArgument *>> checked =
+      checkHostArguments(metadata, "nvptx", buffers, scalars);
+  if (!checked)
+    return prefixed(checked.takeError());
+  llvm::SmallVector<const KernelArgument *> bufferArgs = std::move(*checked);
 
   CUdevice device = 0;
   if (llvm::Error error =

@@ -250,36 +250,16 @@ llvm::Expected<HipLaunchResult> HipRuntime::launch(
     return llvm::createStringError("cannot launch " + kernel + ": " +
                                    llvm::toString(std::move(error)));
   };
-  if (llvm::Error error = verifyKernelMetadata(metadata))
-    return prefixed(std::move(error));
-  if (metadata.target != "amdgpu")
-    return prefixed(llvm::createStringError("it targets " + metadata.target +
-                                            ", not amdgpu"));
+  // Everything about the host side is checked before the device is touched.
+  llvm::Expected<llvm::SmallVector<const KernelArgument *>> checked =
+      checkHostArguments(metadata, "amdgpu", buffers, scalars);
+  if (!checked)
+    return prefixed(checked.takeError());
+  llvm::SmallVector<const KernelArgument *> bufferArgs = std::move(*checked);
   if (!looksLikeCodeObject(image))
     return prefixed(llvm::createStringError(
         "the image is neither an ELF code object (HSACO) nor a clang offload "
         "bundle"));
-
-  // Everything about the host side is checked before the device is touched.
-  llvm::SmallVector<const KernelArgument *> bufferArgs;
-  for (const KernelArgument &arg : metadata.arguments)
-    if (arg.kind == KernelArgKind::Buffer)
-      bufferArgs.push_back(&arg);
-  if (buffers.size() != bufferArgs.size())
-    return prefixed(llvm::createStringError(
-        "it takes " + std::to_string(bufferArgs.size()) +
-        " buffer arguments, " + std::to_string(buffers.size()) + " given"));
-  for (auto [arg, buffer] : llvm::zip_equal(bufferArgs, buffers))
-    if (static_cast<int64_t>(buffer.bytes.size()) != arg->byteSize)
-      return prefixed(llvm::createStringError(
-          "buffer '" + arg->name + "' needs " + std::to_string(arg->byteSize) +
-          " bytes, the host buffer has " +
-          std::to_string(buffer.bytes.size())));
-  // Scalar counts and kinds: packing with placeholder pointers checks them.
-  if (auto check = packKernelArguments(
-          metadata, llvm::SmallVector<uint64_t>(bufferArgs.size(), 0), scalars);
-      !check)
-    return prefixed(check.takeError());
 
   int deviceCount = 0;
   if (llvm::Error error =

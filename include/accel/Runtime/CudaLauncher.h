@@ -20,6 +20,7 @@
 
 #include "accel/Runtime/KernelMetadata.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
@@ -84,6 +85,15 @@ llvm::Expected<PackedKernelArguments>
 packKernelArguments(const KernelMetadata &metadata,
                     llvm::ArrayRef<uint64_t> deviceBuffers,
                     llvm::ArrayRef<KernelScalar> scalars);
+
+/// The host-side checks both launchers (CUDA, HIP) make before touching a
+/// device: `metadata` is valid and for `target`, `buffers` match its buffer
+/// arguments in count and byte size, and `scalars` its scalar arguments.
+/// Returns the buffer arguments in order.
+llvm::Expected<llvm::SmallVector<const KernelArgument *>>
+checkHostArguments(const KernelMetadata &metadata, llvm::StringRef target,
+                   llvm::ArrayRef<HostBuffer> buffers,
+                   llvm::ArrayRef<KernelScalar> scalars);
 
 /// Whether code for `chip` ("sm_80", "sm_90a", "sm_100f") runs on a device
 /// of compute capability major.minor. PTX is JIT-compiled, so plain PTX runs

@@ -190,6 +190,23 @@ private:
   /// stride byte offsets.
   Value descriptor(Value addr, int64_t leading, int64_t stride);
 
+  /// Who this thread is: tid, lane, the block's corner of C (blockRow,
+  /// blockCol), its batch and its warp's part (warpRow, warpCol).
+  void locateThread() {
+    const int64_t warp = target.getWarpSize();
+    tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value warpId = div(tid, warp);
+    lane = rem(tid, warp);
+    blockCol =
+        mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), cfg.tileN);
+    blockRow =
+        mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), cfg.tileM);
+    if (k.batched)
+      batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    warpRow = mul(div(warpId, cfg.warpsN), cfg.tileM / cfg.warpsM);
+    warpCol = mul(rem(warpId, cfg.warpsN), cfg.tileN / cfg.warpsN);
+  }
+
   SmallVector<Value> global(Value row, Value col) {
     if (k.batched)
       return {batchIdx, row, col};
@@ -409,22 +426,12 @@ void KernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
     return emitLds(*layout);
   MLIRContext *ctx = b.getContext();
   const GpuGemmShape &s = k.shape;
-  const int64_t warp = target.getWarpSize();
   const int64_t pad = getGpuSharedRowPad(s.inBytes);
   const int64_t S = cfg.stages;
   const int64_t partM = cfg.tileM / cfg.warpsM, partN = cfg.tileN / cfg.warpsN;
   const int64_t fragsM = partM / k.mma.m, fragsN = partN / k.mma.n;
 
-  // Who this thread is.
-  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value warpId = div(tid, warp);
-  lane = rem(tid, warp);
-  blockCol = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), cfg.tileN);
-  blockRow = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), cfg.tileM);
-  if (k.batched)
-    batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  warpRow = mul(div(warpId, cfg.warpsN), partM);
-  warpCol = mul(rem(warpId, cfg.warpsN), partN);
+  locateThread();
 
   const int64_t numK = ceilDiv(s.k, cfg.tileK);
   // The ring buffers, carved out of dynamic shared memory (none for K = 0).
@@ -681,20 +688,11 @@ void KernelBuilder::storeSliceToLds(ArrayRef<Value> regs, Value stage) {
 void KernelBuilder::emitLds(const GpuLaneLayout &layout) {
   MLIRContext *ctx = b.getContext();
   const GpuGemmShape &s = k.shape;
-  const int64_t wave = target.getWarpSize();
   const int64_t pad = getGpuSharedRowPad(s.inBytes);
   const int64_t partM = cfg.tileM / cfg.warpsM, partN = cfg.tileN / cfg.warpsN;
   const int64_t fragsM = partM / k.mma.m, fragsN = partN / k.mma.n;
 
-  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value waveId = div(tid, wave);
-  lane = rem(tid, wave);
-  blockCol = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), cfg.tileN);
-  blockRow = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), cfg.tileM);
-  if (k.batched)
-    batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  warpRow = mul(div(waveId, cfg.warpsN), partM);
-  warpCol = mul(rem(waveId, cfg.warpsN), partN);
+  locateThread();
 
   // Where this lane's fragment elements sit (GpuLaneLayout): R = lane % 16
   // is the row of A, the column of B and of C; G = lane / 16 picks A's and
