@@ -18,7 +18,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
-#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
@@ -28,10 +27,11 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELCPUVECTORIZECONTRACTIONSPASS
@@ -39,6 +39,10 @@ namespace mlir::accel {
 } // namespace mlir::accel
 
 using namespace mlir;
+
+/// Marks the register-level tiles between tiling and vectorization.
+static constexpr llvm::StringLiteral kRegisterTileAttr =
+    "__accel_register_tile__";
 
 namespace {
 /// The loop positions of a contraction with one M, N and K dimension.
@@ -169,6 +173,108 @@ static LogicalResult canonicalize(func::FuncOp func) {
   return applyOrReport(func, std::move(patterns), "canonicalization");
 }
 
+/// The buffer `v` is a view of (subview, expand_shape, cast, ...), or `v`.
+static Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewDest() != v)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// Whether `op`, or an op nested in it, may read or write a buffer whose
+/// root is `root`, other than `read` and `write`. Ops with unknown effects
+/// count as accesses.
+static bool accessesOtherThan(Operation *op, Value root, Operation *read,
+                              Operation *write) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    if (nested == read || nested == write)
+      return WalkResult::advance();
+    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!iface)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (!isa<MemoryEffects::Read, MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value accessed = effect.getValue();
+      if (!accessed || rootBuffer(accessed) == root)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Keeps register tiles of C in registers across the loops that only
+/// accumulate into them: a vector.transfer_read and a vector.transfer_write
+/// of the same buffer, indices, mask and vector type in a loop body, all
+/// operands defined outside the loop, and no other access in the loop to any
+/// view of the same buffer, become a read before the loop, a loop-carried
+/// value and a write after it. Upstream's hoistRedundantVectorTransfers
+/// gives up as soon as the buffer has a view-like user anywhere, e.g. the
+/// subviews of a remainder tile elsewhere in the function; this only looks
+/// inside the loop. Distinct function arguments are assumed not to alias
+/// (the pass's contract). Returns whether anything moved.
+static bool hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
+  bool changed = false;
+  bool again = true;
+  while (again) {
+    again = false;
+    func.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    func.walk([&](vector::TransferReadOp read) {
+      auto loop = dyn_cast<scf::ForOp>(read->getParentOp());
+      if (!loop || !isa<MemRefType>(read.getShapedType()))
+        return WalkResult::advance();
+      for (Value operand : read->getOperands())
+        if (!loop.isDefinedOutsideOfLoop(operand))
+          return WalkResult::advance();
+      vector::TransferWriteOp write;
+      for (Operation &op : *loop.getBody()) {
+        auto candidate = dyn_cast<vector::TransferWriteOp>(&op);
+        if (!candidate || candidate.getBase() != read.getBase() ||
+            candidate.getIndices() != read.getIndices() ||
+            candidate.getVectorType() != read.getVectorType() ||
+            candidate.getPermutationMap() != read.getPermutationMap() ||
+            candidate.getMask() != read.getMask() ||
+            candidate.getInBoundsAttr() != read.getInBoundsAttr())
+          continue;
+        if (write)
+          return WalkResult::advance();
+        write = candidate;
+      }
+      if (!write || !read->isBeforeInBlock(write))
+        return WalkResult::advance();
+      Value root = rootBuffer(read.getBase());
+      for (Operation &op : *loop.getBody())
+        if (accessesOtherThan(&op, root, read, write))
+          return WalkResult::advance();
+      loop.moveOutOfLoop(read);
+      rewriter.moveOpAfter(write, loop);
+      NewYieldValuesFn yieldFn = [&](OpBuilder &, Location,
+                                     ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{write.getVector()};
+      };
+      FailureOr<LoopLikeOpInterface> newLoop =
+          cast<LoopLikeOpInterface>(loop.getOperation())
+              .replaceWithAdditionalYields(rewriter, read.getVector(),
+                                           /*replaceInitOperandUsesInLoop=*/
+                                           true, yieldFn);
+      if (failed(newLoop))
+        return WalkResult::interrupt();
+      write.getValueToStoreMutable().assign(
+          newLoop->getOperation()->getResults().back());
+      changed = again = true;
+      return WalkResult::interrupt();
+    });
+  }
+  return changed;
+}
+
 namespace {
 struct AccelCpuVectorizeContractionsPass
     : public accel::impl::AccelCpuVectorizeContractionsPassBase<
@@ -184,9 +290,8 @@ struct AccelCpuVectorizeContractionsPass
       cache = {256, 512, 256};
     if (reg.empty())
       reg = {6, 64, 1};
-    if (cache.size() != 3 || llvm::any_of(cache, [](int64_t s) {
-          return s < 0;
-        })) {
+    if (cache.size() != 3 ||
+        llvm::any_of(cache, [](int64_t s) { return s < 0; })) {
       getOperation().emitError() << "accel-cpu-vectorize-contractions: "
                                     "cache-tile needs 3 sizes >= 0 [Mc, Nc, "
                                     "Kc]";
@@ -215,22 +320,21 @@ struct AccelCpuVectorizeContractionsPass
       // N tiles (disjoint blocks of C) and the K tiles sequential inside.
       FailureOr<scf::SCFTilingResult> outer;
       if (threads > 1) {
-        FailureOr<scf::SCFTilingResult> blocks = tile(
-            rewriter, op,
-            sizesFor(rewriter, *roles, numLoops, cache[0], cache[1], 0),
-            interchangeFor(*roles, {roles->n, roles->m, roles->k}),
-            /*forall=*/true);
+        FailureOr<scf::SCFTilingResult> blocks =
+            tile(rewriter, op,
+                 sizesFor(rewriter, *roles, numLoops, cache[0], cache[1], 0),
+                 interchangeFor(*roles, {roles->n, roles->m, roles->k}),
+                 /*forall=*/true);
         if (failed(blocks))
           continue;
-        outer = tile(rewriter,
-                     cast<linalg::LinalgOp>(blocks->tiledOps.back()),
+        outer = tile(rewriter, cast<linalg::LinalgOp>(blocks->tiledOps.back()),
                      sizesFor(rewriter, *roles, numLoops, 0, 0, cache[2]),
                      interchangeFor(*roles, {roles->n, roles->k, roles->m}));
       } else {
-        outer = tile(rewriter, op,
-                     sizesFor(rewriter, *roles, numLoops, cache[0], cache[1],
-                              cache[2]),
-                     interchangeFor(*roles, {roles->n, roles->k, roles->m}));
+        outer = tile(
+            rewriter, op,
+            sizesFor(rewriter, *roles, numLoops, cache[0], cache[1], cache[2]),
+            interchangeFor(*roles, {roles->n, roles->k, roles->m}));
       }
       if (failed(outer))
         continue;
@@ -242,6 +346,10 @@ struct AccelCpuVectorizeContractionsPass
                interchangeFor(*roles, {roles->n, roles->m, roles->k}));
       if (failed(micro))
         continue;
+      // Marks the register tiles (peeling's copies keep the mark): their
+      // sizes are bounded by the register tile even where unknown.
+      for (Operation *t : micro->tiledOps)
+        t->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
       // Peel the M and N register loops (M first: peeling N then copies
       // both M parts), so every tile but the last has a static shape, and
       // the last one has one too when the sizes are static.
@@ -258,34 +366,72 @@ struct AccelCpuVectorizeContractionsPass
     if (failed(canonicalize(getOperation())))
       return signalPassFailure();
 
-    // Vectorize the register tiles that have a static shape; a tile of
-    // unknown size stays scalar (it becomes loops).
+    // Vectorize the register tiles: static ones as they are, remainder tiles
+    // of unknown size (at most the register tile: peeled loops of unknown
+    // trip count) masked to the register tile's vector shape. Contractions
+    // that were not tiled stay scalar unless small and static.
     int64_t maxElements = reg[0] * reg[1] * reg[2];
-    SmallVector<linalg::LinalgOp> tiles;
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> tiles;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics() ||
-          !linalg::isaContractionOpInterface(op) || !rolesOf(op))
+          !linalg::isaContractionOpInterface(op))
         return;
+      std::optional<Roles> roles = rolesOf(op);
+      if (!roles)
+        return;
+      bool registerTile = op->hasAttr(kRegisterTileAttr);
+      op->removeAttr(kRegisterTileAttr);
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      SmallVector<int64_t> vectorSizes;
       int64_t elements = 1;
-      for (int64_t r : op.getStaticLoopRanges()) {
-        if (ShapedType::isDynamic(r))
-          return;
-        elements *= r;
+      bool dynamic = false;
+      for (auto [loop, r] : llvm::enumerate(ranges)) {
+        int64_t bound = r;
+        if (ShapedType::isDynamic(r)) {
+          if (!registerTile)
+            return;
+          dynamic = true;
+          if (loop == roles->m)
+            bound = reg[0];
+          else if (loop == roles->n)
+            bound = reg[1];
+          else if (loop == roles->k)
+            bound = reg[2];
+          else
+            return;
+        }
+        vectorSizes.push_back(bound);
+        elements *= bound;
       }
-      if (elements > 0 && elements <= maxElements)
-        tiles.push_back(op);
+      if (elements <= 0 || elements > maxElements)
+        return;
+      if (!dynamic)
+        vectorSizes.clear();
+      tiles.emplace_back(op, std::move(vectorSizes));
     });
-    for (linalg::LinalgOp op : tiles) {
+    for (auto &[op, vectorSizes] : tiles) {
       rewriter.setInsertionPoint(op);
+      // (Upstream needs one scalable flag per vector size: with none, the
+      // masks it builds get a malformed type.)
+      SmallVector<bool> scalable(vectorSizes.size(), false);
       FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
-          rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+          rewriter, op, /*inputVectorSizes=*/vectorSizes,
+          /*inputScalableVecDims=*/scalable,
           /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
           /*assumeDynamicDimsMatchVecSizes=*/false,
           /*createNamedContraction=*/false);
       if (succeeded(vectorized))
-        rewriter.eraseOp(op);
+        rewriter.replaceOp(op, vectorized->replacements);
     }
     MLIRContext *ctx = &getContext();
+    // Remainder tiles: vector.mask { transfer } as masked transfers.
+    {
+      RewritePatternSet patterns(ctx);
+      vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+      if (failed(applyOrReport(getOperation(), std::move(patterns),
+                               "mask-lowering")))
+        return signalPassFailure();
+    }
     // The vectorizer's broadcast * broadcast + multi_reduction becomes a
     // vector.contract reading A and B directly.
     {
@@ -307,7 +453,7 @@ struct AccelCpuVectorizeContractionsPass
       DominanceInfo dominance(getOperation());
       eliminateCommonSubExpressions(rewriter, dominance, getOperation());
     }
-    linalg::hoistRedundantVectorTransfers(getOperation());
+    hoistAccumulators(rewriter, getOperation());
     // Down to 1-D vectors: the contraction as outer products (one FMA per
     // row of the C tile per k), transfers as loads and stores.
     {

@@ -35,9 +35,27 @@ func.func @remainder(%a: memref<10x8xf32>, %b: memref<8x16xf32>, %c: memref<10x1
 
 // -----
 
-// Unknown sizes: the tiles stay scalar linalg ops (they become loops).
+// Unknown sizes: the full register tiles are vectorized as for static sizes,
+// and the remainder tiles (fewer rows, fewer columns, both) are vectorized to
+// the register tile's shape with masks; every tile keeps its C block in
+// registers across the K loop (masked read before it, masked write after).
 // CHECK-LABEL: func @dynamic
-// CHECK: linalg.matmul ins(%{{.+}} : memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK-SAME: (%[[A:.+]]: memref<?x?xf32>, %[[B:.+]]: memref<?x?xf32>, %[[C:.+]]: memref<?x?xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[FULL:.+]] = vector.transfer_read %[[C]]{{.*}} {in_bounds = [true, true]} : memref<?x?xf32>, vector<4x16xf32>
+// CHECK-NEXT: scf.for {{.*}} iter_args(%{{.+}} = %[[FULL]])
+// CHECK: vector.transfer_write %{{.+}}, %[[C]]
+// Fewer rows:
+// CHECK: %[[ROWS:.+]] = vector.create_mask %{{.+}}, %c16 : vector<4x16xi1>
+// CHECK: %[[RT:.+]] = vector.transfer_read %[[C]][{{.*}}], %{{.+}}, %[[ROWS]] {{.*}} vector<4x16xf32>
+// CHECK-NEXT: scf.for {{.*}} iter_args(%{{.+}} = %[[RT]])
+// CHECK: vector.transfer_read %[[A]]{{.*}}, %{{.+}} {in_bounds = [true, true]} : memref<?x?xf32>, vector<4x1xf32>
+// CHECK: vector.fma
+// CHECK: vector.transfer_write %{{.+}}, %[[C]][{{.*}}], %[[ROWS]]
+// Fewer columns: B's row is read masked too.
+// CHECK: %[[COLS:.+]] = vector.create_mask %c1, %{{.+}} : vector<1x16xi1>
+// CHECK: vector.transfer_read %[[B]][{{.*}}], %{{.+}}, %[[COLS]] {{.*}} vector<1x16xf32>
+// CHECK-NOT: linalg.
 func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
   return
@@ -78,5 +96,49 @@ func.func @expanded_lhs(%a: memref<4x10x8xf32>, %b: memref<1x4x8x16xf32>, %c: me
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+// -----
+
+// Another op works on a view of C after the product (here a fill of row 9):
+// the register tiles' C blocks still stay in registers across the K loop
+// (upstream's hoistRedundantVectorTransfers gives up on a buffer with any
+// view-like user anywhere in the function; a partial-size product used to
+// lose hoisting to its own remainder tiles' subviews this way). The loop
+// has no other access to C.
+// CHECK-LABEL: func @view_elsewhere_keeps_hoisting
+// CHECK-SAME: %[[C:[^:]+]]: memref<10x40xf32>
+// CHECK: %[[CT:.+]] = vector.transfer_read %[[C]]{{.*}} : memref<10x40xf32>, vector<4x16xf32>
+// CHECK-NEXT: %[[ACC:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[CT]]) -> (vector<4x16xf32>)
+// CHECK-NOT: %[[C]]
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: vector.transfer_write %[[ACC]], %[[C]]
+// CHECK: %[[ROW:.+]] = memref.subview %[[C]][9, 0] [1, 40] [1, 1]
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[ROW]]
+func.func @view_elsewhere_keeps_hoisting(%a: memref<10x64xf32>, %b: memref<64x40xf32>, %c: memref<10x40xf32>) {
+  linalg.matmul ins(%a, %b : memref<10x64xf32>, memref<64x40xf32>) outs(%c : memref<10x40xf32>)
+  %row = memref.subview %c[9, 0] [1, 40] [1, 1] : memref<10x40xf32> to memref<1x40xf32, strided<[40, 1], offset: 360>>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%row : memref<1x40xf32, strided<[40, 1], offset: 360>>)
+  return
+}
+
+// -----
+
+// The hoisting is refused when the loop also touches C elsewhere: here C is
+// also the left operand (an in-place product the pass's contract excludes,
+// but the hoisting must not make it silently worse): the C block is read and
+// written inside the K loop.
+// CHECK-LABEL: func @c_read_in_loop
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: vector.transfer_read %arg1
+// CHECK: vector.transfer_read %arg1
+// CHECK: vector.transfer_write %{{.+}}, %arg1[{{.*}}] {{.*}}memref<16x16xf32>
+// CHECK-NEXT: }
+func.func @c_read_in_loop(%a: memref<16x16xf32>, %c: memref<16x16xf32>) {
+  linalg.matmul ins(%c, %a : memref<16x16xf32>, memref<16x16xf32>) outs(%c : memref<16x16xf32>)
   return
 }

@@ -252,9 +252,15 @@ def AccelCpuVectorizeContractionsPass
     (`cache-tile=256,512,256 register-tile=6,64,1`) suit AVX-512 f32: four
     16-lane registers per row and 6 rows make 24 accumulators. `nr` should
     be a power-of-two multiple of the vector width (LLVM splits other widths
-    badly). Tiles whose shape is static are vectorized, including the
-    remainder tiles left by peeling; tiles of unknown size stay scalar.
-    Operands must not alias the output (the C tile lives in registers).
+    badly). Every register tile is vectorized: the full ones and the
+    static remainder tiles left by peeling as they are, remainder tiles of
+    unknown size (a partial cache tile, dynamic shapes) to the register
+    tile's vector shape with masks. The C block of each register tile is
+    read before its K loop and written after it whenever the loop has no
+    other access to C (checked in the loop only; upstream's hoisting also
+    refuses buffers with a view-like user anywhere, which lost it to the
+    remainder tiles' subviews). Operands must not alias the output (the C
+    tile lives in registers).
   }];
   let options = [
     ListOption<"cacheTile", "cache-tile", "int64_t",

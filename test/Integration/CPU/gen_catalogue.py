@@ -89,6 +89,11 @@ def main(folder):
     fns += [matmul_fn("mm_batched_3x17x23x29", 17, 23, 29, batch=(3,)),
             matmul_fn("mm_transpose_b_33x65x17", 33, 65, 17, tb=True),
             matmul_fn("mm_accumulate_batched_transposed", 9, 31, 14, batch=(2, 3), tb=True, acc=True),
+            # Every cache tile partial (Mc, Nc, Kc = 256, 512, 256): the second
+            # M block is 261 rows (a 3-row register remainder), N is 2 x 512 + 7
+            # (a 7-column remainder), K is 256 + 44: register tiles of unknown
+            # size, vectorized with masks.
+            matmul_fn("mm_cache_remainders_517x300x1031", 517, 300, 1031),
             matmul_fn("mm_m0", 0, 8, 5), matmul_fn("mm_n0", 5, 8, 0),
             matmul_fn("mm_k0", 5, 0, 7), matmul_fn("mm_k0_accumulate", 5, 0, 7, acc=True)]
     write(os.path.join(folder, "matmul.mlir"),

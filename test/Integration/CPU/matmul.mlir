@@ -38,6 +38,8 @@
 // CHECK: PASS
 // CHECK-LABEL: @mm_accumulate_batched_transposed
 // CHECK: PASS
+// CHECK-LABEL: @mm_cache_remainders_517x300x1031
+// CHECK: PASS
 // CHECK-LABEL: @mm_m0
 // CHECK: PASS
 // CHECK-LABEL: @mm_n0
@@ -46,7 +48,7 @@
 // CHECK: PASS
 // CHECK-LABEL: @mm_k0_accumulate
 // CHECK: PASS
-// CHECK: accel-run: 19 of 19 functions passed
+// CHECK: accel-run: 20 of 20 functions passed
 
 func.func @mm_1x1x1(%a: tensor<1x1xf32>, %b: tensor<1x1xf32>) -> tensor<1x1xf32> {
   %c = tensor.empty() : tensor<1x1xf32>
@@ -135,6 +137,12 @@ func.func @mm_transpose_b_33x65x17(%a: tensor<33x65xf32>, %b: tensor<17x65xf32>)
 func.func @mm_accumulate_batched_transposed(%a: tensor<2x3x9x31xf32>, %b: tensor<2x3x14x31xf32>, %c: tensor<2x3x9x14xf32>) -> tensor<2x3x9x14xf32> {
   %0 = accel.matmul transpose_b accumulate ins(%a, %b : tensor<2x3x9x31xf32>, tensor<2x3x14x31xf32>) outs(%c : tensor<2x3x9x14xf32>) -> tensor<2x3x9x14xf32>
   return %0 : tensor<2x3x9x14xf32>
+}
+
+func.func @mm_cache_remainders_517x300x1031(%a: tensor<517x300xf32>, %b: tensor<300x1031xf32>) -> tensor<517x1031xf32> {
+  %c = tensor.empty() : tensor<517x1031xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<517x300xf32>, tensor<300x1031xf32>) outs(%c : tensor<517x1031xf32>) -> tensor<517x1031xf32>
+  return %0 : tensor<517x1031xf32>
 }
 
 func.func @mm_m0(%a: tensor<0x8xf32>, %b: tensor<8x5xf32>) -> tensor<0x5xf32> {
