@@ -43,6 +43,10 @@ using namespace mlir;
 /// Marks the register-level tiles between tiling and vectorization.
 static constexpr llvm::StringLiteral kRegisterTileAttr =
     "__accel_register_tile__";
+/// Marks the fills that start a register tile's C block, with the block's
+/// vector shape bound.
+static constexpr llvm::StringLiteral kRegisterFillAttr =
+    "__accel_register_fill__";
 
 namespace {
 /// The loop positions of a contraction with one M, N and K dimension.
@@ -275,6 +279,110 @@ static bool hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
   return changed;
 }
 
+/// The linalg.fill that initializes `op`'s output right before it: the
+/// nearest earlier op in the block with memory effects must be a fill of
+/// exactly the output buffer (the same value).
+static linalg::FillOp initializingFill(linalg::LinalgOp op) {
+  Value c = op.getDpsInitOperand(0)->get();
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isMemoryEffectFree(prev))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (fill && fill.hasPureBufferSemantics() &&
+        fill.getDpsInitOperand(0)->get() == c)
+      return fill;
+    return {};
+  }
+  return {};
+}
+
+/// The vector shape bound of a register tile's C block: per dimension of
+/// C, the register tile's size along M or N, 1 along batch dimensions.
+static SmallVector<int64_t> cTileBounds(linalg::LinalgOp op, const Roles &roles,
+                                        ArrayRef<int64_t> reg) {
+  SmallVector<int64_t> bounds;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (AffineExpr e : map.getResults()) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    bounds.push_back(d == roles.m ? reg[0] : d == roles.n ? reg[1] : 1);
+  }
+  return bounds;
+}
+
+/// The first K block's register tile starts from the fill value: a
+/// linalg.fill of the tile's C block right before its K loop (marked with
+/// the C block's vector bound for vectorization). After vectorization and
+/// hoisting, the fill's vector store forwards to the C read before the K
+/// loop and dies under the write after it, so C is written once and never
+/// read. Fails (changing nothing) when the C block is computed inside the
+/// K loop.
+static LogicalResult startFromFill(RewriterBase &rewriter,
+                                   scf::SCFTilingResult &micro, Value value,
+                                   ArrayRef<int64_t> bounds) {
+  auto kLoop = dyn_cast<scf::ForOp>(micro.loops.back().getOperation());
+  if (!kLoop || micro.tiledOps.size() != 1)
+    return failure();
+  auto tileOp = cast<linalg::LinalgOp>(micro.tiledOps.front());
+  // The C block's subview is loop-invariant: take it out of the K loop.
+  moveLoopInvariantCode(cast<LoopLikeOpInterface>(kLoop.getOperation()));
+  Value cTile = tileOp.getDpsInitOperand(0)->get();
+  if (!kLoop.isDefinedOutsideOfLoop(cTile))
+    return failure();
+  rewriter.setInsertionPoint(kLoop);
+  auto fill = linalg::FillOp::create(rewriter, kLoop.getLoc(),
+                                     ValueRange{value}, ValueRange{cTile});
+  fill->setAttr(kRegisterFillAttr, rewriter.getDenseI64ArrayAttr(bounds));
+  return success();
+}
+
+/// Forwards a vector.transfer_write of a C block to the vector.transfer_read
+/// of the same block that follows it in the block (in bounds, same indices,
+/// type and mask, no other access to the buffer between; lanes a mask turns
+/// off read the padding, which may be anything), and erases a
+/// transfer_write that a later one to the same block overwrites with no
+/// access to the buffer between: what startFromFill's fills become.
+static void forwardAndEraseDeadWrites(func::FuncOp func) {
+  auto same = [](vector::TransferWriteOp w, auto other) {
+    return w.getBase() == other.getBase() &&
+           w.getIndices() == other.getIndices() &&
+           w.getVectorType() == other.getVectorType() &&
+           w.getPermutationMap() == other.getPermutationMap() &&
+           w.getMask() == other.getMask() && !w.hasOutOfBoundsDim() &&
+           !other.hasOutOfBoundsDim();
+  };
+  SmallVector<vector::TransferWriteOp> writes;
+  func.walk([&](vector::TransferWriteOp w) { writes.push_back(w); });
+  for (vector::TransferWriteOp write : writes) {
+    if (!isa<MemRefType>(write.getShapedType()))
+      continue;
+    Value root = rootBuffer(write.getBase());
+    bool overwritten = false;
+    Operation *next = write->getNextNode();
+    while (next) {
+      Operation *after = next->getNextNode();
+      if (auto read = dyn_cast<vector::TransferReadOp>(next)) {
+        if (same(write, read)) {
+          read.getResult().replaceAllUsesWith(write.getVector());
+          read->erase();
+          next = after;
+          continue;
+        }
+      }
+      if (auto later = dyn_cast<vector::TransferWriteOp>(next)) {
+        if (same(write, later)) {
+          overwritten = true;
+          break;
+        }
+      }
+      if (accessesOtherThan(next, root, nullptr, nullptr))
+        break;
+      next = after;
+    }
+    if (overwritten)
+      write->erase();
+  }
+}
+
 namespace {
 struct AccelCpuVectorizeContractionsPass
     : public accel::impl::AccelCpuVectorizeContractionsPassBase<
@@ -315,7 +423,10 @@ struct AccelCpuVectorizeContractionsPass
       std::optional<Roles> roles = rolesOf(op);
       if (!roles)
         continue;
+      linalg::FillOp fill = initializingFill(op);
       unsigned numLoops = op.getNumLoops();
+      int64_t kExtent = op.getStaticLoopRanges()[roles->k];
+      SmallVector<int64_t> bounds = cTileBounds(op, *roles, reg);
       // Cache level: N, K, M; or, in parallel, an scf.forall over the M and
       // N tiles (disjoint blocks of C) and the K tiles sequential inside.
       FailureOr<scf::SCFTilingResult> outer;
@@ -338,30 +449,83 @@ struct AccelCpuVectorizeContractionsPass
       }
       if (failed(outer))
         continue;
-      // Register level: N, M, then K innermost.
+      // C = fill; C += A B, with a static K > 0: the first K block's register
+      // tiles start from the fill value instead of reading it back, and the
+      // fill of the whole C goes. The first K block is peeled off the K
+      // cache loop for that (tiling makes the loops of nonzero tile sizes in
+      // interchange order: batch, N, K, M; or batch, K inside the forall).
+      SmallVector<linalg::LinalgOp> firstK, laterK;
       auto inner = cast<linalg::LinalgOp>(outer->tiledOps.back());
-      FailureOr<scf::SCFTilingResult> micro =
-          tile(rewriter, inner,
-               sizesFor(rewriter, *roles, numLoops, reg[0], reg[1], reg[2]),
-               interchangeFor(*roles, {roles->n, roles->m, roles->k}));
-      if (failed(micro))
-        continue;
-      // Marks the register tiles (peeling's copies keep the mark): their
-      // sizes are bounded by the register tile even where unknown.
-      for (Operation *t : micro->tiledOps)
-        t->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
-      // Peel the M and N register loops (M first: peeling N then copies
-      // both M parts), so every tile but the last has a static shape, and
-      // the last one has one too when the sizes are static.
-      unsigned nLoop = roles->batch.size(), mLoop = nLoop + 1;
-      for (unsigned l : {mLoop, nLoop}) {
-        if (l >= micro->loops.size())
-          continue;
-        auto forOp = dyn_cast<scf::ForOp>(micro->loops[l].getOperation());
-        scf::ForOp partial;
-        if (forOp)
-          (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, partial);
+      bool zeroStart = fill && !ShapedType::isDynamic(kExtent) && kExtent > 0;
+      if (zeroStart && cache[2] != 0) {
+        unsigned kIndex =
+            roles->batch.size() + (threads <= 1 && cache[1] != 0 ? 1 : 0);
+        auto kLoop =
+            kIndex < outer->loops.size()
+                ? dyn_cast<scf::ForOp>(outer->loops[kIndex].getOperation())
+                : scf::ForOp();
+        std::optional<int64_t> step =
+            kLoop ? getConstantIntValue(kLoop.getStep()) : std::nullopt;
+        scf::ForOp first;
+        if (!step || *step != cache[2] ||
+            failed(scf::peelForLoopFirstIteration(rewriter, kLoop, first))) {
+          zeroStart = false;
+        } else if (first == kLoop) {
+          firstK.push_back(inner);
+        } else {
+          first.walk([&](linalg::LinalgOp clone) {
+            if (linalg::isaContractionOpInterface(clone))
+              firstK.push_back(clone);
+          });
+          laterK.push_back(inner);
+          zeroStart = firstK.size() == 1;
+        }
+      } else if (zeroStart) {
+        firstK.push_back(inner);
       }
+      if (!zeroStart) {
+        firstK.clear();
+        laterK.assign({inner});
+      }
+      Value fillValue = zeroStart ? fill.getInputs()[0] : Value();
+      bool allStarted = true;
+      auto microTile = [&](linalg::LinalgOp tileOp, bool start) {
+        // Register level: N, M, then K innermost.
+        FailureOr<scf::SCFTilingResult> micro =
+            tile(rewriter, tileOp,
+                 sizesFor(rewriter, *roles, numLoops, reg[0], reg[1], reg[2]),
+                 interchangeFor(*roles, {roles->n, roles->m, roles->k}));
+        if (failed(micro)) {
+          allStarted &= !start;
+          return;
+        }
+        // Marks the register tiles (peeling's copies keep the mark): their
+        // sizes are bounded by the register tile even where unknown.
+        for (Operation *t : micro->tiledOps)
+          t->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+        if (start && failed(startFromFill(rewriter, *micro, fillValue, bounds)))
+          allStarted = false;
+        // Peel the M and N register loops (M first: peeling N then copies
+        // both M parts), so every tile but the last has a static shape, and
+        // the last one has one too when the sizes are static.
+        unsigned nLoop = roles->batch.size(), mLoop = nLoop + 1;
+        for (unsigned l : {mLoop, nLoop}) {
+          if (l >= micro->loops.size())
+            continue;
+          auto forOp = dyn_cast<scf::ForOp>(micro->loops[l].getOperation());
+          scf::ForOp partial;
+          if (forOp)
+            (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, partial);
+        }
+      };
+      for (linalg::LinalgOp t : firstK)
+        microTile(t, /*start=*/true);
+      for (linalg::LinalgOp t : laterK)
+        microTile(t, /*start=*/false);
+      // Every first-K register tile starts from the fill value: the whole
+      // fill is redundant.
+      if (zeroStart && allStarted)
+        rewriter.eraseOp(fill);
     }
     if (failed(canonicalize(getOperation())))
       return signalPassFailure();
@@ -373,6 +537,24 @@ struct AccelCpuVectorizeContractionsPass
     int64_t maxElements = reg[0] * reg[1] * reg[2];
     SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> tiles;
     getOperation().walk([&](linalg::LinalgOp op) {
+      // startFromFill's fills: to their C block's vector shape.
+      if (auto bound =
+              op->getAttrOfType<DenseI64ArrayAttr>(kRegisterFillAttr)) {
+        op->removeAttr(kRegisterFillAttr);
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+        if (ranges.size() != static_cast<size_t>(bound.size()))
+          return;
+        SmallVector<int64_t> vectorSizes;
+        bool dynamic = false;
+        for (auto [r, b] : llvm::zip(ranges, bound.asArrayRef())) {
+          dynamic |= ShapedType::isDynamic(r);
+          vectorSizes.push_back(ShapedType::isDynamic(r) ? b : r);
+        }
+        if (!dynamic)
+          vectorSizes.clear();
+        tiles.emplace_back(op, std::move(vectorSizes));
+        return;
+      }
       if (!op.hasPureBufferSemantics() ||
           !linalg::isaContractionOpInterface(op))
         return;
@@ -454,6 +636,7 @@ struct AccelCpuVectorizeContractionsPass
       eliminateCommonSubExpressions(rewriter, dominance, getOperation());
     }
     hoistAccumulators(rewriter, getOperation());
+    forwardAndEraseDeadWrites(getOperation());
     // Down to 1-D vectors: the contraction as outer products (one FMA per
     // row of the C tile per k), transfers as loads and stores.
     {
