@@ -55,6 +55,12 @@ static cl::opt<std::string>
 static cl::opt<int> benchThreads(
     "bench-threads", cl::desc("Threads for every library and for accel"),
     cl::init(1));
+static cl::opt<std::string> extraPipelineOptions(
+    "cpu-pipeline-options",
+    cl::desc("accel-cpu-pipeline options for every accel kernel, before the "
+             "kernel's own (e.g. 'pack-rhs=0' to compare a code-generation "
+             "choice)"),
+    cl::init(""));
 static cl::opt<int> samples("samples", cl::desc("Interleaved samples each"),
                             cl::init(7));
 static cl::opt<double> minSampleMs(
@@ -139,7 +145,8 @@ bool compile(MLIRContext &ctx, const std::string &text, AccelKernel &k,
   if (!k.module)
     return false;
   accel::AccelCpuPipelineOptions options;
-  if (failed(options.parseFromString(pipelineOptions))) {
+  if (failed(options.parseFromString(extraPipelineOptions + " " +
+                                     pipelineOptions))) {
     llvm::errs() << "accel-bench: bad pipeline options '" << pipelineOptions
                  << "'\n";
     return false;

@@ -300,16 +300,17 @@ for base in sorted(bases):
           f"DTLB{': misses' if pages > tlb else ''}); the {trip} x "
           f"{min(n, nc)} block takes L2 {block}")
 
-# C's memory traffic: the pipeline fills C with zeros, then every K block
-# reads and writes it; a library with beta = 0 writes it once.
+# C's memory traffic: the first K block's register tiles start from zero
+# and write C (no fill, no read); every later K block reads and writes it.
 c_bytes = 4 * m * n
-passes = 1 + 2 * math.ceil(k / kc)
+passes = 2 * math.ceil(k / kc) - 1
 flop = 2 * m * n * k
 where = "DRAM" if c_bytes > l3 else "L3" if c_bytes > l2 else "L2"
 def size(b):
     return f"{b / 2**20:.0f} MiB" if b >= 2**20 else f"{b / 1024:.0f} KiB"
-print(f"C: {size(c_bytes)} ({where}), {passes} passes (fill, then read + "
-      f"write per K block of {kc}) = {size(passes * c_bytes)} moved for "
+print(f"C: {size(c_bytes)} ({where}), {passes} passes (written by the "
+      f"first K block, then read + write per later K block of {kc}) = "
+      f"{size(passes * c_bytes)} moved for "
       f"{flop / 1e9:.2f} GFLOP ({flop / (passes * c_bytes):.0f} FLOP/B)")
 PY
   done

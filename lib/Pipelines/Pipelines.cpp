@@ -76,6 +76,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.registerTile.assign(options.registerTile.begin(),
                               options.registerTile.end());
     tiles.threads = options.threads;
+    tiles.packRhs = options.packRhs;
+    tiles.prefetchC = options.prefetchC;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuVectorizeContractionsPass(tiles));
     pm.addNestedPass<func::FuncOp>(

@@ -32,6 +32,7 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include <variant>
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELCPUVECTORIZECONTRACTIONSPASS
@@ -279,19 +280,20 @@ static bool hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
   return changed;
 }
 
-/// The linalg.fill that initializes `op`'s output right before it: the
-/// nearest earlier op in the block with memory effects must be a fill of
-/// exactly the output buffer (the same value).
+/// The linalg.fill that initializes `op`'s output before it: the nearest
+/// earlier op in the block that may access the output's buffer must be a
+/// fill of exactly the output (the same value). Ops between that touch
+/// other buffers only (accel-cpu-transpose-rhs's copy of B) are fine.
 static linalg::FillOp initializingFill(linalg::LinalgOp op) {
   Value c = op.getDpsInitOperand(0)->get();
+  Value root = rootBuffer(c);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (isMemoryEffectFree(prev))
-      continue;
     auto fill = dyn_cast<linalg::FillOp>(prev);
     if (fill && fill.hasPureBufferSemantics() &&
         fill.getDpsInitOperand(0)->get() == c)
       return fill;
-    return {};
+    if (accessesOtherThan(prev, root, nullptr, nullptr))
+      return {};
   }
   return {};
 }
@@ -383,6 +385,157 @@ static void forwardAndEraseDeadWrites(func::FuncOp func) {
   }
 }
 
+/// A packed copy of a cache block of B (GotoBLAS): `panels` is
+/// [ceil(Nc / nr), Kc, nr], panel j holding columns [j nr, (j + 1) nr) of
+/// the block row after row, so a register tile's K loop reads B at a stride
+/// of nr elements instead of N (power-of-two N aliased cache sets and each
+/// k step touched another page).
+struct PackedRhs {
+  Value block;  // the cache block of B that was copied
+  Value panels; // the copy
+};
+
+/// Copies the cache block `block` ([kc, nc] of a [K, N] B) into panels of
+/// `nr` columns, before `anchor` (the M cache loop: once for all the M
+/// tiles that use the block). Columns past nc in the last panel are zero.
+static PackedRhs packRhsBlock(RewriterBase &rewriter, Operation *anchor,
+                              Value block, int64_t kcMax, int64_t ncMax,
+                              int64_t nr) {
+  Location loc = anchor->getLoc();
+  rewriter.setInsertionPoint(anchor);
+  auto type = cast<MemRefType>(block.getType());
+  Type elt = type.getElementType();
+  int64_t numPanels = llvm::divideCeil(ncMax, nr);
+  auto panelsType = MemRefType::get({numPanels, kcMax, nr}, elt);
+  Value panels = memref::AllocOp::create(rewriter, loc, panelsType,
+                                         rewriter.getI64IntegerAttr(64));
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value cNr = arith::ConstantIndexOp::create(rewriter, loc, nr);
+  Value kc = memref::DimOp::create(rewriter, loc, block, 0);
+  Value nc = memref::DimOp::create(rewriter, loc, block, 1);
+  Value pad =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elt));
+  auto vecType = VectorType::get({nr}, elt);
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  scf::ForOp::create(
+      rewriter, loc, c0, nc, cNr, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value j, ValueRange) {
+        Value width = affine::makeComposedAffineMin(
+            b, loc,
+            AffineMap::get(2, 0, {d1 - d0, getAffineConstantExpr(nr, ctx)},
+                           ctx),
+            ArrayRef<OpFoldResult>{j, nc});
+        Value panel = affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(1, 0, d0.floorDiv(nr)), ValueRange{j});
+        Value mask = vector::CreateMaskOp::create(
+            b, loc, VectorType::get({nr}, b.getI1Type()), ValueRange{width});
+        scf::ForOp::create(
+            b, loc, c0, kc, c1, ValueRange{},
+            [&](OpBuilder &b, Location loc, Value k, ValueRange) {
+              AffineMap identity = b.getMultiDimIdentityMap(2);
+              Value row = vector::TransferReadOp::create(
+                  b, loc, vecType, block, ValueRange{k, j},
+                  AffineMapAttr::get(identity.getMinorIdentityMap(2, 1, ctx)),
+                  pad, mask, b.getBoolArrayAttr({true}));
+              vector::TransferWriteOp::create(
+                  b, loc, row, panels, ValueRange{panel, k, c0},
+                  /*inBounds=*/ArrayRef<bool>{true});
+              scf::YieldOp::create(b, loc);
+            });
+        scf::YieldOp::create(b, loc);
+      });
+  return {block, panels};
+}
+
+/// Makes the register tile `tileOp` read its B operand (a subview of
+/// `packed.block` at [k, n], n a multiple of `nr`) from the panels.
+static LogicalResult readPackedRhs(RewriterBase &rewriter,
+                                   linalg::LinalgOp tileOp,
+                                   const PackedRhs &packed, int64_t nr) {
+  OpOperand *rhs = tileOp.getDpsInputOperand(1);
+  auto view = rhs->get().getDefiningOp<memref::SubViewOp>();
+  if (!view || view.getSource() != packed.block || !view.hasUnitStride())
+    return failure();
+  SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = view.getMixedSizes();
+  Location loc = view.getLoc();
+  rewriter.setInsertionPoint(view);
+  MLIRContext *ctx = rewriter.getContext();
+  OpFoldResult panel = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, getAffineDimExpr(0, ctx).floorDiv(nr), {offsets[1]});
+  SmallVector<OpFoldResult> pOffsets = {panel, offsets[0],
+                                        rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> pSizes = {rewriter.getIndexAttr(1), sizes[0],
+                                      sizes[1]};
+  SmallVector<OpFoldResult> pStrides(3, rewriter.getIndexAttr(1));
+  auto oldType = cast<MemRefType>(view.getType());
+  auto resultType = memref::SubViewOp::inferRankReducedResultType(
+      oldType.getShape(), cast<MemRefType>(packed.panels.getType()), pOffsets,
+      pSizes, pStrides);
+  Value replacement =
+      memref::SubViewOp::create(rewriter, loc, cast<MemRefType>(resultType),
+                                packed.panels, pOffsets, pSizes, pStrides);
+  rewriter.modifyOpInPlace(tileOp, [&] { rhs->set(replacement); });
+  return success();
+}
+
+/// Before each register tile's K loop, prefetches (for writing) the C lines
+/// of the next tile down the M register loop, so the tile after this one
+/// finds its C block in cache: with a short K (Q K^T at d = 64) a tile is
+/// only a few hundred cycles of FMAs, and missing C lines (first touch of a
+/// large C) otherwise stall its stores. Rows past C's end are clamped to
+/// its last row.
+static void prefetchNextTiles(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<vector::TransferWriteOp> writes;
+  func.walk([&](vector::TransferWriteOp w) { writes.push_back(w); });
+  MLIRContext *ctx = func.getContext();
+  for (vector::TransferWriteOp write : writes) {
+    auto kLoop = write.getVector().getDefiningOp<scf::ForOp>();
+    auto mLoop = dyn_cast<scf::ForOp>(write->getParentOp());
+    auto type = dyn_cast<MemRefType>(write.getShapedType());
+    VectorType vec = write.getVectorType();
+    if (!kLoop || !mLoop || kLoop->getBlock() != write->getBlock() || !type ||
+        type.getRank() != 2 || vec.getRank() != 2 || write.getMask() ||
+        !write.getPermutationMap().isMinorIdentity() ||
+        !type.getElementType().isIntOrFloat())
+      continue;
+    // The row index advances with the M loop's induction variable.
+    Value row = write.getIndices()[0];
+    if (row != mLoop.getInductionVar()) {
+      auto apply = row.getDefiningOp<affine::AffineApplyOp>();
+      if (!apply ||
+          !llvm::is_contained(apply.getOperands(), mLoop.getInductionVar()))
+        continue;
+    }
+    int64_t lineElems =
+        std::max<int64_t>(1, 512 / type.getElementTypeBitWidth());
+    Location loc = write.getLoc();
+    rewriter.setInsertionPoint(kLoop);
+    Value lastRow = affine::makeComposedAffineApply(
+        rewriter, loc, getAffineDimExpr(0, ctx) - 1,
+        {memref::DimOp::create(rewriter, loc, write.getBase(), 0).getResult()});
+    for (int64_t r = 0; r < vec.getDimSize(0); ++r) {
+      AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+                 d2 = getAffineDimExpr(2, ctx);
+      // min(row + step + r, last): the next tile's row r.
+      Value next = affine::makeComposedAffineMin(
+          rewriter, loc, AffineMap::get(3, 0, {d0 + d1 + r, d2}, ctx),
+          {row, mLoop.getStep(), lastRow});
+      for (int64_t c = 0; c < vec.getDimSize(1); c += lineElems) {
+        Value col = affine::makeComposedAffineApply(
+            rewriter, loc, getAffineDimExpr(0, ctx) + c,
+            {write.getIndices()[1]});
+        memref::PrefetchOp::create(
+            rewriter, loc, write.getBase(), ValueRange{next, col},
+            rewriter.getBoolAttr(true), rewriter.getI32IntegerAttr(3),
+            rewriter.getBoolAttr(true));
+      }
+    }
+  }
+}
+
 namespace {
 struct AccelCpuVectorizeContractionsPass
     : public accel::impl::AccelCpuVectorizeContractionsPassBase<
@@ -425,7 +578,16 @@ struct AccelCpuVectorizeContractionsPass
         continue;
       linalg::FillOp fill = initializingFill(op);
       unsigned numLoops = op.getNumLoops();
-      int64_t kExtent = op.getStaticLoopRanges()[roles->k];
+      SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
+      int64_t kExtent = staticRanges[roles->k];
+      bool rhsIsKN = false;
+      if (auto rhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+          rhsMap.getNumResults() == 2) {
+        auto k = dyn_cast<AffineDimExpr>(rhsMap.getResult(0));
+        auto n = dyn_cast<AffineDimExpr>(rhsMap.getResult(1));
+        rhsIsKN = k && n && k.getPosition() == roles->k &&
+                  n.getPosition() == roles->n;
+      }
       SmallVector<int64_t> bounds = cTileBounds(op, *roles, reg);
       // Cache level: N, K, M; or, in parallel, an scf.forall over the M and
       // N tiles (disjoint blocks of C) and the K tiles sequential inside.
@@ -452,25 +614,45 @@ struct AccelCpuVectorizeContractionsPass
       // C = fill; C += A B, with a static K > 0: the first K block's register
       // tiles start from the fill value instead of reading it back, and the
       // fill of the whole C goes. The first K block is peeled off the K
-      // cache loop for that (tiling makes the loops of nonzero tile sizes in
-      // interchange order: batch, N, K, M; or batch, K inside the forall).
+      // cache loop for that.
       SmallVector<linalg::LinalgOp> firstK, laterK;
       auto inner = cast<linalg::LinalgOp>(outer->tiledOps.back());
       bool zeroStart = fill && !ShapedType::isDynamic(kExtent) && kExtent > 0;
-      if (zeroStart && cache[2] != 0) {
-        unsigned kIndex =
-            roles->batch.size() + (threads <= 1 && cache[1] != 0 ? 1 : 0);
-        auto kLoop =
-            kIndex < outer->loops.size()
-                ? dyn_cast<scf::ForOp>(outer->loops[kIndex].getOperation())
-                : scf::ForOp();
-        std::optional<int64_t> step =
-            kLoop ? getConstantIntValue(kLoop.getStep()) : std::nullopt;
-        scf::ForOp first;
-        if (!step || *step != cache[2] ||
-            failed(scf::peelForLoopFirstIteration(rewriter, kLoop, first))) {
+      // The K cache loop: the loop whose induction variable offsets A's tile
+      // along K; none when A's tile starts at K = 0 (one K block).
+      std::optional<std::variant<scf::ForOp, bool>> kLoop;
+      if (zeroStart) {
+        OpOperand *lhs = inner.getDpsInputOperand(0);
+        auto view = lhs->get().getDefiningOp<memref::SubViewOp>();
+        std::optional<unsigned> pos =
+            inner.getMatchingIndexingMap(lhs).getResultPosition(
+                getAffineDimExpr(roles->k, &getContext()));
+        if (view && pos) {
+          OpFoldResult offset = view.getMixedOffsets()[*pos];
+          if (isZeroInteger(offset))
+            kLoop = true;
+          for (LoopLikeOpInterface loop : outer->loops)
+            if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+              if (dyn_cast<Value>(offset) == forOp.getInductionVar())
+                kLoop = forOp;
+        }
+      }
+      if (!kLoop) {
+        zeroStart = false;
+      } else if (std::holds_alternative<bool>(*kLoop)) {
+        firstK.push_back(inner);
+      } else {
+        scf::ForOp loop = std::get<scf::ForOp>(*kLoop), first;
+        std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                               ub = getConstantIntValue(loop.getUpperBound()),
+                               step = getConstantIntValue(loop.getStep());
+        if (lb && ub && step && *ub > *lb && *ub - *lb <= *step) {
+          // One K block (upstream's peeling refuses a single iteration).
+          firstK.push_back(inner);
+        } else if (failed(
+                       scf::peelForLoopFirstIteration(rewriter, loop, first))) {
           zeroStart = false;
-        } else if (first == kLoop) {
+        } else if (first == loop) {
           firstK.push_back(inner);
         } else {
           first.walk([&](linalg::LinalgOp clone) {
@@ -480,8 +662,6 @@ struct AccelCpuVectorizeContractionsPass
           laterK.push_back(inner);
           zeroStart = firstK.size() == 1;
         }
-      } else if (zeroStart) {
-        firstK.push_back(inner);
       }
       if (!zeroStart) {
         firstK.clear();
@@ -489,7 +669,37 @@ struct AccelCpuVectorizeContractionsPass
       }
       Value fillValue = zeroStart ? fill.getInputs()[0] : Value();
       bool allStarted = true;
+      // Packing B pays when at least 4 register tiles of A rows share each
+      // panel and B's rows are wider than a panel.
+      int64_t mExtent = staticRanges[roles->m],
+              nExtent = staticRanges[roles->n];
+      int64_t kcMax = cache[2] ? cache[2] : kExtent;
+      int64_t ncMax = cache[1] ? cache[1] : nExtent;
+      if (!ShapedType::isDynamic(kExtent))
+        kcMax = std::min(kcMax, kExtent);
+      if (!ShapedType::isDynamic(nExtent))
+        ncMax = std::min(ncMax, nExtent);
+      bool pack = packRhs && threads <= 1 && roles->batch.empty() && rhsIsKN &&
+                  !ShapedType::isDynamic(kcMax) &&
+                  !ShapedType::isDynamic(ncMax) && kcMax > 0 &&
+                  (ShapedType::isDynamic(mExtent) || mExtent >= 4 * reg[0]) &&
+                  (ShapedType::isDynamic(nExtent) || nExtent > reg[1]);
       auto microTile = [&](linalg::LinalgOp tileOp, bool start) {
+        std::optional<PackedRhs> packed;
+        if (pack) {
+          // Once per block of B: before the M cache loop when the block
+          // does not depend on it.
+          Value block = tileOp.getDpsInputOperand(1)->get();
+          Operation *anchor = tileOp;
+          if (auto mLoop = dyn_cast<scf::ForOp>(tileOp->getParentOp());
+              mLoop && cache[0] != 0) {
+            moveLoopInvariantCode(
+                cast<LoopLikeOpInterface>(mLoop.getOperation()));
+            if (mLoop.isDefinedOutsideOfLoop(block))
+              anchor = mLoop;
+          }
+          packed = packRhsBlock(rewriter, anchor, block, kcMax, ncMax, reg[1]);
+        }
         // Register level: N, M, then K innermost.
         FailureOr<scf::SCFTilingResult> micro =
             tile(rewriter, tileOp,
@@ -503,6 +713,10 @@ struct AccelCpuVectorizeContractionsPass
         // sizes are bounded by the register tile even where unknown.
         for (Operation *t : micro->tiledOps)
           t->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+        if (packed)
+          for (Operation *t : micro->tiledOps)
+            (void)readPackedRhs(rewriter, cast<linalg::LinalgOp>(t), *packed,
+                                reg[1]);
         if (start && failed(startFromFill(rewriter, *micro, fillValue, bounds)))
           allStarted = false;
         // Peel the M and N register loops (M first: peeling N then copies
@@ -637,6 +851,8 @@ struct AccelCpuVectorizeContractionsPass
     }
     hoistAccumulators(rewriter, getOperation());
     forwardAndEraseDeadWrites(getOperation());
+    if (prefetchC)
+      prefetchNextTiles(rewriter, getOperation());
     // Down to 1-D vectors: the contraction as outer products (one FMA per
     // row of the C tile per k), transfers as loads and stores.
     {

@@ -1,4 +1,4 @@
-// RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,64,32 register-tile=4,16,1}))" | FileCheck %s
+// RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,64,32 register-tile=4,16,1 pack-rhs=0 prefetch-c=0}))" | FileCheck %s
 
 // Cache tiles (N, K, M), register tiles (N, M, K) with the K loop carrying
 // the C tile in registers (read before, written after), and the register

@@ -55,6 +55,16 @@ struct AccelCpuPipelineOptions
   PassOptions::ListOption<int64_t> registerTile{
       *this, "register-tile",
       llvm::cl::desc("Register tile [mr, nr, kr] for contractions")};
+  PassOptions::Option<bool> packRhs{
+      *this, "pack-rhs",
+      llvm::cl::desc("Copy each cache block of B into panels of nr columns "
+                     "before the M tiles that use it (GotoBLAS packing)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> prefetchC{
+      *this, "prefetch-c",
+      llvm::cl::desc("Prefetch the next register tile's C lines before each "
+                     "tile's K loop"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> cpuFeatures{
       *this, "cpu-features",
       llvm::cl::desc("CPU features the code may use, comma separated (e.g. "

@@ -259,8 +259,17 @@ def AccelCpuVectorizeContractionsPass
     read before its K loop and written after it whenever the loop has no
     other access to C (checked in the loop only; upstream's hoisting also
     refuses buffers with a view-like user anywhere, which lost it to the
-    remainder tiles' subviews). Operands must not alias the output (the C
-    tile lives in registers).
+    remainder tiles' subviews).
+
+    With `pack-rhs` (the default), each Kc x Nc block of B is copied once
+    per block (before the M cache loop) into panels of nr columns, and the
+    register tiles read B from there: their K loop then reads B at a stride
+    of nr elements instead of N (a power-of-two N aliased L1/L2 sets, and
+    every k step touched another page). `C = fill; C += A B` with a static
+    K > 0: the register tiles of the first K block start from the fill
+    value (a per-tile fill, forwarded into registers) and the fill of the
+    whole C is dropped, so C is written once and never read back. Operands
+    must not alias the output (the C tile lives in registers).
   }];
   let options = [
     ListOption<"cacheTile", "cache-tile", "int64_t",
@@ -271,7 +280,14 @@ def AccelCpuVectorizeContractionsPass
     Option<"threads", "threads", "int64_t", "1",
            "With more than 1, the M and N cache tiles form an scf.forall "
            "(one task per block of C), with the K tiles a sequential loop "
-           "inside">
+           "inside">,
+    Option<"packRhs", "pack-rhs", "bool", "true",
+           "Copy each Kc x Nc block of B into [Nc / nr, Kc, nr] panels "
+           "before the M cache loop (one thread, matmuls without batch "
+           "dimensions, B indexed [k, n], at least 4 mr rows of A)">,
+    Option<"prefetchC", "prefetch-c", "bool", "true",
+           "Before each register tile's K loop, prefetch for writing the C "
+           "lines of the next tile down the M loop">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",

@@ -1,0 +1,148 @@
+// RUN: accel-opt %s -split-input-file -mlir-print-local-scope --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1}))" | FileCheck %s
+// RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1 pack-rhs=0 prefetch-c=0}))" | FileCheck %s --check-prefix=PLAIN
+
+// What the pass does for GEMM speed on top of tiling and vectorization
+// (accel-cpu-vectorize-contractions.mlir checks those with these three off):
+// B packed into panels, C started from the fill value, the next tile's C
+// lines prefetched.
+
+// B packing: each 32 x 32 block of B (Kc x Nc) is copied into two panels of
+// 16 columns before the M cache loop, the last panel's missing columns read
+// as zeros (a masked row read); the register tiles read B from the panels
+// (stride 16 elements), never from B.
+// CHECK-LABEL: func @pack_rhs
+// CHECK-SAME: (%[[A:.+]]: memref<32x64xf32>, %[[B:.+]]: memref<64x40xf32>, %[[C:.+]]: memref<32x40xf32>)
+// CHECK: scf.for %[[N0:.+]] = %c0 to %c40 step %c32
+// CHECK: scf.for %[[K0:.+]] = %c0 to %c64 step %c32
+// CHECK: %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x16xf32>
+// CHECK: scf.for %[[J:.+]] =
+// CHECK: %[[W:.+]] = affine.min
+// CHECK: %[[MASK:.+]] = vector.create_mask %[[W]] : vector<16xi1>
+// CHECK: scf.for %{{.+}} = %c0 to %c32 step %c1
+// CHECK: %[[ROW:.+]] = vector.maskedload %[[B]][{{.*}}], %[[MASK]], %{{.+}} : memref<64x40xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.store %[[ROW]], %[[P]][{{.*}}, %c0] : memref<2x32x16xf32>, vector<16xf32>
+// CHECK-NOT: %[[B]]
+// CHECK: vector.transfer_read %[[P]]{{.*}} : memref<2x32x16xf32>, vector<1x16xf32>
+// CHECK-NOT: %[[B]]
+// CHECK: return
+// PLAIN-LABEL: func @pack_rhs
+// PLAIN-NOT: memref.alloc
+// PLAIN: vector.transfer_read %arg1{{.*}} : memref<64x40xf32>, vector<1x16xf32>
+func.func @pack_rhs(%a: memref<32x64xf32>, %b: memref<64x40xf32>, %c: memref<32x40xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x40xf32>) outs(%c : memref<32x40xf32>)
+  return
+}
+
+// -----
+
+// Too few rows of A to pay for the copy (M = 8 < 4 mr): B is read in place.
+// CHECK-LABEL: func @few_rows_no_pack
+// CHECK-NOT: memref.alloc
+// CHECK: vector.transfer_read %arg1{{.*}} : memref<64x40xf32>, vector<1x16xf32>
+func.func @few_rows_no_pack(%a: memref<8x64xf32>, %b: memref<64x40xf32>, %c: memref<8x40xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x64xf32>, memref<64x40xf32>) outs(%c : memref<8x40xf32>)
+  return
+}
+
+// -----
+
+// C = 0; C += A B with K = 64 in two K blocks of 32: the first K block's
+// register tiles start from zero (no read of C before their K loop), the
+// second block's read what the first wrote, and the fill of C is gone.
+// Transposing B (accel-cpu-transpose-rhs's copy) between the fill and the
+// product touches other buffers only and does not stop it.
+// CHECK-LABEL: func @start_from_fill
+// CHECK-SAME: %[[C:[^:]+]]: memref<32x40xf32>)
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.transpose
+// CHECK-NOT: linalg.fill
+// First K block: the accumulators start at zero.
+// CHECK: scf.for %{{.+}} = %c0 to %c32 step %c1 iter_args(%{{.+}} = %[[ZERO]]) -> (vector<4x16xf32>)
+// CHECK: vector.transfer_write %{{.+}}, %[[C]]
+// The later K block: reads C, accumulates, writes it.
+// CHECK: %[[CT:.+]] = vector.transfer_read %[[C]]
+// CHECK: scf.for %{{.+}} iter_args(%{{.+}} = %[[CT]]) -> (vector<4x16xf32>)
+// PLAIN-LABEL: func @start_from_fill
+// PLAIN: linalg.fill
+// PLAIN: vector.transfer_read %arg2
+func.func @start_from_fill(%a: memref<32x64xf32>, %bt: memref<40x64xf32>, %c: memref<32x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x40xf32>)
+  %b = memref.alloc() : memref<64x40xf32>
+  linalg.transpose ins(%bt : memref<40x64xf32>) outs(%b : memref<64x40xf32>) permutation = [1, 0]
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x40xf32>) outs(%c : memref<32x40xf32>)
+  return
+}
+
+// -----
+
+// Any fill value: the tiles start from it. Rows 30 and 31 (a 2-row
+// remainder) start from it too.
+// CHECK-LABEL: func @start_from_fill_value
+// CHECK-DAG: arith.constant dense<1.500000e+00> : vector<4x16xf32>
+// CHECK-DAG: arith.constant dense<1.500000e+00> : vector<2x16xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @start_from_fill_value(%a: memref<30x16xf32>, %b: memref<16x32xf32>, %c: memref<30x32xf32>) {
+  %v = arith.constant 1.5 : f32
+  linalg.fill ins(%v : f32) outs(%c : memref<30x32xf32>)
+  linalg.matmul ins(%a, %b : memref<30x16xf32>, memref<16x32xf32>) outs(%c : memref<30x32xf32>)
+  return
+}
+
+// -----
+
+// The fill stays where it must: C written between the fill and the product,
+// a K of unknown size (it may be 0: then C must hold the fill), K = 0.
+// CHECK-LABEL: func @fill_kept_write_between
+// CHECK: linalg.fill
+// CHECK-LABEL: func @fill_kept_dynamic_k
+// CHECK: linalg.fill
+// CHECK-LABEL: func @fill_kept_k0
+// CHECK: linalg.fill
+func.func @fill_kept_write_between(%a: memref<32x16xf32>, %b: memref<16x32xf32>, %c: memref<32x32xf32>, %x: f32) {
+  %zero = arith.constant 0.0 : f32
+  %i = arith.constant 3 : index
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  memref.store %x, %c[%i, %i] : memref<32x32xf32>
+  linalg.matmul ins(%a, %b : memref<32x16xf32>, memref<16x32xf32>) outs(%c : memref<32x32xf32>)
+  return
+}
+func.func @fill_kept_dynamic_k(%a: memref<32x?xf32>, %b: memref<?x32xf32>, %c: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x?xf32>, memref<?x32xf32>) outs(%c : memref<32x32xf32>)
+  return
+}
+func.func @fill_kept_k0(%a: memref<32x0xf32>, %b: memref<0x32xf32>, %c: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x0xf32>, memref<0x32xf32>) outs(%c : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+// Before each register tile's K loop: write prefetches of the next tile's C
+// rows (4 rows down, clamped to the last row, 31), one per 64-byte line of
+// its 16 columns.
+// CHECK-LABEL: func @prefetch_next_tile
+// CHECK-SAME: %[[C:[^:]+]]: memref<32x16xf32>)
+// CHECK: scf.for %[[M:.+]] = %c0 to %c32 step %c4
+// CHECK: %[[R0:.+]] = affine.min affine_map<(d0)[s0] -> (d0 + 4, 31)>(%[[M]])
+// CHECK: memref.prefetch %[[C]][%[[R0]], %{{.+}}], write, locality<3>, data
+// CHECK: affine.min affine_map<(d0)[s0] -> (d0 + 5, 31)>(%[[M]])
+// CHECK: memref.prefetch %[[C]]
+// CHECK: affine.min affine_map<(d0)[s0] -> (d0 + 6, 31)>(%[[M]])
+// CHECK: memref.prefetch %[[C]]
+// CHECK: affine.min affine_map<(d0)[s0] -> (d0 + 7, 31)>(%[[M]])
+// CHECK: memref.prefetch %[[C]]
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.for {{.*}} iter_args
+// PLAIN-LABEL: func @prefetch_next_tile
+// PLAIN-NOT: memref.prefetch
+func.func @prefetch_next_tile(%a: memref<32x16xf32>, %b: memref<16x16xf32>, %c: memref<32x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x16xf32>, memref<16x16xf32>) outs(%c : memref<32x16xf32>)
+  return
+}
