@@ -579,6 +579,10 @@ struct AccelCpuVectorizeContractionsPass
       linalg::FillOp fill = initializingFill(op);
       unsigned numLoops = op.getNumLoops();
       SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
+      // An empty loop (K = 0: C keeps its value; M or N = 0: no C) leaves
+      // nothing to tile; upstream's tiling of it into an scf.forall crashes.
+      if (llvm::is_contained(staticRanges, 0))
+        continue;
       int64_t kExtent = staticRanges[roles->k];
       bool rhsIsKN = false;
       if (auto rhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
@@ -593,11 +597,30 @@ struct AccelCpuVectorizeContractionsPass
       // N tiles (disjoint blocks of C) and the K tiles sequential inside.
       FailureOr<scf::SCFTilingResult> outer;
       if (threads > 1) {
-        FailureOr<scf::SCFTilingResult> blocks =
-            tile(rewriter, op,
-                 sizesFor(rewriter, *roles, numLoops, cache[0], cache[1], 0),
-                 interchangeFor(*roles, {roles->n, roles->m, roles->k}),
-                 /*forall=*/true);
+        // Enough blocks of C for the threads: halve the M block (keeping it
+        // a multiple of mr) while there are fewer than 2 blocks a thread and
+        // it has at least 8 mr rows (batch dimensions count as blocks). A 256^3
+        // product is otherwise one block and runs on one thread.
+        int64_t mc = cache[0];
+        int64_t mExt = staticRanges[roles->m], nExt = staticRanges[roles->n];
+        if (mc > 0 && !ShapedType::isDynamic(mExt) &&
+            !ShapedType::isDynamic(nExt)) {
+          int64_t batchBlocks = 1;
+          for (unsigned d : roles->batch)
+            batchBlocks *= ShapedType::isDynamic(staticRanges[d])
+                               ? threads * 2
+                               : staticRanges[d];
+          auto count = [&](int64_t m) {
+            return batchBlocks * llvm::divideCeil(mExt, m) *
+                   (cache[1] > 0 ? llvm::divideCeil(nExt, cache[1]) : 1);
+          };
+          while (count(mc) < 2 * threads && mc >= 8 * reg[0])
+            mc = llvm::alignTo(mc / 2, reg[0]);
+        }
+        FailureOr<scf::SCFTilingResult> blocks = tile(
+            rewriter, op, sizesFor(rewriter, *roles, numLoops, mc, cache[1], 0),
+            interchangeFor(*roles, {roles->n, roles->m, roles->k}),
+            /*forall=*/true);
         if (failed(blocks))
           continue;
         outer = tile(rewriter, cast<linalg::LinalgOp>(blocks->tiledOps.back()),

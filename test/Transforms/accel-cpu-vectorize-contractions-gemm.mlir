@@ -1,5 +1,6 @@
 // RUN: accel-opt %s -split-input-file -mlir-print-local-scope --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1}))" | FileCheck %s
 // RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1 pack-rhs=0 prefetch-c=0}))" | FileCheck %s --check-prefix=PLAIN
+// RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1 threads=2}))" | FileCheck %s --check-prefix=THREADS
 
 // What the pass does for GEMM speed on top of tiling and vectorization
 // (accel-cpu-vectorize-contractions.mlir checks those with these three off):
@@ -144,5 +145,36 @@ func.func @fill_kept_k0(%a: memref<32x0xf32>, %b: memref<0x32xf32>, %c: memref<3
 // PLAIN-NOT: memref.prefetch
 func.func @prefetch_next_tile(%a: memref<32x16xf32>, %b: memref<16x16xf32>, %c: memref<32x16xf32>) {
   linalg.matmul ins(%a, %b : memref<32x16xf32>, memref<16x16xf32>) outs(%c : memref<32x16xf32>)
+  return
+}
+
+// -----
+
+// With threads, the M and N cache blocks of C form an scf.forall; a product
+// with fewer than 2 blocks a thread gets smaller M blocks (multiples of mr,
+// halved while under 2 blocks a thread and at least 8 mr rows): 64 x 32 with
+// Mc = 64 is one block; 16-row blocks make 4, 2 for each of 2 threads.
+// THREADS-LABEL: func @threads_split_m
+// THREADS: scf.forall (%{{.+}}) = (0) to (64) step (16)
+// THREADS-LABEL: func @threads_enough_blocks
+// THREADS: scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (128, 256) step (32, 64)
+func.func @threads_split_m(%a: memref<64x16xf32>, %b: memref<16x32xf32>, %c: memref<64x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  return
+}
+func.func @threads_enough_blocks(%a: memref<256x16xf32>, %b: memref<16x128xf32>, %c: memref<256x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<256x16xf32>, memref<16x128xf32>) outs(%c : memref<256x128xf32>)
+  return
+}
+
+// -----
+
+// An empty product (K = 0) is left alone with threads too (upstream's tiling
+// into an scf.forall crashed on it).
+// THREADS-LABEL: func @empty_k_threads
+// THREADS-NOT: scf.forall
+// THREADS: return
+func.func @empty_k_threads(%a: memref<32x0xf32>, %b: memref<0x32xf32>, %c: memref<32x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x0xf32>, memref<0x32xf32>) outs(%c : memref<32x32xf32>)
   return
 }
