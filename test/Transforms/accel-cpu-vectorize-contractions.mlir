@@ -142,3 +142,20 @@ func.func @c_read_in_loop(%a: memref<16x16xf32>, %c: memref<16x16xf32>) {
   linalg.matmul ins(%c, %a : memref<16x16xf32>, memref<16x16xf32>) outs(%c : memref<16x16xf32>)
   return
 }
+
+// -----
+
+// N = 40: two full 16-column tiles and a static 8-column remainder, which is
+// not a whole 512-bit vector: it is vectorized to the full 16 lanes with a
+// mask (an 8-lane vector here, a 44-lane one at nr = 64, is split by LLVM
+// into pieces and ran ~20x slower than a full tile).
+// CHECK-LABEL: func @static_ragged_n
+// CHECK-NOT: vector<4x8xf32>
+// CHECK: %[[MASK:.+]] = vector.create_mask %c4, %c8 : vector<4x16xi1>
+// CHECK: vector.transfer_read %arg2[%{{.+}}, %c32], %{{.+}}, %[[MASK]] {{.*}} : memref<8x40xf32>, vector<4x16xf32>
+// CHECK: vector.transfer_write %{{.+}}, %arg2[%{{.+}}, %c32], %[[MASK]] {{.*}} : vector<4x16xf32>, memref<8x40xf32>
+// CHECK-NOT: vector<4x8xf32>
+func.func @static_ragged_n(%a: memref<8x8xf32>, %b: memref<8x40xf32>, %c: memref<8x40xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x40xf32>) outs(%c : memref<8x40xf32>)
+  return
+}
