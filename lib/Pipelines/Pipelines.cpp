@@ -65,6 +65,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     accel::AccelCpuDotKernelsPassOptions dot;
     dot.features = options.cpuFeatures;
     dot.threads = options.threads;
+    dot.prefetchC = options.prefetchC;
     pm.addNestedPass<func::FuncOp>(accel::createAccelCpuDotKernelsPass(dot));
   }
 

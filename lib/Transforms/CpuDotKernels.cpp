@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferAccess.h"
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
@@ -145,6 +146,12 @@ struct KernelBuilder {
   /// with every byte offset to unsigned (xor 0x80) and K padded to whole
   /// groups, so each group broadcasts straight from memory.
   Value aSource;
+  /// The value a linalg.fill put in all of C right before the GEMM, or
+  /// null: the first K block's accumulators start from it instead of
+  /// loading C, and the fill goes (C written once).
+  Value fillValue;
+  /// Prefetch the next row tile's C lines before each tile's K loop.
+  bool prefetchC = true;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
@@ -374,10 +381,11 @@ struct KernelBuilder {
   /// groups [kb, ke); `lastCols` < 16 masks the last group of columns;
   /// `tail` adds the last, partial k group (K % G values and zeros).
   void microKernel(Value m0, int64_t rows, Value n0, int64_t groups,
-                   int64_t lastCols, Value kb, Value ke, bool tail) {
+                   int64_t lastCols, Value kb, Value ke, bool tail,
+                   bool fromFill) {
     // i8: the offset correction joins C in the first K block.
     Value firstBlock;
-    if (g.kind == DotKind::I8)
+    if (g.kind == DotKind::I8 && !fromFill)
       firstBlock =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kb, idx(0));
     int64_t gs = groupSize();
@@ -396,10 +404,25 @@ struct KernelBuilder {
     Value zeroAcc = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(accT, b.getZeroAttr(accType())));
     SmallVector<Value> acc;
+    Value fillVec;
+    if (fromFill)
+      fillVec = vector::BroadcastOp::create(b, loc, accT, fillValue);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < groups; ++j) {
         SmallVector<Value> at = {rowOf(i), colOf(j)};
         Value cv;
+        if (fromFill) {
+          // The first K block: C holds the fill value (not read), plus the
+          // i8 offset correction.
+          cv = fillVec;
+          if (g.kind == DotKind::I8)
+            cv = arith::AddIOp::create(
+                b, loc, cv,
+                vector::LoadOp::create(b, loc, accT, sums,
+                                       ValueRange{colOf(j)}));
+          acc.push_back(cv);
+          continue;
+        }
         if (mask && j == groups - 1)
           cv = vector::MaskedLoadOp::create(b, loc, accT, g.c, at, mask,
                                             zeroAcc);
@@ -431,6 +454,19 @@ struct KernelBuilder {
       }
       return out;
     };
+    // The next row tile's C lines (one 64-byte line per 16 columns), rows
+    // clamped to C's last, so its loads or stores find them in cache.
+    if (prefetchC && rows == mr) {
+      Value last = idx(g.m - 1);
+      for (int64_t i = 0; i < rows; ++i) {
+        Value row = arith::MinSIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, m0, idx(mr + i)), last);
+        for (int64_t j = 0; j < groups; ++j)
+          memref::PrefetchOp::create(b, loc, g.c, ValueRange{row, colOf(j)},
+                                     /*isWrite=*/true, /*localityHint=*/3,
+                                     /*isDataCache=*/true);
+      }
+    }
     auto kLoop = scf::ForOp::create(b, loc, kb, ke, idx(1), acc);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -479,11 +515,11 @@ struct KernelBuilder {
   /// Rows in tiles of mr (then the remainder) for the columns [n0, n0 +
   /// groups x 16) and the k groups [kb, ke).
   void rowTiles(Value n0, int64_t groups, int64_t lastCols, Value kb, Value ke,
-                Value tail) {
+                Value tail, bool fromFill) {
     int64_t fullRows = g.m / mr * mr, restRows = g.m % mr;
     auto tile = [&](Value m0, int64_t rows) {
       if (!tail) {
-        microKernel(m0, rows, n0, groups, lastCols, kb, ke, false);
+        microKernel(m0, rows, n0, groups, lastCols, kb, ke, false, fromFill);
         return;
       }
       // The partial k group belongs to the last K block only.
@@ -491,9 +527,9 @@ struct KernelBuilder {
                                       /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      microKernel(m0, rows, n0, groups, lastCols, kb, ke, true);
+      microKernel(m0, rows, n0, groups, lastCols, kb, ke, true, fromFill);
       b.setInsertionPointToStart(branch.elseBlock());
-      microKernel(m0, rows, n0, groups, lastCols, kb, ke, false);
+      microKernel(m0, rows, n0, groups, lastCols, kb, ke, false, fromFill);
     };
     if (fullRows > 0) {
       auto mLoop = scf::ForOp::create(b, loc, idx(0), idx(fullRows), idx(mr));
@@ -512,8 +548,22 @@ struct KernelBuilder {
     int64_t gs = groupSize();
     int64_t fullGroups = g.k / gs, kcGroups = std::max<int64_t>(1, kc / gs);
     int64_t blocksEnd = std::max<int64_t>(fullGroups, 1);
-    auto kLoop =
-        scf::ForOp::create(b, loc, idx(0), idx(blocksEnd), idx(kcGroups));
+    int64_t firstBlockEnd = 0;
+    if (fillValue) {
+      // The first K block on its own, its tiles starting from the fill.
+      int64_t next = kcGroups;
+      Value tail;
+      if (g.k % gs != 0)
+        tail =
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(next >= blocksEnd));
+      rowTiles(n0, groups, lastCols, idx(0), idx(std::min(next, fullGroups)),
+               tail, /*fromFill=*/true);
+      firstBlockEnd = kcGroups;
+      if (firstBlockEnd >= blocksEnd)
+        return;
+    }
+    auto kLoop = scf::ForOp::create(b, loc, idx(firstBlockEnd), idx(blocksEnd),
+                                    idx(kcGroups));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value kb = kLoop.getInductionVar();
@@ -523,7 +573,7 @@ struct KernelBuilder {
     if (g.k % gs != 0)
       tail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next,
                                    idx(blocksEnd));
-    rowTiles(n0, groups, lastCols, kb, ke, tail);
+    rowTiles(n0, groups, lastCols, kb, ke, tail, /*fromFill=*/false);
   }
 
   void build(bool parallel) {
@@ -606,13 +656,20 @@ struct AccelCpuDotKernelsPass
       if (g.m == 0 || g.n == 0 || g.k == 0)
         continue;
       builder.setInsertionPoint(g.op);
-      KernelBuilder kb{builder, g.op.getLoc(), g, mr, nr, kc, Value(), Value()};
+      KernelBuilder kb{builder, g.op.getLoc(), g, mr, nr, kc};
+      // C = fill; C += A B: the kernel starts from the fill value.
+      linalg::FillOp fill = accel::initializingFill(g.op);
+      if (fill)
+        kb.fillValue = fill.getInputs()[0];
+      kb.prefetchC = prefetchC;
       // Threads over column tiles, unless the GEMM already runs inside a
       // parallel loop (e.g. FlashAttention's heads).
       bool nested = g.op->getParentOfType<scf::ForallOp>() ||
                     g.op->getParentOfType<scf::ParallelOp>();
       kb.build(threads > 1 && !nested);
       g.op->erase();
+      if (fill)
+        fill->erase();
     }
   }
 };

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ApplyOrReport.h"
+#include "BufferAccess.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,6 +41,9 @@ namespace mlir::accel {
 } // namespace mlir::accel
 
 using namespace mlir;
+using accel::accessesOtherThan;
+using accel::initializingFill;
+using accel::rootBuffer;
 
 /// Marks the register-level tiles between tiling and vectorization.
 static constexpr llvm::StringLiteral kRegisterTileAttr =
@@ -178,43 +182,6 @@ static LogicalResult canonicalize(func::FuncOp func) {
   return applyOrReport(func, std::move(patterns), "canonicalization");
 }
 
-/// The buffer `v` is a view of (subview, expand_shape, cast, ...), or `v`.
-static Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
-    if (view.getViewDest() != v)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
-
-/// Whether `op`, or an op nested in it, may read or write a buffer whose
-/// root is `root`, other than `read` and `write`. Ops with unknown effects
-/// count as accesses.
-static bool accessesOtherThan(Operation *op, Value root, Operation *read,
-                              Operation *write) {
-  WalkResult result = op->walk([&](Operation *nested) {
-    if (nested == read || nested == write)
-      return WalkResult::advance();
-    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (!iface)
-      return WalkResult::interrupt();
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
-    for (const MemoryEffects::EffectInstance &effect : effects) {
-      if (!isa<MemoryEffects::Read, MemoryEffects::Write>(effect.getEffect()))
-        continue;
-      Value accessed = effect.getValue();
-      if (!accessed || rootBuffer(accessed) == root)
-        return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-
 /// Keeps register tiles of C in registers across the loops that only
 /// accumulate into them: a vector.transfer_read and a vector.transfer_write
 /// of the same buffer, indices, mask and vector type in a loop body, all
@@ -278,24 +245,6 @@ static bool hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
     });
   }
   return changed;
-}
-
-/// The linalg.fill that initializes `op`'s output before it: the nearest
-/// earlier op in the block that may access the output's buffer must be a
-/// fill of exactly the output (the same value). Ops between that touch
-/// other buffers only (accel-cpu-transpose-rhs's copy of B) are fine.
-static linalg::FillOp initializingFill(linalg::LinalgOp op) {
-  Value c = op.getDpsInitOperand(0)->get();
-  Value root = rootBuffer(c);
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    auto fill = dyn_cast<linalg::FillOp>(prev);
-    if (fill && fill.hasPureBufferSemantics() &&
-        fill.getDpsInitOperand(0)->get() == c)
-      return fill;
-    if (accessesOtherThan(prev, root, nullptr, nullptr))
-      return {};
-  }
-  return {};
 }
 
 /// The vector shape bound of a register tile's C block: per dimension of

@@ -2,6 +2,8 @@
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f}))' | FileCheck %s --check-prefix=NOBF16
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels))' | FileCheck %s --check-prefix=TARGET
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512bf16 threads=2}))' | FileCheck %s --check-prefix=THREADS
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512vnni kc=8}))' | FileCheck %s --check-prefix=FILL
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512vnni kc=8 prefetch-c=0}))' | FileCheck %s --check-prefix=NOPREFETCH
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -200,6 +202,48 @@ func.func @gemm_i8(%a: memref<13x7xi8>, %b: memref<7x70xi8>, %c: memref<13x70xi3
     %2 = arith.muli %0, %1 : i32
     %3 = arith.addi %acc, %2 : i32
     linalg.yield %3 : i32
+  }
+  return
+}
+
+// -----
+
+// C = 0; C += A B: the first K block's accumulators start from the fill
+// value (no load of C; the i8 offset correction added to it), the later K
+// blocks load C, and the fill of C is gone. Before each full row tile's K
+// loop, write prefetches of the next row tile's C lines (one per 16
+// columns), the rows clamped to C's last.
+// FILL-LABEL: func @gemm_i8_from_fill
+// FILL-SAME: %[[C:[^:]+]]: memref<13x64xi32>)
+// FILL-NOT: linalg.fill
+// FILL: %[[ZERO:.+]] = vector.broadcast %{{.+}} : i32 to vector<16xi32>
+// FILL-NOT: vector.load %[[C]]
+// FILL: %[[SUMS:.+]] = vector.load %{{.+}} : memref<64xi32>, vector<16xi32>
+// FILL: arith.addi %[[ZERO]], %[[SUMS]] : vector<16xi32>
+// FILL-NOT: vector.load %[[C]]
+// FILL: %[[ROW:.+]] = arith.minsi %{{.+}}, %c12{{[_0-9]*}} : index
+// FILL: memref.prefetch %[[C]][%[[ROW]], %{{.+}}], write, locality<3>, data
+// FILL-NOT: vector.load %[[C]]
+// FILL: scf.for %{{.+}} = %c2{{[_0-9]*}} to %c4{{[_0-9]*}} step %c2{{[_0-9]*}}
+// FILL: vector.load %[[C]]
+// FILL: return
+// NOPREFETCH-LABEL: func @gemm_i8_from_fill
+// NOPREFETCH-NOT: memref.prefetch
+// NOPREFETCH: return
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @gemm_i8_from_fill(%a: memref<13x16xi8>, %b: memref<16x64xi8>, %c: memref<13x64xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<13x64xi32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<13x16xi8>, memref<16x64xi8>) outs(%c : memref<13x64xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xe = arith.extsi %x : i8 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
   }
   return
 }

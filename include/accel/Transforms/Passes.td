@@ -330,7 +330,13 @@ def AccelCpuDotKernelsPass
     FMA would (in a different order: within the contract's f32
     accumulation bound), with one difference: `vdpbf16ps` treats bf16
     subnormal inputs as zero and flushes subnormal results, whatever MXCSR
-    says (|x| < 2^-126 contributes 0, where the f32 path keeps it). `features` lists the CPU features (empty: the
+    says (|x| < 2^-126 contributes 0, where the f32 path keeps it).
+
+    When a `linalg.fill` of C precedes the GEMM (no other access to C
+    between), the first K block's accumulators start from the fill value
+    instead of loading C, and the fill is removed: C is written once.
+
+    `features` lists the CPU features (empty: the
     module's `accel.target`, else none: the pass does nothing);
     `accel-cpu-pipeline` passes the host's when it JIT-compiles.
   }];
@@ -345,7 +351,9 @@ def AccelCpuDotKernelsPass
            "K values per block (even): the B panel kept in cache">,
     Option<"threads", "threads", "int64_t", "1",
            "Above 1: column tiles in an scf.forall (not inside another "
-           "parallel loop)">
+           "parallel loop)">,
+    Option<"prefetchC", "prefetch-c", "bool", "true",
+           "Prefetch the next row tile's C lines before each tile's K loop">
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::arith::ArithDialect",
