@@ -33,6 +33,7 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include <limits>
 #include <variant>
 
 namespace mlir::accel {
@@ -533,6 +534,21 @@ struct AccelCpuVectorizeContractionsPass
       if (llvm::is_contained(staticRanges, 0))
         continue;
       int64_t kExtent = staticRanges[roles->k];
+      // B's row stride in bytes (unknown: max): packing pays from 4 KiB on
+      // (rows on separate pages, power-of-two strides aliasing cache sets);
+      // below, B read in place measured as fast or faster (256^3-768^3).
+      int64_t rhsRowStrideBytes = std::numeric_limits<int64_t>::max();
+      if (auto rhsType =
+              dyn_cast<MemRefType>(op.getDpsInputOperand(1)->get().getType());
+          rhsType && rhsType.getRank() >= 2 &&
+          rhsType.getElementType().isIntOrFloat()) {
+        SmallVector<int64_t> strides;
+        int64_t offset;
+        if (succeeded(rhsType.getStridesAndOffset(strides, offset)) &&
+            !ShapedType::isDynamic(strides[strides.size() - 2]))
+          rhsRowStrideBytes = strides[strides.size() - 2] *
+                              rhsType.getElementTypeBitWidth() / 8;
+      }
       bool rhsIsKN = false;
       if (auto rhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
           rhsMap.getNumResults() == 2) {
@@ -642,7 +658,7 @@ struct AccelCpuVectorizeContractionsPass
       Value fillValue = zeroStart ? fill.getInputs()[0] : Value();
       bool allStarted = true;
       // Packing B pays when at least 4 register tiles of A rows share each
-      // panel and B's rows are wider than a panel.
+      // panel, B's rows are wider than a panel and 4 KiB or more apart.
       int64_t mExtent = staticRanges[roles->m],
               nExtent = staticRanges[roles->n];
       int64_t kcMax = cache[2] ? cache[2] : kExtent;
@@ -652,7 +668,7 @@ struct AccelCpuVectorizeContractionsPass
       if (!ShapedType::isDynamic(nExtent))
         ncMax = std::min(ncMax, nExtent);
       bool pack = packRhs && threads <= 1 && roles->batch.empty() && rhsIsKN &&
-                  !ShapedType::isDynamic(kcMax) &&
+                  rhsRowStrideBytes >= 4096 && !ShapedType::isDynamic(kcMax) &&
                   !ShapedType::isDynamic(ncMax) && kcMax > 0 &&
                   (ShapedType::isDynamic(mExtent) || mExtent >= 4 * reg[0]) &&
                   (ShapedType::isDynamic(nExtent) || nExtent > reg[1]);

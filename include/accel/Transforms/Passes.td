@@ -261,11 +261,12 @@ def AccelCpuVectorizeContractionsPass
     refuses buffers with a view-like user anywhere, which lost it to the
     remainder tiles' subviews).
 
-    With `pack-rhs` (the default), each Kc x Nc block of B is copied once
-    per block (before the M cache loop) into panels of nr columns, and the
-    register tiles read B from there: their K loop then reads B at a stride
-    of nr elements instead of N (a power-of-two N aliased L1/L2 sets, and
-    every k step touched another page). `C = fill; C += A B` with a static
+    With `pack-rhs` (the default), each Kc x Nc block of a B whose rows are
+    4 KiB or more apart is copied once per block (before the M cache loop)
+    into panels of nr columns, and the register tiles read B from there:
+    their K loop then reads B at a stride of nr elements instead of N (a
+    power-of-two N aliased L1/L2 sets, and every k step touched another
+    page; with closer rows, B read in place measured as fast). `C = fill; C += A B` with a static
     K > 0: the register tiles of the first K block start from the fill
     value (a per-tile fill, forwarded into registers) and the fill of the
     whole C is dropped, so C is written once and never read back. Operands
@@ -284,7 +285,8 @@ def AccelCpuVectorizeContractionsPass
     Option<"packRhs", "pack-rhs", "bool", "true",
            "Copy each Kc x Nc block of B into [Nc / nr, Kc, nr] panels "
            "before the M cache loop (one thread, matmuls without batch "
-           "dimensions, B indexed [k, n], at least 4 mr rows of A)">,
+           "dimensions, B indexed [k, n] with rows 4 KiB or more apart, at "
+           "least 4 mr rows of A)">,
     Option<"prefetchC", "prefetch-c", "bool", "true",
            "Before each register tile's K loop, prefetch for writing the C "
            "lines of the next tile down the M loop">
