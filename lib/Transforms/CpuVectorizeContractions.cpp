@@ -534,9 +534,10 @@ struct AccelCpuVectorizeContractionsPass
       if (llvm::is_contained(staticRanges, 0))
         continue;
       int64_t kExtent = staticRanges[roles->k];
-      // B's row stride in bytes (unknown: max): packing pays from 4 KiB on
-      // (rows on separate pages, power-of-two strides aliasing cache sets);
-      // below, B read in place measured as fast or faster (256^3-768^3).
+      // B's row stride in bytes (unknown: max): packing pays above 2 KiB
+      // (rows on separate pages, power-of-two strides aliasing cache sets:
+      // 1000^3, 1024^3 and up); at 2 KiB and below B read in place measured
+      // as fast or faster (256^3, 512^3, 128^3).
       int64_t rhsRowStrideBytes = std::numeric_limits<int64_t>::max();
       if (auto rhsType =
               dyn_cast<MemRefType>(op.getDpsInputOperand(1)->get().getType());
@@ -658,7 +659,7 @@ struct AccelCpuVectorizeContractionsPass
       Value fillValue = zeroStart ? fill.getInputs()[0] : Value();
       bool allStarted = true;
       // Packing B pays when at least 4 register tiles of A rows share each
-      // panel, B's rows are wider than a panel and 4 KiB or more apart.
+      // panel, B's rows are wider than a panel and more than 2 KiB apart.
       int64_t mExtent = staticRanges[roles->m],
               nExtent = staticRanges[roles->n];
       int64_t kcMax = cache[2] ? cache[2] : kExtent;
@@ -668,7 +669,7 @@ struct AccelCpuVectorizeContractionsPass
       if (!ShapedType::isDynamic(nExtent))
         ncMax = std::min(ncMax, nExtent);
       bool pack = packRhs && threads <= 1 && roles->batch.empty() && rhsIsKN &&
-                  rhsRowStrideBytes >= 4096 && !ShapedType::isDynamic(kcMax) &&
+                  rhsRowStrideBytes > 2048 && !ShapedType::isDynamic(kcMax) &&
                   !ShapedType::isDynamic(ncMax) && kcMax > 0 &&
                   (ShapedType::isDynamic(mExtent) || mExtent >= 4 * reg[0]) &&
                   (ShapedType::isDynamic(nExtent) || nExtent > reg[1]);

@@ -37,8 +37,8 @@ func.func @pack_rhs(%a: memref<32x64xf32>, %b: memref<64x40xf32, strided<[1024, 
 
 // -----
 
-// B's rows 160 bytes apart: read in place (packing measured no faster below
-// a 4 KiB stride).
+// B's rows 160 bytes apart: read in place (packing measured no faster at
+// a stride of 2 KiB and below).
 // CHECK-LABEL: func @narrow_rows_no_pack
 // CHECK-NOT: memref.alloc
 // CHECK: vector.transfer_read %arg1{{.*}} : memref<64x40xf32>, vector<1x16xf32>

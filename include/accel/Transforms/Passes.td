@@ -262,7 +262,7 @@ def AccelCpuVectorizeContractionsPass
     remainder tiles' subviews).
 
     With `pack-rhs` (the default), each Kc x Nc block of a B whose rows are
-    4 KiB or more apart is copied once per block (before the M cache loop)
+    more than 2 KiB apart is copied once per block (before the M cache loop)
     into panels of nr columns, and the register tiles read B from there:
     their K loop then reads B at a stride of nr elements instead of N (a
     power-of-two N aliased L1/L2 sets, and every k step touched another
@@ -285,7 +285,7 @@ def AccelCpuVectorizeContractionsPass
     Option<"packRhs", "pack-rhs", "bool", "true",
            "Copy each Kc x Nc block of B into [Nc / nr, Kc, nr] panels "
            "before the M cache loop (one thread, matmuls without batch "
-           "dimensions, B indexed [k, n] with rows 4 KiB or more apart, at "
+           "dimensions, B indexed [k, n] with rows more than 2 KiB apart, at "
            "least 4 mr rows of A)">,
     Option<"prefetchC", "prefetch-c", "bool", "true",
            "Before each register tile's K loop, prefetch for writing the C "
