@@ -40,6 +40,7 @@
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
+#include "accel/Reference/AccelOps.h"
 #include "accel/Reference/Reference.h"
 #include "accel/Runtime/JitRunner.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -624,58 +625,32 @@ struct Input {
 
 /// The oracle of the one op of `func`, on the buffers' values.
 ref::Result evaluate(func::FuncOp func, ArrayRef<Buffer> buffers) {
-  auto valueOf = [&](Value v) -> ref::Tensor {
+  // Operand values by reference: the arguments' buffers, an integer
+  // constant's value (attention's diagonal), or a NaN-filled tensor for a
+  // tensor.empty init (never read).
+  llvm::DenseMap<Value, ref::Tensor> others;
+  auto valueOf = [&](Value v) -> const ref::Tensor & {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return buffers[arg.getArgNumber()].value;
-    // A tensor.empty init: never read.
-    auto t = cast<RankedTensorType>(v.getType());
-    return ref::Tensor(t.getShape(), std::numeric_limits<double>::quiet_NaN());
+    auto [it, inserted] = others.try_emplace(v);
+    if (inserted) {
+      if (std::optional<int64_t> c = getConstantIntValue(v))
+        it->second = ref::Tensor({}, static_cast<double>(*c));
+      else
+        it->second = ref::Tensor(cast<RankedTensorType>(v.getType()).getShape(),
+                                 std::numeric_limits<double>::quiet_NaN());
+    }
+    return it->second;
   };
   ref::Result result;
   func.walk([&](Operation *op) {
-    if (auto mm = dyn_cast<MatmulOp>(op)) {
-      ref::MatmulSpec spec;
-      spec.transposeB = mm.getTransposeB();
-      spec.accumulate = mm.getAccumulate();
-      spec.inputType = mm.getLhs().getType().getElementType();
-      spec.accType = mm.getInit().getType().getElementType();
-      if (mm.getLhsScale()) {
-        spec.lhsScale = valueOf(mm.getLhsScale()).data[0];
-        spec.rhsScale = valueOf(mm.getRhsScale()).data[0];
-      }
-      result = ref::matmul(valueOf(mm.getLhs()), valueOf(mm.getRhs()),
-                           valueOf(mm.getInit()), spec);
-    } else if (auto sm = dyn_cast<SoftmaxOp>(op)) {
-      result = ref::softmax(valueOf(sm.getInput()), sm.getDimension(),
-                            sm.getInit().getType().getElementType());
-    } else if (auto at = dyn_cast<AttentionOp>(op)) {
-      ref::AttentionSpec spec;
-      spec.scale = *at.getEffectiveScale(); // static D
-      spec.causal = at.getCausal();
-      if (at.getDiagonal())
-        spec.diagonal = *getConstantIntValue(at.getDiagonal());
-      spec.window = at.getWindow();
-      auto length = [](double x) {
-        return static_cast<int64_t>(std::clamp(x, -0x1p62, 0x1p62));
-      };
-      if (at.getKvLengths())
-        for (double x : valueOf(at.getKvLengths()).data)
-          spec.kvLengths.push_back(length(x));
-      if (at.getQLengths())
-        for (double x : valueOf(at.getQLengths()).data)
-          spec.qLengths.push_back(length(x));
-      spec.outType = at.getInit().getType().getElementType();
-      ref::Tensor mask;
-      if (at.getMask()) {
-        mask = valueOf(at.getMask());
-        spec.boolMask = cast<RankedTensorType>(at.getMask().getType())
-                            .getElementType()
-                            .isInteger(1);
-      }
-      result = ref::attention(valueOf(at.getQuery()), valueOf(at.getKey()),
-                              valueOf(at.getValue()),
-                              at.getMask() ? &mask : nullptr, spec);
-    }
+    if (!ref::isAccelOracleOp(op))
+      return;
+    // The generator only makes ops the oracle models (static head
+    // dimensions).
+    FailureOr<ref::Result> r = ref::evaluateAccelOp(op, valueOf);
+    if (succeeded(r))
+      result = std::move(*r);
   });
   return result;
 }

@@ -22,6 +22,7 @@
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
 #include "accel/Pipelines/Pipelines.h"
+#include "accel/Reference/AccelOps.h"
 #include "accel/Reference/Reference.h"
 #include "accel/Runtime/CudaLauncher.h"
 #include "accel/Runtime/HipLauncher.h"
@@ -472,64 +473,16 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
           exact(denseValues(cast<DenseElementsAttr>(tc.getValues())));
       continue;
     }
-    if (auto mm = dyn_cast<MatmulOp>(op)) {
-      ref::MatmulSpec spec;
-      spec.transposeB = mm.getTransposeB();
-      spec.accumulate = mm.getAccumulate();
-      spec.inputType = mm.getLhs().getType().getElementType();
-      spec.accType = mm.getInit().getType().getElementType();
-      if (mm.getLhsScale()) {
-        spec.lhsScale = get(mm.getLhsScale()).data[0];
-        spec.rhsScale = get(mm.getRhsScale()).data[0];
-      }
-      env[mm.getResult()] = ref::matmul(get(mm.getLhs()), get(mm.getRhs()),
-                                        get(mm.getInit()), spec);
-      continue;
-    }
-    if (auto sm = dyn_cast<SoftmaxOp>(op)) {
-      env[sm.getResult()] =
-          ref::softmax(get(sm.getInput()), sm.getDimension(),
-                       sm.getInit().getType().getElementType());
-      continue;
-    }
-    if (auto at = dyn_cast<AttentionOp>(op)) {
-      ref::AttentionSpec spec;
-      std::optional<double> scale = at.getEffectiveScale();
-      if (!scale)
-        return op.emitOpError("the fp64 oracle needs a static head dimension "
-                              "or an explicit scale");
-      spec.scale = *scale;
-      // The systolic array rounds P to its input type (the scratchpad's),
-      // and so does the GPU's FlashAttention kernel (P is the A operand of
-      // the P.V mma.sync); the CPU pipeline keeps P in f32.
-      if (target != "cpu")
-        spec.probabilityRoundoff =
-            ref::unitRoundoff(at.getQuery().getType().getElementType());
-      spec.causal = at.getCausal();
-      if (at.getDiagonal())
-        spec.diagonal = static_cast<int64_t>(get(at.getDiagonal()).data[0]);
-      spec.window = at.getWindow();
-      // The oracle holds integers as doubles: the ends of i64 are clamped
-      // before the conversion (the op clamps lengths to +-2^31 anyway).
-      auto length = [](double x) {
-        return static_cast<int64_t>(std::clamp(x, -0x1p62, 0x1p62));
-      };
-      if (at.getKvLengths())
-        for (double x : get(at.getKvLengths()).data)
-          spec.kvLengths.push_back(length(x));
-      if (at.getQLengths())
-        for (double x : get(at.getQLengths()).data)
-          spec.qLengths.push_back(length(x));
-      spec.outType = at.getInit().getType().getElementType();
-      const ref::Tensor *mask = nullptr;
-      if (at.getMask()) {
-        mask = &get(at.getMask());
-        spec.boolMask = cast<RankedTensorType>(at.getMask().getType())
-                            .getElementType()
-                            .isInteger(1);
-      }
-      env[at.getResult()] = ref::attention(get(at.getQuery()), get(at.getKey()),
-                                           get(at.getValue()), mask, spec);
+    if (ref::isAccelOracleOp(&op)) {
+      // The systolic array rounds attention's P to its input type (the
+      // scratchpad's), and so does the GPU's FlashAttention kernel (P is
+      // the A operand of the P.V mma.sync); the CPU pipeline keeps P in f32.
+      ref::AccelOpOptions options;
+      options.roundProbabilities = target != "cpu";
+      FailureOr<ref::Result> r = ref::evaluateAccelOp(&op, get, options);
+      if (failed(r))
+        return failure();
+      env[op.getResult(0)] = std::move(*r);
       continue;
     }
     // Casts, scales and max reductions on exact operands (what

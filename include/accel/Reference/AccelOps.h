@@ -1,0 +1,43 @@
+//===- AccelOps.h - the fp64 oracle of accel ops ----------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The fp64 reference of one accel.matmul, accel.softmax or accel.attention,
+// its operands' values given: the op's attributes turned into the
+// reference's specs in one place, for accel-run and the structured fuzzer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_REFERENCE_ACCELOPS_H
+#define ACCEL_REFERENCE_ACCELOPS_H
+
+#include "accel/Reference/Reference.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::accel::ref {
+
+/// How the kernel that is checked computes, where the ops leave it open.
+struct AccelOpOptions {
+  /// Attention rounds the probabilities P to the query's element type
+  /// before P·V (the GPU and systolic kernels; the CPU keeps P in f32).
+  bool roundProbabilities = false;
+};
+
+/// Whether evaluateAccelOp models `op`.
+bool isAccelOracleOp(Operation *op);
+
+/// The reference result of `op` (one of isAccelOracleOp's), `get` giving
+/// each operand's value. Fails with a located error where the oracle
+/// cannot model the op (an attention without a static head dimension or an
+/// explicit scale).
+FailureOr<Result> evaluateAccelOp(Operation *op,
+                                  function_ref<const Tensor &(Value)> get,
+                                  const AccelOpOptions &options = {});
+
+} // namespace mlir::accel::ref
+
+#endif // ACCEL_REFERENCE_ACCELOPS_H

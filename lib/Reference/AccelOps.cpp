@@ -1,0 +1,75 @@
+//===- AccelOps.cpp - the fp64 oracle of accel ops ------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Reference/AccelOps.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::accel;
+
+bool ref::isAccelOracleOp(Operation *op) {
+  return isa<MatmulOp, SoftmaxOp, AttentionOp>(op);
+}
+
+FailureOr<ref::Result>
+ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
+                     const AccelOpOptions &options) {
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    MatmulSpec spec;
+    spec.transposeB = mm.getTransposeB();
+    spec.accumulate = mm.getAccumulate();
+    spec.inputType = mm.getLhs().getType().getElementType();
+    spec.accType = mm.getInit().getType().getElementType();
+    if (mm.getLhsScale()) {
+      spec.lhsScale = get(mm.getLhsScale()).data[0];
+      spec.rhsScale = get(mm.getRhsScale()).data[0];
+    }
+    return matmul(get(mm.getLhs()), get(mm.getRhs()), get(mm.getInit()), spec);
+  }
+  if (auto sm = dyn_cast<SoftmaxOp>(op))
+    return softmax(get(sm.getInput()), sm.getDimension(),
+                   sm.getInit().getType().getElementType());
+  auto at = dyn_cast<AttentionOp>(op);
+  if (!at)
+    return op->emitOpError("has no fp64 oracle");
+  AttentionSpec spec;
+  std::optional<double> scale = at.getEffectiveScale();
+  if (!scale)
+    return op->emitOpError("the fp64 oracle needs a static head dimension "
+                           "or an explicit scale");
+  spec.scale = *scale;
+  if (options.roundProbabilities)
+    spec.probabilityRoundoff =
+        unitRoundoff(at.getQuery().getType().getElementType());
+  spec.causal = at.getCausal();
+  if (at.getDiagonal())
+    spec.diagonal = static_cast<int64_t>(get(at.getDiagonal()).data[0]);
+  spec.window = at.getWindow();
+  // The oracle holds integers as doubles: the ends of i64 are clamped before
+  // the conversion (the op clamps lengths to +-2^31 anyway).
+  auto length = [](double x) {
+    return static_cast<int64_t>(std::clamp(x, -0x1p62, 0x1p62));
+  };
+  if (at.getKvLengths())
+    for (double x : get(at.getKvLengths()).data)
+      spec.kvLengths.push_back(length(x));
+  if (at.getQLengths())
+    for (double x : get(at.getQLengths()).data)
+      spec.qLengths.push_back(length(x));
+  spec.outType = at.getInit().getType().getElementType();
+  const Tensor *mask = nullptr;
+  if (at.getMask()) {
+    mask = &get(at.getMask());
+    spec.boolMask = cast<RankedTensorType>(at.getMask().getType())
+                        .getElementType()
+                        .isInteger(1);
+  }
+  return attention(get(at.getQuery()), get(at.getKey()), get(at.getValue()),
+                   mask, spec);
+}
