@@ -1,0 +1,152 @@
+//===- ReferenceAccelOpsTest.cpp - the fp64 oracle of accel ops -----------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// ref::evaluateAccelOp, which accel-run and the structured fuzzer share:
+// each op's attributes reach the reference (transpose_b, accumulate, the
+// causal band with its diagonal operand), and the ops it cannot model fail
+// with a located error instead of a wrong reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/Reference/AccelOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/DenseMap.h"
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::accel;
+
+namespace {
+
+class ReferenceAccelOpsTest : public ::testing::Test {
+protected:
+  ReferenceAccelOpsTest() {
+    ctx.loadDialect<AccelDialect, func::FuncDialect, tensor::TensorDialect,
+                    arith::ArithDialect>();
+  }
+
+  /// The first op of `source` that `pred` accepts.
+  template <typename Pred> Operation *parse(StringRef source, Pred pred) {
+    module = parseSourceString<ModuleOp>(source, &ctx);
+    Operation *found = nullptr;
+    if (module)
+      module->walk([&](Operation *op) {
+        if (!found && pred(op))
+          found = op;
+      });
+    return found;
+  }
+
+  /// Operand values: the function's arguments from `args`, integer
+  /// constants as scalars.
+  FailureOr<ref::Result> evaluate(Operation *op, ArrayRef<ref::Tensor> args) {
+    auto get = [&](Value v) -> const ref::Tensor & {
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        return args[arg.getArgNumber()];
+      auto [it, inserted] = constants.try_emplace(v);
+      if (inserted)
+        if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+          it->second = ref::Tensor({}, static_cast<double>(c.value()));
+      return it->second;
+    };
+    return ref::evaluateAccelOp(op, get);
+  }
+
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> module;
+  llvm::DenseMap<Value, ref::Tensor> constants;
+};
+
+ref::Tensor tensor(ArrayRef<int64_t> shape, ArrayRef<double> values) {
+  ref::Tensor t(shape);
+  t.data.assign(values.begin(), values.end());
+  return t;
+}
+
+// transpose_b and accumulate reach the reference: C + A Bᵀ.
+TEST_F(ReferenceAccelOpsTest, MatmulAttributes) {
+  Operation *op = parse(R"mlir(
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %r = accel.matmul transpose_b accumulate ins(%a, %b : tensor<2x3xf32>, tensor<2x3xf32>) outs(%c : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+)mlir",
+                        [](Operation *op) { return isa<MatmulOp>(op); });
+  ASSERT_TRUE(op);
+  ASSERT_TRUE(ref::isAccelOracleOp(op));
+  ref::Tensor a = tensor({2, 3}, {1, 2, 3, 4, 5, 6});
+  ref::Tensor b = tensor({2, 3}, {1, 0, 1, 0, 1, 0});
+  ref::Tensor c = tensor({2, 2}, {10, 20, 30, 40});
+  FailureOr<ref::Result> r = evaluate(op, {a, b, c});
+  ASSERT_TRUE(succeeded(r));
+  // Row i of A times row j of B, plus C.
+  EXPECT_EQ(r->value.data, (std::vector<double>{14, 22, 40, 45}));
+}
+
+// The causal band follows the diagonal operand: with diagonal -1 the first
+// query sees no key, and its row is exactly zero; the second sees key 0.
+TEST_F(ReferenceAccelOpsTest, AttentionDiagonalOperand) {
+  Operation *op = parse(R"mlir(
+func.func @f(%q: tensor<1x1x2x1xf32>, %k: tensor<1x1x2x1xf32>, %v: tensor<1x1x2x1xf32>, %o: tensor<1x1x2x1xf32>) -> tensor<1x1x2x1xf32> {
+  %d = arith.constant -1 : index
+  %r = accel.attention causal diagonal(%d) ins(%q, %k, %v : tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>) outs(%o : tensor<1x1x2x1xf32>) -> tensor<1x1x2x1xf32>
+  return %r : tensor<1x1x2x1xf32>
+}
+)mlir",
+                        [](Operation *op) { return isa<AttentionOp>(op); });
+  ASSERT_TRUE(op);
+  ref::Tensor q = tensor({1, 1, 2, 1}, {1, 1});
+  ref::Tensor k = tensor({1, 1, 2, 1}, {1, 2});
+  ref::Tensor v = tensor({1, 1, 2, 1}, {3, 5});
+  FailureOr<ref::Result> r = evaluate(op, {q, k, v, ref::Tensor()});
+  ASSERT_TRUE(succeeded(r));
+  EXPECT_EQ(r->value.data, (std::vector<double>{0, 3}));
+}
+
+// Ops the oracle does not model fail with a located error.
+TEST_F(ReferenceAccelOpsTest, Unmodelled) {
+  std::string message;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  Operation *constant =
+      parse(R"mlir(
+func.func @f() -> i64 {
+  %c = arith.constant 3 : i64
+  return %c : i64
+}
+)mlir",
+            [](Operation *op) { return isa<arith::ConstantOp>(op); });
+  ASSERT_TRUE(constant);
+  EXPECT_FALSE(ref::isAccelOracleOp(constant));
+  EXPECT_TRUE(failed(evaluate(constant, {})));
+  EXPECT_NE(message.find("has no fp64 oracle"), std::string::npos);
+
+  // A dynamic head dimension and no explicit scale: 1/sqrt(D) is unknown.
+  Operation *attention =
+      parse(R"mlir(
+func.func @f(%q: tensor<1x1x2x?xf32>, %k: tensor<1x1x2x?xf32>, %v: tensor<1x1x2x?xf32>, %o: tensor<1x1x2x?xf32>) -> tensor<1x1x2x?xf32> {
+  %r = accel.attention ins(%q, %k, %v : tensor<1x1x2x?xf32>, tensor<1x1x2x?xf32>, tensor<1x1x2x?xf32>) outs(%o : tensor<1x1x2x?xf32>) -> tensor<1x1x2x?xf32>
+  return %r : tensor<1x1x2x?xf32>
+}
+)mlir",
+            [](Operation *op) { return isa<AttentionOp>(op); });
+  ASSERT_TRUE(attention);
+  EXPECT_TRUE(failed(evaluate(attention, {})));
+  EXPECT_NE(message.find("needs a static head dimension"), std::string::npos);
+}
+
+} // namespace
