@@ -459,36 +459,6 @@ struct Buffer {
   const uint8_t *data() const { return storage.data() + kGuard; }
 };
 
-size_t storageBytes(Type t) {
-  return std::max<size_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
-}
-
-void encode(double v, Type t, uint8_t *out) {
-  if (auto f = dyn_cast<FloatType>(t)) {
-    APFloat x(v);
-    bool lost;
-    x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    uint64_t raw = x.bitcastToAPInt().getZExtValue();
-    std::memcpy(out, &raw, storageBytes(t));
-    return;
-  }
-  int64_t raw = static_cast<int64_t>(ref::roundTo(v, t));
-  std::memcpy(out, &raw, storageBytes(t));
-}
-
-double decode(const uint8_t *in, Type t) {
-  uint64_t raw = 0;
-  std::memcpy(&raw, in, storageBytes(t));
-  if (auto f = dyn_cast<FloatType>(t))
-    return APFloat(f.getFloatSemantics(), APInt(f.getWidth(), raw))
-        .convertToDouble();
-  unsigned w = t.getIntOrFloatBitWidth();
-  if (w == 1)
-    return double(raw & 1);
-  int shift = 64 - int(w);
-  return double((int64_t(raw) << shift) >> shift);
-}
-
 double drawValue(Rng &rng, int mode, Type t) {
   if (t.isInteger(8) && mode == 1)
     return double(rng.range(-128, 127));
@@ -662,14 +632,14 @@ ref::Tensor readDescriptor(const int64_t *desc, RankedTensorType type) {
   auto *base = reinterpret_cast<const uint8_t *>(desc[1]);
   const int64_t *sizes = desc + 3, *strides = desc + 3 + rank;
   ref::Tensor t(type.getShape());
-  size_t width = storageBytes(type.getElementType());
+  size_t width = ref::storageBytes(type.getElementType());
   for (int64_t n = 0; n < t.numElements(); ++n) {
     int64_t rem = n, pos = desc[2];
     for (int64_t d = rank - 1; d >= 0; --d) {
       pos += (rem % sizes[d]) * strides[d];
       rem /= sizes[d];
     }
-    t.data[n] = decode(base + pos * width, type.getElementType());
+    t.data[n] = ref::decodeElement(base + pos * width, type.getElementType());
   }
   return t;
 }
@@ -771,11 +741,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     buf.value = ref::Tensor(spec.scalar ? ArrayRef<int64_t>{}
                                         : ArrayRef<int64_t>(spec.shape));
     fill(buf, i, in.values, rng);
-    buf.width = storageBytes(buf.elementType);
+    buf.width = ref::storageBytes(buf.elementType);
     buf.dataBytes = buf.value.data.size() * buf.width;
     buf.storage.assign(2 * Buffer::kGuard + buf.dataBytes, Buffer::kGuardByte);
     for (auto [n, x] : llvm::enumerate(buf.value.data))
-      encode(x, buf.elementType, buf.data() + n * buf.width);
+      ref::encodeElement(x, buf.elementType, buf.data() + n * buf.width);
     // An integer output has no NaN: a pattern no kernel writes by accident.
     if (spec.fill == Fill::Output && !isa<FloatType>(buf.elementType))
       std::memset(buf.data(), 0xa5, buf.dataBytes);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -387,4 +388,34 @@ Comparison ref::compare(const Tensor &actual, const Result &expected) {
     c.worstRatio = std::max(c.worstRatio, ratio);
   }
   return c;
+}
+
+size_t ref::storageBytes(Type type) {
+  return std::max<size_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+void ref::encodeElement(double v, Type type, uint8_t *out) {
+  uint64_t raw;
+  if (auto f = dyn_cast<FloatType>(type)) {
+    APFloat x(v);
+    bool lost;
+    x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    raw = x.bitcastToAPInt().getZExtValue();
+  } else {
+    raw = static_cast<uint64_t>(static_cast<int64_t>(roundTo(v, type)));
+  }
+  std::memcpy(out, &raw, storageBytes(type));
+}
+
+double ref::decodeElement(const uint8_t *in, Type type) {
+  uint64_t raw = 0;
+  std::memcpy(&raw, in, storageBytes(type));
+  if (auto f = dyn_cast<FloatType>(type))
+    return APFloat(f.getFloatSemantics(), APInt(f.getWidth(), raw))
+        .convertToDouble();
+  unsigned w = type.getIntOrFloatBitWidth();
+  if (w == 1)
+    return double(raw & 1);
+  int shift = 64 - int(w);
+  return double((int64_t(raw) << shift) >> shift);
 }

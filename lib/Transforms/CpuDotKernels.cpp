@@ -383,9 +383,11 @@ struct KernelBuilder {
   void microKernel(Value m0, int64_t rows, Value n0, int64_t groups,
                    int64_t lastCols, Value kb, Value ke, bool tail,
                    bool fromFill) {
-    // i8: the offset correction joins C in the first K block.
+    // i8: the offset correction joins C in the first K block (when the
+    // kernel starts from a fill, the peeled first block adds it, and the
+    // loop's blocks never are the first).
     Value firstBlock;
-    if (g.kind == DotKind::I8 && !fromFill)
+    if (g.kind == DotKind::I8 && !fillValue)
       firstBlock =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kb, idx(0));
     int64_t gs = groupSize();

@@ -223,45 +223,13 @@ struct Arg {
 };
 } // namespace
 
-/// Bytes per element in memory (i1 takes a byte).
-static size_t storageBytes(Type t) {
-  return std::max<size_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
-}
-
-static void encode(double v, Type t, uint8_t *out) {
-  if (auto f = dyn_cast<FloatType>(t)) {
-    APFloat x(v);
-    bool lost;
-    x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    APInt bits = x.bitcastToAPInt();
-    uint64_t raw = bits.getZExtValue();
-    std::memcpy(out, &raw, storageBytes(t));
-    return;
-  }
-  int64_t raw = static_cast<int64_t>(ref::roundTo(v, t));
-  std::memcpy(out, &raw, storageBytes(t));
-}
-
-static double decode(const uint8_t *in, Type t) {
-  uint64_t raw = 0;
-  std::memcpy(&raw, in, storageBytes(t));
-  if (auto f = dyn_cast<FloatType>(t))
-    return APFloat(f.getFloatSemantics(), APInt(f.getWidth(), raw))
-        .convertToDouble();
-  unsigned w = t.getIntOrFloatBitWidth();
-  if (w == 1)
-    return raw & 1;
-  int shift = 64 - w;
-  return double((int64_t(raw) << shift) >> shift);
-}
-
 /// A row-major tensor of `type` read from native bytes (a device's or the
 /// simulator's result buffer).
 static ref::Tensor readBytes(const uint8_t *bytes, RankedTensorType type) {
   ref::Tensor t(SmallVector<int64_t>(type.getShape()));
-  size_t width = storageBytes(type.getElementType());
+  size_t width = ref::storageBytes(type.getElementType());
   for (size_t n = 0; n < t.data.size(); ++n)
-    t.data[n] = decode(bytes + n * width, type.getElementType());
+    t.data[n] = ref::decodeElement(bytes + n * width, type.getElementType());
   return t;
 }
 
@@ -634,7 +602,7 @@ static ref::Tensor readDescriptor(const int64_t *desc, RankedTensorType type) {
   int64_t offset = desc[2];
   const int64_t *sizes = desc + 3, *strides = desc + 3 + rank;
   ref::Tensor t(type.getShape());
-  size_t width = storageBytes(type.getElementType());
+  size_t width = ref::storageBytes(type.getElementType());
   SmallVector<int64_t> idx(rank, 0);
   for (int64_t n = 0; n < t.numElements(); ++n) {
     int64_t rem = n, pos = offset;
@@ -642,7 +610,7 @@ static ref::Tensor readDescriptor(const int64_t *desc, RankedTensorType type) {
       pos += (rem % sizes[d]) * strides[d];
       rem /= sizes[d];
     }
-    t.data[n] = decode(base + pos * width, type.getElementType());
+    t.data[n] = ref::decodeElement(base + pos * width, type.getElementType());
   }
   return t;
 }
@@ -770,9 +738,10 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
     for (double &v : arg.value.data)
       v = ref::roundTo(v, storage);
     arg.bytes.resize(std::max<size_t>(1, arg.value.data.size()) *
-                     storageBytes(storage));
+                     ref::storageBytes(storage));
     for (auto [n, v] : llvm::enumerate(arg.value.data))
-      encode(v, storage, arg.bytes.data() + n * storageBytes(storage));
+      ref::encodeElement(v, storage,
+                         arg.bytes.data() + n * ref::storageBytes(storage));
   }
 
   SmallVector<ref::Tensor> inputs;

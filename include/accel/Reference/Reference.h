@@ -49,6 +49,17 @@ double unitRoundoff(Type type);
 /// like two's complement; i1 is v != 0).
 double roundTo(double v, Type type);
 
+/// Bytes per element of `type` in memory (i1 takes a byte).
+size_t storageBytes(Type type);
+
+/// Writes `v` rounded to `type` (roundTo's rule) as `type`'s bit pattern,
+/// storageBytes(type) bytes little-endian, at `out`.
+void encodeElement(double v, Type type, uint8_t *out);
+
+/// The value of the `type` element stored at `in` (integers sign-extended,
+/// i1 its low bit).
+double decodeElement(const uint8_t *in, Type type);
+
 /// γ_K(u) = K·u / (1 − K·u), infinite when K·u ≥ 1.
 double gamma(int64_t k, double u);
 
