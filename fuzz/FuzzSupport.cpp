@@ -7,6 +7,7 @@
 
 #include "FuzzSupport.h"
 #include "accel/InitAll.h"
+#include "accel/Support/InputLimits.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cstdio>
 #include <cstdlib>
 
@@ -103,15 +105,19 @@ bool accel_fuzz::hitsKnownUpstreamCrash(const uint8_t *data, size_t size) {
 OwningOpRef<ModuleOp> accel_fuzz::parseAndVerify(MLIRContext &context,
                                                  const uint8_t *data,
                                                  size_t size) {
-  // A copy: the text lexer needs a terminating NUL, and the bytecode reader
-  // an aligned buffer. parseSourceFile reads the buffer as bytecode when it
-  // starts with the bytecode magic ("ML\xefR"), as text otherwise.
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
+  // A copy: the text lexer needs a terminating NUL. Bytecode (it starts
+  // with the magic "ML\xefR") is refused as the tools refuse it without
+  // --allow-bytecode: MLIR 22's bytecode reader crashes on malformed input
+  // (test/Fuzz/bytecode-reader-segv.test).
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(reinterpret_cast<const char *>(data), size),
-          "fuzz-input"),
-      llvm::SMLoc());
+          "fuzz-input");
+  if (failed(accel::checkInputFormat(buffer->getMemBufferRef(), llvm::nulls(),
+                                     /*allowBytecode=*/false)))
+    return nullptr;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   ParserConfig config(&context, /*verifyAfterParse=*/true);
   return parseSourceFile<ModuleOp>(sourceMgr, config);
 }

@@ -6,10 +6,11 @@
 //===----------------------------------------------------------------------===//
 //
 // What accel-fuzz-parse and accel-fuzz-cpu-pipeline share: the dialect
-// registry, a parser that takes any bytes (MLIR text or bytecode) and never
-// prints, and the size check that keeps one input of the pipeline target
-// within libFuzzer's time and memory limits. docs/reliability.md
-// ("Fuzzing") says how the targets are built and run.
+// registry, a parser that takes any bytes (MLIR text; bytecode is refused,
+// as the tools refuse it by default) and never prints, and the size check
+// that keeps one input of the pipeline target within libFuzzer's time and
+// memory limits. docs/reliability.md ("Fuzzing") says how the targets are
+// built and run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,10 +44,11 @@ const mlir::DialectRegistry &getRegistry();
 /// here can go then. docs/reliability.md lists them.
 bool hitsKnownUpstreamCrash(const uint8_t *data, size_t size);
 
-/// Parses `data` as MLIR bytecode when it starts with the bytecode magic,
-/// as MLIR text otherwise, and verifies it, as accel-opt does. Diagnostics
-/// are dropped (the caller's context must have a handler that swallows
-/// them). Null when the input is invalid.
+/// Parses `data` as MLIR text and verifies it, as accel-opt does by
+/// default: bytecode (it starts with the bytecode magic) is refused by
+/// accel::checkInputFormat without --allow-bytecode, and so is null here.
+/// Diagnostics are dropped (the caller's context must have a handler that
+/// swallows them). Null when the input is invalid.
 mlir::OwningOpRef<mlir::ModuleOp>
 parseAndVerify(mlir::MLIRContext &context, const uint8_t *data, size_t size);
 

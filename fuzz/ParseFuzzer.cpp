@@ -5,11 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// accel-fuzz-parse: any bytes, as MLIR text (or bytecode, when they start
-// with its magic), parsed and verified in a context with every dialect
-// accel-opt knows. Invalid input must give diagnostics, never a crash, an
-// assertion, a sanitizer report or an `LLVM ERROR`. A crash reproduces with
-// `accel-opt FILE`.
+// accel-fuzz-parse: any bytes, as MLIR text, parsed and verified in a
+// context with every dialect accel-opt knows. Bytecode (bytes that start
+// with its magic) is refused, as accel-opt refuses it without
+// --allow-bytecode: MLIR 22's bytecode reader is not hardened. Invalid input
+// must give diagnostics, never a crash, an assertion, a sanitizer report or
+// an `LLVM ERROR`. A crash reproduces with `accel-opt FILE`.
 //
 //===----------------------------------------------------------------------===//
 

@@ -157,6 +157,27 @@ TEST(NestingTest, BytecodeIsNotScanned) {
   EXPECT_EQ(out, "");
 }
 
+TEST(InputFormatTest, BytecodeOnlyWhenAllowed) {
+  std::string bytecode = std::string("ML\xef", 3) + "R" + "\x06";
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      llvm::MemoryBuffer::getMemBuffer(bytecode, "in.mlirbc");
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  EXPECT_TRUE(failed(checkInputFormat(*buffer, os, /*allowBytecode=*/false)));
+  EXPECT_EQ(out, "in.mlirbc:0:0: error: MLIR bytecode is not read by default: "
+                 "MLIR 22's bytecode reader is not hardened against malformed "
+                 "input (it can crash); pass --allow-bytecode for bytecode you "
+                 "trust, or give MLIR text\n");
+  out.clear();
+  EXPECT_TRUE(succeeded(checkInputFormat(*buffer, os, /*allowBytecode=*/true)));
+  // Text passes, the magic past its start included.
+  std::string text = " " + bytecode;
+  buffer = llvm::MemoryBuffer::getMemBuffer(text, "in.mlir");
+  EXPECT_TRUE(
+      succeeded(checkInputFormat(*buffer, os, /*allowBytecode=*/false)));
+  EXPECT_EQ(out, "");
+}
+
 TEST(TensorSizeTest, StaticByteSize) {
   MLIRContext context;
   auto f32 = Float32Type::get(&context);

@@ -34,6 +34,24 @@ using namespace mlir::accel;
 using llvm::StringRef;
 
 //===----------------------------------------------------------------------===//
+// Input format
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::accel::checkInputFormat(llvm::MemoryBufferRef buffer,
+                                            llvm::raw_ostream &os,
+                                            bool allowBytecode) {
+  if (allowBytecode || !isBytecode(buffer))
+    return success();
+  // Bytecode has no lines: reported at 0:0, as MLIR's own bytecode
+  // diagnostics are.
+  llvm::WithColor::error(os, (buffer.getBufferIdentifier() + ":0:0").str())
+      << "MLIR bytecode is not read by default: MLIR 22's bytecode reader is "
+         "not hardened against malformed input (it can crash); pass "
+         "--allow-bytecode for bytecode you trust, or give MLIR text\n";
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
 // Nesting depth
 //===----------------------------------------------------------------------===//
 

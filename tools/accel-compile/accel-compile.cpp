@@ -142,6 +142,12 @@ cl::opt<uint64_t> maxTensorBytes(
     cl::desc("Refuse a module with a statically shaped tensor, memref or "
              "vector of more bytes than this (default: 16 GiB)"),
     cl::init(accel::kDefaultMaxTensorBytes), cl::cat(category));
+cl::opt<bool> allowBytecode(
+    "allow-bytecode",
+    cl::desc("Read MLIR bytecode input (refused by default: MLIR 22's "
+             "bytecode reader can crash on malformed bytecode, so pass this "
+             "only for bytecode you trust)"),
+    cl::init(false), cl::cat(category));
 
 accel::TensorSizeLimits sizeLimits() {
   accel::TensorSizeLimits limits;
@@ -894,9 +900,13 @@ llvm::Error run(MLIRContext &context) {
       openInputFile(inputFilename, &message);
   if (!file)
     return error(message);
-  // Deep nesting would overflow the parser's stack (F1), and huge constants
+  // Malformed bytecode can crash MLIR's reader (read only when allowed),
+  // deep nesting would overflow the parser's stack (F1), and huge constants
   // and tensors the memory of the compiler or of the compiled code (F4):
-  // both are refused before anything is staged.
+  // all are refused before anything is staged.
+  if (failed(accel::checkInputFormat(file->getMemBufferRef(), llvm::errs(),
+                                     allowBytecode)))
+    return error("cannot parse '" + inputFilename + "'");
   if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
     return error("cannot parse '" + inputFilename + "'");
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());

@@ -19,6 +19,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -27,6 +28,13 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+static llvm::cl::opt<bool> allowBytecode(
+    "allow-bytecode",
+    llvm::cl::desc("Read MLIR bytecode input (refused by default: MLIR 22's "
+                   "bytecode reader can crash on malformed bytecode, so pass "
+                   "this only for bytecode you trust)"),
+    llvm::cl::init(false));
 
 /// Checks up front that `path` can be written, so that a bad `-o` gets an
 /// `error:` line of ours instead of a bare message after all the work.
@@ -165,9 +173,15 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "accel-opt") << errorMessage << "\n";
     return EXIT_FAILURE;
   }
-  // MLIR's parser recurses once per nesting level and overflows the stack
-  // on deep input (docs/bad-input-catalogue.md, F1): refuse it first. Each
-  // part of a --split-input-file is parsed on its own.
+  // Refused before MLIR sees them: bytecode without --allow-bytecode, as
+  // MLIR's bytecode reader crashes on some malformed bytecode, and deep
+  // input, as MLIR's parser recurses once per nesting level and overflows
+  // the stack (docs/bad-input-catalogue.md, F1). Each part of a
+  // --split-input-file is parsed on its own (and as text, even when it
+  // starts with the bytecode magic).
+  if (mlir::failed(mlir::accel::checkInputFormat(input->getMemBufferRef(),
+                                                 llvm::errs(), allowBytecode)))
+    return EXIT_FAILURE;
   if (mlir::failed(mlir::accel::checkNestingDepth(
           input->getMemBufferRef(), llvm::errs(), mlir::accel::kMaxNestingDepth,
           config.inputSplitMarker())))

@@ -196,6 +196,12 @@ static cl::opt<uint64_t> maxTensorBytes(
     cl::desc("Refuse a module with a statically shaped tensor, memref or "
              "vector of more bytes than this (default: 16 GiB)"),
     cl::init(kDefaultMaxTensorBytes), cl::cat(runCat));
+static cl::opt<bool> allowBytecode(
+    "allow-bytecode",
+    cl::desc("Read MLIR bytecode input (refused by default: MLIR 22's "
+             "bytecode reader can crash on malformed bytecode, so pass this "
+             "only for bytecode you trust)"),
+    cl::init(false), cl::cat(runCat));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "accel-run") << message << "\n";
@@ -1458,8 +1464,12 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &message);
   if (!file)
     return fail(message);
-  // Deep nesting would overflow the parser's stack (F1), huge constants and
+  // Malformed bytecode can crash MLIR's reader (read only when allowed),
+  // deep nesting would overflow the parser's stack (F1), huge constants and
   // tensors the memory of the JIT or of the run (F4).
+  if (failed(checkInputFormat(file->getMemBufferRef(), llvm::errs(),
+                              allowBytecode)))
+    return 1;
   if (failed(checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
     return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());

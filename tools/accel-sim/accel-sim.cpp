@@ -30,6 +30,7 @@
 #include "accel/Support/InputLimits.h"
 #include "accel/Systolic/Binary.h"
 #include "accel/Systolic/Simulator.h"
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -104,6 +105,12 @@ cl::opt<std::string> statsJson(
     cl::desc("Write the statistics, the machine and the DRAM assumption as "
              "JSON"),
     cl::value_desc("file"), cl::cat(category));
+cl::opt<bool> allowBytecode(
+    "allow-bytecode",
+    cl::desc("Read MLIR bytecode input (refused by default: MLIR 22's "
+             "bytecode reader can crash on malformed bytecode, so pass this "
+             "only for bytecode you trust)"),
+    cl::init(false), cl::cat(category));
 
 constexpr const char *kTool = "accel-sim";
 /// accel-sim refuses programs whose buffers need more memory than this: a
@@ -165,9 +172,15 @@ llvm::Expected<Program> loadProgram(MLIRContext &context) {
   StringRef bytes = (*file)->getBuffer();
   StringRef want = StringRef(programName).ltrim('@');
 
-  if (bytes.starts_with(
-          StringRef(sysarray::kBinaryMagic, sizeof(sysarray::kBinaryMagic))) ||
-      bytes.contains('\0')) {
+  // MLIR bytecode has NUL bytes too, but it is MLIR, parsed below, and only
+  // when allowed: malformed bytecode can crash MLIR's reader.
+  if (failed(accel::checkInputFormat((*file)->getMemBufferRef(), llvm::errs(),
+                                     allowBytecode)))
+    return error("cannot parse '" + inputFilename + "'");
+  if (!isBytecode((*file)->getMemBufferRef()) &&
+      (bytes.starts_with(
+           StringRef(sysarray::kBinaryMagic, sizeof(sysarray::kBinaryMagic))) ||
+       bytes.contains('\0'))) {
     // Not verified: the simulator checks every instruction it runs, and
     // this tool is also how a hand-made binary gets tested against it.
     llvm::Expected<Program> program =

@@ -57,6 +57,12 @@ cl::opt<std::string>
                 cl::desc("With --to-binary: the systolic.program to encode "
                          "(@name or name), when the module has several"),
                 cl::value_desc("@name"));
+cl::opt<bool> allowBytecode(
+    "allow-bytecode",
+    cl::desc("With --to-binary: read MLIR bytecode input (refused by "
+             "default: MLIR 22's bytecode reader can crash on malformed "
+             "bytecode, so pass this only for bytecode you trust)"),
+    cl::init(false));
 
 constexpr const char *kTool = "accel-systolic-translate";
 
@@ -84,7 +90,11 @@ int toBinary(MLIRContext &context) {
   auto file = openInputFile(inputFilename, &error);
   if (!file)
     return fail(error);
-  // Deep nesting would overflow the parser's stack (F1).
+  // Malformed bytecode can crash MLIR's reader (read only when allowed);
+  // deep nesting would overflow the parser's stack (F1).
+  if (failed(accel::checkInputFormat(file->getMemBufferRef(), llvm::errs(),
+                                     allowBytecode)))
+    return 1;
   if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
     return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());

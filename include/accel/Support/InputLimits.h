@@ -8,6 +8,10 @@
 // Checks that every tool runs on untrusted input before the part of MLIR or
 // LLVM that would crash on it (docs/bad-input-catalogue.md, F1 and F4):
 //
+// - checkInputFormat, on the input before anything parses it: MLIR bytecode
+//   is refused unless the user passed --allow-bytecode, as MLIR 22's
+//   bytecode reader crashes on malformed bytecode (accel-fuzz-parse found a
+//   SEGV in BytecodeReader::Impl::parseIRSection) and we cannot fix it.
 // - checkNestingDepth, on MLIR text before the parser sees it. MLIR's parser
 //   recurses once per nesting level (upstream llvm#63146): in accel-opt,
 //   ~1460 nested `omp.target` regions, ~3930 nested modules or ~6850 nested
@@ -37,6 +41,22 @@ namespace mlir {
 class Operation;
 class ShapedType;
 namespace accel {
+
+//===----------------------------------------------------------------------===//
+// Input format
+//===----------------------------------------------------------------------===//
+
+/// Refuses MLIR bytecode (a buffer that starts with the magic "ML\xefR")
+/// unless `allowBytecode`: prints "<buffer name>:0:0: error: MLIR bytecode
+/// is not read by default ..." to `os`, naming --allow-bytecode, and fails.
+/// MLIR text always passes. Upstream's bytecode reader checks much of what
+/// it reads but not all: malformed bytecode can crash it (a SEGV in
+/// parseIRSection, test/Fuzz/bytecode-reader-segv.test), so the tools read
+/// bytecode only when the user vouches for it. Only the start of the
+/// buffer counts: a part of a --split-input-file that starts with the magic
+/// is read as text by MLIR 22 (measured), not as bytecode.
+LogicalResult checkInputFormat(llvm::MemoryBufferRef buffer,
+                               llvm::raw_ostream &os, bool allowBytecode);
 
 //===----------------------------------------------------------------------===//
 // Nesting depth of MLIR text (F1)
@@ -82,7 +102,8 @@ findExcessiveNesting(llvm::StringRef text, unsigned maxDepth = kMaxNestingDepth,
 /// "ML\xefR") is not scanned and passes: its bytes are no text and have no
 /// brackets to count. Bytecode crashes accel-opt only far deeper (measured:
 /// ~10050 nested modules, ~18000 nested arrays), but that is not bounded;
-/// see docs/bad-input-catalogue.md, F1.
+/// the tools read bytecode only with --allow-bytecode (checkInputFormat).
+/// See docs/bad-input-catalogue.md, F1.
 LogicalResult checkNestingDepth(llvm::MemoryBufferRef buffer,
                                 llvm::raw_ostream &os,
                                 unsigned maxDepth = kMaxNestingDepth,

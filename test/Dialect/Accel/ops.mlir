@@ -1,6 +1,6 @@
 // RUN: accel-opt %s | accel-opt | FileCheck %s
 // RUN: accel-opt %s --mlir-print-op-generic | accel-opt | FileCheck %s
-// RUN: accel-opt %s --emit-bytecode | accel-opt | FileCheck %s
+// RUN: accel-opt %s --emit-bytecode | accel-opt --allow-bytecode | FileCheck %s
 
 // Every op form round-trips through the custom form, the generic form and
 // bytecode, and prints back in the custom form.

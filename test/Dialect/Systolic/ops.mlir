@@ -1,6 +1,6 @@
 // RUN: accel-opt %s | accel-opt | FileCheck %s --strict-whitespace
 // RUN: accel-opt %s --mlir-print-op-generic | accel-opt | FileCheck %s
-// RUN: accel-opt %s --emit-bytecode | accel-opt | FileCheck %s
+// RUN: accel-opt %s --emit-bytecode | accel-opt --allow-bytecode | FileCheck %s
 
 // Every systolic op form, operand and flag parses, verifies and prints back
 // in the custom form (through the generic form and bytecode too). The enum
