@@ -13,6 +13,7 @@
 
 #include "ApplyOrReport.h"
 #include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -151,6 +152,10 @@ struct AccelCpuVectorizeElementwisePass
     });
     if (!vectorExps.empty()) {
       RewritePatternSet expPatterns(&getContext());
+      // f32 exp2 (the attention kernel's softmax) directly; other exp2s
+      // through exp and upstream's polynomial. The benefit makes ours win
+      // where both match.
+      accel::populateFastExp2Patterns(expPatterns);
       math::populateExpansionPatterns(expPatterns, {"exp2"});
       populateMathPolynomialApproximationPatterns(
           expPatterns,

@@ -3,11 +3,14 @@
 // CHECK-BAD: error: accel-cpu-vectorize-elementwise: width and max-row must be positive
 
 // An elementwise exp2 over 8 x 40: rows tiled by 1, columns by 16 lanes with
-// the 8-lane remainder peeled, all of it vector code; exp2 becomes exp and
-// exp a polynomial (no math.exp left).
+// the 8-lane remainder peeled, all of it vector code; the f32 exp2 becomes
+// the short polynomial of FastExp2.cpp (its magic-number add; no math.exp
+// left; test/Integration/CPU/fast-exp2.mlir checks its values).
 // CHECK-LABEL: func @exp2_rows
 // CHECK-DAG: vector.transfer_read {{.*}} vector<1x16xf32>
 // CHECK-DAG: vector.transfer_read {{.*}} vector<1x8xf32>
+// CHECK-DAG: arith.constant dense<0x4B40007E> : vector<1x16xf32>
+// CHECK-DAG: arith.constant dense<0x4B40007E> : vector<1x8xf32>
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: math.exp
 func.func @exp2_rows(%x: memref<8x40xf32>, %y: memref<8x40xf32>) {

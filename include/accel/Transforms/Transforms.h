@@ -45,6 +45,13 @@ void populateLowerPrecisionPatterns(RewritePatternSet &patterns,
 /// (accel-expand-f8-casts).
 void populateExpandF8CastsPatterns(RewritePatternSet &patterns);
 
+/// math.exp2 on vectors of f32 -> 15 arithmetic operations (a degree-6
+/// polynomial of the fraction and the exponent assembled from the rounding
+/// of a magic-number add), under 2 ulp; +inf above 128, exactly 0 at or
+/// below -127, NaN kept (accel-cpu-vectorize-elementwise; lib/Transforms/
+/// FastExp2.cpp says how).
+void populateFastExp2Patterns(RewritePatternSet &patterns);
+
 } // namespace accel
 } // namespace mlir
 
