@@ -142,12 +142,9 @@ cl::opt<uint64_t> maxTensorBytes(
     cl::desc("Refuse a module with a statically shaped tensor, memref or "
              "vector of more bytes than this (default: 16 GiB)"),
     cl::init(accel::kDefaultMaxTensorBytes), cl::cat(category));
-cl::opt<bool> allowBytecode(
-    "allow-bytecode",
-    cl::desc("Read MLIR bytecode input (refused by default: MLIR 22's "
-             "bytecode reader can crash on malformed bytecode, so pass this "
-             "only for bytecode you trust)"),
-    cl::init(false), cl::cat(category));
+cl::opt<bool> allowBytecode("allow-bytecode",
+                            cl::desc(mlir::accel::kAllowBytecodeDescription),
+                            cl::init(false), cl::cat(category));
 
 accel::TensorSizeLimits sizeLimits() {
   accel::TensorSizeLimits limits;

@@ -29,12 +29,10 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
-static llvm::cl::opt<bool> allowBytecode(
-    "allow-bytecode",
-    llvm::cl::desc("Read MLIR bytecode input (refused by default: MLIR 22's "
-                   "bytecode reader can crash on malformed bytecode, so pass "
-                   "this only for bytecode you trust)"),
-    llvm::cl::init(false));
+static llvm::cl::opt<bool>
+    allowBytecode("allow-bytecode",
+                  llvm::cl::desc(mlir::accel::kAllowBytecodeDescription),
+                  llvm::cl::init(false));
 
 /// Checks up front that `path` can be written, so that a bad `-o` gets an
 /// `error:` line of ours instead of a bare message after all the work.

@@ -105,12 +105,9 @@ cl::opt<std::string> statsJson(
     cl::desc("Write the statistics, the machine and the DRAM assumption as "
              "JSON"),
     cl::value_desc("file"), cl::cat(category));
-cl::opt<bool> allowBytecode(
-    "allow-bytecode",
-    cl::desc("Read MLIR bytecode input (refused by default: MLIR 22's "
-             "bytecode reader can crash on malformed bytecode, so pass this "
-             "only for bytecode you trust)"),
-    cl::init(false), cl::cat(category));
+cl::opt<bool> allowBytecode("allow-bytecode",
+                            cl::desc(mlir::accel::kAllowBytecodeDescription),
+                            cl::init(false), cl::cat(category));
 
 constexpr const char *kTool = "accel-sim";
 /// accel-sim refuses programs whose buffers need more memory than this: a

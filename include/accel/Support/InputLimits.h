@@ -46,6 +46,13 @@ namespace accel {
 // Input format
 //===----------------------------------------------------------------------===//
 
+/// The description of the tools' `--allow-bytecode` flag (one text for
+/// all of them).
+constexpr const char *kAllowBytecodeDescription =
+    "Read MLIR bytecode input (refused by default: MLIR 22's bytecode reader "
+    "can crash on malformed bytecode, so pass this only for bytecode you "
+    "trust)";
+
 /// Refuses MLIR bytecode (a buffer that starts with the magic "ML\xefR")
 /// unless `allowBytecode`: prints "<buffer name>:0:0: error: MLIR bytecode
 /// is not read by default ..." to `os`, naming --allow-bytecode, and fails.
