@@ -107,6 +107,9 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createForallToForLoopPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }
+  // bf16 casts on the f32 bit pattern: LLVM's vcvtneps2bf16 (AVX512-BF16
+  // hosts) flushes subnormal results to zero.
+  pm.addPass(accel::createAccelExpandBf16CastsPass());
   // Down to LLVM. Memrefs are lowered while loops are still structured:
   // OpenMP's per-iteration memref.alloca_scope must keep a single block.
   pm.addPass(memref::createExpandStridedMetadataPass());

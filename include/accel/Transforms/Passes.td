@@ -529,4 +529,17 @@ def AccelExpandF8CastsPass : Pass<"accel-expand-f8-casts"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AccelExpandBf16CastsPass : Pass<"accel-expand-bf16-casts"> {
+  let summary = "Lower casts to and from bf16 to integer arithmetic";
+  let description = [{
+    Rewrites `arith.truncf` from f32 to bf16 and `arith.extf` from bf16 to
+    f32, on scalars and vectors, into operations on the f32 bit pattern
+    (upstream's arith BF16 expansion): round to nearest even, subnormals
+    kept, NaN stays NaN. The CPU pipeline runs it after vectorization:
+    otherwise LLVM lowers the cast to `vcvtneps2bf16` on hosts with
+    AVX512-BF16, an instruction that flushes subnormal results to zero.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD
