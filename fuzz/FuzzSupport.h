@@ -46,7 +46,9 @@ bool hitsKnownUpstreamCrash(const uint8_t *data, size_t size);
 
 /// Parses `data` as MLIR text and verifies it, as accel-opt does by
 /// default: bytecode (it starts with the bytecode magic) is refused by
-/// accel::checkInputFormat without --allow-bytecode, and so is null here.
+/// accel::checkInputFormat without --allow-bytecode, and text nested deeper
+/// than accel::kMaxNestingDepth by accel::checkNestingDepth, so both are
+/// null here.
 /// Diagnostics are dropped (the caller's context must have a handler that
 /// swallows them). Null when the input is invalid.
 mlir::OwningOpRef<mlir::ModuleOp>
