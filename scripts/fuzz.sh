@@ -2,13 +2,15 @@
 # Builds the libFuzzer targets of fuzz/ with ASan and UBSan in ./build-fuzz
 # and runs each for a while (docs/reliability.md, "Fuzzing").
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [--seed S] [--keep-going]
-#                   [--no-build] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--seed S] [--runs R]
+#                   [--keep-going] [--no-build] [TARGET...]
 #
 #   --seconds N   run each target for N seconds (-max_total_time; default 60)
 #   --jobs J      run up to J targets at the same time (default 1)
 #   --seed S      libFuzzer's -seed (default: random): the same mutations
 #                 from the same corpus, as CI uses it
+#   --runs R      stop each target after R inputs (libFuzzer's -runs), or
+#                 at --seconds, whichever comes first
 #   --keep-going  libFuzzer's fork mode: a crash does not stop the target,
 #                 every reproducer is kept (the exit status is still 1)
 #   --no-build    use the targets already in build-fuzz (no configure/build)
@@ -37,6 +39,7 @@ jobs=1
 do_build=1
 keep_going=0
 seed=""
+runs=""
 targets=()
 
 # The header comment above, without its '#'s.
@@ -47,6 +50,8 @@ while [ $# -gt 0 ]; do
     --seconds=*) seconds=${1#*=}; shift ;;
     --jobs) jobs=${2:-}; shift 2 ;;
     --jobs=*) jobs=${1#*=}; shift ;;
+    --runs) runs=${2:-}; shift 2 ;;
+    --runs=*) runs=${1#*=}; shift ;;
     --seed) seed=${2:-}; shift 2 ;;
     --seed=*) seed=${1#*=}; shift ;;
     --no-build) do_build=0; shift ;;
@@ -58,6 +63,9 @@ while [ $# -gt 0 ]; do
 done
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: --seconds needs a positive integer, got '$seconds'" >&2; exit 2
+fi
+if [ -n "$runs" ] && ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: --runs needs a positive integer, got '$runs'" >&2; exit 2
 fi
 if [ -n "$seed" ] && ! [[ "$seed" =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: --seed needs a positive integer, got '$seed'" >&2; exit 2
@@ -252,6 +260,7 @@ run_target() {
     accel-fuzz-structured) extra=(-max_len=256) ;;
   esac
   [ -n "$seed" ] && extra+=(-seed="$seed")
+  [ -n "$runs" ] && extra+=(-runs="$runs")
   if [ "$keep_going" = 1 ]; then
     extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   fi
