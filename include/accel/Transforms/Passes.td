@@ -387,7 +387,7 @@ def AccelCpuVectorizeElementwisePass
     outer loops are tiled by 1 and the innermost by `width` lanes (kept whole
     when it is a reduction of at most `max-row` elements), remainders are
     peeled, and the tiles are vectorized. `math.exp2` on f32 vectors
-    becomes 15 arithmetic operations (a degree-6 polynomial and an exponent
+    becomes 15 x86 instructions (a degree-6 polynomial and an exponent
     assembled by a magic-number add; under 2 ulp, exactly 0 at or below
     -127); other `math.exp2` are expanded to `math.exp`, and `math.exp` on
     vectors becomes upstream's polynomial, so softmax rows run as vector

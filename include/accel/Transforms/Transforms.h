@@ -45,7 +45,7 @@ void populateLowerPrecisionPatterns(RewritePatternSet &patterns,
 /// (accel-expand-f8-casts).
 void populateExpandF8CastsPatterns(RewritePatternSet &patterns);
 
-/// math.exp2 on vectors of f32 -> 15 arithmetic operations (a degree-6
+/// math.exp2 on vectors of f32 -> 15 x86 instructions (a degree-6
 /// polynomial of the fraction and the exponent assembled from the rounding
 /// of a magic-number add), under 2 ulp; +inf above 128, exactly 0 at or
 /// below -127, NaN kept (accel-cpu-vectorize-elementwise; lib/Transforms/
