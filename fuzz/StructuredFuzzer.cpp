@@ -811,16 +811,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int64_t worst = c.firstFailure;
     double worstRatio = 0;
     for (int64_t i = 0; i < actual.numElements(); ++i) {
-      double y = actual.data[i], r = expected.value.data[i],
-             bound = expected.bound.data[i];
-      double ratio;
-      if (std::isnan(r) || std::isinf(r))
-        ratio = (std::isnan(r) ? std::isnan(y) : y == r) ? 0.0 : INFINITY;
-      else if (!std::isfinite(y))
-        ratio = INFINITY;
-      else
-        ratio =
-            bound > 0 ? std::fabs(y - r) / bound : (y == r ? 0.0 : INFINITY);
+      double ratio = ref::elementRatio(actual.data[i], expected, i);
       if (ratio > worstRatio) {
         worstRatio = ratio;
         worst = i;

@@ -15,6 +15,7 @@
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Reference/AccelOps.h"
+#include "accel/Reference/Reference.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -23,7 +24,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/DenseMap.h"
+#include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -113,6 +116,52 @@ func.func @f(%q: tensor<1x1x2x1xf32>, %k: tensor<1x1x2x1xf32>, %v: tensor<1x1x2x
   FailureOr<ref::Result> r = evaluate(op, {q, k, v, ref::Tensor()});
   ASSERT_TRUE(succeeded(r));
   EXPECT_EQ(r->value.data, (std::vector<double>{0, 3}));
+}
+
+// A non-finite V at a masked key takes no part in the value, but NaN is
+// accepted there as well (a kernel multiplies it by the zero probability
+// unless it skipped the key's tile); nowhere else, and not in a row that
+// keeps no key (exactly 0). Causal, Sq = Skv = 3, diagonal -1: row 0 keeps
+// no key, row 1 keeps key 0, row 2 keeps keys 0 and 1.
+TEST(ReferenceAttention, MaskedNonFiniteValue) {
+  MLIRContext ctx;
+  ref::AttentionSpec spec;
+  spec.causal = true;
+  spec.diagonal = -1;
+  spec.outType = Float32Type::get(&ctx);
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  double inf = std::numeric_limits<double>::infinity();
+  ref::Tensor q = tensor({1, 1, 3, 1}, {0, 0, 0});
+  ref::Tensor k = tensor({1, 1, 3, 1}, {0, 0, 0});
+  // V[key][e], Dv 2: key 1 has NaN in column 0, key 2 has +inf in column 1.
+  ref::Tensor v = tensor({1, 1, 3, 2}, {1, 2, nan, 4, 5, inf});
+  ref::Result r = ref::attention(q, k, v, nullptr, spec);
+  // Row 0: no key, exactly 0. Row 1: key 0 only. Row 2: mean of keys 0, 1.
+  EXPECT_EQ(r.value.data[0], 0.0);
+  EXPECT_EQ(r.value.data[1], 0.0);
+  EXPECT_EQ(r.value.data[2], 1.0);
+  EXPECT_EQ(r.value.data[3], 2.0);
+  EXPECT_TRUE(std::isnan(r.value.data[4])); // key 1 is kept: NaN, strictly
+  EXPECT_EQ(r.value.data[5], 3.0);
+  std::vector<bool> mayBeNaN;
+  for (int64_t i = 0; i < 6; ++i)
+    mayBeNaN.push_back(r.mayBeNaN(i));
+  // Row 1 masks key 1 (NaN, column 0) and key 2 (inf, column 1); row 2
+  // masks key 2 only (column 1); row 0 is empty.
+  EXPECT_EQ(mayBeNaN,
+            (std::vector<bool>{false, false, true, true, false, true}));
+
+  // compare(): NaN or the value where allowed, the value elsewhere.
+  ref::Tensor finite = tensor({1, 1, 3, 2}, {0, 0, 1, 2, nan, 3});
+  EXPECT_TRUE(ref::compare(finite, r).passed());
+  ref::Tensor nans = tensor({1, 1, 3, 2}, {0, 0, nan, nan, nan, nan});
+  EXPECT_TRUE(ref::compare(nans, r).passed());
+  ref::Tensor wrong = tensor({1, 1, 3, 2}, {0, 0, 1.5, 2, nan, 3});
+  EXPECT_FALSE(ref::compare(wrong, r).passed());
+  ref::Tensor emptyRowNaN = tensor({1, 1, 3, 2}, {nan, 0, 1, 2, nan, 3});
+  EXPECT_FALSE(ref::compare(emptyRowNaN, r).passed());
+  ref::Tensor keptFinite = tensor({1, 1, 3, 2}, {0, 0, 1, 2, 1, 3});
+  EXPECT_FALSE(ref::compare(keptFinite, r).passed());
 }
 
 // Ops the oracle does not model fail with a located error.

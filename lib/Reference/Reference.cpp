@@ -284,6 +284,7 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
     return mask->data[idx];
   };
   std::vector<double> logits(skv);
+  std::vector<char> kept(skv);
   for (int64_t b = 0; b < bN; ++b) {
     int64_t kvLen = lengthOf(spec.kvLengths, b, skv),
             qLen = lengthOf(spec.qLengths, b, sq);
@@ -318,6 +319,7 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
             else
               s += mv;
           }
+          kept[j] = keep;
           logits[j] = keep ? s : -kInf;
           nan |= std::isnan(logits[j]);
           mx = std::max(mx, logits[j]);
@@ -345,12 +347,25 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
           sum += logits[j];
         }
         for (int64_t e = 0; e < dv; ++e) {
+          // Masked keys take no part, their V included. A non-finite V at
+          // a masked key of a row that keeps some key may still reach the
+          // output as NaN: a kernel multiplies it by the zero probability
+          // unless it skipped the key's whole tile (FlashAttention does
+          // the same), so NaN is correct there too.
           double acc = 0;
-          for (int64_t j = 0; j < skv; ++j)
-            acc += logits[j] * v.data[((b * hkv + hk) * skv + j) * dv + e];
+          bool maskedNonFinite = false;
+          for (int64_t j = 0; j < skv; ++j) {
+            double vj = v.data[((b * hkv + hk) * skv + j) * dv + e];
+            if (kept[j])
+              acc += logits[j] * vj;
+            else
+              maskedNonFinite |= !std::isfinite(vj);
+          }
           int64_t idx = ((b * hq + h) * sq + i) * dv + e;
           r.value.data[idx] = nan ? kNaN : sum == 0.0 ? 0.0 : acc / sum;
           r.bound.data[idx] = sum == 0.0 ? 0.0 : rowBound;
+          if (maskedNonFinite && sum != 0.0)
+            r.allowNaN(idx);
         }
       }
     }
@@ -362,23 +377,30 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
 // compare
 //===----------------------------------------------------------------------===//
 
+double ref::elementRatio(double y, const Result &expected, int64_t i) {
+  double r = expected.value.data[i], bound = expected.bound.data[i];
+  if (std::isnan(y) && expected.mayBeNaN(i))
+    return 0.0;
+  if (std::isnan(r) || std::isinf(r)) {
+    bool same = std::isnan(r) ? std::isnan(y) : y == r;
+    return same ? 0.0 : kInf;
+  }
+  if (!std::isfinite(y))
+    return kInf;
+  double err = std::fabs(y - r);
+  return bound > 0.0 ? err / bound : (err == 0.0 ? 0.0 : kInf);
+}
+
 Comparison ref::compare(const Tensor &actual, const Result &expected) {
   Comparison c;
   for (int64_t i = 0, e = actual.numElements(); i < e; ++i) {
     double y = actual.data[i], r = expected.value.data[i];
-    double bound = expected.bound.data[i];
-    double ratio;
-    if (std::isnan(r) || std::isinf(r)) {
-      bool same = std::isnan(r) ? std::isnan(y) : y == r;
-      ratio = same ? 0.0 : kInf;
-    } else if (!std::isfinite(y)) {
-      ratio = kInf;
-    } else {
+    double ratio = elementRatio(y, expected, i);
+    if (std::isfinite(r) && std::isfinite(y)) {
       double err = std::fabs(y - r);
       c.maxAbsError = std::max(c.maxAbsError, err);
       if (r != 0.0)
         c.maxRelError = std::max(c.maxRelError, err / std::fabs(r));
-      ratio = bound > 0.0 ? err / bound : (err == 0.0 ? 0.0 : kInf);
     }
     if (ratio > 1.0) {
       if (c.failures == 0)

@@ -270,6 +270,9 @@ static FailureOr<ref::Result> replayGeneric(linalg::GenericOp g,
   // each point updates its element.
   ref::Tensor out = lookup(g.getDpsInits()[0]).value;
   ref::Tensor bound = lookup(g.getDpsInits()[0]).bound;
+  // NaN is correct where an input element may be NaN (the ops replayed
+  // here propagate it); a max/min reduction carries its init's too.
+  std::vector<bool> nanAllowed = lookup(g.getDpsInits()[0]).nanAllowed;
   int64_t points = 1;
   for (int64_t r : ranges)
     points *= r;
@@ -279,6 +282,7 @@ static FailureOr<ref::Result> replayGeneric(linalg::GenericOp g,
     accel_run::delinearize(n, ranges, point);
     scalars.clear();
     int64_t outIndex = 0;
+    bool mayBeNaN = false;
     for (auto [i, operand] : llvm::enumerate(g->getOpOperands())) {
       bool init = g.isDpsInit(&operand);
       const ref::Tensor &t = init ? out : lookup(operand.get()).value;
@@ -293,6 +297,8 @@ static FailureOr<ref::Result> replayGeneric(linalg::GenericOp g,
       scalars[body.getArgument(i)] = Scalar{t.data[flat], e.data[flat]};
       if (init)
         outIndex = flat;
+      else
+        mayBeNaN |= lookup(operand.get()).mayBeNaN(flat);
     }
     SmallVector<Scalar> in;
     for (Operation &op : body.without_terminator()) {
@@ -311,8 +317,13 @@ static FailureOr<ref::Result> replayGeneric(linalg::GenericOp g,
                                    : Scalar{lookup(yielded).value.data[0], 0.0};
     out.data[outIndex] = y.value;
     bound.data[outIndex] = y.err;
+    if (mayBeNaN) {
+      if (nanAllowed.empty())
+        nanAllowed.assign(out.data.size(), false);
+      nanAllowed[outIndex] = true;
+    }
   }
-  return ref::Result{std::move(out), std::move(bound)};
+  return ref::Result{std::move(out), std::move(bound), std::move(nanAllowed)};
 }
 
 FailureOr<ref::Result> accel_run::evaluateReplayed(Operation &op,
@@ -327,8 +338,11 @@ FailureOr<ref::Result> accel_run::evaluateReplayed(Operation &op,
         return op.emitOpError("the fp64 oracle found an index out of bounds");
       flat += x * strides[d];
     }
-    return ref::Result{ref::Tensor({}, t.value.data[flat]),
-                       ref::Tensor({}, t.bound.data[flat])};
+    ref::Result r{ref::Tensor({}, t.value.data[flat]),
+                  ref::Tensor({}, t.bound.data[flat])};
+    if (t.mayBeNaN(flat))
+      r.allowNaN(0);
+    return r;
   }
   if (auto g = dyn_cast<linalg::GenericOp>(op))
     return replayGeneric(g, lookup);

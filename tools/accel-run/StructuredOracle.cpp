@@ -153,6 +153,9 @@ evaluateGeneric(linalg::GenericOp g,
         return g.emitOpError("the fp64 oracle models captured scalars only");
 
   ref::Tensor out(outType.getShape()), bound(outType.getShape());
+  // NaN is correct where an operand element may be NaN (elementwise ops
+  // propagate it).
+  std::vector<bool> nanAllowed;
   int64_t points = 1;
   for (int64_t r : ranges)
     points *= r;
@@ -162,8 +165,10 @@ evaluateGeneric(linalg::GenericOp g,
     accel_run::delinearize(n, ranges, point);
     scalars.clear();
     int64_t outIndex = 0;
+    bool mayBeNaN = false;
     for (auto [i, operand] : llvm::enumerate(g->getOpOperands())) {
-      const ref::Tensor &t = lookup(operand.get()).value;
+      const ref::Result &operandResult = lookup(operand.get());
+      const ref::Tensor &t = operandResult.value;
       SmallVector<int64_t> idx = maps[i].compose(point);
       int64_t flat = 0;
       for (auto [d, x] : llvm::enumerate(idx)) {
@@ -171,6 +176,7 @@ evaluateGeneric(linalg::GenericOp g,
           return g.emitOpError("the fp64 oracle found an index out of bounds");
         flat += x * strides[i][d];
       }
+      mayBeNaN |= !g.isDpsInit(&operand) && operandResult.mayBeNaN(flat);
       scalars[body.getArgument(i)] = Scalar{t.data[flat], 0.0};
       if (g.isDpsInit(&operand))
         outIndex = flat;
@@ -195,8 +201,13 @@ evaluateGeneric(linalg::GenericOp g,
                                    : Scalar{lookup(yielded).value.data[0], 0.0};
     out.data[outIndex] = y.value;
     bound.data[outIndex] = y.err;
+    if (mayBeNaN) {
+      if (nanAllowed.empty())
+        nanAllowed.assign(out.data.size(), false);
+      nanAllowed[outIndex] = true;
+    }
   }
-  return ref::Result{std::move(out), std::move(bound)};
+  return ref::Result{std::move(out), std::move(bound), std::move(nanAllowed)};
 }
 
 FailureOr<ref::Result>
@@ -228,11 +239,14 @@ accel_run::evaluateStructured(Operation &op,
       }
       r.value.data[n] = in.value.data[flat];
       r.bound.data[n] = in.bound.data[flat];
+      if (in.mayBeNaN(flat))
+        r.allowNaN(n);
     }
     return r;
   }
   // Reshapes keep the row-major order.
   r.value.data = in.value.data;
   r.bound.data = in.bound.data;
+  r.nanAllowed = in.nanAllowed;
   return r;
 }

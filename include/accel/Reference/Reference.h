@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir::accel::ref {
@@ -40,6 +41,26 @@ struct Tensor {
 struct Result {
   Tensor value;
   Tensor bound;
+  /// Elements where NaN is correct too, besides `value` within `bound`:
+  /// attention outputs whose row has a non-finite V at a masked key, which
+  /// a kernel that skips masked tiles drops and one that multiplies by the
+  /// zero probability turns into NaN (docs/numerics.md). Empty: none.
+  std::vector<bool> nanAllowed;
+
+  Result() = default;
+  Result(Tensor value, Tensor bound, std::vector<bool> nanAllowed = {})
+      : value(std::move(value)), bound(std::move(bound)),
+        nanAllowed(std::move(nanAllowed)) {}
+
+  bool mayBeNaN(int64_t i) const {
+    return !nanAllowed.empty() && nanAllowed[i];
+  }
+  /// Marks element `i` (sizing the mask on first use).
+  void allowNaN(int64_t i) {
+    if (nanAllowed.empty())
+      nanAllowed.assign(value.data.size(), false);
+    nanAllowed[i] = true;
+  }
 };
 
 /// Unit roundoff of a float type (2^-24 for f32), 0 for integers.
@@ -122,8 +143,13 @@ struct Comparison {
   bool passed() const { return failures == 0; }
 };
 /// Compares `actual` with `expected` element by element: NaN must meet NaN,
-/// infinities must match exactly, finite values must be within the bound.
+/// infinities must match exactly, finite values must be within the bound;
+/// a NaN is also accepted where `expected.mayBeNaN`.
 Comparison compare(const Tensor &actual, const Result &expected);
+
+/// Element `i`'s error / bound under compare()'s rules: 0 for a match of
+/// special values or an exact element, ∞ for a broken one.
+double elementRatio(double actual, const Result &expected, int64_t i);
 
 } // namespace mlir::accel::ref
 

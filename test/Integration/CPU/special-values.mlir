@@ -22,6 +22,24 @@
 // CHECK-AT: @attention_causal
 // CHECK-AT: PASS
 
+// V[0, 0, 5, 2] = NaN: key 5 is kept by rows 5-7, whose column 2 must be
+// NaN. Rows 0-4 mask key 5: it takes no part in their values, but NaN is
+// correct there too (docs/numerics.md), since a kernel multiplies it by the
+// zero probability unless it skipped the key's whole tile. With 2x2 tiles,
+// query rows 0-3 skip the tile of keys 4-5 (finite), row 4 shares it
+// (0 * NaN); with the default tiles, every row multiplies it.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: accel-run %s --entry=attention_causal --poison=2:42:nan --repeat=0 --cpu-pipeline-options="attention-tile-q=2 attention-tile-kv=2" --save-outputs=%t | FileCheck %s --check-prefix=CHECK-AT
+// RUN: %python %S/print_npy.py %t/attention_causal.0.npy | FileCheck %s --check-prefix=CHECK-VNAN
+// RUN: accel-run %s --entry=attention_causal --poison=2:42:nan --repeat=0 | FileCheck %s --check-prefix=CHECK-AT
+// CHECK-VNAN: npy[2] = {{-?[0-9]}}
+// CHECK-VNAN: npy[10] = {{-?[0-9]}}
+// CHECK-VNAN: npy[18] = {{-?[0-9]}}
+// CHECK-VNAN: npy[26] = {{-?[0-9]}}
+// CHECK-VNAN: npy[42] = nan
+// CHECK-VNAN: npy[50] = nan
+// CHECK-VNAN: npy[58] = nan
+
 // C is NaN-prefilled and never read without `accumulate`: a NaN planted
 // there must not reach the result.
 // RUN: accel-run %s --entry=mm --poison=2:0:nan --repeat=0 | FileCheck %s --check-prefix=CHECK-MM
