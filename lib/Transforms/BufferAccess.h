@@ -33,17 +33,22 @@ inline Value rootBuffer(Value v) {
 
 /// Whether `op`, or an op nested in it, may read or write a buffer whose
 /// root is `root`, other than `read` and `write`. Ops with unknown effects
-/// count as accesses.
+/// count as accesses. An op's own effects count even when it also has
+/// recursive ones: linalg ops on buffers declare both (the operands they
+/// read and write, and their body's), so skipping every op with recursive
+/// effects would miss a linalg.generic that writes the buffer.
 inline bool accessesOtherThan(Operation *op, Value root, Operation *read,
                               Operation *write) {
   WalkResult result = op->walk([&](Operation *nested) {
     if (nested == read || nested == write)
       return WalkResult::advance();
-    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
     auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (!iface)
+    if (!iface) {
+      // Nested ops are walked on their own.
+      if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return WalkResult::advance();
       return WalkResult::interrupt();
+    }
     SmallVector<MemoryEffects::EffectInstance> effects;
     iface.getEffects(effects);
     for (const MemoryEffects::EffectInstance &effect : effects) {

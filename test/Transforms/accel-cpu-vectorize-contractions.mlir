@@ -159,3 +159,35 @@ func.func @static_ragged_n(%a: memref<8x8xf32>, %b: memref<8x40xf32>, %c: memref
   linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x40xf32>) outs(%c : memref<8x40xf32>)
   return
 }
+
+// -----
+
+// A linalg op in the loop writes C between the products (FlashAttention's
+// rescale of its accumulator): the C block may stay in registers across
+// the K loop, but not across the outer loop. linalg ops declare both their
+// operands' effects and recursive ones; the access check once skipped every
+// op with recursive effects, and so hoisted C out of the outer loop past
+// the generic's writes (attention results were wrong).
+// CHECK-LABEL: func @c_written_by_generic_in_loop
+// CHECK-SAME: %[[C:[^:]+]]: memref<4x16xf32>
+// CHECK: scf.for
+// CHECK: linalg.generic {{.+}} outs(%[[C]] : memref<4x16xf32>)
+// CHECK: %[[CT:.+]] = vector.transfer_read %[[C]]
+// CHECK: %[[ACC:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[CT]]) -> (vector<4x16xf32>)
+// CHECK: vector.transfer_write %[[ACC]], %[[C]]{{.*}}
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @c_written_by_generic_in_loop(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<4x16xf32>) {
+    ^bb0(%out: f32):
+      %m = arith.mulf %out, %s : f32
+      linalg.yield %m : f32
+    }
+    linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  }
+  return
+}

@@ -41,6 +41,32 @@ func.func @row_max(%x: memref<4x64xf32>, %m: memref<4xf32>) {
 
 // -----
 
+// A row sum over 128 keys (the softmax denominator): reassociable, so LLVM
+// adds the row's vectors and then reduces the lanes as a tree, instead of
+// 128 dependent scalar adds in order. A max carries no flag (exact in any
+// order).
+// CHECK-LABEL: func @row_sum
+// CHECK: vector.reduction <add>, %{{.+}}, %{{.+}} fastmath<reassoc> : vector<128xf32> into f32
+// CHECK: vector.reduction <maximumf>, %{{.+}}, %{{.+}} : vector<128xf32> into f32
+// CHECK-NOT: linalg.generic
+func.func @row_sum(%x: memref<2x128xf32>, %s: memref<2xf32>, %m: memref<2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2x128xf32>) outs(%s : memref<2xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2x128xf32>) outs(%m : memref<2xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // Left alone: dynamic shapes, and broadcasts through constant indices (no
 // tiling, no vectors, the original operands).
 // CHECK-LABEL: func @untouched

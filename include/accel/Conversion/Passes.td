@@ -54,25 +54,40 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     running sum `l` and the output accumulator in f32 (FlashAttention-2):
 
     ```
-    S    = (Q_t · K_jᵀ) · scale · log2(e)        (accel.matmul, f32)
+    S    = Q_t · K_jᵀ                             (accel.matmul, f32)
     S    = -inf where the mask, the causal band, the window or the
            sequence lengths remove a key (indices are global)
-    m'   = max(m, rowmax(S));  P = exp2(S - m')
-    c    = exp2(m - m');       l = c·l + rowsum(P)
-    acc  = c·acc + P · V_j                        (accel.matmul accumulate)
+    c    = scale · log2(e)
+    r    = c · rowmax(S)
+    m'   = r where r > m + 8, else m   (per row; -inf: nothing kept yet)
+    P    = exp2(fma(S, c, -m'))
+    a    = exp2(m - m');       l = a·l + rowsum(P)
+    acc  = a·acc (only when some row's m moved) + P · V_j
+                                                  (accel.matmul accumulate)
     O_t  = acc / l   (0 where l = 0: a row with no key left)
     ```
 
     The score matrix never exists beyond one tile. log2(e) is folded into
-    the scale so the exponentials are exp2. Key tiles no row of the query
+    the scale so the exponentials are exp2. A positive scale is applied
+    where the logits are read (the row max of the raw logits is scaled;
+    exp2 takes one fma), not in a pass of its own; a negative one, or an
+    explicit mask, takes a pass over the tile. The running max lags the
+    true one by at most 2^8 (FlashAttention-4's conditional rescale): P,
+    l and acc then stay under 2^8 times their usual size, far from f32's
+    range, acc / l is unchanged, and after the first key tiles most tiles
+    move no row's max and skip the rescale of the accumulator, which is
+    done in place when it happens. Key tiles no row of the query
     tile keeps are never visited: the key loop stops at the last key the
     tile's last query sees (causal band, `kv_lengths`) and starts at the
     first key of the first query's window (`window`); a query tile at or
     past `q_lengths` visits none. Partially kept tiles are masked by
-    index. The lengths are read once per (batch, head). K is transposed once per K/V head
-    ([B, Hkv, D, Skv]); the query heads of a GQA group read that shared
-    copy and V in place. A running max of -inf (nothing kept yet) subtracts 0, so fully
-    masked rows give 0, not NaN.
+    index. The lengths are read once per (batch, head). K is transposed
+    once per K/V head, tile by tile ([B, Hkv, Skv / tile-kv, D, tile-kv]
+    for the whole key tiles, [B, Hkv, D, Skv mod tile-kv] for the rest), so
+    each key tile's Kᵀ is one contiguous block the contraction kernel reads
+    without packing it; the query heads of a GQA group read that shared
+    copy and V in place. A running max of -inf (nothing kept yet) subtracts
+    0, so fully masked rows give 0, not NaN.
   }];
   let options = [
     Option<"tileQ", "tile-q", "int64_t", "64", "Query rows per tile">,

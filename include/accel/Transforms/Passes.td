@@ -391,7 +391,10 @@ def AccelCpuVectorizeElementwisePass
     assembled by a magic-number add; under 2 ulp, exactly 0 at or below
     -127); other `math.exp2` are expanded to `math.exp`, and `math.exp` on
     vectors becomes upstream's polynomial, so softmax rows run as vector
-    code instead of scalar libm calls.
+    code instead of scalar libm calls. Float sum and product reductions made
+    here get `fastmath<reassoc>`, so LLVM adds a row's vectors and reduces
+    the lanes as a tree instead of one dependent scalar add per element
+    (every numerics gate on a sum bounds any summation order).
   }];
   let options = [
     Option<"width", "width", "int64_t", "16",

@@ -33,6 +33,10 @@ using namespace mlir::accel;
 using namespace mlir::accel::builders;
 
 namespace {
+/// log2 of how far the running row max may lag the true one before the
+/// accumulator is rescaled (see kvStep).
+constexpr double kLazyRescaleLog2 = 8.0;
+
 /// Builds the tile computations of one attention op.
 struct TileBuilder {
   OpBuilder &b;
@@ -192,14 +196,45 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
         mask ? cast<RankedTensorType>(mask.getType()) : RankedTensorType();
     bool boolMask = mask && maskT.getElementType().isInteger(1);
 
-    // Kᵀ once, [B, Hkv, D, Skv]: every query tile then reads its key tile
-    // as a [D, Tk] slice the contraction kernel streams along keys.
-    Value kTInit = tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<int64_t>{nB, hkv, d, skv}, kT.getElementType());
-    Value keysT =
-        linalg::TransposeOp::create(rewriter, loc, op.getKey(), kTInit,
-                                    ArrayRef<int64_t>{0, 1, 3, 2})
-            .getResult()[0];
+    // Kᵀ once, tile by tile: the whole key tiles as [B, Hkv, Skv / Tk, D,
+    // Tk], so that each is one contiguous [D, Tk] block the contraction
+    // kernel streams along keys without packing it (a [D, Skv] layout puts
+    // its rows Skv apart, which the kernel would copy for every query
+    // tile); the remainder tile as [B, Hkv, D, Skv mod Tk].
+    int64_t remKVAll = skv % tileKV, fullKVAll = skv - remKVAll;
+    Type kElt = kT.getElementType();
+    OpFoldResult zeroA = rewriter.getIndexAttr(0),
+                 oneA = rewriter.getIndexAttr(1);
+    auto idxA = [&](int64_t v) -> OpFoldResult {
+      return rewriter.getIndexAttr(v);
+    };
+    Value keysBlocked, keysRestT;
+    if (fullKVAll > 0) {
+      Value whole =
+          tb.slice(op.getKey(), {zeroA, zeroA, zeroA, zeroA},
+                   {idxA(nB), idxA(hkv), idxA(fullKVAll), idxA(d)}, 4);
+      auto blockedType =
+          RankedTensorType::get({nB, hkv, fullKVAll / tileKV, tileKV, d}, kElt);
+      Value expanded = tensor::ExpandShapeOp::create(
+          rewriter, loc, blockedType, whole,
+          SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
+      Value init = tensor::EmptyOp::create(
+          rewriter, loc,
+          ArrayRef<int64_t>{nB, hkv, fullKVAll / tileKV, d, tileKV}, kElt);
+      keysBlocked =
+          linalg::TransposeOp::create(rewriter, loc, expanded, init,
+                                      ArrayRef<int64_t>{0, 1, 2, 4, 3})
+              .getResult()[0];
+    }
+    if (remKVAll > 0) {
+      Value rest = tb.slice(op.getKey(), {zeroA, zeroA, idxA(fullKVAll), zeroA},
+                            {idxA(nB), idxA(hkv), idxA(remKVAll), idxA(d)}, 4);
+      Value init = tensor::EmptyOp::create(
+          rewriter, loc, ArrayRef<int64_t>{nB, hkv, d, remKVAll}, kElt);
+      keysRestT = linalg::TransposeOp::create(rewriter, loc, rest, init,
+                                              ArrayRef<int64_t>{0, 1, 3, 2})
+                      .getResult()[0];
+    }
 
     Value c0 = tb.index(0);
     // (batch, query head) pairs are independent: an scf.forall (threads
@@ -293,8 +328,16 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
       auto kvStep = [&](Value k0, int64_t tkS, Value m, Value l,
                         Value acc) -> SmallVector<Value> {
         OpFoldResult tk = rewriter.getIndexAttr(tkS);
-        Value kTile = tb.slice(keysT, {bi, hk, zero, k0},
-                               {one, one, rewriter.getIndexAttr(d), tk}, 2);
+        Value kTile;
+        if (tkS == tileKV) {
+          Value block =
+              arith::DivUIOp::create(rewriter, loc, k0, tb.index(tileKV));
+          kTile = tb.slice(keysBlocked, {bi, hk, block, zero, zero},
+                           {one, one, one, rewriter.getIndexAttr(d), tk}, 2);
+        } else {
+          kTile = tb.slice(keysRestT, {bi, hk, zero, zero},
+                           {one, one, rewriter.getIndexAttr(d), tk}, 2);
+        }
         Value vTile = tb.slice(op.getValue(), {bi, hk, k0, zero},
                                {one, one, tk, rewriter.getIndexAttr(dv)}, 2);
 
@@ -306,6 +349,7 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                              /*accumulate=*/false)
                 .getResult();
         // Scale, mask, causal band (indices are tile-local: add q0, k0).
+        Value deferredScale;
         if (mask) {
           int64_t mr = maskT.getRank();
           SmallVector<OpFoldResult> mOff, mSz;
@@ -351,10 +395,18 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                   .getResult(0);
         } else {
           Value scaleV = tb.cst(scale);
-          s = tb.rowwise({s}, {false}, {tq, tk}, f32,
-                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                           return arith::MulFOp::create(nb, l, a[0], scaleV);
-                         });
+          // A positive scale commutes with the row max and the band's -inf,
+          // so it is applied where the logits are read instead of in a pass
+          // of its own: max(c·s) = c·max(s) (rounding is monotonic) and
+          // exp2(c·s − m) as one fma.
+          if (scale > 0)
+            deferredScale = scaleV;
+          else
+            s = tb.rowwise(
+                {s}, {false}, {tq, tk}, f32,
+                [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  return arith::MulFOp::create(nb, l, a[0], scaleV);
+                });
         }
         if (op.hasBand()) {
           // Only the tiles the band cuts (across the diagonal, the window's
@@ -396,15 +448,62 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
         // Online softmax update.
         Value rowMax =
             tb.reduceRows(s, tq, negInfAttr(rewriter), /*isMax=*/true);
+        if (deferredScale)
+          rowMax = tb.perRow(
+              {rowMax}, tq, [&](OpBuilder &nb, Location l, ValueRange a) {
+                return arith::MulFOp::create(nb, l, a[0], deferredScale);
+              });
+        // The running max moves only when a row's tile max exceeds it by
+        // more than 2^kLazyRescaleLog2 (FlashAttention-4's conditional
+        // rescale): below that, P = exp2(s - m) stays under 2^8 and the sum
+        // and accumulator under 2^8 · Skv times their usual size, far from
+        // f32's range, and the result acc / l is unchanged. Most key tiles
+        // after the first then leave every row's max, and so skip the
+        // rescale of the accumulator. A NaN tile max is not an increase (the
+        // NaN still reaches the row through P).
+        Value lazyMargin = tb.cst(kLazyRescaleLog2);
         Value mNew = tb.perRow(
             {m, rowMax}, tq, [&](OpBuilder &nb, Location l, ValueRange a) {
-              return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+              Value limit = arith::AddFOp::create(nb, l, a[0], lazyMargin);
+              Value grows = arith::CmpFOp::create(
+                  nb, l, arith::CmpFPredicate::OGT, a[1], limit);
+              return arith::SelectOp::create(nb, l, grows, a[1], a[0]);
             });
+        // Whether some row's max moved (then the accumulator is rescaled).
+        Value anyMoved;
+        {
+          MLIRContext *ctx = rewriter.getContext();
+          AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+          AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+          Value flag0 = tensor::EmptyOp::create(
+              rewriter, loc, ArrayRef<int64_t>{}, rewriter.getI1Type());
+          Value no = arith::ConstantIntOp::create(rewriter, loc, 0, 1);
+          flag0 = linalg::FillOp::create(rewriter, loc, no, flag0).result();
+          Value flag =
+              linalg::GenericOp::create(
+                  rewriter, loc, flag0.getType(), ValueRange{m, mNew},
+                  ValueRange{flag0}, SmallVector<AffineMap>{id, id, scalar},
+                  SmallVector<IteratorType>{IteratorType::reduction},
+                  [&](OpBuilder &nb, Location l, ValueRange a) {
+                    Value moved = arith::CmpFOp::create(
+                        nb, l, arith::CmpFPredicate::ONE, a[0], a[1]);
+                    yieldValue(nb, l, arith::OrIOp::create(nb, l, a[2], moved));
+                  })
+                  .getResult(0);
+          anyMoved =
+              tensor::ExtractOp::create(rewriter, loc, flag, ValueRange{});
+        }
         Value p =
             tb.rowwise({s, mNew}, {false, true}, {tq, tk}, f32,
                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                         Value shifted = arith::SubFOp::create(
-                             nb, l, a[0], safeMax(nb, l, a[1]));
+                         Value shift = safeMax(nb, l, a[1]);
+                         Value shifted;
+                         if (deferredScale)
+                           shifted = math::FmaOp::create(
+                               nb, l, a[0], deferredScale,
+                               arith::NegFOp::create(nb, l, shift));
+                         else
+                           shifted = arith::SubFOp::create(nb, l, a[0], shift);
                          return math::Exp2Op::create(nb, l, shifted);
                        });
         Value corr =
@@ -424,11 +523,33 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                                      arith::MulFOp::create(nb, l2, a[0], a[1]);
                                  return arith::AddFOp::create(nb, l2, sc, a[2]);
                                });
-        Value accScaled = tb.rowwise(
-            {acc, corr}, {false, true}, {tq, rewriter.getIndexAttr(dv)}, f32,
-            [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
-              return arith::MulFOp::create(nb, l2, a[0], a[1]);
-            });
+        // acc ·= corr in place (acc is the generic's init, not an input,
+        // so it bufferizes into the loop's own buffer), when a max moved.
+        auto rescale =
+            scf::IfOp::create(rewriter, loc, TypeRange{acc.getType()}, anyMoved,
+                              /*withElseRegion=*/true);
+        Value accScaled;
+        {
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(rescale.thenBlock());
+          MLIRContext *ctx = rewriter.getContext();
+          AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
+          AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+          accScaled =
+              linalg::GenericOp::create(
+                  rewriter, loc, acc.getType(), ValueRange{corr},
+                  ValueRange{acc}, SmallVector<AffineMap>{row, full},
+                  SmallVector<IteratorType>(2, IteratorType::parallel),
+                  [&](OpBuilder &nb, Location l2, ValueRange a) {
+                    yieldValue(nb, l2,
+                               arith::MulFOp::create(nb, l2, a[1], a[0]));
+                  })
+                  .getResult(0);
+          scf::YieldOp::create(rewriter, loc, accScaled);
+          rewriter.setInsertionPointToStart(rescale.elseBlock());
+          scf::YieldOp::create(rewriter, loc, acc);
+        }
+        accScaled = rescale.getResult(0);
         // P stays f32 (rounding it to V's type would cost the f32 output its
         // accuracy); a narrower V tile is widened instead.
         Value vF32 = vTile;

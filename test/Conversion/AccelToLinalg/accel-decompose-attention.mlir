@@ -1,28 +1,56 @@
 // RUN: accel-opt %s -split-input-file --accel-decompose-attention="tile-q=32 tile-kv=64" --canonicalize | FileCheck %s
 
-// FlashAttention-2: Kᵀ once; an scf.forall over (batch, query head) pairs,
+// FlashAttention-2: Kᵀ once, one contiguous [D, Tk] block per key tile
+// ([B, Hkv, Skv / Tk, D, Tk]); an scf.forall over (batch, query head) pairs,
 // each owning its [Sq, Dv] slice of O; a loop over query tiles; inside, a
 // loop over key tiles carrying the running max, sum and accumulator (f32),
 // both products as accel.matmul on tiles, exp2 with log2(e) in the scale.
-// The score matrix exists one 32 x 64 tile at a time.
+// The positive scale is not a pass of its own: the row max of the raw
+// logits is scaled (32 values), and exp2 takes fma(s, c, -m). The running
+// max moves only when a row's tile max passes it by more than 8 (in log2
+// units), and the accumulator is rescaled, in place, only when some row's
+// max moved. The score matrix exists one 32 x 64 tile at a time.
 // CHECK-LABEL: func @mha
 // CHECK-SAME: (%[[Q:.+]]: tensor<2x4x128x32xf16>, %[[K:.+]]: tensor<2x4x256x32xf16>, %[[V:.+]]: tensor<2x4x256x16xf16>, %[[O:.+]]: tensor<2x4x128x16xf32>)
+// CHECK-DAG: %[[MARGIN:.+]] = arith.constant 8.000000e+00 : f32
 // log2(e) / sqrt(32) = 0.2550348
-// CHECK: arith.constant 0.25503{{[0-9]+}} : f32
+// CHECK-DAG: %[[SCALE:.+]] = arith.constant 0.25503{{[0-9]+}} : f32
 // CHECK-NOT: tensor<2x4x128x256
-// CHECK: %[[KT:.+]] = linalg.transpose ins(%[[K]] : tensor<2x4x256x32xf16>) outs(%{{.+}} : tensor<2x4x32x256xf16>) permutation = [0, 1, 3, 2]
+// CHECK: %[[KB:.+]] = tensor.expand_shape %[[K]] {{\[}}[0], [1], [2, 3], [4]] output_shape [2, 4, 4, 64, 32]
+// CHECK: %[[KT:.+]] = linalg.transpose ins(%[[KB]] : tensor<2x4x4x64x32xf16>) outs(%{{.+}} : tensor<2x4x4x32x64xf16>) permutation = [0, 1, 2, 4, 3]
 // CHECK: scf.forall (%[[B:[^,]+]], %[[H:[^)]+]]) in (2, 4) shared_outs(%[[OUT:[^ ]+]] = %[[O]])
 // CHECK: %[[HEAD:.+]] = tensor.extract_slice %[[OUT]][%[[B]], %[[H]], 0, 0] [1, 1, 128, 16] [1, 1, 1, 1] : tensor<2x4x128x16xf32> to tensor<128x16xf32>
 // CHECK: scf.for %[[Q0:[^ ]+]] = %{{.+}} to %c128 step %c32 iter_args(%{{.+}} = %[[HEAD]])
 // CHECK: %[[QT:.+]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], %[[Q0]], 0] [1, 1, 32, 32] [1, 1, 1, 1] : tensor<2x4x128x32xf16> to tensor<32x32xf16>
-// CHECK: scf.for %[[K0:[^ ]+]] = %{{.+}} to %c256 step %c64 iter_args(%{{[^ ]+}} = %{{.+}}, %{{[^ ]+}} = %{{.+}}, %{{[^ ]+}} = %{{.+}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>)
-// CHECK: %[[KTILE:.+]] = tensor.extract_slice %[[KT]][%[[B]], %[[H]], 0, %[[K0]]] [1, 1, 32, 64] [1, 1, 1, 1] : tensor<2x4x32x256xf16> to tensor<32x64xf16>
-// CHECK: accel.matmul ins(%[[QT]], %[[KTILE]] : tensor<32x32xf16>, tensor<32x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
+// CHECK: scf.for %[[K0:[^ ]+]] = %{{.+}} to %c256 step %c64 iter_args(%[[M:[^ ]+]] = %{{.+}}, %{{[^ ]+}} = %{{.+}}, %[[ACC:[^ ]+]] = %{{.+}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>)
+// CHECK: %[[BLK:.+]] = arith.divui %[[K0]], %c64
+// CHECK: %[[KTILE:.+]] = tensor.extract_slice %[[KT]][%[[B]], %[[H]], %[[BLK]], 0, 0] [1, 1, 1, 32, 64] [1, 1, 1, 1, 1] : tensor<2x4x4x32x64xf16> to tensor<32x64xf16>
+// CHECK: %[[S:.+]] = accel.matmul ins(%[[QT]], %[[KTILE]] : tensor<32x32xf16>, tensor<32x64xf16>) outs(%{{.+}} : tensor<32x64xf32>)
+// CHECK-NOT: linalg.generic {{.+}} ins(%[[S]] : tensor<32x64xf32>) outs(%{{.+}} : tensor<32x64xf32>)
+// CHECK: %[[RAWMAX:.+]] = linalg.generic {{.+}} ins(%[[S]] : tensor<32x64xf32>) outs(%{{.+}} : tensor<32xf32>)
 // CHECK: arith.maximumf
+// CHECK: %[[TILEMAX:.+]] = linalg.generic {{.+}} ins(%[[RAWMAX]] : tensor<32xf32>)
+// CHECK: arith.mulf %{{.+}}, %[[SCALE]]
+// CHECK: %[[MNEW:.+]] = linalg.generic {{.+}} ins(%[[M]], %[[TILEMAX]] : tensor<32xf32>, tensor<32xf32>)
+// CHECK: %[[LIMIT:.+]] = arith.addf %[[OLD:.+]], %[[MARGIN]]
+// CHECK: %[[GROWS:.+]] = arith.cmpf ogt, %[[NEW:.+]], %[[LIMIT]]
+// CHECK: arith.select %[[GROWS]], %[[NEW]], %[[OLD]]
+// CHECK: %[[FLAG:.+]] = linalg.generic {{.+}} ins(%[[M]], %[[MNEW]] : tensor<32xf32>, tensor<32xf32>) outs(%{{.+}} : tensor<i1>)
+// CHECK: arith.cmpf one
+// CHECK: arith.ori
+// CHECK: %[[MOVED:.+]] = tensor.extract %[[FLAG]][]
+// CHECK: %[[P:.+]] = linalg.generic {{.+}} ins(%[[S]], %[[MNEW]] : tensor<32x64xf32>, tensor<32xf32>)
+// CHECK: %[[NEGM:.+]] = arith.negf
+// CHECK: %[[ARG:.+]] = math.fma %{{.+}}, %[[SCALE]], %[[NEGM]]
+// CHECK: math.exp2 %[[ARG]]
+// CHECK: %[[CORR:.+]] = linalg.generic {{.+}} ins(%[[M]], %[[MNEW]] : tensor<32xf32>, tensor<32xf32>)
 // CHECK: math.exp2
-// CHECK: math.exp2
-// CHECK: accel.matmul accumulate ins(%{{.+}}, %{{.+}} : tensor<32x64xf32>, tensor<64x16xf32>) outs(%{{.+}} : tensor<32x16xf32>)
-// CHECK: scf.yield
+// CHECK: %[[RESCALED:.+]] = scf.if %[[MOVED]] -> (tensor<32x16xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[CORR]] : tensor<32xf32>) outs(%[[ACC]] : tensor<32x16xf32>)
+// CHECK: } else {
+// CHECK: scf.yield %[[ACC]]
+// CHECK: accel.matmul accumulate ins(%[[P]], %{{.+}} : tensor<32x64xf32>, tensor<64x16xf32>) outs(%[[RESCALED]] : tensor<32x16xf32>)
+// CHECK: scf.yield %[[MNEW]]
 // CHECK: arith.divf
 // CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[%[[Q0]], 0] [32, 16] [1, 1]
 // CHECK: scf.forall.in_parallel
@@ -45,7 +73,9 @@ func.func @mha(%q: tensor<2x4x128x32xf16>, %k: tensor<2x4x256x32xf16>, %v: tenso
 // CHECK: arith.divui %{{.+}}, %c64 : index
 // CHECK: %[[END:.+]] = arith.minsi %{{.+}}, %c256 : index
 // CHECK: scf.for %[[K0:[^ ]+]] = %{{.+}} to %[[END]] step %c64
-// CHECK: tensor.extract_slice %{{.+}}[0, %[[HK]], 0, %[[K0]]]
+// CHECK: %[[BLK:.+]] = arith.divui %[[K0]], %c64
+// CHECK: tensor.extract_slice %{{.+}}[0, %[[HK]], %[[BLK]], 0, 0] [1, 1, 1, 32, 64]
+// CHECK: tensor.extract_slice %{{.+}}[0, %[[HK]], %[[K0]], 0] [1, 1, 64, 32]
 // CHECK: arith.cmpi sle
 func.func @causal_gqa(%q: tensor<1x8x128x32xf32>, %k: tensor<1x2x256x32xf32>, %v: tensor<1x2x256x32xf32>, %o: tensor<1x8x128x32xf32>) -> tensor<1x8x128x32xf32> {
   %0 = accel.attention causal ins(%q, %k, %v : tensor<1x8x128x32xf32>, tensor<1x2x256x32xf32>, tensor<1x2x256x32xf32>) outs(%o : tensor<1x8x128x32xf32>) -> tensor<1x8x128x32xf32>
@@ -105,8 +135,10 @@ func.func @dynamic(%q: tensor<1x1x?x8xf32>, %k: tensor<1x1x?x8xf32>, %o: tensor<
 // CHECK: %[[PAST:.+]] = arith.cmpi sge, %[[Q0]], %[[QQ]]
 // CHECK: %[[END2:.+]] = arith.select %[[PAST]], %[[START]], %[[END]]
 // CHECK: scf.for %[[K0:.+]] = %[[START]] to %[[END2]] step %[[C64]]
+// The positive scale is deferred, so the band's -inf goes straight into
+// the raw logits (c · -inf = -inf).
 // CHECK: accel.matmul
-// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
 // The tile is cut when its last key passes the first row's limit, its first
 // key is at or below the last row's window bound (q0 + 32 + off - 41), it
 // crosses kvlen, or its rows cross qlen; only then is it masked (in place).
@@ -146,14 +178,18 @@ func.func @window_lengths(%q: tensor<2x2x64x16xf32>, %k: tensor<2x2x256x16xf32>,
 // whole query tiles in a loop to 96 and one 4-row tile after it; whole key
 // tiles up to 64, then the 36-key remainder tile under an scf.if (taken when
 // the tile's key range reaches past 64).
+// Kᵀ: the whole key tile in blocks, the 36-key remainder on its own.
 // CHECK-LABEL: func @peeled
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<1x1x1x64x16xf32>) outs(%{{.+}} : tensor<1x1x1x16x64xf32>) permutation = [0, 1, 2, 4, 3]
+// CHECK: %[[REST:.+]] = tensor.extract_slice %{{.+}}[0, 0, 64, 0] [1, 1, 36, 16]
+// CHECK: %[[RESTT:.+]] = linalg.transpose ins(%[[REST]] : tensor<1x1x36x16xf32>) outs(%{{.+}} : tensor<1x1x16x36xf32>) permutation = [0, 1, 3, 2]
 // CHECK: scf.for %[[Q0:.+]] = %c0 to %c96 step %c32
 // CHECK: scf.for %{{.+}} = %c0 to %{{.+}} step %c64
 // CHECK: accel.matmul ins(%{{.+}}, %{{.+}} : tensor<32x16xf32>, tensor<16x64xf32>)
 // CHECK: accel.matmul accumulate ins(%{{.+}}, %{{.+}} : tensor<32x64xf32>, tensor<64x16xf32>)
 // CHECK: %[[REACH:.+]] = arith.cmpi sgt, %{{.+}}, %c64
 // CHECK: scf.if %[[REACH]] -> (tensor<32xf32>, tensor<32x16xf32>)
-// CHECK: tensor.extract_slice %{{.+}}[0, 0, 0, 64] [1, 1, 16, 36]
+// CHECK: tensor.extract_slice %[[RESTT]][0, 0, 0, 0] [1, 1, 16, 36]
 // CHECK: accel.matmul ins(%{{.+}}, %{{.+}} : tensor<32x16xf32>, tensor<16x36xf32>)
 // CHECK: accel.matmul accumulate ins(%{{.+}}, %{{.+}} : tensor<32x36xf32>, tensor<36x16xf32>)
 // CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[%[[Q0]], 0] [32, 16]
