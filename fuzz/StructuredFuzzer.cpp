@@ -594,7 +594,8 @@ struct Input {
 }
 
 /// The oracle of the one op of `func`, on the buffers' values.
-ref::Result evaluate(func::FuncOp func, ArrayRef<Buffer> buffers) {
+ref::Result evaluate(func::FuncOp func, ArrayRef<Buffer> buffers,
+                     const ref::AccelOpOptions &oracleOptions) {
   // Operand values by reference: the arguments' buffers, an integer
   // constant's value (attention's diagonal), or a NaN-filled tensor for a
   // tensor.empty init (never read).
@@ -618,7 +619,7 @@ ref::Result evaluate(func::FuncOp func, ArrayRef<Buffer> buffers) {
       return;
     // The generator only makes ops the oracle models (static head
     // dimensions).
-    FailureOr<ref::Result> r = ref::evaluateAccelOp(op, valueOf);
+    FailureOr<ref::Result> r = ref::evaluateAccelOp(op, valueOf, oracleOptions);
     if (succeeded(r))
       result = std::move(*r);
   });
@@ -751,7 +752,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       std::memset(buf.data(), 0xa5, buf.dataBytes);
     buf.pristine.assign(buf.data(), buf.data() + buf.dataBytes);
   }
-  ref::Result expected = evaluate(func, buffers);
+  // The host's bf16 dot kernels may flush subnormals (the oracle knows).
+  ref::AccelOpOptions oracleOptions;
+  oracleOptions.flushBf16Subnormals = hostKernelsFlushBf16Subnormals(options);
+  ref::Result expected = evaluate(func, buffers, oracleOptions);
 
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       compileForHost(*module, options);

@@ -84,6 +84,10 @@ try:
         _flags = _f.read()
     if " avx512f" in _flags and " amx_tile" not in _flags:
         config.available_features.add("cpu-avx512-no-amx")
+    # Hosts whose JIT-compiled bf16 matmuls use vdpbf16ps (which flushes
+    # subnormals, `bf16-subnormals=flush`).
+    if " avx512_bf16" in _flags:
+        config.available_features.add("cpu-avx512bf16")
 except OSError:
     pass
 

@@ -164,6 +164,46 @@ TEST(ReferenceAttention, MaskedNonFiniteValue) {
   EXPECT_FALSE(ref::compare(keptFinite, r).passed());
 }
 
+// vdpbf16ps treats bf16 subnormals as zero (MatmulSpec::flushBf16Subnormals):
+// the gate then allows a product with a subnormal factor to vanish, and
+// only for bf16 inputs; everywhere else it moves by (K + 2) · 2^-126 at most.
+TEST(ReferenceMatmul, FlushBf16Subnormals) {
+  MLIRContext ctx;
+  ref::MatmulSpec spec;
+  spec.inputType = BFloat16Type::get(&ctx);
+  spec.accType = Float32Type::get(&ctx);
+  // A subnormal bf16 (below 2^-126) times 2^40: the product, 1.1e-27, is
+  // far above what the per-step flush term allows, so only the dropped
+  // product's own term lets 0 pass.
+  double sub = 1e-39, big = 0x1p40;
+  ref::Tensor a = tensor({1, 2}, {sub, 0}), b = tensor({2, 1}, {big, 1});
+  ref::Tensor c({1, 1});
+  ref::Tensor flushed = tensor({1, 1}, {0});
+  // IEEE (the default): the subnormal must survive.
+  ref::Result strict = ref::matmul(a, b, c, spec);
+  EXPECT_EQ(strict.value.data[0], sub * big);
+  EXPECT_FALSE(ref::compare(flushed, strict).passed());
+  // Flush allowed: 0 passes, and so does the exact value.
+  spec.flushBf16Subnormals = true;
+  ref::Result daz = ref::matmul(a, b, c, spec);
+  EXPECT_TRUE(ref::compare(flushed, daz).passed());
+  EXPECT_TRUE(ref::compare(tensor({1, 1}, {sub * big}), daz).passed());
+  // Not for other input types (f32 goes through FMAs that keep subnormals).
+  spec.inputType = Float32Type::get(&ctx);
+  EXPECT_FALSE(ref::compare(flushed, ref::matmul(a, b, c, spec)).passed());
+  // Normal values: the gate hardly moves.
+  spec.inputType = BFloat16Type::get(&ctx);
+  ref::Tensor an = tensor({1, 2}, {1.5, 2}), bn = tensor({2, 1}, {3, 4});
+  spec.flushBf16Subnormals = false;
+  double before = ref::matmul(an, bn, c, spec).bound.data[0];
+  spec.flushBf16Subnormals = true;
+  double after = ref::matmul(an, bn, c, spec).bound.data[0];
+  EXPECT_LE(after - before, 4 * 0x1p-126);
+  EXPECT_FALSE(
+      ref::compare(tensor({1, 1}, {12.5 + 1e-5}), ref::matmul(an, bn, c, spec))
+          .passed());
+}
+
 // Ops the oracle does not model fail with a located error.
 TEST_F(ReferenceAccelOpsTest, Unmodelled) {
   std::string message;

@@ -66,6 +66,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     dot.features = options.cpuFeatures;
     dot.threads = options.threads;
     dot.prefetchC = options.prefetchC;
+    dot.bf16Subnormals = options.bf16Subnormals;
     pm.addNestedPass<func::FuncOp>(accel::createAccelCpuDotKernelsPass(dot));
   }
 

@@ -26,6 +26,7 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
     spec.accumulate = mm.getAccumulate();
     spec.inputType = mm.getLhs().getType().getElementType();
     spec.accType = mm.getInit().getType().getElementType();
+    spec.flushBf16Subnormals = options.flushBf16Subnormals;
     if (mm.getLhsScale()) {
       spec.lhsScale = get(mm.getLhsScale()).data[0];
       spec.rhsScale = get(mm.getRhsScale()).data[0];

@@ -122,6 +122,14 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
   // that flushes subnormals to zero pass (F3): a bf16 result below 2^-126
   // is at most 128 of its `tiny`.
   double tiny = 0, invTiny = 0;
+  // vdpbf16ps's DAZ/FTZ (MatmulSpec::flushBf16Subnormals): 2^-126 is the
+  // smallest normal number of bf16 and f32 alike.
+  constexpr double kMinNormalF32 = 0x1p-126;
+  bool flushBf16 =
+      spec.flushBf16Subnormals && spec.inputType && spec.inputType.isBF16();
+  auto isSubnormal = [&](double v) {
+    return v != 0.0 && std::fabs(v) < kMinNormalF32;
+  };
   if (auto f = dyn_cast<FloatType>(spec.accType)) {
     const llvm::fltSemantics &sem = f.getFloatSemantics();
     int exp = APFloat::semanticsMinExponent(sem) -
@@ -138,6 +146,9 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
         bool integral = true;
         // Products that are not a multiple of `tiny` (see above).
         int64_t offGrid = 0;
+        // With flushBf16Subnormals: the products a dot instruction drops
+        // for a subnormal factor.
+        double flushed = 0;
         for (int64_t p = 0; p < k; ++p) {
           double x = ab[i * k + p];
           double y = spec.transposeB ? bb[j * k + p] : bb[p * n + j];
@@ -146,6 +157,8 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           integral &= x == std::trunc(x) && y == std::trunc(y);
           double onGrid = x * y * invTiny;
           offGrid += onGrid != std::trunc(onGrid);
+          if (flushBf16 && (isSubnormal(x) || isSubnormal(y)))
+            flushed += std::fabs(x * y);
         }
         int64_t idx = bt * m * n + i * n + j;
         double prev = spec.accumulate ? c.data[idx] : 0.0;
@@ -171,6 +184,10 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           bound = uOut * std::fabs(value) +
                   gamma(terms, uOut) * (mag + std::fabs(prev)) +
                   0.5 * tiny * static_cast<double>(offGrid + 1);
+          // DAZ/FTZ: the dropped products, and each of the K steps (and
+          // C, and the result) may flush a subnormal f32 partial sum.
+          if (flushBf16)
+            bound += flushed + static_cast<double>(k + 2) * kMinNormalF32;
           // The exact tier: integer-valued inputs whose every partial sum
           // fits the accumulator's significand leave nothing to round.
           double limit = std::ldexp(

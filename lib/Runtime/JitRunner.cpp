@@ -6,14 +6,35 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Runtime/JitRunner.h"
-#include "llvm/TargetParser/Host.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using namespace mlir::accel;
+
+std::string accel::hostCompileFeatures(const AccelCpuPipelineOptions &options) {
+  std::string features = options.cpuFeatures;
+  if (features.empty()) {
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      if (feature.second)
+        features += (features.empty() ? "" : ",") + feature.first().str();
+  }
+  return features;
+}
+
+bool accel::hostKernelsFlushBf16Subnormals(
+    const AccelCpuPipelineOptions &options) {
+  if (!options.vectorize || options.bf16Subnormals != "flush")
+    return false;
+  SmallVector<StringRef> parts;
+  std::string features = hostCompileFeatures(options);
+  StringRef(features).split(parts, ',', -1, false);
+  return llvm::any_of(
+      parts, [](StringRef f) { return f.trim().ltrim('+') == "avx512bf16"; });
+}
 
 llvm::Expected<std::unique_ptr<ExecutionEngine>>
 accel::compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options) {
@@ -22,15 +43,9 @@ accel::compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options) {
   OwningOpRef<ModuleOp> lowered = module.clone();
   PassManager pm(module.getContext());
   // The host's CPU features decide the kernels (the JIT compiles for it).
-  std::string features = options.cpuFeatures;
-  if (features.empty()) {
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      if (feature.second)
-        features += (features.empty() ? "" : ",") + feature.first().str();
-  }
   AccelCpuPipelineOptions hostOptions;
   hostOptions.copyOptionValuesFrom(options);
-  hostOptions.cpuFeatures = features;
+  hostOptions.cpuFeatures = hostCompileFeatures(options);
   buildAccelCpuPipeline(pm, hostOptions);
   if (failed(pm.run(*lowered)))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -635,6 +635,12 @@ struct AccelCpuDotKernelsPass
                        << " kc=" << int64_t(kc) << ")";
       return signalPassFailure();
     }
+    if (bf16Subnormals != "flush" && bf16Subnormals != "keep") {
+      func.emitError() << "accel-cpu-dot-kernels: bf16-subnormals must be "
+                          "'flush' or 'keep' (got '"
+                       << bf16Subnormals << "')";
+      return signalPassFailure();
+    }
     bool bf16Dot = hasFeature(features, "avx512bf16");
     bool i8Dot = hasFeature(features, "avx512vnni");
     if (features.empty())
@@ -645,6 +651,9 @@ struct AccelCpuDotKernelsPass
           bf16Dot = target.hasFeature("avx512bf16");
           i8Dot = target.hasFeature("avx512vnni");
         }
+    // vdpbf16ps flushes bf16 subnormals; `keep` leaves bf16 to the f32 path.
+    if (bf16Subnormals == "keep")
+      bf16Dot = false;
     if (!bf16Dot && !i8Dot)
       return;
     SmallVector<DotGemm> gemms;

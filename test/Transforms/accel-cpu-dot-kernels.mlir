@@ -4,6 +4,9 @@
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512bf16 threads=2}))' | FileCheck %s --check-prefix=THREADS
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512vnni kc=8}))' | FileCheck %s --check-prefix=FILL
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512vnni kc=8 prefetch-c=0}))' | FileCheck %s --check-prefix=NOPREFETCH
+// bf16-subnormals=keep: bf16 stays on the f32 path (vdpbf16ps flushes
+// subnormals), int8's VNNI kernels are unaffected.
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16,avx512vnni bf16-subnormals=keep}))' | FileCheck %s --check-prefix=KEEP
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -62,6 +65,9 @@
 // NOBF16-LABEL: func @gemm
 // NOBF16: linalg.generic
 // NOBF16-NOT: x86vector
+// KEEP-LABEL: func @gemm
+// KEEP: linalg.generic
+// KEEP-NOT: x86vector
 func.func @gemm(%a: memref<13x7xbf16>, %b: memref<7x70xbf16>, %c: memref<13x70xf32>) {
   linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<13x7xbf16>, memref<7x70xbf16>) outs(%c : memref<13x70xf32>) {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
@@ -192,6 +198,8 @@ module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "
 // CHECK: accel.x86_dot_u8s8 %{{.+}}, %[[AB]], %{{.+}} : vector<64xi8> -> vector<16xi32>
 // NOBF16-LABEL: func @gemm_i8
 // NOBF16: linalg.generic
+// KEEP-LABEL: func @gemm_i8
+// KEEP: accel.x86_dot_u8s8
 // TARGET-LABEL: func @gemm_i8
 // TARGET: linalg.generic
 func.func @gemm_i8(%a: memref<13x7xi8>, %b: memref<7x70xi8>, %c: memref<13x70xi32>) {

@@ -201,6 +201,12 @@ static cl::opt<bool>
                   cl::desc(mlir::accel::kAllowBytecodeDescription),
                   cl::init(false), cl::cat(runCat));
 
+/// Whether the compiled bf16 matmuls may treat subnormals as zero (the
+/// CPU's vdpbf16ps kernels, `bf16-subnormals=flush`): the oracle's matmul
+/// gate then allows it. Set from the pipeline options before the oracle
+/// runs.
+static bool kernelsFlushBf16Subnormals = false;
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "accel-run") << message << "\n";
   return 1;
@@ -422,6 +428,7 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
             c = lop.getDpsInits()[0];
       spec.inputType = getElementTypeOrSelf(a.getType());
       spec.accType = getElementTypeOrSelf(c.getType());
+      spec.flushBf16Subnormals = kernelsFlushBf16Subnormals;
       env[op.getResult(0)] = ref::matmul(get(a), get(b), get(c), spec);
       continue;
     }
@@ -435,6 +442,7 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       ref::MatmulSpec spec;
       spec.inputType = getElementTypeOrSelf(tm.getA().getType());
       spec.accType = getElementTypeOrSelf(tm.getType());
+      spec.flushBf16Subnormals = kernelsFlushBf16Subnormals;
       ref::Tensor none;
       env[tm.getResult()] =
           ref::matmul(get(tm.getA()), get(tm.getB()), none, spec);
@@ -451,6 +459,7 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       // the A operand of the P.V mma.sync); the CPU pipeline keeps P in f32.
       ref::AccelOpOptions options;
       options.roundProbabilities = target != "cpu";
+      options.flushBf16Subnormals = kernelsFlushBf16Subnormals;
       FailureOr<ref::Result> r = ref::evaluateAccelOp(&op, get, options);
       if (failed(r))
         return failure();
@@ -1502,15 +1511,19 @@ int main(int argc, char **argv) {
   if (!npyInputs.empty() && jobs.size() != 1)
     return fail("--input files need exactly one function; choose it with "
                 "--entry");
+  // The CPU pipeline's options, before the oracle runs: they decide
+  // whether bf16 subnormals may be flushed.
+  AccelCpuPipelineOptions options;
+  if (failed(options.parseFromString(cpuOptions)))
+    return fail("bad --cpu-pipeline-options '" + cpuOptions + "'");
+  options.threads = threads;
+  kernelsFlushBf16Subnormals =
+      target == "cpu" && hostKernelsFlushBf16Subnormals(options);
   for (Job &job : jobs)
     if (failed(prepare(job, /*useNpy=*/!npyInputs.empty(), context)))
       return 1;
 
   // Lower the module once and JIT it.
-  AccelCpuPipelineOptions options;
-  if (failed(options.parseFromString(cpuOptions)))
-    return fail("bad --cpu-pipeline-options '" + cpuOptions + "'");
-  options.threads = threads;
   // Compile the selected functions (and the private ones they may call),
   // not what else the file holds.
   OwningOpRef<ModuleOp> selected = module->clone();

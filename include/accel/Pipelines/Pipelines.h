@@ -71,6 +71,14 @@ struct AccelCpuPipelineOptions
                      "avx512bf16 for the vdpbf16ps kernels of "
                      "accel-cpu-dot-kernels); empty: the module's "
                      "accel.target, or the host's when JIT-compiled")};
+  PassOptions::Option<std::string> bf16Subnormals{
+      *this, "bf16-subnormals",
+      llvm::cl::desc(
+          "flush: bf16 contractions may use vdpbf16ps (AVX512-BF16), "
+          "which treats subnormal inputs and results as zero, as "
+          "oneDNN does; keep: they run as widened f32 FMAs and "
+          "keep subnormals"),
+      llvm::cl::init("flush")};
 };
 
 /// accel (tensors) -> linalg -> bufferized memrefs -> loops -> LLVM dialect

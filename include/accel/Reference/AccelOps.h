@@ -25,6 +25,9 @@ struct AccelOpOptions {
   /// Attention rounds the probabilities P to the query's element type
   /// before P·V (the GPU and systolic kernels; the CPU keeps P in f32).
   bool roundProbabilities = false;
+  /// bf16 matmuls may treat subnormals as zero (MatmulSpec's flag: the CPU
+  /// kernels on AVX512-BF16 with `bf16-subnormals=flush`).
+  bool flushBf16Subnormals = false;
 };
 
 /// Whether evaluateAccelOp models `op`.

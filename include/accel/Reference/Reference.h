@@ -90,6 +90,12 @@ struct MatmulSpec {
   bool accumulate = false;
   std::optional<double> lhsScale, rhsScale;
   Type inputType, accType;
+  /// bf16 inputs may be multiplied by a dot instruction that treats
+  /// subnormals as zero (x86's vdpbf16ps: bf16 inputs and f32 results below
+  /// 2^-126, whatever MXCSR says; `bf16-subnormals=flush`, the CPU
+  /// default). The gate then also allows dropping each product with a
+  /// subnormal factor and 2^-126 per accumulation step.
+  bool flushBf16Subnormals = false;
 };
 /// C' = (accumulate ? C : 0) + sa·sb·A·B with the gate
 /// u_out·|r| + γ_K(u_acc)·(|A||B| (+|C|)) + η/2·(n + 1), η the smallest

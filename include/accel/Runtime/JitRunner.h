@@ -20,6 +20,7 @@
 #include "llvm/Support/Error.h"
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace mlir {
@@ -30,6 +31,17 @@ namespace accel {
 /// -O3 for the host CPU. OpenMP code (threads > 1) loads libomp.
 llvm::Expected<std::unique_ptr<ExecutionEngine>>
 compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options);
+
+/// The CPU features compileForHost compiles for: `options.cpuFeatures`, or
+/// the host's when that is empty (comma separated).
+std::string hostCompileFeatures(const AccelCpuPipelineOptions &options);
+
+/// Whether the kernels compileForHost makes may treat bf16 subnormals as
+/// zero: bf16 contractions become vdpbf16ps micro-kernels (vectorized,
+/// `bf16-subnormals=flush`, features with avx512bf16), which flush subnormal
+/// inputs and results whatever MXCSR says. The fp64 oracle's matmul gate
+/// then allows it (ref::MatmulSpec::flushBf16Subnormals).
+bool hostKernelsFlushBf16Subnormals(const AccelCpuPipelineOptions &options);
 
 /// The packed arguments of a function lowered to LLVM: each memref is
 /// (allocated, aligned, offset, sizes..., strides...), each scalar a pointer

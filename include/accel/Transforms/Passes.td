@@ -332,7 +332,11 @@ def AccelCpuDotKernelsPass
     FMA would (in a different order: within the contract's f32
     accumulation bound), with one difference: `vdpbf16ps` treats bf16
     subnormal inputs as zero and flushes subnormal results, whatever MXCSR
-    says (|x| < 2^-126 contributes 0, where the f32 path keeps it).
+    says (|x| < 2^-126 contributes 0, where the f32 path keeps it). That is
+    the default, `bf16-subnormals=flush` (oneDNN's bf16 kernels do the
+    same), and the fp64 oracle's gate allows it (docs/numerics.md,
+    "Subnormals"); `bf16-subnormals=keep` leaves bf16 contractions to the
+    widened f32 path, which keeps subnormals, at about half the speed.
 
     When a `linalg.fill` of C precedes the GEMM (no other access to C
     between), the first K block's accumulators start from the fill value
@@ -355,7 +359,10 @@ def AccelCpuDotKernelsPass
            "Above 1: column tiles in an scf.forall (not inside another "
            "parallel loop)">,
     Option<"prefetchC", "prefetch-c", "bool", "true",
-           "Prefetch the next row tile's C lines before each tile's K loop">
+           "Prefetch the next row tile's C lines before each tile's K loop">,
+    Option<"bf16Subnormals", "bf16-subnormals", "std::string", "\"flush\"",
+           "flush: bf16 contractions use vdpbf16ps, which treats subnormal "
+           "inputs and results as zero; keep: they are left to the f32 path">
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::arith::ArithDialect",
