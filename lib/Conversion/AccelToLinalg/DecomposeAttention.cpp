@@ -181,9 +181,11 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     // an empty dimension does not verify ("offset 3 is out-of-bounds: 0 >=
     // 0"); D = 0 still has a result (every logit is 0: each row of O is
     // the mean of the kept V rows), which that lowering computes.
-    if (hkv == 0 || hq == 0 || sq == 0 || d == 0 || dv == 0)
+    // B = 0 too: the per-tile slices of K below would start at offset 0 of
+    // an empty dimension.
+    if (nB == 0 || hkv == 0 || hq == 0 || sq == 0 || d == 0 || dv == 0)
       return rewriter.notifyMatchFailure(
-          op, "empty heads, queries, head dimension or values");
+          op, "empty batch, heads, queries, head dimension or values");
     int64_t group = hq / hkv;
     Location loc = op.getLoc();
     TileBuilder tb{rewriter, loc, rewriter.getF32Type()};
@@ -211,8 +213,10 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     Value keysBlocked, keysRestT;
     if (fullKVAll > 0) {
       Value whole =
-          tb.slice(op.getKey(), {zeroA, zeroA, zeroA, zeroA},
-                   {idxA(nB), idxA(hkv), idxA(fullKVAll), idxA(d)}, 4);
+          remKVAll == 0
+              ? op.getKey()
+              : tb.slice(op.getKey(), {zeroA, zeroA, zeroA, zeroA},
+                         {idxA(nB), idxA(hkv), idxA(fullKVAll), idxA(d)}, 4);
       auto blockedType =
           RankedTensorType::get({nB, hkv, fullKVAll / tileKV, tileKV, d}, kElt);
       Value expanded = tensor::ExpandShapeOp::create(
