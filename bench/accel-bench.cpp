@@ -82,7 +82,13 @@ struct Timing {
 std::vector<Timing> timeInterleaved(std::vector<std::function<void()>> fns) {
   std::vector<std::vector<double>> per(fns.size());
   std::vector<int> reps(fns.size(), 1);
-  for (size_t f = 0; f < fns.size(); ++f) { // warm up and calibrate
+  for (size_t f = 0; f < fns.size(); ++f) { // warm up, then calibrate
+    // The first call is not timed: it can include one-time work (the JIT
+    // materialising the kernel, a library creating its primitive), and a
+    // calibration on it gave a JIT kernel 1-2 calls a sample, each after
+    // the other kernels had evicted its data, against hundreds of warm
+    // calls for a library (int8 256³ measured 92-102 µs instead of 79).
+    fns[f]();
     auto t0 = std::chrono::steady_clock::now();
     fns[f]();
     double s =
