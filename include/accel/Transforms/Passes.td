@@ -353,8 +353,10 @@ def AccelCpuDotKernelsPass
     Option<"mr", "mr", "int64_t", "6", "Rows of the register tile">,
     Option<"nr", "nr", "int64_t", "64",
            "Columns of the register tile (a multiple of 16)">,
-    Option<"kc", "kc", "int64_t", "512",
-           "K values per block (even): the B panel kept in cache">,
+    Option<"kc", "kc", "int64_t", "2048",
+           "K values per block (even): the B panel [kc, nr] kept in cache "
+           "(2048: 128 KiB of i8, 256 KiB of bf16 at nr = 64; each further "
+           "block reloads C, which cost int8 2048^3 8 % at kc = 512)">,
     Option<"threads", "threads", "int64_t", "1",
            "Above 1: column tiles in an scf.forall (not inside another "
            "parallel loop)">,
