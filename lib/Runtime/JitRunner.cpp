@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Runtime/JitRunner.h"
+#include "accel/Transforms/Transforms.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -29,11 +30,7 @@ bool accel::hostKernelsFlushBf16Subnormals(
     const AccelCpuPipelineOptions &options) {
   if (!options.vectorize || options.bf16Subnormals != "flush")
     return false;
-  SmallVector<StringRef> parts;
-  std::string features = hostCompileFeatures(options);
-  StringRef(features).split(parts, ',', -1, false);
-  return llvm::any_of(
-      parts, [](StringRef f) { return f.trim().ltrim('+') == "avx512bf16"; });
+  return hasCpuFeature(hostCompileFeatures(options), "avx512bf16");
 }
 
 llvm::Expected<std::unique_ptr<ExecutionEngine>>

@@ -18,6 +18,7 @@
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Transforms.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -613,14 +614,6 @@ struct KernelBuilder {
   }
 };
 
-/// Whether `features` (comma-separated, with or without '+') has `name`.
-bool hasFeature(StringRef features, StringRef name) {
-  SmallVector<StringRef> parts;
-  features.split(parts, ',', -1, false);
-  return llvm::any_of(parts,
-                      [&](StringRef f) { return f.trim().ltrim('+') == name; });
-}
-
 struct AccelCpuDotKernelsPass
     : public accel::impl::AccelCpuDotKernelsPassBase<AccelCpuDotKernelsPass> {
   using Base::Base;
@@ -641,8 +634,8 @@ struct AccelCpuDotKernelsPass
                        << bf16Subnormals << "')";
       return signalPassFailure();
     }
-    bool bf16Dot = hasFeature(features, "avx512bf16");
-    bool i8Dot = hasFeature(features, "avx512vnni");
+    bool bf16Dot = accel::hasCpuFeature(features, "avx512bf16");
+    bool i8Dot = accel::hasCpuFeature(features, "avx512vnni");
     if (features.empty())
       if (auto module = func->getParentOfType<ModuleOp>())
         if (auto target = module->getAttrOfType<accel::TargetAttr>(
@@ -710,3 +703,10 @@ struct AccelCpuLowerDotPass
   }
 };
 } // namespace
+
+bool accel::hasCpuFeature(StringRef features, StringRef name) {
+  SmallVector<StringRef> parts;
+  features.split(parts, ',', -1, false);
+  return llvm::any_of(parts,
+                      [&](StringRef f) { return f.trim().ltrim('+') == name; });
+}

@@ -5,12 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Pattern sets behind the accel passes, for use outside of them.
+// Pattern sets behind the accel passes, for use outside of them, and the
+// CPU feature-list query the passes and the JIT runner share.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ACCEL_TRANSFORMS_TRANSFORMS_H
 #define ACCEL_TRANSFORMS_TRANSFORMS_H
+
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 class RewritePatternSet;
@@ -51,6 +54,10 @@ void populateExpandF8CastsPatterns(RewritePatternSet &patterns);
 /// below -127, NaN kept (accel-cpu-vectorize-elementwise; lib/Transforms/
 /// FastExp2.cpp says how).
 void populateFastExp2Patterns(RewritePatternSet &patterns);
+
+/// Whether a comma-separated CPU feature list (entries with or without a
+/// leading '+', as LLVM writes them) has `name`.
+bool hasCpuFeature(llvm::StringRef features, llvm::StringRef name);
 
 } // namespace accel
 } // namespace mlir

@@ -203,38 +203,42 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     // kernel streams along keys without packing it (a [D, Skv] layout puts
     // its rows Skv apart, which the kernel would copy for every query
     // tile); the remainder tile as [B, Hkv, D, Skv mod Tk].
-    int64_t remKVAll = skv % tileKV, fullKVAll = skv - remKVAll;
+    // Every tile has a static shape (the contraction kernel vectorizes
+    // static shapes only): whole tiles in loops, then one remainder tile of
+    // queries (and of keys) peeled off.
+    int64_t remQ = sq % tileQ, fullQ = sq - remQ;
+    int64_t remKV = skv % tileKV, fullKV = skv - remKV;
     Type kElt = kT.getElementType();
-    OpFoldResult zeroA = rewriter.getIndexAttr(0),
-                 oneA = rewriter.getIndexAttr(1);
+    OpFoldResult zero = rewriter.getIndexAttr(0),
+                 one = rewriter.getIndexAttr(1);
     auto idxA = [&](int64_t v) -> OpFoldResult {
       return rewriter.getIndexAttr(v);
     };
     Value keysBlocked, keysRestT;
-    if (fullKVAll > 0) {
+    if (fullKV > 0) {
       Value whole =
-          remKVAll == 0
+          remKV == 0
               ? op.getKey()
-              : tb.slice(op.getKey(), {zeroA, zeroA, zeroA, zeroA},
-                         {idxA(nB), idxA(hkv), idxA(fullKVAll), idxA(d)}, 4);
+              : tb.slice(op.getKey(), {zero, zero, zero, zero},
+                         {idxA(nB), idxA(hkv), idxA(fullKV), idxA(d)}, 4);
       auto blockedType =
-          RankedTensorType::get({nB, hkv, fullKVAll / tileKV, tileKV, d}, kElt);
+          RankedTensorType::get({nB, hkv, fullKV / tileKV, tileKV, d}, kElt);
       Value expanded = tensor::ExpandShapeOp::create(
           rewriter, loc, blockedType, whole,
           SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
       Value init = tensor::EmptyOp::create(
-          rewriter, loc,
-          ArrayRef<int64_t>{nB, hkv, fullKVAll / tileKV, d, tileKV}, kElt);
+          rewriter, loc, ArrayRef<int64_t>{nB, hkv, fullKV / tileKV, d, tileKV},
+          kElt);
       keysBlocked =
           linalg::TransposeOp::create(rewriter, loc, expanded, init,
                                       ArrayRef<int64_t>{0, 1, 2, 4, 3})
               .getResult()[0];
     }
-    if (remKVAll > 0) {
-      Value rest = tb.slice(op.getKey(), {zeroA, zeroA, idxA(fullKVAll), zeroA},
-                            {idxA(nB), idxA(hkv), idxA(remKVAll), idxA(d)}, 4);
+    if (remKV > 0) {
+      Value rest = tb.slice(op.getKey(), {zero, zero, idxA(fullKV), zero},
+                            {idxA(nB), idxA(hkv), idxA(remKV), idxA(d)}, 4);
       Value init = tensor::EmptyOp::create(
-          rewriter, loc, ArrayRef<int64_t>{nB, hkv, d, remKVAll}, kElt);
+          rewriter, loc, ArrayRef<int64_t>{nB, hkv, d, remKV}, kElt);
       keysRestT = linalg::TransposeOp::create(rewriter, loc, rest, init,
                                               ArrayRef<int64_t>{0, 1, 3, 2})
                       .getResult()[0];
@@ -261,20 +265,11 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
       band.offset = bandOffset(rewriter, loc, op.getDiagonal(), tb.index(sq),
                                tb.index(skv), band.qLength, band.kvLength);
     band.window = op.getWindow();
-    OpFoldResult zeroIdx = rewriter.getIndexAttr(0),
-                 oneIdx = rewriter.getIndexAttr(1);
-    SmallVector<OpFoldResult> headOffsets = {bi, hi, zeroIdx, zeroIdx};
-    SmallVector<OpFoldResult> headSizes = {
-        oneIdx, oneIdx, rewriter.getIndexAttr(sq), rewriter.getIndexAttr(dv)};
+    SmallVector<OpFoldResult> headOffsets = {bi, hi, zero, zero};
+    SmallVector<OpFoldResult> headSizes = {one, one, rewriter.getIndexAttr(sq),
+                                           rewriter.getIndexAttr(dv)};
     Value headOut =
         tb.slice(heads.getRegionIterArgs()[0], headOffsets, headSizes, 2);
-    OpFoldResult zero = rewriter.getIndexAttr(0),
-                 one = rewriter.getIndexAttr(1);
-    // Every tile has a static shape (the contraction kernel vectorizes
-    // static shapes only): whole tiles in loops, then one remainder tile of
-    // queries (and of keys) peeled off.
-    int64_t remQ = sq % tileQ, fullQ = sq - remQ;
-    int64_t remKV = skv % tileKV, fullKV = skv - remKV;
 
     // One query tile of `tqS` rows at q0; returns `dest` ([Sq, Dv]) with
     // the tile's rows of O written.
