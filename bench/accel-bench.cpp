@@ -35,7 +35,9 @@
 #include <malloc.h>
 #include <map>
 #include <random>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cblas.h>
@@ -68,6 +70,13 @@ static cl::opt<double>
     minSampleMs("min-sample-ms",
                 cl::desc("Repeat calls until a sample lasts this long"),
                 cl::init(50.0));
+static cl::opt<double> cooldownMs(
+    "cooldown-ms",
+    cl::desc("Multi-threaded timings: idle this long before each sample, then "
+             "call the function once untimed, so another OpenMP runtime's "
+             "workers have stopped spinning (run.sh: KMP_BLOCKTIME=1) and this "
+             "one's are awake when the timed calls start"),
+    cl::init(20.0));
 static cl::opt<bool> quick("quick",
                            cl::desc("Smaller shapes only (a smoke run)"),
                            cl::init(false));
@@ -79,7 +88,17 @@ struct Timing {
 
 /// Times `fns` interleaved: each sample runs every function in turn for at
 /// least --min-sample-ms, so drift (boost clocks, a neighbour) hits all.
-std::vector<Timing> timeInterleaved(std::vector<std::function<void()>> fns) {
+/// `threaded` (default: --bench-threads > 1): before each sample, idle
+/// --cooldown-ms and make one untimed call. Back-to-back calls then find
+/// their runtime's workers awake, as an application calling a kernel in a
+/// loop does, and the previous function's runtime (accel's JIT code uses
+/// LLVM's libomp; oneDNN's may differ) no longer spins on the other core.
+/// Without it, OMP_WAIT_POLICY=passive was the only way to keep runtimes
+/// apart, and it put a futex wake-up (~46 µs per parallel region here,
+/// either runtime) on every call.
+std::vector<Timing> timeInterleaved(std::vector<std::function<void()>> fns,
+                                    std::optional<bool> threaded = {}) {
+  bool cool = threaded.value_or(benchThreads > 1) && cooldownMs > 0;
   std::vector<std::vector<double>> per(fns.size());
   std::vector<int> reps(fns.size(), 1);
   for (size_t f = 0; f < fns.size(); ++f) { // warm up, then calibrate
@@ -98,6 +117,11 @@ std::vector<Timing> timeInterleaved(std::vector<std::function<void()>> fns) {
   }
   for (int s = 0; s < samples; ++s) {
     for (size_t f = 0; f < fns.size(); ++f) {
+      if (cool) {
+        std::this_thread::sleep_for(
+            std::chrono::duration<double, std::milli>(cooldownMs));
+        fns[f]();
+      }
       auto t0 = std::chrono::steady_clock::now();
       for (int r = 0; r < reps[f]; ++r)
         fns[f]();
@@ -1322,7 +1346,8 @@ void benchTable(MLIRContext &ctx, const accel::TargetSpec &spec) {
       };
     };
     std::vector<Timing> t =
-        timeInterleaved({std::ref(k1), std::ref(k2), dnnlOn(1), dnnlOn(2)});
+        timeInterleaved({std::ref(k1), std::ref(k2), dnnlOn(1), dnnlOn(2)},
+                        /*threaded=*/true);
     omp_set_num_threads(1);
     bool ok =
         maxAbsDiff(c2.data(), cd.data(), n) <= 1e-4 * maxAbs(cd.data(), n) &&

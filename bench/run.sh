@@ -2,8 +2,13 @@
 # Runs accel-bench with the references pinned (anchors-performance.md §3.1):
 # this machine's environment sets OPENBLAS_CORETYPE=Haswell and
 # OPENBLAS_L2_SIZE, which hold OpenBLAS to AVX2 kernels; they are unset here,
-# in this command only (never in tests or CI). OMP_WAIT_POLICY=passive keeps
-# the OpenMP runtimes from spinning against each other on 2 cores.
+# in this command only (never in tests or CI). KMP_BLOCKTIME=1 lets LLVM's
+# libomp workers (accel's JIT code) spin 1 ms after a parallel region instead
+# of its default 200 ms, and libgomp's default spin is a few ms: multi-
+# threaded samples are preceded by a 20 ms idle gap (--cooldown-ms), so one
+# runtime's workers no longer spin while another's sample runs, and within a
+# sample back-to-back calls find their workers awake. (OMP_WAIT_POLICY=passive,
+# used before, put a ~46 µs futex wake-up on every call of either runtime.)
 #
 #   bench/run.sh [--bench-threads=1|2] [--mode=gemm|attention|precision|all]
 #                [--quick]
@@ -16,5 +21,5 @@ for a in "$@"; do
   case "$a" in --bench-threads=*) threads=${a#*=} ;; esac
 done
 exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
-  OMP_WAIT_POLICY=passive OMP_NUM_THREADS="$threads" \
+  KMP_BLOCKTIME=1 OMP_NUM_THREADS="$threads" \
   "$build/bin/accel-bench" "$@"

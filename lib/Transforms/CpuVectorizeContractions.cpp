@@ -348,9 +348,10 @@ struct PackedRhs {
 /// Copies the cache block `block` ([kc, nc] of a [K, N] B) into panels of
 /// `nr` columns, before `anchor` (the M cache loop: once for all the M
 /// tiles that use the block). Columns past nc in the last panel are zero.
+/// `parallel`: the panels are an scf.forall (threads copy disjoint panels).
 static PackedRhs packRhsBlock(RewriterBase &rewriter, Operation *anchor,
                               Value block, int64_t kcMax, int64_t ncMax,
-                              int64_t nr) {
+                              int64_t nr, bool parallel) {
   Location loc = anchor->getLoc();
   rewriter.setInsertionPoint(anchor);
   auto type = cast<MemRefType>(block.getType());
@@ -369,9 +370,7 @@ static PackedRhs packRhsBlock(RewriterBase &rewriter, Operation *anchor,
   auto vecType = VectorType::get({nr}, elt);
   MLIRContext *ctx = rewriter.getContext();
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
-  scf::ForOp::create(
-      rewriter, loc, c0, nc, cNr, ValueRange{},
-      [&](OpBuilder &b, Location loc, Value j, ValueRange) {
+  auto copyPanel = [&](OpBuilder &b, Location loc, Value j) {
         Value width = affine::makeComposedAffineMin(
             b, loc,
             AffineMap::get(2, 0, {d1 - d0, getAffineConstantExpr(nr, ctx)},
@@ -394,8 +393,21 @@ static PackedRhs packRhsBlock(RewriterBase &rewriter, Operation *anchor,
                   /*inBounds=*/ArrayRef<bool>{true});
               scf::YieldOp::create(b, loc);
             });
-        scf::YieldOp::create(b, loc);
-      });
+  };
+  if (parallel)
+    scf::ForallOp::create(
+        rewriter, loc, ArrayRef<OpFoldResult>{c0}, ArrayRef<OpFoldResult>{nc},
+        ArrayRef<OpFoldResult>{cNr}, ValueRange{}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          copyPanel(b, loc, ivs[0]);
+          scf::InParallelOp::create(b, loc);
+        });
+  else
+    scf::ForOp::create(rewriter, loc, c0, nc, cNr, ValueRange{},
+                       [&](OpBuilder &b, Location loc, Value j, ValueRange) {
+                         copyPanel(b, loc, j);
+                         scf::YieldOp::create(b, loc);
+                       });
   return {block, panels};
 }
 
@@ -573,10 +585,48 @@ struct AccelCpuVectorizeContractionsPass
                   n.getPosition() == roles->n;
       }
       SmallVector<int64_t> bounds = cTileBounds(op, *roles, reg);
+      // Packing B pays when at least 4 register tiles of A rows share each
+      // panel, B's rows are wider than a panel and more than 2 KiB apart.
+      int64_t mExtent = staticRanges[roles->m],
+              nExtent = staticRanges[roles->n];
+      int64_t kcMax = cache[2] ? cache[2] : kExtent;
+      int64_t ncMax = cache[1] ? cache[1] : nExtent;
+      if (!ShapedType::isDynamic(kExtent))
+        kcMax = std::min(kcMax, kExtent);
+      if (!ShapedType::isDynamic(nExtent))
+        ncMax = std::min(ncMax, nExtent);
+      bool pack = packRhs && roles->batch.empty() && rhsIsKN &&
+                  rhsRowStrideBytes > 2048 && !ShapedType::isDynamic(kcMax) &&
+                  !ShapedType::isDynamic(ncMax) && kcMax > 0 &&
+                  (ShapedType::isDynamic(mExtent) || mExtent >= 4 * reg[0]) &&
+                  (ShapedType::isDynamic(nExtent) || nExtent > reg[1]);
+      // In parallel with a packed B: N and K cache loops sequential, the
+      // threads copy disjoint panels of each B block, then share it, an
+      // scf.forall over the M blocks computing C's block row (BLIS's
+      // parallel ic loop). Taken when M alone gives every thread at least
+      // 2 blocks (halving mc as below); otherwise B is read in place.
+      int64_t sharedPanelsMc = 0;
+      if (threads > 1 && pack && cache[0] > 0 &&
+          !ShapedType::isDynamic(mExtent)) {
+        int64_t mc = cache[0];
+        while (llvm::divideCeilSigned(mExtent, mc) < 2 * threads &&
+               mc >= 8 * reg[0])
+          mc = llvm::alignTo(mc / 2, reg[0]);
+        if (llvm::divideCeilSigned(mExtent, mc) >= 2 * threads)
+          sharedPanelsMc = mc;
+      }
+      if (threads > 1 && !sharedPanelsMc)
+        pack = false;
       // Cache level: N, K, M; or, in parallel, an scf.forall over the M and
-      // N tiles (disjoint blocks of C) and the K tiles sequential inside.
+      // N tiles (disjoint blocks of C) and the K tiles sequential inside, or
+      // (sharedPanelsMc) N and K sequential with an scf.forall over M inside.
       FailureOr<scf::SCFTilingResult> outer;
-      if (threads > 1) {
+      if (sharedPanelsMc) {
+        outer = tile(rewriter, op,
+                     sizesFor(rewriter, *roles, numLoops, 0, cache[1],
+                              cache[2]),
+                     interchangeFor(*roles, {roles->n, roles->k, roles->m}));
+      } else if (threads > 1) {
         // Enough blocks of C for the threads: halve the M block (keeping it
         // a multiple of mr) while there are fewer than 2 blocks a thread and
         // it has at least 8 mr rows (batch dimensions count as blocks). A 256^3
@@ -591,8 +641,8 @@ struct AccelCpuVectorizeContractionsPass
                                ? threads * 2
                                : staticRanges[d];
           auto count = [&](int64_t m) {
-            return batchBlocks * llvm::divideCeil(mExt, m) *
-                   (cache[1] > 0 ? llvm::divideCeil(nExt, cache[1]) : 1);
+            return batchBlocks * llvm::divideCeilSigned(mExt, m) *
+                   (cache[1] > 0 ? llvm::divideCeilSigned(nExt, cache[1]) : 1);
           };
           while (count(mc) < 2 * threads && mc >= 8 * reg[0])
             mc = llvm::alignTo(mc / 2, reg[0]);
@@ -670,38 +720,43 @@ struct AccelCpuVectorizeContractionsPass
         firstK.clear();
         laterK.assign({inner});
       }
+      if (sharedPanelsMc) {
+        bool tiledAll = true;
+        for (SmallVector<linalg::LinalgOp> *ops : {&firstK, &laterK})
+          for (linalg::LinalgOp &t : *ops) {
+            FailureOr<scf::SCFTilingResult> blocks =
+                tile(rewriter, t,
+                     sizesFor(rewriter, *roles, numLoops, sharedPanelsMc, 0, 0),
+                     interchangeFor(*roles, {roles->m, roles->n, roles->k}),
+                     /*forall=*/true);
+            if (failed(blocks)) {
+              tiledAll = false;
+              break;
+            }
+            t = cast<linalg::LinalgOp>(blocks->tiledOps.back());
+          }
+        if (!tiledAll)
+          continue;
+      }
       Value fillValue = zeroStart ? fill.getInputs()[0] : Value();
       bool allStarted = true;
-      // Packing B pays when at least 4 register tiles of A rows share each
-      // panel, B's rows are wider than a panel and more than 2 KiB apart.
-      int64_t mExtent = staticRanges[roles->m],
-              nExtent = staticRanges[roles->n];
-      int64_t kcMax = cache[2] ? cache[2] : kExtent;
-      int64_t ncMax = cache[1] ? cache[1] : nExtent;
-      if (!ShapedType::isDynamic(kExtent))
-        kcMax = std::min(kcMax, kExtent);
-      if (!ShapedType::isDynamic(nExtent))
-        ncMax = std::min(ncMax, nExtent);
-      bool pack = packRhs && threads <= 1 && roles->batch.empty() && rhsIsKN &&
-                  rhsRowStrideBytes > 2048 && !ShapedType::isDynamic(kcMax) &&
-                  !ShapedType::isDynamic(ncMax) && kcMax > 0 &&
-                  (ShapedType::isDynamic(mExtent) || mExtent >= 4 * reg[0]) &&
-                  (ShapedType::isDynamic(nExtent) || nExtent > reg[1]);
       auto microTile = [&](linalg::LinalgOp tileOp, bool start) {
         std::optional<PackedRhs> packed;
         if (pack) {
           // Once per block of B: before the M cache loop when the block
           // does not depend on it.
-          Value block = tileOp.getDpsInputOperand(1)->get();
           Operation *anchor = tileOp;
-          if (auto mLoop = dyn_cast<scf::ForOp>(tileOp->getParentOp());
-              mLoop && cache[0] != 0) {
-            moveLoopInvariantCode(
-                cast<LoopLikeOpInterface>(mLoop.getOperation()));
-            if (mLoop.isDefinedOutsideOfLoop(block))
-              anchor = mLoop;
+          Operation *parent = tileOp->getParentOp();
+          if (isa<scf::ForOp, scf::ForallOp>(parent) && cache[0] != 0) {
+            auto mLoop = cast<LoopLikeOpInterface>(parent);
+            moveLoopInvariantCode(mLoop);
+            if (mLoop.isDefinedOutsideOfLoop(
+                    tileOp.getDpsInputOperand(1)->get()))
+              anchor = parent;
           }
-          packed = packRhsBlock(rewriter, anchor, block, kcMax, ncMax, reg[1]);
+          Value block = tileOp.getDpsInputOperand(1)->get();
+          packed = packRhsBlock(rewriter, anchor, block, kcMax, ncMax, reg[1],
+                                /*parallel=*/sharedPanelsMc != 0);
         }
         // Register level: N, M, then K innermost.
         FailureOr<scf::SCFTilingResult> micro =

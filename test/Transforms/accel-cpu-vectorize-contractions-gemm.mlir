@@ -182,6 +182,48 @@ func.func @threads_enough_blocks(%a: memref<256x16xf32>, %b: memref<16x128xf32>,
 
 // -----
 
+// With threads and a B worth packing (rows 4 KiB apart), the N and K cache
+// loops stay sequential: in each, the threads copy disjoint panels of the B
+// block (an scf.forall over the panels), then an scf.forall over the M
+// blocks shares it (M alone gives 4 blocks of 32 rows: 2 a thread). The
+// first K block (peeled) starts from the fill; the second reads C.
+// THREADS-LABEL: func @threads_shared_panels
+// THREADS-NOT: linalg.fill
+// THREADS: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c32 {
+// THREADS: %[[P0:.+]] = memref.alloc() {{.*}} : memref<2x32x16xf32>
+// THREADS: scf.forall (%{{.+}}) = (0) to (32) step (16) {
+// THREADS: vector.store %{{.+}}, %[[P0]]
+// THREADS: scf.forall (%{{.+}}) = (0) to (128) step (32) {
+// THREADS-NOT: vector.transfer_read %arg2
+// THREADS: vector.transfer_read %[[P0]]
+// THREADS: vector.transfer_write %{{.+}}, %arg2
+// THREADS: %[[P1:.+]] = memref.alloc() {{.*}} : memref<2x32x16xf32>
+// THREADS: scf.forall (%{{.+}}) = (0) to (32) step (16) {
+// THREADS: vector.store %{{.+}}, %[[P1]]
+// THREADS: scf.forall (%{{.+}}) = (0) to (128) step (32) {
+// THREADS: vector.transfer_read %arg2
+// THREADS: vector.transfer_read %[[P1]]
+// THREADS: vector.transfer_write %{{.+}}, %arg2
+// THREADS-LABEL: func @threads_few_rows_in_place
+// THREADS-NOT: memref.alloc
+// THREADS: scf.forall (%{{.+}}) = (0) to (1024) step (32) {
+// THREADS-NOT: memref.alloc
+// THREADS: return
+func.func @threads_shared_panels(%a: memref<128x64xf32>, %b: memref<64x1024xf32>, %c: memref<128x1024xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<128x1024xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x1024xf32>) outs(%c : memref<128x1024xf32>)
+  return
+}
+// 32 rows give at most 2 M blocks (halving stops below 8 mr rows), too few
+// for 2 threads: B is read in place and the forall covers the N blocks.
+func.func @threads_few_rows_in_place(%a: memref<32x64xf32>, %b: memref<64x1024xf32>, %c: memref<32x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x1024xf32>) outs(%c : memref<32x1024xf32>)
+  return
+}
+
+// -----
+
 // An empty product (K = 0) is left alone with threads too (upstream's tiling
 // into an scf.forall crashed on it).
 // THREADS-LABEL: func @empty_k_threads
