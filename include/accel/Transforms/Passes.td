@@ -241,7 +241,11 @@ def AccelCpuVectorizeContractionsPass
     1. cache tiles `[Mc, Nc, Kc]`, loops ordered N, K, M, so a Kc x Nc panel
        of B and an Mc x Kc block of A stay in L2 while C streams (with
        `threads` > 1, the M and N cache tiles form an `scf.forall` whose
-       iterations own disjoint blocks of C, and K loops inside);
+       iterations own disjoint blocks of C, and K loops inside; or, when B
+       is packed (below) and M alone gives each thread 2 blocks, N and K
+       stay sequential loops and an `scf.forall` over the M blocks shares
+       each packed B block, whose panels the threads copy in an
+       `scf.forall` of their own: BLIS's parallel ic loop);
     2. register tiles `[mr, nr, kr]`, loops ordered N, M, K, so the mr x nr
        block of C lives in vector registers across the whole K loop;
     3. the register tile is vectorized (masked where a remainder tile is
@@ -262,8 +266,9 @@ def AccelCpuVectorizeContractionsPass
     remainder tiles' subviews).
 
     With `pack-rhs` (the default), each Kc x Nc block of a B whose rows are
-    more than 2 KiB apart is copied once per block (before the M cache loop)
-    into panels of nr columns, and the register tiles read B from there:
+    more than 2 KiB apart is copied once per block (before the M cache loop;
+    with threads, only in the shared form of step 1) into panels of nr
+    columns, and the register tiles read B from there:
     their K loop then reads B at a stride of nr elements instead of N (a
     power-of-two N aliased L1/L2 sets, and every k step touched another
     page; with closer rows, B read in place measured as fast). `C = fill; C += A B` with a static
@@ -281,7 +286,10 @@ def AccelCpuVectorizeContractionsPass
     Option<"threads", "threads", "int64_t", "1",
            "With more than 1, the M and N cache tiles form an scf.forall "
            "(one task per block of C), with the K tiles a sequential loop "
-           "inside">,
+           "inside; when B is packed and M alone gives each thread 2 "
+           "blocks, the N and K loops stay sequential and each B block, its "
+           "panels copied by an scf.forall, is shared by an scf.forall over "
+           "the M blocks">,
     Option<"packRhs", "pack-rhs", "bool", "true",
            "Copy each Kc x Nc block of B into [Nc / nr, Kc, nr] panels "
            "before the M cache loop (one thread, matmuls without batch "
