@@ -22,7 +22,7 @@
 # SHAPE is MxNxK, or MxNxKt with B transposed (A·Bᵀ, as Q·Kᵀ); the default
 # is the shapes docs/cpu-performance.md discusses: 4096x4096x64t
 # 4096x4096x128t 1024x1024x1024 2048x2048x2048. --options are passed to
-# accel-cpu-pipeline (e.g. "register-tile=6,64,1 cache-tile=256,512,256").
+# accel-cpu-pipeline (e.g. "register-tile=6,64,1 cache-tile=132,1024,1024").
 # --mcpu defaults to znver4 (LLVM 22's znver5 has no scheduling model of
 # its own: it reuses Zen 4's, which the output says).
 set -euo pipefail
@@ -81,7 +81,7 @@ for s in "${shapes[@]}"; do
 done
 # The cache tile [Mc, Nc, Kc]: Kc bounds the loop's trip count, Nc the B
 # block (the pass's defaults unless --options sets them).
-kc=256 nc=512
+kc=1024 nc=1024
 if [[ "$options" =~ cache-tile=([0-9]+),([0-9]+),([0-9]+) ]]; then
   nc=${BASH_REMATCH[2]} kc=${BASH_REMATCH[3]}
 fi

@@ -253,8 +253,10 @@ def AccelCpuVectorizeContractionsPass
 
     `vector.contract` is then lowered to FMAs by the pipeline. Batch
     dimensions are tiled by 1. Sizes are options; the defaults
-    (`cache-tile=256,512,256 register-tile=6,64,1`) suit AVX-512 f32: four
-    16-lane registers per row and 6 rows make 24 accumulators. `nr` must
+    (`cache-tile=132,1024,1024 register-tile=6,64,1`) suit AVX-512 f32: four
+    16-lane registers per row and 6 rows make 24 accumulators; 22 such
+    rows of A over Kc = 1024 and a Kc x nr panel of B share L2, and C is
+    read and written once per 1024 of K. `nr` must
     be a power of two (it is refused otherwise: an 8 x 48 tile ran 20x slower,
     the x86 back end assembling its <48 x float> rows lane by lane). Every register tile is vectorized: the full ones and the
     static remainder tiles left by peeling as they are, remainder tiles of

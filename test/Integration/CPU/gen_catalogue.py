@@ -89,10 +89,11 @@ def main(folder):
     fns += [matmul_fn("mm_batched_3x17x23x29", 17, 23, 29, batch=(3,)),
             matmul_fn("mm_transpose_b_33x65x17", 33, 65, 17, tb=True),
             matmul_fn("mm_accumulate_batched_transposed", 9, 31, 14, batch=(2, 3), tb=True, acc=True),
-            # Every cache tile partial (Mc, Nc, Kc = 256, 512, 256): the second
-            # M block is 261 rows (a 3-row register remainder), N is 2 x 512 + 7
-            # (a 7-column remainder), K is 256 + 44: register tiles of unknown
-            # size, vectorized with masks.
+            # Partial cache tiles: with the defaults (Mc, Nc, Kc = 132, 1024,
+            # 1024) the last M block is 121 rows (a 1-row register remainder)
+            # and N is 1024 + 7 (a 7-column remainder); with the last RUN's
+            # cache-tile=132,512,256, N is 2 x 512 + 7 and K is 256 + 44 as
+            # well: register tiles of unknown size, vectorized with masks.
             matmul_fn("mm_cache_remainders_517x300x1031", 517, 300, 1031),
             matmul_fn("mm_m0", 0, 8, 5), matmul_fn("mm_n0", 5, 8, 0),
             matmul_fn("mm_k0", 5, 0, 7), matmul_fn("mm_k0_accumulate", 5, 0, 7, acc=True)]
@@ -104,7 +105,8 @@ def main(folder):
           ["accel-run %s --repeat=0 | FileCheck %s",
            "accel-run %s --repeat=0 --dist=normal --seed=2 | FileCheck %s",
            "accel-run %s --repeat=0 --dist=exact | FileCheck %s",
-           "accel-run %s --repeat=0 --num-threads=2 --seed=4 | FileCheck %s"], fns)
+           "accel-run %s --repeat=0 --num-threads=2 --seed=4 | FileCheck %s",
+           "accel-run %s --repeat=0 --seed=5 --cpu-pipeline-options=cache-tile=132,512,256 | FileCheck %s"], fns)
 
     fns = [matmul_fn("mm_f16_f32", 31, 77, 19, a="f16"),
            matmul_fn("mm_f16_f16", 31, 77, 19, a="f16", c="f16"),

@@ -7,6 +7,7 @@
 // RUN: accel-run %s --repeat=0 --dist=normal --seed=2 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=exact | FileCheck %s
 // RUN: accel-run %s --repeat=0 --num-threads=2 --seed=4 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --seed=5 --cpu-pipeline-options=cache-tile=132,512,256 | FileCheck %s
 
 // CHECK-LABEL: @mm_1x1x1
 // CHECK: PASS
