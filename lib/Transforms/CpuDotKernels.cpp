@@ -134,12 +134,20 @@ std::optional<DotGemm> matchDotGemm(linalg::LinalgOp op) {
 /// consecutive k values one 32-bit lane of a dot instruction consumes:
 /// G = 2 bf16 or 4 i8.
 struct KernelBuilder {
+  KernelBuilder(OpBuilder &b, Location loc, const DotGemm &g, int64_t mr,
+                int64_t nr, int64_t kc)
+      : b(b), loc(loc), g(g), mr(mr), nr(nr), kc(kc) {}
+
   OpBuilder &b;
   Location loc;
   const DotGemm &g;
   int64_t mr, nr, kc;
-  /// B packed: [ceil(K / G), (N rounded up to 16) x G], column n's group
-  /// at [kk, n G : n G + G] (2-D, so every vector access is in bounds).
+  /// B packed in panels of nr columns: [ceil(N16 / nr), ceil(K / G),
+  /// nr x G] (N16: N rounded up to 16), column n's group kk at
+  /// [n / nr, kk, (n mod nr) G : (n mod nr) G + G]. A column tile's panel
+  /// is contiguous: its K loop reads B sequentially (with [K / G, N16 x G],
+  /// rows 4-8 KiB apart put every row of a panel on its own page and in
+  /// the same L1 sets).
   Value packed;
   /// i8: -128 x the column sums of B, N rounded up to 16 (zeros past N).
   Value sums;
@@ -153,6 +161,14 @@ struct KernelBuilder {
   Value fillValue;
   /// Prefetch the next row tile's C lines before each tile's K loop.
   bool prefetchC = true;
+  /// Rows of A per M block (a multiple of mr; 0: all rows): every column
+  /// tile and K block runs over one block of rows before the next, so the
+  /// block's [mc, kc] of A stays in L2 instead of streaming all of A past
+  /// each B panel.
+  int64_t mc = 0;
+  /// The current M block: its first row and its number of rows.
+  Value mBase;
+  int64_t mRows = 0;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
@@ -183,14 +199,25 @@ struct KernelBuilder {
     return vector::BitCastOp::create(b, loc, panelType(), quads);
   }
 
+  /// Where element t of column `col`'s group `kk` lies in `packed`.
+  SmallVector<Value> panelIndex(Value kk, Value col, int64_t t) {
+    Value panel = arith::DivUIOp::create(b, loc, col, idx(nr));
+    Value within = arith::RemUIOp::create(b, loc, col, idx(nr));
+    Value at = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, within, idx(groupSize())),
+        idx(t));
+    return {panel, kk, at};
+  }
+
   /// Bp[kk, n, t] = B[G kk + t, n], zeros past N and past K.
   void pack() {
     Type elt = inType();
     int64_t gs = groupSize();
     int64_t groupsK = (g.k + gs - 1) / gs, cols = (g.n + 15) / 16 * 16;
-    packed = memref::AllocOp::create(b, loc,
-                                     MemRefType::get({groupsK, cols * gs}, elt),
-                                     b.getI64IntegerAttr(64));
+    packed = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({(cols + nr - 1) / nr, groupsK, nr * gs}, elt),
+        b.getI64IntegerAttr(64));
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
     int64_t fullGroups = g.k / gs, fullCols = g.n / 16 * 16;
     Value c0 = idx(0), c1 = idx(1), cg = idx(gs);
@@ -210,9 +237,8 @@ struct KernelBuilder {
         rows.push_back(vector::LoadOp::create(b, loc, vec(16, elt), g.b,
                                               ValueRange{k, col}));
       }
-      Value at = arith::MulIOp::create(b, loc, col, cg);
       vector::StoreOp::create(b, loc, interleaveRows(rows), packed,
-                              ValueRange{kk, at});
+                              panelIndex(kk, col, 0));
     }
     // The columns past the last whole 16 (and the padding), one at a time;
     // the last group of a K that G does not divide is padded with zeros.
@@ -247,10 +273,8 @@ struct KernelBuilder {
           b.setInsertionPointToStart(read.elseBlock());
           scf::YieldOp::create(b, loc, zero);
         }
-        Value at = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, col, cg), idx(t));
         memref::StoreOp::create(b, loc, read.getResult(0), packed,
-                                ValueRange{kk, at});
+                                panelIndex(kk, col, t));
       }
     };
     scalarCols(fullCols, 0, fullGroups);
@@ -444,11 +468,8 @@ struct KernelBuilder {
                     function_ref<Value(int64_t)> groupOfRow) {
       SmallVector<Value> bv;
       for (int64_t j = 0; j < groups; ++j)
-        bv.push_back(vector::LoadOp::create(
-            b, loc, panelType(), packed,
-            ValueRange{
-                kk,
-                arith::MulIOp::create(b, loc, colOf(j), idx(gs)).getResult()}));
+        bv.push_back(vector::LoadOp::create(b, loc, panelType(), packed,
+                                            panelIndex(kk, colOf(j), 0)));
       SmallVector<Value> out;
       for (int64_t i = 0; i < rows; ++i) {
         Value aWord = word(groupOfRow(i));
@@ -519,7 +540,10 @@ struct KernelBuilder {
   /// groups x 16) and the k groups [kb, ke).
   void rowTiles(Value n0, int64_t groups, int64_t lastCols, Value kb, Value ke,
                 Value tail, bool fromFill) {
-    int64_t fullRows = g.m / mr * mr, restRows = g.m % mr;
+    int64_t fullRows = mRows / mr * mr, restRows = mRows % mr;
+    auto row = [&](Value offset) {
+      return arith::AddIOp::create(b, loc, mBase, offset).getResult();
+    };
     auto tile = [&](Value m0, int64_t rows) {
       if (!tail) {
         microKernel(m0, rows, n0, groups, lastCols, kb, ke, false, fromFill);
@@ -538,10 +562,10 @@ struct KernelBuilder {
       auto mLoop = scf::ForOp::create(b, loc, idx(0), idx(fullRows), idx(mr));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(mLoop.getBody());
-      tile(mLoop.getInductionVar(), mr);
+      tile(row(mLoop.getInductionVar()), mr);
     }
     if (restRows > 0)
-      tile(idx(fullRows), restRows);
+      tile(row(idx(fullRows)), restRows);
   }
 
   /// Columns [n0, n0 + groups x 16) of C over every K block of kc values:
@@ -586,6 +610,31 @@ struct KernelBuilder {
       packA();
       columnSums();
     }
+    int64_t blockRows = mc > 0 && mc < g.m ? mc : g.m;
+    int64_t fullBlocks = g.m / blockRows, lastRows = g.m % blockRows;
+    mRows = blockRows;
+    if (fullBlocks == 1) {
+      mBase = idx(0);
+      columns(parallel);
+    } else {
+      auto mLoop = scf::ForOp::create(b, loc, idx(0),
+                                      idx(fullBlocks * blockRows),
+                                      idx(blockRows));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(mLoop.getBody());
+      mBase = mLoop.getInductionVar();
+      columns(parallel);
+    }
+    if (lastRows > 0) {
+      mBase = idx(fullBlocks * blockRows);
+      mRows = lastRows;
+      columns(parallel);
+    }
+  }
+
+  /// Every column tile (in parallel: one task each) over the current M
+  /// block.
+  void columns(bool parallel) {
     int64_t groupsPerTile = nr / 16;
     int64_t fullTiles = g.n / nr, restCols = g.n - fullTiles * nr;
     if (fullTiles > 0) {
@@ -661,6 +710,7 @@ struct AccelCpuDotKernelsPass
         continue;
       builder.setInsertionPoint(g.op);
       KernelBuilder kb{builder, g.op.getLoc(), g, mr, nr, kc};
+      kb.mc = mc / mr * mr;
       // C = fill; C += A B: the kernel starts from the fill value.
       linalg::FillOp fill = accel::initializingFill(g.op);
       if (fill)

@@ -7,6 +7,10 @@
 // bf16-subnormals=keep: bf16 stays on the f32 path (vdpbf16ps flushes
 // subnormals), int8's VNNI kernels are unaffected.
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16,avx512vnni bf16-subnormals=keep}))' | FileCheck %s --check-prefix=KEEP
+// M blocks of mc = 6 rows: rows 0-11 as an scf.for over two blocks, each
+// running every column tile (and the ragged columns) before the next block,
+// then row 12 on its own.
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16 mc=6}),canonicalize)' | FileCheck %s --check-prefix=MBLOCK
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -14,21 +18,35 @@
 
 // M = 13 (two 6-row tiles and one row), N = 70 (one 64-column tile, then 6
 // columns masked), K = 7 (three pairs and a half pair), kc = 4 (blocks of
-// two pairs). B is packed into [4, 80 x 2]: rows 2kk and 2kk+1 interleaved
-// 16 columns at a time, the ragged columns and the odd row one by one
-// (zeros past N and K), as a 2-D [4, 80 x 2] buffer.
+// two pairs). B is packed in panels of 64 columns, [2, 4, 64 x 2]: rows 2kk
+// and 2kk+1 interleaved 16 columns at a time, the ragged columns and the odd
+// row one by one (zeros past N and K); column n's pairs are in panel n / 64
+// at (n mod 64) x 2, so a column tile reads its panel sequentially.
+// MBLOCK-LABEL: func @gemm
+// MBLOCK: memref.alloc() {{.*}} : memref<2x4x128xbf16>
+// MBLOCK: scf.for %[[MB:.+]] = %c0 to %c12 step %c6 {
+// MBLOCK: vector.load %arg0[%[[MB]], %{{.+}}] : memref<13x7xbf16>, vector<2xbf16>
+// MBLOCK: vector.store %{{.+}}, %arg2[%[[MB]], %c0] : memref<13x70xf32>
+// MBLOCK: vector.maskedstore %arg2[%[[MB]], %c64]
+// MBLOCK: }
+// MBLOCK: vector.load %arg2[%c12, %c0] : memref<13x70xf32>
+// MBLOCK: vector.load %arg0[%c12, %{{.+}}] : memref<13x7xbf16>, vector<2xbf16>
+// MBLOCK: vector.store %{{.+}}, %arg2[%c12, %c0] : memref<13x70xf32>
+// MBLOCK: vector.maskedstore %arg2[%c12, %c64]
 // CHECK-LABEL: func @gemm
 // CHECK-SAME: (%[[A:.+]]: memref<13x7xbf16>, %[[B:.+]]: memref<7x70xbf16>, %[[C:.+]]: memref<13x70xf32>)
-// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<4x160xbf16>
+// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x4x128xbf16>
 // CHECK: scf.for %[[KK:.+]] = %c0 to %c3 step %c1
 // CHECK: scf.for %[[N:.+]] = %c0 to %c64 step %c16
 // CHECK: %[[R0:.+]] = vector.load %[[B]][%{{.+}}, %[[N]]] : memref<7x70xbf16>, vector<16xbf16>
 // CHECK: %[[R1:.+]] = vector.load %[[B]][%{{.+}}, %[[N]]] : memref<7x70xbf16>, vector<16xbf16>
-// CHECK: %[[AT:.+]] = arith.muli %[[N]], %c2
 // CHECK: %[[IL:.+]] = vector.interleave %[[R0]], %[[R1]] : vector<16xbf16> -> vector<32xbf16>
-// CHECK: vector.store %[[IL]], %[[BP]][%[[KK]], %[[AT]]]
+// CHECK: %[[PN:.+]] = arith.divui %[[N]], %c64
+// CHECK: %[[WN:.+]] = arith.remui %[[N]], %c64
+// CHECK: %[[AT:.+]] = arith.muli %[[WN]], %c2
+// CHECK: vector.store %[[IL]], %[[BP]][%[[PN]], %[[KK]], %[[AT]]]
 // CHECK: scf.for %{{.+}} = %c64 to %c80 step %c1
-// CHECK: memref.store %{{.+}}, %[[BP]][%c3, %{{.+}}]
+// CHECK: memref.store %{{.+}}, %[[BP]][%{{.+}}, %c3, %{{.+}}]
 // K blocks of two pairs; rows in tiles of 6, 4 groups of 16 columns.
 // CHECK: scf.for %[[KB:.+]] = %c0 to %c3 step %c2
 // CHECK: %[[KE:.+]] = arith.minsi %{{.+}}, %c3
@@ -37,7 +55,7 @@
 // CHECK: scf.if %[[LAST]]
 // CHECK-COUNT-24: vector.load %[[C]]
 // CHECK: scf.for %[[P:.+]] = %[[KB]] to %[[KE]] step %c1 iter_args(
-// CHECK-COUNT-4: vector.load %[[BP]][%[[P]], %{{.+}}] : memref<4x160xbf16>, vector<32xbf16>
+// CHECK-COUNT-4: vector.load %[[BP]][%{{.+}}, %[[P]], %{{.+}}] : memref<2x4x128xbf16>, vector<32xbf16>
 // CHECK: %[[PAIR:.+]] = vector.load %[[A]][%[[M0]], %{{.+}}] : memref<13x7xbf16>, vector<2xbf16>
 // CHECK: %[[WORD:.+]] = vector.bitcast %[[PAIR]] : vector<2xbf16> to vector<1xi32>
 // CHECK: %[[S:.+]] = vector.extract %[[WORD]][0] : i32 from vector<1xi32>
@@ -166,7 +184,7 @@ module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "
 // group and a partial one.
 // CHECK-LABEL: func @gemm_i8
 // CHECK-SAME: (%[[A:.+]]: memref<13x7xi8>, %[[B:.+]]: memref<7x70xi8>, %[[C:.+]]: memref<13x70xi32>)
-// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x320xi8>
+// CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x2x256xi8>
 // CHECK: %[[P01:.+]] = vector.interleave %{{.+}}, %{{.+}} : vector<16xi8> -> vector<32xi8>
 // CHECK: %[[P23:.+]] = vector.interleave %{{.+}}, %{{.+}} : vector<16xi8> -> vector<32xi8>
 // CHECK: %[[U01:.+]] = vector.bitcast %[[P01]] : vector<32xi8> to vector<16xi16>

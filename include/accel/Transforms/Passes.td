@@ -363,6 +363,12 @@ def AccelCpuDotKernelsPass
     Option<"mr", "mr", "int64_t", "6", "Rows of the register tile">,
     Option<"nr", "nr", "int64_t", "64",
            "Columns of the register tile (a multiple of 16)">,
+    Option<"mc", "mc", "int64_t", "132",
+           "Rows of A per M block (rounded down to a multiple of mr; 0 or "
+           "fewer than mr: all rows): each block runs over every column "
+           "tile and K block before the next, so its [mc, kc] of A stays in "
+           "L2 (132 x 2048: 528 KiB of bf16) instead of all of A streaming "
+           "past each B panel">,
     Option<"kc", "kc", "int64_t", "2048",
            "K values per block (even): the B panel [kc, nr] kept in cache "
            "(2048: 128 KiB of i8, 256 KiB of bf16 at nr = 64; each further "
