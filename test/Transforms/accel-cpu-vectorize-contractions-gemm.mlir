@@ -204,6 +204,11 @@ func.func @threads_enough_blocks(%a: memref<256x16xf32>, %b: memref<16x128xf32>,
 // THREADS: vector.transfer_read %arg2
 // THREADS: vector.transfer_read %[[P1]]
 // THREADS: vector.transfer_write %{{.+}}, %arg2
+// The M block spreads the register tiles evenly: 200 rows in blocks of 64
+// would give the threads 32 and 18 tiles of 4 rows (the last block is 8
+// rows); blocks of 52 give 26 and 24.
+// THREADS-LABEL: func @threads_balanced_blocks
+// THREADS: scf.forall (%{{.+}}) = (0) to (200) step (52) {
 // THREADS-LABEL: func @threads_few_rows_in_place
 // THREADS-NOT: memref.alloc
 // THREADS: scf.forall (%{{.+}}) = (0) to (1024) step (32) {
@@ -213,6 +218,10 @@ func.func @threads_shared_panels(%a: memref<128x64xf32>, %b: memref<64x1024xf32>
   %z = arith.constant 0.0 : f32
   linalg.fill ins(%z : f32) outs(%c : memref<128x1024xf32>)
   linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x1024xf32>) outs(%c : memref<128x1024xf32>)
+  return
+}
+func.func @threads_balanced_blocks(%a: memref<200x64xf32>, %b: memref<64x1024xf32>, %c: memref<200x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<200x64xf32>, memref<64x1024xf32>) outs(%c : memref<200x1024xf32>)
   return
 }
 // 32 rows give at most 2 M blocks (halving stops below 8 mr rows), too few

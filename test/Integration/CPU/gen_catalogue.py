@@ -95,6 +95,10 @@ def main(folder):
             # cache-tile=132,512,256, N is 2 x 512 + 7 and K is 256 + 44 as
             # well: register tiles of unknown size, vectorized with masks.
             matmul_fn("mm_cache_remainders_517x300x1031", 517, 300, 1031),
+            # On two threads B (rows 2400 B apart) is packed and shared, and
+            # the 300 rows run as M blocks of 78 (78, 78, 78, 66: 26 and 24
+            # register tiles a thread) rather than 132.
+            matmul_fn("mm_two_thread_blocks_300x100x600", 300, 100, 600),
             matmul_fn("mm_m0", 0, 8, 5), matmul_fn("mm_n0", 5, 8, 0),
             matmul_fn("mm_k0", 5, 0, 7), matmul_fn("mm_k0_accumulate", 5, 0, 7, acc=True)]
     write(os.path.join(folder, "matmul.mlir"),

@@ -41,6 +41,8 @@
 // CHECK: PASS
 // CHECK-LABEL: @mm_cache_remainders_517x300x1031
 // CHECK: PASS
+// CHECK-LABEL: @mm_two_thread_blocks_300x100x600
+// CHECK: PASS
 // CHECK-LABEL: @mm_m0
 // CHECK: PASS
 // CHECK-LABEL: @mm_n0
@@ -49,7 +51,7 @@
 // CHECK: PASS
 // CHECK-LABEL: @mm_k0_accumulate
 // CHECK: PASS
-// CHECK: accel-run: 20 of 20 functions passed
+// CHECK: accel-run: 21 of 21 functions passed
 
 func.func @mm_1x1x1(%a: tensor<1x1xf32>, %b: tensor<1x1xf32>) -> tensor<1x1xf32> {
   %c = tensor.empty() : tensor<1x1xf32>
@@ -144,6 +146,12 @@ func.func @mm_cache_remainders_517x300x1031(%a: tensor<517x300xf32>, %b: tensor<
   %c = tensor.empty() : tensor<517x1031xf32>
   %0 = accel.matmul ins(%a, %b : tensor<517x300xf32>, tensor<300x1031xf32>) outs(%c : tensor<517x1031xf32>) -> tensor<517x1031xf32>
   return %0 : tensor<517x1031xf32>
+}
+
+func.func @mm_two_thread_blocks_300x100x600(%a: tensor<300x100xf32>, %b: tensor<100x600xf32>) -> tensor<300x600xf32> {
+  %c = tensor.empty() : tensor<300x600xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<300x100xf32>, tensor<100x600xf32>) outs(%c : tensor<300x600xf32>) -> tensor<300x600xf32>
+  return %0 : tensor<300x600xf32>
 }
 
 func.func @mm_m0(%a: tensor<0x8xf32>, %b: tensor<8x5xf32>) -> tensor<0x5xf32> {
