@@ -775,16 +775,15 @@ struct AccelCpuVectorizeContractionsPass
         if (pack) {
           // Once per block of B: before the M cache loop when the block
           // does not depend on it.
+          Value block = tileOp.getDpsInputOperand(1)->get();
           Operation *anchor = tileOp;
           Operation *parent = tileOp->getParentOp();
           if (isa<scf::ForOp, scf::ForallOp>(parent) && cache[0] != 0) {
             auto mLoop = cast<LoopLikeOpInterface>(parent);
             moveLoopInvariantCode(mLoop);
-            if (mLoop.isDefinedOutsideOfLoop(
-                    tileOp.getDpsInputOperand(1)->get()))
+            if (mLoop.isDefinedOutsideOfLoop(block))
               anchor = parent;
           }
-          Value block = tileOp.getDpsInputOperand(1)->get();
           packed = packRhsBlock(rewriter, anchor, block, kcMax, ncMax, reg[1],
                                 /*parallel=*/sharedPanelsMc != 0);
         }
