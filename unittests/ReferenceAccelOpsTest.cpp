@@ -27,6 +27,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
+#include <random>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -54,7 +55,8 @@ protected:
 
   /// Operand values: the function's arguments from `args`, integer
   /// constants as scalars.
-  FailureOr<ref::Result> evaluate(Operation *op, ArrayRef<ref::Tensor> args) {
+  FailureOr<ref::Result> evaluate(Operation *op, ArrayRef<ref::Tensor> args,
+                                  const ref::AccelOpOptions &options = {}) {
     auto get = [&](Value v) -> const ref::Tensor & {
       if (auto arg = dyn_cast<BlockArgument>(v))
         return args[arg.getArgNumber()];
@@ -64,7 +66,7 @@ protected:
           it->second = ref::Tensor({}, static_cast<double>(c.value()));
       return it->second;
     };
-    return ref::evaluateAccelOp(op, get);
+    return ref::evaluateAccelOp(op, get, options);
   }
 
   MLIRContext ctx;
@@ -202,6 +204,137 @@ TEST(ReferenceMatmul, FlushBf16Subnormals) {
   EXPECT_FALSE(
       ref::compare(tensor({1, 1}, {12.5 + 1e-5}), ref::matmul(an, bn, c, spec))
           .passed());
+}
+
+/// `v` rounded toward zero to `bits` significant bits.
+double chop(double v, int bits) {
+  if (v == 0)
+    return 0;
+  int e;
+  std::frexp(v, &e);
+  double scale = std::ldexp(1.0, bits - e);
+  return std::trunc(v * scale) / scale;
+}
+
+/// A x B (M x K, K x N) as the f8 wgmma kernel's tensor cores might sum it:
+/// each chunk of `chunk` products in a 14-bit sum chopped after every
+/// addition (u = 2^-13, toward zero, the ~14 bits of the DeepSeek-V3 report
+/// §3.3.2), then added into an f32 accumulator; `dropChunk` leaves chunk 0
+/// out.
+ref::Tensor chunkedProduct(const ref::Tensor &a, const ref::Tensor &b,
+                           int64_t chunk, bool dropChunk = false) {
+  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  ref::Tensor out({m, n});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int64_t p0 = 0; p0 < k; p0 += chunk) {
+        double part = 0;
+        for (int64_t p = p0; p < std::min(k, p0 + chunk); ++p)
+          part = chop(part + a.data[i * k + p] * b.data[p * n + j], 14);
+        if (!(dropChunk && p0 == 0))
+          sum += static_cast<float>(part);
+      }
+      out.data[i * n + j] = sum;
+    }
+  return out;
+}
+
+/// An M x N tensor of uniform values in [-1, 1] rounded to `type`.
+ref::Tensor randomTensor(int64_t m, int64_t n, Type type,
+                         std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  ref::Tensor t({m, n});
+  for (double &v : t.data)
+    v = ref::roundTo(dist(rng), type);
+  return t;
+}
+
+// The gate of the sm_90a wgmma kernel for 8-bit floats
+// (MatmulSpec::tensorCoreChunk, 128 K elements a chunk, u_tc = 2^-13):
+// it accepts chunks summed in ~14 bits and promoted into f32, which the
+// f32 accumulation gate rejects (as it did the H200's results), and still
+// rejects a result that lost one chunk's sum at K = 256.
+TEST(ReferenceMatmul, TensorCoreChunks) {
+  MLIRContext ctx;
+  Type e4m3 = Float8E4M3FNType::get(&ctx), e5m2 = Float8E5M2Type::get(&ctx);
+  std::mt19937_64 rng(7);
+  for (int64_t k : {256, 4096}) {
+    ref::Tensor a = randomTensor(16, k, e4m3, rng);
+    ref::Tensor b = randomTensor(k, 16, e5m2, rng);
+    ref::Tensor c({16, 16});
+    ref::MatmulSpec spec;
+    spec.inputType = e4m3;
+    spec.accType = Float32Type::get(&ctx);
+    ref::Result f32 = ref::matmul(a, b, c, spec);
+    spec.tensorCoreChunk = 128;
+    spec.tensorCoreUnit = ref::kHopperFp8TensorCoreUnit;
+    ref::Result tc = ref::matmul(a, b, c, spec);
+    EXPECT_EQ(tc.value.data, f32.value.data);
+    ref::Tensor chunked = chunkedProduct(a, b, 128);
+    // The f32 gate is worst-case up to K·u = 1/2: the chunks fail it at
+    // K = 256 (at K = 4096, its probabilistic form lets them pass).
+    if (k == 256)
+      EXPECT_FALSE(ref::compare(chunked, f32).passed());
+    ref::Comparison ok = ref::compare(chunked, tc);
+    EXPECT_TRUE(ok.passed()) << "K = " << k;
+    // With room to spare, not at the edge of the gate.
+    EXPECT_LT(ok.worstRatio, 0.5) << "K = " << k;
+    if (k == 256) {
+      ref::Comparison dropped =
+          ref::compare(chunkedProduct(a, b, 128, /*dropChunk=*/true), tc);
+      EXPECT_FALSE(dropped.passed());
+      EXPECT_GT(dropped.failures, 16 * 16 / 2);
+    }
+  }
+}
+
+// The exact tier with tensor-core chunks: integer-valued products are
+// exact only while every chunk's Σ|a·b| fits the 14-bit sum (2^13 here),
+// not the f32 significand.
+TEST(ReferenceMatmul, TensorCoreChunksExactTier) {
+  MLIRContext ctx;
+  ref::MatmulSpec spec;
+  spec.inputType = Float8E4M3FNType::get(&ctx);
+  spec.accType = Float32Type::get(&ctx);
+  spec.transposeB = true;
+  auto gateOf = [&](double x) {
+    ref::Tensor a({1, 128}, x), b({1, 128}, x), c({1, 1});
+    return ref::matmul(a, b, c, spec).bound.data[0];
+  };
+  EXPECT_EQ(gateOf(8), 0.0);  // 128 · 64 = 2^13
+  EXPECT_EQ(gateOf(16), 0.0); // 128 · 256 = 2^15 < 2^24
+  spec.tensorCoreChunk = 128;
+  spec.tensorCoreUnit = ref::kHopperFp8TensorCoreUnit;
+  EXPECT_EQ(gateOf(8), 0.0);
+  EXPECT_GT(gateOf(16), 0.0);
+}
+
+// accel.matmul's reference takes the tensor-core chunks from the options
+// (accel-run sets them for the f8 wgmma kernels only).
+TEST_F(ReferenceAccelOpsTest, MatmulTensorCoreOptions) {
+  Operation *op = parse(R"mlir(
+func.func @f(%a: tensor<1x256xf8E4M3FN>, %b: tensor<1x256xf8E4M3FN>, %c: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %r = accel.matmul transpose_b ins(%a, %b : tensor<1x256xf8E4M3FN>, tensor<1x256xf8E4M3FN>) outs(%c : tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %r : tensor<1x1xf32>
+}
+)mlir",
+                        [](Operation *op) { return isa<MatmulOp>(op); });
+  ASSERT_TRUE(op);
+  ref::Tensor a({1, 256}, 0.375), b({1, 256}, -0.3125), c({1, 1});
+  FailureOr<ref::Result> plain = evaluate(op, {a, b, c});
+  ref::AccelOpOptions options;
+  options.tensorCoreChunk = 128;
+  options.tensorCoreUnit = ref::kHopperFp8TensorCoreUnit;
+  FailureOr<ref::Result> tc = evaluate(op, {a, b, c}, options);
+  ASSERT_TRUE(succeeded(plain) && succeeded(tc));
+  // |A||B| = 30: 30 · 8 · √128 · 2^-13 more, besides γ_2 instead of γ_256.
+  double mag = 256 * 0.375 * 0.3125;
+  EXPECT_NEAR(tc->bound.data[0],
+              0x1p-24 * mag + ref::gamma(2, 0x1p-24) * mag +
+                  8 * std::sqrt(128.0) * 0x1p-13 * mag,
+              1e-12);
+  EXPECT_LT(plain->bound.data[0], 1e-3);
 }
 
 // Ops the oracle does not model fail with a located error.

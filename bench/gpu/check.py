@@ -80,11 +80,12 @@ def attention_source(b, h, s, d, causal):
 # choice of convert-accel-to-gpu); the fastest one also runs at 8192^3.
 # The default is mma.sync; the wgmma kernels (sm_90a) are asked for.
 GEMM_CONFIGS = ["", "mma=wgmma", "mma=wgmma tile-n=128", "mma=wgmma stages=3",
-                "mma=wgmma tile-m=192 tile-n=128",
+                "mma=wgmma tile-m=192 tile-n=128", "mma=wgmma tile-m=256 tile-n=128",
+                "mma=wgmma tile-m=128 tile-n=192",
                 "mma=mma.sync tile-m=128 tile-n=256 tile-k=32 warps=8 stages=3"]
 ATTENTION = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True),
              (4, 16, 4096, 128, False), (4, 16, 4096, 128, True)]
-ATTENTION_CONFIGS = ["", "stages=3"]
+ATTENTION_CONFIGS = ["", "stages=3", "mma=mma.sync"]
 
 
 def bench_cases(quick):
@@ -105,7 +106,7 @@ def bench_cases(quick):
             cases.append((f"gemm_bf16tb_{n}_c{i}", "gemm_bf16_tb", (n, n, n),
                           opt, gemm_source(n, n, n, transpose_b=True)))
     for n in sizes:
-        for i, opt in enumerate(["", "mma=wgmma"]):
+        for i, opt in enumerate(["", "mma=mma.sync"]):
             cases.append((f"gemm_e4m3_{n}_c{i}", "gemm_e4m3", (n, n, n), opt,
                           gemm_source(n, n, n, "f8E4M3FN", "f32",
                                       transpose_b=True)))
@@ -430,6 +431,32 @@ def bench_fp8(work, plan, rows, repeats):
         torch.cuda.empty_cache()
 
 
+def sass_summary(work, plan, rows):
+    """What each benchmark cubin runs on: counts of the tensor-core, local
+    memory and barrier instructions in its SASS (cuobjdump, when the
+    machine has it). A wgmma kernel whose SASS shows no HGMMA/QGMMA, or
+    any kernel with LDL/STL, is on a slower path than intended."""
+    import shutil
+    tool = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+    if not os.path.exists(tool):
+        log("sass: no cuobjdump on this machine")
+        return
+    for case in plan["bench"]:
+        meta_path = os.path.join(work, case["metadata"])
+        meta = json.load(open(meta_path))
+        if not meta.get("cubin"):
+            continue
+        r = subprocess.run([tool, "--dump-sass", os.path.join(
+            os.path.dirname(meta_path), meta["cubin"])], capture_output=True,
+            text=True)
+        counts = {op: len(re.findall(rf"\b{op}\b", r.stdout))
+                  for op in ("HGMMA", "QGMMA", "IGMMA", "HMMA", "IMMA", "LDGSTS",
+                             "LDSM", "LDL", "STL", "BAR")}
+        note = " ".join(f"{op}={n}" for op, n in counts.items() if n)
+        log(f"sass {case['name']} [{case['options']}]: {note or r.stderr.strip()}")
+        rows.append(("sass", f"{case['name']} [{case['options']}]", "", "", note))
+
+
 def device(args):
     work = os.path.abspath(args.dir)
     if args.archive and args.step == "device":
@@ -447,7 +474,8 @@ def device(args):
     except Exception as e:
         log(f"device: no PyTorch/GPU: {e}")
     repeats = 5 if args.quick else 30
-    for step in (lambda: run_catalogue(work, plan, rows),
+    for step in (lambda: sass_summary(work, plan, rows),
+                 lambda: run_catalogue(work, plan, rows),
                  lambda: bench_gemm(work, plan, rows, repeats),
                  lambda: bench_attention(work, plan, rows, repeats),
                  lambda: bench_fp8(work, plan, rows, repeats)):

@@ -27,6 +27,8 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
     spec.inputType = mm.getLhs().getType().getElementType();
     spec.accType = mm.getInit().getType().getElementType();
     spec.flushBf16Subnormals = options.flushBf16Subnormals;
+    spec.tensorCoreChunk = options.tensorCoreChunk;
+    spec.tensorCoreUnit = options.tensorCoreUnit;
     if (mm.getLhsScale()) {
       spec.lhsScale = get(mm.getLhsScale()).data[0];
       spec.rhsScale = get(mm.getRhsScale()).data[0];

@@ -137,6 +137,22 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
     tiny = std::ldexp(1.0, exp);
     invTiny = std::ldexp(1.0, -exp);
   }
+  // A tensor core summing chunks of K in reduced precision, each chunk
+  // then added in f32 (MatmulSpec::tensorCoreChunk): ⌈K / chunk⌉ f32
+  // additions instead of K, and inside a chunk of n ≤ min(K, chunk)
+  // products the probabilistic λ·√n·u_tc of gamma() with λ = 8, over all
+  // chunks at most 8·√min(K, chunk)·u_tc·|A||B| (about 1.1% of |A||B| for
+  // chunks of 128 and u_tc = 2^-13: a result missing one chunk's sum at
+  // K = 256 still fails).
+  const bool tensorCore = spec.tensorCoreChunk > 0 && spec.tensorCoreUnit > 0;
+  const int64_t sums =
+      tensorCore ? (k + spec.tensorCoreChunk - 1) / spec.tensorCoreChunk : k;
+  const double tensorCoreFactor =
+      tensorCore ? 8.0 *
+                       std::sqrt(static_cast<double>(
+                           std::min(k, spec.tensorCoreChunk))) *
+                       spec.tensorCoreUnit
+                 : 0.0;
   for (int64_t bt = 0; bt < batches; ++bt) {
     const double *ab = a.data.data() + bt * m * k;
     const double *bb = b.data.data() + bt * k * n;
@@ -149,11 +165,19 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
         // With flushBf16Subnormals: the products a dot instruction drops
         // for a subnormal factor.
         double flushed = 0;
+        // With tensorCore: the largest Σ|a·b| of a chunk (the exact tier).
+        double chunkMag = 0, chunkMagMax = 0;
         for (int64_t p = 0; p < k; ++p) {
           double x = ab[i * k + p];
           double y = spec.transposeB ? bb[j * k + p] : bb[p * n + j];
           dot += x * y;
           mag += std::fabs(x * y);
+          if (tensorCore) {
+            if (p % spec.tensorCoreChunk == 0)
+              chunkMag = 0;
+            chunkMag += std::fabs(x * y);
+            chunkMagMax = std::max(chunkMagMax, chunkMag);
+          }
           integral &= x == std::trunc(x) && y == std::trunc(y);
           double onGrid = x * y * invTiny;
           offGrid += onGrid != std::trunc(onGrid);
@@ -171,7 +195,8 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           // The dot product is exact (i8) or accumulated in f32 (f8), then
           // converted, scaled, added to C and rounded to the output type.
           value = prev + s * dot;
-          double dotErr = integer ? 0.0 : gamma(k, u32) * mag;
+          double dotErr =
+              integer ? 0.0 : gamma(sums, u32) * mag + tensorCoreFactor * mag;
           // The products of 8-bit inputs are exact in f32, far above its
           // subnormals; the conversion, the scaling and the addition of C
           // may each round in f32's subnormal range (≤ 2^-150 each), and
@@ -180,9 +205,10 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
                   3 * u32 * (std::fabs(s * dot) + std::fabs(prev)) + 2 * tiny;
         } else {
           value = prev + dot;
-          int64_t terms = k + (spec.accumulate ? 1 : 0);
+          int64_t terms = sums + (spec.accumulate ? 1 : 0);
           bound = uOut * std::fabs(value) +
                   gamma(terms, uOut) * (mag + std::fabs(prev)) +
+                  tensorCoreFactor * mag +
                   0.5 * tiny * static_cast<double>(offGrid + 1);
           // DAZ/FTZ: the dropped products, and each of the K steps (and
           // C, and the result) may flush a subnormal f32 partial sum.
@@ -195,7 +221,8 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           if (integer)
             integral = true;
           if (integral && prev == std::trunc(prev) &&
-              mag + std::fabs(prev) <= limit)
+              mag + std::fabs(prev) <= limit &&
+              (!tensorCore || chunkMagMax * spec.tensorCoreUnit <= 1.0))
             bound = 0.0;
         }
         // A result beyond the output format's range is, correctly, ±inf.

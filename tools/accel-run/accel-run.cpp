@@ -31,6 +31,7 @@
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -302,10 +303,19 @@ static ref::Tensor denseValues(DenseElementsAttr d) {
   return t;
 }
 
+/// How the kernel of a function sums its matmul's products when that is
+/// not f32 accumulation: ref::MatmulSpec::tensorCoreChunk and
+/// tensorCoreUnit (0: f32).
+struct TensorCoreSums {
+  int64_t chunk = 0;
+  double unit = 0;
+};
+
 /// Evaluates `func` on `args` with the shared reference; unknown ops are an
 /// error naming the op.
 static FailureOr<SmallVector<ref::Result>>
-evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
+evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
+         TensorCoreSums tensorCore = {}) {
   DenseMap<Value, ref::Result> env;
   auto exact = [](ref::Tensor t) {
     ref::Tensor zero(t.shape, 0.0);
@@ -429,6 +439,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       spec.inputType = getElementTypeOrSelf(a.getType());
       spec.accType = getElementTypeOrSelf(c.getType());
       spec.flushBf16Subnormals = kernelsFlushBf16Subnormals;
+      spec.tensorCoreChunk = tensorCore.chunk;
+      spec.tensorCoreUnit = tensorCore.unit;
       env[op.getResult(0)] = ref::matmul(get(a), get(b), get(c), spec);
       continue;
     }
@@ -443,6 +455,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       spec.inputType = getElementTypeOrSelf(tm.getA().getType());
       spec.accType = getElementTypeOrSelf(tm.getType());
       spec.flushBf16Subnormals = kernelsFlushBf16Subnormals;
+      spec.tensorCoreChunk = tensorCore.chunk;
+      spec.tensorCoreUnit = tensorCore.unit;
       ref::Tensor none;
       env[tm.getResult()] =
           ref::matmul(get(tm.getA()), get(tm.getB()), none, spec);
@@ -460,6 +474,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args) {
       ref::AccelOpOptions options;
       options.roundProbabilities = target != "cpu";
       options.flushBf16Subnormals = kernelsFlushBf16Subnormals;
+      options.tensorCoreChunk = tensorCore.chunk;
+      options.tensorCoreUnit = tensorCore.unit;
       FailureOr<ref::Result> r = ref::evaluateAccelOp(&op, get, options);
       if (failed(r))
         return failure();
@@ -1174,6 +1190,42 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
       return fail("cannot compile '" + inputFile + "' for " + chip);
   }
   std::vector<GpuKernel> kernels = collectGpuKernels(module, chip);
+  // The wgmma kernels of 8-bit float inputs sum each K slice (tile[2]
+  // elements) in Hopper's fp8 tensor cores, which keep about 14 bits
+  // (ref::kHopperFp8TensorCoreUnit), and promote it into f32: their
+  // references get the gate of that (docs/numerics.md).
+  llvm::StringMap<TensorCoreSums> tensorCoreOf;
+  module.walk([&](gpu::GPUFuncOp kernel) {
+    auto launch = kernel->getAttrOfType<DictionaryAttr>("accel.launch");
+    auto mma = launch ? launch.getAs<StringAttr>("mma") : StringAttr();
+    auto tile =
+        launch ? launch.getAs<DenseI64ArrayAttr>("tile") : DenseI64ArrayAttr();
+    if (!mma || mma.getValue() != "wgmma" || !tile || tile.size() != 3 ||
+        kernel.getArgumentTypes().empty())
+      return;
+    auto a = dyn_cast<MemRefType>(kernel.getArgumentTypes().front());
+    if (!a || !isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType()))
+      return;
+    StringRef function = kernel->getParentOfType<gpu::GPUModuleOp>()
+                             .getSymName()
+                             .rsplit("_kernels")
+                             .first;
+    tensorCoreOf[function] =
+        TensorCoreSums{tile[2], ref::kHopperFp8TensorCoreUnit};
+  });
+  for (Job &job : jobs) {
+    auto it = tensorCoreOf.find(job.name);
+    if (it == tensorCoreOf.end())
+      continue;
+    SmallVector<ref::Tensor> inputs;
+    for (Arg &arg : job.args)
+      inputs.push_back(arg.value);
+    FailureOr<SmallVector<ref::Result>> expected =
+        evaluate(job.func, inputs, it->second);
+    if (failed(expected))
+      return 1;
+    job.expected = std::move(*expected);
+  }
   {
     PassManager pm(&context);
     buildGpuToPtxPipeline(pm, chip);

@@ -281,10 +281,9 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     fill (K, and N for B as `[K, N]`, multiples of 8 16-bit or 16 8-bit
     elements), tileN a multiple of 16 (64 for B as `[K, N]`), and a block
     within the registers of a multiprocessor; `mma=auto` falls back to
-    mma.sync when any of that fails, `mma=wgmma` reports it. The default is
-    `mma=mma.sync` until the wgmma kernels have run on hardware: they are
-    checked by the emulator (emulate-wgmma.mlir), which decodes the
-    descriptors by the PTX ISA's canonical layouts, and by ptxas.
+    mma.sync when any of that fails, `mma=wgmma` reports it. The default
+    (`mma` empty) is `auto`: these kernels ran on an H200 against the fp64
+    oracle (docs/gpu.md).
 
     AMD chips (gfx90a and gfx942: wave64 and MFMA; gfx1100: wave32 and
     WMMA) get the same block structure from the same planner, with what
@@ -363,8 +362,7 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
            "(wgmma where the chip, the operands and the tile options allow "
            "it, else mma.sync). AMD: mfma (CDNA: gfx90a, gfx942), wmma "
            "(RDNA3: gfx1100); naming the other family is an error. Empty "
-           "(the default): the chip's own family, mma.sync on NVIDIA until "
-           "the wgmma kernels have run on hardware">,
+           "(the default): the chip's own family; auto on NVIDIA">,
     Option<"tileM", "tile-m", "int64_t", "0",
            "Rows of C per block, a multiple of 16 (0: chosen)">,
     Option<"tileN", "tile-n", "int64_t", "0",

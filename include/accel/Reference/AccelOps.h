@@ -28,6 +28,11 @@ struct AccelOpOptions {
   /// bf16 matmuls may treat subnormals as zero (MatmulSpec's flag: the CPU
   /// kernels on AVX512-BF16 with `bf16-subnormals=flush`).
   bool flushBf16Subnormals = false;
+  /// Matmuls: MatmulSpec::tensorCoreChunk and tensorCoreUnit (the GPU
+  /// kernel that sums chunks of K in a reduced-precision tensor core and
+  /// promotes them into f32; 0: not used).
+  int64_t tensorCoreChunk = 0;
+  double tensorCoreUnit = 0;
 };
 
 /// Whether evaluateAccelOp models `op`.

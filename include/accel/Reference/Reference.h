@@ -96,13 +96,29 @@ struct MatmulSpec {
   /// default). The gate then also allows dropping each product with a
   /// subnormal factor and 2^-126 per accumulation step.
   bool flushBf16Subnormals = false;
+  /// A matrix instruction that sums its products in reduced precision, in
+  /// chunks of `tensorCoreChunk` consecutive K (from K = 0 on), each chunk's
+  /// sum then added into an f32 accumulator (the promotion of the sm_90a
+  /// wgmma kernel for 8-bit floats: Hopper's fp8 tensor cores keep about 14
+  /// bits of the sum, kHopperFp8TensorCoreUnit). `tensorCoreUnit` is the
+  /// unit roundoff of the sum inside a chunk. The gate then counts
+  /// ceil(K / chunk) f32 additions instead of K and adds
+  /// 8·√min(K, chunk)·tensorCoreUnit·|A||B|. 0: not used (f32 accumulation).
+  int64_t tensorCoreChunk = 0;
+  double tensorCoreUnit = 0;
 };
+/// The unit roundoff of the sum inside Hopper's fp8 tensor cores: about 14
+/// bits kept (DeepSeek-V3 technical report, arXiv 2412.19437, §3.3.2).
+constexpr double kHopperFp8TensorCoreUnit = 0x1p-13;
 /// C' = (accumulate ? C : 0) + sa·sb·A·B with the gate
 /// u_out·|r| + γ_K(u_acc)·(|A||B| (+|C|)) + η/2·(n + 1), η the smallest
 /// subnormal of C's type and n the number of products not a multiple of it
 /// (rounding below the smallest normal is absolute; docs/numerics.md);
 /// bit-exact for integers and for integer-valued float inputs whose partial
-/// sums all fit the accumulator's significand (the exact tier).
+/// sums all fit the accumulator's significand (the exact tier). With
+/// MatmulSpec::tensorCoreChunk: γ_{⌈K/chunk⌉}(u_acc) and the tensor-core
+/// term instead, and the exact tier also needs every chunk's Σ|a·b| within
+/// 1 / tensorCoreUnit.
 Result matmul(const Tensor &a, const Tensor &b, const Tensor &c,
               const MatmulSpec &spec);
 

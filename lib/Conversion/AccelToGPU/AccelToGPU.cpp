@@ -911,6 +911,16 @@ Value KernelBuilder::descriptor(Value addr, int64_t leading, int64_t stride) {
   return arith::OrIOp::create(b, loc, a, c64(fixed));
 }
 
+/// Whether the wgmma kernel of `k` promotes its accumulation: Hopper's fp8
+/// tensor cores keep only about 14 bits of the sum in the accumulator
+/// (DeepSeek-V3 technical report, arXiv 2412.19437, §3.3.2), so each
+/// K slice of 8-bit float inputs (128 elements, 4 wgmma k32) is summed
+/// apart and added into the f32 accumulator with ordinary f32 additions,
+/// as DeepGEMM and cuBLAS do. i8's s32 sums are exact.
+static bool promotesWgmmaAccumulation(const GemmKernel &k) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(k.inType);
+}
+
 void KernelBuilder::emitWgmma() {
   MLIRContext *ctx = b.getContext();
   const GpuGemmShape &s = k.shape;
@@ -919,10 +929,15 @@ void KernelBuilder::emitWgmma() {
   const int64_t rowElems = rowBytes / s.inBytes;
   // One wgmma is 16 deep for 16-bit inputs, 32 for 8-bit: 32 bytes of K.
   const int64_t instrK = 32 / s.inBytes;
+  const bool promote = promotesWgmmaAccumulation(k);
   // wgmma groups in flight while the next one is issued: with 3 or more
   // stages the copy of slice kt + S - 2 overwrites the buffer of slice
-  // kt - 2, whose wgmma has completed.
-  const int64_t inFlight = S >= 3 ? 1 : 0;
+  // kt - 2, whose wgmma has completed. A promoting kernel waits for every
+  // slice's group before it adds the slice up (wgmma.wait_group 0): none
+  // is in flight, and the copy of slice kt + S - 1 refills the buffer of
+  // slice kt - 1, which every warpgroup has finished reading by the
+  // barrier.
+  const int64_t inFlight = S >= 3 && !promote ? 1 : 0;
 
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   lane = rem(tid, 32);
@@ -1007,10 +1022,17 @@ void KernelBuilder::emitWgmma() {
     Value lastGroup;
     for (int64_t i = 0; i + 1 + inFlight < S; ++i)
       lastGroup = issueSwizzledSlice(cst(i), cst(i));
+    // Promoting: the loop also carries the slice accumulator, whose value
+    // is never read (each slice's first wgmma has scale-d zero); carried,
+    // it needs no zeroing.
+    SmallVector<Value> iterInit = {acc};
+    if (promote)
+      iterInit.push_back(LLVM::ZeroOp::create(b, loc, accType));
     auto loop = scf::ForOp::create(
-        b, loc, cst(0), cst(numK), cst(1), ValueRange{acc},
+        b, loc, cst(0), cst(numK), cst(1), iterInit,
         [&](OpBuilder &, Location, Value kt, ValueRange iterAcc) {
           Value cur = iterAcc.front();
+          Value slice = promote ? iterAcc[1] : Value();
           // Slice kt has landed (this thread's copies); the proxy fence
           // makes the copies' generic-proxy writes visible to wgmma's
           // async-proxy reads, and the barrier makes every thread's visible
@@ -1040,17 +1062,36 @@ void KernelBuilder::emitWgmma() {
                 k.bMnMajor ? descriptor(add(bStart, (kk / 8) * 1024),
                                         cfg.tileK * rowBytes, 1024)
                            : descriptor(add(bStart, kk * s.inBytes), 16, 1024);
-            cur = NVVM::WgmmaMmaAsyncOp::create(
-                b, loc, accType, cur, descA, descB, shape, typeA, typeB, typeD,
-                NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-                NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, layoutB,
+            // Promoting: the slice's sum starts at its first wgmma (D =
+            // A.B, scale-d zero) and leaves `cur` alone.
+            Value &d = promote ? slice : cur;
+            d = NVVM::WgmmaMmaAsyncOp::create(
+                b, loc, accType, d, descA, descB, shape, typeA, typeB, typeD,
+                promote && kk == 0 ? NVVM::WGMMAScaleOut::zero
+                                   : NVVM::WGMMAScaleOut::one,
+                NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+                NVVM::MMALayout::row, layoutB,
                 k.mma.accumulatesInInt ? NVVM::MMAIntOverflowAttr::get(
                                              ctx, NVVM::MMAIntOverflow::wrapped)
                                        : NVVM::MMAIntOverflowAttr());
           }
           NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+          // Promoting, inFlight is 0: the slice's registers are complete
+          // before they are read.
           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
-          scf::YieldOp::create(b, loc, cur);
+          if (!promote) {
+            scf::YieldOp::create(b, loc, cur);
+            return;
+          }
+          // The promotion: the slice's sum added into the f32 accumulator
+          // with f32 additions.
+          for (int64_t i = 0; i < perThread; ++i) {
+            Value sum = arith::AddFOp::create(
+                b, loc, LLVM::ExtractValueOp::create(b, loc, cur, i),
+                LLVM::ExtractValueOp::create(b, loc, slice, i));
+            cur = LLVM::InsertValueOp::create(b, loc, cur, sum, i);
+          }
+          scf::YieldOp::create(b, loc, ValueRange{cur, slice});
         });
     acc = loop.getResult(0);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
@@ -1164,11 +1205,13 @@ struct ConvertAccelToGPUPass
     c.wgmma = true;
     c.tileK = 128 / s.inBytes;
     // 2 warpgroups of 64 rows, as wide as the grid allows (wgmma is up to
-    // 256 wide); narrower towards small N.
+    // 256 wide); narrower towards small N. 8-bit float inputs promote each
+    // slice's sum (emitWgmma): a second accumulator, 128 wide at most.
+    const bool promote = promotesWgmmaAccumulation(k);
     c.tileM = s.m <= 64 ? 64 : 128;
     const int64_t minN = k.bMnMajor ? 64 : 16;
-    c.tileN = ceilDiv(s.m, 128) * ceilDiv(s.n, 256) * s.batch >=
-                      target.getNumMultiprocessors()
+    c.tileN = !promote && ceilDiv(s.m, 128) * ceilDiv(s.n, 256) * s.batch >=
+                              target.getNumMultiprocessors()
                   ? 256
                   : 128;
     while (c.tileN > minN && c.tileN / 2 >= s.n)
@@ -1193,15 +1236,28 @@ struct ConvertAccelToGPUPass
     if (warps && warps != c.warpsM)
       return no("warps = " + Twine(warps) + " is not " + Twine(c.warpsM) +
                 " (4 per warpgroup of 64 rows)");
-    // The accumulators are tileN / 2 registers of each thread; with about
-    // 72 more (ptxas used 158-194 in all at tileN = 256), a block must fit the
-    // 64K registers of a multiprocessor (and a thread its 255).
-    const int64_t registers = c.tileN / 2 + 72;
-    if (registers > 255 || registers * c.tileM * 2 > 65536)
+    // The accumulators are tileN / 2 registers of each thread (tileN when
+    // promoting: the slice's and the f32 sum); with about 72 more (ptxas
+    // used 158-194 in all at tileN = 256), a block must fit the 64K
+    // registers of a multiprocessor (and a thread its 255).
+    auto registersOf = [&](int64_t n) { return (promote ? n : n / 2) + 72; };
+    auto fits = [&](int64_t n) {
+      int64_t r = registersOf(n);
+      return r <= 255 && r * c.tileM * 2 <= 65536;
+    };
+    // A chosen tile of a promoting kernel narrows until it fits (e.g.
+    // 192 x 64 for tile-m = 192).
+    while (promote && !tileN && c.tileN > minN && !fits(c.tileN))
+      c.tileN /= 2;
+    const int64_t registers = registersOf(c.tileN);
+    if (!fits(c.tileN))
       return no("tile " + Twine(c.tileM) + "x" + Twine(c.tileN) +
                 " needs about " + Twine(registers) + " registers in each of " +
-                Twine(c.tileM * 2) +
-                " threads; a multiprocessor has 65536 (at most 255 a thread)");
+                Twine(c.tileM * 2) + " threads" +
+                (promote ? " (8-bit float inputs sum each K slice in a "
+                           "second accumulator)"
+                         : "") +
+                "; a multiprocessor has 65536 (at most 255 a thread)");
     const int64_t numK = ceilDiv(s.k, c.tileK);
     if (stages) {
       c.stages = stages;
@@ -1333,7 +1389,7 @@ struct ConvertAccelToGPUPass
     // Functions of accel.attention have their own kernel
     // (AttentionKernel.cpp).
     if (hasGpuAttention(func))
-      return convertGpuAttentionFunction(func, target, stages);
+      return convertGpuAttentionFunction(func, target, stages, mma);
     SmallVector<MatmulOp> matmuls;
     for (Operation &op : func.getBody().front()) {
       if (auto mm = dyn_cast<MatmulOp>(op))
@@ -1476,7 +1532,8 @@ struct ConvertAccelToGPUPass
     k.bMnMajor = !s.transposeB;
     std::string whyNot;
     std::optional<GpuGemmConfig> wgmmaConfig;
-    if (mma == "auto" || mma == "wgmma")
+    // The default ("") is auto.
+    if (mma.empty() || mma == "auto" || mma == "wgmma")
       wgmmaConfig = configureWgmma(k, target, whyNot);
     if (mma == "wgmma" && !wgmmaConfig)
       return mm.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;

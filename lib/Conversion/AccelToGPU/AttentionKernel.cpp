@@ -48,6 +48,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -85,10 +86,22 @@ struct AttentionPlan {
   /// out as its B operand (AttentionBuilder::emitLds); std::nullopt on
   /// NVIDIA.
   std::optional<GpuLaneLayout> lanes;
+  /// sm_90a: the warpgroup-MMA kernel (AttentionBuilder::emitWgmma), with
+  /// blocks of blockM = 128 query rows (2 warpgroups) and blockN keys a
+  /// step; else the mma.sync (or AMD) kernel with 64 x 64.
+  bool wgmma = false;
+  int64_t blockM = kBlockM, blockN = kBlockN;
 
   int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
+  int64_t warps() const { return wgmma ? 2 * kWarps : kWarps; }
   int64_t sharedBytes() const {
     const int64_t pad = kGpuSharedRowPad;
+    if (wgmma)
+      // Q [D/64][blockM][128 B] and `stages` of K [D/64][blockN][128 B] and
+      // V [Dv/64][blockN][128 B] in the 128-byte swizzle, plus the slack
+      // that aligns them to the 1024-byte swizzle atom at run time.
+      return (blockM * d + stages * blockN * (d + dv)) * inBytes() +
+             kGpuWgmmaSwizzleAtom;
     if (lanes)
       // One buffer of K [64][D + pad] and of V transposed [Dv][64 + pad].
       return (kBlockN * (d + pad) + dv * (kBlockN + pad)) * inBytes();
@@ -96,7 +109,7 @@ struct AttentionPlan {
            inBytes();
   }
   std::array<int64_t, 3> grid() const {
-    return {(sq + kBlockM - 1) / kBlockM, hq, batch};
+    return {(sq + blockM - 1) / blockM, hq, batch};
   }
 };
 
@@ -159,12 +172,45 @@ private:
   /// The cp.async group of key block `j` (K and V) into ring buffer `stage`.
   Value issueKeyBlock(Value j, Value stage);
 
+  /// One key block of the online softmax on S = Q.K^T, given as n8 tiles
+  /// of mma.sync's C layout (element {h, e} of tile nt: row rowBase + 8h,
+  /// key n0 + colBase + 8nt + e): the scaled logits with the removed keys
+  /// at -inf, the row maxima of the quad, the correction `alpha` of what
+  /// was summed so far and P (element {h, e} of tile nt at p[4nt + 2h + e]);
+  /// updates rowMax and sum.
+  void softmaxStep(ArrayRef<Value> s, Value n0, Value rowBase, Value colBase,
+                   Value head, Value gMask, Value rowMax[2], Value sum[2],
+                   SmallVectorImpl<Value> &p, Value alpha[2]);
+  /// O / l into gO: accs[dt] holds columns colBase + 8dt and + 1 of rows
+  /// rowBase and rowBase + 8; rowSum the lane's partial sums of those rows.
+  void storeOutput(ArrayRef<Value> accs, Value rowSum[2], Value rowBase,
+                   Value colBase, Value head, Value gO);
+
+  /// The sm_90a kernel: emit()'s body there (FlashAttention-3's
+  /// warpgroup-MMA structure without producer warps).
+  void emitWgmma(Value gQ, Value gMask, Value gO);
+  /// cp.async of rows [row0, row0 + rows) x cols of `src[srcPre..., row,
+  /// col]` into the shared tile at element `dst` of sAll, in the 128-byte
+  /// swizzle ([cols / 64][rows][128 B]; 16-byte chunk c of a row at chunk
+  /// c ^ (row % 8)); rows at or past `rowLimit` (when given) are
+  /// zero-filled.
+  void copySwizzled(Value src, ValueRange srcPre, Value dst, int64_t rows,
+                    int64_t cols, Value row0, Value rowLimit,
+                    SmallVectorImpl<Value> &tokens);
+  /// The cp.async group of key block `j` into ring buffer `stage` (wgmma).
+  Value issueSwizzledKeyBlock(Value j, Value stage);
+  /// O += P.V for 16 keys on wgmma with A (P) from registers: `o` holds
+  /// the Dv / 2 accumulators of the thread, `pRegs` P's four 32-bit
+  /// registers (mma.sync's A fragment), `descV` V's descriptor.
+  SmallVector<Value> wgmmaPV(ArrayRef<Value> o, ArrayRef<Value> pRegs,
+                             Value descV);
+
   /// The (row, column) in a rows x cols tile of copy `first` + tid of 16
   /// bytes: computed once, at the first copy of that shape, and shared by
   /// every tile of it. A last round with fewer copies than threads has the
   /// extra threads repeat the last copy (same bytes, same place).
   std::pair<Value, Value> copyCoord(int64_t rows, int64_t cols, int64_t first) {
-    const int64_t threads = kWarps * target.getWarpSize();
+    const int64_t threads = k.warps() * target.getWarpSize();
     const int64_t vec = 16 / k.inBytes();
     const int64_t perRow = cols / vec, total = rows * perRow;
     auto [it, inserted] = copyCoords.try_emplace({rows, cols, first});
@@ -208,6 +254,11 @@ private:
 
   Value gK, gV, sK, sV;
   Value tid, batchIdx, kvHead, kvLimit;
+  /// wgmma: the shared memory as one array of the input type, and where
+  /// the K and V rings start in it (elements).
+  Value sAll;
+  int64_t kOffset = 0, vOffset = 0;
+  std::map<std::array<int64_t, 3>, std::array<Value, 3>> swizzledCoords;
 };
 
 Value AttentionBuilder::bFragment(Value quad, int64_t h) {
@@ -259,12 +310,150 @@ Value AttentionBuilder::issueKeyBlock(Value j, Value stage) {
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
 }
 
+void AttentionBuilder::softmaxStep(ArrayRef<Value> s, Value n0, Value rowBase,
+                                   Value colBase, Value head, Value gMask,
+                                   Value rowMax[2], Value sum[2],
+                                   SmallVectorImpl<Value> &p, Value alpha[2]) {
+  Type f32Type = b.getF32Type();
+  const double negInf = -std::numeric_limits<double>::infinity();
+  const int64_t tiles = s.size();
+  const bool maskTail = k.skv % k.blockN != 0;
+  const double scaleLog2 = k.scale * 1.4426950408889634 /* log2(e) */;
+  // Scaled logits (log2 domain), the removed keys as -inf. Key
+  // colStart + c of row rowBase + 8h is kept when colStart + c <
+  // Skv and (causal) colStart - rowBase <= offset + 8h - c: each
+  // test compares one register with a constant, which keeps the
+  // 64-bit index arithmetic out of the register budget.
+  Value colStart = add(n0, colBase);
+  Value diag =
+      k.causal ? arith::SubIOp::create(b, loc, colStart, rowBase).getResult()
+               : Value();
+  SmallVector<Value> x(4 * tiles);
+  Value blockMax[2];
+  // The mask element of query row `row` and key `col`, both clamped
+  // into the tensor: a clamped key is past Skv and removed anyway,
+  // and a clamped row is never stored. Dimensions of size 1
+  // broadcast (index 0); a mask of rank r gives the last r of
+  // [B, Hq, Sq, Skv].
+  auto maskAt = [&](Value row, Value col) {
+    return loadMask(gMask, head, row, col);
+  };
+  const bool boolMask = gMask && k.maskType.isInteger(1);
+  for (int64_t nt = 0; nt < tiles; ++nt)
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t e = 0; e < 2; ++e) {
+        Value v = arith::MulFOp::create(
+            b, loc,
+            vector::ExtractOp::create(b, loc, s[nt], ArrayRef<int64_t>{h, e}),
+            f32(scaleLog2));
+        const int64_t c = nt * 8 + e;
+        Value m;
+        if (gMask)
+          m = maskAt(add(rowBase, 8 * h), add(colStart, c));
+        if (gMask && !boolMask) {
+          // An additive mask joins the logits before the softmax
+          // (in the log2 domain: times log2(e)).
+          Value mf =
+              m.getType().isF32()
+                  ? m
+                  : arith::ExtFOp::create(b, loc, f32Type, m).getResult();
+          v = arith::AddFOp::create(
+              b, loc, v,
+              arith::MulFOp::create(b, loc, mf, f32(1.4426950408889634)));
+        }
+        if (maskTail || k.causal || boolMask) {
+          Value keep = both(maskTail ? cmp(arith::CmpIPredicate::slt, colStart,
+                                           cst(k.skv - c))
+                                     : Value(),
+                            k.causal ? cmp(arith::CmpIPredicate::sle, diag,
+                                           cst(k.offset + 8 * h - c))
+                                     : Value());
+          keep = both(keep, boolMask ? m : Value());
+          v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
+        }
+        x[(nt * 2 + h) * 2 + e] = v;
+        blockMax[h] = blockMax[h] ? maxF(blockMax[h], v) : v;
+      }
+
+  // Online softmax: the quad's max, the correction of what was
+  // summed so far, P and its partial row sums (each lane sums its
+  // own columns; the quad's sums are added at the end).
+  p.assign(4 * tiles, Value());
+  for (int64_t h = 0; h < 2; ++h) {
+    Value mx = blockMax[h];
+    mx = maxF(mx, shuffleXor(mx, 1));
+    mx = maxF(mx, shuffleXor(mx, 2));
+    Value mNew = maxF(rowMax[h], mx);
+    // A row with no key so far keeps m = -inf; subtracting 0 then
+    // gives P = 0 and a correction of 0 instead of NaN.
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
+                                        f32(negInf));
+    Value base = arith::SelectOp::create(b, loc, empty, f32(0), mNew);
+    alpha[h] = exp2(arith::SubFOp::create(b, loc, rowMax[h], base));
+    Value blockSum;
+    for (int64_t nt = 0; nt < tiles; ++nt)
+      for (int64_t e = 0; e < 2; ++e) {
+        p[(nt * 2 + h) * 2 + e] =
+            exp2(arith::SubFOp::create(b, loc, x[(nt * 2 + h) * 2 + e], base));
+        blockSum = blockSum ? arith::AddFOp::create(b, loc, blockSum,
+                                                    p[(nt * 2 + h) * 2 + e])
+                            : p[(nt * 2 + h) * 2 + e];
+      }
+    sum[h] = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, sum[h], alpha[h]), blockSum);
+    rowMax[h] = mNew;
+  }
+}
+
+void AttentionBuilder::storeOutput(ArrayRef<Value> accs, Value rowSum[2],
+                                   Value rowBase, Value colBase, Value head,
+                                   Value gO) {
+  auto pairF32 = VectorType::get({2}, b.getF32Type());
+  // O / l: the quad's partial sums added up; a row that kept no key has
+  // l = 0 and O = 0, and stays 0.
+  Value inv[2];
+  for (int64_t h = 0; h < 2; ++h) {
+    Value l = rowSum[h];
+    l = arith::AddFOp::create(b, loc, l, shuffleXor(l, 1));
+    l = arith::AddFOp::create(b, loc, l, shuffleXor(l, 2));
+    Value none =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, f32(0));
+    inv[h] = arith::SelectOp::create(b, loc, none, f32(0),
+                                     arith::DivFOp::create(b, loc, f32(1), l));
+  }
+  auto pairOut = VectorType::get({2}, k.outType);
+  const int64_t outBytes = k.outType.getIntOrFloatBitWidth() / 8;
+  for (int64_t h = 0; h < 2; ++h) {
+    Value row = add(rowBase, 8 * h);
+    Value invPair = vector::FromElementsOp::create(b, loc, pairF32,
+                                                   ValueRange{inv[h], inv[h]});
+    Value guard = k.sq % k.blockM != 0 ? ult(row, k.sq) : Value();
+    OpBuilder::InsertionGuard g(b);
+    if (guard) {
+      auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    for (int64_t dt = 0; dt < int64_t(accs.size()); ++dt) {
+      Value v =
+          vector::ExtractOp::create(b, loc, accs[dt], ArrayRef<int64_t>{h});
+      v = arith::MulFOp::create(b, loc, v, invPair);
+      if (!k.outType.isF32())
+        v = arith::TruncFOp::create(b, loc, pairOut, v);
+      vector::StoreOp::create(
+          b, loc, v, gO, ValueRange{batchIdx, head, row, add(colBase, dt * 8)},
+          false, llvm::MaybeAlign(2 * outBytes));
+    }
+  }
+}
+
 void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
                             Value gO) {
   gK = gKArg;
   gV = gVArg;
   if (k.lanes)
     return emitLds(*k.lanes, gQ, gMask, gO);
+  if (k.wgmma)
+    return emitWgmma(gQ, gMask, gO);
   MLIRContext *ctx = b.getContext();
   const int64_t warp = target.getWarpSize();
   const int64_t pad = kGpuSharedRowPad;
@@ -272,7 +461,6 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
   const int64_t fragsO = k.dv / 8;
   Type f32Type = b.getF32Type();
   auto accType = VectorType::get({2, 2}, f32Type);
-  auto pairF32 = VectorType::get({2}, f32Type);
   const double negInf = -std::numeric_limits<double>::infinity();
 
   // Who this thread is: lane g = lane / 4 holds rows g and g + 8 of its
@@ -345,8 +533,6 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
           b, loc, fragA, sQ, ValueRange{add(warpRow, l16), add(half8, kd)},
           /*transpose=*/false, /*numTiles=*/4));
 
-    const bool maskTail = k.skv % kBlockN != 0;
-    const double scaleLog2 = k.scale * 1.4426950408889634 /* log2(e) */;
     // ldmatrix row offsets: K as [n][k] (matrices (n 0-7, k 0-7),
     // (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15)).
     Value kRow = add(half8, rem(lane, 8));
@@ -388,96 +574,13 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
                                      acc);
           }
 
-          // Scaled logits (log2 domain), the removed keys as -inf. Key
-          // colStart + c of row rowBase + 8h is kept when colStart + c <
-          // Skv and (causal) colStart - rowBase <= offset + 8h - c: each
-          // test compares one register with a constant, which keeps the
-          // 64-bit index arithmetic out of the register budget.
-          Value colStart = add(n0, colBase);
-          Value diag =
-              k.causal
-                  ? arith::SubIOp::create(b, loc, colStart, rowBase).getResult()
-                  : Value();
-          Value x[kBlockN / 8][2][2];
-          Value blockMax[2];
-          // The mask element of query row `row` and key `col`, both clamped
-          // into the tensor: a clamped key is past Skv and removed anyway,
-          // and a clamped row is never stored. Dimensions of size 1
-          // broadcast (index 0); a mask of rank r gives the last r of
-          // [B, Hq, Sq, Skv].
-          auto maskAt = [&](Value row, Value col) {
-            return loadMask(gMask, head, row, col);
-          };
-          const bool boolMask = gMask && k.maskType.isInteger(1);
-          for (int64_t nt = 0; nt < kBlockN / 8; ++nt)
-            for (int64_t h = 0; h < 2; ++h)
-              for (int64_t e = 0; e < 2; ++e) {
-                Value v = arith::MulFOp::create(
-                    b, loc,
-                    vector::ExtractOp::create(b, loc, s[nt],
-                                              ArrayRef<int64_t>{h, e}),
-                    f32(scaleLog2));
-                const int64_t c = nt * 8 + e;
-                Value m;
-                if (gMask)
-                  m = maskAt(add(rowBase, 8 * h), add(colStart, c));
-                if (gMask && !boolMask) {
-                  // An additive mask joins the logits before the softmax
-                  // (in the log2 domain: times log2(e)).
-                  Value mf = m.getType().isF32()
-                                 ? m
-                                 : arith::ExtFOp::create(b, loc, f32Type, m)
-                                       .getResult();
-                  v = arith::AddFOp::create(
-                      b, loc, v,
-                      arith::MulFOp::create(b, loc, mf,
-                                            f32(1.4426950408889634)));
-                }
-                if (maskTail || k.causal || boolMask) {
-                  Value keep =
-                      both(maskTail ? cmp(arith::CmpIPredicate::slt, colStart,
-                                          cst(k.skv - c))
-                                    : Value(),
-                           k.causal ? cmp(arith::CmpIPredicate::sle, diag,
-                                          cst(k.offset + 8 * h - c))
-                                    : Value());
-                  keep = both(keep, boolMask ? m : Value());
-                  v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
-                }
-                x[nt][h][e] = v;
-                blockMax[h] = blockMax[h] ? maxF(blockMax[h], v) : v;
-              }
-
-          // Online softmax: the quad's max, the correction of what was
-          // summed so far, P and its partial row sums (each lane sums its
-          // own columns; the quad's sums are added at the end).
           Value alpha[2];
-          Value p[kBlockN / 8][2][2];
-          for (int64_t h = 0; h < 2; ++h) {
-            Value mx = blockMax[h];
-            mx = maxF(mx, shuffleXor(mx, 1));
-            mx = maxF(mx, shuffleXor(mx, 2));
-            Value mNew = maxF(rowMax[h], mx);
-            // A row with no key so far keeps m = -inf; subtracting 0 then
-            // gives P = 0 and a correction of 0 instead of NaN.
-            Value empty = arith::CmpFOp::create(
-                b, loc, arith::CmpFPredicate::OEQ, mNew, f32(negInf));
-            Value base = arith::SelectOp::create(b, loc, empty, f32(0), mNew);
-            alpha[h] = exp2(arith::SubFOp::create(b, loc, rowMax[h], base));
-            Value blockSum;
-            for (int64_t nt = 0; nt < kBlockN / 8; ++nt)
-              for (int64_t e = 0; e < 2; ++e) {
-                p[nt][h][e] =
-                    exp2(arith::SubFOp::create(b, loc, x[nt][h][e], base));
-                blockSum = blockSum ? arith::AddFOp::create(b, loc, blockSum,
-                                                            p[nt][h][e])
-                                    : p[nt][h][e];
-              }
-            sum[h] = arith::AddFOp::create(
-                b, loc, arith::MulFOp::create(b, loc, sum[h], alpha[h]),
-                blockSum);
-            rowMax[h] = mNew;
-          }
+          SmallVector<Value> p;
+          softmaxStep(s, n0, rowBase, colBase, head, gMask, rowMax, sum, p,
+                      alpha);
+          auto P = [&](int64_t nt, int64_t h, int64_t e) {
+            return p[(nt * 2 + h) * 2 + e];
+          };
           Value scaleO = vector::FromElementsOp::create(
               b, loc, accType,
               ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
@@ -490,10 +593,10 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
           for (int64_t kc = 0; kc < kBlockN / 16; ++kc) {
             Value pa = vector::FromElementsOp::create(
                 b, loc, fragAF32,
-                ValueRange{p[2 * kc][0][0], p[2 * kc][0][1], p[2 * kc][1][0],
-                           p[2 * kc][1][1], p[2 * kc + 1][0][0],
-                           p[2 * kc + 1][0][1], p[2 * kc + 1][1][0],
-                           p[2 * kc + 1][1][1]});
+                ValueRange{P(2 * kc, 0, 0), P(2 * kc, 0, 1), P(2 * kc, 1, 0),
+                           P(2 * kc, 1, 1), P(2 * kc + 1, 0, 0),
+                           P(2 * kc + 1, 0, 1), P(2 * kc + 1, 1, 0),
+                           P(2 * kc + 1, 1, 1)});
             pa = arith::TruncFOp::create(b, loc, fragA, pa);
             for (int64_t np = 0; np < k.dv / 16; ++np) {
               // V as [k][n], read transposed: matrices (k 0-7, n 0-7),
@@ -521,41 +624,318 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
     nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup, b.getI32IntegerAttr(0));
   }
 
-  // O / l: the quad's partial sums added up; a row that kept no key has
-  // l = 0 and O = 0, and stays 0.
-  Value inv[2];
-  for (int64_t h = 0; h < 2; ++h) {
-    Value l = rowSum[h];
-    l = arith::AddFOp::create(b, loc, l, shuffleXor(l, 1));
-    l = arith::AddFOp::create(b, loc, l, shuffleXor(l, 2));
-    Value none =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, f32(0));
-    inv[h] = arith::SelectOp::create(b, loc, none, f32(0),
-                                     arith::DivFOp::create(b, loc, f32(1), l));
-  }
-  auto pairOut = VectorType::get({2}, k.outType);
-  const int64_t outBytes = k.outType.getIntOrFloatBitWidth() / 8;
-  for (int64_t h = 0; h < 2; ++h) {
-    Value row = add(rowBase, 8 * h);
-    Value invPair = vector::FromElementsOp::create(b, loc, pairF32,
-                                                   ValueRange{inv[h], inv[h]});
-    Value guard = k.sq % kBlockM != 0 ? ult(row, k.sq) : Value();
-    OpBuilder::InsertionGuard g(b);
-    if (guard) {
-      auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(ifOp.thenBlock());
+  storeOutput(accs, rowSum, rowBase, colBase, head, gO);
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// The warpgroup-MMA kernel (sm_90a)
+//===----------------------------------------------------------------------===//
+
+void AttentionBuilder::copySwizzled(Value src, ValueRange srcPre, Value dst,
+                                    int64_t rows, int64_t cols, Value row0,
+                                    Value rowLimit,
+                                    SmallVectorImpl<Value> &tokens) {
+  const int64_t threads = k.warps() * target.getWarpSize();
+  const int64_t vec = 16 / k.inBytes();
+  const int64_t chunks = cols / vec, total = rows * chunks;
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  for (int64_t first = 0; first < total; first += threads) {
+    // Computed once per tile shape and shared by every tile of it; a last
+    // round with fewer copies than threads repeats the last copy.
+    auto [it, inserted] = swizzledCoords.try_emplace({rows, chunks, first});
+    if (inserted) {
+      Value id = add(tid, first);
+      if (first + threads > total)
+        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
+      Value r = div(id, chunks), c = rem(id, chunks);
+      it->second = {r, mul(c, vec), swizzledOffset(r, c, rows, vec)};
     }
-    for (int64_t dt = 0; dt < fragsO; ++dt) {
-      Value v =
-          vector::ExtractOp::create(b, loc, accs[dt], ArrayRef<int64_t>{h});
-      v = arith::MulFOp::create(b, loc, v, invPair);
-      if (!k.outType.isF32())
-        v = arith::TruncFOp::create(b, loc, pairOut, v);
-      vector::StoreOp::create(
-          b, loc, v, gO, ValueRange{batchIdx, head, row, add(colBase, dt * 8)},
-          false, llvm::MaybeAlign(2 * outBytes));
+    auto [r, col, offset] = it->second;
+    Value gr = add(row0, r);
+    Value n;
+    if (rowLimit) {
+      Value valid = cmp(arith::CmpIPredicate::ult, gr, rowLimit);
+      n = arith::SelectOp::create(b, loc, valid, cst(vec), cst(0));
+      gr = arith::SelectOp::create(b, loc, valid, gr, cst(0));
     }
+    SmallVector<Value> srcIdx(srcPre);
+    srcIdx.append({gr, col});
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokenType, sAll, ValueRange{add(dst, offset)}, src, srcIdx,
+        b.getIndexAttr(vec), n, b.getUnitAttr()));
   }
+}
+
+Value AttentionBuilder::issueSwizzledKeyBlock(Value j, Value stage) {
+  SmallVector<Value> tokens;
+  Value n0 = mul(j, k.blockN);
+  copySwizzled(gK, {batchIdx, kvHead},
+               add(cst(kOffset), mul(stage, k.blockN * k.d)), k.blockN, k.d, n0,
+               kvLimit, tokens);
+  copySwizzled(gV, {batchIdx, kvHead},
+               add(cst(vOffset), mul(stage, k.blockN * k.dv)), k.blockN, k.dv,
+               n0, kvLimit, tokens);
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+}
+
+SmallVector<Value> AttentionBuilder::wgmmaPV(ArrayRef<Value> o,
+                                             ArrayRef<Value> pRegs,
+                                             Value descV) {
+  // MLIR 22's nvvm.wgmma.mma_async takes A from shared memory only: the
+  // register-A form is the PTX instruction itself. V is N-major (B as
+  // [K = keys][N = Dv], wgmma's transposed B: imm-trans-b = 1).
+  const int64_t n = o.size();
+  StringRef type = k.inType.isBF16() ? "bf16" : "f16";
+  std::string asmString;
+  llvm::raw_string_ostream os(asmString);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << n + 5 << ", 0;\n"
+     << "wgmma.mma_async.sync.aligned.m64n" << 2 * n << "k16.f32." << type
+     << "." << type << " {";
+  for (int64_t i = 0; i < n; ++i)
+    os << (i ? ", " : "") << "$" << i;
+  os << "}, {$" << n << ", $" << n + 1 << ", $" << n + 2 << ", $" << n + 3
+     << "}, $" << n + 4 << ", p, 1, 1, 1;\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "=f,";
+  constraints += "r,r,r,r,l,r";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(pRegs);
+  operands.push_back(descV);
+  operands.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)));
+  llvm::append_range(operands, o);
+  Type f32Type = b.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(n, f32Type));
+  Value d =
+      LLVM::InlineAsmOp::create(
+          b, loc, resultType, operands, asmString, constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          /*operand_attrs=*/ArrayAttr())
+          .getResult(0);
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+  return out;
+}
+
+void AttentionBuilder::emitWgmma(Value gQ, Value gMask, Value gO) {
+  MLIRContext *ctx = b.getContext();
+  const int64_t S = k.stages, BM = k.blockM, BN = k.blockN;
+  const int64_t fragsO = k.dv / 8;
+  const int64_t rowBytes = 128, inBytes = k.inBytes();
+  Type f32Type = b.getF32Type();
+  auto accType = VectorType::get({2, 2}, f32Type);
+  const double negInf = -std::numeric_limits<double>::infinity();
+
+  // Warp w of the block (warpgroup w / 4) holds rows 16w .. 16w + 15 of
+  // the block's 128 in wgmma's accumulators, which are mma.sync's m16n8 C
+  // fragments per warp: lane l has rows l / 4 and l / 4 + 8, columns
+  // 2 (l % 4) and + 1 of each n8 tile.
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = rem(tid, 32);
+  Value group = div(tid, 128);
+  Value m0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), BM);
+  Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  batchIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  kvHead = div(head, k.hq / k.hkv);
+  Value rowBase = add(add(m0, mul(div(tid, 32), 16)), div(lane, 4));
+  Value colBase = mul(rem(lane, 4), 2);
+
+  Value zeroAcc =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(accType, 0.0f));
+  SmallVector<Value> accs(fragsO, zeroAcc);
+  Value rowSum[2] = {f32(0), f32(0)};
+
+  if (k.skv > 0) {
+    auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Value dyn = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    // The swizzle is a function of the address bits: align Q and the rings
+    // to the 1024-byte atom at run time (the slack is in the launch's
+    // bytes). Q [D/64][BM][128 B], then S stages of K [D/64][BN][128 B],
+    // then S stages of V [Dv/64][BN][128 B]: every tile a multiple of 1 KiB.
+    Value start = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn);
+    Value pad = rem(arith::SubIOp::create(b, loc, cst(kGpuWgmmaSwizzleAtom),
+                                          rem(start, kGpuWgmmaSwizzleAtom)),
+                    kGpuWgmmaSwizzleAtom);
+    kOffset = BM * k.d;
+    vOffset = kOffset + S * BN * k.d;
+    const int64_t elements = vOffset + S * BN * k.dv;
+    sAll = memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({elements}, k.inType, MemRefLayoutAttrInterface(), wg),
+        dyn, pad, ValueRange{});
+    Value base = add(start, pad);
+
+    // The keys this block visits: all of them, or (causal) those up to the
+    // band of its last row, kvEnd = min(Skv, lastRow + offset + 1) >= 0.
+    Value nBlocks;
+    if (!k.causal) {
+      kvLimit = cst(k.skv);
+      nBlocks = cst((k.skv + BN - 1) / BN);
+    } else {
+      Value lastRow = add(m0, BM - 1);
+      if (k.sq % BM != 0)
+        lastRow = minS(lastRow, cst(k.sq - 1));
+      kvLimit = maxS(cst(0), minS(cst(k.skv), add(lastRow, k.offset + 1)));
+      nBlocks = div(add(kvLimit, BN - 1), BN);
+    }
+
+    // Q once, then the first S - 1 key blocks in flight. Q's group is the
+    // oldest: the loop's first wait covers it.
+    SmallVector<Value> qTokens;
+    copySwizzled(gQ, {batchIdx, head}, cst(0), BM, k.d, m0,
+                 k.sq % BM != 0 ? cst(k.sq) : Value(), qTokens);
+    nvgpu::DeviceAsyncCreateGroupOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), qTokens);
+    Value lastGroup;
+    for (int64_t i = 0; i + 1 < S; ++i)
+      lastGroup = issueSwizzledKeyBlock(cst(i), cst(i));
+
+    NVVM::WGMMATypes type =
+        k.inType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    auto sType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(BN / 2, f32Type));
+    auto sShape = NVVM::MMAShapeAttr::get(ctx, 64, BN, 16);
+    // Warpgroup g's 64 rows of Q start 64 rows into each 64-column block.
+    Value qStart = add(base, mul(group, 64 * rowBytes));
+    auto fragAF32 = VectorType::get({4, 2}, f32Type);
+    auto fragA = VectorType::get({4, 2}, k.inType);
+    auto word = VectorType::get({1}, b.getI32Type());
+
+    SmallVector<Value> init(accs);
+    init.append({f32(negInf), f32(negInf), f32(0), f32(0)});
+    auto loop = scf::ForOp::create(
+        b, loc, cst(0), nBlocks, cst(1), init,
+        [&](OpBuilder &, Location, Value j, ValueRange iter) {
+          SmallVector<Value> o(iter.begin(), iter.begin() + fragsO);
+          Value rowMax[2] = {iter[fragsO], iter[fragsO + 1]};
+          Value sum[2] = {iter[fragsO + 2], iter[fragsO + 3]};
+          // Block j (and Q) have landed once at most S - 2 newer groups
+          // are pending; the proxy fence makes the copies' generic-proxy
+          // writes visible to wgmma's async-proxy reads; the barrier makes
+          // every thread's visible and says that both warpgroups are done
+          // with block j - 1 (its wgmmas completed at the end of the last
+          // step), whose buffers the next copy refills.
+          nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup,
+                                           b.getI32IntegerAttr(S - 2));
+          NVVM::FenceProxyOp::create(
+              b, loc, NVVM::ProxyKind::async_shared,
+              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+          gpu::BarrierOp::create(b, loc);
+          Value next = add(j, S - 1);
+          issueSwizzledKeyBlock(next, rem(next, S));
+          Value stage = rem(j, S);
+          Value n0 = mul(j, BN);
+          Value kStart =
+              add(base, mul(add(cst(kOffset), mul(stage, BN * k.d)), inBytes));
+          Value vStart =
+              add(base, mul(add(cst(vOffset), mul(stage, BN * k.dv)), inBytes));
+
+          // S = Q.K^T: Q (A) and K (B as [N = keys][K = D]) both K-major;
+          // a step of 16 in D moves the start by 32 bytes inside the
+          // swizzled row, a 64-column block by the tile's rows x 128.
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
+          Value acc = LLVM::ZeroOp::create(b, loc, sType);
+          for (int64_t kk = 0; kk < k.d; kk += 16) {
+            const int64_t within = (kk % 64) * inBytes;
+            Value descQ = wgmmaDescriptor(
+                add(qStart, (kk / 64) * BM * rowBytes + within), 16, 1024);
+            Value descK = wgmmaDescriptor(
+                add(kStart, (kk / 64) * BN * rowBytes + within), 16, 1024);
+            acc = NVVM::WgmmaMmaAsyncOp::create(
+                b, loc, sType, acc, descQ, descK, sShape, type, type,
+                NVVM::WGMMATypes::f32,
+                kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+                NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+                NVVM::MMALayout::row, NVVM::MMALayout::col,
+                NVVM::MMAIntOverflowAttr());
+          }
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          SmallVector<Value> s;
+          for (int64_t nt = 0; nt < BN / 8; ++nt) {
+            SmallVector<Value> e;
+            for (int64_t q = 0; q < 4; ++q)
+              e.push_back(
+                  LLVM::ExtractValueOp::create(b, loc, acc, 4 * nt + q));
+            s.push_back(vector::FromElementsOp::create(b, loc, accType, e));
+          }
+
+          Value alpha[2];
+          SmallVector<Value> p;
+          softmaxStep(s, n0, rowBase, colBase, head, gMask, rowMax, sum, p,
+                      alpha);
+          Value scaleO = vector::FromElementsOp::create(
+              b, loc, accType,
+              ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+          SmallVector<Value> oRegs;
+          for (Value &a : o) {
+            a = arith::MulFOp::create(b, loc, a, scaleO);
+            for (int64_t q = 0; q < 4; ++q)
+              oRegs.push_back(vector::ExtractOp::create(
+                  b, loc, a, ArrayRef<int64_t>{q / 2, q % 2}));
+          }
+
+          // O += P.V, 16 keys at a time: P from registers (the C
+          // fragments of key tiles 2kc and 2kc + 1 are the A fragment of
+          // keys 16kc .. 16kc + 15, as in the mma.sync kernel), V N-major:
+          // 16 keys are 16 rows of 128 bytes, the 64-column blocks of Dv
+          // BN x 128 bytes apart.
+          // All of P's registers first: a register written between two
+          // wgmmas would need a fence of its own (ptxas injects one).
+          SmallVector<SmallVector<Value>> pRegs;
+          for (int64_t kc = 0; kc < BN / 16; ++kc) {
+            SmallVector<Value> pe;
+            for (int64_t t = 0; t < 2; ++t)
+              for (int64_t h = 0; h < 2; ++h)
+                for (int64_t e = 0; e < 2; ++e)
+                  pe.push_back(p[((2 * kc + t) * 2 + h) * 2 + e]);
+            Value pa = arith::TruncFOp::create(
+                b, loc, fragA,
+                vector::FromElementsOp::create(b, loc, fragAF32, pe));
+            SmallVector<Value> &regs = pRegs.emplace_back();
+            for (int64_t r = 0; r < 4; ++r)
+              regs.push_back(vector::ExtractOp::create(
+                  b, loc,
+                  vector::BitCastOp::create(
+                      b, loc, word,
+                      vector::ExtractOp::create(b, loc, pa,
+                                                ArrayRef<int64_t>{r})),
+                  ArrayRef<int64_t>{0}));
+          }
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
+          for (int64_t kc = 0; kc < BN / 16; ++kc) {
+            Value descV = wgmmaDescriptor(add(vStart, kc * 16 * rowBytes),
+                                          BN * rowBytes, 1024);
+            oRegs = wgmmaPV(oRegs, pRegs[kc], descV);
+          }
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          for (int64_t dt = 0; dt < fragsO; ++dt)
+            o[dt] = vector::FromElementsOp::create(
+                b, loc, accType, ArrayRef<Value>(oRegs).slice(4 * dt, 4));
+
+          SmallVector<Value> yield(o);
+          yield.append({rowMax[0], rowMax[1], sum[0], sum[1]});
+          scf::YieldOp::create(b, loc, yield);
+        });
+    accs.assign(loop.getResults().begin(), loop.getResults().begin() + fragsO);
+    rowSum[0] = loop.getResult(fragsO + 2);
+    rowSum[1] = loop.getResult(fragsO + 3);
+    // The groups issued past the last block only zero-fill; they finish
+    // before the block's shared memory goes away.
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup, b.getI32IntegerAttr(0));
+  }
+  storeOutput(accs, rowSum, rowBase, colBase, head, gO);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -895,7 +1275,7 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
 //===----------------------------------------------------------------------===//
 
 FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
-                              int64_t stages) {
+                              int64_t stages, StringRef mma) {
   auto qType = op.getQuery().getType(), kType = op.getKey().getType(),
        vType = op.getValue().getType(), oType = op.getInit().getType();
   if (!qType.hasStaticShape() || !kType.hasStaticShape() ||
@@ -981,6 +1361,36 @@ FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
              << " has no GPU lowering: the attention kernel needs a multiple "
                 "of 16 (mma.sync k16, ldmatrix x4) up to 128 (the O "
                 "accumulators and Q fragments live in registers)";
+  // sm_90a: the warpgroup-MMA kernel where it applies (the default and
+  // mma=auto; mma=wgmma asks for it, mma=mma.sync keeps the other one).
+  if (!k.lanes && (mma.empty() || mma == "auto" || mma == "wgmma")) {
+    std::string whyNot;
+    if (!target.hasWarpgroupMma())
+      whyNot = ("wgmma needs sm_90a (the arch-specific Hopper target); " +
+                target.getChip() + " has mma.sync only")
+                   .str();
+    else if (k.d % 64 != 0 || k.dv % 64 != 0)
+      whyNot =
+          ("head dimensions D = " + Twine(k.d) + " and Dv = " + Twine(k.dv) +
+           " must be multiples of 64: the wgmma kernel reads Q, K and "
+           "V in rows of 128 bytes (the 128-byte swizzle)")
+              .str();
+    if (whyNot.empty()) {
+      k.wgmma = true;
+      k.blockM = 128;
+      k.blockN = 128;
+    } else if (mma == "wgmma") {
+      return op.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;
+    }
+  }
+  if (!k.lanes && k.wgmma &&
+      k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+    return op.emitOpError("needs ")
+           << k.sharedBytes() << " bytes of shared memory (Q [" << k.blockM
+           << "][" << k.d << "] and " << k.stages << " stages of K ["
+           << k.blockN << "][" << k.d << "] and V [" << k.blockN << "][" << k.dv
+           << "], plus 1 KiB of alignment); " << target.getChip() << " has "
+           << target.getMaxSharedMemoryPerBlock() << " per block";
   if (!k.lanes && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
     return op.emitOpError("needs ")
            << k.sharedBytes() << " bytes of shared memory (Q [64][" << k.d
@@ -1031,7 +1441,7 @@ void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
 
   auto func =
       gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
-  int64_t threads = kWarps * target.getWarpSize();
+  int64_t threads = k.warps() * target.getWarpSize();
   std::array<int64_t, 3> grid = k.grid();
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
@@ -1046,9 +1456,12 @@ void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
       b.getNamedAttr("args", b.getArrayAttr(args)),
       b.getNamedAttr("access", b.getArrayAttr(access)),
       b.getNamedAttr("kind", b.getStringAttr("attention")),
-      b.getNamedAttr("tile", b.getDenseI64ArrayAttr({kBlockM, kBlockN})),
+      b.getNamedAttr("tile", b.getDenseI64ArrayAttr({k.blockM, k.blockN})),
       b.getNamedAttr("stages", b.getI64IntegerAttr(k.stages)),
       b.getNamedAttr("scale", b.getF64FloatAttr(k.scale))};
+  if (!k.lanes)
+    launch.push_back(
+        b.getNamedAttr("mma", b.getStringAttr(k.wgmma ? "wgmma" : "mma.sync")));
   if (k.causal)
     launch.push_back(
         b.getNamedAttr("causal_offset", b.getI64IntegerAttr(k.offset)));
@@ -1078,8 +1491,10 @@ bool mlir::accel::hasGpuAttention(func::FuncOp func) {
                       [](Operation &op) { return isa<AttentionOp>(op); });
 }
 
-LogicalResult mlir::accel::convertGpuAttentionFunction(
-    func::FuncOp func, const GpuTargetInfo &target, int64_t stages) {
+LogicalResult
+mlir::accel::convertGpuAttentionFunction(func::FuncOp func,
+                                         const GpuTargetInfo &target,
+                                         int64_t stages, StringRef mma) {
   SmallVector<AttentionOp> ops;
   for (Operation &op : func.getBody().front()) {
     if (auto att = dyn_cast<AttentionOp>(op))
@@ -1104,7 +1519,7 @@ LogicalResult mlir::accel::convertGpuAttentionFunction(
   // Check everything before building anything.
   SmallVector<AttentionPlan, 1> plans;
   for (AttentionOp op : ops) {
-    FailureOr<AttentionPlan> k = plan(op, target, stages);
+    FailureOr<AttentionPlan> k = plan(op, target, stages, mma);
     if (failed(k))
       return failure();
     if (k->skv > 0)

@@ -97,6 +97,33 @@ public:
     return arith::AndIOp::create(b, loc, x, y);
   }
 
+  /// A wgmma shared-memory matrix descriptor of the tile at shared address
+  /// `addr` in the 128-byte swizzle. Bits 0-13: address / 16 (the shared
+  /// window is 2^18 bytes); 16-29: the leading byte offset / 16; 32-45: the
+  /// stride byte offset / 16; 62-63: the layout, 1 = 128-byte swizzle. The
+  /// base offset (bits 49-51) is 0: every swizzle atom starts 1024-byte
+  /// aligned.
+  Value wgmmaDescriptor(Value addr, int64_t leading, int64_t stride) {
+    Type i64 = b.getI64Type();
+    auto c64 = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+    };
+    Value a = arith::IndexCastUIOp::create(b, loc, i64, addr);
+    a = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, a, c64(0x3FFFF)), c64(4));
+    int64_t fixed =
+        ((leading >> 4) << 16) | ((stride >> 4) << 32) | (int64_t(1) << 62);
+    return arith::OrIOp::create(b, loc, a, c64(fixed));
+  }
+  /// The element offset of 16-byte chunk `c` of row `r` in a tile of `rows`
+  /// rows in the 128-byte swizzle: [chunks / 8][rows][128 bytes], chunk c of
+  /// a row at c ^ (r % 8) within its 128 bytes; `vec` elements a chunk.
+  Value swizzledOffset(Value r, Value c, int64_t rows, int64_t vec) {
+    Value swizzled = arith::XOrIOp::create(b, loc, rem(c, 8), rem(r, 8));
+    return add(add(mul(div(c, 8), rows * 8 * vec), mul(r, 8 * vec)),
+               mul(swizzled, vec));
+  }
+
 protected:
   OpBuilder &b;
   Location loc;

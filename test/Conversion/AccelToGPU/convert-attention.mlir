@@ -1,12 +1,12 @@
 // RUN: accel-opt %s --convert-accel-to-gpu | FileCheck %s
-// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a stages=3" | FileCheck %s --check-prefix=S3
+// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=mma.sync stages=3" | FileCheck %s --check-prefix=S3
 
 // The FlashAttention-2 kernel of a causal GQA f16 attention with remainders
 // (Sq = 77, Skv = 130): grid (ceil(77/64), Hq, B), 4 warps, Q [64][64+8]
 // and 2 stages of K and V [64][64+8] in shared memory.
 // CHECK-LABEL: gpu.module @causal_kernels
 // CHECK:       gpu.func @causal_0(%[[Q:.*]]: memref<2x4x77x64xf16>, %[[K:.*]]: memref<2x2x130x64xf16>, %[[V:.*]]: memref<2x2x130x64xf16>, %[[O:.*]]: memref<2x4x77x64xf16>) kernel
-// CHECK-SAME:    accel.launch = {access = ["in", "in", "in", "out"], args = ["arg0", "arg1", "arg2", "result0"], block = array<i64: 128, 1, 1>, causal_offset = 53 : i64, chip = "sm_80", dynamic_shared_memory = 46080 : i64, grid = array<i64: 2, 4, 2>, kind = "attention", scale = 1.250000e-01 : f64, stages = 2 : i64, tile = array<i64: 64, 64>}
+// CHECK-SAME:    accel.launch = {access = ["in", "in", "in", "out"], args = ["arg0", "arg1", "arg2", "result0"], block = array<i64: 128, 1, 1>, causal_offset = 53 : i64, chip = "sm_80", dynamic_shared_memory = 46080 : i64, grid = array<i64: 2, 4, 2>, kind = "attention", mma = "mma.sync", scale = 1.250000e-01 : f64, stages = 2 : i64, tile = array<i64: 64, 64>}
 // CHECK:         %[[LOG2E_SCALE:.*]] = arith.constant 0.180336878 : f32
 // CHECK:         %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK:         %[[BX:.*]] = gpu.block_id  x

@@ -6,13 +6,19 @@
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma" | FileCheck %s
 // Two stages: nothing stays in flight.
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma stages=2" | FileCheck %s --check-prefix=S2
+// 8-bit float inputs promote: each K slice summed apart, then added into
+// the f32 accumulator.
+// RUN: accel-opt %S/Inputs/f8-promote-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma" | FileCheck %s --check-prefix=PROMOTE
 // auto picks wgmma on sm_90a, mma.sync where wgmma does not apply (sm_90
 // without "a", or K = 20, whose rows 16-byte copies cannot fill).
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=auto" | FileCheck %s --check-prefix=AUTO
 // RUN: accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=auto" | FileCheck %s --check-prefix=AUTO-K20
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90 mma=auto" | FileCheck %s --check-prefix=AUTO-90
-// The default is mma.sync.
-// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=DEFAULT
+// The default is auto (wgmma on sm_90a, mma.sync on sm_80), f8 included.
+// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=AUTO
+// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=AUTO-90
+// RUN: accel-opt %S/Inputs/f8-tb-matmul.mlir --convert-accel-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=AUTO-F8
+// RUN: accel-opt %S/Inputs/f8-tb-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=mma.sync" | FileCheck %s --check-prefix=SYNC-F8
 
 // 2 warpgroups (256 threads), a 128x128x64 tile, 4 stages of (128 + 128)
 // rows of 128 bytes, plus 1 KiB to align the ring.
@@ -62,6 +68,49 @@
 // S2-NEXT:    nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // S2:         nvvm.wgmma.wait.group.sync.aligned 0
 // S2-NEXT:    scf.yield
+
+// bf16 (above) keeps one accumulator: scale-d one on every wgmma, one
+// group left in flight, no additions. 8-bit floats promote (Hopper's fp8
+// tensor cores keep about 14 bits of the sum): the loop carries the f32
+// sum (here C) and the slice's accumulator, whose first wgmma starts it
+// (scale-d zero); the slice's group is waited for (wait_group 0), then
+// added in f32. With no group in flight, the refill goes 3 slices ahead
+// (into the buffer of slice kt - 1) and 2 of 4 stages' copies may stay
+// pending.
+// PROMOTE-LABEL: gpu.module @e4m3_e5m2_kernels
+// PROMOTE:       tile = array<i64: 64, 64, 128>
+// PROMOTE:       nvgpu.device_async_copy
+// PROMOTE:       %[[SZERO:.*]] = llvm.mlir.zero : !llvm.struct<(f32, {{.*}})>
+// PROMOTE-NEXT:  scf.for {{.*}} iter_args(%[[MAIN:.*]] = %{{.*}}, %[[SLICE:.*]] = %[[SZERO]])
+// PROMOTE-NEXT:    nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// PROMOTE-NEXT:    nvvm.fence.proxy
+// PROMOTE-NEXT:    gpu.barrier
+// PROMOTE-NEXT:    arith.addi %{{.*}}, %c3
+// PROMOTE:         nvvm.wgmma.fence.aligned
+// PROMOTE:         %[[W0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[SLICE]], <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// PROMOTE:         %[[W1:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[W0]], <m = 64, n = 64, k = 32>, D[<f32>, <one>]
+// PROMOTE:         %[[W2:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[W1]], <m = 64, n = 64, k = 32>, D[<f32>, <one>]
+// PROMOTE:         %[[W3:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[W2]], <m = 64, n = 64, k = 32>, D[<f32>, <one>]
+// PROMOTE-NEXT:    nvvm.wgmma.commit.group.sync.aligned
+// PROMOTE-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
+// PROMOTE-NEXT:    %[[M0:.*]] = llvm.extractvalue %[[MAIN]][0]
+// PROMOTE-NEXT:    %[[S0:.*]] = llvm.extractvalue %[[W3]][0]
+// PROMOTE-NEXT:    %[[A0:.*]] = arith.addf %[[M0]], %[[S0]] : f32
+// PROMOTE-NEXT:    %[[I0:.*]] = llvm.insertvalue %[[A0]], %[[MAIN]][0]
+// PROMOTE-NEXT:    %[[M1:.*]] = llvm.extractvalue %[[I0]][1]
+// PROMOTE-NEXT:    %[[S1:.*]] = llvm.extractvalue %[[W3]][1]
+// PROMOTE-NEXT:    arith.addf %[[M1]], %[[S1]] : f32
+// PROMOTE:         %[[S31:.*]] = llvm.extractvalue %[[W3]][31]
+// PROMOTE-NEXT:    %[[A31:.*]] = arith.addf %{{.*}}, %[[S31]] : f32
+// PROMOTE-NEXT:    %[[I31:.*]] = llvm.insertvalue %[[A31]], %{{.*}}[31]
+// PROMOTE-NEXT:    scf.yield %[[I31]], %[[W3]]
+// PROMOTE:       nvvm.wgmma.wait.group.sync.aligned 0
+// PROMOTE-NEXT:  nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// A grid that takes 256-wide tiles for 16-bit inputs: 128 wide here, as
+// two accumulators of tileN / 2 registers must fit a thread's 255.
+// PROMOTE-LABEL: gpu.module @wide_kernels
+// PROMOTE:       tile = array<i64: 128, 128, 128>
+// PROMOTE:       D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 func.func @tb(%a: tensor<128x128xbf16>, %b: tensor<256x128xbf16>) -> tensor<128x256xf32> {
   %c = tensor.empty() : tensor<128x256xf32>
   %0 = accel.matmul transpose_b ins(%a, %b : tensor<128x128xbf16>, tensor<256x128xbf16>) outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
@@ -101,4 +150,7 @@ func.func @i8(%a: tensor<64x256xi8>, %b: tensor<64x256xi8>) -> tensor<64x64xi32>
 // AUTO-K20: gpu.module @k20_kernels
 // AUTO-K20: mma = "mma.sync"
 // AUTO-90-NOT: mma = "wgmma"
-// DEFAULT-NOT: mma = "wgmma"
+// SYNC-F8: gpu.module @f8tb_kernels
+// SYNC-F8: mma = "mma.sync"
+// AUTO-F8: gpu.module @f8tb_kernels
+// AUTO-F8: mma = "wgmma"

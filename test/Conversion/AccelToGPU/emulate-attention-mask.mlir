@@ -9,6 +9,12 @@
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.mlir | FileCheck %s
 // RUN: accel-opt %s --convert-accel-to-gpu="stages=3" --mlir-print-op-generic -o %t.s3.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.s3.mlir --seed 3 | FileCheck %s
+// sm_90a: the warpgroup-MMA kernel (256 threads) where D and Dv are
+// multiples of 64, the mma.sync one elsewhere.
+// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a" --mlir-print-op-generic -o %t.wg.mlir
+// RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.wg.mlir --seed 4 > %t.wg.out
+// RUN: FileCheck %s < %t.wg.out
+// RUN: FileCheck %s --check-prefix=WG < %t.wg.out
 // CHECK: @bool_full_0: OK (B=1 Hq=2 Hkv=2 Sq=77 Skv=130 D=64 Dv=64 bool mask 1x2x77x130,
 // CHECK: @add_bcast_causal_0: OK (B=2 Hq=4 Hkv=2 Sq=70 Skv=90 D=32 Dv=32 causal(20) additive mask 70x1,
 // CHECK: @add_bf16_keys_0: OK (B=1 Hq=2 Hkv=2 Sq=16 Skv=200 D=64 Dv=64 additive mask 1x1x1x200,
@@ -34,3 +40,7 @@ func.func @bool_heads_causal(%q: tensor<1x3x65x16xf16>, %k: tensor<1x1x65x16xf16
   %0 = accel.attention causal ins(%q, %k, %v : tensor<1x3x65x16xf16>, tensor<1x1x65x16xf16>, tensor<1x1x65x16xf16>) mask(%m : tensor<3x65x65xi1>) outs(%o : tensor<1x3x65x16xf16>) -> tensor<1x3x65x16xf16>
   return %0 : tensor<1x3x65x16xf16>
 }
+
+// WG: @bool_full_0: OK {{.*}} 256 threads)
+// WG: @add_bcast_causal_0: OK {{.*}} 128 threads)
+// WG: @add_bf16_keys_0: OK {{.*}} 256 threads)

@@ -14,6 +14,12 @@
 // A 3-deep K/V ring.
 // RUN: accel-opt %s --convert-accel-to-gpu="stages=3" --mlir-print-op-generic -o %t.s3.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.s3.mlir --seed 1 | FileCheck %s
+// sm_90a: the warpgroup-MMA kernel (256 threads) where D and Dv are
+// multiples of 64, the mma.sync one elsewhere.
+// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a" --mlir-print-op-generic -o %t.wg.mlir
+// RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.wg.mlir --seed 2 > %t.wg.out
+// RUN: FileCheck %s < %t.wg.out
+// RUN: FileCheck %s --check-prefix=WG < %t.wg.out
 
 // CHECK: @remainders_0: OK (B=1 Hq=2 Hkv=2 Sq=77 Skv=130 D=64 Dv=64, max error
 // CHECK: @causal_gqa_0: OK (B=1 Hq=4 Hkv=2 Sq=77 Skv=130 D=64 Dv=64 causal(53), max error
@@ -85,3 +91,10 @@ func.func @no_keys(%q: tensor<1x2x20x64xf16>, %k: tensor<1x2x0x64xf16>, %v: tens
   %0 = accel.attention ins(%q, %k, %v : tensor<1x2x20x64xf16>, tensor<1x2x0x64xf16>, tensor<1x2x0x16xf16>) outs(%o : tensor<1x2x20x16xf16>) -> tensor<1x2x20x16xf16>
   return %0 : tensor<1x2x20x16xf16>
 }
+
+// WG: @remainders_0: OK {{.*}} 256 threads)
+// WG: @causal_gqa_0: OK {{.*}} 256 threads)
+// WG: @causal_mqa_d128_0: OK {{.*}} 256 threads)
+// WG: @causal_sq_gt_skv_0: OK {{.*}} 256 threads)
+// WG: @wide_queries_0: OK {{.*}} 256 threads)
+// WG: @diagonal_empty_rows_0: OK {{.*}} 128 threads)

@@ -28,6 +28,11 @@
 // RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=128 tile-n=256 stages=5" 2>&1 | FileCheck %s --check-prefix=WG-SMEM
 // RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=256 tile-n=256" 2>&1 | FileCheck %s --check-prefix=WG-REGS
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=auto tile-m=32" | FileCheck %s --check-prefix=WG-AUTO
+// 8-bit floats promote each K slice into a second accumulator: tileN
+// registers a thread instead of tileN / 2 (a chosen tile narrows to fit).
+// RUN: not accel-opt %S/Inputs/f8-promote-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-n=256" 2>&1 | FileCheck %s --check-prefix=WG-F8-REGS
+// RUN: not accel-opt %S/Inputs/f8-promote-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=256 tile-n=128" 2>&1 | FileCheck %s --check-prefix=WG-F8-BLOCK
+// RUN: accel-opt %S/Inputs/f8-promote-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=256" | FileCheck %s --check-prefix=WG-F8-NARROW
 
 // MMA: error: convert-accel-to-gpu: mma must be auto, mma.sync or wgmma for nvptx chips, got 'bogus'
 // WG-CHIP: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): wgmma needs sm_90a (the arch-specific Hopper target); sm_80 has mma.sync only
@@ -41,6 +46,10 @@
 // WG-SMEM: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile 128x256x64 with 5 stages needs 246784 bytes of shared memory; sm_90a has 232448 per block
 // WG-REGS: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile 256x256 needs about 200 registers in each of 512 threads; a multiprocessor has 65536 (at most 255 a thread)
 // WG-AUTO: mma = "mma.sync"
+// WG-F8-REGS: f8-promote-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile 64x256 needs about 328 registers in each of 128 threads (8-bit float inputs sum each K slice in a second accumulator); a multiprocessor has 65536 (at most 255 a thread)
+// WG-F8-BLOCK: f8-promote-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): tile 256x128 needs about 200 registers in each of 512 threads (8-bit float inputs sum each K slice in a second accumulator); a multiprocessor has 65536 (at most 255 a thread)
+// WG-F8-NARROW: tile = array<i64: 256, 32, 128>
+// WG-F8-NARROW: tile = array<i64: 256, 32, 128>
 
 // CHIP: error: convert-accel-to-gpu: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx1100)
 // NEG: error: convert-accel-to-gpu: tile sizes, warps and stages must not be negative

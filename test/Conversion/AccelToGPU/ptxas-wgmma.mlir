@@ -1,7 +1,8 @@
 // REQUIRES: ptxas
 // The wgmma kernels' PTX (chip=sm_90a mma=wgmma) and NVIDIA's assembler
 // accepting it for sm_90a without spills: bf16 with B as [K, N] (N-major)
-// and a 128x256 tile, f16 with B as [N, K], i8 and e4m3 x e5m2; 64-bit
+// and a 128x256 tile, f16 with B as [N, K], i8 and e4m3 x e5m2 (the f8
+// kernels promote their sums, 128 wide by default); 64-bit
 // global addresses, the proxy fence, the wgmma protocol.
 // RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_90a mma=wgmma" | accel-opt %gpu_to_ptx_sm_90a -o %t.mlir
 // RUN: %python %S/Inputs/extract_ptx.py %t.mlir | FileCheck %s
@@ -13,6 +14,12 @@
 // RUN: %ptxas -v -arch=sm_90a %t.tb.ptx -o %t.tb.cubin 2>&1 | FileCheck %s --check-prefix=TB
 // RUN: %ptxas -v -arch=sm_90a %t.i8.ptx -o %t.i8.cubin 2>&1 | FileCheck %s --check-prefix=I8
 // RUN: %ptxas -v -arch=sm_90a %t.f8.ptx -o %t.f8.cubin 2>&1 | FileCheck %s --check-prefix=F8
+// 8-bit floats promote each K slice into a second accumulator: no spills
+// at the default 128-wide tile, also where 16-bit inputs would take 256.
+// RUN: accel-opt %S/Inputs/f8-promote-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma" | accel-opt %gpu_to_ptx_sm_90a -o %t.promote.mlir
+// RUN: %python %S/Inputs/extract_ptx.py %t.promote.mlir wide_kernels > %t.wide.ptx
+// RUN: FileCheck %s --input-file=%t.wide.ptx --check-prefix=WIDE-PTX
+// RUN: %ptxas -v -arch=sm_90a %t.wide.ptx -o %t.wide.cubin 2>&1 | FileCheck %s --check-prefix=F8
 // The PTX says .target sm_90a (wgmma is arch-specific): ptxas refuses it
 // for plain sm_90.
 // RUN: not %ptxas -arch=sm_90 %t.kn.ptx -o %t.kn90.cubin 2>&1 | FileCheck %s --check-prefix=SM90
@@ -39,7 +46,19 @@
 // CHECK-LABEL: // gpu.binary @i8_kernels
 // CHECK:       wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
 // CHECK-LABEL: // gpu.binary @f8_kernels
-// CHECK:       wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
+// The promotion: the slice's first wgmma with scale-d false (p = 0 != 0),
+// the group waited for, then f32 additions.
+// CHECK:       setp.ne.b32 p, 0, 0;
+// CHECK-NEXT:  wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
+// CHECK:       setp.ne.b32 p, 1, 0;
+// CHECK-NEXT:  wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
+// CHECK:       wgmma.commit_group.sync.aligned;
+// CHECK-NEXT:  wgmma.wait_group.sync.aligned 0;
+// CHECK-NEXT:  add.rn.f32
+// WIDE-PTX:    .visible .entry wide_0(
+// WIDE-PTX:    wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// WIDE-PTX:    wgmma.wait_group.sync.aligned 0;
+// WIDE-PTX-NEXT: add.rn.f32
 
 // KN: Compiling entry function 'kn_0' for 'sm_90a'
 // KN: 0 bytes spill stores, 0 bytes spill loads

@@ -1,6 +1,7 @@
-// FlashAttention-2 kernels of convert-accel-to-gpu (accel.attention: f16
+// FlashAttention kernels of convert-accel-to-gpu (accel.attention: f16
 // and bf16, causal and not, MHA/GQA/MQA, remainders along Sq and Skv, rows
-// that keep no key) run on an NVIDIA GPU against the fp64 oracle and
+// that keep no key; mma.sync on sm_80, the warpgroup-MMA kernel on sm_90a
+// where D and Dv are multiples of 64) run on an NVIDIA GPU against the fp64 oracle and
 // docs/numerics.md's attention gate. Unsupported without a GPU; the same
 // cases run in the CPU emulator in
 // test/Conversion/AccelToGPU/emulate-attention.mlir.
@@ -8,6 +9,7 @@
 //
 // RUN: accel-run %s --target=nvptx | FileCheck %s
 // RUN: accel-run %s --target=nvptx --nvptx-pipeline-options="chip=sm_90a stages=3" | FileCheck %s
+// RUN: accel-run %s --target=nvptx --nvptx-pipeline-options="chip=sm_90a" | FileCheck %s
 // CHECK: accel-run: 8 of 8 functions passed
 
 // Non-causal f16 with remainders along Sq and Skv, f32 O.

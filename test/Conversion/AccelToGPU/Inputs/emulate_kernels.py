@@ -204,6 +204,36 @@ def f8_decode(elt, codes):
     return out
 
 
+def wgmma_fields(d):
+    """A wgmma shared-memory descriptor: (start, leading, stride) in bytes;
+    only the 128-byte swizzle without a base offset is expected."""
+    d = int(d)
+    if (d >> 49) & 7:
+        raise Failure('wgmma descriptor with a base offset')
+    if d >> 62 != 1:
+        raise Failure('wgmma descriptor layout %d, not the 128-byte '
+                      'swizzle' % (d >> 62))
+    return ((d & 0x3FFF) << 4, ((d >> 16) & 0x3FFF) << 4,
+            ((d >> 32) & 0x3FFF) << 4)
+
+
+def wgmma_swizzle(addr):
+    """The 128-byte swizzle, a function of the absolute address bits."""
+    return addr ^ (((addr >> 7) & 7) << 4)
+
+
+def wgmma_b_addresses(sb, lbo, sbo, k_, n_, trans_b, eb):
+    """Swizzled shared addresses of B[k][n] (k_ x n_) by the PTX ISA's
+    canonical layouts: N-major (transposed) or K-major."""
+    kb, nb = np.meshgrid(np.arange(k_), np.arange(n_), indexing='ij')
+    if trans_b:
+        addr = (sb + (nb // 64) * lbo + (kb // 8) * sbo + (kb % 8) * 128
+                + (nb % 64) * eb)
+    else:
+        addr = sb + (nb // 8) * sbo + (nb % 8) * 128 + kb * eb
+    return wgmma_swizzle(addr)
+
+
 def wrap(x, bits):
     """Two's complement wrap of exact integers held in float64 / int64."""
     x = np.asarray(x).astype(np.int64)
@@ -902,6 +932,11 @@ class Block:
                 v = np.asarray(ins[0]).astype(np.int64) & 0xFF
                 out = (v[:, 0] | (v[:, 1] << 8) | (v[:, 2] << 16)
                        | (v[:, 3] << 24)).reshape(self.T, 1)
+            elif src == 'f16':
+                # vector<2xf16> -> vector<1xi32>, element 0 in the low half.
+                bits = ins[0].astype(np.float16).view(np.uint16).astype(
+                    np.uint64)
+                out = (bits[:, 0] | (bits[:, 1] << 16)).reshape(self.T, 1)
             else:
                 # vector<2xbf16> -> vector<1xi32>, element 0 in the low half.
                 v = ins[0].astype(np.float32)
@@ -915,6 +950,8 @@ class Block:
             out = self.mfma(op, ins, mask)
         elif n == 'amdgpu.wmma':
             out = self.wmma(op, ins, mask)
+        elif n == 'llvm.inline_asm' and 'wgmma.mma_async' in op.text:
+            out = self.wgmma_rs(op, ins, mask)
         elif n == 'llvm.inline_asm':
             out = self.f8_mma(op, ins)
         elif n == 'llvm.extractvalue':
@@ -994,6 +1031,85 @@ class Block:
             raise Failure('wgmma reads outside the dynamic shared memory')
         return out
 
+    def wgmma_reads(self, addrs, g, eb):
+        """Shared bytes at `addrs` read by warpgroup g's wgmma: a collective
+        read for the race detector (as ldmatrix is of a warp), and bytes
+        that no copy may overwrite until a wait_group retires the wgmma."""
+        if self.race is not None:
+            self.before_shared_read()
+            for addr in addrs:
+                bytes_ = ((addr.ravel() - SMEM_BASE)[:, None]
+                          + np.arange(eb)[None, :]).ravel()
+                self.race.read(bytes_, np.full(bytes_.shape, -(4 * g) - 1),
+                               'wgmma')
+        for addr in addrs:
+            self.wgmma_uncommitted.append(np.unique(
+                ((addr.ravel() - SMEM_BASE)[:, None]
+                 + np.arange(eb)[None, :]).ravel()))
+
+    def wgmma_rs(self, op, ins, mask):
+        """Inline PTX wgmma.mma_async m64nNk16 f32.<bf16|f16> with A from
+        registers (mma.sync's m16n8k16 A fragment in each warp of the
+        warpgroup: rows 16w + l/4 (+8), k 2(l%4) (+1, +8)) and B from a
+        descriptor: D (+)= A.B, operands (a0..a3, desc_b, scale_d, d...)."""
+        asm = re.search(r'asm_string = "([^"]*)"', op.text).group(1)
+        m = re.search(r'wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.'
+                      r'(bf16|f16)\.(bf16|f16) \{([^}]*)\}, \{\$(\d+), \$(\d+), '
+                      r'\$(\d+), \$(\d+)\}, \$(\d+), p, 1, 1, (\d);', asm)
+        if not m or 'setp.ne.b32 p, $%d, 0' % (int(m.group(1)) // 2 + 5) \
+                not in asm:
+            raise Failure('unexpected llvm.inline_asm: %s' % asm)
+        n_ = int(m.group(1))
+        nd = n_ // 2
+        if [int(m.group(i)) for i in range(5, 10)] != list(
+                range(nd, nd + 5)) or len(ins) != nd + 6:
+            raise Failure('wgmma operands out of place: %s' % asm)
+        trans_b = m.group(10) == '1'
+        if m.group(2) != m.group(3):
+            raise Failure('wgmma with mixed A and B types')
+        if not mask.all() or self.T % 128:
+            raise Failure('wgmma needs whole warpgroups, all threads active')
+        regs = [np.asarray(x).astype(np.int64) & 0xFFFFFFFF for x in ins[0:4]]
+        desc_b, scale_d = ins[4], ins[5]
+        acc = np.stack(ins[6:6 + nd], axis=1)
+
+        def halves(r):
+            lo, hi = r & 0xFFFF, r >> 16
+            if m.group(2) == 'f16':
+                return [h.astype(np.uint16).view(np.float16).astype(np.float64)
+                        for h in (lo, hi)]
+            return [(h.astype(np.uint32) << 16).view(np.float32).astype(
+                np.float64) for h in (lo, hi)]
+
+        tl = np.arange(128)
+        w, lane = tl // 32, tl % 32
+        i = np.arange(nd)
+        rows = (16 * w[:, None] + lane[:, None] // 4 + 8 * ((i[None, :] % 4) // 2))
+        cols = 8 * (i[None, :] // 4) + 2 * (lane[:, None] % 4) + i[None, :] % 2
+        out = acc.copy()
+        for g in range(self.T // 128):
+            ts = np.arange(128 * g, 128 * g + 128)
+            if (desc_b[ts] != desc_b[ts[0]]).any() or (
+                    scale_d[ts] != scale_d[ts[0]]).any():
+                raise Failure('wgmma operands differ within warpgroup %d' % g)
+            A = np.full((64, 16), np.nan)
+            r0 = 16 * w + lane // 4
+            k0 = 2 * (lane % 4)
+            for j, (dr, dk) in enumerate(((0, 0), (8, 0), (0, 8), (8, 8))):
+                lo, hi = halves(regs[j][ts])
+                A[r0 + dr, k0 + dk] = lo
+                A[r0 + dr, k0 + dk + 1] = hi
+            sb, lbo_b, sbo_b = wgmma_fields(desc_b[ts[0]])
+            addr_b = wgmma_b_addresses(sb, lbo_b, sbo_b, 16, n_, trans_b, 2)
+            self.wgmma_reads((addr_b,), g, 2)
+            B = self.shared_at(addr_b)
+            C = np.zeros((64, n_))
+            if scale_d[ts[0]]:
+                C[rows, cols] = acc[ts][:, :]
+            D = (A @ B.astype(np.float64) + C).astype(np.float32)
+            out[ts] = D[rows, cols]
+        return out
+
     def wgmma(self, op, ins, mask):
         """nvvm.wgmma.mma_async m64nNkK: D (+)= A.B per warpgroup."""
         acc, desc_a, desc_b = ins
@@ -1017,19 +1133,7 @@ class Block:
             raise Failure('wgmma transposes 16-bit B only')
         decode8 = {'e4m3': f8_values('f8E4M3FN'), 'e5m2': f8_values('f8E5M2')}
 
-        def fields(d):
-            d = int(d)
-            if (d >> 49) & 7:
-                raise Failure('wgmma descriptor with a base offset')
-            if d >> 62 != 1:
-                raise Failure('wgmma descriptor layout %d, not the 128-byte '
-                              'swizzle' % (d >> 62))
-            return ((d & 0x3FFF) << 4, ((d >> 16) & 0x3FFF) << 4,
-                    ((d >> 32) & 0x3FFF) << 4)
-
-        def swizzle(addr):
-            return addr ^ (((addr >> 7) & 7) << 4)
-
+        fields, swizzle = wgmma_fields, wgmma_swizzle
         tl = np.arange(128)
         w, lane = tl // 32, tl % 32
         i = np.arange(n_ // 2)
@@ -1046,25 +1150,9 @@ class Block:
             sb, lbo_b, sbo_b = fields(desc_b[ts[0]])
             mm, kk = np.meshgrid(np.arange(64), np.arange(k_), indexing='ij')
             addr_a = sa + (mm // 8) * sbo_a + (mm % 8) * 128 + kk * eb
-            kb, nb = np.meshgrid(np.arange(k_), np.arange(n_), indexing='ij')
-            if trans_b:
-                addr_b = (sb + (nb // 64) * lbo_b + (kb // 8) * sbo_b
-                          + (kb % 8) * 128 + (nb % 64) * eb)
-            else:
-                addr_b = sb + (nb // 8) * sbo_b + (nb % 8) * 128 + kb * eb
-            addr_a, addr_b = swizzle(addr_a), swizzle(addr_b)
-            if self.race is not None:
-                # A collective read of the group (as ldmatrix is of a warp).
-                self.before_shared_read()
-                for addr in (addr_a, addr_b):
-                    bytes_ = ((addr.ravel() - SMEM_BASE)[:, None]
-                              + np.arange(eb)[None, :]).ravel()
-                    self.race.read(bytes_, np.full(bytes_.shape, -(4 * g) - 1),
-                                   'wgmma')
-            for addr in (addr_a, addr_b):
-                self.wgmma_uncommitted.append(np.unique(
-                    ((addr.ravel() - SMEM_BASE)[:, None]
-                     + np.arange(eb)[None, :]).ravel()))
+            addr_b = wgmma_b_addresses(sb, lbo_b, sbo_b, k_, n_, trans_b, eb)
+            addr_a = swizzle(addr_a)
+            self.wgmma_reads((addr_a, addr_b), g, eb)
             A = self.shared_at(addr_a)
             B = self.shared_at(addr_b)
             if t['A'] in decode8:
