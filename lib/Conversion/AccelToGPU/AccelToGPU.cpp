@@ -185,10 +185,6 @@ private:
                     SmallVectorImpl<Value> &tokens);
   /// The cp.async group of K-slice `kt` into ring buffer `stage` (wgmma).
   Value issueSwizzledSlice(Value kt, Value stage);
-  /// A shared-memory matrix descriptor of wgmma: the 128-byte swizzle, the
-  /// start address `addr` (bytes in the shared window), the leading and
-  /// stride byte offsets.
-  Value descriptor(Value addr, int64_t leading, int64_t stride);
 
   /// Who this thread is: tid, lane, the block's corner of C (blockRow,
   /// blockCol), its batch and its warp's part (warpRow, warpCol).
@@ -850,7 +846,6 @@ void KernelBuilder::copySwizzled(Value src, Value dst, Value base, int64_t rows,
                                  SmallVectorImpl<Value> &tokens) {
   const int64_t threads = cfg.warpsM * cfg.warpsN * target.getWarpSize();
   const int64_t vec = 16 / k.shape.inBytes;
-  const int64_t rowElems = 8 * vec;
   const int64_t total = rows * chunks;
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   for (int64_t first = 0; first < total; first += threads) {
@@ -860,10 +855,7 @@ void KernelBuilder::copySwizzled(Value src, Value dst, Value base, int64_t rows,
       if (first + threads > total)
         id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
       Value r = div(id, chunks), c = rem(id, chunks);
-      Value swizzled = arith::XOrIOp::create(b, loc, rem(c, 8), rem(r, 8));
-      Value offset = add(add(mul(div(c, 8), rows * rowElems), mul(r, rowElems)),
-                         mul(swizzled, vec));
-      it->second = {r, c, offset};
+      it->second = {r, c, swizzledOffset(r, c, rows, vec)};
     }
     auto [r, c, offset] = it->second;
     Value gr = add(row0, r), gc = add(col0, mul(c, vec));
@@ -892,23 +884,6 @@ Value KernelBuilder::issueSwizzledSlice(Value kt, Value stage) {
                  s.n % cfg.tileN != 0, true, tokens);
   return nvgpu::DeviceAsyncCreateGroupOp::create(
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
-}
-
-Value KernelBuilder::descriptor(Value addr, int64_t leading, int64_t stride) {
-  // Bits 0-13: address / 16 (the shared window is 2^18 bytes); 16-29: the
-  // leading byte offset / 16; 32-45: the stride byte offset / 16; 62-63:
-  // the layout, 1 = 128-byte swizzle. The base offset (bits 49-51) is 0:
-  // every swizzle atom starts 1024-byte aligned.
-  Type i64 = b.getI64Type();
-  auto c64 = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
-  };
-  Value a = arith::IndexCastUIOp::create(b, loc, i64, addr);
-  a = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, a, c64(0x3FFFF)), c64(4));
-  int64_t fixed =
-      ((leading >> 4) << 16) | ((stride >> 4) << 32) | (int64_t(1) << 62);
-  return arith::OrIOp::create(b, loc, a, c64(fixed));
 }
 
 /// Whether the wgmma kernel of `k` promotes its accumulation: Hopper's fp8
@@ -951,16 +926,7 @@ void KernelBuilder::emitWgmma() {
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Value baseA, baseB;
   if (numK > 0) {
-    Value dyn = gpu::DynamicSharedMemoryOp::create(
-        b, loc,
-        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                        MemRefLayoutAttrInterface(), wg));
-    // The swizzle is a function of the address bits: align the ring to
-    // its 1024-byte atom at run time (the slack is in the launch's bytes).
-    Value start = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn);
-    Value pad = rem(arith::SubIOp::create(b, loc, cst(kGpuWgmmaSwizzleAtom),
-                                          rem(start, kGpuWgmmaSwizzleAtom)),
-                    kGpuWgmmaSwizzleAtom);
+    auto [dyn, start, pad] = swizzleAlignedSharedMemory();
     auto ring = [&](int64_t rows, Type elt) {
       return MemRefType::get({S * rows * rowElems}, elt,
                              MemRefLayoutAttrInterface(), wg);
@@ -1057,11 +1023,13 @@ void KernelBuilder::emitWgmma() {
             // of K moves the start within the swizzled row. N-major: the
             // 8-row groups of K are 1024 bytes apart, the 64-element blocks
             // of N tileK * 128 bytes (the leading offset).
-            Value descA = descriptor(add(aStart, kk * s.inBytes), 16, 1024);
+            Value descA =
+                wgmmaDescriptor(add(aStart, kk * s.inBytes), 16, 1024);
             Value descB =
-                k.bMnMajor ? descriptor(add(bStart, (kk / 8) * 1024),
-                                        cfg.tileK * rowBytes, 1024)
-                           : descriptor(add(bStart, kk * s.inBytes), 16, 1024);
+                k.bMnMajor
+                    ? wgmmaDescriptor(add(bStart, (kk / 8) * 1024),
+                                      cfg.tileK * rowBytes, 1024)
+                    : wgmmaDescriptor(add(bStart, kk * s.inBytes), 16, 1024);
             // Promoting: the slice's sum starts at its first wgmma (D =
             // A.B, scale-d zero) and leaves `cur` alone.
             Value &d = promote ? slice : cur;

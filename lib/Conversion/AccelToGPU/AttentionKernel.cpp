@@ -171,6 +171,21 @@ private:
                 SmallVectorImpl<Value> &tokens);
   /// The cp.async group of key block `j` (K and V) into ring buffer `stage`.
   Value issueKeyBlock(Value j, Value stage);
+  /// The key blocks of k.blockN keys that the query block from row `m0`
+  /// visits (all of them, or with the band those up to its last row's
+  /// kvEnd = min(Skv, lastRow + offset + 1) >= 0), setting kvLimit, the key
+  /// past which copies zero-fill.
+  Value keyBlocks(Value m0) {
+    if (!k.causal) {
+      kvLimit = cst(k.skv);
+      return cst((k.skv + k.blockN - 1) / k.blockN);
+    }
+    Value lastRow = add(m0, k.blockM - 1);
+    if (k.sq % k.blockM != 0)
+      lastRow = minS(lastRow, cst(k.sq - 1));
+    kvLimit = maxS(cst(0), minS(cst(k.skv), add(lastRow, k.offset + 1)));
+    return div(add(kvLimit, k.blockN - 1), k.blockN);
+  }
 
   /// One key block of the online softmax on S = Q.K^T, given as n8 tiles
   /// of mma.sync's C layout (element {h, e} of tile nt: row rowBase + 8h,
@@ -258,6 +273,8 @@ private:
   /// the K and V rings start in it (elements).
   Value sAll;
   int64_t kOffset = 0, vOffset = 0;
+  /// copySwizzled's (row, column, offset in the tile) of this thread, by
+  /// (rows, chunks, first copy of the round).
   std::map<std::array<int64_t, 3>, std::array<Value, 3>> swizzledCoords;
 };
 
@@ -502,17 +519,7 @@ void AttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
 
     // The keys this block visits: all of them, or (causal) those up to the
     // band of its last row, kvEnd = min(Skv, lastRow + offset + 1) >= 0.
-    Value nBlocks;
-    if (!k.causal) {
-      kvLimit = cst(k.skv);
-      nBlocks = cst((k.skv + kBlockN - 1) / kBlockN);
-    } else {
-      Value lastRow = add(m0, kBlockM - 1);
-      if (k.sq % kBlockM != 0)
-        lastRow = minS(lastRow, cst(k.sq - 1));
-      kvLimit = maxS(cst(0), minS(cst(k.skv), add(lastRow, k.offset + 1)));
-      nBlocks = div(add(kvLimit, kBlockN - 1), kBlockN);
-    }
+    Value nBlocks = keyBlocks(m0);
 
     // Q once, then the first S - 1 key blocks in flight.
     SmallVector<Value> qTokens;
@@ -754,18 +761,10 @@ void AttentionBuilder::emitWgmma(Value gQ, Value gMask, Value gO) {
 
   if (k.skv > 0) {
     auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    Value dyn = gpu::DynamicSharedMemoryOp::create(
-        b, loc,
-        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                        MemRefLayoutAttrInterface(), wg));
-    // The swizzle is a function of the address bits: align Q and the rings
-    // to the 1024-byte atom at run time (the slack is in the launch's
-    // bytes). Q [D/64][BM][128 B], then S stages of K [D/64][BN][128 B],
-    // then S stages of V [Dv/64][BN][128 B]: every tile a multiple of 1 KiB.
-    Value start = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn);
-    Value pad = rem(arith::SubIOp::create(b, loc, cst(kGpuWgmmaSwizzleAtom),
-                                          rem(start, kGpuWgmmaSwizzleAtom)),
-                    kGpuWgmmaSwizzleAtom);
+    // Q [D/64][BM][128 B], then S stages of K [D/64][BN][128 B], then S
+    // stages of V [Dv/64][BN][128 B] from the first swizzle atom: every
+    // tile a multiple of 1 KiB.
+    auto [dyn, start, pad] = swizzleAlignedSharedMemory();
     kOffset = BM * k.d;
     vOffset = kOffset + S * BN * k.d;
     const int64_t elements = vOffset + S * BN * k.dv;
@@ -777,17 +776,7 @@ void AttentionBuilder::emitWgmma(Value gQ, Value gMask, Value gO) {
 
     // The keys this block visits: all of them, or (causal) those up to the
     // band of its last row, kvEnd = min(Skv, lastRow + offset + 1) >= 0.
-    Value nBlocks;
-    if (!k.causal) {
-      kvLimit = cst(k.skv);
-      nBlocks = cst((k.skv + BN - 1) / BN);
-    } else {
-      Value lastRow = add(m0, BM - 1);
-      if (k.sq % BM != 0)
-        lastRow = minS(lastRow, cst(k.sq - 1));
-      kvLimit = maxS(cst(0), minS(cst(k.skv), add(lastRow, k.offset + 1)));
-      nBlocks = div(add(kvLimit, BN - 1), BN);
-    }
+    Value nBlocks = keyBlocks(m0);
 
     // Q once, then the first S - 1 key blocks in flight. Q's group is the
     // oldest: the loop's first wait covers it.
@@ -1051,17 +1040,7 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
     sV = memref::ViewOp::create(b, loc, vType, dyn,
                                 cst(kType.getNumElements() * k.inBytes()),
                                 ValueRange{});
-    Value nBlocks;
-    if (!k.causal) {
-      kvLimit = cst(k.skv);
-      nBlocks = cst((k.skv + kBlockN - 1) / kBlockN);
-    } else {
-      Value lastRow = add(m0, kBlockM - 1);
-      if (k.sq % kBlockM != 0)
-        lastRow = minS(lastRow, cst(k.sq - 1));
-      kvLimit = maxS(cst(0), minS(cst(k.skv), add(lastRow, k.offset + 1)));
-      nBlocks = div(add(kvLimit, kBlockN - 1), kBlockN);
-    }
+    Value nBlocks = keyBlocks(m0);
 
     // Q: this lane's fragments (B operand of S^T = K.Q^T), straight from
     // global memory; a query row past Sq reads row Sq - 1 and is never

@@ -16,11 +16,15 @@
 #ifndef ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELUTILS_H
 #define ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELUTILS_H
 
+#include "accel/Conversion/AccelToGPU/AccelToGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include <array>
 
 namespace mlir::accel {
 
@@ -114,6 +118,24 @@ public:
     int64_t fixed =
         ((leading >> 4) << 16) | ((stride >> 4) << 32) | (int64_t(1) << 62);
     return arith::OrIOp::create(b, loc, a, c64(fixed));
+  }
+  /// The kernel's dynamic shared memory as bytes, its address, and the
+  /// bytes from there to the next 1024-byte boundary: wgmma's 128-byte
+  /// swizzle is a function of the address bits, so swizzled tiles start on
+  /// that atom, aligned at run time (the launch's bytes carry 1 KiB of
+  /// slack).
+  std::array<Value, 3> swizzleAlignedSharedMemory() {
+    auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup);
+    Value dyn = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    Value start = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn);
+    Value pad = rem(arith::SubIOp::create(b, loc, cst(kGpuWgmmaSwizzleAtom),
+                                          rem(start, kGpuWgmmaSwizzleAtom)),
+                    kGpuWgmmaSwizzleAtom);
+    return {dyn, start, pad};
   }
   /// The element offset of 16-byte chunk `c` of row `r` in a tile of `rows`
   /// rows in the 128-byte swizzle: [chunks / 8][rows][128 bytes], chunk c of
