@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Assembles the PTX of every kernel of the NVIDIA numerics catalogue with
+ptxas for its chip.
+
+    ptxas_catalogue.py ACCEL_RUN PTXAS CATALOGUE_DIR WORK_DIR
+
+For every `accel-run %s --target=nvptx ...` RUN line of the .mlir files in
+CATALOGUE_DIR (test/Integration/GPU, what bench/gpu/check.py launches on a
+GPU), records the kernels with `accel-run --record` (the PTX a launch would
+load), then runs `ptxas -v -arch=<chip>` on each. Prints a line per kernel
+and a summary; exits 1 if any kernel does not assemble or spills.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+
+def main():
+    accel_run, ptxas, catalogue, work = sys.argv[1:5]
+    runs = []
+    for name in sorted(os.listdir(catalogue)):
+        if not name.endswith('.mlir'):
+            continue
+        for line in open(os.path.join(catalogue, name)):
+            m = re.match(r'//\s*RUN:\s*accel-run %s (.*?)\s*\|', line)
+            if m and '--target=nvptx' in m.group(1):
+                runs.append((name, shlex.split(m.group(1))))
+    def record(i):
+        name, args = runs[i]
+        rec = os.path.join(work, '%02d' % i)
+        return subprocess.run([accel_run, os.path.join(catalogue, name)] +
+                              args + ['--record=' + rec],
+                              capture_output=True, text=True), rec
+
+    jobs = []
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        recorded = list(pool.map(record, range(len(runs))))
+    for (name, args), (r, rec) in zip(runs, recorded):
+        if r.returncode != 0:
+            print('%s %s: accel-run --record failed:\n%s' % (
+                name, ' '.join(args), r.stderr))
+            return 1
+        for f in sorted(os.listdir(rec)):
+            if f.endswith('.json') and f != 'manifest.json':
+                meta = json.load(open(os.path.join(rec, f)))
+                jobs.append((name, ' '.join(args), rec, meta))
+
+    def assemble(job):
+        name, args, rec, meta = job
+        r = subprocess.run([ptxas, '-v', '-arch=' + meta['chip'],
+                            os.path.join(rec, meta['ptx']), '-o',
+                            os.path.join(rec, meta['kernel'] + '.cubin')],
+                           capture_output=True, text=True)
+        spills = re.findall(r'(\d+) bytes spill stores', r.stderr)
+        regs = re.findall(r'Used (\d+) registers', r.stderr)
+        ok = r.returncode == 0 and spills and all(s == '0' for s in spills)
+        return ok, '%s %s @%s (%s, %s): %s' % (
+            name, args, meta['kernel'], meta['chip'],
+            'wgmma' if 'wgmma.mma_async' in open(
+                os.path.join(rec, meta['ptx'])).read() else 'mma.sync',
+            ('ok, %s registers, no spills' % regs[-1]) if ok else
+            'FAILED\n' + r.stderr)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(assemble, jobs))
+    for _, line in results:
+        print(line)
+    bad = sum(1 for ok, _ in results if not ok)
+    wgmma = sum(1 for _, line in results if '(sm_90a, wgmma)' in line)
+    print('%d kernels of %d RUN lines assembled by ptxas, %d of them wgmma; '
+          '%d failed or spilled' % (len(results), len(runs), wgmma, bad))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
