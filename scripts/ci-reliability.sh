@@ -55,11 +55,14 @@ echo "== fuzz: every target, $seconds s each"
 "$root/scripts/fuzz.sh" --no-build --seconds "$seconds" --seed 1 \
   accel-fuzz-structured || status=1
 
-# Past findings of the structured target, replayed (the other targets'
-# reproducers are lit tests).
-echo "== fuzz: replaying test/Fuzz/Inputs/structured-*.bin"
+# Past findings of the structured target and the pipeline target's harness,
+# replayed (the other targets' reproducers are lit tests).
+echo "== fuzz: replaying test/Fuzz/Inputs/structured-*.bin and pipeline-*.bin"
 "$root/build-fuzz/bin/accel-fuzz-structured" \
   "$root"/test/Fuzz/Inputs/structured-*.bin >"$root/build-fuzz/replay.log" 2>&1 ||
+  { tail -30 "$root/build-fuzz/replay.log"; status=1; }
+"$root/build-fuzz/bin/accel-fuzz-cpu-pipeline" \
+  "$root"/test/Fuzz/Inputs/pipeline-*.bin >>"$root/build-fuzz/replay.log" 2>&1 ||
   { tail -30 "$root/build-fuzz/replay.log"; status=1; }
 
 echo "ci-reliability.sh: $((SECONDS - start)) s; $([ "$status" = 0 ] && echo passed || echo FAILED)"
