@@ -14,21 +14,18 @@ import concurrent.futures
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 
 
 def main():
     accel_run, ptxas, catalogue, work = sys.argv[1:5]
-    runs = []
-    for name in sorted(os.listdir(catalogue)):
-        if not name.endswith('.mlir'):
-            continue
-        for line in open(os.path.join(catalogue, name)):
-            m = re.match(r'//\s*RUN:\s*accel-run %s (.*?)\s*\|', line)
-            if m and '--target=nvptx' in m.group(1):
-                runs.append((name, shlex.split(m.group(1))))
+    # The catalogue as bench/gpu/check.py reads it (what a GPU run launches).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), '..', '..', '..', '..', 'bench', 'gpu'))
+    from check import catalogue_runs
+    runs = [(os.path.basename(test), args)
+            for test, args in catalogue_runs(catalogue)]
     def record(i):
         name, args = runs[i]
         rec = os.path.join(work, '%02d' % i)
