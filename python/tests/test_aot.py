@@ -59,6 +59,31 @@ def test_runs_on_numpy_arrays(f32_lib):
     np.testing.assert_array_equal(out, c)
 
 
+def test_concurrent_calls_from_threads(f32_lib):
+    # ctypes releases the GIL during the call: 4 threads run the kernel at
+    # once, each on its own arrays, and each result must be what one call
+    # alone gives (the kernel keeps no state between calls).
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(1)
+    cases = [(rng.standard_normal((8, 16)).astype(np.float32),
+              rng.standard_normal((16, 4)).astype(np.float32)) for _ in range(8)]
+    serial = [f32_lib["mm"](a, b) for a, b in cases]
+
+    def worker(start):
+        for r in range(25):
+            i = (start + r) % len(cases)
+            out = np.full((8, 4), np.nan, dtype=np.float32)
+            f32_lib["mm"](*cases[i], out=[out])
+            np.testing.assert_array_equal(out, serial[i])
+        return True
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert all(pool.map(worker, range(4)))
+    for (a, b), c in zip(cases, serial):
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
 def test_bf16_inputs_through_ml_dtypes(accel_compile, tmp_path):
     ml_dtypes = pytest.importorskip("ml_dtypes")
     lib = aot.load(aot.compile(matmul(dtype="bf16"), out_dir=tmp_path / "o", name="bf"))

@@ -185,6 +185,57 @@ def test_survives_alternating_good_and_bad_calls() -> None:
     assert "llvm.func @mm(" in core.run_pipeline(MATMUL, "accel-cpu-pipeline")
 
 
+def outcome(call, text):
+    """("ok", output) or ("error", diagnostics): what one call gives."""
+    try:
+        return ("ok", call(text))
+    except core.AccelError as err:
+        return ("error", err.diagnostics)
+
+
+# Calls that succeed and calls that fail at each stage: parse, verify,
+# pipeline text, a pass, the nesting limit.
+CONCURRENT_CALLS = [
+    (lambda t: core.parse(t), MATMUL),
+    (lambda t: core.run_pipeline(t, "accel-cpu-pipeline"), MATMUL),
+    (lambda t: core.parse(t), SYNTAX_ERROR),
+    (lambda t: core.parse(t), BAD_MATMUL),
+    (lambda t: core.run_pipeline(t, "no-such-pass"), MATMUL),
+    (lambda t: core.run_pipeline(t, "convert-accel-to-gpu{chip=sm_70}"), MATMUL),
+    (lambda t: core.run_pipeline(t, "convert-accel-to-linalg"), MATMUL),
+    (lambda t: core.parse(t), "module {" * 600 + "}" * 600),
+]
+
+
+def test_concurrent_threads_give_the_serial_results() -> None:
+    # The compiler runs with the GIL released, so these calls really overlap:
+    # each call has its own context and diagnostics, and nothing of one may
+    # show in another (a shared handler or registry would mix diagnostics).
+    from concurrent.futures import ThreadPoolExecutor
+
+    serial = [outcome(call, text) for call, text in CONCURRENT_CALLS]
+    assert [kind for kind, _ in serial] == ["ok", "ok", "error", "error",
+                                            "error", "error", "ok", "error"]
+    rounds = 400
+
+    def worker(start: int) -> list:
+        # Each thread walks the calls from its own offset, so different
+        # calls run at the same time.
+        got = []
+        for r in range(rounds):
+            i = (start + r) % len(CONCURRENT_CALLS)
+            call, text = CONCURRENT_CALLS[i]
+            got.append((i, outcome(call, text)))
+        return got
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(worker, range(4)))
+    assert sum(len(r) for r in results) == 4 * rounds
+    for got in results:
+        for i, result in got:
+            assert result == serial[i], f"call {i} differs in a thread"
+
+
 # Run in a child interpreter: before the nesting limit (F1 in
 # docs/bad-input-catalogue.md), MLIR's parser overflowed the stack on such
 # input and killed the interpreter, which would take this test run with it.
