@@ -17,6 +17,17 @@
 // tensor sizes (constant folding, unrolled vector transfers), and one input
 // must stay within libFuzzer's -timeout=10 and -rss_limit_mb=2048.
 //
+// One MLIRContext and one PassManager serve ACCEL_FUZZ_CONTEXT_INPUTS
+// inputs in a row (default 256), then are replaced; 1 gives each input a
+// fresh context. A fresh context per input loads again every dialect the
+// input and the pipeline use (docs/reliability.md, "Fuzzing", measures the
+// cost). Reusing it keeps the inputs independent in what they compute
+// (each input is its own module, and passes keep no state between runs)
+// but not in what the context interns: a crash that needs an earlier
+// input's attributes or types may not reproduce alone. Run a reproducer
+// with ACCEL_FUZZ_CONTEXT_INPUTS=1 to check, and with the inputs of the
+// crashing run (libFuzzer's log) otherwise.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FuzzSupport.h"
@@ -24,22 +35,63 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 
 static constexpr size_t kMaxInputBytes = 4096;
 static constexpr uint64_t kMaxElements = uint64_t(1) << 20;
 static constexpr int64_t kMaxRank = 8;
 
+namespace {
+/// The context and pass manager the next inputs share.
+struct Session {
+  Session()
+      : context(accel_fuzz::getRegistry(),
+                mlir::MLIRContext::Threading::DISABLED),
+        pm(&context) {
+    mlir::accel::AccelCpuPipelineOptions options;
+    mlir::accel::buildAccelCpuPipeline(pm, options);
+  }
+  mlir::MLIRContext context;
+  mlir::PassManager pm;
+  unsigned inputs = 0;
+};
+
+unsigned inputsPerContext() {
+  static const unsigned n = [] {
+    const char *text = std::getenv("ACCEL_FUZZ_CONTEXT_INPUTS");
+    unsigned value = 256;
+    if (text && (llvm::StringRef(text).getAsInteger(10, value) || value == 0)) {
+      std::fprintf(stderr,
+                   "accel-fuzz-cpu-pipeline: ACCEL_FUZZ_CONTEXT_INPUTS "
+                   "must be a positive integer, got '%s'\n",
+                   text);
+      std::exit(2);
+    }
+    return value;
+  }();
+  return n;
+}
+
+std::unique_ptr<Session> session;
+} // namespace
+
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   accel_fuzz::installFatalErrorHandler();
   (void)accel_fuzz::getRegistry();
+  (void)inputsPerContext();
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > kMaxInputBytes || accel_fuzz::hitsKnownUpstreamCrash(data, size))
     return -1; // Not added to the corpus.
-  mlir::MLIRContext context(accel_fuzz::getRegistry(),
-                            mlir::MLIRContext::Threading::DISABLED);
+  if (!session || session->inputs >= inputsPerContext())
+    session = std::make_unique<Session>();
+  ++session->inputs;
+  mlir::MLIRContext &context = session->context;
   mlir::ScopedDiagnosticHandler swallow(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
   mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -49,9 +101,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // coverage has to come from the passes rather than from parser errors.
   if (!module || accel_fuzz::hasLargeTypes(*module, kMaxElements, kMaxRank))
     return -1;
-  mlir::PassManager pm(&context);
-  mlir::accel::AccelCpuPipelineOptions options;
-  mlir::accel::buildAccelCpuPipeline(pm, options);
-  (void)pm.run(*module);
+  (void)session->pm.run(*module);
   return 0;
 }
