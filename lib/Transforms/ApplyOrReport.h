@@ -8,22 +8,44 @@
 #ifndef ACCEL_LIB_TRANSFORMS_APPLYORREPORT_H
 #define ACCEL_LIB_TRANSFORMS_APPLYORREPORT_H
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::accel {
 
-/// Applies `patterns` greedily to `func`; when they do not converge, says so
-/// at `func`, naming the `stage` of `pass`, so a pass never fails without a
-/// diagnostic.
-inline LogicalResult applyOrReport(func::FuncOp func,
-                                   RewritePatternSet &&patterns,
-                                   StringRef stage, StringRef pass) {
-  if (succeeded(applyPatternsGreedily(func, std::move(patterns))))
+/// The greedy driver's configuration for a pass's `max-iterations` option
+/// (Passes.td, MaxIterationsOption).
+inline GreedyRewriteConfig greedyConfig(unsigned maxIterations) {
+  GreedyRewriteConfig config;
+  config.setMaxIterations(maxIterations);
+  return config;
+}
+
+/// Says at `op` that the greedy rewrites of the `stage` of `pass` did not
+/// converge within `config`'s sweeps, and fails: a pass never fails
+/// without a diagnostic. (A driver that stops at its sweep limit returns
+/// failure; the limit is what keeps an oscillating pattern set from
+/// hanging.)
+inline LogicalResult reportNotConverged(Operation *op, StringRef stage,
+                                        StringRef pass,
+                                        const GreedyRewriteConfig &config) {
+  return op->emitError() << "pattern rewrites did not converge in the " << stage
+                         << " stage of " << pass << " within "
+                         << config.getMaxIterations() << " sweeps";
+}
+
+/// Applies `patterns` greedily to the regions of `op`; when they do not
+/// converge, says so at `op`, naming the `stage` of `pass`. A limit of 0
+/// sweeps, which would make the driver return at once having done nothing,
+/// is an error too.
+inline LogicalResult applyOrReport(Operation *op, RewritePatternSet &&patterns,
+                                   StringRef stage, StringRef pass,
+                                   const GreedyRewriteConfig &config) {
+  if (config.getMaxIterations() == 0)
+    return op->emitError() << pass << ": max-iterations must be at least 1";
+  if (succeeded(applyPatternsGreedily(op, std::move(patterns), config)))
     return success();
-  return func.emitError() << "pattern rewrites did not converge in the "
-                          << stage << " stage of " << pass;
+  return reportNotConverged(op, stage, pass, config);
 }
 
 } // namespace mlir::accel

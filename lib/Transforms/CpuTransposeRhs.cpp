@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ApplyOrReport.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -80,10 +81,14 @@ struct TransposeRhs : public OpRewritePattern<linalg::GenericOp> {
 struct AccelCpuTransposeRhsPass
     : public accel::impl::AccelCpuTransposeRhsPassBase<
           AccelCpuTransposeRhsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     accel::populateCpuTransposeRhsPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
+                                    "transposition", getArgument(),
+                                    accel::greedyConfig(maxIterations))))
       signalPassFailure();
   }
 };

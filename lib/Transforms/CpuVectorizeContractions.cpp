@@ -197,21 +197,23 @@ static void populateFoldAliasPatterns(RewritePatternSet &patterns) {
 /// The shared reporting helper, with this pass's name.
 static LogicalResult applyOrReport(func::FuncOp func,
                                    RewritePatternSet &&patterns,
-                                   StringRef stage) {
+                                   StringRef stage, unsigned maxIterations) {
   return accel::applyOrReport(func, std::move(patterns), stage,
-                              "accel-cpu-vectorize-contractions");
+                              "accel-cpu-vectorize-contractions",
+                              accel::greedyConfig(maxIterations));
 }
 
 /// Runs every canonicalization pattern: after peeling, it turns the full
 /// tiles' affine.min sizes into constants and their subviews static.
-static LogicalResult canonicalize(func::FuncOp func) {
+static LogicalResult canonicalize(func::FuncOp func, unsigned maxIterations) {
   MLIRContext *ctx = func.getContext();
   RewritePatternSet patterns(ctx);
   for (Dialect *dialect : ctx->getLoadedDialects())
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : ctx->getRegisteredOperations())
     op.getCanonicalizationPatterns(patterns, ctx);
-  return applyOrReport(func, std::move(patterns), "canonicalization");
+  return applyOrReport(func, std::move(patterns), "canonicalization",
+                       maxIterations);
 }
 
 /// Keeps register tiles of C in registers across the loops that only
@@ -828,7 +830,7 @@ struct AccelCpuVectorizeContractionsPass
       if (zeroStart && allStarted)
         rewriter.eraseOp(fill);
     }
-    if (failed(canonicalize(getOperation())))
+    if (failed(canonicalize(getOperation(), maxIterations)))
       return signalPassFailure();
 
     // Vectorize the register tiles: static ones as they are, remainder tiles
@@ -925,7 +927,7 @@ struct AccelCpuVectorizeContractionsPass
       RewritePatternSet patterns(ctx);
       vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
       if (failed(applyOrReport(getOperation(), std::move(patterns),
-                               "mask-lowering")))
+                               "mask-lowering", maxIterations)))
         return signalPassFailure();
     }
     // The vectorizer's broadcast * broadcast + multi_reduction becomes a
@@ -940,7 +942,7 @@ struct AccelCpuVectorizeContractionsPass
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
       vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
       if (failed(applyOrReport(getOperation(), std::move(patterns),
-                               "contraction-forming")))
+                               "contraction-forming", maxIterations)))
         return signalPassFailure();
     }
     // Keep the C tile in registers across the K loop (hoisting matches the
@@ -970,7 +972,7 @@ struct AccelCpuVectorizeContractionsPass
       vector::populateVectorTransposeLoweringPatterns(
           patterns, vector::VectorTransposeLowering::EltWise);
       if (failed(applyOrReport(getOperation(), std::move(patterns),
-                               "vector-lowering")))
+                               "vector-lowering", maxIterations)))
         return signalPassFailure();
     }
   }

@@ -66,9 +66,10 @@ static bool isCandidate(linalg::LinalgOp op) {
 /// The shared reporting helper, with this pass's name.
 static LogicalResult applyOrReport(func::FuncOp func,
                                    RewritePatternSet &&patterns,
-                                   StringRef stage) {
+                                   StringRef stage, unsigned maxIterations) {
   return accel::applyOrReport(func, std::move(patterns), stage,
-                              "accel-cpu-vectorize-elementwise");
+                              "accel-cpu-vectorize-elementwise",
+                              accel::greedyConfig(maxIterations));
 }
 
 namespace {
@@ -123,7 +124,7 @@ struct AccelCpuVectorizeElementwisePass
       for (RegisteredOperationName op : getContext().getRegisteredOperations())
         op.getCanonicalizationPatterns(patterns, &getContext());
       if (failed(applyOrReport(getOperation(), std::move(patterns),
-                               "canonicalization")))
+                               "canonicalization", maxIterations)))
         return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> tiles;
@@ -160,13 +161,12 @@ struct AccelCpuVectorizeElementwisePass
       populateMathPolynomialApproximationPatterns(
           expPatterns,
           [](StringRef name) { return name == "exp" || name == "math.exp"; });
-      GreedyRewriteConfig config;
+      GreedyRewriteConfig config = accel::greedyConfig(maxIterations);
       config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
       if (failed(applyOpPatternsGreedily(vectorExps, std::move(expPatterns),
                                          config))) {
-        getOperation().emitError()
-            << "pattern rewrites did not converge in the exp approximation "
-               "stage of accel-cpu-vectorize-elementwise";
+        (void)accel::reportNotConverged(getOperation(), "exp approximation",
+                                        getArgument(), config);
         return signalPassFailure();
       }
     }
@@ -180,7 +180,7 @@ struct AccelCpuVectorizeElementwisePass
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorBroadcastLoweringPatterns(patterns);
     if (failed(applyOrReport(getOperation(), std::move(patterns),
-                             "vector-lowering")))
+                             "vector-lowering", maxIterations)))
       return signalPassFailure();
     // The float sums and products of the rows vectorized here may be
     // reassociated: without `reassoc`, LLVM keeps the sequential order and

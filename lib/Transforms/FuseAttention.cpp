@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ApplyOrReport.h"
 #include "MatchMatmul.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Transforms/Passes.h"
@@ -742,10 +743,14 @@ struct FuseAttentionChain : public OpRewritePattern<OpTy> {
 
 struct AccelFuseAttentionPass
     : public accel::impl::AccelFuseAttentionPassBase<AccelFuseAttentionPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateFuseAttentionPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
+                                    "fusion", getArgument(),
+                                    accel::greedyConfig(maxIterations))))
       signalPassFailure();
   }
 };

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ApplyOrReport.h"
 #include "MatchMatmul.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Transforms/Passes.h"
@@ -246,10 +247,14 @@ struct RaiseLinalgSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
 namespace {
 struct AccelRaisePass
     : public accel::impl::AccelRaisePassBase<AccelRaisePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateRaiseToAccelPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
+                                    "raising", getArgument(),
+                                    accel::greedyConfig(maxIterations))))
       signalPassFailure();
   }
 };

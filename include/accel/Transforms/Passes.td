@@ -10,6 +10,16 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The greedy pattern driver's sweep limit, for the passes that run pattern
+// sets greedily: rewrites still changing the IR after that many sweeps fail
+// the pass with "pattern rewrites did not converge in the <stage> stage of
+// <pass> within N sweeps" at the op, so an oscillating pattern set never
+// hangs and never fails silently (docs/bad-input-catalogue.md, row 12).
+defvar MaxIterationsOption =
+    Option<"maxIterations", "max-iterations", "unsigned", "10",
+           "Sweeps of the greedy pattern driver before rewrites that have "
+           "not converged fail the pass with an error">;
+
 def AccelAttachTargetPass : Pass<"accel-attach-target", "::mlir::ModuleOp"> {
   let summary = "Attach a catalogue target description to the module";
   let description = [{
@@ -54,6 +64,7 @@ def AccelRaisePass : Pass<"accel-raise"> {
     unsigned casts, element types outside its table (a softmax in f64),
     non-zero zero points.
   }];
+  let options = [MaxIterationsOption];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::tensor::TensorDialect"];
 }
@@ -225,6 +236,7 @@ def AccelFuseAttentionPass : Pass<"accel-fuse-attention"> {
     as it is (and still runs, unfused). torch-mlir's decomposed softmax
     (max, sub, exp, sum, div generics) is not matched.
   }];
+  let options = [MaxIterationsOption];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::tensor::TensorDialect"];
 }
@@ -299,7 +311,8 @@ def AccelCpuVectorizeContractionsPass
            "least 4 mr rows of A)">,
     Option<"prefetchC", "prefetch-c", "bool", "true",
            "Before each register tile's K loop, prefetch for writing the C "
-           "lines of the next tile down the M loop">
+           "lines of the next tile down the M loop">,
+    MaxIterationsOption
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
@@ -425,7 +438,8 @@ def AccelCpuVectorizeElementwisePass
     Option<"width", "width", "int64_t", "16",
            "Vector lanes along the innermost parallel loop">,
     Option<"maxRow", "max-row", "int64_t", "256",
-           "Longest innermost reduction vectorized whole">
+           "Longest innermost reduction vectorized whole">,
+    MaxIterationsOption
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
@@ -457,6 +471,7 @@ def AccelCpuTransposeRhsPass : Pass<"accel-cpu-transpose-rhs"> {
     O(M·N·K) of compute, where reading B across its rows in the inner loop
     would cost a gather per element. Runs on tensors, before bufferization.
   }];
+  let options = [MaxIterationsOption];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }
