@@ -84,6 +84,52 @@ def test_concurrent_calls_from_threads(f32_lib):
         np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
 
 
+def available_memory_bytes() -> int:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def test_offsets_past_2_31_elements(accel_compile, tmp_path):
+    # Catalogue row 20, as a low-memory probe at full size: A of 131073 x
+    # 16384 i8 holds 2^31 + 16384 elements, so its last row starts past
+    # element (and byte) 2^31, where a 32-bit offset wraps. np.zeros maps
+    # zero pages lazily: only the patterned rows take memory (~130 MB of
+    # the 2 GiB), yet the kernel reads all of A. The first and last 4096
+    # rows carry different patterns (row r is a rotation by 31*r mod 251 of
+    # one sequence, shifted by 100 in the last rows), so a wrapped offset
+    # reads the wrong rows; B picks column k % 16, so the reference is a
+    # strided sum of each row, and every row in between must be 0.
+    m, k, n = 131073, 16384, 16
+    if available_memory_bytes() < 2 << 30:
+        pytest.skip("needs 2 GiB of free memory")
+    f = ir.Function("big")
+    a_arg = f.arg((m, k), "i8")
+    b_arg = f.arg((k, n), "i8")
+    f.ret(f.matmul(a_arg, b_arg, out_dtype="i32"))
+    lib = aot.load(aot.compile(f, out_dir=tmp_path / "big", name="big"))
+    table = ((np.arange(251)[:, None] + 7 * np.arange(k)[None, :]) % 251 - 125).astype(np.int8)
+    a = np.zeros((m, k), np.int8)
+    edge = 4096
+    a[:edge] = table[(31 * np.arange(edge)) % 251]
+    a[m - edge:] = table[(31 * np.arange(m - edge, m) + 100) % 251]
+    b = np.zeros((k, n), np.int8)
+    b[np.arange(k), np.arange(k) % n] = 1
+    out = np.full((m, n), np.iinfo(np.int32).min, np.int32)
+    lib["big"](a, b, out=[out])
+    for rows in (slice(0, edge), slice(m - edge, m)):
+        want = a[rows].reshape(-1, k // n, n).sum(axis=1, dtype=np.int64)
+        np.testing.assert_array_equal(out[rows], want, err_msg=f"rows {rows}")
+    assert not out[edge:m - edge].any(), "a row of zeros came out non-zero"
+    # The rows past 2^31 elements differ from the first rows.
+    assert (out[-1] != out[(m - 1) % edge]).any()
+
+
 def test_bf16_inputs_through_ml_dtypes(accel_compile, tmp_path):
     ml_dtypes = pytest.importorskip("ml_dtypes")
     lib = aot.load(aot.compile(matmul(dtype="bf16"), out_dir=tmp_path / "o", name="bf"))
