@@ -18,7 +18,12 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -28,6 +33,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <pthread.h>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -343,6 +350,233 @@ LogicalResult mlir::accel::checkNestingDepth(llvm::MemoryBufferRef buffer,
                                    .str())
         << message << "\n";
   }
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Nesting depth of MLIR bytecode
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// An attribute or a type, by its uniqued storage.
+struct SubElement {
+  const void *ptr;
+  bool isType;
+};
+
+/// How deep attributes and types nest, measured without recursion (the
+/// point is to survive 10^5 levels) and memoized (uniqued values are shared
+/// between ops and inside each other).
+class SubElementDepths {
+public:
+  /// 1 for an attribute or type with no sub-elements, else 1 + the deepest
+  /// of its immediate sub-elements. A value met again while it is being
+  /// measured (a recursive type refers to itself) counts 0 there.
+  unsigned of(Attribute attr) {
+    return attr ? of({attr.getAsOpaquePointer(), false}) : 0;
+  }
+  unsigned of(Type type) {
+    return type ? of({type.getAsOpaquePointer(), true}) : 0;
+  }
+
+private:
+  struct Frame {
+    const void *ptr;
+    SmallVector<SubElement, 4> children;
+    size_t next = 0;
+    unsigned deepest = 0;
+  };
+
+  static SmallVector<SubElement, 4> childrenOf(SubElement e) {
+    SmallVector<SubElement, 4> children;
+    auto onAttr = [&](Attribute a) {
+      children.push_back({a.getAsOpaquePointer(), false});
+    };
+    auto onType = [&](Type t) {
+      children.push_back({t.getAsOpaquePointer(), true});
+    };
+    if (e.isType)
+      Type::getFromOpaquePointer(e.ptr).walkImmediateSubElements(onAttr,
+                                                                 onType);
+    else
+      Attribute::getFromOpaquePointer(e.ptr).walkImmediateSubElements(onAttr,
+                                                                      onType);
+    return children;
+  }
+
+  unsigned of(SubElement root) {
+    if (auto it = depths.find(root.ptr); it != depths.end())
+      return it->second;
+    depths[root.ptr] = 0;
+    SmallVector<Frame> stack;
+    stack.push_back({root.ptr, childrenOf(root)});
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      if (top.next < top.children.size()) {
+        SubElement child = top.children[top.next++];
+        if (auto it = depths.find(child.ptr); it != depths.end()) {
+          top.deepest = std::max(top.deepest, it->second);
+          continue;
+        }
+        depths[child.ptr] = 0;
+        // `top` is invalid once the stack grows.
+        stack.push_back({child.ptr, childrenOf(child)});
+        continue;
+      }
+      unsigned depth = top.deepest + 1;
+      depths[top.ptr] = depth;
+      stack.pop_back();
+      if (!stack.empty())
+        stack.back().deepest = std::max(stack.back().deepest, depth);
+    }
+    return depths[root.ptr];
+  }
+
+  llvm::DenseMap<const void *, unsigned> depths;
+};
+
+/// Ops of `block` and everything nested in them, parents before children.
+SmallVector<Operation *> opsInPreorder(Block &block) {
+  SmallVector<Operation *> order, stack;
+  for (Operation &op : llvm::reverse(block))
+    stack.push_back(&op);
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    order.push_back(op);
+    for (Region &region : llvm::reverse(op->getRegions()))
+      for (Block &inner : llvm::reverse(region))
+        for (Operation &child : llvm::reverse(inner))
+          stack.push_back(&child);
+  }
+  return order;
+}
+
+/// Frees what `block` holds without recursing into regions (Operation's
+/// destructor recurses once per level): every use is dropped, then each op
+/// is erased after everything nested in it.
+void destroyWithoutRecursion(Block &block) {
+  SmallVector<Operation *> order = opsInPreorder(block);
+  for (Operation *op : order) {
+    for (OpOperand &operand : op->getOpOperands())
+      operand.drop();
+    for (BlockOperand &successor : op->getBlockOperands())
+      successor.drop();
+  }
+  for (Operation *op : llvm::reverse(order))
+    op->erase();
+}
+
+/// "FILE:LINE:COL" of a file location, else "an unknown location". Other
+/// locations are not printed: a location can itself be nested deeply.
+std::string describeLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()) +
+            ":" + llvm::Twine(file.getColumn()))
+        .str();
+  return "an unknown location";
+}
+
+/// What checkBytecodeNesting measures, on the thread it makes: the reader
+/// still recurses once per op level (measured: ~100 bytes of stack a level;
+/// 20000 nested modules need 2 MiB), so it gets a stack sized by the input.
+struct BytecodeNestingCheck {
+  llvm::MemoryBufferRef buffer;
+  const DialectRegistry *registry;
+  unsigned maxDepth;
+  /// Empty, or what is nested too deeply and where.
+  std::string violation;
+
+  void run() {
+    MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
+    // The tool's own parse reports what does not read; this one stays quiet.
+    ScopedDiagnosticHandler quiet(&context,
+                                  [](Diagnostic &) { return success(); });
+    Block block;
+    ParserConfig config(&context, /*verifyAfterParse=*/false);
+    if (succeeded(readBytecodeFile(buffer, &block, config)))
+      measure(block);
+    destroyWithoutRecursion(block);
+  }
+
+  void measure(Block &block) {
+    SubElementDepths subElements;
+    // Depth of each op: 1 at the top, one more per enclosing op.
+    SmallVector<std::pair<Operation *, unsigned>> worklist;
+    for (Operation &op : block)
+      worklist.push_back({&op, 1});
+    while (!worklist.empty()) {
+      auto [op, depth] = worklist.pop_back_val();
+      if (depth > maxDepth) {
+        violation = ("an op inside " + llvm::Twine(depth - 1) +
+                     " nested ops, at " + describeLocation(op->getLoc()))
+                        .str();
+        return;
+      }
+      unsigned deepest = std::max(subElements.of(op->getAttrDictionary()),
+                                  subElements.of(Attribute(op->getLoc())));
+      for (Type type : op->getResultTypes())
+        deepest = std::max(deepest, subElements.of(type));
+      for (Region &region : op->getRegions())
+        for (Block &inner : region) {
+          for (BlockArgument arg : inner.getArguments())
+            deepest = std::max(deepest, subElements.of(arg.getType()));
+          for (Operation &child : inner)
+            worklist.push_back({&child, depth + 1});
+        }
+      if (deepest > maxDepth) {
+        violation = ("attributes or types " + llvm::Twine(deepest) +
+                     " levels deep in a " + op->getName().getStringRef() +
+                     ", at " + describeLocation(op->getLoc()))
+                        .str();
+        return;
+      }
+    }
+  }
+};
+
+void *runBytecodeNestingCheck(void *check) {
+  static_cast<BytecodeNestingCheck *>(check)->run();
+  return nullptr;
+}
+
+} // namespace
+
+LogicalResult mlir::accel::checkBytecodeNesting(llvm::MemoryBufferRef buffer,
+                                                const DialectRegistry &registry,
+                                                llvm::raw_ostream &os,
+                                                unsigned maxDepth) {
+  if (!isBytecode(buffer))
+    return success();
+  BytecodeNestingCheck check{buffer, &registry, maxDepth, {}};
+  // 32 bytes of stack per byte of input, 64 MiB at least: a level of op
+  // nesting takes ~20 bytes of bytecode and ~100 bytes of the reader's
+  // stack, so a 3x margin for bytecode that is all nesting. Only what is
+  // touched gets memory. Where so much cannot be reserved, less is tried.
+  size_t stackBytes = std::max<uint64_t>(
+      uint64_t(64) << 20,
+      std::min<uint64_t>(uint64_t(buffer.getBufferSize()) * 32, uint64_t(8)
+                                                                    << 30));
+  bool ran = false;
+  for (; !ran && stackBytes >= (size_t(64) << 20); stackBytes /= 2) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+      break;
+    pthread_t thread;
+    if (pthread_attr_setstacksize(&attr, stackBytes) == 0 &&
+        pthread_create(&thread, &attr, runBytecodeNestingCheck, &check) == 0)
+      ran = pthread_join(thread, nullptr) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  if (!ran)
+    check.run(); // On this thread's stack, as the tool's parse would.
+  if (check.violation.empty())
+    return success();
+  // Bytecode has no lines: reported at 0:0, as MLIR's own bytecode
+  // diagnostics are.
+  llvm::WithColor::error(os, (buffer.getBufferIdentifier() + ":0:0").str())
+      << "nesting deeper than " << maxDepth
+      << " levels (MLIR bytecode: " << check.violation << ")\n";
   return failure();
 }
 

@@ -904,7 +904,9 @@ llvm::Error run(MLIRContext &context) {
   if (failed(accel::checkInputFormat(file->getMemBufferRef(), llvm::errs(),
                                      allowBytecode)))
     return error("cannot parse '" + inputFilename + "'");
-  if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
+  if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
+      failed(accel::checkBytecodeNesting(
+          file->getMemBufferRef(), context.getDialectRegistry(), llvm::errs())))
     return error("cannot parse '" + inputFilename + "'");
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);

@@ -182,7 +182,9 @@ int main(int argc, char **argv) {
     return EXIT_FAILURE;
   if (mlir::failed(mlir::accel::checkNestingDepth(
           input->getMemBufferRef(), llvm::errs(), mlir::accel::kMaxNestingDepth,
-          config.inputSplitMarker())))
+          config.inputSplitMarker())) ||
+      mlir::failed(mlir::accel::checkBytecodeNesting(input->getMemBufferRef(),
+                                                     registry, llvm::errs())))
     return EXIT_FAILURE;
   return mlir::asMainReturnCode(
       writeOutput(outputFilename, [&](llvm::raw_ostream &os) {

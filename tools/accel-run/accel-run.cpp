@@ -1529,7 +1529,9 @@ int main(int argc, char **argv) {
   if (failed(checkInputFormat(file->getMemBufferRef(), llvm::errs(),
                               allowBytecode)))
     return 1;
-  if (failed(checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
+  if (failed(checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
+      failed(checkBytecodeNesting(file->getMemBufferRef(), registry,
+                                  llvm::errs())))
     return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);

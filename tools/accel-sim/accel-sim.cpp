@@ -193,7 +193,10 @@ llvm::Expected<Program> loadProgram(MLIRContext &context) {
 
   // Deep nesting would overflow the parser's stack (F1).
   if (failed(
-          accel::checkNestingDepth((*file)->getMemBufferRef(), llvm::errs())))
+          accel::checkNestingDepth((*file)->getMemBufferRef(), llvm::errs())) ||
+      failed(accel::checkBytecodeNesting((*file)->getMemBufferRef(),
+                                         context.getDialectRegistry(),
+                                         llvm::errs())))
     return error("cannot parse '" + inputFilename +
                  "' (neither a systolic binary nor MLIR text)");
   llvm::SourceMgr sourceMgr;

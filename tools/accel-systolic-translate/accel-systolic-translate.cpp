@@ -95,7 +95,9 @@ int toBinary(MLIRContext &context) {
   if (failed(accel::checkInputFormat(file->getMemBufferRef(), llvm::errs(),
                                      allowBytecode)))
     return 1;
-  if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())))
+  if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
+      failed(accel::checkBytecodeNesting(
+          file->getMemBufferRef(), context.getDialectRegistry(), llvm::errs())))
     return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);

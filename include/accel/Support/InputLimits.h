@@ -38,6 +38,7 @@
 #include <string>
 
 namespace mlir {
+class DialectRegistry;
 class Operation;
 class ShapedType;
 namespace accel {
@@ -107,14 +108,33 @@ findExcessiveNesting(llvm::StringRef text, unsigned maxDepth = kMaxNestingDepth,
 /// deeper than N levels ..." to `os` (with the source line and a caret when
 /// the line is short) and fails. MLIR bytecode (it starts with the magic
 /// "ML\xefR") is not scanned and passes: its bytes are no text and have no
-/// brackets to count. Bytecode crashes accel-opt only far deeper (measured:
-/// ~10050 nested modules, ~18000 nested arrays), but that is not bounded;
-/// the tools read bytecode only with --allow-bytecode (checkInputFormat).
-/// See docs/bad-input-catalogue.md, F1.
+/// brackets to count; checkBytecodeNesting measures it once read. See
+/// docs/bad-input-catalogue.md, F1.
 LogicalResult checkNestingDepth(llvm::MemoryBufferRef buffer,
                                 llvm::raw_ostream &os,
                                 unsigned maxDepth = kMaxNestingDepth,
                                 llvm::StringRef splitMarker = "");
+
+/// Refuses MLIR bytecode nested deeper than `maxDepth`, the bytecode half of
+/// checkNestingDepth (MLIR text passes). MLIR 22's bytecode reader and the
+/// destruction of what it read do not recurse per level (measured: 20000
+/// nested modules, arrays or tuple types read and freed on an 8 MiB stack),
+/// but the verifier, the printer and the passes do, and crash from ~10000
+/// levels. So `buffer` is read once without verifying, into a scratch
+/// context with `registry`'s dialects, and measured without recursion: an op
+/// counts one level per enclosing op, and an attribute or type (of the op's
+/// attributes, properties, location, result and block argument types) one
+/// per attribute or type it is nested in; an op whose own depth plus its
+/// deepest attribute or type is over `maxDepth` is refused with
+/// "<buffer name>:0:0: error: nesting deeper than N levels (MLIR bytecode:
+/// ... at LOC)" on `os`. The scratch module is then taken apart without
+/// recursion too. Bytecode that does not read is let through: the tool's own
+/// parse reports it. (Reading bytecode at all needs --allow-bytecode,
+/// checkInputFormat.)
+LogicalResult checkBytecodeNesting(llvm::MemoryBufferRef buffer,
+                                   const DialectRegistry &registry,
+                                   llvm::raw_ostream &os,
+                                   unsigned maxDepth = kMaxNestingDepth);
 
 //===----------------------------------------------------------------------===//
 // Tensor sizes (F4)

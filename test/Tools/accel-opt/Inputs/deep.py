@@ -9,6 +9,8 @@
            affine_map<...> and the expression's parentheses)
   aliases  N aliases, each an array of the one before (#a0 = [] nests one
            level, #a<N-1> N, a reference to it in a module attribute N+1)
+  tuples   N nested `tuple<...>` types in a function's signature (two
+           levels more: the signature's parentheses and the function)
   text     N brackets inside a string and a comment, which do not nest
   prefix   FILE with `#deep = ` and N nested arrays, an unused alias (N
            levels), before it: FILE's program, N levels deep
@@ -26,6 +28,8 @@ elif kind == "minus":
 elif kind == "aliases":
     text = "#a0 = []\n" + "".join(f"#a{i} = [#a{i - 1}]\n" for i in range(1, n))
     text += f"module attributes {{x.a = #a{n - 1}}} {{}}\n"
+elif kind == "tuples":
+    text = "func.func private @f(" + "tuple<" * n + "i32" + ">" * n + ")\n"
 elif kind == "text":
     text = "// " + "(" * n + "\n"
     text += 'module attributes {x.a = "' + "([{<" * n + '"} {}\n'
