@@ -18,6 +18,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <pthread.h>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -155,6 +156,40 @@ TEST(NestingTest, BytecodeIsNotScanned) {
   llvm::raw_string_ostream os(out);
   EXPECT_TRUE(succeeded(checkNestingDepth(*buffer, os)));
   EXPECT_EQ(out, "");
+}
+
+/// nestingLimitForThisThread() on a thread with `stackBytes` of stack.
+static unsigned limitOnAStackOf(size_t stackBytes) {
+  struct Result {
+    unsigned limit = 0;
+  } result;
+  pthread_attr_t attr;
+  EXPECT_EQ(pthread_attr_init(&attr), 0);
+  EXPECT_EQ(pthread_attr_setstacksize(&attr, stackBytes), 0);
+  pthread_t thread;
+  EXPECT_EQ(pthread_create(
+                &thread, &attr,
+                [](void *out) -> void * {
+                  static_cast<Result *>(out)->limit =
+                      nestingLimitForThisThread();
+                  return nullptr;
+                },
+                &result),
+            0);
+  EXPECT_EQ(pthread_join(thread, nullptr), 0);
+  pthread_attr_destroy(&attr);
+  return result.limit;
+}
+
+TEST(NestingTest, TheLimitScalesWithTheStack) {
+  EXPECT_EQ(limitOnAStackOf(size_t(8) << 20), kMaxNestingDepth);
+  EXPECT_EQ(limitOnAStackOf(size_t(64) << 20), kMaxNestingDepth);
+  EXPECT_EQ(limitOnAStackOf(size_t(1) << 20), 64u);
+  EXPECT_EQ(limitOnAStackOf(size_t(2) << 20), 128u);
+  // Never under 16 levels.
+  EXPECT_EQ(limitOnAStackOf(size_t(128) << 10), 16u);
+  // An explicit limit is only ever lowered.
+  EXPECT_EQ(nestingLimitForThisThread(100), 100u);
 }
 
 TEST(InputFormatTest, BytecodeOnlyWhenAllowed) {

@@ -315,19 +315,54 @@ mlir::accel::findExcessiveNesting(StringRef text, unsigned maxDepth,
   return NestingScanner(text, maxDepth).scan(splitMarker);
 }
 
+/// The calling thread's stack size in bytes (0 when unknown).
+static size_t thisThreadStackBytes() {
+  size_t stackBytes = 0;
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    (void)pthread_attr_getstacksize(&attr, &stackBytes);
+    pthread_attr_destroy(&attr);
+  }
+  return stackBytes;
+}
+
+unsigned mlir::accel::nestingLimitForThisThread(unsigned maxDepth) {
+  // Rounded up to 256 KiB: glibc reports the main thread's stack a few KiB
+  // short of `ulimit -s` (1020 KiB for 1024).
+  size_t stackBytes = llvm::alignTo(thisThreadStackBytes(), size_t(256) << 10);
+  if (stackBytes == 0 || stackBytes >= kNestingLimitStackBytes)
+    return maxDepth;
+  uint64_t scaled = uint64_t(maxDepth) * stackBytes / kNestingLimitStackBytes;
+  return std::min<uint64_t>(maxDepth, std::max<uint64_t>(scaled, 16));
+}
+
+/// " (the most this thread's N KiB stack takes)" when `limit` is below
+/// `maxDepth`, which only the stack makes it; else nothing.
+static std::string stackNote(unsigned limit, unsigned maxDepth) {
+  if (limit >= maxDepth)
+    return "";
+  return (" (the most this thread's " +
+          llvm::Twine(
+              llvm::alignTo(thisThreadStackBytes(), size_t(256) << 10) >> 10) +
+          " KiB stack takes)")
+      .str();
+}
+
 LogicalResult mlir::accel::checkNestingDepth(llvm::MemoryBufferRef buffer,
                                              llvm::raw_ostream &os,
                                              unsigned maxDepth,
                                              StringRef splitMarker) {
   if (isBytecode(buffer))
     return success();
+  unsigned limit = nestingLimitForThisThread(maxDepth);
   std::optional<NestingViolation> violation =
-      findExcessiveNesting(buffer.getBuffer(), maxDepth, splitMarker);
+      findExcessiveNesting(buffer.getBuffer(), limit, splitMarker);
   if (!violation)
     return success();
-  std::string message = ("nesting deeper than " + llvm::Twine(maxDepth) +
-                         " levels" + violation->reason)
-                            .str();
+  std::string message =
+      ("nesting deeper than " + llvm::Twine(limit) + " levels" +
+       violation->reason + stackNote(limit, maxDepth))
+          .str();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(buffer, /*RequiresNullTerminator=*/
@@ -548,7 +583,9 @@ LogicalResult mlir::accel::checkBytecodeNesting(llvm::MemoryBufferRef buffer,
                                                 unsigned maxDepth) {
   if (!isBytecode(buffer))
     return success();
-  BytecodeNestingCheck check{buffer, &registry, maxDepth, {}};
+  // The limit of the thread that verifies and prints what is read.
+  unsigned limit = nestingLimitForThisThread(maxDepth);
+  BytecodeNestingCheck check{buffer, &registry, limit, {}};
   // 32 bytes of stack per byte of input, 64 MiB at least: a level of op
   // nesting takes ~20 bytes of bytecode and ~100 bytes of the reader's
   // stack, so a 3x margin for bytecode that is all nesting. Only what is
@@ -575,8 +612,9 @@ LogicalResult mlir::accel::checkBytecodeNesting(llvm::MemoryBufferRef buffer,
   // Bytecode has no lines: reported at 0:0, as MLIR's own bytecode
   // diagnostics are.
   llvm::WithColor::error(os, (buffer.getBufferIdentifier() + ":0:0").str())
-      << "nesting deeper than " << maxDepth
-      << " levels (MLIR bytecode: " << check.violation << ")\n";
+      << "nesting deeper than " << limit
+      << " levels (MLIR bytecode: " << check.violation << ")"
+      << stackNote(limit, maxDepth) << "\n";
   return failure();
 }
 

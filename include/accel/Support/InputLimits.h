@@ -33,6 +33,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBufferRef.h"
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,6 +80,18 @@ LogicalResult checkInputFormat(llvm::MemoryBufferRef buffer,
 /// build shrinks the margin. Real IR nests a few dozen levels at most (7 in
 /// this repository's tests).
 constexpr unsigned kMaxNestingDepth = 512;
+
+/// The stack kMaxNestingDepth is sized for: glibc's default (`ulimit -s`
+/// 8192), for the main thread and for threads.
+constexpr size_t kNestingLimitStackBytes = size_t(8) << 20;
+
+/// `maxDepth` on a thread with at least kNestingLimitStackBytes of stack,
+/// proportionally less on a smaller one, and never under 16: with `ulimit
+/// -s 1024`, 512 nested modules overflowed MLIR's parser (measured); the
+/// limit there is 64. checkNestingDepth and checkBytecodeNesting apply it to
+/// the calling thread's stack (pthread_getattr_np) and say so in their
+/// error when it lowered the limit.
+unsigned nestingLimitForThisThread(unsigned maxDepth = kMaxNestingDepth);
 
 /// Where and why text nests deeper than a limit.
 struct NestingViolation {
