@@ -53,8 +53,8 @@ __all__ = [
 #: Environment variable that overrides where `accel-compile` is looked for.
 ENV_VAR = "ACCEL_COMPILE"
 
-#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 1)").
-ABI_VERSION = 1
+#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 2)").
+ABI_VERSION = 2
 MAX_RANK = 8
 
 #: Status codes of the C ABI and their messages (the header's
@@ -192,7 +192,8 @@ def _numpy_dtype(dtype: str) -> np.dtype:
 
 
 class CpuKernel:
-    """One entry point `accel_<name>` of a CPU library."""
+    """One entry point of a CPU library, called by its signature-hashed name
+    (`accel_<name>_h<hash>`, the name the header makes C code call)."""
 
     def __init__(self, library: "CpuLibrary", meta: Dict[str, Any]) -> None:
         self.name = meta["name"]
@@ -200,7 +201,7 @@ class CpuKernel:
         self.arguments = meta["arguments"]
         self.results = meta["results"]
         self._library = library
-        self._fn = getattr(library._dll, meta["symbol"])
+        self._fn = getattr(library._dll, meta["hashed_symbol"])
         self._fn.restype = ctypes.c_int
         self._fn.argtypes = [ctypes.POINTER(_Tensor)] * (len(self.arguments) +
                                                          len(self.results))
@@ -312,17 +313,27 @@ class CpuLibrary:
             missing.restype = ctypes.c_char_p
             raise CpuFeatureError(f"{folder / meta['library']} needs CPU features this "
                                   f"machine lacks: {missing().decode()}")
-        # Each entry point is accel_<name> with <name> a C identifier: the
-        # metadata cannot make the loader call another symbol (free, ...).
+        # Each entry point is accel_<name> with <name> a C identifier, and
+        # accel_<name>_h<signature hash>: the metadata cannot make the loader
+        # call another symbol (free, ...).
         kernels = meta["kernels"]
         for k in kernels if isinstance(kernels, list) else [None]:
             if not isinstance(k, dict) or not all(
-                    key in k for key in ("name", "symbol", "signature", "arguments",
-                                         "results")) or \
+                    key in k for key in ("name", "symbol", "hashed_symbol", "signature",
+                                         "signature_hash", "arguments", "results")) or \
                     not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(k["name"])) or \
-                    k["symbol"] != f"accel_{k['name']}":
+                    not re.fullmatch(r"0x[0-9a-f]{1,16}", str(k["signature_hash"])) or \
+                    k["symbol"] != f"accel_{k['name']}" or \
+                    k["hashed_symbol"] != \
+                    f"accel_{k['name']}_h{int(k['signature_hash'], 16):016x}":
                 raise AbiMismatchError(f"{folder}: malformed kernel entry in the "
                                        f"metadata: {k!r}"[:300])
+            # The library's kernel of that name has the metadata's signature
+            # only if it exports the hashed name too.
+            if not hasattr(self._dll, k["hashed_symbol"]):
+                raise AbiMismatchError(
+                    f"{folder / meta['library']} has no {k['hashed_symbol']}: its "
+                    f"{k['symbol']} is not the kernel {k['signature']} of the metadata")
         self.kernels = {k["name"]: CpuKernel(self, k) for k in kernels}
 
     def __getitem__(self, name: str) -> CpuKernel:

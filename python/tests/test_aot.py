@@ -232,7 +232,7 @@ def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path):
 def test_tampered_metadata_is_refused(accel_compile, tmp_path):
     art = aot.compile(matmul(), out_dir=tmp_path / "o", name="t")
     meta = art.metadata["t.json"]
-    for key, value, message in (("abi_version", 2, "C ABI version 2"),
+    for key, value, message in (("abi_version", 3, "C ABI version 3"),
                                 ("library", "../libt.so", "malformed metadata"),
                                 ("module", "t; rm", "malformed metadata")):
         bad = dict(meta, **{key: value})
@@ -243,6 +243,8 @@ def test_tampered_metadata_is_refused(accel_compile, tmp_path):
     # loader would call whatever it names, e.g. libc's free).
     for bad in (dict((k, v) for k, v in meta.items() if k != "info"),
                 dict(meta, kernels=[dict(meta["kernels"][0], symbol="free")]),
+                dict(meta, kernels=[dict(meta["kernels"][0], hashed_symbol="free")]),
+                dict(meta, kernels=[dict(meta["kernels"][0], signature_hash="0x1")]),
                 dict(meta, kernels=[dict(meta["kernels"][0], name="a-b",
                                          symbol="accel_a-b")]),
                 dict(meta, kernels=[{"name": "mm"}]),
@@ -250,6 +252,13 @@ def test_tampered_metadata_is_refused(accel_compile, tmp_path):
         art.path("t.json").write_text(json.dumps(bad))
         with pytest.raises(aot.AbiMismatchError, match="malformed"):
             aot.load(art)
+    # A consistent hash and hashed name that the library does not export:
+    # its kernel of that name is another specialisation.
+    other = dict(meta["kernels"][0], signature_hash="0x1",
+                 hashed_symbol=f"accel_{meta['kernels'][0]['name']}_h{1:016x}")
+    art.path("t.json").write_text(json.dumps(dict(meta, kernels=[other])))
+    with pytest.raises(aot.AbiMismatchError, match="has no accel_mm_h0000000000000001"):
+        aot.load(art)
     art.path("t.json").write_text("{not json")
     with pytest.raises(aot.AbiMismatchError, match="not JSON"):
         aot.load(art)

@@ -101,6 +101,24 @@ uint64_t mlir::accel::cpuabi::signatureHash(const Kernel &k) {
   return llvm::xxh3_64bits(llvm::StringRef(k.name + k.signature));
 }
 
+std::string mlir::accel::cpuabi::hashedSymbol(const Kernel &k) {
+  return llvm::formatv("accel_{0}_h{1:x-16}", k.name, signatureHash(k)).str();
+}
+
+/// "(const accel_tensor *arg0, ..., accel_tensor *result0, ...)", or
+/// "(void)": a kernel's C parameters.
+static std::string parameterList(const Kernel &k) {
+  std::string text = "(";
+  bool first = true;
+  for (size_t i = 0; i < k.args.size(); ++i, first = false)
+    text += (first ? "" : ", ") +
+            ("const accel_tensor *arg" + llvm::Twine(i)).str();
+  for (size_t i = 0; i < k.results.size(); ++i, first = false)
+    text +=
+        (first ? "" : ", ") + ("accel_tensor *result" + llvm::Twine(i)).str();
+  return text + (first ? "void)" : ")");
+}
+
 std::string mlir::accel::cpuabi::infoString(const Artifact &a) {
   return llvm::formatv(
              "{{\"format_version\":{0},\"abi_version\":{1},"
@@ -209,15 +227,19 @@ default:
         os << "     " << checkText(c, /*code=*/false) << "\n";
     }
     os << "   Returns ACCEL_OK or an accel_status. */\n";
-    os << "int accel_" << k.name << "(";
-    bool first = true;
-    for (size_t i = 0; i < k.args.size(); ++i, first = false)
-      os << (first ? "" : ", ") << "const accel_tensor *arg" << i;
-    for (size_t i = 0; i < k.results.size(); ++i, first = false)
-      os << (first ? "" : ", ") << "accel_tensor *result" << i;
-    if (first)
-      os << "void";
-    os << ");\n\n";
+    std::string params = parameterList(k);
+    std::string hashed = hashedSymbol(k);
+    os << "int accel_" << k.name << params << ";\n"
+       << "/* The same kernel under a name that carries its signature hash: "
+          "code compiled\n   against this header calls it, so a library whose "
+          "accel_"
+       << k.name
+       << " has another\n   signature (other element types under the same "
+          "shapes, which no check\n   above sees) fails to link or load "
+          "instead of running. */\n"
+       << "int " << hashed << params << ";\n"
+       << "#ifndef ACCEL_" << M << "_PLAIN_SYMBOLS\n"
+       << "#define accel_" << k.name << " " << hashed << "\n#endif\n\n";
   }
   os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* ACCEL_AOT_" << M
      << "_H */\n";
@@ -232,6 +254,9 @@ std::string mlir::accel::cpuabi::wrapperText(const Artifact &a) {
      << ".so (accel-compile --target=cpu). Compiled for baseline\n"
         "   x86-64, so the CPU check runs on any x86-64 CPU before any "
         "kernel code. */\n"
+     << "/* The definitions below are the plain accel_<name>; each kernel's\n"
+        "   signature-hashed name is an alias of it. */\n"
+     << "#define ACCEL_" << upper(m) << "_PLAIN_SYMBOLS\n"
      << "#include \"" << m << ".h\"\n#include <cpuid.h>\n#include <stdlib.h>\n"
      << "#include <string.h>\n\n";
   // MLIR's memref descriptors, one struct per rank used.
@@ -460,7 +485,9 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
          << ", freed, &num_freed);\n      if (status == ACCEL_OK)\n"
          << "        status = s;\n    }\n";
     }
-    os << "  }\n  return status;\n}\n";
+    os << "  }\n  return status;\n}\n"
+       << "int " << hashedSymbol(k) << parameterList(k)
+       << " __attribute__((alias(\"accel_" << k.name << "\")));\n";
   }
   return text;
 }
@@ -490,6 +517,7 @@ llvm::json::Value mlir::accel::cpuabi::metadata(const Artifact &a) {
     kernels.push_back(llvm::json::Object{
         {"name", k.name},
         {"symbol", "accel_" + k.name},
+        {"hashed_symbol", hashedSymbol(k)},
         {"signature", k.name + k.signature},
         {"signature_hash",
          "0x" + llvm::utohexstr(signatureHash(k), /*LowerCase=*/true)},

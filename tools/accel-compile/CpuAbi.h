@@ -26,7 +26,9 @@ namespace mlir::accel::cpuabi {
 
 /// Bumped whenever the header's declarations, accel_tensor or the status
 /// codes change meaning; a header and a library must agree on it.
-constexpr int kAbiVersion = 1;
+/// 2: each kernel is also exported as accel_<name>_h<hash>, and the header
+/// makes callers use that name (hashedSymbol).
+constexpr int kAbiVersion = 2;
 /// Version of the JSON metadata layout.
 constexpr int kFormatVersion = 1;
 /// accel_tensor holds at most this many dimensions.
@@ -84,6 +86,12 @@ std::string wrapperText(const Artifact &a);
 llvm::json::Value metadata(const Artifact &a);
 /// A stable hash of a kernel's signature (xxh3 of its text).
 uint64_t signatureHash(const Kernel &k);
+/// `accel_<name>_h<16 hex digits of signatureHash>`: the kernel's entry
+/// point under a name that carries its specialisation. The library exports
+/// it beside `accel_<name>`, and the header `#define`s `accel_<name>` to it,
+/// so code compiled against one header cannot link with (or load) a library
+/// whose kernel of that name has another signature.
+std::string hashedSymbol(const Kernel &k);
 
 } // namespace mlir::accel::cpuabi
 
