@@ -26,7 +26,8 @@
 // but not in what the context interns: a crash that needs an earlier
 // input's attributes or types may not reproduce alone. Run a reproducer
 // with ACCEL_FUZZ_CONTEXT_INPUTS=1 to check, and with the inputs of the
-// crashing run (libFuzzer's log) otherwise.
+// crashing run (libFuzzer's log) otherwise. An input with resource blobs,
+// which the context keeps by name, gets a context of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,9 +89,16 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > kMaxInputBytes || accel_fuzz::hitsKnownUpstreamCrash(data, size))
     return -1; // Not added to the corpus.
-  if (!session || session->inputs >= inputsPerContext())
+  // Resource blobs (`{-# dialect_resources ... #-}`, `dense_resource<>`)
+  // are kept by name in the context: an input with any gets a context of
+  // its own, so no later input sees its blobs.
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  bool ownContext = text.contains("{-#") || text.contains("dense_resource");
+  if (!session || session->inputs >= inputsPerContext() || ownContext)
     session = std::make_unique<Session>();
   ++session->inputs;
+  if (ownContext)
+    session->inputs = inputsPerContext();
   mlir::MLIRContext &context = session->context;
   mlir::ScopedDiagnosticHandler swallow(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });

@@ -518,19 +518,36 @@ std::string describeLocation(Location loc) {
 struct BytecodeNestingCheck {
   llvm::MemoryBufferRef buffer;
   const DialectRegistry *registry;
+  bool allowUnregisteredDialects;
   unsigned maxDepth;
-  /// Empty, or what is nested too deeply and where.
+  /// Empty, or the error: what is nested too deeply and where, or why the
+  /// bytecode does not read.
   std::string violation;
+  /// Whether `violation` is the reader's own error.
+  bool unreadable = false;
 
   void run() {
     MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
-    // The tool's own parse reports what does not read; this one stays quiet.
-    ScopedDiagnosticHandler quiet(&context,
-                                  [](Diagnostic &) { return success(); });
+    context.allowUnregisteredDialects(allowUnregisteredDialects);
+    // The reader's first error, which refuses the input: bytecode that does
+    // not read here would be read again by the tool, on its own stack, as
+    // deep as it goes before the error (a truncated file).
+    ScopedDiagnosticHandler firstError(&context, [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error &&
+          violation.empty()) {
+        violation = diag.str();
+        unreadable = true;
+      }
+      return success();
+    });
     Block block;
     ParserConfig config(&context, /*verifyAfterParse=*/false);
     if (succeeded(readBytecodeFile(buffer, &block, config)))
       measure(block);
+    else if (violation.empty()) {
+      violation = "the bytecode does not read";
+      unreadable = true;
+    }
     destroyWithoutRecursion(block);
   }
 
@@ -580,41 +597,57 @@ void *runBytecodeNestingCheck(void *check) {
 LogicalResult mlir::accel::checkBytecodeNesting(llvm::MemoryBufferRef buffer,
                                                 const DialectRegistry &registry,
                                                 llvm::raw_ostream &os,
+                                                bool allowUnregisteredDialects,
                                                 unsigned maxDepth) {
   if (!isBytecode(buffer))
     return success();
   // The limit of the thread that verifies and prints what is read.
   unsigned limit = nestingLimitForThisThread(maxDepth);
-  BytecodeNestingCheck check{buffer, &registry, limit, {}};
+  BytecodeNestingCheck check{
+      buffer, &registry, allowUnregisteredDialects, limit, {}};
   // 32 bytes of stack per byte of input, 64 MiB at least: a level of op
   // nesting takes ~20 bytes of bytecode and ~100 bytes of the reader's
   // stack, so a 3x margin for bytecode that is all nesting. Only what is
   // touched gets memory. Where so much cannot be reserved, less is tried.
-  size_t stackBytes = std::max<uint64_t>(
+  uint64_t stackBytes = std::max<uint64_t>(
       uint64_t(64) << 20,
       std::min<uint64_t>(uint64_t(buffer.getBufferSize()) * 32, uint64_t(8)
                                                                     << 30));
   bool ran = false;
-  for (; !ran && stackBytes >= (size_t(64) << 20); stackBytes /= 2) {
+  for (; stackBytes >= (uint64_t(64) << 20); stackBytes /= 2) {
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0)
       break;
     pthread_t thread;
-    if (pthread_attr_setstacksize(&attr, stackBytes) == 0 &&
-        pthread_create(&thread, &attr, runBytecodeNestingCheck, &check) == 0)
-      ran = pthread_join(thread, nullptr) == 0;
+    bool started =
+        pthread_attr_setstacksize(&attr, size_t(stackBytes)) == 0 &&
+        pthread_create(&thread, &attr, runBytecodeNestingCheck, &check) == 0;
     pthread_attr_destroy(&attr);
+    if (started) {
+      // A failed join leaves the thread's state unknown: no second try.
+      ran = pthread_join(thread, nullptr) == 0;
+      break;
+    }
   }
-  if (!ran)
-    check.run(); // On this thread's stack, as the tool's parse would.
-  if (check.violation.empty())
-    return success();
   // Bytecode has no lines: reported at 0:0, as MLIR's own bytecode
   // diagnostics are.
-  llvm::WithColor::error(os, (buffer.getBufferIdentifier() + ":0:0").str())
-      << "nesting deeper than " << limit
-      << " levels (MLIR bytecode: " << check.violation << ")"
-      << stackNote(limit, maxDepth) << "\n";
+  std::string where = (buffer.getBufferIdentifier() + ":0:0").str();
+  if (!ran) {
+    // The tool's own read would recurse on a stack this could not provide.
+    llvm::WithColor::error(os, where)
+        << "cannot check the nesting of MLIR bytecode: no thread with a "
+           "stack of 64 MiB or more could be started\n";
+    return failure();
+  }
+  if (check.violation.empty())
+    return success();
+  if (check.unreadable)
+    llvm::WithColor::error(os, where) << check.violation << "\n";
+  else
+    llvm::WithColor::error(os, where)
+        << "nesting deeper than " << limit
+        << " levels (MLIR bytecode: " << check.violation << ")"
+        << stackNote(limit, maxDepth) << "\n";
   return failure();
 }
 

@@ -29,9 +29,16 @@ inline GreedyRewriteConfig greedyConfig(unsigned maxIterations) {
 inline LogicalResult reportNotConverged(Operation *op, StringRef stage,
                                         StringRef pass,
                                         const GreedyRewriteConfig &config) {
-  return op->emitError() << "pattern rewrites did not converge in the " << stage
-                         << " stage of " << pass << " within "
-                         << config.getMaxIterations() << " sweeps";
+  InFlightDiagnostic diag = op->emitError()
+                            << "pattern rewrites did not converge in the "
+                            << stage << " stage of " << pass << " within ";
+  // Op-list drivers (applyOpPatternsGreedily) ignore the sweep limit and
+  // are bounded by a number of rewrites instead.
+  int64_t limit = config.getMaxNumRewrites();
+  if (limit != GreedyRewriteConfig::kNoLimit)
+    return diag << limit << (limit == 1 ? " rewrite" : " rewrites");
+  limit = config.getMaxIterations();
+  return diag << limit << (limit == 1 ? " sweep" : " sweeps");
 }
 
 /// Applies `patterns` greedily to the regions of `op`; when they do not

@@ -163,6 +163,11 @@ struct AccelCpuVectorizeElementwisePass
           [](StringRef name) { return name == "exp" || name == "math.exp"; });
       GreedyRewriteConfig config = accel::greedyConfig(maxIterations);
       config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+      // This driver works through a list of ops and ignores the sweep
+      // limit: an exp takes a handful of rewrites, so max-iterations x 64
+      // per exp bounds the stage instead.
+      config.setMaxNumRewrites(int64_t(maxIterations) * 64 *
+                               int64_t(vectorExps.size()));
       if (failed(applyOpPatternsGreedily(vectorExps, std::move(expPatterns),
                                          config))) {
         (void)accel::reportNotConverged(getOperation(), "exp approximation",

@@ -213,7 +213,12 @@ def test_concurrent_threads_give_the_serial_results() -> None:
     # show in another (a shared handler or registry would mix diagnostics).
     from concurrent.futures import ThreadPoolExecutor
 
-    serial = [outcome(call, text) for call, text in CONCURRENT_CALLS]
+    # The reference runs on a pool thread too: the nesting limit scales with
+    # the stack of the thread that parses (glibc gives threads 2 MiB under
+    # `ulimit -s unlimited`), so it must be a thread's.
+    with ThreadPoolExecutor(max_workers=1) as one:
+        serial = one.submit(lambda: [outcome(call, text)
+                                     for call, text in CONCURRENT_CALLS]).result()
     assert [kind for kind, _ in serial] == ["ok", "ok", "error", "error",
                                             "error", "error", "ok", "error"]
     rounds = 400
@@ -256,7 +261,9 @@ DEEP_NESTING = textwrap.dedent("""\
     refused(lambda: core.run_pipeline(deep, "canonicalize"), "run_pipeline:")
     pipeline = "builtin.module(" * 100000 + "canonicalize" + ")" * 100000
     refused(lambda: core.run_pipeline("module {}", pipeline), "pipeline:")
-    # Python threads have a stack of their own (8 MiB with glibc).
+    # Python threads have a stack of their own: 8 MiB here, which the
+    # limit of 512 is sized for (it scales down with a smaller stack).
+    threading.stack_size(8 << 20)
     thread = threading.Thread(target=refused, args=(lambda: core.parse(deep), "thread:"))
     thread.start()
     thread.join()

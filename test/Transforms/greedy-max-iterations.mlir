@@ -29,7 +29,7 @@
 // ZERO-FUNC: elementwise.mlir:2:1: error: accel-cpu-vectorize-elementwise: max-iterations must be at least 1
 
 //--- raise.mlir
-// expected-error @+1 {{pattern rewrites did not converge in the raising stage of accel-raise within 1 sweeps}}
+// expected-error @+1 {{pattern rewrites did not converge in the raising stage of accel-raise within 1 sweep}}
 module {
   func.func @mm(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
     %0 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
@@ -38,7 +38,7 @@ module {
 }
 
 //--- fuse.mlir
-// expected-error @+1 {{pattern rewrites did not converge in the fusion stage of accel-fuse-attention within 1 sweeps}}
+// expected-error @+1 {{pattern rewrites did not converge in the fusion stage of accel-fuse-attention within 1 sweep}}
 module {
   func.func @attn(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
     %e = tensor.empty() : tensor<1x2x8x8xf32>
@@ -51,7 +51,7 @@ module {
 }
 
 //--- transpose.mlir
-// expected-error @+1 {{pattern rewrites did not converge in the transposition stage of accel-cpu-transpose-rhs within 1 sweeps}}
+// expected-error @+1 {{pattern rewrites did not converge in the transposition stage of accel-cpu-transpose-rhs within 1 sweep}}
 module {
   func.func @transpose_b(%a: tensor<8x4xf32>, %b: tensor<16x4xf32>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
     %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
@@ -67,14 +67,14 @@ module {
 }
 
 //--- contractions.mlir
-// expected-error @+1 {{pattern rewrites did not converge in the canonicalization stage of accel-cpu-vectorize-contractions within 1 sweeps}}
+// expected-error @+1 {{pattern rewrites did not converge in the canonicalization stage of accel-cpu-vectorize-contractions within 1 sweep}}
 func.func @mm(%a: memref<40x24xf32>, %b: memref<24x48xf32>, %c: memref<40x48xf32>) {
   linalg.matmul ins(%a, %b : memref<40x24xf32>, memref<24x48xf32>) outs(%c : memref<40x48xf32>)
   return
 }
 
 //--- elementwise.mlir
-// expected-error @+1 {{pattern rewrites did not converge in the canonicalization stage of accel-cpu-vectorize-elementwise within 1 sweeps}}
+// expected-error @+1 {{pattern rewrites did not converge in the canonicalization stage of accel-cpu-vectorize-elementwise within 1 sweep}}
 func.func @exp2_rows(%x: memref<8x40xf32>, %y: memref<8x40xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<8x40xf32>) outs(%y : memref<8x40xf32>) {

@@ -183,8 +183,9 @@ int main(int argc, char **argv) {
   if (mlir::failed(mlir::accel::checkNestingDepth(
           input->getMemBufferRef(), llvm::errs(), mlir::accel::kMaxNestingDepth,
           config.inputSplitMarker())) ||
-      mlir::failed(mlir::accel::checkBytecodeNesting(input->getMemBufferRef(),
-                                                     registry, llvm::errs())))
+      mlir::failed(mlir::accel::checkBytecodeNesting(
+          input->getMemBufferRef(), registry, llvm::errs(),
+          config.shouldAllowUnregisteredDialects())))
     return EXIT_FAILURE;
   return mlir::asMainReturnCode(
       writeOutput(outputFilename, [&](llvm::raw_ostream &os) {

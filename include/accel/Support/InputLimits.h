@@ -128,25 +128,30 @@ LogicalResult checkNestingDepth(llvm::MemoryBufferRef buffer,
                                 unsigned maxDepth = kMaxNestingDepth,
                                 llvm::StringRef splitMarker = "");
 
-/// Refuses MLIR bytecode nested deeper than `maxDepth`, the bytecode half of
-/// checkNestingDepth (MLIR text passes). MLIR 22's bytecode reader and the
-/// destruction of what it read do not recurse per level (measured: 20000
-/// nested modules, arrays or tuple types read and freed on an 8 MiB stack),
-/// but the verifier, the printer and the passes do, and crash from ~10000
+/// Refuses MLIR bytecode nested deeper than `maxDepth` (lowered by
+/// nestingLimitForThisThread), the bytecode half of checkNestingDepth (MLIR
+/// text passes). MLIR 22's bytecode reader recurses once per op level, but
+/// little (~100 bytes: 20000 nested modules read on a 2 MiB stack), while
+/// the verifier, the printer and the passes overflowed 8 MiB from ~10000
 /// levels. So `buffer` is read once without verifying, into a scratch
-/// context with `registry`'s dialects, and measured without recursion: an op
-/// counts one level per enclosing op, and an attribute or type (of the op's
-/// attributes, properties, location, result and block argument types) one
-/// per attribute or type it is nested in; an op whose own depth plus its
-/// deepest attribute or type is over `maxDepth` is refused with
-/// "<buffer name>:0:0: error: nesting deeper than N levels (MLIR bytecode:
-/// ... at LOC)" on `os`. The scratch module is then taken apart without
-/// recursion too. Bytecode that does not read is let through: the tool's own
-/// parse reports it. (Reading bytecode at all needs --allow-bytecode,
+/// context with `registry`'s dialects (and unregistered ones when
+/// `allowUnregisteredDialects`, as the tool reads it), on a thread whose
+/// stack is sized by the input, and measured without recursion. Two rules,
+/// each against the limit: an op may sit inside at most that many ops, and
+/// the attributes and types of an op (its attributes and properties,
+/// location, result and block argument types) may nest at most that deep,
+/// counting a level for every attribute and type, leaves included (so a few
+/// levels more than text counts brackets for the same IR). A violation is
+/// refused with "<buffer name>:0:0: error: nesting deeper than N levels
+/// (MLIR bytecode: ... at LOC)" on `os`; bytecode that does not read is
+/// refused with the reader's first error, since the tool would otherwise
+/// read it again on its own stack. The scratch module is taken apart without
+/// recursion too. (Reading bytecode at all needs --allow-bytecode,
 /// checkInputFormat.)
 LogicalResult checkBytecodeNesting(llvm::MemoryBufferRef buffer,
                                    const DialectRegistry &registry,
                                    llvm::raw_ostream &os,
+                                   bool allowUnregisteredDialects = false,
                                    unsigned maxDepth = kMaxNestingDepth);
 
 //===----------------------------------------------------------------------===//

@@ -15,6 +15,9 @@ include "mlir/Pass/PassBase.td"
 // the pass with "pattern rewrites did not converge in the <stage> stage of
 // <pass> within N sweeps" at the op, so an oscillating pattern set never
 // hangs and never fails silently (docs/bad-input-catalogue.md, row 12).
+// (accel-cpu-vectorize-elementwise's exp stage works through a list of ops,
+// which the sweep limit does not bound: there it allows max-iterations x 64
+// rewrites per exp.)
 defvar MaxIterationsOption =
     Option<"maxIterations", "max-iterations", "unsigned", "10",
            "Sweeps of the greedy pattern driver before rewrites that have "
