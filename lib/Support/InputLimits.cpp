@@ -315,7 +315,9 @@ mlir::accel::findExcessiveNesting(StringRef text, unsigned maxDepth,
   return NestingScanner(text, maxDepth).scan(splitMarker);
 }
 
-/// The calling thread's stack size in bytes (0 when unknown).
+/// The calling thread's stack size in bytes (0 when unknown), rounded up
+/// to 256 KiB: glibc reports the main thread's stack a few KiB short of
+/// `ulimit -s` (1020 KiB for 1024).
 static size_t thisThreadStackBytes() {
   size_t stackBytes = 0;
   pthread_attr_t attr;
@@ -323,13 +325,11 @@ static size_t thisThreadStackBytes() {
     (void)pthread_attr_getstacksize(&attr, &stackBytes);
     pthread_attr_destroy(&attr);
   }
-  return stackBytes;
+  return llvm::alignTo(stackBytes, size_t(256) << 10);
 }
 
 unsigned mlir::accel::nestingLimitForThisThread(unsigned maxDepth) {
-  // Rounded up to 256 KiB: glibc reports the main thread's stack a few KiB
-  // short of `ulimit -s` (1020 KiB for 1024).
-  size_t stackBytes = llvm::alignTo(thisThreadStackBytes(), size_t(256) << 10);
+  size_t stackBytes = thisThreadStackBytes();
   if (stackBytes == 0 || stackBytes >= kNestingLimitStackBytes)
     return maxDepth;
   uint64_t scaled = uint64_t(maxDepth) * stackBytes / kNestingLimitStackBytes;
@@ -342,9 +342,7 @@ static std::string stackNote(unsigned limit, unsigned maxDepth) {
   if (limit >= maxDepth)
     return "";
   return (" (the most this thread's " +
-          llvm::Twine(
-              llvm::alignTo(thisThreadStackBytes(), size_t(256) << 10) >> 10) +
-          " KiB stack takes)")
+          llvm::Twine(thisThreadStackBytes() >> 10) + " KiB stack takes)")
       .str();
 }
 
