@@ -97,6 +97,12 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(accel::createAccelReturnArgumentsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(accel::createAccelCpuLowerDotPass());
+  // Every allocation exists by now; none is lowered yet.
+  if (options.guardAllocations) {
+    accel::AccelCpuGuardAllocationsPassOptions guard;
+    guard.maxBytes = options.maxAllocationBytes;
+    pm.addPass(accel::createAccelCpuGuardAllocationsPass(guard));
+  }
 
   if (options.threads > 1) {
     pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
@@ -129,7 +135,9 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
       vector::VectorContractLowering::OuterProduct;
   vectorToLLVM.x86Vector = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.guardAllocations;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

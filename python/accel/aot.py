@@ -53,8 +53,8 @@ __all__ = [
 #: Environment variable that overrides where `accel-compile` is looked for.
 ENV_VAR = "ACCEL_COMPILE"
 
-#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 2)").
-ABI_VERSION = 2
+#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 3)").
+ABI_VERSION = 3
 MAX_RANK = 8
 
 #: Status codes of the C ABI and their messages (the header's
@@ -67,6 +67,8 @@ STATUS = {
     4: "this CPU lacks instruction set features the library was compiled for",
     5: "the library does not match this header (ABI version, compiler, target or "
        "features)",
+    6: "a temporary could not be allocated (its size overflows, is over the "
+       "library's limit, or malloc failed)",
 }
 
 

@@ -223,6 +223,41 @@ def test_dynamic_sizes_that_disagree_are_refused(accel_compile, tmp_path):
     assert err.value.status == 2
 
 
+def test_a_temporary_that_cannot_be_allocated_is_a_kernel_error(accel_compile, tmp_path):
+    # docs/bad-input-catalogue.md F14: a temporary of d0 x 1024 floats, d0
+    # taken from an argument of d0 x 0 elements (no memory behind any d0).
+    # 2^40 rows (over the 16 GiB limit) and 2^52 (2^64 bytes: the size
+    # wrapped to 0) used to crash the interpreter.
+    source = """
+    func.func @colsum(%a: tensor<?x?xf32>) -> tensor<1024xf32> {
+      %c0 = arith.constant 0 : index
+      %d0 = tensor.dim %a, %c0 : tensor<?x?xf32>
+      %one = arith.constant 1.0 : f32
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty(%d0) : tensor<?x1024xf32>
+      %t = linalg.fill ins(%one : f32) outs(%e : tensor<?x1024xf32>) -> tensor<?x1024xf32>
+      %r0 = tensor.empty() : tensor<1024xf32>
+      %r1 = linalg.fill ins(%zero : f32) outs(%r0 : tensor<1024xf32>) -> tensor<1024xf32>
+      %r = linalg.reduce ins(%t : tensor<?x1024xf32>) outs(%r1 : tensor<1024xf32>) dimensions = [0]
+        (%x: f32, %y: f32) {
+          %u = arith.addf %x, %y : f32
+          linalg.yield %u : f32
+        }
+      return %r : tensor<1024xf32>
+    }
+    """
+    lib = aot.load(aot.compile(source, out_dir=tmp_path / "o", name="cs"))
+    np.testing.assert_array_equal(lib["colsum"](np.zeros((3, 0), np.float32)),
+                                  np.full(1024, 3.0, np.float32))
+    for rows in (1 << 40, 1 << 52):
+        with pytest.raises(aot.KernelError, match="returned 6: a temporary could not "
+                           "be allocated") as err:
+            lib["colsum"](np.zeros((rows, 0), np.float32))
+        assert err.value.status == 6
+    np.testing.assert_array_equal(lib["colsum"](np.zeros((2, 0), np.float32)),
+                                  np.full(1024, 2.0, np.float32))
+
+
 def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path):
     # Same module name, other features: the identity strings differ.
     base = aot.compile(matmul(), out_dir=tmp_path / "base", name="same")
@@ -235,7 +270,7 @@ def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path):
 def test_tampered_metadata_is_refused(accel_compile, tmp_path):
     art = aot.compile(matmul(), out_dir=tmp_path / "o", name="t")
     meta = art.metadata["t.json"]
-    for key, value, message in (("abi_version", 3, "C ABI version 3"),
+    for key, value, message in (("abi_version", 2, "C ABI version 2"),
                                 ("library", "../libt.so", "malformed metadata"),
                                 ("module", "t; rm", "malformed metadata")):
         bad = dict(meta, **{key: value})

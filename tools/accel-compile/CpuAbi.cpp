@@ -97,6 +97,19 @@ const Feature *mlir::accel::cpuabi::lookupFeature(llvm::StringRef name) {
   return nullptr;
 }
 
+llvm::ArrayRef<RuntimeFunction> mlir::accel::cpuabi::runtimeFunctions() {
+  static const RuntimeFunction functions[] = {
+      {"_mlir_memref_to_llvm_alloc", "alloc"},
+      {"_mlir_memref_to_llvm_free", "free"},
+      {"accel_allocation_failed", "allocation_failed"}};
+  return functions;
+}
+
+std::string mlir::accel::cpuabi::runtimeSymbol(const Artifact &a,
+                                               llvm::StringRef suffix) {
+  return ("__accel_" + a.module + "_" + suffix).str();
+}
+
 uint64_t mlir::accel::cpuabi::signatureHash(const Kernel &k) {
   return llvm::xxh3_64bits(llvm::StringRef(k.name + k.signature));
 }
@@ -171,7 +184,8 @@ enum accel_status {
   ACCEL_ERR_SHAPE = 2,        /* rank or sizes differ from the compiled ones */
   ACCEL_ERR_LAYOUT = 3,       /* strides are not contiguous row-major */
   ACCEL_ERR_CPU_FEATURES = 4, /* this CPU lacks a compiled-for feature */
-  ACCEL_ERR_VERSION = 5       /* header and library do not match */
+  ACCEL_ERR_VERSION = 5,      /* header and library do not match */
+  ACCEL_ERR_ALLOC = 6         /* a temporary could not be allocated */
 };
 
 static inline const char *accel_status_string(int status) {
@@ -182,6 +196,7 @@ static inline const char *accel_status_string(int status) {
   case ACCEL_ERR_LAYOUT: return "a buffer is not contiguous row-major";
   case ACCEL_ERR_CPU_FEATURES: return "this CPU lacks instruction set features the library was compiled for";
   case ACCEL_ERR_VERSION: return "the library does not match this header (ABI version, compiler, target or features)";
+  case ACCEL_ERR_ALLOC: return "a temporary could not be allocated (its size overflows, is over the library's limit, or malloc failed)";
 default:
   return "unknown status";
 }
@@ -257,8 +272,10 @@ std::string mlir::accel::cpuabi::wrapperText(const Artifact &a) {
      << "/* The definitions below are the plain accel_<name>; each kernel's\n"
         "   signature-hashed name is an alias of it. */\n"
      << "#define ACCEL_" << upper(m) << "_PLAIN_SYMBOLS\n"
-     << "#include \"" << m << ".h\"\n#include <cpuid.h>\n#include <stdlib.h>\n"
-     << "#include <string.h>\n\n";
+     << "#include \"" << m << ".h\"\n#include <cpuid.h>\n#include <setjmp.h>\n"
+     << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+     << "/* The functions the kernels call for their temporaries. */\n"
+     << "#define ACCEL_RT(name) __accel_" << m << "_##name\n\n";
   // MLIR's memref descriptors, one struct per rank used.
   std::set<size_t> ranks;
   for (const Kernel &k : a.kernels) {
@@ -375,6 +392,87 @@ static void describe(void *desc, const accel_tensor *t) {
   memcpy(p + 24 + 8 * t->rank, strides, 8 * t->rank);
 }
 
+/* The temporaries of the call running on this thread. The kernels run on
+   the calling thread (accel-compile builds them without threads) and take
+   memory only through ACCEL_RT(alloc): each entry point frees what its call
+   still holds when it ends, and a temporary that cannot be allocated ends
+   the call with ACCEL_ERR_ALLOC (longjmp back to the entry point; nothing
+   of the kernel's own is left to clean up: it keeps no state). */
+static _Thread_local struct {
+  int active;
+  jmp_buf failed;
+  void **live; /* first, the 8 slots of `slots`: no malloc for the list */
+  size_t count, capacity;
+  void *slots[8];
+} call;
+
+/* Called by the kernels for a temporary whose size overflows, is negative
+   or is over the compiled limit (accel-cpu-guard-allocations), and below
+   when malloc fails. */
+__attribute__((visibility("hidden"), noreturn)) void
+ACCEL_RT(allocation_failed)(void) {
+  if (!call.active) {
+    fputs("accel: a kernel's temporary could not be allocated outside a "
+          "call of its entry point\n", stderr);
+    abort();
+  }
+  longjmp(call.failed, 1);
+}
+
+__attribute__((visibility("hidden"))) void *ACCEL_RT(alloc)(uint64_t bytes) {
+  void *p;
+  if (call.active && call.count == call.capacity) {
+    size_t capacity = 2 * call.capacity;
+    void **live = (void **)malloc(capacity * sizeof *live);
+    if (!live)
+      ACCEL_RT(allocation_failed)();
+    memcpy(live, call.live, call.count * sizeof *live);
+    if (call.live != call.slots)
+      free(call.live);
+    call.live = live;
+    call.capacity = capacity;
+  }
+  p = malloc(bytes ? (size_t)bytes : 1);
+  if (!p)
+    ACCEL_RT(allocation_failed)();
+  if (call.active)
+    call.live[call.count++] = p;
+  return p;
+}
+
+__attribute__((visibility("hidden"))) void ACCEL_RT(free)(void *p) {
+  size_t i;
+  if (!p)
+    return;
+  for (i = call.active ? call.count : 0; i-- > 0;)
+    if (call.live[i] == p) {
+      call.live[i] = call.live[--call.count];
+      break;
+    }
+  free(p);
+}
+
+static void begin_call(void) {
+  call.active = 1;
+  call.live = call.slots;
+  call.count = 0;
+  call.capacity = sizeof call.slots / sizeof *call.slots;
+}
+
+/* Frees what the call still holds: after a failed allocation, every
+   temporary it made; after a call that ended, nothing, unless the kernel
+   left one. */
+static void end_call(void) {
+  size_t i;
+  for (i = 0; i < call.count; ++i)
+    free(call.live[i]);
+  if (call.live != call.slots)
+    free(call.live);
+  call.live = 0;
+  call.count = call.capacity = 0;
+  call.active = 0;
+}
+
 /* Copies a returned memref into the caller's buffer and frees it when the
    kernel allocated it: not an argument, not a constant (MLIR marks globals
    with 0xdeadbeef), not freed already (a value returned twice). */
@@ -407,7 +505,7 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
     if (freed[i] == allocated)
       own = 0;
   if (own) {
-    free(allocated);
+    ACCEL_RT(free)(allocated);
     freed[(*num_freed)++] = allocated;
   }
   return status;
@@ -463,7 +561,10 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
     for (size_t i = 0; i < nArgs; ++i)
       os << "  " << descType(k.args[i].shape.size()) << " d" << i
          << ";\n  describe(&d" << i << ", arg" << i << ");\n";
-    os << "  {\n";
+    // Only status, out and freed change after setjmp, and the failure path
+    // reads none of them.
+    os << "  begin_call();\n  if (setjmp(call.failed)) {\n    end_call();\n"
+       << "    return ACCEL_ERR_ALLOC;\n  }\n  {\n";
     if (nResults)
       os << "    " << resultType << " out;\n    void *freed[" << nResults
          << "];\n    int num_freed = 0;\n";
@@ -485,7 +586,7 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
          << ", freed, &num_freed);\n      if (status == ACCEL_OK)\n"
          << "        status = s;\n    }\n";
     }
-    os << "  }\n  return status;\n}\n"
+    os << "  }\n  end_call();\n  return status;\n}\n"
        << "int " << hashedSymbol(k) << parameterList(k)
        << " __attribute__((alias(\"accel_" << k.name << "\")));\n";
   }

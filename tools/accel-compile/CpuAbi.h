@@ -28,7 +28,8 @@ namespace mlir::accel::cpuabi {
 /// codes change meaning; a header and a library must agree on it.
 /// 2: each kernel is also exported as accel_<name>_h<hash>, and the header
 /// makes callers use that name (hashedSymbol).
-constexpr int kAbiVersion = 2;
+/// 3: ACCEL_ERR_ALLOC, a temporary that cannot be allocated.
+constexpr int kAbiVersion = 3;
 /// Version of the JSON metadata layout.
 constexpr int kFormatVersion = 1;
 /// accel_tensor holds at most this many dimensions.
@@ -78,6 +79,19 @@ struct Artifact {
   std::vector<std::string> features;
   std::vector<Kernel> kernels;
 };
+
+/// The functions the lowered kernels call for their temporaries (the CPU
+/// pipeline's guard-allocations: MLIR's generic allocation functions and
+/// accel-cpu-guard-allocations' callee), each with the suffix of the name
+/// the wrapper defines it under (runtimeSymbol).
+struct RuntimeFunction {
+  llvm::StringRef lowered, suffix;
+};
+llvm::ArrayRef<RuntimeFunction> runtimeFunctions();
+/// `__accel_<module>_<suffix>`: of the module, so that the objects of two
+/// modules link into one program, and not `accel_*`, so that the library
+/// does not export it.
+std::string runtimeSymbol(const Artifact &a, llvm::StringRef suffix);
 
 /// The identity string `accel_<module>_info()` returns (a JSON object).
 std::string infoString(const Artifact &a);

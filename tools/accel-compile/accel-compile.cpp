@@ -57,6 +57,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -709,6 +710,19 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
   if (!isCIdentifier(artifact.module))
     return error("the module name '" + artifact.module +
                  "' is not a C identifier");
+  // The lowered code calls these for its temporaries; a function of the
+  // module under one of their names would take the call (or clash with the
+  // wrapper's definition).
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto symbol = dyn_cast<SymbolOpInterface>(op);
+    if (!symbol)
+      continue;
+    llvm::StringRef name = symbol.getName();
+    for (const abi::RuntimeFunction &r : abi::runtimeFunctions())
+      if (name == r.lowered || name == abi::runtimeSymbol(artifact, r.suffix))
+        return error("the function name '" + name +
+                     "' is reserved for the library's allocation functions");
+  }
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic())
       continue;
@@ -755,6 +769,10 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
     return error("bad --options '" + pipelineOptions +
                  "' for accel-cpu-pipeline");
   options.threads = 1;
+  // Temporaries sized at run time are checked and allocated through the
+  // wrapper, which turns a failure into ACCEL_ERR_ALLOC (docs/aot.md).
+  options.guardAllocations = true;
+  options.maxAllocationBytes = maxTensorBytes;
   // Never empty: an empty list would let the pipeline take features from
   // the module's accel.target that the target machine does not have.
   options.cpuFeatures = artifact.features.empty()
@@ -791,8 +809,18 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
     return error("cannot translate '" + inputFilename + "' to LLVM IR");
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
+  // The allocation functions get the names the wrapper defines them under
+  // (no function of the module has them: checked in step 2).
+  llvm::StringSet<> runtime;
+  for (const abi::RuntimeFunction &r : abi::runtimeFunctions()) {
+    std::string name = abi::runtimeSymbol(artifact, r.suffix);
+    if (llvm::Function *f = llvmModule->getFunction(r.lowered))
+      f->setName(name);
+    runtime.insert(name);
+  }
   for (llvm::Function &f : *llvmModule)
-    if (f.isDeclaration() && !f.isIntrinsic() && !isLibcCall(f.getName()))
+    if (f.isDeclaration() && !f.isIntrinsic() && !isLibcCall(f.getName()) &&
+        !runtime.contains(f.getName()))
       return error("the lowered code calls '" + f.getName() +
                    "', which is not in the C library; the shared library "
                    "could not be loaded without it");

@@ -79,6 +79,21 @@ struct AccelCpuPipelineOptions
           "oneDNN does; keep: they run as widened f32 FMAs and "
           "keep subnormals"),
       llvm::cl::init("flush")};
+  PassOptions::Option<bool> guardAllocations{
+      *this, "guard-allocations",
+      llvm::cl::desc(
+          "Check the byte size of each dynamically sized allocation at run "
+          "time (accel-cpu-guard-allocations: a call of "
+          "accel_allocation_failed, which must not return) and allocate "
+          "through _mlir_memref_to_llvm_alloc and _mlir_memref_to_llvm_free, "
+          "which the code's caller defines; accel-compile does both, so a "
+          "failed allocation returns ACCEL_ERR_ALLOC"),
+      llvm::cl::init(false)};
+  PassOptions::Option<uint64_t> maxAllocationBytes{
+      *this, "max-allocation-bytes",
+      llvm::cl::desc("With guard-allocations: the most bytes a dynamically "
+                     "sized allocation may take (0: no limit but int64)"),
+      llvm::cl::init(0)};
 };
 
 /// accel (tensors) -> linalg -> bufferized memrefs -> loops -> LLVM dialect

@@ -588,4 +588,37 @@ def AccelExpandBf16CastsPass : Pass<"accel-expand-bf16-casts"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AccelCpuGuardAllocationsPass
+    : Pass<"accel-cpu-guard-allocations", "::mlir::ModuleOp"> {
+  let summary = "Check the byte size of dynamically sized allocations at "
+                "run time";
+  let description = [{
+    A `memref.alloc` or `memref.alloca` with dynamic sizes allocates
+    size_0 * ... * size_n * element bytes, which the memref-to-LLVM lowering
+    multiplies in 64 bits and lets wrap: sizes from a caller (a `tensor.dim`
+    of an argument whose other dimension is 0) can turn a buffer of 2^64
+    bytes into a request for a few, which the kernel then writes past.
+    Before each such allocation this pass computes the product with
+    overflow checks (`arith.mului_extended`) and calls `callee` (declared
+    `() -> ()` if the module has no such function) when a size is negative,
+    when the product does not fit in int64 and no size is 0, or when it is
+    over `max-bytes`. The callee must not return; accel-compile's C wrapper
+    makes the call return ACCEL_ERR_ALLOC (docs/aot.md). Allocations of
+    static shape are left alone: their size is known when compiling, where
+    accel-compile and accel-run limit it. Run it on memrefs, before they
+    are lowered to LLVM.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "uint64_t", "0",
+           "Call the callee for a dynamically sized allocation of more "
+           "bytes than this (0: only for overflow and negative sizes)">,
+    Option<"callee", "callee", "std::string", "\"accel_allocation_failed\"",
+           "The function called, with no arguments, for an allocation that "
+           "cannot be made; it must not return">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD
