@@ -24,6 +24,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::accel {
@@ -33,10 +34,10 @@ namespace mlir::accel {
 
 using namespace mlir;
 
-/// Bytes an element of `type` takes in memory once lowered to LLVM, or at
-/// least that many (never fewer: an overestimate only makes the check
-/// stricter). 1 for types this does not know.
-static uint64_t elementBytes(Type type) {
+/// Bytes an element of `type` takes in memory once lowered to LLVM, or
+/// more (never fewer: an overestimate only makes the check stricter);
+/// nothing for a type this does not know.
+static std::optional<uint64_t> elementBytes(Type type) {
   if (isa<IndexType>(type))
     return 8;
   if (auto integer = dyn_cast<IntegerType>(type))
@@ -45,18 +46,29 @@ static uint64_t elementBytes(Type type) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return llvm::PowerOf2Ceil(
         std::max<uint64_t>(1, llvm::divideCeil(floatType.getWidth(), 8)));
-  if (auto complex = dyn_cast<ComplexType>(type))
-    return 2 * elementBytes(complex.getElementType());
-  if (auto vector = dyn_cast<VectorType>(type); vector && !vector.isScalable())
-    return llvm::PowerOf2Ceil(vector.getNumElements() *
-                              elementBytes(vector.getElementType()));
-  return 1;
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    std::optional<uint64_t> part = elementBytes(complex.getElementType());
+    return part ? std::optional<uint64_t>(2 * *part) : std::nullopt;
+  }
+  if (auto vector = dyn_cast<VectorType>(type);
+      vector && !vector.isScalable() && vector.getRank() > 0) {
+    // LLVM's form: an array (of arrays) of the innermost dimension's
+    // vector, whose size is rounded up to a power of 2 (its alignment).
+    std::optional<uint64_t> scalar = elementBytes(vector.getElementType());
+    if (!scalar)
+      return std::nullopt;
+    uint64_t inner = vector.getShape().back();
+    return uint64_t(vector.getNumElements() / inner) *
+           llvm::PowerOf2Ceil(inner * *scalar);
+  }
+  return std::nullopt;
 }
 
 /// Inserts, before `alloc`, the checked product of its sizes and a call of
 /// `callee` when that allocation cannot be made.
-static void guard(Operation *alloc, MemRefType type, ValueRange dynamicSizes,
+static void guard(memref::AllocOp alloc, uint64_t elementSize,
                   uint64_t maxBytes, func::FuncOp callee) {
+  MemRefType type = alloc.getType();
   OpBuilder b(alloc);
   Location loc = alloc->getLoc();
   Type i64 = b.getI64Type();
@@ -69,7 +81,7 @@ static void guard(Operation *alloc, MemRefType type, ValueRange dynamicSizes,
   };
 
   // The static sizes' part of the product, known now.
-  int64_t staticBytes = int64_t(elementBytes(type.getElementType()));
+  int64_t staticBytes = int64_t(elementSize);
   bool staticOverflow = false, staticEmpty = false;
   for (int64_t dim : type.getShape()) {
     if (ShapedType::isDynamic(dim))
@@ -83,7 +95,7 @@ static void guard(Operation *alloc, MemRefType type, ValueRange dynamicSizes,
   Value zero = constant(0);
   Value bytes = staticOverflow ? Value() : constant(staticBytes);
   Value negative, empty, overflow;
-  for (Value dynamicSize : dynamicSizes) {
+  for (Value dynamicSize : alloc.getDynamicSizes()) {
     Value size = arith::IndexCastOp::create(b, loc, i64, dynamicSize);
     negative = either(
         negative,
@@ -114,10 +126,9 @@ static void guard(Operation *alloc, MemRefType type, ValueRange dynamicSizes,
       fail = either(fail, notEmpty);
     else
       fail = either(fail, arith::AndIOp::create(b, loc, overflow, notEmpty));
-    if (maxBytes && !staticOverflow) {
-      Value over = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ugt, bytes,
-          constant(int64_t(std::min<uint64_t>(maxBytes, INT64_MAX))));
+    if (maxBytes < uint64_t(INT64_MAX) && !staticOverflow) {
+      Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                         bytes, constant(int64_t(maxBytes)));
       fail = either(fail, arith::AndIOp::create(b, loc, over, notEmpty));
     }
   }
@@ -134,46 +145,64 @@ struct AccelCpuGuardAllocationsPass
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<Operation *> allocs;
-    module.walk([&](Operation *op) {
-      if (auto alloc = dyn_cast<memref::AllocOp>(op);
-          alloc && !alloc.getDynamicSizes().empty())
-        allocs.push_back(op);
+    // Dynamically sized heap allocations, by the module whose symbol table
+    // their call resolves in.
+    llvm::MapVector<Operation *,
+                    SmallVector<std::pair<memref::AllocOp, uint64_t>>>
+        allocs;
+    bool failed = false;
+    getOperation().walk([&](Operation *op) {
       if (auto alloca = dyn_cast<memref::AllocaOp>(op);
-          alloca && !alloca.getDynamicSizes().empty())
-        allocs.push_back(op);
+          alloca && !alloca.getDynamicSizes().empty()) {
+        alloca.emitOpError()
+            << "has sizes known only at run time, which "
+               "accel-cpu-guard-allocations cannot check against the "
+               "stack: allocate it with memref.alloc";
+        failed = true;
+        return;
+      }
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      if (!alloc || alloc.getDynamicSizes().empty())
+        return;
+      std::optional<uint64_t> bytes =
+          elementBytes(alloc.getType().getElementType());
+      if (!bytes) {
+        alloc.emitOpError()
+            << "has elements of type " << alloc.getType().getElementType()
+            << ", whose size accel-cpu-guard-allocations does not know";
+        failed = true;
+        return;
+      }
+      allocs[SymbolTable::getNearestSymbolTable(op)].push_back({alloc, *bytes});
     });
+    if (failed)
+      return signalPassFailure();
     if (allocs.empty())
       return;
     if (callee.empty()) {
-      module.emitError("accel-cpu-guard-allocations: the callee name is "
-                       "empty");
+      getOperation().emitError("accel-cpu-guard-allocations: the callee name "
+                               "is empty");
       return signalPassFailure();
     }
 
     auto calleeType = FunctionType::get(&getContext(), {}, {});
-    Operation *existing = SymbolTable::lookupSymbolIn(module, callee);
-    auto function = dyn_cast_or_null<func::FuncOp>(existing);
-    if (existing && (!function || function.getFunctionType() != calleeType)) {
-      existing->emitError()
-          << "accel-cpu-guard-allocations: '" << callee
-          << "' is the function called for an allocation that cannot be "
-             "made, so it must be a func.func of type () -> ()";
-      return signalPassFailure();
-    }
-    if (!function) {
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      function = func::FuncOp::create(b, module.getLoc(), callee, calleeType);
-      function.setPrivate();
-    }
-
-    for (Operation *op : allocs) {
-      if (auto alloc = dyn_cast<memref::AllocOp>(op))
-        guard(op, alloc.getType(), alloc.getDynamicSizes(), maxBytes, function);
-      else if (auto alloca = dyn_cast<memref::AllocaOp>(op))
-        guard(op, alloca.getType(), alloca.getDynamicSizes(), maxBytes,
-              function);
+    for (auto &[table, list] : allocs) {
+      Operation *existing = SymbolTable::lookupSymbolIn(table, callee);
+      auto function = dyn_cast_or_null<func::FuncOp>(existing);
+      if (existing && (!function || function.getFunctionType() != calleeType)) {
+        existing->emitError()
+            << "accel-cpu-guard-allocations: '" << callee
+            << "' is the function called for an allocation that cannot be "
+               "made, so it must be a func.func of type () -> ()";
+        return signalPassFailure();
+      }
+      if (!function) {
+        OpBuilder b = OpBuilder::atBlockBegin(&table->getRegion(0).front());
+        function = func::FuncOp::create(b, table->getLoc(), callee, calleeType);
+        function.setPrivate();
+      }
+      for (auto [alloc, bytes] : list)
+        guard(alloc, bytes, maxBytes, function);
     }
   }
 };

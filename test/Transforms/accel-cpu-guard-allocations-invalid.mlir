@@ -32,3 +32,22 @@ func.func @h() {
   memref.dealloc %a : memref<4xf32>
   return
 }
+
+// -----
+
+// A stack allocation sized at run time cannot be checked against the stack.
+func.func @stack(%n: index) {
+  // expected-error @below {{'memref.alloca' op has sizes known only at run time, which accel-cpu-guard-allocations cannot check against the stack: allocate it with memref.alloc}}
+  %a = memref.alloca(%n) : memref<?xf32>
+  return
+}
+
+// -----
+
+// Elements whose size is unknown: the product could not be bounded.
+func.func @descriptors(%n: index) {
+  // expected-error @below {{'memref.alloc' op has elements of type 'memref<4xf32>', whose size accel-cpu-guard-allocations does not know}}
+  %a = memref.alloc(%n) : memref<?xmemref<4xf32>>
+  memref.dealloc %a : memref<?xmemref<4xf32>>
+  return
+}

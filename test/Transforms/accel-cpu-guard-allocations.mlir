@@ -1,5 +1,6 @@
 // RUN: accel-opt %s --split-input-file --accel-cpu-guard-allocations | FileCheck %s
 // RUN: accel-opt %s --split-input-file --accel-cpu-guard-allocations="max-bytes=1000 callee=stop" | FileCheck %s --check-prefix=LIMIT
+// RUN: accel-opt %s --split-input-file --accel-cpu-guard-allocations="max-bytes=0" | FileCheck %s --check-prefix=MAX0
 // RUN: accel-opt %s --split-input-file --accel-cpu-pipeline="guard-allocations=1 max-allocation-bytes=4096" | FileCheck %s --check-prefix=PIPE
 // RUN: accel-opt %s --split-input-file --accel-cpu-pipeline | FileCheck %s --check-prefix=PLAIN
 
@@ -46,6 +47,12 @@
 // LIMIT:         scf.if
 // LIMIT-NEXT:      func.call @stop() : () -> ()
 
+// max-bytes=0 (as accel-compile's --max-tensor-bytes=0): nothing non-empty.
+// MAX0-LABEL: func.func @dynamic(
+// MAX0:         %[[LOW:.+]], %{{.+}} = arith.mului_extended
+// MAX0:         %[[MAX:.+]] = arith.constant 0 : i64
+// MAX0:         arith.cmpi ugt, %[[LOW]], %[[MAX]] : i64
+
 module {
   func.func @dynamic(%n: index) {
     %a = memref.alloc(%n) {alignment = 64 : i64} : memref<?x1024xf32>
@@ -58,9 +65,9 @@ module {
 
 // -----
 
-// Several dynamic sizes (and a stack allocation): each is checked for a
-// negative value and for 0, and the product runs through them in order,
-// from 2 bytes x 3 (bf16, the static size).
+// Several dynamic sizes: each is checked for a negative value and for 0,
+// and the product runs through them in order, from 2 bytes x 3 (bf16, the
+// static size).
 // CHECK-LABEL: func.func @sizes(
 // CHECK-SAME:    %[[N:[^:]+]]: index, %[[M:[^:]+]]: index
 // CHECK-DAG:     %[[SIX:.+]] = arith.constant 6 : i64
@@ -74,7 +81,7 @@ module {
 // CHECK:         arith.mului_extended %[[L1]], %[[SM]] : i64
 // CHECK:         scf.if
 // CHECK-NEXT:      func.call @accel_allocation_failed()
-// CHECK:         memref.alloca(%[[N]], %[[M]]) : memref<?x3x?xbf16>
+// CHECK:         memref.alloc(%[[N]], %[[M]]) : memref<?x3x?xbf16>
 // A static size of 0: the allocation is empty, only negative sizes fail.
 // CHECK:         %[[SK:.+]] = arith.index_cast %{{.+}} : index to i64
 // CHECK-NEXT:    %[[NEGK:.+]] = arith.cmpi slt, %[[SK]], %{{.+}} : i64
@@ -85,17 +92,41 @@ module {
 // CHECK-NEXT:    arith.ori
 // CHECK-NEXT:    scf.if %[[NEGK]] {
 // CHECK:         memref.alloc(%{{.+}}) : memref<0x?xf32>
-// A vector element: 16 x 4 bytes.
+// Vector elements take LLVM's size: 16 x 4 bytes; 3 x 5 x 4 is an array
+// of 3 vectors of 5 floats, each 32 bytes.
 // CHECK:         arith.constant 64 : i64
 // CHECK:         memref.alloc(%{{.+}}) : memref<?xvector<16xf32>>
+// CHECK:         arith.constant 96 : i64
+// CHECK:         memref.alloc(%{{.+}}) : memref<?xvector<3x5xf32>>
 module {
   func.func @sizes(%n: index, %m: index, %k: index) {
-    %a = memref.alloca(%n, %m) : memref<?x3x?xbf16>
+    %a = memref.alloc(%n, %m) : memref<?x3x?xbf16>
     %b = memref.alloc(%k) : memref<0x?xf32>
     %c = memref.alloc(%k) : memref<?xvector<16xf32>>
+    %d = memref.alloc(%k) : memref<?xvector<3x5xf32>>
+    memref.dealloc %a : memref<?x3x?xbf16>
     memref.dealloc %b : memref<0x?xf32>
     memref.dealloc %c : memref<?xvector<16xf32>>
+    memref.dealloc %d : memref<?xvector<3x5xf32>>
     return
+  }
+}
+
+// -----
+
+// The callee is declared where the call resolves: in the nested module.
+// CHECK-LABEL: module
+// CHECK-NEXT:    module @inner {
+// CHECK-NEXT:      func.func private @accel_allocation_failed()
+// CHECK-LABEL:     func.func @nested(
+// CHECK:             func.call @accel_allocation_failed()
+module {
+  module @inner {
+    func.func @nested(%n: index) {
+      %a = memref.alloc(%n) : memref<?xf32>
+      memref.dealloc %a : memref<?xf32>
+      return
+    }
   }
 }
 

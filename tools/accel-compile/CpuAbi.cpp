@@ -460,8 +460,8 @@ static void begin_call(void) {
 }
 
 /* Frees what the call still holds: after a failed allocation, every
-   temporary it made; after a call that ended, nothing, unless the kernel
-   left one. */
+   temporary it made; after a call that ended, the buffers of its results
+   (copied out by then) and anything else the kernel did not free. */
 static void end_call(void) {
   size_t i;
   for (i = 0; i < call.count; ++i)
@@ -473,17 +473,15 @@ static void end_call(void) {
   call.active = 0;
 }
 
-/* Copies a returned memref into the caller's buffer and frees it when the
-   kernel allocated it: not an argument, not a constant (MLIR marks globals
-   with 0xdeadbeef), not freed already (a value returned twice). */
+/* Copies a returned memref into the caller's buffer. What the kernel
+   allocated for it is freed with the call's other temporaries by end_call,
+   after every result is copied: a buffer returned twice is read twice. */
 static int take_result(const void *desc, int64_t rank, size_t elem,
-                       accel_tensor *t, void *const *keep, int num_keep,
-                       void **freed, int *num_freed) {
+                       accel_tensor *t) {
   const char *p = (const char *)desc;
-  void *allocated, *aligned;
+  void *aligned;
   int64_t offset, sizes[ACCEL_MAX_RANK], count = 1, i;
-  int status = ACCEL_OK, own = 1;
-  memcpy(&allocated, p, 8);
+  int status = ACCEL_OK;
   memcpy(&aligned, p + 8, 8);
   memcpy(&offset, p + 16, 8);
   memcpy(sizes, p + 24, 8 * rank);
@@ -496,18 +494,6 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
       (char *)aligned + offset * (int64_t)elem != (char *)t->data)
     memmove(t->data, (char *)aligned + offset * (int64_t)elem,
             (size_t)count * elem);
-  if (allocated == (void *)(uintptr_t)0xdeadbeef || !allocated)
-    own = 0;
-  for (i = 0; own && i < num_keep; ++i)
-    if (keep[i] == allocated)
-      own = 0;
-  for (i = 0; own && i < *num_freed; ++i)
-    if (freed[i] == allocated)
-      own = 0;
-  if (own) {
-    ACCEL_RT(free)(allocated);
-    freed[(*num_freed)++] = allocated;
-  }
   return status;
 }
 )c";
@@ -561,17 +547,13 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
     for (size_t i = 0; i < nArgs; ++i)
       os << "  " << descType(k.args[i].shape.size()) << " d" << i
          << ";\n  describe(&d" << i << ", arg" << i << ");\n";
-    // Only status, out and freed change after setjmp, and the failure path
-    // reads none of them.
+    // Only status and out change after setjmp, and the failure path reads
+    // neither.
     os << "  begin_call();\n  if (setjmp(call.failed)) {\n    end_call();\n"
        << "    return ACCEL_ERR_ALLOC;\n  }\n  {\n";
     if (nResults)
-      os << "    " << resultType << " out;\n    void *freed[" << nResults
-         << "];\n    int num_freed = 0;\n";
-    os << "    void *const keep[] = {";
-    for (size_t i = 0; i < nArgs; ++i)
-      os << "arg" << i << "->data, ";
-    os << "0};\n    (void)keep;\n    _mlir_ciface_" << k.name << "(";
+      os << "    " << resultType << " out;\n";
+    os << "    _mlir_ciface_" << k.name << "(";
     first = true;
     if (nResults)
       os << "&out", first = false;
@@ -582,8 +564,7 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
       std::string desc = nResults > 1 ? "&out.r" + std::to_string(i) : "&out";
       os << "    {\n      int s = take_result(" << desc << ", "
          << k.results[i].shape.size() << ", " << k.results[i].elemBytes
-         << ", result" << i << ", keep, " << nArgs
-         << ", freed, &num_freed);\n      if (status == ACCEL_OK)\n"
+         << ", result" << i << ");\n      if (status == ACCEL_OK)\n"
          << "        status = s;\n    }\n";
     }
     os << "  }\n  end_call();\n  return status;\n}\n"

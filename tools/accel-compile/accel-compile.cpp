@@ -885,6 +885,11 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
                 libc = (dir + "/libc.so.6").str();
     if (llvm::sys::fs::exists(libm) && llvm::sys::fs::exists(libc)) {
       libs = {libm, libc};
+      // The dynamic loader gives the wrapper's thread-local state its
+      // __tls_get_addr (as libc.so's linker script would add it).
+      std::string loader = (dir + "/ld-linux-x86-64.so.2").str();
+      if (llvm::sys::fs::exists(loader))
+        libs.push_back(loader);
       break;
     }
   }

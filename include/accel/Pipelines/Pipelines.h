@@ -92,8 +92,9 @@ struct AccelCpuPipelineOptions
   PassOptions::Option<uint64_t> maxAllocationBytes{
       *this, "max-allocation-bytes",
       llvm::cl::desc("With guard-allocations: the most bytes a dynamically "
-                     "sized allocation may take (0: no limit but int64)"),
-      llvm::cl::init(0)};
+                     "sized allocation may take (2^63 or more: no limit but "
+                     "int64)"),
+      llvm::cl::init(~uint64_t(0))};
 };
 
 /// accel (tensors) -> linalg -> bufferized memrefs -> loops -> LLVM dialect

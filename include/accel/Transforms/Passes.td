@@ -593,7 +593,7 @@ def AccelCpuGuardAllocationsPass
   let summary = "Check the byte size of dynamically sized allocations at "
                 "run time";
   let description = [{
-    A `memref.alloc` or `memref.alloca` with dynamic sizes allocates
+    A `memref.alloc` with dynamic sizes allocates
     size_0 * ... * size_n * element bytes, which the memref-to-LLVM lowering
     multiplies in 64 bits and lets wrap: sizes from a caller (a `tensor.dim`
     of an argument whose other dimension is 0) can turn a buffer of 2^64
@@ -603,15 +603,21 @@ def AccelCpuGuardAllocationsPass
     `() -> ()` if the module has no such function) when a size is negative,
     when the product does not fit in int64 and no size is 0, or when it is
     over `max-bytes`. The callee must not return; accel-compile's C wrapper
-    makes the call return ACCEL_ERR_ALLOC (docs/aot.md). Allocations of
-    static shape are left alone: their size is known when compiling, where
-    accel-compile and accel-run limit it. Run it on memrefs, before they
-    are lowered to LLVM.
+    makes the call return ACCEL_ERR_ALLOC (docs/aot.md). The size is the
+    lowering's: an element takes its LLVM allocation size (a vector's
+    innermost dimension rounded up to a power of 2); an element type whose
+    size this pass does not know is an error. Allocations of static shape
+    are left alone: their size is known when compiling, where accel-compile
+    and accel-run limit it. A `memref.alloca` with dynamic sizes is an
+    error: it is on the stack, whose room no byte limit here knows. The
+    callee is declared in the symbol table (module) that holds each
+    allocation. Run it on memrefs, before they are lowered to LLVM.
   }];
   let options = [
-    Option<"maxBytes", "max-bytes", "uint64_t", "0",
-           "Call the callee for a dynamically sized allocation of more "
-           "bytes than this (0: only for overflow and negative sizes)">,
+    Option<"maxBytes", "max-bytes", "uint64_t", "~uint64_t(0)",
+           "Call the callee for a non-empty dynamically sized allocation of "
+           "more bytes than this (2^63 or more: only for overflow and "
+           "negative sizes)">,
     Option<"callee", "callee", "std::string", "\"accel_allocation_failed\"",
            "The function called, with no arguments, for an allocation that "
            "cannot be made; it must not return">,

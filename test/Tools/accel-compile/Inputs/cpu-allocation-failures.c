@@ -5,6 +5,7 @@
 #include "allocs.h"
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Bytes malloc has handed out and not had back (mmapped blocks too). */
 static size_t in_use(void) {
@@ -60,6 +61,18 @@ int main(void) {
       printf("negative %lld: %d out[0] = %g\n", (long long)d0s[i], s,
              result[0]);
     }
+  }
+  {
+    /* 4 MiB: a block of its own, unmapped when freed. */
+    int64_t n = (int64_t)1 << 20;
+    float *r0 = malloc(n * sizeof *r0), *r1 = malloc(n * sizeof *r1);
+    accel_tensor a = {&none, 1, {n}, {1}};
+    accel_tensor t0 = {r0, 1, {n}, {1}}, t1 = {r1, 1, {n}, {1}};
+    r0[n - 1] = r1[n - 1] = -1;
+    s = accel_twice(&a, &t0, &t1);
+    printf("twice: %d out0 = %g out1 = %g\n", s, r0[n - 1], r1[n - 1]);
+    free(r0);
+    free(r1);
   }
   return 0;
 }

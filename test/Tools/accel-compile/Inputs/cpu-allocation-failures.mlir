@@ -68,4 +68,15 @@ module @allocs {
       }
     return %r : tensor<4xf32>
   }
+  // One temporary returned twice: both results are copied out of it before
+  // it is freed (the wrapper used to free it after copying the first and
+  // read the second from freed memory). out0[j] = out1[j] = 2.
+  func.func @twice(%a: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+    %c0 = arith.constant 0 : index
+    %d0 = tensor.dim %a, %c0 : tensor<?xf32>
+    %two = arith.constant 2.0 : f32
+    %e = tensor.empty(%d0) : tensor<?xf32>
+    %t = linalg.fill ins(%two : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    return %t, %t : tensor<?xf32>, tensor<?xf32>
+  }
 }
