@@ -7,10 +7,12 @@
 //
 // accel-fuzz-cpu-pipeline: parses and verifies the input as
 // accel-fuzz-parse does; a valid module then goes through the passes of
-// buildAccelCpuPipeline with its default options (no JIT, no code
-// generation), as `accel-opt --accel-cpu-pipeline FILE` would run them. A
-// pass may reject the module with a diagnostic; it must never crash, assert,
-// trip a sanitizer or report an `LLVM ERROR`.
+// buildAccelCpuPipeline as accel-compile runs it (no JIT, no code
+// generation): the default options plus guard-allocations with accel-compile's
+// 16 GiB limit, so the allocation checks run too (`accel-opt
+// --accel-cpu-pipeline="guard-allocations=1 max-allocation-bytes=17179869184"
+// FILE`). A pass may reject the module with a diagnostic; it must never
+// crash, assert, trip a sanitizer or report an `LLVM ERROR`.
 //
 // Inputs over 4 KiB, and modules with a shaped type of more than 2^20
 // elements or rank above 8, are skipped: the pipeline's cost grows with
@@ -53,6 +55,8 @@ struct Session {
                 mlir::MLIRContext::Threading::DISABLED),
         pm(&context) {
     mlir::accel::AccelCpuPipelineOptions options;
+    options.guardAllocations = true;
+    options.maxAllocationBytes = uint64_t(16) << 30;
     mlir::accel::buildAccelCpuPipeline(pm, options);
   }
   mlir::MLIRContext context;
