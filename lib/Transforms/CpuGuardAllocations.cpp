@@ -51,15 +51,24 @@ static std::optional<uint64_t> elementBytes(Type type) {
     return part ? std::optional<uint64_t>(2 * *part) : std::nullopt;
   }
   if (auto vector = dyn_cast<VectorType>(type);
-      vector && !vector.isScalable() && vector.getRank() > 0) {
+      vector && !vector.isScalable()) {
     // LLVM's form: an array (of arrays) of the innermost dimension's
-    // vector, whose size is rounded up to a power of 2 (its alignment).
+    // vector (one element for a 0-d vector), whose size is rounded up to a
+    // power of 2 (its alignment).
     std::optional<uint64_t> scalar = elementBytes(vector.getElementType());
     if (!scalar)
       return std::nullopt;
-    uint64_t inner = vector.getShape().back();
-    return uint64_t(vector.getNumElements() / inner) *
-           llvm::PowerOf2Ceil(inner * *scalar);
+    int64_t inner = vector.getRank() ? vector.getShape().back() : 1;
+    int64_t outer = 1, innerBytes, bytes;
+    for (int64_t dim : vector.getShape().drop_back(vector.getRank() ? 1 : 0))
+      if (llvm::MulOverflow(outer, dim, outer))
+        return std::nullopt;
+    if (llvm::MulOverflow(inner, int64_t(*scalar), innerBytes) ||
+        innerBytes > (int64_t(1) << 61) ||
+        llvm::MulOverflow(outer, int64_t(llvm::PowerOf2Ceil(innerBytes)),
+                          bytes))
+      return std::nullopt;
+    return bytes;
   }
   return std::nullopt;
 }

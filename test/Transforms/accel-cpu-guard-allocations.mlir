@@ -93,17 +93,26 @@ module {
 // CHECK-NEXT:    scf.if %[[NEGK]] {
 // CHECK:         memref.alloc(%{{.+}}) : memref<0x?xf32>
 // Vector elements take LLVM's size: 16 x 4 bytes; 3 x 5 x 4 is an array
-// of 3 vectors of 5 floats, each 32 bytes.
+// of 3 vectors of 5 floats, each 32 bytes; 2 x 3 x 5 i8 are 6 vectors of 8
+// bytes; a 0-d vector is one element.
 // CHECK:         arith.constant 64 : i64
 // CHECK:         memref.alloc(%{{.+}}) : memref<?xvector<16xf32>>
 // CHECK:         arith.constant 96 : i64
 // CHECK:         memref.alloc(%{{.+}}) : memref<?xvector<3x5xf32>>
+// CHECK:         arith.constant 48 : i64
+// CHECK:         memref.alloc(%{{.+}}) : memref<?xvector<2x3x5xi8>>
+// CHECK:         arith.constant 4 : i64
+// CHECK:         memref.alloc(%{{.+}}) : memref<?xvector<f32>>
 module {
   func.func @sizes(%n: index, %m: index, %k: index) {
     %a = memref.alloc(%n, %m) : memref<?x3x?xbf16>
     %b = memref.alloc(%k) : memref<0x?xf32>
     %c = memref.alloc(%k) : memref<?xvector<16xf32>>
     %d = memref.alloc(%k) : memref<?xvector<3x5xf32>>
+    %e = memref.alloc(%k) : memref<?xvector<2x3x5xi8>>
+    %f = memref.alloc(%k) : memref<?xvector<f32>>
+    memref.dealloc %e : memref<?xvector<2x3x5xi8>>
+    memref.dealloc %f : memref<?xvector<f32>>
     memref.dealloc %a : memref<?x3x?xbf16>
     memref.dealloc %b : memref<0x?xf32>
     memref.dealloc %c : memref<?xvector<16xf32>>
