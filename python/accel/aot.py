@@ -13,8 +13,8 @@ entry points through the C ABI of docs/aot.md (`accel_tensor`: data, rank,
 sizes, strides; a status return), after the checks that the C header's
 `accel_<module>_load_check()` does: the library's ABI version and identity
 string against the metadata, then the CPU's features. A mismatch raises
-`AbiMismatchError`, a missing CPU feature `CpuFeatureError`; a refused call
-`KernelError` with the library's status; wrong arrays `ValueError` before
+`AbiMismatchError`, a missing CPU feature `CpuFeatureError`; a refused or
+failed call `KernelError` with the library's status; wrong arrays `ValueError` before
 anything is called. `simulate` runs a systolic program on the cycle-level
 simulator (`accel-sim`) with numpy inputs and returns its results and
 statistics.
@@ -82,7 +82,8 @@ class CpuFeatureError(RuntimeError):
 
 
 class KernelError(RuntimeError):
-    """An entry point refused a call; `status` is its C ABI status."""
+    """An entry point refused a call, or failed it (a temporary that could
+    not be allocated); `status` is its C ABI status."""
 
     def __init__(self, kernel: str, status: int) -> None:
         self.kernel = kernel

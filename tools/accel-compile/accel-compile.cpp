@@ -141,7 +141,9 @@ cl::opt<uint64_t> maxConstantBytes(
 cl::opt<uint64_t> maxTensorBytes(
     "max-tensor-bytes",
     cl::desc("Refuse a module with a statically shaped tensor, memref or "
-             "vector of more bytes than this (default: 16 GiB)"),
+             "vector of more bytes than this (default: 16 GiB); for "
+             "--target=cpu, also the most a temporary sized at run time may "
+             "take (a larger one fails the call with ACCEL_ERR_ALLOC)"),
     cl::init(accel::kDefaultMaxTensorBytes), cl::cat(category));
 cl::opt<bool> allowBytecode("allow-bytecode",
                             cl::desc(mlir::accel::kAllowBytecodeDescription),
