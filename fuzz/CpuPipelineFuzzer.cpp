@@ -35,6 +35,7 @@
 
 #include "FuzzSupport.h"
 #include "accel/Pipelines/Pipelines.h"
+#include "accel/Support/InputLimits.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -56,7 +57,7 @@ struct Session {
         pm(&context) {
     mlir::accel::AccelCpuPipelineOptions options;
     options.guardAllocations = true;
-    options.maxAllocationBytes = uint64_t(16) << 30;
+    options.maxAllocationBytes = mlir::accel::kDefaultMaxTensorBytes;
     mlir::accel::buildAccelCpuPipeline(pm, options);
   }
   mlir::MLIRContext context;

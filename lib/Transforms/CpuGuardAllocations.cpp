@@ -40,12 +40,9 @@ using namespace mlir;
 static std::optional<uint64_t> elementBytes(Type type) {
   if (isa<IndexType>(type))
     return 8;
-  if (auto integer = dyn_cast<IntegerType>(type))
-    return llvm::PowerOf2Ceil(
-        std::max<uint64_t>(1, llvm::divideCeil(integer.getWidth(), 8)));
-  if (auto floatType = dyn_cast<FloatType>(type))
-    return llvm::PowerOf2Ceil(
-        std::max<uint64_t>(1, llvm::divideCeil(floatType.getWidth(), 8)));
+  if (type.isIntOrFloat())
+    return llvm::PowerOf2Ceil(std::max<uint64_t>(
+        1, llvm::divideCeil(type.getIntOrFloatBitWidth(), 8)));
   if (auto complex = dyn_cast<ComplexType>(type)) {
     std::optional<uint64_t> part = elementBytes(complex.getElementType());
     return part ? std::optional<uint64_t>(2 * *part) : std::nullopt;
