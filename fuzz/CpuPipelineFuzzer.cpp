@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size > kMaxInputBytes || accel_fuzz::hitsKnownUpstreamCrash(data, size))
+  if (size > kMaxInputBytes)
     return -1; // Not added to the corpus.
   // Resource blobs (`{-# dialect_resources ... #-}`, `dense_resource<>`)
   // are kept by name in the context: an input with any gets a context of

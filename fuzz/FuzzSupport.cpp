@@ -8,12 +8,12 @@
 #include "FuzzSupport.h"
 #include "accel/InitAll.h"
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/UpstreamHazards.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -54,78 +54,6 @@ const DialectRegistry &accel_fuzz::getRegistry() {
   return *registry;
 }
 
-/// `text` without leading whitespace as MLIR's lexer sees it: a NUL byte
-/// inside the buffer is skipped like a blank (Lexer::lexToken), so
-/// "permutation\0= x" reaches the same crash as "permutation = x" (found by
-/// accel-fuzz-cpu-pipeline, test/Fuzz/Inputs/pipeline-upstream-nul.bin).
-static llvm::StringRef skipBlanks(llvm::StringRef text) {
-  // Exactly the lexer's blanks: a vertical tab or form feed is an error
-  // to it, so `permutation = \v[0, 1]` is a malformed list that reaches
-  // the crash (found by accel-fuzz-cpu-pipeline when this skipped them too,
-  // test/Fuzz/Inputs/pipeline-upstream-vtab.bin).
-  return text.ltrim(llvm::StringRef(" \t\n\r\0", 5));
-}
-
-/// Whether `text` starts with what DenseI64ArrayAttr::parse surely takes:
-/// `[` ws, integers of at most 18 digits separated by commas, `]`.
-/// Anything else (comments, hex, huge numbers) counts as malformed: a
-/// false "malformed" only skips an input.
-static bool startsWithI64List(llvm::StringRef text) {
-  if (!text.consume_front("["))
-    return false;
-  text = skipBlanks(text);
-  if (text.consume_front("]"))
-    return true;
-  while (true) {
-    text.consume_front("-");
-    size_t digits = 0;
-    while (digits < text.size() && llvm::isDigit(text[digits]))
-      ++digits;
-    if (digits == 0 || digits > 18)
-      return false;
-    text = skipBlanks(text.drop_front(digits));
-    if (text.consume_front("]"))
-      return true;
-    if (!text.consume_front(","))
-      return false;
-    text = skipBlanks(text);
-  }
-}
-
-bool accel_fuzz::hitsKnownUpstreamCrash(const uint8_t *data, size_t size) {
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  // 1. linalg.transpose, linalg.broadcast and linalg.reduce: their custom
-  // parsers (parseDenseI64ArrayAttr in LinalgOps.cpp) store the result of
-  // DenseI64ArrayAttr::parse without checking it, so a list after
-  // `permutation =` or `dimensions =` that does not parse becomes a null
-  // attribute and crashes in NamedAttrList::set (a null dereference).
-  // test/Fuzz/upstream-linalg-dense-i64-list.mlir.
-  if (text.contains("linalg.transpose") || text.contains("linalg.broadcast") ||
-      text.contains("linalg.reduce")) {
-    for (llvm::StringRef key : {"permutation", "dimensions"}) {
-      for (size_t pos = text.find(key); pos != llvm::StringRef::npos;
-           pos = text.find(key, pos + 1)) {
-        llvm::StringRef rest = skipBlanks(text.drop_front(pos + key.size()));
-        if (rest.consume_front("=") && !startsWithI64List(skipBlanks(rest)))
-          return true;
-      }
-    }
-  }
-  // 2. tensor/memref expand_shape and collapse_shape: their verifiers
-  // (getSymbolLessAffineMaps) read the first expression of every
-  // reassociation group, so an empty group (`[[0, 1], []]`) is a SEGV in
-  // MLIR 22, upstream mlir-opt alike (found by accel-fuzz-cpu-pipeline on
-  // 2026-12-01 as `[\0]`; test/Fuzz/upstream-empty-reassociation.mlir).
-  // Any empty list in such an input counts: a false match only skips it.
-  if (text.contains("expand_shape") || text.contains("collapse_shape")) {
-    for (size_t pos = text.find('['); pos != llvm::StringRef::npos;
-         pos = text.find('[', pos + 1))
-      if (skipBlanks(text.drop_front(pos + 1)).starts_with("]"))
-        return true;
-  }
-  return false;
-}
-
 OwningOpRef<ModuleOp> accel_fuzz::parseAndVerify(MLIRContext &context,
                                                  const uint8_t *data,
                                                  size_t size) {
@@ -140,10 +68,18 @@ OwningOpRef<ModuleOp> accel_fuzz::parseAndVerify(MLIRContext &context,
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(reinterpret_cast<const char *>(data), size),
           "fuzz-input");
+  // And what would crash MLIR 22 itself (accel::checkUpstreamHazards: a
+  // malformed linalg list, an empty reassociation group): the check is the
+  // tools' own, so that the fuzzers test it rather than skip what it
+  // guards against (they did until 2026-12-01, with a filter of their own).
   if (failed(accel::checkInputFormat(buffer->getMemBufferRef(), llvm::nulls(),
                                      /*allowBytecode=*/false)) ||
-      failed(
-          accel::checkNestingDepth(buffer->getMemBufferRef(), llvm::nulls())))
+      failed(accel::checkNestingDepth(buffer->getMemBufferRef(),
+                                      llvm::nulls())) ||
+      failed(accel::checkUpstreamHazards(buffer->getMemBufferRef(),
+                                         context.getDialectRegistry(),
+                                         llvm::nulls(),
+                                         context.allowsUnregisteredDialects())))
     return nullptr;
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());

@@ -37,17 +37,11 @@ void installFatalErrorHandler();
 /// Every dialect and extension accel-opt registers; built once.
 const mlir::DialectRegistry &getRegistry();
 
-/// Whether `data` would trip a known crash in Debian's MLIR 22 itself (not
-/// in accel), which the MLIR targets skip so that fuzzing can go on past it.
-/// Each one has an XFAIL regression test under test/Fuzz/ that starts to
-/// pass (and so fails as XPASS) once the installed MLIR is fixed; the entry
-/// here can go then. docs/reliability.md lists them.
-bool hitsKnownUpstreamCrash(const uint8_t *data, size_t size);
-
 /// Parses `data` as MLIR text and verifies it, as accel-opt does by
 /// default: bytecode (it starts with the bytecode magic) is refused by
 /// accel::checkInputFormat without --allow-bytecode, and text nested deeper
-/// than accel::kMaxNestingDepth by accel::checkNestingDepth, so both are
+/// than accel::kMaxNestingDepth by accel::checkNestingDepth, and text that
+/// would crash MLIR 22 itself by accel::checkUpstreamHazards, so all are
 /// null here.
 /// Diagnostics are dropped (the caller's context must have a handler that
 /// swallows them). Null when the input is invalid.

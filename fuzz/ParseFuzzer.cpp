@@ -25,8 +25,6 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (accel_fuzz::hitsKnownUpstreamCrash(data, size))
-    return -1; // Not added to the corpus.
   // A fresh context per input: nothing an input interns or loads can
   // change how the next one is handled. No threads: deterministic, and
   // cheaper than a thread pool per input.

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/UpstreamHazards.h"
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -346,6 +347,34 @@ static std::string stackNote(unsigned limit, unsigned maxDepth) {
       .str();
 }
 
+void mlir::accel::printTextError(llvm::MemoryBufferRef buffer, size_t offset,
+                                 const llvm::Twine &message,
+                                 llvm::raw_ostream &os) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(buffer, /*RequiresNullTerminator=*/
+                                       false),
+      llvm::SMLoc());
+  offset = std::min(offset, buffer.getBufferSize());
+  llvm::SMLoc loc =
+      llvm::SMLoc::getFromPointer(buffer.getBufferStart() + offset);
+  // Deep or generated input is often one long line: show it only when it
+  // is short, as MLIR's own diagnostics would print all of it.
+  StringRef text = buffer.getBuffer();
+  size_t lineBegin = text.rfind('\n', offset);
+  lineBegin = lineBegin == StringRef::npos ? 0 : lineBegin + 1;
+  size_t lineEnd = std::min(text.find('\n', offset), text.size());
+  if (lineEnd - lineBegin <= 200) {
+    sourceMgr.PrintMessage(os, loc, llvm::SourceMgr::DK_Error, message);
+    return;
+  }
+  auto [line, column] = sourceMgr.getLineAndColumn(loc);
+  llvm::WithColor::error(os, (buffer.getBufferIdentifier() + ":" +
+                              llvm::Twine(line) + ":" + llvm::Twine(column))
+                                 .str())
+      << message << "\n";
+}
+
 LogicalResult mlir::accel::checkNestingDepth(llvm::MemoryBufferRef buffer,
                                              llvm::raw_ostream &os,
                                              unsigned maxDepth,
@@ -357,32 +386,10 @@ LogicalResult mlir::accel::checkNestingDepth(llvm::MemoryBufferRef buffer,
       findExcessiveNesting(buffer.getBuffer(), limit, splitMarker);
   if (!violation)
     return success();
-  std::string message =
-      ("nesting deeper than " + llvm::Twine(limit) + " levels" +
-       violation->reason + stackNote(limit, maxDepth))
-          .str();
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBuffer(buffer, /*RequiresNullTerminator=*/
-                                       false),
-      llvm::SMLoc());
-  llvm::SMLoc loc =
-      llvm::SMLoc::getFromPointer(buffer.getBufferStart() + violation->offset);
-  // Deep input is often one long line: show it only when it is short, as
-  // MLIR's own diagnostics would print all of it.
-  StringRef text = buffer.getBuffer();
-  size_t lineBegin = text.rfind('\n', violation->offset);
-  lineBegin = lineBegin == StringRef::npos ? 0 : lineBegin + 1;
-  size_t lineEnd = std::min(text.find('\n', violation->offset), text.size());
-  if (lineEnd - lineBegin <= 200) {
-    sourceMgr.PrintMessage(os, loc, llvm::SourceMgr::DK_Error, message);
-  } else {
-    auto [line, column] = sourceMgr.getLineAndColumn(loc);
-    llvm::WithColor::error(os, (buffer.getBufferIdentifier() + ":" +
-                                llvm::Twine(line) + ":" + llvm::Twine(column))
-                                   .str())
-        << message << "\n";
-  }
+  printTextError(buffer, violation->offset,
+                 "nesting deeper than " + llvm::Twine(limit) + " levels" +
+                     violation->reason + stackNote(limit, maxDepth),
+                 os);
   return failure();
 }
 
@@ -521,7 +528,8 @@ struct BytecodeNestingCheck {
   /// Empty, or the error: what is nested too deeply and where, or why the
   /// bytecode does not read.
   std::string violation;
-  /// Whether `violation` is the reader's own error.
+  /// Whether `violation` is printed as it is (the reader's own error, or
+  /// an op findVerifierHazard refuses) rather than as a nesting violation.
   bool unreadable = false;
 
   void run() {
@@ -561,6 +569,14 @@ struct BytecodeNestingCheck {
         violation = ("an op inside " + llvm::Twine(depth - 1) +
                      " nested ops, at " + describeLocation(op->getLoc()))
                         .str();
+        return;
+      }
+      // An op MLIR 22's verifier would crash on (UpstreamHazards.h): the
+      // tool verifies what it reads, so it is refused here, where the IR
+      // is at hand.
+      if (std::optional<std::string> hazard = findVerifierHazard(op)) {
+        violation = *hazard + " (at " + describeLocation(op->getLoc()) + ")";
+        unreadable = true;
         return;
       }
       unsigned deepest = std::max(subElements.of(op->getAttrDictionary()),

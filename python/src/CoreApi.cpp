@@ -17,6 +17,7 @@
 #include "accel/InitAll.h"
 #include "accel/Runtime/KernelMetadata.h"
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/UpstreamHazards.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -77,7 +78,12 @@ public:
     if (failed(accel::checkNestingDepth(
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
                 ->getMemBufferRef(),
-            diagStream)))
+            diagStream)) ||
+        // Text that would crash MLIR 22 itself (UpstreamHazards.h).
+        failed(accel::checkUpstreamHazards(
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                ->getMemBufferRef(),
+            getRegistry(), diagStream)))
       return nullptr;
     ParserConfig config(&context, /*verifyAfterParse=*/true);
     return parseSourceFile<ModuleOp>(sourceMgr, config);

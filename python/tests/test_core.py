@@ -97,6 +97,33 @@ def test_parse_error_is_located() -> None:
     assert str(info.value) == diags.rstrip()
 
 
+def test_input_that_crashes_mlir_itself_is_an_error() -> None:
+    # Both forms crash MLIR 22's own parser or verifier (and would take the
+    # interpreter down); accel refuses them first (docs/bad-input-catalogue.md,
+    # row 1). parse and run_pipeline share the check.
+    bad_list = (
+        "func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {\n"
+        "  %t = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%b : tensor<3x2xf32>)"
+        " permutation = [1, 0\n"
+        "  return %t : tensor<3x2xf32>\n}\n")
+    empty_group = (
+        "func.func @f(%a: tensor<6x16xf32>) -> tensor<3x2x16xf32> {\n"
+        "  %o = tensor.expand_shape %a [[0, 1], []] output_shape [3, 2, 16]"
+        " : tensor<6x16xf32> into tensor<3x2x16xf32>\n"
+        "  return %o : tensor<3x2x16xf32>\n}\n")
+    for call in (core.parse, lambda text: core.run_pipeline(text, "canonicalize")):
+        with pytest.raises(core.AccelError) as info:
+            call(bad_list)
+        assert "<python>:3:3: error: malformed `permutation` list" in info.value.diagnostics
+        with pytest.raises(core.AccelError) as info:
+            call(empty_group)
+        assert ("<python>:2:8: error: 'tensor.expand_shape' op reassociation group 1 "
+                "is empty") in info.value.diagnostics
+    # The valid forms still parse.
+    core.parse(bad_list.replace("[1, 0\n", "[1, 0]\n"))
+    core.parse(empty_group.replace("[[0, 1], []]", "[[0, 1], [2]]"))
+
+
 def test_verifier_error_is_raised() -> None:
     with pytest.raises(core.AccelError) as info:
         core.parse(BAD_MATMUL)

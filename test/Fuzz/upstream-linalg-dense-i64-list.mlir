@@ -1,14 +1,17 @@
-// RUN: not accel-opt %s --split-input-file 2>&1 | FileCheck %s
+// RUN: not mlir-opt %s --split-input-file 2>&1 | FileCheck %s
 //
 // Found by accel-fuzz-parse and accel-fuzz-cpu-pipeline (docs/reliability.md,
-// "Fuzzing"): a crash in MLIR 22 itself, not in accel. The custom parsers of
+// "Fuzzing"): a crash in MLIR 22 itself, not in accel, shown here with
+// upstream mlir-opt (`not` fails on a crash). The custom parsers of
 // linalg.transpose, linalg.broadcast and linalg.reduce
 // (parseDenseI64ArrayAttr in LinalgOps.cpp) keep the null attribute that
 // DenseI64ArrayAttr::parse returns for a malformed `permutation = [...]` or
 // `dimensions = [...]` and crash in NamedAttrList::set after reporting the
-// error. Expected to fail until the installed MLIR is fixed; an XPASS then
-// means this XFAIL and the matching entry of
-// accel_fuzz::hitsKnownUpstreamCrash (fuzz/FuzzSupport.cpp) can go.
+// error. accel's tools refuse such lists before MLIR's parser sees them
+// (accel::findMalformedLinalgList, include/accel/Support/UpstreamHazards.h;
+// test/Tools/accel-opt/upstream-hazards.mlir). Expected to fail until the
+// installed MLIR is fixed; an XPASS then means this XFAIL and that check
+// can go.
 // XFAIL: *
 
 func.func @transpose(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {

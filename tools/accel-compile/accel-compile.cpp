@@ -44,6 +44,7 @@
 #include "accel/Runtime/AmdgpuCodeObject.h"
 #include "accel/Runtime/KernelMetadata.h"
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/UpstreamHazards.h"
 #include "accel/Systolic/Binary.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -941,7 +942,11 @@ llvm::Error run(MLIRContext &context) {
     return error("cannot parse '" + inputFilename + "'");
   if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
       failed(accel::checkBytecodeNesting(
-          file->getMemBufferRef(), context.getDialectRegistry(), llvm::errs())))
+          file->getMemBufferRef(), context.getDialectRegistry(),
+          llvm::errs())) ||
+      failed(accel::checkUpstreamHazards(file->getMemBufferRef(),
+                                         context.getDialectRegistry(),
+                                         llvm::errs())))
     return error("cannot parse '" + inputFilename + "'");
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);

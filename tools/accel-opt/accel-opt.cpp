@@ -15,6 +15,7 @@
 
 #include "accel/InitAll.h"
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/UpstreamHazards.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -185,7 +186,11 @@ int main(int argc, char **argv) {
           config.inputSplitMarker())) ||
       mlir::failed(mlir::accel::checkBytecodeNesting(
           input->getMemBufferRef(), registry, llvm::errs(),
-          config.shouldAllowUnregisteredDialects())))
+          config.shouldAllowUnregisteredDialects())) ||
+      mlir::failed(mlir::accel::checkUpstreamHazards(
+          input->getMemBufferRef(), registry, llvm::errs(),
+          config.shouldAllowUnregisteredDialects(),
+          config.inputSplitMarker())))
     return EXIT_FAILURE;
   return mlir::asMainReturnCode(
       writeOutput(outputFilename, [&](llvm::raw_ostream &os) {

@@ -28,6 +28,7 @@
 #include "accel/Runtime/HipLauncher.h"
 #include "accel/Runtime/JitRunner.h"
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/UpstreamHazards.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1531,6 +1532,8 @@ int main(int argc, char **argv) {
     return 1;
   if (failed(checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
       failed(checkBytecodeNesting(file->getMemBufferRef(), registry,
+                                  llvm::errs())) ||
+      failed(checkUpstreamHazards(file->getMemBufferRef(), registry,
                                   llvm::errs())))
     return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());

@@ -28,6 +28,7 @@
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/UpstreamHazards.h"
 #include "accel/Systolic/Binary.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Bytecode/BytecodeReader.h"
@@ -195,6 +196,9 @@ llvm::Expected<Program> loadProgram(MLIRContext &context) {
   if (failed(
           accel::checkNestingDepth((*file)->getMemBufferRef(), llvm::errs())) ||
       failed(accel::checkBytecodeNesting((*file)->getMemBufferRef(),
+                                         context.getDialectRegistry(),
+                                         llvm::errs())) ||
+      failed(accel::checkUpstreamHazards((*file)->getMemBufferRef(),
                                          context.getDialectRegistry(),
                                          llvm::errs())))
     return error("cannot parse '" + inputFilename +

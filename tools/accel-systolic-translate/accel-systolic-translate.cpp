@@ -21,6 +21,7 @@
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/UpstreamHazards.h"
 #include "accel/Systolic/Binary.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -97,7 +98,11 @@ int toBinary(MLIRContext &context) {
     return 1;
   if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
       failed(accel::checkBytecodeNesting(
-          file->getMemBufferRef(), context.getDialectRegistry(), llvm::errs())))
+          file->getMemBufferRef(), context.getDialectRegistry(),
+          llvm::errs())) ||
+      failed(accel::checkUpstreamHazards(file->getMemBufferRef(),
+                                         context.getDialectRegistry(),
+                                         llvm::errs())))
     return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);

@@ -116,6 +116,14 @@ std::optional<NestingViolation>
 findExcessiveNesting(llvm::StringRef text, unsigned maxDepth = kMaxNestingDepth,
                      llvm::StringRef splitMarker = "");
 
+/// Prints "<buffer name>:LINE:COL: error: MESSAGE" for the byte at `offset`
+/// of `buffer` (the end of the buffer past it) to `os`, with the source line
+/// and a caret when the line is at most 200 characters long (deep or
+/// generated input is often one long line). What the text checks report
+/// with.
+void printTextError(llvm::MemoryBufferRef buffer, size_t offset,
+                    const llvm::Twine &message, llvm::raw_ostream &os);
+
 /// Refuses MLIR text nested deeper than `maxDepth` (see
 /// findExcessiveNesting): prints "<buffer name>:LINE:COL: error: nesting
 /// deeper than N levels ..." to `os` (with the source line and a caret when
