@@ -137,7 +137,9 @@ def compile(source: Any, target: str = "cpu", out_dir: Union[str, os.PathLike] =
     `module @name`. `chip`, `features` (a comma-separated string or a list)
     and `options` (the target pipeline's options) go to the driver as they
     are. On failure the driver writes nothing and AccelError carries its
-    diagnostics.
+    diagnostics. `timeout` (seconds) is the driver's own
+    `--max-compile-seconds`: it stops a compilation that takes longer, with
+    everything it started, and removes what it staged.
     """
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise ValueError(f"name {name!r} is not a C identifier")
@@ -155,9 +157,12 @@ def compile(source: Any, target: str = "cpu", out_dir: Union[str, os.PathLike] =
             command.append(f"--features={features}")
         if options is not None:
             command.append(f"--options={options}")
+        command.append(f"--max-compile-seconds={timeout:g}")
         command.extend(extra_args)
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        # The driver stops itself at `timeout`; the margin covers its start
+        # and its clean-up, and only a driver that hangs meets this one.
+        proc = subprocess.run(command, capture_output=True, text=True,
+                              timeout=timeout + 30, check=False)
     if proc.returncode != 0:
         raise AccelError(proc.stderr or proc.stdout, proc.returncode, command)
     files = sorted(p.name for p in out.iterdir() if p.is_file())

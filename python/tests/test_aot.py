@@ -327,6 +327,25 @@ def test_compile_errors_carry_the_diagnostics(accel_compile, tmp_path):
         aot.compile(42, out_dir=tmp_path / "t")
 
 
+def test_timeout_stops_the_driver_and_leaves_nothing(accel_compile, tmp_path):
+    # 30 nested loops take one-shot bufferization minutes
+    # (test/Tools/accel-compile/Inputs/nested-loops.py); `timeout` is the
+    # driver's --max-compile-seconds, which stops it and removes its staging.
+    script = Path(__file__).resolve().parents[2] / "test/Tools/accel-compile/Inputs/nested-loops.py"
+    slow = tmp_path / "slow.mlir"
+    import subprocess
+    import sys
+    import time
+    subprocess.run([sys.executable, str(script), "30", str(slow)], check=True)
+    out = tmp_path / "o"
+    start = time.monotonic()
+    with pytest.raises(aot.AccelError) as info:
+        aot.compile(slow, out_dir=out, timeout=1)
+    assert time.monotonic() - start < 20
+    assert "took longer than --max-compile-seconds=1 and was stopped" in str(info.value)
+    assert not out.exists()
+
+
 def test_other_targets_return_their_metadata(accel_compile, tmp_path):
     nv = aot.compile(matmul(m=64, k=64, n=64, dtype="f16"), target="nvptx",
                      out_dir=tmp_path / "nv", name="g", chip="sm_80",

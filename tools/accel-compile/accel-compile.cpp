@@ -43,6 +43,7 @@
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Runtime/AmdgpuCodeObject.h"
 #include "accel/Runtime/KernelMetadata.h"
+#include "accel/Support/CompileBudget.h"
 #include "accel/Support/InputLimits.h"
 #include "accel/Support/UpstreamHazards.h"
 #include "accel/Systolic/Binary.h"
@@ -76,6 +77,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
+#include <csignal>
+#include <sys/resource.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -146,6 +149,20 @@ cl::opt<uint64_t> maxTensorBytes(
              "--target=cpu, also the most a temporary sized at run time may "
              "take (a larger one fails the call with ACCEL_ERR_ALLOC)"),
     cl::init(accel::kDefaultMaxTensorBytes), cl::cat(category));
+cl::opt<double> maxCompileSeconds(
+    "max-compile-seconds",
+    cl::desc("Stop a compilation that takes longer than this many seconds "
+             "of wall-clock time, with an error and no output (default: 0, "
+             "no limit; give one for untrusted input: one MLIR pass can "
+             "take unbounded time). The compilation then runs in a child "
+             "process, with the programs it starts"),
+    cl::init(0), cl::cat(category));
+cl::opt<uint64_t> maxOutputBytes(
+    "max-output-bytes",
+    cl::desc("Refuse to write artifacts of more bytes than this in all, and "
+             "stop any one file (a temporary, a program's output) growing "
+             "past it (default: 4 GiB; 0: no limit)"),
+    cl::init(uint64_t(4) << 30), cl::cat(category));
 cl::opt<bool> allowBytecode("allow-bytecode",
                             cl::desc(mlir::accel::kAllowBytecodeDescription),
                             cl::init(false), cl::cat(category));
@@ -163,6 +180,27 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// Writes `text` to `path`. A failed write (a full disk, a file past
+/// --max-output-bytes) is an error, cleared from the stream: raw_fd_ostream
+/// would otherwise end the process with "LLVM ERROR" when destroyed,
+/// skipping the clean-up of the staging folder.
+llvm::Error writeFile(llvm::StringRef path, llvm::StringRef text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return error("cannot write '" + path + "': " + ec.message());
+  os << text;
+  os.close();
+  if (os.has_error()) {
+    std::string message = os.error().message();
+    os.clear_error();
+    // What was written of it goes, or the staging folder would not.
+    (void)llvm::sys::fs::remove(path);
+    return error("cannot write '" + path + "': " + message);
+  }
+  return llvm::Error::success();
+}
+
 /// Whether `name` (from the IR) can be a file name inside the output folder:
 /// no separators, no "..", nothing hidden, nothing empty.
 bool isSafeName(llvm::StringRef name) {
@@ -176,6 +214,10 @@ public:
   llvm::Error open(llvm::StringRef dir) {
     finalDir = dir.str();
     createdDir = !llvm::sys::fs::exists(dir);
+    // Under --max-compile-seconds, what the parent removes if it has to
+    // stop this process (the output folder only when still empty).
+    if (createdDir)
+      accel::removeIfStoppedAndEmpty(finalDir);
     if (std::error_code ec = llvm::sys::fs::create_directories(dir))
       return error("cannot create the output folder '" + dir +
                    "': " + ec.message());
@@ -194,7 +236,19 @@ public:
                    "': " + ec.message());
     // createUniqueDirectory appends its own suffix to the model.
     stagingDir = path.str().str();
+    accel::removeIfStopped(stagingDir);
     return llvm::Error::success();
+  }
+
+  /// The bytes of the files to be moved into the output folder.
+  uint64_t stagedBytes() const {
+    uint64_t total = 0;
+    for (const std::string &name : names) {
+      uint64_t size = 0;
+      if (!llvm::sys::fs::file_size(pathOf(name), size))
+        total += size;
+    }
+    return total;
   }
 
   llvm::Error add(llvm::StringRef name, llvm::ArrayRef<uint8_t> bytes) {
@@ -211,14 +265,8 @@ public:
       return error("two artifacts are called '" + name + "'");
     llvm::SmallString<256> path(stagingDir);
     llvm::sys::path::append(path, name);
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec)
-      return error("cannot write '" + path + "': " + ec.message());
-    os << text;
-    os.close();
-    if (os.has_error())
-      return error("cannot write '" + path + "': " + os.error().message());
+    if (llvm::Error e = writeFile(path, text))
+      return e;
     names.push_back(name.str());
     return llvm::Error::success();
   }
@@ -230,8 +278,7 @@ public:
   void adopt(llvm::StringRef name) { names.push_back(name.str()); }
   /// A scratch file in the staging folder, removed whatever happens.
   std::string temporary(llvm::StringRef name) {
-    temps.push_back(pathOf(name));
-    return temps.back();
+    return pathOf(name);
   }
 
   /// Moves every file into the output folder.
@@ -250,12 +297,9 @@ public:
   ~Staging() {
     if (stagingDir.empty())
       return;
-    for (const std::string &path : temps)
-      llvm::sys::fs::remove(path);
-    if (!committed)
-      for (const std::string &name : names)
-        llvm::sys::fs::remove(pathOf(name));
-    llvm::sys::fs::remove(stagingDir);
+    // The hidden folder is this run's alone: whatever is left in it goes,
+    // listed or not (a program's partial output after it failed).
+    llvm::sys::fs::remove_directories(stagingDir);
     // A folder this run created for a failed compilation goes too.
     if (!committed && createdDir)
       llvm::sys::fs::remove(finalDir);
@@ -263,7 +307,7 @@ public:
 
 private:
   std::string finalDir, stagingDir;
-  std::vector<std::string> names, temps;
+  std::vector<std::string> names;
   bool committed = false, createdDir = false;
 };
 
@@ -856,11 +900,8 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
         // Only the C ABI is exported: the kernels' own symbols (`f`,
         // `_mlir_ciface_f`) stay inside the library.
         {versionScript, "{ global: accel_*; local: *; };\n"}}) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec)
-      return error("cannot write '" + path + "': " + ec.message());
-    os << text;
+    if (llvm::Error e = writeFile(path, text))
+      return e;
   }
   std::string include = "-I" + llvm::sys::path::parent_path(kernelObject).str();
   if (llvm::Error e = runTool(
@@ -925,6 +966,35 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
   return staging.add(m + ".json", json);
 }
 
+/// The artifacts of a run, `bytes` in all, against --max-output-bytes.
+llvm::Error checkOutputSize(uint64_t bytes) {
+  if (maxOutputBytes == 0 || bytes <= maxOutputBytes)
+    return llvm::Error::success();
+  return error("the artifacts take " + llvm::Twine(bytes) +
+               " bytes, more than --max-output-bytes=" +
+               llvm::Twine(uint64_t(maxOutputBytes)) + "; nothing was written");
+}
+
+/// Caps every file this process and the programs it runs write at
+/// --max-output-bytes (RLIMIT_FSIZE, the soft limit: a write past it fails
+/// with EFBIG instead of raising SIGXFSZ), so that no single file can fill
+/// the disk before the total is checked.
+void limitFileSizes() {
+  if (maxOutputBytes == 0)
+    return;
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_FSIZE, &limit) != 0)
+    return;
+  rlim_t want = rlim_t(uint64_t(maxOutputBytes));
+  if (limit.rlim_max != RLIM_INFINITY && want > limit.rlim_max)
+    want = limit.rlim_max;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= want)
+    return;
+  limit.rlim_cur = want;
+  (void)setrlimit(RLIMIT_FSIZE, &limit);
+  std::signal(SIGXFSZ, SIG_IGN);
+}
+
 llvm::Error run(MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -976,6 +1046,10 @@ llvm::Error run(MLIRContext &context) {
       return e;
     if (llvm::Error e = compileFor(targets.front(), *module, staging))
       return e;
+    if (llvm::Error e = checkOutputSize(staging.stagedBytes()))
+      return e;
+    if (!accel::mayCommit())
+      return error("the compilation ran out of --max-compile-seconds");
     return staging.commit();
   }
   // Several targets: one folder each, DIR/<target>, all written or none.
@@ -1001,6 +1075,13 @@ llvm::Error run(MLIRContext &context) {
     if (llvm::Error e = compileFor(t, *copy, *stagings.back()))
       return fail(error(t + ": " + llvm::toString(std::move(e))));
   }
+  uint64_t total = 0;
+  for (std::unique_ptr<Staging> &staging : stagings)
+    total += staging->stagedBytes();
+  if (llvm::Error e = checkOutputSize(total))
+    return fail(std::move(e));
+  if (!accel::mayCommit())
+    return fail(error("the compilation ran out of --max-compile-seconds"));
   for (std::unique_ptr<Staging> &staging : stagings)
     if (llvm::Error e = staging->commit())
       return fail(std::move(e));
@@ -1015,6 +1096,18 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "accel-compile: ahead-of-time kernel artifacts "
                               "and their metadata\n");
+  limitFileSizes();
+  // Under a time budget the rest runs in a child process; this one waits
+  // and exits with its code. Before the MLIRContext: its threads would not
+  // survive the fork.
+  if (maxCompileSeconds < 0) {
+    llvm::WithColor::error(llvm::errs(), kTool)
+        << "--max-compile-seconds must be 0 (no limit) or more\n";
+    return 1;
+  }
+  if (std::optional<int> code = accel::runWithCompileBudget(
+          maxCompileSeconds, kTool, "--max-compile-seconds", llvm::errs()))
+    return *code;
   // The nvptx path builds its pipelines from text.
   accel::registerAllAccelPasses();
   DialectRegistry registry;

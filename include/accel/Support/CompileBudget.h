@@ -1,0 +1,83 @@
+//===- CompileBudget.h - a time limit on a compilation ----------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// A compilation of untrusted IR can take unbounded time in one pass (30
+// nested `scf.for` with `iter_args` take one-shot bufferization over 120 s;
+// docs/bad-input-catalogue.md, row 41), and an MLIR pass cannot be stopped
+// from outside. So a tool with a time budget compiles in a child process
+// that it kills when the budget is spent, and keeps its promise of no
+// partial output by a handshake:
+//
+//   - the child names every folder it creates for staging (and the output
+//     folder, when it made it), so the parent can remove them once the
+//     child is dead;
+//   - before it moves anything into place, the child asks the parent for
+//     leave to commit; the parent grants it only while the budget lasts,
+//     and from then on waits for the child without a deadline (committing
+//     is renaming a few files). A child that is refused, or whose parent is
+//     gone, writes nothing more.
+//
+// The child runs in a process group of its own, so killing the group also
+// ends the programs it runs (clang, ld.lld, ptxas). The parent passes
+// SIGINT, SIGTERM and SIGHUP on the same way: the child's group is killed,
+// its folders are removed, and the tool exits 128 + the signal. A parent
+// killed with SIGKILL takes the child with it (PR_SET_PDEATHSIG); what the
+// child staged then stays, as after any SIGKILL.
+//
+// Fork before anything starts a thread (an MLIRContext has a thread pool):
+// only the forking thread lives on in the child.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SUPPORT_COMPILEBUDGET_H
+#define ACCEL_SUPPORT_COMPILEBUDGET_H
+
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace mlir {
+namespace accel {
+
+/// Starts the supervised child. In the parent, returns once the child is
+/// done, with the code the tool exits with: the child's exit code; 1 after
+/// printing "error: TOOL: ..." to `errs` when the budget ran out before the
+/// child asked to commit (the child's group killed, its folders removed);
+/// 128 + N when the child died of signal N (reported the same way) or the
+/// parent got signal N. In the child, returns nullopt and the tool goes on.
+/// `budgetOption` names the option in the error ("--max-compile-seconds").
+/// A `seconds` of 0 or less does not fork and returns nullopt: the calls
+/// below are then no-ops, and commits are always granted.
+std::optional<int> runWithCompileBudget(double seconds, llvm::StringRef tool,
+                                        llvm::StringRef budgetOption,
+                                        llvm::raw_ostream &errs);
+
+/// Whether this process is a supervised child.
+bool hasCompileBudget();
+
+/// In a supervised child: `path` is removed (with everything in it) if the
+/// child is killed or dies before it has leave to commit. A staging folder.
+void removeIfStopped(llvm::StringRef path);
+
+/// In a supervised child: `path` is removed if the child is stopped, but
+/// only when it is empty then. An output folder the child created.
+void removeIfStoppedAndEmpty(llvm::StringRef path);
+
+/// In a supervised child: asks for leave to move the output into place and
+/// waits for the answer; false when the budget has run out (the parent is
+/// about to kill this process) or the parent is gone. Call it once, just
+/// before committing; a refused child must not write anything more. Always
+/// true when not supervised.
+bool mayCommit();
+
+} // namespace accel
+} // namespace mlir
+
+#endif // ACCEL_SUPPORT_COMPILEBUDGET_H

@@ -1,0 +1,164 @@
+//===- CompileBudgetTest.cpp - the supervised child of a time budget ------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// runWithCompileBudget forks; each test plays the child's part in the
+// branch that gets nullopt and ends it with _exit. The budgets are short
+// and the children's sleeps long, so that no test depends on how fast the
+// machine is. accel-compile's use is tested by lit
+// (test/Tools/accel-compile/compile-budget.test).
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Support/CompileBudget.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+using namespace mlir::accel;
+
+namespace {
+
+/// A fresh folder with a `staging` folder in it.
+std::string makeFolder() {
+  llvm::SmallString<128> dir;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("accel-budget", dir));
+  llvm::SmallString<128> staging(dir);
+  llvm::sys::path::append(staging, "staging");
+  EXPECT_FALSE(llvm::sys::fs::create_directory(staging));
+  EXPECT_FALSE(
+      llvm::sys::fs::create_directory(std::string(staging) + "/inner"));
+  return std::string(dir);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+TEST(CompileBudget, NoBudgetRunsInProcess) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  EXPECT_FALSE(runWithCompileBudget(0, "tool", "--budget", os));
+  EXPECT_FALSE(hasCompileBudget());
+  EXPECT_TRUE(mayCommit());
+  removeIfStopped("/nonexistent"); // no-ops
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(CompileBudget, ASlowChildIsStoppedAndItsFoldersRemoved) {
+  std::string dir = makeFolder();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  auto start = std::chrono::steady_clock::now();
+  std::optional<int> code = runWithCompileBudget(0.3, "tool", "--budget", os);
+  if (!code) {
+    removeIfStopped(dir + "/staging");
+    removeIfStoppedAndEmpty(dir);
+    ::sleep(30);
+    ::_exit(0);
+  }
+  EXPECT_EQ(*code, 1);
+  EXPECT_LT(secondsSince(start), 10.0);
+  EXPECT_NE(errors.find("tool: error: the compilation took longer than "
+                        "--budget=0.3 and was stopped; nothing was written"),
+            std::string::npos)
+      << errors;
+  // The staging folder, with what is in it, and the then empty folder.
+  EXPECT_FALSE(llvm::sys::fs::exists(dir));
+}
+
+TEST(CompileBudget, AFolderThatIsNotEmptyStays) {
+  std::string dir = makeFolder();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  std::optional<int> code = runWithCompileBudget(0.3, "tool", "--budget", os);
+  if (!code) {
+    // Only the empty-folder rule for `dir`, which holds `staging`.
+    removeIfStoppedAndEmpty(dir);
+    ::sleep(30);
+    ::_exit(0);
+  }
+  EXPECT_EQ(*code, 1);
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/staging"));
+  (void)llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(CompileBudget, ACommitGrantedInTimeIsNotCutShort) {
+  std::string dir = makeFolder();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  std::optional<int> code = runWithCompileBudget(0.5, "tool", "--budget", os);
+  if (!code) {
+    removeIfStopped(dir + "/staging");
+    if (!hasCompileBudget() || !mayCommit())
+      ::_exit(3);
+    // Committing past the deadline: the parent waits.
+    ::sleep(2);
+    ::_exit(7);
+  }
+  EXPECT_EQ(*code, 7); // the child's own code
+  EXPECT_TRUE(errors.empty()) << errors;
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/staging"));
+  (void)llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(CompileBudget, AChildThatFailsKeepsItsCode) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  std::optional<int> code = runWithCompileBudget(30, "tool", "--budget", os);
+  if (!code)
+    ::_exit(1);
+  EXPECT_EQ(*code, 1);
+  EXPECT_TRUE(errors.empty()) << errors;
+}
+
+TEST(CompileBudget, AChildThatDiesIsReportedAndCleanedUp) {
+  std::string dir = makeFolder();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  std::optional<int> code = runWithCompileBudget(30, "tool", "--budget", os);
+  if (!code) {
+    removeIfStopped(dir + "/staging");
+    std::signal(SIGABRT, SIG_DFL);
+    std::abort();
+  }
+  EXPECT_EQ(*code, 128 + SIGABRT);
+  EXPECT_NE(errors.find("tool: error: the compilation died of signal 6"),
+            std::string::npos)
+      << errors;
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/staging"));
+  (void)llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(CompileBudget, ASignalToTheParentStopsTheChild) {
+  std::string dir = makeFolder();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  auto start = std::chrono::steady_clock::now();
+  std::optional<int> code = runWithCompileBudget(30, "tool", "--budget", os);
+  if (!code) {
+    removeIfStopped(dir + "/staging");
+    ::usleep(200 * 1000); // the parent's handlers are in place by then
+    ::kill(::getppid(), SIGTERM);
+    ::sleep(30);
+    ::_exit(0);
+  }
+  EXPECT_EQ(*code, 128 + SIGTERM);
+  EXPECT_LT(secondsSince(start), 10.0);
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/staging"));
+  (void)llvm::sys::fs::remove_directories(dir);
+}
+
+} // namespace
