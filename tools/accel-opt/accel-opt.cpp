@@ -9,11 +9,13 @@
 // parse. Errors are reported as `error:` diagnostics (file:line:col for the
 // input) with exit code 1; a failed run leaves no output file, and leaves a
 // file that already had the output's name as it was (`-o in.mlir` on the
-// input itself included).
+// input itself included). --max-compile-seconds bounds a run's time
+// (accel/Support/CompileBudget.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/InitAll.h"
+#include "accel/Support/CompileBudget.h"
 #include "accel/Support/InputLimits.h"
 #include "accel/Support/UpstreamHazards.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -34,6 +36,16 @@ static llvm::cl::opt<bool>
     allowBytecode("allow-bytecode",
                   llvm::cl::desc(mlir::accel::kAllowBytecodeDescription),
                   llvm::cl::init(false));
+
+static llvm::cl::opt<double> maxCompileSeconds(
+    "max-compile-seconds",
+    llvm::cl::desc(
+        "Stop a run that takes longer than this many seconds of wall-clock "
+        "time, with an error and no output (default: 0, no limit; give one "
+        "for untrusted input: one MLIR pass can take unbounded time). The "
+        "run then happens in a child process, and its output is held in "
+        "memory until it is complete"),
+    llvm::cl::init(0));
 
 /// Checks up front that `path` can be written, so that a bad `-o` gets an
 /// `error:` line of ours instead of a bare message after all the work.
@@ -172,6 +184,18 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "accel-opt") << errorMessage << "\n";
     return EXIT_FAILURE;
   }
+  // Under a time budget the rest runs in a child process (after the input
+  // is read: a child in a process group of its own must not read a
+  // terminal); this one waits and exits with its code.
+  if (maxCompileSeconds < 0) {
+    llvm::WithColor::error(llvm::errs(), "accel-opt")
+        << "--max-compile-seconds must be 0 (no limit) or more\n";
+    return EXIT_FAILURE;
+  }
+  if (std::optional<int> code = mlir::accel::runWithCompileBudget(
+          maxCompileSeconds, "accel-opt", "--max-compile-seconds",
+          llvm::errs()))
+    return *code;
   // Refused before MLIR sees them: bytecode without --allow-bytecode, as
   // MLIR's bytecode reader crashes on some malformed bytecode, and deep
   // input, as MLIR's parser recurses once per nesting level and overflows
@@ -192,6 +216,21 @@ int main(int argc, char **argv) {
           config.shouldAllowUnregisteredDialects(),
           config.inputSplitMarker())))
     return EXIT_FAILURE;
+  if (mlir::accel::hasCompileBudget()) {
+    // The whole output first, then leave to write it: a run stopped by the
+    // budget writes nothing, not even to stdout.
+    std::string output;
+    llvm::raw_string_ostream os(output);
+    llvm::LogicalResult result =
+        mlir::MlirOptMain(os, std::move(input), registry, config);
+    if (!mlir::accel::mayCommit())
+      return EXIT_FAILURE;
+    return mlir::asMainReturnCode(
+        writeOutput(outputFilename, [&](llvm::raw_ostream &out) {
+          out << output;
+          return result;
+        }));
+  }
   return mlir::asMainReturnCode(
       writeOutput(outputFilename, [&](llvm::raw_ostream &os) {
         return mlir::MlirOptMain(os, std::move(input), registry, config);
