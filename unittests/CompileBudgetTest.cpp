@@ -41,6 +41,14 @@ std::string makeFolder() {
   return std::string(dir);
 }
 
+/// A time budget, named --budget in the errors.
+CompileBudget seconds(double s) {
+  CompileBudget budget;
+  budget.seconds = s;
+  budget.secondsOption = "--budget";
+  return budget;
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        start)
@@ -50,7 +58,7 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 TEST(CompileBudget, NoBudgetRunsInProcess) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  EXPECT_FALSE(runWithCompileBudget(0, "tool", "--budget", os));
+  EXPECT_FALSE(runWithCompileBudget(seconds(0), "tool", os));
   EXPECT_FALSE(hasCompileBudget());
   EXPECT_TRUE(mayCommit());
   removeIfStopped("/nonexistent"); // no-ops
@@ -62,7 +70,7 @@ TEST(CompileBudget, ASlowChildIsStoppedAndItsFoldersRemoved) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   auto start = std::chrono::steady_clock::now();
-  std::optional<int> code = runWithCompileBudget(0.3, "tool", "--budget", os);
+  std::optional<int> code = runWithCompileBudget(seconds(0.3), "tool", os);
   if (!code) {
     removeIfStopped(dir + "/staging");
     removeIfStoppedAndEmpty(dir);
@@ -83,7 +91,7 @@ TEST(CompileBudget, AFolderThatIsNotEmptyStays) {
   std::string dir = makeFolder();
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  std::optional<int> code = runWithCompileBudget(0.3, "tool", "--budget", os);
+  std::optional<int> code = runWithCompileBudget(seconds(0.3), "tool", os);
   if (!code) {
     // Only the empty-folder rule for `dir`, which holds `staging`.
     removeIfStoppedAndEmpty(dir);
@@ -99,7 +107,7 @@ TEST(CompileBudget, ACommitGrantedInTimeIsNotCutShort) {
   std::string dir = makeFolder();
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  std::optional<int> code = runWithCompileBudget(0.5, "tool", "--budget", os);
+  std::optional<int> code = runWithCompileBudget(seconds(0.5), "tool", os);
   if (!code) {
     removeIfStopped(dir + "/staging");
     if (!hasCompileBudget() || !mayCommit())
@@ -117,7 +125,7 @@ TEST(CompileBudget, ACommitGrantedInTimeIsNotCutShort) {
 TEST(CompileBudget, AChildThatFailsKeepsItsCode) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  std::optional<int> code = runWithCompileBudget(30, "tool", "--budget", os);
+  std::optional<int> code = runWithCompileBudget(seconds(30), "tool", os);
   if (!code)
     ::_exit(1);
   EXPECT_EQ(*code, 1);
@@ -128,7 +136,7 @@ TEST(CompileBudget, AChildThatDiesIsReportedAndCleanedUp) {
   std::string dir = makeFolder();
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  std::optional<int> code = runWithCompileBudget(30, "tool", "--budget", os);
+  std::optional<int> code = runWithCompileBudget(seconds(30), "tool", os);
   if (!code) {
     removeIfStopped(dir + "/staging");
     std::signal(SIGABRT, SIG_DFL);
@@ -147,7 +155,7 @@ TEST(CompileBudget, ASignalToTheParentStopsTheChild) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   auto start = std::chrono::steady_clock::now();
-  std::optional<int> code = runWithCompileBudget(30, "tool", "--budget", os);
+  std::optional<int> code = runWithCompileBudget(seconds(30), "tool", os);
   if (!code) {
     removeIfStopped(dir + "/staging");
     ::usleep(200 * 1000); // the parent's handlers are in place by then
@@ -159,6 +167,49 @@ TEST(CompileBudget, ASignalToTheParentStopsTheChild) {
   EXPECT_LT(secondsSince(start), 10.0);
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/staging"));
   (void)llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(CompileBudget, AChildThatGrowsPastTheMemoryLimitIsStopped) {
+  std::string dir = makeFolder();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  CompileBudget budget;
+  budget.residentBytes = 64 << 20;
+  budget.residentBytesOption = "--memory";
+  auto start = std::chrono::steady_clock::now();
+  std::optional<int> code = runWithCompileBudget(budget, "tool", os);
+  if (!code) {
+    removeIfStopped(dir + "/staging");
+    // 256 MiB, touched page by page, then held.
+    size_t bytes = size_t(256) << 20;
+    volatile char *block = static_cast<char *>(std::malloc(bytes));
+    for (size_t i = 0; block && i < bytes; i += 4096)
+      block[i] = 1;
+    ::sleep(30);
+    ::_exit(0);
+  }
+  EXPECT_EQ(*code, 1);
+  EXPECT_LT(secondsSince(start), 10.0);
+  EXPECT_NE(errors.find("tool: error: the compilation used more than "
+                        "--memory=67108864 bytes of memory ("),
+            std::string::npos)
+      << errors;
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/staging"));
+  (void)llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(CompileBudget, AChildWithinTheMemoryLimitRunsOn) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  CompileBudget budget;
+  budget.residentBytes = uint64_t(4) << 30;
+  std::optional<int> code = runWithCompileBudget(budget, "tool", os);
+  if (!code) {
+    ::usleep(100 * 1000); // a few samples
+    ::_exit(hasCompileBudget() && mayCommit() ? 5 : 3);
+  }
+  EXPECT_EQ(*code, 5);
+  EXPECT_TRUE(errors.empty()) << errors;
 }
 
 } // namespace

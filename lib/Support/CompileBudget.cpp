@@ -95,32 +95,50 @@ std::string signalName(int signal) {
       .str();
 }
 
+/// The resident bytes of process `pid` (/proc/PID/statm), or 0.
+uint64_t residentBytesOf(pid_t pid) {
+  std::string path = ("/proc/" + llvm::Twine(pid) + "/statm").str();
+  FILE *file = std::fopen(path.c_str(), "r");
+  if (!file)
+    return 0;
+  unsigned long long sizePages = 0, residentPages = 0;
+  int read = std::fscanf(file, "%llu %llu", &sizePages, &residentPages);
+  std::fclose(file);
+  if (read != 2)
+    return 0;
+  return uint64_t(residentPages) * uint64_t(::sysconf(_SC_PAGESIZE));
+}
+
 class Supervisor {
 public:
-  Supervisor(pid_t child, int fromChild, int toChild, double seconds)
-      : child(child), fromChild(fromChild), toChild(toChild),
+  Supervisor(pid_t child, int fromChild, int toChild,
+             const CompileBudget &budget)
+      : child(child), fromChild(fromChild), toChild(toChild), budget(budget),
         deadline(std::chrono::steady_clock::now() +
                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                     std::chrono::duration<double>(seconds))) {}
+                     std::chrono::duration<double>(budget.seconds))) {}
 
   /// Waits for the child; see runWithCompileBudget.
-  int run(StringRef tool, StringRef budgetOption, double seconds,
-          llvm::raw_ostream &errs) {
+  int run(StringRef tool, llvm::raw_ostream &errs) {
     while (true) {
       if (parentSignal) {
         int signal = parentSignal;
         stop();
         return 128 + signal;
       }
-      int timeoutMs = -1;
-      if (!committing) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        deadline - std::chrono::steady_clock::now())
-                        .count();
-        timeoutMs = int(std::max<long long>(0, std::min<long long>(left, INT_MAX)));
-      }
+      bool timed = budget.seconds > 0 && !committing;
+      bool sampled = budget.residentBytes > 0 && !committing;
+      long long timeoutMs = -1;
+      if (timed)
+        timeoutMs = std::max<long long>(
+            0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                   deadline - std::chrono::steady_clock::now())
+                   .count());
+      if (sampled)
+        timeoutMs = timeoutMs < 0 ? 20 : std::min<long long>(timeoutMs, 20);
       struct pollfd pfd = {fromChild, POLLIN, 0};
-      int ready = ::poll(&pfd, 1, timeoutMs);
+      int ready =
+          ::poll(&pfd, 1, int(std::min<long long>(timeoutMs, INT_MAX)));
       if (ready < 0) {
         if (errno == EINTR)
           continue;
@@ -130,13 +148,28 @@ public:
         return 1;
       }
       if (ready == 0) {
-        // The budget is spent and no commit was asked for.
-        stop();
-        llvm::WithColor::error(errs, tool)
-            << "the compilation took longer than " << budgetOption << "="
-            << llvm::format("%g", seconds)
-            << " and was stopped; nothing was written\n";
-        return 1;
+        // A limit may be reached, and no commit was asked for.
+        if (sampled) {
+          uint64_t resident = residentBytesOf(child);
+          if (resident > budget.residentBytes) {
+            stop();
+            llvm::WithColor::error(errs, tool)
+                << "the compilation used more than "
+                << budget.residentBytesOption << "=" << budget.residentBytes
+                << " bytes of memory (" << resident
+                << " resident) and was stopped; nothing was written\n";
+            return 1;
+          }
+        }
+        if (timed && std::chrono::steady_clock::now() >= deadline) {
+          stop();
+          llvm::WithColor::error(errs, tool)
+              << "the compilation took longer than " << budget.secondsOption
+              << "=" << llvm::format("%g", budget.seconds)
+              << " and was stopped; nothing was written\n";
+          return 1;
+        }
+        continue;
       }
       char buffer[4096];
       ssize_t n = ::read(fromChild, buffer, sizeof(buffer));
@@ -204,6 +237,7 @@ private:
 
   pid_t child;
   int fromChild, toChild;
+  CompileBudget budget;
   std::chrono::steady_clock::time_point deadline;
   bool committing = false;
   std::string pending;
@@ -212,18 +246,17 @@ private:
 
 } // namespace
 
-std::optional<int> mlir::accel::runWithCompileBudget(double seconds,
-                                                     StringRef tool,
-                                                     StringRef budgetOption,
-                                                     llvm::raw_ostream &errs) {
-  if (!(seconds > 0))
+std::optional<int>
+mlir::accel::runWithCompileBudget(const CompileBudget &budget, StringRef tool,
+                                  llvm::raw_ostream &errs) {
+  if (!(budget.seconds > 0) && budget.residentBytes == 0)
     return std::nullopt;
   parentSignal = 0;
   int up[2], down[2];
   if (::pipe(up) != 0 || ::pipe(down) != 0) {
     llvm::WithColor::error(errs, tool)
-        << "cannot start the compilation under " << budgetOption << ": "
-        << strerror(errno) << "\n";
+        << "cannot start the supervised compilation: " << strerror(errno)
+        << "\n";
     return 1;
   }
   // Output buffered before the fork would be written twice.
@@ -234,8 +267,8 @@ std::optional<int> mlir::accel::runWithCompileBudget(double seconds,
   pid_t child = ::fork();
   if (child < 0) {
     llvm::WithColor::error(errs, tool)
-        << "cannot start the compilation under " << budgetOption << ": "
-        << strerror(errno) << "\n";
+        << "cannot start the supervised compilation: " << strerror(errno)
+        << "\n";
     return 1;
   }
   if (child == 0) {
@@ -268,8 +301,8 @@ std::optional<int> mlir::accel::runWithCompileBudget(double seconds,
     ::sigaction(signal, &action, nullptr);
   // A child that is gone must not kill the parent by a write to its pipe.
   ::signal(SIGPIPE, SIG_IGN);
-  Supervisor supervisor(child, up[0], down[1], seconds);
-  int code = supervisor.run(tool, budgetOption, seconds, errs);
+  Supervisor supervisor(child, up[0], down[1], budget);
+  int code = supervisor.run(tool, errs);
   ::close(up[0]);
   ::close(down[1]);
   return code;

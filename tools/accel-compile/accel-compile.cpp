@@ -157,6 +157,13 @@ cl::opt<double> maxCompileSeconds(
              "take unbounded time). The compilation then runs in a child "
              "process, with the programs it starts"),
     cl::init(0), cl::cat(category));
+cl::opt<uint64_t> maxCompileMemory(
+    "max-compile-memory",
+    cl::desc("Stop a compilation whose resident memory grows past this many "
+             "bytes, with an error and no output (default: 0, no limit). "
+             "Like --max-compile-seconds, the compilation then runs in a "
+             "child process"),
+    cl::init(0), cl::cat(category));
 cl::opt<uint64_t> maxOutputBytes(
     "max-output-bytes",
     cl::desc("Refuse to write artifacts of more bytes than this in all, and "
@@ -1097,7 +1104,7 @@ int main(int argc, char **argv) {
                               "accel-compile: ahead-of-time kernel artifacts "
                               "and their metadata\n");
   limitFileSizes();
-  // Under a time budget the rest runs in a child process; this one waits
+  // Under a budget the rest runs in a child process; this one waits
   // and exits with its code. Before the MLIRContext: its threads would not
   // survive the fork.
   if (maxCompileSeconds < 0) {
@@ -1105,8 +1112,11 @@ int main(int argc, char **argv) {
         << "--max-compile-seconds must be 0 (no limit) or more\n";
     return 1;
   }
-  if (std::optional<int> code = accel::runWithCompileBudget(
-          maxCompileSeconds, kTool, "--max-compile-seconds", llvm::errs()))
+  accel::CompileBudget budget;
+  budget.seconds = maxCompileSeconds;
+  budget.residentBytes = maxCompileMemory;
+  if (std::optional<int> code =
+          accel::runWithCompileBudget(budget, kTool, llvm::errs()))
     return *code;
   // The nvptx path builds its pipelines from text.
   accel::registerAllAccelPasses();

@@ -47,6 +47,13 @@ static llvm::cl::opt<double> maxCompileSeconds(
         "memory until it is complete"),
     llvm::cl::init(0));
 
+static llvm::cl::opt<uint64_t> maxCompileMemory(
+    "max-compile-memory",
+    llvm::cl::desc("Stop a run whose resident memory grows past this many "
+                   "bytes, with an error and no output (default: 0, no "
+                   "limit); the run then happens in a child process"),
+    llvm::cl::init(0));
+
 /// Checks up front that `path` can be written, so that a bad `-o` gets an
 /// `error:` line of ours instead of a bare message after all the work.
 static bool checkOutputPath(llvm::StringRef path) {
@@ -184,7 +191,7 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "accel-opt") << errorMessage << "\n";
     return EXIT_FAILURE;
   }
-  // Under a time budget the rest runs in a child process (after the input
+  // Under a budget the rest runs in a child process (after the input
   // is read: a child in a process group of its own must not read a
   // terminal); this one waits and exits with its code.
   if (maxCompileSeconds < 0) {
@@ -192,9 +199,11 @@ int main(int argc, char **argv) {
         << "--max-compile-seconds must be 0 (no limit) or more\n";
     return EXIT_FAILURE;
   }
-  if (std::optional<int> code = mlir::accel::runWithCompileBudget(
-          maxCompileSeconds, "accel-opt", "--max-compile-seconds",
-          llvm::errs()))
+  mlir::accel::CompileBudget budget;
+  budget.seconds = maxCompileSeconds;
+  budget.residentBytes = maxCompileMemory;
+  if (std::optional<int> code =
+          mlir::accel::runWithCompileBudget(budget, "accel-opt", llvm::errs()))
     return *code;
   // Refused before MLIR sees them: bytecode without --allow-bytecode, as
   // MLIR's bytecode reader crashes on some malformed bytecode, and deep

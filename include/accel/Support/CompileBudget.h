@@ -5,12 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A compilation of untrusted IR can take unbounded time in one pass (30
-// nested `scf.for` with `iter_args` take one-shot bufferization over 120 s;
-// docs/bad-input-catalogue.md, row 41), and an MLIR pass cannot be stopped
-// from outside. So a tool with a time budget compiles in a child process
-// that it kills when the budget is spent, and keeps its promise of no
-// partial output by a handshake:
+// A compilation of untrusted IR can take unbounded time or memory in one
+// pass (30 nested `scf.for` with `iter_args` take one-shot bufferization
+// over 120 s; docs/bad-input-catalogue.md, row 41), and an MLIR pass cannot
+// be stopped from outside. So a tool with a budget compiles in a child
+// process that it kills when the budget is spent, and keeps its promise of
+// no partial output by a handshake:
 //
 //   - the child names every folder it creates for staging (and the output
 //     folder, when it made it), so the parent can remove them once the
@@ -37,6 +37,7 @@
 #define ACCEL_SUPPORT_COMPILEBUDGET_H
 
 #include "llvm/ADT/StringRef.h"
+#include <cstdint>
 #include <optional>
 
 namespace llvm {
@@ -46,17 +47,30 @@ class raw_ostream;
 namespace mlir {
 namespace accel {
 
-/// Starts the supervised child. In the parent, returns once the child is
-/// done, with the code the tool exits with: the child's exit code; 1 after
-/// printing "error: TOOL: ..." to `errs` when the budget ran out before the
-/// child asked to commit (the child's group killed, its folders removed);
-/// 128 + N when the child died of signal N (reported the same way) or the
-/// parent got signal N. In the child, returns nullopt and the tool goes on.
-/// `budgetOption` names the option in the error ("--max-compile-seconds").
-/// A `seconds` of 0 or less does not fork and returns nullopt: the calls
-/// below are then no-ops, and commits are always granted.
-std::optional<int> runWithCompileBudget(double seconds, llvm::StringRef tool,
-                                        llvm::StringRef budgetOption,
+/// What a compilation may use; 0 is no limit.
+struct CompileBudget {
+  /// Wall-clock seconds, from the fork to the request to commit.
+  double seconds = 0;
+  /// The child's resident memory (VmRSS), sampled every 20 ms: a short
+  /// spike between two samples can pass, a pass that keeps what it
+  /// allocates cannot. The programs the child runs are not counted.
+  uint64_t residentBytes = 0;
+  /// The options that set them, for the errors.
+  llvm::StringRef secondsOption = "--max-compile-seconds";
+  llvm::StringRef residentBytesOption = "--max-compile-memory";
+};
+
+/// Starts the supervised child when `budget` has a limit. In the parent,
+/// returns once the child is done, with the code the tool exits with: the
+/// child's exit code; 1 after printing "TOOL: error: ..." to `errs` when a
+/// limit was reached before the child asked to commit (the child's group
+/// killed, its folders removed); 128 + N when the child died of signal N
+/// (reported the same way) or the parent got signal N. In the child,
+/// returns nullopt and the tool goes on. Without a limit it does not fork
+/// and returns nullopt: the calls below are then no-ops, and commits are
+/// always granted.
+std::optional<int> runWithCompileBudget(const CompileBudget &budget,
+                                        llvm::StringRef tool,
                                         llvm::raw_ostream &errs);
 
 /// Whether this process is a supervised child.
