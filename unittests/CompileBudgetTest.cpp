@@ -150,6 +150,80 @@ TEST(CompileBudget, AChildThatDiesIsReportedAndCleanedUp) {
   (void)llvm::sys::fs::remove_directories(dir);
 }
 
+TEST(CompileBudget, AChildThatExitsWithoutCleaningUpIsCleanedUpAfter) {
+  // As a child that ends in `LLVM ERROR` does: exit(1), no destructors.
+  std::string dir = makeFolder();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  std::optional<int> code = runWithCompileBudget(seconds(30), "tool", os);
+  if (!code) {
+    removeIfStopped(dir + "/staging");
+    ::_exit(1);
+  }
+  EXPECT_EQ(*code, 1);
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/staging"));
+  (void)llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(CompileBudget, PathsWithNewlinesAndWithdrawnPaths) {
+  // A newline in a path must not split its record: `dir/a\nb` goes, the
+  // folder `dir/a` stays. A withdrawn path stays too.
+  std::string dir = makeFolder();
+  ASSERT_FALSE(llvm::sys::fs::create_directory(dir + "/a"));
+  ASSERT_FALSE(llvm::sys::fs::create_directory(dir + "/a\nb"));
+  ASSERT_FALSE(llvm::sys::fs::create_directory(dir + "/kept"));
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  std::optional<int> code = runWithCompileBudget(seconds(0.3), "tool", os);
+  if (!code) {
+    removeIfStopped(dir + "/a\nb");
+    removeIfStopped(dir + "/kept");
+    keepIfStopped(dir + "/kept");
+    ::sleep(30);
+    ::_exit(0);
+  }
+  EXPECT_EQ(*code, 1);
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/a\nb"));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/a"));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/kept"));
+  (void)llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(CompileBudget, ASignalDuringAGrantedCommitLetsItFinish) {
+  std::string dir = makeFolder();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  std::optional<int> code = runWithCompileBudget(seconds(30), "tool", os);
+  if (!code) {
+    removeIfStopped(dir + "/staging");
+    if (!mayCommit())
+      ::_exit(3);
+    ::kill(::getppid(), SIGTERM);
+    ::usleep(300 * 1000); // the commit, still going when the signal lands
+    llvm::SmallString<128> done(dir);
+    llvm::sys::path::append(done, "committed");
+    (void)llvm::sys::fs::create_directory(done);
+    ::_exit(0);
+  }
+  EXPECT_EQ(*code, 128 + SIGTERM);
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/committed"));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/staging")); // the child's to handle
+  (void)llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(CompileBudget, AnEndlessBudgetIsNoDeadlineInThePast) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  std::optional<int> code =
+      runWithCompileBudget(seconds(1e300), "tool", os);
+  if (!code) {
+    ::usleep(100 * 1000);
+    ::_exit(mayCommit() ? 5 : 3);
+  }
+  EXPECT_EQ(*code, 5);
+  EXPECT_TRUE(errors.empty()) << errors;
+}
+
 TEST(CompileBudget, ASignalToTheParentStopsTheChild) {
   std::string dir = makeFolder();
   std::string errors;

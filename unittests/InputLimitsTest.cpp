@@ -69,6 +69,17 @@ TEST(NestingTest, StringsAndCommentsAreText) {
   EXPECT_EQ(depthOf(R"(loc("//((") (((a))))"), 3u);
 }
 
+TEST(NestingTest, CommentsEndAtACarriageReturnAndNotInADialectBody) {
+  // MLIR ends a comment at `\r` as at `\n`: what follows it nests.
+  EXPECT_EQ(depthOf("// c\r[[[ ]]]"), 3u);
+  // A dialect symbol's body has no comments to MLIR's scan for its end,
+  // and the outer parser goes on right after it: `//` there hides nothing.
+  EXPECT_EQ(depthOf("{a = #x.y<// >, b = [[[ ]]]}"), 4u);
+  EXPECT_EQ(depthOf("!x.y<//> [[ ]]"), 2u);
+  // Without a body right after the name, `//` is a comment again.
+  EXPECT_EQ(depthOf("#x.y // <[[[\n"), 0u);
+}
+
 TEST(NestingTest, ArrowsAndComparisonsAreNoBrackets) {
   EXPECT_EQ(depthOf("affine_map<(d0) -> (d0)>"), 2u);
   EXPECT_EQ(depthOf("(i32) -> (i32)"), 1u);

@@ -102,6 +102,23 @@ TEST(MalformedLinalgList, OtherTokensAreNoKeywords) {
   EXPECT_EQ(hazardAt("\"open\npermutation = x"), 20);
 }
 
+TEST(MalformedLinalgList, LexingAsMLIRDoes) {
+  // A carriage return ends a comment, before the keyword or inside a list.
+  EXPECT_EQ(hazardAt("x // c\rpermutation = [1, x]"), 25);
+  EXPECT_EQ(hazardAt("permutation = [1, // c\r x]\n 0]"), 24);
+  // A dialect attribute's body ends by its brackets, comments or not: what
+  // follows it on the line is read.
+  EXPECT_EQ(hazardAt("{x = #linalg.iterator_type<// >} ins(%a : t) outs(%b : t) "
+                     "permutation = [1, x]\nparallel>"),
+            76);
+  EXPECT_EQ(hazardAt("!x.t<\"a>\" -> (b)> permutation = x"), 32);
+  // Attribute and type names with `-` are one token: no keyword in them.
+  EXPECT_EQ(hazardAt("#my-permutation = affine_map<(d0) -> (d0)>"), -1);
+  EXPECT_EQ(hazardAt("!t-dimensions = tensor<2xf32>"), -1);
+  // A symbol name has no `-`: `@a-permutation` is `@a`, `-`, a keyword.
+  EXPECT_EQ(hazardAt("@a-permutation = x"), 17);
+}
+
 TEST(MalformedLinalgList, TheMessageNamesKeywordAndToken) {
   std::optional<TextHazard> hazard =
       findMalformedLinalgList("dimensions = [1, oops]");

@@ -1,15 +1,18 @@
-//===- CompileBudget.cpp - a time limit on a compilation ------------------===//
+//===- CompileBudget.cpp - limits on a compilation ------------------------===//
 //
 // Part of the accel project, under the Apache License v2.0 with LLVM
 // Exceptions.
 //
 //===----------------------------------------------------------------------===//
 //
-// The child talks to the parent over one pipe, in lines of at most
-// PIPE_BUF bytes (so each write is atomic): "R <path>" (remove if stopped),
-// "E <path>" (remove if stopped and empty) and "C" (may I commit?). The
-// parent answers "C" on a second pipe with one byte, 'y' or nothing at all:
-// a parent that has decided to stop the child kills it instead.
+// The child talks to the parent over one pipe, in records that end with a
+// NUL byte (a path may hold any other byte, a newline included) and are at
+// most PIPE_BUF bytes long, so each write is atomic: "R<path>" (remove if
+// stopped), "E<path>" (remove if stopped and empty), "U<path>" (withdraw an
+// "R") and "C" (may I commit?). The parent answers "C" on a second pipe with one byte, 'y', or
+// not at all: a parent that has decided to stop the child kills it
+// instead. Signals reach the parent's loop through a pipe of their own (the
+// self-pipe trick), so one that arrives just before poll() is not missed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +33,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,10 +50,35 @@ namespace {
 int toParentFd = -1;
 int fromParentFd = -1;
 
-/// A signal the parent got (SIGINT, SIGTERM, SIGHUP), or 0.
-volatile sig_atomic_t parentSignal = 0;
+/// The write end of the parent's signal pipe, -1 when none.
+int signalPipeFd = -1;
 
-void recordSignal(int signal) { parentSignal = signal; }
+/// The signals the parent passes on to the child.
+constexpr int kPassedOnSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/// Which of kPassedOnSignals the process was started with ignored (`nohup`
+/// ignores SIGHUP), read before main runs: llvm::InitLLVM puts its own
+/// handlers in place of the dispositions it found. An ignored signal stays
+/// ignored under a budget too.
+struct InitiallyIgnored {
+  bool ignored[3] = {false, false, false};
+  InitiallyIgnored() {
+    for (int i = 0; i < 3; ++i) {
+      struct sigaction old = {};
+      if (::sigaction(kPassedOnSignals[i], nullptr, &old) == 0)
+        ignored[i] = old.sa_handler == SIG_IGN;
+    }
+  }
+};
+const InitiallyIgnored initiallyIgnored;
+
+void onSignal(int signal) {
+  int saved = errno;
+  unsigned char byte = static_cast<unsigned char>(signal);
+  if (signalPipeFd >= 0)
+    (void)!::write(signalPipeFd, &byte, 1);
+  errno = saved;
+}
 
 bool writeAll(int fd, StringRef bytes) {
   while (!bytes.empty()) {
@@ -67,11 +95,15 @@ bool writeAll(int fd, StringRef bytes) {
 void tellParent(char kind, StringRef path) {
   if (toParentFd < 0)
     return;
-  std::string line = (llvm::Twine(kind) + " " + path + "\n").str();
-  // A longer path could not be sent atomically; such a path cannot be
-  // created on Linux anyway (PATH_MAX is 4096, PIPE_BUF too).
-  if (line.size() <= PIPE_BUF)
-    (void)writeAll(toParentFd, line);
+  std::string record;
+  record += kind;
+  record += path.str();
+  record += '\0';
+  // A longer record could not be sent atomically; such a path cannot be
+  // made on Linux anyway (PATH_MAX and PIPE_BUF are both 4096). A path with
+  // a NUL byte cannot exist.
+  if (record.size() <= PIPE_BUF && !path.contains('\0'))
+    (void)writeAll(toParentFd, record);
 }
 
 /// What the parent removes once a stopped child is dead.
@@ -80,7 +112,8 @@ struct Cleanup {
   std::vector<std::string> emptyFolders;
 
   void run() {
-    // Staging folders first, then the folders they were made in.
+    // Staging folders first, then the folders they were made in, the
+    // innermost first (they were reported outermost first).
     for (auto it = trees.rbegin(); it != trees.rend(); ++it)
       (void)llvm::sys::fs::remove_directories(*it);
     for (auto it = emptyFolders.rbegin(); it != emptyFolders.rend(); ++it)
@@ -109,23 +142,24 @@ uint64_t residentBytesOf(pid_t pid) {
   return uint64_t(residentPages) * uint64_t(::sysconf(_SC_PAGESIZE));
 }
 
+/// Budgets past this many seconds (31 years) count as this: a longer one
+/// would overflow the clock's arithmetic.
+constexpr double kLongestBudgetSeconds = 1e9;
+
 class Supervisor {
 public:
-  Supervisor(pid_t child, int fromChild, int toChild,
+  Supervisor(pid_t child, int fromChild, int toChild, int signals,
              const CompileBudget &budget)
-      : child(child), fromChild(fromChild), toChild(toChild), budget(budget),
+      : child(child), fromChild(fromChild), toChild(toChild),
+        signals(signals), budget(budget),
         deadline(std::chrono::steady_clock::now() +
                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                     std::chrono::duration<double>(budget.seconds))) {}
+                     std::chrono::duration<double>(std::min(
+                         budget.seconds, kLongestBudgetSeconds)))) {}
 
   /// Waits for the child; see runWithCompileBudget.
   int run(StringRef tool, llvm::raw_ostream &errs) {
     while (true) {
-      if (parentSignal) {
-        int signal = parentSignal;
-        stop();
-        return 128 + signal;
-      }
       bool timed = budget.seconds > 0 && !committing;
       bool sampled = budget.residentBytes > 0 && !committing;
       long long timeoutMs = -1;
@@ -136,9 +170,9 @@ public:
                    .count());
       if (sampled)
         timeoutMs = timeoutMs < 0 ? 20 : std::min<long long>(timeoutMs, 20);
-      struct pollfd pfd = {fromChild, POLLIN, 0};
+      struct pollfd pfds[2] = {{fromChild, POLLIN, 0}, {signals, POLLIN, 0}};
       int ready =
-          ::poll(&pfd, 1, int(std::min<long long>(timeoutMs, INT_MAX)));
+          ::poll(pfds, 2, int(std::min<long long>(timeoutMs, INT_MAX)));
       if (ready < 0) {
         if (errno == EINTR)
           continue;
@@ -147,7 +181,19 @@ public:
             << "cannot wait for the compilation: " << strerror(errno) << "\n";
         return 1;
       }
-      if (ready == 0) {
+      if (pfds[1].revents & POLLIN) {
+        unsigned char signal = 0;
+        if (::read(signals, &signal, 1) == 1 && signal != 0) {
+          // A commit already granted is let finish: stopping it halfway
+          // would leave part of the output.
+          if (committing)
+            (void)reap(tool, errs, /*report=*/false);
+          else
+            stop();
+          return 128 + signal;
+        }
+      }
+      if (ready == 0 || !(pfds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
         // A limit may be reached, and no commit was asked for.
         if (sampled) {
           uint64_t resident = residentBytesOf(child);
@@ -185,15 +231,17 @@ public:
 private:
   void handleMessages() {
     size_t end;
-    while ((end = pending.find('\n')) != std::string::npos) {
-      StringRef line = StringRef(pending).take_front(end);
-      if (line == "C") {
+    while ((end = pending.find('\0')) != std::string::npos) {
+      StringRef record = StringRef(pending).take_front(end);
+      if (record == "C") {
         committing = true;
         (void)writeAll(toChild, "y");
-      } else if (line.consume_front("R ")) {
-        cleanup.trees.push_back(line.str());
-      } else if (line.consume_front("E ")) {
-        cleanup.emptyFolders.push_back(line.str());
+      } else if (record.consume_front("R")) {
+        cleanup.trees.push_back(record.str());
+      } else if (record.consume_front("E")) {
+        cleanup.emptyFolders.push_back(record.str());
+      } else if (record.consume_front("U")) {
+        llvm::erase(cleanup.trees, record.str());
       }
       pending.erase(0, end + 1);
     }
@@ -206,7 +254,7 @@ private:
     int status;
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR)
       ;
-    // The messages it sent before it died.
+    // The records it sent before it died.
     char buffer[4096];
     ssize_t n;
     while ((n = ::read(fromChild, buffer, sizeof(buffer))) > 0)
@@ -215,34 +263,55 @@ private:
     cleanup.run();
   }
 
-  int reap(StringRef tool, llvm::raw_ostream &errs) {
+  /// Waits for a child that is done (or committing), then ends what it
+  /// left running in its group.
+  int reap(StringRef tool, llvm::raw_ostream &errs, bool report = true) {
+    // Waited for without reaping first: while the child is a zombie its
+    // pid, and so its group's id, cannot be taken by another process.
+    siginfo_t info = {};
+    while (::waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 &&
+           errno == EINTR)
+      ;
+    ::kill(-child, SIGKILL);
     int status = 0;
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR)
       ;
-    // What it left running in its group (nothing, normally).
-    ::kill(-child, SIGKILL);
-    if (WIFEXITED(status)) {
-      // A child that failed cleaned up after itself; one that was refused
-      // leave to commit cannot get here (it was killed).
-      return WEXITSTATUS(status);
-    }
-    int signal = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+    // Whatever it staged goes unless it had leave to commit: a child that
+    // failed removes its own, but not one that ended in `LLVM ERROR`
+    // (exit(1) without the destructors) or a signal.
     if (!committing)
       cleanup.run();
-    llvm::WithColor::error(errs, tool)
-        << "the compilation died of " << signalName(signal)
-        << (committing ? "" : "; nothing was written") << "\n";
+    if (WIFEXITED(status))
+      return WEXITSTATUS(status);
+    int signal = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+    if (report)
+      llvm::WithColor::error(errs, tool)
+          << "the compilation died of " << signalName(signal)
+          << (committing ? "" : "; nothing was written") << "\n";
     return 128 + signal;
   }
 
   pid_t child;
-  int fromChild, toChild;
+  int fromChild, toChild, signals;
   CompileBudget budget;
   std::chrono::steady_clock::time_point deadline;
   bool committing = false;
   std::string pending;
   Cleanup cleanup;
 };
+
+/// A pipe whose ends are closed on exec, the read end non-blocking when
+/// asked.
+bool makePipe(int fds[2], bool nonBlocking = false) {
+  if (::pipe(fds) != 0)
+    return false;
+  for (int i = 0; i < 2; ++i) {
+    ::fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+    if (nonBlocking)
+      ::fcntl(fds[i], F_SETFL, ::fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+  }
+  return true;
+}
 
 } // namespace
 
@@ -251,9 +320,11 @@ mlir::accel::runWithCompileBudget(const CompileBudget &budget, StringRef tool,
                                   llvm::raw_ostream &errs) {
   if (!(budget.seconds > 0) && budget.residentBytes == 0)
     return std::nullopt;
-  parentSignal = 0;
-  int up[2], down[2];
-  if (::pipe(up) != 0 || ::pipe(down) != 0) {
+  // Every pipe is closed on exec: a program the child runs must not hold
+  // an end (the parent would wait for it after the child is gone).
+  int up[2], down[2], signals[2];
+  if (!makePipe(up) || !makePipe(down) ||
+      !makePipe(signals, /*nonBlocking=*/true)) {
     llvm::WithColor::error(errs, tool)
         << "cannot start the supervised compilation: " << strerror(errno)
         << "\n";
@@ -278,33 +349,50 @@ mlir::accel::runWithCompileBudget(const CompileBudget &budget, StringRef tool,
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent)
       ::_exit(1);
+    // In a process group of its own the child is in the background of a
+    // terminal: with `stty tostop` its diagnostics would stop it.
+    ::signal(SIGTTOU, SIG_IGN);
     ::close(up[0]);
     ::close(down[1]);
+    ::close(signals[0]);
+    ::close(signals[1]);
     toParentFd = up[1];
     fromParentFd = down[0];
-    // The programs the child runs must not inherit the pipes: a grandchild
-    // holding the write end would keep the parent waiting after the child
-    // is gone.
-    ::fcntl(toParentFd, F_SETFD, FD_CLOEXEC);
-    ::fcntl(fromParentFd, F_SETFD, FD_CLOEXEC);
     return std::nullopt;
   }
   // Both sides set the group, so it exists before either relies on it.
   ::setpgid(child, child);
   ::close(up[1]);
   ::close(down[0]);
+  signalPipeFd = signals[1];
   struct sigaction action = {};
-  action.sa_handler = recordSignal;
+  action.sa_handler = onSignal;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = 0; // no SA_RESTART: poll returns EINTR
-  for (int signal : {SIGINT, SIGTERM, SIGHUP})
-    ::sigaction(signal, &action, nullptr);
+  action.sa_flags = SA_RESTART;
+  // One that was ignored at the start is ignored again explicitly: LLVM's
+  // handler in its place would restore every disposition LLVM found,
+  // SIG_DFL for SIGTERM included, before it re-raises (measured: SIGHUP
+  // under nohup, then SIGTERM killed the parent outright).
+  struct sigaction ignoreIt = {}, previous[3] = {};
+  ignoreIt.sa_handler = SIG_IGN;
+  sigemptyset(&ignoreIt.sa_mask);
+  for (int i = 0; i < 3; ++i)
+    ::sigaction(kPassedOnSignals[i],
+                initiallyIgnored.ignored[i] ? &ignoreIt : &action,
+                &previous[i]);
   // A child that is gone must not kill the parent by a write to its pipe.
-  ::signal(SIGPIPE, SIG_IGN);
-  Supervisor supervisor(child, up[0], down[1], budget);
+  struct sigaction ignore = {}, previousPipe = {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &previousPipe);
+  Supervisor supervisor(child, up[0], down[1], signals[0], budget);
   int code = supervisor.run(tool, errs);
-  ::close(up[0]);
-  ::close(down[1]);
+  // As it was: the caller may go on (a test does).
+  for (int i = 0; i < 3; ++i)
+    ::sigaction(kPassedOnSignals[i], &previous[i], nullptr);
+  ::sigaction(SIGPIPE, &previousPipe, nullptr);
+  signalPipeFd = -1;
+  for (int fd : {up[0], down[1], signals[0], signals[1]})
+    ::close(fd);
   return code;
 }
 
@@ -316,10 +404,12 @@ void mlir::accel::removeIfStoppedAndEmpty(StringRef path) {
   tellParent('E', path);
 }
 
+void mlir::accel::keepIfStopped(StringRef path) { tellParent('U', path); }
+
 bool mlir::accel::mayCommit() {
   if (toParentFd < 0)
     return true;
-  if (!writeAll(toParentFd, "C\n"))
+  if (!writeAll(toParentFd, StringRef("C\0", 2)))
     return false;
   char answer = 0;
   ssize_t n;

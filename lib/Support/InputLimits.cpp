@@ -82,6 +82,8 @@ private:
     char open;
     /// Operators of the expression being read in this group.
     unsigned operators;
+    /// Whether this `<` opens a dialect symbol's body (`#x.y<`, `!x<`).
+    bool body = false;
   };
 
   unsigned depth() const { return groups.size() + operators; }
@@ -98,9 +100,13 @@ private:
     return true;
   }
 
-  void open(char c) { groups.push_back({c, 0}); }
+  void open(char c, bool body = false) {
+    groups.push_back({c, 0, body});
+    bodies += body;
+  }
   void pop() {
     operators -= groups.back().operators;
+    bodies -= groups.back().body;
     groups.pop_back();
   }
   void close(char c) {
@@ -142,6 +148,7 @@ private:
     endDefinition();
     groups.clear();
     operators = 0;
+    bodies = 0;
   }
 
   StringRef text;
@@ -149,6 +156,8 @@ private:
   llvm::SmallVector<Group> groups;
   /// The sum of the groups' operators.
   unsigned operators = 0;
+  /// How many of the groups are dialect symbol bodies.
+  unsigned bodies = 0;
   /// Aliases ("#name", "!name") and how deep their definitions nest.
   llvm::StringMap<unsigned> aliasDepths;
   bool defining = false;
@@ -191,8 +200,12 @@ std::optional<NestingViolation> NestingScanner::scan(StringRef splitMarker) {
         ++i;
       break;
     case '/':
-      if (peek(i + 1) == '/')
-        i = std::min(text.find('\n', i), n);
+      // A comment ends at a newline or a carriage return (MLIR's
+      // skipComment). In a dialect symbol's body there are none: MLIR finds
+      // the body's end by brackets alone and goes on after it, so `//`
+      // there must not hide what follows (a review found that gap).
+      if (peek(i + 1) == '/' && bodies == 0)
+        i = std::min(text.find_first_of("\n\r", i), n);
       else
         ++i;
       break;
@@ -260,6 +273,14 @@ std::optional<NestingViolation> NestingScanner::scan(StringRef splitMarker) {
       for (++i; i < n && isIdChar(text[i]); ++i)
         ;
       StringRef name = text.slice(start, i);
+      // A body right after the name (`#linalg.iterator_type<parallel>`,
+      // `!llvm.ptr<1>`): a `<` level that knows no comments.
+      if (c != '@' && peek(i) == '<') {
+        open('<', /*body=*/true);
+        reach(depth(), i);
+        ++i;
+        break;
+      }
       // Dialect attributes and types (#llvm.x, !llvm.ptr) and symbols are
       // no aliases; alias names have no dot.
       if (c == '@' || name.size() == 1 || name.contains('.'))

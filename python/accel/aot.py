@@ -128,7 +128,7 @@ def compile(source: Any, target: str = "cpu", out_dir: Union[str, os.PathLike] =
             name: str = "kernels", chip: Optional[str] = None,
             features: Optional[Union[str, Sequence[str]]] = None,
             options: Optional[str] = None, extra_args: Sequence[str] = (),
-            timeout: float = 600.0) -> Artifacts:
+            timeout: Optional[float] = 600.0) -> Artifacts:
     """Compiles `source` (MLIR text, an `accel.ir.Function`, or a path) for
     `target` into `out_dir` with `accel-compile` and returns the artifacts.
 
@@ -139,7 +139,7 @@ def compile(source: Any, target: str = "cpu", out_dir: Union[str, os.PathLike] =
     are. On failure the driver writes nothing and AccelError carries its
     diagnostics. `timeout` (seconds) is the driver's own
     `--max-compile-seconds`: it stops a compilation that takes longer, with
-    everything it started, and removes what it staged.
+    everything it started, and removes what it staged (None: no limit).
     """
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise ValueError(f"name {name!r} is not a C identifier")
@@ -157,12 +157,14 @@ def compile(source: Any, target: str = "cpu", out_dir: Union[str, os.PathLike] =
             command.append(f"--features={features}")
         if options is not None:
             command.append(f"--options={options}")
-        command.append(f"--max-compile-seconds={timeout:g}")
+        if timeout is not None:
+            command.append(f"--max-compile-seconds={timeout:g}")
         command.extend(extra_args)
         # The driver stops itself at `timeout`; the margin covers its start
         # and its clean-up, and only a driver that hangs meets this one.
         proc = subprocess.run(command, capture_output=True, text=True,
-                              timeout=timeout + 30, check=False)
+                              timeout=None if timeout is None else timeout + 30,
+                              check=False)
     if proc.returncode != 0:
         raise AccelError(proc.stderr or proc.stdout, proc.returncode, command)
     files = sorted(p.name for p in out.iterdir() if p.is_file())

@@ -221,30 +221,49 @@ public:
   llvm::Error open(llvm::StringRef dir) {
     finalDir = dir.str();
     createdDir = !llvm::sys::fs::exists(dir);
-    // Under --max-compile-seconds, what the parent removes if it has to
-    // stop this process (the output folder only when still empty).
-    if (createdDir)
-      accel::removeIfStoppedAndEmpty(finalDir);
+    // Under a compile budget, what the parent removes if it has to stop
+    // this process, reported before it exists: each folder
+    // create_directories is about to make (outermost first; each goes only
+    // when empty) and, below, the staging folder.
+    if (createdDir) {
+      llvm::SmallVector<std::string> missing;
+      for (llvm::StringRef p = dir; !p.empty() && !llvm::sys::fs::exists(p);
+           p = llvm::sys::path::parent_path(p))
+        missing.push_back(p.str());
+      for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+        accel::removeIfStoppedAndEmpty(*it);
+    }
     if (std::error_code ec = llvm::sys::fs::create_directories(dir))
       return error("cannot create the output folder '" + dir +
                    "': " + ec.message());
     if (!llvm::sys::fs::is_directory(dir))
       return error("'" + dir + "' is not a folder");
     llvm::SmallString<256> model(dir);
-    // createUniqueDirectory puts a relative model under the system's
-    // temporary folder: stage inside DIR itself, whatever the cwd.
+    // Stage inside DIR itself, whatever the cwd.
     if (std::error_code ec = llvm::sys::fs::make_absolute(model))
       return error("cannot resolve the output folder '" + dir +
                    "': " + ec.message());
-    llvm::sys::path::append(model, ".accel-compile-%%%%%%");
-    llvm::SmallString<256> path;
-    if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(model, path))
-      return error("cannot write into the output folder '" + dir +
-                   "': " + ec.message());
-    // createUniqueDirectory appends its own suffix to the model.
-    stagingDir = path.str().str();
-    accel::removeIfStopped(stagingDir);
-    return llvm::Error::success();
+    llvm::sys::path::append(model, ".accel-compile-%%%%%%%%%%%%");
+    // A name is drawn, reported, and only then made (createUniqueDirectory
+    // would make it before its name could be reported); a name that is
+    // taken is withdrawn before the next draw.
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      llvm::SmallString<256> path;
+      llvm::sys::fs::createUniquePath(model, path, /*MakeAbsolute=*/false);
+      accel::removeIfStopped(path);
+      std::error_code ec =
+          llvm::sys::fs::create_directory(path, /*IgnoreExisting=*/false);
+      if (!ec) {
+        stagingDir = path.str().str();
+        return llvm::Error::success();
+      }
+      accel::keepIfStopped(path);
+      if (ec != std::errc::file_exists)
+        return error("cannot write into the output folder '" + dir +
+                     "': " + ec.message());
+    }
+    return error("cannot write into the output folder '" + dir +
+                 "': no free name for a staging folder");
   }
 
   /// The bytes of the files to be moved into the output folder.
@@ -987,6 +1006,9 @@ llvm::Error checkOutputSize(uint64_t bytes) {
 /// with EFBIG instead of raising SIGXFSZ), so that no single file can fill
 /// the disk before the total is checked.
 void limitFileSizes() {
+  // A write past any file-size limit (this one or the caller's `ulimit
+  // -f`) is an error to report and clean up after, not a signal.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (maxOutputBytes == 0)
     return;
   struct rlimit limit;
@@ -999,17 +1021,11 @@ void limitFileSizes() {
     return;
   limit.rlim_cur = want;
   (void)setrlimit(RLIMIT_FSIZE, &limit);
-  std::signal(SIGXFSZ, SIG_IGN);
 }
 
-llvm::Error run(MLIRContext &context) {
+llvm::Error run(MLIRContext &context, std::unique_ptr<llvm::MemoryBuffer> file) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  std::string message;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      openInputFile(inputFilename, &message);
-  if (!file)
-    return error(message);
   // Malformed bytecode can crash MLIR's reader (read only when allowed),
   // deep nesting would overflow the parser's stack (F1), and huge constants
   // and tensors the memory of the compiler or of the compiled code (F4):
@@ -1064,6 +1080,10 @@ llvm::Error run(MLIRContext &context) {
     return error("--options are one target's pipeline options: give one "
                  "--target with them");
   bool createdDir = !llvm::sys::fs::exists(outputDir);
+  // DIR itself is made by the first target's create_directories: reported
+  // here, so that a stopped run removes it too when it is empty.
+  if (createdDir)
+    accel::removeIfStoppedAndEmpty(outputDir);
   std::vector<std::unique_ptr<Staging>> stagings;
   auto fail = [&](llvm::Error e) {
     stagings.clear(); // removes what each staged, and the folders it made
@@ -1104,6 +1124,15 @@ int main(int argc, char **argv) {
                               "accel-compile: ahead-of-time kernel artifacts "
                               "and their metadata\n");
   limitFileSizes();
+  // Read before a budget's fork: the child, in a process group of its own,
+  // must not read a terminal.
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &message);
+  if (!file) {
+    llvm::WithColor::error(llvm::errs(), kTool) << message << "\n";
+    return 1;
+  }
   // Under a budget the rest runs in a child process; this one waits
   // and exits with its code. Before the MLIRContext: its threads would not
   // survive the fork.
@@ -1127,7 +1156,7 @@ int main(int argc, char **argv) {
   // A located error is enough; the op dumped in generic form after it (the
   // whole module, for a pass-level error) is noise to a user of this tool.
   context.printOpOnDiagnostic(false);
-  if (llvm::Error e = run(context)) {
+  if (llvm::Error e = run(context, std::move(file))) {
     llvm::WithColor::error(llvm::errs(), kTool)
         << llvm::toString(std::move(e)) << "\n";
     return 1;

@@ -17,16 +17,23 @@
 //     child is dead;
 //   - before it moves anything into place, the child asks the parent for
 //     leave to commit; the parent grants it only while the budget lasts,
-//     and from then on waits for the child without a deadline (committing
-//     is renaming a few files). A child that is refused, or whose parent is
-//     gone, writes nothing more.
+//     and from then on waits for the child without a deadline or a kill,
+//     signals included (committing is renaming a few files for
+//     accel-compile, writing the output it holds for accel-opt, which can
+//     block on a full pipe as without a budget). A child that is refused,
+//     or whose parent is gone, writes nothing more.
+//   - a child that ends without leave to commit, however it ends (an error,
+//     `LLVM ERROR`, a signal), has what it reported removed too.
 //
 // The child runs in a process group of its own, so killing the group also
 // ends the programs it runs (clang, ld.lld, ptxas). The parent passes
 // SIGINT, SIGTERM and SIGHUP on the same way: the child's group is killed,
-// its folders are removed, and the tool exits 128 + the signal. A parent
+// its folders are removed, and the tool exits 128 + the signal; a signal
+// the tool was started with ignored (`nohup`) stays ignored. A parent
 // killed with SIGKILL takes the child with it (PR_SET_PDEATHSIG); what the
-// child staged then stays, as after any SIGKILL.
+// child staged then stays, as after any SIGKILL. The child ignores
+// SIGTTOU, so that writing to the terminal from the background does not
+// stop it; it must not read the terminal (read the input before forking).
 //
 // Fork before anything starts a thread (an MLIRContext has a thread pool):
 // only the forking thread lives on in the child.
@@ -77,12 +84,18 @@ std::optional<int> runWithCompileBudget(const CompileBudget &budget,
 bool hasCompileBudget();
 
 /// In a supervised child: `path` is removed (with everything in it) if the
-/// child is killed or dies before it has leave to commit. A staging folder.
+/// child is killed or ends before it has leave to commit. A staging folder;
+/// report it before making it, so that no moment is left when it exists
+/// unreported.
 void removeIfStopped(llvm::StringRef path);
 
 /// In a supervised child: `path` is removed if the child is stopped, but
 /// only when it is empty then. An output folder the child created.
 void removeIfStoppedAndEmpty(llvm::StringRef path);
+
+/// In a supervised child: withdraws an earlier removeIfStopped(path), for
+/// a path reported before it was made that turned out to be taken.
+void keepIfStopped(llvm::StringRef path);
 
 /// In a supervised child: asks for leave to move the output into place and
 /// waits for the answer; false when the budget has run out (the parent is

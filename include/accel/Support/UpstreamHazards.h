@@ -61,7 +61,8 @@ struct TextHazard {
 /// dialect), and `{permutation = array<i64: 1, 0>}` in a generic form is
 /// not checked. A list passes when it is `[`, then integers (an optional
 /// `-`, at most 18 decimal digits) separated by commas, then `]`, with
-/// blanks and `//` comments between tokens as MLIR's lexer skips them.
+/// blanks and `//` comments between tokens as MLIR's lexer skips them (see
+/// UpstreamHazards.cpp for how the lexer follows MLIR's).
 /// Anything else is refused, including hexadecimal or huge numbers that the
 /// parser might take: refusing an odd but valid list is an error message,
 /// missing a malformed one is a crash.
@@ -79,8 +80,9 @@ std::optional<std::string> findVerifierHazard(Operation *op);
 /// prints "<buffer name>:LINE:COL: error: ..." to `os`, with the source line
 /// and a caret, and fails. The parser hazard is found by
 /// findMalformedLinalgList. The verifier hazard needs the IR: when the text
-/// names `expand_shape` or `collapse_shape` (a op name always appears in the
-/// text, custom or generic), it is parsed once more without verifying, into
+/// names `expand_shape` or `collapse_shape` or has a backslash (an op name
+/// appears in the text, but a generic one is a string that may spell it
+/// with escapes), it is parsed once more without verifying, into
 /// a scratch context with `registry`'s dialects (unregistered ones allowed
 /// when the tool allows them), each part of a `splitMarker` split on its
 /// own as the tool parses it, and every op is given to findVerifierHazard;

@@ -158,3 +158,26 @@ func.func @collapse(%a: memref<3x2x16xf32>) -> memref<6x16xf32> {
   %o = memref.collapse_shape %a [[0, 1], []] : memref<3x2x16xf32> into memref<6x16xf32>
   return %o : memref<6x16xf32>
 }
+
+// -----
+
+// A generic op's name is a string, and a string may spell a letter as an
+// escape: the scratch parse runs on any text with a backslash too.
+func.func @expand_escaped(%a: tensor<6x16xf32>) -> tensor<3x2x16xf32> {
+  // CHECK: upstream-hazards.mlir:[[@LINE+1]]:8: error: 'tensor.expand_shape' op reassociation group 1 is empty
+  %o = "tensor.expand\5Fshape"(%a) <{reassociation = [[0, 1], []], static_output_shape = array<i64: 3, 2, 16>}> : (tensor<6x16xf32>) -> tensor<3x2x16xf32>
+  return %o : tensor<3x2x16xf32>
+}
+
+// -----
+
+// A `//` in a dialect attribute's body (found by a review; upstream
+// mlir-opt crashes on this part) is no comment to MLIR's scan for the
+// body's end, which the outer parser goes on after: the list after it is
+// checked.
+func.func @comment_in_body(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  // CHECK: upstream-hazards.mlir:[[@LINE+1]]:129: error: malformed `permutation` list: {{.*}} found 'x'
+  %t = linalg.transpose {x = #linalg.iterator_type<// >} ins(%a : tensor<2x3xf32>) outs(%b : tensor<3x2xf32>) permutation = [1, x]
+parallel>
+  return %t : tensor<3x2xf32>
+}
