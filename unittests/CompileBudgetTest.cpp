@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <unistd.h>
@@ -49,6 +50,16 @@ CompileBudget seconds(double s) {
   return budget;
 }
 
+uint64_t residentBytesOfThisProcess() {
+  unsigned long long size = 0, resident = 0;
+  if (FILE *f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%llu %llu", &size, &resident) != 2)
+      resident = 0;
+    std::fclose(f);
+  }
+  return uint64_t(resident) * uint64_t(::sysconf(_SC_PAGESIZE));
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        start)
@@ -70,7 +81,7 @@ TEST(CompileBudget, ASlowChildIsStoppedAndItsFoldersRemoved) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   auto start = std::chrono::steady_clock::now();
-  std::optional<int> code = runWithCompileBudget(seconds(0.3), "tool", os);
+  std::optional<int> code = runWithCompileBudget(seconds(1.5), "tool", os);
   if (!code) {
     removeIfStopped(dir + "/staging");
     removeIfStoppedAndEmpty(dir);
@@ -80,7 +91,7 @@ TEST(CompileBudget, ASlowChildIsStoppedAndItsFoldersRemoved) {
   EXPECT_EQ(*code, 1);
   EXPECT_LT(secondsSince(start), 10.0);
   EXPECT_NE(errors.find("tool: error: the compilation took longer than "
-                        "--budget=0.3 and was stopped; nothing was written"),
+                        "--budget=1.5 and was stopped; nothing was written"),
             std::string::npos)
       << errors;
   // The staging folder, with what is in it, and the then empty folder.
@@ -91,7 +102,7 @@ TEST(CompileBudget, AFolderThatIsNotEmptyStays) {
   std::string dir = makeFolder();
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  std::optional<int> code = runWithCompileBudget(seconds(0.3), "tool", os);
+  std::optional<int> code = runWithCompileBudget(seconds(1.5), "tool", os);
   if (!code) {
     // Only the empty-folder rule for `dir`, which holds `staging`.
     removeIfStoppedAndEmpty(dir);
@@ -107,13 +118,13 @@ TEST(CompileBudget, ACommitGrantedInTimeIsNotCutShort) {
   std::string dir = makeFolder();
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  std::optional<int> code = runWithCompileBudget(seconds(0.5), "tool", os);
+  std::optional<int> code = runWithCompileBudget(seconds(1.5), "tool", os);
   if (!code) {
     removeIfStopped(dir + "/staging");
     if (!hasCompileBudget() || !mayCommit())
       ::_exit(3);
     // Committing past the deadline: the parent waits.
-    ::sleep(2);
+    ::sleep(3);
     ::_exit(7);
   }
   EXPECT_EQ(*code, 7); // the child's own code
@@ -174,7 +185,7 @@ TEST(CompileBudget, PathsWithNewlinesAndWithdrawnPaths) {
   ASSERT_FALSE(llvm::sys::fs::create_directory(dir + "/kept"));
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  std::optional<int> code = runWithCompileBudget(seconds(0.3), "tool", os);
+  std::optional<int> code = runWithCompileBudget(seconds(1.5), "tool", os);
   if (!code) {
     removeIfStopped(dir + "/a\nb");
     removeIfStopped(dir + "/kept");
@@ -229,14 +240,21 @@ TEST(CompileBudget, ASignalToTheParentStopsTheChild) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   auto start = std::chrono::steady_clock::now();
+  // Until the parent's handler is in place, a SIGTERM must not end this
+  // test process: ignored meanwhile (the handler goes in all the same, as
+  // SIGTERM was not ignored when the process started), and sent until the
+  // parent stops the child.
+  std::signal(SIGTERM, SIG_IGN);
   std::optional<int> code = runWithCompileBudget(seconds(30), "tool", os);
   if (!code) {
     removeIfStopped(dir + "/staging");
-    ::usleep(200 * 1000); // the parent's handlers are in place by then
-    ::kill(::getppid(), SIGTERM);
-    ::sleep(30);
+    for (int i = 0; i < 600; ++i) {
+      ::kill(::getppid(), SIGTERM);
+      ::usleep(50 * 1000);
+    }
     ::_exit(0);
   }
+  std::signal(SIGTERM, SIG_DFL);
   EXPECT_EQ(*code, 128 + SIGTERM);
   EXPECT_LT(secondsSince(start), 10.0);
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/staging"));
@@ -248,14 +266,16 @@ TEST(CompileBudget, AChildThatGrowsPastTheMemoryLimitIsStopped) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   CompileBudget budget;
-  budget.residentBytes = 64 << 20;
+  // What the forked child starts with (the test process's pages), and
+  // 128 MiB more.
+  budget.residentBytes = residentBytesOfThisProcess() + (uint64_t(128) << 20);
   budget.residentBytesOption = "--memory";
   auto start = std::chrono::steady_clock::now();
   std::optional<int> code = runWithCompileBudget(budget, "tool", os);
   if (!code) {
     removeIfStopped(dir + "/staging");
-    // 256 MiB, touched page by page, then held.
-    size_t bytes = size_t(256) << 20;
+    // 512 MiB, touched page by page, then held.
+    size_t bytes = size_t(512) << 20;
     volatile char *block = static_cast<char *>(std::malloc(bytes));
     for (size_t i = 0; block && i < bytes; i += 4096)
       block[i] = 1;
@@ -265,7 +285,9 @@ TEST(CompileBudget, AChildThatGrowsPastTheMemoryLimitIsStopped) {
   EXPECT_EQ(*code, 1);
   EXPECT_LT(secondsSince(start), 10.0);
   EXPECT_NE(errors.find("tool: error: the compilation used more than "
-                        "--memory=67108864 bytes of memory ("),
+                        "--memory=" +
+                        std::to_string(budget.residentBytes) +
+                        " bytes of memory ("),
             std::string::npos)
       << errors;
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/staging"));

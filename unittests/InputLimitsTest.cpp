@@ -78,6 +78,11 @@ TEST(NestingTest, CommentsEndAtACarriageReturnAndNotInADialectBody) {
   EXPECT_EQ(depthOf("!x.y<//> [[ ]]"), 2u);
   // Without a body right after the name, `//` is a comment again.
   EXPECT_EQ(depthOf("#x.y // <[[[\n"), 0u);
+  // In a body, `<=` is a bracket and `=`; names take `-`; a name that
+  // starts with a digit is digits only (then no body follows it).
+  EXPECT_EQ(depthOf("{a = #x<a<=b>//>, b = [[[ ]]]}"), 4u);
+  EXPECT_EQ(depthOf("{a = #x.y-z<//>, b = [[[ ]]]}"), 4u);
+  EXPECT_EQ(depthOf("!0x<// ((((\n"), 1u);
 }
 
 TEST(NestingTest, ArrowsAndComparisonsAreNoBrackets) {

@@ -117,6 +117,11 @@ TEST(MalformedLinalgList, LexingAsMLIRDoes) {
   EXPECT_EQ(hazardAt("!t-dimensions = tensor<2xf32>"), -1);
   // A symbol name has no `-`: `@a-permutation` is `@a`, `-`, a keyword.
   EXPECT_EQ(hazardAt("@a-permutation = x"), 17);
+  // A name that starts with a digit is digits only: `!0linalg.transpose<`
+  // is the alias `!0` and an op name, not a type with a body to skip.
+  EXPECT_EQ(hazardAt("!0 = i32\n%c = arith.constant 0 : "
+                     "!0linalg.transpose<{ // <{\n}> permutation = [x]"),
+            78);
 }
 
 TEST(MalformedLinalgList, TheMessageNamesKeywordAndToken) {

@@ -116,8 +116,10 @@ struct Cleanup {
     // innermost first (they were reported outermost first).
     for (auto it = trees.rbegin(); it != trees.rend(); ++it)
       (void)llvm::sys::fs::remove_directories(*it);
+    // rmdir: an empty folder goes, nothing else (not a file or a link
+    // that took the name meanwhile, not a folder with something in it).
     for (auto it = emptyFolders.rbegin(); it != emptyFolders.rend(); ++it)
-      (void)llvm::sys::fs::remove(*it); // fails, harmlessly, if not empty
+      (void)::rmdir(it->c_str());
   }
 };
 

@@ -217,7 +217,9 @@ std::optional<NestingViolation> NestingScanner::scan(StringRef splitMarker) {
       ++i;
       break;
     case '<':
-      if (peek(i + 1) == '=') { // `<=` of an affine constraint
+      // (In a dialect symbol's body every `<` and `>` is a bracket to
+      // MLIR's scan for its end.)
+      if (peek(i + 1) == '=' && bodies == 0) { // `<=` of an affine constraint
         endExpression();
         i += 2;
         break;
@@ -227,7 +229,7 @@ std::optional<NestingViolation> NestingScanner::scan(StringRef splitMarker) {
       ++i;
       break;
     case '>':
-      if (peek(i + 1) == '=') { // `>=`
+      if (peek(i + 1) == '=' && bodies == 0) { // `>=`
         endExpression();
         i += 2;
         break;
@@ -270,7 +272,14 @@ std::optional<NestingViolation> NestingScanner::scan(StringRef splitMarker) {
     case '!':
     case '@': {
       size_t start = i;
-      for (++i; i < n && isIdChar(text[i]); ++i)
+      // As MLIR lexes them: `#` and `!` names take `-`, and are digits
+      // only when they start with one (`!0linalg.x<` is `!0`, then a bare
+      // identifier: no body).
+      bool digits = c != '@' && llvm::isDigit(peek(i + 1));
+      for (++i; i < n && (digits ? llvm::isDigit(text[i])
+                                 : isIdChar(text[i]) ||
+                                       (c != '@' && text[i] == '-'));
+           ++i)
         ;
       StringRef name = text.slice(start, i);
       // A body right after the name (`#linalg.iterator_type<parallel>`,

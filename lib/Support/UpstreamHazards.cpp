@@ -84,10 +84,16 @@ public:
     case '!':
     case '@':
       // Value, block, attribute and type names may contain `-` (MLIR's
-      // suffix-id); symbol names may not.
-      while (++pos < text.size() &&
-             (isIdChar(text[pos]) || (c != '@' && text[pos] == '-')))
-        ;
+      // suffix-id), and are digits only when they start with one (`!0`,
+      // then whatever follows is a token of its own); symbol names are
+      // bare identifiers.
+      if (c != '@' && pos + 1 < text.size() && llvm::isDigit(text[pos + 1]))
+        while (++pos < text.size() && llvm::isDigit(text[pos]))
+          ;
+      else
+        while (++pos < text.size() &&
+               (isIdChar(text[pos]) || (c != '@' && text[pos] == '-')))
+          ;
       // A dialect attribute or type with a body right after its name
       // (`#linalg.iterator_type<parallel>`): MLIR finds the body's end by
       // its brackets and strings alone, without comments, and the outer

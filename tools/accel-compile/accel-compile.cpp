@@ -79,6 +79,7 @@
 #include "llvm/TargetParser/Host.h"
 #include <csignal>
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -214,20 +215,33 @@ bool isSafeName(llvm::StringRef name) {
   return name.size() <= 200 && accel::isPlainFileName(name);
 }
 
+/// Whether nothing at all is at `path`: not even a dangling symbolic link
+/// (fs::exists follows links, and a run that thought it made `path` would
+/// remove the link).
+bool isMissing(llvm::StringRef path) {
+  llvm::sys::fs::file_status st;
+  return bool(llvm::sys::fs::status(path, st, /*Follow=*/false));
+}
+
+/// Removes `path` if it is an empty folder, and nothing else.
+void removeEmptyFolder(llvm::StringRef path) {
+  (void)::rmdir(path.str().c_str());
+}
+
 /// Files produced by one run, written to a staging folder and moved into the
 /// output folder only once everything succeeded.
 class Staging {
 public:
   llvm::Error open(llvm::StringRef dir) {
     finalDir = dir.str();
-    createdDir = !llvm::sys::fs::exists(dir);
+    createdDir = isMissing(dir);
     // Under a compile budget, what the parent removes if it has to stop
     // this process, reported before it exists: each folder
     // create_directories is about to make (outermost first; each goes only
     // when empty) and, below, the staging folder.
     if (createdDir) {
       llvm::SmallVector<std::string> missing;
-      for (llvm::StringRef p = dir; !p.empty() && !llvm::sys::fs::exists(p);
+      for (llvm::StringRef p = dir; !p.empty() && isMissing(p);
            p = llvm::sys::path::parent_path(p))
         missing.push_back(p.str());
       for (auto it = missing.rbegin(); it != missing.rend(); ++it)
@@ -326,9 +340,27 @@ public:
     // The hidden folder is this run's alone: whatever is left in it goes,
     // listed or not (a program's partial output after it failed).
     llvm::sys::fs::remove_directories(stagingDir);
-    // A folder this run created for a failed compilation goes too.
+    // A folder this run created for a failed compilation goes too (a
+    // folder only, and only when empty: rmdir).
     if (!committed && createdDir)
-      llvm::sys::fs::remove(finalDir);
+      removeEmptyFolder(finalDir);
+  }
+
+  /// Fails unless every artifact can be moved into the output folder: the
+  /// name there is free or a regular file (replaced). Checked before the
+  /// commit, which renames file by file and so must not fail halfway.
+  llvm::Error checkDestinations() const {
+    for (const std::string &name : names) {
+      llvm::SmallString<256> to(finalDir);
+      llvm::sys::path::append(to, name);
+      llvm::sys::fs::file_status st;
+      if (llvm::sys::fs::status(to, st, /*Follow=*/false))
+        continue; // free
+      if (st.type() != llvm::sys::fs::file_type::regular_file)
+        return error("cannot write '" + to +
+                     "': it exists and is not a regular file");
+    }
+    return llvm::Error::success();
   }
 
 private:
@@ -1071,6 +1103,8 @@ llvm::Error run(MLIRContext &context, std::unique_ptr<llvm::MemoryBuffer> file) 
       return e;
     if (llvm::Error e = checkOutputSize(staging.stagedBytes()))
       return e;
+    if (llvm::Error e = staging.checkDestinations())
+      return e;
     if (!accel::mayCommit())
       return error("the compilation ran out of --max-compile-seconds");
     return staging.commit();
@@ -1079,7 +1113,7 @@ llvm::Error run(MLIRContext &context, std::unique_ptr<llvm::MemoryBuffer> file) 
   if (!pipelineOptions.empty())
     return error("--options are one target's pipeline options: give one "
                  "--target with them");
-  bool createdDir = !llvm::sys::fs::exists(outputDir);
+  bool createdDir = isMissing(outputDir);
   // DIR itself is made by the first target's create_directories: reported
   // here, so that a stopped run removes it too when it is empty.
   if (createdDir)
@@ -1088,7 +1122,7 @@ llvm::Error run(MLIRContext &context, std::unique_ptr<llvm::MemoryBuffer> file) 
   auto fail = [&](llvm::Error e) {
     stagings.clear(); // removes what each staged, and the folders it made
     if (createdDir)
-      llvm::sys::fs::remove(outputDir); // only when empty
+      removeEmptyFolder(outputDir);
     return e;
   };
   for (llvm::StringRef t : targets) {
@@ -1107,6 +1141,9 @@ llvm::Error run(MLIRContext &context, std::unique_ptr<llvm::MemoryBuffer> file) 
     total += staging->stagedBytes();
   if (llvm::Error e = checkOutputSize(total))
     return fail(std::move(e));
+  for (std::unique_ptr<Staging> &staging : stagings)
+    if (llvm::Error e = staging->checkDestinations())
+      return fail(std::move(e));
   if (!accel::mayCommit())
     return fail(error("the compilation ran out of --max-compile-seconds"));
   for (std::unique_ptr<Staging> &staging : stagings)
