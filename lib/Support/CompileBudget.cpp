@@ -320,6 +320,11 @@ bool makePipe(int fds[2], bool nonBlocking = false) {
 std::optional<int>
 mlir::accel::runWithCompileBudget(const CompileBudget &budget, StringRef tool,
                                   llvm::raw_ostream &errs) {
+  if (budget.seconds < 0) {
+    llvm::WithColor::error(errs, tool)
+        << budget.secondsOption << " must be 0 (no limit) or more\n";
+    return 1;
+  }
   if (!(budget.seconds > 0) && budget.residentBytes == 0)
     return std::nullopt;
   // Every pipe is closed on exec: a program the child runs must not hold

@@ -21,6 +21,7 @@
 
 #include "accel/Support/UpstreamHazards.h"
 #include "accel/Support/InputLimits.h"
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -269,7 +270,7 @@ std::string describe(const Token &tok) {
 std::optional<TextHazard>
 mlir::accel::findMalformedLinalgList(StringRef text) {
   Lexer lexer(text);
-  // The two tokens before the current one.
+  // The token before the current one (none at the start).
   Token before{Token::Eof, StringRef(), 0};
   Token current = lexer.next();
   while (current.kind != Token::Eof) {
@@ -393,9 +394,8 @@ LogicalResult mlir::accel::checkUpstreamHazards(llvm::MemoryBufferRef buffer,
                                                 llvm::raw_ostream &os,
                                                 bool allowUnregisteredDialects,
                                                 StringRef splitMarker) {
-  if (buffer.getBuffer().starts_with("ML\xef"
-                                     "R"))
-    return success(); // bytecode: checkBytecodeNesting looks at its ops
+  if (isBytecode(buffer))
+    return success(); // checkBytecodeNesting looks at the ops it holds
   // Each part of a split on its own, as the tool parses it; a view, not a
   // copy (MLIR's lexer takes a part that is not NUL-terminated, as its own
   // split does).

@@ -1024,13 +1024,25 @@ llvm::Error compileCpu(ModuleOp module, Staging &staging) {
   return staging.add(m + ".json", json);
 }
 
-/// The artifacts of a run, `bytes` in all, against --max-output-bytes.
-llvm::Error checkOutputSize(uint64_t bytes) {
-  if (maxOutputBytes == 0 || bytes <= maxOutputBytes)
-    return llvm::Error::success();
-  return error("the artifacts take " + llvm::Twine(bytes) +
-               " bytes, more than --max-output-bytes=" +
-               llvm::Twine(uint64_t(maxOutputBytes)) + "; nothing was written");
+/// What is checked before anything is moved into place, for all of a run's
+/// stagings: the artifacts' bytes in all against --max-output-bytes, that
+/// every destination can take its file (so no rename fails halfway), and,
+/// under a compile budget, leave to commit.
+llvm::Error prepareCommit(llvm::ArrayRef<const Staging *> stagings) {
+  uint64_t bytes = 0;
+  for (const Staging *staging : stagings)
+    bytes += staging->stagedBytes();
+  if (maxOutputBytes != 0 && bytes > maxOutputBytes)
+    return error("the artifacts take " + llvm::Twine(bytes) +
+                 " bytes, more than --max-output-bytes=" +
+                 llvm::Twine(uint64_t(maxOutputBytes)) +
+                 "; nothing was written");
+  for (const Staging *staging : stagings)
+    if (llvm::Error e = staging->checkDestinations())
+      return e;
+  if (!accel::mayCommit())
+    return error("the compilation ran out of --max-compile-seconds");
+  return llvm::Error::success();
 }
 
 /// Caps every file this process and the programs it runs write at
@@ -1101,12 +1113,8 @@ llvm::Error run(MLIRContext &context, std::unique_ptr<llvm::MemoryBuffer> file) 
       return e;
     if (llvm::Error e = compileFor(targets.front(), *module, staging))
       return e;
-    if (llvm::Error e = checkOutputSize(staging.stagedBytes()))
+    if (llvm::Error e = prepareCommit({&staging}))
       return e;
-    if (llvm::Error e = staging.checkDestinations())
-      return e;
-    if (!accel::mayCommit())
-      return error("the compilation ran out of --max-compile-seconds");
     return staging.commit();
   }
   // Several targets: one folder each, DIR/<target>, all written or none.
@@ -1136,16 +1144,11 @@ llvm::Error run(MLIRContext &context, std::unique_ptr<llvm::MemoryBuffer> file) 
     if (llvm::Error e = compileFor(t, *copy, *stagings.back()))
       return fail(error(t + ": " + llvm::toString(std::move(e))));
   }
-  uint64_t total = 0;
+  llvm::SmallVector<const Staging *> all;
   for (std::unique_ptr<Staging> &staging : stagings)
-    total += staging->stagedBytes();
-  if (llvm::Error e = checkOutputSize(total))
+    all.push_back(staging.get());
+  if (llvm::Error e = prepareCommit(all))
     return fail(std::move(e));
-  for (std::unique_ptr<Staging> &staging : stagings)
-    if (llvm::Error e = staging->checkDestinations())
-      return fail(std::move(e));
-  if (!accel::mayCommit())
-    return fail(error("the compilation ran out of --max-compile-seconds"));
   for (std::unique_ptr<Staging> &staging : stagings)
     if (llvm::Error e = staging->commit())
       return fail(std::move(e));
@@ -1173,11 +1176,6 @@ int main(int argc, char **argv) {
   // Under a budget the rest runs in a child process; this one waits
   // and exits with its code. Before the MLIRContext: its threads would not
   // survive the fork.
-  if (maxCompileSeconds < 0) {
-    llvm::WithColor::error(llvm::errs(), kTool)
-        << "--max-compile-seconds must be 0 (no limit) or more\n";
-    return 1;
-  }
   accel::CompileBudget budget;
   budget.seconds = maxCompileSeconds;
   budget.residentBytes = maxCompileMemory;

@@ -194,11 +194,6 @@ int main(int argc, char **argv) {
   // Under a budget the rest runs in a child process (after the input
   // is read: a child in a process group of its own must not read a
   // terminal); this one waits and exits with its code.
-  if (maxCompileSeconds < 0) {
-    llvm::WithColor::error(llvm::errs(), "accel-opt")
-        << "--max-compile-seconds must be 0 (no limit) or more\n";
-    return EXIT_FAILURE;
-  }
   mlir::accel::CompileBudget budget;
   budget.seconds = maxCompileSeconds;
   budget.residentBytes = maxCompileMemory;

@@ -73,7 +73,8 @@ struct CompileBudget {
 /// limit was reached before the child asked to commit (the child's group
 /// killed, its folders removed); 128 + N when the child died of signal N
 /// (reported the same way) or the parent got signal N. In the child,
-/// returns nullopt and the tool goes on. Without a limit it does not fork
+/// returns nullopt and the tool goes on. A negative time is an error (1).
+/// Without a limit it does not fork
 /// and returns nullopt: the calls below are then no-ops, and commits are
 /// always granted.
 std::optional<int> runWithCompileBudget(const CompileBudget &budget,
