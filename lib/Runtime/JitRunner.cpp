@@ -10,8 +10,11 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
+#include <cstdint>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -31,6 +34,20 @@ bool accel::hostKernelsFlushBf16Subnormals(
   if (!options.vectorize || options.bf16Subnormals != "flush")
     return false;
   return hasCpuFeature(hostCompileFeatures(options), "avx512bf16");
+}
+
+/// f32 -> bf16 rounded to nearest even, NaN kept quiet with its sign: the
+/// compiler-rt builtin LLVM calls for `fptrunc float to bfloat` on hosts
+/// without AVX512-BF16 (AOT libraries link compiler-rt; the JIT gets this).
+static __bf16 truncSfBf2(float value) {
+  uint32_t u;
+  std::memcpy(&u, &value, sizeof(u));
+  uint16_t h;
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    h = uint16_t((u >> 16) | 0x40u);
+  else
+    h = uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  return __builtin_bit_cast(__bf16, h);
 }
 
 llvm::Expected<std::unique_ptr<ExecutionEngine>>
@@ -56,7 +73,17 @@ accel::compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options) {
   if (options.threads > 1)
     libs.push_back("/usr/lib/llvm-22/lib/libomp.so");
   engineOptions.sharedLibPaths = libs;
-  return ExecutionEngine::create(*lowered, engineOptions);
+  auto engine = ExecutionEngine::create(*lowered, engineOptions);
+  if (!engine)
+    return engine.takeError();
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&truncSfBf2),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  return engine;
 }
 
 void PackedCall::addMemref(void *data, ArrayRef<int64_t> shape) {
