@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Target/Catalogue.h"
 #include "mlir/IR/Builders.h"
@@ -60,6 +61,36 @@ TEST_F(TargetCatalogueTest, CoversTheSeedHardware) {
         "b200", "mi250x", "mi300x", "rx7900xtx", "tpu-v5p", "gaudi3", "wse-3",
         "groq-lpu", "apple-m2-ultra", "systolic-16x16"})
     EXPECT_TRUE(findTargetSpec(name)) << name;
+}
+
+// The GPU lowering takes its chips' figures from the catalogue: every chip
+// it knows has an entry of its vendor, and the sizes the kernels were tuned
+// with are the catalogue's.
+TEST_F(TargetCatalogueTest, EveryGpuChipHasItsFigures) {
+  for (llvm::StringRef chip : getKnownGpuChips()) {
+    const TargetSpec *spec = findTargetSpecForChip(chip);
+    ASSERT_TRUE(spec) << chip.str();
+    EXPECT_EQ(spec->kind, chip.starts_with("gfx") ? TargetKind::AMDGPU
+                                                  : TargetKind::NVPTX)
+        << chip.str();
+    std::unique_ptr<GpuTargetInfo> info = createGpuTargetInfo(chip);
+    ASSERT_TRUE(info) << chip.str();
+    EXPECT_EQ(info->getNumMultiprocessors(), spec->computeUnits);
+  }
+  EXPECT_STREQ(findTargetSpecForChip("sm_90")->name, "h100");
+  EXPECT_EQ(findTargetSpecForChip("sm_70"), nullptr);
+  EXPECT_EQ(createGpuTargetInfo("sm_70"), nullptr);
+  // One GCD of an MI250X is the device a process sees.
+  EXPECT_EQ(createGpuTargetInfo("gfx90a")->getNumMultiprocessors(), 110);
+  // A block gets the SM's shared memory less the 1 KiB CUDA reserves.
+  EXPECT_EQ(createGpuTargetInfo("sm_80")->getMaxSharedMemoryPerBlock(),
+            163 * 1024);
+  EXPECT_EQ(createGpuTargetInfo("sm_89")->getMaxSharedMemoryPerBlock(),
+            99 * 1024);
+  EXPECT_EQ(createGpuTargetInfo("sm_90a")->getMaxSharedMemoryPerBlock(),
+            227 * 1024);
+  EXPECT_EQ(createGpuTargetInfo("gfx942")->getMaxSharedMemoryPerBlock(),
+            64 * 1024);
 }
 
 TEST_F(TargetCatalogueTest, UnknownNameGivesNull) {

@@ -149,32 +149,42 @@ void accel::buildAccelSystolicPipeline(
   pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createAccelFuseAttentionPass());
   pm.addPass(createCanonicalizerPass());
-  accel::ConvertAccelToSystolicPassOptions o;
-  o.rows = options.rows;
-  o.cols = options.cols;
-  o.spadKib = options.spadKib;
-  o.accKib = options.accKib;
-  o.spadBanks = options.spadBanks;
-  o.accBanks = options.accBanks;
-  o.dramBytesPerCycle = options.dramBytesPerCycle;
-  o.dramLatency = options.dramLatency;
-  o.vectorLanes = options.vectorLanes;
-  o.dataflow = options.dataflow;
-  o.tileM = options.tileM;
-  o.tileN = options.tileN;
-  o.tileK = options.tileK;
-  o.attentionTileQ = options.attentionTileQ;
-  o.attentionTileKV = options.attentionTileKV;
-  pm.addPass(accel::createConvertAccelToSystolicPass(o));
+  // Both passes take the machine and the choice options (the conversion
+  // uses the latter only for ops the configuration stage left without a
+  // config: none it can schedule).
+  auto fill = [&](auto &o) {
+    o.rows = options.rows;
+    o.cols = options.cols;
+    o.spadKib = options.spadKib;
+    o.accKib = options.accKib;
+    o.spadBanks = options.spadBanks;
+    o.accBanks = options.accBanks;
+    o.dramBytesPerCycle = options.dramBytesPerCycle;
+    o.dramLatency = options.dramLatency;
+    o.vectorLanes = options.vectorLanes;
+    o.dataflow = options.dataflow;
+    o.tileM = options.tileM;
+    o.tileN = options.tileN;
+    o.tileK = options.tileK;
+    o.attentionTileQ = options.attentionTileQ;
+    o.attentionTileKV = options.attentionTileKV;
+    return o;
+  };
+  accel::AccelSystolicConfigurePassOptions configure;
+  pm.addPass(accel::createAccelSystolicConfigurePass(fill(configure)));
+  accel::ConvertAccelToSystolicPassOptions convert;
+  pm.addPass(accel::createConvertAccelToSystolicPass(fill(convert)));
 }
 
-/// accel-raise, then convert-accel-to-gpu with the options both GPU
-/// pipelines share; `stages` only NVIDIA's has (0: chosen).
+/// accel-raise, the configuration stage with the options both GPU
+/// pipelines share (`stages` only NVIDIA's has; 0: chosen), then
+/// convert-accel-to-gpu.
 template <typename Options>
 static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
                                int64_t stages) {
   pm.addPass(accel::createAccelRaisePass());
-  accel::ConvertAccelToGPUPassOptions o;
+  // The configuration stage makes every choice; the conversion reads it.
+  accel::AccelGpuConfigurePassOptions o;
   o.chip = options.chip;
   o.mma = options.mma;
   o.tileM = options.tileM;
@@ -182,7 +192,10 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
   o.tileK = options.tileK;
   o.warps = options.warps;
   o.stages = stages;
-  pm.addPass(accel::createConvertAccelToGPUPass(o));
+  pm.addPass(accel::createAccelGpuConfigurePass(o));
+  accel::ConvertAccelToGPUPassOptions convert;
+  convert.chip = options.chip;
+  pm.addPass(accel::createConvertAccelToGPUPass(convert));
 }
 
 void accel::buildAccelToGpuKernelsPipeline(

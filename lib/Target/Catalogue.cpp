@@ -20,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include <string>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -62,6 +63,22 @@ static const TargetSpec kCatalogue[] = {
    19.5, 156.0, 312.0, 312.0, 0.0, 624.0,
    80.0, 2039.0, 164, 40960, 0, {16, 8, 16}, 32,
    "NVIDIA A100 SXM4 80GB (Ampere)"},
+  // The GPUs of sm_86 and sm_89: an Ampere data-centre part with sm_80's
+  // mma.sync and 100 KiB of shared memory per SM, and an Ada part with
+  // fp8 mma.sync. Ada's tensor peaks with f32 accumulation (the kernels'
+  // accumulator) are half the f16-accumulation ones.
+  {"a40", TargetKind::NVPTX, "sm_86",
+   "mma.sync,cp.async,bf16,tf32,int8",
+   84, 1.74,
+   37.4, 74.8, 149.7, 149.7, 0.0, 299.3,
+   48.0, 696.0, 100, 6144, 0, {16, 8, 16}, 32,
+   "NVIDIA A40 (Ampere GA102), 48 GB GDDR6"},
+  {"rtx4090", TargetKind::NVPTX, "sm_89",
+   "mma.sync,cp.async,bf16,tf32,fp8,int8",
+   128, 2.52,
+   82.6, 82.6, 165.2, 165.2, 330.3, 660.6,
+   24.0, 1008.0, 100, 73728, 0, {16, 8, 16}, 32,
+   "NVIDIA GeForce RTX 4090 (Ada AD102), 24 GB GDDR6X"},
   {"h100", TargetKind::NVPTX, "sm_90a",
    "mma.sync,cp.async,wgmma,tma,bf16,tf32,fp8,int8",
    132, 1.83,
@@ -82,12 +99,14 @@ static const TargetSpec kCatalogue[] = {
    75.0, 1100.0, 2250.0, 2250.0, 4500.0, 4500.0,
    180.0, 7700.0, 228, 129536, 0, {128, 256, 16}, 32,
    "NVIDIA B200 (Blackwell), one GPU of an HGX B200"},
+  // One GCD: the device a process sees (the package holds two, 220 CUs and
+  // 128 GB in all); the package's figures halved.
   {"mi250x", TargetKind::AMDGPU, "gfx90a",
    "mfma,bf16,int8",
-   220, 1.7,
-   95.7, 0.0, 383.0, 383.0, 0.0, 383.0,
-   128.0, 3276.8, 64, 16384, 0, {32, 32, 8}, 64,
-   "AMD Instinct MI250X (CDNA 2), both dies"},
+   110, 1.7,
+   47.85, 0.0, 191.5, 191.5, 0.0, 191.5,
+   64.0, 1638.4, 64, 8192, 0, {32, 32, 8}, 64,
+   "AMD Instinct MI250X (CDNA 2), one GCD (one of the package's two dies)"},
   {"mi300x", TargetKind::AMDGPU, "gfx942",
    "mfma,bf16,fp8-fnuz,int8,xf32",
    304, 2.1,
@@ -189,6 +208,21 @@ mlir::accel::getTargetAttr(MLIRContext *ctx, const TargetSpec &spec,
       f64(spec.peakI8), f64(spec.memoryGib), f64(spec.memoryGbps),
       spec.localMemoryKib, spec.l2Kib, spec.llcKib,
       ArrayRef<int64_t>(spec.matrixUnit), spec.warpSize);
+}
+
+const TargetSpec *mlir::accel::findTargetSpecForChip(StringRef chip) {
+  if (chip.empty())
+    return nullptr;
+  for (const TargetSpec &spec : kCatalogue)
+    if (chip == spec.chip)
+      return &spec;
+  // A portable chip is its arch-specific sibling's silicon (sm_90 of the
+  // sm_90a parts): the figures are the same.
+  std::string specific = (chip + "a").str();
+  for (const TargetSpec &spec : kCatalogue)
+    if (specific == spec.chip)
+      return &spec;
+  return nullptr;
 }
 
 TargetAttr mlir::accel::lookupTarget(MLIRContext *ctx, StringRef name) {

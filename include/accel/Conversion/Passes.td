@@ -101,6 +101,66 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+// The machine and the choices of the systolic configuration stage and
+// conversion (one list: both passes take the same options).
+defvar SystolicOptions = [
+    Option<"rows", "rows", "int64_t", "16", "Processing-element rows (R)">,
+    Option<"cols", "cols", "int64_t", "16",
+           "Processing-element columns (C)">,
+    Option<"spadKib", "spad-kib", "int64_t", "256",
+           "Scratchpad size in KiB">,
+    Option<"accKib", "acc-kib", "int64_t", "64",
+           "Accumulator SRAM size in KiB">,
+    Option<"spadBanks", "spad-banks", "int64_t", "4",
+           "Scratchpad banks">,
+    Option<"accBanks", "acc-banks", "int64_t", "2",
+           "Accumulator banks">,
+    Option<"dramBytesPerCycle", "dram-bytes-per-cycle", "double", "16.0",
+           "DMA bandwidth between DRAM and the SRAMs (bytes per cycle)">,
+    Option<"dramLatency", "dram-latency", "int64_t", "100",
+           "Cycles from a DMA request to its first data">,
+    Option<"vectorLanes", "vector-lanes", "int64_t", "16",
+           "f32 lanes of the vector unit">,
+    Option<"dataflow", "dataflow", "std::string", "\"auto\"",
+           "Matmul dataflow: auto, ws, os or is">,
+    Option<"tileM", "tile-m", "int64_t", "0",
+           "Rows of A per block (0: the cost model's choice)">,
+    Option<"tileN", "tile-n", "int64_t", "0",
+           "Columns of B per block, a multiple of the array's columns "
+           "(0: the cost model's choice)">,
+    Option<"tileK", "tile-k", "int64_t", "0",
+           "Depth per block, a multiple of the array's rows (0: the cost "
+           "model's choice)">,
+    Option<"attentionTileQ", "attention-tile-q", "int64_t", "0",
+           "Query rows per attention block (0: as many as fit)">,
+    Option<"attentionTileKV", "attention-tile-kv", "int64_t", "0",
+           "Keys per attention block, a multiple of min(rows, cols) (0: "
+           "as many as fit)">
+  ];
+
+def AccelSystolicConfigurePass
+    : Pass<"accel-systolic-configure", "::mlir::ModuleOp"> {
+  let summary = "Choose the dataflow and blocks of each matmul and attention "
+                "on the systolic array (#accel.lowering_config)";
+  let description = [{
+    The configuration stage of the systolic target (docs/configure.md).
+    Every `accel.matmul` and `accel.attention` that
+    `convert-accel-to-systolic` compiles gets an `accel.lowering_config`
+    with `kernel = "systolic"`: for a matmul the dataflow (`ws`, `os`,
+    `is`) and the block tile `[M, N, K]` the schedule model
+    (SystolicSchedule.cpp, docs/systolic.md) predicts fastest on the
+    machine the options describe; for attention the blocks `[query rows,
+    keys]` that fit the scratchpad and the accumulator. A matmul with an
+    empty C or K = 0 needs no schedule and gets none.
+
+    An op that already carries a config keeps it, completed and checked
+    against the machine; `dataflow` and the tile options override the model
+    for the ops without one. The conversion reads the configs and chooses
+    nothing itself. Deterministic.
+  }];
+  let options = SystolicOptions;
+}
+
 def ConvertAccelToSystolicPass
     : Pass<"convert-accel-to-systolic", "::mlir::ModuleOp"> {
   let summary = "Compile accel matmul and attention functions to systolic "
@@ -144,42 +204,61 @@ def ConvertAccelToSystolicPass
     accumulation); one input type per program. Boolean or constant masks,
     sequence lengths, sliding windows, f16/f8 and scaled matmuls are
     reported as errors.
+
+    The dataflow and the blocks of each op come from its
+    `accel.lowering_config` (`accel-systolic-configure`, which
+    `accel-systolic-pipeline` runs first); an op without one is configured
+    by the same stage with this pass's options, so running the conversion
+    alone is the configuration stage followed by the conversion.
+  }];
+  let options = SystolicOptions;
+  let dependentDialects = ["::mlir::systolic::SystolicDialect"];
+}
+
+def AccelGpuConfigurePass
+    : Pass<"accel-gpu-configure", "::mlir::ModuleOp"> {
+  let summary = "Choose how each matmul and attention becomes a GPU kernel "
+                "(#accel.lowering_config)";
+  let description = [{
+    The configuration stage of the GPU targets (docs/configure.md). Every
+    `accel.matmul` and `accel.attention` of a public function gets an
+    `accel.lowering_config` attribute: the kernel strategy (`mma.sync` or
+    `wgmma` on NVIDIA, `mfma` or `wmma` on AMD), the block tile, the warps,
+    the matrix instruction and the stages of the copy ring, chosen from the
+    chip (`GpuTargetInfo`) and the op's shapes and types.
+    `convert-accel-to-gpu` reads the attribute and chooses nothing itself.
+
+    An op that already carries a config (written by hand or by a tuner)
+    keeps it, completed with what it leaves out and checked against the chip
+    by the rules the conversion applies; the options below override the
+    model's choice for every op without one. The choice is deterministic: it
+    depends on the op, the chip and the options only.
+
+    Errors: an unknown chip, an `mma` the chip does not have, negative
+    sizes, and an op whose config does not fit the chip (the same located
+    errors `convert-accel-to-gpu` gives).
+
+    Example: `accel-opt --accel-gpu-configure="chip=sm_90a" in.mlir` prints
+    the module with the configs, without emitting a kernel.
   }];
   let options = [
-    Option<"rows", "rows", "int64_t", "16", "Processing-element rows (R)">,
-    Option<"cols", "cols", "int64_t", "16",
-           "Processing-element columns (C)">,
-    Option<"spadKib", "spad-kib", "int64_t", "256",
-           "Scratchpad size in KiB">,
-    Option<"accKib", "acc-kib", "int64_t", "64",
-           "Accumulator SRAM size in KiB">,
-    Option<"spadBanks", "spad-banks", "int64_t", "4",
-           "Scratchpad banks">,
-    Option<"accBanks", "acc-banks", "int64_t", "2",
-           "Accumulator banks">,
-    Option<"dramBytesPerCycle", "dram-bytes-per-cycle", "double", "16.0",
-           "DMA bandwidth between DRAM and the SRAMs (bytes per cycle)">,
-    Option<"dramLatency", "dram-latency", "int64_t", "100",
-           "Cycles from a DMA request to its first data">,
-    Option<"vectorLanes", "vector-lanes", "int64_t", "16",
-           "f32 lanes of the vector unit">,
-    Option<"dataflow", "dataflow", "std::string", "\"auto\"",
-           "Matmul dataflow: auto, ws, os or is">,
+    Option<"chip", "chip", "std::string", "\"sm_80\"",
+           "GPU chip: NVIDIA sm_80, sm_86, sm_89, sm_90 or sm_90a; AMD "
+           "gfx90a, gfx942 or gfx1100">,
+    Option<"mma", "mma", "std::string", "\"\"",
+           "Kernel strategy: mma.sync, wgmma, auto (NVIDIA), mfma, wmma (AMD); "
+           "empty: the chip's own (auto on NVIDIA)">,
     Option<"tileM", "tile-m", "int64_t", "0",
-           "Rows of A per block (0: the cost model's choice)">,
+           "Rows of C per block (0: chosen)">,
     Option<"tileN", "tile-n", "int64_t", "0",
-           "Columns of B per block, a multiple of the array's columns "
-           "(0: the cost model's choice)">,
+           "Columns of C per block (0: chosen)">,
     Option<"tileK", "tile-k", "int64_t", "0",
-           "Depth per block, a multiple of the array's rows (0: the cost "
-           "model's choice)">,
-    Option<"attentionTileQ", "attention-tile-q", "int64_t", "0",
-           "Query rows per attention block (0: as many as fit)">,
-    Option<"attentionTileKV", "attention-tile-kv", "int64_t", "0",
-           "Keys per attention block, a multiple of min(rows, cols) (0: "
-           "as many as fit)">
+           "Depth of a shared-memory slice (0: chosen)">,
+    Option<"warps", "warps", "int64_t", "0",
+           "Warps per block (0: chosen)">,
+    Option<"stages", "stages", "int64_t", "0",
+           "Buffers of the copy ring (0: chosen)">
   ];
-  let dependentDialects = ["::mlir::systolic::SystolicDialect"];
 }
 
 def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
@@ -187,6 +266,12 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
                 "cp.async, ldmatrix, mma.sync, wgmma on sm_90a; AMD: LDS, "
                 "MFMA, WMMA)";
   let description = [{
+    Every choice (kernel strategy, block tile, warps, stages) comes from the
+    op's `accel.lowering_config` (`accel-gpu-configure`, which the GPU
+    pipelines run first), checked against the chip; an op without one is
+    configured by the same stage with this pass's options, so running the
+    conversion alone is the configuration stage followed by the conversion.
+
     Replaces every public function whose body is `accel.matmul` ops on
     statically shaped tensors (plus `tensor.empty` and constants) with a
     `gpu.module @<func>_kernels` holding one kernel `gpu.func @<func>_<i>`

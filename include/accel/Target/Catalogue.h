@@ -49,6 +49,11 @@ llvm::ArrayRef<TargetSpec> getTargetCatalogue();
 /// The entry called `name`, or nullptr.
 const TargetSpec *findTargetSpec(llvm::StringRef name);
 
+/// The first entry of the catalogue with `chip` as its chip (for a
+/// portable NVIDIA chip such as sm_90, its arch-specific sibling's, sm_90a),
+/// or nullptr: the figures a back end assumes for a chip given by name.
+const TargetSpec *findTargetSpecForChip(llvm::StringRef chip);
+
 /// The attribute for `spec`. With `emitError`, a spec that fails the
 /// attribute's verifier is reported there and gives a null attribute.
 TargetAttr getTargetAttr(

@@ -16,6 +16,7 @@
 
 #include "accel/Conversion/AccelToGPU/AccelToGPU.h"
 #include "AttentionKernel.h"
+#include "KernelConfig.h"
 #include "KernelUtils.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
@@ -53,100 +54,11 @@ using namespace mlir::accel;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int64_t mlir::accel::getGpuGemmSharedBytes(const GpuGemmShape &shape,
-                                           const GpuGemmConfig &config) {
-  if (config.wgmma)
-    // Unpadded 128-byte rows of A [tileM] and B ([tileN] rows of K, or
-    // [tileK] rows of N), plus the slack of the run-time alignment.
-    return config.stages * (config.tileM + config.tileN) * 128 +
-           kGpuWgmmaSwizzleAtom;
-  const int64_t pad = getGpuSharedRowPad(shape.inBytes);
-  int64_t a = config.tileM * (config.tileK + pad);
-  int64_t b = shape.transposeB || config.registerStaged
-                  ? config.tileN * (config.tileK + pad)
-                  : config.tileK * (config.tileN + pad);
-  return config.stages * (a + b) * shape.inBytes;
-}
-
-bool mlir::accel::splitGpuWarps(int64_t tileM, int64_t tileN, int64_t warps,
-                                GpuGemmConfig &config) {
-  // Each warp part holds whole ldmatrix x4 loads: 16 rows of A and 16
-  // columns of B (two m16n8 fragments).
-  int64_t bestM = 0;
-  double bestRatio = 0;
-  for (int64_t wm = 1; wm <= warps; ++wm) {
-    if (warps % wm != 0)
-      continue;
-    int64_t wn = warps / wm;
-    if (tileM % (16 * wm) != 0 || tileN % (16 * wn) != 0)
-      continue;
-    double partM = double(tileM / wm), partN = double(tileN / wn);
-    double ratio = std::max(partM, partN) / std::min(partM, partN);
-    // Squarer parts load fewer fragments per mma; on a tie the taller part
-    // (fewer, larger A loads).
-    if (bestM == 0 || ratio < bestRatio) {
-      bestM = wm;
-      bestRatio = ratio;
-    }
-  }
-  if (bestM == 0)
-    return false;
-  config.warpsM = bestM;
-  config.warpsN = warps / bestM;
-  return true;
-}
-
-GpuGemmConfig mlir::accel::getDefaultGpuGemmConfig(const GpuTargetInfo &target,
-                                                   const GpuGemmShape &shape) {
-  GpuGemmConfig c;
-  // Large tiles reuse each loaded element more, but only pay off while the
-  // grid still keeps every multiprocessor busy.
-  bool large = ceilDiv(shape.m, 128) * ceilDiv(shape.n, 128) * shape.batch >=
-               target.getNumMultiprocessors();
-  c.tileM = c.tileN = large ? 128 : 64;
-  // NVIDIA: 8 warps of 32 (256 threads) on the large tile. AMD: 256-thread
-  // workgroups too, 4 waves of 64 (CDNA) or 8 of 32 (RDNA), each wave at
-  // most 64x64 of C.
-  int64_t warps = large ? 256 / target.getWarpSize() : 4;
-  while (c.tileM > 16 && c.tileM / 2 >= shape.m)
-    c.tileM /= 2;
-  while (c.tileN > 16 && c.tileN / 2 >= shape.n)
-    c.tileN /= 2;
-  // 64 bytes of K per slice; 8-bit inputs multiply 32 deep (m16n8k32).
-  int64_t depth = shape.inBytes == 1 ? 32 : 16;
-  c.tileK = std::min<int64_t>(
-      2 * depth, std::max<int64_t>(depth, llvm::alignTo(shape.k, depth)));
-  while (warps > 1 && !splitGpuWarps(c.tileM, c.tileN, warps, c))
-    warps /= 2;
-  if (warps == 1)
-    splitGpuWarps(c.tileM, c.tileN, 1, c);
-  c.stages = ceilDiv(shape.k, c.tileK) <= 1 || !target.hasAsyncCopy() ? 2 : 3;
-  c.registerStaged = !target.hasAsyncCopy();
-  return c;
-}
-
 //===----------------------------------------------------------------------===//
 // Kernel emission
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-/// Everything the kernel of one matmul depends on.
-struct GemmKernel {
-  GpuGemmShape shape;
-  GpuGemmConfig config;
-  GpuMmaInstr mma;
-  /// A's and B's element types (f8 may mix e4m3 and e5m2), and C's.
-  Type inType, inTypeB, outType;
-  bool accumulate = false;
-  /// Whether the global memrefs carry a (collapsed) batch dimension.
-  bool batched = false;
-  /// Elements per cp.async of a row of A and of B.
-  int64_t vecA = 8, vecB = 8;
-  /// wgmma only: B as [K, N] is read N-major (wgmma's transposed B,
-  /// 16-bit types only); as [N, K] it is K-major like A.
-  bool bMnMajor = false;
-};
 
 /// Builds the body of one kernel.
 class KernelBuilder : public GpuIndexBuilder {
@@ -340,35 +252,19 @@ Value KernelBuilder::loadAccumulator(Value row, Value col) {
             llvm::MaybeAlign(2 * k.outType.getIntOrFloatBitWidth() / 8));
         return extend(v);
       };
-      if (!guard) {
-        pair = load(b, loc);
-      } else {
-        auto ifOp = scf::IfOp::create(b, loc, TypeRange{pairAcc}, guard, true);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        scf::YieldOp::create(b, loc, load(b, loc));
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b, loc, zeros);
-        pair = ifOp.getResult(0);
-      }
+      pair = readIf(
+          guard, pairAcc, [&] { return load(b, loc); }, [&] { return zeros; });
     } else {
       // Odd N: element by element.
       SmallVector<Value> elems;
       for (int64_t j = 0; j < 2; ++j) {
         Value c = add(col, j);
-        Value guard = both(inRow, ult(c, n));
-        auto ifOp = scf::IfOp::create(b, loc, TypeRange{accElt}, guard, true);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value v = memref::LoadOp::create(b, loc, gCin, global(r, c));
-        scf::YieldOp::create(b, loc, extend(v));
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(
-            b, loc,
-            arith::ConstantOp::create(b, loc, b.getZeroAttr(accElt))
-                .getResult());
-        b.setInsertionPointAfter(ifOp);
-        elems.push_back(ifOp.getResult(0));
+        elems.push_back(readIf(
+            both(inRow, ult(c, n)), accElt,
+            [&] {
+              return extend(memref::LoadOp::create(b, loc, gCin, global(r, c)));
+            },
+            [&] { return zeroOf(accElt); }));
       }
       pair = vector::FromElementsOp::create(b, loc, pairAcc, elems);
     }
@@ -751,22 +647,8 @@ void KernelBuilder::emitLds(const GpuLaneLayout &layout) {
                      ? v
                      : arith::ExtFOp::create(b, loc, accElt, v).getResult();
         };
-        Value g = guard(r, c);
-        if (!g) {
-          elems.push_back(read());
-          continue;
-        }
-        auto ifOp = scf::IfOp::create(b, loc, TypeRange{accElt}, g, true);
-        OpBuilder::InsertionGuard ig(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        scf::YieldOp::create(b, loc, read());
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(
-            b, loc,
-            arith::ConstantOp::create(b, loc, b.getZeroAttr(accElt))
-                .getResult());
-        b.setInsertionPointAfter(ifOp);
-        elems.push_back(ifOp.getResult(0));
+        elems.push_back(
+            readIf(guard(r, c), accElt, read, [&] { return zeroOf(accElt); }));
       }
       accs.push_back(vector::FromElementsOp::create(b, loc, accType, elems));
     }
@@ -884,16 +766,6 @@ Value KernelBuilder::issueSwizzledSlice(Value kt, Value stage) {
                  s.n % cfg.tileN != 0, true, tokens);
   return nvgpu::DeviceAsyncCreateGroupOp::create(
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
-}
-
-/// Whether the wgmma kernel of `k` promotes its accumulation: Hopper's fp8
-/// tensor cores keep only about 14 bits of the sum in the accumulator
-/// (DeepSeek-V3 technical report, arXiv 2412.19437, §3.3.2), so each
-/// K slice of 8-bit float inputs (128 elements, 4 wgmma k32) is summed
-/// apart and added into the f32 accumulator with ordinary f32 additions,
-/// as DeepGEMM and cuBLAS do. i8's s32 sums are exact.
-static bool promotesWgmmaAccumulation(const GemmKernel &k) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(k.inType);
 }
 
 void KernelBuilder::emitWgmma() {
@@ -1081,59 +953,22 @@ void KernelBuilder::emitWgmma() {
 // The pass
 //===----------------------------------------------------------------------===//
 
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
-
-/// The largest number of elements (8, 4 or 2) a cp.async of a row of
-/// `length` elements of `bytes` each can move with every copy aligned.
-int64_t copyElements(int64_t length, int64_t bytes) {
-  for (int64_t v = 16 / bytes; v * bytes >= 4; v /= 2)
-    if (length % v == 0)
-      return v;
-  return 0;
-}
-
 struct ConvertAccelToGPUPass
     : public mlir::accel::impl::ConvertAccelToGPUPassBase<
           ConvertAccelToGPUPass> {
   using Base::Base;
 
+  /// The pass options, for the ops without an accel.lowering_config.
+  GpuConfigOverrides options;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::unique_ptr<GpuTargetInfo> target = createGpuTargetInfo(chip);
-    if (!target) {
-      auto diag = module.emitError() << "convert-accel-to-gpu: unknown chip '"
-                                     << chip << "' (known: ";
-      llvm::interleaveComma(getKnownGpuChips(), diag);
-      diag << ")";
+    options = GpuConfigOverrides::fromOptions(mma, tileM, tileN, tileK, warps,
+                                              stages);
+    std::unique_ptr<GpuTargetInfo> target =
+        setUpGpuPass(module, chip, "convert-accel-to-gpu", options);
+    if (!target)
       return signalPassFailure();
-    }
-    // "" is the chip's own family (mma.sync on NVIDIA, mfma or wmma on AMD).
-    ArrayRef<StringRef> families = target->getVendorMmaFamilies();
-    if (!mma.empty() && mma != "auto" && !llvm::is_contained(families, mma)) {
-      auto diag = module.emitError()
-                  << "convert-accel-to-gpu: mma must be auto, ";
-      llvm::interleave(families, diag, " or ");
-      diag << " for " << target->getTargetName() << " chips, got '" << mma
-           << "'";
-      return signalPassFailure();
-    }
-    if (llvm::is_contained(families, mma) &&
-        !llvm::is_contained(target->getMmaFamilies(), mma)) {
-      module.emitError() << "convert-accel-to-gpu: " << chip << " has no "
-                         << mma << " instructions (its matrix instruction is "
-                         << target->getMmaFamilies().front() << ")";
-      return signalPassFailure();
-    }
-    if (tileM < 0 || tileN < 0 || tileK < 0 || warps < 0 || stages < 0) {
-      module.emitError() << "convert-accel-to-gpu: tile sizes, warps and "
-                            "stages must not be negative";
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> funcs;
     for (auto f : module.getOps<func::FuncOp>())
       if (f.isPublic() && !f.isExternal())
@@ -1146,228 +981,14 @@ struct ConvertAccelToGPUPass
                       UnitAttr::get(module.getContext()));
   }
 
-  /// The wgmma block tile of `k` (the defaults with the options applied),
-  /// or std::nullopt with the reason in `why` when wgmma does not apply:
-  /// not sm_90a, rows of A or B that 16-byte copies cannot fill, or given
-  /// options it cannot honour.
-  std::optional<GpuGemmConfig> configureWgmma(const GemmKernel &k,
-                                              const GpuTargetInfo &target,
-                                              std::string &why) {
-    const GpuGemmShape &s = k.shape;
-    auto no = [&](const Twine &reason) -> std::optional<GpuGemmConfig> {
-      why = reason.str();
-      return std::nullopt;
-    };
-    if (!target.hasWarpgroupMma())
-      return no("wgmma needs sm_90a (the arch-specific Hopper target); " +
-                target.getChip() + " has mma.sync only");
-    const int64_t vec = 16 / s.inBytes;
-    if (k.vecA != vec)
-      return no("K = " + Twine(s.k) + " is not a multiple of " + Twine(vec) +
-                ": wgmma's swizzled tiles are filled by 16-byte copies");
-    if (k.bMnMajor && k.vecB != vec)
-      return no("N = " + Twine(s.n) + " is not a multiple of " + Twine(vec) +
-                ": wgmma's swizzled tiles of B as [K, N] are filled by "
-                "16-byte copies");
-    GpuGemmConfig c;
-    c.wgmma = true;
-    c.tileK = 128 / s.inBytes;
-    // 2 warpgroups of 64 rows, as wide as the grid allows (wgmma is up to
-    // 256 wide); narrower towards small N. 8-bit float inputs promote each
-    // slice's sum (emitWgmma): a second accumulator, 128 wide at most.
-    const bool promote = promotesWgmmaAccumulation(k);
-    c.tileM = s.m <= 64 ? 64 : 128;
-    const int64_t minN = k.bMnMajor ? 64 : 16;
-    c.tileN = !promote && ceilDiv(s.m, 128) * ceilDiv(s.n, 256) * s.batch >=
-                              target.getNumMultiprocessors()
-                  ? 256
-                  : 128;
-    while (c.tileN > minN && c.tileN / 2 >= s.n)
-      c.tileN /= 2;
-    if (tileM)
-      c.tileM = tileM;
-    if (tileN)
-      c.tileN = tileN;
-    if (c.tileM % 64 != 0 || c.tileM > 256)
-      return no("tile-m = " + Twine(c.tileM) +
-                " is not 64, 128, 192 or 256 (a warpgroup owns 64 rows)");
-    if (c.tileN % minN != 0 || c.tileN > 256)
-      return no(
-          "tile-n = " + Twine(c.tileN) + " is not a multiple of " +
-          Twine(minN) + " up to 256" +
-          (k.bMnMajor ? " (B as [K, N] is read in 64-column blocks)" : ""));
-    if (tileK && tileK != c.tileK)
-      return no("tile-k = " + Twine(tileK) + " is not " + Twine(c.tileK) +
-                " (128 bytes of K, one swizzled row)");
-    c.warpsM = c.tileM / 16;
-    c.warpsN = 1;
-    if (warps && warps != c.warpsM)
-      return no("warps = " + Twine(warps) + " is not " + Twine(c.warpsM) +
-                " (4 per warpgroup of 64 rows)");
-    // The accumulators are tileN / 2 registers of each thread (tileN when
-    // promoting: the slice's and the f32 sum); with about 72 more (ptxas
-    // used 158-194 in all at tileN = 256), a block must fit the 64K
-    // registers of a multiprocessor (and a thread its 255).
-    auto registersOf = [&](int64_t n) { return (promote ? n : n / 2) + 72; };
-    auto fits = [&](int64_t n) {
-      int64_t r = registersOf(n);
-      return r <= 255 && r * c.tileM * 2 <= 65536;
-    };
-    // A chosen tile of a promoting kernel narrows until it fits (e.g.
-    // 192 x 64 for tile-m = 192).
-    while (promote && !tileN && c.tileN > minN && !fits(c.tileN))
-      c.tileN /= 2;
-    const int64_t registers = registersOf(c.tileN);
-    if (!fits(c.tileN))
-      return no("tile " + Twine(c.tileM) + "x" + Twine(c.tileN) +
-                " needs about " + Twine(registers) + " registers in each of " +
-                Twine(c.tileM * 2) + " threads" +
-                (promote ? " (8-bit float inputs sum each K slice in a "
-                           "second accumulator)"
-                         : "") +
-                "; a multiprocessor has 65536 (at most 255 a thread)");
-    const int64_t numK = ceilDiv(s.k, c.tileK);
-    if (stages) {
-      c.stages = stages;
-    } else {
-      // As deep as the shared memory allows, up to 4 (2 when K fits one
-      // slice).
-      c.stages = numK <= 1 ? 2 : 4;
-      while (c.stages > 2 &&
-             getGpuGemmSharedBytes(s, c) > target.getMaxSharedMemoryPerBlock())
-        --c.stages;
-    }
-    if (c.stages < 2)
-      return no("stages = " + Twine(c.stages) + " is below 2");
-    int64_t smem = getGpuGemmSharedBytes(s, c);
-    if (smem > target.getMaxSharedMemoryPerBlock())
-      return no("tile " + Twine(c.tileM) + "x" + Twine(c.tileN) + "x" +
-                Twine(c.tileK) + " with " + Twine(c.stages) + " stages needs " +
-                Twine(smem) + " bytes of shared memory; " + target.getChip() +
-                " has " + Twine(target.getMaxSharedMemoryPerBlock()) +
-                " per block");
-    return c;
-  }
-
-  /// The block tile of `mm`: the defaults with the options applied, checked
-  /// against the chip.
-  FailureOr<GpuGemmConfig> configure(MatmulOp mm, const GpuGemmShape &shape,
-                                     const GpuMmaInstr &instr,
-                                     const GpuTargetInfo &target) {
-    GpuGemmConfig c = getDefaultGpuGemmConfig(target, shape);
-    std::optional<GpuLaneLayout> layout = target.getLaneLayout(instr);
-    int64_t w = warps ? int64_t(warps) : c.warpsM * c.warpsN;
-    if (tileM)
-      c.tileM = tileM;
-    if (tileN)
-      c.tileN = tileN;
-    if (tileK)
-      c.tileK = tileK;
-    if (stages)
-      c.stages = stages;
-    if (layout) {
-      // The LDS kernel: 16x16 fragments, tileK in whole instructions, and
-      // exactly two buffers (the register pipeline alternates them).
-      if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % instr.k != 0)
-        return mm.emitOpError("tile ")
-               << c.tileM << "x" << c.tileN << "x" << c.tileK
-               << " does not fit the " << target.getMmaFamilies().front()
-               << " instruction " << instr.m << "x" << instr.n << "x" << instr.k
-               << " of " << target.getChip()
-               << ": tile-m and tile-n must be multiples of 16 and tile-k a "
-                  "multiple of "
-               << instr.k;
-      if (c.stages != 2)
-        return mm.emitOpError("stages = ")
-               << c.stages << " does not apply to " << target.getChip()
-               << ": its kernel double-buffers LDS (stages = 2), loading "
-                  "the next slice into registers while the waves multiply";
-    } else if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % 16 != 0)
-      return mm.emitOpError("tile ")
-             << c.tileM << "x" << c.tileN << "x" << c.tileK
-             << " is not made of 16x16x16 blocks (ldmatrix x4 loads 16x16 "
-                "and mma.sync m16n8k16 is 16 deep): tile-m, tile-n and "
-                "tile-k must be multiples of 16";
-    if (!layout && shape.inBytes == 1 && c.tileK % 32 != 0)
-      return mm.emitOpError("tile-k = ")
-             << c.tileK
-             << " is not a multiple of 32: 8-bit inputs are multiplied by "
-                "mma.sync m16n8k32, 32 deep";
-    if (c.stages < 2)
-      return mm.emitOpError("needs at least 2 stages (one slice copied "
-                            "while the warps multiply another), got ")
-             << c.stages;
-    // Chosen warps follow a given tile: more while a warp would own more
-    // than 64x64 of C (128 accumulator registers), fewer while they do not
-    // split it. Given warps must fit.
-    if (!warps) {
-      while (c.tileM * c.tileN / w > 64 * 64 &&
-             2 * w * target.getWarpSize() <= target.getMaxThreadsPerBlock())
-        w *= 2;
-      while (w > 1 && !splitGpuWarps(c.tileM, c.tileN, w, c))
-        w /= 2;
-    }
-    if (!splitGpuWarps(c.tileM, c.tileN, w, c))
-      return mm.emitOpError("tile ")
-             << c.tileM << "x" << c.tileN << " cannot be split among " << w
-             << " warps: warps = wm x wn needs tile-m a multiple of 16 wm "
-                "and tile-n a multiple of 16 wn";
-    int64_t threads = w * target.getWarpSize();
-    if (threads > target.getMaxThreadsPerBlock())
-      return mm.emitOpError("needs ")
-             << threads << " threads per block; " << target.getChip()
-             << " allows " << target.getMaxThreadsPerBlock();
-    if (layout) {
-      // Each lane holds its fragments' accumulators: a lane has 256
-      // architectural VGPRs on CDNA and RDNA3 alike, and the operands and
-      // addresses need some of them.
-      int64_t accRegs = (c.tileM / c.warpsM / 16) * (c.tileN / c.warpsN / 16) *
-                        layout->accPerLane;
-      if (accRegs > 192)
-        return mm.emitOpError("tile ")
-               << c.tileM << "x" << c.tileN << " over " << w << " waves needs "
-               << accRegs << " accumulator registers in each lane; "
-               << target.getChip()
-               << " has 256 VGPRs a lane (at most 192 for accumulators): "
-                  "give more warps or a smaller tile";
-    }
-    int64_t smem = getGpuGemmSharedBytes(shape, c);
-    if (smem > target.getMaxSharedMemoryPerBlock())
-      return mm.emitOpError("tile ")
-             << c.tileM << "x" << c.tileN << "x" << c.tileK << " with "
-             << c.stages << " stages needs " << smem << " bytes of "
-             << target.getSharedMemoryName() << "; " << target.getChip()
-             << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
-    return c;
-  }
-
   LogicalResult convert(func::FuncOp func, const GpuTargetInfo &target) {
-    // The kernels are named after the function, and PTX identifiers are
-    // [A-Za-z_$][A-Za-z0-9_$]* (LLVM's NVPTX printer aborts on others).
-    StringRef fname = func.getSymName();
-    auto isIdentChar = [](char c) {
-      return llvm::isAlnum(c) || c == '_' || c == '$';
-    };
-    if (fname.empty() || llvm::isDigit(fname.front()) ||
-        !llvm::all_of(fname, isIdentChar))
-      return func.emitOpError("is named '")
-             << fname
-             << "', which cannot name a GPU kernel: PTX identifiers are "
-                "letters, digits, '_' and '$', not starting with a digit";
+    if (failed(checkGpuKernelFunction(func)))
+      return failure();
     // Functions of accel.attention have their own kernel
     // (AttentionKernel.cpp).
     if (hasGpuAttention(func))
-      return convertGpuAttentionFunction(func, target, stages, mma);
-    SmallVector<MatmulOp> matmuls;
-    for (Operation &op : func.getBody().front()) {
-      if (auto mm = dyn_cast<MatmulOp>(op))
-        matmuls.push_back(mm);
-      else if (!isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
-        return op.emitOpError("has no GPU lowering (convert-accel-to-gpu "
-                              "compiles functions of accel.matmul ops)");
-    }
-    if (matmuls.empty())
-      return func.emitOpError("has no accel.matmul to compile for the GPU");
+      return convertGpuAttentionFunction(func, target, options);
+    SmallVector<MatmulOp> matmuls(func.getBody().front().getOps<MatmulOp>());
 
     // The host buffer behind each value a kernel reads or writes.
     SmallVector<Operation *> computed(matmuls.begin(), matmuls.end());
@@ -1406,123 +1027,20 @@ struct ConvertAccelToGPUPass
     return success();
   }
 
+  /// The kernel of `mm`: its analysis and its configuration (the op's
+  /// accel.lowering_config, else the stage's choice with the pass options),
+  /// with the buffers it reads checked.
   FailureOr<GemmKernel> plan(MatmulOp mm,
                              const DenseMap<Value, std::string> &bufferOf,
                              const GpuTargetInfo &target) {
-    auto aType = mm.getLhs().getType(), bType = mm.getRhs().getType();
-    auto cType = mm.getInit().getType();
-    if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
-        !cType.hasStaticShape())
-      return mm.emitOpError("needs static shapes on the GPU target");
-    GemmKernel k;
-    k.inType = aType.getElementType();
-    k.inTypeB = bType.getElementType();
-    k.outType = cType.getElementType();
-    k.accumulate = mm.getAccumulate();
-    int64_t rank = cType.getRank();
-    k.batched = rank > 2;
-    GpuGemmShape &s = k.shape;
-    s.batch = product(cType.getShape().drop_back(2));
-    s.m = cType.getDimSize(rank - 2);
-    s.n = cType.getDimSize(rank - 1);
-    s.k = aType.getDimSize(rank - 1);
-    s.transposeB = mm.getTransposeB();
-
-    // The op's verifier admits f32, f16, bf16, f8 and i8 inputs (scales
-    // only with f8 and i8), C never narrower than them.
-    std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
-    std::string why;
-    std::optional<GpuMmaInstr> instr =
-        mmaType ? target.findMma(*mmaType, why) : std::nullopt;
-    if (!instr)
-      return mm.emitOpError("of ")
-             << k.inType << " inputs has no GPU lowering: " << why;
-    if (*mmaType == GpuMmaType::TF32)
-      return mm.emitOpError("of ")
-             << k.inType
-             << " inputs has no GPU lowering yet: convert-accel-to-gpu "
-                "emits mma.sync for f16, bf16, f8 and i8 only ("
-             << stringifyGpuMmaType(*mmaType) << " kernels are not done)";
-    k.mma = *instr;
-    // The verifier lets only f8 mix types (e4m3 with e5m2): same chips.
-    if (k.inTypeB != k.inType)
-      k.mma.inputB = getGpuMmaType(k.inTypeB);
-    s.inBytes = k.inType.getIntOrFloatBitWidth() / 8;
-    if (mm.getLhsScale())
-      return mm.emitOpError("with scales has no GPU lowering yet: the "
-                            "kernels of convert-accel-to-gpu take no scalar "
-                            "parameters (scaled ")
-             << k.inType << " kernels are not done)";
-    // mma.sync m16n8k32 wants 4 consecutive K of a column of B in each
-    // register; ldmatrix .trans moves 16-bit elements only, so B as [K, N]
-    // would need a transposing copy into shared memory.
-    const bool registerStaged = target.getLaneLayout(k.mma).has_value();
-    if (registerStaged) {
-      // Global loads into registers take any aligned vector: the widest
-      // (up to 16 bytes) that divides the row.
-      auto widest = [&](int64_t length) {
-        int64_t v = 16 / s.inBytes;
-        while (v > 1 && length % v != 0)
-          v /= 2;
-        return v;
-      };
-      k.vecA = widest(s.k);
-      k.vecB = widest(s.transposeB ? s.k : s.n);
-    } else if (s.inBytes == 1 && !s.transposeB)
-      return mm.emitOpError("of ")
-             << k.inType
-             << " inputs has no GPU lowering yet for B stored [K, N]: 8-bit "
-                "kernels read B as [N, K] (transpose_b), as ldmatrix cannot "
-                "transpose 8-bit elements (transposing B into shared memory "
-                "is not done)";
-
-    // Rows of A are K long, rows of B K (transposed) or N long; cp.async
-    // moves aligned 4-, 8- or 16-byte pieces of them.
-    if (!registerStaged) {
-      k.vecA = copyElements(s.k, s.inBytes);
-      k.vecB = copyElements(s.transposeB ? s.k : s.n, s.inBytes);
-    }
-    if (s.inBytes == 1 && (!k.vecA || !k.vecB))
-      return mm.emitOpError("K = ")
-             << s.k
-             << " is not a multiple of 4: the rows of A and B are copied to "
-                "shared memory by cp.async in aligned pieces of at least 4 "
-                "bytes (4 elements of "
-             << k.inType << "); pad it to a multiple of 4";
-    if (!k.vecA || !k.vecB)
-      return mm.emitOpError()
-             << (k.vecA ? "N = " : "K = ") << (k.vecA ? s.n : s.k)
-             << " is odd: the rows of " << (k.vecA ? "B" : "A")
-             << " are copied to shared memory by cp.async in aligned pieces "
-                "of at least 4 bytes (2 elements); pad it to an even size";
-
-    // wgmma where it applies (mma=auto) or is asked for (mma=wgmma).
-    k.bMnMajor = !s.transposeB;
-    std::string whyNot;
-    std::optional<GpuGemmConfig> wgmmaConfig;
-    // The default ("") is auto.
-    if (mma.empty() || mma == "auto" || mma == "wgmma")
-      wgmmaConfig = configureWgmma(k, target, whyNot);
-    if (mma == "wgmma" && !wgmmaConfig)
-      return mm.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;
-    if (wgmmaConfig) {
-      k.config = *wgmmaConfig;
-    } else {
-      FailureOr<GpuGemmConfig> config = configure(mm, s, k.mma, target);
-      if (failed(config))
-        return failure();
-      k.config = *config;
-    }
-
-    std::array<int64_t, 3> grid = {ceilDiv(s.n, k.config.tileN),
-                                   ceilDiv(s.m, k.config.tileM), s.batch};
-    std::array<int64_t, 3> maxGrid = target.getMaxGridSize();
-    for (int d = 0; d < 3; ++d)
-      if (grid[d] > maxGrid[d])
-        return mm.emitOpError("needs a grid of ")
-               << grid[0] << " x " << grid[1] << " x " << grid[2] << " blocks; "
-               << target.getChip() << " allows at most " << maxGrid[0] << " x "
-               << maxGrid[1] << " x " << maxGrid[2];
+    FailureOr<GemmKernel> analysed = analyzeGpuMatmul(mm, target);
+    if (failed(analysed))
+      return failure();
+    GemmKernel k = *analysed;
+    FailureOr<GpuConfigOverrides> o = getGpuOverrides(mm, target, options);
+    if (failed(o) || failed(configureGpuMatmul(mm, k, target, *o)))
+      return failure();
+    const GpuGemmShape &s = k.shape;
 
     // Nothing is read for an empty C, nor A and B when K = 0.
     if (s.m == 0 || s.n == 0 || s.batch == 0)
@@ -1597,10 +1115,7 @@ struct ConvertAccelToGPUPass
         b.getNamedAttr("warps", b.getDenseI64ArrayAttr({c.warpsM, c.warpsN})),
         b.getNamedAttr("stages", b.getI64IntegerAttr(c.stages)),
         b.getNamedAttr("mma",
-                       b.getStringAttr(c.wgmma ? "wgmma"
-                                       : c.registerStaged
-                                           ? target.getMmaFamilies().front()
-                                           : "mma.sync"))};
+                       b.getStringAttr(getGpuMatmulKernelName(k, target)))};
     func->setAttr("accel.launch", b.getDictionaryAttr(launch));
 
     Block *entry = &func.getBody().front();

@@ -27,7 +27,9 @@ namespace {
 
 class AmdgpuTargetInfo : public GpuTargetInfo {
 public:
-  explicit AmdgpuTargetInfo(StringRef chip) : chip(chip.str()) {
+  AmdgpuTargetInfo(StringRef chip, const GpuChipFigures &figures)
+      : chip(chip.str()), numCUs(figures.computeUnits),
+        lds(figures.localMemoryKib * 1024) {
     rdna = chip == "gfx1100";
     if (rdna) {
       // v_wmma_f32_16x16x16_{f16,bf16}, v_wmma_i32_16x16x16_iu8: 16 K of
@@ -35,7 +37,6 @@ public:
       instrs = {{GpuMmaType::F16, false, 16, 16, 16},
                 {GpuMmaType::BF16, false, 16, 16, 16},
                 {GpuMmaType::I8, true, 16, 16, 16}};
-      numCUs = 96;
     } else {
       // v_mfma_f32_16x16x16_f16, v_mfma_f32_16x16x16_bf16 (bf16_1k), and
       // v_mfma_i32_16x16x16_i8 (gfx90a) / v_mfma_i32_16x16x32_i8 (gfx942).
@@ -48,8 +49,6 @@ public:
         instrs.push_back({GpuMmaType::F8E4M3FNUZ, false, 16, 16, 32});
         instrs.push_back({GpuMmaType::F8E5M2FNUZ, false, 16, 16, 32});
       }
-      // MI250X (one GCD), MI300X.
-      numCUs = chip == "gfx942" ? 304 : 110;
     }
   }
 
@@ -66,8 +65,8 @@ public:
   }
   int64_t getWarpSize() const override { return rdna ? 32 : 64; }
   int64_t getMaxThreadsPerBlock() const override { return 1024; }
-  /// 64 KiB of LDS per workgroup on all three.
-  int64_t getMaxSharedMemoryPerBlock() const override { return 64 * 1024; }
+  /// A workgroup may use all of its CU's LDS (64 KiB on all three).
+  int64_t getMaxSharedMemoryPerBlock() const override { return lds; }
   std::array<int64_t, 3> getMaxGridSize() const override {
     return {2147483647, 65535, 65535};
   }
@@ -129,13 +128,15 @@ private:
   bool rdna = false;
   SmallVector<GpuMmaInstr> instrs;
   int64_t numCUs = 0;
+  int64_t lds = 0;
 };
 
 } // namespace
 
 std::unique_ptr<GpuTargetInfo>
-mlir::accel::createAmdgpuTargetInfo(StringRef chip) {
+mlir::accel::createAmdgpuTargetInfo(StringRef chip,
+                                    const GpuChipFigures &figures) {
   if (chip != "gfx90a" && chip != "gfx942" && chip != "gfx1100")
     return nullptr;
-  return std::make_unique<AmdgpuTargetInfo>(chip);
+  return std::make_unique<AmdgpuTargetInfo>(chip, figures);
 }

@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
+#include "KernelConfig.h"
 #include "KernelUtils.h"
 #include "accel/Conversion/AccelToGPU/AccelToGPU.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
@@ -64,54 +65,10 @@ using namespace mlir::accel;
 
 namespace {
 
-/// Query rows per block, keys per step, warps per block (16 rows each).
-constexpr int64_t kBlockM = 64, kBlockN = 64, kWarps = 4;
-
-/// Everything the kernel of one attention depends on.
-struct AttentionPlan {
-  int64_t batch = 0, hq = 0, hkv = 0, sq = 0, skv = 0, d = 0, dv = 0;
-  Type inType, outType;
-  GpuMmaInstr mma;
-  double scale = 1;
-  bool causal = false;
-  /// Key j is kept for query i when j <= i + offset (causal only).
-  int64_t offset = 0;
-  /// The mask, if any: its element type (i1 keeps a key; a float is added
-  /// to the scaled logits) and its shape, which broadcasts (numpy rules,
-  /// aligned right) to [B, Hq, Sq, Skv].
-  Type maskType;
-  SmallVector<int64_t> maskShape;
-  int64_t stages = 2;
-  /// AMD: the lane layout of the chip's MFMA, whose accumulators are laid
-  /// out as its B operand (AttentionBuilder::emitLds); std::nullopt on
-  /// NVIDIA.
-  std::optional<GpuLaneLayout> lanes;
-  /// sm_90a: the warpgroup-MMA kernel (AttentionBuilder::emitWgmma), with
-  /// blocks of blockM = 128 query rows (2 warpgroups) and blockN keys a
-  /// step; else the mma.sync (or AMD) kernel with 64 x 64.
-  bool wgmma = false;
-  int64_t blockM = kBlockM, blockN = kBlockN;
-
-  int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
-  int64_t warps() const { return wgmma ? 2 * kWarps : kWarps; }
-  int64_t sharedBytes() const {
-    const int64_t pad = kGpuSharedRowPad;
-    if (wgmma)
-      // Q [D/64][blockM][128 B] and `stages` of K [D/64][blockN][128 B] and
-      // V [Dv/64][blockN][128 B] in the 128-byte swizzle, plus the slack
-      // that aligns them to the 1024-byte swizzle atom at run time.
-      return (blockM * d + stages * blockN * (d + dv)) * inBytes() +
-             kGpuWgmmaSwizzleAtom;
-    if (lanes)
-      // One buffer of K [64][D + pad] and of V transposed [Dv][64 + pad].
-      return (kBlockN * (d + pad) + dv * (kBlockN + pad)) * inBytes();
-    return (kBlockM * (d + pad) + stages * kBlockN * (d + pad + dv + pad)) *
-           inBytes();
-  }
-  std::array<int64_t, 3> grid() const {
-    return {(sq + blockM - 1) / blockM, hq, batch};
-  }
-};
+/// Query rows per block, keys per step, warps per block (16 rows each) of
+/// the mma.sync and AMD kernels.
+constexpr int64_t kBlockM = kGpuAttentionBlockM, kBlockN = kGpuAttentionBlockN,
+                  kWarps = kGpuAttentionWarps;
 
 /// Builds the body of one attention kernel.
 class AttentionBuilder : public GpuIndexBuilder {
@@ -1253,143 +1210,16 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
 // Planning and the function
 //===----------------------------------------------------------------------===//
 
+/// The kernel of `op`: its analysis and its configuration (the op's
+/// accel.lowering_config, else the stage's choice with the pass options).
 FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
-                              int64_t stages, StringRef mma) {
-  auto qType = op.getQuery().getType(), kType = op.getKey().getType(),
-       vType = op.getValue().getType(), oType = op.getInit().getType();
-  if (!qType.hasStaticShape() || !kType.hasStaticShape() ||
-      !vType.hasStaticShape() || !oType.hasStaticShape())
-    return op.emitOpError("needs static shapes on the GPU target");
-  if (op.getKvLengths() || op.getQLengths())
-    return op.emitOpError("with kv_lengths or q_lengths has no GPU lowering "
-                          "yet (the attention kernel takes fixed sequence "
-                          "lengths only)");
-  if (op.getWindow())
-    return op.emitOpError("with a sliding window has no GPU lowering yet");
-  AttentionPlan k;
-  k.batch = qType.getDimSize(0);
-  k.hq = qType.getDimSize(1);
-  k.hkv = kType.getDimSize(1);
-  k.sq = qType.getDimSize(2);
-  k.d = qType.getDimSize(3);
-  k.skv = kType.getDimSize(2);
-  k.dv = vType.getDimSize(3);
-  k.inType = qType.getElementType();
-  k.outType = oType.getElementType();
-  k.causal = op.getCausal();
-  k.offset = k.skv - k.sq;
-  if (Value mask = op.getMask()) {
-    auto maskType = cast<RankedTensorType>(mask.getType());
-    if (!maskType.hasStaticShape())
-      return op.emitOpError("needs a statically shaped mask on the GPU "
-                            "target");
-    // The verifier admits i1 and f32/f16/bf16 masks that broadcast to
-    // [B, Hq, Sq, Skv].
-    k.maskType = maskType.getElementType();
-    k.maskShape.assign(maskType.getShape().begin(), maskType.getShape().end());
-  }
-  if (Value diag = op.getDiagonal()) {
-    std::optional<int64_t> c = getConstantIntValue(diag);
-    if (!c)
-      return op.emitOpError("needs a constant diagonal on the GPU target "
-                            "(the band is compiled into the kernel)");
-    k.offset = *c;
-  }
-  // The verifier keeps the scale finite; D is static here.
-  k.scale = *op.getEffectiveScale();
-  k.stages = stages ? stages : 2;
-
-  std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
-  std::string why;
-  std::optional<GpuMmaInstr> instr =
-      mmaType ? target.findMma(*mmaType, why) : std::nullopt;
-  if (!instr || (*mmaType != GpuMmaType::F16 && *mmaType != GpuMmaType::BF16))
-    return op.emitOpError("of ")
-           << k.inType
-           << " inputs has no GPU lowering: the attention kernel takes f16 "
-              "or bf16 Q, K and V (mma.sync m16n8k16)";
-  k.mma = *instr;
-  k.lanes = target.getLaneLayout(k.mma);
-  if (k.lanes) {
-    // P goes from the S^T accumulators into the B operand of O^T += V^T
-    // P^T: directly where the accumulator layout is the B layout (MFMA
-    // 16x16x16: lane l holds rows 4 (l / 16) + e of column l % 16 in
-    // both), through one xor-16 exchange where the two half-waves of a
-    // wave32 hold the even and odd rows (WMMA: rows 2e + l / 16, and all
-    // 16 rows in the B operand). The layouts of these chips are one or the
-    // other (the checks state what emitLds relies on).
-    const GpuLaneLayout &l = *k.lanes;
-    [[maybe_unused]] bool direct =
-        l.accRowStep == 1 && l.accLaneRowStep == l.kPerLane &&
-        l.accPerLane == l.kPerLane && l.kPerLane * l.kGroups == 16;
-    [[maybe_unused]] bool halves =
-        l.accRowStep == 2 && l.accLaneRowStep == 1 && l.kGroups == 1 &&
-        l.kPerLane == 16 && l.accPerLane == 8 && target.getWarpSize() == 32;
-    assert((direct || halves) && "an AMD lane layout emitLds cannot reuse");
-    if (stages)
-      return op.emitOpError("stages = ")
-             << stages << " does not apply to " << target.getChip()
-             << ": its attention kernel keeps one LDS buffer of K and V and "
-                "loads the next key block into registers";
-    k.stages = 1;
-  }
-  for (auto [name, v] : {std::pair<StringRef, int64_t>{"D", k.d}, {"Dv", k.dv}})
-    if (v < 16 || v > 128 || v % 16 != 0)
-      return op.emitOpError("head dimension ")
-             << name << " = " << v
-             << " has no GPU lowering: the attention kernel needs a multiple "
-                "of 16 (mma.sync k16, ldmatrix x4) up to 128 (the O "
-                "accumulators and Q fragments live in registers)";
-  // sm_90a: the warpgroup-MMA kernel where it applies (the default and
-  // mma=auto; mma=wgmma asks for it, mma=mma.sync keeps the other one).
-  if (!k.lanes && (mma.empty() || mma == "auto" || mma == "wgmma")) {
-    std::string whyNot;
-    if (!target.hasWarpgroupMma())
-      whyNot = ("wgmma needs sm_90a (the arch-specific Hopper target); " +
-                target.getChip() + " has mma.sync only")
-                   .str();
-    else if (k.d % 64 != 0 || k.dv % 64 != 0)
-      whyNot =
-          ("head dimensions D = " + Twine(k.d) + " and Dv = " + Twine(k.dv) +
-           " must be multiples of 64: the wgmma kernel reads Q, K and "
-           "V in rows of 128 bytes (the 128-byte swizzle)")
-              .str();
-    if (whyNot.empty()) {
-      k.wgmma = true;
-      k.blockM = 128;
-      k.blockN = 128;
-    } else if (mma == "wgmma") {
-      return op.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;
-    }
-  }
-  if (!k.lanes && k.wgmma &&
-      k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
-    return op.emitOpError("needs ")
-           << k.sharedBytes() << " bytes of shared memory (Q [" << k.blockM
-           << "][" << k.d << "] and " << k.stages << " stages of K ["
-           << k.blockN << "][" << k.d << "] and V [" << k.blockN << "][" << k.dv
-           << "], plus 1 KiB of alignment); " << target.getChip() << " has "
-           << target.getMaxSharedMemoryPerBlock() << " per block";
-  if (!k.lanes && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
-    return op.emitOpError("needs ")
-           << k.sharedBytes() << " bytes of shared memory (Q [64][" << k.d
-           << " + 8] and " << k.stages << " stages of K [64][" << k.d
-           << " + 8] and V [64][" << k.dv << " + 8]); " << target.getChip()
-           << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
-  // The AMD kernel's LDS is at most 35840 bytes (D = Dv = 128), within the
-  // 64 KiB of every AMD chip.
-  assert(!k.lanes || k.sharedBytes() <= target.getMaxSharedMemoryPerBlock());
-  if (!k.lanes && k.stages < 2)
-    return op.emitOpError("needs at least 2 stages (one key block copied "
-                          "while the warps work on another), got ")
-           << k.stages;
-  std::array<int64_t, 3> grid = k.grid(), maxGrid = target.getMaxGridSize();
-  for (int i = 0; i < 3; ++i)
-    if (grid[i] > maxGrid[i])
-      return op.emitOpError("needs a grid of ")
-             << grid[0] << " x " << grid[1] << " x " << grid[2] << " blocks; "
-             << target.getChip() << " allows at most " << maxGrid[0] << " x "
-             << maxGrid[1] << " x " << maxGrid[2];
+                              const GpuConfigOverrides &options) {
+  FailureOr<AttentionPlan> k = analyzeGpuAttention(op, target);
+  if (failed(k))
+    return failure();
+  FailureOr<GpuConfigOverrides> o = getGpuOverrides(op, target, options);
+  if (failed(o) || failed(configureGpuAttention(op, *k, target, *o)))
+    return failure();
   return k;
 }
 
@@ -1473,20 +1303,9 @@ bool mlir::accel::hasGpuAttention(func::FuncOp func) {
 LogicalResult
 mlir::accel::convertGpuAttentionFunction(func::FuncOp func,
                                          const GpuTargetInfo &target,
-                                         int64_t stages, StringRef mma) {
-  SmallVector<AttentionOp> ops;
-  for (Operation &op : func.getBody().front()) {
-    if (auto att = dyn_cast<AttentionOp>(op))
-      ops.push_back(att);
-    else if (isa<MatmulOp>(op))
-      return op.emitOpError("is in a function with an accel.attention: "
-                            "convert-accel-to-gpu compiles functions of "
-                            "accel.matmul ops or of accel.attention ops, "
-                            "not both (split the function)");
-    else if (!isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
-      return op.emitOpError("has no GPU lowering (convert-accel-to-gpu "
-                            "compiles functions of accel.attention ops)");
-  }
+                                         const GpuConfigOverrides &options) {
+  // checkGpuKernelFunction has admitted the function's ops.
+  SmallVector<AttentionOp> ops(func.getBody().front().getOps<AttentionOp>());
 
   SmallVector<Operation *> computed(ops.begin(), ops.end());
   FailureOr<DenseMap<Value, std::string>> buffers =
@@ -1498,7 +1317,7 @@ mlir::accel::convertGpuAttentionFunction(func::FuncOp func,
   // Check everything before building anything.
   SmallVector<AttentionPlan, 1> plans;
   for (AttentionOp op : ops) {
-    FailureOr<AttentionPlan> k = plan(op, target, stages, mma);
+    FailureOr<AttentionPlan> k = plan(op, target, options);
     if (failed(k))
       return failure();
     if (k->skv > 0)

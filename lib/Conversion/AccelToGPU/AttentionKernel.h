@@ -22,6 +22,7 @@
 namespace mlir::accel {
 
 class GpuTargetInfo;
+struct GpuConfigOverrides;
 
 /// Whether `func` holds an accel.attention (it is then compiled by
 /// convertGpuAttentionFunction, not by the matmul path).
@@ -29,13 +30,12 @@ bool hasGpuAttention(func::FuncOp func);
 
 /// Replaces `func`, a function of accel.attention ops on static tensors,
 /// with `gpu.module @<func>_kernels` holding one kernel per attention;
-/// `stages` is the depth of the K/V ring (0: 2), `mma` the pass option
-/// (on sm_90a "", auto and wgmma pick the warpgroup-MMA kernel where it
-/// applies, wgmma insisting). Emits a located error and fails (leaving the
+/// each kernel is configured by the op's accel.lowering_config, else by the
+/// configuration stage with `options` (KernelConfig.h). Emits a located error and fails (leaving the
 /// module unchanged) on anything it does not compile.
 LogicalResult convertGpuAttentionFunction(func::FuncOp func,
                                           const GpuTargetInfo &target,
-                                          int64_t stages, StringRef mma);
+                                          const GpuConfigOverrides &options);
 
 } // namespace mlir::accel
 

@@ -5,21 +5,23 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The NVIDIA implementation of GpuTargetInfo: limits of the Ampere, Ada and
-// Hopper chips (CUDA C++ Programming Guide, "Technical Specifications per
-// Compute Capability") and the mma.sync instructions of the PTX ISA
-// ("Warp-level matrix multiply-accumulate instructions").
+// The NVIDIA implementation of GpuTargetInfo: the instruction set of the
+// Ampere, Ada and Hopper chips (the mma.sync instructions of the PTX ISA,
+// "Warp-level matrix multiply-accumulate instructions"; per-block limits of
+// the CUDA C++ Programming Guide, "Technical Specifications per Compute
+// Capability"), with the figures of a part (multiprocessors, shared memory)
+// from the target catalogue.
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
+#include "accel/Target/Catalogue.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -87,7 +89,8 @@ namespace {
 /// GEMM kernel emits it itself, AccelToGPU.cpp).
 class NvidiaTargetInfo : public GpuTargetInfo {
 public:
-  explicit NvidiaTargetInfo(StringRef chip) : chip(chip.str()) {
+  NvidiaTargetInfo(StringRef chip, const GpuChipFigures &figures)
+      : chip(chip.str()) {
     unsigned major = chip == "sm_80" || chip == "sm_86" ? 80
                      : chip == "sm_89"                  ? 89
                                                         : 90;
@@ -100,16 +103,13 @@ public:
       instrs.push_back({GpuMmaType::F8E4M3FN, false, 16, 8, 32});
       instrs.push_back({GpuMmaType::F8E5M2, false, 16, 8, 32});
     }
-    // The opt-in maximum of shared memory per block.
-    maxShared = major == 90       ? 227 * 1024
-                : chip == "sm_80" ? 163 * 1024
-                                  : 99 * 1024;
-    // A100, RTX 3080 Ti / A40, RTX 4090, H100 / H200 SXM.
-    numSMs = llvm::StringSwitch<int64_t>(chip)
-                 .Case("sm_80", 108)
-                 .Case("sm_86", 84)
-                 .Case("sm_89", 128)
-                 .Default(132);
+    // The opt-in maximum of shared memory per block: the SM's, less the
+    // 1 KiB the CUDA runtime reserves per block (CUDA C++ Programming
+    // Guide, "Shared Memory" of compute capabilities 8.x and 9.0: 164 KiB
+    // an SM and 163 a block on sm_80, 100 and 99 on sm_86/sm_89, 228 and
+    // 227 on sm_90).
+    maxShared = (figures.localMemoryKib - 1) * 1024;
+    numSMs = figures.computeUnits;
   }
 
   StringRef getTargetName() const override { return "nvptx"; }
@@ -245,10 +245,20 @@ static const StringRef kKnownChips[] = {"sm_80",  "sm_86",  "sm_89",
 ArrayRef<StringRef> mlir::accel::getKnownGpuChips() { return kKnownChips; }
 
 std::unique_ptr<GpuTargetInfo>
-mlir::accel::createGpuTargetInfo(StringRef chip) {
-  if (chip.starts_with("gfx"))
-    return createAmdgpuTargetInfo(chip);
+mlir::accel::createGpuTargetInfo(StringRef chip,
+                                 const GpuChipFigures &figures) {
   if (!llvm::is_contained(kKnownChips, chip))
     return nullptr;
-  return std::make_unique<NvidiaTargetInfo>(chip);
+  if (chip.starts_with("gfx"))
+    return createAmdgpuTargetInfo(chip, figures);
+  return std::make_unique<NvidiaTargetInfo>(chip, figures);
+}
+
+std::unique_ptr<GpuTargetInfo>
+mlir::accel::createGpuTargetInfo(StringRef chip) {
+  const TargetSpec *spec = findTargetSpecForChip(chip);
+  if (!spec || !llvm::is_contained(kKnownChips, chip))
+    return nullptr;
+  return createGpuTargetInfo(
+      chip, {spec->computeUnits, spec->localMemoryKib});
 }

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -99,6 +100,27 @@ public:
     if (!y)
       return x;
     return arith::AndIOp::create(b, loc, x, y);
+  }
+
+  /// The zero of `type`.
+  Value zeroOf(Type type) {
+    return arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult();
+  }
+
+  /// `read()` where `guard` holds, else `otherwise()`, both of `type` and
+  /// built in their branches of an scf.if; `read()` alone for a null guard.
+  /// The insertion point ends after the scf.if.
+  Value readIf(Value guard, Type type, llvm::function_ref<Value()> read,
+               llvm::function_ref<Value()> otherwise) {
+    if (!guard)
+      return read();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, guard, true);
+    OpBuilder::InsertionGuard ig(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, read());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, otherwise());
+    return ifOp.getResult(0);
   }
 
   /// A wgmma shared-memory matrix descriptor of the tile at shared address

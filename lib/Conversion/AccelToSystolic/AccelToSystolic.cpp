@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
@@ -323,6 +324,33 @@ struct AttentionLayout {
   }
 };
 
+} // namespace
+
+std::pair<int64_t, int64_t> mlir::accel::getSystolicAttentionRows(
+    const isa::MachineConfig &mc, const SystolicAttentionShape &shape,
+    int64_t tileQ, int64_t tileKV) {
+  // The layout depends on the sizes, the blocks and the mask only.
+  AttentionGeometry g{shape.sq, shape.skv, shape.d, shape.dv,
+                      /*causal=*/false, /*offset=*/0, /*scale=*/1.0f,
+                      tileQ, tileKV, shape.masked};
+  AttentionLayout l(mc, g);
+  return {l.spadRows, l.accRows};
+}
+
+std::optional<isa::ElemType> mlir::accel::getSystolicElemType(Type t) {
+  if (t.isInteger(8))
+    return isa::ElemType::I8;
+  if (t.isInteger(32))
+    return isa::ElemType::I32;
+  if (t.isBF16())
+    return isa::ElemType::BF16;
+  if (t.isF32())
+    return isa::ElemType::F32;
+  return std::nullopt;
+}
+
+namespace {
+
 /// One (batch, head): O = softmax(scale . Q Kᵀ, causal) V with the online
 /// softmax on the vector unit. The key blocks are software-pipelined by
 /// one: the array computes S of block j + 1 while the vector unit turns S
@@ -527,25 +555,6 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
 
 namespace {
 
-std::optional<isa::ElemType> elemTypeOf(Type t) {
-  if (t.isInteger(8))
-    return isa::ElemType::I8;
-  if (t.isInteger(32))
-    return isa::ElemType::I32;
-  if (t.isBF16())
-    return isa::ElemType::BF16;
-  if (t.isF32())
-    return isa::ElemType::F32;
-  return std::nullopt;
-}
-
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
-
 struct ConvertAccelToSystolicPass
     : public mlir::accel::impl::ConvertAccelToSystolicPassBase<
           ConvertAccelToSystolicPass> {
@@ -553,30 +562,14 @@ struct ConvertAccelToSystolicPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<SystolicDataflow> forced;
-    if (dataflow == "ws")
-      forced = SystolicDataflow::WS;
-    else if (dataflow == "os")
-      forced = SystolicDataflow::OS;
-    else if (dataflow == "is")
-      forced = SystolicDataflow::IS;
-    else if (dataflow != "auto") {
-      module.emitError() << "convert-accel-to-systolic: dataflow must be "
-                            "auto, ws, os or is, got '"
-                         << dataflow << "'";
+    options = SystolicOptions{rows,          cols,           spadKib,
+                                     accKib,        spadBanks,      accBanks,
+                                     dramBytesPerCycle, dramLatency, vectorLanes,
+                                     dataflow,      tileM,          tileN,
+                                     tileK,         attentionTileQ, attentionTileKV};
+    if (failed(checkSystolicOptions(module, "convert-accel-to-systolic",
+                                    options)))
       return signalPassFailure();
-    }
-    if (rows < 1 || cols < 1 || rows > 1024 || cols > 1024 || spadKib < 1 ||
-        accKib < 1 || spadBanks < 1 || accBanks < 1 ||
-        !(dramBytesPerCycle > 0) || !std::isfinite(dramBytesPerCycle) ||
-        dramLatency < 0 || vectorLanes < 1 || tileM < 0 || tileN < 0 ||
-        tileK < 0 || attentionTileQ < 0 || attentionTileKV < 0) {
-      module.emitError()
-          << "convert-accel-to-systolic: rows and cols must be in [1, 1024], "
-             "SRAM sizes, banks, bandwidth and vector lanes positive, the "
-             "latency and tile sizes not negative";
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> funcs;
     for (auto f : module.getOps<func::FuncOp>())
       if (!f.isExternal())
@@ -586,6 +579,8 @@ struct ConvertAccelToSystolicPass
         return signalPassFailure();
   }
 
+  /// The machine and the overrides for ops without an accel.lowering_config.
+  SystolicOptions options;
   /// The model's cycles for the program being built.
   double predicted = 0;
   /// The zero buffer of each K = 0 matmul without accumulate.
@@ -593,23 +588,7 @@ struct ConvertAccelToSystolicPass
 
   /// The machine for a program of `input` elements.
   isa::MachineConfig machine(isa::ElemType input) const {
-    isa::MachineConfig mc;
-    mc.rows = rows;
-    mc.cols = cols;
-    mc.inputType = input;
-    mc.accType =
-        input == isa::ElemType::I8 ? isa::ElemType::I32 : isa::ElemType::F32;
-    int64_t spad =
-        spadKib * 1024 / (int64_t(mc.spadWidth()) * isa::elemBytes(input));
-    int64_t acc = accKib * 1024 / (int64_t(mc.cols) * 4);
-    mc.spadBanks = spadBanks;
-    mc.accBanks = accBanks;
-    mc.spadRows = std::max<int64_t>(spad / spadBanks * spadBanks, 0);
-    mc.accRows = std::max<int64_t>(acc / accBanks * accBanks, 0);
-    mc.dramBytesPerCycle = dramBytesPerCycle;
-    mc.dramLatency = dramLatency;
-    mc.vectorLanes = vectorLanes;
-    return mc;
+    return getSystolicMachine(options, input);
   }
 
   LogicalResult convert(func::FuncOp func) {
@@ -623,10 +602,10 @@ struct ConvertAccelToSystolicPass
         if (mm.getLhsScale())
           return mm.emitOpError("with scales has no systolic lowering (the "
                                 "array takes plain i8, bf16 or f32 inputs)");
-        auto t = elemTypeOf(in);
+        auto t = getSystolicElemType(in);
         Type out = mm.getInit().getType().getElementType();
         if (!t || *t == isa::ElemType::I32 ||
-            in != mm.getRhs().getType().getElementType() || !elemTypeOf(out) ||
+            in != mm.getRhs().getType().getElementType() || !getSystolicElemType(out) ||
             (in.isInteger(8) != out.isInteger(32)))
           return mm.emitOpError("of ")
                  << in << " x " << mm.getRhs().getType().getElementType()
@@ -653,10 +632,10 @@ struct ConvertAccelToSystolicPass
                       "bf16 masks do: the DMA widens them into the "
                       "accumulator)";
         }
-        auto t = elemTypeOf(in);
+        auto t = getSystolicElemType(in);
         Type out = at.getInit().getType().getElementType();
         if (!t || *t == isa::ElemType::I8 || *t == isa::ElemType::I32 ||
-            !elemTypeOf(out))
+            !getSystolicElemType(out))
           return at.emitOpError("of ")
                  << in << " -> " << out
                  << " has no systolic lowering: attention runs on bf16 or "
@@ -679,7 +658,7 @@ struct ConvertAccelToSystolicPass
         return op.emitOpError("has no systolic lowering (a systolic program "
                               "holds accel.matmul and accel.attention)");
       }
-      auto t = *elemTypeOf(in);
+      auto t = *getSystolicElemType(in);
       if (input && *input != t)
         return op.emitOpError("takes ")
                << in << " inputs but an earlier op of @" << func.getSymName()
@@ -709,7 +688,7 @@ struct ConvertAccelToSystolicPass
     };
     for (BlockArgument a : func.getArguments()) {
       auto t = dyn_cast<RankedTensorType>(a.getType());
-      if (!t || !t.hasStaticShape() || !elemTypeOf(t.getElementType()))
+      if (!t || !t.hasStaticShape() || !getSystolicElemType(t.getElementType()))
         return func.emitOpError("argument #")
                << a.getArgNumber() << " of type " << a.getType()
                << " cannot be a systolic DRAM buffer (static tensors of i8, "
@@ -809,7 +788,7 @@ struct ConvertAccelToSystolicPass
     int64_t rank = cType.getRank();
     int64_t m = cType.getDimSize(rank - 2), n = cType.getDimSize(rank - 1);
     int64_t k = aType.getDimSize(rank - 1);
-    int64_t batch = product(cType.getShape().drop_back(2));
+    int64_t batch = computeProduct(cType.getShape().drop_back(2));
     std::optional<uint32_t> aBuf = lookup(bufferOf, mm.getLhs()),
                             bBuf = lookup(bufferOf, mm.getRhs());
     if (!aBuf || !bBuf)
@@ -849,26 +828,15 @@ struct ConvertAccelToSystolicPass
     shape.n = n;
     shape.k = k;
     shape.inBytes = isa::elemBytes(mc.inputType);
-    shape.outBytes = isa::elemBytes(*elemTypeOf(cType.getElementType()));
+    shape.outBytes = isa::elemBytes(*getSystolicElemType(cType.getElementType()));
     shape.accumulate = mm.getAccumulate();
-    std::optional<SystolicDataflow> forced;
-    if (dataflow == "ws")
-      forced = SystolicDataflow::WS;
-    else if (dataflow == "os")
-      forced = SystolicDataflow::OS;
-    else if (dataflow == "is")
-      forced = SystolicDataflow::IS;
-    std::optional<SystolicMatmulSchedule> schedule =
-        chooseSystolicMatmulSchedule(mc, shape, forced, tileM, tileN, tileK);
-    if (!schedule)
-      return mm.emitOpError("has no ")
-             << (forced ? stringifySystolicDataflow(*forced) : "")
-             << (forced ? " " : "") << "schedule on the " << mc.rows << "x"
-             << mc.cols << " array whose double-buffered blocks fit "
-             << mc.spadRows << " scratchpad rows and " << mc.accRows
-             << " accumulator rows"
-             << (tileM || tileN || tileK ? " with the given tile sizes" : "")
-             << " (tile-n must be a multiple of cols, tile-k of rows)";
+    FailureOr<SystolicOptions> o = getSystolicOverrides(mm, options);
+    if (failed(o))
+      return failure();
+    FailureOr<SystolicMatmulSchedule> schedule =
+        configureSystolicMatmul(mm, mc, shape, *o);
+    if (failed(schedule))
+      return failure();
     predicted += batch * predictSystolicMatmulCycles(mc, shape, *schedule);
     for (int64_t bi = 0; bi < batch; ++bi) {
       View a{*aBuf, bi * m * k, k, false};
@@ -950,39 +918,19 @@ struct ConvertAccelToSystolicPass
       g.maskRowStride = maskStride[2];
       g.maskOneKey = maskStride[3] == 0;
     }
-    const int64_t T = std::min(mc.rows, mc.cols);
     if (g.d == 0 || g.dv == 0)
       return at.emitOpError("with an empty head dimension has no systolic "
                             "lowering");
-    if (attentionTileKV % T != 0)
-      return at.emitOpError("attention-tile-kv ")
-             << int64_t(attentionTileKV)
-             << " is not a multiple of min(rows, cols) = " << T;
-    // Keys per block: 4 array widths (or all of them); query rows: the
-    // most that fit, up to 256.
-    g.tileKV = attentionTileKV
-                   ? int64_t(attentionTileKV)
-                   : std::max<int64_t>(
-                         T, std::min<int64_t>(llvm::alignTo(g.skv, T), 4 * T));
-    bool found = false;
-    for (int64_t tq = attentionTileQ
-                          ? int64_t(attentionTileQ)
-                          : std::max<int64_t>(1, std::min<int64_t>(g.sq, 256));
-         tq >= 1; tq = attentionTileQ ? 0 : tq / 2) {
-      g.tileQ = tq;
-      if (AttentionLayout(mc, g).fits(mc)) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      AttentionLayout l(mc, g);
-      return at.emitOpError("blocks of ")
-             << g.tileQ << " queries x " << g.tileKV << " keys (d = " << g.d
-             << ") need " << l.spadRows << " scratchpad rows and " << l.accRows
-             << " accumulator rows; the machine has " << mc.spadRows << " and "
-             << mc.accRows;
-    }
+    FailureOr<SystolicOptions> o = getSystolicOverrides(at, options);
+    if (failed(o))
+      return failure();
+    FailureOr<std::pair<int64_t, int64_t>> tiles = chooseSystolicAttentionTiles(
+        at, mc, {g.sq, g.skv, g.d, g.dv, g.masked}, o->attentionTileQ,
+        o->attentionTileKV);
+    if (failed(tiles))
+      return failure();
+    g.tileQ = tiles->first;
+    g.tileKV = tiles->second;
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < hq; ++h) {
         int64_t hk = h / (hq / hkv);

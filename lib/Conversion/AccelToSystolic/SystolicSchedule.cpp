@@ -5,8 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// An analytic model of the programs convert-accel-to-systolic emits for a
-// matmul, following the simulator's default timing model
+// The configuration stage of the systolic target: the machine the options
+// describe, what overrides the model (options, an op's
+// #accel.lowering_config), the attention blocks, and an analytic model of
+// the programs convert-accel-to-systolic emits for a matmul, following the simulator's default timing model
 // (docs/systolic-simulator.md): the DMA and the array run decoupled, so a
 // double-buffered step costs the larger of its transfers and its computes;
 // the first step's loads, the array's fill and drain and the last mvout
@@ -16,7 +18,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Systolic/ISA.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -178,4 +184,161 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
         }
   }
   return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Options and overrides
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::accel::checkSystolicOptions(ModuleOp module,
+                                                StringRef pass,
+                                                const SystolicOptions &o) {
+  if (o.dataflow != "auto" && o.dataflow != "ws" && o.dataflow != "os" &&
+      o.dataflow != "is")
+    return module.emitError() << pass
+                              << ": dataflow must be auto, ws, os or is, got '"
+                              << o.dataflow << "'";
+  if (o.rows < 1 || o.cols < 1 || o.rows > 1024 || o.cols > 1024 ||
+      o.spadKib < 1 || o.accKib < 1 || o.spadBanks < 1 || o.accBanks < 1 ||
+      !(o.dramBytesPerCycle > 0) || !std::isfinite(o.dramBytesPerCycle) ||
+      o.dramLatency < 0 || o.vectorLanes < 1 || o.tileM < 0 || o.tileN < 0 ||
+      o.tileK < 0 || o.attentionTileQ < 0 || o.attentionTileKV < 0)
+    return module.emitError()
+           << pass
+           << ": rows and cols must be in [1, 1024], SRAM sizes, banks, "
+              "bandwidth and vector lanes positive, the latency and tile "
+              "sizes not negative";
+  return success();
+}
+
+isa::MachineConfig mlir::accel::getSystolicMachine(const SystolicOptions &o,
+                                                   isa::ElemType input) {
+  isa::MachineConfig mc;
+  mc.rows = o.rows;
+  mc.cols = o.cols;
+  mc.inputType = input;
+  mc.accType =
+      input == isa::ElemType::I8 ? isa::ElemType::I32 : isa::ElemType::F32;
+  int64_t spad =
+      o.spadKib * 1024 / (int64_t(mc.spadWidth()) * isa::elemBytes(input));
+  int64_t acc = o.accKib * 1024 / (int64_t(mc.cols) * 4);
+  mc.spadBanks = o.spadBanks;
+  mc.accBanks = o.accBanks;
+  mc.spadRows = std::max<int64_t>(spad / o.spadBanks * o.spadBanks, 0);
+  mc.accRows = std::max<int64_t>(acc / o.accBanks * o.accBanks, 0);
+  mc.dramBytesPerCycle = o.dramBytesPerCycle;
+  mc.dramLatency = o.dramLatency;
+  mc.vectorLanes = o.vectorLanes;
+  return mc;
+}
+
+std::optional<SystolicDataflow>
+mlir::accel::getForcedDataflow(const SystolicOptions &o) {
+  if (o.dataflow == "ws")
+    return SystolicDataflow::WS;
+  if (o.dataflow == "os")
+    return SystolicDataflow::OS;
+  if (o.dataflow == "is")
+    return SystolicDataflow::IS;
+  return std::nullopt;
+}
+
+FailureOr<SystolicOptions>
+mlir::accel::getSystolicOverrides(Operation *op,
+                                  const SystolicOptions &options) {
+  FailureOr<LoweringConfigAttr> found = getLoweringConfig(op);
+  if (failed(found) || !*found)
+    return failed(found) ? FailureOr<SystolicOptions>(failure())
+                         : FailureOr<SystolicOptions>(options);
+  LoweringConfigAttr config = *found;
+  if (config.getKernel() != "systolic")
+    return op->emitOpError("has a lowering_config for the ")
+           << config.getKernel()
+           << " kernel; the systolic array runs the systolic kernel";
+  SystolicOptions o = options;
+  ArrayRef<int64_t> tile = config.getTile();
+  if (isa<AttentionOp>(op)) {
+    if (!config.getDataflow().empty())
+      return op->emitOpError("has a lowering_config dataflow; attention runs "
+                             "weight-stationary on the array");
+    if (!tile.empty() && tile.size() != 2)
+      return op->emitOpError("has a lowering_config tile of ")
+             << tile.size()
+             << " entries; attention takes [query rows, keys per block]";
+    if (!tile.empty()) {
+      o.attentionTileQ = tile[0];
+      o.attentionTileKV = tile[1];
+    }
+    return o;
+  }
+  if (!tile.empty() && tile.size() != 3)
+    return op->emitOpError("has a lowering_config tile of ")
+           << tile.size() << " entries; a matmul takes [M, N, K]";
+  if (!config.getDataflow().empty())
+    o.dataflow = config.getDataflow().str();
+  if (!tile.empty()) {
+    o.tileM = tile[0];
+    o.tileN = tile[1];
+    o.tileK = tile[2];
+  }
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// Choices
+//===----------------------------------------------------------------------===//
+
+FailureOr<SystolicMatmulSchedule>
+mlir::accel::configureSystolicMatmul(Operation *op,
+                                     const isa::MachineConfig &mc,
+                                     const SystolicMatmulShape &shape,
+                                     const SystolicOptions &o) {
+  std::optional<SystolicDataflow> forced = getForcedDataflow(o);
+  std::optional<SystolicMatmulSchedule> schedule =
+      chooseSystolicMatmulSchedule(mc, shape, forced, o.tileM, o.tileN,
+                                   o.tileK);
+  if (!schedule)
+    return op->emitOpError("has no ")
+           << (forced ? stringifySystolicDataflow(*forced) : "")
+           << (forced ? " " : "") << "schedule on the " << mc.rows << "x"
+           << mc.cols << " array whose double-buffered blocks fit "
+           << mc.spadRows << " scratchpad rows and " << mc.accRows
+           << " accumulator rows"
+           << (o.tileM || o.tileN || o.tileK ? " with the given tile sizes"
+                                             : "")
+           << " (tile-n must be a multiple of cols, tile-k of rows)";
+  return *schedule;
+}
+
+FailureOr<std::pair<int64_t, int64_t>>
+mlir::accel::chooseSystolicAttentionTiles(Operation *op,
+                                          const isa::MachineConfig &mc,
+                                          const SystolicAttentionShape &g,
+                                          int64_t tileQ, int64_t tileKV) {
+  const int64_t T = std::min(mc.rows, mc.cols);
+  if (tileKV % T != 0)
+    return op->emitOpError("attention-tile-kv ")
+           << tileKV << " is not a multiple of min(rows, cols) = " << T;
+  // Keys per block: 4 array widths (or all of them); query rows: the
+  // most that fit, up to 256.
+  const int64_t kv =
+      tileKV ? tileKV
+             : std::max<int64_t>(
+                   T, std::min<int64_t>(llvm::alignTo(g.skv, T), 4 * T));
+  int64_t tq = tileQ ? tileQ : std::max<int64_t>(1, std::min<int64_t>(g.sq, 256));
+  for (; tq >= 1; tq = tileQ ? 0 : tq / 2) {
+    auto [spad, acc] = getSystolicAttentionRows(mc, g, tq, kv);
+    if (spad <= int64_t(mc.spadRows) && acc <= int64_t(mc.accRows))
+      return std::make_pair(tq, kv);
+    if (tileQ || tq == 1)
+      break;
+  }
+  // The last size tried (the given one, or 1).
+  int64_t last = tileQ ? tileQ : 1;
+  auto [spad, acc] = getSystolicAttentionRows(mc, g, last, kv);
+  return op->emitOpError("blocks of ")
+         << last << " queries x " << kv << " keys (d = " << g.d << ") need "
+         << spad << " scratchpad rows and " << acc
+         << " accumulator rows; the machine has " << mc.spadRows << " and "
+         << mc.accRows;
 }

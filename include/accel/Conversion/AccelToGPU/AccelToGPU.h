@@ -25,6 +25,7 @@ namespace accel {
 
 class GpuTargetInfo;
 
+#define GEN_PASS_DECL_ACCELGPUCONFIGUREPASS
 #define GEN_PASS_DECL_CONVERTACCELTOGPUPASS
 #include "accel/Conversion/Passes.h.inc"
 

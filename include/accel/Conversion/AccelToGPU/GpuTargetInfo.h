@@ -144,8 +144,25 @@ protected:
   virtual std::string getMissingMmaHint(GpuMmaType input) const = 0;
 };
 
+/// The figures of one GPU the lowering reads, from the target catalogue
+/// (lib/Target/Catalogue.cpp, the one place chip figures live) or from a
+/// module's #accel.target.
+struct GpuChipFigures {
+  /// Multiprocessors (SMs, CUs) of the device.
+  int64_t computeUnits = 0;
+  /// Shared memory (LDS) of one multiprocessor, KiB.
+  int64_t localMemoryKib = 0;
+};
+
 /// The target description of `chip` (NVIDIA: sm_80, sm_86, sm_89, sm_90,
-/// sm_90a; AMD: gfx90a, gfx942, gfx1100); null for a chip it does not know.
+/// sm_90a; AMD: gfx90a, gfx942, gfx1100) with `figures`; null for a chip
+/// it does not know. The instruction set follows from the chip; the sizes
+/// from the figures.
+std::unique_ptr<GpuTargetInfo> createGpuTargetInfo(llvm::StringRef chip,
+                                                   const GpuChipFigures &figures);
+
+/// The same with the figures of the catalogue's entry for `chip`
+/// (findTargetSpecForChip); null for a chip it does not know.
 std::unique_ptr<GpuTargetInfo> createGpuTargetInfo(llvm::StringRef chip);
 
 /// The chips createGpuTargetInfo knows, for diagnostics.
@@ -153,7 +170,8 @@ llvm::ArrayRef<llvm::StringRef> getKnownGpuChips();
 
 /// The AMD half of createGpuTargetInfo (AmdgpuTargetInfo.cpp): gfx90a,
 /// gfx942 and gfx1100; null for other chips.
-std::unique_ptr<GpuTargetInfo> createAmdgpuTargetInfo(llvm::StringRef chip);
+std::unique_ptr<GpuTargetInfo>
+createAmdgpuTargetInfo(llvm::StringRef chip, const GpuChipFigures &figures);
 
 } // namespace accel
 } // namespace mlir

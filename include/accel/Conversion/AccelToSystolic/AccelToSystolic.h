@@ -17,13 +17,16 @@
 #ifndef ACCEL_CONVERSION_ACCELTOSYSTOLIC_ACCELTOSYSTOLIC_H
 #define ACCEL_CONVERSION_ACCELTOSYSTOLIC_ACCELTOSYSTOLIC_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace sysarray {
 struct MachineConfig;
+enum class ElemType : uint8_t;
 } // namespace sysarray
 
 namespace mlir {
@@ -32,6 +35,7 @@ class SystolicDialect;
 } // namespace systolic
 namespace accel {
 
+#define GEN_PASS_DECL_ACCELSYSTOLICCONFIGUREPASS
 #define GEN_PASS_DECL_CONVERTACCELTOSYSTOLICPASS
 #include "accel/Conversion/Passes.h.inc"
 
@@ -73,6 +77,82 @@ std::optional<SystolicMatmulSchedule> chooseSystolicMatmulSchedule(
     const ::sysarray::MachineConfig &config, const SystolicMatmulShape &shape,
     std::optional<SystolicDataflow> dataflow, int64_t tileM = 0,
     int64_t tileN = 0, int64_t tileK = 0);
+
+/// The options accel-systolic-configure and convert-accel-to-systolic share
+/// (in the order Passes.td declares them, so that either pass writes
+/// `SystolicOptions{rows, cols, ...}`): the machine, and what overrides the
+/// schedule model (0 and "auto": the model chooses).
+struct SystolicOptions {
+  int64_t rows = 16, cols = 16, spadKib = 256, accKib = 64, spadBanks = 4,
+          accBanks = 2;
+  double dramBytesPerCycle = 16.0;
+  int64_t dramLatency = 100, vectorLanes = 16;
+  std::string dataflow = "auto";
+  int64_t tileM = 0, tileN = 0, tileK = 0;
+  int64_t attentionTileQ = 0, attentionTileKV = 0;
+
+};
+
+/// Checks `o` (machine sizes in range, a known dataflow, sizes not
+/// negative); a located error at `module` naming `pass` when not.
+LogicalResult checkSystolicOptions(ModuleOp module, llvm::StringRef pass,
+                                   const SystolicOptions &o);
+
+/// The machine `o` describes for programs of `input` elements.
+::sysarray::MachineConfig getSystolicMachine(const SystolicOptions &o,
+                                             ::sysarray::ElemType input);
+
+/// The forced dataflow of `o` (std::nullopt for auto).
+std::optional<SystolicDataflow> getForcedDataflow(const SystolicOptions &o);
+
+/// The overrides of `op`: its accel.lowering_config's dataflow and tile
+/// where it has one, `options` for the rest; a located error for a config
+/// that is not the systolic kernel's or does not fit the op.
+FailureOr<SystolicOptions> getSystolicOverrides(Operation *op,
+                                                const SystolicOptions &options);
+
+/// The array's element type for an MLIR element type (i8, i32, bf16, f32);
+/// std::nullopt for any other.
+std::optional<::sysarray::ElemType> getSystolicElemType(Type type);
+
+/// An attention problem as the array's blocks see it.
+struct SystolicAttentionShape {
+  int64_t sq = 0, skv = 0, d = 0, dv = 0;
+  bool masked = false;
+};
+
+/// Scratchpad and accumulator rows the double-buffered blocks of `tileQ`
+/// queries x `tileKV` keys take (AccelToSystolic.cpp's layout).
+std::pair<int64_t, int64_t>
+getSystolicAttentionRows(const ::sysarray::MachineConfig &config,
+                         const SystolicAttentionShape &shape, int64_t tileQ,
+                         int64_t tileKV);
+
+/// The blocks of an attention: `tileKV` (0: 4 array widths, or all the
+/// keys) and `tileQ` (0: the most that fit, up to 256) checked against the
+/// machine; a located error at `op` when they do not fit.
+FailureOr<std::pair<int64_t, int64_t>>
+chooseSystolicAttentionTiles(Operation *op,
+                             const ::sysarray::MachineConfig &config,
+                             const SystolicAttentionShape &shape,
+                             int64_t tileQ, int64_t tileKV);
+
+/// The schedule of a matmul (`chooseSystolicMatmulSchedule` with the
+/// overrides of `o`); a located error at `op` when none fits.
+FailureOr<SystolicMatmulSchedule>
+configureSystolicMatmul(Operation *op, const ::sysarray::MachineConfig &config,
+                        const SystolicMatmulShape &shape,
+                        const SystolicOptions &o);
+
+class LoweringConfigAttr;
+
+/// The configuration of `op` (an accel.matmul or accel.attention): its own
+/// accel.lowering_config completed and checked, or the stage's choice with
+/// `options`; a null attribute for an op that needs none or that the
+/// conversion refuses (an empty matmul, a type the array does not take); a
+/// located error when no schedule fits.
+FailureOr<LoweringConfigAttr> configureSystolicOp(Operation *op,
+                                                  const SystolicOptions &options);
 
 } // namespace accel
 } // namespace mlir

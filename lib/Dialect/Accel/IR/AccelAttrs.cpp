@@ -337,3 +337,65 @@ PrecisionAttr::resolve(function_ref<InFlightDiagnostic()> emitError) const {
       emitError, getCompute(), getAccumulate(), getOutput(), getScales(),
       values ? values.asArrayRef() : ArrayRef<double>(), getOverflow());
 }
+
+//===----------------------------------------------------------------------===//
+// LoweringConfigAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           StringRef kernel, ArrayRef<int64_t> tile,
+                           ArrayRef<int64_t> warps, ArrayRef<int64_t> mma,
+                           int64_t stages, StringRef dataflow) {
+  static const StringRef kernels[] = {"mma.sync", "wgmma", "mfma", "wmma",
+                                      "systolic"};
+  if (!llvm::is_contained(kernels, kernel))
+    return emitError() << "lowering_config 'kernel' must be mma.sync, wgmma, "
+                          "mfma, wmma or systolic, got '"
+                       << kernel << "'";
+  auto positive = [&](StringRef name, ArrayRef<int64_t> list,
+                      ArrayRef<size_t> sizes) -> LogicalResult {
+    if (!list.empty() && !llvm::is_contained(sizes, list.size())) {
+      auto diag = emitError() << "lowering_config '" << name << "' must have ";
+      llvm::interleave(sizes, diag, " or ");
+      return diag << " entries, got " << list.size();
+    }
+    for (int64_t v : list)
+      if (v <= 0)
+        return emitError() << "lowering_config '" << name
+                           << "' entries must be positive, got " << v;
+    return success();
+  };
+  // Matmuls tile [M, N, K], attention [query rows, keys per step].
+  if (failed(positive("tile", tile, {2, 3})) ||
+      failed(positive("warps", warps, {1, 2})) ||
+      failed(positive("mma", mma, {3})))
+    return failure();
+  if (stages < 0)
+    return emitError() << "lowering_config 'stages' must not be negative, got "
+                       << stages;
+  bool systolic = kernel == "systolic";
+  if (!dataflow.empty() && !systolic)
+    return emitError() << "lowering_config 'dataflow' applies to the systolic "
+                          "kernel only, not "
+                       << kernel;
+  if (!dataflow.empty() && dataflow != "ws" && dataflow != "os" &&
+      dataflow != "is")
+    return emitError() << "lowering_config 'dataflow' must be ws, os or is, "
+                          "got '"
+                       << dataflow << "'";
+  if (systolic && (!warps.empty() || !mma.empty() || stages != 0))
+    return emitError() << "lowering_config of the systolic kernel takes no "
+                          "warps, mma or stages (the array has none)";
+  return success();
+}
+
+FailureOr<LoweringConfigAttr> mlir::accel::getLoweringConfig(Operation *op) {
+  Attribute attr = op->getAttr(kLoweringConfigAttrName);
+  if (!attr)
+    return LoweringConfigAttr();
+  if (auto config = dyn_cast<LoweringConfigAttr>(attr))
+    return config;
+  return op->emitOpError("has an accel.lowering_config that is not an "
+                         "#accel.lowering_config attribute");
+}

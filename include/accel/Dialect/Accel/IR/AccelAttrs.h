@@ -46,6 +46,10 @@ inline llvm::hash_code hash_value(OverflowMode m) {
 /// Name of the discardable attribute that holds an op's #accel.precision.
 inline constexpr llvm::StringLiteral kPrecisionAttrName = "accel.precision";
 
+/// The discardable attribute that holds an op's #accel.lowering_config.
+inline constexpr llvm::StringLiteral kLoweringConfigAttrName =
+    "accel.lowering_config";
+
 /// A precision policy (#accel.precision, or accel-lower-precision's options)
 /// with every default filled in; see docs/precision.md.
 struct PrecisionPolicy {
@@ -78,5 +82,11 @@ double getLargestQuantised(Type type);
 
 #define GET_ATTRDEF_CLASSES
 #include "accel/Dialect/Accel/IR/AccelAttrs.h.inc"
+
+namespace mlir::accel {
+/// The #accel.lowering_config of `op` (a null attribute when it has none);
+/// a located error when its accel.lowering_config is another attribute.
+FailureOr<LoweringConfigAttr> getLoweringConfig(Operation *op);
+} // namespace mlir::accel
 
 #endif // ACCEL_DIALECT_ACCEL_IR_ACCELATTRS_H

@@ -192,4 +192,53 @@ def Accel_PrecisionAttr : AttrDef<Accel_Dialect, "Precision"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Lowering configuration
+//===----------------------------------------------------------------------===//
+
+def Accel_LoweringConfigAttr : AttrDef<Accel_Dialect, "LoweringConfig"> {
+  let mnemonic = "lowering_config";
+  let summary = "How one accel op is lowered: the configuration stage's choice";
+  let description = [{
+    Attached to an `accel.matmul` or `accel.attention` as the discardable
+    attribute `accel.lowering_config`, it holds every choice a back end's
+    conversion needs (docs/configure.md): the configuration stage
+    (`accel-gpu-configure`, `accel-systolic-configure`) writes it from the
+    cost model of the op's target, a user may write it by hand, and the
+    conversion reads it and chooses nothing itself. The conversion checks a
+    hand-written one against the chip with the same rules as its own
+    choices (a located error names what does not fit).
+
+    | parameter | meaning |
+    |---|---|
+    | `kernel` | the kernel strategy: `mma.sync`, `wgmma` (NVIDIA), `mfma`, `wmma` (AMD), `systolic` |
+    | `tile` | matmul: the block tile `[M, N, K]`; attention: `[query rows, keys per step]` |
+    | `warps` | GPU matmul: warps `[along M, along N]`; GPU attention: `[warps]` |
+    | `mma` | GPU: the matrix instruction `[m, n, k]` (informative: the chip and element types fix it) |
+    | `stages` | GPU: buffers of the global-to-shared ring (0: the kernel's own) |
+    | `dataflow` | systolic matmul: `ws`, `os` or `is` |
+
+    Example:
+
+    ```mlir
+    %0 = accel.matmul ins(%a, %b : tensor<4096x4096xbf16>, tensor<4096x4096xbf16>)
+           outs(%c : tensor<4096x4096xf32>)
+           {accel.lowering_config = #accel.lowering_config<kernel = "wgmma",
+              tile = [128, 256, 64], warps = [8, 1], mma = [64, 256, 16],
+              stages = 4>}
+           -> tensor<4096x4096xf32>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"kernel strategy">:$kernel,
+    Accel_ListParameter<"int64_t", "I64", "block tile">:$tile,
+    Accel_ListParameter<"int64_t", "I64", "warps">:$warps,
+    Accel_ListParameter<"int64_t", "I64", "matrix instruction [m, n, k]">:$mma,
+    DefaultValuedParameter<"int64_t", "0", "ring buffers">:$stages,
+    StringRefParameter<"systolic dataflow", "\"\"">:$dataflow
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // ACCEL_DIALECT_ACCEL_IR_ACCELATTRS_TD

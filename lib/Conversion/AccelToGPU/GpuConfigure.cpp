@@ -1,0 +1,83 @@
+//===- GpuConfigure.cpp - accel-gpu-configure -----------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The configuration stage of the GPU targets: attaches an
+// #accel.lowering_config to every matmul and attention that
+// convert-accel-to-gpu compiles (the top-level ops of public functions),
+// chosen by KernelConfig.cpp for the chip; an op that has one keeps it,
+// completed and checked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelConfig.h"
+#include "accel/Conversion/AccelToGPU/AccelToGPU.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELGPUCONFIGUREPASS
+#include "accel/Conversion/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using namespace mlir::accel;
+
+FailureOr<LoweringConfigAttr>
+mlir::accel::configureGpuOp(Operation *op, const GpuTargetInfo &target,
+                            const GpuConfigOverrides &options) {
+  MLIRContext *ctx = op->getContext();
+  FailureOr<GpuConfigOverrides> o = getGpuOverrides(op, target, options);
+  if (failed(o))
+    return failure();
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    FailureOr<GemmKernel> k = analyzeGpuMatmul(mm, target);
+    if (failed(k) || failed(configureGpuMatmul(mm, *k, target, *o)))
+      return failure();
+    return getGpuMatmulConfigAttr(ctx, *k, target);
+  }
+  auto att = cast<AttentionOp>(op);
+  FailureOr<AttentionPlan> k = analyzeGpuAttention(att, target);
+  if (failed(k) || failed(configureGpuAttention(att, *k, target, *o)))
+    return failure();
+  return getGpuAttentionConfigAttr(ctx, *k, target);
+}
+
+namespace {
+
+struct AccelGpuConfigurePass
+    : public mlir::accel::impl::AccelGpuConfigurePassBase<
+          AccelGpuConfigurePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    GpuConfigOverrides options = GpuConfigOverrides::fromOptions(
+        mma, tileM, tileN, tileK, warps, stages);
+    std::unique_ptr<GpuTargetInfo> target =
+        setUpGpuPass(module, chip, "accel-gpu-configure", options);
+    if (!target)
+      return signalPassFailure();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      if (failed(checkGpuKernelFunction(func)))
+        return signalPassFailure();
+      for (Operation &op : func.getBody().front()) {
+        if (!isa<MatmulOp, AttentionOp>(op))
+          continue;
+        FailureOr<LoweringConfigAttr> config =
+            configureGpuOp(&op, *target, options);
+        if (failed(config))
+          return signalPassFailure();
+        op.setAttr(kLoweringConfigAttrName, *config);
+      }
+    }
+  }
+};
+
+} // namespace

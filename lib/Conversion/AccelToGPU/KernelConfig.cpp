@@ -1,0 +1,883 @@
+//===- KernelConfig.cpp - the GPU configuration stage ---------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every choice the GPU kernels make: the GEMM block tile, warps, stages and
+// kernel (wgmma, mma.sync, MFMA/WMMA), the attention kernel and its blocks,
+// from the chip (GpuTargetInfo) and the op; the checks that a given choice
+// (pass option or #accel.lowering_config) fits the chip; and the conversion
+// to and from the attribute. accel-gpu-configure (GpuConfigure.cpp) writes
+// the configs; convert-accel-to-gpu reads them (docs/configure.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelConfig.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Target/Catalogue.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/StringExtras.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include <cassert>
+
+using namespace mlir;
+using namespace mlir::accel;
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+
+/// The largest number of elements (8, 4 or 2) a cp.async of a row of
+/// `length` elements of `bytes` each can move with every copy aligned.
+static int64_t copyElements(int64_t length, int64_t bytes) {
+  for (int64_t v = 16 / bytes; v * bytes >= 4; v /= 2)
+    if (length % v == 0)
+      return v;
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Overrides
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<GpuTargetInfo>
+mlir::accel::resolveGpuTarget(ModuleOp module, StringRef chip,
+                              StringRef pass) {
+  if (!llvm::is_contained(getKnownGpuChips(), chip)) {
+    auto diag = module.emitError()
+                << pass << ": unknown chip '" << chip << "' (known: ";
+    llvm::interleaveComma(getKnownGpuChips(), diag);
+    diag << ")";
+    return nullptr;
+  }
+  auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
+  if (!target || (target.getKind() != TargetKind::NVPTX &&
+                  target.getKind() != TargetKind::AMDGPU)) {
+    std::unique_ptr<GpuTargetInfo> info = createGpuTargetInfo(chip);
+    if (!info)
+      module.emitError() << pass << ": the target catalogue has no entry for "
+                         << chip;
+    return info;
+  }
+  // The module describes its GPU: its figures, for the chip it names.
+  if (target.getChip() != chip) {
+    module.emitError() << pass << ": the module's target '"
+                       << target.getName() << "' is " << target.getChip()
+                       << ", not " << chip << ", the chip compiled for";
+    return nullptr;
+  }
+  if (target.getLocalMemoryKib() <= 0) {
+    module.emitError() << pass << ": the module's target '"
+                       << target.getName()
+                       << "' gives no local_memory_kib (the shared memory of "
+                          "a multiprocessor), which the kernels are sized by";
+    return nullptr;
+  }
+  return createGpuTargetInfo(
+      chip, {target.getComputeUnits(), target.getLocalMemoryKib()});
+}
+
+static LogicalResult checkGpuOverrides(ModuleOp module, StringRef pass,
+                                       const GpuTargetInfo &target,
+                                       const GpuConfigOverrides &o);
+
+std::unique_ptr<GpuTargetInfo>
+mlir::accel::setUpGpuPass(ModuleOp module, StringRef chip, StringRef pass,
+                          const GpuConfigOverrides &o) {
+  std::unique_ptr<GpuTargetInfo> target = resolveGpuTarget(module, chip, pass);
+  if (!target || failed(checkGpuOverrides(module, pass, *target, o)))
+    return nullptr;
+  return target;
+}
+
+/// Checks the pass options `o` against `target`: an mma the chip has,
+/// sizes not negative.
+static LogicalResult checkGpuOverrides(ModuleOp module, StringRef pass,
+                                       const GpuTargetInfo &target,
+                                       const GpuConfigOverrides &o) {
+  // "" is the chip's own family (mma.sync on NVIDIA, mfma or wmma on AMD).
+  ArrayRef<StringRef> families = target.getVendorMmaFamilies();
+  if (!o.mma.empty() && o.mma != "auto" &&
+      !llvm::is_contained(families, o.mma)) {
+    auto diag = module.emitError() << pass << ": mma must be auto, ";
+    llvm::interleave(families, diag, " or ");
+    return diag << " for " << target.getTargetName() << " chips, got '"
+                << o.mma << "'";
+  }
+  if (llvm::is_contained(families, o.mma) &&
+      !llvm::is_contained(target.getMmaFamilies(), o.mma))
+    return module.emitError()
+           << pass << ": " << target.getChip() << " has no " << o.mma
+           << " instructions (its matrix instruction is "
+           << target.getMmaFamilies().front() << ")";
+  if (o.tileM < 0 || o.tileN < 0 || o.tileK < 0 || o.warps < 0 ||
+      o.stages < 0)
+    return module.emitError() << pass
+                              << ": tile sizes, warps and stages must not be "
+                                 "negative";
+  return success();
+}
+
+FailureOr<GpuConfigOverrides>
+mlir::accel::getGpuOverrides(Operation *op, const GpuTargetInfo &target,
+                             const GpuConfigOverrides &options) {
+  FailureOr<LoweringConfigAttr> found = getLoweringConfig(op);
+  if (failed(found) || !*found)
+    return failed(found) ? FailureOr<GpuConfigOverrides>(failure())
+                         : FailureOr<GpuConfigOverrides>(options);
+  LoweringConfigAttr config = *found;
+  StringRef kernel = config.getKernel();
+  if (!llvm::is_contained(target.getVendorMmaFamilies(), kernel))
+    return op->emitOpError("has a lowering_config for the ")
+           << kernel << " kernel, which " << target.getTargetName()
+           << " chips do not have";
+  if (!llvm::is_contained(target.getMmaFamilies(), kernel))
+    return op->emitOpError("has a lowering_config for the ")
+           << kernel << " kernel; " << target.getChip() << " has no " << kernel
+           << " instructions (its matrix instruction is "
+           << target.getMmaFamilies().front() << ")";
+  GpuConfigOverrides o = options;
+  o.mma = kernel.str();
+  ArrayRef<int64_t> tile = config.getTile(), warps = config.getWarps();
+  const bool attention = isa<AttentionOp>(op);
+  if (!tile.empty() && tile.size() != (attention ? 2u : 3u))
+    return op->emitOpError("has a lowering_config tile of ")
+           << tile.size() << " entries; "
+           << (attention ? "attention takes [query rows, keys per step]"
+                         : "a matmul takes [M, N, K]");
+  if (!warps.empty() && warps.size() != (attention ? 1u : 2u))
+    return op->emitOpError("has a lowering_config warps of ")
+           << warps.size() << " entries; "
+           << (attention ? "attention takes [warps]"
+                         : "a matmul takes [along M, along N]");
+  if (attention) {
+    if (!tile.empty()) {
+      o.blockM = tile[0];
+      o.blockN = tile[1];
+    }
+    if (!warps.empty())
+      o.warps = warps[0];
+  } else {
+    if (!tile.empty()) {
+      o.tileM = tile[0];
+      o.tileN = tile[1];
+      o.tileK = tile[2];
+    }
+    if (!warps.empty()) {
+      o.warpsM = warps[0];
+      o.warpsN = warps[1];
+      o.warps = warps[0] * warps[1];
+    }
+  }
+  if (config.getStages())
+    o.stages = config.getStages();
+  o.instr.assign(config.getMma().begin(), config.getMma().end());
+  return o;
+}
+
+/// A launch of `grid` blocks must fit the chip's grid.
+static LogicalResult checkGrid(Operation *op, std::array<int64_t, 3> grid,
+                               const GpuTargetInfo &target) {
+  std::array<int64_t, 3> maxGrid = target.getMaxGridSize();
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] > maxGrid[d])
+      return op->emitOpError("needs a grid of ")
+             << grid[0] << " x " << grid[1] << " x " << grid[2] << " blocks; "
+             << target.getChip() << " allows at most " << maxGrid[0] << " x "
+             << maxGrid[1] << " x " << maxGrid[2];
+  return success();
+}
+
+/// A hand-written instruction shape must be the one the kernel uses.
+static LogicalResult checkInstr(Operation *op, const GpuConfigOverrides &o,
+                                ArrayRef<int64_t> instr) {
+  if (o.instr.empty() || ArrayRef<int64_t>(o.instr) == instr)
+    return success();
+  return op->emitOpError("has a lowering_config mma = [")
+         << o.instr[0] << ", " << o.instr[1] << ", " << o.instr[2]
+         << "]; its kernel multiplies with [" << instr[0] << ", " << instr[1]
+         << ", " << instr[2] << "] (the chip and the element types fix it)";
+}
+
+LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
+  // The kernels are named after the function, and PTX identifiers are
+  // [A-Za-z_$][A-Za-z0-9_$]* (LLVM's NVPTX printer aborts on others).
+  StringRef fname = func.getSymName();
+  auto isIdentChar = [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$';
+  };
+  if (fname.empty() || llvm::isDigit(fname.front()) ||
+      !llvm::all_of(fname, isIdentChar))
+    return func.emitOpError("is named '")
+           << fname
+           << "', which cannot name a GPU kernel: PTX identifiers are "
+              "letters, digits, '_' and '$', not starting with a digit";
+  Block &body = func.getBody().front();
+  const bool attention = !body.getOps<AttentionOp>().empty();
+  bool anyMatmul = false;
+  for (Operation &op : body) {
+    if (isa<AttentionOp, tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(
+            op))
+      continue;
+    if (isa<MatmulOp>(op)) {
+      anyMatmul = true;
+      if (attention)
+        return op.emitOpError("is in a function with an accel.attention: "
+                              "convert-accel-to-gpu compiles functions of "
+                              "accel.matmul ops or of accel.attention ops, "
+                              "not both (split the function)");
+      continue;
+    }
+    return op.emitOpError(attention
+                              ? "has no GPU lowering (convert-accel-to-gpu "
+                                "compiles functions of accel.attention ops)"
+                              : "has no GPU lowering (convert-accel-to-gpu "
+                                "compiles functions of accel.matmul ops)");
+  }
+  if (!attention && !anyMatmul)
+    return func.emitOpError("has no accel.matmul to compile for the GPU");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::accel::getGpuGemmSharedBytes(const GpuGemmShape &shape,
+                                           const GpuGemmConfig &config) {
+  if (config.wgmma)
+    // Unpadded 128-byte rows of A [tileM] and B ([tileN] rows of K, or
+    // [tileK] rows of N), plus the slack of the run-time alignment.
+    return config.stages * (config.tileM + config.tileN) * 128 +
+           kGpuWgmmaSwizzleAtom;
+  const int64_t pad = getGpuSharedRowPad(shape.inBytes);
+  int64_t a = config.tileM * (config.tileK + pad);
+  int64_t b = shape.transposeB || config.registerStaged
+                  ? config.tileN * (config.tileK + pad)
+                  : config.tileK * (config.tileN + pad);
+  return config.stages * (a + b) * shape.inBytes;
+}
+
+bool mlir::accel::splitGpuWarps(int64_t tileM, int64_t tileN, int64_t warps,
+                                GpuGemmConfig &config) {
+  // Each warp part holds whole ldmatrix x4 loads: 16 rows of A and 16
+  // columns of B (two m16n8 fragments).
+  int64_t bestM = 0;
+  double bestRatio = 0;
+  for (int64_t wm = 1; wm <= warps; ++wm) {
+    if (warps % wm != 0)
+      continue;
+    int64_t wn = warps / wm;
+    if (tileM % (16 * wm) != 0 || tileN % (16 * wn) != 0)
+      continue;
+    double partM = double(tileM / wm), partN = double(tileN / wn);
+    double ratio = std::max(partM, partN) / std::min(partM, partN);
+    // Squarer parts load fewer fragments per mma; on a tie the taller part
+    // (fewer, larger A loads).
+    if (bestM == 0 || ratio < bestRatio) {
+      bestM = wm;
+      bestRatio = ratio;
+    }
+  }
+  if (bestM == 0)
+    return false;
+  config.warpsM = bestM;
+  config.warpsN = warps / bestM;
+  return true;
+}
+
+GpuGemmConfig mlir::accel::getDefaultGpuGemmConfig(const GpuTargetInfo &target,
+                                                   const GpuGemmShape &shape) {
+  GpuGemmConfig c;
+  // Large tiles reuse each loaded element more, but only pay off while the
+  // grid still keeps every multiprocessor busy.
+  bool large = ceilDiv(shape.m, 128) * ceilDiv(shape.n, 128) * shape.batch >=
+               target.getNumMultiprocessors();
+  c.tileM = c.tileN = large ? 128 : 64;
+  // NVIDIA: 8 warps of 32 (256 threads) on the large tile. AMD: 256-thread
+  // workgroups too, 4 waves of 64 (CDNA) or 8 of 32 (RDNA), each wave at
+  // most 64x64 of C.
+  int64_t warps = large ? 256 / target.getWarpSize() : 4;
+  while (c.tileM > 16 && c.tileM / 2 >= shape.m)
+    c.tileM /= 2;
+  while (c.tileN > 16 && c.tileN / 2 >= shape.n)
+    c.tileN /= 2;
+  // 64 bytes of K per slice; 8-bit inputs multiply 32 deep (m16n8k32).
+  int64_t depth = shape.inBytes == 1 ? 32 : 16;
+  c.tileK = std::min<int64_t>(
+      2 * depth, std::max<int64_t>(depth, llvm::alignTo(shape.k, depth)));
+  while (warps > 1 && !splitGpuWarps(c.tileM, c.tileN, warps, c))
+    warps /= 2;
+  if (warps == 1)
+    splitGpuWarps(c.tileM, c.tileN, 1, c);
+  c.stages = ceilDiv(shape.k, c.tileK) <= 1 || !target.hasAsyncCopy() ? 2 : 3;
+  c.registerStaged = !target.hasAsyncCopy();
+  return c;
+}
+
+/// 8-bit float inputs: Hopper's fp8 tensor cores keep only about 14 bits of
+/// the sum in the accumulator (DeepSeek-V3 technical report, arXiv
+/// 2412.19437, §3.3.2), so each K slice (128 elements, 4 wgmma k32) is
+/// summed apart and added into the f32 accumulator with ordinary f32
+/// additions, as DeepGEMM and cuBLAS do. i8's s32 sums are exact.
+bool mlir::accel::promotesWgmmaAccumulation(const GemmKernel &k) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(k.inType);
+}
+
+FailureOr<GemmKernel>
+mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
+  auto aType = mm.getLhs().getType(), bType = mm.getRhs().getType();
+  auto cType = mm.getInit().getType();
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
+      !cType.hasStaticShape())
+    return mm.emitOpError("needs static shapes on the GPU target");
+  GemmKernel k;
+  k.inType = aType.getElementType();
+  k.inTypeB = bType.getElementType();
+  k.outType = cType.getElementType();
+  k.accumulate = mm.getAccumulate();
+  int64_t rank = cType.getRank();
+  k.batched = rank > 2;
+  GpuGemmShape &s = k.shape;
+  s.batch = computeProduct(cType.getShape().drop_back(2));
+  s.m = cType.getDimSize(rank - 2);
+  s.n = cType.getDimSize(rank - 1);
+  s.k = aType.getDimSize(rank - 1);
+  s.transposeB = mm.getTransposeB();
+
+  // The op's verifier admits f32, f16, bf16, f8 and i8 inputs (scales
+  // only with f8 and i8), C never narrower than them.
+  std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
+  std::string why;
+  std::optional<GpuMmaInstr> instr =
+      mmaType ? target.findMma(*mmaType, why) : std::nullopt;
+  if (!instr)
+    return mm.emitOpError("of ")
+           << k.inType << " inputs has no GPU lowering: " << why;
+  if (*mmaType == GpuMmaType::TF32)
+    return mm.emitOpError("of ")
+           << k.inType
+           << " inputs has no GPU lowering yet: convert-accel-to-gpu "
+              "emits mma.sync for f16, bf16, f8 and i8 only ("
+           << stringifyGpuMmaType(*mmaType) << " kernels are not done)";
+  k.mma = *instr;
+  // The verifier lets only f8 mix types (e4m3 with e5m2): same chips.
+  if (k.inTypeB != k.inType)
+    k.mma.inputB = getGpuMmaType(k.inTypeB);
+  s.inBytes = k.inType.getIntOrFloatBitWidth() / 8;
+  if (mm.getLhsScale())
+    return mm.emitOpError("with scales has no GPU lowering yet: the "
+                          "kernels of convert-accel-to-gpu take no scalar "
+                          "parameters (scaled ")
+           << k.inType << " kernels are not done)";
+  // mma.sync m16n8k32 wants 4 consecutive K of a column of B in each
+  // register; ldmatrix .trans moves 16-bit elements only, so B as [K, N]
+  // would need a transposing copy into shared memory.
+  const bool registerStaged = target.getLaneLayout(k.mma).has_value();
+  if (registerStaged) {
+    // Global loads into registers take any aligned vector: the widest
+    // (up to 16 bytes) that divides the row.
+    auto widest = [&](int64_t length) {
+      int64_t v = 16 / s.inBytes;
+      while (v > 1 && length % v != 0)
+        v /= 2;
+      return v;
+    };
+    k.vecA = widest(s.k);
+    k.vecB = widest(s.transposeB ? s.k : s.n);
+  } else if (s.inBytes == 1 && !s.transposeB)
+    return mm.emitOpError("of ")
+           << k.inType
+           << " inputs has no GPU lowering yet for B stored [K, N]: 8-bit "
+              "kernels read B as [N, K] (transpose_b), as ldmatrix cannot "
+              "transpose 8-bit elements (transposing B into shared memory "
+              "is not done)";
+
+  // Rows of A are K long, rows of B K (transposed) or N long; cp.async
+  // moves aligned 4-, 8- or 16-byte pieces of them.
+  if (!registerStaged) {
+    k.vecA = copyElements(s.k, s.inBytes);
+    k.vecB = copyElements(s.transposeB ? s.k : s.n, s.inBytes);
+  }
+  if (s.inBytes == 1 && (!k.vecA || !k.vecB))
+    return mm.emitOpError("K = ")
+           << s.k
+           << " is not a multiple of 4: the rows of A and B are copied to "
+              "shared memory by cp.async in aligned pieces of at least 4 "
+              "bytes (4 elements of "
+           << k.inType << "); pad it to a multiple of 4";
+  if (!k.vecA || !k.vecB)
+    return mm.emitOpError()
+           << (k.vecA ? "N = " : "K = ") << (k.vecA ? s.n : s.k)
+           << " is odd: the rows of " << (k.vecA ? "B" : "A")
+           << " are copied to shared memory by cp.async in aligned pieces "
+              "of at least 4 bytes (2 elements); pad it to an even size";
+  k.bMnMajor = !s.transposeB;
+  return k;
+}
+
+/// The wgmma block tile of `k` (the defaults with the overrides applied),
+/// or std::nullopt with the reason in `why` when wgmma does not apply: not
+/// sm_90a, rows of A or B that 16-byte copies cannot fill, or overrides it
+/// cannot honour.
+static std::optional<GpuGemmConfig>
+configureWgmma(const GemmKernel &k, const GpuTargetInfo &target,
+               const GpuConfigOverrides &o, std::string &why) {
+  const GpuGemmShape &s = k.shape;
+  auto no = [&](const Twine &reason) -> std::optional<GpuGemmConfig> {
+    why = reason.str();
+    return std::nullopt;
+  };
+  if (!target.hasWarpgroupMma())
+    return no("wgmma needs sm_90a (the arch-specific Hopper target); " +
+              target.getChip() + " has mma.sync only");
+  const int64_t vec = 16 / s.inBytes;
+  if (k.vecA != vec)
+    return no("K = " + Twine(s.k) + " is not a multiple of " + Twine(vec) +
+              ": wgmma's swizzled tiles are filled by 16-byte copies");
+  if (k.bMnMajor && k.vecB != vec)
+    return no("N = " + Twine(s.n) + " is not a multiple of " + Twine(vec) +
+              ": wgmma's swizzled tiles of B as [K, N] are filled by "
+              "16-byte copies");
+  GpuGemmConfig c;
+  c.wgmma = true;
+  c.tileK = 128 / s.inBytes;
+  // 2 warpgroups of 64 rows, as wide as the grid allows (wgmma is up to
+  // 256 wide); narrower towards small N. 8-bit float inputs promote each
+  // slice's sum (emitWgmma): a second accumulator, 128 wide at most.
+  const bool promote = promotesWgmmaAccumulation(k);
+  c.tileM = s.m <= 64 ? 64 : 128;
+  const int64_t minN = k.bMnMajor ? 64 : 16;
+  c.tileN = !promote && ceilDiv(s.m, 128) * ceilDiv(s.n, 256) * s.batch >=
+                            target.getNumMultiprocessors()
+                ? 256
+                : 128;
+  while (c.tileN > minN && c.tileN / 2 >= s.n)
+    c.tileN /= 2;
+  if (o.tileM)
+    c.tileM = o.tileM;
+  if (o.tileN)
+    c.tileN = o.tileN;
+  if (c.tileM % 64 != 0 || c.tileM > 256)
+    return no("tile-m = " + Twine(c.tileM) +
+              " is not 64, 128, 192 or 256 (a warpgroup owns 64 rows)");
+  if (c.tileN % minN != 0 || c.tileN > 256)
+    return no("tile-n = " + Twine(c.tileN) + " is not a multiple of " +
+              Twine(minN) + " up to 256" +
+              (k.bMnMajor ? " (B as [K, N] is read in 64-column blocks)" : ""));
+  if (o.tileK && o.tileK != c.tileK)
+    return no("tile-k = " + Twine(o.tileK) + " is not " + Twine(c.tileK) +
+              " (128 bytes of K, one swizzled row)");
+  c.warpsM = c.tileM / 16;
+  c.warpsN = 1;
+  if (o.warps && o.warps != c.warpsM)
+    return no("warps = " + Twine(o.warps) + " is not " + Twine(c.warpsM) +
+              " (4 per warpgroup of 64 rows)");
+  if (o.warpsN > 1)
+    return no("warps = [" + Twine(o.warpsM) + ", " + Twine(o.warpsN) +
+              "] is not [" + Twine(c.warpsM) +
+              ", 1] (each warpgroup owns whole rows of the tile)");
+  // The accumulators are tileN / 2 registers of each thread (tileN when
+  // promoting: the slice's and the f32 sum); with about 72 more (ptxas
+  // used 158-194 in all at tileN = 256), a block must fit the 64K
+  // registers of a multiprocessor (and a thread its 255).
+  auto registersOf = [&](int64_t n) { return (promote ? n : n / 2) + 72; };
+  auto fits = [&](int64_t n) {
+    int64_t r = registersOf(n);
+    return r <= 255 && r * c.tileM * 2 <= 65536;
+  };
+  // A chosen tile of a promoting kernel narrows until it fits (e.g.
+  // 192 x 64 for tile-m = 192).
+  while (promote && !o.tileN && c.tileN > minN && !fits(c.tileN))
+    c.tileN /= 2;
+  const int64_t registers = registersOf(c.tileN);
+  if (!fits(c.tileN))
+    return no("tile " + Twine(c.tileM) + "x" + Twine(c.tileN) +
+              " needs about " + Twine(registers) + " registers in each of " +
+              Twine(c.tileM * 2) + " threads" +
+              (promote ? " (8-bit float inputs sum each K slice in a "
+                         "second accumulator)"
+                       : "") +
+              "; a multiprocessor has 65536 (at most 255 a thread)");
+  const int64_t numK = ceilDiv(s.k, c.tileK);
+  if (o.stages) {
+    c.stages = o.stages;
+  } else {
+    // As deep as the shared memory allows, up to 4 (2 when K fits one
+    // slice).
+    c.stages = numK <= 1 ? 2 : 4;
+    while (c.stages > 2 &&
+           getGpuGemmSharedBytes(s, c) > target.getMaxSharedMemoryPerBlock())
+      --c.stages;
+  }
+  if (c.stages < 2)
+    return no("stages = " + Twine(c.stages) + " is below 2");
+  int64_t smem = getGpuGemmSharedBytes(s, c);
+  if (smem > target.getMaxSharedMemoryPerBlock())
+    return no("tile " + Twine(c.tileM) + "x" + Twine(c.tileN) + "x" +
+              Twine(c.tileK) + " with " + Twine(c.stages) + " stages needs " +
+              Twine(smem) + " bytes of shared memory; " + target.getChip() +
+              " has " + Twine(target.getMaxSharedMemoryPerBlock()) +
+              " per block");
+  return c;
+}
+
+/// The block tile of the chip's own kernel (mma.sync, or AMD's LDS kernel):
+/// the defaults with the overrides applied, checked against the chip.
+static FailureOr<GpuGemmConfig> configureOwn(MatmulOp mm, const GemmKernel &k,
+                                             const GpuTargetInfo &target,
+                                             const GpuConfigOverrides &o) {
+  const GpuGemmShape &shape = k.shape;
+  const GpuMmaInstr &instr = k.mma;
+  GpuGemmConfig c = getDefaultGpuGemmConfig(target, shape);
+  std::optional<GpuLaneLayout> layout = target.getLaneLayout(instr);
+  int64_t w = o.warps ? o.warps : c.warpsM * c.warpsN;
+  if (o.tileM)
+    c.tileM = o.tileM;
+  if (o.tileN)
+    c.tileN = o.tileN;
+  if (o.tileK)
+    c.tileK = o.tileK;
+  if (o.stages)
+    c.stages = o.stages;
+  if (layout) {
+    // The LDS kernel: 16x16 fragments, tileK in whole instructions, and
+    // exactly two buffers (the register pipeline alternates them).
+    if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % instr.k != 0)
+      return mm.emitOpError("tile ")
+             << c.tileM << "x" << c.tileN << "x" << c.tileK
+             << " does not fit the " << target.getMmaFamilies().front()
+             << " instruction " << instr.m << "x" << instr.n << "x" << instr.k
+             << " of " << target.getChip()
+             << ": tile-m and tile-n must be multiples of 16 and tile-k a "
+                "multiple of "
+             << instr.k;
+    if (c.stages != 2)
+      return mm.emitOpError("stages = ")
+             << c.stages << " does not apply to " << target.getChip()
+             << ": its kernel double-buffers LDS (stages = 2), loading "
+                "the next slice into registers while the waves multiply";
+  } else if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % 16 != 0)
+    return mm.emitOpError("tile ")
+           << c.tileM << "x" << c.tileN << "x" << c.tileK
+           << " is not made of 16x16x16 blocks (ldmatrix x4 loads 16x16 "
+              "and mma.sync m16n8k16 is 16 deep): tile-m, tile-n and "
+              "tile-k must be multiples of 16";
+  if (!layout && shape.inBytes == 1 && c.tileK % 32 != 0)
+    return mm.emitOpError("tile-k = ")
+           << c.tileK
+           << " is not a multiple of 32: 8-bit inputs are multiplied by "
+              "mma.sync m16n8k32, 32 deep";
+  if (c.stages < 2)
+    return mm.emitOpError("needs at least 2 stages (one slice copied "
+                          "while the warps multiply another), got ")
+           << c.stages;
+  // Chosen warps follow a given tile: more while a warp would own more
+  // than 64x64 of C (128 accumulator registers), fewer while they do not
+  // split it. Given warps must fit.
+  if (!o.warps) {
+    while (c.tileM * c.tileN / w > 64 * 64 &&
+           2 * w * target.getWarpSize() <= target.getMaxThreadsPerBlock())
+      w *= 2;
+    while (w > 1 && !splitGpuWarps(c.tileM, c.tileN, w, c))
+      w /= 2;
+  }
+  if (o.warpsM) {
+    // A hand-written split is kept as given, when it splits the tile.
+    if (c.tileM % (16 * o.warpsM) != 0 || c.tileN % (16 * o.warpsN) != 0)
+      return mm.emitOpError("tile ")
+             << c.tileM << "x" << c.tileN << " cannot be split as warps = ["
+             << o.warpsM << ", " << o.warpsN
+             << "]: each warp's part must be a multiple of 16 x 16";
+    c.warpsM = o.warpsM;
+    c.warpsN = o.warpsN;
+  } else if (!splitGpuWarps(c.tileM, c.tileN, w, c))
+    return mm.emitOpError("tile ")
+           << c.tileM << "x" << c.tileN << " cannot be split among " << w
+           << " warps: warps = wm x wn needs tile-m a multiple of 16 wm "
+              "and tile-n a multiple of 16 wn";
+  int64_t threads = w * target.getWarpSize();
+  if (threads > target.getMaxThreadsPerBlock())
+    return mm.emitOpError("needs ")
+           << threads << " threads per block; " << target.getChip()
+           << " allows " << target.getMaxThreadsPerBlock();
+  if (layout) {
+    // Each lane holds its fragments' accumulators: a lane has 256
+    // architectural VGPRs on CDNA and RDNA3 alike, and the operands and
+    // addresses need some of them.
+    int64_t accRegs = (c.tileM / c.warpsM / 16) * (c.tileN / c.warpsN / 16) *
+                      layout->accPerLane;
+    if (accRegs > 192)
+      return mm.emitOpError("tile ")
+             << c.tileM << "x" << c.tileN << " over " << w << " waves needs "
+             << accRegs << " accumulator registers in each lane; "
+             << target.getChip()
+             << " has 256 VGPRs a lane (at most 192 for accumulators): "
+                "give more warps or a smaller tile";
+  }
+  int64_t smem = getGpuGemmSharedBytes(shape, c);
+  if (smem > target.getMaxSharedMemoryPerBlock())
+    return mm.emitOpError("tile ")
+           << c.tileM << "x" << c.tileN << "x" << c.tileK << " with "
+           << c.stages << " stages needs " << smem << " bytes of "
+           << target.getSharedMemoryName() << "; " << target.getChip()
+           << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
+  return c;
+}
+
+LogicalResult mlir::accel::configureGpuMatmul(MatmulOp mm, GemmKernel &k,
+                                              const GpuTargetInfo &target,
+                                              const GpuConfigOverrides &o) {
+  // wgmma where it applies (mma=auto, the default "") or is asked for
+  // (mma=wgmma).
+  std::string whyNot;
+  std::optional<GpuGemmConfig> wgmmaConfig;
+  if (o.mma.empty() || o.mma == "auto" || o.mma == "wgmma")
+    wgmmaConfig = configureWgmma(k, target, o, whyNot);
+  if (o.mma == "wgmma" && !wgmmaConfig)
+    return mm.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;
+  if (wgmmaConfig) {
+    k.config = *wgmmaConfig;
+  } else {
+    FailureOr<GpuGemmConfig> config = configureOwn(mm, k, target, o);
+    if (failed(config))
+      return failure();
+    k.config = *config;
+  }
+  const GpuGemmConfig &c = k.config;
+  SmallVector<int64_t, 3> instr =
+      c.wgmma ? SmallVector<int64_t, 3>{64, c.tileN, 32 / k.shape.inBytes}
+              : SmallVector<int64_t, 3>{k.mma.m, k.mma.n, k.mma.k};
+  if (failed(checkInstr(mm, o, instr)))
+    return failure();
+  return checkGrid(mm, {ceilDiv(k.shape.n, c.tileN),
+                        ceilDiv(k.shape.m, c.tileM), k.shape.batch},
+                   target);
+}
+
+StringRef mlir::accel::getGpuMatmulKernelName(const GemmKernel &k,
+                                              const GpuTargetInfo &target) {
+  return k.config.wgmma            ? "wgmma"
+         : k.config.registerStaged ? target.getMmaFamilies().front()
+                                   : "mma.sync";
+}
+
+LoweringConfigAttr
+mlir::accel::getGpuMatmulConfigAttr(MLIRContext *ctx, const GemmKernel &k,
+                                    const GpuTargetInfo &target) {
+  const GpuGemmConfig &c = k.config;
+  SmallVector<int64_t> instr =
+      c.wgmma ? SmallVector<int64_t>{64, c.tileN, 32 / k.shape.inBytes}
+              : SmallVector<int64_t>{k.mma.m, k.mma.n, k.mma.k};
+  return LoweringConfigAttr::get(
+      ctx, getGpuMatmulKernelName(k, target), {c.tileM, c.tileN, c.tileK},
+      {c.warpsM, c.warpsN}, instr, c.stages, "");
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+int64_t AttentionPlan::sharedBytes() const {
+  const int64_t pad = kGpuSharedRowPad;
+  if (wgmma)
+    // Q [D/64][blockM][128 B] and `stages` of K [D/64][blockN][128 B] and
+    // V [Dv/64][blockN][128 B] in the 128-byte swizzle, plus the slack
+    // that aligns them to the 1024-byte swizzle atom at run time.
+    return (blockM * d + stages * blockN * (d + dv)) * inBytes() +
+           kGpuWgmmaSwizzleAtom;
+  if (lanes)
+    // One buffer of K [64][D + pad] and of V transposed [Dv][64 + pad].
+    return (kGpuAttentionBlockN * (d + pad) +
+            dv * (kGpuAttentionBlockN + pad)) *
+           inBytes();
+  return (kGpuAttentionBlockM * (d + pad) +
+          stages * kGpuAttentionBlockN * (d + pad + dv + pad)) *
+         inBytes();
+}
+
+FailureOr<AttentionPlan>
+mlir::accel::analyzeGpuAttention(AttentionOp op, const GpuTargetInfo &target) {
+  auto qType = op.getQuery().getType(), kType = op.getKey().getType(),
+       vType = op.getValue().getType(), oType = op.getInit().getType();
+  if (!qType.hasStaticShape() || !kType.hasStaticShape() ||
+      !vType.hasStaticShape() || !oType.hasStaticShape())
+    return op.emitOpError("needs static shapes on the GPU target");
+  if (op.getKvLengths() || op.getQLengths())
+    return op.emitOpError("with kv_lengths or q_lengths has no GPU lowering "
+                          "yet (the attention kernel takes fixed sequence "
+                          "lengths only)");
+  if (op.getWindow())
+    return op.emitOpError("with a sliding window has no GPU lowering yet");
+  AttentionPlan k;
+  k.batch = qType.getDimSize(0);
+  k.hq = qType.getDimSize(1);
+  k.hkv = kType.getDimSize(1);
+  k.sq = qType.getDimSize(2);
+  k.d = qType.getDimSize(3);
+  k.skv = kType.getDimSize(2);
+  k.dv = vType.getDimSize(3);
+  k.inType = qType.getElementType();
+  k.outType = oType.getElementType();
+  k.causal = op.getCausal();
+  k.offset = k.skv - k.sq;
+  if (Value mask = op.getMask()) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    if (!maskType.hasStaticShape())
+      return op.emitOpError("needs a statically shaped mask on the GPU "
+                            "target");
+    // The verifier admits i1 and f32/f16/bf16 masks that broadcast to
+    // [B, Hq, Sq, Skv].
+    k.maskType = maskType.getElementType();
+    k.maskShape.assign(maskType.getShape().begin(), maskType.getShape().end());
+  }
+  if (Value diag = op.getDiagonal()) {
+    std::optional<int64_t> c = getConstantIntValue(diag);
+    if (!c)
+      return op.emitOpError("needs a constant diagonal on the GPU target "
+                            "(the band is compiled into the kernel)");
+    k.offset = *c;
+  }
+  // The verifier keeps the scale finite; D is static here.
+  k.scale = *op.getEffectiveScale();
+
+  std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
+  std::string why;
+  std::optional<GpuMmaInstr> instr =
+      mmaType ? target.findMma(*mmaType, why) : std::nullopt;
+  if (!instr || (*mmaType != GpuMmaType::F16 && *mmaType != GpuMmaType::BF16))
+    return op.emitOpError("of ")
+           << k.inType
+           << " inputs has no GPU lowering: the attention kernel takes f16 "
+              "or bf16 Q, K and V (mma.sync m16n8k16)";
+  k.mma = *instr;
+  k.lanes = target.getLaneLayout(k.mma);
+  if (k.lanes) {
+    // P goes from the S^T accumulators into the B operand of O^T += V^T
+    // P^T: directly where the accumulator layout is the B layout (MFMA
+    // 16x16x16: lane l holds rows 4 (l / 16) + e of column l % 16 in
+    // both), through one xor-16 exchange where the two half-waves of a
+    // wave32 hold the even and odd rows (WMMA: rows 2e + l / 16, and all
+    // 16 rows in the B operand). The layouts of these chips are one or the
+    // other (the checks state what emitLds relies on).
+    const GpuLaneLayout &l = *k.lanes;
+    [[maybe_unused]] bool direct =
+        l.accRowStep == 1 && l.accLaneRowStep == l.kPerLane &&
+        l.accPerLane == l.kPerLane && l.kPerLane * l.kGroups == 16;
+    [[maybe_unused]] bool halves =
+        l.accRowStep == 2 && l.accLaneRowStep == 1 && l.kGroups == 1 &&
+        l.kPerLane == 16 && l.accPerLane == 8 && target.getWarpSize() == 32;
+    assert((direct || halves) && "an AMD lane layout emitLds cannot reuse");
+  }
+  for (auto [name, v] : {std::pair<StringRef, int64_t>{"D", k.d}, {"Dv", k.dv}})
+    if (v < 16 || v > 128 || v % 16 != 0)
+      return op.emitOpError("head dimension ")
+             << name << " = " << v
+             << " has no GPU lowering: the attention kernel needs a multiple "
+                "of 16 (mma.sync k16, ldmatrix x4) up to 128 (the O "
+                "accumulators and Q fragments live in registers)";
+  return k;
+}
+
+LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
+                                                 AttentionPlan &k,
+                                                 const GpuTargetInfo &target,
+                                                 const GpuConfigOverrides &o) {
+  const int64_t stages = o.stages;
+  const StringRef mma = o.mma;
+  k.stages = stages ? stages : 2;
+  if (k.lanes) {
+    if (stages && stages != 1)
+      return op.emitOpError("stages = ")
+             << stages << " does not apply to " << target.getChip()
+             << ": its attention kernel keeps one LDS buffer of K and V and "
+                "loads the next key block into registers";
+    k.stages = 1;
+  }
+  // sm_90a: the warpgroup-MMA kernel where it applies (the default and
+  // mma=auto; mma=wgmma asks for it, mma=mma.sync keeps the other one).
+  if (!k.lanes && (mma.empty() || mma == "auto" || mma == "wgmma")) {
+    std::string whyNot;
+    if (!target.hasWarpgroupMma())
+      whyNot = ("wgmma needs sm_90a (the arch-specific Hopper target); " +
+                target.getChip() + " has mma.sync only")
+                   .str();
+    else if (k.d % 64 != 0 || k.dv % 64 != 0)
+      whyNot =
+          ("head dimensions D = " + Twine(k.d) + " and Dv = " + Twine(k.dv) +
+           " must be multiples of 64: the wgmma kernel reads Q, K and "
+           "V in rows of 128 bytes (the 128-byte swizzle)")
+              .str();
+    if (whyNot.empty()) {
+      k.wgmma = true;
+      k.blockM = 128;
+      k.blockN = 128;
+    } else if (mma == "wgmma") {
+      return op.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;
+    }
+  }
+  // The blocks and warps are the kernel's own; a config may only repeat
+  // them.
+  if ((o.blockM && o.blockM != k.blockM) || (o.blockN && o.blockN != k.blockN))
+    return op.emitOpError("has a lowering_config tile = [")
+           << o.blockM << ", " << o.blockN << "]; the "
+           << (k.wgmma ? StringRef("wgmma")
+                       : (k.lanes ? target.getMmaFamilies().front()
+                                  : StringRef("mma.sync")))
+           << " attention kernel works on blocks of " << k.blockM
+           << " query rows and " << k.blockN << " keys";
+  if (o.warps && o.warps != k.warps())
+    return op.emitOpError("warps = ")
+           << o.warps << " does not apply to the attention kernel: it runs "
+           << k.warps() << " warps of 16 query rows each";
+  // The wgmma kernel multiplies with two shapes (Q.K^T m64n<blockN>k16,
+  // P.V m64n<Dv>k16): its config names none.
+  if (k.wgmma && !o.instr.empty())
+    return op.emitOpError("has a lowering_config mma; the wgmma attention "
+                          "kernel multiplies with two instruction shapes "
+                          "(m64nNk16 for Q.K^T and P.V): give none");
+  if (!k.wgmma && failed(checkInstr(op, o, {k.mma.m, k.mma.n, k.mma.k})))
+    return failure();
+  if (!k.lanes && k.wgmma &&
+      k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+    return op.emitOpError("needs ")
+           << k.sharedBytes() << " bytes of shared memory (Q [" << k.blockM
+           << "][" << k.d << "] and " << k.stages << " stages of K ["
+           << k.blockN << "][" << k.d << "] and V [" << k.blockN << "][" << k.dv
+           << "], plus 1 KiB of alignment); " << target.getChip() << " has "
+           << target.getMaxSharedMemoryPerBlock() << " per block";
+  if (!k.lanes && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+    return op.emitOpError("needs ")
+           << k.sharedBytes() << " bytes of shared memory (Q [64][" << k.d
+           << " + 8] and " << k.stages << " stages of K [64][" << k.d
+           << " + 8] and V [64][" << k.dv << " + 8]); " << target.getChip()
+           << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
+  // The AMD kernel's LDS is at most 35840 bytes (D = Dv = 128), within the
+  // 64 KiB of every AMD chip.
+  assert(!k.lanes || k.sharedBytes() <= target.getMaxSharedMemoryPerBlock());
+  if (!k.lanes && k.stages < 2)
+    return op.emitOpError("needs at least 2 stages (one key block copied "
+                          "while the warps work on another), got ")
+           << k.stages;
+  return checkGrid(op, k.grid(), target);
+}
+
+LoweringConfigAttr
+mlir::accel::getGpuAttentionConfigAttr(MLIRContext *ctx, const AttentionPlan &k,
+                                       const GpuTargetInfo &target) {
+  StringRef kernel = k.wgmma ? StringRef("wgmma")
+                     : k.lanes ? target.getMmaFamilies().front()
+                               : StringRef("mma.sync");
+  SmallVector<int64_t> instr;
+  if (!k.wgmma)
+    instr = {k.mma.m, k.mma.n, k.mma.k};
+  return LoweringConfigAttr::get(ctx, kernel, {k.blockM, k.blockN},
+                                 {k.warps()}, instr, k.stages, "");
+}

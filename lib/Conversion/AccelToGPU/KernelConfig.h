@@ -1,0 +1,214 @@
+//===- KernelConfig.h - the GPU configuration stage -------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Where every choice of a GPU kernel is made (the pattern of IREE's
+// LLVMGPU KernelConfig.cpp): the analysis of an accel.matmul or
+// accel.attention for a chip (what the kernels need to know of the op, with
+// the located errors for what no kernel takes), the choice of its
+// configuration from the chip and the overrides (pass options, a
+// hand-written #accel.lowering_config), and the conversion between that
+// configuration and the attribute. accel-gpu-configure writes the attribute;
+// convert-accel-to-gpu reads it back through the same functions, so a config
+// is checked by one set of rules whoever wrote it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELCONFIG_H
+#define ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELCONFIG_H
+
+#include "accel/Conversion/AccelToGPU/AccelToGPU.h"
+#include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir::accel {
+
+/// What overrides the model's choice: the pass options, or an op's
+/// #accel.lowering_config (its fields first, the options for the rest).
+/// Zero and "" leave a choice to the model.
+struct GpuConfigOverrides {
+  /// "", "auto", "mma.sync", "wgmma" (NVIDIA), "mfma", "wmma" (AMD).
+  std::string mma;
+  int64_t tileM = 0, tileN = 0, tileK = 0;
+  /// Warps in all, and (a hand-written config) how they split over M and N.
+  int64_t warps = 0, warpsM = 0, warpsN = 0;
+  int64_t stages = 0;
+  /// Attention: query rows per block and keys per step.
+  int64_t blockM = 0, blockN = 0;
+  /// A hand-written config's instruction shape, checked against the chip's.
+  SmallVector<int64_t, 3> instr;
+
+  /// The overrides the GPU passes' options give.
+  static GpuConfigOverrides fromOptions(StringRef mma, int64_t tileM,
+                                        int64_t tileN, int64_t tileK,
+                                        int64_t warps, int64_t stages) {
+    GpuConfigOverrides o;
+    o.mma = mma.str();
+    o.tileM = tileM;
+    o.tileN = tileN;
+    o.tileK = tileK;
+    o.warps = warps;
+    o.stages = stages;
+    return o;
+  }
+};
+
+/// The chip both GPU passes compile for: `chip` with the figures of the
+/// module's #accel.target where it describes a GPU (it must name the same
+/// chip), else those of the target catalogue's entry for the chip; null,
+/// with a located error at `module` naming `pass`, for an unknown chip or a
+/// target that does not fit.
+std::unique_ptr<GpuTargetInfo> resolveGpuTarget(ModuleOp module,
+                                                StringRef chip,
+                                                StringRef pass);
+
+/// Checks that `func` is one convert-accel-to-gpu compiles as a whole: a
+/// name that can name a kernel, and a body of accel.matmul ops or of
+/// accel.attention ops (not both) with tensor.empty and constants; a located
+/// error when not. The configuration stage checks it first too, so that both
+/// report a function's faults in the same order.
+LogicalResult checkGpuKernelFunction(func::FuncOp func);
+
+/// What both GPU passes do first: the chip (resolveGpuTarget) and the pass
+/// options `o` checked against it (an mma the chip has, sizes not
+/// negative); null, with a located error at `module` naming `pass`, when
+/// either does not fit.
+std::unique_ptr<GpuTargetInfo> setUpGpuPass(ModuleOp module, StringRef chip,
+                                            StringRef pass,
+                                            const GpuConfigOverrides &o);
+
+/// The overrides of `op`: its accel.lowering_config's fields where it has
+/// one, `options` for the rest; a located error for a config that does not
+/// belong to a GPU kernel of this vendor or op.
+FailureOr<GpuConfigOverrides>
+getGpuOverrides(Operation *op, const GpuTargetInfo &target,
+                const GpuConfigOverrides &options);
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+/// Everything the kernel of one matmul depends on.
+struct GemmKernel {
+  GpuGemmShape shape;
+  GpuGemmConfig config;
+  GpuMmaInstr mma;
+  /// A's and B's element types (f8 may mix e4m3 and e5m2), and C's.
+  Type inType, inTypeB, outType;
+  bool accumulate = false;
+  /// Whether the global memrefs carry a (collapsed) batch dimension.
+  bool batched = false;
+  /// Elements per cp.async of a row of A and of B.
+  int64_t vecA = 8, vecB = 8;
+  /// wgmma only: B as [K, N] is read N-major (wgmma's transposed B,
+  /// 16-bit types only); as [N, K] it is K-major like A.
+  bool bMnMajor = false;
+};
+
+/// Whether the wgmma kernel of `k` sums each K slice apart and promotes it
+/// into the f32 accumulator (8-bit float inputs).
+bool promotesWgmmaAccumulation(const GemmKernel &k);
+
+/// The kernel of `mm` on `target` without its configuration: shapes, types,
+/// the chip's matrix instruction, copy widths; a located error for what no
+/// GPU kernel takes.
+FailureOr<GemmKernel> analyzeGpuMatmul(MatmulOp mm,
+                                       const GpuTargetInfo &target);
+
+/// Chooses `k.config` for `mm`: the model's choice with `o` applied,
+/// checked against the chip (wgmma where it applies and `o.mma` allows it,
+/// else the chip's own kernel); a located error when the overrides do not
+/// fit.
+LogicalResult configureGpuMatmul(MatmulOp mm, GemmKernel &k,
+                                 const GpuTargetInfo &target,
+                                 const GpuConfigOverrides &o);
+
+/// The kernel strategy of `k` ("mma.sync", "wgmma", "mfma", "wmma").
+StringRef getGpuMatmulKernelName(const GemmKernel &k,
+                                 const GpuTargetInfo &target);
+
+/// The attribute that records `k.config`.
+LoweringConfigAttr getGpuMatmulConfigAttr(MLIRContext *ctx,
+                                          const GemmKernel &k,
+                                          const GpuTargetInfo &target);
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// Query rows per block, keys per step and warps of the mma.sync and AMD
+/// attention kernels (16 query rows a warp).
+constexpr int64_t kGpuAttentionBlockM = 64, kGpuAttentionBlockN = 64,
+                  kGpuAttentionWarps = 4;
+
+/// Everything the kernel of one attention depends on.
+struct AttentionPlan {
+  int64_t batch = 0, hq = 0, hkv = 0, sq = 0, skv = 0, d = 0, dv = 0;
+  Type inType, outType;
+  GpuMmaInstr mma;
+  double scale = 1;
+  bool causal = false;
+  /// Key j is kept for query i when j <= i + offset (causal only).
+  int64_t offset = 0;
+  /// The mask, if any: its element type (i1 keeps a key; a float is added
+  /// to the scaled logits) and its shape, which broadcasts (numpy rules,
+  /// aligned right) to [B, Hq, Sq, Skv].
+  Type maskType;
+  SmallVector<int64_t> maskShape;
+  int64_t stages = 2;
+  /// AMD: the lane layout of the chip's MFMA, whose accumulators are laid
+  /// out as its B operand (AttentionBuilder::emitLds); std::nullopt on
+  /// NVIDIA.
+  std::optional<GpuLaneLayout> lanes;
+  /// sm_90a: the warpgroup-MMA kernel (AttentionBuilder::emitWgmma), with
+  /// blocks of blockM = 128 query rows (2 warpgroups) and blockN keys a
+  /// step; else the mma.sync (or AMD) kernel with 64 x 64.
+  bool wgmma = false;
+  int64_t blockM = kGpuAttentionBlockM, blockN = kGpuAttentionBlockN;
+
+  int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
+  int64_t warps() const {
+    return wgmma ? 2 * kGpuAttentionWarps : kGpuAttentionWarps;
+  }
+  int64_t sharedBytes() const;
+  std::array<int64_t, 3> grid() const {
+    return {(sq + blockM - 1) / blockM, hq, batch};
+  }
+};
+
+/// The kernel of `op` on `target` without its configuration; a located
+/// error for what no GPU kernel takes.
+FailureOr<AttentionPlan> analyzeGpuAttention(AttentionOp op,
+                                             const GpuTargetInfo &target);
+
+/// Chooses the kernel (wgmma where it applies), its blocks and stages, with
+/// `o` applied and checked against the chip.
+LogicalResult configureGpuAttention(AttentionOp op, AttentionPlan &k,
+                                    const GpuTargetInfo &target,
+                                    const GpuConfigOverrides &o);
+
+/// The attribute that records the configuration of `k`.
+LoweringConfigAttr getGpuAttentionConfigAttr(MLIRContext *ctx,
+                                             const AttentionPlan &k,
+                                             const GpuTargetInfo &target);
+
+/// The configuration of `op` (an accel.matmul or accel.attention) on
+/// `target`: its own accel.lowering_config completed and checked, or the
+/// stage's choice with `options`; a located error when none fits.
+FailureOr<LoweringConfigAttr> configureGpuOp(Operation *op,
+                                             const GpuTargetInfo &target,
+                                             const GpuConfigOverrides &options);
+
+} // namespace mlir::accel
+
+#endif // ACCEL_LIB_CONVERSION_ACCELTOGPU_KERNELCONFIG_H

@@ -1,0 +1,132 @@
+//===- SystolicConfigure.cpp - accel-systolic-configure -------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The configuration stage of the systolic target: attaches an
+// #accel.lowering_config to every matmul and attention that
+// convert-accel-to-systolic compiles, chosen by SystolicSchedule.cpp for the
+// machine the options describe; an op that has one keeps it, completed and
+// checked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/Systolic/ISA.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELSYSTOLICCONFIGUREPASS
+#include "accel/Conversion/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using namespace mlir::accel;
+namespace isa = ::sysarray;
+
+FailureOr<LoweringConfigAttr>
+mlir::accel::configureSystolicOp(Operation *op, const SystolicOptions &options) {
+  MLIRContext *ctx = op->getContext();
+  FailureOr<SystolicOptions> o = getSystolicOverrides(op, options);
+  if (failed(o))
+    return failure();
+  if (auto mm = llvm::dyn_cast<MatmulOp>(op)) {
+    auto aType = mm.getLhs().getType(), cType = mm.getInit().getType();
+    std::optional<isa::ElemType> in =
+        getSystolicElemType(aType.getElementType());
+    std::optional<isa::ElemType> out =
+        getSystolicElemType(cType.getElementType());
+    // What the array does not take is the conversion's to report.
+    if (!in || *in == isa::ElemType::I32 || !out || !aType.hasStaticShape() ||
+        !cType.hasStaticShape())
+      return LoweringConfigAttr();
+    int64_t rank = cType.getRank();
+    SystolicMatmulShape shape;
+    shape.m = cType.getDimSize(rank - 2);
+    shape.n = cType.getDimSize(rank - 1);
+    shape.k = aType.getDimSize(rank - 1);
+    // An empty C, or K = 0, needs no schedule.
+    if (shape.m == 0 || shape.n == 0 || shape.k == 0 ||
+        computeProduct(cType.getShape().drop_back(2)) == 0)
+      return LoweringConfigAttr();
+    isa::MachineConfig mc = getSystolicMachine(*o, *in);
+    if (mc.spadRows < 1 || mc.accRows < 1)
+      return LoweringConfigAttr();
+    shape.inBytes = isa::elemBytes(*in);
+    shape.outBytes = isa::elemBytes(*out);
+    shape.accumulate = mm.getAccumulate();
+    FailureOr<SystolicMatmulSchedule> s =
+        configureSystolicMatmul(mm, mc, shape, *o);
+    if (failed(s))
+      return failure();
+    return LoweringConfigAttr::get(ctx, "systolic",
+                                   {s->tileM, s->tileN, s->tileK}, {}, {}, 0,
+                                   stringifySystolicDataflow(s->dataflow));
+  }
+  auto at = llvm::cast<AttentionOp>(op);
+  auto qType = at.getQuery().getType(), kType = at.getKey().getType(),
+       vType = at.getValue().getType();
+  std::optional<isa::ElemType> in =
+      getSystolicElemType(qType.getElementType());
+  if (!in || *in == isa::ElemType::I8 || *in == isa::ElemType::I32 ||
+      !qType.hasStaticShape() ||
+      !kType.hasStaticShape() || !vType.hasStaticShape())
+    return LoweringConfigAttr();
+  SystolicAttentionShape g;
+  g.sq = qType.getDimSize(2);
+  g.d = qType.getDimSize(3);
+  g.skv = kType.getDimSize(2);
+  g.dv = vType.getDimSize(3);
+  g.masked = static_cast<bool>(at.getMask());
+  if (g.d == 0 || g.dv == 0)
+    return LoweringConfigAttr();
+  isa::MachineConfig mc = getSystolicMachine(*o, *in);
+  if (mc.spadRows < 1 || mc.accRows < 1)
+    return LoweringConfigAttr();
+  FailureOr<std::pair<int64_t, int64_t>> tiles = chooseSystolicAttentionTiles(
+      at, mc, g, o->attentionTileQ, o->attentionTileKV);
+  if (failed(tiles))
+    return failure();
+  return LoweringConfigAttr::get(ctx, "systolic", {tiles->first, tiles->second},
+                                 {}, {}, 0, "");
+}
+
+namespace {
+
+struct AccelSystolicConfigurePass
+    : public mlir::accel::impl::AccelSystolicConfigurePassBase<
+          AccelSystolicConfigurePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SystolicOptions options = SystolicOptions{rows,          cols,           spadKib,
+                                     accKib,        spadBanks,      accBanks,
+                                     dramBytesPerCycle, dramLatency, vectorLanes,
+                                     dataflow,      tileM,          tileN,
+                                     tileK,         attentionTileQ, attentionTileKV};
+    if (failed(checkSystolicOptions(module, "accel-systolic-configure",
+                                    options)))
+      return signalPassFailure();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      for (Operation &op : func.getBody().front()) {
+        if (!llvm::isa<MatmulOp, AttentionOp>(op))
+          continue;
+        FailureOr<LoweringConfigAttr> config = configureSystolicOp(&op, options);
+        if (failed(config))
+          return signalPassFailure();
+        if (*config)
+          op.setAttr(kLoweringConfigAttrName, *config);
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,49 @@
+// A hand-written #accel.lowering_config on the systolic target: the
+// systolic kernel only, tiles the array and the SRAMs take, the same errors
+// from the configuration stage and the conversion.
+//
+// RUN: accel-opt %s -split-input-file -verify-diagnostics --accel-systolic-configure
+// RUN: accel-opt %s -split-input-file -verify-diagnostics --convert-accel-to-systolic
+
+func.func @gpu_kernel(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>) -> tensor<64x64xi32> {
+  %c = tensor.empty() : tensor<64x64xi32>
+  // expected-error @below {{has a lowering_config for the wgmma kernel; the systolic array runs the systolic kernel}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) outs(%c : tensor<64x64xi32>) {accel.lowering_config = #accel.lowering_config<kernel = "wgmma">} -> tensor<64x64xi32>
+  return %0 : tensor<64x64xi32>
+}
+
+// -----
+
+func.func @tile_n(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>) -> tensor<64x64xi32> {
+  %c = tensor.empty() : tensor<64x64xi32>
+  // expected-error @below {{has no os schedule on the 16x16 array whose double-buffered blocks fit 16384 scratchpad rows and 1024 accumulator rows with the given tile sizes (tile-n must be a multiple of cols, tile-k of rows)}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) outs(%c : tensor<64x64xi32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [32, 20, 32], dataflow = "os">} -> tensor<64x64xi32>
+  return %0 : tensor<64x64xi32>
+}
+
+// -----
+
+func.func @matmul_tile_of_two(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>) -> tensor<64x64xi32> {
+  %c = tensor.empty() : tensor<64x64xi32>
+  // expected-error @below {{has a lowering_config tile of 2 entries; a matmul takes [M, N, K]}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) outs(%c : tensor<64x64xi32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [32, 32]>} -> tensor<64x64xi32>
+  return %0 : tensor<64x64xi32>
+}
+
+// -----
+
+func.func @attention_dataflow(%q: tensor<1x1x32x16xf32>, %k: tensor<1x1x32x16xf32>, %v: tensor<1x1x32x16xf32>) -> tensor<1x1x32x16xf32> {
+  %o = tensor.empty() : tensor<1x1x32x16xf32>
+  // expected-error @below {{has a lowering_config dataflow; attention runs weight-stationary on the array}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x32x16xf32>, tensor<1x1x32x16xf32>, tensor<1x1x32x16xf32>) outs(%o : tensor<1x1x32x16xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", dataflow = "os">} -> tensor<1x1x32x16xf32>
+  return %0 : tensor<1x1x32x16xf32>
+}
+
+// -----
+
+func.func @attention_keys(%q: tensor<1x1x32x16xf32>, %k: tensor<1x1x32x16xf32>, %v: tensor<1x1x32x16xf32>) -> tensor<1x1x32x16xf32> {
+  %o = tensor.empty() : tensor<1x1x32x16xf32>
+  // expected-error @below {{attention-tile-kv 20 is not a multiple of min(rows, cols) = 16}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x32x16xf32>, tensor<1x1x32x16xf32>, tensor<1x1x32x16xf32>) outs(%o : tensor<1x1x32x16xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [16, 20]>} -> tensor<1x1x32x16xf32>
+  return %0 : tensor<1x1x32x16xf32>
+}
