@@ -12,7 +12,8 @@
 // still starts (and reports a clear error) on a machine without it.
 //
 // The host-side argument types (HostBuffer, KernelScalar, LaunchOptions) and
-// packKernelArguments are shared with the CUDA launcher: hipModuleLaunchKernel
+// packKernelArguments are shared with the CUDA launcher (KernelArguments.h):
+// hipModuleLaunchKernel
 // takes kernelParams in the same form as cuLaunchKernel.
 //
 // docs/gpu-runtime.md describes the behaviour and the errors.
@@ -22,7 +23,7 @@
 #ifndef ACCEL_RUNTIME_HIPLAUNCHER_H
 #define ACCEL_RUNTIME_HIPLAUNCHER_H
 
-#include "accel/Runtime/CudaLauncher.h"
+#include "accel/Runtime/KernelArguments.h"
 #include "accel/Runtime/KernelMetadata.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
