@@ -30,19 +30,23 @@ using namespace mlir::accel;
 FailureOr<LoweringConfigAttr>
 mlir::accel::configureGpuOp(Operation *op, const GpuTargetInfo &target,
                             const GpuConfigOverrides &options) {
+  // In the conversion's order: the op, then its config.
   MLIRContext *ctx = op->getContext();
-  FailureOr<GpuConfigOverrides> o = getGpuOverrides(op, target, options);
-  if (failed(o))
-    return failure();
   if (auto mm = dyn_cast<MatmulOp>(op)) {
     FailureOr<GemmKernel> k = analyzeGpuMatmul(mm, target);
-    if (failed(k) || failed(configureGpuMatmul(mm, *k, target, *o)))
+    if (failed(k))
+      return failure();
+    FailureOr<GpuConfigOverrides> o = getGpuOverrides(op, target, options);
+    if (failed(o) || failed(configureGpuMatmul(mm, *k, target, *o)))
       return failure();
     return getGpuMatmulConfigAttr(ctx, *k, target);
   }
   auto att = cast<AttentionOp>(op);
   FailureOr<AttentionPlan> k = analyzeGpuAttention(att, target);
-  if (failed(k) || failed(configureGpuAttention(att, *k, target, *o)))
+  if (failed(k))
+    return failure();
+  FailureOr<GpuConfigOverrides> o = getGpuOverrides(op, target, options);
+  if (failed(o) || failed(configureGpuAttention(att, *k, target, *o)))
     return failure();
   return getGpuAttentionConfigAttr(ctx, *k, target);
 }

@@ -47,6 +47,10 @@ static int64_t copyElements(int64_t length, int64_t bytes) {
 // Overrides
 //===----------------------------------------------------------------------===//
 
+/// Bounds on given sizes, far above what any kernel's shared memory or
+/// registers hold, so that checking a given size never overflows.
+constexpr int64_t kMaxGpuTile = 65536, kMaxGpuStages = 64;
+
 std::unique_ptr<GpuTargetInfo>
 mlir::accel::resolveGpuTarget(ModuleOp module, StringRef chip,
                               StringRef pass) {
@@ -122,16 +126,28 @@ static LogicalResult checkGpuOverrides(ModuleOp module, StringRef pass,
     return module.emitError() << pass
                               << ": tile sizes, warps and stages must not be "
                                  "negative";
+  if (o.tileM > kMaxGpuTile || o.tileN > kMaxGpuTile ||
+      o.tileK > kMaxGpuTile || o.warps > kMaxGpuTile ||
+      o.stages > kMaxGpuStages)
+    return module.emitError()
+           << pass << ": tile sizes and warps above " << kMaxGpuTile
+           << " or stages above " << kMaxGpuStages << " fit no kernel";
   return success();
 }
 
 FailureOr<GpuConfigOverrides>
 mlir::accel::getGpuOverrides(Operation *op, const GpuTargetInfo &target,
                              const GpuConfigOverrides &options) {
+  // The tile and warps options are the GEMM kernels'; the attention
+  // kernels have their own blocks and warps (a config may only repeat them).
+  GpuConfigOverrides o = options;
+  const bool attention = isa<AttentionOp>(op);
+  if (attention)
+    o.tileM = o.tileN = o.tileK = o.warps = 0;
   FailureOr<LoweringConfigAttr> found = getLoweringConfig(op);
   if (failed(found) || !*found)
     return failed(found) ? FailureOr<GpuConfigOverrides>(failure())
-                         : FailureOr<GpuConfigOverrides>(options);
+                         : FailureOr<GpuConfigOverrides>(o);
   LoweringConfigAttr config = *found;
   StringRef kernel = config.getKernel();
   if (!llvm::is_contained(target.getVendorMmaFamilies(), kernel))
@@ -143,10 +159,23 @@ mlir::accel::getGpuOverrides(Operation *op, const GpuTargetInfo &target,
            << kernel << " kernel; " << target.getChip() << " has no " << kernel
            << " instructions (its matrix instruction is "
            << target.getMmaFamilies().front() << ")";
-  GpuConfigOverrides o = options;
   o.mma = kernel.str();
   ArrayRef<int64_t> tile = config.getTile(), warps = config.getWarps();
-  const bool attention = isa<AttentionOp>(op);
+  const int64_t maxWarps =
+      target.getMaxThreadsPerBlock() / target.getWarpSize();
+  for (int64_t t : tile)
+    if (t > kMaxGpuTile)
+      return op->emitOpError("has a lowering_config tile entry of ")
+             << t << "; no kernel takes more than " << kMaxGpuTile;
+  for (int64_t w : warps)
+    if (w > maxWarps)
+      return op->emitOpError("has a lowering_config warps entry of ")
+             << w << "; a block of " << target.getChip() << " holds at most "
+             << maxWarps << " warps";
+  if (config.getStages() > kMaxGpuStages)
+    return op->emitOpError("has a lowering_config of ")
+           << config.getStages() << " stages; no kernel takes more than "
+           << kMaxGpuStages;
   if (!tile.empty() && tile.size() != (attention ? 2u : 3u))
     return op->emitOpError("has a lowering_config tile of ")
            << tile.size() << " entries; "
@@ -859,9 +888,12 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
            << " + 8] and " << k.stages << " stages of K [64][" << k.d
            << " + 8] and V [64][" << k.dv << " + 8]); " << target.getChip()
            << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
-  // The AMD kernel's LDS is at most 35840 bytes (D = Dv = 128), within the
-  // 64 KiB of every AMD chip.
-  assert(!k.lanes || k.sharedBytes() <= target.getMaxSharedMemoryPerBlock());
+  if (k.lanes && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+    return op.emitOpError("needs ")
+           << k.sharedBytes() << " bytes of LDS (K [64][" << k.d
+           << " + 8] and V transposed [" << k.dv << "][64 + 8]); "
+           << target.getChip() << " has "
+           << target.getMaxSharedMemoryPerBlock() << " per workgroup";
   if (!k.lanes && k.stages < 2)
     return op.emitOpError("needs at least 2 stages (one key block copied "
                           "while the warps work on another), got ")

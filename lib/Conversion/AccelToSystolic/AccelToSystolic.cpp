@@ -803,6 +803,10 @@ struct ConvertAccelToSystolicPass
                               "result)");
     }
     uint32_t cBuf = bufferOf.lookup(mm.getResult());
+    // Every config is checked, also where an empty problem needs none.
+    FailureOr<SystolicOptions> o = getSystolicOverrides(mm, options);
+    if (failed(o))
+      return failure();
     if (m == 0 || n == 0 || batch == 0)
       return success(); // an empty C: nothing to write
     if (k == 0) {
@@ -828,11 +832,9 @@ struct ConvertAccelToSystolicPass
     shape.n = n;
     shape.k = k;
     shape.inBytes = isa::elemBytes(mc.inputType);
-    shape.outBytes = isa::elemBytes(*getSystolicElemType(cType.getElementType()));
+    shape.outBytes =
+        isa::elemBytes(*getSystolicElemType(cType.getElementType()));
     shape.accumulate = mm.getAccumulate();
-    FailureOr<SystolicOptions> o = getSystolicOverrides(mm, options);
-    if (failed(o))
-      return failure();
     FailureOr<SystolicMatmulSchedule> schedule =
         configureSystolicMatmul(mm, mc, shape, *o);
     if (failed(schedule))
@@ -918,12 +920,12 @@ struct ConvertAccelToSystolicPass
       g.maskRowStride = maskStride[2];
       g.maskOneKey = maskStride[3] == 0;
     }
-    if (g.d == 0 || g.dv == 0)
-      return at.emitOpError("with an empty head dimension has no systolic "
-                            "lowering");
     FailureOr<SystolicOptions> o = getSystolicOverrides(at, options);
     if (failed(o))
       return failure();
+    if (g.d == 0 || g.dv == 0)
+      return at.emitOpError("with an empty head dimension has no systolic "
+                            "lowering");
     FailureOr<std::pair<int64_t, int64_t>> tiles = chooseSystolicAttentionTiles(
         at, mc, {g.sq, g.skv, g.d, g.dv, g.masked}, o->attentionTileQ,
         o->attentionTileKV);

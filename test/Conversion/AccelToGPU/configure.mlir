@@ -9,6 +9,8 @@
 // RUN: accel-opt %s --accel-gpu-configure="chip=gfx942" | FileCheck %s --check-prefix=MFMA
 // RUN: accel-opt %s --accel-gpu-configure="chip=gfx1100" | FileCheck %s --check-prefix=WMMA
 // RUN: accel-opt %s --accel-gpu-configure="chip=sm_90a mma=mma.sync tile-m=64 tile-n=32 stages=4" | FileCheck %s --check-prefix=OPTS
+// The tile and warps options are the GEMM kernels': attention keeps its own.
+// RUN: accel-opt %s --accel-gpu-configure="chip=sm_80 warps=8 tile-m=32" | FileCheck %s --check-prefix=GEMM-OPTS
 //
 // The stage is deterministic and a fixpoint: run twice, the same module.
 // RUN: accel-opt %s --accel-gpu-configure="chip=sm_90a" -o %t.once.mlir
@@ -22,6 +24,8 @@
 // sm_90a, the large mma.sync tile elsewhere.
 // SM90A-LABEL: func.func @big_bf16
 // SM90A: accel.lowering_config = #accel.lowering_config<kernel = "wgmma", tile = [128, 256, 64], warps = [8, 1], mma = [64, 256, 16], stages = 4>
+// GEMM-OPTS-LABEL: func.func @big_bf16
+// GEMM-OPTS: #accel.lowering_config<kernel = "mma.sync", tile = [32, 128, 32], warps = [1, 8], mma = [16, 8, 16], stages = 3>
 // SM80-LABEL: func.func @big_bf16
 // SM80: accel.lowering_config = #accel.lowering_config<kernel = "mma.sync", tile = [128, 128, 32], warps = [2, 4], mma = [16, 8, 16], stages = 3>
 // MFMA-LABEL: func.func @big_bf16
@@ -54,6 +58,8 @@ func.func @small_f16(%a: tensor<100x64xf16>, %b: tensor<64x72xf16>) -> tensor<10
 // 4 warps, 2 stages) elsewhere, one LDS buffer on AMD.
 // SM90A-LABEL: func.func @attention
 // SM90A: #accel.lowering_config<kernel = "wgmma", tile = [128, 128], warps = [8], stages = 2>
+// GEMM-OPTS-LABEL: func.func @attention
+// GEMM-OPTS: #accel.lowering_config<kernel = "mma.sync", tile = [64, 64], warps = [4], mma = [16, 8, 16], stages = 2>
 // SM80-LABEL: func.func @attention
 // SM80: #accel.lowering_config<kernel = "mma.sync", tile = [64, 64], warps = [4], mma = [16, 8, 16], stages = 2>
 // MFMA-LABEL: func.func @attention

@@ -37,3 +37,16 @@ func.func @attention_stages(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x128x64xf1
   %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>) outs(%o : tensor<1x2x128x64xf16>) {accel.lowering_config = #accel.lowering_config<kernel = "mfma", stages = 2>} -> tensor<1x2x128x64xf16>
   return %0 : tensor<1x2x128x64xf16>
 }
+
+// -----
+
+// An AMD part with less LDS than the attention kernel's K and V buffers
+// (2 x 128 x 136 + ... = 35840 bytes at D = Dv = 128).
+module attributes {accel.target = #accel.target<name = "small-lds", kind = amdgpu, chip = "gfx942", compute_units = 304, peak_f16 = 100.0, local_memory_kib = 32, warp_size = 64>} {
+  func.func @attention(%q: tensor<1x2x128x128xf16>, %k: tensor<1x2x128x128xf16>, %v: tensor<1x2x128x128xf16>) -> tensor<1x2x128x128xf16> {
+    %o = tensor.empty() : tensor<1x2x128x128xf16>
+    // expected-error @below {{needs 35840 bytes of LDS (K [64][128 + 8] and V transposed [128][64 + 8]); gfx942 has 32768 per workgroup}}
+    %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x128xf16>, tensor<1x2x128x128xf16>, tensor<1x2x128x128xf16>) outs(%o : tensor<1x2x128x128xf16>) -> tensor<1x2x128x128xf16>
+    return %0 : tensor<1x2x128x128xf16>
+  }
+}

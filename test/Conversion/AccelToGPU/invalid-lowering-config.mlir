@@ -110,3 +110,31 @@ func.func @attention_wgmma_mma(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x128x64
   %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>) outs(%o : tensor<1x2x128x64xf16>) {accel.lowering_config = #accel.lowering_config<kernel = "wgmma", mma = [64, 128, 16]>} -> tensor<1x2x128x64xf16>
   return %0 : tensor<1x2x128x64xf16>
 }
+
+// -----
+
+// Sizes are bounded before any arithmetic on them.
+func.func @huge_warps(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
+  %c = tensor.empty() : tensor<64x64xf32>
+  // expected-error @below {{has a lowering_config warps entry of 1152921504606846976; a block of sm_90a holds at most 32 warps}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync", tile = [64, 64, 32], warps = [1152921504606846976, 1]>} -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @huge_tile(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
+  %c = tensor.empty() : tensor<64x64xf32>
+  // expected-error @below {{has a lowering_config tile entry of 4611686018427387904; no kernel takes more than 65536}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync", tile = [4611686018427387904, 64, 32]>} -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @huge_stages(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
+  %c = tensor.empty() : tensor<64x64xf32>
+  // expected-error @below {{has a lowering_config of 1000 stages; no kernel takes more than 64}}
+  %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync", stages = 1000>} -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}

@@ -1,6 +1,8 @@
 // Pass options and chips the kernels cannot have.
 // RUN: not accel-opt %s --convert-accel-to-gpu="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not accel-opt %s --convert-accel-to-gpu="tile-k=-16" 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not accel-opt %s --convert-accel-to-gpu="tile-m=4611686018427387904" 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not accel-opt %s --accel-gpu-configure="stages=100" 2>&1 | FileCheck %s --check-prefix=HUGE-STAGES
 // RUN: not accel-opt %s --convert-accel-to-gpu="tile-m=24" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not accel-opt %s --convert-accel-to-gpu="stages=1" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not accel-opt %s --convert-accel-to-gpu="warps=3" 2>&1 | FileCheck %s --check-prefix=WARPS
@@ -53,6 +55,8 @@
 
 // CHIP: error: convert-accel-to-gpu: unknown chip 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx1100)
 // NEG: error: convert-accel-to-gpu: tile sizes, warps and stages must not be negative
+// HUGE: error: convert-accel-to-gpu: tile sizes and warps above 65536 or stages above 64 fit no kernel
+// HUGE-STAGES: error: accel-gpu-configure: tile sizes and warps above 65536 or stages above 64 fit no kernel
 // TILE: error: 'accel.matmul' op tile 24x64x32 is not made of 16x16x16 blocks (ldmatrix x4 loads 16x16 and mma.sync m16n8k16 is 16 deep): tile-m, tile-n and tile-k must be multiples of 16
 // STAGES: error: 'accel.matmul' op needs at least 2 stages (one slice copied while the warps multiply another), got 1
 // WARPS: error: 'accel.matmul' op tile 64x64 cannot be split among 3 warps: warps = wm x wn needs tile-m a multiple of 16 wm and tile-n a multiple of 16 wn

@@ -20,3 +20,4 @@ module attributes {accel.target = #accel.target<name = "no-smem", kind = nvptx, 
 // A CPU target says nothing about the GPU: the catalogue's figures apply.
 module attributes {accel.target = #accel.target<name = "host", kind = cpu, chip = "znver4", peak_f32 = 1.0>} {
 }
+

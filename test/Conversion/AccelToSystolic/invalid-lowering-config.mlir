@@ -47,3 +47,13 @@ func.func @attention_keys(%q: tensor<1x1x32x16xf32>, %k: tensor<1x1x32x16xf32>, 
   %0 = accel.attention ins(%q, %k, %v : tensor<1x1x32x16xf32>, tensor<1x1x32x16xf32>, tensor<1x1x32x16xf32>) outs(%o : tensor<1x1x32x16xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [16, 20]>} -> tensor<1x1x32x16xf32>
   return %0 : tensor<1x1x32x16xf32>
 }
+
+// -----
+
+// A config is checked also where an empty problem needs no schedule.
+func.func @empty_gpu_kernel(%a: tensor<0x16xi8>, %b: tensor<16x16xi8>) -> tensor<0x16xi32> {
+  %c = tensor.empty() : tensor<0x16xi32>
+  // expected-error @below {{has a lowering_config for the wgmma kernel; the systolic array runs the systolic kernel}}
+  %0 = accel.matmul ins(%a, %b : tensor<0x16xi8>, tensor<16x16xi8>) outs(%c : tensor<0x16xi32>) {accel.lowering_config = #accel.lowering_config<kernel = "wgmma">} -> tensor<0x16xi32>
+  return %0 : tensor<0x16xi32>
+}
