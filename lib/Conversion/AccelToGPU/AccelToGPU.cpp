@@ -1033,13 +1033,10 @@ struct ConvertAccelToGPUPass
   FailureOr<GemmKernel> plan(MatmulOp mm,
                              const DenseMap<Value, std::string> &bufferOf,
                              const GpuTargetInfo &target) {
-    FailureOr<GemmKernel> analysed = analyzeGpuMatmul(mm, target);
-    if (failed(analysed))
+    FailureOr<GemmKernel> planned = planGpuMatmul(mm, target, options);
+    if (failed(planned))
       return failure();
-    GemmKernel k = *analysed;
-    FailureOr<GpuConfigOverrides> o = getGpuOverrides(mm, target, options);
-    if (failed(o) || failed(configureGpuMatmul(mm, k, target, *o)))
-      return failure();
+    GemmKernel k = *planned;
     const GpuGemmShape &s = k.shape;
 
     // Nothing is read for an empty C, nor A and B when K = 0.

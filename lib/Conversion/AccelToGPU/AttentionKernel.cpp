@@ -1210,19 +1210,6 @@ void AttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
 // Planning and the function
 //===----------------------------------------------------------------------===//
 
-/// The kernel of `op`: its analysis and its configuration (the op's
-/// accel.lowering_config, else the stage's choice with the pass options).
-FailureOr<AttentionPlan> plan(AttentionOp op, const GpuTargetInfo &target,
-                              const GpuConfigOverrides &options) {
-  FailureOr<AttentionPlan> k = analyzeGpuAttention(op, target);
-  if (failed(k))
-    return failure();
-  FailureOr<GpuConfigOverrides> o = getGpuOverrides(op, target, options);
-  if (failed(o) || failed(configureGpuAttention(op, *k, target, *o)))
-    return failure();
-  return k;
-}
-
 void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
                 const AttentionPlan &k,
                 const DenseMap<Value, std::string> &bufferOf,
@@ -1317,7 +1304,7 @@ mlir::accel::convertGpuAttentionFunction(func::FuncOp func,
   // Check everything before building anything.
   SmallVector<AttentionPlan, 1> plans;
   for (AttentionOp op : ops) {
-    FailureOr<AttentionPlan> k = plan(op, target, options);
+    FailureOr<AttentionPlan> k = planGpuAttention(op, target, options);
     if (failed(k))
       return failure();
     if (k->skv > 0)

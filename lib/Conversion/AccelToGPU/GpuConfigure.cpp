@@ -27,26 +27,44 @@ namespace mlir::accel {
 using namespace mlir;
 using namespace mlir::accel;
 
-FailureOr<LoweringConfigAttr>
-mlir::accel::configureGpuOp(Operation *op, const GpuTargetInfo &target,
-                            const GpuConfigOverrides &options) {
-  // In the conversion's order: the op, then its config.
-  MLIRContext *ctx = op->getContext();
-  if (auto mm = dyn_cast<MatmulOp>(op)) {
-    FailureOr<GemmKernel> k = analyzeGpuMatmul(mm, target);
-    if (failed(k))
-      return failure();
-    FailureOr<GpuConfigOverrides> o = getGpuOverrides(op, target, options);
-    if (failed(o) || failed(configureGpuMatmul(mm, *k, target, *o)))
-      return failure();
-    return getGpuMatmulConfigAttr(ctx, *k, target);
-  }
-  auto att = cast<AttentionOp>(op);
-  FailureOr<AttentionPlan> k = analyzeGpuAttention(att, target);
+FailureOr<GemmKernel>
+mlir::accel::planGpuMatmul(MatmulOp mm, const GpuTargetInfo &target,
+                           const GpuConfigOverrides &options) {
+  // The op, then its config.
+  FailureOr<GemmKernel> k = analyzeGpuMatmul(mm, target);
+  if (failed(k))
+    return failure();
+  FailureOr<GpuConfigOverrides> o = getGpuOverrides(mm, target, options);
+  if (failed(o) || failed(configureGpuMatmul(mm, *k, target, *o)))
+    return failure();
+  return k;
+}
+
+FailureOr<AttentionPlan>
+mlir::accel::planGpuAttention(AttentionOp op, const GpuTargetInfo &target,
+                              const GpuConfigOverrides &options) {
+  FailureOr<AttentionPlan> k = analyzeGpuAttention(op, target);
   if (failed(k))
     return failure();
   FailureOr<GpuConfigOverrides> o = getGpuOverrides(op, target, options);
-  if (failed(o) || failed(configureGpuAttention(att, *k, target, *o)))
+  if (failed(o) || failed(configureGpuAttention(op, *k, target, *o)))
+    return failure();
+  return k;
+}
+
+FailureOr<LoweringConfigAttr>
+mlir::accel::configureGpuOp(Operation *op, const GpuTargetInfo &target,
+                            const GpuConfigOverrides &options) {
+  MLIRContext *ctx = op->getContext();
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    FailureOr<GemmKernel> k = planGpuMatmul(mm, target, options);
+    if (failed(k))
+      return failure();
+    return getGpuMatmulConfigAttr(ctx, *k, target);
+  }
+  FailureOr<AttentionPlan> k =
+      planGpuAttention(cast<AttentionOp>(op), target, options);
+  if (failed(k))
     return failure();
   return getGpuAttentionConfigAttr(ctx, *k, target);
 }

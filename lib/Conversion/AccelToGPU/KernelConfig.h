@@ -202,6 +202,15 @@ LoweringConfigAttr getGpuAttentionConfigAttr(MLIRContext *ctx,
                                              const AttentionPlan &k,
                                              const GpuTargetInfo &target);
 
+/// The kernel of `mm` or `op`, configured: its analysis, then its
+/// accel.lowering_config completed and checked, or the stage's choice with
+/// `options` (what both accel-gpu-configure and the conversion do).
+FailureOr<GemmKernel> planGpuMatmul(MatmulOp mm, const GpuTargetInfo &target,
+                                    const GpuConfigOverrides &options);
+FailureOr<AttentionPlan> planGpuAttention(AttentionOp op,
+                                          const GpuTargetInfo &target,
+                                          const GpuConfigOverrides &options);
+
 /// The configuration of `op` (an accel.matmul or accel.attention) on
 /// `target`: its own accel.lowering_config completed and checked, or the
 /// stage's choice with `options`; a located error when none fits.
