@@ -7,8 +7,7 @@
 
 #include "FuzzSupport.h"
 #include "accel/InitAll.h"
-#include "accel/Support/InputLimits.h"
-#include "accel/Support/UpstreamHazards.h"
+#include "accel/Support/ToolInput.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -68,23 +67,16 @@ OwningOpRef<ModuleOp> accel_fuzz::parseAndVerify(MLIRContext &context,
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(reinterpret_cast<const char *>(data), size),
           "fuzz-input");
-  // And what would crash MLIR 22 itself (accel::checkUpstreamHazards: a
-  // malformed linalg list, an empty reassociation group): the check is the
-  // tools' own, so that the fuzzers test it rather than skip what it
-  // guards against (they did until 2026-12-01, with a filter of their own).
-  if (failed(accel::checkInputFormat(buffer->getMemBufferRef(), llvm::nulls(),
-                                     /*allowBytecode=*/false)) ||
-      failed(accel::checkNestingDepth(buffer->getMemBufferRef(),
-                                      llvm::nulls())) ||
-      failed(accel::checkUpstreamHazards(buffer->getMemBufferRef(),
-                                         context.getDialectRegistry(),
-                                         llvm::nulls(),
-                                         context.allowsUnregisteredDialects())))
-    return nullptr;
+  // And what would crash MLIR 22 itself (a malformed linalg list, an empty
+  // reassociation group): the front door is the tools' own
+  // (accel::loadToolInput), so that the fuzzers test it rather than skip
+  // what it guards against (they did until 2026-12-01, with a filter of
+  // their own).
+  accel::ToolInputOptions options;
+  options.allowUnregisteredDialects = context.allowsUnregisteredDialects();
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  ParserConfig config(&context, /*verifyAfterParse=*/true);
-  return parseSourceFile<ModuleOp>(sourceMgr, config);
+  return accel::loadToolInput(std::move(buffer), sourceMgr, context,
+                              llvm::nulls(), options);
 }
 
 bool accel_fuzz::hasLargeTypes(ModuleOp module, uint64_t maxElements,

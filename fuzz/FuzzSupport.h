@@ -37,12 +37,10 @@ void installFatalErrorHandler();
 /// Every dialect and extension accel-opt registers; built once.
 const mlir::DialectRegistry &getRegistry();
 
-/// Parses `data` as MLIR text and verifies it, as accel-opt does by
-/// default: bytecode (it starts with the bytecode magic) is refused by
-/// accel::checkInputFormat without --allow-bytecode, and text nested deeper
-/// than accel::kMaxNestingDepth by accel::checkNestingDepth, and text that
-/// would crash MLIR 22 itself by accel::checkUpstreamHazards, so all are
-/// null here.
+/// Parses `data` as MLIR text and verifies it through the tools' front door
+/// (accel::loadToolInput, as accel-opt by default): bytecode, text nested
+/// deeper than accel::kMaxNestingDepth and text that would crash MLIR 22
+/// itself (UpstreamWorkarounds.def) are refused, so all are null here.
 /// Diagnostics are dropped (the caller's context must have a handler that
 /// swallows them). Null when the input is invalid.
 mlir::OwningOpRef<mlir::ModuleOp>

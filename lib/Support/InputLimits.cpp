@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/MlirTextLexer.h"
 #include "accel/Support/UpstreamHazards.h"
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -65,11 +66,6 @@ LogicalResult mlir::accel::checkInputFormat(llvm::MemoryBufferRef buffer,
 
 namespace {
 
-/// Characters of a bare identifier after its first (MLIR's bare-id).
-bool isIdChar(char c) {
-  return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
-}
-
 class NestingScanner {
 public:
   NestingScanner(StringRef text, unsigned maxDepth)
@@ -87,7 +83,6 @@ private:
   };
 
   unsigned depth() const { return groups.size() + operators; }
-  char peek(size_t at) const { return at < text.size() ? text[at] : '\0'; }
 
   /// Records `level` (a depth reached at `offset`) and whether it is past
   /// the limit.
@@ -171,169 +166,76 @@ private:
 } // namespace
 
 std::optional<NestingViolation> NestingScanner::scan(StringRef splitMarker) {
-  size_t i = 0, n = text.size();
-  bool lineStart = true;
-  while (i < n && !violation) {
-    char c = text[i];
-    if (lineStart && !splitMarker.empty() &&
-        text.substr(i).starts_with(splitMarker))
+  MlirTextLexer lexer(text, splitMarker);
+  while (!violation) {
+    // (In a dialect symbol's body there are no comments, and every `<` and
+    // `>` is a bracket to MLIR's scan for its end.)
+    MlirToken tok = lexer.next(/*inBody=*/bodies != 0);
+    if (tok.kind == MlirToken::Eof)
+      break;
+    if (tok.kind == MlirToken::SplitMarker) {
       restart();
-    lineStart = false;
-    // (A comment after the `=` is not the value yet.)
-    if (defining && !llvm::isSpace(c) && c != '=' && c != '/')
+      continue;
+    }
+    // An alias definition ends with its line, once its value is complete.
+    if (tok.startsLine && defining && definitionHasValue && groups.empty())
+      endDefinition();
+    if (defining && !tok.isPunct("="))
       definitionHasValue = true;
-    switch (c) {
-    case '\n':
-      lineStart = true;
-      // An alias definition ends with its line, once its value is complete.
-      if (defining && definitionHasValue && groups.empty())
-        endDefinition();
-      ++i;
-      break;
-    case '"':
-      // A string literal: brackets in it are text. It ends at the closing
-      // quote or, as MLIR's lexer has it, at the end of the line.
-      for (++i; i < n && text[i] != '"' && text[i] != '\n'; ++i)
-        if (text[i] == '\\')
-          ++i;
-      if (i < n && text[i] == '"')
-        ++i;
-      break;
-    case '/':
-      // A comment ends at a newline or a carriage return (MLIR's
-      // skipComment). In a dialect symbol's body there are none: MLIR finds
-      // the body's end by brackets alone and goes on after it, so `//`
-      // there must not hide what follows (a review found that gap).
-      if (peek(i + 1) == '/' && bodies == 0)
-        i = std::min(text.find_first_of("\n\r", i), n);
-      else
-        ++i;
-      break;
-    case '(':
-    case '[':
-    case '{':
-      open(c);
-      reach(depth(), i);
-      ++i;
-      break;
-    case '<':
-      // (In a dialect symbol's body every `<` and `>` is a bracket to
-      // MLIR's scan for its end.)
-      if (peek(i + 1) == '=' && bodies == 0) { // `<=` of an affine constraint
+    StringRef s = tok.spelling;
+    switch (tok.kind) {
+    case MlirToken::Punct:
+      if (s == "(" || s == "[" || s == "{" || s == "<") {
+        open(s.front());
+        reach(depth(), tok.offset);
+      } else if (s == ")" || s == "]" || s == "}" || s == ">") {
+        close(s.front());
+      } else if (s == "-" || s == "+" || s == "*") {
+        addOperator(tok.offset);
+      } else if (s == "," || s == "=" || s == ":" || s == "<=" || s == ">=") {
         endExpression();
-        i += 2;
-        break;
       }
-      open(c);
-      reach(depth(), i);
-      ++i;
+      // `->` of a function type or an affine map is no operator.
       break;
-    case '>':
-      if (peek(i + 1) == '=' && bodies == 0) { // `>=`
-        endExpression();
-        i += 2;
-        break;
-      }
-      close(c);
-      ++i;
+    case MlirToken::BareId:
+      if (s == "floordiv" || s == "ceildiv" || s == "mod")
+        addOperator(tok.offset);
       break;
-    case ')':
-    case ']':
-    case '}':
-      close(c);
-      ++i;
-      break;
-    case '-':
-      if (peek(i + 1) == '>') { // `->` of a function type or an affine map
-        i += 2;
-        break;
-      }
-      addOperator(i);
-      ++i;
-      break;
-    case '+':
-    case '*':
-      addOperator(i);
-      ++i;
-      break;
-    case ',':
-    case '=':
-    case ':':
-      endExpression();
-      ++i;
-      break;
-    case '%':
-    case '^':
-      // SSA value and block names may contain `-` (MLIR's suffix-id).
-      for (++i; i < n && (isIdChar(text[i]) || text[i] == '-'); ++i)
-        ;
-      break;
-    case '#':
-    case '!':
-    case '@': {
-      size_t start = i;
-      // As MLIR lexes them: `#` and `!` names take `-`, and are digits
-      // only when they start with one (`!0linalg.x<` is `!0`, then a bare
-      // identifier: no body).
-      bool digits = c != '@' && llvm::isDigit(peek(i + 1));
-      for (++i; i < n && (digits ? llvm::isDigit(text[i])
-                                 : isIdChar(text[i]) ||
-                                       (c != '@' && text[i] == '-'));
-           ++i)
-        ;
-      StringRef name = text.slice(start, i);
+    case MlirToken::Name: {
+      char sigil = s.front();
+      if (sigil != '#' && sigil != '!')
+        break; // values, blocks and symbols
       // A body right after the name (`#linalg.iterator_type<parallel>`,
       // `!llvm.ptr<1>`): a `<` level that knows no comments.
-      if (c != '@' && peek(i) == '<') {
+      if (lexer.peek() == '<') {
+        size_t at = lexer.position();
+        lexer.consumeIf('<');
         open('<', /*body=*/true);
-        reach(depth(), i);
-        ++i;
+        reach(depth(), at);
         break;
       }
-      // Dialect attributes and types (#llvm.x, !llvm.ptr) and symbols are
-      // no aliases; alias names have no dot.
-      if (c == '@' || name.size() == 1 || name.contains('.'))
+      // Dialect attributes and types (#llvm.x, !llvm.ptr) are no aliases;
+      // alias names have no dot.
+      if (s.size() == 1 || s.contains('.'))
         break;
-      StringRef rest = text.substr(i).ltrim(" \t");
+      StringRef rest = lexer.rest().ltrim(" \t");
       if (groups.empty() && rest.starts_with("=") && !rest.starts_with("==")) {
         endDefinition();
         defining = true;
         definitionHasValue = false;
-        definedAlias = name.str();
+        definedAlias = s.str();
         definitionDepth = 0;
         break;
       }
-      auto it = aliasDepths.find(name);
+      auto it = aliasDepths.find(s);
       if (it != aliasDepths.end())
-        reach(depth() + it->second, start,
-              (" (through the alias " + name + ")").str());
+        reach(depth() + it->second, tok.offset,
+              (" (through the alias " + s + ")").str());
       break;
     }
     default:
-      if (llvm::isDigit(c)) {
-        // A number, with the sign of its exponent (1.0e-5): no operator.
-        bool hex = c == '0' && (peek(i + 1) == 'x' || peek(i + 1) == 'X');
-        for (++i; i < n; ++i) {
-          char d = text[i];
-          if (isIdChar(d))
-            continue;
-          if (!hex && (d == '-' || d == '+') &&
-              (text[i - 1] == 'e' || text[i - 1] == 'E'))
-            continue;
-          break;
-        }
-        break;
-      }
-      if (llvm::isAlpha(c) || c == '_') {
-        size_t start = i;
-        for (++i; i < n && isIdChar(text[i]); ++i)
-          ;
-        StringRef word = text.slice(start, i);
-        if (word == "floordiv" || word == "ceildiv" || word == "mod")
-          addOperator(start);
-        break;
-      }
-      ++i;
+      // Numbers (with the sign of an exponent: no operator), strings
+      // (brackets in them are text) and bytes MLIR does not take.
       break;
     }
   }

@@ -5,22 +5,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The list check has a small lexer of its own, which splits text into
-// tokens as MLIR's lexer does where it matters here: blanks are exactly
-// space, tab, newline, carriage return and NUL (a vertical tab or a form
-// feed is an error token to MLIR, so `= \v[0]` is a malformed list: the
-// fuzzer found that); `//` comments run to a newline or a carriage return;
-// string literals end at their closing quote or at the end of the line;
-// `%`, `^`, `#`, `!` and `@` names are one token each (with `-` but for
-// `@`), so `%dimensions` is no keyword; and the body of a dialect attribute
-// or type (`#x.y<...>`) is scanned as MLIR's parser scans it, by brackets
-// and strings without comments, so that a `//` inside it cannot hide what
-// the outer parser reads after it. (A review found the last three gaps.)
+// The list check reads the text through MlirTextLexer.h, the scanner the
+// nesting check uses too, which splits it into tokens as MLIR's lexer does
+// where it matters here (a vertical tab is an error token, so `= \v[0]` is a
+// malformed list: the fuzzer found that; `%dimensions` is no keyword; a `//`
+// inside a dialect attribute's body cannot hide what the outer parser reads
+// after it: a review found the last two gaps).
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/Support/UpstreamHazards.h"
 #include "accel/Support/InputLimits.h"
+#include "accel/Support/MlirTextLexer.h"
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -46,180 +42,28 @@ using llvm::StringRef;
 
 namespace {
 
-struct Token {
-  enum Kind { Eof, BareId, Number, Punct, Name, String, Error };
-  Kind kind;
-  StringRef spelling;
-  size_t offset;
-};
+using Token = MlirToken;
 
+/// Reads MLIR text as MLIR's parser reads it here: a dialect attribute or
+/// type with a body right after its name (`#linalg.iterator_type<parallel>`)
+/// is one token, its body included, since MLIR finds the body's end by its
+/// brackets and strings alone and the outer parser goes on after it.
 class Lexer {
 public:
-  explicit Lexer(StringRef text) : text(text) {}
-
+  explicit Lexer(StringRef text) : lexer(text) {}
   Token next() {
-    skipBlanksAndComments();
-    size_t start = pos;
-    if (pos >= text.size())
-      return {Token::Eof, StringRef(), text.size()};
-    char c = text[pos];
-    if (llvm::isAlpha(c) || c == '_') {
-      while (++pos < text.size() && isIdChar(text[pos]))
-        ;
-      return make(Token::BareId, start);
+    Token tok = lexer.next();
+    if (tok.kind == Token::Name && (tok.spelling[0] == '#' ||
+                                    tok.spelling[0] == '!') &&
+        lexer.peek() == '<') {
+      lexer.skipDialectBody();
+      tok.spelling = lexer.getText().slice(tok.offset, lexer.position());
     }
-    if (llvm::isDigit(c)) {
-      // Digits, letters (hex, exponents, a suffix MLIR would split off)
-      // and dots: the validator only takes plain decimal digits anyway.
-      while (++pos < text.size() &&
-             (isIdChar(text[pos]) ||
-              ((text[pos] == '-' || text[pos] == '+') &&
-               (text[pos - 1] == 'e' || text[pos - 1] == 'E'))))
-        ;
-      return make(Token::Number, start);
-    }
-    switch (c) {
-    case '%':
-    case '^':
-    case '#':
-    case '!':
-    case '@':
-      // Value, block, attribute and type names may contain `-` (MLIR's
-      // suffix-id), and are digits only when they start with one (`!0`,
-      // then whatever follows is a token of its own); symbol names are
-      // bare identifiers.
-      if (c != '@' && pos + 1 < text.size() && llvm::isDigit(text[pos + 1]))
-        while (++pos < text.size() && llvm::isDigit(text[pos]))
-          ;
-      else
-        while (++pos < text.size() &&
-               (isIdChar(text[pos]) || (c != '@' && text[pos] == '-')))
-          ;
-      // A dialect attribute or type with a body right after its name
-      // (`#linalg.iterator_type<parallel>`): MLIR finds the body's end by
-      // its brackets and strings alone, without comments, and the outer
-      // parser goes on after it. So the body is part of this token.
-      if ((c == '#' || c == '!') && pos < text.size() && text[pos] == '<')
-        skipDialectBody();
-      return make(Token::Name, start);
-    case '"':
-      skipString();
-      return make(Token::String, start);
-    case '-':
-      ++pos;
-      if (pos < text.size() && text[pos] == '>')
-        ++pos; // `->`
-      return make(Token::Punct, start);
-    case '(':
-    case ')':
-    case '[':
-    case ']':
-    case '{':
-    case '}':
-    case '<':
-    case '>':
-    case ',':
-    case '=':
-    case ':':
-    case '+':
-    case '*':
-    case '?':
-    case '|':
-    case '/':
-      ++pos;
-      return make(Token::Punct, start);
-    default:
-      // A vertical tab, a form feed, a non-ASCII byte...: an error token
-      // to MLIR's lexer.
-      ++pos;
-      return make(Token::Error, start);
-    }
+    return tok;
   }
 
 private:
-  static bool isIdChar(char c) {
-    return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
-  }
-
-  Token make(Token::Kind kind, size_t start) const {
-    return {kind, text.slice(start, pos), start};
-  }
-
-  void skipBlanksAndComments() {
-    while (pos < text.size()) {
-      char c = text[pos];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0') {
-        ++pos;
-        continue;
-      }
-      if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '/') {
-        // A comment ends at a newline or a carriage return, as in MLIR's
-        // Lexer::skipComment.
-        size_t end = text.find_first_of("\n\r", pos);
-        pos = end == StringRef::npos ? text.size() : end;
-        continue;
-      }
-      return;
-    }
-  }
-
-  /// Skips a string literal from its opening quote, as lexString does: to
-  /// the closing quote, or to a newline or the end (where MLIR's lexer
-  /// stops with an error).
-  void skipString() {
-    for (++pos; pos < text.size() && text[pos] != '"' && text[pos] != '\n';
-         ++pos)
-      if (text[pos] == '\\')
-        ++pos;
-    if (pos < text.size() && text[pos] == '"')
-      ++pos;
-    pos = std::min(pos, text.size());
-  }
-
-  /// Skips a dialect symbol's body from its `<`, as MLIR's
-  /// Parser::parseDialectSymbolBody scans it: nested (, [, {, < and their
-  /// closers, `->` as one token, strings through the lexer, and no
-  /// comments. A closer that does not match ends the body (MLIR stops
-  /// with an error there).
-  void skipDialectBody() {
-    llvm::SmallVector<char, 8> open;
-    do {
-      if (pos >= text.size())
-        return;
-      char c = text[pos];
-      switch (c) {
-      case '<':
-      case '[':
-      case '(':
-      case '{':
-        open.push_back(c);
-        ++pos;
-        break;
-      case '-':
-        pos += pos + 1 < text.size() && text[pos + 1] == '>' ? 2 : 1;
-        break;
-      case '>':
-      case ']':
-      case ')':
-      case '}': {
-        char want = c == '>' ? '<' : c == ']' ? '[' : c == ')' ? '(' : '{';
-        ++pos;
-        if (open.pop_back_val() != want)
-          return;
-        break;
-      }
-      case '"':
-        skipString();
-        break;
-      default:
-        ++pos;
-        break;
-      }
-    } while (!open.empty());
-  }
-
-  StringRef text;
-  size_t pos = 0;
+  MlirTextLexer lexer;
 };
 
 /// Whether `tok` is an integer DenseI64ArrayAttr::parse surely takes.
@@ -233,20 +77,20 @@ bool isSafeInteger(const Token &tok) {
 /// it, or nullopt when the list is one the parser takes.
 std::optional<Token> readI64List(Lexer &lexer) {
   Token tok = lexer.next();
-  if (tok.kind != Token::Punct || tok.spelling != "[")
+  if (!tok.isPunct("["))
     return tok;
   tok = lexer.next();
-  if (tok.kind == Token::Punct && tok.spelling == "]")
+  if (tok.isPunct("]"))
     return std::nullopt;
   while (true) {
-    if (tok.kind == Token::Punct && tok.spelling == "-")
+    if (tok.isPunct("-"))
       tok = lexer.next();
     if (!isSafeInteger(tok))
       return tok;
     tok = lexer.next();
-    if (tok.kind == Token::Punct && tok.spelling == "]")
+    if (tok.isPunct("]"))
       return std::nullopt;
-    if (tok.kind != Token::Punct || tok.spelling != ",")
+    if (!tok.isPunct(","))
       return tok;
     tok = lexer.next();
   }
@@ -271,17 +115,15 @@ std::optional<TextHazard>
 mlir::accel::findMalformedLinalgList(StringRef text) {
   Lexer lexer(text);
   // The token before the current one (none at the start).
-  Token before{Token::Eof, StringRef(), 0};
+  Token before{Token::Eof, StringRef(), 0, true};
   Token current = lexer.next();
   while (current.kind != Token::Eof) {
     Token next = lexer.next();
     bool isKeyword =
         current.kind == Token::BareId &&
         (current.spelling == "permutation" || current.spelling == "dimensions");
-    bool inDictionary = before.kind == Token::Punct &&
-                        (before.spelling == "{" || before.spelling == ",");
-    if (isKeyword && !inDictionary && next.kind == Token::Punct &&
-        next.spelling == "=") {
+    bool inDictionary = before.isPunct("{") || before.isPunct(",");
+    if (isKeyword && !inDictionary && next.isPunct("=")) {
       std::optional<Token> bad = readI64List(lexer);
       if (bad) {
         return TextHazard{

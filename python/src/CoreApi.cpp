@@ -17,7 +17,7 @@
 #include "accel/InitAll.h"
 #include "accel/Runtime/KernelMetadata.h"
 #include "accel/Support/InputLimits.h"
-#include "accel/Support/UpstreamHazards.h"
+#include "accel/Support/ToolInput.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -65,28 +65,17 @@ void registerPassesOnce() {
 class Session {
 public:
   explicit Session(const std::string &text)
-      : diagStream(diagnostics), context(getRegistry()),
-        handler(sourceMgr, &context, diagStream) {
-    sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(text, kSourceName), llvm::SMLoc());
-  }
+      : text(text), diagStream(diagnostics), context(getRegistry()),
+        handler(sourceMgr, &context, diagStream) {}
 
   /// Parses and verifies the input; null (with diagnostics) on failure.
+  /// Through the tools' front door (ToolInput.h): input that would crash
+  /// MLIR (deep nesting, F1; MLIR 22's own bugs) would take the interpreter
+  /// down, so it gets the tools' errors; bytecode is not read.
   OwningOpRef<ModuleOp> parse() {
-    // MLIR's parser recurses once per nesting level: deep input would
-    // overflow the stack and take the interpreter down (F1).
-    if (failed(accel::checkNestingDepth(
-            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
-                ->getMemBufferRef(),
-            diagStream)) ||
-        // Text that would crash MLIR 22 itself (UpstreamHazards.h).
-        failed(accel::checkUpstreamHazards(
-            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
-                ->getMemBufferRef(),
-            getRegistry(), diagStream)))
-      return nullptr;
-    ParserConfig config(&context, /*verifyAfterParse=*/true);
-    return parseSourceFile<ModuleOp>(sourceMgr, config);
+    return accel::loadToolInput(
+        llvm::MemoryBuffer::getMemBufferCopy(text, kSourceName), sourceMgr,
+        context, diagStream);
   }
 
   MLIRContext &getContext() { return context; }
@@ -115,6 +104,7 @@ public:
   }
 
 private:
+  std::string text;
   std::string diagnostics;
   llvm::raw_string_ostream diagStream;
   llvm::SourceMgr sourceMgr;

@@ -45,7 +45,7 @@
 #include "accel/Runtime/KernelMetadata.h"
 #include "accel/Support/CompileBudget.h"
 #include "accel/Support/InputLimits.h"
-#include "accel/Support/UpstreamHazards.h"
+#include "accel/Support/ToolInput.h"
 #include "accel/Systolic/Binary.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -1070,27 +1070,18 @@ void limitFileSizes() {
 llvm::Error run(MLIRContext &context, std::unique_ptr<llvm::MemoryBuffer> file) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  // Malformed bytecode can crash MLIR's reader (read only when allowed),
-  // deep nesting would overflow the parser's stack (F1), and huge constants
-  // and tensors the memory of the compiler or of the compiled code (F4):
-  // all are refused before anything is staged.
-  if (failed(accel::checkInputFormat(file->getMemBufferRef(), llvm::errs(),
-                                     allowBytecode)))
-    return error("cannot parse '" + inputFilename + "'");
-  if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
-      failed(accel::checkBytecodeNesting(
-          file->getMemBufferRef(), context.getDialectRegistry(),
-          llvm::errs())) ||
-      failed(accel::checkUpstreamHazards(file->getMemBufferRef(),
-                                         context.getDialectRegistry(),
-                                         llvm::errs())))
-    return error("cannot parse '" + inputFilename + "'");
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Input that would crash MLIR or exhaust the memory of the compiler or of
+  // the compiled code is refused before anything is staged (ToolInput.h).
+  accel::ToolInputOptions inputOptions;
+  inputOptions.allowBytecode = allowBytecode;
+  inputOptions.sizeLimits = sizeLimits();
+  accel::ToolInputError why;
+  OwningOpRef<ModuleOp> module = accel::loadToolInput(
+      std::move(file), sourceMgr, context, llvm::errs(), inputOptions, &why);
   if (!module)
-    return error("cannot parse '" + inputFilename + "'");
-  if (failed(accel::checkTensorSizes(*module, sizeLimits())))
-    return error("'" + inputFilename + "' is too large to compile");
+    return error(why == accel::ToolInputError::TooLarge
+                     ? "'" + inputFilename + "' is too large to compile"
+                     : "cannot parse '" + inputFilename + "'");
   llvm::SmallVector<llvm::StringRef> targets;
   llvm::StringRef(target).split(targets, ',');
   for (auto [i, t] : llvm::enumerate(targets)) {

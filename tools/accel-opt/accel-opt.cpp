@@ -17,7 +17,7 @@
 #include "accel/InitAll.h"
 #include "accel/Support/CompileBudget.h"
 #include "accel/Support/InputLimits.h"
-#include "accel/Support/UpstreamHazards.h"
+#include "accel/Support/ToolInput.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -206,19 +206,13 @@ int main(int argc, char **argv) {
   // the stack (docs/bad-input-catalogue.md, F1). Each part of a
   // --split-input-file is parsed on its own (and as text, even when it
   // starts with the bytecode magic).
-  if (mlir::failed(mlir::accel::checkInputFormat(input->getMemBufferRef(),
-                                                 llvm::errs(), allowBytecode)))
-    return EXIT_FAILURE;
-  if (mlir::failed(mlir::accel::checkNestingDepth(
-          input->getMemBufferRef(), llvm::errs(), mlir::accel::kMaxNestingDepth,
-          config.inputSplitMarker())) ||
-      mlir::failed(mlir::accel::checkBytecodeNesting(
-          input->getMemBufferRef(), registry, llvm::errs(),
-          config.shouldAllowUnregisteredDialects())) ||
-      mlir::failed(mlir::accel::checkUpstreamHazards(
-          input->getMemBufferRef(), registry, llvm::errs(),
-          config.shouldAllowUnregisteredDialects(),
-          config.inputSplitMarker())))
+  mlir::accel::ToolInputOptions inputOptions;
+  inputOptions.allowBytecode = allowBytecode;
+  inputOptions.allowUnregisteredDialects =
+      config.shouldAllowUnregisteredDialects();
+  inputOptions.splitMarker = config.inputSplitMarker();
+  if (mlir::failed(mlir::accel::checkToolInput(
+          input->getMemBufferRef(), registry, llvm::errs(), inputOptions)))
     return EXIT_FAILURE;
   if (mlir::accel::hasCompileBudget()) {
     // The whole output first, then leave to write it: a run stopped by the

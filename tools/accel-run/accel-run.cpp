@@ -28,7 +28,7 @@
 #include "accel/Runtime/HipLauncher.h"
 #include "accel/Runtime/JitRunner.h"
 #include "accel/Support/InputLimits.h"
-#include "accel/Support/UpstreamHazards.h"
+#include "accel/Support/ToolInput.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1524,26 +1524,16 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &message);
   if (!file)
     return fail(message);
-  // Malformed bytecode can crash MLIR's reader (read only when allowed),
-  // deep nesting would overflow the parser's stack (F1), huge constants and
-  // tensors the memory of the JIT or of the run (F4).
-  if (failed(checkInputFormat(file->getMemBufferRef(), llvm::errs(),
-                              allowBytecode)))
-    return 1;
-  if (failed(checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
-      failed(checkBytecodeNesting(file->getMemBufferRef(), registry,
-                                  llvm::errs())) ||
-      failed(checkUpstreamHazards(file->getMemBufferRef(), registry,
-                                  llvm::errs())))
-    return 1;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Input that would crash MLIR or exhaust the memory of the JIT or of the
+  // run is refused with a located error (ToolInput.h).
+  ToolInputOptions inputOptions;
+  inputOptions.allowBytecode = allowBytecode;
+  inputOptions.sizeLimits =
+      TensorSizeLimits{uint64_t(maxConstantBytes), uint64_t(maxTensorBytes)};
+  OwningOpRef<ModuleOp> module = loadToolInput(std::move(file), sourceMgr,
+                                               context, llvm::errs(),
+                                               inputOptions);
   if (!module)
-    return 1;
-  TensorSizeLimits sizeLimits;
-  sizeLimits.maxConstantBytes = maxConstantBytes;
-  sizeLimits.maxTensorBytes = maxTensorBytes;
-  if (failed(checkTensorSizes(*module, sizeLimits)))
     return 1;
 
   // The functions to run: those named by --entry, else every public one.

@@ -28,7 +28,7 @@
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
 #include "accel/Support/InputLimits.h"
-#include "accel/Support/UpstreamHazards.h"
+#include "accel/Support/ToolInput.h"
 #include "accel/Systolic/Binary.h"
 #include "accel/Systolic/Simulator.h"
 #include "mlir/Bytecode/BytecodeReader.h"
@@ -170,11 +170,8 @@ llvm::Expected<Program> loadProgram(MLIRContext &context) {
   StringRef bytes = (*file)->getBuffer();
   StringRef want = StringRef(programName).ltrim('@');
 
-  // MLIR bytecode has NUL bytes too, but it is MLIR, parsed below, and only
-  // when allowed: malformed bytecode can crash MLIR's reader.
-  if (failed(accel::checkInputFormat((*file)->getMemBufferRef(), llvm::errs(),
-                                     allowBytecode)))
-    return error("cannot parse '" + inputFilename + "'");
+  // MLIR bytecode has NUL bytes too, but it is MLIR, read below (only when
+  // allowed: malformed bytecode can crash MLIR's reader).
   if (!isBytecode((*file)->getMemBufferRef()) &&
       (bytes.starts_with(
            StringRef(sysarray::kBinaryMagic, sizeof(sysarray::kBinaryMagic))) ||
@@ -192,27 +189,22 @@ llvm::Expected<Program> loadProgram(MLIRContext &context) {
     return program;
   }
 
-  // Deep nesting would overflow the parser's stack (F1).
-  if (failed(
-          accel::checkNestingDepth((*file)->getMemBufferRef(), llvm::errs())) ||
-      failed(accel::checkBytecodeNesting((*file)->getMemBufferRef(),
-                                         context.getDialectRegistry(),
-                                         llvm::errs())) ||
-      failed(accel::checkUpstreamHazards((*file)->getMemBufferRef(),
-                                         context.getDialectRegistry(),
-                                         llvm::errs())))
-    return error("cannot parse '" + inputFilename +
-                 "' (neither a systolic binary nor MLIR text)");
+  // Input that would crash MLIR is refused with a located error
+  // (ToolInput.h). Verification is left to toProgram, which verifies the one
+  // program run: a broken sibling in the module does not stop it.
+  bool bytecode = isBytecode((*file)->getMemBufferRef());
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  // Verification is left to toProgram, which verifies the one program run:
-  // a broken sibling in the module does not stop it.
-  ParserConfig config(&context, /*verifyAfterParse=*/false);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
+  accel::ToolInputOptions inputOptions;
+  inputOptions.allowBytecode = allowBytecode;
+  inputOptions.verifyAfterParse = false;
+  OwningOpRef<ModuleOp> module = accel::loadToolInput(
+      std::move(*file), sourceMgr, context, llvm::errs(), inputOptions);
   if (!module)
-    return error("cannot parse '" + inputFilename +
-                 "' (neither a systolic binary nor MLIR text)");
+    return error("cannot parse '" + inputFilename + "'" +
+                 (bytecode && !allowBytecode
+                      ? ""
+                      : " (neither a systolic binary nor MLIR text)"));
 
   llvm::Expected<systolic::ProgramOp> selected = systolic::selectProgram(
       *module, want, inputFilename, ": pick one with --program=@name");

@@ -21,7 +21,7 @@
 #include "accel/Dialect/Systolic/Translate.h"
 #include "accel/InitAll.h"
 #include "accel/Support/InputLimits.h"
-#include "accel/Support/UpstreamHazards.h"
+#include "accel/Support/ToolInput.h"
 #include "accel/Systolic/Binary.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -91,23 +91,14 @@ int toBinary(MLIRContext &context) {
   auto file = openInputFile(inputFilename, &error);
   if (!file)
     return fail(error);
-  // Malformed bytecode can crash MLIR's reader (read only when allowed);
-  // deep nesting would overflow the parser's stack (F1).
-  if (failed(accel::checkInputFormat(file->getMemBufferRef(), llvm::errs(),
-                                     allowBytecode)))
-    return 1;
-  if (failed(accel::checkNestingDepth(file->getMemBufferRef(), llvm::errs())) ||
-      failed(accel::checkBytecodeNesting(
-          file->getMemBufferRef(), context.getDialectRegistry(),
-          llvm::errs())) ||
-      failed(accel::checkUpstreamHazards(file->getMemBufferRef(),
-                                         context.getDialectRegistry(),
-                                         llvm::errs())))
-    return 1;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  // Parsing verifies the module, so every program in it is valid.
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Input that would crash MLIR is refused with a located error
+  // (ToolInput.h). Parsing verifies the module, so every program in it is
+  // valid.
+  accel::ToolInputOptions inputOptions;
+  inputOptions.allowBytecode = allowBytecode;
+  OwningOpRef<ModuleOp> module = accel::loadToolInput(
+      std::move(file), sourceMgr, context, llvm::errs(), inputOptions);
   if (!module)
     return 1;
 
