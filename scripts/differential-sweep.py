@@ -5,11 +5,14 @@ tile divides; every element type; boolean and additive masks with every
 broadcast, fully masked rows, causal bands, windows, GQA) run through
 `accel-run` on every target that executes here (cpu: the JIT; systolic: the
 simulator; nvptx only with --targets and a GPU), each against the fp64
-oracle and the gates of docs/numerics.md.
+oracle and the gates of docs/numerics.md. About one matmul or attention in
+twelve has a dimension (M, N, K or a sequence length) of 200 to 1024, the
+others kept small enough that the case stays under LARGE_MACS
+multiply-adds.
 
     python3 scripts/differential-sweep.py [--cases 1000] [--seed 0]
         [--targets cpu,systolic] [--jobs 2] [--csv sweep.csv]
-        [--keep DIR] [--timeout 120]
+        [--keep DIR] [--timeout 120] [--rejections FILE]
 
 Each case ends as one of:
   pass      accel-run checked every result within its gate;
@@ -17,14 +20,18 @@ Each case ends as one of:
   CRASH     a signal, an `LLVM ERROR`, an assertion, or an exit code other
             than 0 and 1 (a bug);
   TIMEOUT   longer than --timeout seconds (a bug or a hang);
-  rejected  a located `error:` and exit code 1 before anything ran: the
-            target does not support the program (the systolic target has no
-            f16/f8 or boolean masks); on the cpu target, which takes every
-            program the verifier accepts, a rejection is reported as a bug.
+  rejected  a located `error:` and exit code 1 before anything ran, whose
+            message matches an entry of scripts/sweep-rejections.txt for
+            that target: the target does not implement the program, and
+            says so (the systolic target has no f16/f8 or boolean masks);
+  REJECTED  the same, but the message matches no entry (a bug: a program
+            the target should take, or a reason nobody expected). The cpu
+            target, which takes every program the verifier accepts, has no
+            entries: any rejection there is one.
 The summary prints the counts per target and op and the pass rate over the
 cases that ran (pass / (pass + FAIL + CRASH + TIMEOUT)); --keep DIR keeps
 the program and the output of every case that is not a pass or an expected
-rejection. Exits 1 when there is any FAIL, CRASH, TIMEOUT or cpu rejection.
+rejection. Exits 1 when there is any FAIL, CRASH, TIMEOUT or REJECTED.
 """
 import argparse
 import collections
@@ -48,13 +55,53 @@ BUILD = Path(os.environ.get("ACCEL_BUILD_DIR", ROOT / "build"))
 SIZES = [0, 1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 64, 97, 128, 130]
 SMALL = [1, 2, 3, 5, 7, 16, 17, 33, 64, 100]
 HEAD_DIMS = [8, 16, 32, 48, 64, 128]
+# Large dimensions (up to 1024, on the simulator too), drawn for about one
+# matmul or attention in LARGE_SHARE; the case's other dimensions shrink
+# until it needs at most LARGE_MACS multiply-adds (a 1024^3 f32 matmul takes
+# ~25 s in accel-run, checked against the fp64 oracle; 2^22 ~0.3 s), which
+# keeps the sweep's time near what it was.
+LARGE = [200, 255, 256, 257, 384, 511, 512, 513, 640, 777, 1000, 1023, 1024]
+LARGE_SHARE = 12
+LARGE_MACS = 1 << 22
+REJECTIONS = ROOT / "scripts" / "sweep-rejections.txt"
 
 
-def pick_matmul(r):
+def prod(xs):
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def enlarge(rl, dims, cost):
+    """With chance 1/LARGE_SHARE (from `rl`, a stream of its own so that the
+    other draws of a seed stay what they were), one of `dims` becomes a LARGE
+    size; then the others, largest first, halve until cost(dims) is at most
+    LARGE_MACS (and when they are all 1, the large one steps down LARGE).
+    Returns the dimensions."""
+    dims = list(dims)
+    if rl.randrange(LARGE_SHARE):
+        return dims
+    big = rl.randrange(len(dims))
+    dims[big] = rl.choice(LARGE)
+    while cost(dims) > LARGE_MACS:
+        others = [i for i in range(len(dims)) if i != big and dims[i] > 1]
+        if others:
+            i = max(others, key=lambda j: dims[j])
+            dims[i] = (dims[i] + 1) // 2
+        elif dims[big] > LARGE[0]:  # the others are 1: a smaller large size
+            dims[big] = max(x for x in LARGE if x < dims[big])
+        else:
+            break
+    return dims
+
+
+def pick_matmul(r, rl):
     f = ir.Function("sweep")
     dtype = r.choice(["f32", "f32", "f16", "bf16", "bf16", "i8", "f8E4M3FN", "f8E5M2"])
     batch = [r.choice([1, 2, 3]) for _ in range(r.choice([0, 0, 1, 2]))]
     m, n, k = (r.choice(SIZES) for _ in range(3))
+    m, n, k = enlarge(rl, [m, n, k], lambda d: prod(batch) * prod(d))
     tb = r.random() < 0.4
     a = f.arg(batch + [m, k], dtype)
     bt = "f8E5M2" if dtype == "f8E4M3FN" and r.random() < 0.3 else dtype
@@ -72,7 +119,7 @@ def pick_matmul(r):
     return f, desc, []
 
 
-def pick_attention(r):
+def pick_attention(r, rl):
     f = ir.Function("sweep")
     dtype = r.choice(["f32", "f32", "f16", "bf16"])
     b, hkv = r.choice([1, 2]), r.choice([1, 2])
@@ -80,6 +127,10 @@ def pick_attention(r):
     sq, skv = r.choice(SMALL), r.choice(SMALL)
     d = r.choice(HEAD_DIMS)
     dv = d if r.random() < 0.8 else r.choice(HEAD_DIMS)
+    # The CPU's attention and the oracle's cost more per multiply-add than a
+    # matmul's (exp, the online softmax): a quarter of the budget.
+    sq, skv = enlarge(rl, [sq, skv],
+                      lambda s: 4 * b * hq * s[0] * s[1] * (d + dv))
     q = f.arg([b, hq, sq, d], dtype)
     k = f.arg([b, hkv, skv, d], dtype)
     v = f.arg([b, hkv, skv, dv], dtype)
@@ -108,7 +159,7 @@ def pick_attention(r):
     return f, desc, flags
 
 
-def pick_softmax(r):
+def pick_softmax(r, rl):
     f = ir.Function("sweep")
     dtype = r.choice(["f32", "f16", "bf16"])
     shape = [r.choice(SIZES[1:]) for _ in range(r.choice([1, 2, 3]))]
@@ -121,12 +172,13 @@ def pick_softmax(r):
 
 def make_case(seed, i):
     r = random.Random(seed * 1_000_003 + i)
+    rl = random.Random(f"large {seed} {i}")
     op = r.choices(["matmul", "attention", "softmax"], weights=[5, 4, 1])[0]
     picker = {"matmul": pick_matmul, "attention": pick_attention,
               "softmax": pick_softmax}[op]
     for _ in range(100):
         try:
-            f, desc, flags = picker(r)
+            f, desc, flags = picker(r, rl)
             break
         except ValueError:  # a combination the verifier refuses: draw again
             continue
@@ -139,7 +191,51 @@ CRASH = re.compile(r"LLVM ERROR|Assertion .* failed|Stack dump|PLEASE submit|"
                    r"Segmentation fault|Aborted|AddressSanitizer|runtime error:")
 
 
-def run_case(case, target, tmp, timeout):
+def load_rejections(path=REJECTIONS):
+    """The expected rejections: [(target, compiled regex, line number)] from
+    lines `TARGET REGEX` (the `#` lines above an entry say why)."""
+    rules = []
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        target, _, regex = line.partition(" ")
+        if not regex.strip():
+            raise SystemExit(f"{path}:{n}: expected `TARGET REGEX`, got {line!r}")
+        rules.append((target, re.compile(regex.strip()), n))
+    return rules
+
+
+def rejection_message(err):
+    """The message of the first `error:` line, whole."""
+    for line in err.splitlines():
+        if "error:" in line:
+            return re.sub(r"^.*?error: ", "", line)
+    return err.strip()
+
+
+def classify_rejection(target, err, rules):
+    """"rejected" when the first error matches an entry for `target`,
+    "REJECTED" (a bug) when it matches none."""
+    msg = rejection_message(err)
+    ok = any(t == target and rx.search(msg) for t, rx, _ in rules)
+    return "rejected" if ok else "REJECTED"
+
+
+def classify(target, returncode, out, err, rules):
+    """The verdict of one accel-run: see the module's docstring."""
+    if returncode not in (0, 1) or CRASH.search(err) or CRASH.search(out):
+        return "CRASH"
+    if returncode == 0:
+        return "pass"
+    if "-> FAIL" in out:
+        return "FAIL"
+    if "error:" in err:
+        return classify_rejection(target, err, rules)
+    return "CRASH"
+
+
+def run_case(case, target, tmp, timeout, rules):
     path = Path(tmp) / f"case{case['id']}_{target}.mlir"
     path.write_text(case["text"])
     cmd = [str(BUILD / "bin" / "accel-run"), str(path), f"--target={target}",
@@ -151,15 +247,7 @@ def run_case(case, target, tmp, timeout):
         return "TIMEOUT", "", f"more than {timeout} s", time.time() - t0
     out, err = p.stdout, p.stderr
     seconds = time.time() - t0
-    if p.returncode not in (0, 1) or CRASH.search(err) or CRASH.search(out):
-        return "CRASH", out, err, seconds
-    if p.returncode == 0:
-        return "pass", out, err, seconds
-    if "-> FAIL" in out:
-        return "FAIL", out, err, seconds
-    if "error:" in err:
-        return "rejected", out, err, seconds
-    return "CRASH", out, err, seconds
+    return classify(target, p.returncode, out, err, rules), out, err, seconds
 
 
 def first_error(err):
@@ -178,24 +266,30 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--csv", default="")
     ap.add_argument("--keep", default="")
+    ap.add_argument("--rejections", default=str(REJECTIONS),
+                    help="the expected rejections (default: %(default)s)")
     args = ap.parse_args()
     targets = args.targets.split(",")
+    rules = load_rejections(args.rejections)
     cases = [make_case(args.seed, i) for i in range(args.cases)]
     results = []
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="accel-sweep-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = {pool.submit(run_case, c, t, tmp, args.timeout): (c, t)
+        futures = {pool.submit(run_case, c, t, tmp, args.timeout, rules): (c, t)
                    for c in cases for t in targets}
         for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
             case, target = futures[fut]
             verdict, out, err, seconds = fut.result()
             results.append((case, target, verdict, out, err, seconds))
-            bad = verdict in ("FAIL", "CRASH", "TIMEOUT") or \
-                (verdict == "rejected" and target == "cpu")
+            bad = verdict in ("FAIL", "CRASH", "TIMEOUT", "REJECTED")
             if bad:
-                print(f"{verdict}: case {case['id']} on {target}: {case['desc']}: "
-                      f"{first_error(err) if verdict != 'FAIL' else 'out of gate'}",
+                why = {"FAIL": "out of gate",
+                       "REJECTED": "a rejection no entry of "
+                                   f"{args.rejections} expects: "
+                                   f"{rejection_message(err)}"}.get(
+                                       verdict, first_error(err))
+                print(f"{verdict}: case {case['id']} on {target}: {case['desc']}: {why}",
                       flush=True)
                 if args.keep:
                     keep = Path(args.keep)
@@ -209,7 +303,7 @@ def main():
                 print(f"... {n} of {len(futures)} runs ({time.time() - t0:.0f} s)",
                       flush=True)
     counts = collections.Counter((t, c["op"], v) for c, t, v, *_ in results)
-    verdicts = ["pass", "FAIL", "CRASH", "TIMEOUT", "rejected"]
+    verdicts = ["pass", "FAIL", "CRASH", "TIMEOUT", "REJECTED", "rejected"]
     print(f"\ndifferential sweep: {args.cases} cases (seed {args.seed}) on "
           f"{', '.join(targets)} in {time.time() - t0:.0f} s\n")
     print("| target | op | " + " | ".join(verdicts) + " | pass rate |")
@@ -225,15 +319,14 @@ def main():
             print(f"| {target} | {op} | " + " | ".join(str(row[v]) for v in verdicts) +
                   f" | {rate} |")
             if op == "all":
-                total_bad += row["FAIL"] + row["CRASH"] + row["TIMEOUT"]
-                if target == "cpu":
-                    total_bad += row["rejected"]
+                total_bad += row["FAIL"] + row["CRASH"] + row["TIMEOUT"] + row["REJECTED"]
     rejections = collections.Counter(
-        (t, first_error(e)) for c, t, v, o, e, s in results if v == "rejected")
+        (t, v, first_error(e)) for c, t, v, o, e, s in results
+        if v in ("rejected", "REJECTED"))
     if rejections:
-        print("\nrejections (target: first error, count):")
-        for (t, msg), n in rejections.most_common(20):
-            print(f"  {t}: {msg}: {n}")
+        print("\nrejections (target: first error, count; the unexpected ones marked REJECTED):")
+        for (t, v, msg), n in rejections.most_common(20):
+            print(f"  {t}: {'REJECTED: ' if v == 'REJECTED' else ''}{msg}: {n}")
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
             w = csv.writer(fh)
