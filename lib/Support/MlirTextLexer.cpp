@@ -36,8 +36,7 @@ void MlirTextLexer::skipBlanks(bool inBody) {
 }
 
 void MlirTextLexer::skipString() {
-  for (++pos; pos < text.size() && text[pos] != '"' && text[pos] != '\n';
-       ++pos)
+  for (++pos; pos < text.size() && text[pos] != '"' && text[pos] != '\n'; ++pos)
     if (text[pos] == '\\')
       ++pos;
   if (pos < text.size() && text[pos] == '"')

@@ -35,12 +35,10 @@ LogicalResult mlir::accel::checkToolInput(llvm::MemoryBufferRef buffer,
   return success();
 }
 
-OwningOpRef<ModuleOp>
-mlir::accel::loadToolInput(std::unique_ptr<llvm::MemoryBuffer> buffer,
-                           llvm::SourceMgr &sourceMgr, MLIRContext &context,
-                           llvm::raw_ostream &os,
-                           const ToolInputOptions &options,
-                           ToolInputError *error) {
+OwningOpRef<ModuleOp> mlir::accel::loadToolInput(
+    std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::SourceMgr &sourceMgr,
+    MLIRContext &context, llvm::raw_ostream &os,
+    const ToolInputOptions &options, ToolInputError *error) {
   auto fail = [&](ToolInputError why) {
     if (error)
       *error = why;
@@ -54,7 +52,8 @@ mlir::accel::loadToolInput(std::unique_ptr<llvm::MemoryBuffer> buffer,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
   if (!module)
     return fail(ToolInputError::Unreadable);
-  if (options.sizeLimits && failed(checkTensorSizes(*module, *options.sizeLimits)))
+  if (options.sizeLimits &&
+      failed(checkTensorSizes(*module, *options.sizeLimits)))
     return fail(ToolInputError::TooLarge);
   return module;
 }

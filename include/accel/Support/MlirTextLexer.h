@@ -78,8 +78,7 @@ public:
   /// Lines starting with `splitMarker` (when not empty) give a SplitMarker
   /// token first, as accel-opt's --split-input-file parses each part on
   /// its own.
-  explicit MlirTextLexer(llvm::StringRef text,
-                         llvm::StringRef splitMarker = "")
+  explicit MlirTextLexer(llvm::StringRef text, llvm::StringRef splitMarker = "")
       : text(text), splitMarker(splitMarker) {}
 
   /// The next token. `inBody`: the lexer is inside a dialect symbol's body,

@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuSizeChecks.h"
+#include "accel/Target/CpuSizeChecks.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

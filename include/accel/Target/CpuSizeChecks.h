@@ -15,7 +15,7 @@
 #ifndef ACCEL_TOOLS_ACCEL_COMPILE_CPUSIZECHECKS_H
 #define ACCEL_TOOLS_ACCEL_COMPILE_CPUSIZECHECKS_H
 
-#include "CpuAbi.h"
+#include "accel/Target/CpuAbi.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include <vector>
 

@@ -1,0 +1,413 @@
+//===- CpuBackend.cpp - the x86-64 CPU back end
+//-----------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel-cpu-pipeline (sequential), LLVM's X86 back end, a C wrapper
+// (CpuAbi.h) compiled by clang and linked by ld.lld: an object, a shared
+// library, a C header and JSON metadata per module (docs/aot.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Internal.h"
+#include "accel/Pipelines/Pipelines.h"
+#include "accel/Support/InputLimits.h"
+#include "accel/Target/CpuAbi.h"
+#include "accel/Target/CpuSizeChecks.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::accel;
+
+namespace {
+
+bool isCIdentifier(llvm::StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// `program` from --clang/--ld-lld, else PATH, else LLVM 22's bin folder.
+llvm::Expected<std::string> findTool(llvm::StringRef given,
+                                     llvm::ArrayRef<llvm::StringRef> names,
+                                     llvm::StringRef option) {
+  std::string path;
+  if (!given.empty()) {
+    path = given.str();
+  } else {
+    for (llvm::StringRef name : names) {
+      if (auto found = llvm::sys::findProgramByName(name)) {
+        path = *found;
+        break;
+      }
+      std::string llvmBin = ("/usr/lib/llvm-22/bin/" + name).str();
+      if (llvm::sys::fs::can_execute(llvmBin)) {
+        path = llvmBin;
+        break;
+      }
+    }
+    if (path.empty())
+      return backendError("--target=cpu needs " + names.front() +
+                          ", which is not on PATH nor in /usr/lib/llvm-22/bin "
+                          "(give it with --" +
+                          option + "=PATH)");
+  }
+  if (!llvm::sys::fs::can_execute(path))
+    return backendError(names.front() + " '" + path + "' is not an executable");
+  return path;
+}
+
+/// Runs a tool; its output goes into the error when it fails.
+llvm::Error runTool(ArtifactSink &sink, llvm::StringRef what,
+                    llvm::ArrayRef<llvm::StringRef> args) {
+  std::string log = sink.temporary("tool.log");
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+  std::string message;
+  int rc =
+      llvm::sys::ExecuteAndWait(args.front(), args, std::nullopt, redirects,
+                                /*SecondsToWait=*/300, 0, &message);
+  if (rc == 0)
+    return llvm::Error::success();
+  auto text = llvm::MemoryBuffer::getFile(log);
+  return backendError(what + " failed" +
+                      (message.empty() ? "" : ": " + message) + "\n" +
+                      (text ? (*text)->getBuffer().rtrim().str() : ""));
+}
+
+/// The C ABI's view of one argument or result type.
+llvm::Expected<accel::cpuabi::Buffer>
+abiBuffer(Type type, llvm::StringRef function, llvm::StringRef what) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  auto memref = dyn_cast<MemRefType>(type);
+  bool ok = shaped && shaped.hasRank() &&
+            (isa<RankedTensorType>(type) ||
+             (memref && memref.getLayout().isIdentity())) &&
+            shaped.getRank() <= accel::cpuabi::kMaxRank &&
+            (shaped.getElementType().isIntOrFloat()) &&
+            shaped.getElementType().getIntOrFloatBitWidth() % 8 == 0;
+  if (!ok) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return backendError("@" + function + ": " + what + " has type " + text +
+                        ", which the C ABI cannot pass (ranked tensors or "
+                        "identity-layout memrefs of rank <= 8, of whole-byte "
+                        "integers or floats)");
+  }
+  accel::cpuabi::Buffer b;
+  llvm::raw_string_ostream(b.dtype) << shaped.getElementType();
+  b.elemBytes = shaped.getElementType().getIntOrFloatBitWidth() / 8;
+  for (int64_t d : shaped.getShape())
+    b.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return b;
+}
+
+/// Functions the lowered code may call: C library and libm (the code
+/// generator turns math intrinsics into libm calls). Anything else, such as
+/// libmlir_c_runner_utils' memrefCopy, would be missing when the library
+/// is loaded.
+bool isLibcCall(llvm::StringRef name) {
+  static const llvm::StringRef allowed[] = {
+      "malloc", "free",    "aligned_alloc", "calloc", "realloc",
+      "memcpy", "memmove", "memset",        "abort"};
+  return llvm::is_contained(allowed, name);
+}
+
+llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
+                       const BackendOptions &opts) {
+  namespace abi = accel::cpuabi;
+  MLIRContext *ctx = module.getContext();
+  abi::Artifact artifact;
+  artifact.triple = "x86_64-unknown-linux-gnu";
+  // 1. The CPU and the features the code may use (and the wrapper checks).
+  std::string llvmFeatures;
+  artifact.cpu = "x86-64";
+  if (opts.cpuFeatures == "host") {
+    artifact.cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &f : llvm::sys::getHostCPUFeatures()) {
+      llvmFeatures += (llvmFeatures.empty() ? "" : ",") +
+                      std::string(f.second ? "+" : "-") + f.first().str();
+    }
+    for (const abi::Feature &f : abi::knownFeatures())
+      if (llvm::sys::getHostCPUFeatures().lookup(f.name))
+        artifact.features.push_back(f.name);
+  } else if (!opts.cpuFeatures.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(opts.cpuFeatures).split(parts, ',');
+    for (llvm::StringRef part : parts) {
+      if (!abi::lookupFeature(part)) {
+        std::string known;
+        for (const abi::Feature &f : abi::knownFeatures())
+          known += (known.empty() ? "" : ", ") + std::string(f.name);
+        return backendError("unknown CPU feature '" + part +
+                            "' in --features (known: " + known + "; or host)");
+      }
+      if (!llvm::is_contained(artifact.features, part.str())) {
+        artifact.features.push_back(part.str());
+        llvmFeatures += (llvmFeatures.empty() ? "+" : ",+") + part.str();
+      }
+    }
+  }
+  // 2. The module's name and the public functions' C signatures.
+  if (auto name = module.getSymName()) {
+    artifact.module = name->str();
+  } else {
+    for (char c : llvm::sys::path::stem(opts.inputName))
+      artifact.module += llvm::isAlnum(c) ? c : '_';
+    if (!artifact.module.empty() && llvm::isDigit(artifact.module.front()))
+      artifact.module = "m" + artifact.module;
+  }
+  if (!isCIdentifier(artifact.module))
+    return backendError("the module name '" + artifact.module +
+                        "' is not a C identifier");
+  // The lowered code calls these for its temporaries; a function of the
+  // module under one of their names would take the call (or clash with the
+  // wrapper's definition).
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto symbol = dyn_cast<SymbolOpInterface>(op);
+    if (!symbol)
+      continue;
+    llvm::StringRef name = symbol.getName();
+    for (const abi::RuntimeFunction &r : abi::runtimeFunctions())
+      if (name == r.lowered || name == abi::runtimeSymbol(artifact, r.suffix))
+        return backendError(
+            "the function name '" + name +
+            "' is reserved for the library's allocation functions");
+  }
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    abi::Kernel kernel;
+    kernel.name = func.getSymName().str();
+    if (!isCIdentifier(kernel.name))
+      return backendError("the function name '" + kernel.name +
+                          "' is not a C identifier");
+    FunctionType type = func.getFunctionType();
+    llvm::raw_string_ostream(kernel.signature) << type;
+    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+      auto b = abiBuffer(t, kernel.name, "argument " + std::to_string(i));
+      if (!b)
+        return b.takeError();
+      kernel.args.push_back(std::move(*b));
+    }
+    for (auto [i, t] : llvm::enumerate(type.getResults())) {
+      auto b = abiBuffer(t, kernel.name, "result " + std::to_string(i));
+      if (!b)
+        return b.takeError();
+      kernel.results.push_back(std::move(*b));
+    }
+    // Sizes the ops relate, checked by the wrapper before the kernel runs
+    // (an 8x16 A with an 8x4 B would read past B).
+    kernel.sizeChecks = abi::collectSizeChecks(func);
+    // Makes the lowering emit `_mlir_ciface_<name>`, which takes memref
+    // descriptors by pointer: the wrapper's stable target.
+    func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+    artifact.kernels.push_back(std::move(kernel));
+  }
+  if (artifact.kernels.empty())
+    return backendError("'" + opts.inputName + "' has no function to compile");
+  llvm::Expected<std::string> clang =
+      findTool(opts.clang, {"clang-22", "clang"}, "clang");
+  if (!clang)
+    return clang.takeError();
+  llvm::Expected<std::string> lld = findTool(opts.lld, {"ld.lld"}, "ld-lld");
+  if (!lld)
+    return lld.takeError();
+
+  // 3. accel ops -> LLVM dialect, sequential code (no OpenMP runtime).
+  accel::AccelCpuPipelineOptions options;
+  if (failed(options.parseFromString(opts.pipelineOptions)))
+    return backendError("bad --options '" + opts.pipelineOptions +
+                        "' for accel-cpu-pipeline");
+  options.threads = 1;
+  // Temporaries sized at run time are checked and allocated through the
+  // wrapper, which turns a failure into ACCEL_ERR_ALLOC (docs/aot.md).
+  options.guardAllocations = true;
+  options.maxAllocationBytes = opts.maxTensorBytes;
+  // Never empty: an empty list would let the pipeline take features from
+  // the module's accel.target that the target machine does not have.
+  options.cpuFeatures = artifact.features.empty()
+                            ? artifact.cpu
+                            : llvm::join(artifact.features, ",");
+  {
+    PassManager pm(ctx);
+    accel::buildAccelCpuPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return backendError("cannot compile '" + opts.inputName +
+                          "' for the CPU");
+  }
+  // Folding makes constants of its own (a tensor.splat of a constant becomes
+  // a splat constant of its full shape): check them again before LLVM
+  // materializes them.
+  if (failed(accel::checkConstantSizes(module, opts.maxConstantBytes)))
+    return backendError("'" + opts.inputName + "' is too large to compile");
+
+  // 4. LLVM IR, optimized and compiled for the target machine.
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(artifact.triple);
+  std::string message;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, message);
+  if (!llvmTarget)
+    return backendError("--target=cpu needs LLVM's X86 back end: " + message);
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, artifact.cpu, llvmFeatures, llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, artifact.module);
+  if (!llvmModule)
+    return backendError("cannot translate '" + opts.inputName + "' to LLVM IR");
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  // The allocation functions get the names the wrapper defines them under
+  // (no function of the module has them: checked in step 2).
+  llvm::StringSet<> runtime;
+  for (const abi::RuntimeFunction &r : abi::runtimeFunctions()) {
+    std::string name = abi::runtimeSymbol(artifact, r.suffix);
+    if (llvm::Function *f = llvmModule->getFunction(r.lowered))
+      f->setName(name);
+    runtime.insert(name);
+  }
+  for (llvm::Function &f : *llvmModule)
+    if (f.isDeclaration() && !f.isIntrinsic() && !isLibcCall(f.getName()) &&
+        !runtime.contains(f.getName()))
+      return backendError(
+          "the lowered code calls '" + f.getName() +
+          "', which is not in the C library; the shared library "
+          "could not be loaded without it");
+  if (llvm::Error e = makeOptimizingTransformer(/*optLevel=*/3,
+                                                /*sizeLevel=*/0, machine.get())(
+          llvmModule.get()))
+    return e;
+  llvm::SmallString<0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return backendError("LLVM cannot emit an object file for " +
+                          artifact.cpu);
+    codegen.run(*llvmModule);
+  }
+
+  // 5. The header, the C wrapper (baseline x86-64: its CPU check must run
+  //    anywhere), one relocatable object with both, the shared library.
+  std::string m = artifact.module;
+  if (llvm::Error e = sink.add(m + ".h", abi::headerText(artifact)))
+    return e;
+  std::string kernelObject = sink.temporary("kernels.o");
+  std::string wrapperSource = sink.temporary("wrapper.c");
+  std::string wrapperObject = sink.temporary("wrapper.o");
+  std::string versionScript = sink.temporary("exports.map");
+  for (auto [path, text] :
+       {std::pair<std::string, std::string>{kernelObject, object.str().str()},
+        {wrapperSource, abi::wrapperText(artifact)},
+        // Only the C ABI is exported: the kernels' own symbols (`f`,
+        // `_mlir_ciface_f`) stay inside the library.
+        {versionScript, "{ global: accel_*; local: *; };\n"}}) {
+    if (llvm::Error e = writeFileOrError(path, text))
+      return e;
+  }
+  std::string include = "-I" + llvm::sys::path::parent_path(kernelObject).str();
+  if (llvm::Error e =
+          runTool(sink, "compiling the C wrapper of '" + m + "' with " + *clang,
+                  {*clang, "--target=x86_64-unknown-linux-gnu", "-march=x86-64",
+                   "-O2", "-fPIC", "-std=c11", include, "-c", wrapperSource,
+                   "-o", wrapperObject}))
+    return e;
+  std::string objectName = m + ".o", libraryName = "lib" + m + ".so";
+  std::string objectPath = sink.pathOf(objectName);
+  std::string libraryPath = sink.pathOf(libraryName);
+  if (llvm::Error e =
+          runTool(sink, "linking '" + objectName + "' with " + *lld,
+                  {*lld, "-r", kernelObject, wrapperObject, "-o", objectPath}))
+    return e;
+  sink.adopt(objectName);
+  // libc and libm as DT_NEEDED when they are where Debian and most
+  // distributions keep them; otherwise their symbols stay undefined and
+  // come from the program that loads the library.
+  llvm::SmallVector<std::string> libs;
+  for (llvm::StringRef dir :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+        "/usr/lib64"}) {
+    std::string libm = (dir + "/libm.so.6").str(),
+                libc = (dir + "/libc.so.6").str();
+    if (llvm::sys::fs::exists(libm) && llvm::sys::fs::exists(libc)) {
+      libs = {libm, libc};
+      // The dynamic loader gives the wrapper's thread-local state its
+      // __tls_get_addr (as libc.so's linker script would add it).
+      std::string loader = (dir + "/ld-linux-x86-64.so.2").str();
+      if (llvm::sys::fs::exists(loader))
+        libs.push_back(loader);
+      break;
+    }
+  }
+  // compiler-rt's builtins: without f16c or avx512bf16 LLVM turns f16 and
+  // bf16 conversions into calls of __extendhfsf2, __truncsfbf2, ...; the
+  // static archive gives the library the few it calls (kept local by the
+  // version script), so it loads on any x86-64.
+  for (llvm::StringRef candidate :
+       {"/usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.builtins-x86_64.a",
+        "/usr/lib/llvm-22/lib/clang/22/lib/x86_64-pc-linux-gnu/"
+        "libclang_rt.builtins.a"})
+    if (llvm::sys::fs::exists(candidate)) {
+      libs.push_back(candidate.str());
+      break;
+    }
+  std::string soname = "-soname=" + libraryName;
+  std::string exports = "--version-script=" + versionScript;
+  llvm::SmallVector<llvm::StringRef> link = {
+      *lld,          "-shared", soname,      exports,    "-z",
+      "noexecstack", "-o",      libraryPath, objectPath, "--as-needed"};
+  for (const std::string &lib : libs)
+    link.push_back(lib);
+  if (llvm::Error e =
+          runTool(sink, "linking '" + libraryName + "' with " + *lld, link))
+    return e;
+  sink.adopt(libraryName);
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::formatv("{0:2}", abi::metadata(artifact)) << "\n";
+  return sink.add(m + ".json", json);
+}
+
+} // namespace
+
+namespace {
+class CpuBackend final : public TargetBackend {
+public:
+  llvm::StringRef getName() const override { return "cpu"; }
+  llvm::Error compile(ModuleOp module, ArtifactSink &sink,
+                      const BackendOptions &opts) const override {
+    return compileCpu(module, sink, opts);
+  }
+};
+} // namespace
+
+const TargetBackend &mlir::accel::getCpuBackend() {
+  static const CpuBackend backend;
+  return backend;
+}

@@ -1,0 +1,169 @@
+//===- NvptxBackend.cpp - the NVIDIA GPU back end
+//---------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel-nvptx-pipeline's kernels as PTX, a cubin assembled by ptxas when it
+// is found (its register, shared-memory and spill report read into the
+// metadata), and the launch metadata of docs/gpu-runtime.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Internal.h"
+#include "accel/Pipelines/Pipelines.h"
+#include "accel/Runtime/KernelMetadata.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::accel;
+
+namespace {
+
+/// The PTX of every gpu.binary, with the launch metadata of its kernels.
+llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
+                         const BackendOptions &opts) {
+  llvm::Expected<std::string> sm = gpuChip("nvptx", opts.chip);
+  if (!sm)
+    return sm.takeError();
+  const std::string &chip = *sm;
+  if (opts.cubin != "auto" && opts.cubin != "yes" && opts.cubin != "no")
+    return backendError("--cubin must be auto, yes or no, got '" + opts.cubin +
+                        "'");
+  MLIRContext *ctx = module.getContext();
+  // 1. accel ops -> gpu.module kernels carrying their launch attributes.
+  accel::AccelNvptxPipelineOptions options;
+  if (failed(options.parseFromString(opts.pipelineOptions)))
+    return backendError("bad --options '" + opts.pipelineOptions +
+                        "' for accel-nvptx-pipeline");
+  options.chip = chip;
+  {
+    PassManager pm(ctx);
+    accel::buildAccelToGpuKernelsPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return backendError("cannot compile '" + opts.inputName + "' for " +
+                          chip);
+  }
+  std::vector<accel::GpuKernel> kernels =
+      accel::collectGpuKernels(module, chip);
+  if (kernels.empty())
+    return backendError("'" + opts.inputName + "' has no function to compile");
+  // 2. The kernels to PTX.
+  {
+    PassManager pm(ctx);
+    accel::buildGpuToPtxPipeline(pm, chip);
+    if (failed(pm.run(module)))
+      return backendError("cannot lower the kernels of '" + opts.inputName +
+                          "' to PTX for " + chip);
+  }
+  // 3. PTX, opts.cubin and metadata per kernel module.
+  std::string ptxas;
+  if (opts.cubin != "no") {
+    if (!opts.ptxas.empty())
+      ptxas = opts.ptxas;
+    else if (auto found = llvm::sys::findProgramByName("ptxas"))
+      ptxas = *found;
+    else if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+      ptxas = "/usr/local/cuda/bin/ptxas";
+    if (ptxas.empty() && opts.cubin == "yes")
+      return backendError(
+          "--cubin=yes needs ptxas, which is not on PATH nor in "
+          "/usr/local/cuda/bin (give it with --ptxas=PATH)");
+    if (!ptxas.empty() && !llvm::sys::fs::can_execute(ptxas))
+      return backendError("ptxas '" + ptxas + "' is not an executable");
+  }
+  for (auto &[name, text] : accel::collectPtx(module)) {
+    std::string ptxName = (name + ".ptx").str(), cubinName;
+    if (llvm::Error e = sink.add(ptxName, text))
+      return e;
+    std::optional<accel::KernelResources> resources;
+    if (!ptxas.empty()) {
+      cubinName = (name + ".cubin").str();
+      std::string out = sink.pathOf(cubinName);
+      std::string log = sink.pathOf((name + ".ptxas.log").str());
+      std::string arch = "-arch=" + chip;
+      std::string in = sink.pathOf(ptxName);
+      llvm::StringRef args[] = {ptxas, arch, "-v", in, "-o", out};
+      std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+      std::string message;
+      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                         /*SecondsToWait=*/120, 0, &message);
+      auto text = llvm::MemoryBuffer::getFile(log);
+      std::string logText = text ? (*text)->getBuffer().str() : "";
+      llvm::sys::fs::remove(log);
+      if (rc != 0) {
+        llvm::sys::fs::remove(out);
+        return backendError(
+            "ptxas failed on the PTX of @" + name.str() + " for " + chip +
+            (message.empty() ? "" : ": " + message) + "\n" + logText);
+      }
+      sink.adopt(cubinName);
+      // "Used 66 registers, used 0 barriers, 19456 bytes smem, ..." and,
+      // on its own line, "... 0 bytes spill stores, ...". Other lines may
+      // say "registers" too (sm_90a: "warpgroup.arrive is injected ... to
+      // allow use of registers in GMMA"): each number is read on its line.
+      accel::KernelResources r;
+      llvm::StringRef ptxasLog(logText), rest;
+      auto lineWith = [&](llvm::StringRef what) {
+        size_t at = ptxasLog.find(what);
+        if (at == llvm::StringRef::npos)
+          return llvm::StringRef();
+        size_t begin = ptxasLog.rfind('\n', at);
+        begin = begin == llvm::StringRef::npos ? 0 : begin + 1;
+        return ptxasLog.slice(begin, ptxasLog.find('\n', at));
+      };
+      auto number = [&](llvm::StringRef before) -> int64_t {
+        size_t at = rest.find(before);
+        if (at == llvm::StringRef::npos)
+          return 0;
+        llvm::StringRef head = rest.take_front(at).rtrim();
+        size_t space = head.find_last_of(" ");
+        int64_t v = 0;
+        (void)head.substr(space + 1).getAsInteger(10, v);
+        return v;
+      };
+      rest = lineWith(": Used ");
+      r.registers = number(" registers");
+      r.staticSharedBytes = number(" bytes smem");
+      rest = lineWith(" bytes spill stores");
+      r.spillBytes = number(" bytes spill stores");
+      resources = r;
+    }
+    for (accel::GpuKernel &kernel : kernels) {
+      if (kernel.module != name)
+        continue;
+      accel::KernelMetadata &meta = kernel.metadata;
+      meta.resources = resources;
+      meta.ptx = ptxName;
+      meta.cubin = cubinName;
+      if (llvm::Error e = stageKernelMetadata(meta, sink))
+        return e;
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+namespace {
+class NvptxBackend final : public TargetBackend {
+public:
+  llvm::StringRef getName() const override { return "nvptx"; }
+  llvm::Error compile(ModuleOp module, ArtifactSink &sink,
+                      const BackendOptions &opts) const override {
+    return compileNvptx(module, sink, opts);
+  }
+};
+} // namespace
+
+const TargetBackend &mlir::accel::getNvptxBackend() {
+  static const NvptxBackend backend;
+  return backend;
+}
