@@ -101,6 +101,17 @@ for _py in (sys.executable, shutil.which("python3")):
                               stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("numpy")
         config.substitutions.append(("%numpy_python", _py))
+        # accel.ir asks the C++ verifier about each op it builds, through
+        # the accel._core extension (built only where nanobind and the
+        # Python headers are, python/CMakeLists.txt): scripts that build ops
+        # need it loadable by this Python (`// REQUIRES: accel-python-core`;
+        # run them with ACCEL_BUILD_DIR=%accel_obj_root).
+        if subprocess.run(
+                [_py, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                 "from accel import core", os.path.join(config.accel_src_root, "python")],
+                env=dict(os.environ, ACCEL_BUILD_DIR=config.accel_obj_root),
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+            config.available_features.add("accel-python-core")
         break
 
 # An NVIDIA GPU with its driver (`// REQUIRES: cuda`): libcuda loads, cuInit

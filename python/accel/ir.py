@@ -12,20 +12,31 @@ and prints a `func.func` that `accel-opt` parses::
     f.ret(o)
     print(f.to_mlir())
 
-Each op checks its operands the way the C++ verifier does (same rules, same
-wording of the messages) and raises `ValueError` on a mismatch, so most
-mistakes are reported in Python, at the line that made them. Dimensions may
-be `None` (dynamic, printed `?`); only conflicts between static sizes are
-errors, as in the verifier. Outputs the caller does not pass are allocated
-with `tensor.empty`, their dynamic sizes read from the inputs by `tensor.dim`.
+Each op asks the C++ verifier itself whether it is valid before it is
+added, through the `accel._core` extension (see `accel.core`; without it an
+op raises ModuleNotFoundError): a function whose arguments are the op's
+operands and whose body is the op is parsed and verified, and a rejection
+raises `ValueError` with the compiler's message, without its location
+(`'accel.matmul' op contraction dimension mismatch: ...`). So mistakes are
+reported in Python, at the line that made them, and the function is left as
+it was. Python checks only what the op cannot see: the types of the Python
+arguments, values of another function, `accumulate=True` without `out=`,
+an `out_dtype` that disagrees with `out`, scales that are not a pair, a
+negative softmax `dimension` (the op counts from 0), and numbers the op's
+attributes cannot hold as given (an int past i64; a non-finite `scale` is
+printed in hex for the verifier to refuse). Dimensions may be
+`None` (dynamic, printed `?`). Outputs the caller does not pass are
+allocated with `tensor.empty` once the op is accepted, their dynamic sizes
+read from the inputs by `tensor.dim`.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import struct
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from . import dtypes as dt
 
@@ -34,27 +45,18 @@ Shape = Tuple[Dim, ...]
 
 __all__ = ["Dim", "Function", "ScalarType", "Shape", "TensorType", "Type", "Value"]
 
-_INT64_MAX = 2**63 - 1
-_F32_MAX = 3.4028234663852886e38
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+#: A located error of the compiler, `<python>:3:5: error: message`.
+_ERROR = re.compile(r"^\S+:\d+:\d+: error: (.*)$", re.MULTILINE)
 
 
 def _dim_str(d: Dim) -> str:
     return "?" if d is None else str(d)
 
 
-def _conflict(a: Dim, b: Dim) -> bool:
-    """Two dimensions conflict when both are static and differ."""
-    return a is not None and b is not None and a != b
-
-
 def _q(t: object) -> str:
     """Quotes a type in a message, as MLIR diagnostics do: `'f32'`."""
     return f"'{t}'"
-
-
-def _shape_str(shape: Sequence[Dim]) -> str:
-    return "[" + ", ".join(_dim_str(d) for d in shape) + "]"
 
 
 @dataclass(frozen=True)
@@ -132,13 +134,41 @@ def _normalize_shape(shape: Sequence[Dim]) -> Shape:
     return tuple(None if d is None else int(d) for d in dims)
 
 
-def _format_f32(x: float) -> str:
-    """A float literal MLIR parses (it needs a `.` before any exponent)."""
-    text = repr(float(x))
-    mantissa, e, exponent = text.partition("e")
+def _format_f32(x: Union[int, float]) -> str:
+    """An f32 attribute MLIR parses.
+
+    A finite value is a decimal literal (MLIR needs a `.` before any exponent);
+    the parser rounds it to f32, so one past the f32 range becomes infinite.
+    An infinite or NaN value has no decimal spelling: it is printed as its f32
+    bits in hex. The verifier then says what is wrong with it.
+    """
+    try:
+        value = float(x)
+    except OverflowError:  # an int past the double range
+        value = math.inf if x > 0 else -math.inf
+    if not math.isfinite(value):
+        return "0x%08X" % struct.unpack(">I", struct.pack(">f", value))[0]
+    mantissa, e, exponent = repr(value).partition("e")
     if "." not in mantissa:
         mantissa += ".0"
     return mantissa + (f"e{exponent}" if e else "")
+
+
+def _i64(value: int, what: str) -> int:
+    """`value`, an attribute the op stores as an i64.
+
+    MLIR's parser reads 2^63 .. 2^64-1 as negative i64s (the bits of a
+    signless integer), so a value out of range would print as another one.
+    """
+    if not -2**63 <= value < 2**63:
+        raise ValueError(f"{what} {value} does not fit in an i64 attribute")
+    return value
+
+
+def _first_error(diagnostics: str) -> str:
+    """The message of the first error in `diagnostics`, without its location."""
+    match = _ERROR.search(diagnostics)
+    return match.group(1) if match else diagnostics.strip()
 
 
 class Function:
@@ -278,22 +308,6 @@ class Function:
 
     # -- ops ------------------------------------------------------------------
 
-    def _check_counts(self, operands: Sequence[Tuple[str, Value]]) -> None:
-        """Rejects operands whose static element count or size in bits overflows int64."""
-        for what, v in operands:
-            if not v.is_tensor:
-                continue
-            count = 1
-            for d in v.shape:
-                if d is not None:
-                    count *= d
-            if count > _INT64_MAX:
-                raise ValueError(f"{what} of type {_q(v.type)} has an element count that "
-                                 "overflows int64")
-            if count * max(8, dt.bit_width(v.dtype)) > _INT64_MAX:
-                raise ValueError(f"{what} of type {_q(v.type)} has a size in bits that "
-                                 "overflows int64")
-
     def _out(self, out: Optional[Value], out_dtype: Any) -> Tuple[Optional[Value], Optional[str]]:
         """Checks `out` and `out_dtype` and returns them (dtype normalised)."""
         if out is not None:
@@ -303,6 +317,37 @@ class Function:
             raise ValueError(f"out_dtype {_q(dtype)} does not match the element type of out "
                              f"({_q(out.type)})")
         return out, dtype
+
+    def _verify(self, op: Callable[[str, Type], str], operands: Sequence[Value],
+                out: Optional[Value], rank: int, dtype: str) -> None:
+        """Asks the C++ verifier, through `accel._core`, whether an op is valid.
+
+        `op(ref, type)` is the op's text with `ref : type` as its out operand.
+        The check is a function whose block arguments are `operands` and the
+        out (the caller's, or a fully dynamic `rank`-D tensor of `dtype` in
+        place of the one allocated after the check), with the op as its only
+        statement. A rejection raises ValueError with the first error's
+        message, without its location (a line of the check, not of the
+        caller's code). Nothing is emitted here: a refused op leaves the
+        function as it was.
+        """
+        from . import core  # imported on first use: building an op needs the extension
+
+        if out is None:
+            name, n = "out", 0
+            while name in self._names:
+                n += 1
+                name = f"out_{n}"
+            out = Value(name, TensorType((None,) * rank, dtype), self)
+        args: Dict[str, Type] = {}
+        for v in (*operands, out):
+            args.setdefault(v.name, v.type)
+        signature = ", ".join(f"%{name}: {t}" for name, t in args.items())
+        text = f"func.func @check({signature}) {{\n  {op(out.ref, out.type)}\n  return\n}}\n"
+        try:
+            core.parse(text)
+        except core.AccelError as err:
+            raise ValueError(_first_error(err.diagnostics)) from None
 
     def matmul(self, a: Value, b: Value, *, transpose_b: bool = False,
                accumulate: bool = False, out: Optional[Value] = None,
@@ -315,10 +360,10 @@ class Function:
         `out_dtype` is allocated (default f32; i32 for i8 inputs without scales).
         `accumulate` needs `out`. `scales=(sa, sb)` are f32 scalars, f8/i8 only.
 
-        C element types: f32 for f32 inputs; f32/f16 for f16; f32/bf16 for
-        bf16; f32/f16/bf16 for f8 (with or without scales). i8 without scales
-        accumulates in i32; i8 with scales is dequantised, so C is f32, f16 or
-        bf16.
+        C element types (the verifier's table, AccelOps.td): f32 for f32
+        inputs; f32/f16 for f16; f32/bf16 for bf16; f32/f16/bf16 for f8 (with
+        or without scales). i8 without scales accumulates in i32; i8 with
+        scales is dequantised, so C is f32, f16 or bf16.
         """
         self._check_open()
         self._own(a, "A")
@@ -326,86 +371,31 @@ class Function:
         out, dtype = self._out(out, out_dtype)
         if accumulate and out is None:
             raise ValueError("accumulate=True needs out= (the C tensor to accumulate into)")
-        operands = [("A", a), ("B", b)] + ([("C", out)] if out is not None else [])
-        self._check_counts(operands)
-
-        rank = a.type.rank
-        c_rank = out.type.rank if out is not None else rank
-        if b.type.rank != rank or c_rank != rank:
-            raise ValueError("expected A, B and C to have the same rank, got A of rank "
-                             f"{rank}, B of rank {b.type.rank} and C of rank {c_rank}")
-        if rank < 2:
-            raise ValueError("expected operands of rank at least 2 ([batch..., M, K]), got "
-                             f"rank {rank}")
-        sa, sb = a.shape, b.shape
-        sc: Shape = out.shape if out is not None else (None,) * rank
-        for i in range(rank - 2):
-            if _conflict(sa[i], sb[i]) or _conflict(sa[i], sc[i]) or _conflict(sb[i], sc[i]):
-                raise ValueError(f"batch dimension #{i} mismatch: A has {_dim_str(sa[i])}, "
-                                 f"B has {_dim_str(sb[i])}, C has {_dim_str(sc[i])}")
-        k_axis, n_axis = (rank - 1, rank - 2) if transpose_b else (rank - 2, rank - 1)
-        a_m, a_k, b_k, b_n = sa[-2], sa[-1], sb[k_axis], sb[n_axis]
-        layout = " (B is [N, K] with transpose_b)" if transpose_b else " (B is [K, N])"
-        if _conflict(a_k, b_k):
-            raise ValueError(f"contraction dimension mismatch: A has K = {_dim_str(a_k)}, "
-                             f"B has K = {_dim_str(b_k)}{layout}")
-        if _conflict(a_m, sc[-2]):
-            raise ValueError(f"M mismatch: A has M = {_dim_str(a_m)}, C has M = "
-                             f"{_dim_str(sc[-2])}")
-        if _conflict(b_n, sc[-1]):
-            raise ValueError(f"N mismatch: B has N = {_dim_str(b_n)}, C has N = "
-                             f"{_dim_str(sc[-1])}"
-                             + (" (B is [N, K] with transpose_b)" if transpose_b else ""))
-
-        ea, eb = a.dtype, b.dtype
-        inputs = (dt.F32, dt.F16, dt.BF16, dt.F8E4M3FN, dt.F8E5M2, dt.F8E4M3FNUZ,
-                  dt.F8E5M2FNUZ, dt.I8)
-        for what, e in (("A", ea), ("B", eb)):
-            if e not in inputs:
-                raise ValueError(f"{what} element type {_q(e)} is not supported; expected "
-                                 "f32, f16, bf16, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ "
-                                 "or i8")
-        if not (ea == eb or dt.same_f8_family(ea, eb)):
-            raise ValueError("A and B element types must match (or both be f8 of one family), "
-                             f"got {_q(ea)} and {_q(eb)}; supported: f32, f16, bf16, i8, any "
-                             "mix of f8E4M3FN and f8E5M2, or any mix of f8E4M3FNUZ and "
-                             "f8E5M2FNUZ")
-        # Same order as MatmulOp::verify: the scales first (they decide the
-        # accumulators allowed for i8), then the C element type.
+        operands = [a, b]
         scale_text = ""
         scaled = scales is not None
         if scaled:
+            # The op's syntax has room for both scales or none.
             if not isinstance(scales, (tuple, list)) or len(scales) != 2 or None in scales:
                 raise ValueError("per-tensor scales come in pairs: give both A's and B's scale "
                                  "(use 1.0 for an unscaled operand)")
-            if not (dt.is_f8(ea) or ea == dt.I8):
-                raise ValueError(f"per-tensor scales are only allowed with f8 or i8 inputs, "
-                                 f"got {_q(ea)}")
             for what, s in zip(("A's scale", "B's scale"), scales):
-                self._own(s, what, tensor=False)
-                if s.type != ScalarType(dt.F32):
-                    raise ValueError(f"{what} ({s.ref}) must be an f32 scalar, got "
-                                     f"{_q(s.type)}")
+                operands.append(self._own(s, what, tensor=False))
             scale_text = f" scales({scales[0].ref}, {scales[1].ref})"
+        ec = dtype or (dt.I32 if a.dtype == dt.I8 and not scaled else dt.F32)
+        flags = ("transpose_b " if transpose_b else "") + ("accumulate " if accumulate else "")
 
-        accs = _matmul_accumulators(ea, scaled)
-        ec = out.dtype if out is not None else (dtype or accs[0])
-        if ec not in accs:
-            msg = f"C element type {_q(ec)} is not allowed for {_q(ea)} inputs"
-            if dt.is_float(ec) and dt.is_float(ea) and dt.bit_width(ec) < dt.bit_width(ea):
-                msg += " (the accumulator is narrower than the inputs)"
-            if ea == dt.I8:
-                msg += (" with scales (the dequantised result is a float)" if scaled
-                        else " without scales")
-            raise ValueError(f"{msg}; expected {' or '.join(_q(t) for t in accs)}")
+        def op(c: str, c_type: Type) -> str:
+            return (f"accel.matmul {flags}ins({a.ref}, {b.ref} : {a.type}, {b.type})"
+                    f"{scale_text} outs({c} : {c_type}) -> {c_type}")
 
+        rank = a.type.rank
+        self._verify(op, operands, out, rank, ec)
         if out is None:
+            n_axis = rank - 2 if transpose_b else rank - 1
             batch = [[(a, i), (b, i)] for i in range(rank - 2)]
             out = self._alloc(batch + [[(a, rank - 2)], [(b, n_axis)]], ec)
-        flags = ("transpose_b " if transpose_b else "") + ("accumulate " if accumulate else "")
-        return self._emit(out.type,
-                          f"accel.matmul {flags}ins({a.ref}, {b.ref} : {a.type}, {b.type})"
-                          f"{scale_text} outs({out.ref} : {out.type}) -> {out.type}")
+        return self._emit(out.type, op(out.ref, out.type))
 
     def softmax(self, x: Value, dimension: int, *, out: Optional[Value] = None,
                 out_dtype: Any = None) -> Value:
@@ -417,37 +407,27 @@ class Function:
         self._check_open()
         self._own(x, "input")
         out, dtype = self._out(out, out_dtype)
-        self._check_counts([("input", x)] + ([("output", out)] if out is not None else []))
-        floats = ", ".join(sorted(dt.FLOAT_TYPES))
-        ec = out.dtype if out is not None else (dtype or x.dtype)
-        for what, e in (("input", x.dtype), ("output", ec)):
-            if not dt.is_float(e):
-                why = (_FNUZ_MATMUL_ONLY if e in dt.FNUZ_F8_TYPES else "is not a float type")
-                raise ValueError(f"softmax {what} element type {_q(e)} {why}; "
-                                 f"expected one of {floats}")
-        rank = x.type.rank
-        if rank < 1:
-            raise ValueError("expected an input of rank at least 1")
-        if out is not None:
-            if out.type.rank != rank:
-                raise ValueError(f"expected input and output of the same rank, got {rank} "
-                                 f"and {out.type.rank}")
-            for i, (di, do) in enumerate(zip(x.shape, out.shape)):
-                if _conflict(di, do):
-                    raise ValueError(f"input and output differ in dimension #{i}: "
-                                     f"{_dim_str(di)} vs {_dim_str(do)}")
         if isinstance(dimension, bool) or not isinstance(dimension, int):
             raise TypeError(f"dimension must be an int, got {type(dimension).__name__}")
-        dim = dimension + rank if dimension < 0 else dimension
-        if not 0 <= dim < rank:
-            low = -rank if dimension < 0 else 0
+        rank = x.type.rank
+        # The op takes 0 <= dimension < rank; -1 is the last one here.
+        dim = _i64(dimension, "dimension")
+        dim = dim + rank if dim < 0 else dim
+        ec = dtype or x.dtype
+
+        def op(y: str, y_type: Type, d: int = dim) -> str:
+            return (f"accel.softmax dimension({d}) ins({x.ref} : {x.type}) "
+                    f"outs({y} : {y_type}) -> {y_type}")
+
+        # A negative dimension still out of range has no spelling in the op:
+        # the operands are checked with dimension 0, then the range here.
+        self._verify(lambda y, y_type: op(y, y_type, max(dim, 0)), [x], out, rank, ec)
+        if dim < 0:
             raise ValueError(f"dimension {dimension} is out of range for an input of rank "
-                             f"{rank} (expected {low} <= dimension < {rank})")
+                             f"{rank} (expected {-rank} <= dimension < {rank})")
         if out is None:
             out = self._alloc([[(x, i)] for i in range(rank)], ec)
-        return self._emit(out.type,
-                          f"accel.softmax dimension({dim}) ins({x.ref} : {x.type}) "
-                          f"outs({out.ref} : {out.type}) -> {out.type}")
+        return self._emit(out.type, op(out.ref, out.type))
 
     def attention(self, q: Value, k: Value, v: Value, *, causal: bool = False,
                   scale: Optional[float] = None, mask: Optional[Value] = None,
@@ -459,136 +439,53 @@ class Function:
         Q [B, Hq, Sq, D], K [B, Hkv, Skv, D], V [B, Hkv, Skv, Dv] share a
         float element type, Hq % Hkv == 0; the output O is [B, Hq, Sq, Dv] of
         `out_dtype` (f32, f16 or bf16; default Q's type, f32 for f8 inputs).
-        `scale` defaults to 1/sqrt(D) in the compiler. `mask` (i1 keeps a key,
-        a float is added to the logits) broadcasts to [B, Hq, Sq, Skv].
+        `scale` defaults to 1/sqrt(D) in the compiler; it is an f32, so one
+        past the f32 range is infinite (refused). `mask` (i1 keeps a key, a
+        float is added to the logits) broadcasts to [B, Hq, Sq, Skv].
         `diagonal` is an index scalar that moves the causal band. `window`
         (with `causal`) keeps only the last W keys of the band. `kv_lengths`
         and `q_lengths` (1-D i32/i64 tensors, one entry per batch) are the
         sequence lengths of a right-padded batch.
         """
         self._check_open()
-        self._own(q, "Q")
-        self._own(k, "K")
-        self._own(v, "V")
-        if mask is not None:
-            self._own(mask, "mask")
-        for name, lengths in (("kv_lengths", kv_lengths), ("q_lengths", q_lengths)):
-            if lengths is not None:
-                self._own(lengths, name)
-        out, dtype = self._out(out, out_dtype)
-        operands = [("Q", q), ("K", k), ("V", v)]
-        operands += [("mask", mask)] if mask is not None else []
-        operands += [("O", out)] if out is not None else []
-        self._check_counts(operands)
-
-        o_rank = out.type.rank if out is not None else 4
-        ranks = (q.type.rank, k.type.rank, v.type.rank, o_rank)
-        if ranks != (4, 4, 4, 4):
-            raise ValueError("expected Q, K, V and O of rank 4 ([B, H, S, D]), got ranks "
-                             f"{ranks[0]}, {ranks[1]}, {ranks[2]} and {ranks[3]}")
-        sq, sk, sv = q.shape, k.shape, v.shape
-        so: Shape = out.shape if out is not None else (None,) * 4
-        if (_conflict(sq[0], sk[0]) or _conflict(sq[0], sv[0]) or _conflict(sq[0], so[0])
-                or _conflict(sk[0], sv[0])):
-            raise ValueError(f"batch mismatch: Q has B = {_dim_str(sq[0])}, K has "
-                             f"{_dim_str(sk[0])}, V has {_dim_str(sv[0])}, O has "
-                             f"{_dim_str(so[0])}")
-        if _conflict(sk[1], sv[1]):
-            raise ValueError(f"key/value head count mismatch: K has Hkv = {_dim_str(sk[1])}, "
-                             f"V has Hkv = {_dim_str(sv[1])}")
-        hq, hkv = sq[1], (sv[1] if sk[1] is None else sk[1])
-        if hq is not None and hkv is not None and (hq != 0 if hkv == 0 else hq % hkv != 0):
-            raise ValueError(f"query heads (Hq = {hq}) must be a multiple of key/value heads "
-                             f"(Hkv = {hkv})")
-        if _conflict(sq[3], sk[3]):
-            raise ValueError(f"head dimension mismatch: Q has D = {_dim_str(sq[3])}, K has "
-                             f"D = {_dim_str(sk[3])}")
-        if _conflict(sk[2], sv[2]):
-            raise ValueError("key/value sequence length mismatch: K has Skv = "
-                             f"{_dim_str(sk[2])}, V has Skv = {_dim_str(sv[2])}")
-        if out is not None and (_conflict(so[1], sq[1]) or _conflict(so[2], sq[2])
-                                or _conflict(so[3], sv[3])):
-            raise ValueError("expected O of shape [B, Hq, Sq, Dv] = "
-                             f"{_shape_str((sq[0], sq[1], sq[2], sv[3]))}, got {_q(out.type)}")
-        if not q.dtype == k.dtype == v.dtype:
-            raise ValueError(f"Q, K and V must share one element type, got {_q(q.dtype)}, "
-                             f"{_q(k.dtype)} and {_q(v.dtype)}")
-        if not dt.is_float(q.dtype):
-            why = f" ({_FNUZ_MATMUL_ONLY})" if q.dtype in dt.FNUZ_F8_TYPES else ""
-            raise ValueError(f"Q, K and V must have a float element type, got {_q(q.dtype)}"
-                             f"{why}; expected one of {', '.join(sorted(dt.FLOAT_TYPES))}")
-        outputs = (dt.F32, dt.F16, dt.BF16)
-        default = q.dtype if q.dtype in outputs else dt.F32
-        eo = out.dtype if out is not None else (dtype or default)
-        if eo not in outputs:
-            raise ValueError(f"O element type {_q(eo)} is not allowed; expected f32, f16 or "
-                             "bf16")
-
+        operands = [self._own(q, "Q"), self._own(k, "K"), self._own(v, "V")]
         mask_text = ""
         if mask is not None:
-            if mask.dtype not in (dt.I1, dt.F32, dt.F16, dt.BF16):
-                raise ValueError(f"mask element type {_q(mask.dtype)} is not allowed; expected "
-                                 "i1 (keep) or f32, f16, bf16 (additive)")
-            full = (sq[0], sq[1], sq[2], sk[2])
-            mr = mask.type.rank
-            if mr > 4:
-                raise ValueError(f"mask of rank {mr} does not broadcast to [B, Hq, Sq, Skv]")
-            for i, md in enumerate(mask.shape):
-                td = full[i + 4 - mr]
-                if md != 1 and _conflict(md, td):
-                    raise ValueError(f"mask {_q(mask.type)} does not broadcast to "
-                                     f"[B, Hq, Sq, Skv] = {_shape_str(full)}: mask dimension "
-                                     f"#{i} has size {md}, expected 1 or {td}")
+            operands.append(self._own(mask, "mask"))
             mask_text = f" mask({mask.ref} : {mask.type})"
+        lengths_text = ""
+        for name, lengths in (("kv_lengths", kv_lengths), ("q_lengths", q_lengths)):
+            if lengths is not None:
+                operands.append(self._own(lengths, name))
+                lengths_text += f" {name}({lengths.ref} : {lengths.type})"
+        out, dtype = self._out(out, out_dtype)
 
         scale_text = ""
         if scale is not None:
             if isinstance(scale, bool) or not isinstance(scale, (int, float)):
                 raise TypeError(f"scale must be a float, got {type(scale).__name__}")
-            if not math.isfinite(scale) or abs(scale) > _F32_MAX:
-                raise ValueError(f"scale must be finite (in f32), got {scale}")
             scale_text = f"scale({_format_f32(scale)}) "
-
         diagonal_text = ""
         if diagonal is not None:
-            if not causal:
-                raise ValueError("'diagonal' is only meaningful with 'causal'")
-            self._own(diagonal, "diagonal", tensor=False)
-            if diagonal.dtype != dt.INDEX:
-                raise ValueError(f"diagonal ({diagonal.ref}) must be an index, got "
-                                 f"{_q(diagonal.type)}")
+            operands.append(self._own(diagonal, "diagonal", tensor=False))
             diagonal_text = f"diagonal({diagonal.ref}) "
-
         window_text = ""
         if window is not None:
             if isinstance(window, bool) or not isinstance(window, int):
                 raise TypeError(f"window must be an int, got {type(window).__name__}")
-            if not causal:
-                raise ValueError("'window' needs 'causal' (a window is the last W keys of the "
-                                 "causal band)")
-            if window < 1 or window > 2**31:
-                raise ValueError(f"window must be in [1, 2^31], got {window}")
-            window_text = f"window({window}) "
+            window_text = f"window({_i64(window, 'window')}) "
+        eo = dtype or (q.dtype if q.dtype in (dt.F32, dt.F16, dt.BF16) else dt.F32)
+        flags = ("causal " if causal else "") + window_text + diagonal_text + scale_text
 
-        lengths_text = ""
-        for name, lengths in (("kv_lengths", kv_lengths), ("q_lengths", q_lengths)):
-            if lengths is None:
-                continue
-            if lengths.type.rank != 1 or lengths.dtype not in (dt.I32, dt.I64):
-                raise ValueError(f"{name} must be a 1-D tensor of i32 or i64, got "
-                                 f"{_q(lengths.type)}")
-            if _conflict(lengths.shape[0], sq[0]):
-                raise ValueError(f"{name} has {lengths.shape[0]} entries, expected one per "
-                                 f"batch (B = {_dim_str(sq[0])})")
-            lengths_text += f" {name}({lengths.ref} : {lengths.type})"
+        def op(o: str, o_type: Type) -> str:
+            return (f"accel.attention {flags}ins({q.ref}, {k.ref}, {v.ref} : "
+                    f"{q.type}, {k.type}, {v.type}){mask_text}{lengths_text} "
+                    f"outs({o} : {o_type}) -> {o_type}")
 
+        self._verify(op, operands, out, 4, eo)
         if out is None:
             out = self._alloc([[(q, 0), (k, 0), (v, 0)], [(q, 1)], [(q, 2)], [(v, 3)]], eo)
-        flags = ("causal " if causal else "") + window_text + diagonal_text + scale_text
-        return self._emit(out.type,
-                          f"accel.attention {flags}ins({q.ref}, {k.ref}, {v.ref} : "
-                          f"{q.type}, {k.type}, {v.type}){mask_text}{lengths_text} "
-                          f"outs({out.ref} : {out.type}) -> {out.type}")
+        return self._emit(out.type, op(out.ref, out.type))
 
     # -- function -------------------------------------------------------------
 
@@ -624,26 +521,3 @@ class Function:
 
     def __repr__(self) -> str:
         return f"Function(@{self.name}, {len(self.args)} args, {len(self._body)} ops)"
-
-
-#: Why softmax and attention refuse f8E4M3FNUZ and f8E5M2FNUZ.
-_FNUZ_MATMUL_ONLY = "is an FNUZ f8 type, which only matmul takes"
-
-
-def _matmul_accumulators(input_dtype: str, scaled: bool = False) -> List[str]:
-    """The C element types allowed for A/B of `input_dtype`, preferred first.
-
-    `scaled` says whether per-tensor scales are given: scaled i8 is
-    dequantised into a float C (mirrors allowedAccumulators in AccelOps.cpp).
-    """
-    if input_dtype == dt.F32:
-        return [dt.F32]
-    if input_dtype == dt.F16:
-        return [dt.F32, dt.F16]
-    if input_dtype == dt.BF16:
-        return [dt.F32, dt.BF16]
-    if dt.is_f8(input_dtype):
-        return [dt.F32, dt.F16, dt.BF16]
-    if input_dtype == dt.I8:
-        return [dt.F32, dt.F16, dt.BF16] if scaled else [dt.I32]
-    return []

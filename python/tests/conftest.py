@@ -1,7 +1,9 @@
-"""Makes `import accel` work under plain pytest and provides the driver fixture."""
+"""Makes `import accel` work under plain pytest and provides the driver and
+extension fixtures."""
 
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -19,3 +21,16 @@ def accel_opt() -> str:
         return tools.find_accel_opt()
     except FileNotFoundError as err:
         pytest.skip(str(err))
+
+
+@pytest.fixture(scope="session")
+def accel_core() -> ModuleType:
+    """`accel.core`; skips the test when the accel._core extension is not built
+    (one that is there but fails to load is an error, not a skip)."""
+    try:
+        from accel import core
+    except ModuleNotFoundError as err:
+        if err.name != "accel._core":
+            raise
+        pytest.skip(f"needs the accel._core extension: {err}")
+    return core

@@ -1,5 +1,9 @@
 """accel.aot: accel-compile from Python and the ctypes loader of CPU
-libraries (the C ABI of docs/aot.md)."""
+libraries (the C ABI of docs/aot.md).
+
+The kernels are built with accel.ir, whose ops are checked by the C++
+verifier through the accel._core extension: the tests that build one take
+the `accel_core` fixture (a skip only when the extension is not built)."""
 
 import json
 import shutil
@@ -28,12 +32,12 @@ def matmul(m=8, k=16, n=4, dtype="f32", out_dtype="f32", name="mm"):
 
 
 @pytest.fixture(scope="session")
-def f32_lib(accel_compile, tmp_path_factory):
+def f32_lib(accel_compile, tmp_path_factory, accel_core):
     out = tmp_path_factory.mktemp("f32") / "aot"
     return aot.load(aot.compile(matmul(), out_dir=out, name="mm_f32"))
 
 
-def test_compile_writes_the_cpu_artifacts(accel_compile, tmp_path):
+def test_compile_writes_the_cpu_artifacts(accel_compile, tmp_path, accel_core):
     art = aot.compile(matmul(), out_dir=tmp_path / "o", name="k1")
     assert art.target == "cpu"
     assert art.files == ["k1.h", "k1.json", "k1.o", "libk1.so"]
@@ -95,7 +99,7 @@ def available_memory_bytes() -> int:
     return 0
 
 
-def test_offsets_past_2_31_elements(accel_compile, tmp_path):
+def test_offsets_past_2_31_elements(accel_compile, tmp_path, accel_core):
     # Catalogue row 20, as a low-memory probe at full size: A of 131073 x
     # 16384 i8 holds 2^31 + 16384 elements, so its last row starts past
     # element (and byte) 2^31, where a 32-bit offset wraps. np.zeros maps
@@ -133,7 +137,7 @@ def test_offsets_past_2_31_elements(accel_compile, tmp_path):
     assert (out[-1] != out[(m - 1) % edge]).any()
 
 
-def test_bf16_inputs_through_ml_dtypes(accel_compile, tmp_path):
+def test_bf16_inputs_through_ml_dtypes(accel_compile, tmp_path, accel_core):
     ml_dtypes = pytest.importorskip("ml_dtypes")
     lib = aot.load(aot.compile(matmul(dtype="bf16"), out_dir=tmp_path / "o", name="bf"))
     rng = np.random.default_rng(1)
@@ -146,7 +150,7 @@ def test_bf16_inputs_through_ml_dtypes(accel_compile, tmp_path):
         lib["mm"](a.astype(np.float32), b)
 
 
-def test_fnuz_f8_inputs_through_ml_dtypes(accel_compile, tmp_path):
+def test_fnuz_f8_inputs_through_ml_dtypes(accel_compile, tmp_path, accel_core):
     # AMD's FNUZ fp8 (no -0, no infinities, one NaN at 0x80), mixed e4m3 x
     # e5m2 as the matmul allows it within the family, on the CPU.
     ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -189,7 +193,7 @@ def test_wrong_arrays_are_refused_before_the_call(f32_lib):
         f32_lib["nope"]
 
 
-def test_dynamic_dimensions_and_a_refused_call(accel_compile, tmp_path):
+def test_dynamic_dimensions_and_a_refused_call(accel_compile, tmp_path, accel_core):
     f = ir.Function("dyn")
     a = f.arg((None, 16), "f32")
     b = f.arg((16, 4), "f32")
@@ -207,7 +211,7 @@ def test_dynamic_dimensions_and_a_refused_call(accel_compile, tmp_path):
     assert err.value.status == 2
 
 
-def test_dynamic_sizes_that_disagree_are_refused(accel_compile, tmp_path):
+def test_dynamic_sizes_that_disagree_are_refused(accel_compile, tmp_path, accel_core):
     # docs/bad-input-catalogue.md F5: K is dynamic in A and in B; an 8x16 A
     # with an 8x4 B used to return garbage read past B.
     f = ir.Function("dynk")
@@ -258,7 +262,7 @@ def test_a_temporary_that_cannot_be_allocated_is_a_kernel_error(accel_compile, t
                                   np.full(1024, 2.0, np.float32))
 
 
-def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path):
+def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path, accel_core):
     # Same module name, other features: the identity strings differ.
     base = aot.compile(matmul(), out_dir=tmp_path / "base", name="same")
     host = aot.compile(matmul(), out_dir=tmp_path / "host", name="same", features="host")
@@ -267,7 +271,7 @@ def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path):
         aot.load(base)
 
 
-def test_tampered_metadata_is_refused(accel_compile, tmp_path):
+def test_tampered_metadata_is_refused(accel_compile, tmp_path, accel_core):
     art = aot.compile(matmul(), out_dir=tmp_path / "o", name="t")
     meta = art.metadata["t.json"]
     for key, value, message in (("abi_version", 2, "C ABI version 2"),
@@ -302,7 +306,7 @@ def test_tampered_metadata_is_refused(accel_compile, tmp_path):
         aot.load(art)
 
 
-def test_missing_cpu_features_are_refused(accel_compile, tmp_path):
+def test_missing_cpu_features_are_refused(accel_compile, tmp_path, accel_core):
     if "amx_tile" in Path("/proc/cpuinfo").read_text():
         pytest.skip("this CPU has AMX tiles")
     art = aot.compile(matmul(), out_dir=tmp_path / "o", name="amx", features="amx-tile")
@@ -310,7 +314,7 @@ def test_missing_cpu_features_are_refused(accel_compile, tmp_path):
         aot.load(art)
 
 
-def test_compile_errors_carry_the_diagnostics(accel_compile, tmp_path):
+def test_compile_errors_carry_the_diagnostics(accel_compile, tmp_path, accel_core):
     # An unwritable folder: nothing is written.
     target = tmp_path / "file"
     target.write_text("")
@@ -346,7 +350,7 @@ def test_timeout_stops_the_driver_and_leaves_nothing(accel_compile, tmp_path):
     assert not out.exists()
 
 
-def test_other_targets_return_their_metadata(accel_compile, tmp_path):
+def test_other_targets_return_their_metadata(accel_compile, tmp_path, accel_core):
     nv = aot.compile(matmul(m=64, k=64, n=64, dtype="f16"), target="nvptx",
                      out_dir=tmp_path / "nv", name="g", chip="sm_80",
                      extra_args=["--cubin=no"])
@@ -369,7 +373,7 @@ def test_other_targets_return_their_metadata(accel_compile, tmp_path):
     assert (tmp_path / "amd" / "mm_kernels.hsaco").read_bytes()[:4] == b"\x7fELF"
 
 
-def test_systolic_programs_run_on_the_simulator(accel_compile, tmp_path):
+def test_systolic_programs_run_on_the_simulator(accel_compile, tmp_path, accel_core):
     try:
         tools.find_tool("accel-sim", "ACCEL_SIM")
     except FileNotFoundError as err:
@@ -387,7 +391,7 @@ def test_systolic_programs_run_on_the_simulator(accel_compile, tmp_path):
         aot.simulate(aot.compile(matmul(), out_dir=tmp_path / "cpu", name="c"))
 
 
-def test_roofline_report(accel_opt):
+def test_roofline_report(accel_opt, accel_core):
     f = ir.Function("attn")
     q = f.arg((1, 8, 512, 128), "bf16")
     k = f.arg((1, 8, 512, 128), "bf16")
@@ -400,7 +404,7 @@ def test_roofline_report(accel_opt):
         tools.roofline(f.to_mlir(), "nope")
 
 
-def test_f16_and_bf16_libraries_load_on_baseline_x86_64(accel_compile, tmp_path):
+def test_f16_and_bf16_libraries_load_on_baseline_x86_64(accel_compile, tmp_path, accel_core):
     # Without f16c/avx512bf16 the conversions are compiler-rt builtin calls
     # (__extendhfsf2, __truncsfbf2), which the library must carry.
     ml_dtypes = pytest.importorskip("ml_dtypes")
