@@ -8,6 +8,7 @@
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Target/Catalogue.h"
+#include "accel/Target/GpuIsa.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -66,6 +67,69 @@ TEST_F(TargetCatalogueTest, CoversTheSeedHardware) {
 // The GPU lowering takes its chips' figures from the catalogue: every chip
 // it knows has an entry of its vendor, and the sizes the kernels were tuned
 // with are the catalogue's.
+TEST_F(TargetCatalogueTest, GpuIsaFollowsTheChipName) {
+  auto isa = [](llvm::StringRef chip) { return *getGpuIsa(chip); };
+  EXPECT_FALSE(getGpuIsa("tpu-v5p"));
+  EXPECT_FALSE(getGpuIsa("sm_"));
+  EXPECT_FALSE(getGpuIsa("sm_90x"));
+  EXPECT_FALSE(getGpuIsa("gfxzz"));
+  // NVIDIA: mma.sync from sm_80 (f16 from sm_70), fp8 from sm_89, wgmma on
+  // sm_90a alone, PTX 8.4 where fp8 is.
+  EXPECT_TRUE(isa("sm_70").f16MmaSync);
+  EXPECT_FALSE(isa("sm_70").mmaSync);
+  EXPECT_TRUE(isa("sm_80").mmaSync);
+  EXPECT_FALSE(isa("sm_86").fp8MmaSync);
+  EXPECT_STREQ(isa("sm_86").ptxFeatures, "+ptx80");
+  EXPECT_TRUE(isa("sm_89").fp8MmaSync);
+  EXPECT_STREQ(isa("sm_89").ptxFeatures, "+ptx84");
+  EXPECT_FALSE(isa("sm_90").wgmma);
+  EXPECT_TRUE(isa("sm_90a").wgmma);
+  EXPECT_FALSE(isa("sm_100a").wgmma);
+  EXPECT_FALSE(isa("sm_100a").isImplemented());
+  EXPECT_EQ(isa("sm_90a").generation, GpuIsa::Generation::Hopper);
+  // AMD: MFMA on CDNA with wave64, WMMA on RDNA 3 with wave32; fp8 on the
+  // FNUZ formats on gfx94x, on the OCP ones from gfx950; i8 K = 32 from
+  // CDNA 3.
+  EXPECT_TRUE(isa("gfx90a").mfma);
+  EXPECT_EQ(isa("gfx90a").i8MatrixK, 16);
+  EXPECT_EQ(isa("gfx90a").waveSize, 64);
+  EXPECT_FALSE(isa("gfx90a").fp8Fnuz);
+  EXPECT_TRUE(isa("gfx942").fp8Fnuz);
+  EXPECT_FALSE(isa("gfx942").fp8Ocp);
+  EXPECT_EQ(isa("gfx942").i8MatrixK, 32);
+  EXPECT_TRUE(isa("gfx1100").wmma);
+  EXPECT_EQ(isa("gfx1100").waveSize, 32);
+  EXPECT_TRUE(isa("gfx950").fp8Ocp);
+  EXPECT_FALSE(isa("gfx950").isImplemented());
+  EXPECT_FALSE(isa("gfx1030").mfma || isa("gfx1030").wmma);
+}
+
+TEST_F(TargetCatalogueTest, TheBackEndsChipsComeFromTheCatalogue) {
+  // The catalogue's GPU chips of implemented generations (b200's sm_100a is
+  // described but not compiled for), the portable sm_90 before sm_90a.
+  std::vector<std::string> expected = {"sm_80",  "sm_86",  "sm_89",
+                                       "sm_90",  "sm_90a", "gfx90a",
+                                       "gfx942", "gfx1100"};
+  EXPECT_EQ(std::vector<std::string>(getImplementedGpuChips().begin(),
+                                     getImplementedGpuChips().end()),
+            expected);
+  for (llvm::StringRef chip : getKnownGpuChips()) {
+    std::unique_ptr<GpuTargetInfo> info = createGpuTargetInfo(chip);
+    ASSERT_TRUE(info) << chip.str();
+    GpuIsa isa = *getGpuIsa(chip);
+    // What the lowering acts on is what GpuIsa says.
+    EXPECT_EQ(info->getWarpSize(), isa.waveSize) << chip.str();
+    EXPECT_EQ(info->hasWarpgroupMma(), isa.wgmma) << chip.str();
+    std::string why;
+    EXPECT_EQ(info->findMma(GpuMmaType::F8E4M3FN, why).has_value(),
+              isa.fp8MmaSync || isa.fp8Ocp)
+        << chip.str();
+    EXPECT_EQ(info->findMma(GpuMmaType::F8E4M3FNUZ, why).has_value(),
+              isa.fp8Fnuz)
+        << chip.str();
+  }
+}
+
 TEST_F(TargetCatalogueTest, EveryGpuChipHasItsFigures) {
   for (llvm::StringRef chip : getKnownGpuChips()) {
     const TargetSpec *spec = findTargetSpecForChip(chip);

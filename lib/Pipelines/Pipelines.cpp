@@ -7,6 +7,7 @@
 
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Conversion/Passes.h"
+#include "accel/Target/GpuIsa.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -230,8 +231,9 @@ void accel::buildGpuToHsacoPipeline(OpPassManager &pm, StringRef chip,
   GpuROCDLAttachTargetOptions target;
   target.chip = chip.str();
   target.optLevel = 3;
-  // RDNA runs wave32, CDNA wave64 (the only size it has).
-  target.wave64Flag = !chip.starts_with("gfx11");
+  // RDNA runs wave32, CDNA wave64 (the only size it has): GpuIsa.h.
+  std::optional<GpuIsa> isa = getGpuIsa(chip);
+  target.wave64Flag = !isa || isa->waveSize == 64;
   pm.addPass(createGpuROCDLAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = format.str();
@@ -266,8 +268,9 @@ void accel::buildGpuToPtxPipeline(OpPassManager &pm, StringRef chip) {
   target.chip = chip.str();
   // PTX ISA 8.0 is the oldest with sm_90a; the f8 mma.sync (sm_89 and
   // newer) needs 8.4 (CUDA 12.4). Ampere keeps 8.0, which older drivers
-  // still JIT.
-  target.features = chip == "sm_80" || chip == "sm_86" ? "+ptx80" : "+ptx84";
+  // still JIT (GpuIsa.h).
+  std::optional<GpuIsa> isa = getGpuIsa(chip);
+  target.features = isa ? isa->ptxFeatures : "+ptx84";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Target/PrecisionSupport.h"
+#include "accel/Target/GpuIsa.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -67,46 +68,33 @@ static PrecisionSupport cpuSupport(TargetAttr target, Kind kind) {
   return {};
 }
 
-/// The NN of `sm_NN` / `sm_NNa`, or -1.
-static int smVersion(StringRef chip) {
-  if (!chip.consume_front("sm_"))
-    return -1;
-  unsigned v;
-  StringRef digits =
-      chip.take_while([](char c) { return c >= '0' && c <= '9'; });
-  if (digits.getAsInteger(10, v))
-    return -1;
-  return static_cast<int>(v);
-}
-
 static PrecisionSupport nvptxSupport(TargetAttr target, Kind kind) {
-  int sm = smVersion(target.getChip());
-  auto atLeast = [&](int min, StringRef what) {
-    return sm >= min
-               ? PrecisionSupport{}
+  // The chip's matrix instructions (GpuIsa.h); a chip of no sm_NN form
+  // has none.
+  GpuIsa isa = getGpuIsa(target.getChip()).value_or(GpuIsa{});
+  auto needing = [&](bool has, int min, StringRef what) {
+    return has ? PrecisionSupport{}
                : needs(("sm_" + Twine(min) + " or newer (" + what + ")").str());
   };
   switch (kind) {
   case Kind::F32:
     return {};
   case Kind::F16:
-    return atLeast(70, "f16 mma");
+    return needing(isa.f16MmaSync, 70, "f16 mma");
   case Kind::BF16:
-    return atLeast(80, "bf16 mma");
+    return needing(isa.mmaSync, 80, "bf16 mma");
   case Kind::I8:
-    return atLeast(80, "int8 mma");
+    return needing(isa.mmaSync, 80, "int8 mma");
   case Kind::F8:
-    return atLeast(89, "fp8 mma: e4m3/e5m2");
+    return needing(isa.fp8MmaSync, 89, "fp8 mma: e4m3/e5m2");
   }
   return {};
 }
 
 static PrecisionSupport amdgpuSupport(TargetAttr target, Kind kind) {
   StringRef chip = target.getChip();
-  bool mfma = chip == "gfx908" || chip == "gfx90a" || chip == "gfx950" ||
-              chip.starts_with("gfx94");
-  bool wmma = chip.starts_with("gfx11") || chip.starts_with("gfx12");
-  bool ocpF8 = chip == "gfx950" || chip.starts_with("gfx12");
+  GpuIsa isa = getGpuIsa(chip).value_or(GpuIsa{});
+  bool mfma = isa.mfma, wmma = isa.wmma, ocpF8 = isa.fp8Ocp;
   switch (kind) {
   case Kind::F32:
     return {};
@@ -119,7 +107,7 @@ static PrecisionSupport amdgpuSupport(TargetAttr target, Kind kind) {
   case Kind::F8:
     if (ocpF8)
       return {};
-    if (chip.starts_with("gfx94"))
+    if (isa.fp8Fnuz)
       return needs("OCP fp8 (f8E4M3FN, f8E5M2) matrix instructions",
                    (chip + "'s fp8 is the FNUZ variants (f8E4M3FNUZ, "
                            "f8E5M2FNUZ), which accel ops do not accept yet")

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
+#include "accel/Target/GpuIsa.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
@@ -27,10 +28,12 @@ namespace {
 
 class AmdgpuTargetInfo : public GpuTargetInfo {
 public:
-  AmdgpuTargetInfo(StringRef chip, const GpuChipFigures &figures)
+  AmdgpuTargetInfo(StringRef chip, const GpuIsa &isa,
+                   const GpuChipFigures &figures)
       : chip(chip.str()), numCUs(figures.computeUnits),
-        lds(figures.localMemoryKib * 1024) {
-    rdna = chip == "gfx1100";
+        lds(figures.localMemoryKib * 1024), fp8Fnuz(isa.fp8Fnuz),
+        waveSize(isa.waveSize) {
+    rdna = isa.wmma;
     if (rdna) {
       // v_wmma_f32_16x16x16_{f16,bf16}, v_wmma_i32_16x16x16_iu8: 16 K of
       // one row (A) or column (B) per lane, lanes 16-31 repeating 0-15.
@@ -42,10 +45,10 @@ public:
       // v_mfma_i32_16x16x16_i8 (gfx90a) / v_mfma_i32_16x16x32_i8 (gfx942).
       instrs = {{GpuMmaType::F16, false, 16, 16, 16},
                 {GpuMmaType::BF16, false, 16, 16, 16},
-                {GpuMmaType::I8, true, 16, 16, chip == "gfx942" ? 32 : 16}};
+                {GpuMmaType::I8, true, 16, 16, isa.i8MatrixK}};
       // gfx942: v_mfma_f32_16x16x32_{fp8_fp8,fp8_bf8,bf8_fp8,bf8_bf8} on
       // the FNUZ formats (fp8 = f8E4M3FNUZ, bf8 = f8E5M2FNUZ).
-      if (chip == "gfx942") {
+      if (isa.fp8Fnuz) {
         instrs.push_back({GpuMmaType::F8E4M3FNUZ, false, 16, 16, 32});
         instrs.push_back({GpuMmaType::F8E5M2FNUZ, false, 16, 16, 32});
       }
@@ -63,7 +66,7 @@ public:
     static const StringRef all[] = {"mfma", "wmma"};
     return all;
   }
-  int64_t getWarpSize() const override { return rdna ? 32 : 64; }
+  int64_t getWarpSize() const override { return waveSize; }
   int64_t getMaxThreadsPerBlock() const override { return 1024; }
   /// A workgroup may use all of its CU's LDS (64 KiB on all three).
   int64_t getMaxSharedMemoryPerBlock() const override { return lds; }
@@ -113,7 +116,7 @@ protected:
     if (input == GpuMmaType::F8E4M3FNUZ || input == GpuMmaType::F8E5M2FNUZ)
       return " (AMD fp8 matrix instructions start with gfx942)";
     if (input == GpuMmaType::F8E4M3FN || input == GpuMmaType::F8E5M2)
-      return rdna || chip == "gfx90a"
+      return !fp8Fnuz
                  ? " (AMD fp8 matrix instructions start with gfx942)"
                  : " (gfx942's fp8 MFMA takes the FNUZ formats, f8E4M3FNUZ "
                    "and f8E5M2FNUZ; the OCP formats need gfx950)";
@@ -129,6 +132,8 @@ private:
   SmallVector<GpuMmaInstr> instrs;
   int64_t numCUs = 0;
   int64_t lds = 0;
+  bool fp8Fnuz = false;
+  int64_t waveSize = 64;
 };
 
 } // namespace
@@ -136,7 +141,8 @@ private:
 std::unique_ptr<GpuTargetInfo>
 mlir::accel::createAmdgpuTargetInfo(StringRef chip,
                                     const GpuChipFigures &figures) {
-  if (chip != "gfx90a" && chip != "gfx942" && chip != "gfx1100")
+  std::optional<GpuIsa> isa = getGpuIsa(chip);
+  if (!isa || isa->vendor != GpuIsa::Vendor::Amd || !isa->isImplemented())
     return nullptr;
-  return std::make_unique<AmdgpuTargetInfo>(chip, figures);
+  return std::make_unique<AmdgpuTargetInfo>(chip, *isa, figures);
 }

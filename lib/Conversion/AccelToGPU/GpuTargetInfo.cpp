@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
+#include "accel/Target/GpuIsa.h"
 #include "accel/Target/Catalogue.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -89,17 +90,15 @@ namespace {
 /// GEMM kernel emits it itself, AccelToGPU.cpp).
 class NvidiaTargetInfo : public GpuTargetInfo {
 public:
-  NvidiaTargetInfo(StringRef chip, const GpuChipFigures &figures)
-      : chip(chip.str()) {
-    unsigned major = chip == "sm_80" || chip == "sm_86" ? 80
-                     : chip == "sm_89"                  ? 89
-                                                        : 90;
+  NvidiaTargetInfo(StringRef chip, const GpuIsa &isa,
+                   const GpuChipFigures &figures)
+      : chip(chip.str()), wgmma(isa.wgmma) {
     // The instruction each input type uses (f32 accumulation; i32 for i8).
     instrs = {{GpuMmaType::F16, false, 16, 8, 16},
               {GpuMmaType::BF16, false, 16, 8, 16},
               {GpuMmaType::TF32, false, 16, 8, 8},
               {GpuMmaType::I8, true, 16, 8, 32}};
-    if (major >= 89) {
+    if (isa.fp8MmaSync) {
       instrs.push_back({GpuMmaType::F8E4M3FN, false, 16, 8, 32});
       instrs.push_back({GpuMmaType::F8E5M2, false, 16, 8, 32});
     }
@@ -122,7 +121,7 @@ public:
   }
   int64_t getNumMultiprocessors() const override { return numSMs; }
   bool hasAsyncCopy() const override { return true; }
-  bool hasWarpgroupMma() const override { return chip == "sm_90a"; }
+  bool hasWarpgroupMma() const override { return wgmma; }
   /// wgmma is accepted on every chip: the GEMM planner reports per matmul
   /// why it does not apply (not sm_90a, rows 16-byte copies cannot fill).
   ArrayRef<StringRef> getMmaFamilies() const override {
@@ -231,6 +230,7 @@ protected:
 
 private:
   std::string chip;
+  bool wgmma = false;
   SmallVector<GpuMmaInstr> instrs;
   int64_t maxShared = 0;
   int64_t numSMs = 0;
@@ -238,26 +238,29 @@ private:
 
 } // namespace
 
-static const StringRef kKnownChips[] = {"sm_80",  "sm_86",  "sm_89",
-                                        "sm_90",  "sm_90a", "gfx90a",
-                                        "gfx942", "gfx1100"};
-
-ArrayRef<StringRef> mlir::accel::getKnownGpuChips() { return kKnownChips; }
+ArrayRef<StringRef> mlir::accel::getKnownGpuChips() {
+  // The catalogue's chips of the generations this back end implements
+  // (GpuIsa.h): a new chip of one of them is a catalogue row.
+  static const std::vector<StringRef> chips(getImplementedGpuChips().begin(),
+                                            getImplementedGpuChips().end());
+  return chips;
+}
 
 std::unique_ptr<GpuTargetInfo>
 mlir::accel::createGpuTargetInfo(StringRef chip,
                                  const GpuChipFigures &figures) {
-  if (!llvm::is_contained(kKnownChips, chip))
+  if (!llvm::is_contained(getKnownGpuChips(), chip))
     return nullptr;
-  if (chip.starts_with("gfx"))
+  GpuIsa isa = *getGpuIsa(chip);
+  if (isa.vendor == GpuIsa::Vendor::Amd)
     return createAmdgpuTargetInfo(chip, figures);
-  return std::make_unique<NvidiaTargetInfo>(chip, figures);
+  return std::make_unique<NvidiaTargetInfo>(chip, isa, figures);
 }
 
 std::unique_ptr<GpuTargetInfo>
 mlir::accel::createGpuTargetInfo(StringRef chip) {
   const TargetSpec *spec = findTargetSpecForChip(chip);
-  if (!spec || !llvm::is_contained(kKnownChips, chip))
+  if (!spec || !llvm::is_contained(getKnownGpuChips(), chip))
     return nullptr;
   return createGpuTargetInfo(
       chip, {spec->computeUnits, spec->localMemoryKib});

@@ -154,9 +154,10 @@ struct GpuChipFigures {
   int64_t localMemoryKib = 0;
 };
 
-/// The target description of `chip` (NVIDIA: sm_80, sm_86, sm_89, sm_90,
-/// sm_90a; AMD: gfx90a, gfx942, gfx1100) with `figures`; null for a chip
-/// it does not know. The instruction set follows from the chip; the sizes
+/// The target description of `chip` (one of getKnownGpuChips: today
+/// NVIDIA sm_80, sm_86, sm_89, sm_90, sm_90a; AMD gfx90a, gfx942, gfx1100)
+/// with `figures`; null for a chip it does not know. The instruction set
+/// follows from the chip (getGpuIsa, accel/Target/GpuIsa.h); the sizes
 /// from the figures.
 std::unique_ptr<GpuTargetInfo> createGpuTargetInfo(llvm::StringRef chip,
                                                    const GpuChipFigures &figures);
@@ -165,7 +166,8 @@ std::unique_ptr<GpuTargetInfo> createGpuTargetInfo(llvm::StringRef chip,
 /// (findTargetSpecForChip); null for a chip it does not know.
 std::unique_ptr<GpuTargetInfo> createGpuTargetInfo(llvm::StringRef chip);
 
-/// The chips createGpuTargetInfo knows, for diagnostics.
+/// The chips createGpuTargetInfo knows: the target catalogue's GPU chips
+/// of the generations the back end implements (getImplementedGpuChips).
 llvm::ArrayRef<llvm::StringRef> getKnownGpuChips();
 
 /// The AMD half of createGpuTargetInfo (AmdgpuTargetInfo.cpp): gfx90a,
