@@ -22,6 +22,24 @@ llvm::Expected<std::string> gpuChip(llvm::StringRef target,
 /// Checks `meta` and writes it as <kernel>.json.
 llvm::Error stageKernelMetadata(const KernelMetadata &meta, ArtifactSink &sink);
 
+/// A back end that is its name and its compile function (each target's
+/// file defines one).
+class FunctionBackend final : public TargetBackend {
+public:
+  using CompileFn = llvm::Error (*)(ModuleOp, ArtifactSink &,
+                                    const BackendOptions &);
+  FunctionBackend(llvm::StringRef name, CompileFn fn) : name(name), fn(fn) {}
+  llvm::StringRef getName() const override { return name; }
+  llvm::Error compile(ModuleOp module, ArtifactSink &sink,
+                      const BackendOptions &options) const override {
+    return fn(module, sink, options);
+  }
+
+private:
+  llvm::StringRef name;
+  CompileFn fn;
+};
+
 /// The back ends (one file each).
 const TargetBackend &getCpuBackend();
 const TargetBackend &getNvptxBackend();

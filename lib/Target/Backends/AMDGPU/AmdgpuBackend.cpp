@@ -122,18 +122,7 @@ llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
 
 } // namespace
 
-namespace {
-class AmdgpuBackend final : public TargetBackend {
-public:
-  llvm::StringRef getName() const override { return "amdgpu"; }
-  llvm::Error compile(ModuleOp module, ArtifactSink &sink,
-                      const BackendOptions &opts) const override {
-    return compileAmdgpu(module, sink, opts);
-  }
-};
-} // namespace
-
 const TargetBackend &mlir::accel::getAmdgpuBackend() {
-  static const AmdgpuBackend backend;
+  static const FunctionBackend backend("amdgpu", compileAmdgpu);
   return backend;
 }

@@ -396,18 +396,7 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
 
 } // namespace
 
-namespace {
-class CpuBackend final : public TargetBackend {
-public:
-  llvm::StringRef getName() const override { return "cpu"; }
-  llvm::Error compile(ModuleOp module, ArtifactSink &sink,
-                      const BackendOptions &opts) const override {
-    return compileCpu(module, sink, opts);
-  }
-};
-} // namespace
-
 const TargetBackend &mlir::accel::getCpuBackend() {
-  static const CpuBackend backend;
+  static const FunctionBackend backend("cpu", compileCpu);
   return backend;
 }

@@ -152,18 +152,7 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
 
 } // namespace
 
-namespace {
-class NvptxBackend final : public TargetBackend {
-public:
-  llvm::StringRef getName() const override { return "nvptx"; }
-  llvm::Error compile(ModuleOp module, ArtifactSink &sink,
-                      const BackendOptions &opts) const override {
-    return compileNvptx(module, sink, opts);
-  }
-};
-} // namespace
-
 const TargetBackend &mlir::accel::getNvptxBackend() {
-  static const NvptxBackend backend;
+  static const FunctionBackend backend("nvptx", compileNvptx);
   return backend;
 }

@@ -103,18 +103,7 @@ llvm::Error compileSystolic(ModuleOp module, ArtifactSink &sink,
 
 } // namespace
 
-namespace {
-class SystolicBackend final : public TargetBackend {
-public:
-  llvm::StringRef getName() const override { return "systolic"; }
-  llvm::Error compile(ModuleOp module, ArtifactSink &sink,
-                      const BackendOptions &opts) const override {
-    return compileSystolic(module, sink, opts);
-  }
-};
-} // namespace
-
 const TargetBackend &mlir::accel::getSystolicBackend() {
-  static const SystolicBackend backend;
+  static const FunctionBackend backend("systolic", compileSystolic);
   return backend;
 }
