@@ -30,6 +30,7 @@
 #include "accel/Support/InputLimits.h"
 #include "accel/Support/ToolInput.h"
 #include "accel/Systolic/Simulator.h"
+#include "accel/Target/Backend.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -1102,33 +1103,25 @@ static int runAmdgpu(std::vector<Job> &jobs, ModuleOp module,
   AccelAmdgpuPipelineOptions options;
   if (failed(options.parseFromString(amdgpuOptions)))
     return fail("bad --amdgpu-pipeline-options '" + amdgpuOptions + "'");
-  std::string chip = options.chip;
-  llvm::SmallString<256> lld(rocmToolkit);
-  llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
-  if (!llvm::sys::fs::can_execute(lld))
-    return fail("the ROCm toolkit folder '" + rocmToolkit +
-                "' has no executable llvm/bin/ld.lld (give one with "
-                "--rocm-toolkit=DIR)");
-  // The device first: without one nothing else is worth doing.
+  // The amdgpu back end compiles (include/accel/Target/Backend.h), in
+  // memory; this tool launches.
+  BackendOptions backend;
+  backend.inputName = inputFile;
+  backend.pipelineOptions = amdgpuOptions;
+  backend.chip = options.chip;
+  backend.chipFlag = "--amdgpu-pipeline-options chip";
+  backend.rocmToolkit = rocmToolkit;
+  llvm::Expected<GpuKernelSet> compiled =
+      compileGpuKernels("amdgpu", module, backend);
+  if (!compiled)
+    return fail(toString(compiled.takeError()));
+  const std::string &chip = compiled->chip;
+  std::vector<GpuKernel> &kernels = compiled->kernels;
+  llvm::StringMap<std::string> &objects = compiled->images;
   llvm::Expected<std::unique_ptr<HipRuntime>> hip = HipRuntime::open();
   if (!hip)
     return fail("--target=amdgpu needs an AMD GPU with ROCm: " +
                 toString(hip.takeError()));
-  {
-    PassManager pm(&context);
-    buildAccelToGpuKernelsPipeline(pm, options);
-    if (failed(pm.run(module)))
-      return fail("cannot compile '" + inputFile + "' for " + chip);
-  }
-  std::vector<GpuKernel> kernels = collectGpuKernels(module, chip);
-  {
-    PassManager pm(&context);
-    buildGpuToHsacoPipeline(pm, chip, "bin", rocmToolkit);
-    if (failed(pm.run(module)))
-      return fail("cannot lower the kernels of '" + inputFile +
-                  "' to a code object");
-  }
-  llvm::StringMap<std::string> objects = collectPtx(module);
   llvm::outs() << "accel-run: " << inputFile << " on amdgpu (" << chip
                << "), seed " << seed << ", " << dist << " inputs\n";
   unsigned passed = 0;
@@ -1183,37 +1176,45 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
     return fail("bad --nvptx-pipeline-options '" + nvptxOptions + "'");
   if (!recordDir.empty() && !replayDir.empty())
     return fail("--record and --replay exclude each other");
-  std::string chip = options.chip;
-  {
-    PassManager pm(&context);
-    buildAccelToGpuKernelsPipeline(pm, options);
-    if (failed(pm.run(module)))
-      return fail("cannot compile '" + inputFile + "' for " + chip);
-  }
-  std::vector<GpuKernel> kernels = collectGpuKernels(module, chip);
+  // The nvptx back end compiles (include/accel/Target/Backend.h), in
+  // memory; this tool launches, records or replays.
+  BackendOptions backend;
+  backend.inputName = inputFile;
+  backend.pipelineOptions = nvptxOptions;
+  backend.chip = options.chip;
+  backend.chipFlag = "--nvptx-pipeline-options chip";
   // The wgmma kernels of 8-bit float inputs sum each K slice (tile[2]
   // elements) in Hopper's fp8 tensor cores, which keep about 14 bits
   // (ref::kHopperFp8TensorCoreUnit), and promote it into f32: their
-  // references get the gate of that (docs/numerics.md).
+  // references get the gate of that (docs/numerics.md). Read from the
+  // kernels before they become PTX.
   llvm::StringMap<TensorCoreSums> tensorCoreOf;
-  module.walk([&](gpu::GPUFuncOp kernel) {
-    auto launch = kernel->getAttrOfType<DictionaryAttr>("accel.launch");
-    auto mma = launch ? launch.getAs<StringAttr>("mma") : StringAttr();
-    auto tile =
-        launch ? launch.getAs<DenseI64ArrayAttr>("tile") : DenseI64ArrayAttr();
-    if (!mma || mma.getValue() != "wgmma" || !tile || tile.size() != 3 ||
-        kernel.getArgumentTypes().empty())
-      return;
-    auto a = dyn_cast<MemRefType>(kernel.getArgumentTypes().front());
-    if (!a || !isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType()))
-      return;
-    StringRef function = kernel->getParentOfType<gpu::GPUModuleOp>()
-                             .getSymName()
-                             .rsplit("_kernels")
-                             .first;
-    tensorCoreOf[function] =
-        TensorCoreSums{tile[2], ref::kHopperFp8TensorCoreUnit};
-  });
+  auto readTensorCoreSums = [&](ModuleOp module) {
+    module.walk([&](gpu::GPUFuncOp kernel) {
+      auto launch = kernel->getAttrOfType<DictionaryAttr>("accel.launch");
+      auto mma = launch ? launch.getAs<StringAttr>("mma") : StringAttr();
+      auto tile = launch ? launch.getAs<DenseI64ArrayAttr>("tile")
+                         : DenseI64ArrayAttr();
+      if (!mma || mma.getValue() != "wgmma" || !tile || tile.size() != 3 ||
+          kernel.getArgumentTypes().empty())
+        return;
+      auto a = dyn_cast<MemRefType>(kernel.getArgumentTypes().front());
+      if (!a || !isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType()))
+        return;
+      StringRef function = kernel->getParentOfType<gpu::GPUModuleOp>()
+                               .getSymName()
+                               .rsplit("_kernels")
+                               .first;
+      tensorCoreOf[function] =
+          TensorCoreSums{tile[2], ref::kHopperFp8TensorCoreUnit};
+    });
+  };
+  llvm::Expected<GpuKernelSet> compiled =
+      compileGpuKernels("nvptx", module, backend, readTensorCoreSums);
+  if (!compiled)
+    return fail(toString(compiled.takeError()));
+  const std::string &chip = compiled->chip;
+  std::vector<GpuKernel> &kernels = compiled->kernels;
   for (Job &job : jobs) {
     auto it = tensorCoreOf.find(job.name);
     if (it == tensorCoreOf.end())
@@ -1227,13 +1228,7 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
       return 1;
     job.expected = std::move(*expected);
   }
-  {
-    PassManager pm(&context);
-    buildGpuToPtxPipeline(pm, chip);
-    if (failed(pm.run(module)))
-      return fail("cannot lower the kernels of '" + inputFile + "' to PTX");
-  }
-  llvm::StringMap<std::string> ptx = collectPtx(module);
+  llvm::StringMap<std::string> &ptx = compiled->images;
   std::unique_ptr<CudaDriver> driver;
   StringRef how = "launched";
   // The folder --record created (the topmost of it and its parents that did
@@ -1530,9 +1525,8 @@ int main(int argc, char **argv) {
   inputOptions.allowBytecode = allowBytecode;
   inputOptions.sizeLimits =
       TensorSizeLimits{uint64_t(maxConstantBytes), uint64_t(maxTensorBytes)};
-  OwningOpRef<ModuleOp> module = loadToolInput(std::move(file), sourceMgr,
-                                               context, llvm::errs(),
-                                               inputOptions);
+  OwningOpRef<ModuleOp> module = loadToolInput(
+      std::move(file), sourceMgr, context, llvm::errs(), inputOptions);
   if (!module)
     return 1;
 

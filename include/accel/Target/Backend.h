@@ -32,12 +32,16 @@
 #ifndef ACCEL_TARGET_BACKEND_H
 #define ACCEL_TARGET_BACKEND_H
 
+#include "accel/Pipelines/Pipelines.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mlir {
 namespace accel {
@@ -71,6 +75,8 @@ struct BackendOptions {
   std::string pipelineOptions;
   /// --chip: a GPU chip, empty for the target's default.
   std::string chip;
+  /// How the user gave the chip, for messages ("--chip").
+  std::string chipFlag = "--chip";
   /// nvptx: --cubin (auto, yes, no) and --ptxas.
   std::string cubin = "auto";
   std::string ptxas;
@@ -95,6 +101,28 @@ public:
   virtual llvm::Error compile(ModuleOp module, ArtifactSink &sink,
                               const BackendOptions &options) const = 0;
 };
+
+/// What a GPU back end makes before it writes anything: each kernel's
+/// launch metadata and, by gpu.module name, the kernel module's image (PTX
+/// text for nvptx, an AMDGPU code object for amdgpu).
+struct GpuKernelSet {
+  std::string chip;
+  std::vector<GpuKernel> kernels;
+  llvm::StringMap<std::string> images;
+};
+
+/// Called on the module once its kernels are formed (gpu.module kernels with
+/// their launch attributes), before they are lowered to images.
+using GpuKernelHook = llvm::function_ref<void(ModuleOp)>;
+
+/// The first half of the nvptx and amdgpu back ends (`target`): accel ops to
+/// kernel images in memory, for `options.chip` (the target's default when
+/// empty) and `options.pipelineOptions`. The back end's compile() writes
+/// them with their metadata; accel-run launches them.
+llvm::Expected<GpuKernelSet> compileGpuKernels(llvm::StringRef target,
+                                               ModuleOp module,
+                                               const BackendOptions &options,
+                                               GpuKernelHook hook = nullptr);
 
 /// Every back end, in the order of the --target help.
 llvm::ArrayRef<const TargetBackend *> getTargetBackends();

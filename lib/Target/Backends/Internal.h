@@ -14,10 +14,10 @@
 namespace mlir {
 namespace accel {
 
-/// The chip of a GPU target: `chip` (--chip), or the target's default; an
+/// The chip of a GPU target: `options.chip`, or the target's default; an
 /// error for a chip of the other vendor.
 llvm::Expected<std::string> gpuChip(llvm::StringRef target,
-                                    llvm::StringRef chip);
+                                    const BackendOptions &options);
 
 /// Checks `meta` and writes it as <kernel>.json.
 llvm::Error stageKernelMetadata(const KernelMetadata &meta, ArtifactSink &sink);

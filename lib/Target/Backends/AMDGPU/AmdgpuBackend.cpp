@@ -32,43 +32,15 @@ namespace {
 /// resource report of its kernels.
 llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
                           const BackendOptions &opts) {
-  llvm::Expected<std::string> gfx = gpuChip("amdgpu", opts.chip);
-  if (!gfx)
-    return gfx.takeError();
-  MLIRContext *ctx = module.getContext();
-  accel::AccelAmdgpuPipelineOptions options;
-  if (failed(options.parseFromString(opts.pipelineOptions)))
-    return backendError("bad --options '" + opts.pipelineOptions +
-                        "' for accel-amdgpu-pipeline");
-  options.chip = *gfx;
-  // ld.lld links the code object; check before compiling anything.
-  llvm::SmallString<256> lld(opts.rocmToolkit);
-  llvm::sys::path::append(lld, "llvm", "bin", "ld.lld");
-  if (!llvm::sys::fs::can_execute(lld))
-    return backendError(
-        "the ROCm toolkit folder '" + opts.rocmToolkit +
-        "' has no executable llvm/bin/ld.lld to link code objects "
-        "(give one with --rocm-toolkit=DIR; a symbolic link to LLVM "
-        "22's ld.lld is enough)");
-  {
-    PassManager pm(ctx);
-    accel::buildAccelToGpuKernelsPipeline(pm, options);
-    if (failed(pm.run(module)))
-      return backendError("cannot compile '" + opts.inputName + "' for " +
-                          *gfx);
-  }
-  std::vector<accel::GpuKernel> kernels =
-      accel::collectGpuKernels(module, *gfx);
+  llvm::Expected<GpuKernelSet> compiled =
+      compileGpuKernels("amdgpu", module, opts);
+  if (!compiled)
+    return compiled.takeError();
+  const std::string *gfx = &compiled->chip;
+  std::vector<GpuKernel> &kernels = compiled->kernels;
   if (kernels.empty())
     return backendError("'" + opts.inputName + "' has no function to compile");
-  {
-    PassManager pm(ctx);
-    accel::buildGpuToHsacoPipeline(pm, *gfx, "bin", opts.rocmToolkit);
-    if (failed(pm.run(module)))
-      return backendError("cannot lower the kernels of '" + opts.inputName +
-                          "' to a code object for " + *gfx);
-  }
-  for (auto &[name, object] : accel::collectPtx(module)) {
+  for (auto &[name, object] : compiled->images) {
     std::string hsacoName = (name + ".hsaco").str();
     if (llvm::Error e = sink.add(
             hsacoName, llvm::ArrayRef<uint8_t>(

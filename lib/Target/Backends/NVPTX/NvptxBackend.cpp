@@ -30,40 +30,19 @@ namespace {
 /// The PTX of every gpu.binary, with the launch metadata of its kernels.
 llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
                          const BackendOptions &opts) {
-  llvm::Expected<std::string> sm = gpuChip("nvptx", opts.chip);
-  if (!sm)
-    return sm.takeError();
-  const std::string &chip = *sm;
   if (opts.cubin != "auto" && opts.cubin != "yes" && opts.cubin != "no")
     return backendError("--cubin must be auto, yes or no, got '" + opts.cubin +
                         "'");
-  MLIRContext *ctx = module.getContext();
-  // 1. accel ops -> gpu.module kernels carrying their launch attributes.
-  accel::AccelNvptxPipelineOptions options;
-  if (failed(options.parseFromString(opts.pipelineOptions)))
-    return backendError("bad --options '" + opts.pipelineOptions +
-                        "' for accel-nvptx-pipeline");
-  options.chip = chip;
-  {
-    PassManager pm(ctx);
-    accel::buildAccelToGpuKernelsPipeline(pm, options);
-    if (failed(pm.run(module)))
-      return backendError("cannot compile '" + opts.inputName + "' for " +
-                          chip);
-  }
-  std::vector<accel::GpuKernel> kernels =
-      accel::collectGpuKernels(module, chip);
+  // 1. accel ops -> kernels -> PTX.
+  llvm::Expected<GpuKernelSet> compiled =
+      compileGpuKernels("nvptx", module, opts);
+  if (!compiled)
+    return compiled.takeError();
+  const std::string &chip = compiled->chip;
+  std::vector<GpuKernel> &kernels = compiled->kernels;
   if (kernels.empty())
     return backendError("'" + opts.inputName + "' has no function to compile");
-  // 2. The kernels to PTX.
-  {
-    PassManager pm(ctx);
-    accel::buildGpuToPtxPipeline(pm, chip);
-    if (failed(pm.run(module)))
-      return backendError("cannot lower the kernels of '" + opts.inputName +
-                          "' to PTX for " + chip);
-  }
-  // 3. PTX, opts.cubin and metadata per kernel module.
+  // 2. PTX, cubin and metadata per kernel module.
   std::string ptxas;
   if (opts.cubin != "no") {
     if (!opts.ptxas.empty())
@@ -79,7 +58,7 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
     if (!ptxas.empty() && !llvm::sys::fs::can_execute(ptxas))
       return backendError("ptxas '" + ptxas + "' is not an executable");
   }
-  for (auto &[name, text] : accel::collectPtx(module)) {
+  for (auto &[name, text] : compiled->images) {
     std::string ptxName = (name + ".ptx").str(), cubinName;
     if (llvm::Error e = sink.add(ptxName, text))
       return e;
