@@ -1,16 +1,16 @@
-//===- AccelToGPU.cpp - accel matmuls to NVIDIA GPU kernels ---------------===//
+//===- AccelToGPU.cpp - accel matmuls to GPU kernels ----------------------===//
 //
 // Part of the accel project, under the Apache License v2.0 with LLVM
 // Exceptions.
 //
 //===----------------------------------------------------------------------===//
 //
-// Compiles each function of accel.matmul ops on static tensors into a
-// gpu.module with one kernel per matmul: a block tile of C in f32 registers
-// of its warps, fed by a multi-stage cp.async ring in shared memory,
-// ldmatrix and mma.sync m16n8k16 (the pass description in Passes.td has the
-// algorithm). Everything the kernel needs to know about the chip comes from
-// GpuTargetInfo.
+// convert-accel-to-gpu: compiles each function of accel.matmul ops on
+// static tensors into a gpu.module with one kernel per matmul (functions of
+// accel.attention: AttentionKernel.cpp). The kernel is the one the
+// configuration stage chose (KernelConfig.cpp); its body is written once per
+// algorithm, in its vendor's folder (GemmKernel.h lists them). Everything
+// the kernel needs to know about the chip comes from GpuTargetInfo.
 //
 //===----------------------------------------------------------------------===//
 

@@ -18,6 +18,7 @@
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Target/GpuIsa.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -109,6 +110,15 @@ public:
     // i8 products wrap in i32, as accel.matmul's contract says.
     return amdgpu::MFMAOp::create(b, loc, c.getType(), instr.m, instr.n,
                                   instr.k, /*blocks=*/1, a, bFrag, c);
+  }
+
+  /// llvm.amdgcn.exp2, the v_exp_f32 instruction (no device library;
+  /// convert-gpu-to-rocdl would send llvm.exp2 to ocml).
+  Value createExp2(OpBuilder &b, Location loc, Value v) const override {
+    return LLVM::CallIntrinsicOp::create(b, loc, v.getType(),
+                                         b.getStringAttr("llvm.amdgcn.exp2"),
+                                         ValueRange{v})
+        .getResult(0);
   }
 
 protected:

@@ -215,6 +215,15 @@ public:
     return vector::FromElementsOp::create(b, loc, c.getType(), elems);
   }
 
+  /// ex2.approx.ftz.f32 through the NVVM intrinsic, as convert-gpu-to-nvvm
+  /// would turn llvm.intr.exp2 and math.exp2 into libdevice calls.
+  Value createExp2(OpBuilder &b, Location loc, Value v) const override {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, v.getType(),
+               b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"), ValueRange{v})
+        .getResult(0);
+  }
+
 protected:
   std::string getMissingMmaHint(GpuMmaType input) const override {
     if (input == GpuMmaType::F8E4M3FNUZ || input == GpuMmaType::F8E5M2FNUZ)

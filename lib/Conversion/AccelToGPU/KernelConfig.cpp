@@ -857,10 +857,7 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
   if ((o.blockM && o.blockM != k.blockM) || (o.blockN && o.blockN != k.blockN))
     return op.emitOpError("has a lowering_config tile = [")
            << o.blockM << ", " << o.blockN << "]; the "
-           << (k.wgmma ? StringRef("wgmma")
-                       : (k.lanes ? target.getMmaFamilies().front()
-                                  : StringRef("mma.sync")))
-           << " attention kernel works on blocks of " << k.blockM
+           << getGpuAttentionKernelName(k, target) << " attention kernel works on blocks of " << k.blockM
            << " query rows and " << k.blockN << " keys";
   if (o.warps && o.warps != k.warps())
     return op.emitOpError("warps = ")
@@ -901,12 +898,17 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
   return checkGrid(op, k.grid(), target);
 }
 
+StringRef mlir::accel::getGpuAttentionKernelName(const AttentionPlan &k,
+                                                const GpuTargetInfo &target) {
+  return k.wgmma   ? StringRef("wgmma")
+         : k.lanes ? target.getMmaFamilies().front()
+                   : StringRef("mma.sync");
+}
+
 LoweringConfigAttr
 mlir::accel::getGpuAttentionConfigAttr(MLIRContext *ctx, const AttentionPlan &k,
                                        const GpuTargetInfo &target) {
-  StringRef kernel = k.wgmma ? StringRef("wgmma")
-                     : k.lanes ? target.getMmaFamilies().front()
-                               : StringRef("mma.sync");
+  StringRef kernel = getGpuAttentionKernelName(k, target);
   SmallVector<int64_t> instr;
   if (!k.wgmma)
     instr = {k.mma.m, k.mma.n, k.mma.k};

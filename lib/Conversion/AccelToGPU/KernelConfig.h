@@ -197,6 +197,10 @@ LogicalResult configureGpuAttention(AttentionOp op, AttentionPlan &k,
                                     const GpuTargetInfo &target,
                                     const GpuConfigOverrides &o);
 
+/// The attention kernel of `k` ("mma.sync", "wgmma", "mfma", "wmma").
+StringRef getGpuAttentionKernelName(const AttentionPlan &k,
+                                    const GpuTargetInfo &target);
+
 /// The attribute that records the configuration of `k`.
 LoweringConfigAttr getGpuAttentionConfigAttr(MLIRContext *ctx,
                                              const AttentionPlan &k,

@@ -138,6 +138,10 @@ public:
                           const GpuMmaInstr &instr, Value a, Value b,
                           Value c) const = 0;
 
+  /// 2^v of an f32 `v` as the chip computes it fastest, with 2^-inf = +0
+  /// (FlashAttention's softmax exponent).
+  virtual Value createExp2(OpBuilder &b, Location loc, Value v) const = 0;
+
 protected:
   /// What findMma's diagnostic adds when the chip has no instruction for
   /// `input`, e.g. " (f8E4M3FN needs sm_89 or newer)"; empty for nothing.

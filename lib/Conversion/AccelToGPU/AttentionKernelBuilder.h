@@ -1,0 +1,194 @@
+//===- AttentionKernelBuilder.h - the attention kernel builder --*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The builder of convert-accel-to-gpu's attention kernels. The common part
+// (thread indexing, constants, the mask and length guards, the dispatch in
+// AttentionKernel.cpp) is shared; each algorithm's body is in its vendor's
+// file:
+//
+//   NVIDIA/FlashAttention.cpp   cp.async ring, ldmatrix, mma.sync (sm_80+)
+//   NVIDIA/WgmmaAttention.cpp   swizzled ring, wgmma (sm_90a)
+//   AMD/FlashAttention.cpp      register-staged LDS, MFMA / WMMA
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_ACCELTOGPU_ATTENTIONKERNELBUILDER_H
+#define ACCEL_LIB_CONVERSION_ACCELTOGPU_ATTENTIONKERNELBUILDER_H
+
+#include "KernelConfig.h"
+#include "KernelUtils.h"
+#include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include <array>
+#include <map>
+
+namespace mlir::accel {
+
+/// Builds the body of one attention kernel: the common part and the
+/// dispatch in AttentionKernel.cpp, one kernel body per algorithm in its
+/// vendor's folder.
+class GpuAttentionBuilder : public GpuIndexBuilder {
+public:
+  GpuAttentionBuilder(OpBuilder &b, Location loc, const AttentionPlan &k,
+                      const GpuTargetInfo &target, Block *entry)
+      : GpuIndexBuilder(b, loc, entry), k(k), target(target) {}
+
+  /// The kernel the configuration chose, on these buffers.
+  void emit(Value gQ, Value gK, Value gV, Value gMask, Value gO);
+
+  /// Query rows per block, keys per step, warps per block (16 rows each) of
+  /// the mma.sync and AMD kernels.
+  static constexpr int64_t kBlockM = kGpuAttentionBlockM,
+                           kBlockN = kGpuAttentionBlockN,
+                           kWarps = kGpuAttentionWarps;
+
+  /// The mma.sync kernel (NVIDIA/FlashAttention.cpp).
+  void emitMmaSync(Value gQ, Value gMask, Value gO);
+  Value f32(double v) {
+    auto it = floats.find(v);
+    if (it != floats.end())
+      return it->second;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    return floats[v] = arith::ConstantOp::create(
+               b, loc, b.getF32FloatAttr(static_cast<float>(v)));
+  }
+  Value shuffleXor(Value v, int32_t mask) {
+    return gpu::ShuffleOp::create(b, loc, v, mask,
+                                  static_cast<int32_t>(target.getWarpSize()),
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  /// exp2 as the chip computes it fastest, exp2(-inf) = +0
+  /// (GpuTargetInfo::createExp2).
+  Value exp2(Value v) { return target.createExp2(b, loc, v); }
+  Value maxF(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  /// Extracts rows 2h, 2h+1 of an ldmatrix x4 result: the two b registers
+  /// of one n8 B fragment.
+  Value bFragment(Value quad, int64_t h);
+
+  /// cp.async of a tileRows x tileCols slice of `src[srcPre..., row, col]`
+  /// starting at row `row0` into `dst[dstPre..., r, c]`, 16 bytes a copy.
+  /// Rows at or beyond `rowLimit` (when given) copy 0 elements from a
+  /// clamped address: their shared bytes are zero-filled.
+  void copyTile(Value src, ValueRange srcPre, Value dst, ValueRange dstPre,
+                int64_t rows, int64_t cols, Value row0, Value rowLimit,
+                SmallVectorImpl<Value> &tokens);
+  /// The cp.async group of key block `j` (K and V) into ring buffer `stage`.
+  Value issueKeyBlock(Value j, Value stage);
+  /// The key blocks of k.blockN keys that the query block from row `m0`
+  /// visits (all of them, or with the band those up to its last row's
+  /// kvEnd = min(Skv, lastRow + offset + 1) >= 0), setting kvLimit, the key
+  /// past which copies zero-fill.
+  Value keyBlocks(Value m0) {
+    if (!k.causal) {
+      kvLimit = cst(k.skv);
+      return cst((k.skv + k.blockN - 1) / k.blockN);
+    }
+    Value lastRow = add(m0, k.blockM - 1);
+    if (k.sq % k.blockM != 0)
+      lastRow = minS(lastRow, cst(k.sq - 1));
+    kvLimit = maxS(cst(0), minS(cst(k.skv), add(lastRow, k.offset + 1)));
+    return div(add(kvLimit, k.blockN - 1), k.blockN);
+  }
+
+  /// One key block of the online softmax on S = Q.K^T, given as n8 tiles
+  /// of mma.sync's C layout (element {h, e} of tile nt: row rowBase + 8h,
+  /// key n0 + colBase + 8nt + e): the scaled logits with the removed keys
+  /// at -inf, the row maxima of the quad, the correction `alpha` of what
+  /// was summed so far and P (element {h, e} of tile nt at p[4nt + 2h + e]);
+  /// updates rowMax and sum.
+  void softmaxStep(ArrayRef<Value> s, Value n0, Value rowBase, Value colBase,
+                   Value head, Value gMask, Value rowMax[2], Value sum[2],
+                   SmallVectorImpl<Value> &p, Value alpha[2]);
+  /// O / l into gO: accs[dt] holds columns colBase + 8dt and + 1 of rows
+  /// rowBase and rowBase + 8; rowSum the lane's partial sums of those rows.
+  void storeOutput(ArrayRef<Value> accs, Value rowSum[2], Value rowBase,
+                   Value colBase, Value head, Value gO);
+
+  /// The sm_90a kernel: emit()'s body there (FlashAttention-3's
+  /// warpgroup-MMA structure without producer warps).
+  void emitWgmma(Value gQ, Value gMask, Value gO);
+  /// cp.async of rows [row0, row0 + rows) x cols of `src[srcPre..., row,
+  /// col]` into the shared tile at element `dst` of sAll, in the 128-byte
+  /// swizzle ([cols / 64][rows][128 B]; 16-byte chunk c of a row at chunk
+  /// c ^ (row % 8)); rows at or past `rowLimit` (when given) are
+  /// zero-filled.
+  void copySwizzled(Value src, ValueRange srcPre, Value dst, int64_t rows,
+                    int64_t cols, Value row0, Value rowLimit,
+                    SmallVectorImpl<Value> &tokens);
+  /// The cp.async group of key block `j` into ring buffer `stage` (wgmma).
+  Value issueSwizzledKeyBlock(Value j, Value stage);
+  /// O += P.V for 16 keys on wgmma with A (P) from registers: `o` holds
+  /// the Dv / 2 accumulators of the thread, `pRegs` P's four 32-bit
+  /// registers (mma.sync's A fragment), `descV` V's descriptor.
+  SmallVector<Value> wgmmaPV(ArrayRef<Value> o, ArrayRef<Value> pRegs,
+                             Value descV);
+
+  /// The (row, column) in a rows x cols tile of copy `first` + tid of 16
+  /// bytes: computed once, at the first copy of that shape, and shared by
+  /// every tile of it. A last round with fewer copies than threads has the
+  /// extra threads repeat the last copy (same bytes, same place).
+  std::pair<Value, Value> copyCoord(int64_t rows, int64_t cols, int64_t first) {
+    const int64_t threads = k.warps() * target.getWarpSize();
+    const int64_t vec = 16 / k.inBytes();
+    const int64_t perRow = cols / vec, total = rows * perRow;
+    auto [it, inserted] = copyCoords.try_emplace({rows, cols, first});
+    if (inserted) {
+      Value id = add(tid, first);
+      if (first + threads > total)
+        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
+      it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
+    }
+    return it->second;
+  }
+
+  /// The mask element of query row `row` and key `col`, both clamped into
+  /// the tensor: a clamped key is past Skv and removed anyway, and a
+  /// clamped row is never stored. Dimensions of size 1 broadcast (index 0);
+  /// a mask of rank r gives the last r of [B, Hq, Sq, Skv].
+  Value loadMask(Value gMask, Value head, Value row, Value col) {
+    Value full[4] = {batchIdx, head, minS(row, cst(k.sq - 1)),
+                     minS(col, cst(k.skv - 1))};
+    SmallVector<Value> idx;
+    const int64_t r = k.maskShape.size();
+    for (int64_t i = 0; i < r; ++i)
+      idx.push_back(k.maskShape[i] == 1 ? cst(0) : full[4 - r + i]);
+    return memref::LoadOp::create(b, loc, gMask, idx);
+  }
+
+  /// The kernel of chips with lane-layout fragments and no asynchronous
+  /// copies (AMD MFMA): emit()'s body there.
+  void emitLds(const GpuLaneLayout &layout, Value gQ, Value gMask, Value gO);
+  /// This thread's part of key block `j`: K [64][D] and V [64][Dv] in
+  /// vectors of 16 bytes from global memory, zeros past kvLimit.
+  SmallVector<Value> loadKeyBlock(Value j);
+  /// Stores loadKeyBlock's registers into LDS: K as [64][D + pad], V
+  /// transposed as [Dv][64 + pad].
+  void storeKeyBlock(ArrayRef<Value> regs);
+
+  const AttentionPlan &k;
+  const GpuTargetInfo &target;
+  std::map<double, Value> floats;
+  std::map<std::array<int64_t, 3>, std::pair<Value, Value>> copyCoords;
+
+  Value gK, gV, sK, sV;
+  Value tid, batchIdx, kvHead, kvLimit;
+  /// wgmma: the shared memory as one array of the input type, and where
+  /// the K and V rings start in it (elements).
+  Value sAll;
+  int64_t kOffset = 0, vOffset = 0;
+  /// copySwizzled's (row, column, offset in the tile) of this thread, by
+  /// (rows, chunks, first copy of the round).
+  std::map<std::array<int64_t, 3>, std::array<Value, 3>> swizzledCoords;
+};
+
+} // namespace mlir::accel
+
+#endif // ACCEL_LIB_CONVERSION_ACCELTOGPU_ATTENTIONKERNELBUILDER_H
