@@ -16,7 +16,7 @@ if [ "${ACCEL_SKIP_INSTALL:-0}" != 1 ]; then
   "${sudo_cmd[@]}" apt-get update
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y --no-install-recommends \
     llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 libomp-22-dev \
-    libclang-rt-22-dev cmake ninja-build ccache libgtest-dev python3 python3-pip python3-dev \
+    libclang-rt-22-dev cmake ninja-build ccache libgtest-dev python3 python3-pip python3-dev python3-venv \
     libdnnl-dev libopenblas-dev
   # libdnnl-dev and libopenblas-dev are the benchmarks' references only;
   # libclang-rt-22-dev: compiler-rt's builtins (linked into AOT libraries),
@@ -25,6 +25,18 @@ if [ "${ACCEL_SKIP_INSTALL:-0}" != 1 ]; then
   # nanobind, which builds the accel._core extension (with python3-dev's headers).
   python3 -m pip install --quiet --disable-pip-version-check \
     -r "$root/python/requirements.txt"
+  # SCALE-Sim v3, the reference the systolic simulator's SCALE-Sim mode is
+  # checked against (test/Integration/Systolic/scalesim-sweep.test; lit's
+  # `scalesim` feature), in a virtual environment of its own: scalesim 3.0.0
+  # fails on numpy 2.4 ("only 0-dimensional arrays can be converted to
+  # Python scalars" in its memory model) and pulls in numba, which caps numpy
+  # too, so it must not share the project's packages. Skipped when there.
+  scalesim_venv=$build/scalesim-venv
+  if ! "$scalesim_venv/bin/python" -c 'import importlib.metadata as m, sys, scalesim.scale_sim; sys.exit(m.version("scalesim") != "3.0.0")' 2>/dev/null; then
+    python3 -m venv "$scalesim_venv"
+    "$scalesim_venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+      "scalesim==3.0.0" "numpy<2.4"
+  fi
 fi
 
 cmake -G Ninja -S "$root" -B "$build" \

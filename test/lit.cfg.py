@@ -114,6 +114,19 @@ for _py in (sys.executable, shutil.which("python3")):
             config.available_features.add("accel-python-core")
         break
 
+# SCALE-Sim v3, the reference for the systolic simulator's SCALE-Sim mode
+# (`// REQUIRES: scalesim`, run scripts with `%scalesim_python`).
+# scripts/setup.sh installs it in its own virtual environment,
+# <build>/scalesim-venv, as it needs a numpy older than the project's;
+# ACCEL_SCALESIM_PYTHON names another interpreter that has it.
+_scalesim_py = os.environ.get("ACCEL_SCALESIM_PYTHON") or os.path.join(
+    config.accel_obj_root, "scalesim-venv", "bin", "python")
+if os.access(_scalesim_py, os.X_OK) and subprocess.run(
+        [_scalesim_py, "-c", "import scalesim.scale_sim"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("scalesim")
+    config.substitutions.append(("%scalesim_python", _scalesim_py))
+
 # An NVIDIA GPU with its driver (`// REQUIRES: cuda`): libcuda loads, cuInit
 # succeeds and there is a device. Tests never fail for want of one: they are
 # unsupported.

@@ -129,8 +129,8 @@ defvar SystolicOptions = [
            "Columns of B per block, a multiple of the array's columns "
            "(0: the cost model's choice)">,
     Option<"tileK", "tile-k", "int64_t", "0",
-           "Depth per block, a multiple of the array's rows (0: the cost "
-           "model's choice)">,
+           "Depth per block, a multiple of the array's rows for ws and is "
+           "(os takes any depth) (0: the cost model's choice)">,
     Option<"attentionTileQ", "attention-tile-q", "int64_t", "0",
            "Query rows per attention block (0: as many as fit)">,
     Option<"attentionTileKV", "attention-tile-kv", "int64_t", "0",

@@ -69,7 +69,15 @@ bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
                                const SystolicMatmulSchedule &sch) {
   if (sch.tileM < 1 || sch.tileN < 1 || sch.tileK < 1)
     return false;
-  if (sch.tileN % mc.cols != 0 || sch.tileK % mc.rows != 0)
+  // WS and IS cut a block's depth into R x C weight tiles, so it holds whole
+  // tiles. OS streams the depth in slices of at most the scratchpad width:
+  // when tile-k (or K) is not a multiple of R, the block's last slice is
+  // short and streams only its real rows. That computes what the slice
+  // zero-padded to whole rows would (zeros add nothing to the sums) without
+  // spending cycles on the zeros, so an output tile with tile-k >= K stays
+  // one fold of exactly K rows, as in SCALE-Sim.
+  if (sch.tileN % mc.cols != 0 ||
+      (sch.dataflow != SystolicDataflow::OS && sch.tileK % mc.rows != 0))
     return false;
   int64_t g = depthGranule(mc, sch.dataflow);
   int64_t qStrips = ceilDiv(sch.tileK, g),
@@ -170,8 +178,9 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
     for (int64_t tm : candidates(tileM, std::min<int64_t>(mc.rows, f.p),
                                  std::max<int64_t>(f.p, 1)))
       for (int64_t tn : candidates(tileN, mc.cols, roundUp(f.s, mc.cols)))
-        // Depth goes in multiples of the array's rows (fitsSystolic), up
-        // to the whole of it in the dataflow's granule.
+        // Depth goes in multiples of the array's rows (fitsSystolic; OS
+        // also takes a given tile-k that is not), up to the whole of it in
+        // the dataflow's granule.
         for (int64_t tk : candidates(tileK, mc.rows, roundUp(f.q, g))) {
           SystolicMatmulSchedule s{d, tm, tn, tk};
           if (!fitsSystolic(mc, shape, s))
@@ -306,7 +315,8 @@ mlir::accel::configureSystolicMatmul(Operation *op,
            << " accumulator rows"
            << (o.tileM || o.tileN || o.tileK ? " with the given tile sizes"
                                              : "")
-           << " (tile-n must be a multiple of cols, tile-k of rows)";
+           << " (tile-n must be a multiple of cols, tile-k of rows for ws "
+              "and is)";
   return *schedule;
 }
 

@@ -16,7 +16,7 @@ func.func @gpu_kernel(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>) -> tensor<64x6
 
 func.func @tile_n(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>) -> tensor<64x64xi32> {
   %c = tensor.empty() : tensor<64x64xi32>
-  // expected-error @below {{has no os schedule on the 16x16 array whose double-buffered blocks fit 16384 scratchpad rows and 1024 accumulator rows with the given tile sizes (tile-n must be a multiple of cols, tile-k of rows)}}
+  // expected-error @below {{has no os schedule on the 16x16 array whose double-buffered blocks fit 16384 scratchpad rows and 1024 accumulator rows with the given tile sizes (tile-n must be a multiple of cols, tile-k of rows for ws and is)}}
   %0 = accel.matmul ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) outs(%c : tensor<64x64xi32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [32, 20, 32], dataflow = "os">} -> tensor<64x64xi32>
   return %0 : tensor<64x64xi32>
 }
