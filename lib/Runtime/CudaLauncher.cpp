@@ -300,24 +300,16 @@ llvm::Expected<LaunchResult> CudaDriver::launch(
     return prefixed(std::move(error));
   result.deviceName = name;
   int optinShared = 0;
-  if (llvm::Error error =
-          cu.check(cu.cuDeviceGetAttribute(
-                       &result.computeCapabilityMajor,
-                       CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
-                   "cuDeviceGetAttribute"))
-    return prefixed(std::move(error));
-  if (llvm::Error error =
-          cu.check(cu.cuDeviceGetAttribute(
-                       &result.computeCapabilityMinor,
-                       CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
-                   "cuDeviceGetAttribute"))
-    return prefixed(std::move(error));
-  if (llvm::Error error = cu.check(
-          cu.cuDeviceGetAttribute(
-              &optinShared,
-              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device),
-          "cuDeviceGetAttribute"))
-    return prefixed(std::move(error));
+  for (auto [out, attribute] :
+       {std::pair<int *, int>{&result.computeCapabilityMajor,
+                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+        {&result.computeCapabilityMinor,
+         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
+        {&optinShared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN}})
+    if (llvm::Error error =
+            cu.check(cu.cuDeviceGetAttribute(out, attribute, device),
+                     "cuDeviceGetAttribute"))
+      return prefixed(std::move(error));
   // Refused here with the versions in the message, instead of the driver's
   // "invalid device function" / "no kernel image" at load or launch time.
   if (llvm::Error error =

@@ -8,6 +8,7 @@
 #include "accel/Runtime/KernelArguments.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 #include <cstring>
 
 using namespace mlir;
@@ -18,29 +19,17 @@ using llvm::StringRef;
 // Scalars and argument packing
 //===----------------------------------------------------------------------===//
 
+// The value's bytes, zero-extended to 64 bits.
 KernelScalar KernelScalar::i32(int32_t value) {
-  KernelScalar scalar;
-  scalar.kind = KernelArgKind::I32;
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  scalar.bits = bits;
-  return scalar;
+  return {KernelArgKind::I32, llvm::bit_cast<uint32_t>(value)};
 }
 
 KernelScalar KernelScalar::i64(int64_t value) {
-  KernelScalar scalar;
-  scalar.kind = KernelArgKind::I64;
-  std::memcpy(&scalar.bits, &value, sizeof(value));
-  return scalar;
+  return {KernelArgKind::I64, llvm::bit_cast<uint64_t>(value)};
 }
 
 KernelScalar KernelScalar::f32(float value) {
-  KernelScalar scalar;
-  scalar.kind = KernelArgKind::F32;
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  scalar.bits = bits;
-  return scalar;
+  return {KernelArgKind::F32, llvm::bit_cast<uint32_t>(value)};
 }
 
 llvm::Expected<PackedKernelArguments>

@@ -109,7 +109,8 @@ public:
     return fail(path, "unknown field '" + unknown.front() + "'");
   }
 
-  bool has(StringRef key) const { return object.get(key) != nullptr; }
+  const llvm::json::Value *get(StringRef key) const { return object.get(key); }
+  bool has(StringRef key) const { return get(key) != nullptr; }
 
   llvm::Expected<const llvm::json::Value *> require(StringRef key) const {
     if (const llvm::json::Value *value = object.get(key))
@@ -128,6 +129,15 @@ public:
     return llvm::Error::success();
   }
 
+  /// Reads integer fields in order, stopping at the first error.
+  llvm::Error
+  readIntegers(llvm::ArrayRef<std::pair<StringRef, int64_t *>> fields) const {
+    for (auto [key, out] : fields)
+      if (llvm::Error error = readInteger(key, *out))
+        return error;
+    return llvm::Error::success();
+  }
+
   llvm::Error readString(StringRef key, std::string &out) const {
     auto value = require(key);
     if (!value)
@@ -137,6 +147,23 @@ public:
       return fail(fieldPath(key), "expected a string");
     out = string->str();
     return llvm::Error::success();
+  }
+
+  /// Reads a string field into `name` and the one of `choices` it names
+  /// into `out` (`expected`: the names, for the error).
+  template <typename T>
+  llvm::Error readChoice(StringRef key, std::string &name, T &out,
+                         llvm::ArrayRef<std::pair<StringRef, T>> choices,
+                         StringRef expected) const {
+    if (llvm::Error error = readString(key, name))
+      return error;
+    for (auto [choice, value] : choices)
+      if (name == choice) {
+        out = value;
+        return llvm::Error::success();
+      }
+    return fail(fieldPath(key), "unknown " + key + " '" + name +
+                                    "' (expected " + expected + ")");
   }
 
   llvm::Error readIntegerArray(StringRef key,
@@ -174,32 +201,38 @@ private:
   std::string path;
 };
 
-llvm::Error parseArgument(const llvm::json::Value &value,
-                          const std::string &path, KernelArgument &arg) {
+/// A reader of `value`, which must be an object with none but the `known`
+/// fields (`path`: where it is, for errors).
+llvm::Expected<FieldReader> readObject(const llvm::json::Value &value,
+                                       const std::string &path,
+                                       llvm::ArrayRef<StringRef> known) {
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return fail(path, "expected an object");
   FieldReader reader(*object, path);
-  if (llvm::Error error = reader.checkKnown(
-          {"name", "kind", "dtype", "shape", "access", "byte_size"}))
-    return error;
+  if (llvm::Error error = reader.checkKnown(known))
+    return std::move(error);
+  return reader;
+}
+
+llvm::Error parseArgument(const llvm::json::Value &value,
+                          const std::string &path, KernelArgument &arg) {
+  llvm::Expected<FieldReader> object = readObject(
+      value, path, {"name", "kind", "dtype", "shape", "access", "byte_size"});
+  if (!object)
+    return object.takeError();
+  const FieldReader &reader = *object;
   if (llvm::Error error = reader.readString("name", arg.name))
     return error;
   std::string kind;
-  if (llvm::Error error = reader.readString("kind", kind))
+  if (llvm::Error error =
+          reader.readChoice<KernelArgKind>("kind", kind, arg.kind,
+                                           {{"buffer", KernelArgKind::Buffer},
+                                            {"i32", KernelArgKind::I32},
+                                            {"i64", KernelArgKind::I64},
+                                            {"f32", KernelArgKind::F32}},
+                                           "buffer, i32, i64 or f32"))
     return error;
-  if (kind == "buffer")
-    arg.kind = KernelArgKind::Buffer;
-  else if (kind == "i32")
-    arg.kind = KernelArgKind::I32;
-  else if (kind == "i64")
-    arg.kind = KernelArgKind::I64;
-  else if (kind == "f32")
-    arg.kind = KernelArgKind::F32;
-  else
-    return fail(reader.fieldPath("kind"),
-                "unknown kind '" + kind +
-                    "' (expected buffer, i32, i64 or f32)");
 
   if (arg.kind == KernelArgKind::Buffer) {
     if (llvm::Error error = reader.readString("dtype", arg.dtype))
@@ -207,18 +240,13 @@ llvm::Error parseArgument(const llvm::json::Value &value,
     if (llvm::Error error = reader.readIntegerArray("shape", arg.shape))
       return error;
     std::string access;
-    if (llvm::Error error = reader.readString("access", access))
+    if (llvm::Error error =
+            reader.readChoice<BufferAccess>("access", access, arg.access,
+                                            {{"in", BufferAccess::In},
+                                             {"out", BufferAccess::Out},
+                                             {"inout", BufferAccess::InOut}},
+                                            "in, out or inout"))
       return error;
-    if (access == "in")
-      arg.access = BufferAccess::In;
-    else if (access == "out")
-      arg.access = BufferAccess::Out;
-    else if (access == "inout")
-      arg.access = BufferAccess::InOut;
-    else
-      return fail(reader.fieldPath("access"),
-                  "unknown access '" + access +
-                      "' (expected in, out or inout)");
   } else {
     for (StringRef key : {"dtype", "shape", "access"})
       if (reader.has(key))
@@ -230,42 +258,35 @@ llvm::Error parseArgument(const llvm::json::Value &value,
 
 llvm::Error parseResources(const llvm::json::Value &value,
                            KernelResources &resources) {
-  const llvm::json::Object *object = value.getAsObject();
-  if (!object)
-    return fail("resources", "expected an object");
-  FieldReader reader(*object, "resources");
-  if (llvm::Error error = reader.checkKnown(
-          {"registers", "static_shared_bytes", "spill_bytes", "amdgpu"}))
+  llvm::Expected<FieldReader> reader =
+      readObject(value, "resources",
+                 {"registers", "static_shared_bytes", "spill_bytes", "amdgpu"});
+  if (!reader)
+    return reader.takeError();
+  if (llvm::Error error = reader->readIntegers(
+          {{"registers", &resources.registers},
+           {"static_shared_bytes", &resources.staticSharedBytes},
+           {"spill_bytes", &resources.spillBytes}}))
     return error;
-  if (llvm::Error error = reader.readInteger("registers", resources.registers))
-    return error;
-  if (llvm::Error error = reader.readInteger("static_shared_bytes",
-                                             resources.staticSharedBytes))
-    return error;
-  if (llvm::Error error =
-          reader.readInteger("spill_bytes", resources.spillBytes))
-    return error;
-  const llvm::json::Value *amd = object->get("amdgpu");
+  const llvm::json::Value *amd = reader->get("amdgpu");
   if (!amd)
     return llvm::Error::success();
-  const llvm::json::Object *amdObject = amd->getAsObject();
-  if (!amdObject)
-    return fail("resources.amdgpu", "expected an object");
-  FieldReader amdReader(*amdObject, "resources.amdgpu");
-  if (llvm::Error error = amdReader.checkKnown(
-          {"vgprs", "agprs", "sgprs", "allocated_vgprs", "scratch_bytes",
-           "wavefront_size", "waves_per_simd"}))
-    return error;
+  llvm::Expected<FieldReader> amdReader =
+      readObject(*amd, "resources.amdgpu",
+                 {"vgprs", "agprs", "sgprs", "allocated_vgprs", "scratch_bytes",
+                  "wavefront_size", "waves_per_simd"});
+  if (!amdReader)
+    return amdReader.takeError();
   KernelResources::Amdgpu a;
-  for (auto [key, out] : {std::pair<StringRef, int64_t *>{"vgprs", &a.vgprs},
-                          {"agprs", &a.agprs},
-                          {"sgprs", &a.sgprs},
-                          {"allocated_vgprs", &a.allocatedVgprs},
-                          {"scratch_bytes", &a.scratchBytes},
-                          {"wavefront_size", &a.wavefrontSize},
-                          {"waves_per_simd", &a.wavesPerSimd}})
-    if (llvm::Error error = amdReader.readInteger(key, *out))
-      return error;
+  if (llvm::Error error =
+          amdReader->readIntegers({{"vgprs", &a.vgprs},
+                                   {"agprs", &a.agprs},
+                                   {"sgprs", &a.sgprs},
+                                   {"allocated_vgprs", &a.allocatedVgprs},
+                                   {"scratch_bytes", &a.scratchBytes},
+                                   {"wavefront_size", &a.wavefrontSize},
+                                   {"waves_per_simd", &a.wavesPerSimd}}))
+    return error;
   resources.amdgpu = a;
   return llvm::Error::success();
 }

@@ -423,6 +423,106 @@ static std::string flopPerByte(double flops, int64_t bytes) {
       .str();
 }
 
+/// A level in a memory of `capacity` bytes that `target` has (a cache, a
+/// scratchpad; `memory` names it), of which the model budgets half.
+static LevelSpec memoryLevel(StringRef name, ArrayRef<DimSpec> dims,
+                             int64_t capacity, StringRef memory,
+                             TargetAttr target) {
+  LevelSpec spec;
+  spec.name = name.str();
+  spec.dims.assign(dims.begin(), dims.end());
+  spec.capacity = capacity;
+  spec.budget = capacity / 2;
+  spec.memory = memory.str();
+  spec.capacityText =
+      llvm::formatv("{0} has {1} B", target.getName(), capacity).str();
+  return spec;
+}
+
+/// The scratchpad level of a systolic array target, whose `acc` bytes of
+/// accumulator SRAM hold `accBytes(t)` of a tile `t` (the model budgets
+/// half of it too).
+static LevelSpec sramLevel(ArrayRef<DimSpec> dims, int64_t sp, int64_t acc,
+                           TargetAttr target,
+                           std::function<int64_t(ArrayRef<int64_t>)> accBytes) {
+  LevelSpec spec = memoryLevel("sram", dims, sp, "scratchpad", target);
+  spec.limits = [acc, accBytes](ArrayRef<int64_t> t, bool hard) {
+    int64_t limit = hard ? acc : acc / 2, need = accBytes(t);
+    if (acc == 0 || need <= limit)
+      return std::string();
+    return llvm::formatv("needs {0} B of accumulator SRAM, which {1} {2} B",
+                         need, hard ? "has" : "budgets", limit)
+        .str();
+  };
+  return spec;
+}
+
+/// One pass of a systolic array: dimensions of the array's `pass` sizes
+/// (0: not fixed), described by `what`.
+static LevelSpec arrayPass(ArrayRef<DimSpec> dims, ArrayRef<int64_t> pass,
+                           std::function<int64_t(ArrayRef<int64_t>)> footprint,
+                           std::string what) {
+  LevelSpec spec;
+  spec.name = "array";
+  spec.dims.assign(dims.begin(), dims.end());
+  for (unsigned d = 0; d < pass.size(); ++d)
+    if (pass[d] > 0)
+      spec.dims[d].fixed = pass[d];
+  spec.footprint = std::move(footprint);
+  spec.score = [](ArrayRef<int64_t>) { return SmallVector<double, 4>{}; };
+  spec.explain = [what](ArrayRef<int64_t>) { return what; };
+  return spec;
+}
+
+/// Blackwell's tensor memory per SM (128 lanes x 512 columns x 4 B).
+static constexpr int64_t kTensorMemoryBytes = 128 * 512 * 4;
+
+/// Keeps a warp level's accumulators in tensor memory, half of it per tile.
+static void useTensorMemory(LevelSpec &spec, TargetAttr target) {
+  spec.capacity = kTensorMemoryBytes;
+  spec.budget = kTensorMemoryBytes / 2;
+  spec.memory = "tensor memory";
+  spec.capacityText = llvm::formatv("an SM of {0} has {1} B", target.getName(),
+                                    kTensorMemoryBytes)
+                          .str();
+}
+
+/// Empty when `regs` accumulator registers per thread fit in `g`'s, else
+/// what they exceed.
+static std::string registerExcess(int64_t regs, const GpuLimits &g) {
+  if (regs <= g.maxRegisters)
+    return std::string();
+  return llvm::formatv("needs {0} accumulator registers per thread; a "
+                       "thread has at most {1}",
+                       regs, g.maxRegisters)
+      .str();
+}
+
+/// The thread block level of a GPU target: `g.stages` stages of `type`
+/// tiles in shared memory, and `threads(t)` threads, at most `g`'s.
+static LevelSpec blockLevel(ArrayRef<DimSpec> dims, const GpuLimits &g,
+                            Type type, TargetAttr target,
+                            std::function<int64_t(ArrayRef<int64_t>)> threads) {
+  LevelSpec spec;
+  spec.name = "block";
+  spec.dims.assign(dims.begin(), dims.end());
+  spec.capacity = spec.budget = g.sharedMemory;
+  spec.memory = "shared memory";
+  spec.capacityText =
+      llvm::formatv("{0} has {1} B per block", target.getName(), g.sharedMemory)
+          .str();
+  spec.detail =
+      llvm::formatv("{0}, {1} stages", typeName(type), g.stages).str();
+  spec.limits = [&g, threads](ArrayRef<int64_t> t, bool hard) {
+    int64_t n = threads(t), limit = hard ? g.maxThreads : g.threadBudget;
+    if (n <= limit)
+      return std::string();
+    return llvm::formatv("needs {0} threads per block (limit {1})", n, limit)
+        .str();
+  };
+  return spec;
+}
+
 namespace {
 /// What the plans of all three ops share.
 struct Context {
@@ -449,6 +549,48 @@ struct Context {
 /// outer tile and not the inner one: the inner one is then chosen inside it.
 static bool outerFirst(const TileRequest &r) {
   return !r.outer.empty() && r.inner.empty();
+}
+
+/// The outer tile the user gave, each size 0 (whole) or past a known
+/// extent `ext` replaced by the extent.
+static Tile givenOuter(const TileRequest &r, ArrayRef<int64_t> ext) {
+  Tile given(r.outer.begin(), r.outer.end());
+  for (unsigned d = 0; d < ext.size(); ++d)
+    if (given[d] == 0 || (!ShapedType::isDynamic(ext[d]) && given[d] > ext[d]))
+      given[d] = ext[d];
+  return given;
+}
+
+/// The [sram, array] levels of a systolic array target: one pass of the
+/// `array` inside a scratchpad tile. `sram(inner)` is the scratchpad level
+/// around an array tile `inner`, or on its own when `inner` is empty. A
+/// target that gives no scratchpad size (e.g. tpu-v5p) gets array-aligned
+/// tiles only, the scratchpad level keeping `whole`.
+static std::pair<TileLevel, TileLevel>
+arrayLevels(Context &ctx, int64_t sp, const LevelSpec &array,
+            function_ref<LevelSpec(ArrayRef<int64_t> inner)> sram,
+            ArrayRef<int64_t> whole) {
+  TileLevel o, i;
+  if (sp == 0) {
+    i = ctx.level(array, false);
+    o = i;
+    o.name = "sram";
+    o.shape.assign(whole.begin(), whole.end());
+    o.why = "the target gives no scratchpad size: not tiled";
+    o.capacity = o.budget = o.footprint = 0;
+    if (!ctx.request.outer.empty())
+      o = ctx.level(sram({}), true);
+  } else if (outerFirst(ctx.request)) {
+    o = ctx.level(sram({}), true);
+    LevelSpec a = array;
+    for (unsigned d = 0; d < 3; ++d)
+      a.dims[d] = within(a.dims[d], o.shape[d]);
+    i = ctx.level(a, false);
+  } else {
+    i = ctx.level(array, false);
+    o = ctx.level(sram(i.shape), true);
+  }
+  return {o, i};
 }
 
 //===----------------------------------------------------------------------===//
@@ -536,14 +678,7 @@ static void planMatmul(Context &ctx, MatmulOp op) {
             l2 = target.getL2Kib() * 1024;
     auto makeSpec = [&](StringRef name, int64_t cap, StringRef cacheName,
                         DimSpec m, DimSpec n, DimSpec k, std::string why) {
-      LevelSpec spec;
-      spec.name = name.str();
-      spec.dims = {m, n, k};
-      spec.capacity = cap;
-      spec.budget = cap / 2;
-      spec.memory = cacheName.str();
-      spec.capacityText =
-          llvm::formatv("{0} has {1} B", target.getName(), cap).str();
+      LevelSpec spec = memoryLevel(name, {m, n, k}, cap, cacheName, target);
       spec.detail = typeName(s.aType);
       spec.footprint = [&s](ArrayRef<int64_t> t) { return matmulBytes(s, t); };
       spec.score = [&s](ArrayRef<int64_t> t) {
@@ -604,7 +739,7 @@ static void planMatmul(Context &ctx, MatmulOp op) {
     StringRef innerName = g.group > target.getWarpSize() ? "warpgroup" : "warp";
     // Accumulators of a warp tile: in registers spread over the group's
     // threads, or in tensor memory (double-buffered).
-    int64_t tmemBytes = 128 * 512 * 4;
+    int64_t tmemBytes = kTensorMemoryBytes;
     auto accPerThread = [&](ArrayRef<int64_t> t) {
       return llvm::divideCeil(bytes(t[0] * t[1], s.cBits), 4 * g.group);
     };
@@ -612,22 +747,11 @@ static void planMatmul(Context &ctx, MatmulOp op) {
     warp.name = innerName.str();
     warp.detail = typeName(s.cType) + " accumulators";
     if (g.tensorMemory) {
-      warp.capacity = tmemBytes;
-      warp.budget = tmemBytes / 2;
-      warp.memory = "tensor memory";
-      warp.capacityText =
-          llvm::formatv("an SM of {0} has {1} B", target.getName(), tmemBytes)
-              .str();
+      useTensorMemory(warp, target);
     } else {
       warp.budget = g.accRegisters * 4 * g.group;
       warp.limits = [&g, accPerThread](ArrayRef<int64_t> t, bool hard) {
-        int64_t regs = accPerThread(t);
-        if (!hard || regs <= g.maxRegisters)
-          return std::string();
-        return llvm::formatv("needs {0} accumulator registers per thread; a "
-                             "thread has at most {1}",
-                             regs, g.maxRegisters)
-            .str();
+        return hard ? registerExcess(accPerThread(t), g) : std::string();
       };
     }
     warp.footprint = [&s](ArrayRef<int64_t> t) {
@@ -681,32 +805,15 @@ static void planMatmul(Context &ctx, MatmulOp op) {
       return spec;
     };
     auto blockSpec = [&](DimSpec m, DimSpec n, DimSpec k, Tile warpT) {
-      LevelSpec spec;
-      spec.name = "block";
-      spec.dims = {m, n, k};
-      spec.capacity = spec.budget = g.sharedMemory;
-      spec.memory = "shared memory";
-      spec.capacityText = llvm::formatv("{0} has {1} B per block",
-                                        target.getName(), g.sharedMemory)
-                              .str();
-      spec.detail =
-          llvm::formatv("{0}, {1} stages", typeName(s.aType), g.stages).str();
-      spec.footprint = [&s, &g](ArrayRef<int64_t> t) {
-        return g.stages *
-               (bytes(t[0] * t[2], s.aBits) + bytes(t[2] * t[1], s.bBits));
-      };
       auto threads = [&g, warpT](ArrayRef<int64_t> t) {
         int64_t wm = effective(warpT[0], t[0]), wn = effective(warpT[1], t[1]);
         return llvm::divideCeil(t[0], std::max<int64_t>(1, wm)) *
                llvm::divideCeil(t[1], std::max<int64_t>(1, wn)) * g.group;
       };
-      spec.limits = [&g, threads](ArrayRef<int64_t> t, bool hard) {
-        int64_t n = threads(t), limit = hard ? g.maxThreads : g.threadBudget;
-        if (n <= limit)
-          return std::string();
-        return llvm::formatv("needs {0} threads per block (limit {1})", n,
-                             limit)
-            .str();
+      LevelSpec spec = blockLevel({m, n, k}, g, s.aType, target, threads);
+      spec.footprint = [&s, &g](ArrayRef<int64_t> t) {
+        return g.stages *
+               (bytes(t[0] * t[2], s.aBits) + bytes(t[2] * t[1], s.bBits));
       };
       spec.score = [&s](ArrayRef<int64_t> t) {
         return SmallVector<double, 4>{matmulReuse(s, t[0], t[1]), double(t[2]),
@@ -732,12 +839,7 @@ static void planMatmul(Context &ctx, MatmulOp op) {
     if (outerFirst(ctx.request)) {
       // The warp tile is needed to count the block's threads: choose it
       // inside the given block.
-      Tile given(ctx.request.outer.begin(), ctx.request.outer.end());
-      int64_t ext[3] = {s.m, s.n, s.k};
-      for (unsigned d = 0; d < 3; ++d)
-        if (given[d] == 0 ||
-            (!ShapedType::isDynamic(ext[d]) && given[d] > ext[d]))
-          given[d] = ext[d];
+      Tile given = givenOuter(ctx.request, {s.m, s.n, s.k});
       inner = warpSpec(within(dimOf(s.m, g.mmaM), given[0]),
                        within(dimOf(s.n, g.nStep), given[1]));
       i = ctx.level(inner, false);
@@ -769,40 +871,23 @@ static void planMatmul(Context &ctx, MatmulOp op) {
     auto accBytes = [&s](ArrayRef<int64_t> t) {
       return bytes(t[0] * t[1], s.cBits);
     };
-    LevelSpec array;
-    array.name = "array";
-    array.dims = {dimOf(s.m, rows), dimOf(s.n, cols), kDim(rows)};
-    int64_t pass[3] = {rows, cols, rows};
-    for (unsigned d = 0; d < 3; ++d)
-      if (!array.dims[d].fixed)
-        array.dims[d].fixed = pass[d];
-    array.footprint = spBytes;
-    array.score = [](ArrayRef<int64_t>) { return SmallVector<double, 4>{}; };
-    array.explain = [rows, cols](ArrayRef<int64_t>) {
-      return llvm::formatv("one pass of the {0}x{1} array: K {0} rows into "
-                           "{1} columns",
-                           rows, cols)
-          .str();
-    };
-    auto sramSpec = [&](DimSpec m, DimSpec n, DimSpec k) {
-      LevelSpec spec;
-      spec.name = "sram";
-      spec.dims = {m, n, k};
-      spec.capacity = sp;
-      spec.budget = sp / 2;
-      spec.memory = "scratchpad";
-      spec.capacityText =
-          llvm::formatv("{0} has {1} B", target.getName(), sp).str();
+    LevelSpec array = arrayPass(
+        {dimOf(s.m, rows), dimOf(s.n, cols), kDim(rows)}, {rows, cols, rows},
+        spBytes,
+        llvm::formatv("one pass of the {0}x{1} array: K {0} rows into "
+                      "{1} columns",
+                      rows, cols));
+    auto sramSpec = [&](ArrayRef<int64_t> inner) {
+      // Multiples of the array pass, or of the array tile inside.
+      Tile m = inner.empty()
+                   ? Tile{rows, cols, rows}
+                   : Tile{effective(inner[0], s.m), effective(inner[1], s.n),
+                          effective(inner[2], s.k)};
+      LevelSpec spec =
+          sramLevel({dimOf(s.m, m[0]), dimOf(s.n, m[1]), kDim(m[2])}, sp, acc,
+                    target, accBytes);
       spec.detail = typeName(s.aType);
       spec.footprint = spBytes;
-      spec.limits = [acc, accBytes](ArrayRef<int64_t> t, bool hard) {
-        int64_t limit = hard ? acc : acc / 2;
-        if (acc == 0 || accBytes(t) <= limit)
-          return std::string();
-        return llvm::formatv("needs {0} B of accumulator SRAM, which {1} {2} B",
-                             accBytes(t), hard ? "has" : "budgets", limit)
-            .str();
-      };
       spec.score = [&s](ArrayRef<int64_t> t) {
         return SmallVector<double, 4>{matmulIntensity(s, t),
                                       double(matmulBytes(s, t)), double(t[1])};
@@ -822,32 +907,7 @@ static void planMatmul(Context &ctx, MatmulOp op) {
       };
       return spec;
     };
-    TileLevel o, i;
-    if (sp == 0) {
-      // No SRAM sizes (e.g. tpu-v5p): array-aligned tiles only.
-      i = ctx.level(array, false);
-      o = i;
-      o.name = "sram";
-      o.shape = {s.m, s.n, s.k};
-      o.why = "the target gives no scratchpad size: not tiled";
-      o.capacity = o.budget = o.footprint = 0;
-      if (!ctx.request.outer.empty())
-        o = ctx.level(sramSpec(dimOf(s.m, rows), dimOf(s.n, cols), kDim(rows)),
-                      true);
-    } else if (outerFirst(ctx.request)) {
-      outer = sramSpec(dimOf(s.m, rows), dimOf(s.n, cols), kDim(rows));
-      o = ctx.level(outer, true);
-      LevelSpec a = array;
-      for (unsigned d = 0; d < 3; ++d)
-        a.dims[d] = within(a.dims[d], o.shape[d]);
-      i = ctx.level(a, false);
-    } else {
-      i = ctx.level(array, false);
-      outer = sramSpec(dimOf(s.m, effective(i.shape[0], s.m)),
-                       dimOf(s.n, effective(i.shape[1], s.n)),
-                       kDim(effective(i.shape[2], s.k)));
-      o = ctx.level(outer, true);
-    }
+    auto [o, i] = arrayLevels(ctx, sp, array, sramSpec, {s.m, s.n, s.k});
     plan.levels = {o, i};
     break;
   }
@@ -971,14 +1031,7 @@ static void planAttention(Context &ctx, AttentionOp op) {
             l2 = target.getL2Kib() * 1024;
     auto spec = [&](StringRef name, int64_t cap, StringRef cache, DimSpec h,
                     DimSpec sq, DimSpec skv) {
-      LevelSpec l;
-      l.name = name.str();
-      l.dims = {h, sq, skv};
-      l.capacity = cap;
-      l.budget = cap / 2;
-      l.memory = cache.str();
-      l.capacityText =
-          llvm::formatv("{0} has {1} B", target.getName(), cap).str();
+      LevelSpec l = memoryLevel(name, {h, sq, skv}, cap, cache, target);
       l.footprint = allBytes;
       l.score = intensityScore;
       l.explain = [&s, allBytes, cap,
@@ -1024,30 +1077,20 @@ static void planAttention(Context &ctx, AttentionOp op) {
       l.footprint = [&s](ArrayRef<int64_t> t) {
         return attentionAccBytes(s, t);
       };
-      // tcgen05 keeps the logits and the output in tensor memory (128 lanes
-      // x 512 columns x 4 B per SM), half of it per tile.
-      int64_t tmemBytes = 128 * 512 * 4;
-      if (g.tensorMemory) {
-        l.budget = tmemBytes / 2;
-        l.capacity = tmemBytes;
-        l.memory = "tensor memory";
-        l.capacityText =
-            llvm::formatv("an SM of {0} has {1} B", target.getName(), tmemBytes)
-                .str();
-      }
+      // tcgen05 keeps the logits and the output in tensor memory.
+      int64_t tmemBytes = kTensorMemoryBytes;
+      if (g.tensorMemory)
+        useTensorMemory(l, target);
       l.limits = [&s, &g](ArrayRef<int64_t> t, bool hard) {
         // Room for a block around the warp's rows: Q and the stages of K/V.
         int64_t q = bytes(t[0] * t[1] * headDim(s.d), s.qBits);
         if (!hard &&
             q + g.stages * (attentionInputBytes(s, t) - q) > g.sharedMemory)
           return std::string("its smallest block exceeds shared memory");
-        int64_t regs = llvm::divideCeil(attentionAccBytes(s, t), 4 * g.group);
-        if (!hard || g.tensorMemory || regs <= g.maxRegisters)
+        if (!hard || g.tensorMemory)
           return std::string();
-        return llvm::formatv("needs {0} accumulator registers per thread; a "
-                             "thread has at most {1}",
-                             regs, g.maxRegisters)
-            .str();
+        return registerExcess(
+            llvm::divideCeil(attentionAccBytes(s, t), 4 * g.group), g);
       };
       l.score = intensityScore;
       l.explain = [&s, &g, tmemBytes](ArrayRef<int64_t> t) {
@@ -1073,33 +1116,16 @@ static void planAttention(Context &ctx, AttentionOp op) {
       return l;
     };
     auto blockSpec = [&](DimSpec h, DimSpec sq, DimSpec skv, int64_t warpRows) {
-      LevelSpec l;
-      l.name = "block";
-      l.dims = {h, sq, skv};
-      l.capacity = l.budget = g.sharedMemory;
-      l.memory = "shared memory";
-      l.capacityText = llvm::formatv("{0} has {1} B per block",
-                                     target.getName(), g.sharedMemory)
-                           .str();
-      l.detail =
-          llvm::formatv("{0}, {1} stages", typeName(s.qType), g.stages).str();
+      auto threads = [&g, warpRows](ArrayRef<int64_t> t) {
+        return t[0] * llvm::divideCeil(t[1], std::max<int64_t>(1, warpRows)) *
+               g.group;
+      };
+      LevelSpec l = blockLevel({h, sq, skv}, g, s.qType, target, threads);
       auto smem = [&s, &g](ArrayRef<int64_t> t) {
         int64_t q = bytes(t[0] * t[1] * headDim(s.d), s.qBits);
         return q + g.stages * (attentionInputBytes(s, t) - q);
       };
       l.footprint = smem;
-      auto threads = [&g, warpRows](ArrayRef<int64_t> t) {
-        return t[0] * llvm::divideCeil(t[1], std::max<int64_t>(1, warpRows)) *
-               g.group;
-      };
-      l.limits = [&g, threads](ArrayRef<int64_t> t, bool hard) {
-        int64_t n = threads(t), limit = hard ? g.maxThreads : g.threadBudget;
-        if (n <= limit)
-          return std::string();
-        return llvm::formatv("needs {0} threads per block (limit {1})", n,
-                             limit)
-            .str();
-      };
       l.score = intensityScore;
       l.explain = [&s, &g, smem, threads, target](ArrayRef<int64_t> t) {
         return llvm::formatv("Q {0}x{1}x{2} + {3} stages x K/V {4}x({2}+{5}) "
@@ -1113,12 +1139,7 @@ static void planAttention(Context &ctx, AttentionOp op) {
       return l;
     };
     if (outerFirst(ctx.request)) {
-      Tile given(ctx.request.outer.begin(), ctx.request.outer.end());
-      int64_t ext[3] = {s.hq, s.sq, s.skv};
-      for (unsigned d = 0; d < 3; ++d)
-        if (given[d] == 0 ||
-            (!ShapedType::isDynamic(ext[d]) && given[d] > ext[d]))
-          given[d] = ext[d];
+      Tile given = givenOuter(ctx.request, {s.hq, s.sq, s.skv});
       DimSpec skv = within(dimOf(s.skv, g.nStep), given[2]);
       skv.fixed = skv.limit;
       i = ctx.level(warpSpec(headsDim(s, true),
@@ -1146,40 +1167,25 @@ static void planAttention(Context &ctx, AttentionOp op) {
     int64_t rows = matrixUnit(target, 0), cols = matrixUnit(target, 1);
     int64_t sp = target.getLocalMemoryKib() * 1024,
             acc = target.getL2Kib() * 1024;
-    LevelSpec array;
-    array.name = "array";
-    array.dims = {headsDim(s, true), dimOf(s.sq, rows), dimOf(s.skv, cols)};
-    array.dims[1].fixed = rows;
-    array.dims[2].fixed = cols;
-    array.footprint = [&s](ArrayRef<int64_t> t) {
-      return attentionInputBytes(s, t);
-    };
-    array.score = [](ArrayRef<int64_t>) { return SmallVector<double, 4>{}; };
-    array.explain = [rows, cols](ArrayRef<int64_t>) {
-      return llvm::formatv("{0} query rows against {1} keys per pass of the "
-                           "{0}x{1} array",
-                           rows, cols)
-          .str();
-    };
-    auto sramSpec = [&](DimSpec h, DimSpec sq, DimSpec skv) {
-      LevelSpec l;
-      l.name = "sram";
-      l.dims = {h, sq, skv};
-      l.capacity = sp;
-      l.budget = sp / 2;
-      l.memory = "scratchpad";
-      l.capacityText =
-          llvm::formatv("{0} has {1} B", target.getName(), sp).str();
+    LevelSpec array = arrayPass(
+        {headsDim(s, true), dimOf(s.sq, rows), dimOf(s.skv, cols)},
+        {0, rows, cols},
+        [&s](ArrayRef<int64_t> t) { return attentionInputBytes(s, t); },
+        llvm::formatv("{0} query rows against {1} keys per pass of the "
+                      "{0}x{1} array",
+                      rows, cols));
+    auto sramSpec = [&](ArrayRef<int64_t> inner) {
+      auto accBytes = [&s](ArrayRef<int64_t> t) {
+        return attentionAccBytes(s, t);
+      };
+      // Multiples of the array pass, or of the array tile inside.
+      int64_t mq = inner.empty() ? rows : effective(inner[1], s.sq),
+              mkv = inner.empty() ? cols : effective(inner[2], s.skv);
+      LevelSpec l =
+          sramLevel({headsDim(s, false), dimOf(s.sq, mq), dimOf(s.skv, mkv)},
+                    sp, acc, target, accBytes);
       l.footprint = [&s](ArrayRef<int64_t> t) {
         return attentionInputBytes(s, t);
-      };
-      l.limits = [&s, acc](ArrayRef<int64_t> t, bool hard) {
-        int64_t limit = hard ? acc : acc / 2, need = attentionAccBytes(s, t);
-        if (acc == 0 || need <= limit)
-          return std::string();
-        return llvm::formatv("needs {0} B of accumulator SRAM, which {1} {2} B",
-                             need, hard ? "has" : "budgets", limit)
-            .str();
       };
       l.score = intensityScore;
       l.explain = [&s, sp, acc](ArrayRef<int64_t> t) {
@@ -1192,32 +1198,7 @@ static void planAttention(Context &ctx, AttentionOp op) {
       };
       return l;
     };
-    if (sp == 0) {
-      i = ctx.level(array, false);
-      o = i;
-      o.name = "sram";
-      o.shape = {1, s.sq, s.skv};
-      o.why = "the target gives no scratchpad size: not tiled";
-      o.capacity = o.budget = o.footprint = 0;
-      if (!ctx.request.outer.empty())
-        o = ctx.level(
-            sramSpec(headsDim(s, false), dimOf(s.sq, rows), dimOf(s.skv, cols)),
-            true);
-    } else if (outerFirst(ctx.request)) {
-      o = ctx.level(
-          sramSpec(headsDim(s, false), dimOf(s.sq, rows), dimOf(s.skv, cols)),
-          true);
-      LevelSpec a = array;
-      for (unsigned d = 0; d < 3; ++d)
-        a.dims[d] = within(a.dims[d], o.shape[d]);
-      i = ctx.level(a, false);
-    } else {
-      i = ctx.level(array, false);
-      o = ctx.level(sramSpec(headsDim(s, false),
-                             dimOf(s.sq, effective(i.shape[1], s.sq)),
-                             dimOf(s.skv, effective(i.shape[2], s.skv))),
-                    true);
-    }
+    std::tie(o, i) = arrayLevels(ctx, sp, array, sramSpec, {1, s.sq, s.skv});
     break;
   }
   case TilingScheme::None:

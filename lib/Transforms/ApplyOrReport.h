@@ -55,6 +55,25 @@ inline LogicalResult applyOrReport(Operation *op, RewritePatternSet &&patterns,
   return reportNotConverged(op, stage, pass, config);
 }
 
+/// As above, within `maxIterations` sweeps (a pass's max-iterations
+/// option).
+inline LogicalResult applyOrReport(Operation *op, RewritePatternSet &&patterns,
+                                   StringRef stage, StringRef pass,
+                                   unsigned maxIterations) {
+  return applyOrReport(op, std::move(patterns), stage, pass,
+                       greedyConfig(maxIterations));
+}
+
+/// Applies the patterns `populate` adds to the regions of `op` greedily,
+/// within `maxIterations` sweeps; reports as above.
+inline LogicalResult
+applyOrReport(Operation *op, function_ref<void(RewritePatternSet &)> populate,
+              StringRef stage, StringRef pass, unsigned maxIterations) {
+  RewritePatternSet patterns(op->getContext());
+  populate(patterns);
+  return applyOrReport(op, std::move(patterns), stage, pass, maxIterations);
+}
+
 } // namespace mlir::accel
 
 #endif // ACCEL_LIB_TRANSFORMS_APPLYORREPORT_H

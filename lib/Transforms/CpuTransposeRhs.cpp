@@ -84,11 +84,9 @@ struct AccelCpuTransposeRhsPass
   using Base::Base;
 
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    accel::populateCpuTransposeRhsPatterns(patterns);
-    if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
-                                    "transposition", getArgument(),
-                                    accel::greedyConfig(maxIterations))))
+    if (failed(accel::applyOrReport(
+            getOperation(), accel::populateCpuTransposeRhsPatterns,
+            "transposition", getArgument(), maxIterations)))
       signalPassFailure();
   }
 };

@@ -194,26 +194,18 @@ static void populateFoldAliasPatterns(RewritePatternSet &patterns) {
   }
 }
 
-/// The shared reporting helper, with this pass's name.
-static LogicalResult applyOrReport(func::FuncOp func,
-                                   RewritePatternSet &&patterns,
-                                   StringRef stage, unsigned maxIterations) {
-  return accel::applyOrReport(func, std::move(patterns), stage,
-                              "accel-cpu-vectorize-contractions",
-                              accel::greedyConfig(maxIterations));
-}
-
 /// Runs every canonicalization pattern: after peeling, it turns the full
 /// tiles' affine.min sizes into constants and their subviews static.
-static LogicalResult canonicalize(func::FuncOp func, unsigned maxIterations) {
+static LogicalResult canonicalize(func::FuncOp func, StringRef pass,
+                                  unsigned maxIterations) {
   MLIRContext *ctx = func.getContext();
   RewritePatternSet patterns(ctx);
   for (Dialect *dialect : ctx->getLoadedDialects())
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : ctx->getRegisteredOperations())
     op.getCanonicalizationPatterns(patterns, ctx);
-  return applyOrReport(func, std::move(patterns), "canonicalization",
-                       maxIterations);
+  return accel::applyOrReport(func, std::move(patterns), "canonicalization",
+                              pass, maxIterations);
 }
 
 /// Keeps register tiles of C in registers across the loops that only
@@ -830,7 +822,7 @@ struct AccelCpuVectorizeContractionsPass
       if (zeroStart && allStarted)
         rewriter.eraseOp(fill);
     }
-    if (failed(canonicalize(getOperation(), maxIterations)))
+    if (failed(canonicalize(getOperation(), getArgument(), maxIterations)))
       return signalPassFailure();
 
     // Vectorize the register tiles: static ones as they are, remainder tiles
@@ -926,8 +918,9 @@ struct AccelCpuVectorizeContractionsPass
     {
       RewritePatternSet patterns(ctx);
       vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
-      if (failed(applyOrReport(getOperation(), std::move(patterns),
-                               "mask-lowering", maxIterations)))
+      if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
+                                      "mask-lowering", getArgument(),
+                                      maxIterations)))
         return signalPassFailure();
     }
     // The vectorizer's broadcast * broadcast + multi_reduction becomes a
@@ -941,8 +934,9 @@ struct AccelCpuVectorizeContractionsPass
       populateFoldAliasPatterns(patterns);
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
       vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
-      if (failed(applyOrReport(getOperation(), std::move(patterns),
-                               "contraction-forming", maxIterations)))
+      if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
+                                      "contraction-forming", getArgument(),
+                                      maxIterations)))
         return signalPassFailure();
     }
     // Keep the C tile in registers across the K loop (hoisting matches the
@@ -971,8 +965,9 @@ struct AccelCpuVectorizeContractionsPass
       vector::populateVectorShapeCastLoweringPatterns(patterns);
       vector::populateVectorTransposeLoweringPatterns(
           patterns, vector::VectorTransposeLowering::EltWise);
-      if (failed(applyOrReport(getOperation(), std::move(patterns),
-                               "vector-lowering", maxIterations)))
+      if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
+                                      "vector-lowering", getArgument(),
+                                      maxIterations)))
         return signalPassFailure();
     }
   }

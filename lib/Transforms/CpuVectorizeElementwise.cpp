@@ -63,15 +63,6 @@ static bool isCandidate(linalg::LinalgOp op) {
   return true;
 }
 
-/// The shared reporting helper, with this pass's name.
-static LogicalResult applyOrReport(func::FuncOp func,
-                                   RewritePatternSet &&patterns,
-                                   StringRef stage, unsigned maxIterations) {
-  return accel::applyOrReport(func, std::move(patterns), stage,
-                              "accel-cpu-vectorize-elementwise",
-                              accel::greedyConfig(maxIterations));
-}
-
 namespace {
 struct AccelCpuVectorizeElementwisePass
     : public accel::impl::AccelCpuVectorizeElementwisePassBase<
@@ -123,8 +114,9 @@ struct AccelCpuVectorizeElementwisePass
         dialect->getCanonicalizationPatterns(patterns);
       for (RegisteredOperationName op : getContext().getRegisteredOperations())
         op.getCanonicalizationPatterns(patterns, &getContext());
-      if (failed(applyOrReport(getOperation(), std::move(patterns),
-                               "canonicalization", maxIterations)))
+      if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
+                                      "canonicalization", getArgument(),
+                                      maxIterations)))
         return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> tiles;
@@ -184,8 +176,9 @@ struct AccelCpuVectorizeElementwisePass
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorBroadcastLoweringPatterns(patterns);
-    if (failed(applyOrReport(getOperation(), std::move(patterns),
-                             "vector-lowering", maxIterations)))
+    if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
+                                    "vector-lowering", getArgument(),
+                                    maxIterations)))
       return signalPassFailure();
     // The float sums and products of the rows vectorized here may be
     // reassociated: without `reassoc`, LLVM keeps the sequential order and

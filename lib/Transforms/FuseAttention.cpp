@@ -447,11 +447,6 @@ static LogicalResult matchScores(Value v, bool maskOk, bool scaleOk,
          failure();
 }
 
-/// Whether two sizes are known to differ.
-static bool conflict(int64_t a, int64_t b) {
-  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
-}
-
 namespace {
 /// How one operand reaches the attention's 4-D frame [B, H, S, D].
 struct ToFrame {
@@ -506,7 +501,7 @@ public:
           overflow |= llvm::MulOverflow(product, batchShape[d], product);
         out.push_back(batchShape[d]);
       }
-      if (overflow || (!dynamic && conflict(product, s[i])))
+      if (overflow || (!dynamic && sizesConflict(product, s[i])))
         return failure();
     }
     out.push_back(s[s.size() - 2]);
@@ -679,24 +674,17 @@ static LogicalResult fuseChain(Operation *root, PatternRewriter &rewriter) {
   if (failed(qs) || failed(ks) || failed(vs) || failed(os))
     return rewriter.notifyMatchFailure(root, "shapes disagree");
   // What accel.attention's verifier checks, on the 4-D shapes.
-  auto anyConflict = [](std::initializer_list<int64_t> sizes) {
-    for (int64_t a : sizes)
-      for (int64_t b : sizes)
-        if (conflict(a, b))
-          return true;
-    return false;
-  };
   ArrayRef<int64_t> Q = *qs, K = *ks, V = *vs, O = *os;
-  if (anyConflict({Q[0], K[0], V[0], O[0]}) ||
-      anyConflict({Q[1], K[1], V[1], O[1]}) || anyConflict({Q[2], O[2]}) ||
-      anyConflict({K[2], V[2]}) || anyConflict({Q[3], K[3]}) ||
-      anyConflict({V[3], O[3]}))
+  if (anySizesConflict({Q[0], K[0], V[0], O[0]}) ||
+      anySizesConflict({Q[1], K[1], V[1], O[1]}) ||
+      anySizesConflict({Q[2], O[2]}) || anySizesConflict({K[2], V[2]}) ||
+      anySizesConflict({Q[3], K[3]}) || anySizesConflict({V[3], O[3]}))
     return rewriter.notifyMatchFailure(root, "shapes disagree");
   if (chain.mask) {
     SmallVector<int64_t> m = frame.maskShape(chain.mask, chain.maskMap);
     int64_t full[4] = {Q[0], Q[1], Q[2], K[2]};
     for (int64_t i = 0; i < 4; ++i)
-      if (m[i] != 1 && conflict(m[i], full[i]))
+      if (m[i] != 1 && sizesConflict(m[i], full[i]))
         return rewriter.notifyMatchFailure(root, "mask shape disagrees");
   }
 
@@ -746,11 +734,9 @@ struct AccelFuseAttentionPass
   using Base::Base;
 
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    populateFuseAttentionPatterns(patterns);
-    if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
-                                    "fusion", getArgument(),
-                                    accel::greedyConfig(maxIterations))))
+    if (failed(accel::applyOrReport(getOperation(),
+                                    populateFuseAttentionPatterns, "fusion",
+                                    getArgument(), maxIterations)))
       signalPassFailure();
   }
 };

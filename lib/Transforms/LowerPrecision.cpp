@@ -566,6 +566,24 @@ struct AccelLowerPrecisionPass
     return type;
   }
 
+  /// The enum value an option names (none when it is empty), or failure
+  /// (reported at `module`, with the `allowed` names).
+  template <typename E>
+  static FailureOr<std::optional<E>>
+  parseEnumOption(ModuleOp module, StringRef name, StringRef value,
+                  std::optional<E> (*symbolize)(StringRef), StringRef allowed) {
+    if (value.empty())
+      return std::optional<E>();
+    std::optional<E> e = symbolize(value);
+    if (!e) {
+      mlir::emitError(module.getLoc())
+          << "accel-lower-precision: " << name << " must be " << allowed
+          << ", got '" << value << "'";
+      return failure();
+    }
+    return e;
+  }
+
   /// The options as a policy (none without `compute`), or failure.
   FailureOr<std::optional<PrecisionPolicy>> policyFromOptions(ModuleOp module) {
     FailureOr<Type> computeType = parseTypeOption(module, "compute", compute);
@@ -573,27 +591,14 @@ struct AccelLowerPrecisionPass
     FailureOr<Type> outType = parseTypeOption(module, "output", output);
     if (failed(computeType) || failed(accType) || failed(outType))
       return failure();
-    std::optional<ScaleMode> scaleMode;
-    if (!scales.empty()) {
-      scaleMode = symbolizeScaleMode(scales);
-      if (!scaleMode) {
-        mlir::emitError(module.getLoc())
-            << "accel-lower-precision: scales must be dynamic, given or "
-               "none, got '"
-            << scales << "'";
-        return failure();
-      }
-    }
-    std::optional<OverflowMode> overflowMode;
-    if (!overflow.empty()) {
-      overflowMode = symbolizeOverflowMode(overflow);
-      if (!overflowMode) {
-        mlir::emitError(module.getLoc())
-            << "accel-lower-precision: overflow must be saturate or nan, got '"
-            << overflow << "'";
-        return failure();
-      }
-    }
+    FailureOr<std::optional<ScaleMode>> scaleOption = parseEnumOption(
+        module, "scales", scales, symbolizeScaleMode, "dynamic, given or none");
+    FailureOr<std::optional<OverflowMode>> overflowOption = parseEnumOption(
+        module, "overflow", overflow, symbolizeOverflowMode, "saturate or nan");
+    if (failed(scaleOption) || failed(overflowOption))
+      return failure();
+    std::optional<ScaleMode> scaleMode = *scaleOption;
+    std::optional<OverflowMode> overflowMode = *overflowOption;
     if (!*computeType) {
       if (*accType || *outType || scaleMode || overflowMode ||
           !scaleValues.empty()) {

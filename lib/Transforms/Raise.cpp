@@ -250,11 +250,9 @@ struct AccelRaisePass
   using Base::Base;
 
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    populateRaiseToAccelPatterns(patterns);
-    if (failed(accel::applyOrReport(getOperation(), std::move(patterns),
-                                    "raising", getArgument(),
-                                    accel::greedyConfig(maxIterations))))
+    if (failed(accel::applyOrReport(getOperation(),
+                                    populateRaiseToAccelPatterns, "raising",
+                                    getArgument(), maxIterations)))
       signalPassFailure();
   }
 };

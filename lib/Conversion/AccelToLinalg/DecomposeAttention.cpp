@@ -80,13 +80,7 @@ struct TileBuilder {
     maps.push_back(full);
     Value init =
         dest ? dest : tensor::EmptyOp::create(b, loc, sizes, elementType);
-    return linalg::GenericOp::create(
-               b, loc, init.getType(), inputs, ValueRange{init}, maps,
-               SmallVector<IteratorType>(2, IteratorType::parallel),
-               [&](OpBuilder &nb, Location l, ValueRange args) {
-                 yieldValue(nb, l, body(nb, l, args.drop_back()));
-               })
-        .getResult(0);
+    return elementwise(inputs, init, maps, body);
   }
 
   /// A 1-D elementwise generic over rows.
@@ -97,9 +91,17 @@ struct TileBuilder {
     SmallVector<AffineMap> maps(inputs.size() + 1, id);
     Value init =
         tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{rows}, f32);
+    return elementwise(inputs, init, maps, body);
+  }
+
+  /// An all-parallel generic writing `body` of `inputs` into `init`.
+  Value
+  elementwise(ArrayRef<Value> inputs, Value init, ArrayRef<AffineMap> maps,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
     return linalg::GenericOp::create(
                b, loc, init.getType(), inputs, ValueRange{init}, maps,
-               SmallVector<IteratorType>(1, IteratorType::parallel),
+               SmallVector<IteratorType>(maps.back().getNumDims(),
+                                         IteratorType::parallel),
                [&](OpBuilder &nb, Location l, ValueRange args) {
                  yieldValue(nb, l, body(nb, l, args.drop_back()));
                })

@@ -46,18 +46,32 @@ void mlir::accel::printF64Field(AsmPrinter &printer, const APFloat &value) {
   printer << text;
 }
 
-FailureOr<SmallVector<StringAttr>>
-mlir::accel::parseStringList(AsmParser &parser) {
-  SmallVector<StringAttr> list;
+/// A square-bracketed, comma-separated list of elements `parseOne` reads.
+template <typename T>
+static FailureOr<SmallVector<T>>
+parseSquareList(AsmParser &parser,
+                function_ref<ParseResult(AsmParser &, T &)> parseOne) {
+  SmallVector<T> list;
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        std::string s;
-        if (parser.parseString(&s))
+        T v;
+        if (parseOne(parser, v))
           return failure();
-        list.push_back(parser.getBuilder().getStringAttr(s));
+        list.push_back(v);
         return success();
       }))
     return failure();
   return list;
+}
+
+FailureOr<SmallVector<StringAttr>>
+mlir::accel::parseStringList(AsmParser &parser) {
+  return parseSquareList<StringAttr>(parser, [](AsmParser &p, StringAttr &v) {
+    std::string s;
+    if (p.parseString(&s))
+      return failure();
+    v = p.getBuilder().getStringAttr(s);
+    return success();
+  });
 }
 
 void mlir::accel::printStringList(AsmPrinter &printer,
@@ -68,16 +82,8 @@ void mlir::accel::printStringList(AsmPrinter &printer,
 }
 
 FailureOr<SmallVector<int64_t>> mlir::accel::parseI64List(AsmParser &parser) {
-  SmallVector<int64_t> list;
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        int64_t v;
-        if (parser.parseInteger(v))
-          return failure();
-        list.push_back(v);
-        return success();
-      }))
-    return failure();
-  return list;
+  return parseSquareList<int64_t>(
+      parser, [](AsmParser &p, int64_t &v) { return p.parseInteger(v); });
 }
 
 void mlir::accel::printI64List(AsmPrinter &printer, ArrayRef<int64_t> list) {
@@ -87,16 +93,11 @@ void mlir::accel::printI64List(AsmPrinter &printer, ArrayRef<int64_t> list) {
 }
 
 FailureOr<DenseF64ArrayAttr> mlir::accel::parseF64Array(AsmParser &parser) {
-  SmallVector<double> list;
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        double v;
-        if (parser.parseFloat(v))
-          return failure();
-        list.push_back(v);
-        return success();
-      }))
+  FailureOr<SmallVector<double>> list = parseSquareList<double>(
+      parser, [](AsmParser &p, double &v) { return p.parseFloat(v); });
+  if (failed(list))
     return failure();
-  return DenseF64ArrayAttr::get(parser.getContext(), list);
+  return DenseF64ArrayAttr::get(parser.getContext(), *list);
 }
 
 void mlir::accel::printF64Array(AsmPrinter &printer, DenseF64ArrayAttr list) {

@@ -33,11 +33,6 @@ static std::string dimStr(int64_t d) {
   return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
 }
 
-/// Two dimensions conflict when both are static and differ.
-static bool conflict(int64_t a, int64_t b) {
-  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
-}
-
 static bool isOcpF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 /// The FNUZ variants (no negative zero, one NaN, no infinities): the fp8 of
 /// AMD's gfx942 MFMA.
@@ -125,7 +120,8 @@ LogicalResult MatmulOp::verify() {
                          << rank;
   ArrayRef<int64_t> a = aT.getShape(), b = bT.getShape(), c = cT.getShape();
   for (int64_t i = 0; i < rank - 2; ++i) {
-    if (conflict(a[i], b[i]) || conflict(a[i], c[i]) || conflict(b[i], c[i]))
+    if (sizesConflict(a[i], b[i]) || sizesConflict(a[i], c[i]) ||
+        sizesConflict(b[i], c[i]))
       return emitOpError() << "batch dimension #" << i << " mismatch: A has "
                            << dimStr(a[i]) << ", B has " << dimStr(b[i])
                            << ", C has " << dimStr(c[i]);
@@ -135,15 +131,15 @@ LogicalResult MatmulOp::verify() {
   int64_t bK = tb ? b[rank - 1] : b[rank - 2];
   int64_t bN = tb ? b[rank - 2] : b[rank - 1];
   int64_t cM = c[rank - 2], cN = c[rank - 1];
-  if (conflict(aK, bK))
+  if (sizesConflict(aK, bK))
     return emitOpError() << "contraction dimension mismatch: A has K = "
                          << dimStr(aK) << ", B has K = " << dimStr(bK)
                          << (tb ? " (B is [N, K] with transpose_b)"
                                 : " (B is [K, N])");
-  if (conflict(aM, cM))
+  if (sizesConflict(aM, cM))
     return emitOpError() << "M mismatch: A has M = " << dimStr(aM)
                          << ", C has M = " << dimStr(cM);
-  if (conflict(bN, cN))
+  if (sizesConflict(bN, cN))
     return emitOpError() << "N mismatch: B has N = " << dimStr(bN)
                          << ", C has N = " << dimStr(cN)
                          << (tb ? " (B is [N, K] with transpose_b)" : "");
@@ -199,7 +195,7 @@ LogicalResult SoftmaxOp::verify() {
     return emitOpError() << "expected input and output of the same rank, got "
                          << rank << " and " << outT.getRank();
   for (int64_t i = 0; i < rank; ++i)
-    if (conflict(inT.getDimSize(i), outT.getDimSize(i)))
+    if (sizesConflict(inT.getDimSize(i), outT.getDimSize(i)))
       return emitOpError() << "input and output differ in dimension #" << i
                            << ": " << inT.getDimSize(i) << " vs "
                            << outT.getDimSize(i);
@@ -248,27 +244,21 @@ LogicalResult AttentionOp::verify() {
         return d;
     return ShapedType::kDynamic;
   };
-  auto anyConflict = [](std::initializer_list<int64_t> carriers) {
-    for (int64_t x : carriers)
-      for (int64_t y : carriers)
-        if (conflict(x, y))
-          return true;
-    return false;
-  };
-  if (anyConflict({q[0], k[0], v[0], o[0]}))
+  if (anySizesConflict({q[0], k[0], v[0], o[0]}))
     return emitOpError() << "batch mismatch: Q has B = " << dimStr(q[0])
                          << ", K has " << dimStr(k[0]) << ", V has "
                          << dimStr(v[0]) << ", O has " << dimStr(o[0]);
-  if (conflict(k[1], v[1]))
+  if (sizesConflict(k[1], v[1]))
     return emitOpError() << "key/value head count mismatch: K has Hkv = "
                          << dimStr(k[1]) << ", V has Hkv = " << dimStr(v[1]);
-  if (conflict(q[3], k[3]))
+  if (sizesConflict(q[3], k[3]))
     return emitOpError() << "head dimension mismatch: Q has D = "
                          << dimStr(q[3]) << ", K has D = " << dimStr(k[3]);
-  if (conflict(k[2], v[2]))
+  if (sizesConflict(k[2], v[2]))
     return emitOpError() << "key/value sequence length mismatch: K has Skv = "
                          << dimStr(k[2]) << ", V has Skv = " << dimStr(v[2]);
-  if (conflict(o[1], q[1]) || conflict(o[2], q[2]) || conflict(o[3], v[3]))
+  if (sizesConflict(o[1], q[1]) || sizesConflict(o[2], q[2]) ||
+      sizesConflict(o[3], v[3]))
     return emitOpError() << "expected O of shape [B, Hq, Sq, Dv] = ["
                          << dimStr(known({q[0], k[0], v[0], o[0]})) << ", "
                          << dimStr(q[1]) << ", " << dimStr(q[2]) << ", "
@@ -296,7 +286,7 @@ LogicalResult AttentionOp::verify() {
                            << " does not broadcast to [B, Hq, Sq, Skv]";
     for (int64_t i = 0; i < mr; ++i) {
       int64_t md = mT.getDimSize(i), td = full[i + 4 - mr];
-      if (md != 1 && conflict(md, td))
+      if (md != 1 && sizesConflict(md, td))
         return emitOpError()
                << "mask " << mT << " does not broadcast to [B, Hq, Sq, Skv] = ["
                << dimStr(full[0]) << ", " << dimStr(full[1]) << ", "
@@ -324,7 +314,7 @@ LogicalResult AttentionOp::verify() {
     if (!lengths)
       continue;
     int64_t n = cast<RankedTensorType>(lengths.getType()).getDimSize(0);
-    if (conflict(n, batch))
+    if (sizesConflict(n, batch))
       return emitOpError() << name << " has " << n
                            << " entries, expected one per batch (B = " << batch
                            << ")";

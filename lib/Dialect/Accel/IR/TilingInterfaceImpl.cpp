@@ -70,6 +70,18 @@ static SmallVector<Range> domainOf(OpBuilder &b,
   return ranges;
 }
 
+/// The result tile of an iteration tile: the result is indexed by the
+/// leading loops, all but the `reductionLoops` trailing ones.
+static LogicalResult resultTileOf(ArrayRef<OpFoldResult> offsets,
+                                  ArrayRef<OpFoldResult> sizes,
+                                  unsigned reductionLoops,
+                                  SmallVector<OpFoldResult> &resultOffsets,
+                                  SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets.assign(offsets.begin(), offsets.end() - reductionLoops);
+  resultSizes.assign(sizes.begin(), sizes.end() - reductionLoops);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
@@ -166,9 +178,7 @@ LogicalResult MatmulOp::getResultTilePosition(
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
   // The result is indexed by every loop but K, the last.
-  resultOffsets.assign(offsets.begin(), offsets.end() - 1);
-  resultSizes.assign(sizes.begin(), sizes.end() - 1);
-  return success();
+  return resultTileOf(offsets, sizes, 1, resultOffsets, resultSizes);
 }
 
 FailureOr<TilingResult>
@@ -227,9 +237,7 @@ LogicalResult SoftmaxOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets.assign(offsets.begin(), offsets.end());
-  resultSizes.assign(sizes.begin(), sizes.end());
-  return success();
+  return resultTileOf(offsets, sizes, 0, resultOffsets, resultSizes);
 }
 
 FailureOr<TilingResult>
@@ -444,9 +452,7 @@ LogicalResult AttentionOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets.assign(offsets.begin(), offsets.end());
-  resultSizes.assign(sizes.begin(), sizes.end());
-  return success();
+  return resultTileOf(offsets, sizes, 0, resultOffsets, resultSizes);
 }
 
 FailureOr<TilingResult>

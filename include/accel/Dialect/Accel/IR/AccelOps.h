@@ -20,4 +20,23 @@
 #define GET_OP_CLASSES
 #include "accel/Dialect/Accel/IR/AccelOps.h.inc"
 
+namespace mlir::accel {
+
+/// Whether two sizes are known to differ: both static, and not equal (what
+/// the verifiers call a mismatch).
+inline bool sizesConflict(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+
+/// Whether any two of `sizes` are known to differ.
+inline bool anySizesConflict(ArrayRef<int64_t> sizes) {
+  for (int64_t a : sizes)
+    for (int64_t b : sizes)
+      if (sizesConflict(a, b))
+        return true;
+  return false;
+}
+
+} // namespace mlir::accel
+
 #endif // ACCEL_DIALECT_ACCEL_IR_ACCELOPS_H
