@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Runtime/CudaLauncher.h"
+#include "accel/Runtime/GpuRuntime.h"
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -386,6 +387,34 @@ protected:
     return {reinterpret_cast<const uint8_t *>(ptx.data()), ptx.size()};
   }
 };
+
+TEST_F(CudaLauncherFakeTest, TheGpuRuntimeInterfaceLaunchesTheSameKernel) {
+  auto driver = openDriver();
+  ASSERT_TRUE(driver);
+  std::unique_ptr<GpuRuntime> runtime = std::move(driver);
+  EXPECT_EQ(runtime->getTargetName(), "nvptx");
+  EXPECT_EQ(runtime->getLibraryPath(), ACCEL_FAKE_LIBCUDA);
+  MixedKernelState state;
+  fake.setKernel(mixedKernel, &state);
+  recordMixedParams();
+  MixedHost host;
+  LaunchOptions options;
+  options.timedLaunches = 2;
+  auto result = runtime->launchKernel(
+      mixedMetadata(), GpuImage{image(), GpuImage::Kind::Ptx}, host.buffers,
+      host.scalars, options);
+  ASSERT_TRUE(bool(result)) << errorOf(result);
+  EXPECT_EQ(host.b, (std::vector<float>{0.5f, 1, 1.5f, 2}));
+  EXPECT_EQ(result->launchMillis.size(), 2u);
+  EXPECT_FALSE(result->deviceName.empty());
+  // An AMD code object is refused before anything is allocated.
+  auto wrong = runtime->launchKernel(
+      mixedMetadata(), GpuImage{image(), GpuImage::Kind::CodeObject},
+      host.buffers, host.scalars, options);
+  ASSERT_FALSE(bool(wrong));
+  EXPECT_NE(errorOf(wrong).find("not AMDGPU code objects"), std::string::npos);
+  expectNothingLeaked();
+}
 
 TEST_F(CudaLauncherFakeTest, LaunchRunsTheWholePath) {
   auto driver = openDriver();

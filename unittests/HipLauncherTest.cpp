@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Runtime/HipLauncher.h"
+#include "accel/Runtime/GpuRuntime.h"
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -327,6 +328,19 @@ protected:
     return {reinterpret_cast<const uint8_t *>(hsaco.data()), hsaco.size()};
   }
 };
+
+TEST_F(HipLauncherFakeTest, TheGpuRuntimeInterfaceTakesCodeObjectsOnly) {
+  auto opened = openRuntime();
+  ASSERT_TRUE(opened);
+  std::unique_ptr<GpuRuntime> runtime = std::move(opened);
+  EXPECT_EQ(runtime->getTargetName(), "amdgpu");
+  MixedHost host;
+  auto wrong = runtime->launchKernel(
+      mixedMetadata(), GpuImage{image(), GpuImage::Kind::Ptx}, host.buffers,
+      host.scalars, LaunchOptions());
+  ASSERT_FALSE(bool(wrong));
+  EXPECT_NE(errorOf(wrong).find("not PTX or cubin images"), std::string::npos);
+}
 
 TEST_F(HipLauncherFakeTest, LaunchRunsTheWholePath) {
   auto runtime = openRuntime();

@@ -271,6 +271,24 @@ llvm::Error CudaDriver::useDevice(int device) {
   return api->check(api->cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }
 
+llvm::Expected<GpuLaunchResult>
+CudaDriver::launchKernel(const KernelMetadata &metadata, GpuImage image,
+                         llvm::MutableArrayRef<HostBuffer> buffers,
+                         llvm::ArrayRef<KernelScalar> scalars,
+                         const LaunchOptions &options) {
+  if (image.kind == GpuImage::Kind::CodeObject)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the CUDA driver runs PTX or cubin images, not AMDGPU code objects");
+  llvm::Expected<LaunchResult> result =
+      launch(metadata, image.bytes, image.kind == GpuImage::Kind::Ptx, buffers,
+             scalars, options);
+  if (!result)
+    return result.takeError();
+  return GpuLaunchResult{std::move(result->deviceName),
+                         std::move(result->launchMillis)};
+}
+
 llvm::Expected<LaunchResult> CudaDriver::launch(
     const KernelMetadata &metadata, llvm::ArrayRef<uint8_t> image, bool isPtx,
     llvm::MutableArrayRef<HostBuffer> buffers,

@@ -240,6 +240,23 @@ llvm::Expected<std::unique_ptr<HipRuntime>> HipRuntime::open() {
   return std::unique_ptr<HipRuntime>(new HipRuntime(path, std::move(api)));
 }
 
+llvm::Expected<GpuLaunchResult>
+HipRuntime::launchKernel(const KernelMetadata &metadata, GpuImage image,
+                         llvm::MutableArrayRef<HostBuffer> buffers,
+                         llvm::ArrayRef<KernelScalar> scalars,
+                         const LaunchOptions &options) {
+  if (image.kind != GpuImage::Kind::CodeObject)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the HIP runtime runs AMDGPU code objects, not PTX or cubin images");
+  llvm::Expected<HipLaunchResult> result =
+      launch(metadata, image.bytes, buffers, scalars, options);
+  if (!result)
+    return result.takeError();
+  return GpuLaunchResult{std::move(result->deviceName),
+                         std::move(result->launchMillis)};
+}
+
 llvm::Expected<HipLaunchResult> HipRuntime::launch(
     const KernelMetadata &metadata, llvm::ArrayRef<uint8_t> image,
     llvm::MutableArrayRef<HostBuffer> buffers,

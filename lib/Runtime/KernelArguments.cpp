@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Runtime/KernelArguments.h"
+#include "accel/Runtime/GpuRuntime.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/bit.h"
@@ -20,6 +21,8 @@ using llvm::StringRef;
 //===----------------------------------------------------------------------===//
 
 // The value's bytes, zero-extended to 64 bits.
+GpuRuntime::~GpuRuntime() = default;
+
 KernelScalar KernelScalar::i32(int32_t value) {
   return {KernelArgKind::I32, llvm::bit_cast<uint32_t>(value)};
 }

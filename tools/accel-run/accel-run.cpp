@@ -1118,10 +1118,11 @@ static int runAmdgpu(std::vector<Job> &jobs, ModuleOp module,
   const std::string &chip = compiled->chip;
   std::vector<GpuKernel> &kernels = compiled->kernels;
   llvm::StringMap<std::string> &objects = compiled->images;
-  llvm::Expected<std::unique_ptr<HipRuntime>> hip = HipRuntime::open();
-  if (!hip)
+  llvm::Expected<std::unique_ptr<HipRuntime>> opened = HipRuntime::open();
+  if (!opened)
     return fail("--target=amdgpu needs an AMD GPU with ROCm: " +
-                toString(hip.takeError()));
+                toString(opened.takeError()));
+  std::unique_ptr<GpuRuntime> runtime = std::move(*opened);
   llvm::outs() << "accel-run: " << inputFile << " on amdgpu (" << chip
                << "), seed " << seed << ", " << dist << " inputs\n";
   unsigned passed = 0;
@@ -1144,11 +1145,12 @@ static int runAmdgpu(std::vector<Job> &jobs, ModuleOp module,
       buffers.push_back(HostBuffer{b});
     LaunchOptions launch;
     launch.timedLaunches = repeat;
-    llvm::Expected<HipLaunchResult> result = (*hip)->launch(
-        meta,
+    GpuImage object{
         ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
                           image.size()),
-        buffers, {}, launch);
+        GpuImage::Kind::CodeObject};
+    llvm::Expected<GpuLaunchResult> result =
+        runtime->launchKernel(meta, object, buffers, {}, launch);
     if (!result)
       return fail("running @" + job.name + ": " + toString(result.takeError()));
     llvm::outs() << "@" << job.name << "\n";
@@ -1229,7 +1231,7 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
     job.expected = std::move(*expected);
   }
   llvm::StringMap<std::string> &ptx = compiled->images;
-  std::unique_ptr<CudaDriver> driver;
+  std::unique_ptr<GpuRuntime> driver;
   StringRef how = "launched";
   // The folder --record created (the topmost of it and its parents that did
   // not exist), removed again when a later step fails, so that a failed run
@@ -1363,11 +1365,14 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
         buffers.push_back(HostBuffer{b});
       LaunchOptions launch;
       launch.timedLaunches = repeat;
-      llvm::Expected<LaunchResult> result = driver->launch(
-          meta,
+      // The PTX text with its terminating NUL, which the driver's JIT
+      // needs.
+      GpuImage ptxImage{
           ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
                             image.size() + 1),
-          /*isPtx=*/true, buffers, {}, launch);
+          GpuImage::Kind::Ptx};
+      llvm::Expected<GpuLaunchResult> result =
+          driver->launchKernel(meta, ptxImage, buffers, {}, launch);
       if (!result)
         return fail("running @" + job.name + ": " +
                     toString(result.takeError()));

@@ -18,6 +18,7 @@
 #ifndef ACCEL_RUNTIME_CUDALAUNCHER_H
 #define ACCEL_RUNTIME_CUDALAUNCHER_H
 
+#include "accel/Runtime/GpuRuntime.h"
 #include "accel/Runtime/KernelArguments.h"
 #include "accel/Runtime/KernelMetadata.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -52,7 +53,7 @@ struct LaunchResult {
 };
 
 /// The CUDA driver API, resolved from libcuda at run time.
-class CudaDriver {
+class CudaDriver final : public GpuRuntime {
 public:
   /// The environment variable that replaces "libcuda.so.1" (tests point it
   /// at a fake driver).
@@ -65,7 +66,15 @@ public:
   CudaDriver &operator=(const CudaDriver &) = delete;
 
   /// The library that was loaded.
-  llvm::StringRef getLibraryPath() const { return libraryPath; }
+  llvm::StringRef getLibraryPath() const override { return libraryPath; }
+  llvm::StringRef getTargetName() const override { return "nvptx"; }
+
+  /// GpuRuntime's launch: launch() of a PTX or cubin image.
+  llvm::Expected<GpuLaunchResult>
+  launchKernel(const KernelMetadata &metadata, GpuImage image,
+               llvm::MutableArrayRef<HostBuffer> buffers,
+               llvm::ArrayRef<KernelScalar> scalars,
+               const LaunchOptions &options) override;
 
   /// Runs `metadata.kernel` from `image` (PTX text when isPtx, else a
   /// cubin) once on `options.device`: checks the compute capability, copies

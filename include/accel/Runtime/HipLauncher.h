@@ -23,6 +23,7 @@
 #ifndef ACCEL_RUNTIME_HIPLAUNCHER_H
 #define ACCEL_RUNTIME_HIPLAUNCHER_H
 
+#include "accel/Runtime/GpuRuntime.h"
 #include "accel/Runtime/KernelArguments.h"
 #include "accel/Runtime/KernelMetadata.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -53,7 +54,7 @@ struct HipLaunchResult {
 };
 
 /// The HIP runtime API, resolved from libamdhip64 at run time.
-class HipRuntime {
+class HipRuntime final : public GpuRuntime {
 public:
   /// The environment variable that replaces the library search (tests
   /// point it at a fake runtime).
@@ -69,7 +70,15 @@ public:
   HipRuntime &operator=(const HipRuntime &) = delete;
 
   /// The library that was loaded.
-  llvm::StringRef getLibraryPath() const { return libraryPath; }
+  llvm::StringRef getLibraryPath() const override { return libraryPath; }
+  llvm::StringRef getTargetName() const override { return "amdgpu"; }
+
+  /// GpuRuntime's launch: launch() of a code object image.
+  llvm::Expected<GpuLaunchResult>
+  launchKernel(const KernelMetadata &metadata, GpuImage image,
+               llvm::MutableArrayRef<HostBuffer> buffers,
+               llvm::ArrayRef<KernelScalar> scalars,
+               const LaunchOptions &options) override;
 
   /// Runs `metadata.kernel` from `image` (an HSACO code object, or a clang
   /// offload bundle holding one) once on HIP device `options.device`: checks
