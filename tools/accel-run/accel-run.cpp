@@ -1427,22 +1427,28 @@ static int runSystolic(std::vector<Job> &jobs, ModuleOp module,
   AccelSystolicPipelineOptions options;
   if (failed(options.parseFromString(systolicOptions)))
     return fail("bad --systolic-pipeline-options '" + systolicOptions + "'");
-  PassManager pm(&context);
-  buildAccelSystolicPipeline(pm, options);
-  if (failed(pm.run(module)))
-    return fail("cannot compile '" + inputFile + "' for the systolic array");
+  // The systolic back end compiles (include/accel/Target/Backend.h), in
+  // memory; this tool simulates.
+  BackendOptions backend;
+  backend.inputName = inputFile;
+  backend.pipelineOptions = systolicOptions;
+  llvm::Expected<std::vector<SystolicProgram>> compiled =
+      compileSystolicPrograms(module, backend);
+  if (!compiled)
+    return fail(toString(compiled.takeError()));
+  llvm::StringMap<const SystolicProgram *> programOf;
+  for (const SystolicProgram &p : *compiled)
+    programOf[p.program.name] = &p;
 
   llvm::outs() << "accel-run: " << inputFile << " on the systolic simulator ("
                << sysarray::timingModeName(sim.mode) << " timing), seed "
                << seed << ", " << dist << " inputs\n";
   unsigned passed = 0;
   for (Job &job : jobs) {
-    auto programOp = module.lookupSymbol<systolic::ProgramOp>(job.name);
-    if (!programOp)
+    const SystolicProgram *compiledProgram = programOf.lookup(job.name);
+    if (!compiledProgram)
       return fail("accel-systolic-pipeline made no program for @" + job.name);
-    FailureOr<sysarray::Program> program = systolic::toProgram(programOp);
-    if (failed(program))
-      return 1;
+    const sysarray::Program *program = &compiledProgram->program;
     // Arguments from the job; results prefilled with a pattern no kernel
     // writes by accident (NaN for floats); scratch zeroed.
     std::vector<std::vector<uint8_t>> buffers;
@@ -1478,14 +1484,12 @@ static int runSystolic(std::vector<Job> &jobs, ModuleOp module,
       return 1;
     llvm::outs() << "  " << sysarray::formatStats(*program, *stats, sim.mode)
                  << "\n";
-    if (auto predicted =
-            programOp->getAttrOfType<IntegerAttr>("predicted_cycles");
+    if (std::optional<int64_t> predicted = compiledProgram->predictedCycles;
         predicted && sim.mode == sysarray::TimingMode::Default)
       llvm::outs() << llvm::formatv(
           "  schedule model: {0} cycles predicted, {1:f3} of the simulated\n",
-          predicted.getInt(),
-          stats->cycles ? double(predicted.getInt()) / double(stats->cycles)
-                        : 0.0);
+          *predicted,
+          stats->cycles ? double(*predicted) / double(stats->cycles) : 0.0);
     llvm::outs() << "  " << (*ok ? "PASS" : "FAIL") << "\n";
     passed += *ok;
   }

@@ -33,6 +33,7 @@
 #define ACCEL_TARGET_BACKEND_H
 
 #include "accel/Pipelines/Pipelines.h"
+#include "accel/Systolic/ISA.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -40,6 +41,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,6 +125,20 @@ llvm::Expected<GpuKernelSet> compileGpuKernels(llvm::StringRef target,
                                                ModuleOp module,
                                                const BackendOptions &options,
                                                GpuKernelHook hook = nullptr);
+
+/// A program of the systolic back end, before it is written: the decoded
+/// program (machine, buffers, instructions) and the schedule model's
+/// prediction of its cycles, when it made one.
+struct SystolicProgram {
+  sysarray::Program program;
+  std::optional<int64_t> predictedCycles;
+};
+
+/// The first half of the systolic back end: accel ops to programs in memory
+/// (`options.pipelineOptions` are accel-systolic-pipeline's). The back end's
+/// compile() writes them; accel-run simulates them.
+llvm::Expected<std::vector<SystolicProgram>>
+compileSystolicPrograms(ModuleOp module, const BackendOptions &options);
 
 /// Every back end, in the order of the --target help.
 llvm::ArrayRef<const TargetBackend *> getTargetBackends();

@@ -41,8 +41,11 @@ llvm::json::Value configJson(const sysarray::MachineConfig &c) {
                             {"vector_lanes", c.vectorLanes}};
 }
 
-llvm::Error compileSystolic(ModuleOp module, ArtifactSink &sink,
-                            const BackendOptions &opts) {
+} // namespace
+
+llvm::Expected<std::vector<SystolicProgram>>
+mlir::accel::compileSystolicPrograms(ModuleOp module,
+                                     const BackendOptions &opts) {
   accel::AccelSystolicPipelineOptions options;
   if (failed(options.parseFromString(opts.pipelineOptions)))
     return backendError("bad --options '" + opts.pipelineOptions +
@@ -52,12 +55,32 @@ llvm::Error compileSystolic(ModuleOp module, ArtifactSink &sink,
   if (failed(pm.run(module)))
     return backendError("cannot compile '" + opts.inputName +
                         "' for the systolic array");
-  unsigned count = 0;
+  std::vector<SystolicProgram> programs;
   for (auto programOp : module.getOps<systolic::ProgramOp>()) {
     FailureOr<sysarray::Program> program = systolic::toProgram(programOp);
     if (failed(program))
       return backendError("program @" + programOp.getSymName() +
                           " does not verify");
+    SystolicProgram compiled{std::move(*program), std::nullopt};
+    if (auto predicted =
+            programOp->getAttrOfType<IntegerAttr>("predicted_cycles"))
+      compiled.predictedCycles = predicted.getInt();
+    programs.push_back(std::move(compiled));
+  }
+  return programs;
+}
+
+namespace {
+
+llvm::Error compileSystolic(ModuleOp module, ArtifactSink &sink,
+                            const BackendOptions &opts) {
+  llvm::Expected<std::vector<SystolicProgram>> programs =
+      compileSystolicPrograms(module, opts);
+  if (!programs)
+    return programs.takeError();
+  unsigned count = 0;
+  for (SystolicProgram &compiled : *programs) {
+    sysarray::Program *program = &compiled.program;
     std::string name = program->name;
     if (llvm::Error e =
             sink.add(name + ".bin", sysarray::encodeProgram(*program)))
@@ -86,9 +109,8 @@ llvm::Error compileSystolic(ModuleOp module, ArtifactSink &sink,
         {"machine", configJson(program->config)},
         {"buffers", std::move(buffers)},
         {"instructions", uint64_t(program->instructions.size())}};
-    if (auto predicted =
-            programOp->getAttrOfType<IntegerAttr>("predicted_cycles"))
-      meta["predicted_cycles"] = predicted.getInt();
+    if (compiled.predictedCycles)
+      meta["predicted_cycles"] = *compiled.predictedCycles;
     std::string json;
     llvm::raw_string_ostream os(json);
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta))) << "\n";
