@@ -13,12 +13,19 @@
 #   bench/run.sh [--bench-threads=1|2] [--mode=gemm|attention|precision|all]
 #                [--quick]
 #   bench/run.sh --mode=table [--quick]   # issue 10's table (bench/README.md)
+#   bench/run.sh --mode=readme [--quick] [--log-dir=DIR]
+#       # the README's "Measured figures" rows: runs --mode=table,
+#       # --mode=attention --samples=3 and bench/systolic.py, prints the rows
+#       # with the commit and the machine (bench/readme_figures.py)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ACCEL_BUILD_DIR:-$root/build}
 threads=1
 for a in "$@"; do
-  case "$a" in --bench-threads=*) threads=${a#*=} ;; esac
+  case "$a" in
+    --bench-threads=*) threads=${a#*=} ;;
+    --mode=readme) exec python3 "$root/bench/readme_figures.py" "$@" ;;
+  esac
 done
 exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
   KMP_BLOCKTIME=1 OMP_NUM_THREADS="$threads" \
