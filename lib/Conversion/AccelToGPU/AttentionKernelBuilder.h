@@ -136,17 +136,8 @@ public:
   /// every tile of it. A last round with fewer copies than threads has the
   /// extra threads repeat the last copy (same bytes, same place).
   std::pair<Value, Value> copyCoord(int64_t rows, int64_t cols, int64_t first) {
-    const int64_t threads = k.warps() * target.getWarpSize();
-    const int64_t vec = 16 / k.inBytes();
-    const int64_t perRow = cols / vec, total = rows * perRow;
-    auto [it, inserted] = copyCoords.try_emplace({rows, cols, first});
-    if (inserted) {
-      Value id = add(tid, first);
-      if (first + threads > total)
-        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
-      it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
-    }
-    return it->second;
+    return GpuIndexBuilder::copyCoord(tid, k.warps() * target.getWarpSize(),
+                                      rows, cols, 16 / k.inBytes(), first);
   }
 
   /// The mask element of query row `row` and key `col`, both clamped into
@@ -176,7 +167,6 @@ public:
   const AttentionPlan &k;
   const GpuTargetInfo &target;
   std::map<double, Value> floats;
-  std::map<std::array<int64_t, 3>, std::pair<Value, Value>> copyCoords;
 
   Value gK, gV, sK, sV;
   Value tid, batchIdx, kvHead, kvLimit;

@@ -60,7 +60,11 @@ public:
   /// The (row, column) in a tileRows x tileCols slice of copy `first` + tid
   /// of `vec` elements (the last round clamped as in copySlice).
   std::pair<Value, Value> copyCoord(int64_t tileRows, int64_t tileCols,
-                                    int64_t vec, int64_t first);
+                                    int64_t vec, int64_t first) {
+    return GpuIndexBuilder::copyCoord(
+        tid, cfg.warpsM * cfg.warpsN * target.getWarpSize(), tileRows, tileCols,
+        vec, first);
+  }
   /// cp.async of a tile of `rows` rows x `chunks` 16-byte chunks of `src`
   /// (global element (row0 + r, col0 + c * 16 bytes)) into the 1-D shared
   /// ring `dst` from element `base` on, in wgmma's 128-byte swizzle: the
@@ -141,9 +145,6 @@ public:
   const GemmKernel &k;
   const GpuGemmConfig &cfg;
   const GpuTargetInfo &target;
-  /// (row, column) in a slice of the copies of this thread, by (slice rows,
-  /// slice columns, elements per copy, first copy of the round).
-  std::map<std::array<int64_t, 4>, std::pair<Value, Value>> copyCoords;
   /// The same for copySwizzled: (row, column chunk, offset in the tile), by
   /// (rows, chunks, first copy of the round).
   std::map<std::array<int64_t, 3>, std::array<Value, 3>> swizzledCoords;

@@ -26,6 +26,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include <array>
+#include <map>
+#include <utility>
 
 namespace mlir::accel {
 
@@ -102,6 +104,26 @@ public:
     return arith::AndIOp::create(b, loc, x, y);
   }
 
+  /// Where copy `first + tid` of a round lands in a `rows` x `cols` tile
+  /// copied in pieces of `vec` elements by `threads` threads: (row, column),
+  /// row-major, computed once per (tile, round). In a last round with fewer
+  /// copies than threads the extra threads repeat the last copy (same bytes
+  /// to the same place, harmless). Every kernel's global-to-shared copies
+  /// (cp.async or register-staged) are spread over the threads this way.
+  std::pair<Value, Value> copyCoord(Value tid, int64_t threads, int64_t rows,
+                                    int64_t cols, int64_t vec, int64_t first) {
+    const int64_t perRow = cols / vec, total = rows * perRow;
+    auto [it, inserted] =
+        copyCoords.try_emplace({rows, cols, vec, first, threads});
+    if (inserted) {
+      Value id = add(tid, first);
+      if (first + threads > total)
+        id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
+      it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
+    }
+    return it->second;
+  }
+
   /// The zero of `type`.
   Value zeroOf(Type type) {
     return arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult();
@@ -173,6 +195,8 @@ protected:
   Location loc;
   Block *entry;
   llvm::DenseMap<int64_t, Value> constants;
+  /// copyCoord's results by (rows, cols, vec, first, threads).
+  std::map<std::array<int64_t, 5>, std::pair<Value, Value>> copyCoords;
 };
 
 /// The host buffer behind each value the kernels of `func` read or write:

@@ -28,25 +28,6 @@
 using namespace mlir;
 using namespace mlir::accel;
 
-std::pair<Value, Value> GemmKernelBuilder::copyCoord(int64_t tileRows,
-                                                     int64_t tileCols,
-                                                     int64_t vec,
-                                                     int64_t first) {
-  const int64_t threads = cfg.warpsM * cfg.warpsN * target.getWarpSize();
-  const int64_t perRow = tileCols / vec, total = tileRows * perRow;
-  auto [it, inserted] =
-      copyCoords.try_emplace({tileRows, tileCols, vec, first});
-  if (inserted) {
-    Value id = add(tid, first);
-    // A last round with fewer copies than threads: the extra threads repeat
-    // the last copy (same bytes to the same place, harmless).
-    if (first + threads > total)
-      id = arith::MinUIOp::create(b, loc, id, cst(total - 1));
-    it->second = {div(id, perRow), mul(rem(id, perRow), vec)};
-  }
-  return it->second;
-}
-
 SmallVector<Value> GemmKernelBuilder::loadSliceToRegisters(Value kt) {
   const GpuGemmShape &s = k.shape;
   const int64_t threads = cfg.warpsM * cfg.warpsN * target.getWarpSize();
