@@ -33,12 +33,20 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   // chains become one accel.attention.
   pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createAccelFuseAttentionPass());
-  if (options.decomposeAttention) {
-    accel::AccelDecomposeAttentionPassOptions tiles;
-    tiles.tileQ = options.attentionTileQ;
-    tiles.tileKV = options.attentionTileKV;
-    pm.addPass(accel::createAccelDecomposeAttentionPass(tiles));
-  }
+  // The configuration stage makes every kernel and tile choice; the passes
+  // below read it.
+  accel::AccelCpuConfigurePassOptions configure;
+  configure.features = options.cpuFeatures;
+  configure.cacheTile.assign(options.cacheTile.begin(),
+                             options.cacheTile.end());
+  configure.registerTile.assign(options.registerTile.begin(),
+                                options.registerTile.end());
+  configure.attentionTileQ = options.attentionTileQ;
+  configure.attentionTileKV = options.attentionTileKV;
+  configure.bf16Subnormals = options.bf16Subnormals;
+  pm.addPass(accel::createAccelCpuConfigurePass(configure));
+  if (options.decomposeAttention)
+    pm.addPass(accel::createAccelDecomposeAttentionPass());
   pm.addPass(accel::createConvertAccelToLinalgPass());
   // What is left on tensors elementwise (scales, masks) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());

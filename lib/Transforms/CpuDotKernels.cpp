@@ -17,6 +17,7 @@
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/Transforms/CpuConfig.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Transforms.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -669,12 +670,16 @@ struct AccelCpuDotKernelsPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (nr <= 0 || nr % 16 != 0 || mr <= 0 || kc < 2 || kc % 2 != 0) {
-      func.emitError() << "accel-cpu-dot-kernels: mr must be positive, nr a "
-                          "positive multiple of 16 and kc even and >= 2 "
-                          "(got mr="
-                       << int64_t(mr) << " nr=" << int64_t(nr)
-                       << " kc=" << int64_t(kc) << ")";
+    // Tiles for contractions without a configuration stage's
+    // accel.lowering_config: the options, else the stage's choice.
+    accel::CpuDotTiles chosen = accel::chooseCpuDotTiles(
+        accel::CpuIsa::resolve(features, func));
+    accel::CpuDotTiles optionTiles{mr != 0 ? int64_t(mr) : chosen.mr,
+                                   nr != 0 ? int64_t(nr) : chosen.nr,
+                                   mc != 0 ? int64_t(mc) : chosen.mc,
+                                   kc != 0 ? int64_t(kc) : chosen.kc};
+    if (std::string why = accel::checkCpuDotTiles(optionTiles); !why.empty()) {
+      func.emitError() << "accel-cpu-dot-kernels: " << why;
       return signalPassFailure();
     }
     if (bf16Subnormals != "flush" && bf16Subnormals != "keep") {
@@ -696,21 +701,35 @@ struct AccelCpuDotKernelsPass
     // vdpbf16ps flushes bf16 subnormals; `keep` leaves bf16 to the f32 path.
     if (bf16Subnormals == "keep")
       bf16Dot = false;
-    if (!bf16Dot && !i8Dot)
-      return;
-    SmallVector<DotGemm> gemms;
+    // A contraction the configuration stage configured gets the kernel it
+    // names (with its tiles); the others the features' and the options'.
+    SmallVector<std::pair<DotGemm, accel::CpuDotTiles>> gemms;
     func.walk([&](linalg::LinalgOp op) {
-      if (std::optional<DotGemm> g = matchDotGemm(op);
-          g && (g->kind == DotKind::Bf16 ? bf16Dot : i8Dot))
-        gemms.push_back(*g);
+      std::optional<DotGemm> g = matchDotGemm(op);
+      if (!g)
+        return;
+      auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
+          accel::kLoweringConfigAttrName);
+      if (config) {
+        if (std::optional<accel::CpuDotTiles> t =
+                accel::getCpuDotTiles(config);
+            t && config.getKernel() == (g->kind == DotKind::Bf16
+                                            ? "cpu-avx512bf16"
+                                            : "cpu-avx512vnni"))
+          gemms.push_back({*g, *t});
+        return;
+      }
+      if (g->kind == DotKind::Bf16 ? bf16Dot : i8Dot)
+        gemms.push_back({*g, optionTiles});
     });
     OpBuilder builder(&getContext());
-    for (DotGemm &g : gemms) {
+    for (auto &[g, tiles] : gemms) {
       if (g.m == 0 || g.n == 0 || g.k == 0)
         continue;
       builder.setInsertionPoint(g.op);
-      KernelBuilder kb{builder, g.op.getLoc(), g, mr, nr, kc};
-      kb.mc = mc / mr * mr;
+      KernelBuilder kb{builder, g.op.getLoc(), g, tiles.mr, tiles.nr,
+                       tiles.kc};
+      kb.mc = tiles.mc / tiles.mr * tiles.mr;
       // C = fill; C += A B: the kernel starts from the fill value.
       linalg::FillOp fill = accel::initializingFill(g.op);
       if (fill)

@@ -13,6 +13,7 @@
 
 #include "ApplyOrReport.h"
 #include "BufferAccess.h"
+#include "accel/Transforms/CpuConfig.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -530,45 +531,31 @@ struct AccelCpuVectorizeContractionsPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<int64_t> cache(cacheTile.begin(), cacheTile.end());
-    SmallVector<int64_t> reg(registerTile.begin(), registerTile.end());
-    // Defaults measured on Zen 5 (AVX-512) for f32: 6 x 64 keeps 24
-    // accumulators in zmm registers; Mc = 132 (22 register tiles: the A
-    // block, 528 KiB at Kc = 1024, and a 256 KiB B panel share L2),
-    // Nc = Kc = 1024 (C is read and written once per 1024 of K; Kc = 256
-    // spent ~8 % of 2048^3 reloading and storing C tiles). Against
-    // 256, 512, 256 (docs/cpu-performance.md): 2048^3 0.93 -> 1.00 of
-    // dnnl_sgemm, 1000^3 0.93 -> 0.97, 4096x128x4096 0.94 -> 1.02.
-    if (cache.empty())
-      cache = {132, 1024, 1024};
-    if (reg.empty())
-      reg = {6, 64, 1};
-    if (cache.size() != 3 ||
-        llvm::any_of(cache, [](int64_t s) { return s < 0; })) {
+    // Tiles for contractions without a configuration stage's cpu-fma
+    // accel.lowering_config: the options, else the stage's choice.
+    if ((!cacheTile.empty() && cacheTile.size() != 3) ||
+        llvm::any_of(cacheTile, [](int64_t s) { return s < 0; })) {
       getOperation().emitError() << "accel-cpu-vectorize-contractions: "
                                     "cache-tile needs 3 sizes >= 0 [Mc, Nc, "
                                     "Kc]";
       return signalPassFailure();
     }
-    if (reg.size() != 3 ||
-        llvm::any_of(reg, [](int64_t s) { return s <= 0; })) {
+    if ((!registerTile.empty() && registerTile.size() != 3) ||
+        llvm::any_of(registerTile, [](int64_t s) { return s <= 0; })) {
       getOperation().emitError() << "accel-cpu-vectorize-contractions: "
                                     "register-tile needs 3 positive sizes "
                                     "[mr, nr, kr]";
       return signalPassFailure();
     }
-    // nr sets the width of every vector of a register tile row. A width
-    // that is not a power of two (48 = 3 zmm) reaches LLVM as e.g. <48 x
-    // float> values carried through the K loop, which the x86 back end
-    // rebuilds lane by lane (vinsertps, vshufps: 576 of them for one 8 x 48
-    // tile): 20x slower than 8 x 32 or 6 x 64 on 128^3 and 256^3.
-    if (!llvm::isPowerOf2_64(reg[1])) {
+    accel::CpuConfigOverrides overrides;
+    overrides.cacheTile.assign(cacheTile.begin(), cacheTile.end());
+    overrides.registerTile.assign(registerTile.begin(), registerTile.end());
+    const accel::CpuFmaTiles unconfigured = accel::chooseCpuFmaTiles(
+        accel::CpuIsa::resolve("", getOperation()), overrides);
+    if (std::string why = accel::checkCpuFmaTiles(unconfigured);
+        !why.empty()) {
       getOperation().emitError()
-          << "accel-cpu-vectorize-contractions: register-tile nr must be a "
-             "power of two (got "
-          << reg[1]
-          << "): other vector widths are assembled lane by lane by the x86 "
-             "back end, about 20x slower";
+          << "accel-cpu-vectorize-contractions: " << why;
       return signalPassFailure();
     }
 
@@ -582,6 +569,17 @@ struct AccelCpuVectorizeContractionsPass
       std::optional<Roles> roles = rolesOf(op);
       if (!roles)
         continue;
+      // This contraction's tiles: its cpu-fma config's, else the default.
+      accel::CpuFmaTiles tiles = unconfigured;
+      if (auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
+              accel::kLoweringConfigAttrName))
+        if (std::optional<accel::CpuFmaTiles> t = accel::getCpuFmaTiles(config))
+          tiles = *t;
+      if (std::string why = accel::checkCpuFmaTiles(tiles); !why.empty()) {
+        op->emitOpError("cannot use cpu-fma: ") << why;
+        return signalPassFailure();
+      }
+      ArrayRef<int64_t> cache = tiles.cache, reg = tiles.registers;
       linalg::FillOp fill = initializingFill(op);
       unsigned numLoops = op.getNumLoops();
       SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
@@ -793,7 +791,7 @@ struct AccelCpuVectorizeContractionsPass
         // Marks the register tiles (peeling's copies keep the mark): their
         // sizes are bounded by the register tile even where unknown.
         for (Operation *t : micro->tiledOps)
-          t->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+          t->setAttr(kRegisterTileAttr, rewriter.getDenseI64ArrayAttr(reg));
         if (packed)
           for (Operation *t : micro->tiledOps)
             (void)readPackedRhs(rewriter, cast<linalg::LinalgOp>(t), *packed,
@@ -829,7 +827,7 @@ struct AccelCpuVectorizeContractionsPass
     // of unknown size (at most the register tile: peeled loops of unknown
     // trip count) masked to the register tile's vector shape. Contractions
     // that were not tiled stay scalar unless small and static.
-    int64_t maxElements = reg[0] * reg[1] * reg[2];
+    ArrayRef<int64_t> defaultReg = unconfigured.registers;
     SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> tiles;
     getOperation().walk([&](linalg::LinalgOp op) {
       // startFromFill's fills: to their C block's vector shape.
@@ -856,7 +854,12 @@ struct AccelCpuVectorizeContractionsPass
       std::optional<Roles> roles = rolesOf(op);
       if (!roles)
         return;
-      bool registerTile = op->hasAttr(kRegisterTileAttr);
+      // A register tile's sizes bound it; an untiled contraction is
+      // vectorized whole when no larger than the default register tile.
+      auto tileMark = op->getAttrOfType<DenseI64ArrayAttr>(kRegisterTileAttr);
+      bool registerTile = static_cast<bool>(tileMark);
+      ArrayRef<int64_t> reg = tileMark ? tileMark.asArrayRef() : defaultReg;
+      int64_t maxElements = reg[0] * reg[1] * reg[2];
       op->removeAttr(kRegisterTileAttr);
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       SmallVector<int64_t> vectorSizes;

@@ -90,8 +90,12 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     0, so fully masked rows give 0, not NaN.
   }];
   let options = [
-    Option<"tileQ", "tile-q", "int64_t", "64", "Query rows per tile">,
-    Option<"tileKV", "tile-kv", "int64_t", "64", "Keys per tile">
+    Option<"tileQ", "tile-q", "int64_t", "64",
+           "Query rows per tile, for an op without a cpu-flash "
+           "accel.lowering_config (accel-cpu-configure), whose tile it uses">,
+    Option<"tileKV", "tile-kv", "int64_t", "64",
+           "Keys per tile, for an op without a cpu-flash "
+           "accel.lowering_config">
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::arith::ArithDialect",

@@ -43,18 +43,22 @@ struct AccelCpuPipelineOptions
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> attentionTileQ{
       *this, "attention-tile-q",
-      llvm::cl::desc("Query rows per tile of the decomposed attention"),
-      llvm::cl::init(128)};
+      llvm::cl::desc("Query rows per tile of the decomposed attention (0: "
+                     "the configuration stage's choice, accel-cpu-configure)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> attentionTileKV{
       *this, "attention-tile-kv",
-      llvm::cl::desc("Keys per tile of the decomposed attention"),
-      llvm::cl::init(128)};
+      llvm::cl::desc("Keys per tile of the decomposed attention (0: the "
+                     "configuration stage's choice)"),
+      llvm::cl::init(0)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
-      llvm::cl::desc("Cache tile [Mc, Nc, Kc] for contractions")};
+      llvm::cl::desc("Cache tile [Mc, Nc, Kc] for cpu-fma contractions "
+                     "(empty: the configuration stage's choice)")};
   PassOptions::ListOption<int64_t> registerTile{
       *this, "register-tile",
-      llvm::cl::desc("Register tile [mr, nr, kr] for contractions")};
+      llvm::cl::desc("Register tile [mr, nr, kr] for cpu-fma contractions "
+                     "(empty: the configuration stage's choice)")};
   PassOptions::Option<bool> packRhs{
       *this, "pack-rhs",
       llvm::cl::desc("Copy each cache block of B into panels of nr columns "

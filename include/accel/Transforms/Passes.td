@@ -244,6 +244,53 @@ def AccelFuseAttentionPass : Pass<"accel-fuse-attention"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AccelCpuConfigurePass
+    : Pass<"accel-cpu-configure", "::mlir::ModuleOp"> {
+  let summary = "Attach the CPU target's #accel.lowering_config to every "
+                "matmul and attention";
+  let description = [{
+    The configuration stage of the CPU target (docs/configure.md): each
+    `accel.matmul` and `accel.attention` gets an `accel.lowering_config`
+    chosen from its shapes, element types and the CPU's features
+    (include/accel/Transforms/CpuConfig.h; one function per choice):
+
+    | op | kernel | `tile` | `mma` |
+    |---|---|---|---|
+    | matmul, bf16 x bf16 -> f32 sums, AVX512-BF16 | `cpu-avx512bf16` (`accel-cpu-dot-kernels`) | `[Mc, 0, Kc]` (A rows per M block, N whole, K per block) | `[mr, nr, 2]` |
+    | matmul, i8 x i8 -> i32 sums, AVX512-VNNI | `cpu-avx512vnni` (same) | `[Mc, 0, Kc]` | `[mr, nr, 4]` |
+    | other matmuls | `cpu-fma` (`accel-cpu-vectorize-contractions`) | cache tile `[Mc, Nc, Kc]` | register tile `[mr, nr, kr]` |
+    | attention | `cpu-flash` (`accel-decompose-attention`) | `[query rows, keys per step]` | — |
+
+    The dot kernels are chosen only where they apply (static sizes, no
+    batch dimension, both operands of the same type, nonempty) and, for
+    bf16, with `bf16-subnormals=flush`. Later passes read the attribute
+    (convert-accel-to-linalg carries a matmul's onto its contraction) and
+    choose nothing for a configured op; the options below apply to ops
+    without a config. An op that has a config keeps it, completed (fields
+    it leaves out are chosen) and checked: a kernel the op or the CPU
+    cannot use, or tiles the kernel cannot take, is a located error.
+    Deterministic: no host probing (the pipeline passes the host's features
+    when it JIT-compiles).
+  }];
+  let options = [
+    Option<"features", "features", "std::string", "\"\"",
+           "CPU features, comma separated (e.g. avx512f,avx512bf16); empty: "
+           "the module's accel.target, else none">,
+    ListOption<"cacheTile", "cache-tile", "int64_t",
+               "cpu-fma cache tile [Mc, Nc, Kc] (empty: chosen)">,
+    ListOption<"registerTile", "register-tile", "int64_t",
+               "cpu-fma register tile [mr, nr, kr] (empty: chosen)">,
+    Option<"attentionTileQ", "attention-tile-q", "int64_t", "0",
+           "Query rows per attention tile (0: chosen)">,
+    Option<"attentionTileKV", "attention-tile-kv", "int64_t", "0",
+           "Keys per attention tile (0: chosen)">,
+    Option<"bf16Subnormals", "bf16-subnormals", "std::string", "\"flush\"",
+           "flush: bf16 matmuls may use vdpbf16ps, which treats subnormal "
+           "inputs and results as zero; keep: they use cpu-fma">
+  ];
+  let dependentDialects = ["::mlir::accel::AccelDialect"];
+}
+
 def AccelCpuVectorizeContractionsPass
     : Pass<"accel-cpu-vectorize-contractions", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg contractions on buffers for caches and registers "
@@ -368,27 +415,36 @@ def AccelCpuDotKernelsPass
     between), the first K block's accumulators start from the fill value
     instead of loading C, and the fill is removed: C is written once.
 
-    `features` lists the CPU features (empty: the
-    module's `accel.target`, else none: the pass does nothing);
-    `accel-cpu-pipeline` passes the host's when it JIT-compiles.
+    A contraction with a CPU `accel.lowering_config` (the configuration
+    stage's, `accel-cpu-configure`, carried by convert-accel-to-linalg)
+    becomes a dot kernel exactly when its config names one
+    (`cpu-avx512bf16`, `cpu-avx512vnni`), with the config's tiles
+    (`tile = [mc, 0, kc]`, `mma = [mr, nr, G]`). The others are chosen
+    here by the same rules: `features` lists the CPU features (empty: the
+    module's `accel.target`, else none: they stay as they are), and the
+    tile options (0: the stage's choice) apply to them;
+    `accel-cpu-pipeline` passes the host's features when it JIT-compiles.
   }];
   let options = [
     Option<"features", "features", "std::string", "\"\"",
            "CPU features, comma separated (e.g. avx512bf16); empty: the "
            "module's accel.target">,
-    Option<"mr", "mr", "int64_t", "6", "Rows of the register tile">,
-    Option<"nr", "nr", "int64_t", "64",
-           "Columns of the register tile (a multiple of 16)">,
-    Option<"mc", "mc", "int64_t", "132",
-           "Rows of A per M block (rounded down to a multiple of mr; 0 or "
-           "fewer than mr: all rows): each block runs over every column "
-           "tile and K block before the next, so its [mc, kc] of A stays in "
-           "L2 (132 x 2048: 528 KiB of bf16) instead of all of A streaming "
-           "past each B panel">,
-    Option<"kc", "kc", "int64_t", "2048",
-           "K values per block (even): the B panel [kc, nr] kept in cache "
-           "(2048: 128 KiB of i8, 256 KiB of bf16 at nr = 64; each further "
-           "block reloads C, which cost int8 2048^3 8 % at kc = 512)">,
+    Option<"mr", "mr", "int64_t", "0",
+           "Rows of the register tile (0: chosen, include/accel/Transforms/"
+           "CpuConfig.h: 6)">,
+    Option<"nr", "nr", "int64_t", "0",
+           "Columns of the register tile, a multiple of 16 (0: chosen: 64)">,
+    Option<"mc", "mc", "int64_t", "0",
+           "Rows of A per M block (rounded down to a multiple of mr; fewer "
+           "than mr: all rows; 0: chosen: 132): each block runs over every "
+           "column tile and K block before the next, so its [mc, kc] of A "
+           "stays in L2 (132 x 2048: 528 KiB of bf16) instead of all of A "
+           "streaming past each B panel">,
+    Option<"kc", "kc", "int64_t", "0",
+           "K values per block, even (0: chosen: 2048): the B panel [kc, nr] "
+           "kept in cache (2048: 128 KiB of i8, 256 KiB of bf16 at nr = 64; "
+           "each further block reloads C, which cost int8 2048^3 8 % at "
+           "kc = 512)">,
     Option<"threads", "threads", "int64_t", "1",
            "Above 1: column tiles in an scf.forall (not inside another "
            "parallel loop)">,

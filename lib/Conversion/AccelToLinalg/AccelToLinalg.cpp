@@ -134,6 +134,13 @@ struct MatmulToLinalg : public OpRewritePattern<MatmulOp> {
                                       arith::MulFOp::create(b, l, x, y));
           yieldValue(b, l, r);
         });
+    // The CPU configuration stage's choice for the matmul is the
+    // contraction's (accel-cpu-dot-kernels and
+    // accel-cpu-vectorize-contractions read it there).
+    if (auto config = op->getAttrOfType<LoweringConfigAttr>(
+            kLoweringConfigAttrName);
+        config && config.getKernel().starts_with("cpu-"))
+      dot->setAttr(kLoweringConfigAttrName, config);
     Value result = dot.getResult(0);
 
     if (narrowC) {

@@ -208,6 +208,16 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     // Every tile has a static shape (the contraction kernel vectorizes
     // static shapes only): whole tiles in loops, then one remainder tile of
     // queries (and of keys) peeled off.
+    // The blocks: the CPU configuration stage's (accel-cpu-configure),
+    // else the pass's options.
+    int64_t tileQ = this->tileQ, tileKV = this->tileKV;
+    if (auto config = op->getAttrOfType<LoweringConfigAttr>(
+            kLoweringConfigAttrName);
+        config && config.getKernel() == "cpu-flash" &&
+        config.getTile().size() == 2) {
+      tileQ = config.getTile()[0];
+      tileKV = config.getTile()[1];
+    }
     int64_t remQ = sq % tileQ, fullQ = sq - remQ;
     int64_t remKV = skv % tileKV, fullKV = skv - remKV;
     Type kElt = kT.getElementType();

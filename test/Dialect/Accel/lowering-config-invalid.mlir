@@ -4,7 +4,7 @@
 // target is rejected when the attribute is parsed; the chip's rules are the
 // conversion's (test/Conversion/AccelToGPU/invalid-lowering-config.mlir).
 
-// expected-error @+1 {{lowering_config 'kernel' must be mma.sync, wgmma, mfma, wmma or systolic, got 'tpu'}}
+// expected-error @+1 {{lowering_config 'kernel' must be mma.sync, wgmma, mfma, wmma, systolic, cpu-fma, cpu-avx512bf16, cpu-avx512vnni or cpu-flash, got 'tpu'}}
 func.func private @f() attributes {c = #accel.lowering_config<kernel = "tpu">}
 
 // -----
@@ -46,3 +46,14 @@ func.func private @f() attributes {c = #accel.lowering_config<kernel = "systolic
 
 // expected-error @+1 {{lowering_config of the systolic kernel takes no warps, mma or stages (the array has none)}}
 func.func private @f() attributes {c = #accel.lowering_config<kernel = "systolic", stages = 2>}
+
+// -----
+
+// A CPU cache tile of 0 leaves its dimension whole; a negative one is refused.
+// expected-error @+1 {{lowering_config 'tile' entries must not be negative, got -1}}
+func.func private @f() attributes {c = #accel.lowering_config<kernel = "cpu-fma", tile = [132, 0, -1]>}
+
+// -----
+
+// expected-error @+1 {{lowering_config of a CPU kernel takes no warps or stages (its register tile is 'mma')}}
+func.func private @f() attributes {c = #accel.lowering_config<kernel = "cpu-fma", tile = [132, 0, 1024], stages = 2>}

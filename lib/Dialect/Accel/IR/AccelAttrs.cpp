@@ -348,27 +348,34 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            StringRef kernel, ArrayRef<int64_t> tile,
                            ArrayRef<int64_t> warps, ArrayRef<int64_t> mma,
                            int64_t stages, StringRef dataflow) {
-  static const StringRef kernels[] = {"mma.sync", "wgmma", "mfma", "wmma",
-                                      "systolic"};
+  static const StringRef kernels[] = {
+      "mma.sync",       "wgmma",          "mfma",    "wmma",     "systolic",
+      "cpu-fma",        "cpu-avx512bf16", "cpu-avx512vnni", "cpu-flash"};
   if (!llvm::is_contained(kernels, kernel))
     return emitError() << "lowering_config 'kernel' must be mma.sync, wgmma, "
-                          "mfma, wmma or systolic, got '"
+                          "mfma, wmma, systolic, cpu-fma, cpu-avx512bf16, "
+                          "cpu-avx512vnni or cpu-flash, got '"
                        << kernel << "'";
+  bool cpu = kernel.starts_with("cpu-");
   auto positive = [&](StringRef name, ArrayRef<int64_t> list,
-                      ArrayRef<size_t> sizes) -> LogicalResult {
+                      ArrayRef<size_t> sizes,
+                      bool zeroIsWhole = false) -> LogicalResult {
     if (!list.empty() && !llvm::is_contained(sizes, list.size())) {
       auto diag = emitError() << "lowering_config '" << name << "' must have ";
       llvm::interleave(sizes, diag, " or ");
       return diag << " entries, got " << list.size();
     }
     for (int64_t v : list)
-      if (v <= 0)
-        return emitError() << "lowering_config '" << name
-                           << "' entries must be positive, got " << v;
+      if (v < 0 || (v == 0 && !zeroIsWhole))
+        return emitError() << "lowering_config '" << name << "' entries must "
+                           << (zeroIsWhole ? "not be negative" : "be positive")
+                           << ", got " << v;
     return success();
   };
-  // Matmuls tile [M, N, K], attention [query rows, keys per step].
-  if (failed(positive("tile", tile, {2, 3})) ||
+  // Matmuls tile [M, N, K], attention [query rows, keys per step]; a CPU
+  // matmul's cache tile of 0 leaves its dimension whole.
+  if (failed(positive("tile", tile, {2, 3},
+                      /*zeroIsWhole=*/cpu && kernel != "cpu-flash")) ||
       failed(positive("warps", warps, {1, 2})) ||
       failed(positive("mma", mma, {3})))
     return failure();
@@ -388,6 +395,9 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (systolic && (!warps.empty() || !mma.empty() || stages != 0))
     return emitError() << "lowering_config of the systolic kernel takes no "
                           "warps, mma or stages (the array has none)";
+  if (cpu && (!warps.empty() || stages != 0))
+    return emitError() << "lowering_config of a CPU kernel takes no warps or "
+                          "stages (its register tile is 'mma')";
   return success();
 }
 

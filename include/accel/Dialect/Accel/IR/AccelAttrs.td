@@ -203,7 +203,8 @@ def Accel_LoweringConfigAttr : AttrDef<Accel_Dialect, "LoweringConfig"> {
     Attached to an `accel.matmul` or `accel.attention` as the discardable
     attribute `accel.lowering_config`, it holds every choice a back end's
     conversion needs (docs/configure.md): the configuration stage
-    (`accel-gpu-configure`, `accel-systolic-configure`) writes it from the
+    (`accel-gpu-configure`, `accel-systolic-configure`,
+    `accel-cpu-configure`) writes it from the
     cost model of the op's target, a user may write it by hand, and the
     conversion reads it and chooses nothing itself. The conversion checks a
     hand-written one against the chip with the same rules as its own
@@ -211,10 +212,10 @@ def Accel_LoweringConfigAttr : AttrDef<Accel_Dialect, "LoweringConfig"> {
 
     | parameter | meaning |
     |---|---|
-    | `kernel` | the kernel strategy: `mma.sync`, `wgmma` (NVIDIA), `mfma`, `wmma` (AMD), `systolic` |
-    | `tile` | matmul: the block tile `[M, N, K]`; attention: `[query rows, keys per step]` |
+    | `kernel` | the kernel strategy: `mma.sync`, `wgmma` (NVIDIA), `mfma`, `wmma` (AMD), `systolic`, `cpu-fma`, `cpu-avx512bf16`, `cpu-avx512vnni` (CPU matmul), `cpu-flash` (CPU attention) |
+    | `tile` | matmul: the block tile `[M, N, K]` (CPU: the cache tile, 0 leaving a dimension whole); attention: `[query rows, keys per step]` |
     | `warps` | GPU matmul: warps `[along M, along N]`; GPU attention: `[warps]` |
-    | `mma` | GPU: the matrix instruction `[m, n, k]` (informative: the chip and element types fix it) |
+    | `mma` | GPU: the matrix instruction `[m, n, k]` (informative: the chip and element types fix it); CPU matmul: the register tile `[mr, nr, kr]` (the C block held in registers; kr: K steps per iteration, or the k values one 32-bit lane of a dot instruction takes) |
     | `stages` | GPU: buffers of the global-to-shared ring (0: the kernel's own) |
     | `dataflow` | systolic matmul: `ws`, `os` or `is` |
 

@@ -1,0 +1,92 @@
+//===- CpuConfig.h - the CPU target's configuration stage -------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every choice the CPU lowering makes for a matmul or an attention: which
+// kernel, which cache and register tiles, which attention blocks. The
+// configuration stage (accel-cpu-configure) writes them as an
+// #accel.lowering_config on the op; the passes that lower it
+// (accel-decompose-attention, accel-cpu-dot-kernels,
+// accel-cpu-vectorize-contractions) read it, and call the same functions
+// for an op that reaches them without one (docs/configure.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_TRANSFORMS_CPUCONFIG_H
+#define ACCEL_TRANSFORMS_CPUCONFIG_H
+
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include <array>
+
+namespace mlir::accel {
+
+/// The CPU facts the choices depend on.
+struct CpuIsa {
+  bool avx512f = false;
+  bool avx512bf16 = false;
+  bool avx512vnni = false;
+
+  /// From a comma-separated feature list ("+avx512f,avx512bf16").
+  static CpuIsa fromFeatures(StringRef features);
+  /// `features` when not empty, else the features of the CPU #accel.target
+  /// of the module around `op`, else none.
+  static CpuIsa resolve(StringRef features, Operation *op);
+};
+
+/// Choices given by options (a pass's or a pipeline's): empty or 0 means
+/// chosen.
+struct CpuConfigOverrides {
+  SmallVector<int64_t> cacheTile;
+  SmallVector<int64_t> registerTile;
+  int64_t attentionTileQ = 0;
+  int64_t attentionTileKV = 0;
+  /// vdpbf16ps flushes bf16 subnormals; false keeps bf16 on cpu-fma.
+  bool bf16Flush = true;
+};
+
+/// The tiles of the cpu-fma kernel (accel-cpu-vectorize-contractions).
+struct CpuFmaTiles {
+  std::array<int64_t, 3> cache;    // [Mc, Nc, Kc], 0: whole
+  std::array<int64_t, 3> registers; // [mr, nr, kr]
+};
+
+/// The tiles of the dot kernels (accel-cpu-dot-kernels).
+struct CpuDotTiles {
+  int64_t mr, nr, mc, kc;
+};
+
+/// The cpu-fma tiles for a contraction on `isa` with `overrides`.
+CpuFmaTiles chooseCpuFmaTiles(const CpuIsa &isa,
+                              const CpuConfigOverrides &overrides);
+/// The dot kernels' tiles on `isa`.
+CpuDotTiles chooseCpuDotTiles(const CpuIsa &isa);
+/// The attention blocks [query rows, keys per step].
+std::array<int64_t, 2> chooseCpuAttentionTiles(const CpuIsa &isa,
+                                               const CpuConfigOverrides &o);
+
+/// The config of an accel.matmul or accel.attention: its own
+/// accel.lowering_config completed and checked, or the choice for it. A
+/// located error when its config does not fit the op or the CPU.
+FailureOr<LoweringConfigAttr>
+configureCpuOp(Operation *op, const CpuIsa &isa,
+               const CpuConfigOverrides &overrides);
+
+/// The cpu-fma tiles of a configured contraction (nullopt: `config` is not
+/// a cpu-fma config).
+std::optional<CpuFmaTiles> getCpuFmaTiles(LoweringConfigAttr config);
+/// The dot tiles of a configured contraction (nullopt: not a dot config).
+std::optional<CpuDotTiles> getCpuDotTiles(LoweringConfigAttr config);
+/// Checks cpu-fma tiles; the reason they do not fit, or an empty string.
+std::string checkCpuFmaTiles(const CpuFmaTiles &tiles);
+/// Checks dot tiles; the reason they do not fit, or an empty string.
+std::string checkCpuDotTiles(const CpuDotTiles &tiles);
+
+} // namespace mlir::accel
+
+#endif // ACCEL_TRANSFORMS_CPUCONFIG_H

@@ -1,0 +1,316 @@
+//===- CpuConfigure.cpp - accel-cpu-configure -----------------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The configuration stage of the CPU target: every tile and kernel choice
+// of the CPU lowering, and the pass that attaches them to the accel ops as
+// #accel.lowering_config (docs/configure.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Transforms/CpuConfig.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "accel/Target/Catalogue.h"
+#include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Transforms.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELCPUCONFIGUREPASS
+#include "accel/Transforms/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using namespace mlir::accel;
+
+static constexpr StringLiteral kFma = "cpu-fma";
+static constexpr StringLiteral kBf16Dot = "cpu-avx512bf16";
+static constexpr StringLiteral kI8Dot = "cpu-avx512vnni";
+static constexpr StringLiteral kFlash = "cpu-flash";
+
+//===----------------------------------------------------------------------===//
+// What the CPU has
+//===----------------------------------------------------------------------===//
+
+CpuIsa CpuIsa::fromFeatures(StringRef features) {
+  CpuIsa isa;
+  isa.avx512f = hasCpuFeature(features, "avx512f");
+  isa.avx512bf16 = hasCpuFeature(features, "avx512bf16");
+  isa.avx512vnni = hasCpuFeature(features, "avx512vnni");
+  return isa;
+}
+
+CpuIsa CpuIsa::resolve(StringRef features, Operation *op) {
+  if (!features.empty())
+    return fromFeatures(features);
+  CpuIsa isa;
+  ModuleOp module = isa_and_nonnull<ModuleOp>(op)
+                        ? cast<ModuleOp>(op)
+                        : (op ? op->getParentOfType<ModuleOp>() : ModuleOp());
+  if (!module)
+    return isa;
+  auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
+  if (!target || target.getKind() != TargetKind::CPU)
+    return isa;
+  isa.avx512f = target.hasFeature("avx512f");
+  isa.avx512bf16 = target.hasFeature("avx512bf16");
+  isa.avx512vnni = target.hasFeature("avx512vnni");
+  return isa;
+}
+
+//===----------------------------------------------------------------------===//
+// The choices
+//===----------------------------------------------------------------------===//
+
+CpuFmaTiles mlir::accel::chooseCpuFmaTiles(const CpuIsa &isa,
+                                           const CpuConfigOverrides &o) {
+  // Measured on Zen 5 (AVX-512) for f32: 6 x 64 keeps 24 accumulators in
+  // zmm registers; Mc = 132 (22 register tiles: the A block, 528 KiB at
+  // Kc = 1024, and a 256 KiB B panel share L2), Nc = Kc = 1024 (C is read
+  // and written once per 1024 of K; Kc = 256 spent ~8 % of 2048^3
+  // reloading and storing C tiles). Against 256, 512, 256
+  // (docs/cpu-performance.md): 2048^3 0.93 -> 1.00 of dnnl_sgemm, 1000^3
+  // 0.93 -> 0.97, 4096x128x4096 0.94 -> 1.02.
+  (void)isa;
+  CpuFmaTiles t{{132, 1024, 1024}, {6, 64, 1}};
+  if (o.cacheTile.size() == 3)
+    llvm::copy(o.cacheTile, t.cache.begin());
+  if (o.registerTile.size() == 3)
+    llvm::copy(o.registerTile, t.registers.begin());
+  return t;
+}
+
+CpuDotTiles mlir::accel::chooseCpuDotTiles(const CpuIsa &isa) {
+  // 6 x 64: 24 zmm accumulators; Mc = 132 rows of A x Kc = 2048 (528 KiB of
+  // bf16) stay in L2 while each column tile runs over them; Kc = 2048 keeps
+  // a [Kc, nr] panel of B (128 KiB of i8, 256 KiB of bf16) in cache, and
+  // each further K block reloads C (int8 2048^3 lost 8 % at Kc = 512).
+  (void)isa;
+  return {6, 64, 132, 2048};
+}
+
+std::array<int64_t, 2>
+mlir::accel::chooseCpuAttentionTiles(const CpuIsa &isa,
+                                     const CpuConfigOverrides &o) {
+  (void)isa;
+  return {o.attentionTileQ > 0 ? o.attentionTileQ : 128,
+          o.attentionTileKV > 0 ? o.attentionTileKV : 128};
+}
+
+std::string mlir::accel::checkCpuFmaTiles(const CpuFmaTiles &t) {
+  if (llvm::any_of(t.cache, [](int64_t s) { return s < 0; }))
+    return "the cache tile needs 3 sizes >= 0 [Mc, Nc, Kc]";
+  if (llvm::any_of(t.registers, [](int64_t s) { return s <= 0; }))
+    return "the register tile needs 3 positive sizes [mr, nr, kr]";
+  // nr sets the width of every vector of a register tile row. A width that
+  // is not a power of two (48 = 3 zmm) reaches LLVM as e.g. <48 x float>
+  // values carried through the K loop, which the x86 back end rebuilds lane
+  // by lane (vinsertps, vshufps: 576 of them for one 8 x 48 tile): 20x
+  // slower than 8 x 32 or 6 x 64 on 128^3 and 256^3.
+  if (!llvm::isPowerOf2_64(t.registers[1]))
+    return "register tile nr must be a power of two (got " +
+           std::to_string(t.registers[1]) +
+           "): other vector widths are assembled lane by lane by the x86 "
+           "back end, about 20x slower";
+  return "";
+}
+
+std::string mlir::accel::checkCpuDotTiles(const CpuDotTiles &t) {
+  if (t.nr <= 0 || t.nr % 16 != 0 || t.mr <= 0 || t.kc < 2 || t.kc % 2 != 0)
+    return "mr must be positive, nr a positive multiple of 16 and kc even "
+           "and >= 2 (got mr=" +
+           std::to_string(t.mr) + " nr=" + std::to_string(t.nr) +
+           " kc=" + std::to_string(t.kc) + ")";
+  return "";
+}
+
+std::optional<CpuFmaTiles>
+mlir::accel::getCpuFmaTiles(LoweringConfigAttr config) {
+  if (!config || config.getKernel() != kFma || config.getTile().size() != 3 ||
+      config.getMma().size() != 3)
+    return std::nullopt;
+  CpuFmaTiles t;
+  llvm::copy(config.getTile(), t.cache.begin());
+  llvm::copy(config.getMma(), t.registers.begin());
+  return t;
+}
+
+std::optional<CpuDotTiles>
+mlir::accel::getCpuDotTiles(LoweringConfigAttr config) {
+  if (!config || (config.getKernel() != kBf16Dot &&
+                  config.getKernel() != kI8Dot) ||
+      config.getTile().size() != 3 || config.getMma().size() != 3)
+    return std::nullopt;
+  return CpuDotTiles{config.getMma()[0], config.getMma()[1],
+                     config.getTile()[0], config.getTile()[2]};
+}
+
+/// The dot kernel a matmul can use on `isa` (its contraction, as
+/// convert-accel-to-linalg emits it, is what accel-cpu-dot-kernels
+/// rewrites): "" when none.
+static StringRef dotKernelFor(MatmulOp mm, const CpuIsa &isa,
+                              const CpuConfigOverrides &o) {
+  auto a = mm.getLhs().getType(), b = mm.getRhs().getType();
+  auto c = mm.getInit().getType();
+  if (c.getRank() != 2 || !a.hasStaticShape() || !b.hasStaticShape() ||
+      !c.hasStaticShape() || a.getElementType() != b.getElementType() ||
+      a.getNumElements() == 0 || b.getNumElements() == 0 ||
+      c.getNumElements() == 0)
+    return "";
+  Type elt = a.getElementType(), cElt = c.getElementType();
+  // bf16 products are summed in f32 whatever C is.
+  if (elt.isBF16())
+    return isa.avx512bf16 && o.bf16Flush ? kBf16Dot : "";
+  // i8 products are summed in i32 when scaled or when C is i32.
+  if (elt.isInteger(8) && (mm.getLhsScale() || cElt.isInteger(32)))
+    return isa.avx512vnni ? kI8Dot : "";
+  return "";
+}
+
+static FailureOr<LoweringConfigAttr>
+configureMatmul(MatmulOp mm, LoweringConfigAttr given, const CpuIsa &isa,
+                const CpuConfigOverrides &o) {
+  MLIRContext *ctx = mm.getContext();
+  StringRef dot = dotKernelFor(mm, isa, o);
+  StringRef kernel = given ? given.getKernel() : (dot.empty() ? StringRef(kFma) : dot);
+  if (kernel != kFma && kernel != kBf16Dot && kernel != kI8Dot)
+    return mm.emitOpError("cannot use ")
+           << kernel << " on the CPU: a matmul takes cpu-fma, cpu-avx512bf16 "
+           << "or cpu-avx512vnni";
+  if (kernel != kFma && kernel != dot) {
+    StringRef feature = kernel == kBf16Dot ? "avx512bf16" : "avx512vnni";
+    bool has = kernel == kBf16Dot ? isa.avx512bf16 : isa.avx512vnni;
+    if (!has)
+      return mm.emitOpError("cannot use ")
+             << kernel << ": the CPU has no " << feature;
+    return mm.emitOpError("cannot use ")
+           << kernel << ": it takes "
+           << (kernel == kBf16Dot ? "bf16" : "i8")
+           << " operands of static sizes without batch dimensions, summed in "
+           << (kernel == kBf16Dot ? "f32" : "i32")
+           << (kernel == kBf16Dot ? " (and bf16-subnormals=flush)" : "");
+  }
+  ArrayRef<int64_t> givenTile = given ? given.getTile() : ArrayRef<int64_t>();
+  ArrayRef<int64_t> givenMma = given ? given.getMma() : ArrayRef<int64_t>();
+  if (!givenTile.empty() && givenTile.size() != 3)
+    return mm.emitOpError("a CPU matmul config needs a 3-entry tile, got ")
+           << givenTile.size();
+  SmallVector<int64_t, 3> tile, mma;
+  std::string why;
+  if (kernel == kFma) {
+    CpuFmaTiles t = chooseCpuFmaTiles(isa, o);
+    if (!givenTile.empty())
+      llvm::copy(givenTile, t.cache.begin());
+    if (!givenMma.empty())
+      llvm::copy(givenMma, t.registers.begin());
+    why = checkCpuFmaTiles(t);
+    tile.assign(t.cache.begin(), t.cache.end());
+    mma.assign(t.registers.begin(), t.registers.end());
+  } else {
+    CpuDotTiles t = chooseCpuDotTiles(isa);
+    int64_t group = kernel == kBf16Dot ? 2 : 4;
+    if (!givenTile.empty()) {
+      t.mc = givenTile[0];
+      t.kc = givenTile[2];
+    }
+    if (!givenMma.empty()) {
+      t.mr = givenMma[0];
+      t.nr = givenMma[1];
+      if (givenMma[2] != group)
+        why = "mma k must be " + std::to_string(group) +
+              " (the k values one 32-bit lane of the dot instruction takes)";
+    }
+    if (why.empty())
+      why = checkCpuDotTiles(t);
+    tile = {t.mc, 0, t.kc};
+    mma = {t.mr, t.nr, group};
+  }
+  if (!why.empty())
+    return mm.emitOpError("cannot use ") << kernel << ": " << why;
+  return LoweringConfigAttr::get(ctx, kernel, tile, {}, mma, 0, "");
+}
+
+static FailureOr<LoweringConfigAttr>
+configureAttention(AttentionOp op, LoweringConfigAttr given, const CpuIsa &isa,
+                   const CpuConfigOverrides &o) {
+  if (given && given.getKernel() != kFlash)
+    return op.emitOpError("cannot use ")
+           << given.getKernel() << " on the CPU: an attention takes cpu-flash";
+  if (given && (!given.getMma().empty() ||
+                (!given.getTile().empty() && given.getTile().size() != 2)))
+    return op.emitOpError("a cpu-flash config takes a tile [query rows, "
+                          "keys per step] and no mma");
+  std::array<int64_t, 2> t = chooseCpuAttentionTiles(isa, o);
+  // (The attribute's verifier and the options' check keep both positive.)
+  if (given && !given.getTile().empty())
+    llvm::copy(given.getTile(), t.begin());
+  return LoweringConfigAttr::get(op.getContext(), kFlash, t, {}, {}, 0, "");
+}
+
+FailureOr<LoweringConfigAttr>
+mlir::accel::configureCpuOp(Operation *op, const CpuIsa &isa,
+                            const CpuConfigOverrides &overrides) {
+  FailureOr<LoweringConfigAttr> given = getLoweringConfig(op);
+  if (failed(given))
+    return failure();
+  if (auto mm = dyn_cast<MatmulOp>(op))
+    return configureMatmul(mm, *given, isa, overrides);
+  return configureAttention(cast<AttentionOp>(op), *given, isa, overrides);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct AccelCpuConfigurePass
+    : public accel::impl::AccelCpuConfigurePassBase<AccelCpuConfigurePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (bf16Subnormals != "flush" && bf16Subnormals != "keep") {
+      module.emitError() << "accel-cpu-configure: bf16-subnormals must be "
+                            "'flush' or 'keep' (got '"
+                         << bf16Subnormals << "')";
+      return signalPassFailure();
+    }
+    if ((!cacheTile.empty() && cacheTile.size() != 3) ||
+        (!registerTile.empty() && registerTile.size() != 3)) {
+      module.emitError() << "accel-cpu-configure: cache-tile and "
+                            "register-tile take 3 sizes each";
+      return signalPassFailure();
+    }
+    if (attentionTileQ < 0 || attentionTileKV < 0) {
+      module.emitError() << "accel-cpu-configure: attention-tile-q and "
+                            "attention-tile-kv must not be negative (0: "
+                            "chosen)";
+      return signalPassFailure();
+    }
+    CpuConfigOverrides o;
+    o.cacheTile.assign(cacheTile.begin(), cacheTile.end());
+    o.registerTile.assign(registerTile.begin(), registerTile.end());
+    o.attentionTileQ = attentionTileQ;
+    o.attentionTileKV = attentionTileKV;
+    o.bf16Flush = bf16Subnormals == "flush";
+    CpuIsa cpu = CpuIsa::resolve(features, module);
+    WalkResult r = module.walk([&](Operation *op) {
+      if (!isa<MatmulOp, AttentionOp>(op))
+        return WalkResult::advance();
+      FailureOr<LoweringConfigAttr> config = configureCpuOp(op, cpu, o);
+      if (failed(config))
+        return WalkResult::interrupt();
+      op->setAttr(kLoweringConfigAttrName, *config);
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,105 @@
+// RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni" | FileCheck %s
+// RUN: accel-opt %s -split-input-file --accel-cpu-configure | FileCheck %s --check-prefix=NOFEAT
+// RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni bf16-subnormals=keep cache-tile=64,256,512 register-tile=4,32,2 attention-tile-q=64" | FileCheck %s --check-prefix=OPTS
+// The stage is deterministic: configuring its own output changes nothing.
+// RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni" > %t.1
+// RUN: accel-opt %t.1 -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni" > %t.2
+// RUN: diff %t.1 %t.2
+
+// f32: the FMA kernel with the default cache and register tiles.
+// CHECK-LABEL: func @f32
+// CHECK: accel.matmul {{.*}}accel.lowering_config = #accel.lowering_config<kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]>
+// NOFEAT-LABEL: func @f32
+// NOFEAT: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]
+// OPTS-LABEL: func @f32
+// OPTS: kernel = "cpu-fma", tile = [64, 256, 512], mma = [4, 32, 2]
+func.func @f32(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %0 : tensor<64x48xf32>
+}
+
+// -----
+
+// bf16: vdpbf16ps where the CPU has it (k pairs per lane), unless bf16
+// subnormals must be kept; the tile options are the FMA kernel's.
+// CHECK-LABEL: func @bf16
+// CHECK: kernel = "cpu-avx512bf16", tile = [132, 0, 2048], mma = [6, 64, 2]
+// NOFEAT-LABEL: func @bf16
+// NOFEAT: kernel = "cpu-fma"
+// OPTS-LABEL: func @bf16
+// OPTS: kernel = "cpu-fma", tile = [64, 256, 512], mma = [4, 32, 2]
+func.func @bf16(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x48xbf16>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %0 : tensor<64x48xf32>
+}
+
+// -----
+
+// int8 summed in i32 (into an i32 C, or scaled into an f32 one): vpdpbusd,
+// 4 k values per lane.
+// CHECK-LABEL: func @i8
+// CHECK: kernel = "cpu-avx512vnni", tile = [132, 0, 2048], mma = [6, 64, 4]
+// CHECK: kernel = "cpu-avx512vnni"
+// NOFEAT-LABEL: func @i8
+// NOFEAT: kernel = "cpu-fma"
+// NOFEAT: kernel = "cpu-fma"
+func.func @i8(%a: tensor<64x32xi8>, %b: tensor<32x48xi8>, %c: tensor<64x48xi32>, %d: tensor<64x48xf32>, %s: f32) -> (tensor<64x48xi32>, tensor<64x48xf32>) {
+  %0 = accel.matmul ins(%a, %b : tensor<64x32xi8>, tensor<32x48xi8>) outs(%c : tensor<64x48xi32>) -> tensor<64x48xi32>
+  %1 = accel.matmul ins(%a, %b : tensor<64x32xi8>, tensor<32x48xi8>) scales(%s, %s) outs(%d : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %0, %1 : tensor<64x48xi32>, tensor<64x48xf32>
+}
+
+// -----
+
+// What the dot kernels do not take: batch dimensions, dynamic sizes, an
+// empty operand.
+// CHECK-LABEL: func @fma_only
+// CHECK-COUNT-3: kernel = "cpu-fma"
+func.func @fma_only(%a: tensor<2x8x32xbf16>, %b: tensor<2x32x16xbf16>, %c: tensor<2x8x16xf32>,
+                    %d: tensor<?x32xbf16>, %e: tensor<32x16xbf16>, %f: tensor<?x16xf32>,
+                    %g: tensor<8x0xbf16>, %h: tensor<0x16xbf16>, %i: tensor<8x16xf32>) -> (tensor<2x8x16xf32>, tensor<?x16xf32>, tensor<8x16xf32>) {
+  %0 = accel.matmul ins(%a, %b : tensor<2x8x32xbf16>, tensor<2x32x16xbf16>) outs(%c : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %1 = accel.matmul ins(%d, %e : tensor<?x32xbf16>, tensor<32x16xbf16>) outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %2 = accel.matmul ins(%g, %h : tensor<8x0xbf16>, tensor<0x16xbf16>) outs(%i : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %0, %1, %2 : tensor<2x8x16xf32>, tensor<?x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// Attention: FlashAttention-2 blocks.
+// CHECK-LABEL: func @att
+// CHECK: accel.attention {{.*}}kernel = "cpu-flash", tile = [128, 128]
+// OPTS-LABEL: func @att
+// OPTS: kernel = "cpu-flash", tile = [64, 128]
+func.func @att(%q: tensor<1x2x64x32xf32>, %k: tensor<1x2x64x32xf32>, %v: tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32> {
+  %o = tensor.empty() : tensor<1x2x64x32xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%o : tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32>
+  return %0 : tensor<1x2x64x32xf32>
+}
+
+// -----
+
+// A hand-written config wins over the options and is completed.
+// CHECK-LABEL: func @written
+// CHECK: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [4, 32, 1]
+// CHECK: kernel = "cpu-flash", tile = [32, 16]
+// OPTS-LABEL: func @written
+// OPTS: kernel = "cpu-fma", tile = [64, 256, 512], mma = [4, 32, 1]
+func.func @written(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>, %q: tensor<1x2x64x32xf32>) -> (tensor<64x48xf32>, tensor<1x2x64x32xf32>) {
+  %0 = accel.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-fma", mma = [4, 32, 1]>} -> tensor<64x48xf32>
+  %o = tensor.empty() : tensor<1x2x64x32xf32>
+  %1 = accel.attention ins(%q, %q, %q : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%o : tensor<1x2x64x32xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-flash", tile = [32, 16]>} -> tensor<1x2x64x32xf32>
+  return %0, %1 : tensor<64x48xf32>, tensor<1x2x64x32xf32>
+}
+
+// -----
+
+// Without a features option, the module's CPU target decides.
+// NOFEAT-LABEL: func @target
+// NOFEAT: kernel = "cpu-avx512bf16"
+module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip = "znver4", features = ["avx512f", "avx512bf16"], peak_f32 = 0.1>} {
+  func.func @target(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
+    %0 = accel.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x48xbf16>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+    return %0 : tensor<64x48xf32>
+  }
+}
