@@ -202,6 +202,7 @@ accel::planLowerPrecision(Operation *op, const LowerPrecisionOptions &options,
 
   if (matmul && diagnose && !plan.emulate)
     warnLongNarrowAccumulation(matmul, p.accumulate);
+  plan.debugScaleError = options.debugScaleError;
   return std::optional<PrecisionPlan>(plan);
 }
 
@@ -362,17 +363,29 @@ static OverflowMode overflowOf(const PrecisionPolicy &p) {
   return p.scales == ScaleMode::Dynamic ? OverflowMode::Saturate : p.overflow;
 }
 
-/// `input` quantised to the compute type (emulating: and back to f32).
+/// The scale that dequantises the last input: `scale`, or with the test-only
+/// `debug-scale-error` (PrecisionPlan::debugScaleError), `scale` times
+/// 1 + that factor, a deliberate scale error. Null without a scale.
+static Value skewedScale(OpBuilder &b, Location loc, const PrecisionPlan &plan,
+                         Value scale) {
+  if (!scale || plan.debugScaleError == 0.0)
+    return scale;
+  return arith::MulFOp::create(b, loc, scale,
+                               f32Constant(b, loc, 1.0 + plan.debugScaleError));
+}
+
+/// `input` quantised to the compute type with `scale` (emulating: and back
+/// to f32, with `dequantScale`, which is `scale` unless skewed).
 static Value quantiseTensor(OpBuilder &b, Location loc,
-                            const PrecisionPlan &plan, Value input,
-                            Value scale) {
+                            const PrecisionPlan &plan, Value input, Value scale,
+                            Value dequantScale) {
   const PrecisionPolicy &p = plan.policy;
   Type elementType = plan.emulate ? b.getF32Type() : p.compute;
   return mapInto(b, loc, input, emptyLike(b, loc, input, elementType),
                  [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
                    Value q =
                        quantise(nb, l, x[0], p.compute, scale, overflowOf(p));
-                   return plan.emulate ? dequantise(nb, l, q, scale) : q;
+                   return plan.emulate ? dequantise(nb, l, q, dequantScale) : q;
                  });
 }
 
@@ -429,8 +442,10 @@ static Value lowerMatmul(RewriterBase &rewriter, MatmulOp op,
   Type f32 = rewriter.getF32Type();
   Value sa = buildScale(rewriter, loc, p, op.getLhs(), 0);
   Value sb = buildScale(rewriter, loc, p, op.getRhs(), 1);
-  Value a = quantiseTensor(rewriter, loc, plan, op.getLhs(), sa);
-  Value b = quantiseTensor(rewriter, loc, plan, op.getRhs(), sb);
+  // B is dequantised with `dequantB` (sb, unless a test skews it).
+  Value dequantB = skewedScale(rewriter, loc, plan, sb);
+  Value a = quantiseTensor(rewriter, loc, plan, op.getLhs(), sa, sa);
+  Value b = quantiseTensor(rewriter, loc, plan, op.getRhs(), sb, dequantB);
   Value c = op.getInit();
   bool accumulate = op.getAccumulate();
 
@@ -447,10 +462,10 @@ static Value lowerMatmul(RewriterBase &rewriter, MatmulOp op,
                             : p.accumulate;
   bool addLater = accumulate && !cType.isF32();
   Value init = cType.isF32() ? c : emptyLike(rewriter, loc, c, cType);
-  auto mm =
-      MatmulOp::create(rewriter, loc, init.getType(), a, b,
-                       p.isScaled() ? sa : Value(), p.isScaled() ? sb : Value(),
-                       init, op.getTransposeB(), accumulate && !addLater);
+  auto mm = MatmulOp::create(rewriter, loc, init.getType(), a, b,
+                             p.isScaled() ? sa : Value(),
+                             p.isScaled() ? dequantB : Value(), init,
+                             op.getTransposeB(), accumulate && !addLater);
   return finish(rewriter, loc, mm.getResult(), Value(), addLater ? c : Value(),
                 p.output, c);
 }
@@ -464,7 +479,13 @@ static Value lowerAttention(RewriterBase &rewriter, AttentionOp op,
   Value scales[3], quantised[3];
   for (unsigned i = 0; i < 3; ++i) {
     scales[i] = buildScale(rewriter, loc, p, inputs[i], i);
-    quantised[i] = quantiseTensor(rewriter, loc, plan, inputs[i], scales[i]);
+    // V is dequantised with its scale, unless a test skews it.
+    Value dequant =
+        i == 2 ? skewedScale(rewriter, loc, plan, scales[i]) : scales[i];
+    quantised[i] =
+        quantiseTensor(rewriter, loc, plan, inputs[i], scales[i], dequant);
+    if (i == 2)
+      scales[i] = dequant;
   }
   Value o = op.getInit();
   FloatAttr scaleAttr = op.getScaleAttr();
@@ -636,6 +657,14 @@ struct AccelLowerPrecisionPass
       return signalPassFailure();
     }
     options.emulate = onUnsupported == "emulate";
+    if (!std::isfinite(debugScaleError) || debugScaleError <= -1.0) {
+      mlir::emitError(module.getLoc())
+          << "accel-lower-precision: debug-scale-error must be finite and "
+             "greater than -1, got "
+          << debugScaleError;
+      return signalPassFailure();
+    }
+    options.debugScaleError = debugScaleError;
     FailureOr<TargetAttr> target =
         resolveTarget(module, targetName, "accel-lower-precision");
     if (failed(target))

@@ -10,6 +10,10 @@
 // OVERFLOW: error: accel-lower-precision: overflow must be saturate or nan, got 'wrap'
 // RUN: not accel-opt %S/Inputs/f32-matmul.mlir --accel-lower-precision="compute=bf16 on-unsupported=ignore" 2>&1 | FileCheck %s --check-prefix=BADPOLICY
 // BADPOLICY: error: accel-lower-precision: on-unsupported must be error or emulate, got 'ignore'
+// RUN: not accel-opt %S/Inputs/f32-matmul.mlir --accel-lower-precision="compute=i8 debug-scale-error=-1" 2>&1 | FileCheck %s --check-prefix=SKEW
+// SKEW: error: accel-lower-precision: debug-scale-error must be finite and greater than -1, got -1
+// RUN: not accel-opt %S/Inputs/f32-matmul.mlir --accel-lower-precision="compute=i8 debug-scale-error=inf" 2>&1 | FileCheck %s --check-prefix=SKEW-INF
+// SKEW-INF: error: accel-lower-precision: debug-scale-error must be finite and greater than -1, got INF
 // RUN: not accel-opt %S/Inputs/f32-matmul.mlir --accel-lower-precision="compute=bf16 target=h1000" 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: error: accel-lower-precision: unknown target 'h1000'
 // RUN: not accel-opt %S/Inputs/f32-matmul.mlir --accel-lower-precision=output=bf16 2>&1 | FileCheck %s --check-prefix=NOCOMPUTE

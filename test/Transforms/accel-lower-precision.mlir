@@ -1,6 +1,31 @@
 // Each op's #accel.precision says what it becomes; without options only such
 // ops are rewritten.
 // RUN: accel-opt %s -split-input-file --accel-lower-precision | FileCheck %s
+//
+// The test-only debug-scale-error: B's scale times 1 + 0.25 where the
+// matmul dequantises (A and B are still quantised with their own scales).
+// RUN: accel-opt %S/Inputs/f32-matmul.mlir --accel-lower-precision="compute=i8 debug-scale-error=0.25" | FileCheck %s --check-prefix=SKEW
+// SKEW: %[[SA:.+]] = arith.select {{.*}} : f32
+// SKEW: %[[SB:.+]] = arith.select {{.*}} : f32
+// SKEW: %[[F:.+]] = arith.constant 1.250000e+00 : f32
+// SKEW: %[[SKEWED:.+]] = arith.mulf %[[SB]], %[[F]] : f32
+// SKEW: %[[A8:.+]] = linalg.generic
+// SKEW: arith.divf %{{.+}}, %[[SA]] : f32
+// SKEW: %[[B8:.+]] = linalg.generic
+// SKEW: arith.divf %{{.+}}, %[[SB]] : f32
+// SKEW: accel.matmul ins(%[[A8]], %[[B8]] : tensor<8x16xi8>, tensor<16x4xi8>) scales(%[[SA]], %[[SKEWED]])
+// And with on-unsupported=emulate, in the dequantisation of B.
+// RUN: accel-opt %S/Inputs/f32-matmul.mlir --accel-lower-precision="compute=i8 target=x86-64-avx2 on-unsupported=emulate debug-scale-error=0.25" | FileCheck %s --check-prefix=SKEW-EMULATED
+// SKEW-EMULATED: %[[SA:.+]] = arith.select {{.*}} : f32
+// SKEW-EMULATED: %[[SB:.+]] = arith.select {{.*}} : f32
+// SKEW-EMULATED: %[[SKEWED:.+]] = arith.mulf %[[SB]], %{{.+}} : f32
+// SKEW-EMULATED: arith.divf %{{.+}}, %[[SA]] : f32
+// SKEW-EMULATED: arith.sitofp
+// SKEW-EMULATED-NEXT: arith.mulf %{{.+}}, %[[SA]] : f32
+// SKEW-EMULATED: arith.divf %{{.+}}, %[[SB]] : f32
+// SKEW-EMULATED: arith.sitofp
+// SKEW-EMULATED-NEXT: arith.mulf %{{.+}}, %[[SKEWED]] : f32
+// SKEW-EMULATED: accel.matmul
 
 // bf16: the inputs are rounded (one truncf each), the product accumulates in
 // f32 straight into the op's own C; no epilogue.

@@ -31,6 +31,8 @@
 #include "accel/Support/ToolInput.h"
 #include "accel/Systolic/Simulator.h"
 #include "accel/Target/Backend.h"
+#include "accel/Transforms/LowerPrecision.h"
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -178,8 +180,15 @@ static cl::list<std::string> precisionReport(
              "options (repeatable, one precision each, e.g. compute=bf16), "
              "run them on the same inputs and report each result's error "
              "against the f32 function's fp64 reference, with a normwise "
-             "gate"),
+             "gate from a model of the lowering's roundings "
+             "(docs/numerics.md)"),
     cl::cat(runCat));
+static cl::opt<bool> gateDetails(
+    "gate-details",
+    cl::desc("Also print, for each result, the element whose error / gate "
+             "is largest, with its error and its gate (read by "
+             "scripts/gate-report.py)"),
+    cl::init(false), cl::cat(runCat));
 static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Timed runs after the checked one"),
                                 cl::init(3), cl::cat(runCat));
@@ -812,6 +821,21 @@ checkResults(Job &job, llvm::function_ref<ref::Tensor(unsigned)> actualOf) {
         "worst err/gate {4:f3} -> {5}\n",
         i, typeStr(rt), c.maxAbsError, c.maxRelError, c.worstRatio,
         c.passed() ? "PASS" : "FAIL");
+    if (gateDetails && actual.numElements() > 0) {
+      int64_t at = 0;
+      double worst = -1;
+      for (int64_t n = 0, e = actual.numElements(); n < e; ++n)
+        if (double ratio = ref::elementRatio(actual.data[n], expected, n);
+            ratio > worst) {
+          worst = ratio;
+          at = n;
+        }
+      double y = actual.data[at], r = expected.value.data[at];
+      llvm::outs() << llvm::formatv(
+          "    tightest element {0}: err {1:e2}, gate {2:e2}\n", at,
+          std::isfinite(y) && std::isfinite(r) ? std::fabs(y - r) : 0.0,
+          expected.bound.data[at]);
+    }
     if (!c.passed()) {
       int64_t at = c.firstFailure;
       llvm::outs() << llvm::formatv(
@@ -891,30 +915,174 @@ static StringRef optionValue(StringRef options, StringRef key) {
   return "";
 }
 
-/// The unit roundoff of the inputs accel-lower-precision makes for
-/// `compute`: the format's for floats (2^-4 for f8E4M3FN), half an int8
-/// step of the tensor's largest value for i8 (1/254, about 2^-8); 0 when
-/// unknown.
-static double inputRoundoff(StringRef compute) {
-  if (compute == "bf16")
-    return std::ldexp(1.0, -8);
-  if (compute == "f16")
-    return std::ldexp(1.0, -11);
-  if (compute == "f8E4M3FN")
-    return std::ldexp(1.0, -4);
-  if (compute == "f8E5M2")
-    return std::ldexp(1.0, -3);
-  if (compute == "i8")
-    return 1.0 / 254.0;
-  return 0.0;
+/// The policy a --precision-report option string gives the ops without an
+/// accel.precision attribute; none without `compute`. The string has parsed
+/// as accel-lower-precision's options already.
+static std::optional<PrecisionPolicy> reportPolicy(StringRef spec,
+                                                   MLIRContext *context) {
+  auto type = [&](StringRef key) {
+    StringRef v = optionValue(spec, key);
+    return v.empty() ? Type() : mlir::parseType(v, context);
+  };
+  Type compute = type("compute");
+  if (!compute)
+    return std::nullopt;
+  std::optional<ScaleMode> scales;
+  if (StringRef v = optionValue(spec, "scales"); !v.empty())
+    scales = symbolizeScaleMode(v);
+  std::optional<OverflowMode> overflow;
+  if (StringRef v = optionValue(spec, "overflow"); !v.empty())
+    overflow = symbolizeOverflowMode(v);
+  SmallVector<StringRef> parts;
+  optionValue(spec, "scale-values").split(parts, ',', -1, /*KeepEmpty=*/false);
+  SmallVector<double> values;
+  for (StringRef part : parts) {
+    double v;
+    if (!part.trim().getAsDouble(v))
+      values.push_back(v);
+  }
+  FailureOr<PrecisionPolicy> policy = resolvePrecisionPolicy(
+      [&] { return mlir::emitError(UnknownLoc::get(context)); }, compute,
+      type("accumulate"), type("output"), scales, values, overflow);
+  if (failed(policy))
+    return std::nullopt;
+  return *policy;
+}
+
+/// The size of the error that rounding `x` to `type`, with the per-tensor
+/// `scale` (x / scale is rounded, then multiplied back), makes: round to
+/// nearest even, saturating at the largest finite value (127 for i8).
+static double roundingError(double x, Type type, double scale) {
+  if (!std::isfinite(x) || x == 0.0)
+    return 0.0;
+  double y = x / scale, q;
+  if (auto f = dyn_cast<FloatType>(type)) {
+    double largest =
+        llvm::APFloat::getLargest(f.getFloatSemantics()).convertToDouble();
+    q = std::fabs(y) > largest ? std::copysign(largest, y)
+                               : ref::roundTo(y, type);
+  } else {
+    q = std::clamp(std::nearbyint(y), -127.0, 127.0);
+  }
+  return std::fabs(q - y) * scale;
+}
+
+namespace {
+/// What accel-lower-precision rounds in a function, for the precision
+/// report's model of its error: how large each rounding error is.
+struct RoundingModel {
+  /// Per argument: the size of each element's rounding error (empty: the
+  /// argument is not rounded).
+  SmallVector<std::vector<double>> inputs;
+  /// Per result: the types it is rounded to, in order (an f16 or bf16
+  /// accumulator, the `output` type).
+  SmallVector<SmallVector<Type>> results;
+};
+} // namespace
+
+/// The arguments of `func` that `root` is computed from.
+static SmallVector<unsigned> argumentsOf(func::FuncOp func, Value root) {
+  SmallVector<unsigned> args;
+  SmallVector<Value> work = {root};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner()->getParentOp() == func)
+        args.push_back(arg.getArgNumber());
+      continue;
+    }
+    if (Operation *def = v.getDefiningOp())
+      llvm::append_range(work, def->getOperands());
+  }
+  return args;
+}
+
+/// Where lowering `job`'s function with `policy` rounds: each op that
+/// accel-lower-precision rewrites (its plan, accel.precision attributes
+/// included) rounds the arguments its inputs come from to its compute type,
+/// with a dynamic scale (amax / largest), a given one or none, and rounds
+/// the results computed from it to an f16/bf16 accumulator (unscaled
+/// matmuls) and to its output type.
+static RoundingModel
+modelRoundings(Job &job, const std::optional<PrecisionPolicy> &policy) {
+  RoundingModel model;
+  model.inputs.resize(job.args.size());
+  model.results.resize(job.func.getNumResults());
+  LowerPrecisionOptions options;
+  options.policy = policy;
+  options.emulate = true;
+  auto ret = cast<func::ReturnOp>(job.func.getBody().front().getTerminator());
+  job.func.walk([&](Operation *op) {
+    if (!isa<MatmulOp, AttentionOp>(op))
+      return;
+    FailureOr<std::optional<PrecisionPlan>> plan =
+        planLowerPrecision(op, options, /*diagnose=*/false);
+    if (failed(plan) || !*plan)
+      return;
+    const PrecisionPolicy &p = (*plan)->policy;
+    auto matmul = dyn_cast<MatmulOp>(op);
+    SmallVector<Value> inputs =
+        matmul ? SmallVector<Value>{matmul.getLhs(), matmul.getRhs()}
+               : SmallVector<Value>{cast<AttentionOp>(op).getQuery(),
+                                    cast<AttentionOp>(op).getKey(),
+                                    cast<AttentionOp>(op).getValue()};
+    for (auto [index, input] : llvm::enumerate(inputs))
+      for (unsigned a : argumentsOf(job.func, input)) {
+        if (!model.inputs[a].empty() ||
+            !isa<FloatType>(job.args[a].elementType))
+          continue;
+        double scale = 1.0;
+        if (p.scales == ScaleMode::Given) {
+          scale = p.scaleValues[p.scaleValues.size() == 1 ? 0 : index];
+        } else if (p.scales == ScaleMode::Dynamic) {
+          double amax = 0;
+          for (double x : job.args[a].value.data)
+            amax = std::max(amax, std::fabs(x));
+          scale = amax / getLargestQuantised(p.compute);
+          if (!(scale > 0) || !std::isfinite(scale))
+            scale = 1.0;
+        }
+        for (double x : job.args[a].value.data)
+          model.inputs[a].push_back(roundingError(x, p.compute, scale));
+      }
+    SmallVector<Type> roundings;
+    if (matmul && !(*plan)->emulate && !p.isScaled() &&
+        (p.accumulate.isF16() || p.accumulate.isBF16()))
+      roundings.push_back(p.accumulate);
+    // (Rounding to the accumulator's type again changes nothing.)
+    if (!p.output.isF32() && (roundings.empty() || roundings[0] != p.output))
+      roundings.push_back(p.output);
+    for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
+      if (!model.results[i].empty())
+        continue;
+      SmallVector<Value> work = {result};
+      DenseSet<Value> seen;
+      bool fromOp = false;
+      while (!work.empty() && !fromOp) {
+        Value v = work.pop_back_val();
+        Operation *def = v.getDefiningOp();
+        if (!def || !seen.insert(v).second)
+          continue;
+        fromOp = def == op;
+        llvm::append_range(work, def->getOperands());
+      }
+      if (fromOp)
+        model.results[i] = roundings;
+    }
+  });
+  return model;
 }
 
 namespace {
 /// How far a result is from a reference it was not computed to match.
 struct Distance {
   double maxAbs = 0, maxRel = 0;
-  /// ‖y − r‖_F / ‖r‖_F over the finite reference elements (0 when both
-  /// vanish).
+  /// ‖y − r‖_F and ‖r‖_F over the finite reference elements.
+  double errorNorm = 0, referenceNorm = 0;
+  /// errorNorm / referenceNorm (0 when both vanish).
   double normwise = 0;
   /// Whether the non-finite reference elements are met (NaN by NaN, an
   /// infinity by the same one) and the finite ones by finite values.
@@ -942,22 +1110,102 @@ static Distance distance(const ref::Tensor &actual,
     diff += err * err;
     norm += r * r;
   }
+  d.errorNorm = std::sqrt(diff);
+  d.referenceNorm = std::sqrt(norm);
   d.normwise = norm > 0.0    ? std::sqrt(diff / norm)
                : diff == 0.0 ? 0.0
                              : std::numeric_limits<double>::infinity();
   return d;
 }
 
+/// The precision report's gate on ‖y − r‖_F for each result of `job`
+/// lowered as `model` says: the one place it is computed (docs/numerics.md,
+/// "The precision report's gate"). The model: each rounding the lowering
+/// makes (of the inputs, with their scales, and of the results) is an error
+/// of its exact size (roundingError) and a random sign, independent of the
+/// others. accel-run draws S sets of such errors (S = ⌈4096 / n⌉ in
+/// [3, 32], n the smallest result's element count, so that small results
+/// still get a good estimate), evaluates the f32 function's fp64 reference
+/// on each, and takes the mean m and the standard deviation s of their
+/// distances d = ‖f(x + ε) + η − f(x)‖_F from the reference. The gate is
+///   1.5·(m + 3·s) + 2^-18·‖r‖_F:
+/// the lowering's real error is one more draw of d, which m + 3·s covers for
+/// large results (s ≪ m) and for one element (d is one |Gaussian|, s ≈
+/// 0.75·m) alike; 1.5 is room for what the model leaves out (signs that are
+/// not independent), 2^-18·‖r‖ for the f32 arithmetic of both functions.
+/// On random inputs the gate is 1.5-2.4 times the error, so a scale 10 %
+/// off (normwise error 0.1) fails in fp8 E4M3 (gate about 0.06) and int8
+/// (about 0.01-0.025).
+static FailureOr<SmallVector<double>>
+precisionGates(Job &job, const RoundingModel &model, StringRef spec) {
+  constexpr double kMargin = 1.5, kDeviations = 3.0;
+  const double kFloor = std::ldexp(1.0, -18);
+  unsigned numResults = job.func.getNumResults();
+  int64_t smallest = std::numeric_limits<int64_t>::max();
+  for (const ref::Result &r : job.expected)
+    smallest = std::min(smallest, std::max<int64_t>(1, r.value.numElements()));
+  int64_t samples =
+      std::clamp<int64_t>((4096 + smallest - 1) / smallest, 3, 32);
+  std::mt19937_64 rng(seed ^ llvm::xxh3_64bits(job.name) ^
+                      llvm::xxh3_64bits(spec));
+  std::bernoulli_distribution sign;
+  SmallVector<SmallVector<double>> norms(numResults);
+  for (int64_t s = 0; s < samples; ++s) {
+    SmallVector<ref::Tensor> inputs;
+    for (auto [arg, errors] : llvm::zip(job.args, model.inputs)) {
+      inputs.push_back(arg.value);
+      for (auto [x, e] : llvm::zip(inputs.back().data, errors))
+        x += sign(rng) ? e : -e;
+    }
+    FailureOr<SmallVector<ref::Result>> perturbed = evaluate(job.func, inputs);
+    if (failed(perturbed))
+      return failure();
+    for (unsigned i = 0; i < numResults; ++i) {
+      const ref::Tensor &r = job.expected[i].value;
+      const ref::Tensor &y = (*perturbed)[i].value;
+      double sum = 0;
+      for (auto [yi, ri] : llvm::zip(y.data, r.data)) {
+        if (!std::isfinite(ri) || !std::isfinite(yi))
+          continue;
+        double d = yi - ri, rounded = yi;
+        for (Type t : model.results[i]) {
+          double e = roundingError(rounded, t, 1.0);
+          d += sign(rng) ? e : -e;
+          rounded = ref::roundTo(rounded, t);
+        }
+        sum += d * d;
+      }
+      norms[i].push_back(std::sqrt(sum));
+    }
+  }
+  SmallVector<double> gates;
+  for (unsigned i = 0; i < numResults; ++i) {
+    double mean = 0, var = 0;
+    for (double n : norms[i])
+      mean += n / samples;
+    for (double n : norms[i])
+      var += (n - mean) * (n - mean) / (samples - 1);
+    double reference = 0;
+    for (double r : job.expected[i].value.data)
+      if (std::isfinite(r))
+        reference += r * r;
+    reference = std::sqrt(reference);
+    gates.push_back(kMargin * (mean + kDeviations * std::sqrt(var)) +
+                    kFloor * reference);
+  }
+  return gates;
+}
+
 /// Lowers `selected` (the f32 functions as compiled) with each
 /// --precision-report option string, runs every job on its original inputs
 /// (`pristine`: the argument bytes before any run) and compares its results
-/// with the f32 function's fp64 reference. The gate is normwise:
-/// ‖y − r‖_F ≤ (4·u_in + u_out + 2^-20)·‖r‖_F, u_in the inputs' roundoff and
-/// u_out the output's when `output=` rounds it: rounding the inputs moves a
-/// dot product by about u_in·‖r‖ on random data, so the gate catches a
-/// lowering that changes what is computed (a lost scale, a wrong cast), not
-/// the rounding itself, which the contract gates of the lowered op check.
-/// False when a gate fails.
+/// with the f32 function's fp64 reference: the normwise error
+/// ‖y − r‖_F / ‖r‖_F, gated by what the lowering's roundings are expected
+/// to cost (precisionGates), so that a lowering that changes what is
+/// computed (a scale off by 10 %, a lost scale, a wrong cast) fails. The
+/// rounding itself is checked by the contract gates of the lowered ops.
+/// Prints each result's error, gate and error / gate; false when a gate
+/// fails.
 static FailureOr<bool>
 reportPrecisions(ModuleOp selected, std::vector<Job> &jobs,
                  ArrayRef<std::vector<std::vector<uint8_t>>> pristine,
@@ -984,15 +1232,11 @@ reportPrecisions(ModuleOp selected, std::vector<Job> &jobs,
       return fail("cannot compile '" + inputFile + "' with '" + spec +
                   "' for the host: " + toString(engine.takeError())),
              failure();
-    StringRef compute = optionValue(spec, "compute");
-    StringRef output = optionValue(spec, "output");
-    double uOut = output == "bf16"  ? std::ldexp(1.0, -8)
-                  : output == "f16" ? std::ldexp(1.0, -11)
-                                    : 0.0;
-    double gate = 4 * inputRoundoff(compute) + uOut + std::ldexp(1.0, -20);
-    llvm::outs() << "precision " << spec << " (normwise gate "
-                 << llvm::formatv("{0:e2}", gate) << " against each f32 "
-                 << "reference)\n";
+    std::optional<PrecisionPolicy> policy =
+        reportPolicy(spec, selected.getContext());
+    llvm::outs() << "precision " << spec
+                 << " (normwise error against each f32 reference; gate from "
+                    "the modelled roundings)\n";
     for (auto [job, bytes] : llvm::zip(jobs, pristine)) {
       for (auto [arg, saved] : llvm::zip(job.args, bytes))
         std::copy(saved.begin(), saved.end(), arg.bytes.begin());
@@ -1000,16 +1244,27 @@ reportPrecisions(ModuleOp selected, std::vector<Job> &jobs,
         return fail("running @" + job.name + " with '" + spec +
                     "' failed: " + toString(std::move(err))),
                failure();
+      FailureOr<SmallVector<double>> gates =
+          precisionGates(job, modelRoundings(job, policy), spec);
+      if (failed(gates))
+        return failure();
       for (auto [i, type] : llvm::enumerate(job.func.getResultTypes())) {
         auto rt = cast<RankedTensorType>(type);
         ref::Tensor actual = readDescriptor(job.call.result(i), rt);
         Distance d = distance(actual, job.expected[i].value);
-        bool ok = d.specialsAgree && d.normwise <= gate;
+        double gate = (*gates)[i];
+        bool ok = d.specialsAgree && d.errorNorm <= gate;
         allPassed &= ok;
+        double ratio = d.errorNorm == 0.0 ? 0.0
+                       : gate > 0.0       ? d.errorNorm / gate
+                                    : std::numeric_limits<double>::infinity();
+        double normwiseGate =
+            d.referenceNorm > 0.0 ? gate / d.referenceNorm : gate;
         llvm::outs() << llvm::formatv(
             "  @{0} result #{1}: max abs err {2:e2}, max rel err {3:e2}, "
-            "normwise rel err {4:e2} -> {5}\n",
-            job.name, i, d.maxAbs, d.maxRel, d.normwise, ok ? "PASS" : "FAIL");
+            "normwise rel err {4:e2}, gate {5:e2}, err/gate {6:f3} -> {7}\n",
+            job.name, i, d.maxAbs, d.maxRel, d.normwise, normwiseGate, ratio,
+            ok ? "PASS" : "FAIL");
       }
     }
   }

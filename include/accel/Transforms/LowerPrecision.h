@@ -33,6 +33,10 @@ struct LowerPrecisionOptions {
   /// Where the target or the op lacks the precision: round the inputs and
   /// compute in f32 (true), or refuse (false).
   bool emulate = false;
+  /// Test only (`debug-scale-error`): the last input's dequantisation scale
+  /// is multiplied by 1 + this, a deliberate scale error for the tests that
+  /// show accel-run --precision-report catches one. 0: none.
+  double debugScaleError = 0.0;
 };
 
 /// What becomes of one op.
@@ -40,6 +44,8 @@ struct PrecisionPlan {
   PrecisionPolicy policy;
   /// Quantise and dequantise the inputs around an f32 op.
   bool emulate = false;
+  /// LowerPrecisionOptions::debugScaleError (test only; 0: none).
+  double debugScaleError = 0.0;
 };
 
 /// The plan for `op` (an accel.matmul or accel.attention); nullopt when the

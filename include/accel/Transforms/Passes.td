@@ -606,7 +606,15 @@ def AccelLowerPrecisionPass
            "module's accel.target, else no check)">,
     Option<"onUnsupported", "on-unsupported", "std::string", "\"error\"",
            "Where the target or the op lacks the precision: error, or "
-           "emulate (round the inputs, compute in f32)">
+           "emulate (round the inputs, compute in f32)">,
+    Option<"debugScaleError", "debug-scale-error", "double", "0.0",
+           "Test only, a deliberate bug: dequantise the last input (B of a "
+           "matmul, V of an attention) with its scale times 1 + this "
+           "factor, so the result is off by that factor; accel-run "
+           "--precision-report must fail it (test/Tools/accel-run/"
+           "precision-report.mlir). 0, the default, leaves the scales "
+           "alone; unscaled inputs (bf16, f16, scales=none) have none to "
+           "change">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
