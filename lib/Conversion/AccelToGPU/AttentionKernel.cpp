@@ -128,7 +128,7 @@ void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
       b.getNamedAttr("tile", b.getDenseI64ArrayAttr({k.blockM, k.blockN})),
       b.getNamedAttr("stages", b.getI64IntegerAttr(k.stages)),
       b.getNamedAttr("scale", b.getF64FloatAttr(k.scale))};
-  if (!k.lanes)
+  if (!k.registerStaged)
     launch.push_back(
         b.getNamedAttr("mma", b.getStringAttr(k.wgmma ? "wgmma" : "mma.sync")));
   if (k.causal)

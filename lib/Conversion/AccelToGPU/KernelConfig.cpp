@@ -409,7 +409,8 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
   // mma.sync m16n8k32 wants 4 consecutive K of a column of B in each
   // register; ldmatrix .trans moves 16-bit elements only, so B as [K, N]
   // would need a transposing copy into shared memory.
-  const bool registerStaged = target.getLaneLayout(k.mma).has_value();
+  // The chip's memory pipeline decides the kernel body (GpuTargetInfo.h).
+  const bool registerStaged = !target.hasAsyncCopy();
   if (registerStaged) {
     // Global loads into registers take any aligned vector: the widest
     // (up to 16 bytes) that divides the row.
@@ -566,7 +567,12 @@ static FailureOr<GpuGemmConfig> configureOwn(MatmulOp mm, const GemmKernel &k,
   const GpuGemmShape &shape = k.shape;
   const GpuMmaInstr &instr = k.mma;
   GpuGemmConfig c = getDefaultGpuGemmConfig(target, shape);
+  // Register-staged LDS tiles read in the instruction's lane layout (AMD),
+  // or the cp.async ring and ldmatrix (NVIDIA).
+  const bool registerStaged = !target.hasAsyncCopy();
   std::optional<GpuLaneLayout> layout = target.getLaneLayout(instr);
+  assert(registerStaged == layout.has_value() &&
+         "a register-staged kernel reads fragments in a lane layout");
   int64_t w = o.warps ? o.warps : c.warpsM * c.warpsN;
   if (o.tileM)
     c.tileM = o.tileM;
@@ -576,7 +582,7 @@ static FailureOr<GpuGemmConfig> configureOwn(MatmulOp mm, const GemmKernel &k,
     c.tileK = o.tileK;
   if (o.stages)
     c.stages = o.stages;
-  if (layout) {
+  if (registerStaged) {
     // The LDS kernel: 16x16 fragments, tileK in whole instructions, and
     // exactly two buffers (the register pipeline alternates them).
     if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % instr.k != 0)
@@ -599,7 +605,7 @@ static FailureOr<GpuGemmConfig> configureOwn(MatmulOp mm, const GemmKernel &k,
            << " is not made of 16x16x16 blocks (ldmatrix x4 loads 16x16 "
               "and mma.sync m16n8k16 is 16 deep): tile-m, tile-n and "
               "tile-k must be multiples of 16";
-  if (!layout && shape.inBytes == 1 && c.tileK % 32 != 0)
+  if (!registerStaged && shape.inBytes == 1 && c.tileK % 32 != 0)
     return mm.emitOpError("tile-k = ")
            << c.tileK
            << " is not a multiple of 32: 8-bit inputs are multiplied by "
@@ -637,7 +643,7 @@ static FailureOr<GpuGemmConfig> configureOwn(MatmulOp mm, const GemmKernel &k,
     return mm.emitOpError("needs ")
            << threads << " threads per block; " << target.getChip()
            << " allows " << target.getMaxThreadsPerBlock();
-  if (layout) {
+  if (registerStaged) {
     // Each lane holds its fragments' accumulators: a lane has 256
     // architectural VGPRs on CDNA and RDNA3 alike, and the operands and
     // addresses need some of them.
@@ -722,7 +728,7 @@ int64_t AttentionPlan::sharedBytes() const {
     // that aligns them to the 1024-byte swizzle atom at run time.
     return (blockM * d + stages * blockN * (d + dv)) * inBytes() +
            kGpuWgmmaSwizzleAtom;
-  if (lanes)
+  if (registerStaged)
     // One buffer of K [64][D + pad] and of V transposed [Dv][64 + pad].
     return (kGpuAttentionBlockN * (d + pad) +
             dv * (kGpuAttentionBlockN + pad)) *
@@ -787,8 +793,11 @@ mlir::accel::analyzeGpuAttention(AttentionOp op, const GpuTargetInfo &target) {
            << " inputs has no GPU lowering: the attention kernel takes f16 "
               "or bf16 Q, K and V (mma.sync m16n8k16)";
   k.mma = *instr;
+  k.registerStaged = !target.hasAsyncCopy();
   k.lanes = target.getLaneLayout(k.mma);
-  if (k.lanes) {
+  assert(k.registerStaged == k.lanes.has_value() &&
+         "a register-staged kernel reads fragments in a lane layout");
+  if (k.registerStaged) {
     // P goes from the S^T accumulators into the B operand of O^T += V^T
     // P^T: directly where the accumulator layout is the B layout (MFMA
     // 16x16x16: lane l holds rows 4 (l / 16) + e of column l % 16 in
@@ -822,7 +831,7 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
   const int64_t stages = o.stages;
   const StringRef mma = o.mma;
   k.stages = stages ? stages : 2;
-  if (k.lanes) {
+  if (k.registerStaged) {
     if (stages && stages != 1)
       return op.emitOpError("stages = ")
              << stages << " does not apply to " << target.getChip()
@@ -832,7 +841,7 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
   }
   // sm_90a: the warpgroup-MMA kernel where it applies (the default and
   // mma=auto; mma=wgmma asks for it, mma=mma.sync keeps the other one).
-  if (!k.lanes && (mma.empty() || mma == "auto" || mma == "wgmma")) {
+  if (!k.registerStaged && (mma.empty() || mma == "auto" || mma == "wgmma")) {
     std::string whyNot;
     if (!target.hasWarpgroupMma())
       whyNot = ("wgmma needs sm_90a (the arch-specific Hopper target); " +
@@ -871,7 +880,7 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
                           "(m64nNk16 for Q.K^T and P.V): give none");
   if (!k.wgmma && failed(checkInstr(op, o, {k.mma.m, k.mma.n, k.mma.k})))
     return failure();
-  if (!k.lanes && k.wgmma &&
+  if (!k.registerStaged && k.wgmma &&
       k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
     return op.emitOpError("needs ")
            << k.sharedBytes() << " bytes of shared memory (Q [" << k.blockM
@@ -879,19 +888,19 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
            << k.blockN << "][" << k.d << "] and V [" << k.blockN << "][" << k.dv
            << "], plus 1 KiB of alignment); " << target.getChip() << " has "
            << target.getMaxSharedMemoryPerBlock() << " per block";
-  if (!k.lanes && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+  if (!k.registerStaged && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
     return op.emitOpError("needs ")
            << k.sharedBytes() << " bytes of shared memory (Q [64][" << k.d
            << " + 8] and " << k.stages << " stages of K [64][" << k.d
            << " + 8] and V [64][" << k.dv << " + 8]); " << target.getChip()
            << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
-  if (k.lanes && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+  if (k.registerStaged && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
     return op.emitOpError("needs ")
            << k.sharedBytes() << " bytes of LDS (K [64][" << k.d
            << " + 8] and V transposed [" << k.dv << "][64 + 8]); "
            << target.getChip() << " has "
            << target.getMaxSharedMemoryPerBlock() << " per workgroup";
-  if (!k.lanes && k.stages < 2)
+  if (!k.registerStaged && k.stages < 2)
     return op.emitOpError("needs at least 2 stages (one key block copied "
                           "while the warps work on another), got ")
            << k.stages;
@@ -901,7 +910,7 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
 StringRef mlir::accel::getGpuAttentionKernelName(const AttentionPlan &k,
                                                 const GpuTargetInfo &target) {
   return k.wgmma   ? StringRef("wgmma")
-         : k.lanes ? target.getMmaFamilies().front()
+         : k.registerStaged ? target.getMmaFamilies().front()
                    : StringRef("mma.sync");
 }
 

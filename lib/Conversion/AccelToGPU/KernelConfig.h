@@ -166,9 +166,11 @@ struct AttentionPlan {
   Type maskType;
   SmallVector<int64_t> maskShape;
   int64_t stages = 2;
-  /// AMD: the lane layout of the chip's MFMA, whose accumulators are laid
-  /// out as its B operand (AttentionBuilder::emitLds); std::nullopt on
-  /// NVIDIA.
+  /// The chip's memory pipeline stages tiles through registers into LDS
+  /// (no cp.async: AMD), so the kernel is AttentionBuilder::emitLds.
+  bool registerStaged = false;
+  /// With registerStaged: the lane layout of the chip's MFMA/WMMA, whose
+  /// accumulators are laid out as its B operand.
   std::optional<GpuLaneLayout> lanes;
   /// sm_90a: the warpgroup-MMA kernel (AttentionBuilder::emitWgmma), with
   /// blocks of blockM = 128 query rows (2 warpgroups) and blockN keys a

@@ -105,7 +105,11 @@ public:
   /// Multiprocessors of a typical part with this chip; heuristics only
   /// (whether large tiles still give every multiprocessor a block).
   virtual int64_t getNumMultiprocessors() const = 0;
-  /// Whether global-to-shared copies can be asynchronous (cp.async).
+  /// The chip's memory pipeline: whether global-to-shared copies can be
+  /// asynchronous (cp.async rings, fragments by ldmatrix: NVIDIA) or are
+  /// staged through registers into LDS, fragments then read in the matrix
+  /// instruction's lane layout (getLaneLayout: AMD). The planner
+  /// (KernelConfig.cpp) picks kernel bodies by this fact, never by vendor.
   virtual bool hasAsyncCopy() const = 0;
   /// Whether the chip has warpgroup MMA reading shared memory through
   /// descriptors (NVIDIA wgmma.mma_async: sm_90a only, the arch-specific
