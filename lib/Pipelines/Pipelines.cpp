@@ -86,6 +86,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.cacheTile.assign(options.cacheTile.begin(), options.cacheTile.end());
     tiles.registerTile.assign(options.registerTile.begin(),
                               options.registerTile.end());
+    tiles.features = options.cpuFeatures;
     tiles.threads = options.threads;
     tiles.packRhs = options.packRhs;
     tiles.prefetchC = options.prefetchC;

@@ -40,6 +40,7 @@ static constexpr StringLiteral kFlash = "cpu-flash";
 
 CpuIsa CpuIsa::fromFeatures(StringRef features) {
   CpuIsa isa;
+  isa.known = true;
   isa.avx512f = hasCpuFeature(features, "avx512f");
   isa.avx512bf16 = hasCpuFeature(features, "avx512bf16");
   isa.avx512vnni = hasCpuFeature(features, "avx512vnni");
@@ -58,6 +59,7 @@ CpuIsa CpuIsa::resolve(StringRef features, Operation *op) {
   auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
   if (!target || target.getKind() != TargetKind::CPU)
     return isa;
+  isa.known = true;
   isa.avx512f = target.hasFeature("avx512f");
   isa.avx512bf16 = target.hasFeature("avx512bf16");
   isa.avx512vnni = target.hasFeature("avx512vnni");
@@ -77,8 +79,14 @@ CpuFmaTiles mlir::accel::chooseCpuFmaTiles(const CpuIsa &isa,
   // reloading and storing C tiles). Against 256, 512, 256
   // (docs/cpu-performance.md): 2048^3 0.93 -> 1.00 of dnnl_sgemm, 1000^3
   // 0.93 -> 0.97, 4096x128x4096 0.94 -> 1.02.
-  (void)isa;
   CpuFmaTiles t{{132, 1024, 1024}, {6, 64, 1}};
+  // Without AVX-512 (16 vector registers of 8 f32 lanes: AVX2), 6 x 16:
+  // 12 accumulators, 2 B vectors and a broadcast, BLIS's Haswell kernel.
+  // 6 x 64 needs 48 registers and spills: on a Zen 3 core (AVX2),
+  // 1024^3 f32 ran at 0.37 of dnnl_sgemm with 6 x 64, 0.89 with 6 x 16,
+  // 0.85 with 4 x 16, 0.65 with 8 x 8 (docs/cpu-performance.md).
+  if (isa.known && !isa.avx512f)
+    t.registers = {6, 16, 1};
   if (o.cacheTile.size() == 3)
     llvm::copy(o.cacheTile, t.cache.begin());
   if (o.registerTile.size() == 3)

@@ -551,7 +551,7 @@ struct AccelCpuVectorizeContractionsPass
     overrides.cacheTile.assign(cacheTile.begin(), cacheTile.end());
     overrides.registerTile.assign(registerTile.begin(), registerTile.end());
     const accel::CpuFmaTiles unconfigured = accel::chooseCpuFmaTiles(
-        accel::CpuIsa::resolve("", getOperation()), overrides);
+        accel::CpuIsa::resolve(features, getOperation()), overrides);
     if (std::string why = accel::checkCpuFmaTiles(unconfigured);
         !why.empty()) {
       getOperation().emitError()

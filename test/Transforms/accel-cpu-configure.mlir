@@ -1,6 +1,8 @@
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni" | FileCheck %s
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure | FileCheck %s --check-prefix=NOFEAT
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni bf16-subnormals=keep cache-tile=64,256,512 register-tile=4,32,2 attention-tile-q=64" | FileCheck %s --check-prefix=OPTS
+// Without AVX-512 (16 vector registers): the 6 x 16 register tile.
+// RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx2,fma" | FileCheck %s --check-prefix=AVX2
 // The stage is deterministic: configuring its own output changes nothing.
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni" > %t.1
 // RUN: accel-opt %t.1 -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni" > %t.2
@@ -12,6 +14,8 @@
 // NOFEAT-LABEL: func @f32
 // NOFEAT: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]
 // OPTS-LABEL: func @f32
+// AVX2-LABEL: func @f32
+// AVX2: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 16, 1]
 // OPTS: kernel = "cpu-fma", tile = [64, 256, 512], mma = [4, 32, 2]
 func.func @f32(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
   %0 = accel.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>

@@ -28,6 +28,9 @@ namespace mlir::accel {
 
 /// The CPU facts the choices depend on.
 struct CpuIsa {
+  /// Whether the features are known (given, or the module's target's);
+  /// unknown features get the AVX-512 choices.
+  bool known = false;
   bool avx512f = false;
   bool avx512bf16 = false;
   bool avx512vnni = false;

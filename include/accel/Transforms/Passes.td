@@ -314,11 +314,16 @@ def AccelCpuVectorizeContractionsPass
        smaller), and the C reads/writes are hoisted out of the K loop.
 
     `vector.contract` is then lowered to FMAs by the pipeline. Batch
-    dimensions are tiled by 1. Sizes are options; the defaults
-    (`cache-tile=132,1024,1024 register-tile=6,64,1`) suit AVX-512 f32: four
+    dimensions are tiled by 1. The sizes are a contraction's cpu-fma
+    `accel.lowering_config` (`tile` the cache tile, `mma` the register
+    tile: the configuration stage's, accel-cpu-configure, carried by
+    convert-accel-to-linalg), else the options, else the stage's choice for
+    `features` (include/accel/Transforms/CpuConfig.h):
+    `cache-tile=132,1024,1024 register-tile=6,64,1` for AVX-512 f32 (four
     16-lane registers per row and 6 rows make 24 accumulators; 22 such
     rows of A over Kc = 1024 and a Kc x nr panel of B share L2, and C is
-    read and written once per 1024 of K. `nr` must
+    read and written once per 1024 of K), `register-tile=6,16,1` on a CPU
+    without AVX-512 (12 of its 16 registers). `nr` must
     be a power of two (it is refused otherwise: an 8 x 48 tile ran 20x slower,
     the x86 back end assembling its <48 x float> rows lane by lane). Every register tile is vectorized: the full ones and the
     static remainder tiles left by peeling as they are, remainder tiles of
@@ -354,6 +359,10 @@ def AccelCpuVectorizeContractionsPass
            "blocks, the N and K loops stay sequential and each B block, its "
            "panels copied by an scf.forall, is shared by an scf.forall over "
            "the M blocks">,
+    Option<"features", "features", "std::string", "\"\"",
+           "CPU features, comma separated, for the tiles of contractions "
+           "without a cpu-fma accel.lowering_config (empty: the module's "
+           "accel.target; unknown: the AVX-512 tiles)">,
     Option<"packRhs", "pack-rhs", "bool", "true",
            "Copy each Kc x Nc block of B into [Nc / nr, Kc, nr] panels "
            "before the M cache loop (one thread, matmuls without batch "

@@ -9,6 +9,12 @@
 // attention's blocks (24 query rows, 40 keys).
 // RUN: accel-opt %s --pass-pipeline="builtin.module(accel-cpu-configure,convert-accel-to-linalg,one-shot-bufferize{bufferize-function-boundaries},func.func(accel-cpu-vectorize-contractions{pack-rhs=0 prefetch-c=0}))" | FileCheck %s --check-prefix=TILES
 // RUN: accel-opt %s --accel-cpu-configure --accel-decompose-attention | FileCheck %s --check-prefix=ATT
+// A contraction no accel op configured takes the stage's choice for the
+// features: 6 x 16 without AVX-512.
+// RUN: accel-opt %s --pass-pipeline="builtin.module(convert-accel-to-linalg,one-shot-bufferize{bufferize-function-boundaries},func.func(accel-cpu-vectorize-contractions{features=avx2,fma pack-rhs=0 prefetch-c=0}))" | FileCheck %s --check-prefix=AVX2
+// AVX2-LABEL: func @mm_default
+// AVX2: -> (vector<6x16xf32>)
+// AVX2-NOT: vector<6x64xf32>
 
 // CHECK-LABEL: @mm_config
 // CHECK: PASS
