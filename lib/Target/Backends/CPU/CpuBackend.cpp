@@ -240,7 +240,14 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
   if (failed(options.parseFromString(opts.pipelineOptions)))
     return backendError("bad --options '" + opts.pipelineOptions +
                         "' for accel-cpu-pipeline");
-  options.threads = 1;
+  // The library runs on the calling thread: no OpenMP runtime is linked. An
+  // option it cannot honour is refused, not ignored.
+  if (options.threads != 1)
+    return backendError("--options 'threads=" +
+                        std::to_string(int64_t(options.threads)) +
+                        "': CPU libraries run on the calling thread (no "
+                        "OpenMP runtime is linked; docs/aot.md), so only "
+                        "threads=1 is accepted");
   // Temporaries sized at run time are checked and allocated through the
   // wrapper, which turns a failure into ACCEL_ERR_ALLOC (docs/aot.md).
   options.guardAllocations = true;
