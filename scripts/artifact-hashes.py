@@ -83,6 +83,11 @@ def run_lines(path):
         for a in args:
             if a.startswith(OPTION_FLAGS.get(target, "--none") + "="):
                 options = a.split("=", 1)[1]
+        if target == "cpu":
+            # The JIT's threads; CPU libraries run on the calling thread
+            # (accel-compile refuses threads=N).
+            options = " ".join(o for o in options.split()
+                               if not o.startswith("threads="))
         src = path if m.group(1) == "%s" else os.path.normpath(
             m.group(1).replace("%S", os.path.dirname(path)))
         runs.append((src, target, options))

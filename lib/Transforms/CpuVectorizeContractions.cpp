@@ -573,8 +573,11 @@ struct AccelCpuVectorizeContractionsPass
       accel::CpuFmaTiles tiles = unconfigured;
       if (auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
               accel::kLoweringConfigAttrName))
-        if (std::optional<accel::CpuFmaTiles> t = accel::getCpuFmaTiles(config))
+        if (std::optional<accel::CpuFmaTiles> t =
+                accel::getCpuFmaTiles(config)) {
           tiles = *t;
+          tiles.packRhsMinRowBytes = unconfigured.packRhsMinRowBytes;
+        }
       if (std::string why = accel::checkCpuFmaTiles(tiles); !why.empty()) {
         op->emitOpError("cannot use cpu-fma: ") << why;
         return signalPassFailure();
@@ -614,7 +617,8 @@ struct AccelCpuVectorizeContractionsPass
       }
       SmallVector<int64_t> bounds = cTileBounds(op, *roles, reg);
       // Packing B pays when at least 4 register tiles of A rows share each
-      // panel, B's rows are wider than a panel and more than 2 KiB apart.
+      // panel, B's rows are wider than a panel and further apart than the
+      // configuration's threshold (2 KiB with AVX-512, 256 B without).
       int64_t mExtent = staticRanges[roles->m],
               nExtent = staticRanges[roles->n];
       int64_t kcMax = cache[2] ? cache[2] : kExtent;
@@ -624,7 +628,8 @@ struct AccelCpuVectorizeContractionsPass
       if (!ShapedType::isDynamic(nExtent))
         ncMax = std::min(ncMax, nExtent);
       bool pack = packRhs && roles->batch.empty() && rhsIsKN &&
-                  rhsRowStrideBytes > 2048 && !ShapedType::isDynamic(kcMax) &&
+                  rhsRowStrideBytes > tiles.packRhsMinRowBytes &&
+                  !ShapedType::isDynamic(kcMax) &&
                   !ShapedType::isDynamic(ncMax) && kcMax > 0 &&
                   (ShapedType::isDynamic(mExtent) || mExtent >= 4 * reg[0]) &&
                   (ShapedType::isDynamic(nExtent) || nExtent > reg[1]);

@@ -57,6 +57,10 @@ struct CpuConfigOverrides {
 struct CpuFmaTiles {
   std::array<int64_t, 3> cache;    // [Mc, Nc, Kc], 0: whole
   std::array<int64_t, 3> registers; // [mr, nr, kr]
+  /// B is packed into panels (pack-rhs) when its rows are more than this
+  /// many bytes apart; a property of the CPU, not of one op (no field of
+  /// the attribute: the pass takes it from the choice for its features).
+  int64_t packRhsMinRowBytes = 2048;
 };
 
 /// The tiles of the dot kernels (accel-cpu-dot-kernels).

@@ -335,7 +335,9 @@ def AccelCpuVectorizeContractionsPass
     remainder tiles' subviews).
 
     With `pack-rhs` (the default), each Kc x Nc block of a B whose rows are
-    more than 2 KiB apart is copied once per block (before the M cache loop;
+    further apart than the configuration stage's threshold for `features`
+    (2 KiB with AVX-512, measured on Zen 5 with nr = 64; 256 bytes without,
+    measured on Zen 3 with nr = 16) is copied once per block (before the M cache loop;
     with threads, only in the shared form of step 1) into panels of nr
     columns, and the register tiles read B from there:
     their K loop then reads B at a stride of nr elements instead of N (a
@@ -366,7 +368,8 @@ def AccelCpuVectorizeContractionsPass
     Option<"packRhs", "pack-rhs", "bool", "true",
            "Copy each Kc x Nc block of B into [Nc / nr, Kc, nr] panels "
            "before the M cache loop (one thread, matmuls without batch "
-           "dimensions, B indexed [k, n] with rows more than 2 KiB apart, at "
+           "dimensions, B indexed [k, n] with rows further apart than the "
+           "threshold for the features (2 KiB with AVX-512, else 256 B), at "
            "least 4 mr rows of A)">,
     Option<"prefetchC", "prefetch-c", "bool", "true",
            "Before each register tile's K loop, prefetch for writing the C "
