@@ -672,8 +672,9 @@ struct AccelCpuDotKernelsPass
     func::FuncOp func = getOperation();
     // Tiles for contractions without a configuration stage's
     // accel.lowering_config: the options, else the stage's choice.
-    accel::CpuDotTiles chosen = accel::chooseCpuDotTiles(
-        accel::CpuIsa::resolve(features, func));
+    // The CPU: `features`, else the module's CPU target.
+    const accel::CpuIsa cpu = accel::CpuIsa::resolve(features, func);
+    accel::CpuDotTiles chosen = accel::chooseCpuDotTiles(cpu);
     accel::CpuDotTiles optionTiles{mr != 0 ? int64_t(mr) : chosen.mr,
                                    nr != 0 ? int64_t(nr) : chosen.nr,
                                    mc != 0 ? int64_t(mc) : chosen.mc,
@@ -688,16 +689,8 @@ struct AccelCpuDotKernelsPass
                        << bf16Subnormals << "')";
       return signalPassFailure();
     }
-    bool bf16Dot = accel::hasCpuFeature(features, "avx512bf16");
-    bool i8Dot = accel::hasCpuFeature(features, "avx512vnni");
-    if (features.empty())
-      if (auto module = func->getParentOfType<ModuleOp>())
-        if (auto target = module->getAttrOfType<accel::TargetAttr>(
-                accel::kTargetAttrName);
-            target && target.getKind() == accel::TargetKind::CPU) {
-          bf16Dot = target.hasFeature("avx512bf16");
-          i8Dot = target.hasFeature("avx512vnni");
-        }
+    bool bf16Dot = cpu.avx512bf16;
+    bool i8Dot = cpu.avx512vnni;
     // vdpbf16ps flushes bf16 subnormals; `keep` leaves bf16 to the f32 path.
     if (bf16Subnormals == "keep")
       bf16Dot = false;
