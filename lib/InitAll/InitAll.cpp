@@ -7,10 +7,12 @@
 
 #include "accel/InitAll.h"
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Dialect/Accel/IR/ShardingInterfaceImpl.h"
 #include "accel/Dialect/Systolic/IR/SystolicDialect.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Pipelines/Pipelines.h"
 #include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Transforms.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -25,6 +27,10 @@ void accel::registerAllAccelDialects(DialectRegistry &registry) {
   registry.insert<accel::AccelDialect, systolic::SystolicDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // accel.matmul, accel.attention and accel.softmax under upstream's
+  // sharding propagation and partitioning (mlir/Dialect/Shard).
+  accel::registerShardingInterfaceExternalModels(registry);
+  accel::registerMpiMemoryEffects(registry);
 }
 
 void accel::registerAllAccelPasses() {

@@ -33,6 +33,11 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   // chains become one accel.attention.
   pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createAccelFuseAttentionPass());
+  // A module with a shard.grid: each annotated function becomes one
+  // process's part, its collectives MPI calls (docs/distributed.md). The
+  // stages below see the local shapes.
+  pm.addPass(accel::createAccelShardPass());
+  pm.addPass(accel::createAccelLowerShardToMpiPass());
   // The configuration stage makes every kernel and tile choice; the passes
   // below read it.
   accel::AccelCpuConfigurePassOptions configure;

@@ -244,6 +244,73 @@ def AccelFuseAttentionPass : Pass<"accel-fuse-attention"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AccelShardPass : Pass<"accel-shard", "::mlir::ModuleOp"> {
+  let summary = "Split annotated functions over a device grid (upstream "
+                "sharding propagation and partitioning) and record each "
+                "argument's and result's sharding";
+  let description = [{
+    For a module with one `shard.grid` (mlir/Dialect/Shard), every function
+    that holds `shard.shard` annotations is completed by upstream's
+    `sharding-propagation` and rewritten into per-process (SPMD) form by
+    `shard-partition`: accel.matmul, accel.attention and accel.softmax
+    implement the sharding interface (a split K becomes a partial sum and a
+    `shard.all_reduce`; docs/distributed.md). The function then takes and
+    returns each process's local shard. What each process holds is kept on
+    the function, for the runner, the AOT header and the cost model:
+
+    - `accel.grid = array<i64: ...>`: the grid's shape (its product is the
+      number of processes);
+    - `accel.split_axes` on each tensor argument and result: per dimension,
+      the grid axes it is split over (`[[], [0]]`: columns split over axis
+      0; absent: replicated).
+
+    Refused with a located error: more than one grid, a grid with a dynamic
+    or zero size, a split that does not divide a dimension (local shards
+    would differ in size), halo or uneven shardings, and what an op's
+    `partition` refuses. A module without a grid is left as it is, and so
+    is a function without annotations.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def AccelLowerShardToMpiPass
+    : Pass<"accel-lower-shard-to-mpi", "::mlir::ModuleOp"> {
+  let summary = "Lower a partitioned module's collectives to the mpi dialect "
+                "(upstream convert-shard-to-mpi) for the CPU target";
+  let description = [{
+    Runs upstream's `convert-shard-to-mpi` on a module that `accel-shard`
+    partitioned (a module without `accel.grid` functions is left as it is),
+    then:
+
+    - replaces `mpi.comm_split(comm_world, color, key)` with a constant
+      `color` by `comm_world`. Upstream splits the world communicator on
+      every call of a collective over all grid axes (and never frees it;
+      MPICH runs out of communicators after about 2000 calls). Under accel's
+      contract (the program runs on exactly as many processes as the grid
+      has: accel-run checks it on every rank, docs/distributed.md) such a
+      split has every process, ranked as in the world, so it is the world.
+      Splits over some of the axes of a multi-axis grid remain.
+    - erases the `shard.grid` symbols once nothing refers to them;
+    - names the MPI ABI for the LLVM lowering (`dlti.map` with
+      `"MPI:Implementation" = "MPICH"`, Debian's libmpich) unless the module
+      has a `dlti.map` already.
+
+    The mpi ops' memory effects (what buffer deallocation needs to know)
+    are declared by accel's registration (registerMpiMemoryEffects).
+  }];
+  let dependentDialects = ["::mlir::mpi::MPIDialect",
+                           "::mlir::DLTIDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AccelCpuConfigurePass
     : Pass<"accel-cpu-configure", "::mlir::ModuleOp"> {
   let summary = "Attach the CPU target's #accel.lowering_config to every "

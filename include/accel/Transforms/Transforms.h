@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir {
+class DialectRegistry;
 class RewritePatternSet;
 namespace accel {
 struct LowerPrecisionOptions;
@@ -58,6 +59,11 @@ void populateFastExp2Patterns(RewritePatternSet &patterns);
 /// Whether a comma-separated CPU feature list (entries with or without a
 /// leading '+', as LLVM writes them) has `name`.
 bool hasCpuFeature(llvm::StringRef features, llvm::StringRef name);
+
+/// Declares the buffer effects of the mpi dialect's communication ops
+/// (upstream leaves them undeclared), so buffer deallocation accepts the
+/// code accel-lower-shard-to-mpi produces.
+void registerMpiMemoryEffects(DialectRegistry &registry);
 
 } // namespace accel
 } // namespace mlir
