@@ -17,7 +17,9 @@ if [ "${ACCEL_SKIP_INSTALL:-0}" != 1 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y --no-install-recommends \
     llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 libomp-22-dev \
     libclang-rt-22-dev cmake ninja-build ccache libgtest-dev python3 python3-pip python3-dev python3-venv \
-    libdnnl-dev libopenblas-dev
+    libdnnl-dev libopenblas-dev libmpich-dev mpich
+  # libmpich-dev and mpich: sharded modules run as MPI processes (MPICH, the
+  # ABI upstream's mpi lowering targets; accel-run --ranks, docs/distributed.md).
   # libdnnl-dev and libopenblas-dev are the benchmarks' references only;
   # libclang-rt-22-dev: compiler-rt's builtins (linked into AOT libraries),
   # the sanitizers and libFuzzer.

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Transforms/Passes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace mlir::accel {
@@ -156,6 +157,13 @@ struct AccelShardPass
     if (!func.getBody().hasOneBlock())
       return func.emitError()
              << "accel-shard takes functions of a single block";
+    // Dead values would reach partition unannotated (upstream's models
+    // crash on them): drop them first.
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : llvm::reverse(ops))
+      if (op != func.getOperation() && isOpTriviallyDead(op))
+        op->erase();
     OpPassManager propagate(func::FuncOp::getOperationName());
     propagate.addPass(shard::createShardingPropagation());
     if (failed(runPipeline(propagate, func)))
@@ -187,6 +195,26 @@ struct AccelShardPass
         return failure();
       resultAxes[i] = splitAxesAttr(ctx, found->second);
     }
+    // Partition needs every tensor the function computes annotated;
+    // propagation reaches what is connected to an annotation.
+    WalkResult reached = func.walk([&](Operation *op) {
+      if (isa<shard::ShardOp, shard::ShardingOp, func::ReturnOp>(op) ||
+          op == func.getOperation())
+        return WalkResult::advance();
+      for (Value r : op->getResults())
+        if (isa<RankedTensorType>(r.getType()) &&
+            llvm::none_of(r.getUsers(), [](Operation *u) {
+              return isa<shard::ShardOp>(u);
+            })) {
+          op->emitError()
+              << "is not reached by the function's sharding annotations; "
+                 "annotate one of its operands or its result";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (reached.wasInterrupted())
+      return failure();
     // Every other annotation must divide what it splits, too.
     WalkResult walk = func.walk([&](shard::ShardOp s) {
       if (failed(checkBoundarySharding(s, s.getSrc(),
@@ -203,13 +231,17 @@ struct AccelShardPass
     if (failed(runPipeline(partition, func)))
       return failure();
 
+    // Function attributes (argument attributes would reach the LLVM
+    // function, whose translation warns about them).
+    auto list = [&](ArrayRef<ArrayAttr> axes) {
+      SmallVector<Attribute> all;
+      for (ArrayAttr a : axes)
+        all.push_back(a ? a : ArrayAttr::get(ctx, {}));
+      return ArrayAttr::get(ctx, all);
+    };
     func->setAttr("accel.grid", DenseI64ArrayAttr::get(ctx, grid.getShape()));
-    for (auto [i, axes] : llvm::enumerate(argAxes))
-      if (axes && !axes.empty())
-        func.setArgAttr(i, "accel.split_axes", axes);
-    for (auto [i, axes] : llvm::enumerate(resultAxes))
-      if (axes && !axes.empty())
-        func.setResultAttr(i, "accel.split_axes", axes);
+    func->setAttr("accel.arg_split_axes", list(argAxes));
+    func->setAttr("accel.result_split_axes", list(resultAxes));
     return success();
   }
 };

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Mpi.h"
 #include "Npy.h"
 #include "RoundingOracle.h"
 #include "StructuredOracle.h"
@@ -32,10 +33,12 @@
 #include "accel/Systolic/Simulator.h"
 #include "accel/Target/Backend.h"
 #include "accel/Transforms/LowerPrecision.h"
+#include "accel/Transforms/Passes.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -59,6 +62,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/xxhash.h"
@@ -68,6 +72,7 @@
 #include <cstring>
 #include <deque>
 #include <random>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -131,6 +136,23 @@ static cl::opt<std::string>
             cl::desc("Simulator timing model for --target=systolic: default "
                      "or scalesim"),
             cl::init("default"), cl::cat(runCat));
+static cl::opt<unsigned> ranks(
+    "ranks",
+    cl::desc("Run a sharded module (one with a shard.grid) as N MPI "
+             "processes on this machine (through --mpiexec): each checks its "
+             "part of every result, rank 0 the gathered results, against the "
+             "fp64 oracle of the unsharded function (docs/distributed.md). "
+             "Under an MPI launcher (mpiexec -n N accel-run ...) the option "
+             "is not needed"),
+    cl::init(0), cl::cat(runCat));
+static cl::opt<std::string>
+    mpiexec("mpiexec", cl::desc("The MPI launcher --ranks uses"),
+            cl::init("mpiexec.mpich"), cl::cat(runCat));
+static cl::opt<unsigned> rankTimeout(
+    "rank-timeout",
+    cl::desc("Seconds a --ranks run may take before the launcher stops "
+             "every rank (MPIEXEC_TIMEOUT)"),
+    cl::init(300), cl::cat(runCat));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input generator"),
                               cl::init(1), cl::cat(runCat));
 static cl::opt<std::string>
@@ -337,6 +359,13 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
   auto get = [&](Value v) -> const ref::Tensor & { return env[v].value; };
 
   for (Operation &op : func.getBody().front()) {
+    // Sharding annotations say where values live, not what they are.
+    if (isa<shard::ShardingOp>(op))
+      continue;
+    if (auto annotation = dyn_cast<shard::ShardOp>(op)) {
+      env[annotation.getResult()] = env[annotation.getSrc()];
+      continue;
+    }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       SmallVector<ref::Result> results;
       for (Value v : ret.getOperands())
@@ -1753,6 +1782,332 @@ static int runSystolic(std::vector<Job> &jobs, ModuleOp module,
   return passed == jobs.size() ? 0 : 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Sharded modules: one MPI process per grid element
+//===----------------------------------------------------------------------===//
+
+/// The shape of the module's shard.grid (the first, if several: accel-shard
+/// refuses those), and its name; none without a grid.
+static std::optional<SmallVector<int64_t>> moduleGrid(ModuleOp module,
+                                                      std::string &name) {
+  for (auto grid : module.getOps<shard::GridOp>()) {
+    name = grid.getSymName().str();
+    return llvm::to_vector(grid.getShape());
+  }
+  return std::nullopt;
+}
+
+namespace {
+/// Where one process's part of a tensor lies in the whole.
+struct ShardBlock {
+  SmallVector<int64_t> offsets, sizes;
+};
+} // namespace
+
+/// The part of a `shape` tensor, split as `axes` (accel-shard's split axes: per
+/// dimension the grid axes it is split over, the first axis major), that
+/// process `rank` of `grid` (row-major over the grid's axes) holds.
+static ShardBlock blockOf(ArrayRef<int64_t> shape, ArrayAttr axes,
+                     ArrayRef<int64_t> grid, int rank) {
+  SmallVector<int64_t> index(grid.size());
+  for (int64_t a = int64_t(grid.size()) - 1, r = rank; a >= 0; --a) {
+    index[a] = r % grid[a];
+    r /= grid[a];
+  }
+  ShardBlock b;
+  b.sizes.assign(shape.begin(), shape.end());
+  b.offsets.assign(shape.size(), 0);
+  if (!axes)
+    return b;
+  for (auto [d, attr] : llvm::enumerate(axes)) {
+    int64_t part = 0, parts = 1;
+    for (int64_t a : cast<DenseI64ArrayAttr>(attr).asArrayRef()) {
+      part = part * grid[a] + index[a];
+      parts *= grid[a];
+    }
+    b.sizes[d] = shape[d] / parts;
+    b.offsets[d] = part * b.sizes[d];
+  }
+  return b;
+}
+
+/// Entry `i` of a function's accel.arg_split_axes or
+/// accel.result_split_axes (accel-shard), or null.
+static ArrayAttr splitAxesOf(func::FuncOp func, StringRef name, unsigned i) {
+  auto all = func->getAttrOfType<ArrayAttr>(name);
+  if (!all || i >= all.size())
+    return nullptr;
+  return dyn_cast<ArrayAttr>(all[i]);
+}
+
+/// Calls `f(fullIndex, blockIndex, n)` for each run of `n` contiguous
+/// elements (a row of the last dimension) of block `b` of `shape`.
+static void forEachRow(ArrayRef<int64_t> shape, const ShardBlock &b,
+                       llvm::function_ref<void(int64_t, int64_t, int64_t)> f) {
+  int64_t rank = shape.size();
+  if (rank == 0)
+    return f(0, 0, 1);
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    rows *= b.sizes[d];
+  int64_t n = b.sizes[rank - 1];
+  if (n == 0)
+    return;
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t rem = row, full = 0, stride = shape[rank - 1];
+    int64_t fullPos = b.offsets[rank - 1];
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      fullPos += (rem % b.sizes[d] + b.offsets[d]) * stride;
+      rem /= b.sizes[d];
+      stride *= shape[d];
+    }
+    (void)full;
+    f(fullPos, row * n, n);
+  }
+}
+
+static ref::Tensor extractBlock(const ref::Tensor &whole, const ShardBlock &b) {
+  ref::Tensor part(b.sizes);
+  forEachRow(whole.shape, b, [&](int64_t from, int64_t to, int64_t n) {
+    std::copy_n(whole.data.begin() + from, n, part.data.begin() + to);
+  });
+  return part;
+}
+
+static void insertBlock(ref::Tensor &whole, const ref::Tensor &part,
+                        const ShardBlock &b) {
+  forEachRow(whole.shape, b, [&](int64_t to, int64_t from, int64_t n) {
+    std::copy_n(part.data.begin() + from, n, whole.data.begin() + to);
+  });
+}
+
+/// Starts `--ranks` copies of this command under the MPI launcher and
+/// waits; 1 when a rank fails, dies or the run times out.
+static int launchRanks(int argc, char **argv) {
+  llvm::ErrorOr<std::string> program = llvm::sys::findProgramByName(mpiexec);
+  if (!program)
+    return fail("cannot find the MPI launcher '" + mpiexec +
+                "' (--mpiexec); scripts/setup.sh installs mpich");
+  std::string self =
+      llvm::sys::fs::getMainExecutable(argv[0], (void *)&launchRanks);
+  SmallVector<std::string> args = {*program, "-n", std::to_string(ranks),
+                                   self};
+  for (int i = 1; i < argc; ++i)
+    args.push_back(argv[i]);
+  SmallVector<std::string> env;
+  for (char **e = environ; *e; ++e)
+    if (!StringRef(*e).starts_with("MPIEXEC_TIMEOUT="))
+      env.push_back(*e);
+  env.push_back("MPIEXEC_TIMEOUT=" + std::to_string(rankTimeout));
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  SmallVector<StringRef> envRefs(env.begin(), env.end());
+  llvm::outs().flush();
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*program, argRefs, envRefs, {}, 0, 0,
+                                     &message);
+  if (rc < 0)
+    return fail("the MPI launcher '" + *program + "' failed: " + message);
+  if (rc != 0)
+    return fail(Twine(ranks) + " ranks: a rank failed, died or ran past "
+                "--rank-timeout=" + Twine(rankTimeout) +
+                " s (launcher exit code " + Twine(rc) + ")");
+  return 0;
+}
+
+/// The native bytes of `t` as `elementType` (index as i64).
+static std::vector<uint8_t> encodeTensor(const ref::Tensor &t,
+                                         Type elementType) {
+  Type storage = elementType.isIndex()
+                     ? Type(IntegerType::get(elementType.getContext(), 64))
+                     : elementType;
+  size_t width = ref::storageBytes(storage);
+  std::vector<uint8_t> bytes(std::max<size_t>(1, t.data.size()) * width);
+  for (auto [n, v] : llvm::enumerate(t.data))
+    ref::encodeElement(v, storage, bytes.data() + n * width);
+  return bytes;
+}
+
+/// This process's part of a --ranks run (docs/distributed.md): partitions
+/// the selected functions (accel-shard), runs each on this rank's block of
+/// the generated inputs, checks its block of every result against the
+/// oracle's, and gathers the results on rank 0, which checks the whole.
+/// Every rank agrees on the exit code.
+static int runSharded(std::vector<Job> &jobs, ModuleOp selected,
+                      const AccelCpuPipelineOptions &options,
+                      ArrayRef<int64_t> grid, StringRef gridName) {
+  namespace mpi = accel_run::mpi;
+  int64_t processes = 1;
+  for (int64_t g : grid)
+    processes *= g;
+  if (llvm::Error e = mpi::initialize())
+    return fail(toString(std::move(e)));
+  int rank = mpi::rank();
+  auto rankFail = [&](const Twine &message) {
+    return fail("rank " + Twine(rank) + ": " + message);
+  };
+  if (mpi::size() != processes) {
+    mpi::finalize();
+    return rankFail("the module's grid @" + gridName + " has " +
+                    Twine(processes) + " processes but MPI started " +
+                    Twine(mpi::size()) + "; run with --ranks=" +
+                    Twine(processes));
+  }
+  // Errors below are this rank's alone: it leaves without MPI_Finalize and
+  // the launcher stops the others.
+  PassManager pm(selected.getContext());
+  pm.addPass(createAccelShardPass());
+  if (failed(pm.run(selected)))
+    return rankFail("cannot partition '" + inputFile + "' over grid @" +
+                    gridName);
+  auto engine = compileForHost(selected, options);
+  if (!engine)
+    return rankFail("cannot compile '" + inputFile +
+                    "' for the host: " + toString(engine.takeError()));
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (auto &entry : mpi::interposedSymbols())
+      symbols[interner(entry.getKey())] = {
+          llvm::orc::ExecutorAddr::fromPtr(entry.getValue()),
+          llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+
+  bool lead = rank == 0;
+  if (lead)
+    llvm::outs() << "accel-run: " << inputFile << " on cpu, " << processes
+                 << " ranks (grid @" << gridName << "), " << options.threads
+                 << (options.threads == 1 ? " thread" : " threads")
+                 << " each, seed " << seed << ", " << dist << " inputs\n";
+  unsigned passed = 0;
+  for (Job &job : jobs) {
+    auto local = selected.lookupSymbol<func::FuncOp>(job.name);
+    if (!local)
+      return rankFail("@" + job.name + " vanished in partitioning");
+    PackedCall call;
+    std::deque<std::vector<uint8_t>> storage;
+    for (auto [i, arg] : llvm::enumerate(job.args)) {
+      if (!isa<RankedTensorType>(arg.type)) {
+        call.addScalar(arg.bytes.data());
+        continue;
+      }
+      ShardBlock b = blockOf(arg.shape,
+                        splitAxesOf(local, "accel.arg_split_axes", i),
+                        grid, rank);
+      auto localType = dyn_cast<RankedTensorType>(local.getArgumentTypes()[i]);
+      if (!localType || localType.getShape() != ArrayRef<int64_t>(b.sizes))
+        return rankFail("argument #" + Twine(i) + " of @" + job.name +
+                        ": the partitioned function takes " +
+                        typeStr(local.getArgumentTypes()[i]) +
+                        ", not this rank's block");
+      storage.push_back(encodeTensor(extractBlock(arg.value, b),
+                                     arg.elementType));
+      call.addMemref(storage.back().data(), b.sizes);
+    }
+    SmallVector<int64_t> resultRanks;
+    for (Type t : local.getResultTypes())
+      resultRanks.push_back(cast<RankedTensorType>(t).getRank());
+    call.addResults(resultRanks);
+
+    mpi::traffic() = {};
+    if (llvm::Error err = call.invoke(**engine, job.name))
+      return rankFail("running @" + job.name +
+                      " failed: " + toString(std::move(err)));
+    mpi::Traffic perCall = mpi::traffic();
+
+    // This rank's blocks against the oracle's, then the whole on rank 0.
+    bool partsPassed = true;
+    SmallVector<ref::Tensor> wholes;
+    for (auto [i, type] : llvm::enumerate(job.func.getResultTypes())) {
+      auto wholeType = cast<RankedTensorType>(type);
+      auto localType = cast<RankedTensorType>(local.getResultTypes()[i]);
+      ref::Tensor mine = readDescriptor(call.result(i), localType);
+      const ref::Result &expected = job.expected[i];
+      ShardBlock b = blockOf(
+          wholeType.getShape(),
+          splitAxesOf(local, "accel.result_split_axes", i), grid,
+          rank);
+      if (mine.shape != b.sizes)
+        return rankFail("result #" + Twine(i) + " of @" + job.name +
+                        " is " + typeStr(localType) +
+                        ", not this rank's block");
+      ref::Result part{extractBlock(expected.value, b),
+                       extractBlock(expected.bound, b)};
+      partsPassed &= ref::compare(mine, part).passed();
+      std::vector<double> all;
+      if (llvm::Error e = mpi::gather(mine.data, all))
+        return rankFail(toString(std::move(e)));
+      ref::Tensor whole(wholeType.getShape(),
+                        std::numeric_limits<double>::quiet_NaN());
+      if (lead)
+        for (int r = 0; r < processes; ++r) {
+          ShardBlock rb = blockOf(
+              wholeType.getShape(),
+              splitAxesOf(local, "accel.result_split_axes", i),
+              grid, r);
+          ref::Tensor theirs(rb.sizes);
+          std::copy_n(all.begin() + size_t(r) * mine.data.size(),
+                      mine.data.size(), theirs.data.begin());
+          insertBlock(whole, theirs, rb);
+        }
+      wholes.push_back(std::move(whole));
+    }
+    bool wholePassed = true;
+    if (lead) {
+      llvm::outs() << "@" << job.name << "\n";
+      FailureOr<bool> checked =
+          checkResults(job, [&](unsigned i) { return wholes[i]; });
+      if (failed(checked))
+        return 1;
+      wholePassed = *checked;
+    }
+    llvm::Expected<double> partsFailed = mpi::allSum(partsPassed ? 0 : 1);
+    llvm::Expected<int> allPassed = mpi::allMin(partsPassed && wholePassed);
+    if (!partsFailed || !allPassed)
+      return rankFail(toString(llvm::joinErrors(
+          partsFailed.takeError(), allPassed.takeError())));
+    if (lead) {
+      llvm::outs() << llvm::formatv(
+          "  ranks: {0} of {1} local parts within the gate\n",
+          processes - int64_t(*partsFailed), processes);
+      llvm::outs() << llvm::formatv(
+          "  communication (rank 0, one call): {0} bytes all-reduced in {1} "
+          "MPI_Allreduce, {2} bytes sent, {3} received, {4} "
+          "communicator splits\n",
+          perCall.allreduceBytes, perCall.allreduceCalls, perCall.sendBytes,
+          perCall.recvBytes, perCall.commSplits);
+    }
+    if (repeat > 0) {
+      std::vector<double> times;
+      for (unsigned r = 0; r < repeat; ++r) {
+        // Every rank starts together; a call ends with its collectives.
+        if (llvm::Error e = mpi::barrier())
+          return rankFail(toString(std::move(e)));
+        auto start = std::chrono::steady_clock::now();
+        if (llvm::Error err = call.invoke(**engine, job.name))
+          return rankFail("running @" + job.name +
+                          " failed: " + toString(std::move(err)));
+        times.push_back(std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
+      }
+      std::sort(times.begin(), times.end());
+      if (lead)
+        llvm::outs() << llvm::formatv(
+            "  time: {0:f3} ms (median of {1}, rank 0)\n",
+            times[times.size() / 2], times.size());
+    }
+    if (lead)
+      llvm::outs() << "  " << (*allPassed ? "PASS" : "FAIL") << "\n";
+    passed += *allPassed;
+  }
+  if (lead)
+    llvm::outs() << "accel-run: " << passed << " of " << jobs.size()
+                 << " functions passed on " << processes << " ranks\n";
+  llvm::outs().flush();
+  mpi::finalize();
+  return passed == jobs.size() ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCat);
@@ -1793,6 +2148,36 @@ int main(int argc, char **argv) {
       std::move(file), sourceMgr, context, llvm::errs(), inputOptions);
   if (!module)
     return 1;
+
+  // A sharded module runs as one MPI process per grid element: --ranks
+  // starts them (each runs this same command under the launcher).
+  std::string gridName;
+  std::optional<SmallVector<int64_t>> grid = moduleGrid(*module, gridName);
+  if (ranks > 0 && !grid)
+    return fail("--ranks runs a sharded module; '" + inputFile +
+                "' has no shard.grid");
+  if (grid) {
+    int64_t processes = 1;
+    for (int64_t g : *grid)
+      processes = g > 0 ? processes * g : 0;
+    if (target != "cpu")
+      return fail("a sharded module runs on --target=cpu (one MPI process "
+                  "per grid element on this machine)");
+    if (processes < 1)
+      return fail("grid @" + gridName + " needs static, positive sizes");
+    if (!precisionReport.empty())
+      return fail("--precision-report does not run sharded modules");
+    if (!accel_run::mpi::launchedByMpi()) {
+      if (ranks == 0)
+        return fail("'" + inputFile + "' is sharded over grid @" + gridName +
+                    " (" + Twine(processes) +
+                    " processes): run it with --ranks=" + Twine(processes));
+      if (int64_t(ranks) != processes)
+        return fail("grid @" + gridName + " has " + Twine(processes) +
+                    " processes; --ranks=" + Twine(ranks) + " does not match");
+      return launchRanks(argc, argv);
+    }
+  }
 
   // The functions to run: those named by --entry, else every public one.
   std::vector<Job> jobs; // not moved once prepared: calls point into them
@@ -1851,6 +2236,8 @@ int main(int argc, char **argv) {
       return fail("--pre-passes '" + prePasses + "' failed on '" + inputFile +
                   "'");
   }
+  if (grid)
+    return runSharded(jobs, *selected, options, *grid, gridName);
   if (target != "cpu") {
     if (!precisionReport.empty())
       return fail("--precision-report runs on the cpu target only");

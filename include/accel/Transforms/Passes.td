@@ -260,9 +260,10 @@ def AccelShardPass : Pass<"accel-shard", "::mlir::ModuleOp"> {
 
     - `accel.grid = array<i64: ...>`: the grid's shape (its product is the
       number of processes);
-    - `accel.split_axes` on each tensor argument and result: per dimension,
-      the grid axes it is split over (`[[], [0]]`: columns split over axis
-      0; absent: replicated).
+    - `accel.arg_split_axes` and `accel.result_split_axes`: for each
+      argument and result, per dimension, the grid axes it is split over
+      (`[array<i64>, array<i64: 0>]`: columns split over axis 0; `[]`:
+      replicated).
 
     Refused with a located error: more than one grid, a grid with a dynamic
     or zero size, a split that does not divide a dimension (local shards

@@ -13,7 +13,6 @@
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
@@ -181,30 +180,15 @@ struct MatmulSharding
     ImplicitLocOpBuilder b(op->getLoc(), builder);
     SmallVector<Value> operands = llvm::to_vector(partitionedOperands);
     unsigned initIndex = mm.getInitMutable().getOperandNumber();
+    Value init = operands[initIndex];
     if (mm.getAccumulate()) {
-      // C enters the sum once: on the first process of each reduction
-      // group; the others start from zeros.
-      Value lead = shard::createProcessLinearIndex(grid.getSymName(),
-                                                   reductionAxes, b);
-      Value isLead = arith::CmpIOp::create(
-          b, arith::CmpIPredicate::eq, lead,
-          arith::ConstantIndexOp::create(b, 0));
-      Value init = operands[initIndex];
-      auto ifOp = scf::IfOp::create(b, init.getType(), isLead, true, true);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToEnd(&ifOp.getThenRegion().front());
-        scf::YieldOp::create(b, init);
-        b.setInsertionPointToEnd(&ifOp.getElseRegion().front());
-        auto type = cast<RankedTensorType>(init.getType());
-        Value empty = tensor::EmptyOp::create(b, type.getShape(),
-                                              type.getElementType());
-        Value zero = arith::ConstantOp::create(
-            b, b.getZeroAttr(type.getElementType()));
-        scf::YieldOp::create(
-            b, linalg::FillOp::create(b, zero, empty).getResult(0));
-      }
-      operands[initIndex] = ifOp.getResult(0);
+      // C enters the sum once, after it: every process multiplies into a
+      // fresh tile and adds C (its local block) to the reduced sum. (Adding
+      // C on one process before the all-reduce would select between C and
+      // zeros, which bufferizes into a copy of unknown layout.)
+      auto type = cast<RankedTensorType>(init.getType());
+      operands[initIndex] =
+          tensor::EmptyOp::create(b, type.getShape(), type.getElementType());
     }
     IRMapping local;
     for (auto [from, to] : llvm::zip_equal(op->getOperands(), operands))
@@ -214,8 +198,13 @@ struct MatmulSharding
                                                 resultShardings, local,
                                                 symbols, builder);
     Value partial = local.lookup(mm.getResult());
+    if (mm.getAccumulate())
+      cast<MatmulOp>(partial.getDefiningOp()).setAccumulate(false);
     Value sum = shard::AllReduceOp::create(b, partial, grid.getSymName(),
                                            reductionAxes, ReductionKind::Sum);
+    if (mm.getAccumulate())
+      sum = linalg::AddOp::create(b, ValueRange{sum, init}, ValueRange{init})
+                .getResult(0);
     partitionMap.map(mm.getResult(), sum);
     return success();
   }
@@ -399,7 +388,7 @@ void accel::registerShardingInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, AccelDialect *) {
     ctx->loadDialect<arith::ArithDialect, linalg::LinalgDialect,
-                     scf::SCFDialect, shard::ShardDialect,
+                     shard::ShardDialect,
                      tensor::TensorDialect>();
     MatmulOp::attachInterface<MatmulSharding>(*ctx);
     AttentionOp::attachInterface<AttentionSharding>(*ctx);

@@ -6,8 +6,8 @@
 //
 // - matmul: iteration space [batch..., M, N, K]. Batch, M and N split without
 //   communication; a split K (row-parallel) leaves a partial sum on each
-//   process that becomes a `shard.all_reduce` (sum). An accumulating matmul
-//   adds C on the first process of each reduction group only.
+//   process that becomes a `shard.all_reduce` (sum); an accumulating matmul
+//   adds C once, to the reduced sum.
 // - attention: iteration space [B, Hq, Sq, Dv] (parallel) x [Skv, D]
 //   (reductions). K and V heads follow the query heads (GQA groups stay
 //   together); a K/V head dimension of 1 (MQA) and broadcast mask dimensions
