@@ -98,6 +98,14 @@ struct AccelLowerShardToMpiPass
       split.erase();
     });
 
+    // What computed the splits' keys (the rank, its grid index) is dead now.
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : llvm::reverse(ops))
+      if (op->getDialect() && isOpTriviallyDead(op) &&
+          isa<mpi::MPIDialect, arith::ArithDialect>(op->getDialect()))
+        op->erase();
+
     // Nothing below the partition refers to the grid by name any more.
     for (auto grid :
          llvm::make_early_inc_range(module.getOps<shard::GridOp>())) {

@@ -56,10 +56,6 @@ static LogicalResult checkBoundarySharding(Operation *where, Value value,
            << what
            << " has halo sizes or explicit shard offsets; accel splits "
               "dimensions into equal parts only";
-  if (s.getGridAttr() && s.getGrid() != grid.getSymName())
-    return where->emitError() << what << " is sharded over grid @"
-                              << s.getGrid() << ", not the module's grid @"
-                              << grid.getSymName();
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
     return success();

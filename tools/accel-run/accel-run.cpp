@@ -145,6 +145,11 @@ static cl::opt<unsigned> ranks(
              "Under an MPI launcher (mpiexec -n N accel-run ...) the option "
              "is not needed"),
     cl::init(0), cl::cat(runCat));
+static cl::opt<int> testAbortRank(
+    "test-abort-rank",
+    cl::desc("Testing only: this rank aborts before its first kernel call "
+             "(a rank that dies)"),
+    cl::init(-1), cl::Hidden, cl::cat(runCat));
 static cl::opt<std::string>
     mpiexec("mpiexec", cl::desc("The MPI launcher --ranks uses"),
             cl::init("mpiexec.mpich"), cl::cat(runCat));
@@ -2009,6 +2014,8 @@ static int runSharded(std::vector<Job> &jobs, ModuleOp selected,
     call.addResults(resultRanks);
 
     mpi::traffic() = {};
+    if (testAbortRank == rank)
+      std::abort();
     if (llvm::Error err = call.invoke(**engine, job.name))
       return rankFail("running @" + job.name +
                       " failed: " + toString(std::move(err)));

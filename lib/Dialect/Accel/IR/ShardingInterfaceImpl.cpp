@@ -323,11 +323,8 @@ struct AttentionSharding
              << "cannot split the query sequence over the grid with a causal "
                 "band or q_lengths (they depend on the global query "
                 "position); split the batch or the heads";
-    for (unsigned l = kFixedLoops; l < assignment.size(); ++l)
-      if (split(l))
-        return op->emitOpError()
-               << "cannot split a broadcast (size 1) operand dimension over "
-                  "the grid";
+    // The unit loops (broadcast mask dimensions, an MQA K/V head) cannot
+    // be split: checkAllDivisible refused a size-1 dimension in parts.
     shard::partitionTriviallyShardableOperation(
         *op, partitionedOperands, operandShardings, resultShardings,
         partitionMap, symbols, builder);
