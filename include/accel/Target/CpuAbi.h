@@ -51,6 +51,11 @@ struct Buffer {
   std::string dtype;
   unsigned elemBytes = 0;
   std::vector<int64_t> shape;
+  /// In a sharded module (Artifact::grid): per dimension, the grid axes it
+  /// is split over (empty: replicated), and the whole tensor's shape this
+  /// buffer is one process's block of.
+  std::vector<std::vector<int64_t>> splitAxes;
+  std::vector<int64_t> wholeShape;
 };
 
 /// A size the wrapper compares: dimension `dim` of argument (or result)
@@ -78,6 +83,9 @@ struct Artifact {
   std::string module, triple, cpu;
   std::vector<std::string> features;
   std::vector<Kernel> kernels;
+  /// The shard.grid a sharded module was partitioned over (empty: not
+  /// sharded): the library is one MPI process's part (docs/distributed.md).
+  std::vector<int64_t> grid;
 };
 
 /// The functions the lowered kernels call for their temporaries (the CPU

@@ -226,16 +226,59 @@ default:
      << "_ABI_VERSION ||\n      strcmp(accel_" << m << "_info(), ACCEL_" << M
      << "_INFO) != 0)\n    return ACCEL_ERR_VERSION;\n"
      << "  return accel_" << m << "_check_cpu();\n}\n\n";
+  if (!a.grid.empty()) {
+    int64_t processes = 1;
+    std::string shape;
+    for (int64_t g : a.grid) {
+      processes *= g;
+      shape += (shape.empty() ? "" : "x") + std::to_string(g);
+    }
+    os << "/* Sharded over a grid of shape " << shape << " (docs/distributed.md): an "
+          "MPI program (MPICH)\n   runs exactly ACCEL_"
+       << M << "_PROCESSES processes, calls MPI_Init, and every process\n"
+          "   calls each function with its block of each tensor. Process r "
+          "has grid\n   index (i0, i1, ...) = r in row-major order; a "
+          "dimension split over grid\n   axes (a, b) holds part i_a * "
+          "size_b + i_b of size/(size_a * size_b). The\n   functions "
+          "communicate over MPI_COMM_WORLD: every process must call\n   "
+          "them in the same order. */\n"
+       << "#define ACCEL_" << M << "_PROCESSES " << processes << "\n\n";
+  }
+  auto block = [](const Buffer &b) {
+    if (b.splitAxes.empty())
+      return std::string();
+    std::string text = " of ";
+    Buffer whole = b;
+    whole.shape = b.wholeShape;
+    text += b.dtype + "[" + shapeText(whole) + "] split [";
+    for (size_t d = 0; d < b.splitAxes.size(); ++d) {
+      text += d ? ", [" : "[";
+      for (size_t i = 0; i < b.splitAxes[d].size(); ++i)
+        text += (i ? ", " : "") + std::to_string(b.splitAxes[d][i]);
+      text += "]";
+    }
+    return text + "]";
+  };
   for (const Kernel &k : a.kernels) {
     os << "/* " << k.name << commentText(k.signature)
        << "\n   signature hash 0x"
        << llvm::utohexstr(signatureHash(k), /*LowerCase=*/true) << "\n";
     for (size_t i = 0; i < k.args.size(); ++i)
       os << "   arg" << i << ": " << k.args[i].dtype << "["
-         << shapeText(k.args[i]) << "]\n";
+         << shapeText(k.args[i]) << "]"
+         << (a.grid.empty() ? "" : block(k.args[i]).empty()
+                                       ? " (the whole tensor)"
+                                       : " (this process's block" +
+                                             block(k.args[i]) + ")")
+         << "\n";
     for (size_t i = 0; i < k.results.size(); ++i)
       os << "   result" << i << ": " << k.results[i].dtype << "["
-         << shapeText(k.results[i]) << "] (written into the caller's buffer)\n";
+         << shapeText(k.results[i]) << "] (written into the caller's buffer"
+         << (a.grid.empty() ? "" : block(k.results[i]).empty()
+                                       ? "; the whole tensor"
+                                       : "; this process's block" +
+                                             block(k.results[i]))
+         << ")\n";
     if (!k.sizeChecks.empty()) {
       os << "   Dynamic sizes its ops tie together (else ACCEL_ERR_SHAPE):\n";
       for (const SizeCheck &c : k.sizeChecks)
@@ -588,6 +631,16 @@ llvm::json::Value mlir::accel::cpuabi::metadata(const Artifact &a) {
       llvm::json::Object b{{"name", (prefix + llvm::Twine(i)).str()},
                            {"dtype", list[i].dtype},
                            {"shape", std::move(shape)}};
+      if (!list[i].wholeShape.empty() || !list[i].splitAxes.empty()) {
+        llvm::json::Array axes, whole;
+        for (const std::vector<int64_t> &d : list[i].splitAxes)
+          axes.push_back(llvm::json::Array(d));
+        for (int64_t d : list[i].wholeShape)
+          whole.push_back(d < 0 ? llvm::json::Value(nullptr)
+                                : llvm::json::Value(d));
+        b["split_axes"] = std::move(axes);
+        b["whole_shape"] = std::move(whole);
+      }
       b["bytes"] = count < 0 ? llvm::json::Value(nullptr)
                              : llvm::json::Value(count * list[i].elemBytes);
       out.push_back(std::move(b));
@@ -608,7 +661,7 @@ llvm::json::Value mlir::accel::cpuabi::metadata(const Artifact &a) {
   llvm::json::Array features;
   for (const std::string &f : a.features)
     features.push_back(f);
-  return llvm::json::Object{
+  llvm::json::Object meta{
       {"format_version", kFormatVersion},
       {"abi_version", kAbiVersion},
       {"compiler", std::string("accel ") + ACCEL_VERSION_STRING},
@@ -622,4 +675,7 @@ llvm::json::Value mlir::accel::cpuabi::metadata(const Artifact &a) {
       {"header", a.module + ".h"},
       {"info", infoString(a)},
       {"kernels", std::move(kernels)}};
+  if (!a.grid.empty())
+    meta["grid"] = llvm::json::Array(a.grid);
+  return meta;
 }

@@ -17,7 +17,9 @@
 #include "accel/Support/InputLimits.h"
 #include "accel/Target/CpuAbi.h"
 #include "accel/Target/CpuSizeChecks.h"
+#include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -195,6 +197,17 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
             "the function name '" + name +
             "' is reserved for the library's allocation functions");
   }
+  // A sharded module: each process's functions (local shapes), with what
+  // each buffer is a block of (accel-shard; docs/distributed.md).
+  if (!module.getOps<shard::GridOp>().empty()) {
+    PassManager pm(ctx);
+    pm.addPass(accel::createAccelShardPass());
+    if (failed(pm.run(module)))
+      return backendError("cannot partition '" + opts.inputName +
+                          "' over its grid");
+    for (auto grid : module.getOps<shard::GridOp>())
+      artifact.grid.assign(grid.getShape().begin(), grid.getShape().end());
+  }
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic())
       continue;
@@ -216,6 +229,30 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
       if (!b)
         return b.takeError();
       kernel.results.push_back(std::move(*b));
+    }
+    if (!artifact.grid.empty()) {
+      auto describe = [&](std::vector<abi::Buffer> &buffers,
+                          StringRef attr) {
+        auto all = func->getAttrOfType<ArrayAttr>(attr);
+        for (auto [i, b] : llvm::enumerate(buffers)) {
+          b.wholeShape = b.shape;
+          auto axes = all && i < all.size() ? dyn_cast<ArrayAttr>(all[i])
+                                            : ArrayAttr();
+          if (!axes)
+            continue;
+          for (auto [d, a] : llvm::enumerate(axes)) {
+            auto list = cast<DenseI64ArrayAttr>(a).asArrayRef();
+            b.splitAxes.emplace_back(list.begin(), list.end());
+            int64_t parts = 1;
+            for (int64_t axis : list)
+              parts *= artifact.grid[axis];
+            if (d < b.wholeShape.size() && b.wholeShape[d] >= 0)
+              b.wholeShape[d] *= parts;
+          }
+        }
+      };
+      describe(kernel.args, "accel.arg_split_axes");
+      describe(kernel.results, "accel.result_split_axes");
     }
     // Sizes the ops relate, checked by the wrapper before the kernel runs
     // (an 8x16 A with an 8x4 B would read past B).
@@ -300,7 +337,8 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
   }
   for (llvm::Function &f : *llvmModule)
     if (f.isDeclaration() && !f.isIntrinsic() && !isLibcCall(f.getName()) &&
-        !runtime.contains(f.getName()))
+        !runtime.contains(f.getName()) &&
+        !(!artifact.grid.empty() && f.getName().starts_with("MPI_")))
       return backendError(
           "the lowered code calls '" + f.getName() +
           "', which is not in the C library; the shared library "
@@ -371,6 +409,24 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
         libs.push_back(loader);
       break;
     }
+  }
+  // A sharded module's collectives call MPICH (the ABI the mpi lowering
+  // targets): libmpich.so.12 is DT_NEEDED, so the library loads in an MPI
+  // program and refuses to load where MPICH is missing.
+  if (!artifact.grid.empty()) {
+    std::string mpich;
+    for (llvm::StringRef dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64",
+                                "/usr/lib/x86_64-linux-gnu/mpich/lib"})
+      if (llvm::sys::fs::exists(dir + "/libmpich.so.12")) {
+        mpich = (dir + "/libmpich.so.12").str();
+        break;
+      }
+    if (mpich.empty())
+      return backendError("'" + opts.inputName +
+                          "' is sharded: its library links MPICH "
+                          "(libmpich.so.12), which is not installed "
+                          "(scripts/setup.sh installs libmpich-dev)");
+    libs.push_back(mpich);
   }
   // compiler-rt's builtins: without f16c or avx512bf16 LLVM turns f16 and
   // bf16 conversions into calls of __extendhfsf2, __truncsfbf2, ...; the
