@@ -47,7 +47,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 24.0, .memoryGbps = 36.0,
    .localMemoryKib = 48, .l2Kib = 1024, .llcKib = 32768,
    .matrixUnit = {1, 16, 1}, .warpSize = 0,
-   .description = "one AMD Zen 5 core with AVX-512 BF16/VNNI (the project's machine)"},
+   .description = "one AMD Zen 5 core with AVX-512 BF16/VNNI (the project's machine)",
+   .linkName = "shared memory between the processes (cores) of one 64-core socket, at the core's bandwidth; 400 Gb/s NIC beyond",
+   .linkGBps = 36.0, .scaleOutGBps = 50.0, .linkLatencyUs = 1.0,
+   .scaleUpDevices = 64},
   // Derived: 2 FMA x 8 lanes x 2 x 3.0 GHz; int8 = VPMADDUBSW issue rate.
   // Clock and bandwidth are nominal class figures, not one SKU's.
   {.name = "x86-64-avx2", .kind = TargetKind::CPU, .chip = "haswell",
@@ -58,7 +61,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 0.0, .memoryGbps = 20.0,
    .localMemoryKib = 32, .l2Kib = 256, .llcKib = 8192,
    .matrixUnit = {1, 8, 1}, .warpSize = 0,
-   .description = "one Haswell-class x86-64 core with AVX2 and FMA (the AVX2 fallback)"},
+   .description = "one Haswell-class x86-64 core with AVX2 and FMA (the AVX2 fallback)",
+   .linkName = "shared memory between the processes (cores) of one 16-core socket; 200 Gb/s NIC beyond",
+   .linkGBps = 20.0, .scaleOutGBps = 25.0, .linkLatencyUs = 1.0,
+   .scaleUpDevices = 16},
   // Derived: 4 x 128-bit pipes (FMLA, BFMMLA, SMMLA each 4/cycle) x 3.1 GHz
   // (Grace base clock); caches are Grace's (1 MiB L2, 117 MiB L3 per chip).
   // The 30 GB/s per-core bandwidth is an estimate, not a vendor figure.
@@ -70,7 +76,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 0.0, .memoryGbps = 30.0,
    .localMemoryKib = 64, .l2Kib = 1024, .llcKib = 119808,
    .matrixUnit = {1, 4, 1}, .warpSize = 0,
-   .description = "one Arm Neoverse V2 core as in NVIDIA Grace (Graviton4: 2.8 GHz, 2 MiB L2)"},
+   .description = "one Arm Neoverse V2 core as in NVIDIA Grace (Graviton4: 2.8 GHz, 2 MiB L2)",
+   .linkName = "shared memory between the processes (cores) of one 72-core Grace; 400 Gb/s NIC beyond",
+   .linkGBps = 30.0, .scaleOutGBps = 50.0, .linkLatencyUs = 1.0,
+   .scaleUpDevices = 72},
   {.name = "a100", .kind = TargetKind::NVPTX, .chip = "sm_80",
    .features = "mma.sync,cp.async,bf16,tf32,int8",
    .computeUnits = 108, .clockGhz = 1.41,
@@ -79,7 +88,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 80.0, .memoryGbps = 2039.0,
    .localMemoryKib = 164, .l2Kib = 40960, .llcKib = 0,
    .matrixUnit = {16, 8, 16}, .warpSize = 32,
-   .description = "NVIDIA A100 SXM4 80GB (Ampere)"},
+   .description = "NVIDIA A100 SXM4 80GB (Ampere)",
+   .linkName = "NVLink 3 (600 GB/s per GPU, both directions), HGX 8; 200 Gb/s HDR IB",
+   .linkGBps = 300.0, .scaleOutGBps = 25.0, .linkLatencyUs = 3.0,
+   .scaleUpDevices = 8},
   // The GPUs of sm_86 and sm_89: an Ampere data-centre part with sm_80's
   // mma.sync and 100 KiB of shared memory per SM, and an Ada part with
   // fp8 mma.sync. Ada's tensor peaks with f32 accumulation (the kernels'
@@ -92,7 +104,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 48.0, .memoryGbps = 696.0,
    .localMemoryKib = 100, .l2Kib = 6144, .llcKib = 0,
    .matrixUnit = {16, 8, 16}, .warpSize = 32,
-   .description = "NVIDIA A40 (Ampere GA102), 48 GB GDDR6"},
+   .description = "NVIDIA A40 (Ampere GA102), 48 GB GDDR6",
+   .linkName = "NVLink bridge (pairs, 112.5 GB/s both directions); 200 Gb/s NIC",
+   .linkGBps = 56.25, .scaleOutGBps = 25.0, .linkLatencyUs = 3.0,
+   .scaleUpDevices = 2},
   {.name = "rtx4090", .kind = TargetKind::NVPTX, .chip = "sm_89",
    .features = "mma.sync,cp.async,bf16,tf32,fp8,int8",
    .computeUnits = 128, .clockGhz = 2.52,
@@ -101,7 +116,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 24.0, .memoryGbps = 1008.0,
    .localMemoryKib = 100, .l2Kib = 73728, .llcKib = 0,
    .matrixUnit = {16, 8, 16}, .warpSize = 32,
-   .description = "NVIDIA GeForce RTX 4090 (Ada AD102), 24 GB GDDR6X"},
+   .description = "NVIDIA GeForce RTX 4090 (Ada AD102), 24 GB GDDR6X",
+   .linkName = "PCIe 4.0 x16; 200 Gb/s NIC",
+   .linkGBps = 32.0, .scaleOutGBps = 25.0, .linkLatencyUs = 5.0,
+   .scaleUpDevices = 8},
   {.name = "h100", .kind = TargetKind::NVPTX, .chip = "sm_90a",
    .features = "mma.sync,cp.async,wgmma,tma,bf16,tf32,fp8,int8",
    .computeUnits = 132, .clockGhz = 1.83,
@@ -110,7 +128,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 80.0, .memoryGbps = 3352.0,
    .localMemoryKib = 228, .l2Kib = 51200, .llcKib = 0,
    .matrixUnit = {64, 256, 16}, .warpSize = 32,
-   .description = "NVIDIA H100 SXM5 80GB (Hopper)"},
+   .description = "NVIDIA H100 SXM5 80GB (Hopper)",
+   .linkName = "NVLink 4 (900 GB/s per GPU, both directions), HGX 8; 400 Gb/s NDR IB",
+   .linkGBps = 450.0, .scaleOutGBps = 50.0, .linkLatencyUs = 3.0,
+   .scaleUpDevices = 8},
   {.name = "h200", .kind = TargetKind::NVPTX, .chip = "sm_90a",
    .features = "mma.sync,cp.async,wgmma,tma,bf16,tf32,fp8,int8",
    .computeUnits = 132, .clockGhz = 1.83,
@@ -119,7 +140,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 141.0, .memoryGbps = 4800.0,
    .localMemoryKib = 228, .l2Kib = 51200, .llcKib = 0,
    .matrixUnit = {64, 256, 16}, .warpSize = 32,
-   .description = "NVIDIA H200 SXM 141GB (Hopper with HBM3e)"},
+   .description = "NVIDIA H200 SXM 141GB (Hopper with HBM3e)",
+   .linkName = "NVLink 4 (900 GB/s per GPU, both directions), HGX 8; 400 Gb/s NDR IB",
+   .linkGBps = 450.0, .scaleOutGBps = 50.0, .linkLatencyUs = 3.0,
+   .scaleUpDevices = 8},
   // Clock derived from the tensor peaks (2250 TFLOP/s / (148 SMs x 8192));
   // L2 and SM count as reported by the CUDA driver on a B200.
   {.name = "b200", .kind = TargetKind::NVPTX, .chip = "sm_100a",
@@ -130,7 +154,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 180.0, .memoryGbps = 7700.0,
    .localMemoryKib = 228, .l2Kib = 129536, .llcKib = 0,
    .matrixUnit = {128, 256, 16}, .warpSize = 32,
-   .description = "NVIDIA B200 (Blackwell), one GPU of an HGX B200"},
+   .description = "NVIDIA B200 (Blackwell), one GPU of an HGX B200",
+   .linkName = "NVLink 5 (1.8 TB/s per GPU, both directions), HGX 8; 400 Gb/s NIC",
+   .linkGBps = 900.0, .scaleOutGBps = 50.0, .linkLatencyUs = 3.0,
+   .scaleUpDevices = 8},
   // One GCD: the device a process sees (the package holds two, 220 CUs and
   // 128 GB in all); the package's figures halved.
   {.name = "mi250x", .kind = TargetKind::AMDGPU, .chip = "gfx90a",
@@ -150,7 +177,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 192.0, .memoryGbps = 5300.0,
    .localMemoryKib = 64, .l2Kib = 32768, .llcKib = 262144,
    .matrixUnit = {32, 32, 8}, .warpSize = 64,
-   .description = "AMD Instinct MI300X (CDNA 3)"},
+   .description = "AMD Instinct MI300X (CDNA 3)",
+   .linkName = "Infinity Fabric (7 links, 896 GB/s per GPU both directions), 8 per node; 400 Gb/s NIC",
+   .linkGBps = 448.0, .scaleOutGBps = 50.0, .linkLatencyUs = 3.0,
+   .scaleUpDevices = 8},
   {.name = "rx7900xtx", .kind = TargetKind::AMDGPU, .chip = "gfx1100",
    .features = "wmma,bf16,int8",
    .computeUnits = 96, .clockGhz = 2.5,
@@ -159,7 +189,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 24.0, .memoryGbps = 960.0,
    .localMemoryKib = 64, .l2Kib = 6144, .llcKib = 98304,
    .matrixUnit = {16, 16, 16}, .warpSize = 32,
-   .description = "AMD Radeon RX 7900 XTX (RDNA 3), wave32"},
+   .description = "AMD Radeon RX 7900 XTX (RDNA 3), wave32",
+   .linkName = "PCIe 4.0 x16; 200 Gb/s NIC",
+   .linkGBps = 32.0, .scaleOutGBps = 25.0, .linkLatencyUs = 5.0,
+   .scaleUpDevices = 8},
   // Clock derived: 459 TFLOP/s / (8 MXUs x 128 x 128 x 2). Google lists FP8
   // at the BF16 rate (no speed-up).
   {.name = "tpu-v5p", .kind = TargetKind::Systolic, .chip = "tpu-v5p",
@@ -170,7 +203,10 @@ static const TargetSpec kCatalogue[] = {
    .memoryGib = 95.0, .memoryGbps = 2765.0,
    .localMemoryKib = 0, .l2Kib = 0, .llcKib = 0,
    .matrixUnit = {128, 128, 1}, .warpSize = 0,
-   .description = "Google Cloud TPU v5p chip: 2 TensorCores x 4 MXUs of 128x128"},
+   .description = "Google Cloud TPU v5p chip: 2 TensorCores x 4 MXUs of 128x128",
+   .linkName = "ICI (4800 Gb/s per chip), 3D torus up to 8960 chips; DCN beyond",
+   .linkGBps = 300.0, .scaleOutGBps = 25.0, .linkLatencyUs = 2.0,
+   .scaleUpDevices = 8960},
   // Clock derived: 1835 TFLOP/s / (8 MMEs x 256 x 256 x 2). f32 derived as
   // half the TPC BF16 vector rate (28.7); Intel publishes no MME FP32 or FP16
   // matrix rate, so f16 is 0 here.

@@ -68,6 +68,22 @@ struct AccelLowerShardToMpiPass
                                     });
     if (!partitioned)
       return;
+    // MLIR 22's convert-shard-to-mpi lowers all-reduces (and halo
+    // updates); resharding's all-gathers and all-to-alls would stop it with
+    // "failed to legalize": say what to change instead.
+    WalkResult unsupported = module.walk([&](Operation *op) {
+      if (!isa<shard::AllGatherOp, shard::AllToAllOp>(op))
+        return WalkResult::advance();
+      op->emitError()
+          << "cannot run on MPI: upstream's convert-shard-to-mpi (MLIR 22) "
+             "lowers all_reduce only, and this "
+          << op->getName().stripDialect()
+          << " reshards a value between the annotations; keep it as it is "
+             "computed (accel-run gathers split results)";
+      return WalkResult::interrupt();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
     // The MPI ABI the LLVM lowering targets: MPICH's (Debian's libmpich,
     // what accel-run loads), unless the module names one.
     if (!module->hasAttr("dlti.map")) {

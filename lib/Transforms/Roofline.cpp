@@ -15,6 +15,7 @@
 #include "accel/Target/Catalogue.h"
 #include "accel/Target/CostModel.h"
 #include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Roofline.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FileSystem.h"
@@ -69,10 +70,10 @@ static double keptPairs(int64_t sq, int64_t skv, std::optional<int64_t> diag,
   return kept;
 }
 
-static std::optional<Cost> costOf(Operation *op) {
+std::optional<RooflineCost> accel::getRooflineCost(Operation *op) {
   if (!allStatic(op))
     return std::nullopt;
-  Cost c{op, op->getName().getStringRef().str(), 0, 0, Type()};
+  RooflineCost c;
   if (auto mm = dyn_cast<MatmulOp>(op)) {
     auto ct = mm.getInit().getType();
     int64_t k = mm.getLhs().getType().getShape().back();
@@ -111,6 +112,24 @@ static std::optional<Cost> costOf(Operation *op) {
     return c;
   }
   return std::nullopt;
+}
+
+std::optional<double> accel::getRooflineSeconds(const RooflineCost &cost,
+                                                TargetAttr target) {
+  double peak = target.getPeakFlops(cost.precision);
+  if (peak <= 0)
+    return std::nullopt;
+  double bw = target.getMemoryGbps().convertToDouble() * 1e9;
+  return std::max(cost.flops / peak, bw > 0 ? cost.bytes / bw : 0);
+}
+
+/// The op's cost with its name, for the table.
+static std::optional<Cost> costOf(Operation *op) {
+  std::optional<RooflineCost> c = getRooflineCost(op);
+  if (!c)
+    return std::nullopt;
+  return Cost{op, op->getName().getStringRef().str(), c->flops, c->bytes,
+              c->precision};
 }
 
 static std::string human(double v, StringRef unit) {
@@ -253,7 +272,8 @@ struct AccelRooflinePass
       double intensity = cost->bytes > 0 ? cost->flops / cost->bytes : 0;
       double ridge = bw > 0 ? peak / bw : 0;
       bool computeBound = bw <= 0 || intensity >= ridge;
-      double time = std::max(cost->flops / peak, bw > 0 ? cost->bytes / bw : 0);
+      double time = *getRooflineSeconds(
+          RooflineCost{cost->flops, cost->bytes, cost->precision}, target);
       // The tiles accel-tile would choose on this target, and why.
       std::string reason, tiles;
       FailureOr<TilePlan> plan = planTiles(op, target, TileRequest(), &reason);

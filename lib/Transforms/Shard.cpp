@@ -203,8 +203,9 @@ struct AccelShardPass
               return isa<shard::ShardOp>(u);
             })) {
           op->emitError()
-              << "is not reached by the function's sharding annotations; "
-                 "annotate one of its operands or its result";
+              << "has no sharding after propagation: annotate one of its "
+                 "operands or its result, or make the annotations around it "
+                 "agree";
           return WalkResult::interrupt();
         }
       return WalkResult::advance();

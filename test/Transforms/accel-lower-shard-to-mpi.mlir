@@ -62,3 +62,4 @@ func.func @single(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>) -> tensor<8x16xf3
   %y = accel.matmul ins(%x, %w : tensor<8x32xf32>, tensor<32x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+

@@ -142,7 +142,7 @@ func.func @unreached(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %y: tensor<8x1
   %a = shard.shard %x to %s annotate_for_users : tensor<8x16xf32>
   %e = tensor.empty() : tensor<8x16xf32>
   %m = accel.matmul ins(%a, %w : tensor<8x16xf32>, tensor<16x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
-  // expected-error @below {{is not reached by the function's sharding annotations; annotate one of its operands or its result}}
+  // expected-error @below {{has no sharding after propagation: annotate one of its operands or its result, or make the annotations around it agree}}
   %e2 = tensor.empty() : tensor<8x16xf32>
   %m2 = accel.matmul ins(%y, %w : tensor<8x16xf32>, tensor<16x16xf32>) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %m, %m2 : tensor<8x16xf32>, tensor<8x16xf32>
@@ -158,4 +158,20 @@ func.func @blocks(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   cf.br ^next
 ^next:
   return %a : tensor<8x16xf32>
+}
+
+// -----
+
+// Rows split on the way in, columns on the way out: no single sharding of
+// the softmax agrees with both.
+shard.grid @grid(shape = 2)
+func.func @disagree(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xa = shard.shard %x to %s annotate_for_users : tensor<8x8xf32>
+  // expected-error @below {{has no sharding after propagation}}
+  %e = tensor.empty() : tensor<8x8xf32>
+  %p = accel.softmax dimension(1) ins(%xa : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %pa = shard.shard %p to %r : tensor<8x8xf32>
+  return %pa : tensor<8x8xf32>
 }

@@ -41,6 +41,13 @@ struct TargetSpec {
   int64_t warpSize;
   /// One line saying what the entry describes (docs/targets.md cites it).
   const char *description;
+  /// The interconnect collectives run over (docs/distributed.md): the link
+  /// bandwidth per device and direction within a scale-up domain of
+  /// `scaleUpDevices` devices (NVLink, ICI, Infinity Fabric, PCIe), the
+  /// NIC's beyond it, and a per-step latency; zeros when not catalogued.
+  const char *linkName = "";
+  double linkGBps = 0, scaleOutGBps = 0, linkLatencyUs = 0;
+  int64_t scaleUpDevices = 0;
 };
 
 /// Every entry, in catalogue order.

@@ -312,6 +312,43 @@ def AccelLowerShardToMpiPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AccelScaleModelPass : Pass<"accel-scale-model", "::mlir::ModuleOp"> {
+  let summary = "Predict a sharded module's step time per process from the "
+                "catalogue's compute peaks and interconnects";
+  let description = [{
+    For each function that carries sharding annotations over the module's
+    `shard.grid` (docs/distributed.md):
+
+    1. its time on one device: the roofline of its accel ops, whole
+       (`accel-roofline`'s max(FLOPs / peak, bytes / bandwidth));
+    2. `accel-shard` (propagation and partitioning), then per process:
+       - compute: the roofline of its local ops;
+       - each collective's payload (the bytes one process hands to it: what
+         `accel-run --ranks` counts at the MPI boundary) and its bytes on the
+         wire with a ring algorithm (all-reduce 2(p-1)/p x payload,
+         all-gather (p-1) x payload, p the processes of its grid axes);
+       - communication time: wire bytes / link bandwidth + the ring's steps x
+         latency, with the target's scale-up link (NVLink, ICI, Infinity
+         Fabric, PCIe, shared memory) when p fits its scale-up domain, else
+         its NIC (the catalogue's `linkGBps`, `scaleUpDevices`,
+         `scaleOutGBps`, `linkLatencyUs`);
+    3. step = compute + communication (no overlap), speedup = one device /
+       step.
+
+    A remark per function; `report=FILE` (`-`: stdout) writes one
+    tab-separated row per function. A target without interconnect figures
+    predicts the bytes but no communication time (a located warning).
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", "\"\"",
+           "Catalogue target (default: the module's accel.target, else "
+           "x86-64-avx512)">,
+    Option<"reportFile", "report", "std::string", "\"\"",
+           "Write the rows to this file ('-': stdout)">
+  ];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
 def AccelCpuConfigurePass
     : Pass<"accel-cpu-configure", "::mlir::ModuleOp"> {
   let summary = "Attach the CPU target's #accel.lowering_config to every "
