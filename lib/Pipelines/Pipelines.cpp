@@ -156,6 +156,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // A sharded module's communicator splits: once per process and site.
+  pm.addPass(accel::createAccelCacheMpiCommsPass());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -35,9 +35,22 @@ func.func @row_parallel(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>) -> tensor<8
 // CHECK-LABEL: func.func @two_axes(
 // CHECK: %[[SPLIT:.*]] = mpi.comm_split(
 // CHECK: mpi.allreduce({{.*}}, MPI_SUM, %[[SPLIT]])
+// The split runs once per process (accel-cache-mpi-comms): a global holds
+// the communicator, MPICH's MPI_COMM_NULL (0x04000000) until the first call.
 // LLVM-LABEL: llvm.func @two_axes(
-// LLVM: llvm.call @MPI_Comm_split(
+// LLVM-DAG: %[[NULL:.*]] = llvm.mlir.constant(67108864 : i32) : i32
+// LLVM-DAG: %[[G:.*]] = llvm.mlir.addressof @__accel_mpi_comm_0 : !llvm.ptr
+// LLVM: %[[CACHED:.*]] = llvm.load %[[G]] : !llvm.ptr -> i32
+// LLVM: %[[FRESH:.*]] = llvm.icmp "eq" %[[CACHED]], %[[NULL]] : i32
+// LLVM: llvm.cond_br %[[FRESH]], ^[[SPLIT:.*]], ^[[REUSE:bb[0-9]+]]
+// LLVM: ^[[SPLIT]]:
+// LLVM-NEXT: llvm.call @MPI_Comm_split(%{{.*}}, %{{.*}}, %{{.*}}, %[[OUT:.*]]) :
+// LLVM-NEXT: %[[MADE:.*]] = llvm.load %[[OUT]] : !llvm.ptr -> i32
+// LLVM-NEXT: llvm.store %[[MADE]], %[[G]] : i32, !llvm.ptr
+// LLVM: ^[[REUSE]]:
+// LLVM-NEXT: llvm.store %[[CACHED]], %[[OUT]] : i32, !llvm.ptr
 // LLVM: llvm.call @MPI_Allreduce(
+// LLVM: llvm.mlir.global internal @__accel_mpi_comm_0(67108864 : i32)
 shard.grid @grid(shape = 2x2)
 func.func @two_axes(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>) -> tensor<8x16xf32> {
   %xs = shard.sharding @grid split_axes = [[0], [1]] : !shard.sharding

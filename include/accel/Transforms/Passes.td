@@ -349,6 +349,28 @@ def AccelScaleModelPass : Pass<"accel-scale-model", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
 
+def AccelCacheMpiCommsPass
+    : Pass<"accel-cache-mpi-comms", "::mlir::ModuleOp"> {
+  let summary = "Split each communicator once per process, not on every "
+                "call (lowered MPICH code)";
+  let description = [{
+    Upstream's shard-to-MPI lowering splits the world communicator on every
+    call of a collective over some axes of a grid (on a 2 x 2 grid, the
+    tensor-parallel all-reduce within each row) and never frees it; MPICH
+    runs out of communicators after about 2000 calls.
+    `accel-lower-shard-to-mpi` turns the splits over every axis into the
+    world; this pass, on the LLVM dialect, gives each remaining
+    `MPI_Comm_split` call site a module global (MPICH's `MPI_COMM_NULL` at
+    first): the first call splits and stores the communicator, later calls
+    load it. The color and key of a site are functions of the process's
+    rank, so the communicator is the same on every call. A process that
+    calls one library from several threads at once must serialize the first
+    call (MPI collectives need an order across processes anyway). Only
+    MPICH's ABI (an i32 communicator) is rewritten.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def AccelCpuConfigurePass
     : Pass<"accel-cpu-configure", "::mlir::ModuleOp"> {
   let summary = "Attach the CPU target's #accel.lowering_config to every "

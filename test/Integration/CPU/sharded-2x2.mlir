@@ -2,6 +2,12 @@
 // parallel over axis 0, tensor parallel over axis 1. Each process checks its
 // block, rank 0 the gathered results, against the fp64 oracle.
 // RUN: accel-run %s --ranks=4 --repeat=0 --rank-timeout=120 | FileCheck %s
+// Repeated calls reuse the row communicator the first call split
+// (accel-cache-mpi-comms), and the last call's blocks are checked again.
+// RUN: accel-run %s --ranks=4 --repeat=3 --rank-timeout=120 --entry=mlp_dp_tp | FileCheck %s --check-prefix=REUSE
+// REUSE: communicator splits over 4 calls (rank 0): 1
+// REUSE-NEXT: call 4: every part within the gate
+// REUSE-NEXT: PASS
 
 shard.grid @grid(shape = 2x2)
 
