@@ -88,6 +88,16 @@ bool mpi::launchedByMpi() {
 }
 
 llvm::Error mpi::initialize() {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  // MPICH's UCX transport patches malloc and mmap to track registered
+  // memory; under AddressSanitizer (which owns the allocator) that faults
+  // in MPI_Init. Ranks on one machine register nothing: turn the hooks off
+  // (before UCX reads its environment), unless the user set them.
+  setenv("UCX_MEM_MALLOC_HOOKS", "no", /*overwrite=*/0);
+  setenv("UCX_MEM_EVENTS", "no", /*overwrite=*/0);
+#endif
+#endif
   // RTLD_GLOBAL: the JIT-compiled kernels' MPI calls resolve here.
   for (const char *name : {"libmpich.so.12", "libmpich.so"}) {
     api.handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL);

@@ -1947,8 +1947,15 @@ static int runSharded(std::vector<Job> &jobs, ModuleOp selected,
   if (llvm::Error e = mpi::initialize())
     return fail(toString(std::move(e)));
   int rank = mpi::rank();
+  // One write per message: the ranks share the launcher's stderr, and
+  // separate writes of prefix and text would interleave.
   auto rankFail = [&](const Twine &message) {
-    return fail("rank " + Twine(rank) + ": " + message);
+    std::string line =
+        ("accel-run: error: rank " + Twine(rank) + ": " + message + "\n")
+            .str();
+    llvm::errs() << line;
+    llvm::errs().flush();
+    return 1;
   };
   if (mpi::size() != processes) {
     mpi::finalize();
