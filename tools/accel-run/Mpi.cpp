@@ -38,13 +38,6 @@ struct Api {
 Api api;
 mpi::Traffic counters;
 
-template <typename F> llvm::Error bind(F &slot, const char *name) {
-  slot = reinterpret_cast<F>(dlsym(api.handle, name));
-  if (!slot)
-    return llvm::createStringError("libmpich has no " + llvm::Twine(name));
-  return llvm::Error::success();
-}
-
 llvm::Error check(int code, const char *what) {
   if (code == MPI_SUCCESS)
     return llvm::Error::success();
@@ -108,23 +101,23 @@ llvm::Error mpi::initialize() {
     return llvm::createStringError(
         "cannot load MPICH (libmpich.so.12): " + llvm::Twine(dlerror()) +
         "; install libmpich-dev (scripts/setup.sh does)");
-  if (llvm::Error e = llvm::joinErrors(
-          llvm::joinErrors(bind(api.init, "MPI_Init"),
-                           bind(api.finalize, "MPI_Finalize")),
-          llvm::joinErrors(bind(api.commRank, "MPI_Comm_rank"),
-                           bind(api.commSize, "MPI_Comm_size"))))
-    return e;
-  if (llvm::Error e = llvm::joinErrors(
-          llvm::joinErrors(bind(api.gather, "MPI_Gather"),
-                           bind(api.allreduce, "MPI_Allreduce")),
-          llvm::joinErrors(bind(api.barrier, "MPI_Barrier"),
-                           bind(api.typeSize, "MPI_Type_size"))))
-    return e;
-  if (llvm::Error e = llvm::joinErrors(
-          llvm::joinErrors(bind(api.send, "MPI_Send"),
-                           bind(api.recv, "MPI_Recv")),
-          bind(api.commSplit, "MPI_Comm_split")))
-    return e;
+  const std::pair<void **, const char *> bindings[] = {
+      {reinterpret_cast<void **>(&api.init), "MPI_Init"},
+      {reinterpret_cast<void **>(&api.finalize), "MPI_Finalize"},
+      {reinterpret_cast<void **>(&api.commRank), "MPI_Comm_rank"},
+      {reinterpret_cast<void **>(&api.commSize), "MPI_Comm_size"},
+      {reinterpret_cast<void **>(&api.gather), "MPI_Gather"},
+      {reinterpret_cast<void **>(&api.allreduce), "MPI_Allreduce"},
+      {reinterpret_cast<void **>(&api.barrier), "MPI_Barrier"},
+      {reinterpret_cast<void **>(&api.typeSize), "MPI_Type_size"},
+      {reinterpret_cast<void **>(&api.send), "MPI_Send"},
+      {reinterpret_cast<void **>(&api.recv), "MPI_Recv"},
+      {reinterpret_cast<void **>(&api.commSplit), "MPI_Comm_split"}};
+  for (auto [slot, name] : bindings) {
+    *slot = dlsym(api.handle, name);
+    if (!*slot)
+      return llvm::createStringError("libmpich has no " + llvm::Twine(name));
+  }
   if (llvm::Error e = check(api.init(nullptr, nullptr), "MPI_Init"))
     return e;
   api.initialized = true;

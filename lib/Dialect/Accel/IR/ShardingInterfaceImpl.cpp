@@ -86,6 +86,31 @@ LogicalResult checkAllDivisible(Operation *op, ArrayRef<Sharding> operands,
   return success();
 }
 
+/// What a `partition` works from: the grid, the op's loops and the grid
+/// axes each loop is split over, once the splits are known to divide.
+struct SplitPlan {
+  shard::GridOp grid;
+  SmallVector<IteratorType> loops;
+  ShardingArray assignment;
+  bool isSplit(unsigned loop) const {
+    return loop < assignment.size() && !assignment[loop].empty();
+  }
+};
+
+FailureOr<SplitPlan> planSplit(Operation *op, ArrayRef<Sharding> operands,
+                               ArrayRef<Sharding> results,
+                               SymbolTableCollection &symbols) {
+  auto model = cast<shard::ShardingInterface>(op);
+  SplitPlan plan;
+  plan.grid = gridOf(op, operands, results, symbols);
+  if (failed(checkAllDivisible(op, operands, results, plan.grid)))
+    return failure();
+  plan.loops = model.getLoopIteratorTypes();
+  plan.assignment = shard::getGridAxisAssignmentForLoopIterators(
+      operands, results, plan.loops, model.getIndexingMaps());
+  return plan;
+}
+
 /// The operand maps in operand order, then the result map (= the init's).
 SmallVector<AffineMap> orderMaps(Operation *op,
                                  llvm::function_ref<AffineMap(Value)> mapOf,
@@ -151,14 +176,13 @@ struct MatmulSharding
                           SymbolTableCollection &symbols,
                           OpBuilder &builder) const {
     auto mm = cast<MatmulOp>(op);
-    shard::GridOp grid =
-        gridOf(op, operandShardings, resultShardings, symbols);
-    if (failed(checkAllDivisible(op, operandShardings, resultShardings, grid)))
+    FailureOr<SplitPlan> plan =
+        planSplit(op, operandShardings, resultShardings, symbols);
+    if (failed(plan))
       return failure();
-    SmallVector<IteratorType> loops = getLoopIteratorTypes(op);
-    ShardingArray assignment = shard::getGridAxisAssignmentForLoopIterators(
-        operandShardings, resultShardings, loops, getIndexingMaps(op));
-    if (!shard::isAtLeastOneReductionIteratorSharded(loops, assignment)) {
+    shard::GridOp grid = plan->grid;
+    if (!shard::isAtLeastOneReductionIteratorSharded(plan->loops,
+                                                     plan->assignment)) {
       shard::partitionTriviallyShardableOperation(
           *op, partitionedOperands, operandShardings, resultShardings,
           partitionMap, symbols, builder);
@@ -176,7 +200,7 @@ struct MatmulSharding
              << " accumulator: the partial sums would be rounded to "
              << accType << " before they are added (use an f32 C)";
     SmallVector<GridAxis> reductionAxes =
-        shard::getReductionGridAxes(loops, assignment);
+        shard::getReductionGridAxes(plan->loops, plan->assignment);
     ImplicitLocOpBuilder b(op->getLoc(), builder);
     SmallVector<Value> operands = llvm::to_vector(partitionedOperands);
     unsigned initIndex = mm.getInitMutable().getOperandNumber();
@@ -303,16 +327,11 @@ struct AttentionSharding
                           SymbolTableCollection &symbols,
                           OpBuilder &builder) const {
     auto at = cast<AttentionOp>(op);
-    shard::GridOp grid =
-        gridOf(op, operandShardings, resultShardings, symbols);
-    if (failed(checkAllDivisible(op, operandShardings, resultShardings, grid)))
+    FailureOr<SplitPlan> plan =
+        planSplit(op, operandShardings, resultShardings, symbols);
+    if (failed(plan))
       return failure();
-    ShardingArray assignment = shard::getGridAxisAssignmentForLoopIterators(
-        operandShardings, resultShardings, getLoopIteratorTypes(op),
-        getIndexingMaps(op));
-    auto split = [&](unsigned loop) {
-      return loop < assignment.size() && !assignment[loop].empty();
-    };
+    auto split = [&](unsigned loop) { return plan->isSplit(loop); };
     if (split(kSkv) || split(kD))
       return op->emitOpError()
              << "cannot split the " << (split(kSkv) ? "key sequence" : "head")
@@ -361,14 +380,12 @@ struct SoftmaxSharding
                           SymbolTableCollection &symbols,
                           OpBuilder &builder) const {
     auto sm = cast<SoftmaxOp>(op);
-    shard::GridOp grid =
-        gridOf(op, operandShardings, resultShardings, symbols);
-    if (failed(checkAllDivisible(op, operandShardings, resultShardings, grid)))
+    FailureOr<SplitPlan> plan =
+        planSplit(op, operandShardings, resultShardings, symbols);
+    if (failed(plan))
       return failure();
-    SmallVector<IteratorType> loops = getLoopIteratorTypes(op);
-    ShardingArray assignment = shard::getGridAxisAssignmentForLoopIterators(
-        operandShardings, resultShardings, loops, getIndexingMaps(op));
-    if (shard::isAtLeastOneReductionIteratorSharded(loops, assignment))
+    if (shard::isAtLeastOneReductionIteratorSharded(plan->loops,
+                                                    plan->assignment))
       return op->emitOpError()
              << "cannot split the normalised dimension "
              << sm.getDimension() << " over the grid";
