@@ -23,8 +23,6 @@ import argparse
 import math
 import json
 import os
-import platform
-import re
 import shutil
 import statistics
 import subprocess
@@ -40,7 +38,7 @@ MPICH_INCLUDE = "/usr/include/x86_64-linux-gnu/mpich"
 def mlp_module(name, tokens, d, hidden, grid, elem="f32", acc="f32"):
     """Megatron's MLP: W1 split by columns, W2 by rows over `grid`
     processes (grid 0: no annotations)."""
-    h_acc = elem if elem != "f32" else "f32"
+    h_acc = elem  # the hidden activation stays in the input type
     lines = [f"module @{name} {{"]
     if grid:
         lines.append(f"  shard.grid @grid(shape = {grid})")

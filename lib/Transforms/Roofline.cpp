@@ -42,11 +42,13 @@ struct Cost {
 };
 } // namespace
 
-static double numBytes(Value v) {
-  auto t = cast<ShapedType>(v.getType());
+double accel::getRooflineBytes(Type shaped) {
+  auto t = cast<ShapedType>(shaped);
   double bits = std::max<unsigned>(8, t.getElementTypeBitWidth());
   return double(t.getNumElements()) * bits / 8.0;
 }
+
+static double numBytes(Value v) { return getRooflineBytes(v.getType()); }
 
 static bool allStatic(Operation *op) {
   return llvm::all_of(op->getOperandTypes(), [](Type t) {

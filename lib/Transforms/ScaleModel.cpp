@@ -66,12 +66,6 @@ static FailureOr<double> computeSeconds(func::FuncOp func, TargetAttr target) {
   return total;
 }
 
-static double tensorBytes(Type t) {
-  auto s = cast<ShapedType>(t);
-  double bits = std::max<unsigned>(8, s.getElementTypeBitWidth());
-  return double(s.getNumElements()) * bits / 8.0;
-}
-
 namespace {
 struct AccelScaleModelPass
     : public accel::impl::AccelScaleModelPassBase<AccelScaleModelPass> {
@@ -157,7 +151,7 @@ struct AccelScaleModelPass
         int64_t p = 1;
         for (shard::GridAxis a : axes)
           p *= grid.getShape()[a];
-        double payload = tensorBytes(op->getOperand(0).getType());
+        double payload = getRooflineBytes(op->getOperand(0).getType());
         // Ring algorithms: an all-reduce is a reduce-scatter and an
         // all-gather, each p - 1 steps of payload / p; an all-gather of
         // payload-sized parts is p - 1 steps of payload; an all-to-all

@@ -127,9 +127,10 @@ func.func @seq(%q: tensor<1x2x32x16xf32>, %k: tensor<1x2x40x16xf32>, %v: tensor<
 
 // A module without a grid, and a function without annotations, are left
 // as they are.
-// CHECK-LABEL: func.func @plain(
-// CHECK-NOT: accel.grid
-// CHECK: accel.matmul ins({{.*}} : tensor<8x16xf32>, tensor<16x32xf32>)
+// No attributes on the function (the line ends at its body's brace):
+// CHECK-LABEL: func.func @plain(%{{[^:]*}}: tensor<8x16xf32>, %{{[^:]*}}: tensor<16x32xf32>) -> tensor<8x32xf32> {
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: accel.matmul ins({{.*}} : tensor<8x16xf32>, tensor<16x32xf32>)
 func.func @plain(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> tensor<8x32xf32> {
   %e = tensor.empty() : tensor<8x32xf32>
   %h = accel.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>

@@ -1859,14 +1859,13 @@ static void forEachRow(ArrayRef<int64_t> shape, const ShardBlock &b,
   if (n == 0)
     return;
   for (int64_t row = 0; row < rows; ++row) {
-    int64_t rem = row, full = 0, stride = shape[rank - 1];
+    int64_t rem = row, stride = shape[rank - 1];
     int64_t fullPos = b.offsets[rank - 1];
     for (int64_t d = rank - 2; d >= 0; --d) {
       fullPos += (rem % b.sizes[d] + b.offsets[d]) * stride;
       rem /= b.sizes[d];
       stride *= shape[d];
     }
-    (void)full;
     f(fullPos, row * n, n);
   }
 }

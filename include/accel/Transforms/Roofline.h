@@ -29,6 +29,9 @@ struct RooflineCost {
 };
 std::optional<RooflineCost> getRooflineCost(Operation *op);
 
+/// The bytes of a shaped type's elements (sub-byte types count as bytes).
+double getRooflineBytes(Type shaped);
+
 /// max(FLOPs / peak, bytes / bandwidth) in seconds on `target`; none when
 /// the target has no peak for the cost's precision.
 std::optional<double> getRooflineSeconds(const RooflineCost &cost,
