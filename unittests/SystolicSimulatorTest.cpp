@@ -1273,12 +1273,14 @@ TEST(SystolicSimulatorTest, ScaleSimPartialFold) {
 }
 
 //===----------------------------------------------------------------------===//
-// Speed
+// A large program
 //===----------------------------------------------------------------------===//
 
-// 512x512x512 int8 on 16x16 (WS, whole A resident, 1024 folds): checks a
-// few results and that the simulation takes well under a second.
-TEST(SystolicSimulatorTest, LargeMatmulIsFast) {
+// 512x512x512 int8 on 16x16 (WS, whole A resident, 1024 folds): every MAC is
+// counted and sampled results are exact. The wall time is printed and
+// recorded as a property, not gated: a timed assertion failed CI under ASan
+// on a loaded machine (2.17 s against a 2 s bound); timings live in bench/.
+TEST(SystolicSimulatorTest, LargeMatmulIsExact) {
   const uint32_t S = 512, T = 16, nt = S / T;
   Program p;
   p.config = machine(T, T, ElemType::I8);
@@ -1321,7 +1323,6 @@ TEST(SystolicSimulatorTest, LargeMatmulIsFast) {
   RecordProperty("simulate_seconds", std::to_string(secs));
   std::printf("512^3 int8 on 16x16: %.3f s, %llu cycles\n", secs,
               (unsigned long long)s.cycles);
-  EXPECT_LT(secs, 2.0); // generous for a loaded machine; typically ~0.1 s
   EXPECT_EQ(s.macs, uint64_t(S) * S * S);
   auto c = valuesOf<int32_t>(bufs[2]);
   for (uint32_t probe = 0; probe < 64; ++probe) {

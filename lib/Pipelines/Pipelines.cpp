@@ -74,8 +74,14 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
 
-  // bf16 contractions on CPUs with AVX512-BF16: vdpbf16ps micro-kernels.
+  // bf16 and int8 contractions on AMX tiles (Intel CPUs with AMX), then
+  // the rest on AVX512-BF16 / VNNI dot micro-kernels.
   if (options.vectorize) {
+    accel::AccelCpuAmxKernelsPassOptions amx;
+    amx.features = options.cpuFeatures;
+    amx.threads = options.threads;
+    amx.bf16Subnormals = options.bf16Subnormals;
+    pm.addNestedPass<func::FuncOp>(accel::createAccelCpuAmxKernelsPass(amx));
     accel::AccelCpuDotKernelsPassOptions dot;
     dot.features = options.cpuFeatures;
     dot.threads = options.threads;
@@ -149,6 +155,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   vectorToLLVM.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
   vectorToLLVM.x86Vector = true;
+  vectorToLLVM.amx = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = options.guardAllocations;

@@ -14,7 +14,12 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include <cstdint>
+#include <cerrno>
 #include <cstring>
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -33,7 +38,10 @@ bool accel::hostKernelsFlushBf16Subnormals(
     const AccelCpuPipelineOptions &options) {
   if (!options.vectorize || options.bf16Subnormals != "flush")
     return false;
-  return hasCpuFeature(hostCompileFeatures(options), "avx512bf16");
+  std::string features = hostCompileFeatures(options);
+  return hasCpuFeature(features, "avx512bf16") ||
+         (hasCpuFeature(features, "amx-tile") &&
+          hasCpuFeature(features, "amx-bf16"));
 }
 
 /// f32 -> bf16 rounded to nearest even, NaN kept quiet with its sign: the
@@ -50,10 +58,62 @@ static __bf16 truncSfBf2(float value) {
   return __builtin_bit_cast(__bf16, h);
 }
 
+std::string accel::missingHostFeatures(StringRef features) {
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  SmallVector<StringRef> parts;
+  features.split(parts, ',', -1, false);
+  std::string missing;
+  for (StringRef part : parts) {
+    StringRef name = part.trim();
+    if (name.starts_with("-"))
+      continue;
+    name = name.ltrim('+');
+    auto it = host.find(name);
+    // Names LLVM does not know for this host ("none") are not features.
+    if (it == host.end() || it->second)
+      continue;
+    missing += (missing.empty() ? "" : ",") + name.str();
+  }
+  return missing;
+}
+
+llvm::Error accel::requestAmxPermission() {
+#if defined(__linux__) && defined(__x86_64__)
+  // ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA: Linux (5.16 on) hands a
+  // process AMX's 8 KiB of tile state only when asked; without it the
+  // first tile instruction raises SIGILL. Once per process; repeating it
+  // is harmless.
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the OS refused AMX tile data to this process (arch_prctl "
+        "ARCH_REQ_XCOMP_PERM: " +
+            std::string(std::strerror(errno)) +
+            "); run without amx-tile in cpu-features");
+  return llvm::Error::success();
+#else
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "AMX needs Linux on x86-64");
+#endif
+}
+
 llvm::Expected<std::unique_ptr<ExecutionEngine>>
 accel::compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // Code compiled for features this CPU lacks would stop with SIGILL: an
+  // error before anything runs.
+  if (std::string missing = missingHostFeatures(options.cpuFeatures);
+      !missing.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "cpu-features names " + missing +
+            ", which this CPU lacks: the JIT compiles for this CPU "
+            "(accel-compile --target=cpu builds for others)");
+  if (hasCpuFeature(hostCompileFeatures(options), "amx-tile"))
+    if (llvm::Error e = requestAmxPermission())
+      return std::move(e);
   OwningOpRef<ModuleOp> lowered = module.clone();
   PassManager pm(module.getContext());
   // The host's CPU features decide the kernels (the JIT compiles for it).

@@ -32,6 +32,8 @@ using namespace mlir::accel;
 static constexpr StringLiteral kFma = "cpu-fma";
 static constexpr StringLiteral kBf16Dot = "cpu-avx512bf16";
 static constexpr StringLiteral kI8Dot = "cpu-avx512vnni";
+static constexpr StringLiteral kAmxBf16 = "cpu-amx-bf16";
+static constexpr StringLiteral kAmxI8 = "cpu-amx-int8";
 static constexpr StringLiteral kFlash = "cpu-flash";
 
 //===----------------------------------------------------------------------===//
@@ -44,6 +46,9 @@ CpuIsa CpuIsa::fromFeatures(StringRef features) {
   isa.avx512f = hasCpuFeature(features, "avx512f");
   isa.avx512bf16 = hasCpuFeature(features, "avx512bf16");
   isa.avx512vnni = hasCpuFeature(features, "avx512vnni");
+  isa.amxTile = hasCpuFeature(features, "amx-tile");
+  isa.amxBf16 = hasCpuFeature(features, "amx-bf16");
+  isa.amxInt8 = hasCpuFeature(features, "amx-int8");
   return isa;
 }
 
@@ -63,6 +68,9 @@ CpuIsa CpuIsa::resolve(StringRef features, Operation *op) {
   isa.avx512f = target.hasFeature("avx512f");
   isa.avx512bf16 = target.hasFeature("avx512bf16");
   isa.avx512vnni = target.hasFeature("avx512vnni");
+  isa.amxTile = target.hasFeature("amx-tile");
+  isa.amxBf16 = target.hasFeature("amx-bf16");
+  isa.amxInt8 = target.hasFeature("amx-int8");
   return isa;
 }
 
@@ -110,6 +118,16 @@ CpuDotTiles mlir::accel::chooseCpuDotTiles(const CpuIsa &isa) {
   return {6, 64, 132, 2048};
 }
 
+CpuAmxTiles mlir::accel::chooseCpuAmxTiles(const CpuIsa &isa, bool int8) {
+  // 32 x 32: four C tiles, two A and two B tiles, the 8 tile registers; each
+  // A and B tile feeds two tdpbf16ps/tdpbssd. Kc = 512 bf16 (1024 i8) keeps
+  // the [Kc, 32] B panel (32 KiB) in L1 while the row tiles of an M block
+  // pass it; Mc = 256 rows of A x Kc (256 KiB) stay in L2 across the
+  // column panels. Measured on a Sapphire Rapids core (docs/cpu-performance.md).
+  (void)isa;
+  return {32, 32, 256, int8 ? 1024 : 512};
+}
+
 std::array<int64_t, 2>
 mlir::accel::chooseCpuAttentionTiles(const CpuIsa &isa,
                                      const CpuConfigOverrides &o) {
@@ -145,6 +163,33 @@ std::string mlir::accel::checkCpuDotTiles(const CpuDotTiles &t) {
   return "";
 }
 
+std::string mlir::accel::checkCpuAmxTiles(const CpuAmxTiles &t, bool int8) {
+  int64_t kstep = int8 ? 64 : 32;
+  if (t.mr <= 0 || t.nr <= 0 || t.mr % 16 != 0 || t.nr % 16 != 0 ||
+      t.mc < 0 || t.kc <= 0 || t.kc % kstep != 0)
+    return "mr and nr must be positive multiples of 16 (one tile's rows and "
+           "columns), mc >= 0 and kc a positive multiple of " +
+           std::to_string(kstep) + " (got mr=" + std::to_string(t.mr) +
+           " nr=" + std::to_string(t.nr) + " mc=" + std::to_string(t.mc) +
+           " kc=" + std::to_string(t.kc) + ")";
+  int64_t a = t.mr / 16, b = t.nr / 16;
+  if (a * b + a + b > 8)
+    return "mr x nr = " + std::to_string(t.mr) + " x " + std::to_string(t.nr) +
+           " needs " + std::to_string(a * b + a + b) +
+           " tile registers (C, A and B tiles); AMX has 8";
+  return "";
+}
+
+std::optional<CpuAmxTiles>
+mlir::accel::getCpuAmxTiles(LoweringConfigAttr config) {
+  if (!config || (config.getKernel() != kAmxBf16 &&
+                  config.getKernel() != kAmxI8) ||
+      config.getTile().size() != 3 || config.getMma().size() != 3)
+    return std::nullopt;
+  return CpuAmxTiles{config.getMma()[0], config.getMma()[1],
+                     config.getTile()[0], config.getTile()[2]};
+}
+
 std::optional<CpuFmaTiles>
 mlir::accel::getCpuFmaTiles(LoweringConfigAttr config) {
   if (!config || config.getKernel() != kFma || config.getTile().size() != 3 ||
@@ -166,25 +211,39 @@ mlir::accel::getCpuDotTiles(LoweringConfigAttr config) {
                      config.getTile()[0], config.getTile()[2]};
 }
 
-/// The dot kernel a matmul can use on `isa` (its contraction, as
-/// convert-accel-to-linalg emits it, is what accel-cpu-dot-kernels
-/// rewrites): "" when none.
-static StringRef dotKernelFor(MatmulOp mm, const CpuIsa &isa,
-                              const CpuConfigOverrides &o) {
+/// The operands a dot kernel takes, whatever the CPU: bf16 (summed in f32,
+/// with bf16-subnormals=flush), i8 (summed in i32), or neither.
+enum class DotOperands { None, Bf16, I8 };
+
+/// Which dot operands `mm` has (its contraction, as convert-accel-to-linalg
+/// emits it, is what accel-cpu-amx-kernels and accel-cpu-dot-kernels
+/// rewrite).
+static DotOperands dotOperandsOf(MatmulOp mm, const CpuConfigOverrides &o) {
   auto a = mm.getLhs().getType(), b = mm.getRhs().getType();
   auto c = mm.getInit().getType();
   if (c.getRank() != 2 || !a.hasStaticShape() || !b.hasStaticShape() ||
       !c.hasStaticShape() || a.getElementType() != b.getElementType() ||
       a.getNumElements() == 0 || b.getNumElements() == 0 ||
       c.getNumElements() == 0)
-    return "";
+    return DotOperands::None;
   Type elt = a.getElementType(), cElt = c.getElementType();
-  // bf16 products are summed in f32 whatever C is.
+  // bf16 products are summed in f32 whatever C is (both dot families flush
+  // bf16 subnormals).
   if (elt.isBF16())
-    return isa.avx512bf16 && o.bf16Flush ? kBf16Dot : "";
+    return o.bf16Flush ? DotOperands::Bf16 : DotOperands::None;
   // i8 products are summed in i32 when scaled or when C is i32.
   if (elt.isInteger(8) && (mm.getLhsScale() || cElt.isInteger(32)))
-    return isa.avx512vnni ? kI8Dot : "";
+    return DotOperands::I8;
+  return DotOperands::None;
+}
+
+/// The dot kernel `mm` gets on `isa`: AMX's tiles first, then AVX-512's dot
+/// instructions; "" when none.
+static StringRef dotKernelFor(DotOperands operands, const CpuIsa &isa) {
+  if (operands == DotOperands::Bf16)
+    return isa.hasAmxBf16() ? kAmxBf16 : isa.avx512bf16 ? kBf16Dot : "";
+  if (operands == DotOperands::I8)
+    return isa.hasAmxInt8() ? kAmxI8 : isa.avx512vnni ? kI8Dot : "";
   return "";
 }
 
@@ -192,24 +251,38 @@ static FailureOr<LoweringConfigAttr>
 configureMatmul(MatmulOp mm, LoweringConfigAttr given, const CpuIsa &isa,
                 const CpuConfigOverrides &o) {
   MLIRContext *ctx = mm.getContext();
-  StringRef dot = dotKernelFor(mm, isa, o);
+  DotOperands operands = dotOperandsOf(mm, o);
+  StringRef dot = dotKernelFor(operands, isa);
   StringRef kernel = given ? given.getKernel() : (dot.empty() ? StringRef(kFma) : dot);
-  if (kernel != kFma && kernel != kBf16Dot && kernel != kI8Dot)
+  bool isAmx = kernel == kAmxBf16 || kernel == kAmxI8;
+  bool isDot = kernel == kBf16Dot || kernel == kI8Dot;
+  if (kernel != kFma && !isAmx && !isDot)
     return mm.emitOpError("cannot use ")
-           << kernel << " on the CPU: a matmul takes cpu-fma, cpu-avx512bf16 "
-           << "or cpu-avx512vnni";
-  if (kernel != kFma && kernel != dot) {
-    StringRef feature = kernel == kBf16Dot ? "avx512bf16" : "avx512vnni";
-    bool has = kernel == kBf16Dot ? isa.avx512bf16 : isa.avx512vnni;
-    if (!has)
+           << kernel << " on the CPU: a matmul takes cpu-fma, "
+           << "cpu-avx512bf16, cpu-avx512vnni, cpu-amx-bf16 or cpu-amx-int8";
+  if (kernel != kFma) {
+    bool bf16 = kernel == kBf16Dot || kernel == kAmxBf16;
+    // The CPU first: a kernel it cannot run.
+    StringRef missing;
+    if (kernel == kBf16Dot && !isa.avx512bf16)
+      missing = "avx512bf16";
+    else if (kernel == kI8Dot && !isa.avx512vnni)
+      missing = "avx512vnni";
+    else if (isAmx && !isa.amxTile)
+      missing = "amx-tile";
+    else if (kernel == kAmxBf16 && !isa.amxBf16)
+      missing = "amx-bf16";
+    else if (kernel == kAmxI8 && !isa.amxInt8)
+      missing = "amx-int8";
+    if (!missing.empty())
       return mm.emitOpError("cannot use ")
-             << kernel << ": the CPU has no " << feature;
-    return mm.emitOpError("cannot use ")
-           << kernel << ": it takes "
-           << (kernel == kBf16Dot ? "bf16" : "i8")
-           << " operands of static sizes without batch dimensions, summed in "
-           << (kernel == kBf16Dot ? "f32" : "i32")
-           << (kernel == kBf16Dot ? " (and bf16-subnormals=flush)" : "");
+             << kernel << ": the CPU has no " << missing;
+    if (operands != (bf16 ? DotOperands::Bf16 : DotOperands::I8))
+      return mm.emitOpError("cannot use ")
+             << kernel << ": it takes " << (bf16 ? "bf16" : "i8")
+             << " operands of static sizes without batch dimensions, summed in "
+             << (bf16 ? "f32" : "i32")
+             << (bf16 ? " (and bf16-subnormals=flush)" : "");
   }
   ArrayRef<int64_t> givenTile = given ? given.getTile() : ArrayRef<int64_t>();
   ArrayRef<int64_t> givenMma = given ? given.getMma() : ArrayRef<int64_t>();
@@ -227,6 +300,25 @@ configureMatmul(MatmulOp mm, LoweringConfigAttr given, const CpuIsa &isa,
     why = checkCpuFmaTiles(t);
     tile.assign(t.cache.begin(), t.cache.end());
     mma.assign(t.registers.begin(), t.registers.end());
+  } else if (isAmx) {
+    bool int8 = kernel == kAmxI8;
+    CpuAmxTiles t = chooseCpuAmxTiles(isa, int8);
+    int64_t kstep = int8 ? 64 : 32;
+    if (!givenTile.empty()) {
+      t.mc = givenTile[0];
+      t.kc = givenTile[2];
+    }
+    if (!givenMma.empty()) {
+      t.mr = givenMma[0];
+      t.nr = givenMma[1];
+      if (givenMma[2] != kstep)
+        why = "mma k must be " + std::to_string(kstep) +
+              " (the k values one tile multiply takes)";
+    }
+    if (why.empty())
+      why = checkCpuAmxTiles(t, int8);
+    tile = {t.mc, 0, t.kc};
+    mma = {t.mr, t.nr, kstep};
   } else {
     CpuDotTiles t = chooseCpuDotTiles(isa);
     int64_t group = kernel == kBf16Dot ? 2 : 4;

@@ -36,9 +36,20 @@ compileForHost(ModuleOp module, const AccelCpuPipelineOptions &options);
 /// the host's when that is empty (comma separated).
 std::string hostCompileFeatures(const AccelCpuPipelineOptions &options);
 
+/// The features of `features` (comma separated, `+` optional, `-` ones and
+/// names LLVM does not list for this host skipped) this CPU lacks, comma
+/// separated; empty when it has them all.
+std::string missingHostFeatures(StringRef features);
+
+/// Asks Linux for AMX's tile data (arch_prctl ARCH_REQ_XCOMP_PERM), which a
+/// process must hold before its first tile instruction; an error when the
+/// OS refuses.
+llvm::Error requestAmxPermission();
+
 /// Whether the kernels compileForHost makes may treat bf16 subnormals as
-/// zero: bf16 contractions become vdpbf16ps micro-kernels (vectorized,
-/// `bf16-subnormals=flush`, features with avx512bf16), which flush subnormal
+/// zero: bf16 contractions become vdpbf16ps or tdpbf16ps kernels
+/// (vectorized, `bf16-subnormals=flush`, features with avx512bf16 or
+/// amx-tile and amx-bf16), which flush subnormal
 /// inputs and results whatever MXCSR says. The fp64 oracle's matmul gate
 /// then allows it (ref::MatmulSpec::flushBf16Subnormals).
 bool hostKernelsFlushBf16Subnormals(const AccelCpuPipelineOptions &options);

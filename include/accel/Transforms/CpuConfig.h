@@ -34,6 +34,14 @@ struct CpuIsa {
   bool avx512f = false;
   bool avx512bf16 = false;
   bool avx512vnni = false;
+  /// AMX: the tile registers (amx-tile) and their bf16 and int8 dot
+  /// products (amx-bf16: tdpbf16ps, amx-int8: tdpbssd).
+  bool amxTile = false;
+  bool amxBf16 = false;
+  bool amxInt8 = false;
+
+  bool hasAmxBf16() const { return amxTile && amxBf16; }
+  bool hasAmxInt8() const { return amxTile && amxInt8; }
 
   /// From a comma-separated feature list ("+avx512f,avx512bf16").
   static CpuIsa fromFeatures(StringRef features);
@@ -68,11 +76,21 @@ struct CpuDotTiles {
   int64_t mr, nr, mc, kc;
 };
 
+/// The tiles of the AMX kernels (accel-cpu-amx-kernels): a register block
+/// of mr x nr C values (mr / 16 A tiles, nr / 16 B tiles and their product
+/// of C tiles, at most the 8 tile registers), M blocks of mc rows and K
+/// blocks of kc values (a multiple of the instruction's 32 bf16 / 64 i8).
+struct CpuAmxTiles {
+  int64_t mr, nr, mc, kc;
+};
+
 /// The cpu-fma tiles for a contraction on `isa` with `overrides`.
 CpuFmaTiles chooseCpuFmaTiles(const CpuIsa &isa,
                               const CpuConfigOverrides &overrides);
 /// The dot kernels' tiles on `isa`.
 CpuDotTiles chooseCpuDotTiles(const CpuIsa &isa);
+/// The AMX kernels' tiles on `isa` for bf16 (`int8` false) or i8 operands.
+CpuAmxTiles chooseCpuAmxTiles(const CpuIsa &isa, bool int8);
 /// The attention blocks [query rows, keys per step].
 std::array<int64_t, 2> chooseCpuAttentionTiles(const CpuIsa &isa,
                                                const CpuConfigOverrides &o);
@@ -89,6 +107,11 @@ configureCpuOp(Operation *op, const CpuIsa &isa,
 std::optional<CpuFmaTiles> getCpuFmaTiles(LoweringConfigAttr config);
 /// The dot tiles of a configured contraction (nullopt: not a dot config).
 std::optional<CpuDotTiles> getCpuDotTiles(LoweringConfigAttr config);
+/// The AMX tiles of a configured contraction (nullopt: not an AMX config).
+std::optional<CpuAmxTiles> getCpuAmxTiles(LoweringConfigAttr config);
+/// Checks AMX tiles for bf16 (`int8` false) or i8 operands; the reason they
+/// do not fit, or an empty string.
+std::string checkCpuAmxTiles(const CpuAmxTiles &tiles, bool int8);
 /// Checks cpu-fma tiles; the reason they do not fit, or an empty string.
 std::string checkCpuFmaTiles(const CpuFmaTiles &tiles);
 /// Checks dot tiles; the reason they do not fit, or an empty string.

@@ -510,6 +510,94 @@ def AccelCpuVectorizeContractionsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def AccelCpuAmxKernelsPass
+    : Pass<"accel-cpu-amx-kernels", "::mlir::func::FuncOp"> {
+  let summary = "bf16 and int8 contractions on Intel AMX tiles";
+  let description = [{
+    Rewrites each 2-D contraction on buffers that `accel-cpu-dot-kernels`
+    takes (`C[m, n] += ext(A[m, k]) * ext(B[k, n])`, row-major, unit inner
+    strides, static sizes) into AMX tile code through upstream's `amx`
+    dialect, when the CPU has AMX:
+
+    | A, B | C | features | instruction | tiles (A, B -> C) |
+    |---|---|---|---|---|
+    | bf16 | f32 | `amx-tile`, `amx-bf16` | `tdpbf16ps` (`amx.tile_mulf`) | 16x32, 32x16 -> 16x16 |
+    | i8 | i32 | `amx-tile`, `amx-int8` | `tdpbssd` (`amx.tile_muli`) | 16x64, 64x16 -> 16x16 |
+
+    - B is packed once per call into 16-column blocks of K groups (pairs of
+      bf16, quads of i8: AMX's "VNNI" layout), K padded with zeros to the
+      instruction's 32 (bf16) or 64 (i8) values, so each B tile is 1 KiB
+      contiguous, rows 64 bytes apart;
+    - a register block of `mr x nr` C values (default 32 x 32: four C tiles,
+      two A and two B tiles, AMX's 8 tile registers) stays in tile
+      registers across a K block of `kc` values; each A tile is multiplied
+      by every B tile of the block and each B tile by every A tile;
+    - loops: M blocks of `mc` rows (A's [mc, kc] block stays in L2), K
+      blocks, column panels of `nr` (the [kc, nr] B panel stays in L1 while
+      the row tiles of the M block pass it; with `threads`, the panels are
+      the tasks of an `scf.forall`), row tiles of `mr`;
+    - every tile is whole: A is read in place when 16 divides M and the k
+      step divides K, else from a zero-padded copy; C in place when 16
+      divides M and N, else through a padded copy (copied in, unless the
+      GEMM starts from zero, and back);
+    - a zero `linalg.fill` of C right before the GEMM becomes the first K
+      block's `tile_zero` (C written once); another fill stays and C is
+      loaded.
+
+    The tile configuration (`ldtilecfg`, palette 1, each tile's rows and
+    bytes) is inserted by LLVM's X86 back end from the shapes the `amx`
+    intrinsics carry. Linux hands out AMX's tile state only after the
+    process asks for it (`arch_prctl(ARCH_REQ_XCOMP_PERM,
+    XFEATURE_XTILEDATA)`); the JIT runner asks before it runs code compiled
+    for `amx-tile`, and an AOT library's CPU check asks before any kernel
+    runs (an OS that refuses is reported as a missing feature, never a
+    SIGILL).
+
+    Numerics: bf16 products are exact in f32 and summed in f32 (another
+    order than the f32 FMA path: within the contract's f32 accumulation
+    bound); like `vdpbf16ps`, `tdpbf16ps` treats bf16 subnormal inputs as
+    zero and flushes subnormal results (`bf16-subnormals=keep` leaves bf16
+    to the f32 path). int8: `tdpbssd` multiplies signed by signed bytes and
+    sums in i32, wrapping: bit-exact against the reference.
+
+    A contraction with a CPU `accel.lowering_config` becomes an AMX kernel
+    exactly when its config names one (`cpu-amx-bf16`, `cpu-amx-int8`),
+    with the config's tiles (`tile = [mc, 0, kc]`, `mma = [mr, nr, 32 | 64]`).
+    The others are chosen here: `features` lists the CPU features (empty:
+    the module's `accel.target`, else none), and the tile options (0: the
+    configuration stage's choice) apply to them. Runs before
+    `accel-cpu-dot-kernels`, which takes what is left.
+  }];
+  let options = [
+    Option<"features", "features", "std::string", "\"\"",
+           "CPU features, comma separated (e.g. amx-tile,amx-bf16); empty: "
+           "the module's accel.target">,
+    Option<"mr", "mr", "int64_t", "0",
+           "Rows of the register block, a multiple of 16 (0: chosen, "
+           "include/accel/Transforms/CpuConfig.h: 32)">,
+    Option<"nr", "nr", "int64_t", "0",
+           "Columns of the register block, a multiple of 16 (0: chosen: 32); "
+           "(mr/16)(nr/16) + mr/16 + nr/16 tiles must fit in 8">,
+    Option<"mc", "mc", "int64_t", "0",
+           "Rows of A per M block (rounded down to a multiple of mr; 0 or "
+           "more than M: one block; 0: chosen: 256)">,
+    Option<"kc", "kc", "int64_t", "0",
+           "K values per block, a multiple of 32 (bf16) or 64 (i8) (0: "
+           "chosen: 512 bf16, 1024 i8)">,
+    Option<"threads", "threads", "int64_t", "1",
+           "Above 1: column panels in an scf.forall (not inside another "
+           "parallel loop)">,
+    Option<"bf16Subnormals", "bf16-subnormals", "std::string", "\"flush\"",
+           "flush: bf16 contractions use tdpbf16ps, which treats subnormal "
+           "inputs and results as zero; keep: they are left to the f32 path">
+  ];
+  let dependentDialects = ["::mlir::amx::AMXDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def AccelCpuDotKernelsPass
     : Pass<"accel-cpu-dot-kernels", "::mlir::func::FuncOp"> {
   let summary = "bf16 and int8 contractions through AVX512-BF16 / VNNI "

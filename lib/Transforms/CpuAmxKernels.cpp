@@ -1,0 +1,353 @@
+//===- CpuAmxKernels.cpp - bf16 and int8 GEMMs on AMX tiles ---------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel-cpu-amx-kernels: bf16 x bf16 -> f32 and i8 x i8 -> i32 contractions
+// on Intel AMX through upstream's `amx` dialect (see the pass description).
+// One tdpbf16ps multiplies a 16 x 32 bf16 tile of A by a 32 x 16 tile of B
+// into 16 x 16 f32 sums (16384 flops: 16x a zmm vdpbf16ps); tdpbssd the
+// same with 16 x 64 i8 tiles into i32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BufferAccess.h"
+#include "DotGemm.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Transforms/CpuConfig.h"
+#include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Transforms.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELCPUAMXKERNELSPASS
+#include "accel/Transforms/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+using accel::DotGemm;
+using accel::DotKind;
+
+namespace {
+/// Emits the AMX kernel of one GEMM in place of its op.
+///
+/// Every tile is whole: A is read in place when 16 divides M and the
+/// instruction's k step divides K, else from a zero-padded copy; C is
+/// written in place when 16 divides M and N, else through a padded copy
+/// (copied in unless the GEMM starts from zero, copied back after). B is
+/// always packed (DotGemm.h): one 16-column block of `kstep` k values is a
+/// contiguous 1 KiB tile, rows 64 bytes apart.
+struct AmxBuilder {
+  AmxBuilder(OpBuilder &b, Location loc, const DotGemm &g,
+             accel::CpuAmxTiles t)
+      : b(b), loc(loc), g(g), t(t) {}
+
+  OpBuilder &b;
+  Location loc;
+  const DotGemm &g;
+  accel::CpuAmxTiles t;
+  /// C starts from zero (a zero fill preceded the GEMM and is removed): the
+  /// first K block's tiles start from tile_zero instead of loading C.
+  bool zeroStart = false;
+
+  /// k values per tile multiply (32 bf16, 64 i8) and per 32-bit lane.
+  int64_t kstep = 0, group = 0;
+  /// M, N rounded up to 16 and K to kstep.
+  int64_t mp = 0, np = 0, kp = 0;
+  /// What the tiles read and write.
+  Value aSrc, bPacked, cDst;
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, int64_t y) {
+    return y == 0 ? x : arith::AddIOp::create(b, loc, x, idx(y)).getResult();
+  }
+  Type inType() {
+    return g.kind == DotKind::Bf16 ? Type(b.getBF16Type())
+                                   : Type(b.getI8Type());
+  }
+  Type accType() {
+    return g.kind == DotKind::Bf16 ? Type(b.getF32Type())
+                                   : Type(b.getI32Type());
+  }
+  amx::TileType inTile() { return amx::TileType::get({16, kstep}, inType()); }
+  amx::TileType accTile() { return amx::TileType::get({16, 16}, accType()); }
+
+  /// A zero-initialized [rows, cols] buffer holding `src` in its top-left
+  /// corner (src's elements copied unless `copy` is false).
+  Value padded(Value src, int64_t rows, int64_t cols, bool copy) {
+    auto srcType = cast<MemRefType>(src.getType());
+    Type elt = srcType.getElementType();
+    Value buf = memref::AllocOp::create(
+        b, loc, MemRefType::get({rows, cols}, elt), b.getI64IntegerAttr(64));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+    linalg::FillOp::create(b, loc, zero, buf);
+    if (copy) {
+      Value corner = memref::SubViewOp::create(
+          b, loc, buf, ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(srcType.getDimSize(0)),
+                                 b.getIndexAttr(srcType.getDimSize(1))},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+      linalg::CopyOp::create(b, loc, src, corner);
+    }
+    return buf;
+  }
+
+  /// The C block of `tm` x `tn` tiles at (row0, col0) over the k steps
+  /// [k0, k0 + steps x kstep): C tiles held in tile registers across the K
+  /// loop, each A tile multiplied by the tn B tiles and each B tile by the
+  /// tm A tiles.
+  void kernel(Value row0, int64_t tm, Value col0, int64_t tn, Value k0,
+              int64_t steps, bool zero) {
+    SmallVector<Value> acc;
+    for (int64_t i = 0; i < tm; ++i)
+      for (int64_t j = 0; j < tn; ++j) {
+        if (zero)
+          acc.push_back(amx::TileZeroOp::create(b, loc, accTile()));
+        else
+          acc.push_back(amx::TileLoadOp::create(
+              b, loc, accTile(), cDst,
+              ValueRange{add(row0, 16 * i), add(col0, 16 * j)}));
+      }
+    // B's block of 16 columns j: its packed panel col0 / 16 + j.
+    Value block0 = arith::DivUIOp::create(b, loc, col0, idx(16));
+    auto kLoop = scf::ForOp::create(b, loc, idx(0), idx(steps), idx(1), acc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value k = arith::AddIOp::create(
+          b, loc, k0,
+          arith::MulIOp::create(b, loc, kLoop.getInductionVar(), idx(kstep)));
+      Value kk = arith::DivUIOp::create(b, loc, k, idx(group));
+      SmallVector<Value> aTiles, bTiles;
+      for (int64_t i = 0; i < tm; ++i)
+        aTiles.push_back(amx::TileLoadOp::create(
+            b, loc, inTile(), aSrc, ValueRange{add(row0, 16 * i), k}));
+      for (int64_t j = 0; j < tn; ++j)
+        bTiles.push_back(amx::TileLoadOp::create(
+            b, loc, inTile(), bPacked,
+            ValueRange{add(block0, j), kk, idx(0)}));
+      SmallVector<Value> next;
+      ValueRange in = kLoop.getRegionIterArgs();
+      for (int64_t i = 0; i < tm; ++i)
+        for (int64_t j = 0; j < tn; ++j) {
+          Value c = in[i * tn + j];
+          if (g.kind == DotKind::Bf16)
+            next.push_back(amx::TileMulFOp::create(b, loc, accTile(),
+                                                   aTiles[i], bTiles[j], c));
+          else
+            next.push_back(amx::TileMulIOp::create(
+                b, loc, accTile(), aTiles[i], bTiles[j], c,
+                /*isZextLhs=*/false, /*isZextRhs=*/false));
+        }
+      scf::YieldOp::create(b, loc, next);
+    }
+    for (int64_t i = 0; i < tm; ++i)
+      for (int64_t j = 0; j < tn; ++j)
+        amx::TileStoreOp::create(
+            b, loc, cDst, ValueRange{add(row0, 16 * i), add(col0, 16 * j)},
+            kLoop.getResult(i * tn + j));
+  }
+
+  /// The row tiles [rowBase, rowBase + rows) (rows a multiple of 16) of one
+  /// column panel: blocks of mr rows, then the rest.
+  void rowTiles(Value rowBase, int64_t rows, Value col0, int64_t tn, Value k0,
+                int64_t steps, bool zero) {
+    int64_t full = rows / t.mr * t.mr, rest = rows - full;
+    if (full == t.mr) {
+      kernel(rowBase, t.mr / 16, col0, tn, k0, steps, zero);
+    } else if (full > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      auto mLoop = scf::ForOp::create(b, loc, idx(0), idx(full), idx(t.mr));
+      b.setInsertionPointToStart(mLoop.getBody());
+      kernel(arith::AddIOp::create(b, loc, rowBase, mLoop.getInductionVar()),
+             t.mr / 16, col0, tn, k0, steps, zero);
+    }
+    if (rest > 0)
+      kernel(add(rowBase, full), rest / 16, col0, tn, k0, steps, zero);
+  }
+
+  /// Every column panel of nr columns (then the rest) of the rows [rowBase,
+  /// rowBase + rows) over one K block; the full panels are the tasks of an
+  /// scf.forall when `parallel`.
+  void panels(Value rowBase, int64_t rows, Value k0, int64_t steps, bool zero,
+              bool parallel) {
+    int64_t fullPanels = np / t.nr, restCols = np - fullPanels * t.nr;
+    if (fullPanels > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      Value col0;
+      if (parallel && fullPanels > 1) {
+        auto forall = scf::ForallOp::create(
+            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(fullPanels)},
+            ValueRange{}, std::nullopt);
+        b.setInsertionPointToStart(forall.getBody());
+        col0 =
+            arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(t.nr));
+      } else if (fullPanels > 1) {
+        auto nLoop = scf::ForOp::create(b, loc, idx(0),
+                                        idx(fullPanels * t.nr), idx(t.nr));
+        b.setInsertionPointToStart(nLoop.getBody());
+        col0 = nLoop.getInductionVar();
+      } else {
+        col0 = idx(0);
+      }
+      rowTiles(rowBase, rows, col0, t.nr / 16, k0, steps, zero);
+    }
+    if (restCols > 0)
+      rowTiles(rowBase, rows, idx(fullPanels * t.nr), restCols / 16, k0, steps,
+               zero);
+  }
+
+  /// The rows [rowBase, rowBase + rows) over every K block of kc values
+  /// (the first from zero when the GEMM starts from zero).
+  void kBlocks(Value rowBase, int64_t rows, bool parallel) {
+    int64_t kc = std::min(t.kc, kp);
+    int64_t fullBlocks = kp / kc, restK = kp - fullBlocks * kc;
+    int64_t first = 0;
+    if (zeroStart) {
+      panels(rowBase, rows, idx(0), kc / kstep, /*zero=*/true, parallel);
+      first = 1;
+    }
+    if (fullBlocks - first == 1) {
+      panels(rowBase, rows, idx(first * kc), kc / kstep, false, parallel);
+    } else if (fullBlocks - first > 1) {
+      OpBuilder::InsertionGuard guard(b);
+      auto kLoop = scf::ForOp::create(b, loc, idx(first * kc),
+                                      idx(fullBlocks * kc), idx(kc));
+      b.setInsertionPointToStart(kLoop.getBody());
+      panels(rowBase, rows, kLoop.getInductionVar(), kc / kstep, false,
+             parallel);
+    }
+    if (restK > 0)
+      panels(rowBase, rows, idx(fullBlocks * kc), restK / kstep,
+             zeroStart && fullBlocks == 0, parallel);
+  }
+
+  void build(bool parallel) {
+    group = g.groupSize();
+    kstep = g.kind == DotKind::Bf16 ? 32 : 64;
+    mp = llvm::alignTo(g.m, 16);
+    np = llvm::alignTo(g.n, 16);
+    kp = llvm::alignTo(g.k, kstep);
+    bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group);
+    aSrc = (mp == g.m && kp == g.k) ? g.a : padded(g.a, mp, kp, true);
+    bool padC = mp != g.m || np != g.n;
+    cDst = padC ? padded(g.c, mp, np, /*copy=*/!zeroStart) : g.c;
+    // M blocks of mc rows (a multiple of mr; 0 or more than M: one block).
+    int64_t mc = t.mc / t.mr * t.mr;
+    if (mc <= 0 || mc > mp)
+      mc = mp;
+    int64_t fullBlocks = mp / mc, restRows = mp - fullBlocks * mc;
+    if (fullBlocks == 1) {
+      kBlocks(idx(0), mc, parallel);
+    } else {
+      OpBuilder::InsertionGuard guard(b);
+      auto mLoop =
+          scf::ForOp::create(b, loc, idx(0), idx(fullBlocks * mc), idx(mc));
+      b.setInsertionPointToStart(mLoop.getBody());
+      kBlocks(mLoop.getInductionVar(), mc, parallel);
+    }
+    if (restRows > 0)
+      kBlocks(idx(fullBlocks * mc), restRows, parallel);
+    if (padC) {
+      Value corner = memref::SubViewOp::create(
+          b, loc, cDst,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(g.m), b.getIndexAttr(g.n)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+      linalg::CopyOp::create(b, loc, corner, g.c);
+    }
+  }
+};
+
+/// Whether `v` is a constant zero (+0.0 or integer 0).
+bool isZeroConstant(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue().isZero() && !f.getValue().isNegative();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getValue().isZero();
+  return false;
+}
+
+struct AccelCpuAmxKernelsPass
+    : public accel::impl::AccelCpuAmxKernelsPassBase<AccelCpuAmxKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (bf16Subnormals != "flush" && bf16Subnormals != "keep") {
+      func.emitError() << "accel-cpu-amx-kernels: bf16-subnormals must be "
+                          "'flush' or 'keep' (got '"
+                       << bf16Subnormals << "')";
+      return signalPassFailure();
+    }
+    const accel::CpuIsa cpu = accel::CpuIsa::resolve(features, func);
+    // Contractions the configuration stage configured get the kernel their
+    // config names; the others the features' (AMX first), with the
+    // options' tiles.
+    SmallVector<std::pair<DotGemm, accel::CpuAmxTiles>> gemms;
+    std::string why;
+    func.walk([&](linalg::LinalgOp op) {
+      std::optional<DotGemm> g = accel::matchDotGemm(op);
+      if (!g)
+        return;
+      bool int8 = g->kind == DotKind::I8;
+      auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
+          accel::kLoweringConfigAttrName);
+      if (config) {
+        if (std::optional<accel::CpuAmxTiles> t =
+                accel::getCpuAmxTiles(config);
+            t && config.getKernel() == (int8 ? "cpu-amx-int8" : "cpu-amx-bf16"))
+          gemms.push_back({*g, *t});
+        return;
+      }
+      bool use = int8 ? cpu.hasAmxInt8()
+                      : cpu.hasAmxBf16() && bf16Subnormals == "flush";
+      if (!use)
+        return;
+      accel::CpuAmxTiles chosen = accel::chooseCpuAmxTiles(cpu, int8);
+      accel::CpuAmxTiles tiles{mr != 0 ? int64_t(mr) : chosen.mr,
+                               nr != 0 ? int64_t(nr) : chosen.nr,
+                               mc != 0 ? int64_t(mc) : chosen.mc,
+                               kc != 0 ? int64_t(kc) : chosen.kc};
+      if (why.empty())
+        why = accel::checkCpuAmxTiles(tiles, int8);
+      gemms.push_back({*g, tiles});
+    });
+    if (!why.empty()) {
+      func.emitError() << "accel-cpu-amx-kernels: " << why;
+      return signalPassFailure();
+    }
+    OpBuilder builder(&getContext());
+    for (auto &[g, tiles] : gemms) {
+      if (g.m == 0 || g.n == 0 || g.k == 0)
+        continue;
+      builder.setInsertionPoint(g.op);
+      AmxBuilder kb(builder, g.op.getLoc(), g, tiles);
+      // C = 0; C += A B: the tiles start from zero and the fill goes. Any
+      // other fill stays and C is loaded.
+      linalg::FillOp fill = accel::initializingFill(g.op);
+      bool dropFill = fill && isZeroConstant(fill.getInputs()[0]);
+      kb.zeroStart = dropFill;
+      // Threads over column panels, unless the GEMM already runs inside a
+      // parallel loop (e.g. FlashAttention's heads).
+      bool nested = g.op->getParentOfType<scf::ForallOp>() ||
+                    g.op->getParentOfType<scf::ParallelOp>();
+      kb.build(threads > 1 && !nested);
+      g.op->erase();
+      if (dropFill)
+        fill->erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,219 @@
+//===- DotGemm.cpp - 2-D bf16/i8 GEMMs on buffers for the CPU kernels ----===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DotGemm.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::accel;
+
+namespace {
+/// Whether the last dimension of `t` is contiguous.
+bool unitInnerStride(MemRefType t) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(t.getStridesAndOffset(strides, offset)))
+    return false;
+  return !strides.empty() && strides.back() == 1;
+}
+
+/// `op` as a row-major GEMM with static sizes whose operands a dot
+/// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k) and
+/// the body `out + ext(a) * ext(b)` with bf16 -> f32 (extf) or i8 -> i32
+/// (extsi) widening.
+} // namespace
+
+std::optional<DotGemm> mlir::accel::matchDotGemm(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  SmallVector<AffineMap> want = {AffineMap::get(3, 0, {m, k}, ctx),
+                                 AffineMap::get(3, 0, {k, n}, ctx),
+                                 AffineMap::get(3, 0, {m, n}, ctx)};
+  if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(want))
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  if (iters[2] != utils::IteratorType::reduction)
+    return std::nullopt;
+  Value a = op.getDpsInputOperand(0)->get(),
+        b = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();
+  auto at = dyn_cast<MemRefType>(a.getType()),
+       bt = dyn_cast<MemRefType>(b.getType()),
+       ct = dyn_cast<MemRefType>(c.getType());
+  if (!at || !bt || !ct || !at.hasStaticShape() || !bt.hasStaticShape() ||
+      !ct.hasStaticShape() || !unitInnerStride(at) || !unitInnerStride(bt) ||
+      !unitInnerStride(ct) || at.getElementType() != bt.getElementType())
+    return std::nullopt;
+  DotKind kind;
+  if (at.getElementType().isBF16() && ct.getElementType().isF32())
+    kind = DotKind::Bf16;
+  else if (at.getElementType().isInteger(8) &&
+           ct.getElementType().isInteger(32))
+    kind = DotKind::I8;
+  else
+    return std::nullopt;
+  // The body must widen both operands exactly, multiply and add to the
+  // accumulator: what the dot instructions compute.
+  Block &body = op->getRegion(0).front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *add = yield.getOperand(0).getDefiningOp();
+  if (!add || !isa<arith::AddFOp, arith::AddIOp>(add))
+    return std::nullopt;
+  Value acc = body.getArgument(2);
+  Value lhs = add->getOperand(0), rhs = add->getOperand(1);
+  if (lhs != acc && rhs != acc)
+    return std::nullopt;
+  Operation *mul = (lhs == acc ? rhs : lhs).getDefiningOp();
+  if (!mul || !isa<arith::MulFOp, arith::MulIOp>(mul))
+    return std::nullopt;
+  auto widened = [&](Value v, unsigned arg) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      return kind == DotKind::Bf16 && ext.getIn() == body.getArgument(arg);
+    if (auto ext = v.getDefiningOp<arith::ExtSIOp>())
+      return kind == DotKind::I8 && ext.getIn() == body.getArgument(arg);
+    return false;
+  };
+  Value x = mul->getOperand(0), y = mul->getOperand(1);
+  if (!((widened(x, 0) && widened(y, 1)) || (widened(x, 1) && widened(y, 0))))
+    return std::nullopt;
+  return DotGemm{
+      op, kind, a, b, c, at.getDimSize(0), bt.getDimSize(1), at.getDimSize(1)};
+}
+
+
+namespace {
+/// Emits the packing of B (packDotB).
+struct Packer {
+  OpBuilder &b;
+  Location loc;
+  const DotGemm &g;
+  int64_t nr, groupMultiple;
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
+  int64_t groupSize() const { return g.groupSize(); }
+  Type inType() {
+    return g.kind == DotKind::Bf16 ? Type(b.getBF16Type())
+                                   : Type(b.getI8Type());
+  }
+  /// 16 columns of one group of B: vector<32xbf16> or vector<64xi8>.
+  VectorType panelType() { return vec(16 * groupSize(), inType()); }
+
+  /// G rows of 16 columns interleaved: column-major groups of G.
+  Value interleaveRows(ArrayRef<Value> rows) {
+    if (rows.size() == 2)
+      return vector::InterleaveOp::create(b, loc, rows[0], rows[1]);
+    // Four i8 rows: pairs (r0, r1) and (r2, r3), then the pairs as 16-bit
+    // units.
+    Type i16 = b.getI16Type();
+    Value p01 = vector::InterleaveOp::create(b, loc, rows[0], rows[1]);
+    Value p23 = vector::InterleaveOp::create(b, loc, rows[2], rows[3]);
+    Value u01 = vector::BitCastOp::create(b, loc, vec(16, i16), p01);
+    Value u23 = vector::BitCastOp::create(b, loc, vec(16, i16), p23);
+    Value quads = vector::InterleaveOp::create(b, loc, u01, u23);
+    return vector::BitCastOp::create(b, loc, panelType(), quads);
+  }
+
+  /// Where element t of column `col`'s group `kk` lies in `packed`.
+  SmallVector<Value> panelIndex(Value kk, Value col, int64_t t) {
+    Value panel = arith::DivUIOp::create(b, loc, col, idx(nr));
+    Value within = arith::RemUIOp::create(b, loc, col, idx(nr));
+    Value at = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, within, idx(groupSize())),
+        idx(t));
+    return {panel, kk, at};
+  }
+
+  /// Bp[kk, n, t] = B[G kk + t, n], zeros past N and past K.
+  Value pack() {
+    Type elt = inType();
+    int64_t gs = groupSize();
+    int64_t groupsK = llvm::alignTo((g.k + gs - 1) / gs, groupMultiple),
+            cols = (g.n + 15) / 16 * 16;
+    Value packed = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({(cols + nr - 1) / nr, groupsK, nr * gs}, elt),
+        b.getI64IntegerAttr(64));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+    int64_t fullGroups = g.k / gs, fullCols = g.n / 16 * 16;
+    Value c0 = idx(0), c1 = idx(1), cg = idx(gs);
+    // Whole groups of rows, 16 columns at a time.
+    if (fullGroups > 0 && fullCols > 0) {
+      auto kLoop = scf::ForOp::create(b, loc, c0, idx(fullGroups), c1);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value kk = kLoop.getInductionVar();
+      Value k0 = arith::MulIOp::create(b, loc, kk, cg);
+      auto nLoop = scf::ForOp::create(b, loc, c0, idx(fullCols), idx(16));
+      b.setInsertionPointToStart(nLoop.getBody());
+      Value col = nLoop.getInductionVar();
+      SmallVector<Value> rows;
+      for (int64_t t = 0; t < gs; ++t) {
+        Value k = arith::AddIOp::create(b, loc, k0, idx(t));
+        rows.push_back(vector::LoadOp::create(b, loc, vec(16, elt), g.b,
+                                              ValueRange{k, col}));
+      }
+      vector::StoreOp::create(b, loc, interleaveRows(rows), packed,
+                              panelIndex(kk, col, 0));
+    }
+    // The columns past the last whole 16 (and the padding), one at a time;
+    // the last group of a K that G does not divide is padded with zeros.
+    auto scalarCols = [&](int64_t colBegin, int64_t groupBegin,
+                          int64_t groupEnd) {
+      if (colBegin >= cols || groupBegin >= groupEnd)
+        return;
+      OpBuilder::InsertionGuard guard(b);
+      auto kLoop =
+          scf::ForOp::create(b, loc, idx(groupBegin), idx(groupEnd), c1);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value kk = kLoop.getInductionVar();
+      auto nLoop = scf::ForOp::create(b, loc, idx(colBegin), idx(cols), c1);
+      b.setInsertionPointToStart(nLoop.getBody());
+      Value col = nLoop.getInductionVar();
+      for (int64_t t = 0; t < gs; ++t) {
+        // k = G kk + t, read only when k < K and col < N.
+        Value k = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, kk, cg), idx(t));
+        Value inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
+                                          idx(g.k));
+        Value inN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          col, idx(g.n));
+        Value in = arith::AndIOp::create(b, loc, inK, inN);
+        auto read = scf::IfOp::create(b, loc, TypeRange{elt}, in,
+                                      /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(read.thenBlock());
+          Value v = memref::LoadOp::create(b, loc, g.b, ValueRange{k, col});
+          scf::YieldOp::create(b, loc, v);
+          b.setInsertionPointToStart(read.elseBlock());
+          scf::YieldOp::create(b, loc, zero);
+        }
+        memref::StoreOp::create(b, loc, read.getResult(0), packed,
+                                panelIndex(kk, col, t));
+      }
+    };
+    scalarCols(fullCols, 0, fullGroups);
+    scalarCols(0, fullGroups, groupsK);
+    return packed;
+  }
+
+};
+} // namespace
+
+Value mlir::accel::packDotB(OpBuilder &b, Location loc, const DotGemm &g,
+                            int64_t nr, int64_t groupMultiple) {
+  return Packer{b, loc, g, nr, groupMultiple}.pack();
+}

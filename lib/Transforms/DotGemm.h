@@ -1,0 +1,62 @@
+//===- DotGemm.h - 2-D bf16/i8 GEMMs on buffers for the CPU kernels -*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// What the CPU's dot-product kernels share: the contraction they take
+// (C[m, n] += ext(A[m, k]) * ext(B[k, n]) on row-major buffers of static
+// sizes, bf16 -> f32 or i8 -> i32) and the packing of B into column panels
+// of K groups (the layout both AVX-512's vdpbf16ps/vpdpbusd and AMX's
+// tdpbf16ps/tdpbssd multiply from). Used by accel-cpu-dot-kernels and
+// accel-cpu-amx-kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_TRANSFORMS_DOTGEMM_H
+#define ACCEL_LIB_TRANSFORMS_DOTGEMM_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include <optional>
+
+namespace mlir::accel {
+
+/// The element types of a dot GEMM.
+enum class DotKind {
+  /// bf16 x bf16 summed in f32: two k values per 32-bit lane.
+  Bf16,
+  /// i8 x i8 summed in i32: four k values per 32-bit lane.
+  I8,
+};
+
+/// A contraction the dot kernels handle: C[M, N] += A[M, K] * B[K, N].
+struct DotGemm {
+  linalg::LinalgOp op;
+  DotKind kind;
+  Value a, b, c;
+  int64_t m, n, k;
+
+  /// K values one 32-bit lane takes: 2 (bf16) or 4 (i8).
+  int64_t groupSize() const { return kind == DotKind::Bf16 ? 2 : 4; }
+};
+
+/// `op` as a row-major GEMM with static sizes whose operands a dot
+/// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k), unit
+/// inner strides, and the body `out + ext(a) * ext(b)` with bf16 -> f32
+/// (extf) or i8 -> i32 (extsi) widening.
+std::optional<DotGemm> matchDotGemm(linalg::LinalgOp op);
+
+/// B packed in panels of `nr` columns (a multiple of 16) and groups of G = 2
+/// or 4 k values: a new buffer [ceil(N16 / nr), groups, nr x G] (N16: N
+/// rounded up to 16; groups: ceil(K / G) rounded up to a multiple of
+/// `groupMultiple`), column n's group kk at [n / nr, kk, (n mod nr) G + t]
+/// = B[G kk + t, n], zeros past N and past K. Emitted at `b`'s insertion
+/// point.
+Value packDotB(OpBuilder &b, Location loc, const DotGemm &g, int64_t nr,
+               int64_t groupMultiple = 1);
+
+} // namespace mlir::accel
+
+#endif // ACCEL_LIB_TRANSFORMS_DOTGEMM_H
