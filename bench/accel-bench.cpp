@@ -378,8 +378,9 @@ static double roofF32 = 0;
 static cl::opt<std::string> modelTarget(
     "model-target",
     cl::desc("Catalogue target whose peak and bandwidth the predicted times "
-             "use (empty: the host's class, x86-64-avx512 with AVX-512, else "
-             "x86-64-avx2)"),
+             "use (empty: the host's class, accel::cpuTargetForFeatures: "
+             "x86-64-sapphirerapids with AMX, x86-64-avx512 with AVX-512, "
+             "else x86-64-avx2)"),
     cl::init(""));
 static double modelPeakGflops = 0;
 static double bandwidthGBs = 0;
@@ -1539,7 +1540,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (modelTarget.empty())
-    modelTarget = hostHasAvx512() ? "x86-64-avx512" : "x86-64-avx2";
+    modelTarget = accel::cpuTargetForFeatures(hostSimdFeatures())->name;
   const accel::TargetSpec *spec = accel::findTargetSpec(modelTarget);
   if (!spec) {
     llvm::errs() << "accel-bench: no catalogue target '" << modelTarget

@@ -88,6 +88,11 @@ try:
     # subnormals, `bf16-subnormals=flush`).
     if " avx512_bf16" in _flags:
         config.available_features.add("cpu-avx512bf16")
+    # Hosts with AMX tiles for bf16 and int8 (Sapphire Rapids on): the AMX
+    # kernels' numerics run there (accel-cpu-amx-kernels); elsewhere lit
+    # reports those tests UNSUPPORTED.
+    if all(f" {f}" in _flags for f in ("amx_tile", "amx_bf16", "amx_int8")):
+        config.available_features.add("cpu-amx")
 except OSError:
     pass
 

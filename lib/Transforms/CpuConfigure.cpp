@@ -120,12 +120,16 @@ CpuDotTiles mlir::accel::chooseCpuDotTiles(const CpuIsa &isa) {
 
 CpuAmxTiles mlir::accel::chooseCpuAmxTiles(const CpuIsa &isa, bool int8) {
   // 32 x 32: four C tiles, two A and two B tiles, the 8 tile registers; each
-  // A and B tile feeds two tdpbf16ps/tdpbssd. Kc = 512 bf16 (1024 i8) keeps
-  // the [Kc, 32] B panel (32 KiB) in L1 while the row tiles of an M block
-  // pass it; Mc = 256 rows of A x Kc (256 KiB) stay in L2 across the
-  // column panels. Measured on a Sapphire Rapids core (docs/cpu-performance.md).
+  // A and B tile feeds two tdpbf16ps/tdpbssd (48 x 16, three A tiles and
+  // one B: 621 against 640 GFLOP/s on 2048^3 bf16). Kc = 2048 bf16 (4096
+  // i8): a [Kc, 32] B panel of 128 KiB in L2, C loaded and stored once per
+  // 2048 of K; at Kc = 512 every further K block reloads a C block that
+  // has left the caches (2048^3 bf16: 640 GFLOP/s at Kc = 512, 928 at
+  // 2048). Mc = 256 rows of A per M block (842 at 128, 598 at 512).
+  // Measured on one Sapphire Rapids core of a KVM guest, a noisy machine
+  // (+-15 % between runs; docs/cpu-performance.md).
   (void)isa;
-  return {32, 32, 256, int8 ? 1024 : 512};
+  return {32, 32, 256, int8 ? 4096 : 2048};
 }
 
 std::array<int64_t, 2>

@@ -10,7 +10,7 @@
 // hand-written config the op or the CPU cannot take.
 
 func.func @gpu_kernel(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
-  // expected-error @+1 {{'accel.matmul' op cannot use wgmma on the CPU: a matmul takes cpu-fma, cpu-avx512bf16 or cpu-avx512vnni}}
+  // expected-error @+1 {{'accel.matmul' op cannot use wgmma on the CPU: a matmul takes cpu-fma, cpu-avx512bf16, cpu-avx512vnni, cpu-amx-bf16 or cpu-amx-int8}}
   %0 = accel.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "wgmma">} -> tensor<64x48xf32>
   return %0 : tensor<64x48xf32>
 }

@@ -61,6 +61,11 @@ const TargetSpec *findTargetSpec(llvm::StringRef name);
 /// or nullptr: the figures a back end assumes for a chip given by name.
 const TargetSpec *findTargetSpecForChip(llvm::StringRef chip);
 
+/// The CPU entry a CPU with `features` (LLVM's names, comma separated, `+`
+/// optional) is: x86-64-sapphirerapids with AMX bf16 tiles, x86-64-avx512
+/// with AVX-512, else x86-64-avx2.
+const TargetSpec *cpuTargetForFeatures(llvm::StringRef features);
+
 /// The attribute for `spec`. With `emitError`, a spec that fails the
 /// attribute's verifier is reported there and gives a null attribute.
 TargetAttr getTargetAttr(

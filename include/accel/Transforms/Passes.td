@@ -525,21 +525,20 @@ def AccelCpuAmxKernelsPass
     | i8 | i32 | `amx-tile`, `amx-int8` | `tdpbssd` (`amx.tile_muli`) | 16x64, 64x16 -> 16x16 |
 
     - B is packed once per call into 16-column blocks of K groups (pairs of
-      bf16, quads of i8: AMX's "VNNI" layout), K padded with zeros to the
-      instruction's 32 (bf16) or 64 (i8) values, so each B tile is 1 KiB
-      contiguous, rows 64 bytes apart;
+      bf16, quads of i8: AMX's "VNNI" layout) and A into 16-row tiles of the
+      instruction's 32 (bf16) or 64 (i8) k values, zeros past M, N and K:
+      every A and B tile is 1 KiB contiguous, rows 64 bytes apart (A read
+      in place has its 16 rows K elements apart, in one L1 set when K
+      is a multiple of 2048 bytes);
     - a register block of `mr x nr` C values (default 32 x 32: four C tiles,
       two A and two B tiles, AMX's 8 tile registers) stays in tile
       registers across a K block of `kc` values; each A tile is multiplied
       by every B tile of the block and each B tile by every A tile;
-    - loops: M blocks of `mc` rows (A's [mc, kc] block stays in L2), K
-      blocks, column panels of `nr` (the [kc, nr] B panel stays in L1 while
-      the row tiles of the M block pass it; with `threads`, the panels are
-      the tasks of an `scf.forall`), row tiles of `mr`;
-    - every tile is whole: A is read in place when 16 divides M and the k
-      step divides K, else from a zero-padded copy; C in place when 16
-      divides M and N, else through a padded copy (copied in, unless the
-      GEMM starts from zero, and back);
+    - loops: M blocks of `mc` rows, K blocks, column panels of `nr` (with
+      `threads`, the panels are the tasks of an `scf.forall`), row tiles
+      of `mr`;
+    - C is written in place when 16 divides M and N, else through a padded
+      copy (copied in, unless the GEMM starts from zero, and back);
     - a zero `linalg.fill` of C right before the GEMM becomes the first K
       block's `tile_zero` (C written once); another fill stays and C is
       loaded.
@@ -583,7 +582,7 @@ def AccelCpuAmxKernelsPass
            "more than M: one block; 0: chosen: 256)">,
     Option<"kc", "kc", "int64_t", "0",
            "K values per block, a multiple of 32 (bf16) or 64 (i8) (0: "
-           "chosen: 512 bf16, 1024 i8)">,
+           "chosen: 2048 bf16, 4096 i8)">,
     Option<"threads", "threads", "int64_t", "1",
            "Above 1: column panels in an scf.forall (not inside another "
            "parallel loop)">,
@@ -595,7 +594,8 @@ def AccelCpuAmxKernelsPass
                            "::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def AccelCpuDotKernelsPass

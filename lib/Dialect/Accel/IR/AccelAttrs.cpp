@@ -350,11 +350,13 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t stages, StringRef dataflow) {
   static const StringRef kernels[] = {
       "mma.sync",       "wgmma",          "mfma",    "wmma",     "systolic",
-      "cpu-fma",        "cpu-avx512bf16", "cpu-avx512vnni", "cpu-flash"};
+      "cpu-fma",        "cpu-avx512bf16", "cpu-avx512vnni", "cpu-amx-bf16",
+      "cpu-amx-int8",   "cpu-flash"};
   if (!llvm::is_contained(kernels, kernel))
     return emitError() << "lowering_config 'kernel' must be mma.sync, wgmma, "
                           "mfma, wmma, systolic, cpu-fma, cpu-avx512bf16, "
-                          "cpu-avx512vnni or cpu-flash, got '"
+                          "cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8 or "
+                          "cpu-flash, got '"
                        << kernel << "'";
   bool cpu = kernel.starts_with("cpu-");
   auto positive = [&](StringRef name, ArrayRef<int64_t> list,

@@ -314,9 +314,15 @@ std::string mlir::accel::cpuabi::wrapperText(const Artifact &a) {
         "kernel code. */\n"
      << "/* The definitions below are the plain accel_<name>; each kernel's\n"
         "   signature-hashed name is an alias of it. */\n"
+     << (llvm::is_contained(a.features, "amx-tile")
+             ? "#define _GNU_SOURCE 1 /* syscall(), for AMX's permission */\n"
+             : "")
      << "#define ACCEL_" << upper(m) << "_PLAIN_SYMBOLS\n"
      << "#include \"" << m << ".h\"\n#include <cpuid.h>\n#include <setjmp.h>\n"
-     << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+     << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+     << (llvm::is_contained(a.features, "amx-tile")
+             ? "#include <sys/syscall.h>\n#include <unistd.h>\n\n"
+             : "\n")
      << "/* The functions the kernels call for their temporaries. */\n"
      << "#define ACCEL_RT(name) __accel_" << m << "_##name\n\n";
   // MLIR's memref descriptors, one struct per rank used.
@@ -387,7 +393,18 @@ static char missing[512];
     }
     memcpy(missing, text, sizeof text);
     state = text[0] ? 2 : 1;
-    __atomic_store_n(&cpu_state, state, __ATOMIC_RELEASE);
+)c";
+  // AMX: Linux gives a process the tile state only when asked
+  // (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); without it the
+  // first tile instruction is a SIGILL. Asked here, before any kernel runs;
+  // a refusal is a missing feature.
+  if (llvm::is_contained(a.features, "amx-tile"))
+    os << R"c(    if (state == 1 && syscall(SYS_arch_prctl, 0x1023, 18) != 0) {
+      strcpy(missing, "amx-tile (the OS refused the tile data permission)");
+      state = 2;
+    }
+)c";
+  os << R"c(    __atomic_store_n(&cpu_state, state, __ATOMIC_RELEASE);
   }
   return state == 1 ? ACCEL_OK : ACCEL_ERR_CPU_FEATURES;
 }
