@@ -4,14 +4,16 @@
 
     python3 bench/peers.py [--threads=1|2] [--quick] [--samples=N]
                            [--only=gemm|attention] [--seed=S]
-                           [--max-peer-seconds=T]
+                           [--max-peer-seconds=T] [--peers=a,b,...]
 
 Peers (each optional: install with
 `python3 -m pip install -r bench/requirements-peers.txt`; a peer whose package
 is absent, or that fails on a case, prints `peer X skipped: <reason>` and the
 run goes on):
 
-- onnxruntime: MatMul (f32), MatMulInteger (int8 x int8 -> int32),
+- onnxruntime: MatMul (f32; B a graph input like accel's, not a prepacked
+  initializer), MatMulInteger (int8 x int8 -> int32 as its fast u8 x s8
+  path: A + 128 in uint8 with a_zero_point 128, converted before timing),
   com.microsoft MultiHeadAttention (f32, `unidirectional` for causal); one
   session per case, inputs and the output bound once (IOBinding), the CPU
   provider with `intra_op_num_threads` = --threads.
@@ -46,7 +48,9 @@ compile and oracle). A peer sample loop stops early (at least 3 samples) when
 it has spent --max-peer-seconds on a case. The ratio is best peer ms ÷ accel
 ms (> 1: accel is faster), over the peers that passed. `cpu/wall` is the
 process CPU time over wall time during a peer's timed calls: about the
-threads it really used.
+threads it really used. The process (and so accel-run) is pinned to the
+first --threads CPUs it may use (sched_setaffinity), since XLA:CPU has no
+setting for its thread pool's size.
 
 Cases: GEMM M = N = K in {256, 512, 1024, 2048} in f32, bf16 x bf16 -> f32
 and int8 x int8 -> int32; attention f32 B = 1, H = 8, L in {512, 1024,
@@ -263,9 +267,10 @@ class OrtPeer:
         self.ort = onnxruntime
         self.threads = threads
 
-    def _session(self, nodes, inputs, outputs):
+    def _session(self, nodes, inputs, outputs, initializers=()):
         from onnx import helper
-        graph = helper.make_graph(nodes, "peer", inputs, outputs)
+        graph = helper.make_graph(nodes, "peer", inputs, outputs,
+                                  initializer=list(initializers))
         model = helper.make_model(graph, opset_imports=[
             helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
         model.ir_version = 8
@@ -301,16 +306,25 @@ class OrtPeer:
                 raise Skip("gemm bf16: ONNX MatMul's result has its inputs' "
                            "type and the CPU provider has no bf16 MatMul "
                            "(NOT_IMPLEMENTED)")
-            op, ti, to, od = {"f32": ("MatMul", TP.FLOAT, TP.FLOAT, np.float32),
-                              "i8": ("MatMulInteger", TP.INT8, TP.INT32,
-                                     np.int32)}[case.dtype]
+            a, b = inputs
+            if case.dtype == "f32":
+                node = helper.make_node("MatMul", ["a", "b"], ["c"])
+                ta, tc, od, inits = TP.FLOAT, TP.FLOAT, np.float32, []
+            else:
+                # MLAS's fast integer path is u8 x s8: A + 128 as uint8 with
+                # zero point 128 is the same product (s8 x s8 is ~15x slower).
+                node = helper.make_node("MatMulInteger", ["a", "b", "azp"], ["c"])
+                inits = [helper.make_tensor("azp", TP.UINT8, [], [128])]
+                ta, tc, od = TP.UINT8, TP.INT32, np.int32
+                a = (a.astype(np.int16) + 128).astype(np.uint8)
+            tb = TP.FLOAT if case.dtype == "f32" else TP.INT8
             sess = self._session(
-                [helper.make_node(op, ["a", "b"], ["c"])],
-                [helper.make_tensor_value_info("a", ti, [m, k]),
-                 helper.make_tensor_value_info("b", ti, [k, n])],
-                [helper.make_tensor_value_info("c", to, [m, n])])
-            run, out = self._bound(sess, {"a": inputs[0], "b": inputs[1]},
-                                   "c", np.empty((m, n), od))
+                [node],
+                [helper.make_tensor_value_info("a", ta, [m, k]),
+                 helper.make_tensor_value_info("b", tb, [k, n])],
+                [helper.make_tensor_value_info("c", tc, [m, n])], inits)
+            run, out = self._bound(sess, {"a": a, "b": b}, "c",
+                                   np.empty((m, n), od))
             return run, lambda: out.numpy()
         b, h, l, d = case.shape
         attrs = dict(num_heads=h, scale=1.0 / math.sqrt(d))
@@ -565,6 +579,21 @@ def versions():
     return ", ".join(out)
 
 
+def pin_cpus(threads):
+    """Keeps this process (every thread created from now on: numpy's,
+    the peers' pools, accel-run) on `threads` CPUs: XLA:CPU has no knob
+    for its intra-op pool. Returns the CPUs, or None where it cannot."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+        if len(allowed) < threads:
+            return None
+        cpus = set(allowed[:threads])
+        os.sched_setaffinity(0, cpus)
+        return sorted(cpus)
+    except (AttributeError, OSError):
+        return None
+
+
 def set_thread_env(threads):
     os.environ["OMP_NUM_THREADS"] = str(threads)
     flag = f"--xla_cpu_multi_thread_eigen={'false' if threads == 1 else 'true'}"
@@ -586,20 +615,30 @@ def main():
                     help="timed calls per side; the median is reported")
     ap.add_argument("--only", choices=("gemm", "attention"))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--peers", default=",".join(n for n, _ in PEERS),
+                    help="comma-separated subset of the peers to run")
     ap.add_argument("--max-peer-seconds", type=float, default=30.0,
                     help="a peer's timed calls on one case stop after this "
                          "long (at least 3)")
     args = ap.parse_args()
     if args.samples < 1:
         ap.error("--samples must be at least 1")
+    wanted = [x for x in args.peers.split(",") if x]
+    unknown = set(wanted) - {n for n, _ in PEERS}
+    if unknown:
+        ap.error(f"unknown peer(s) {', '.join(sorted(unknown))}; known: "
+                 f"{', '.join(n for n, _ in PEERS)}")
 
     set_thread_env(args.threads)
+    cpus = pin_cpus(args.threads)  # before any library starts a thread
     global np
     import numpy
     np = numpy
     start = time.time()
     print(f"peers.py: {machine()}")
-    print(f"commit {commit()}; {args.threads} thread(s); median of "
+    pinned = (f"pinned to CPU(s) {','.join(map(str, cpus))}" if cpus
+              else "not pinned")
+    print(f"commit {commit()}; {args.threads} thread(s), {pinned}; median of "
           f"{args.samples} call(s); seed {args.seed}; XLA_FLAGS="
           f"'{os.environ['XLA_FLAGS']}'")
     print(f"packages: {versions()}")
@@ -612,11 +651,20 @@ def main():
 
     peers = []
     for name, make in PEERS:
+        if name not in wanted:
+            print(f"peer {name} skipped: not in --peers")
+            continue
         try:
             peers.append(make(args.threads))
         except Exception as e:  # absent package, broken install
             print(f"peer {name} skipped: {one_line(e)}")
-    work = tempfile.mkdtemp(prefix="accel-peers-")
+    with tempfile.TemporaryDirectory(prefix="accel-peers-") as work:
+        summary = run_cases(args, peers, work)
+    print_summary(args, peers, summary)
+    print(f"\npeers.py took {time.time() - start:.0f} s")
+
+
+def run_cases(args, peers, work):
     summary = []
     for index, case in enumerate(cases(args)):
         print(f"\n== {case.name}")
@@ -663,7 +711,10 @@ def main():
             print("  no ratio: no peer passed")
         summary.append((case, a, {n: (ms, ok) for n, ms, _, _, ok, _ in rows},
                         best, ratio))
+    return summary
 
+
+def print_summary(args, peers, summary):
     names = [p.name for p in peers]
     print(f"\n== summary ({args.threads} thread(s), ms, median of "
           f"{args.samples}; ratio = best peer ms / accel ms, > 1: accel faster; "
@@ -680,7 +731,6 @@ def main():
         print(f"| {case.name} | {acc} | {' | '.join(peer_cells)} | "
               f"{best[1] if best else '-'} | "
               f"{f'{ratio:.2f}' if ratio else '-'} |")
-    print(f"\npeers.py took {time.time() - start:.0f} s")
 
 
 if __name__ == "__main__":
