@@ -104,8 +104,8 @@ struct AmxBuilder {
   /// values [kstep kt, kstep kt + kstep) at [r / 16, kt, r mod 16, 0], zeros
   /// past M and K. A row tile's K loop then reads 1 KiB tiles one after
   /// the other; in place, its 16 rows lie K elements apart (4 KiB at K =
-  /// 2048 bf16: every row in the same L1 set), which measured 1.45x slower
-  /// on 2048^3 bf16.
+  /// 2048 bf16: every row in the same L1 set), which measured 1.17x slower
+  /// on 2048^3 bf16 (790 against 928 GFLOP/s, docs/cpu-performance.md).
   Value packA() {
     Type elt = inType();
     Value packed = memref::AllocOp::create(
