@@ -11,6 +11,9 @@ machine):
     needs AVX512-BF16 and VNNI; without them the f32 row comes from
     `bench/run.sh --mode=gemm` on the table's square shapes and the
     bf16/int8 row is printed as not regenerated;
+  - the AMX row: `bench/run.sh --mode=precision --samples=5` (bf16 and int8
+    GEMM on AMX against oneDNN's bf16 and s8 matmul primitives, 1 thread),
+    where the CPU has amx_tile; else printed as not regenerated;
   - the attention row: `bench/run.sh --mode=attention --samples=3` (fused
     f32 attention against the unfused OpenBLAS baseline, causal and not; the
     row takes L >= 1024, as the README's does);
@@ -53,6 +56,7 @@ SYSTOLIC = os.path.join(ROOT, "bench", "systolic.py")
 LABELS = [
     "f32 GEMM ÷ oneDNN `dnnl_sgemm`, 1 thread, 256³–2048³",
     "bf16 / int8 GEMM ÷ oneDNN bf16 / s8 matmul, 256³–2048³",
+    "bf16 / int8 GEMM on AMX ÷ oneDNN bf16 / s8 matmul, 1 thread, 256³–2048³",
     "fused f32 attention ÷ unfused OpenBLAS, L 1k–8k, d 64/128",
     "systolic GEMM utilisation (ideal MAC-cycles ÷ cycles), 256³, 512³, "
     "1024×256×512, 256×1024×256",
@@ -163,6 +167,12 @@ GEMM_LINE = re.compile(
     r"^(\d+)x(\d+)x(\d+)\s+[\d.]+ \(\s*[\d.]+\)\s+[\d.]+ \(\s*[\d.]+\)\s+"
     r"[\d.]+ \(\s*[\d.]+\)\s+([\d.]+)\s+[\d.]+\s+\d+%(\s+MISMATCH)?$")
 
+# accel-bench --mode=precision's GEMM rows: size, six GFLOP/s columns, then
+# bf16/f32, i8/f32, ÷ oneDNN bf16, ÷ oneDNN s8 and the mismatch flags.
+PRECISION_LINE = re.compile(
+    r"^(\d+)(?:\s+[\d.]+){8}\s+([\d.]+)\s+([\d.]+)"
+    r"(\s+INT8 MISMATCH)?(\s+BF16 MISMATCH)?$")
+
 ATTN_LINE = re.compile(
     r"^(\d+), (\d+)(, causal)?\s+([\d.]+) \(\s*[\d.]+\)\s+"
     r"(?:-|[\d.]+ \(\s*[\d.]+\))\s+[\d.]+ \(\s*[\d.]+\)\s+([\d.]+)\s.*?"
@@ -269,6 +279,35 @@ def main():
         if roof:
             notes.append(f"Measured f32 FMA roof of one core here: "
                          f"{roof.group(1)} GFLOP/s.")
+
+    # AMX row: bf16 and int8 GEMM on AMX tiles ÷ oneDNN's bf16 and s8
+    # matmul primitives (`--mode=precision`, 1 thread), where the CPU has
+    # AMX.
+    amx_label = LABELS[2]
+    if "amx_tile" in flags:
+        rc, text, shown = run([RUN_SH, "--mode=precision", "--samples=5"] + q,
+                              log_dir, "precision")
+        bf, i8 = [], []
+        for line in text.splitlines():
+            m = PRECISION_LINE.match(line.strip())
+            if m:
+                bf.append((f"{m.group(1)}³", float(m.group(2)),
+                           not m.group(5)))
+                i8.append((f"{m.group(1)}³", float(m.group(3)),
+                           not m.group(4)))
+        if rc != 0 or not bf:
+            failed = True
+            rows.append((amx_label, f"failed: `{shown}` exited {rc} (log: "
+                         f"{log_dir}/precision.log)", cmd_cell(shown)))
+        else:
+            label = amx_label.replace("256³–2048³", shape_range(
+                [sh for sh, _, _ in bf]))
+            rows.append((label, f"{measured(bf)} / {measured(i8)}",
+                         cmd_cell(shown)))
+    else:
+        rows.append((amx_label, "not regenerated: needs AMX (amx_tile)",
+                     f"`bench/run.sh --mode=precision --samples=5`, not run "
+                     f"on {where}"))
 
     # Attention row: fused ÷ unfused OpenBLAS, L >= 1024 (L 256-512 with
     # --quick, whose lengths are those).
