@@ -106,7 +106,7 @@ struct AmxBuilder {
   /// the other; in place, its 16 rows lie K elements apart (4 KiB at K =
   /// 2048 bf16: every row in the same L1 set), which measured 1.17x slower
   /// on 2048^3 bf16 (790 against 928 GFLOP/s, docs/cpu-performance.md).
-  Value packA() {
+  Value packA(bool parallel) {
     Type elt = inType();
     Value packed = memref::AllocOp::create(
         b, loc, MemRefType::get({mp / 16, kp / kstep, 16, kstep}, elt),
@@ -124,9 +124,18 @@ struct AmxBuilder {
     };
     {
       OpBuilder::InsertionGuard guard(b);
-      auto rows = scf::ForOp::create(b, loc, idx(0), idx(g.m), idx(1));
-      b.setInsertionPointToStart(rows.getBody());
-      Value row = rows.getInductionVar();
+      Value row;
+      if (parallel) {
+        auto rows = scf::ForallOp::create(
+            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(g.m)}, ValueRange{},
+            std::nullopt);
+        b.setInsertionPointToStart(rows.getBody());
+        row = rows.getInductionVar(0);
+      } else {
+        auto rows = scf::ForOp::create(b, loc, idx(0), idx(g.m), idx(1));
+        b.setInsertionPointToStart(rows.getBody());
+        row = rows.getInductionVar();
+      }
       if (fullChunks > 0) {
         OpBuilder::InsertionGuard g2(b);
         auto chunks = scf::ForOp::create(b, loc, idx(0), idx(fullChunks),
@@ -237,58 +246,75 @@ struct AmxBuilder {
   /// Every column panel of nr columns (then the rest) of the rows [rowBase,
   /// rowBase + rows) over one K block; the full panels are the tasks of an
   /// scf.forall when `parallel`.
-  void panels(Value rowBase, int64_t rows, Value k0, int64_t steps, bool zero,
-              bool parallel) {
+  /// The column panels the current region runs: full panels of nr columns
+  /// from `panelLo` to `panelHi` (columns; null: none), then the rest
+  /// narrower than nr when `withRest`.
+  Value panelLo, panelHi;
+  bool withRest = true;
+
+  /// The region's column panels of the rows [rowBase, rowBase + rows) over
+  /// one K block.
+  void panels(Value rowBase, int64_t rows, Value k0, int64_t steps,
+              bool zero) {
     int64_t fullPanels = np / t.nr, restCols = np - fullPanels * t.nr;
-    if (fullPanels > 0) {
+    if (panelLo) {
       OpBuilder::InsertionGuard guard(b);
-      Value col0;
-      if (parallel && fullPanels > 1) {
-        auto forall = scf::ForallOp::create(
-            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(fullPanels)},
-            ValueRange{}, std::nullopt);
-        b.setInsertionPointToStart(forall.getBody());
-        col0 =
-            arith::MulIOp::create(b, loc, forall.getInductionVar(0), idx(t.nr));
-      } else if (fullPanels > 1) {
-        auto nLoop = scf::ForOp::create(b, loc, idx(0),
-                                        idx(fullPanels * t.nr), idx(t.nr));
-        b.setInsertionPointToStart(nLoop.getBody());
-        col0 = nLoop.getInductionVar();
-      } else {
-        col0 = idx(0);
-      }
-      rowTiles(rowBase, rows, col0, t.nr / 16, k0, steps, zero);
+      auto nLoop = scf::ForOp::create(b, loc, panelLo, panelHi, idx(t.nr));
+      b.setInsertionPointToStart(nLoop.getBody());
+      rowTiles(rowBase, rows, nLoop.getInductionVar(), t.nr / 16, k0, steps,
+               zero);
     }
-    if (restCols > 0)
+    if (withRest && restCols > 0)
       rowTiles(rowBase, rows, idx(fullPanels * t.nr), restCols / 16, k0, steps,
                zero);
   }
 
   /// The rows [rowBase, rowBase + rows) over every K block of kc values
   /// (the first from zero when the GEMM starts from zero).
-  void kBlocks(Value rowBase, int64_t rows, bool parallel) {
+  void kBlocks(Value rowBase, int64_t rows) {
     int64_t kc = std::min(t.kc, kp);
     int64_t fullBlocks = kp / kc, restK = kp - fullBlocks * kc;
     int64_t first = 0;
     if (zeroStart) {
-      panels(rowBase, rows, idx(0), kc / kstep, /*zero=*/true, parallel);
+      panels(rowBase, rows, idx(0), kc / kstep, /*zero=*/true);
       first = 1;
     }
     if (fullBlocks - first == 1) {
-      panels(rowBase, rows, idx(first * kc), kc / kstep, false, parallel);
+      panels(rowBase, rows, idx(first * kc), kc / kstep, false);
     } else if (fullBlocks - first > 1) {
       OpBuilder::InsertionGuard guard(b);
       auto kLoop = scf::ForOp::create(b, loc, idx(first * kc),
                                       idx(fullBlocks * kc), idx(kc));
       b.setInsertionPointToStart(kLoop.getBody());
-      panels(rowBase, rows, kLoop.getInductionVar(), kc / kstep, false,
-             parallel);
+      panels(rowBase, rows, kLoop.getInductionVar(), kc / kstep, false);
     }
     if (restK > 0)
       panels(rowBase, rows, idx(fullBlocks * kc), restK / kstep,
-             zeroStart && fullBlocks == 0, parallel);
+             zeroStart && fullBlocks == 0);
   }
+
+  /// Every M block of mc rows (a multiple of mr; 0 or more than M: one
+  /// block) over the region's panels.
+  void mBlocks() {
+    int64_t mc = t.mc / t.mr * t.mr;
+    if (mc <= 0 || mc > mp)
+      mc = mp;
+    int64_t fullBlocks = mp / mc, restRows = mp - fullBlocks * mc;
+    if (fullBlocks == 1) {
+      kBlocks(idx(0), mc);
+    } else {
+      OpBuilder::InsertionGuard guard(b);
+      auto mLoop =
+          scf::ForOp::create(b, loc, idx(0), idx(fullBlocks * mc), idx(mc));
+      b.setInsertionPointToStart(mLoop.getBody());
+      kBlocks(mLoop.getInductionVar(), mc);
+    }
+    if (restRows > 0)
+      kBlocks(idx(fullBlocks * mc), restRows);
+  }
+
+  /// Threads for the parallel region (build's `parallel`).
+  int64_t threads = 1;
 
   void build(bool parallel) {
     group = g.groupSize();
@@ -296,26 +322,46 @@ struct AmxBuilder {
     mp = llvm::alignTo(g.m, 16);
     np = llvm::alignTo(g.n, 16);
     kp = llvm::alignTo(g.k, kstep);
-    bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group);
-    aSrc = packA();
+    // With threads, the packing loops are parallel too (their rows and k
+    // groups are disjoint).
+    bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group, parallel);
+    aSrc = packA(parallel);
     bool padC = mp != g.m || np != g.n;
     cDst = padC ? padded(g.c, mp, np, /*copy=*/!zeroStart) : g.c;
-    // M blocks of mc rows (a multiple of mr; 0 or more than M: one block).
-    int64_t mc = t.mc / t.mr * t.mr;
-    if (mc <= 0 || mc > mp)
-      mc = mp;
-    int64_t fullBlocks = mp / mc, restRows = mp - fullBlocks * mc;
-    if (fullBlocks == 1) {
-      kBlocks(idx(0), mc, parallel);
+    int64_t fullPanels = np / t.nr;
+    if (parallel && fullPanels > 1) {
+      // One parallel region: the full column panels in `tasks` contiguous
+      // chunks, each running every M and K block over its own panels (A's
+      // M block stays in each core's L2 across its panels); the narrower
+      // rest after it.
+      int64_t tasks = std::min(threads, fullPanels);
+      int64_t per = (fullPanels + tasks - 1) / tasks;
+      tasks = (fullPanels + per - 1) / per;
+      {
+        OpBuilder::InsertionGuard guard(b);
+        auto forall = scf::ForallOp::create(
+            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(tasks)},
+            ValueRange{}, std::nullopt);
+        b.setInsertionPointToStart(forall.getBody());
+        Value task = forall.getInductionVar(0);
+        panelLo = arith::MulIOp::create(b, loc, task, idx(per * t.nr));
+        panelHi = arith::MinUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, panelLo, idx(per * t.nr)),
+            idx(fullPanels * t.nr));
+        withRest = false;
+        mBlocks();
+      }
+      panelLo = panelHi = Value();
+      withRest = true;
+      if (np > fullPanels * t.nr)
+        mBlocks();
     } else {
-      OpBuilder::InsertionGuard guard(b);
-      auto mLoop =
-          scf::ForOp::create(b, loc, idx(0), idx(fullBlocks * mc), idx(mc));
-      b.setInsertionPointToStart(mLoop.getBody());
-      kBlocks(mLoop.getInductionVar(), mc, parallel);
+      if (fullPanels > 0) {
+        panelLo = idx(0);
+        panelHi = idx(fullPanels * t.nr);
+      }
+      mBlocks();
     }
-    if (restRows > 0)
-      kBlocks(idx(fullBlocks * mc), restRows, parallel);
     if (padC) {
       Value corner = memref::SubViewOp::create(
           b, loc, cDst,
@@ -403,7 +449,13 @@ struct AccelCpuAmxKernelsPass
       // parallel loop (e.g. FlashAttention's heads).
       bool nested = g.op->getParentOfType<scf::ForallOp>() ||
                     g.op->getParentOfType<scf::ParallelOp>();
-      kb.build(threads > 1 && !nested);
+      // Below 2^26 multiply-adds (256^3: 36 us on one core) the parallel
+      // regions' start and join cost more than a second core saves: 256^3
+      // bf16 ran at 621 GFLOP/s on two threads against 925 on one (oneDNN:
+      // 809 against 935).
+      bool large = g.m * g.n * g.k >= (int64_t(1) << 26);
+      kb.threads = threads;
+      kb.build(threads > 1 && !nested && large);
       g.op->erase();
       if (dropFill)
         fill->erase();

@@ -100,6 +100,7 @@ struct Packer {
   Location loc;
   const DotGemm &g;
   int64_t nr, groupMultiple;
+  bool parallel;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
@@ -151,10 +152,19 @@ struct Packer {
     Value c0 = idx(0), c1 = idx(1), cg = idx(gs);
     // Whole groups of rows, 16 columns at a time.
     if (fullGroups > 0 && fullCols > 0) {
-      auto kLoop = scf::ForOp::create(b, loc, c0, idx(fullGroups), c1);
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(kLoop.getBody());
-      Value kk = kLoop.getInductionVar();
+      Value kk;
+      if (parallel) {
+        auto kLoop = scf::ForallOp::create(
+            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(fullGroups)},
+            ValueRange{}, std::nullopt);
+        b.setInsertionPointToStart(kLoop.getBody());
+        kk = kLoop.getInductionVar(0);
+      } else {
+        auto kLoop = scf::ForOp::create(b, loc, c0, idx(fullGroups), c1);
+        b.setInsertionPointToStart(kLoop.getBody());
+        kk = kLoop.getInductionVar();
+      }
       Value k0 = arith::MulIOp::create(b, loc, kk, cg);
       auto nLoop = scf::ForOp::create(b, loc, c0, idx(fullCols), idx(16));
       b.setInsertionPointToStart(nLoop.getBody());
@@ -214,6 +224,7 @@ struct Packer {
 } // namespace
 
 Value mlir::accel::packDotB(OpBuilder &b, Location loc, const DotGemm &g,
-                            int64_t nr, int64_t groupMultiple) {
-  return Packer{b, loc, g, nr, groupMultiple}.pack();
+                            int64_t nr, int64_t groupMultiple,
+                            bool parallel) {
+  return Packer{b, loc, g, nr, groupMultiple, parallel}.pack();
 }

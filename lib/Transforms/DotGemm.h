@@ -53,9 +53,10 @@ std::optional<DotGemm> matchDotGemm(linalg::LinalgOp op);
 /// rounded up to 16; groups: ceil(K / G) rounded up to a multiple of
 /// `groupMultiple`), column n's group kk at [n / nr, kk, (n mod nr) G + t]
 /// = B[G kk + t, n], zeros past N and past K. Emitted at `b`'s insertion
-/// point.
+/// point; with `parallel`, the whole groups of rows are the tasks of an
+/// scf.forall.
 Value packDotB(OpBuilder &b, Location loc, const DotGemm &g, int64_t nr,
-               int64_t groupMultiple = 1);
+               int64_t groupMultiple = 1, bool parallel = false);
 
 } // namespace mlir::accel
 

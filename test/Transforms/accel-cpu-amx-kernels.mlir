@@ -50,9 +50,10 @@
 // NOAMX-LABEL: func @ragged
 // NOAMX-NOT: amx.
 // NOAMX: linalg.generic
+// Below 2^26 multiply-adds, threads change nothing.
 // THREADS-LABEL: func @ragged
-// THREADS: scf.forall (%{{.+}}) in (2)
-// THREADS: amx.tile_mulf
+// THREADS-NOT: scf.forall
+// THREADS: return
 // KEEP-LABEL: func @ragged
 // KEEP-NOT: amx.
 // KEEP: linalg.generic
@@ -148,6 +149,43 @@ func.func @fills_and_configs(%a: memref<32x256xbf16>, %b: memref<256x32xbf16>, %
   }
   linalg.fill ins(%z : f32) outs(%c3 : memref<32x32xf32>)
   linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<32x256xbf16>, memref<256x32xbf16>) outs(%c3 : memref<32x32xf32>) attrs = {accel.lowering_config = #accel.lowering_config<kernel = "cpu-amx-bf16", tile = [0, 0, 64], mma = [16, 16, 32]>} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+
+// 512 x 512 x 256 (2^26 multiply-adds) with threads: B's 128 k pairs and
+// A's 512 rows are packed in parallel, and one parallel region runs the 16
+// column panels of 32 as two tasks of 8 (each a contiguous chunk of panels
+// over every M and K block); C is written in place.
+// THREADS-LABEL: func @large
+// THREADS: memref.alloc() {{.*}} : memref<32x128x32xbf16>
+// THREADS: scf.forall (%{{.+}}) in (128)
+// THREADS: memref.alloc() {{.*}} : memref<32x8x16x32xbf16>
+// THREADS: scf.forall (%{{.+}}) in (512)
+// THREADS: scf.forall (%[[T:.+]]) in (2) {
+// THREADS: %[[LO:.+]] = arith.muli %[[T]], %c256
+// THREADS: %[[HI:.+]] = arith.minui %{{.+}}, %c512
+// THREADS: scf.for %{{.+}} = %[[LO]] to %[[HI]] step %c32
+// THREADS: amx.tile_mulf
+// THREADS-NOT: scf.forall
+// THREADS: return
+// CHECK-LABEL: func @large
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @large(%a: memref<512x256xbf16>, %b: memref<256x512xbf16>, %c: memref<512x512xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<512x256xbf16>, memref<256x512xbf16>) outs(%c : memref<512x512xf32>) {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %xe = arith.extf %x : bf16 to f32
     %ye = arith.extf %y : bf16 to f32

@@ -534,9 +534,12 @@ def AccelCpuAmxKernelsPass
       two A and two B tiles, AMX's 8 tile registers) stays in tile
       registers across a K block of `kc` values; each A tile is multiplied
       by every B tile of the block and each B tile by every A tile;
-    - loops: M blocks of `mc` rows, K blocks, column panels of `nr` (with
-      `threads`, the panels are the tasks of an `scf.forall`), row tiles
-      of `mr`;
+    - loops: M blocks of `mc` rows, K blocks, column panels of `nr`, row
+      tiles of `mr`; with `threads` (GEMMs of at least 2^26 multiply-adds:
+      below, the parallel regions' start and join cost more than a second
+      core saves), the packing loops are `scf.forall`s and one `scf.forall`
+      of `threads` tasks runs contiguous chunks of column panels, each over
+      every M and K block;
     - C is written in place when 16 divides M and N, else through a padded
       copy (copied in, unless the GEMM starts from zero, and back);
     - a zero `linalg.fill` of C right before the GEMM becomes the first K
@@ -584,8 +587,9 @@ def AccelCpuAmxKernelsPass
            "K values per block, a multiple of 32 (bf16) or 64 (i8) (0: "
            "chosen: 2048 bf16, 4096 i8)">,
     Option<"threads", "threads", "int64_t", "1",
-           "Above 1: column panels in an scf.forall (not inside another "
-           "parallel loop)">,
+           "Above 1: the packing loops and one region over `threads` chunks "
+           "of column panels are scf.foralls, for GEMMs of at least 2^26 "
+           "multiply-adds not inside another parallel loop">,
     Option<"bf16Subnormals", "bf16-subnormals", "std::string", "\"flush\"",
            "flush: bf16 contractions use tdpbf16ps, which treats subnormal "
            "inputs and results as zero; keep: they are left to the f32 path">

@@ -4,7 +4,9 @@
 // across several K blocks, M across several M blocks, the remainder row
 // tiles and column panels (small configured tiles), M = 1, an accumulating
 // matmul (C loaded into the tiles), a fill that is not zero (kept, then
-// loaded), int8 bit-exact; one and two threads (column panels as tasks).
+// loaded), int8 bit-exact; one and two threads (GEMMs of 2^26 multiply-adds
+// and more: parallel packing, chunks of column panels as tasks, the
+// narrower rest after them).
 // REQUIRES: cpu-amx
 // RUN: accel-run %s --repeat=0 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --num-threads=2 --seed=3 | FileCheck %s
@@ -33,9 +35,13 @@
 // CHECK: max abs err 0.00e+00
 // CHECK-LABEL: @i8_accumulate
 // CHECK: max abs err 0.00e+00
-// CHECK: accel-run: 9 of 9 functions passed
-// EXACT-COUNT-9: max abs err 0.00e+00
-// EXACT: accel-run: 9 of 9 functions passed
+// CHECK-LABEL: @threads_ragged
+// CHECK: PASS
+// CHECK-LABEL: @i8_threads
+// CHECK: max abs err 0.00e+00
+// CHECK: accel-run: 11 of 11 functions passed
+// EXACT-COUNT-11: max abs err 0.00e+00
+// EXACT: accel-run: 11 of 11 functions passed
 
 func.func @square(%a: tensor<128x128xbf16>, %b: tensor<128x128xbf16>) -> tensor<128x128xf32> {
   %z = arith.constant 0.0 : f32
@@ -102,4 +108,19 @@ func.func @i8_blocks(%a: tensor<48x300xi8>, %b: tensor<300x100xi8>) -> tensor<48
 func.func @i8_accumulate(%a: tensor<30x70xi8>, %b: tensor<70x50xi8>, %c: tensor<30x50xi32>) -> tensor<30x50xi32> {
   %r = accel.matmul accumulate ins(%a, %b : tensor<30x70xi8>, tensor<70x50xi8>) outs(%c : tensor<30x50xi32>) -> tensor<30x50xi32>
   return %r : tensor<30x50xi32>
+}
+
+// 520 x 520 x 260 (above 2^26): 16 full 32-column panels in the parallel
+// region, then a 16-column rest (N padded to 528); rows padded to 528.
+func.func @threads_ragged(%a: tensor<520x260xbf16>, %b: tensor<260x520xbf16>) -> tensor<520x520xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<520x520xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<520x520xf32>) -> tensor<520x520xf32>
+  %r = accel.matmul ins(%a, %b : tensor<520x260xbf16>, tensor<260x520xbf16>) outs(%o : tensor<520x520xf32>) -> tensor<520x520xf32>
+  return %r : tensor<520x520xf32>
+}
+
+func.func @i8_threads(%a: tensor<520x260xi8>, %b: tensor<260x520xi8>, %c: tensor<520x520xi32>) -> tensor<520x520xi32> {
+  %r = accel.matmul accumulate ins(%a, %b : tensor<520x260xi8>, tensor<260x520xi8>) outs(%c : tensor<520x520xi32>) -> tensor<520x520xi32>
+  return %r : tensor<520x520xi32>
 }
