@@ -757,6 +757,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The host's bf16 dot kernels may flush subnormals (the oracle knows).
   ref::AccelOpOptions oracleOptions;
   oracleOptions.flushBf16Subnormals = hostKernelsFlushBf16Subnormals(options);
+  // bf16 attention on AMX rounds P to bf16 before P·V (cpu-flash-amx).
+  func.walk([&](mlir::accel::AttentionOp at) {
+    if (hostKernelsRoundAttentionProbabilities(options, at))
+      oracleOptions.roundProbabilities = true;
+  });
   ref::Result expected = evaluate(func, buffers, oracleOptions);
 
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =

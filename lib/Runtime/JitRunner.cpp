@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Runtime/JitRunner.h"
+#include "accel/Transforms/CpuConfig.h"
 #include "accel/Transforms/Transforms.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -42,6 +43,14 @@ bool accel::hostKernelsFlushBf16Subnormals(
   return hasCpuFeature(features, "avx512bf16") ||
          (hasCpuFeature(features, "amx-tile") &&
           hasCpuFeature(features, "amx-bf16"));
+}
+
+bool accel::hostKernelsRoundAttentionProbabilities(
+    const AccelCpuPipelineOptions &options, Operation *op) {
+  if (!options.decomposeAttention)
+    return false;
+  return cpuFlashOnAmx(op, CpuIsa::fromFeatures(hostCompileFeatures(options)),
+                       options.bf16Subnormals == "flush");
 }
 
 /// f32 -> bf16 rounded to nearest even, NaN kept quiet with its sign: the

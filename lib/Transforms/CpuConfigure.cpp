@@ -35,6 +35,7 @@ static constexpr StringLiteral kI8Dot = "cpu-avx512vnni";
 static constexpr StringLiteral kAmxBf16 = "cpu-amx-bf16";
 static constexpr StringLiteral kAmxI8 = "cpu-amx-int8";
 static constexpr StringLiteral kFlash = "cpu-flash";
+static constexpr StringLiteral kFlashAmx = "cpu-flash-amx";
 
 //===----------------------------------------------------------------------===//
 // What the CPU has
@@ -347,21 +348,55 @@ configureMatmul(MatmulOp mm, LoweringConfigAttr given, const CpuIsa &isa,
   return LoweringConfigAttr::get(ctx, kernel, tile, {}, mma, 0, "");
 }
 
+/// Whether the attention's operands are what cpu-flash-amx takes: bf16
+/// query, key and value.
+static bool bf16Attention(AttentionOp op) {
+  return op.getQuery().getType().getElementType().isBF16() &&
+         op.getKey().getType().getElementType().isBF16() &&
+         op.getValue().getType().getElementType().isBF16();
+}
+
+bool mlir::accel::cpuFlashOnAmx(Operation *op, const CpuIsa &isa,
+                                bool bf16Flush) {
+  auto at = dyn_cast<AttentionOp>(op);
+  if (!at)
+    return false;
+  if (auto given = op->getAttrOfType<LoweringConfigAttr>(
+          kLoweringConfigAttrName))
+    return given.getKernel() == kFlashAmx;
+  return bf16Attention(at) && isa.hasAmxBf16() && bf16Flush;
+}
+
 static FailureOr<LoweringConfigAttr>
 configureAttention(AttentionOp op, LoweringConfigAttr given, const CpuIsa &isa,
                    const CpuConfigOverrides &o) {
-  if (given && given.getKernel() != kFlash)
+  if (given && given.getKernel() != kFlash && given.getKernel() != kFlashAmx)
     return op.emitOpError("cannot use ")
-           << given.getKernel() << " on the CPU: an attention takes cpu-flash";
+           << given.getKernel()
+           << " on the CPU: an attention takes cpu-flash or cpu-flash-amx";
   if (given && (!given.getMma().empty() ||
                 (!given.getTile().empty() && given.getTile().size() != 2)))
-    return op.emitOpError("a cpu-flash config takes a tile [query rows, "
-                          "keys per step] and no mma");
+    return op.emitOpError("a ")
+           << given.getKernel()
+           << " config takes a tile [query rows, keys per step] and no mma";
+  StringRef kernel = given ? given.getKernel()
+                           : (cpuFlashOnAmx(op, isa, o.bf16Flush)
+                                  ? StringRef(kFlashAmx)
+                                  : StringRef(kFlash));
+  if (kernel == kFlashAmx) {
+    if (!isa.hasAmxBf16())
+      return op.emitOpError("cannot use cpu-flash-amx: the CPU has no ")
+             << (isa.amxTile ? "amx-bf16" : "amx-tile");
+    if (!bf16Attention(op) || !o.bf16Flush)
+      return op.emitOpError(
+          "cannot use cpu-flash-amx: it takes bf16 query, key and value (and "
+          "bf16-subnormals=flush)");
+  }
   std::array<int64_t, 2> t = chooseCpuAttentionTiles(isa, o);
   // (The attribute's verifier and the options' check keep both positive.)
   if (given && !given.getTile().empty())
     llvm::copy(given.getTile(), t.begin());
-  return LoweringConfigAttr::get(op.getContext(), kFlash, t, {}, {}, 0, "");
+  return LoweringConfigAttr::get(op.getContext(), kernel, t, {}, {}, 0, "");
 }
 
 FailureOr<LoweringConfigAttr>

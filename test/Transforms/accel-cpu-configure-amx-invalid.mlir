@@ -37,3 +37,19 @@ func.func @wrong_types(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<
   %0 = accel.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-amx-bf16">} -> tensor<64x48xf32>
   return %0 : tensor<64x48xf32>
 }
+
+// -----
+
+func.func @flash_amx_f32(%q: tensor<1x2x64x32xf32>, %o: tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32> {
+  // expected-error @+1 {{'accel.attention' op cannot use cpu-flash-amx: it takes bf16 query, key and value (and bf16-subnormals=flush)}}
+  %r = accel.attention ins(%q, %q, %q : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%o : tensor<1x2x64x32xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-flash-amx">} -> tensor<1x2x64x32xf32>
+  return %r : tensor<1x2x64x32xf32>
+}
+
+// -----
+
+func.func @flash_amx_mma(%q: tensor<1x2x64x32xbf16>, %o: tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32> {
+  // expected-error @+1 {{'accel.attention' op a cpu-flash-amx config takes a tile [query rows, keys per step] and no mma}}
+  %r = accel.attention ins(%q, %q, %q : tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16>) outs(%o : tensor<1x2x64x32xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-flash-amx", mma = [16, 16, 32]>} -> tensor<1x2x64x32xf32>
+  return %r : tensor<1x2x64x32xf32>
+}

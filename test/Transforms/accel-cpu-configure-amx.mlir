@@ -42,3 +42,27 @@ func.func @i8(%a: tensor<64x32xi8>, %b: tensor<32x48xi8>, %c: tensor<64x48xi32>)
   return %0 : tensor<64x48xi32>
 }
 
+
+// -----
+
+// bf16 attention on AMX: cpu-flash-amx (P rounded to bf16, both tile
+// products on tiles); f32 attention and bf16-subnormals=keep stay on
+// cpu-flash, as does bf16 attention without AMX's bf16 tiles.
+// CHECK-LABEL: func @attention
+// CHECK: kernel = "cpu-flash-amx", tile = [128, 128]
+// CHECK: kernel = "cpu-flash", tile = [128, 128]
+// NOTILE-LABEL: func @attention
+// NOTILE: kernel = "cpu-flash"
+// NOTILE-NOT: cpu-flash-amx
+// INT8ONLY-LABEL: func @attention
+// INT8ONLY-NOT: cpu-flash-amx
+// KEEP-LABEL: func @attention
+// KEEP-NOT: cpu-flash-amx
+// TARGET-LABEL: func @attention
+// TARGET: kernel = "cpu-flash-amx"
+func.func @attention(%q: tensor<1x2x64x32xbf16>, %k: tensor<1x2x64x32xbf16>, %v: tensor<1x2x64x32xbf16>, %qf: tensor<1x2x64x32xf32>) -> (tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) {
+  %o = tensor.empty() : tensor<1x2x64x32xf32>
+  %r = accel.attention ins(%q, %k, %v : tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16>) outs(%o : tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32>
+  %r2 = accel.attention ins(%qf, %qf, %qf : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%o : tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32>
+  return %r, %r2 : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>
+}

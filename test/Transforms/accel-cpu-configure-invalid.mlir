@@ -67,7 +67,7 @@ func.func @dot_tiles(%a: tensor<64x32xi8>, %b: tensor<32x48xi8>, %c: tensor<64x4
 
 func.func @attention_kernel(%q: tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32> {
   %o = tensor.empty() : tensor<1x2x64x32xf32>
-  // expected-error @+1 {{'accel.attention' op cannot use cpu-fma on the CPU: an attention takes cpu-flash}}
+  // expected-error @+1 {{'accel.attention' op cannot use cpu-fma on the CPU: an attention takes cpu-flash or cpu-flash-amx}}
   %0 = accel.attention ins(%q, %q, %q : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%o : tensor<1x2x64x32xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-fma">} -> tensor<1x2x64x32xf32>
   return %0 : tensor<1x2x64x32xf32>
 }

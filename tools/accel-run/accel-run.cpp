@@ -245,6 +245,9 @@ static cl::opt<bool>
 /// gate then allows it. Set from the pipeline options before the oracle
 /// runs.
 static bool kernelsFlushBf16Subnormals = false;
+/// The CPU pipeline's options (target cpu): which attention kernels round P
+/// (hostKernelsRoundAttentionProbabilities).
+static const AccelCpuPipelineOptions *cpuPipelineOptions = nullptr;
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "accel-run") << message << "\n";
@@ -515,9 +518,13 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
     if (ref::isAccelOracleOp(&op)) {
       // The systolic array rounds attention's P to its input type (the
       // scratchpad's), and so does the GPU's FlashAttention kernel (P is
-      // the A operand of the P.V mma.sync); the CPU pipeline keeps P in f32.
+      // the A operand of the P.V mma.sync); the CPU pipeline keeps P in f32
+      // except for bf16 attention on AMX tiles (cpu-flash-amx).
       ref::AccelOpOptions options;
-      options.roundProbabilities = target != "cpu";
+      options.roundProbabilities =
+          target != "cpu" ||
+          (cpuPipelineOptions &&
+           hostKernelsRoundAttentionProbabilities(*cpuPipelineOptions, &op));
       options.flushBf16Subnormals = kernelsFlushBf16Subnormals;
       options.tensorCoreChunk = tensorCore.chunk;
       options.tensorCoreUnit = tensorCore.unit;
@@ -2253,6 +2260,8 @@ int main(int argc, char **argv) {
   options.threads = threads;
   kernelsFlushBf16Subnormals =
       target == "cpu" && hostKernelsFlushBf16Subnormals(options);
+  if (target == "cpu")
+    cpuPipelineOptions = &options;
   for (Job &job : jobs)
     if (failed(prepare(job, /*useNpy=*/!npyInputs.empty(), context)))
       return 1;

@@ -88,13 +88,21 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     without packing it; the query heads of a GQA group read that shared
     copy and V in place. A running max of -inf (nothing kept yet) subtracts
     0, so fully masked rows give 0, not NaN.
+
+    P stays f32 and a narrower V tile is widened for P · V, except under a
+    `cpu-flash-amx` config (bf16 attention on AMX tiles, chosen by
+    accel-cpu-configure): P is rounded to V's type (bf16) instead, as
+    FlashAttention does on GPUs, so both tile products are bf16 x bf16 ->
+    f32 contractions for accel-cpu-amx-kernels; the fp64 oracle's gate then
+    allows the rounding of P (u_bf16 · max|v|).
   }];
   let options = [
     Option<"tileQ", "tile-q", "int64_t", "64",
-           "Query rows per tile, for an op without a cpu-flash "
-           "accel.lowering_config (accel-cpu-configure), whose tile it uses">,
+           "Query rows per tile, for an op without a cpu-flash or "
+           "cpu-flash-amx accel.lowering_config (accel-cpu-configure), whose "
+           "tile it uses">,
     Option<"tileKV", "tile-kv", "int64_t", "64",
-           "Keys per tile, for an op without a cpu-flash "
+           "Keys per tile, for an op without a cpu-flash or cpu-flash-amx "
            "accel.lowering_config">
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect",

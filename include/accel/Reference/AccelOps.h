@@ -23,7 +23,9 @@ namespace mlir::accel::ref {
 /// How the kernel that is checked computes, where the ops leave it open.
 struct AccelOpOptions {
   /// Attention rounds the probabilities P to the query's element type
-  /// before P·V (the GPU and systolic kernels; the CPU keeps P in f32).
+  /// before P·V (the GPU and systolic kernels, and the CPU's bf16
+  /// attention on AMX tiles, cpu-flash-amx; otherwise the CPU keeps P in
+  /// f32).
   bool roundProbabilities = false;
   /// bf16 matmuls may treat subnormals as zero (MatmulSpec's flag: the CPU
   /// kernels on AVX512-BF16 with `bf16-subnormals=flush`).

@@ -54,6 +54,13 @@ llvm::Error requestAmxPermission();
 /// then allows it (ref::MatmulSpec::flushBf16Subnormals).
 bool hostKernelsFlushBf16Subnormals(const AccelCpuPipelineOptions &options);
 
+/// Whether the kernel compileForHost makes for the accel.attention `op`
+/// rounds its probabilities P to bf16 before P·V (cpu-flash-amx: bf16
+/// attention on AMX tiles, accel::cpuFlashOnAmx on the host's features);
+/// the fp64 oracle's attention gate then allows it.
+bool hostKernelsRoundAttentionProbabilities(
+    const AccelCpuPipelineOptions &options, Operation *op);
+
 /// The packed arguments of a function lowered to LLVM: each memref is
 /// (allocated, aligned, offset, sizes..., strides...), each scalar a pointer
 /// to its value, and last a pointer to where returned memref descriptors go.

@@ -95,6 +95,14 @@ CpuAmxTiles chooseCpuAmxTiles(const CpuIsa &isa, bool int8);
 std::array<int64_t, 2> chooseCpuAttentionTiles(const CpuIsa &isa,
                                                const CpuConfigOverrides &o);
 
+/// Whether `op` is an accel.attention the CPU lowering runs on AMX tiles
+/// (cpu-flash-amx: both tile products on AMX, P rounded to bf16 before
+/// P·V, as FlashAttention does): its config names cpu-flash-amx, or it has
+/// none and its query, key and value are bf16, `isa` has AMX's bf16 tiles
+/// and bf16 subnormals may be flushed. The fp64 oracle's gate follows it
+/// (the rounding of P).
+bool cpuFlashOnAmx(Operation *op, const CpuIsa &isa, bool bf16Flush);
+
 /// The config of an accel.matmul or accel.attention: its own
 /// accel.lowering_config completed and checked, or the choice for it. A
 /// located error when its config does not fit the op or the CPU.

@@ -383,10 +383,13 @@ def AccelCpuConfigurePass
 
     | op | kernel | `tile` | `mma` |
     |---|---|---|---|
+    | matmul, bf16 x bf16 -> f32 sums, AMX (amx-tile, amx-bf16) | `cpu-amx-bf16` (`accel-cpu-amx-kernels`) | `[Mc, 0, Kc]` | `[mr, nr, 32]` (C block, k per tile multiply) |
+    | matmul, i8 x i8 -> i32 sums, AMX (amx-tile, amx-int8) | `cpu-amx-int8` (same) | `[Mc, 0, Kc]` | `[mr, nr, 64]` |
     | matmul, bf16 x bf16 -> f32 sums, AVX512-BF16 | `cpu-avx512bf16` (`accel-cpu-dot-kernels`) | `[Mc, 0, Kc]` (A rows per M block, N whole, K per block) | `[mr, nr, 2]` |
     | matmul, i8 x i8 -> i32 sums, AVX512-VNNI | `cpu-avx512vnni` (same) | `[Mc, 0, Kc]` | `[mr, nr, 4]` |
     | other matmuls | `cpu-fma` (`accel-cpu-vectorize-contractions`) | cache tile `[Mc, Nc, Kc]` | register tile `[mr, nr, kr]` |
-    | attention | `cpu-flash` (`accel-decompose-attention`) | `[query rows, keys per step]` | — |
+    | attention, bf16 Q/K/V, AMX bf16 tiles (and bf16-subnormals=flush) | `cpu-flash-amx` (`accel-decompose-attention`; P rounded to bf16, both products on AMX) | `[query rows, keys per step]` | — |
+    | other attention | `cpu-flash` (`accel-decompose-attention`) | `[query rows, keys per step]` | — |
 
     The dot kernels are chosen only where they apply (static sizes, no
     batch dimension, both operands of the same type, nonempty) and, for

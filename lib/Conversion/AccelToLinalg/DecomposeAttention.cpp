@@ -211,12 +211,18 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     // The blocks: the CPU configuration stage's (accel-cpu-configure),
     // else the pass's options.
     int64_t tileQ = this->tileQ, tileKV = this->tileKV;
+    // cpu-flash-amx: both tile products on AMX, so P enters P·V in V's type
+    // (bf16), as FlashAttention does on GPUs.
+    bool roundP = false;
     if (auto config = op->getAttrOfType<LoweringConfigAttr>(
             kLoweringConfigAttrName);
-        config && config.getKernel() == "cpu-flash" &&
+        config &&
+        (config.getKernel() == "cpu-flash" ||
+         config.getKernel() == "cpu-flash-amx") &&
         config.getTile().size() == 2) {
       tileQ = config.getTile()[0];
       tileKV = config.getTile()[1];
+      roundP = config.getKernel() == "cpu-flash-amx";
     }
     int64_t remQ = sq % tileQ, fullQ = sq - remQ;
     int64_t remKV = skv % tileKV, fullKV = skv - remKV;
@@ -562,15 +568,24 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
         }
         accScaled = rescale.getResult(0);
         // P stays f32 (rounding it to V's type would cost the f32 output its
-        // accuracy); a narrower V tile is widened instead.
-        Value vF32 = vTile;
-        if (vElt != f32)
-          vF32 = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)},
-                            f32, [&](OpBuilder &nb, Location l2, ValueRange a) {
-                              return builders::cast(nb, l2, a[0], f32);
-                            });
-        Value accNew = MatmulOp::create(rewriter, loc, accScaled.getType(), p,
-                                        vF32, Value(), Value(), accScaled,
+        // accuracy); a narrower V tile is widened instead. On AMX
+        // (cpu-flash-amx) P is rounded to V's type instead, so that P·V is
+        // a bf16 product on tiles (the oracle's gate then allows
+        // u_bf16·max|v|).
+        Value pIn = p, vIn = vTile;
+        if (roundP && vElt != f32) {
+          pIn = tb.rowwise({p}, {false}, {tq, tk}, vElt,
+                           [&](OpBuilder &nb, Location l2, ValueRange a) {
+                             return builders::cast(nb, l2, a[0], vElt);
+                           });
+        } else if (vElt != f32) {
+          vIn = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)},
+                           f32, [&](OpBuilder &nb, Location l2, ValueRange a) {
+                             return builders::cast(nb, l2, a[0], f32);
+                           });
+        }
+        Value accNew = MatmulOp::create(rewriter, loc, accScaled.getType(), pIn,
+                                        vIn, Value(), Value(), accScaled,
                                         /*transpose_b=*/false,
                                         /*accumulate=*/true)
                            .getResult();

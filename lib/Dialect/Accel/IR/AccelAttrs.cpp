@@ -351,12 +351,12 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   static const StringRef kernels[] = {
       "mma.sync",       "wgmma",          "mfma",    "wmma",     "systolic",
       "cpu-fma",        "cpu-avx512bf16", "cpu-avx512vnni", "cpu-amx-bf16",
-      "cpu-amx-int8",   "cpu-flash"};
+      "cpu-amx-int8",   "cpu-flash",      "cpu-flash-amx"};
   if (!llvm::is_contained(kernels, kernel))
     return emitError() << "lowering_config 'kernel' must be mma.sync, wgmma, "
                           "mfma, wmma, systolic, cpu-fma, cpu-avx512bf16, "
-                          "cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8 or "
-                          "cpu-flash, got '"
+                          "cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8, "
+                          "cpu-flash or cpu-flash-amx, got '"
                        << kernel << "'";
   bool cpu = kernel.starts_with("cpu-");
   auto positive = [&](StringRef name, ArrayRef<int64_t> list,
@@ -377,7 +377,7 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   // Matmuls tile [M, N, K], attention [query rows, keys per step]; a CPU
   // matmul's cache tile of 0 leaves its dimension whole.
   if (failed(positive("tile", tile, {2, 3},
-                      /*zeroIsWhole=*/cpu && kernel != "cpu-flash")) ||
+                      /*zeroIsWhole=*/cpu && !kernel.starts_with("cpu-flash"))) ||
       failed(positive("warps", warps, {1, 2})) ||
       failed(positive("mma", mma, {3})))
     return failure();

@@ -1,0 +1,32 @@
+// RUN: accel-opt %s -split-input-file --accel-decompose-attention | FileCheck %s
+
+// cpu-flash-amx (bf16 attention on AMX tiles, chosen by accel-cpu-configure):
+// the config's blocks, and P rounded to bf16 (V's type) before P·V, so both
+// tile products are bf16 x bf16 -> f32 (what accel-cpu-amx-kernels takes);
+// V is not widened.
+// CHECK-LABEL: func @amx
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c256 step %c64
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c256{{(_[0-9]+)?}} step %c32
+// CHECK: accel.matmul ins(%{{.+}}, %{{.+}} : tensor<64x64xbf16>, tensor<64x32xbf16>) outs(%{{.+}} : tensor<64x32xf32>)
+// CHECK: %[[PB:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<64x32xf32>) outs(%{{.+}} : tensor<64x32xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK-NOT: arith.extf %{{.+}} : bf16 to f32
+// CHECK: accel.matmul accumulate ins(%[[PB]], %{{.+}} : tensor<64x32xbf16>, tensor<32x64xbf16>) outs(%{{.+}} : tensor<64x64xf32>)
+func.func @amx(%q: tensor<1x2x256x64xbf16>, %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xf32> {
+  %o = tensor.empty() : tensor<1x2x256x64xf32>
+  %r = accel.attention ins(%q, %k, %v : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>) outs(%o : tensor<1x2x256x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-flash-amx", tile = [64, 32]>} -> tensor<1x2x256x64xf32>
+  return %r : tensor<1x2x256x64xf32>
+}
+
+// -----
+
+// cpu-flash keeps P in f32 and widens the bf16 V tile instead.
+// CHECK-LABEL: func @fma
+// CHECK: %[[VF:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<32x64xbf16>) outs(%{{.+}} : tensor<32x64xf32>)
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: accel.matmul accumulate ins(%{{.+}}, %[[VF]] : tensor<64x32xf32>, tensor<32x64xf32>)
+func.func @fma(%q: tensor<1x2x256x64xbf16>, %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xf32> {
+  %o = tensor.empty() : tensor<1x2x256x64xf32>
+  %r = accel.attention ins(%q, %k, %v : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>) outs(%o : tensor<1x2x256x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-flash", tile = [64, 32]>} -> tensor<1x2x256x64xf32>
+  return %r : tensor<1x2x256x64xf32>
+}
