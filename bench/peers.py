@@ -556,17 +556,11 @@ def machine():
 
 
 def commit():
-    try:
-        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown commit (no git)"
-    st = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
-                         "--untracked-files=no"], capture_output=True,
-                        text=True).stdout.splitlines()
-    code = [x[3:] for x in st if not x[3:].endswith(".md")]
-    return head + (" + local changes" if code else "")
+    """The commit, "+ local changes" when tracked non-Markdown files differ
+    (readme_figures.py's rule)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import readme_figures
+    return readme_figures.commit()
 
 
 def versions():

@@ -68,14 +68,8 @@ struct AmxBuilder {
   Value add(Value x, int64_t y) {
     return y == 0 ? x : arith::AddIOp::create(b, loc, x, idx(y)).getResult();
   }
-  Type inType() {
-    return g.kind == DotKind::Bf16 ? Type(b.getBF16Type())
-                                   : Type(b.getI8Type());
-  }
-  Type accType() {
-    return g.kind == DotKind::Bf16 ? Type(b.getF32Type())
-                                   : Type(b.getI32Type());
-  }
+  Type inType() { return g.inputType(); }
+  Type accType() { return g.accumulatorType(); }
   amx::TileType inTile() { return amx::TileType::get({16, kstep}, inType()); }
   amx::TileType accTile() { return amx::TileType::get({16, 16}, accType()); }
 

@@ -305,43 +305,35 @@ configureMatmul(MatmulOp mm, LoweringConfigAttr given, const CpuIsa &isa,
     why = checkCpuFmaTiles(t);
     tile.assign(t.cache.begin(), t.cache.end());
     mma.assign(t.registers.begin(), t.registers.end());
-  } else if (isAmx) {
-    bool int8 = kernel == kAmxI8;
-    CpuAmxTiles t = chooseCpuAmxTiles(isa, int8);
-    int64_t kstep = int8 ? 64 : 32;
-    if (!givenTile.empty()) {
-      t.mc = givenTile[0];
-      t.kc = givenTile[2];
-    }
-    if (!givenMma.empty()) {
-      t.mr = givenMma[0];
-      t.nr = givenMma[1];
-      if (givenMma[2] != kstep)
-        why = "mma k must be " + std::to_string(kstep) +
-              " (the k values one tile multiply takes)";
-    }
-    if (why.empty())
-      why = checkCpuAmxTiles(t, int8);
-    tile = {t.mc, 0, t.kc};
-    mma = {t.mr, t.nr, kstep};
   } else {
-    CpuDotTiles t = chooseCpuDotTiles(isa);
-    int64_t group = kernel == kBf16Dot ? 2 : 4;
-    if (!givenTile.empty()) {
-      t.mc = givenTile[0];
-      t.kc = givenTile[2];
+    // The AMX and dot kernels take the same fields: [mc, 0, kc] and
+    // [mr, nr, k], k fixed by the instruction.
+    auto complete = [&](auto t, int64_t k, StringRef kIs, auto check) {
+      if (!givenTile.empty()) {
+        t.mc = givenTile[0];
+        t.kc = givenTile[2];
+      }
+      if (!givenMma.empty()) {
+        t.mr = givenMma[0];
+        t.nr = givenMma[1];
+        if (givenMma[2] != k)
+          why = "mma k must be " + std::to_string(k) + " (" + kIs.str() + ")";
+      }
+      if (why.empty())
+        why = check(t);
+      tile = {t.mc, 0, t.kc};
+      mma = {t.mr, t.nr, k};
+    };
+    if (isAmx) {
+      bool int8 = kernel == kAmxI8;
+      complete(chooseCpuAmxTiles(isa, int8), int8 ? 64 : 32,
+               "the k values one tile multiply takes",
+               [&](const CpuAmxTiles &t) { return checkCpuAmxTiles(t, int8); });
+    } else {
+      complete(chooseCpuDotTiles(isa), kernel == kBf16Dot ? 2 : 4,
+               "the k values one 32-bit lane of the dot instruction takes",
+               [](const CpuDotTiles &t) { return checkCpuDotTiles(t); });
     }
-    if (!givenMma.empty()) {
-      t.mr = givenMma[0];
-      t.nr = givenMma[1];
-      if (givenMma[2] != group)
-        why = "mma k must be " + std::to_string(group) +
-              " (the k values one 32-bit lane of the dot instruction takes)";
-    }
-    if (why.empty())
-      why = checkCpuDotTiles(t);
-    tile = {t.mc, 0, t.kc};
-    mma = {t.mr, t.nr, group};
   }
   if (!why.empty())
     return mm.emitOpError("cannot use ") << kernel << ": " << why;

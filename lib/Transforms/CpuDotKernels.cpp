@@ -89,25 +89,14 @@ struct KernelBuilder {
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
   int64_t groupSize() const { return g.groupSize(); }
-  Type inType() {
-    return g.kind == DotKind::Bf16 ? Type(b.getBF16Type())
-                                   : Type(b.getI8Type());
-  }
-  Type accType() {
-    return g.kind == DotKind::Bf16 ? Type(b.getF32Type())
-                                   : Type(b.getI32Type());
-  }
+  Type inType() { return g.inputType(); }
+  Type accType() { return g.accumulatorType(); }
   /// 16 columns of one group of B: vector<32xbf16> or vector<64xi8>.
   VectorType panelType() { return vec(16 * groupSize(), inType()); }
 
   /// Where element t of column `col`'s group `kk` lies in `packed`.
   SmallVector<Value> panelIndex(Value kk, Value col, int64_t t) {
-    Value panel = arith::DivUIOp::create(b, loc, col, idx(nr));
-    Value within = arith::RemUIOp::create(b, loc, col, idx(nr));
-    Value at = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, within, idx(groupSize())),
-        idx(t));
-    return {panel, kk, at};
+    return accel::dotPanelIndex(b, loc, g, nr, kk, col, t);
   }
 
   /// i8: A enters vpdpbusd as unsigned (a + 128), which adds 128 x the

@@ -105,10 +105,7 @@ struct Packer {
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
   int64_t groupSize() const { return g.groupSize(); }
-  Type inType() {
-    return g.kind == DotKind::Bf16 ? Type(b.getBF16Type())
-                                   : Type(b.getI8Type());
-  }
+  Type inType() { return g.inputType(); }
   /// 16 columns of one group of B: vector<32xbf16> or vector<64xi8>.
   VectorType panelType() { return vec(16 * groupSize(), inType()); }
 
@@ -127,14 +124,8 @@ struct Packer {
     return vector::BitCastOp::create(b, loc, panelType(), quads);
   }
 
-  /// Where element t of column `col`'s group `kk` lies in `packed`.
   SmallVector<Value> panelIndex(Value kk, Value col, int64_t t) {
-    Value panel = arith::DivUIOp::create(b, loc, col, idx(nr));
-    Value within = arith::RemUIOp::create(b, loc, col, idx(nr));
-    Value at = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, within, idx(groupSize())),
-        idx(t));
-    return {panel, kk, at};
+    return dotPanelIndex(b, loc, g, nr, kk, col, t);
   }
 
   /// Bp[kk, n, t] = B[G kk + t, n], zeros past N and past K.
@@ -222,6 +213,20 @@ struct Packer {
 
 };
 } // namespace
+
+SmallVector<Value> mlir::accel::dotPanelIndex(OpBuilder &b, Location loc,
+                                              const DotGemm &g, int64_t nr,
+                                              Value kk, Value col, int64_t t) {
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value panel = arith::DivUIOp::create(b, loc, col, idx(nr));
+  Value within = arith::RemUIOp::create(b, loc, col, idx(nr));
+  Value at = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, within, idx(g.groupSize())),
+      idx(t));
+  return {panel, kk, at};
+}
 
 Value mlir::accel::packDotB(OpBuilder &b, Location loc, const DotGemm &g,
                             int64_t nr, int64_t groupMultiple,

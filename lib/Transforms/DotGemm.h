@@ -40,7 +40,19 @@ struct DotGemm {
 
   /// K values one 32-bit lane takes: 2 (bf16) or 4 (i8).
   int64_t groupSize() const { return kind == DotKind::Bf16 ? 2 : 4; }
+  /// A's and B's element type (bf16, i8) and C's (f32, i32).
+  Type inputType() const {
+    return cast<MemRefType>(a.getType()).getElementType();
+  }
+  Type accumulatorType() const {
+    return cast<MemRefType>(c.getType()).getElementType();
+  }
 };
+
+/// Where element t of column `col`'s group `kk` lies in a packDotB buffer
+/// of panels of `nr` columns: [col / nr, kk, (col mod nr) G + t].
+SmallVector<Value> dotPanelIndex(OpBuilder &b, Location loc, const DotGemm &g,
+                                 int64_t nr, Value kk, Value col, int64_t t);
 
 /// `op` as a row-major GEMM with static sizes whose operands a dot
 /// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k), unit

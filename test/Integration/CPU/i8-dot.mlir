@@ -8,6 +8,9 @@
 // RUN: accel-run %s --repeat=0 --seed=8 --num-threads=2 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=exact | FileCheck %s
 // RUN: accel-run %s --repeat=0 --cpu-pipeline-options=cpu-features=none | FileCheck %s
+// On AVX-512 hosts, AVX-512's dot kernels even where the CPU has AMX
+// (which the host's features would pick):
+// RUN: %if cpu-avx512bf16 %{ accel-run %s --repeat=0 --seed=6 --cpu-pipeline-options=cpu-features=+avx2,+fma,+f16c,+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx512vnni | FileCheck %s %}
 
 // CHECK-LABEL: @square
 // CHECK: max abs err 0.00e+00
