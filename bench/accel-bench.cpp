@@ -317,6 +317,58 @@ __attribute__((target("avx512f,avx512vnni"))) void probeInt8(long iters,
   *sink = float(s);
 }
 
+/// AMX: four C tiles accumulating the products of two A and two B tiles
+/// held in tile registers (no loads), the limit of accel-cpu-amx-kernels'
+/// 32 x 32 block. One tdpbf16ps is 16 x 16 x 32 multiply-adds (16384
+/// FLOP), one tdpbssd 16 x 16 x 64 (32768 OP). Each thread configures its
+/// own tiles; the process must hold AMX's tile state (requestAmxPermission).
+struct AmxTileConfig {
+  uint8_t palette = 1, startRow = 0, reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+template <bool Int8>
+__attribute__((target("amx-tile,amx-bf16,amx-int8"))) void probeAmx(long iters,
+                                                                    float *sink) {
+  AmxTileConfig cfg;
+  for (int t = 0; t < 8; ++t) {
+    cfg.colsb[t] = 64;
+    cfg.rows[t] = 16;
+  }
+  _tile_loadconfig(&cfg);
+  alignas(64) static const uint8_t zeros[16 * 64] = {};
+  _tile_loadd(4, zeros, 64);
+  _tile_loadd(5, zeros, 64);
+  _tile_loadd(6, zeros, 64);
+  _tile_loadd(7, zeros, 64);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (long i = 0; i < iters; ++i) {
+    if constexpr (Int8) {
+      _tile_dpbssd(0, 4, 6);
+      _tile_dpbssd(1, 4, 7);
+      _tile_dpbssd(2, 5, 6);
+      _tile_dpbssd(3, 5, 7);
+    } else {
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  alignas(64) float out[16 * 16];
+  _tile_stored(0, out, 64);
+  _tile_release();
+  *sink = out[0];
+}
+
+static bool hostHasAmx() {
+  llvm::StringMap<bool> f = llvm::sys::getHostCPUFeatures();
+  return f.lookup("amx-tile") && f.lookup("amx-bf16") && f.lookup("amx-int8");
+}
+
 /// The inner loop of accel's f32 register tile (6 x 64, the
 /// accel-cpu-vectorize-contractions default) with its operands in L1: per
 /// k, 4 vectors of B and 6 broadcasts of A feed 24 FMAs. Its rate against
@@ -739,6 +791,21 @@ void benchPrecision(MLIRContext &ctx) {
     sizes = {256, 512};
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
+  // The roofs of the instructions accel's bf16 and int8 kernels use, on
+  // this CPU, in this run: AMX's tile products where it has them, else
+  // AVX-512's dot products.
+  double roofBf16 = 0, roofInt8 = 0;
+  std::string roofKind;
+  if (hostHasAmx() && !llvm::errorToBool(accel::requestAmxPermission())) {
+    roofKind = "AMX tdpbf16ps / tdpbssd";
+    roofBf16 = probeRate(probeAmx<false>, 4 * 16384, benchThreads);
+    roofInt8 = probeRate(probeAmx<true>, 4 * 32768, benchThreads);
+  } else if (__builtin_cpu_supports("avx512bf16") &&
+             __builtin_cpu_supports("avx512vnni")) {
+    roofKind = "vdpbf16ps / vpdpbusd";
+    roofBf16 = probeRate(probeBf16, 16 * 64, benchThreads);
+    roofInt8 = probeRate(probeInt8, 16 * 128, benchThreads);
+  }
   llvm::outs() << "\nGEMM by precision, M = N = K, row-major, " << benchThreads
                << " thread(s); GFLOP/s (GOP/s for int8) best of the samples\n"
                << "  bf16 x bf16 -> f32 and int8 x int8 -> int32; ratios: "
@@ -748,6 +815,7 @@ void benchPrecision(MLIRContext &ctx) {
       "{0,-6} {1,9} {2,9} {3,9} {4,9} {5,9} {6,9} {7,9} {8,9} {9,9} {10,9}\n",
       "size", "f32", "bf16", "int8", "dnnl f32", "dnnl bf16", "dnnl s8",
       "bf16/f32", "i8/f32", "/dnnl bf", "/dnnl s8");
+  std::vector<std::string> roofShares;
   for (int64_t sz : sizes) {
     int64_t n = sz * sz;
     auto af = randomBuffer(n, 11), bf = randomBuffer(n, 12);
@@ -827,6 +895,20 @@ void benchPrecision(MLIRContext &ctx) {
         sz, g[0], g[1], g[2], g[3], g[4], g[5], g[1] / g[0], g[2] / g[0],
         g[1] / g[4], g[2] / g[5], intOk ? "" : "  INT8 MISMATCH",
         maxDiff > 1e-3 * sz ? "  BF16 MISMATCH" : "");
+    roofShares.push_back(
+        llvm::formatv("{0}: bf16 {1:f0} % (oneDNN {2:f0} %), int8 {3:f0} % "
+                      "(oneDNN {4:f0} %)",
+                      sz, 100 * g[1] / roofBf16, 100 * g[4] / roofBf16,
+                      100 * g[2] / roofInt8, 100 * g[5] / roofInt8)
+            .str());
+  }
+  if (roofBf16 > 0) {
+    llvm::outs() << llvm::formatv(
+        "  measured roofs in this run ({0} thread(s), {1}): bf16 {2:f1} "
+        "GFLOP/s, int8 {3:f1} GOP/s; of them:\n",
+        benchThreads, roofKind, roofBf16, roofInt8);
+    for (const std::string &line : roofShares)
+      llvm::outs() << "    " << line << "\n";
   }
 
   // FlashAttention in bf16 (Q, K, V bf16, O f32) next to f32.
