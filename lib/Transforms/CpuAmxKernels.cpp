@@ -447,7 +447,7 @@ struct AccelCpuAmxKernelsPass
       // regions' start and join cost more than a second core saves: 256^3
       // bf16 ran at 621 GFLOP/s on two threads against 925 on one (oneDNN:
       // 809 against 935).
-      bool large = g.m * g.n * g.k >= (int64_t(1) << 26);
+      bool large = double(g.m) * double(g.n) * double(g.k) >= 0x1p26;
       kb.threads = threads;
       kb.build(threads > 1 && !nested && large);
       g.op->erase();
