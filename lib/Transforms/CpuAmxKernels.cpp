@@ -282,9 +282,10 @@ struct AmxBuilder {
       b.setInsertionPointToStart(kLoop.getBody());
       panels(rowBase, rows, kLoop.getInductionVar(), kc / kstep, false);
     }
+    // (kc <= Kp: there is a whole first block, so the rest never starts
+    // from zero.)
     if (restK > 0)
-      panels(rowBase, rows, idx(fullBlocks * kc), restK / kstep,
-             zeroStart && fullBlocks == 0);
+      panels(rowBase, rows, idx(fullBlocks * kc), restK / kstep, false);
   }
 
   /// Every M block of mc rows (a multiple of mr; 0 or more than M: one
