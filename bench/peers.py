@@ -208,12 +208,17 @@ MLIR_TYPES = {"f32": "f32", "bf16": "bf16", "i8": "i8"}
 ACC_TYPES = {"f32": "f32", "bf16": "f32", "i8": "i32"}
 
 
+def gemm_types(case):
+    """The MLIR tensor types of a GEMM case's A, B and C, and C's element."""
+    m, n, k = case.shape
+    t, o = MLIR_TYPES[case.dtype], ACC_TYPES[case.dtype]
+    return (f"tensor<{m}x{k}x{t}>", f"tensor<{k}x{n}x{t}>",
+            f"tensor<{m}x{n}x{o}>", o)
+
+
 def accel_module(case):
     if case.kind == "gemm":
-        m, n, k = case.shape
-        t, o = MLIR_TYPES[case.dtype], ACC_TYPES[case.dtype]
-        ta, tb, tc = (f"tensor<{m}x{k}x{t}>", f"tensor<{k}x{n}x{t}>",
-                      f"tensor<{m}x{n}x{o}>")
+        ta, tb, tc, _ = gemm_types(case)
         return (f"func.func @gemm(%a: {ta}, %b: {tb}) -> {tc} {{\n"
                 f"  %o = tensor.empty() : {tc}\n"
                 f"  %r = accel.matmul ins(%a, %b : {ta}, {tb}) "
@@ -434,11 +439,8 @@ class IreePeer:
 
 
 def iree_gemm(case):
-    m, n, k = case.shape
-    t, o = MLIR_TYPES[case.dtype], ACC_TYPES[case.dtype]
+    ta, tb, tc, o = gemm_types(case)
     zero = "0.0" if o == "f32" else "0"
-    ta, tb, tc = (f"tensor<{m}x{k}x{t}>", f"tensor<{k}x{n}x{t}>",
-                  f"tensor<{m}x{n}x{o}>")
     return (f"func.func @main(%a: {ta}, %b: {tb}) -> {tc} {{\n"
             f"  %z = arith.constant {zero} : {o}\n"
             f"  %e = tensor.empty() : {tc}\n"

@@ -54,7 +54,8 @@ static const TargetSpec kCatalogue[] = {
   // Measured on one core of a KVM guest on a Sapphire Rapids Xeon (CPUID
   // family 6 reports model 167 in the guest): 1-thread f32 FMA probe 239
   // GFLOP/s, AMX tdpbf16ps 3.26-3.41 TFLOP/s and tdpbssd 6.4-6.8 TOPS with
-  // four C tiles in registers (1024 bf16 flops a cycle: ~3.3 GHz), 1-thread
+  // four C tiles in registers (1024 bf16 flops a cycle: ~3.3 GHz; accel-bench
+  // --mode=precision's probe since b6d355e read 3.69 / 7.48), 1-thread
   // STREAM triad 15 GB/s; L1D 48 KiB, L2 2 MiB (lscpu); LLC per core 1.875
   // MiB (Intel: Xeon Scalable 4th generation), docs/targets.md.
   {.name = "x86-64-sapphirerapids", .kind = TargetKind::CPU,

@@ -118,18 +118,7 @@ struct AmxBuilder {
     };
     {
       OpBuilder::InsertionGuard guard(b);
-      Value row;
-      if (parallel) {
-        auto rows = scf::ForallOp::create(
-            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(g.m)}, ValueRange{},
-            std::nullopt);
-        b.setInsertionPointToStart(rows.getBody());
-        row = rows.getInductionVar(0);
-      } else {
-        auto rows = scf::ForOp::create(b, loc, idx(0), idx(g.m), idx(1));
-        b.setInsertionPointToStart(rows.getBody());
-        row = rows.getInductionVar();
-      }
+      Value row = accel::openLoop(b, loc, g.m, parallel);
       if (fullChunks > 0) {
         OpBuilder::InsertionGuard g2(b);
         auto chunks = scf::ForOp::create(b, loc, idx(0), idx(fullChunks),

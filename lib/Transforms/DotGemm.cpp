@@ -144,18 +144,7 @@ struct Packer {
     // Whole groups of rows, 16 columns at a time.
     if (fullGroups > 0 && fullCols > 0) {
       OpBuilder::InsertionGuard guard(b);
-      Value kk;
-      if (parallel) {
-        auto kLoop = scf::ForallOp::create(
-            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(fullGroups)},
-            ValueRange{}, std::nullopt);
-        b.setInsertionPointToStart(kLoop.getBody());
-        kk = kLoop.getInductionVar(0);
-      } else {
-        auto kLoop = scf::ForOp::create(b, loc, c0, idx(fullGroups), c1);
-        b.setInsertionPointToStart(kLoop.getBody());
-        kk = kLoop.getInductionVar();
-      }
+      Value kk = openLoop(b, loc, fullGroups, parallel);
       Value k0 = arith::MulIOp::create(b, loc, kk, cg);
       auto nLoop = scf::ForOp::create(b, loc, c0, idx(fullCols), idx(16));
       b.setInsertionPointToStart(nLoop.getBody());
@@ -213,6 +202,23 @@ struct Packer {
 
 };
 } // namespace
+
+Value mlir::accel::openLoop(OpBuilder &b, Location loc, int64_t count,
+                            bool parallel) {
+  if (parallel) {
+    auto loop = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, ValueRange{},
+        std::nullopt);
+    b.setInsertionPointToStart(loop.getBody());
+    return loop.getInductionVar(0);
+  }
+  auto loop = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+      arith::ConstantIndexOp::create(b, loc, count),
+      arith::ConstantIndexOp::create(b, loc, 1));
+  b.setInsertionPointToStart(loop.getBody());
+  return loop.getInductionVar();
+}
 
 SmallVector<Value> mlir::accel::dotPanelIndex(OpBuilder &b, Location loc,
                                               const DotGemm &g, int64_t nr,

@@ -60,6 +60,11 @@ SmallVector<Value> dotPanelIndex(OpBuilder &b, Location loc, const DotGemm &g,
 /// (extf) or i8 -> i32 (extsi) widening.
 std::optional<DotGemm> matchDotGemm(linalg::LinalgOp op);
 
+/// Opens a loop over [0, count): an scf.forall when `parallel`, else an
+/// scf.for, and moves `b` into its body (callers hold an InsertionGuard);
+/// returns the induction variable.
+Value openLoop(OpBuilder &b, Location loc, int64_t count, bool parallel);
+
 /// B packed in panels of `nr` columns (a multiple of 16) and groups of G = 2
 /// or 4 k values: a new buffer [ceil(N16 / nr), groups, nr x G] (N16: N
 /// rounded up to 16; groups: ceil(K / G) rounded up to a multiple of
