@@ -128,9 +128,13 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   if (options.threads > 1) {
     pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-    ConvertSCFToOpenMPPassOptions omp;
-    omp.numThreads = options.threads;
-    pm.addPass(createConvertSCFToOpenMPPass(omp));
+    if (options.parallelForCalls) {
+      pm.addPass(accel::createAccelCpuOutlineParallelPass());
+    } else {
+      ConvertSCFToOpenMPPassOptions omp;
+      omp.numThreads = options.threads;
+      pm.addPass(createConvertSCFToOpenMPPass(omp));
+    }
   } else {
     pm.addNestedPass<func::FuncOp>(createForallToForLoopPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

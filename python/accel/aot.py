@@ -53,8 +53,8 @@ __all__ = [
 #: Environment variable that overrides where `accel-compile` is looked for.
 ENV_VAR = "ACCEL_COMPILE"
 
-#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 3)").
-ABI_VERSION = 3
+#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 4)").
+ABI_VERSION = 4
 MAX_RANK = 8
 
 #: Status codes of the C ABI and their messages (the header's
@@ -69,6 +69,8 @@ STATUS = {
        "features)",
     6: "a temporary could not be allocated (its size overflows, is over the "
        "library's limit, or malloc failed)",
+    7: "a thread setting the library cannot honour (fewer than 1, over "
+       "ACCEL_MAX_THREADS, or more than 1 for a library compiled with threads=1)",
 }
 
 
@@ -345,6 +347,24 @@ class CpuLibrary:
                     f"{folder / meta['library']} has no {k['hashed_symbol']}: its "
                     f"{k['symbol']} is not the kernel {k['signature']} of the metadata")
         self.kernels = {k["name"]: CpuKernel(self, k) for k in kernels}
+        self._set_threads = getattr(self._dll, f"accel_{module}_set_num_threads")
+        self._set_threads.argtypes = [ctypes.c_int]
+        self._set_threads.restype = ctypes.c_int
+        self._threads = getattr(self._dll, f"accel_{module}_num_threads")
+        self._threads.restype = ctypes.c_int
+
+    @property
+    def num_threads(self) -> int:
+        """How many threads the kernels' parallel loops run on (the library
+        was compiled for `options="threads=N"`; 1: sequential kernels)."""
+        return self._threads()
+
+    @num_threads.setter
+    def num_threads(self, n: int) -> None:
+        status = self._set_threads(int(n)) if -2**31 <= int(n) < 2**31 else 7
+        if status != 0:
+            raise ValueError(f"{self.module}: cannot run on {n} threads: "
+                             f"{STATUS[status]}")
 
     def __getitem__(self, name: str) -> CpuKernel:
         try:

@@ -47,6 +47,34 @@ def test_compile_writes_the_cpu_artifacts(accel_compile, tmp_path, accel_core):
         "mm(tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>"
 
 
+def test_threads(accel_compile, tmp_path, accel_core):
+    """options="threads=2": the parallel loops run on the library's threads;
+    the results are the sequential ones bit for bit (docs/aot.md,
+    "Threads")."""
+    lib = aot.load(aot.compile(matmul(300, 256, 200), out_dir=tmp_path / "t",
+                               name="mm_threads", options="threads=2"))
+    assert lib.num_threads == 2
+    assert json.loads(lib.metadata["info"])["threads"] == 2
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((300, 256)).astype(np.float32)
+    b = rng.standard_normal((256, 200)).astype(np.float32)
+    two = lib["mm"](a, b)
+    np.testing.assert_allclose(two, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    lib.num_threads = 1
+    assert lib.num_threads == 1
+    np.testing.assert_array_equal(lib["mm"](a, b), two)
+    for bad in (0, -1, 1025, 2**40):
+        with pytest.raises(ValueError, match="cannot run on .* threads: a thread "
+                           "setting the library cannot honour"):
+            lib.num_threads = bad
+    assert lib.num_threads == 1
+    # A sequential library refuses more threads.
+    seq = aot.load(aot.compile(matmul(), out_dir=tmp_path / "s", name="mm_seq"))
+    assert seq.num_threads == 1
+    with pytest.raises(ValueError, match="cannot run on 2 threads"):
+        seq.num_threads = 2
+
+
 def test_runs_on_numpy_arrays(f32_lib):
     rng = np.random.default_rng(0)
     a = rng.standard_normal((8, 16)).astype(np.float32)

@@ -1,6 +1,7 @@
 // RUN: accel-opt %s --accel-cpu-pipeline | FileCheck %s
 // RUN: accel-opt %s --accel-cpu-pipeline="threads=2" | FileCheck %s --check-prefix=CHECK-OMP
 // RUN: accel-opt %s --accel-cpu-pipeline="vectorize=false" | FileCheck %s --check-prefix=CHECK-SCALAR
+// RUN: accel-opt %s --accel-cpu-pipeline="threads=2 parallel-for-calls=true" | FileCheck %s --check-prefix=CHECK-CALLS
 
 // The whole CPU pipeline: accel on tensors in, LLVM dialect out, with the
 // matmul's register tile as vector FMAs (scalar code without vectorize) and
@@ -11,6 +12,17 @@
 // CHECK: llvm.intr.fmuladd({{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
 // CHECK-NOT: accel.
 // CHECK-NOT: linalg.
+
+// With parallel-for-calls (accel-compile's libraries): no OpenMP; the
+// cache blocks run in an outlined body the library's parallel-for calls.
+// CHECK-CALLS-NOT: omp.
+// CHECK-CALLS: llvm.func @accel_parallel_for(!llvm.ptr, !llvm.ptr, i64)
+// CHECK-CALLS-LABEL: llvm.func @mm
+// CHECK-CALLS: %[[FN:.*]] = llvm.mlir.addressof @mm_parallel : !llvm.ptr
+// CHECK-CALLS: llvm.call @accel_parallel_for(%[[FN]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64) -> ()
+// CHECK-CALLS-LABEL: llvm.func internal @mm_parallel(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK-CALLS: llvm.intr.fmuladd
+// CHECK-CALLS-NOT: omp.
 
 // CHECK-OMP-LABEL: llvm.func @mm
 // CHECK-OMP: omp.parallel

@@ -27,9 +27,17 @@ struct AccelCpuPipelineOptions
     : public PassPipelineOptions<AccelCpuPipelineOptions> {
   PassOptions::Option<int64_t> threads{
       *this, "threads",
-      llvm::cl::desc("Run parallel loops on this many OpenMP threads (1: "
-                     "sequential code, no OpenMP runtime needed)"),
+      llvm::cl::desc("Split the work for this many threads and run parallel "
+                     "loops on them: OpenMP's, or with parallel-for-calls "
+                     "the library's (1: sequential code, no runtime needed)"),
       llvm::cl::init(1)};
+  PassOptions::Option<bool> parallelForCalls{
+      *this, "parallel-for-calls",
+      llvm::cl::desc(
+          "With threads > 1: parallel loops call accel_parallel_for "
+          "(accel-cpu-outline-parallel; an AOT library's C wrapper defines "
+          "it) instead of becoming OpenMP regions"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile contractions for caches and registers and "

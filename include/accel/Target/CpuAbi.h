@@ -29,7 +29,9 @@ namespace mlir::accel::cpuabi {
 /// 2: each kernel is also exported as accel_<name>_h<hash>, and the header
 /// makes callers use that name (hashedSymbol).
 /// 3: ACCEL_ERR_ALLOC, a temporary that cannot be allocated.
-constexpr int kAbiVersion = 3;
+/// 4: threads: accel_<module>_set_num_threads, _num_threads,
+/// _set_parallel_for (a caller's parallel-for), ACCEL_ERR_THREADS.
+constexpr int kAbiVersion = 4;
 /// Version of the JSON metadata layout.
 constexpr int kFormatVersion = 1;
 /// accel_tensor holds at most this many dimensions.
@@ -86,6 +88,9 @@ struct Artifact {
   /// The shard.grid a sharded module was partitioned over (empty: not
   /// sharded): the library is one MPI process's part (docs/distributed.md).
   std::vector<int64_t> grid;
+  /// The pipeline's `threads`: 1 is sequential code; N > 1 splits the
+  /// parallel loops for N threads, the library's default number of them.
+  int64_t threads = 1;
 };
 
 /// The functions the lowered kernels call for their temporaries (the CPU

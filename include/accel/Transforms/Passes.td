@@ -925,4 +925,44 @@ def AccelCpuGuardAllocationsPass
                            "::mlir::scf::SCFDialect"];
 }
 
+def AccelCpuOutlineParallelPass
+    : Pass<"accel-cpu-outline-parallel", "::mlir::ModuleOp"> {
+  let summary = "Turn parallel loops into calls of a parallel-for the "
+                "library's runtime provides";
+  let description = [{
+    An ahead-of-time CPU library cannot assume an OpenMP runtime in the
+    program that loads it, and an application that embeds it has a thread
+    pool of its own. This pass makes each `scf.parallel` without
+    results that is in a `func.func` and in no other loop a call of
+    `callee`, declared
+    `(fn, !llvm.ptr, index) -> ()`: `callee(body, context, count)` must run
+    `body(context, begin, end)` over disjoint ranges that cover
+    [0, count) (on any threads) and return when all have returned.
+    `body` is a new private function `<function>_parallel_<n>` of type
+    `(!llvm.ptr, index, index) -> ()` that runs the loop's iterations
+    begin..end-1 of its row-major linearised iteration space; `context`
+    points to a stack slot (allocated in the function's entry block) that
+    holds the values the loop uses from outside it, each in its LLVM form
+    (memrefs as their descriptors, through `unrealized_conversion_cast`s
+    that the LLVM lowering reconciles; constants are made again in the
+    body), and the loop's lower bounds, steps and trip counts. Loops nested
+    in an outlined loop stay inside its body (sequential); loops inside a
+    sequential loop (a dispatch per iteration, and a loop LLVM could no
+    longer delete when the inner one is empty), with reductions, with a
+    statically known trip count of 0 or 1, or using a value of a type
+    without an LLVM form are left as they are (sequential once lowered). accel-compile's C wrapper defines
+    the callee (docs/aot.md, "Threads"). Run it on memrefs, after
+    `scf.forall`s and linalg ops became `scf.parallel` loops and before the
+    lowering to LLVM.
+  }];
+  let options = [
+    Option<"callee", "callee", "std::string", "\"accel_parallel_for\"",
+           "The parallel-for called for each outlined loop">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD

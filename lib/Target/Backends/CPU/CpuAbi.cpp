@@ -101,7 +101,8 @@ llvm::ArrayRef<RuntimeFunction> mlir::accel::cpuabi::runtimeFunctions() {
   static const RuntimeFunction functions[] = {
       {"_mlir_memref_to_llvm_alloc", "alloc"},
       {"_mlir_memref_to_llvm_free", "free"},
-      {"accel_allocation_failed", "allocation_failed"}};
+      {"accel_allocation_failed", "allocation_failed"},
+      {"accel_parallel_for", "parallel_for"}};
   return functions;
 }
 
@@ -137,9 +138,9 @@ std::string mlir::accel::cpuabi::infoString(const Artifact &a) {
              "{{\"format_version\":{0},\"abi_version\":{1},"
              "\"compiler\":\"accel {2}\",\"target\":\"cpu\","
              "\"triple\":\"{3}\",\"cpu\":\"{4}\",\"features\":\"{5}\","
-             "\"module\":\"{6}\"}",
+             "\"module\":\"{6}\",\"threads\":{7}}",
              kFormatVersion, kAbiVersion, ACCEL_VERSION_STRING, a.triple, a.cpu,
-             llvm::join(a.features, ","), a.module)
+             llvm::join(a.features, ","), a.module, a.threads)
       .str();
 }
 
@@ -169,7 +170,8 @@ std::string mlir::accel::cpuabi::headerText(const Artifact &a) {
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   // Shared by every generated header; the guard lets several be included.
   os << "#ifndef ACCEL_AOT_ABI\n#define ACCEL_AOT_ABI " << kAbiVersion
-     << "\n#define ACCEL_MAX_RANK " << kMaxRank << "\n"
+     << "\n#define ACCEL_MAX_RANK " << kMaxRank
+     << "\n#define ACCEL_MAX_THREADS 1024\n"
      << R"c(/* A buffer: sizes and strides in elements, row-major contiguous. */
 typedef struct accel_tensor {
   void *data;
@@ -185,8 +187,16 @@ enum accel_status {
   ACCEL_ERR_LAYOUT = 3,       /* strides are not contiguous row-major */
   ACCEL_ERR_CPU_FEATURES = 4, /* this CPU lacks a compiled-for feature */
   ACCEL_ERR_VERSION = 5,      /* header and library do not match */
-  ACCEL_ERR_ALLOC = 6         /* a temporary could not be allocated */
+  ACCEL_ERR_ALLOC = 6,        /* a temporary could not be allocated */
+  ACCEL_ERR_THREADS = 7       /* a thread setting the library cannot honour */
 };
+
+/* A caller's parallel-for (docs/aot.md, "Threads"): calls
+   task(task_context, i) exactly once for every i in [0, n), on any of its
+   threads, in any order, and returns when every call has returned. */
+typedef void (*accel_task)(void *task_context, int64_t i);
+typedef void (*accel_parallel_for)(void *runner, int64_t n, accel_task task,
+                                   void *task_context);
 
 static inline const char *accel_status_string(int status) {
   switch (status) {
@@ -197,6 +207,7 @@ static inline const char *accel_status_string(int status) {
   case ACCEL_ERR_CPU_FEATURES: return "this CPU lacks instruction set features the library was compiled for";
   case ACCEL_ERR_VERSION: return "the library does not match this header (ABI version, compiler, target or features)";
   case ACCEL_ERR_ALLOC: return "a temporary could not be allocated (its size overflows, is over the library's limit, or malloc failed)";
+  case ACCEL_ERR_THREADS: return "a thread setting the library cannot honour (fewer than 1, over ACCEL_MAX_THREADS, or more than 1 for a library compiled with threads=1)";
 default:
   return "unknown status";
 }
@@ -226,6 +237,31 @@ default:
      << "_ABI_VERSION ||\n      strcmp(accel_" << m << "_info(), ACCEL_" << M
      << "_INFO) != 0)\n    return ACCEL_ERR_VERSION;\n"
      << "  return accel_" << m << "_check_cpu();\n}\n\n";
+  os << "/* Threads (docs/aot.md, \"Threads\"). "
+     << (a.threads > 1
+             ? "Compiled with threads=" + std::to_string(a.threads) +
+                   ": the kernels' parallel\n   loops are split for that "
+                   "many threads and run on the library's own threads\n   "
+                   "(the calling thread and ACCEL_" +
+                   M + "_THREADS - 1 more), or on a caller's\n   "
+                   "parallel-for once one is set. "
+             : "Compiled with threads=1: the kernels are sequential "
+               "and run on\n   the calling thread. ")
+     << "Not to be called while a kernel of this\n   library runs. */\n"
+     << "#define ACCEL_" << M << "_THREADS " << a.threads << "\n"
+     << "/* How many of the library's own threads a loop runs on (the "
+        "caller's\n   included); ACCEL_ERR_THREADS for n < 1, n > "
+        "ACCEL_MAX_THREADS, or n > 1\n   in a library compiled with "
+        "threads=1. */\n"
+     << "int accel_" << m << "_set_num_threads(int n);\n"
+     << "int accel_" << m << "_num_threads(void);\n"
+     << "/* Runs the parallel loops through `fn` (an application's thread "
+        "pool), each\n   split into at most 4 * width tasks; fn NULL: the "
+        "library's own threads\n   again. ACCEL_ERR_THREADS for width < 1 "
+        "or over ACCEL_MAX_THREADS. */\n"
+     << "int accel_" << m
+     << "_set_parallel_for(accel_parallel_for fn, void *runner, int width);"
+        "\n\n";
   if (!a.grid.empty()) {
     int64_t processes = 1;
     std::string shape;
@@ -314,12 +350,14 @@ std::string mlir::accel::cpuabi::wrapperText(const Artifact &a) {
         "kernel code. */\n"
      << "/* The definitions below are the plain accel_<name>; each kernel's\n"
         "   signature-hashed name is an alias of it. */\n"
-     << (llvm::is_contained(a.features, "amx-tile")
-             ? "#define _GNU_SOURCE 1 /* syscall(), for AMX's permission */\n"
+     << (llvm::is_contained(a.features, "amx-tile") || a.threads > 1
+             ? "#define _GNU_SOURCE 1 /* syscall() for AMX's permission, "
+               "pthread_sigmask() */\n"
              : "")
      << "#define ACCEL_" << upper(m) << "_PLAIN_SYMBOLS\n"
      << "#include \"" << m << ".h\"\n#include <cpuid.h>\n#include <setjmp.h>\n"
      << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+     << (a.threads > 1 ? "#include <pthread.h>\n#include <signal.h>\n" : "")
      << (llvm::is_contained(a.features, "amx-tile")
              ? "#include <sys/syscall.h>\n#include <unistd.h>\n\n"
              : "\n")
@@ -452,89 +490,96 @@ static void describe(void *desc, const accel_tensor *t) {
   memcpy(p + 24 + 8 * t->rank, strides, 8 * t->rank);
 }
 
-/* The temporaries of the call running on this thread. The kernels run on
-   the calling thread (accel-compile builds them without threads) and take
-   memory only through ACCEL_RT(alloc): each entry point frees what its call
-   still holds when it ends, and a temporary that cannot be allocated ends
-   the call with ACCEL_ERR_ALLOC (longjmp back to the entry point; nothing
-   of the kernel's own is left to clean up: it keeps no state). */
-static _Thread_local struct {
-  int active;
+/* The temporaries of what runs on this thread: an entry point's call, or
+   one task of a parallel loop (on a thread of the library or of the
+   caller's pool, which may be the calling thread: frames nest). The
+   kernels take memory only through ACCEL_RT(alloc): each frame frees what
+   it still holds when it ends, and a temporary that cannot be allocated
+   ends the frame (longjmp back to where it began; nothing of the kernel's
+   own is left to clean up: it keeps no state). A task's failure makes its
+   loop's call end with ACCEL_ERR_ALLOC once the loop is over. */
+struct frame {
+  struct frame *outer;
   jmp_buf failed;
   void **live; /* first, the 8 slots of `slots`: no malloc for the list */
   size_t count, capacity;
   void *slots[8];
-} call;
+};
+static _Thread_local struct frame *call;
 
 /* Called by the kernels for a temporary whose size overflows, is negative
    or is over the compiled limit (accel-cpu-guard-allocations), and below
    when malloc fails. */
 __attribute__((visibility("hidden"), noreturn)) void
 ACCEL_RT(allocation_failed)(void) {
-  if (!call.active) {
+  if (!call) {
     fputs("accel: a kernel's temporary could not be allocated outside a "
           "call of its entry point\n", stderr);
     abort();
   }
-  longjmp(call.failed, 1);
+  longjmp(call->failed, 1);
 }
 
 __attribute__((visibility("hidden"))) void *ACCEL_RT(alloc)(uint64_t bytes) {
   void *p;
-  if (call.active && call.count == call.capacity) {
-    size_t capacity = 2 * call.capacity;
+  struct frame *f = call;
+  if (f && f->count == f->capacity) {
+    size_t capacity = 2 * f->capacity;
     void **live = (void **)malloc(capacity * sizeof *live);
     if (!live)
       ACCEL_RT(allocation_failed)();
-    memcpy(live, call.live, call.count * sizeof *live);
-    if (call.live != call.slots)
-      free(call.live);
-    call.live = live;
-    call.capacity = capacity;
+    memcpy(live, f->live, f->count * sizeof *live);
+    if (f->live != f->slots)
+      free(f->live);
+    f->live = live;
+    f->capacity = capacity;
   }
   p = malloc(bytes ? (size_t)bytes : 1);
   if (!p)
     ACCEL_RT(allocation_failed)();
-  if (call.active)
-    call.live[call.count++] = p;
+  if (f)
+    f->live[f->count++] = p;
   return p;
 }
 
 __attribute__((visibility("hidden"))) void ACCEL_RT(free)(void *p) {
   size_t i;
+  struct frame *f = call;
   if (!p)
     return;
-  for (i = call.active ? call.count : 0; i-- > 0;)
-    if (call.live[i] == p) {
-      call.live[i] = call.live[--call.count];
+  for (i = f ? f->count : 0; i-- > 0;)
+    if (f->live[i] == p) {
+      f->live[i] = f->live[--f->count];
       break;
     }
   free(p);
 }
 
-static void begin_call(void) {
-  call.active = 1;
-  call.live = call.slots;
-  call.count = 0;
-  call.capacity = sizeof call.slots / sizeof *call.slots;
+static void begin_frame(struct frame *f) {
+  f->outer = call;
+  f->live = f->slots;
+  f->count = 0;
+  f->capacity = sizeof f->slots / sizeof *f->slots;
+  call = f;
 }
 
-/* Frees what the call still holds: after a failed allocation, every
+/* Frees what the frame still holds: after a failed allocation, every
    temporary it made; after a call that ended, the buffers of its results
-   (copied out by then) and anything else the kernel did not free. */
-static void end_call(void) {
+   (copied out by then) and anything else the kernel did not free. Reached
+   through `call` after a longjmp, never through a local of the function
+   that called setjmp. */
+static void end_frame(void) {
+  struct frame *f = call;
   size_t i;
-  for (i = 0; i < call.count; ++i)
-    free(call.live[i]);
-  if (call.live != call.slots)
-    free(call.live);
-  call.live = 0;
-  call.count = call.capacity = 0;
-  call.active = 0;
+  for (i = 0; i < f->count; ++i)
+    free(f->live[i]);
+  if (f->live != f->slots)
+    free(f->live);
+  call = f->outer;
 }
 
 /* Copies a returned memref into the caller's buffer. What the kernel
-   allocated for it is freed with the call's other temporaries by end_call,
+   allocated for it is freed with the call's other temporaries by end_frame,
    after every result is copied: a buffer returned twice is read twice. */
 static int take_result(const void *desc, int64_t rank, size_t elem,
                        accel_tensor *t) {
@@ -557,6 +602,208 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
   return status;
 }
 )c";
+  if (a.threads <= 1) {
+    os << "\nint accel_" << m
+       << "_set_num_threads(int n) {\n  return n == 1 ? ACCEL_OK : "
+          "ACCEL_ERR_THREADS;\n}\n\nint accel_"
+       << m << "_num_threads(void) { return 1; }\n\n"
+       << "/* Sequential kernels: a parallel-for is never called. */\n"
+       << "int accel_" << m
+       << "_set_parallel_for(accel_parallel_for fn, void *runner, int width) "
+          "{\n  (void)fn;\n  (void)runner;\n  return width >= 1 && width <= "
+          "ACCEL_MAX_THREADS ? ACCEL_OK : ACCEL_ERR_THREADS;\n}\n";
+  } else {
+    os << "\n#define THREADS " << a.threads << "\n" << R"c(
+/* The parallel loops: the kernels call ACCEL_RT(parallel_for)(body,
+   context, count) (accel-cpu-outline-parallel), which must run
+   body(context, begin, end) over ranges that cover [0, count). They are cut
+   into `chunks` contiguous ranges, handed out one at a time, each run as a
+   task in a frame of its own. */
+typedef void (*accel_body)(void *context, int64_t begin, int64_t end);
+struct job {
+  accel_body body;
+  void *context;
+  int64_t count, chunks;
+  int64_t next, done; /* atomic */
+  int failed;         /* atomic: a task's temporary could not be allocated */
+};
+
+static void run_task(void *p, int64_t i) {
+  struct job *j = (struct job *)p;
+  int64_t q, r, begin;
+  struct frame frame;
+  if (i < 0 || i >= j->chunks || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
+    return;
+  q = j->count / j->chunks;
+  r = j->count % j->chunks;
+  begin = i * q + (i < r ? i : r);
+  begin_frame(&frame);
+  if (setjmp(frame.failed)) {
+    end_frame();
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  j->body(j->context, begin, begin + q + (i < r));
+  end_frame();
+}
+
+/* Takes chunks until none is left. */
+static void work(struct job *j) {
+  int64_t i;
+  while ((i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->chunks) {
+    run_task(j, i);
+    __atomic_fetch_add(&j->done, 1, __ATOMIC_RELEASE);
+  }
+}
+
+/* The library's own threads: `width` - 1 workers beside the calling
+   thread, started at the first loop that needs them; idle, they spin a
+   little (a kernel's next loop follows within microseconds), then sleep.
+   A worker takes part in the loop in `job` under the count `users`, which
+   the calling thread waits to drop to 0 after taking the job back, so no
+   worker touches a job after its call returned. One loop at a time: a loop
+   that finds the threads busy (another thread's call) runs on its own
+   thread. */
+static struct {
+  pthread_mutex_t submit, lock;
+  pthread_cond_t wake;
+  int width, started, quit;
+  unsigned generation;
+  struct job *job;
+  int users;
+  accel_parallel_for runner_fn;
+  void *runner;
+  int runner_width;
+  pthread_t threads[ACCEL_MAX_THREADS];
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+          PTHREAD_COND_INITIALIZER, THREADS};
+
+static void *worker(void *arg) {
+  int index = (int)(intptr_t)arg;
+  unsigned seen = 0;
+  for (;;) {
+    unsigned generation;
+    int spins = 0;
+    struct job *j;
+    while ((generation = __atomic_load_n(&pool.generation,
+                                         __ATOMIC_ACQUIRE)) == seen) {
+      if (__atomic_load_n(&pool.quit, __ATOMIC_ACQUIRE))
+        return 0;
+      if (++spins < 4000) {
+        __builtin_ia32_pause();
+        continue;
+      }
+      pthread_mutex_lock(&pool.lock);
+      while (__atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) == seen &&
+             !pool.quit)
+        pthread_cond_wait(&pool.wake, &pool.lock);
+      pthread_mutex_unlock(&pool.lock);
+    }
+    seen = generation;
+    if (index + 1 >= __atomic_load_n(&pool.width, __ATOMIC_RELAXED))
+      continue;
+    __atomic_fetch_add(&pool.users, 1, __ATOMIC_SEQ_CST);
+    j = __atomic_load_n(&pool.job, __ATOMIC_SEQ_CST);
+    if (j)
+      work(j);
+    __atomic_fetch_sub(&pool.users, 1, __ATOMIC_SEQ_CST);
+  }
+}
+
+/* Workers block every signal: the application's handlers run on its own
+   threads. */
+static void start_workers(int width) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  while (pool.started < width - 1 &&
+         pthread_create(&pool.threads[pool.started], 0, worker,
+                        (void *)(intptr_t)pool.started) == 0)
+    ++pool.started;
+  pthread_sigmask(SIG_SETMASK, &old, 0);
+}
+
+__attribute__((destructor)) static void stop_workers(void) {
+  int i;
+  if (!pool.started)
+    return;
+  pthread_mutex_lock(&pool.lock);
+  __atomic_store_n(&pool.quit, 1, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&pool.wake);
+  pthread_mutex_unlock(&pool.lock);
+  for (i = 0; i < pool.started; ++i)
+    pthread_join(pool.threads[i], 0);
+  pool.started = 0;
+}
+
+static int64_t chunks_for(int64_t count, int width) {
+  return count < 4 * (int64_t)width ? count : 4 * (int64_t)width;
+}
+
+__attribute__((visibility("hidden"))) void
+ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
+  struct job j = {body, context, count, 0, 0, 0, 0};
+  int width;
+  if (count <= 0)
+    return;
+  if (pool.runner_fn) {
+    j.chunks = chunks_for(count, pool.runner_width);
+    pool.runner_fn(pool.runner, j.chunks, run_task, &j);
+  } else {
+    width = __atomic_load_n(&pool.width, __ATOMIC_RELAXED);
+    if (width <= 1 || count == 1 || pthread_mutex_trylock(&pool.submit)) {
+      body(context, 0, count); /* in the caller's frame */
+      return;
+    }
+    start_workers(width);
+    if (width > pool.started + 1)
+      width = pool.started + 1;
+    j.chunks = chunks_for(count, width);
+    __atomic_store_n(&pool.job, &j, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&pool.lock);
+    __atomic_fetch_add(&pool.generation, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+    work(&j);
+    while (__atomic_load_n(&j.done, __ATOMIC_ACQUIRE) < j.chunks)
+      __builtin_ia32_pause();
+    __atomic_store_n(&pool.job, (struct job *)0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&pool.users, __ATOMIC_SEQ_CST))
+      __builtin_ia32_pause();
+    pthread_mutex_unlock(&pool.submit);
+  }
+  if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
+    ACCEL_RT(allocation_failed)();
+}
+
+)c";
+    os << "int accel_" << m << "_set_num_threads(int n) {\n" << R"c(  if (n < 1 || n > ACCEL_MAX_THREADS)
+    return ACCEL_ERR_THREADS;
+  pthread_mutex_lock(&pool.submit);
+  __atomic_store_n(&pool.width, n, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&pool.submit);
+  return ACCEL_OK;
+}
+
+)c";
+    os << "int accel_" << m << "_num_threads(void) {\n"
+       << "  return pool.runner_fn ? pool.runner_width\n"
+       << "                        : __atomic_load_n(&pool.width, "
+          "__ATOMIC_RELAXED);\n}\n\n";
+    os << "int accel_" << m
+       << "_set_parallel_for(accel_parallel_for fn, void *runner, int width) "
+          "{\n"
+       << R"c(  if (width < 1 || width > ACCEL_MAX_THREADS)
+    return ACCEL_ERR_THREADS;
+  pthread_mutex_lock(&pool.submit);
+  pool.runner_fn = fn;
+  pool.runner = runner;
+  pool.runner_width = width;
+  pthread_mutex_unlock(&pool.submit);
+  return ACCEL_OK;
+}
+)c";
+  }
   for (const Kernel &k : a.kernels) {
     size_t nArgs = k.args.size(), nResults = k.results.size();
     // Results come back through a pointer: the descriptor for one, a struct
@@ -609,7 +856,8 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
          << ";\n  describe(&d" << i << ", arg" << i << ");\n";
     // Only status and out change after setjmp, and the failure path reads
     // neither.
-    os << "  begin_call();\n  if (setjmp(call.failed)) {\n    end_call();\n"
+    os << "  struct frame frame;\n  begin_frame(&frame);\n"
+       << "  if (setjmp(frame.failed)) {\n    end_frame();\n"
        << "    return ACCEL_ERR_ALLOC;\n  }\n  {\n";
     if (nResults)
       os << "    " << resultType << " out;\n";
@@ -627,7 +875,7 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
          << ", result" << i << ");\n      if (status == ACCEL_OK)\n"
          << "        status = s;\n    }\n";
     }
-    os << "  }\n  end_call();\n  return status;\n}\n"
+    os << "  }\n  end_frame();\n  return status;\n}\n"
        << "int " << hashedSymbol(k) << parameterList(k)
        << " __attribute__((alias(\"accel_" << k.name << "\")));\n";
   }

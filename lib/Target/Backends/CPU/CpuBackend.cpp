@@ -272,19 +272,20 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
   if (!lld)
     return lld.takeError();
 
-  // 3. accel ops -> LLVM dialect, sequential code (no OpenMP runtime).
+  // 3. accel ops -> LLVM dialect.
   accel::AccelCpuPipelineOptions options;
   if (failed(options.parseFromString(opts.pipelineOptions)))
     return backendError("bad --options '" + opts.pipelineOptions +
                         "' for accel-cpu-pipeline");
-  // The library runs on the calling thread: no OpenMP runtime is linked. An
-  // option it cannot honour is refused, not ignored.
-  if (options.threads != 1)
+  // Parallel loops call the wrapper's parallel-for (its own threads or the
+  // caller's pool; docs/aot.md, "Threads"): no OpenMP runtime is linked.
+  if (options.threads < 1 || options.threads > 1024)
     return backendError("--options 'threads=" +
                         std::to_string(int64_t(options.threads)) +
-                        "': CPU libraries run on the calling thread (no "
-                        "OpenMP runtime is linked; docs/aot.md), so only "
-                        "threads=1 is accepted");
+                        "': a CPU library runs on 1 to 1024 threads "
+                        "(docs/aot.md, \"Threads\")");
+  options.parallelForCalls = true;
+  artifact.threads = options.threads;
   // Temporaries sized at run time are checked and allocated through the
   // wrapper, which turns a failure into ACCEL_ERR_ALLOC (docs/aot.md).
   options.guardAllocations = true;
