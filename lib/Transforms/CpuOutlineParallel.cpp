@@ -69,6 +69,37 @@ std::optional<int64_t> staticTripCount(scf::ParallelOp loop) {
   return total;
 }
 
+/// Most calls of the parallel-for one loop may make per call of its
+/// function: the iterations of the sequential loops around it.
+constexpr int64_t kMaxDispatches = 1024;
+
+/// Whether `loop` is in no other parallel loop and the sequential loops
+/// around it (a GEMM's K blocks) run a number of times known when
+/// compiling, at most kMaxDispatches in all. A parallel loop in a loop of
+/// unknown trip count stays sequential: each iteration would cost a
+/// dispatch, and LLVM could no longer delete the outer loop when the inner
+/// one is empty (a reduction over 2^62 rows of no columns takes no time
+/// sequentially).
+bool boundedDispatches(scf::ParallelOp loop) {
+  int64_t dispatches = 1;
+  for (Operation *op = loop->getParentOp(); op && !isa<func::FuncOp>(op);
+       op = op->getParentOp()) {
+    if (isa<scf::ParallelOp>(op))
+      return false;
+    if (!isa<LoopLikeOpInterface>(op))
+      continue;
+    auto outer = dyn_cast<scf::ForOp>(op);
+    std::optional<APInt> trips =
+        outer ? outer.getStaticTripCount() : std::nullopt;
+    if (!trips || trips->getZExtValue() > uint64_t(kMaxDispatches))
+      return false;
+    dispatches *= std::max<int64_t>(1, trips->getZExtValue());
+    if (dispatches > kMaxDispatches)
+      return false;
+  }
+  return true;
+}
+
 struct OutlineParallel
     : public accel::impl::AccelCpuOutlineParallelPassBase<OutlineParallel> {
   using Base::Base;
@@ -85,12 +116,8 @@ struct OutlineParallel
     // The outermost loops to outline, per function.
     SmallVector<scf::ParallelOp> loops;
     module.walk([&](scf::ParallelOp loop) {
-      // Not inside another loop: a call per iteration of a sequential loop
-      // costs a dispatch each time, and LLVM could no longer delete the
-      // loop when the parallel one is empty (a reduction over 2^62 rows of
-      // no columns takes no time sequentially).
-      if (loop->getParentOfType<LoopLikeOpInterface>() ||
-          !loop->getParentOfType<func::FuncOp>() || loop.getNumResults())
+      if (!loop->getParentOfType<func::FuncOp>() || loop.getNumResults() ||
+          !boundedDispatches(loop))
         return;
       std::optional<int64_t> trips = staticTripCount(loop);
       if (trips && *trips <= 1)

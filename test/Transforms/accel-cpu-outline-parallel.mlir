@@ -70,14 +70,21 @@ func.func @scale(%a: memref<?x64xf32>, %b: memref<?x64xf32>, %s: f32) {
 // -----
 
 // Left as they are: a loop with a reduction, one of a single iteration,
-// and one inside a sequential loop. A loop that reads nothing from outside
-// gets a null context; two loops in one function get two bodies; dynamic
-// bounds and steps go through the context.
+// one inside a sequential loop of unknown trip count and one inside loops
+// of 8^4 > 1024 iterations. A loop that reads nothing from outside gets a
+// null context; loops in one function get a body each; dynamic bounds and
+// steps go through the context; a loop inside sequential loops of 2 x 3
+// iterations (a GEMM's K blocks) is outlined.
 // CHECK-LABEL: func.func @kept(
 // CHECK:         scf.parallel {{.*}} init
 // CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
 // CHECK:         scf.for
 // CHECK-NEXT:      scf.parallel
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        scf.for
+// CHECK-NEXT:          scf.for
+// CHECK-NEXT:            scf.parallel
 // CHECK:         return
 // CHECK-LABEL: func.func @several(
 // CHECK-SAME:    %[[LB:.*]]: index, %[[UB:.*]]: index, %[[ST:.*]]: index
@@ -92,6 +99,11 @@ func.func @scale(%a: memref<?x64xf32>, %b: memref<?x64xf32>, %s: f32) {
 // CHECK:         arith.index_cast %[[ST]] : index to i64
 // CHECK:         %[[F1:.*]] = constant @several_parallel_0
 // CHECK:         call @accel_parallel_for(%[[F1]], %[[SLOT]], %[[CNT]])
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK:             %[[F2:.*]] = func.constant @several_parallel_1
+// CHECK:             func.call @accel_parallel_for(%[[F2]], %{{.*}}, %{{.*}})
+// CHECK-LABEL: func.func private @several_parallel_1(
 // CHECK-LABEL: func.func private @several_parallel_0(
 // CHECK:         %[[LB2:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK:         %[[ST2:.*]] = arith.index_cast %{{.*}} : i64 to index
@@ -117,9 +129,22 @@ func.func @kept(%m: memref<8xf32>) -> f32 {
   scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
     memref.store %sum, %m[%i] : memref<8xf32>
   }
-  scf.for %r = %c0 to %c8 step %c1 {
+  %n = arith.fptosi %sum : f32 to i64
+  %rows = arith.index_cast %n : i64 to index
+  scf.for %r = %c0 to %rows step %c1 {
     scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
       memref.store %sum, %m[%i] : memref<8xf32>
+    }
+  }
+  scf.for %r = %c0 to %c8 step %c1 {
+    scf.for %s = %c0 to %c8 step %c1 {
+      scf.for %t = %c0 to %c8 step %c1 {
+        scf.for %u = %c0 to %c8 step %c1 {
+          scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+            memref.store %sum, %m[%i] : memref<8xf32>
+          }
+        }
+      }
     }
   }
   return %sum : f32
@@ -136,6 +161,16 @@ func.func @several(%lb: index, %ub: index, %st: index) {
   scf.parallel (%i) = (%lb) to (%ub) step (%st) {
     %t = memref.alloca() : memref<64xf32>
     memref.store %f, %t[%i] : memref<64xf32>
+  }
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  scf.for %k = %c0 to %c2 step %c1 {
+    scf.for %l = %c0 to %c3 step %c1 {
+      scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+        %t = memref.alloca() : memref<16xf32>
+        memref.store %f, %t[%i] : memref<16xf32>
+      }
+    }
   }
   return
 }

@@ -933,8 +933,9 @@ def AccelCpuOutlineParallelPass
     An ahead-of-time CPU library cannot assume an OpenMP runtime in the
     program that loads it, and an application that embeds it has a thread
     pool of its own. This pass makes each `scf.parallel` without
-    results that is in a `func.func` and in no other loop a call of
-    `callee`, declared
+    results that is in a `func.func`, in no other parallel loop, and inside
+    sequential `scf.for` loops (if any) of at most 1024 iterations in all,
+    known when compiling, a call of `callee`, declared
     `(fn, !llvm.ptr, index) -> ()`: `callee(body, context, count)` must run
     `body(context, begin, end)` over disjoint ranges that cover
     [0, count) (on any threads) and return when all have returned.
@@ -946,11 +947,12 @@ def AccelCpuOutlineParallelPass
     (memrefs as their descriptors, through `unrealized_conversion_cast`s
     that the LLVM lowering reconciles; constants are made again in the
     body), and the loop's lower bounds, steps and trip counts. Loops nested
-    in an outlined loop stay inside its body (sequential); loops inside a
-    sequential loop (a dispatch per iteration, and a loop LLVM could no
-    longer delete when the inner one is empty), with reductions, with a
-    statically known trip count of 0 or 1, or using a value of a type
-    without an LLVM form are left as they are (sequential once lowered). accel-compile's C wrapper defines
+    in an outlined loop stay inside its body (sequential); loops inside
+    sequential loops of unknown or larger trip counts (a dispatch per
+    iteration, and a loop LLVM could no longer delete when the inner one is
+    empty), with reductions, with a statically known trip count of 0 or 1,
+    or using a value of a type without an LLVM form are left as they are
+    (sequential once lowered). accel-compile's C wrapper defines
     the callee (docs/aot.md, "Threads"). Run it on memrefs, after
     `scf.forall`s and linalg ops became `scf.parallel` loops and before the
     lowering to LLVM.

@@ -357,7 +357,9 @@ std::string mlir::accel::cpuabi::wrapperText(const Artifact &a) {
      << "#define ACCEL_" << upper(m) << "_PLAIN_SYMBOLS\n"
      << "#include \"" << m << ".h\"\n#include <cpuid.h>\n#include <setjmp.h>\n"
      << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
-     << (a.threads > 1 ? "#include <pthread.h>\n#include <signal.h>\n" : "")
+     << (a.threads > 1
+             ? "#include <pthread.h>\n#include <signal.h>\n#include <time.h>\n"
+             : "")
      << (llvm::is_contained(a.features, "amx-tile")
              ? "#include <sys/syscall.h>\n#include <unistd.h>\n\n"
              : "\n")
@@ -657,8 +659,8 @@ static void work(struct job *j) {
 }
 
 /* The library's own threads: `width` - 1 workers beside the calling
-   thread, started at the first loop that needs them; idle, they spin a
-   little (a kernel's next loop follows within microseconds), then sleep.
+   thread, started at the first loop that needs them; idle, they spin for
+   SPIN_NS (a kernel's next loop follows within microseconds), then sleep.
    A worker takes part in the loop in `job` under the count `users`, which
    the calling thread waits to drop to 0 after taking the job back, so no
    worker touches a job after its call returned. One loop at a time: a loop
@@ -678,21 +680,35 @@ static struct {
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
           PTHREAD_COND_INITIALIZER, THREADS};
 
+/* How long an idle worker spins before it sleeps: OpenMP's blocktime as
+   bench/run.sh sets it (KMP_BLOCKTIME=1); waking a sleeping thread takes
+   tens of microseconds, as long as a small kernel. */
+#define SPIN_NS 1000000
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 static void *worker(void *arg) {
   int index = (int)(intptr_t)arg;
   unsigned seen = 0;
   for (;;) {
     unsigned generation;
-    int spins = 0;
+    unsigned spins = 0;
+    int64_t until = 0;
     struct job *j;
     while ((generation = __atomic_load_n(&pool.generation,
                                          __ATOMIC_ACQUIRE)) == seen) {
       if (__atomic_load_n(&pool.quit, __ATOMIC_ACQUIRE))
         return 0;
-      if (++spins < 4000) {
-        __builtin_ia32_pause();
+      __builtin_ia32_pause();
+      if (++spins % 64)
         continue;
-      }
+      if (!until)
+        until = now_ns() + SPIN_NS;
+      if (now_ns() < until)
+        continue;
       pthread_mutex_lock(&pool.lock);
       while (__atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) == seen &&
              !pool.quit)

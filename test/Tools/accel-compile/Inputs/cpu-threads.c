@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { M = 300, K = 256, N = 200, B = 2, H = 4, D = 64 };
+enum { M = 456, K = 600, N = 1100, B = 2, H = 4, D = 64 };
 
 static int bad;
 #define EXPECT(cond, ...)                                                      \
@@ -227,14 +227,14 @@ int main(void) {
          "a refused setting changed threads");
 
   /* Temporaries inside a parallel loop: row i of sums allocates n + i
-     floats, and the library is compiled with --max-tensor-bytes=1048576
-     (262144 floats), so from n = 262140 on, rows 5..7 fail: the call ends
+     floats, and the library is compiled with --max-tensor-bytes=8388608
+     (2097152 floats), so with n = 2097149 rows 4..7 fail: the call ends
      with ACCEL_ERR_ALLOC, once on the library's threads and once on a
      caller's pool whose tasks all run on a thread of its own (never the
      calling one); then a call that fits runs normally. */
   {
-    static float x[262144], out[8];
-    int64_t sizes[] = {10, 262140, 262139, 262140, 7};
+    static float x[2097152], out[8];
+    int64_t sizes[] = {10, 2097149, 2097148, 2097149, 7};
     int round, s, j, failed_on_worker = 0;
     for (round = 0; round < 2; ++round) {
       if (round == 1) {

@@ -1,16 +1,17 @@
 // Kernels for accel-compile --target=cpu --options=threads=2
-// (cpu-threads.test): a matmul (its row blocks in parallel), a causal
-// FlashAttention (batch x heads x query blocks in parallel), neither sized
-// a multiple of a tile, and a loop whose iterations each allocate a
-// temporary sized at run time (row i holds n + i ones and sums them), so
-// that an allocation fails inside a task on a worker thread.
+// (cpu-threads.test): a matmul (its B panels packed and its row blocks
+// computed in parallel, inside the sequential loop over two column blocks
+// of 1024 and 76), a causal FlashAttention (batch x heads in parallel),
+// neither sized a multiple of a tile, and a loop whose iterations each
+// allocate a temporary sized at run time (row i holds n + i ones and sums
+// them), so that an allocation fails inside a task on a worker thread.
 module @thr {
-  func.func @mm(%a: tensor<300x256xf32>, %b: tensor<256x200xf32>) -> tensor<300x200xf32> {
+  func.func @mm(%a: tensor<456x600xf32>, %b: tensor<600x1100xf32>) -> tensor<456x1100xf32> {
     %z = arith.constant 0.0 : f32
-    %e = tensor.empty() : tensor<300x200xf32>
-    %c = linalg.fill ins(%z : f32) outs(%e : tensor<300x200xf32>) -> tensor<300x200xf32>
-    %r = accel.matmul ins(%a, %b : tensor<300x256xf32>, tensor<256x200xf32>) outs(%c : tensor<300x200xf32>) -> tensor<300x200xf32>
-    return %r : tensor<300x200xf32>
+    %e = tensor.empty() : tensor<456x1100xf32>
+    %c = linalg.fill ins(%z : f32) outs(%e : tensor<456x1100xf32>) -> tensor<456x1100xf32>
+    %r = accel.matmul ins(%a, %b : tensor<456x600xf32>, tensor<600x1100xf32>) outs(%c : tensor<456x1100xf32>) -> tensor<456x1100xf32>
+    return %r : tensor<456x1100xf32>
   }
   func.func @attn(%q: tensor<2x4x200x64xf32>, %k: tensor<2x4x200x64xf32>, %v: tensor<2x4x200x64xf32>) -> tensor<2x4x200x64xf32> {
     %e = tensor.empty() : tensor<2x4x200x64xf32>
