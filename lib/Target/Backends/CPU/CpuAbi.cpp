@@ -359,6 +359,7 @@ std::string mlir::accel::cpuabi::wrapperText(const Artifact &a) {
      << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
      << (a.threads > 1
              ? "#include <pthread.h>\n#include <signal.h>\n#include <time.h>\n"
+               "#include <unistd.h>\n"
              : "")
      << (llvm::is_contained(a.features, "amx-tile")
              ? "#include <sys/syscall.h>\n#include <unistd.h>\n\n"
@@ -670,6 +671,7 @@ static struct {
   pthread_mutex_t submit, lock;
   pthread_cond_t wake;
   int width, started, quit;
+  pid_t pid; /* of the process that started the workers */
   unsigned generation;
   struct job *job;
   int users;
@@ -726,10 +728,31 @@ static void *worker(void *arg) {
   }
 }
 
+/* A child of fork() has only the forking thread: it forgets the parent's
+   workers (joining them at exit would wait on threads of another process)
+   and starts its own when a loop needs them; the locks may have been held
+   by another thread of the parent. Noticed by the process id, which needs
+   no pthread_atfork (whose handler a library must register through glibc's
+   libc_nonshared.a, which this one does not link). */
+static void forget_if_forked(void) {
+  pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
+  if (!pool.started || pool.pid == getpid())
+    return;
+  pool.submit = unlocked;
+  pool.lock = unlocked;
+  pool.wake = idle;
+  pool.started = 0;
+  pool.users = 0;
+  pool.job = 0;
+}
+
 /* Workers block every signal: the application's handlers run on its own
    threads. */
 static void start_workers(int width) {
   sigset_t all, old;
+  if (!pool.started)
+    pool.pid = getpid();
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   while (pool.started < width - 1 &&
@@ -741,6 +764,7 @@ static void start_workers(int width) {
 
 __attribute__((destructor)) static void stop_workers(void) {
   int i;
+  forget_if_forked();
   if (!pool.started)
     return;
   pthread_mutex_lock(&pool.lock);
@@ -767,6 +791,7 @@ ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
     pool.runner_fn(pool.runner, j.chunks, run_task, &j);
   } else {
     width = __atomic_load_n(&pool.width, __ATOMIC_RELAXED);
+    forget_if_forked();
     if (width <= 1 || count == 1 || pthread_mutex_trylock(&pool.submit)) {
       body(context, 0, count); /* in the caller's frame */
       return;
@@ -795,6 +820,7 @@ ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
 )c";
     os << "int accel_" << m << "_set_num_threads(int n) {\n" << R"c(  if (n < 1 || n > ACCEL_MAX_THREADS)
     return ACCEL_ERR_THREADS;
+  forget_if_forked();
   pthread_mutex_lock(&pool.submit);
   __atomic_store_n(&pool.width, n, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&pool.submit);
@@ -811,6 +837,7 @@ ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
           "{\n"
        << R"c(  if (width < 1 || width > ACCEL_MAX_THREADS)
     return ACCEL_ERR_THREADS;
+  forget_if_forked();
   pthread_mutex_lock(&pool.submit);
   pool.runner_fn = fn;
   pool.runner = runner;

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum { M = 456, K = 600, N = 1100, B = 2, H = 4, D = 64 };
 
@@ -129,6 +132,19 @@ static void caller_parallel_for(void *runner, int64_t n, accel_task task,
   pthread_create(&t, 0, helper, p);
   helper(p);
   pthread_join(t, 0);
+}
+
+/* The threads of this process (Linux: /proc/self/task). */
+static int threads_of_this_process(void) {
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  int n = 0;
+  if (!d)
+    return -1;
+  while ((e = readdir(d)))
+    n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
 }
 
 /* Runs every task on one new thread, none on the calling one. */
@@ -260,6 +276,35 @@ int main(void) {
     }
     EXPECT(failed_on_worker == (ACCEL_THR_THREADS > 1),
            "a failure on another thread: %d", failed_on_worker);
+  }
+  /* A child of fork() after the workers started (as Python's
+     multiprocessing makes): it forgets the parent's workers (not in this
+     process), starts one of its own, and exits without waiting for the
+     parent's. */
+  {
+    pid_t child;
+    int child_status = -1;
+    EXPECT(accel_thr_set_parallel_for(0, 0, 1) == ACCEL_OK, "unset");
+    EXPECT(accel_thr_set_num_threads(ACCEL_THR_THREADS) == ACCEL_OK,
+           "set %d", ACCEL_THR_THREADS);
+    EXPECT(run_mm(c) == ACCEL_OK, "mm before fork");
+    fflush(stdout);
+    child = fork();
+    if (child == 0) {
+      alarm(20); /* a hang is a failure, not a stuck test */
+      if (run_mm(c) != ACCEL_OK || memcmp(c, c1, sizeof c) != 0)
+        exit(3);
+      /* Its loops run on two threads again: it started a worker of its
+         own (the parent's are not in this process). */
+      exit(ACCEL_THR_THREADS == 1 || threads_of_this_process() == 2 ? 0 : 4);
+    }
+    waitpid(child, &child_status, 0);
+    printf("forked child: %s\n",
+           WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0
+               ? "ok"
+               : "FAILED");
+    EXPECT(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0,
+           "child status %d", child_status);
   }
   printf("%s: %d wrong\n", bad ? "FAIL" : "PASS", bad);
   return bad != 0;
