@@ -49,6 +49,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   configure.attentionTileQ = options.attentionTileQ;
   configure.attentionTileKV = options.attentionTileKV;
   configure.bf16Subnormals = options.bf16Subnormals;
+  configure.tuningCache = options.tuningCache;
   pm.addPass(accel::createAccelCpuConfigurePass(configure));
   if (options.decomposeAttention)
     pm.addPass(accel::createAccelDecomposeAttentionPass());

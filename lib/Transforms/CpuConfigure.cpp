@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Transforms/CpuConfig.h"
+#include "accel/Transforms/CpuTuning.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Target/Catalogue.h"
 #include "accel/Transforms/Passes.h"
@@ -438,9 +439,47 @@ struct AccelCpuConfigurePass
     o.attentionTileKV = attentionTileKV;
     o.bf16Flush = bf16Subnormals == "flush";
     CpuIsa cpu = CpuIsa::resolve(features, module);
+    std::optional<CpuTuningCache> cache;
+    std::string cpuKind;
+    if (!tuningCache.empty()) {
+      llvm::Expected<CpuTuningCache> loaded = loadCpuTuningCache(tuningCache);
+      if (!loaded) {
+        module.emitError() << "accel-cpu-configure: tuning cache '"
+                           << tuningCache
+                           << "': " << llvm::toString(loaded.takeError());
+        return signalPassFailure();
+      }
+      cache = std::move(*loaded);
+      cpuKind = cpuTuningCpu(features, module);
+    }
     WalkResult r = module.walk([&](Operation *op) {
       if (!isa<MatmulOp, AttentionOp>(op))
         return WalkResult::advance();
+      if (cache && !cpuKind.empty() &&
+          !op->hasAttr(kLoweringConfigAttrName)) {
+        std::string key = cpuTuningKey(op);
+        if (const CpuTuningEntry *e =
+                key.empty() ? nullptr : cache->find(cpuKind, key)) {
+          FailureOr<LoweringConfigAttr> model = configureCpuOp(op, cpu, o);
+          if (failed(model))
+            return WalkResult::interrupt();
+          if (model->getKernel() == e->kernel) {
+            op->setAttr(kLoweringConfigAttrName,
+                        LoweringConfigAttr::get(op->getContext(), e->kernel,
+                                                e->tile, {}, e->mma, 0, ""));
+            FailureOr<LoweringConfigAttr> tuned = configureCpuOp(op, cpu, o);
+            if (failed(tuned)) {
+              op->emitError() << "accel-cpu-configure: the tuning cache '"
+                              << tuningCache << "' entry for '" << key
+                              << "' on " << cpuKind
+                              << " does not fit this op (above)";
+              return WalkResult::interrupt();
+            }
+            op->setAttr(kLoweringConfigAttrName, *tuned);
+            return WalkResult::advance();
+          }
+        }
+      }
       FailureOr<LoweringConfigAttr> config = configureCpuOp(op, cpu, o);
       if (failed(config))
         return WalkResult::interrupt();

@@ -31,6 +31,11 @@ struct AccelCpuPipelineOptions
                      "loops on them: OpenMP's, or with parallel-for-calls "
                      "the library's (1: sequential code, no runtime needed)"),
       llvm::cl::init(1)};
+  PassOptions::Option<std::string> tuningCache{
+      *this, "tuning-cache",
+      llvm::cl::desc("A tuning cache for accel-cpu-configure (accel-bench "
+                     "--mode=tune writes one; docs/configure.md)"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> parallelForCalls{
       *this, "parallel-for-calls",
       llvm::cl::desc(

@@ -401,6 +401,19 @@ def AccelCpuConfigurePass
     cannot use, or tiles the kernel cannot take, is a located error.
     Deterministic: no host probing (the pipeline passes the host's features
     when it JIT-compiles).
+
+    With `tuning-cache`, measured choices replace the model's tiles: the
+    cache (JSON, include/accel/Transforms/CpuTuning.h) is keyed by the CPU
+    kind (the catalogue entry of `features`, else the module's CPU
+    accel.target) and the op's shape class (op, element types, each size
+    rounded up to a power of two: `matmul f32xf32->f32 m512 n512 k512`). An
+    op without a config whose key has an entry, and for which the model
+    picks the entry's kernel, gets the entry's tiles as a given config:
+    completed and checked as above (tiles the kernel cannot take are an
+    error at the op). An entry for another kernel is ignored (the kernel
+    stays the model's: a cache from another CPU of the same kind cannot
+    pick an instruction this one lacks). A cache that cannot be read or
+    parsed is an error.
   }];
   let options = [
     Option<"features", "features", "std::string", "\"\"",
@@ -416,7 +429,11 @@ def AccelCpuConfigurePass
            "Keys per attention tile (0: chosen)">,
     Option<"bf16Subnormals", "bf16-subnormals", "std::string", "\"flush\"",
            "flush: bf16 matmuls may use vdpbf16ps, which treats subnormal "
-           "inputs and results as zero; keep: they use cpu-fma">
+           "inputs and results as zero; keep: they use cpu-fma">,
+    Option<"tuningCache", "tuning-cache", "std::string", "\"\"",
+           "A tuning cache (accel-bench --mode=tune; docs/configure.md): an "
+           "op without a config whose CPU kind and shape class it has, and "
+           "for which the model picks its kernel, takes its tiles">
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect"];
 }

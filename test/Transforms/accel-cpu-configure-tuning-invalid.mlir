@@ -1,0 +1,54 @@
+// A tuning cache that cannot be used is an error, located at the module
+// (the file) or at the op (its tiles), never ignored.
+// RUN: rm -rf %t && split-file %s %t
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/nowhere.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: accel-cpu-configure: tuning cache '{{.*}}nowhere.json': cannot read it: {{[Nn]}}o such file or directory
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/text.json" 2>&1 | FileCheck %s --check-prefix=TEXT
+// TEXT: error: accel-cpu-configure: tuning cache '{{.*}}text.json': not JSON: [1:2, byte=2]: Invalid JSON value
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/other.json" 2>&1 | FileCheck %s --check-prefix=OTHER
+// OTHER: error: accel-cpu-configure: tuning cache '{{.*}}other.json': not a tuning cache (no "format": "accel-cpu-tuning")
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/version.json" 2>&1 | FileCheck %s --check-prefix=VERSION
+// VERSION: error: accel-cpu-configure: tuning cache '{{.*}}version.json': version 2, this compiler reads version 1
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/entries.json" 2>&1 | FileCheck %s --check-prefix=ENTRIES
+// ENTRIES: error: accel-cpu-configure: tuning cache '{{.*}}entries.json': no "entries" array
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/entry.json" 2>&1 | FileCheck %s --check-prefix=ENTRY
+// ENTRY: error: accel-cpu-configure: tuning cache '{{.*}}entry.json': entry 1: no "kernel" string
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/notobj.json" 2>&1 | FileCheck %s --check-prefix=NOTOBJ
+// NOTOBJ: error: accel-cpu-configure: tuning cache '{{.*}}notobj.json': entry 0: not an object
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/sizes.json" 2>&1 | FileCheck %s --check-prefix=SIZES
+// SIZES: error: accel-cpu-configure: tuning cache '{{.*}}sizes.json': entry 0: "tile" holds something other than sizes
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/notile.json" 2>&1 | FileCheck %s --check-prefix=NOTILE
+// NOTILE: error: accel-cpu-configure: tuning cache '{{.*}}notile.json': entry 0: no "tile" array
+// Tiles the kernel cannot take: the op's error, then which entry.
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/tiles.json" 2>&1 | FileCheck %s --check-prefix=TILES
+// TILES: ops.mlir:2:8: error: 'accel.matmul' op cannot use cpu-fma: {{.*}}
+// TILES: ops.mlir:2:8: error: accel-cpu-configure: the tuning cache '{{.*}}tiles.json' entry for 'matmul f32xf32->f32 m64 n64 k64' on x86-64-avx512 does not fit this op (above)
+
+//--- ops.mlir
+func.func @f(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = accel.matmul ins(%a, %a : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+//--- text.json
+tiles: fast
+//--- other.json
+{"format": "something", "version": 1, "entries": []}
+//--- version.json
+{"format": "accel-cpu-tuning", "version": 2, "entries": []}
+//--- entries.json
+{"format": "accel-cpu-tuning", "version": 1}
+//--- entry.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [1, 1, 1]},
+ {"cpu": "x86-64-avx512", "key": "k", "tile": [1, 1, 1]}]}
+//--- notobj.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [3]}
+//--- sizes.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [1, -1, 1]}]}
+//--- notile.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma"}]}
+//--- tiles.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "matmul f32xf32->f32 m64 n64 k64", "kernel": "cpu-fma", "tile": [64, 64, 64], "mma": [0, 64, 1]}]}
