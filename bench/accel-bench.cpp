@@ -19,6 +19,12 @@
 #include "accel/InitAll.h"
 #include "accel/Runtime/JitRunner.h"
 #include "accel/Target/Catalogue.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Transforms/CpuTuning.h"
+#include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Transforms.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -1615,6 +1621,412 @@ void benchTable(MLIRContext &ctx, const accel::TargetSpec &spec) {
 
 } // namespace
 
+
+//===----------------------------------------------------------------------===//
+// --mode=tune: measured search around the configuration stage's choice
+//===----------------------------------------------------------------------===//
+
+static cl::opt<std::string> tuningCachePath(
+    "tuning-cache",
+    cl::desc("--mode=tune: the tuning cache to write (created, or updated: "
+             "entries of other CPUs and shape classes are kept); "
+             "docs/configure.md, \"Tuning cache\""));
+static cl::opt<double> tuneMinGain(
+    "tune-min-gain",
+    cl::desc("--mode=tune: keep a candidate only when the model's tiles ÷ "
+             "its time, measured again, is at least this"),
+    cl::init(1.02));
+
+namespace {
+/// One op to tune: its module (no config), how to bind its buffers, its
+/// output (to compare each candidate with the model's result) and its
+/// cost for the roofline prediction.
+struct TuneCase {
+  std::string label, text, name, peakKind;
+  std::function<void(AccelKernel &)> bind;
+  std::function<std::vector<double>()> output;
+  double flop = 0, bytes = 0, tolerance = 0;
+};
+
+/// `text` with `config` (an #accel.lowering_config) on its accel op.
+std::string withConfig(const std::string &text, const std::string &config) {
+  size_t outs = text.find("outs(");
+  size_t arrow = text.find(") -> ", outs);
+  return text.substr(0, arrow + 1) + " {accel.lowering_config = " + config +
+         "}" + text.substr(arrow + 1);
+}
+
+std::string listText(ArrayRef<int64_t> v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string configText(const accel::CpuTuningEntry &e) {
+  std::string s = "#accel.lowering_config<kernel = \"" + e.kernel +
+                  "\", tile = " + listText(e.tile);
+  if (!e.mma.empty())
+    s += ", mma = " + listText(e.mma);
+  return s + ">";
+}
+
+/// The configuration stage's choice for the op in `text` on the host (or,
+/// with `cache`, what it reads from there).
+std::optional<accel::CpuTuningEntry>
+modelChoice(MLIRContext &ctx, const std::string &text,
+            const std::string &features, const std::string &cache = "") {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  if (!module)
+    return std::nullopt;
+  PassManager pm(&ctx);
+  accel::AccelCpuConfigurePassOptions o;
+  o.features = features;
+  o.tuningCache = cache;
+  pm.addPass(accel::createAccelCpuConfigurePass(o));
+  if (failed(pm.run(*module)))
+    return std::nullopt;
+  std::optional<accel::CpuTuningEntry> e;
+  module->walk([&](Operation *op) {
+    auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
+        accel::kLoweringConfigAttrName);
+    if (!config)
+      return;
+    e.emplace();
+    e->key = accel::cpuTuningKey(op);
+    e->kernel = config.getKernel().str();
+    e->tile.assign(config.getTile().begin(), config.getTile().end());
+    e->mma.assign(config.getMma().begin(), config.getMma().end());
+  });
+  return e;
+}
+
+/// Candidates around the model's tiles `m`: cache blocks halved and
+/// doubled (rounded to the register tile and the instruction's k), the
+/// attention tiles over 64..256.
+std::vector<accel::CpuTuningEntry> candidatesAround(
+    const accel::CpuTuningEntry &m) {
+  std::vector<accel::CpuTuningEntry> out;
+  auto add = [&](SmallVector<int64_t, 3> tile, SmallVector<int64_t, 3> mma) {
+    accel::CpuTuningEntry e = m;
+    e.tile = tile;
+    e.mma = mma;
+    for (const accel::CpuTuningEntry &o : out)
+      if (o.tile == e.tile && o.mma == e.mma)
+        return;
+    out.push_back(e);
+  };
+  auto roundTo = [](int64_t x, int64_t q) {
+    return std::max(q, x / q * q);
+  };
+  if (m.kernel == "cpu-flash" || m.kernel == "cpu-flash-amx") {
+    add(m.tile, m.mma);
+    for (int64_t q : {64, 128, 256})
+      for (int64_t kv : {64, 128, 256})
+        add({q, kv}, m.mma);
+    return out;
+  }
+  if (m.tile.size() != 3 || m.mma.size() != 3)
+    return {m};
+  int64_t mr = m.mma[0], kq = m.kernel == "cpu-fma" ? 1 : m.mma[2];
+  if (m.kernel == "cpu-amx-bf16" || m.kernel == "cpu-amx-int8")
+    mr = 16; // an M block is whole 16-row tiles
+  add(m.tile, m.mma);
+  for (int64_t mf : {1, 2, 4})
+    for (int64_t kf : {1, 2, 4}) {
+      SmallVector<int64_t, 3> t = m.tile;
+      t[0] = roundTo(m.tile[0] * mf / 2, mr);
+      t[2] = roundTo(m.tile[2] * kf / 2, std::max<int64_t>(kq, 64));
+      add(t, m.mma);
+    }
+  if (m.kernel == "cpu-fma" && m.mma[1] == 64) {
+    add(m.tile, {4, 64, 1});
+    add(m.tile, {8, 32, 1});
+  }
+  return out;
+}
+} // namespace
+
+void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
+  accel::AccelCpuPipelineOptions hostOptions;
+  std::string features = accel::hostCompileFeatures(hostOptions);
+  std::string cpu = accel::cpuTuningCpu(features, ModuleOp());
+  accel::CpuTuningCache cache;
+  if (llvm::sys::fs::exists(tuningCachePath)) {
+    auto loaded = accel::loadCpuTuningCache(tuningCachePath);
+    if (!loaded) {
+      llvm::errs() << "accel-bench: " << tuningCachePath << ": "
+                   << llvm::toString(loaded.takeError()) << "\n";
+      std::exit(1);
+    }
+    cache = std::move(*loaded);
+  }
+  bool amx = accel::hasCpuFeature(features, "amx-tile"),
+       bf16 = amx || accel::hasCpuFeature(features, "avx512bf16"),
+       i8 = amx || accel::hasCpuFeature(features, "avx512vnni");
+  std::vector<GemmShape> shapes;
+  for (int64_t n : quick ? std::vector<int64_t>{256, 512}
+                         : std::vector<int64_t>{256, 512, 1024, 2048})
+    shapes.push_back({n, n, n, false});
+  if (!gemmShapes.empty()) {
+    std::vector<Shape> given;
+    if (!parseGemmShapes(given))
+      std::exit(1);
+    shapes.clear();
+    for (const Shape &g : given)
+      shapes.push_back({g.m, g.n, g.k, g.transB});
+  }
+  std::vector<int64_t> lengths(attnLengths.begin(), attnLengths.end()),
+      dims(attnHeadDims.begin(), attnHeadDims.end());
+  if (lengths.empty())
+    lengths = quick ? std::vector<int64_t>{512} : std::vector<int64_t>{1024,
+                                                                       2048};
+  if (dims.empty())
+    dims = {64, 128};
+  std::vector<TuneCase> cases;
+  // Buffers live as long as the cases.
+  std::vector<std::shared_ptr<std::vector<float>>> fbufs;
+  std::vector<std::shared_ptr<std::vector<uint16_t>>> hbufs;
+  std::vector<std::shared_ptr<std::vector<int8_t>>> bbufs;
+  std::vector<std::shared_ptr<std::vector<int32_t>>> ibufs;
+  for (const char *dtype : {"f32", "bf16", "i8"}) {
+    if ((std::string(dtype) == "bf16" && !bf16) ||
+        (std::string(dtype) == "i8" && !i8))
+      continue;
+    for (const GemmShape &s : shapes) {
+      int64_t m = s.m, n = s.n, k = s.k;
+      ArrayRef<int64_t> bShape =
+          s.transB ? ArrayRef<int64_t>{n, k} : ArrayRef<int64_t>{k, n};
+      SmallVector<int64_t, 2> bDims(bShape.begin(), bShape.end());
+      TuneCase c;
+      c.label = std::string(dtype) + " GEMM " + s.label();
+      c.name = "mm";
+      c.flop = 2.0 * m * n * k;
+      std::string d = dtype;
+      c.peakKind = d;
+      if (d == "f32") {
+        auto a = std::make_shared<std::vector<float>>(randomBuffer(m * k, 1));
+        auto b = std::make_shared<std::vector<float>>(randomBuffer(k * n, 2));
+        auto o = std::make_shared<std::vector<float>>(m * n);
+        fbufs.insert(fbufs.end(), {a, b, o});
+        c.text = matmulText(s, "f32", "f32");
+        c.bind = [=](AccelKernel &kern) {
+          kern.call.addMemref(a->data(), {m, k});
+          kern.call.addMemref(b->data(), bDims);
+          kern.call.addMemref(o->data(), {m, n});
+          kern.call.addResults({2});
+        };
+        c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
+        c.bytes = 4.0 * (m * k + k * n + m * n);
+        c.tolerance = 1e-5 * k;
+      } else if (d == "bf16") {
+        auto af = randomBuffer(m * k, 1), bf = randomBuffer(k * n, 2);
+        auto a = std::make_shared<std::vector<uint16_t>>(m * k);
+        auto b = std::make_shared<std::vector<uint16_t>>(k * n);
+        for (int64_t i = 0; i < m * k; ++i)
+          (*a)[i] = toBf16(af[i]);
+        for (int64_t i = 0; i < k * n; ++i)
+          (*b)[i] = toBf16(bf[i]);
+        auto o = std::make_shared<std::vector<float>>(m * n);
+        hbufs.insert(hbufs.end(), {a, b});
+        fbufs.push_back(o);
+        c.text = matmulText(s, "bf16", "f32");
+        c.bind = [=](AccelKernel &kern) {
+          kern.call.addMemref(a->data(), {m, k});
+          kern.call.addMemref(b->data(), bDims);
+          kern.call.addMemref(o->data(), {m, n});
+          kern.call.addResults({2});
+        };
+        c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
+        c.bytes = 2.0 * (m * k + k * n) + 4.0 * m * n;
+        c.tolerance = 1e-5 * k;
+      } else {
+        std::mt19937 rng(3);
+        auto a = std::make_shared<std::vector<int8_t>>(m * k);
+        auto b = std::make_shared<std::vector<int8_t>>(k * n);
+        for (int8_t &x : *a)
+          x = int8_t(int(rng() % 256) - 128);
+        for (int8_t &x : *b)
+          x = int8_t(int(rng() % 256) - 128);
+        auto o = std::make_shared<std::vector<int32_t>>(m * n);
+        bbufs.insert(bbufs.end(), {a, b});
+        ibufs.push_back(o);
+        c.text = matmulText(s, "i8", "i32");
+        c.bind = [=](AccelKernel &kern) {
+          kern.call.addMemref(a->data(), {m, k});
+          kern.call.addMemref(b->data(), bDims);
+          kern.call.addMemref(o->data(), {m, n});
+          kern.call.addResults({2});
+        };
+        c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
+        c.bytes = 1.0 * (m * k + k * n) + 4.0 * m * n;
+        c.tolerance = 0;
+      }
+      cases.push_back(std::move(c));
+    }
+  }
+  for (int64_t L : lengths)
+    for (int64_t d : dims)
+      for (bool causal : {false, true}) {
+        int64_t H = attnHeads, n = H * L * d;
+        TuneCase c;
+        c.label = "f32 attention H" + std::to_string(H) + " L" +
+                  std::to_string(L) + " d" + std::to_string(d) +
+                  (causal ? " causal" : "");
+        c.name = "attn";
+        c.peakKind = "f32";
+        c.text = attentionText(H, L, d, causal);
+        auto q = std::make_shared<std::vector<float>>(randomBuffer(n, 1));
+        auto kk = std::make_shared<std::vector<float>>(randomBuffer(n, 2));
+        auto v = std::make_shared<std::vector<float>>(randomBuffer(n, 3));
+        auto o = std::make_shared<std::vector<float>>(n);
+        fbufs.insert(fbufs.end(), {q, kk, v, o});
+        c.bind = [=](AccelKernel &k) {
+          for (auto *buf : {q.get(), kk.get(), v.get(), o.get()})
+            k.call.addMemref(buf->data(), {1, H, L, d});
+          k.call.addResults({4});
+        };
+        c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
+        c.flop = 4.0 * H * L * L * d * (causal ? 0.5 : 1.0);
+        c.bytes = 16.0 * n;
+        c.tolerance = 1e-4;
+        cases.push_back(std::move(c));
+      }
+
+  auto peakOf = [&](const std::string &kind) {
+    double tflops = kind == "bf16" ? spec.peakBf16
+                    : kind == "i8" ? spec.peakI8
+                                   : spec.peakF32;
+    return tflops * 1e12 * benchThreads;
+  };
+  llvm::outs() << llvm::formatv(
+      "\nTuning on {0} ({1}), {2} thread(s); cache {3}\n"
+      "candidates around the configuration stage's tiles, each checked "
+      "against the model's result; ms are medians; tuned/untuned measured "
+      "again after the search (kept when >= {4:f2})\n",
+      cpu, hostCpuModel(), int(benchThreads), tuningCachePath,
+      double(tuneMinGain));
+  llvm::outs() << "| case | kernel | model tiles | model ms | best tiles | "
+                  "best ms | tuned ÷ untuned | kept | predicted ms | "
+                  "predicted ÷ measured |\n|---|---|---|---|---|---|---|---|"
+                  "---|---|\n";
+  for (TuneCase &c : cases) {
+    std::optional<accel::CpuTuningEntry> model =
+        modelChoice(ctx, c.text, features);
+    if (!model) {
+      llvm::errs() << "accel-bench: cannot configure " << c.label << "\n";
+      std::exit(1);
+    }
+    model->cpu = cpu;
+    std::vector<accel::CpuTuningEntry> cands = candidatesAround(*model);
+    std::vector<std::unique_ptr<AccelKernel>> kernels;
+    std::vector<accel::CpuTuningEntry> kept;
+    std::vector<double> reference;
+    for (const accel::CpuTuningEntry &e : cands) {
+      auto k = std::make_unique<AccelKernel>();
+      k->name = c.name;
+      // A candidate the configuration stage refuses is skipped.
+      llvm::raw_null_ostream quiet;
+      ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) {
+        return success();
+      });
+      if (!compile(ctx, withConfig(c.text, configText(e)), *k))
+        continue;
+      c.bind(*k);
+      (*k)();
+      std::vector<double> out = c.output();
+      if (reference.empty()) {
+        reference = out; // the model's tiles come first
+      } else {
+        double diff = 0;
+        for (size_t i = 0; i < out.size(); ++i)
+          diff = std::max(diff, std::fabs(out[i] - reference[i]));
+        if (!(diff <= c.tolerance)) {
+          llvm::outs() << "  " << c.label << ": tiles " << listText(e.tile)
+                       << " " << listText(e.mma) << " differ from the model's "
+                       << "result by " << diff << ": skipped\n";
+          continue;
+        }
+      }
+      kernels.push_back(std::move(k));
+      kept.push_back(e);
+    }
+    std::vector<std::function<void()>> fns;
+    for (auto &k : kernels)
+      fns.push_back(std::ref(*k));
+    std::vector<Timing> t = timeInterleaved(fns);
+    size_t best = 0;
+    for (size_t i = 1; i < t.size(); ++i)
+      if (t[i].median < t[best].median)
+        best = i;
+    // The winner's time is biased low (the best of many): measure the two
+    // again, interleaved.
+    double gain = 1.0, untunedMs = t[0].median * 1e3,
+           bestMs = t[best].median * 1e3;
+    if (best != 0) {
+      std::vector<Timing> again = timeInterleaved(
+          {std::ref(*kernels[0]), std::ref(*kernels[best])});
+      untunedMs = again[0].median * 1e3;
+      bestMs = again[1].median * 1e3;
+      gain = untunedMs / bestMs;
+    }
+    bool keep = best != 0 && gain >= tuneMinGain;
+    double predictedMs =
+        std::max(c.flop / peakOf(c.peakKind),
+                 c.bytes / (spec.memoryGbps * 1e9 * benchThreads)) *
+        1e3;
+    double measuredMs = keep ? bestMs : untunedMs;
+    if (keep) {
+      accel::CpuTuningEntry e = kept[best];
+      e.untunedMs = untunedMs;
+      e.tunedMs = bestMs;
+      e.predictedMs = predictedMs;
+      cache.put(e);
+    }
+    auto tiles = [](const accel::CpuTuningEntry &e) {
+      return listText(e.tile) + (e.mma.empty() ? "" : " " + listText(e.mma));
+    };
+    llvm::outs() << llvm::formatv(
+        "| {0} | {1} | {2} | {3:f3} | {4} | {5:f3} | {6:f2} | {7} | {8:f3} "
+        "| {9:f2} |\n",
+        c.label, model->kernel, tiles(*model), untunedMs, tiles(kept[best]),
+        bestMs, gain, keep ? "yes" : "no (model)", predictedMs,
+        predictedMs / measuredMs);
+    llvm::outs().flush();
+  }
+  std::string text = accel::printCpuTuningCache(cache);
+  std::error_code ec;
+  llvm::raw_fd_ostream file(tuningCachePath, ec);
+  if (ec) {
+    llvm::errs() << "accel-bench: cannot write " << tuningCachePath << ": "
+                 << ec.message() << "\n";
+    std::exit(1);
+  }
+  file << text;
+  file.close();
+  // The configuration stage reads back what was written.
+  int readBack = 0, entries = 0;
+  for (TuneCase &c : cases) {
+    std::optional<accel::CpuTuningEntry> model =
+        modelChoice(ctx, c.text, features);
+    const accel::CpuTuningEntry *e =
+        model ? cache.find(cpu, model->key) : nullptr;
+    if (!e)
+      continue;
+    ++entries;
+    std::optional<accel::CpuTuningEntry> read =
+        modelChoice(ctx, c.text, features, tuningCachePath);
+    readBack += read && read->tile == e->tile && read->mma == e->mma;
+  }
+  llvm::outs() << llvm::formatv("\nwrote {0} ({1} entries); the "
+                                "configuration stage reads back {2} of the "
+                                "{3} for these cases\n",
+                                tuningCachePath, cache.entries.size(),
+                                readBack, entries);
+  if (readBack != entries)
+    std::exit(1);
+}
+
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "accel-bench: accel kernels next to oneDNN and "
@@ -1626,10 +2038,10 @@ int main(int argc, char **argv) {
   registerAllToLLVMIRTranslations(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
-  if (!llvm::is_contained({"gemm", "attention", "precision", "all", "table"},
-                          mode)) {
+  if (!llvm::is_contained(
+          {"gemm", "attention", "precision", "all", "table", "tune"}, mode)) {
     llvm::errs() << "accel-bench: unknown --mode '" << mode
-                 << "' (gemm, attention, precision, all or table)\n";
+                 << "' (gemm, attention, precision, all, table or tune)\n";
     return 1;
   }
   if (modelTarget.empty())
@@ -1643,6 +2055,10 @@ int main(int argc, char **argv) {
   std::vector<Shape> parsedShapes;
   if (!parseGemmShapes(parsedShapes))
     return 1;
+  if (mode == "tune" && tuningCachePath.empty()) {
+    llvm::errs() << "accel-bench: --mode=tune needs --tuning-cache=FILE\n";
+    return 1;
+  }
   if (mode == "table" && benchThreads != 1) {
     llvm::errs() << "accel-bench: --mode=table runs one and two threads "
                     "itself; leave --bench-threads at 1\n";
@@ -1680,5 +2096,7 @@ int main(int argc, char **argv) {
     benchPrecision(ctx);
   if (mode == "table")
     benchTable(ctx, *spec);
+  if (mode == "tune")
+    benchTune(ctx, *spec);
   return 0;
 }
