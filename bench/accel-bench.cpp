@@ -1644,6 +1644,9 @@ namespace {
 struct TuneCase {
   std::string label, text, name, peakKind;
   std::function<void(AccelKernel &)> bind;
+  /// Fills the output with what no kernel writes (NaN, INT32_MIN) before a
+  /// candidate's checked call, so an element it skips cannot pass.
+  std::function<void()> clear;
   std::function<std::vector<double>()> output;
   double flop = 0, bytes = 0, tolerance = 0;
 };
@@ -1816,6 +1819,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
           kern.call.addMemref(o->data(), {m, n});
           kern.call.addResults({2});
         };
+        c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
         c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
         c.bytes = 4.0 * (m * k + k * n + m * n);
         c.tolerance = 1e-5 * k;
@@ -1837,6 +1841,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
           kern.call.addMemref(o->data(), {m, n});
           kern.call.addResults({2});
         };
+        c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
         c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
         c.bytes = 2.0 * (m * k + k * n) + 4.0 * m * n;
         c.tolerance = 1e-5 * k;
@@ -1858,6 +1863,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
           kern.call.addMemref(o->data(), {m, n});
           kern.call.addResults({2});
         };
+        c.clear = [=] { std::fill(o->begin(), o->end(), INT32_MIN); };
         c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
         c.bytes = 1.0 * (m * k + k * n) + 4.0 * m * n;
         c.tolerance = 0;
@@ -1886,6 +1892,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
             k.call.addMemref(buf->data(), {1, H, L, d});
           k.call.addResults({4});
         };
+        c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
         c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
         c.flop = 4.0 * H * L * L * d * (causal ? 0.5 : 1.0);
         c.bytes = 16.0 * n;
@@ -1925,22 +1932,35 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
     for (const accel::CpuTuningEntry &e : cands) {
       auto k = std::make_unique<AccelKernel>();
       k->name = c.name;
-      // A candidate the configuration stage refuses is skipped.
-      llvm::raw_null_ostream quiet;
-      ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) {
-        return success();
-      });
-      if (!compile(ctx, withConfig(c.text, configText(e)), *k))
-        continue;
+      bool isModel = &e == &cands.front(); // the model's tiles come first
+      {
+        // A candidate the configuration stage refuses is skipped.
+        ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) {
+          return success();
+        });
+        if (!compile(ctx, withConfig(c.text, configText(e)), *k)) {
+          if (isModel) {
+            llvm::errs() << "accel-bench: " << c.label
+                         << ": the model's own tiles do not compile\n";
+            std::exit(1);
+          }
+          continue;
+        }
+      }
       c.bind(*k);
+      c.clear();
       (*k)();
       std::vector<double> out = c.output();
-      if (reference.empty()) {
-        reference = out; // the model's tiles come first
+      if (isModel) {
+        reference = out;
       } else {
         double diff = 0;
-        for (size_t i = 0; i < out.size(); ++i)
-          diff = std::max(diff, std::fabs(out[i] - reference[i]));
+        for (size_t i = 0; i < out.size(); ++i) {
+          double d = std::fabs(out[i] - reference[i]);
+          diff = std::isnan(d) ? d : std::max(diff, d);
+          if (std::isnan(d))
+            break;
+        }
         if (!(diff <= c.tolerance)) {
           llvm::outs() << "  " << c.label << ": tiles " << listText(e.tile)
                        << " " << listText(e.mma) << " differ from the model's "
@@ -1970,7 +1990,9 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
       bestMs = again[1].median * 1e3;
       gain = untunedMs / bestMs;
     }
-    bool keep = best != 0 && gain >= tuneMinGain;
+    // --tune-min-gain <= 0 keeps every case's best, the model's tiles
+    // included (tests: a known number of entries to read back).
+    bool keep = tuneMinGain <= 0 || (best != 0 && gain >= tuneMinGain);
     double predictedMs =
         std::max(c.flop / peakOf(c.peakKind),
                  c.bytes / (spec.memoryGbps * 1e9 * benchThreads)) *
@@ -1981,7 +2003,11 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
       e.untunedMs = untunedMs;
       e.tunedMs = bestMs;
       e.predictedMs = predictedMs;
+      e.threads = benchThreads;
       cache.put(e);
+    } else {
+      // The model's tiles won: an entry from an earlier run goes.
+      cache.erase(cpu, model->key);
     }
     auto tiles = [](const accel::CpuTuningEntry &e) {
       return listText(e.tile) + (e.mma.empty() ? "" : " " + listText(e.mma));

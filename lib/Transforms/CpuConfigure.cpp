@@ -455,7 +455,13 @@ struct AccelCpuConfigurePass
     WalkResult r = module.walk([&](Operation *op) {
       if (!isa<MatmulOp, AttentionOp>(op))
         return WalkResult::advance();
-      if (cache && !cpuKind.empty() &&
+      // Options the user gave outrank the cache (docs/configure.md, "Who
+      // wins": the op's config, the options, then the model, which the
+      // cache refines).
+      bool optionsGiven = isa<MatmulOp>(op)
+                              ? !o.cacheTile.empty() || !o.registerTile.empty()
+                              : o.attentionTileQ > 0 || o.attentionTileKV > 0;
+      if (cache && !cpuKind.empty() && !optionsGiven &&
           !op->hasAttr(kLoweringConfigAttrName)) {
         std::string key = cpuTuningKey(op);
         if (const CpuTuningEntry *e =
@@ -464,10 +470,19 @@ struct AccelCpuConfigurePass
           if (failed(model))
             return WalkResult::interrupt();
           if (model->getKernel() == e->kernel) {
-            op->setAttr(kLoweringConfigAttrName,
-                        LoweringConfigAttr::get(op->getContext(), e->kernel,
-                                                e->tile, {}, e->mma, 0, ""));
-            FailureOr<LoweringConfigAttr> tuned = configureCpuOp(op, cpu, o);
+            // Checked as the attribute's own verifier would check a written
+            // one (sizes positive where they must be) before any choice
+            // code sees it.
+            auto entryConfig = LoweringConfigAttr::getChecked(
+                [&] { return op->emitError(); }, op->getContext(),
+                StringRef(e->kernel), ArrayRef<int64_t>(e->tile),
+                ArrayRef<int64_t>(), ArrayRef<int64_t>(e->mma), int64_t(0),
+                StringRef());
+            FailureOr<LoweringConfigAttr> tuned = failure();
+            if (entryConfig) {
+              op->setAttr(kLoweringConfigAttrName, entryConfig);
+              tuned = configureCpuOp(op, cpu, o);
+            }
             if (failed(tuned)) {
               op->emitError() << "accel-cpu-configure: the tuning cache '"
                               << tuningCache << "' entry for '" << key

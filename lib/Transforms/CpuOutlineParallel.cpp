@@ -37,6 +37,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELCPUOUTLINEPARALLELPASS
@@ -62,9 +63,12 @@ std::optional<int64_t> staticTripCount(scf::ParallelOp loop) {
     std::optional<int64_t> l = getConstantIntValue(lb),
                            u = getConstantIntValue(ub),
                            s = getConstantIntValue(step);
-    if (!l || !u || !s || *s <= 0)
+    int64_t span, trips;
+    if (!l || !u || !s || *s <= 0 || llvm::SubOverflow(*u, *l, span))
       return std::nullopt;
-    total *= *u > *l ? llvm::divideCeil(*u - *l, *s) : 0;
+    trips = span > 0 ? llvm::divideCeil(span, *s) : 0;
+    if (llvm::MulOverflow(total, trips, total))
+      return std::nullopt;
   }
   return total;
 }
@@ -207,8 +211,10 @@ struct OutlineParallel
       b.setInsertionPointToStart(&parent.getBody().front());
       Value one = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
                                            b.getI64IntegerAttr(1));
+      // No alignment given: LLVM's preferred one for the struct, which
+      // the fields' loads and stores (a captured vector's included) assume.
       slot = LLVM::AllocaOp::create(b, loc, ptr, structType, one,
-                                    /*alignment=*/8);
+                                    /*alignment=*/0);
     } else {
       slot = LLVM::ZeroOp::create(b, loc, ptr);
     }

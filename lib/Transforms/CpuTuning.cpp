@@ -8,6 +8,7 @@
 #include "accel/Transforms/CpuTuning.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Target/Catalogue.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
@@ -21,10 +22,16 @@ static constexpr int64_t kVersion = 1;
 
 const CpuTuningEntry *CpuTuningCache::find(llvm::StringRef cpu,
                                            llvm::StringRef key) const {
-  for (auto it = entries.rbegin(); it != entries.rend(); ++it)
-    if (it->cpu == cpu && it->key == key)
-      return &*it;
+  for (const CpuTuningEntry &e : entries)
+    if (e.cpu == cpu && e.key == key)
+      return &e;
   return nullptr;
+}
+
+void CpuTuningCache::erase(llvm::StringRef cpu, llvm::StringRef key) {
+  llvm::erase_if(entries, [&](const CpuTuningEntry &e) {
+    return e.cpu == cpu && e.key == key;
+  });
 }
 
 void CpuTuningCache::put(const CpuTuningEntry &e) {
@@ -92,9 +99,12 @@ mlir::accel::parseCpuTuningCache(llvm::StringRef text) {
         into->push_back(*n);
       }
     }
+    if (cache.find(e.cpu, e.key))
+      return bad("a second entry for \"" + e.key + "\" on " + e.cpu);
     e.untunedMs = o->getNumber("untuned_ms").value_or(0);
     e.tunedMs = o->getNumber("tuned_ms").value_or(0);
     e.predictedMs = o->getNumber("predicted_ms").value_or(0);
+    e.threads = o->getInteger("threads").value_or(0);
     cache.entries.push_back(std::move(e));
   }
   return cache;
@@ -124,6 +134,8 @@ std::string mlir::accel::printCpuTuningCache(const CpuTuningCache &cache) {
       o["tuned_ms"] = e.tunedMs;
     if (e.predictedMs > 0)
       o["predicted_ms"] = e.predictedMs;
+    if (e.threads > 0)
+      o["threads"] = e.threads;
     entries.push_back(std::move(o));
   }
   llvm::json::Object root{{"format", kFormat},

@@ -19,15 +19,33 @@
 // SIZES: error: accel-cpu-configure: tuning cache '{{.*}}sizes.json': entry 0: "tile" holds something other than sizes
 // RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/notile.json" 2>&1 | FileCheck %s --check-prefix=NOTILE
 // NOTILE: error: accel-cpu-configure: tuning cache '{{.*}}notile.json': entry 0: no "tile" array
-// Tiles the kernel cannot take: the op's error, then which entry.
+// Sizes no config may have (the attribute's verifier), then tiles the
+// kernel cannot take (the stage's check): the op's error, then which entry.
 // RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/tiles.json" 2>&1 | FileCheck %s --check-prefix=TILES
-// TILES: ops.mlir:2:8: error: 'accel.matmul' op cannot use cpu-fma: {{.*}}
+// TILES: ops.mlir:2:8: error: lowering_config 'mma' entries must be positive, got 0
 // TILES: ops.mlir:2:8: error: accel-cpu-configure: the tuning cache '{{.*}}tiles.json' entry for 'matmul f32xf32->f32 m64 n64 k64' on x86-64-avx512 does not fit this op (above)
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/width.json" 2>&1 | FileCheck %s --check-prefix=WIDTH
+// WIDTH: ops.mlir:2:8: error: 'accel.matmul' op cannot use cpu-fma: register tile nr must be a power of two (got 48)
+// WIDTH: ops.mlir:2:8: error: accel-cpu-configure: the tuning cache '{{.*}}width.json' entry for 'matmul f32xf32->f32 m64 n64 k64' on x86-64-avx512 does not fit this op (above)
+// An attention block of 0 rows (would divide by zero in the decomposition).
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/zero.json" 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: ops.mlir:6:8: error: lowering_config 'tile' entries must be positive, got 0
+// ZERO: ops.mlir:6:8: error: accel-cpu-configure: the tuning cache '{{.*}}zero.json' entry for 'attention f32 b1 h2 q64 kv64 d32' on x86-64-avx512 does not fit this op (above)
+// Two entries for one CPU and class.
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/twice.json" 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: accel-cpu-configure: tuning cache '{{.*}}twice.json': entry 1: a second entry for "k" on x86-64-avx512
+// Options the user gave outrank the cache: the same bad entry is not read.
+// RUN: accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/width.json register-tile=6,64,1 attention-tile-q=32" | FileCheck %s --check-prefix=OPTIONS
+// OPTIONS: mma = [6, 64, 1]
 
 //--- ops.mlir
 func.func @f(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = accel.matmul ins(%a, %a : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
+}
+func.func @g(%q: tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32> {
+  %0 = accel.attention ins(%q, %q, %q : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%q : tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32>
+  return %0 : tensor<1x2x64x32xf32>
 }
 //--- text.json
 tiles: fast
@@ -52,3 +70,14 @@ tiles: fast
 //--- tiles.json
 {"format": "accel-cpu-tuning", "version": 1, "entries": [
  {"cpu": "x86-64-avx512", "key": "matmul f32xf32->f32 m64 n64 k64", "kernel": "cpu-fma", "tile": [64, 64, 64], "mma": [0, 64, 1]}]}
+//--- width.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "matmul f32xf32->f32 m64 n64 k64", "kernel": "cpu-fma", "tile": [64, 64, 64], "mma": [6, 48, 1]},
+ {"cpu": "x86-64-avx512", "key": "attention f32 b1 h2 q64 kv64 d32", "kernel": "cpu-flash", "tile": [0, 64]}]}
+//--- zero.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "attention f32 b1 h2 q64 kv64 d32", "kernel": "cpu-flash", "tile": [0, 64]}]}
+//--- twice.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [1, 1, 1]},
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [2, 2, 2]}]}

@@ -76,6 +76,7 @@ func.func @scale(%a: memref<?x64xf32>, %b: memref<?x64xf32>, %s: f32) {
 // steps go through the context; a loop inside sequential loops of 2 x 3
 // iterations (a GEMM's K blocks) is outlined.
 // CHECK-LABEL: func.func @kept(
+// CHECK-NOT:     accel_parallel_for
 // CHECK:         scf.parallel {{.*}} init
 // CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
 // CHECK:         scf.for
@@ -85,6 +86,7 @@ func.func @scale(%a: memref<?x64xf32>, %b: memref<?x64xf32>, %s: f32) {
 // CHECK-NEXT:        scf.for
 // CHECK-NEXT:          scf.for
 // CHECK-NEXT:            scf.parallel
+// CHECK-NOT:     accel_parallel_for
 // CHECK:         return
 // CHECK-LABEL: func.func @several(
 // CHECK-SAME:    %[[LB:.*]]: index, %[[UB:.*]]: index, %[[ST:.*]]: index
@@ -171,6 +173,32 @@ func.func @several(%lb: index, %ub: index, %st: index) {
         memref.store %f, %t[%i] : memref<16xf32>
       }
     }
+  }
+  return
+}
+
+// -----
+
+// A captured vector (the slot takes LLVM's preferred alignment for the
+// struct: no 8-byte alignment under a 64-byte vector), and a 2-d loop whose
+// inner trip count is dynamic: it goes through the context and
+// delinearises the iteration.
+// CHECK-LABEL: func.func @vec(
+// CHECK:         %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(vector<16xf32>, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, i64)> : (i64) -> !llvm.ptr
+// CHECK:         llvm.store %{{.*}}, %{{.*}} : vector<16xf32>, !llvm.ptr
+// CHECK-LABEL: func.func private @vec_parallel(
+// CHECK:         %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
+// CHECK:         %[[N:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:         scf.for %[[IT:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:           %[[J:.*]] = arith.remui %[[IT]], %[[N]]
+// CHECK:           %[[I:.*]] = arith.divui %[[IT]], %[[N]]
+// CHECK:           vector.store %[[V]]
+func.func @vec(%m: memref<?x?xf32>, %v: vector<16xf32>, %cols: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %cols) step (%c1, %c1) {
+    vector.store %v, %m[%i, %j] : memref<?x?xf32>, vector<16xf32>
   }
   return
 }

@@ -37,14 +37,19 @@ struct CpuTuningEntry {
   /// Informational, written by the tuner: the model's and the best
   /// candidate's median times in ms (0: not given).
   double untunedMs = 0, tunedMs = 0, predictedMs = 0;
+  /// The threads it was measured on (0: not given). Informational: the key
+  /// does not hold it, so a cache applies whatever the thread count.
+  int64_t threads = 0;
 };
 
 struct CpuTuningCache {
   std::vector<CpuTuningEntry> entries;
-  /// The entry for `cpu` and `key`; the last one when several match.
+  /// The entry for `cpu` and `key` (a parsed cache has at most one).
   const CpuTuningEntry *find(llvm::StringRef cpu, llvm::StringRef key) const;
-  /// Adds `e`, replacing an entry of the same CPU and key.
+  /// Adds `e`, replacing the entry of the same CPU and key.
   void put(const CpuTuningEntry &e);
+  /// Removes the entry of `cpu` and `key`, if any.
+  void erase(llvm::StringRef cpu, llvm::StringRef key);
 };
 
 /// The cache in `text` (JSON: {"format": "accel-cpu-tuning", "version": 1,

@@ -956,7 +956,8 @@ def AccelCpuOutlineParallelPass
     `(fn, !llvm.ptr, index) -> ()`: `callee(body, context, count)` must run
     `body(context, begin, end)` over disjoint ranges that cover
     [0, count) (on any threads) and return when all have returned.
-    `body` is a new private function `<function>_parallel_<n>` of type
+    `body` is a new private function `<function>_parallel` (then
+    `_parallel_0`, `_parallel_1`, ...; internal linkage) of type
     `(!llvm.ptr, index, index) -> ()` that runs the loop's iterations
     begin..end-1 of its row-major linearised iteration space; `context`
     points to a stack slot (allocated in the function's entry block) that

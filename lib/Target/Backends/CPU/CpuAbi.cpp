@@ -568,9 +568,12 @@ static void begin_frame(struct frame *f) {
 
 /* Frees what the frame still holds: after a failed allocation, every
    temporary it made; after a call that ended, the buffers of its results
-   (copied out by then) and anything else the kernel did not free. Reached
-   through `call` after a longjmp, never through a local of the function
-   that called setjmp. */
+   (copied out by then) and anything else the kernel did not free. The frame
+   is a local of the function that calls setjmp and changes after it (its
+   list of temporaries); C leaves such a local's value indeterminate after
+   longjmp unless it is volatile, but its address is in `call`, so the
+   compiler cannot keep it in registers, and end_frame reads it only through
+   that pointer. */
 static void end_frame(void) {
   struct frame *f = call;
   size_t i;
@@ -620,15 +623,17 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
 /* The parallel loops: the kernels call ACCEL_RT(parallel_for)(body,
    context, count) (accel-cpu-outline-parallel), which must run
    body(context, begin, end) over ranges that cover [0, count). They are cut
-   into `chunks` contiguous ranges, handed out one at a time, each run as a
-   task in a frame of its own. */
+   into `chunks` contiguous ranges, each run once as a task in a frame of its
+   own. */
 typedef void (*accel_body)(void *context, int64_t begin, int64_t end);
 struct job {
   accel_body body;
   void *context;
   int64_t count, chunks;
-  int64_t next, done; /* atomic */
-  int failed;         /* atomic: a task's temporary could not be allocated */
+  int width;    /* the library's threads that share it */
+  int64_t done; /* atomic: chunks run */
+  int failed;   /* atomic: a task's temporary could not be allocated */
+  unsigned char taken[4 * ACCEL_MAX_THREADS]; /* atomic, per chunk */
 };
 
 static void run_task(void *p, int64_t i) {
@@ -650,13 +655,32 @@ static void run_task(void *p, int64_t i) {
   end_frame();
 }
 
-/* Takes chunks until none is left. */
-static void work(struct job *j) {
-  int64_t i;
-  while ((i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->chunks) {
-    run_task(j, i);
-    __atomic_fetch_add(&j->done, 1, __ATOMIC_RELEASE);
+/* Runs chunk i unless another thread took it. */
+static void take(struct job *j, int64_t i) {
+  if (__atomic_load_n(&j->taken[i], __ATOMIC_RELAXED) ||
+      __atomic_exchange_n(&j->taken[i], 1, __ATOMIC_RELAXED))
+    return;
+  run_task(j, i);
+  __atomic_fetch_add(&j->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Thread `self` (0: the calling thread) first runs its own contiguous
+   share of the chunks, the rows OpenMP's static schedule would give it, so
+   that a kernel called in a loop finds its data in the caches of the core
+   that used it last time (handing chunks out in the order threads arrive
+   moved 256^3 GEMM blocks between cores at every call, 15 % slower); then
+   any chunk still left, so that a late or slow thread holds nobody up. */
+static void work(struct job *j, int self) {
+  int64_t per = j->chunks / j->width, extra = j->chunks % j->width, i,
+          begin = 0, end = 0;
+  if (self < j->width) {
+    begin = self * per + (self < extra ? self : extra);
+    end = begin + per + (self < extra);
   }
+  for (i = begin; i < end; ++i)
+    take(j, i);
+  for (i = 0; i < j->chunks; ++i)
+    take(j, (end + i) % j->chunks);
 }
 
 /* The library's own threads: `width` - 1 workers beside the calling
@@ -723,7 +747,7 @@ static void *worker(void *arg) {
     __atomic_fetch_add(&pool.users, 1, __ATOMIC_SEQ_CST);
     j = __atomic_load_n(&pool.job, __ATOMIC_SEQ_CST);
     if (j)
-      work(j);
+      work(j, index + 1);
     __atomic_fetch_sub(&pool.users, 1, __ATOMIC_SEQ_CST);
   }
 }
@@ -731,13 +755,21 @@ static void *worker(void *arg) {
 /* A child of fork() has only the forking thread: it forgets the parent's
    workers (joining them at exit would wait on threads of another process)
    and starts its own when a loop needs them; the locks may have been held
-   by another thread of the parent. Noticed by the process id, which needs
-   no pthread_atfork (whose handler a library must register through glibc's
-   libc_nonshared.a, which this one does not link). */
+   by another thread of the parent. Noticed by the process id, remembered
+   when the library is loaded (no pthread_atfork: a library registers its
+   handler through glibc's libc_nonshared.a, which this one does not link);
+   the first thread of the child to notice claims the reset. */
+__attribute__((constructor)) static void remember_process(void) {
+  __atomic_store_n(&pool.pid, getpid(), __ATOMIC_RELAXED);
+}
+
 static void forget_if_forked(void) {
   pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
   pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
-  if (!pool.started || pool.pid == getpid())
+  pid_t self = getpid(), old = __atomic_load_n(&pool.pid, __ATOMIC_ACQUIRE);
+  if (old == self || !__atomic_compare_exchange_n(&pool.pid, &old, self, 0,
+                                                  __ATOMIC_ACQ_REL,
+                                                  __ATOMIC_ACQUIRE))
     return;
   pool.submit = unlocked;
   pool.lock = unlocked;
@@ -751,8 +783,8 @@ static void forget_if_forked(void) {
    threads. */
 static void start_workers(int width) {
   sigset_t all, old;
-  if (!pool.started)
-    pool.pid = getpid();
+  if (pool.started >= width - 1)
+    return;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   while (pool.started < width - 1 &&
@@ -782,7 +814,7 @@ static int64_t chunks_for(int64_t count, int width) {
 
 __attribute__((visibility("hidden"))) void
 ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
-  struct job j = {body, context, count, 0, 0, 0, 0};
+  struct job j = {body, context, count, 0, 1, 0, 0, {0}};
   int width;
   if (count <= 0)
     return;
@@ -800,12 +832,13 @@ ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
     if (width > pool.started + 1)
       width = pool.started + 1;
     j.chunks = chunks_for(count, width);
+    j.width = width;
     __atomic_store_n(&pool.job, &j, __ATOMIC_SEQ_CST);
     pthread_mutex_lock(&pool.lock);
     __atomic_fetch_add(&pool.generation, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.lock);
-    work(&j);
+    work(&j, 0);
     while (__atomic_load_n(&j.done, __ATOMIC_ACQUIRE) < j.chunks)
       __builtin_ia32_pause();
     __atomic_store_n(&pool.job, (struct job *)0, __ATOMIC_SEQ_CST);
