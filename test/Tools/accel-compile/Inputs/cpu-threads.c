@@ -134,6 +134,25 @@ static void caller_parallel_for(void *runner, int64_t n, accel_task task,
   pthread_join(t, 0);
 }
 
+/* Calls mm 10 times into a buffer of its own; counts the right results. */
+struct concurrent {
+  int right, unused;
+};
+static void *call_mm_repeatedly(void *arg) {
+  struct concurrent *r = arg;
+  float *out = malloc(sizeof c);
+  int i;
+  for (i = 0; i < 10; ++i) {
+    accel_tensor ta = {a, 2, {M, K}, {K, 1}}, tb = {b, 2, {K, N}, {N, 1}},
+                 tc = {out, 2, {M, N}, {N, 1}};
+    fill(out, M * N, NAN);
+    r->right += accel_mm(&ta, &tb, &tc) == ACCEL_OK &&
+                memcmp(out, c1, sizeof c) == 0;
+  }
+  free(out);
+  return 0;
+}
+
 /* The threads of this process (Linux: /proc/self/task). */
 static int threads_of_this_process(void) {
   DIR *d = opendir("/proc/self/task");
@@ -280,6 +299,25 @@ int main(void) {
     EXPECT(failed_on_worker == (ACCEL_THR_THREADS > 1),
            "a failure on another thread: %d", failed_on_worker);
   }
+  /* Two application threads calling the library at once: one gets the
+     library's threads for a loop, the other runs that loop on its own
+     thread; both results are right. */
+  {
+    pthread_t other;
+    struct concurrent mine = {0, 0}, theirs = {0, 0};
+    /* The library's own threads (the test's pools above serve one caller
+       at a time). */
+    EXPECT(accel_thr_set_parallel_for(0, 0, 1) == ACCEL_OK, "unset");
+    EXPECT(accel_thr_set_num_threads(ACCEL_THR_THREADS) == ACCEL_OK,
+           "set %d", ACCEL_THR_THREADS);
+    pthread_create(&other, 0, call_mm_repeatedly, &theirs);
+    call_mm_repeatedly(&mine);
+    pthread_join(other, 0);
+    printf("concurrent calls: %d and %d of 10 right\n", mine.right,
+           theirs.right);
+    EXPECT(mine.right == 10 && theirs.right == 10, "concurrent calls");
+  }
+
   /* A child of fork() after the workers started (as Python's
      multiprocessing makes): it forgets the parent's workers (not in this
      process), starts one of its own, and exits without waiting for the
