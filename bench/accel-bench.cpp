@@ -1787,85 +1787,61 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
   if (dims.empty())
     dims = {64, 128};
   std::vector<TuneCase> cases;
-  // Buffers live as long as the cases.
-  std::vector<std::shared_ptr<std::vector<float>>> fbufs;
-  std::vector<std::shared_ptr<std::vector<uint16_t>>> hbufs;
-  std::vector<std::shared_ptr<std::vector<int8_t>>> bbufs;
-  std::vector<std::shared_ptr<std::vector<int32_t>>> ibufs;
   for (const char *dtype : {"f32", "bf16", "i8"}) {
     if ((std::string(dtype) == "bf16" && !bf16) ||
         (std::string(dtype) == "i8" && !i8))
       continue;
     for (const GemmShape &s : shapes) {
       int64_t m = s.m, n = s.n, k = s.k;
-      ArrayRef<int64_t> bShape =
-          s.transB ? ArrayRef<int64_t>{n, k} : ArrayRef<int64_t>{k, n};
-      SmallVector<int64_t, 2> bDims(bShape.begin(), bShape.end());
+      SmallVector<int64_t, 2> bDims = s.transB ? SmallVector<int64_t, 2>{n, k}
+                                               : SmallVector<int64_t, 2>{k, n};
       TuneCase c;
       c.label = std::string(dtype) + " GEMM " + s.label();
       c.name = "mm";
       c.flop = 2.0 * m * n * k;
       std::string d = dtype;
       c.peakKind = d;
-      if (d == "f32") {
-        auto a = std::make_shared<std::vector<float>>(randomBuffer(m * k, 1));
-        auto b = std::make_shared<std::vector<float>>(randomBuffer(k * n, 2));
-        auto o = std::make_shared<std::vector<float>>(m * n);
-        fbufs.insert(fbufs.end(), {a, b, o});
-        c.text = matmulText(s, "f32", "f32");
+      // A, B of `In` and C of `Out`, owned by the case's closures; C is
+      // filled with `unwritten` before each checked call.
+      auto bindGemm = [&](auto a, auto b, auto o, auto unwritten) {
         c.bind = [=](AccelKernel &kern) {
           kern.call.addMemref(a->data(), {m, k});
           kern.call.addMemref(b->data(), bDims);
           kern.call.addMemref(o->data(), {m, n});
           kern.call.addResults({2});
         };
-        c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
+        c.clear = [=] { std::fill(o->begin(), o->end(), unwritten); };
         c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
-        c.bytes = 4.0 * (m * k + k * n + m * n);
+        c.bytes = double(sizeof((*a)[0])) * (m * k + k * n) +
+                  double(sizeof((*o)[0])) * m * n;
+      };
+      if (d == "f32") {
+        bindGemm(std::make_shared<std::vector<float>>(randomBuffer(m * k, 1)),
+                 std::make_shared<std::vector<float>>(randomBuffer(k * n, 2)),
+                 std::make_shared<std::vector<float>>(m * n), float(NAN));
+        c.text = matmulText(s, "f32", "f32");
         c.tolerance = 1e-5 * k;
       } else if (d == "bf16") {
-        auto af = randomBuffer(m * k, 1), bf = randomBuffer(k * n, 2);
-        auto a = std::make_shared<std::vector<uint16_t>>(m * k);
-        auto b = std::make_shared<std::vector<uint16_t>>(k * n);
-        for (int64_t i = 0; i < m * k; ++i)
-          (*a)[i] = toBf16(af[i]);
-        for (int64_t i = 0; i < k * n; ++i)
-          (*b)[i] = toBf16(bf[i]);
-        auto o = std::make_shared<std::vector<float>>(m * n);
-        hbufs.insert(hbufs.end(), {a, b});
-        fbufs.push_back(o);
-        c.text = matmulText(s, "bf16", "f32");
-        c.bind = [=](AccelKernel &kern) {
-          kern.call.addMemref(a->data(), {m, k});
-          kern.call.addMemref(b->data(), bDims);
-          kern.call.addMemref(o->data(), {m, n});
-          kern.call.addResults({2});
+        auto bf16Of = [](const std::vector<float> &f) {
+          auto v = std::make_shared<std::vector<uint16_t>>(f.size());
+          std::transform(f.begin(), f.end(), v->begin(), toBf16);
+          return v;
         };
-        c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
-        c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
-        c.bytes = 2.0 * (m * k + k * n) + 4.0 * m * n;
+        bindGemm(bf16Of(randomBuffer(m * k, 1)), bf16Of(randomBuffer(k * n, 2)),
+                 std::make_shared<std::vector<float>>(m * n), float(NAN));
+        c.text = matmulText(s, "bf16", "f32");
         c.tolerance = 1e-5 * k;
       } else {
         std::mt19937 rng(3);
-        auto a = std::make_shared<std::vector<int8_t>>(m * k);
-        auto b = std::make_shared<std::vector<int8_t>>(k * n);
-        for (int8_t &x : *a)
-          x = int8_t(int(rng() % 256) - 128);
-        for (int8_t &x : *b)
-          x = int8_t(int(rng() % 256) - 128);
-        auto o = std::make_shared<std::vector<int32_t>>(m * n);
-        bbufs.insert(bbufs.end(), {a, b});
-        ibufs.push_back(o);
-        c.text = matmulText(s, "i8", "i32");
-        c.bind = [=](AccelKernel &kern) {
-          kern.call.addMemref(a->data(), {m, k});
-          kern.call.addMemref(b->data(), bDims);
-          kern.call.addMemref(o->data(), {m, n});
-          kern.call.addResults({2});
+        auto i8Of = [&](int64_t size) {
+          auto v = std::make_shared<std::vector<int8_t>>(size);
+          for (int8_t &x : *v)
+            x = int8_t(int(rng() % 256) - 128);
+          return v;
         };
-        c.clear = [=] { std::fill(o->begin(), o->end(), INT32_MIN); };
-        c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
-        c.bytes = 1.0 * (m * k + k * n) + 4.0 * m * n;
+        bindGemm(i8Of(m * k), i8Of(k * n),
+                 std::make_shared<std::vector<int32_t>>(m * n), INT32_MIN);
+        c.text = matmulText(s, "i8", "i32");
         c.tolerance = 0;
       }
       cases.push_back(std::move(c));
@@ -1886,7 +1862,6 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
         auto kk = std::make_shared<std::vector<float>>(randomBuffer(n, 2));
         auto v = std::make_shared<std::vector<float>>(randomBuffer(n, 3));
         auto o = std::make_shared<std::vector<float>>(n);
-        fbufs.insert(fbufs.end(), {q, kk, v, o});
         c.bind = [=](AccelKernel &k) {
           for (auto *buf : {q.get(), kk.get(), v.get(), o.get()})
             k.call.addMemref(buf->data(), {1, H, L, d});
