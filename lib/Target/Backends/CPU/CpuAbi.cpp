@@ -695,7 +695,7 @@ static struct {
   pthread_mutex_t submit, lock;
   pthread_cond_t wake;
   int width, started, quit;
-  pid_t pid; /* of the process that started the workers */
+  pid_t pid; /* of the process, remembered at load (fork: forget_if_forked) */
   unsigned generation;
   struct job *job;
   int users;
@@ -814,18 +814,28 @@ static int64_t chunks_for(int64_t count, int width) {
 
 __attribute__((visibility("hidden"))) void
 ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
-  struct job j = {body, context, count, 0, 1, 0, 0, {0}};
+  struct job j; /* `taken` is cleared only for the chunks a loop has */
   int width;
   if (count <= 0)
     return;
+  j.body = body;
+  j.context = context;
+  j.count = count;
+  j.width = 1;
+  j.done = 0;
+  j.failed = 0;
   if (pool.runner_fn) {
     j.chunks = chunks_for(count, pool.runner_width);
     pool.runner_fn(pool.runner, j.chunks, run_task, &j);
   } else {
     width = __atomic_load_n(&pool.width, __ATOMIC_RELAXED);
-    forget_if_forked();
-    if (width <= 1 || count == 1 || pthread_mutex_trylock(&pool.submit)) {
+    if (width <= 1 || count == 1) {
       body(context, 0, count); /* in the caller's frame */
+      return;
+    }
+    forget_if_forked();
+    if (pthread_mutex_trylock(&pool.submit)) {
+      body(context, 0, count);
       return;
     }
     start_workers(width);
@@ -833,6 +843,7 @@ ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
       width = pool.started + 1;
     j.chunks = chunks_for(count, width);
     j.width = width;
+    memset(j.taken, 0, (size_t)j.chunks);
     __atomic_store_n(&pool.job, &j, __ATOMIC_SEQ_CST);
     pthread_mutex_lock(&pool.lock);
     __atomic_fetch_add(&pool.generation, 1, __ATOMIC_RELEASE);
