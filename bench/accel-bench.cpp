@@ -45,6 +45,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include <cblas.h>
@@ -58,8 +60,10 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string>
     mode("mode",
-         cl::desc("gemm, attention, precision, all (the three), or table "
-                  "(issue 10's ratios against their goals)"),
+         cl::desc("gemm, attention, precision, all (the three), table "
+                  "(issue 10's ratios against their goals), tune, or "
+                  "epilogue (matmuls with fused epilogues against oneDNN's "
+                  "post-ops)"),
          cl::init("all"));
 static cl::opt<int>
     benchThreads("bench-threads",
@@ -1119,6 +1123,184 @@ double maxAbsDiff(const float *x, const float *y, size_t n) {
   return m;
 }
 
+/// oneDNN's matmul with the epilogue as its bias argument and post-ops (an
+/// eltwise activation, then optionally a binary add of a residual): the
+/// library's own fused form, the strongest reference for a fused epilogue.
+struct DnnlMatmulPostOps {
+  dnnl::matmul prim;
+  dnnl::memory a, b, bias, c, residual;
+  dnnl::stream *stream = nullptr;
+  std::string impl;
+
+  DnnlMatmulPostOps(dnnl::engine &engine, dnnl::stream &s, int64_t m,
+                    int64_t n, int64_t k, dnnl::algorithm activation,
+                    void *pa, void *pb, void *pbias, void *presidual,
+                    void *pc)
+      : stream(&s) {
+    using tag = dnnl::memory::format_tag;
+    using dt = dnnl::memory::data_type;
+    dnnl::memory::desc aMd({m, k}, dt::f32, tag::ab),
+        bMd({k, n}, dt::f32, tag::ab), biasMd({1, n}, dt::f32, tag::ab),
+        cMd({m, n}, dt::f32, tag::ab);
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.f, activation, 0.f, 0.f);
+    if (presidual)
+      ops.append_binary(dnnl::algorithm::binary_add, cMd);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(aMd, bMd, biasMd, cMd),
+                                    attr, engine);
+    impl = pd.impl_info_str();
+    prim = dnnl::matmul(pd);
+    a = dnnl::memory(aMd, engine, pa);
+    b = dnnl::memory(bMd, engine, pb);
+    bias = dnnl::memory(biasMd, engine, pbias);
+    c = dnnl::memory(cMd, engine, pc);
+    if (presidual)
+      residual = dnnl::memory(cMd, engine, presidual);
+  }
+  void operator()() {
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, a},
+                                                  {DNNL_ARG_WEIGHTS, b},
+                                                  {DNNL_ARG_BIAS, bias},
+                                                  {DNNL_ARG_DST, c}};
+    if (residual)
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = residual;
+    prim.execute(*stream, args);
+    stream->wait();
+  }
+};
+
+/// An f32 matmul with an in-place epilogue (accel-fuse-epilogues's form):
+/// bias then GELU (erf), or bias, GELU (tanh) and a residual add. Without
+/// `epilogue`, the matmul alone.
+std::string epilogueText(const Shape &s, bool tanhResidual, bool epilogue) {
+  std::string ta = shapeStr({s.m, s.k}), tb = shapeStr({s.k, s.n}),
+              tc = shapeStr({s.m, s.n});
+  std::string tbias = "tensor<" + std::to_string(s.n) + "xf32>";
+  std::string text =
+      "#id = affine_map<(d0, d1) -> (d0, d1)>\n"
+      "#col = affine_map<(d0, d1) -> (d1)>\n"
+      "func.func @mm(%a: " + ta + ", %b: " + tb + ", %bias: " + tbias +
+      (tanhResidual ? ", %r: " + tc : std::string()) + ", %c: " + tc +
+      ") -> " + tc + " {\n  %0 = accel.matmul ins(%a, %b : " + ta + ", " +
+      tb + ") outs(%c : " + tc + ") -> " + tc + "\n";
+  if (!epilogue)
+    return text + "  return %0 : " + tc + "\n}\n";
+  text += "  %1 = linalg.generic {indexing_maps = [#col, " +
+          std::string(tanhResidual ? "#id, " : "") +
+          "#id], iterator_types = [\"parallel\", \"parallel\"]} ins(%bias" +
+          (tanhResidual ? ", %r : " + tbias + ", " + tc : " : " + tbias) +
+          ") outs(%0 : " + tc + ") {\n" +
+          (tanhResidual ? "  ^bb0(%bv: f32, %rv: f32, %acc: f32):\n"
+                        : "  ^bb0(%bv: f32, %acc: f32):\n") +
+          "    %half = arith.constant 0.5 : f32\n"
+          "    %one = arith.constant 1.0 : f32\n"
+          "    %x = arith.addf %acc, %bv : f32\n";
+  if (tanhResidual)
+    text += "    %k0 = arith.constant 0.797884583 : f32\n"
+            "    %k1 = arith.constant 0.044715 : f32\n"
+            "    %x2 = arith.mulf %x, %x : f32\n"
+            "    %x3 = arith.mulf %x2, %x : f32\n"
+            "    %cx3 = arith.mulf %x3, %k1 : f32\n"
+            "    %in = arith.addf %x, %cx3 : f32\n"
+            "    %arg = arith.mulf %in, %k0 : f32\n"
+            "    %f = math.tanh %arg : f32\n";
+  else
+    text += "    %rsqrt2 = arith.constant 0.707106769 : f32\n"
+            "    %arg = arith.mulf %x, %rsqrt2 : f32\n"
+            "    %f = math.erf %arg : f32\n";
+  text += "    %p = arith.addf %f, %one : f32\n"
+          "    %h = arith.mulf %x, %half : f32\n"
+          "    %g = arith.mulf %h, %p : f32\n";
+  text += tanhResidual ? "    %y = arith.addf %g, %rv : f32\n"
+                         "    linalg.yield %y : f32\n"
+                       : "    linalg.yield %g : f32\n";
+  return text + "  } -> " + tc + "\n  return %1 : " + tc + "\n}\n";
+}
+
+/// Fused epilogues: accel with the epilogue applied to the C register
+/// tiles, accel with it as a second pass over C (fuse-epilogues=0), the
+/// matmul alone, and oneDNN's matmul with bias and post-ops.
+void benchEpilogue(MLIRContext &ctx) {
+  std::vector<Shape> shapes = {{256, 1024, 1024, false},
+                               {1024, 1024, 1024, false},
+                               {128, 4096, 1024, false},
+                               {2048, 1024, 256, false}};
+  if (quick)
+    shapes = {{256, 256, 256, false}};
+  if (!gemmShapes.empty()) {
+    shapes.clear();
+    if (!parseGemmShapes(shapes))
+      std::exit(1);
+  }
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  llvm::outs() << "\nf32 matmul + epilogue, row-major, " << benchThreads
+               << " thread(s); GFLOP/s of the matmul, best (median)\n";
+  llvm::outs() << llvm::formatv(
+      "{0,-16} {1,-20} {2,15} {3,15} {4,15} {5,15} {6,9} {7,9} {8,9}\n",
+      "M x N x K", "epilogue", "fused", "unfused", "matmul alone",
+      "oneDNN post-ops", "/unfused", "/oneDNN", "/alone");
+  for (const Shape &s : shapes) {
+    if (s.transB)
+      continue;
+    for (bool tanhResidual : {false, true}) {
+      auto a = randomBuffer(s.m * s.k, 1), b = randomBuffer(s.k * s.n, 2),
+           bias = randomBuffer(s.n, 3), r = randomBuffer(s.m * s.n, 4);
+      std::vector<float> c0(s.m * s.n), c1(s.m * s.n), c2(s.m * s.n),
+          cRef(s.m * s.n);
+      AccelKernel fused, unfused, alone;
+      std::string text = epilogueText(s, tanhResidual, true);
+      for (auto [k, options, out, epi] :
+           {std::tuple{&fused, "", &c0, true},
+            std::tuple{&unfused, "fuse-epilogues=0", &c1, true},
+            std::tuple{&alone, "", &c2, false}}) {
+        k->name = "mm";
+        if (!compile(ctx, epi ? text : epilogueText(s, false, false), *k,
+                     options))
+          std::exit(1);
+        k->call.addMemref(a.data(), {s.m, s.k});
+        k->call.addMemref(b.data(), {s.k, s.n});
+        k->call.addMemref(bias.data(), {s.n});
+        if (epi && tanhResidual)
+          k->call.addMemref(r.data(), {s.m, s.n});
+        k->call.addMemref(out->data(), {s.m, s.n});
+        k->call.addResults({2});
+      }
+      DnnlMatmulPostOps dnnl(
+          engine, stream, s.m, s.n, s.k,
+          tanhResidual ? dnnl::algorithm::eltwise_gelu_tanh
+                       : dnnl::algorithm::eltwise_gelu_erf,
+          a.data(), b.data(), bias.data(),
+          tanhResidual ? r.data() : nullptr, cRef.data());
+      std::vector<Timing> t = timeInterleaved(
+          {std::ref(fused), std::ref(unfused), std::ref(alone), std::ref(dnnl)});
+      // The fused and unfused kernels against oneDNN's result.
+      fused();
+      unfused();
+      dnnl();
+      double scale = std::max(1.0, maxAbs(cRef.data(), cRef.size()));
+      double diff = std::max(maxAbsDiff(c0.data(), cRef.data(), c0.size()),
+                             maxAbsDiff(c1.data(), cRef.data(), c1.size()));
+      double flop = 2.0 * s.m * s.n * s.k;
+      double g[4];
+      for (int i = 0; i < 4; ++i)
+        g[i] = gflops(flop, t[i].best);
+      llvm::outs() << llvm::formatv(
+          "{0,-16} {1,-20} {2,6:f1} ({3,6:f1}) {4,6:f1} ({5,6:f1}) {6,6:f1} "
+          "({7,6:f1}) {8,6:f1} ({9,6:f1}) {10,9:f2} {11,9:f2} {12,9:f2}{13}\n",
+          std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+              std::to_string(s.k),
+          tanhResidual ? "bias+gelu_tanh+res" : "bias+gelu_erf", g[0],
+          gflops(flop, t[0].median), g[1], gflops(flop, t[1].median), g[2],
+          gflops(flop, t[2].median), g[3], gflops(flop, t[3].median),
+          g[0] / g[1], g[0] / g[3], g[0] / g[2],
+          diff > 1e-4 * s.k * scale ? "  MISMATCH" : "");
+    }
+  }
+}
+
 /// Median wall time of `reps` whole compilations (parse, accel-cpu-pipeline,
 /// LLVM -O3, machine code: the JIT's symbol lookup forces code generation).
 double compileSeconds(MLIRContext &ctx, const std::string &text,
@@ -2040,9 +2222,12 @@ int main(int argc, char **argv) {
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   if (!llvm::is_contained(
-          {"gemm", "attention", "precision", "all", "table", "tune"}, mode)) {
+          {"gemm", "attention", "precision", "all", "table", "tune",
+           "epilogue"},
+          mode)) {
     llvm::errs() << "accel-bench: unknown --mode '" << mode
-                 << "' (gemm, attention, precision, all, table or tune)\n";
+                 << "' (gemm, attention, precision, all, table, tune or "
+                    "epilogue)\n";
     return 1;
   }
   if (modelTarget.empty())
@@ -2099,5 +2284,7 @@ int main(int argc, char **argv) {
     benchTable(ctx, *spec);
   if (mode == "tune")
     benchTune(ctx, *spec);
+  if (mode == "epilogue")
+    benchEpilogue(ctx);
   return 0;
 }

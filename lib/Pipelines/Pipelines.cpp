@@ -38,6 +38,13 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   // stages below see the local shapes.
   pm.addPass(accel::createAccelShardPass());
   pm.addPass(accel::createAccelLowerShardToMpiPass());
+  // A matmul's elementwise consumers (linalg or arith on tensors) become
+  // one epilogue updating its result in place, which the contraction
+  // kernels apply to C in registers.
+  if (options.fuseEpilogues) {
+    pm.addPass(createConvertElementwiseToLinalgPass());
+    pm.addPass(accel::createAccelFuseEpiloguesPass());
+  }
   // The configuration stage makes every kernel and tile choice; the passes
   // below read it.
   accel::AccelCpuConfigurePassOptions configure;
@@ -102,6 +109,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.threads = options.threads;
     tiles.packRhs = options.packRhs;
     tiles.prefetchC = options.prefetchC;
+    tiles.fuseEpilogues = options.fuseEpilogues;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuVectorizeContractionsPass(tiles));
     pm.addNestedPass<func::FuncOp>(
@@ -155,6 +163,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLLVMPass());
+  // What LLVM has no intrinsic for (erf, tanh left scalar) calls libm.
+  pm.addPass(createConvertMathToLibmPass());
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   // C += a_i (x) b_k: one broadcast and one FMA per row of the tile.
   vectorToLLVM.vectorContractLowering =

@@ -30,6 +30,8 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -361,6 +363,167 @@ static void forwardAndEraseDeadWrites(func::FuncOp func) {
   }
 }
 
+/// Marks the epilogue tiles, with their C tile's vector shape bound.
+static constexpr llvm::StringLiteral kRegisterEpilogueAttr =
+    "__accel_register_epilogue__";
+
+/// Whether `g` updates `c` in place elementwise (accel-fuse-epilogues's
+/// form): buffers, every loop parallel, one init that is `c` itself,
+/// indexed by the identity over C's shape, inputs in other buffers indexed
+/// by loop dimensions only, no linalg.index and no side effects in the body.
+static bool isInPlaceEpilogue(linalg::GenericOp g, Value c) {
+  auto cType = dyn_cast<MemRefType>(c.getType());
+  if (!cType || !g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
+      g.getDpsInitOperand(0)->get() != c ||
+      g.getNumParallelLoops() != g.getNumLoops() || g.hasIndexSemantics() ||
+      g.getNumLoops() != static_cast<unsigned>(cType.getRank()) ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+    return false;
+  if (g.getStaticLoopRanges() != SmallVector<int64_t>(cType.getShape()))
+    return false;
+  Value root = rootBuffer(c);
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    if (!isa<MemRefType>(in->get().getType()) ||
+        rootBuffer(in->get()) == root)
+      return false;
+    for (AffineExpr e : g.getMatchingIndexingMap(in).getResults())
+      if (!isa<AffineDimExpr>(e))
+        return false;
+  }
+  for (Operation &op : g.getRegion().front().without_terminator())
+    if (!isMemoryEffectFree(&op))
+      return false;
+  return true;
+}
+
+/// The in-place epilogue of `op`: the next op in the block that may touch
+/// C's buffer, when it is one (isInPlaceEpilogue) and no op between touches
+/// the buffers it reads.
+static linalg::GenericOp findEpilogue(linalg::LinalgOp op) {
+  Value c = op.getDpsInitOperand(0)->get();
+  Value root = rootBuffer(c);
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    auto g = dyn_cast<linalg::GenericOp>(next);
+    if (g && isInPlaceEpilogue(g, c)) {
+      for (Operation *between = op->getNextNode(); between != next;
+           between = between->getNextNode())
+        for (Value in : g.getDpsInputs())
+          if (accessesOtherThan(between, rootBuffer(in), nullptr, nullptr))
+            return {};
+      return g;
+    }
+    if (accessesOtherThan(next, root, nullptr, nullptr))
+      return {};
+  }
+  return {};
+}
+
+/// Whether `v` is available right after `op`.
+static bool availableAfter(Value v, Operation *op) {
+  Block *block = v.getParentBlock();
+  Operation *ancestor = block->findAncestorOpInBlock(*op);
+  if (!ancestor)
+    return false;
+  if (isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def == ancestor || def->isBeforeInBlock(ancestor);
+}
+
+/// Peels the last iteration off `loop` (a static trip count and step): the
+/// loop stops before it and a copy of the body with the induction variable
+/// at the last value follows. Returns the contractions of the copy; none
+/// (and nothing changed) when the loop runs once.
+static FailureOr<SmallVector<linalg::LinalgOp>>
+peelLastIteration(RewriterBase &rewriter, scf::ForOp loop) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!trips || !step || *step <= 0 || loop.getNumResults() != 0 ||
+      trips->isZero())
+    return failure();
+  if (trips->isOne())
+    return SmallVector<linalg::LinalgOp>();
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPointAfter(loop);
+  MLIRContext *ctx = rewriter.getContext();
+  Value lastIv = affine::makeComposedAffineApply(
+      rewriter, loc,
+      getAffineDimExpr(0, ctx) + (trips->getSExtValue() - 1) * *step,
+      {loop.getLowerBound()});
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), lastIv);
+  SmallVector<linalg::LinalgOp> clones;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    Operation *clone = rewriter.clone(op, mapping);
+    clone->walk([&](linalg::LinalgOp l) {
+      if (linalg::isaContractionOpInterface(l))
+        clones.push_back(l);
+    });
+  }
+  rewriter.modifyOpInPlace(loop, [&] { loop.setUpperBound(lastIv); });
+  return clones;
+}
+
+/// Applies `epilogue` to the C block of `tileOp` right after `after`: a
+/// copy of the generic on that block (the same value the tile writes, so
+/// its vectorized read forwards from the tile's write) and on the matching
+/// tiles of its other inputs, marked with the C block's vector `bounds`.
+/// Null when the block is not a chain of unit-stride subviews of the
+/// epilogue's output or is not available after `after`.
+static Operation *insertEpilogueTile(RewriterBase &rewriter,
+                                     linalg::GenericOp epilogue,
+                                     linalg::LinalgOp tileOp, Operation *after,
+                                     ArrayRef<int64_t> bounds) {
+  Value cTile = tileOp.getDpsInitOperand(0)->get();
+  Value target = epilogue.getDpsInitOperand(0)->get();
+  if (!availableAfter(cTile, after))
+    return nullptr;
+  SmallVector<memref::SubViewOp> chain;
+  for (Value v = cTile; v != target;) {
+    auto view = v.getDefiningOp<memref::SubViewOp>();
+    if (!view || view.getSourceType().getRank() != view.getType().getRank() ||
+        !view.hasUnitStride())
+      return nullptr;
+    chain.push_back(view);
+    v = view.getSource();
+  }
+  Location loc = tileOp.getLoc();
+  rewriter.setInsertionPointAfter(after);
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned rank = cast<MemRefType>(target.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes;
+  if (chain.empty())
+    sizes = memref::getMixedSizes(rewriter, loc, target);
+  else
+    sizes = chain.front().getMixedSizes();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  for (memref::SubViewOp view : llvm::reverse(chain))
+    for (auto [d, offset] : llvm::enumerate(view.getMixedOffsets()))
+      offsets[d] = affine::makeComposedFoldedAffineApply(
+          rewriter, loc, d0 + d1, {offsets[d], offset});
+  SmallVector<Value> operands;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    if (epilogue.isDpsInit(&operand)) {
+      operands.push_back(cTile);
+      continue;
+    }
+    SmallVector<OpFoldResult> inOffsets, inSizes;
+    for (AffineExpr e : epilogue.getMatchingIndexingMap(&operand).getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      inOffsets.push_back(offsets[d]);
+      inSizes.push_back(sizes[d]);
+    }
+    SmallVector<OpFoldResult> strides(inOffsets.size(),
+                                      rewriter.getIndexAttr(1));
+    operands.push_back(memref::SubViewOp::create(rewriter, loc, operand.get(),
+                                                 inOffsets, inSizes, strides));
+  }
+  Operation *clone = rewriter.clone(*epilogue);
+  clone->setOperands(operands);
+  clone->setAttr(kRegisterEpilogueAttr, rewriter.getDenseI64ArrayAttr(bounds));
+  return clone;
+}
+
 /// A packed copy of a cache block of B (GotoBLAS): `panels` is
 /// [ceil(Nc / nr), Kc, nr], panel j holding columns [j nr, (j + 1) nr) of
 /// the block row after row, so a register tile's K loop reads B at a stride
@@ -584,6 +747,11 @@ struct AccelCpuVectorizeContractionsPass
       }
       ArrayRef<int64_t> cache = tiles.cache, reg = tiles.registers;
       linalg::FillOp fill = initializingFill(op);
+      // An in-place elementwise epilogue to apply to the last K block's
+      // register tiles.
+      linalg::GenericOp epilogue;
+      if (fuseEpilogues)
+        epilogue = findEpilogue(op);
       unsigned numLoops = op.getNumLoops();
       SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
       // An empty loop (K = 0: C keeps its value; M or N = 0: no C) leaves
@@ -701,7 +869,7 @@ struct AccelCpuVectorizeContractionsPass
       // The K cache loop: the loop whose induction variable offsets A's tile
       // along K; none when A's tile starts at K = 0 (one K block).
       std::optional<std::variant<scf::ForOp, bool>> kLoop;
-      if (zeroStart) {
+      if (zeroStart || epilogue) {
         OpOperand *lhs = inner.getDpsInputOperand(0);
         auto view = lhs->get().getDefiningOp<memref::SubViewOp>();
         std::optional<unsigned> pos =
@@ -717,7 +885,7 @@ struct AccelCpuVectorizeContractionsPass
                 kLoop = forOp;
         }
       }
-      if (!kLoop) {
+      if (!kLoop || !zeroStart) {
         zeroStart = false;
       } else if (std::holds_alternative<bool>(*kLoop)) {
         firstK.push_back(inner);
@@ -747,6 +915,49 @@ struct AccelCpuVectorizeContractionsPass
         firstK.clear();
         laterK.assign({inner});
       }
+      // The register tiles of the last K block take the epilogue: every
+      // tile when A's tile starts at K = 0 (one block) or is a first-K tile
+      // (its K loop has one iteration); otherwise the last iteration of the
+      // K cache loop is peeled off and its tiles take it.
+      llvm::SmallPtrSet<Operation *, 4> lastK;
+      bool epilogueOk = static_cast<bool>(epilogue) && kLoop.has_value();
+      if (epilogueOk && std::holds_alternative<bool>(*kLoop)) {
+        for (linalg::LinalgOp t : firstK)
+          lastK.insert(t.getOperation());
+        for (linalg::LinalgOp t : laterK)
+          lastK.insert(t.getOperation());
+      } else if (epilogueOk) {
+        scf::ForOp loop = std::get<scf::ForOp>(*kLoop);
+        SmallVector<linalg::LinalgOp> inLoop;
+        bool firstInLoop = false;
+        for (SmallVector<linalg::LinalgOp> *ops : {&firstK, &laterK})
+          for (linalg::LinalgOp t : *ops)
+            if (loop->isAncestor(t)) {
+              inLoop.push_back(t);
+              firstInLoop |= ops == &firstK;
+            }
+        if (inLoop.empty()) {
+          // The first block (peeled off) was the only one: the loop is
+          // empty or gone.
+          for (linalg::LinalgOp t : firstK)
+            lastK.insert(t.getOperation());
+        } else if (firstInLoop) {
+          for (linalg::LinalgOp t : inLoop)
+            lastK.insert(t.getOperation());
+        } else {
+          FailureOr<SmallVector<linalg::LinalgOp>> clones =
+              peelLastIteration(rewriter, loop);
+          if (succeeded(clones) && clones->empty()) {
+            for (linalg::LinalgOp t : inLoop)
+              lastK.insert(t.getOperation());
+          } else if (failed(clones) || clones->size() != 1) {
+            epilogueOk = false;
+          } else {
+            laterK.push_back(clones->front());
+            lastK.insert(clones->front().getOperation());
+          }
+        }
+      }
       if (sharedPanelsMc) {
         bool tiledAll = true;
         for (SmallVector<linalg::LinalgOp> *ops : {&firstK, &laterK})
@@ -760,14 +971,21 @@ struct AccelCpuVectorizeContractionsPass
               tiledAll = false;
               break;
             }
+            bool last = lastK.erase(t.getOperation());
             t = cast<linalg::LinalgOp>(blocks->tiledOps.back());
+            if (last)
+              lastK.insert(t.getOperation());
           }
         if (!tiledAll)
           continue;
       }
       Value fillValue = zeroStart ? fill.getInputs()[0] : Value();
       bool allStarted = true;
+      SmallVector<Operation *> epilogueTiles;
+      unsigned lastTiles = 0;
       auto microTile = [&](linalg::LinalgOp tileOp, bool start) {
+        bool last = epilogueOk && lastK.contains(tileOp.getOperation());
+        lastTiles += last;
         std::optional<PackedRhs> packed;
         if (pack) {
           // Once per block of B: before the M cache loop when the block
@@ -791,6 +1009,11 @@ struct AccelCpuVectorizeContractionsPass
                  interchangeFor(*roles, {roles->n, roles->m, roles->k}));
         if (failed(micro)) {
           allStarted &= !start;
+          // The epilogue on this tile's C block, after it.
+          if (last)
+            if (Operation *e = insertEpilogueTile(rewriter, epilogue, tileOp,
+                                                  tileOp, bounds))
+              epilogueTiles.push_back(e);
           return;
         }
         // Marks the register tiles (peeling's copies keep the mark): their
@@ -803,6 +1026,19 @@ struct AccelCpuVectorizeContractionsPass
                                 reg[1]);
         if (start && failed(startFromFill(rewriter, *micro, fillValue, bounds)))
           allStarted = false;
+        // The epilogue on the register tile's C block, after its K loop
+        // (the C block's subview taken out of the loop first), before the
+        // peeling below copies the tile.
+        if (last && micro->tiledOps.size() == 1) {
+          Operation *kReg = micro->loops.back().getOperation();
+          auto regTile = cast<linalg::LinalgOp>(micro->tiledOps.front());
+          if (kReg->isAncestor(regTile) && kReg != regTile) {
+            moveLoopInvariantCode(cast<LoopLikeOpInterface>(kReg));
+            if (Operation *e = insertEpilogueTile(rewriter, epilogue, regTile,
+                                                  kReg, bounds))
+              epilogueTiles.push_back(e);
+          }
+        }
         // Peel the M and N register loops (M first: peeling N then copies
         // both M parts), so every tile but the last has a static shape, and
         // the last one has one too when the sizes are static.
@@ -824,6 +1060,16 @@ struct AccelCpuVectorizeContractionsPass
       // fill is redundant.
       if (zeroStart && allStarted)
         rewriter.eraseOp(fill);
+      // Every last-K tile applies the epilogue: the generic goes. Otherwise
+      // no tile does (the generic runs after the contraction as before).
+      if (epilogue) {
+        if (epilogueOk && lastTiles > 0 && epilogueTiles.size() == lastTiles) {
+          rewriter.eraseOp(epilogue);
+        } else {
+          for (Operation *e : epilogueTiles)
+            rewriter.eraseOp(e);
+        }
+      }
     }
     if (failed(canonicalize(getOperation(), getArgument(), maxIterations)))
       return signalPassFailure();
@@ -835,18 +1081,31 @@ struct AccelCpuVectorizeContractionsPass
     ArrayRef<int64_t> defaultReg = unconfigured.registers;
     SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> tiles;
     getOperation().walk([&](linalg::LinalgOp op) {
-      // startFromFill's fills: to their C block's vector shape.
-      if (auto bound =
-              op->getAttrOfType<DenseI64ArrayAttr>(kRegisterFillAttr)) {
-        op->removeAttr(kRegisterFillAttr);
+      // startFromFill's fills and the epilogue tiles: to their C block's
+      // vector shape, a static N remainder that is not whole vectors masked
+      // to the register tile's width as the contraction's is, so that the
+      // fill's write and the epilogue's read match the tile's read and
+      // write of C and forward to them.
+      for (StringRef mark : {kRegisterFillAttr, kRegisterEpilogueAttr}) {
+        auto bound = op->getAttrOfType<DenseI64ArrayAttr>(mark);
+        if (!bound)
+          continue;
+        op->removeAttr(mark);
         SmallVector<int64_t> ranges = op.getStaticLoopRanges();
         if (ranges.size() != static_cast<size_t>(bound.size()))
           return;
+        Type cElt = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+        int64_t lanes =
+            cElt.isIntOrFloat()
+                ? std::max<int64_t>(1, 512 / cElt.getIntOrFloatBitWidth())
+                : 1;
         SmallVector<int64_t> vectorSizes;
         bool dynamic = false;
         for (auto [r, b] : llvm::zip(ranges, bound.asArrayRef())) {
-          dynamic |= ShapedType::isDynamic(r);
-          vectorSizes.push_back(ShapedType::isDynamic(r) ? b : r);
+          bool masked = ShapedType::isDynamic(r) ||
+                        (r < b && r % lanes != 0 && b % lanes == 0);
+          dynamic |= masked;
+          vectorSizes.push_back(masked ? b : r);
         }
         if (!dynamic)
           vectorSizes.clear();
@@ -954,6 +1213,13 @@ struct AccelCpuVectorizeContractionsPass
       eliminateCommonSubExpressions(rewriter, dominance, getOperation());
     }
     hoistAccumulators(rewriter, getOperation());
+    // Hoisting took loop-invariant masks out of the loops: equal ones must
+    // be one value for a masked tile's write to forward to its epilogue's
+    // read.
+    {
+      DominanceInfo dominance(getOperation());
+      eliminateCommonSubExpressions(rewriter, dominance, getOperation());
+    }
     forwardAndEraseDeadWrites(getOperation());
     if (prefetchC)
       prefetchNextTiles(rewriter, getOperation());

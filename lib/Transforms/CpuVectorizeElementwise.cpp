@@ -134,12 +134,14 @@ struct AccelCpuVectorizeElementwisePass
       if (succeeded(linalg::vectorize(rewriter, op)))
         rewriter.eraseOp(op);
     }
-    // Vector exp2 -> exp -> polynomial. Only the vectors made above: the
+    // Vector exp2 -> exp -> polynomial, and tanh and erf (activations in
+    // matmul epilogues) to upstream's f32 polynomials. Only vectors (made
+    // above or by accel-cpu-vectorize-contractions's epilogues): the
     // approximation patterns also match scalars, and scalar exps elsewhere
     // (the reference lowering's softmax) keep libm's.
     SmallVector<Operation *> vectorExps;
     getOperation().walk([&](Operation *op) {
-      if (isa<math::ExpOp, math::Exp2Op>(op) &&
+      if (isa<math::ExpOp, math::Exp2Op, math::TanhOp, math::ErfOp>(op) &&
           isa<VectorType>(op->getResult(0).getType()))
         vectorExps.push_back(op);
     });
@@ -152,7 +154,11 @@ struct AccelCpuVectorizeElementwisePass
       math::populateExpansionPatterns(expPatterns, {"exp2"});
       populateMathPolynomialApproximationPatterns(
           expPatterns,
-          [](StringRef name) { return name == "exp" || name == "math.exp"; });
+          [](StringRef name) {
+            return llvm::is_contained({"exp", "math.exp", "tanh", "math.tanh",
+                                       "erf", "math.erf"},
+                                      name);
+          });
       GreedyRewriteConfig config = accel::greedyConfig(maxIterations);
       config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
       // This driver works through a list of ops and ignores the sweep

@@ -8,8 +8,10 @@
 #include "StructuredOracle.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/CommandLine.h"
 #include <cmath>
 
 using namespace mlir;
@@ -67,6 +69,39 @@ static Scalar rounded(double r, double err, Type type) {
   return {r, err + ref::unitRoundoff(type) * std::fabs(r)};
 }
 
+/// Scales the functions' implementation allowances: a test shows the gate
+/// fails the kernels with a quarter of them.
+static llvm::cl::opt<double> functionUlpsScale(
+    "oracle-function-ulps-scale", llvm::cl::Hidden, llvm::cl::init(1.0),
+    llvm::cl::desc("Scale the fp64 oracle's allowances for elementwise "
+                   "functions (exp, tanh, erf, sqrt, rsqrt); for tests"));
+
+/// `f` of an input known to within `in.err`, computed by a kernel whose
+/// implementation of `f` is within `ulps` unit roundoffs of `type`
+/// (the polynomial approximations of accel-cpu-vectorize-elementwise, or
+/// libm): the exact value, and as bound the input's error times `slope`
+/// (the largest |f'| within the input's error) plus the implementation's.
+static Scalar unaryFunction(double value, Scalar in, double slope, double ulps,
+                            Type type) {
+  if (std::isnan(value))
+    return Scalar{value, 0.0};
+  ulps *= functionUlpsScale;
+  Scalar r =
+      rounded(value, slope * in.err +
+                         ulps * ref::unitRoundoff(type) * std::fabs(value),
+              type);
+  return r;
+}
+
+/// Implementation error allowances, in unit roundoffs of the result type
+/// (2^-24 relative for f32), on top of the result's own rounding: the
+/// largest errors measured (test/Tools/accel-run/epilogue-functions.mlir,
+/// uniform and normal inputs, the CPU kernels' vectorized polynomials) were
+/// exp 1.13, tanh 4.26, erf 4.07, sqrt 1.00 and rsqrt 1.46 roundoffs, so
+/// each gate is about twice its function's error.
+static constexpr double kExpUlps = 1.5, kTanhUlps = 8, kErfUlps = 8,
+                        kSqrtUlps = 1, kRsqrtUlps = 2;
+
 /// One body op on scalars; failure for an op the oracle does not model.
 static FailureOr<Scalar> evaluateScalar(Operation &op, ArrayRef<Scalar> in) {
   Type type = op.getResult(0).getType();
@@ -108,8 +143,60 @@ static FailureOr<Scalar> evaluateScalar(Operation &op, ArrayRef<Scalar> in) {
     return Scalar{max ? std::max(a, b) : std::min(a, b),
                   std::max(in[0].err, in[1].err)};
   }
-  if (isa<arith::SelectOp>(op))
-    return in[0].value != 0.0 ? in[1] : in[2];
+  if (isa<arith::MaxNumFOp, arith::MinNumFOp>(op)) {
+    double a = in[0].value, b = in[1].value;
+    bool max = isa<arith::MaxNumFOp>(op);
+    double r = std::isnan(a) ? b
+               : std::isnan(b) ? a
+               : max           ? std::max(a, b)
+                               : std::min(a, b);
+    return Scalar{r, std::max(in[0].err, in[1].err)};
+  }
+  // A comparison's error says whether the kernel may see it the other way
+  // round (its operands within their errors of each other).
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    double a = in[0].value, b = in[1].value;
+    bool r = arith::applyCmpPredicate(cmp.getPredicate(), APFloat(a),
+                                      APFloat(b));
+    bool close = std::isfinite(a) && std::isfinite(b) &&
+                 std::fabs(a - b) <= in[0].err + in[1].err;
+    return Scalar{r ? 1.0 : 0.0, close ? 1.0 : 0.0};
+  }
+  // A select whose condition may flip may give either side.
+  if (isa<arith::SelectOp>(op)) {
+    const Scalar &chosen = in[0].value != 0.0 ? in[1] : in[2];
+    const Scalar &other = in[0].value != 0.0 ? in[2] : in[1];
+    if (in[0].err == 0.0)
+      return chosen;
+    return Scalar{chosen.value,
+                  std::max(chosen.err, std::fabs(chosen.value - other.value) +
+                                           other.err)};
+  }
+  if (isa<math::AbsFOp>(op))
+    return Scalar{std::fabs(in[0].value), in[0].err};
+  if (isa<math::ExpOp>(op)) {
+    double r = std::exp(in[0].value);
+    return unaryFunction(r, in[0], std::exp(in[0].value + in[0].err),
+                         kExpUlps, type);
+  }
+  if (isa<math::TanhOp>(op))
+    return unaryFunction(std::tanh(in[0].value), in[0], 1.0, kTanhUlps, type);
+  if (isa<math::ErfOp>(op))
+    return unaryFunction(std::erf(in[0].value), in[0], 2.0 / std::sqrt(M_PI),
+                         kErfUlps, type);
+  if (isa<math::SqrtOp, math::RsqrtOp>(op)) {
+    double x = in[0].value, low = x - in[0].err;
+    bool rsqrt = isa<math::RsqrtOp>(op);
+    double r = rsqrt ? 1.0 / std::sqrt(x) : std::sqrt(x);
+    // |f'| at the low end of the input's range (unbounded at or below 0).
+    double slope = low <= 0 ? (in[0].err == 0 ? 0.0
+                                              : std::numeric_limits<
+                                                    double>::infinity())
+                   : rsqrt ? 0.5 / (low * std::sqrt(low))
+                           : 0.5 / std::sqrt(low);
+    return unaryFunction(r, in[0], slope, rsqrt ? kRsqrtUlps : kSqrtUlps,
+                         type);
+  }
   if (isa<arith::ExtFOp>(op))
     return in[0];
   if (isa<arith::TruncFOp>(op))
@@ -176,8 +263,15 @@ evaluateGeneric(linalg::GenericOp g,
           return g.emitOpError("the fp64 oracle found an index out of bounds");
         flat += x * strides[i][d];
       }
-      mayBeNaN |= !g.isDpsInit(&operand) && operandResult.mayBeNaN(flat);
-      scalars[body.getArgument(i)] = Scalar{t.data[flat], 0.0};
+      // An output the body reads (an in-place epilogue) counts as an input.
+      mayBeNaN |= (!g.isDpsInit(&operand) ||
+                   !body.getArgument(i).use_empty()) &&
+                  operandResult.mayBeNaN(flat);
+      // An operand the oracle knows within a bound (a matmul's result
+      // before its epilogue) carries it into the body.
+      const ref::Tensor &b = operandResult.bound;
+      scalars[body.getArgument(i)] = Scalar{
+          t.data[flat], b.data.size() == t.data.size() ? b.data[flat] : 0.0};
       if (g.isDpsInit(&operand))
         outIndex = flat;
     }

@@ -77,6 +77,13 @@ struct AccelCpuPipelineOptions
       llvm::cl::desc("Copy each cache block of B into panels of nr columns "
                      "before the M tiles that use it (GotoBLAS packing)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Fuse a matmul's elementwise consumers (bias, "
+                     "activation, residual) into one in-place epilogue "
+                     "applied to the C register tiles before their store "
+                     "(accel-fuse-epilogues)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> prefetchC{
       *this, "prefetch-c",
       llvm::cl::desc("Prefetch the next register tile's C lines before each "

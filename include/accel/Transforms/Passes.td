@@ -494,6 +494,18 @@ def AccelCpuVectorizeContractionsPass
     value (a per-tile fill, forwarded into registers) and the fill of the
     whole C is dropped, so C is written once and never read back. Operands
     must not alias the output (the C tile lives in registers).
+
+    Epilogues (`fuse-epilogues`, the default): when the next op that
+    touches C's buffer is an elementwise `linalg.generic` updating exactly
+    C in place (what `accel-fuse-epilogues` makes of a bias, activation or
+    residual chain; every loop parallel, identity output map, inputs in
+    other buffers indexed by dimensions only, no `linalg.index`), the last
+    K cache block is peeled off its loop and each of its register tiles
+    applies the generic to its C tile (with the tiles of the generic's
+    other inputs) right after its K loop. Vectorized with the C tile's
+    shape, the epilogue reads the accumulators the K loop leaves in
+    registers and C is stored once; the generic itself goes. Applied to
+    every last-K tile or to none.
   }];
   let options = [
     ListOption<"cacheTile", "cache-tile", "int64_t",
@@ -521,6 +533,9 @@ def AccelCpuVectorizeContractionsPass
     Option<"prefetchC", "prefetch-c", "bool", "true",
            "Before each register tile's K loop, prefetch for writing the C "
            "lines of the next tile down the M loop">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Apply an in-place elementwise epilogue (accel-fuse-epilogues) "
+           "to each register tile of the last K block before its store">,
     MaxIterationsOption
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
@@ -770,6 +785,38 @@ def AccelReturnArgumentsPass
     of one) whose only use is `func.return`. Run it after the deallocation
     pipeline and before `bufferization.clone` is lowered.
   }];
+}
+
+def AccelFuseEpiloguesPass : Pass<"accel-fuse-epilogues"> {
+  let summary = "A matmul's elementwise consumers as one in-place epilogue";
+  let description = [{
+    Finds the elementwise `linalg.generic`s (every loop parallel, the output
+    indexed by the identity) that consume an `accel.matmul`'s result one
+    after another, each the only user of the value before it: bias add
+    (broadcast inputs), activations (ReLU, GELU with `math.erf` or
+    `math.tanh`, SiLU), residual add, scales, as torch-mlir and IREE emit
+    them. The chain becomes one generic (upstream's elementwise fusion),
+    and when its result has the matmul's type it updates the matmul's
+    result in place: `outs` is the matmul's result, and the body reads the
+    accumulator through its output argument instead of an input.
+
+    ```mlir
+    %mm = accel.matmul ins(%a, %b : ...) outs(%c : tensor<64x64xf32>) -> ...
+    %r = linalg.generic {maps = [(i, j) -> (j), (i, j) -> (i, j)], ...}
+           ins(%bias : tensor<64xf32>) outs(%mm : tensor<64x64xf32>) {
+         ^bb0(%b: f32, %acc: f32):
+           %s = arith.addf %acc, %b : f32
+           %y = arith.maximumf %s, %zero : f32
+           linalg.yield %y : f32 } -> tensor<64x64xf32>
+    ```
+
+    After bufferization the epilogue writes C's own buffer right after the
+    matmul, which `accel-cpu-vectorize-contractions` applies to the C
+    register tile before its only store. A chain whose result has another
+    element type (a cast to bf16) or shape, or a matmul result with more
+    than one user, is fused into one generic but left out of place.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def AccelCpuTransposeRhsPass : Pass<"accel-cpu-transpose-rhs"> {

@@ -1,0 +1,126 @@
+// RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1 pack-rhs=0 prefetch-c=0}))" | FileCheck %s
+// RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1 pack-rhs=0 prefetch-c=0 fuse-epilogues=0}))" | FileCheck %s --check-prefix=OFF
+
+// An in-place epilogue (bias, ReLU) after C = 0; C += A B with K = 64 in
+// two K blocks of 32: the first block's tiles start from zero and store C,
+// the last block (peeled off the K loop) keeps its tile in registers
+// through the K loop, adds the bias row, takes the max and stores C once.
+// The generic is gone.
+// CHECK-LABEL: func @bias_relu
+// CHECK-SAME: (%[[A:.+]]: memref<32x64xf32>, %[[B:.+]]: memref<64x32xf32>, %[[BIAS:.+]]: memref<32xf32>, %[[C:.+]]: memref<32x32xf32>)
+// CHECK-NOT: linalg.generic
+// First K block: no epilogue.
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[FIRST:.+]] = scf.for {{.*}} -> (vector<4x16xf32>)
+// CHECK-NOT: arith.maximumf
+// CHECK: vector.transfer_write %[[FIRST]], %[[C]]
+// Last K block: C read once, accumulated, the epilogue on the registers.
+// CHECK: scf.for %[[N:.+]] = %c0 to %c32 step %c16
+// CHECK: scf.for %[[M:.+]] = %c0 to %c32 step %c4
+// CHECK: %[[C0:.+]] = vector.transfer_read %[[C]][%[[M]], %[[N]]]
+// CHECK: %[[ACC:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[C0]]) -> (vector<4x16xf32>)
+// CHECK: }
+// CHECK-NOT: vector.transfer_write
+// CHECK: vector.load %[[BIAS]][%[[N]]] : memref<32xf32>, vector<16xf32>
+// CHECK: %[[SUM:.+]] = arith.addf %[[ACC]], %{{.+}} : vector<4x16xf32>
+// CHECK: %[[RELU:.+]] = arith.maximumf %[[SUM]], %{{.+}} : vector<4x16xf32>
+// CHECK-NEXT: vector.transfer_write %[[RELU]], %[[C]][%[[M]], %[[N]]]
+// CHECK-NOT: vector.transfer_write
+// CHECK: return
+// OFF-LABEL: func @bias_relu
+// OFF: linalg.generic
+// OFF-NOT: arith.maximumf
+// OFF-SAME: ins(%{{.+}} : memref<32xf32>) outs(%{{.+}} : memref<32x32xf32>)
+func.func @bias_relu(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %bias: memref<32xf32>, %c: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<32xf32>) outs(%c : memref<32x32xf32>) {
+  ^bb0(%bv: f32, %acc: f32):
+    %s = arith.addf %acc, %bv : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// One K block, remainder tiles (30 = 7 x 4 + 2 rows, 20 = 16 + 4 columns):
+// every register tile, the masked remainders included, applies the
+// epilogue before its only store.
+// CHECK-LABEL: func @one_block_remainders
+// CHECK-NOT: linalg.generic
+// CHECK: %[[T0:.+]] = math.tanh {{.*}} : vector<4x16xf32>
+// CHECK-NEXT: vector.transfer_write %[[T0]], {{.*}} : vector<4x16xf32>, memref<30x20xf32>
+// CHECK: %[[T1:.+]] = math.tanh {{.*}} : vector<2x16xf32>
+// CHECK-NEXT: vector.transfer_write %[[T1]], {{.*}} : vector<2x16xf32>, memref<30x20xf32>
+// The column remainder (4 of 16 lanes) is masked like the contraction's,
+// so its zero start, the K loop and the epilogue share registers: one
+// masked store per tile.
+// CHECK-NOT: vector.transfer_write %cst
+// CHECK: %[[T2:.+]] = math.tanh {{.*}} : vector<4x16xf32>
+// CHECK-NEXT: vector.transfer_write %[[T2]], {{.*}}, %{{.+}} {in_bounds = [true, true]} : vector<4x16xf32>, memref<30x20xf32>
+// CHECK-NOT: vector.transfer_write %cst
+// CHECK: %[[T3:.+]] = math.tanh {{.*}} : vector<2x16xf32>
+// CHECK-NEXT: vector.transfer_write %[[T3]], {{.*}}, %{{.+}} {in_bounds = [true, true]} : vector<2x16xf32>, memref<30x20xf32>
+// CHECK-NOT: math.tanh
+// CHECK-NOT: vector.transfer_write
+// CHECK: return
+func.func @one_block_remainders(%a: memref<30x24xf32>, %b: memref<24x20xf32>, %c: memref<30x20xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<30x20xf32>)
+  linalg.matmul ins(%a, %b : memref<30x24xf32>, memref<24x20xf32>) outs(%c : memref<30x20xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%c : memref<30x20xf32>) {
+  ^bb0(%acc: f32):
+    %t = math.tanh %acc : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// C is read between the matmul and the generic: no fusion (the generic
+// would see the finished C).
+// CHECK-LABEL: func @read_between
+// CHECK: memref.copy
+// CHECK: linalg.generic
+func.func @read_between(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %c: memref<32x32xf32>, %d: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x32xf32>) outs(%c : memref<32x32xf32>)
+  memref.copy %c, %d : memref<32x32xf32> to memref<32x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%c : memref<32x32xf32>) {
+  ^bb0(%acc: f32):
+    %n = arith.negf %acc : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// The generic's other input is written between them: no fusion (the tiles
+// would read it before the write).
+// CHECK-LABEL: func @input_written_between
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+func.func @input_written_between(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %bias: memref<32xf32>, %c: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.fill ins(%one : f32) outs(%bias : memref<32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<32xf32>) outs(%c : memref<32x32xf32>) {
+  ^bb0(%bv: f32, %acc: f32):
+    %s = arith.addf %acc, %bv : f32
+    linalg.yield %s : f32
+  }
+  return
+}
