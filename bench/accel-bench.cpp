@@ -1172,9 +1172,11 @@ struct DnnlMatmulPostOps {
 };
 
 /// An f32 matmul with an in-place epilogue (accel-fuse-epilogues's form):
-/// bias then GELU (erf), or bias, GELU (tanh) and a residual add. Without
-/// `epilogue`, the matmul alone.
-std::string epilogueText(const Shape &s, bool tanhResidual, bool epilogue) {
+/// bias then ReLU (kind 0), bias then GELU (erf, kind 1), or bias, GELU
+/// (tanh) and a residual add (kind 2). Without `epilogue`, the matmul
+/// alone.
+std::string epilogueText(const Shape &s, int kind, bool epilogue) {
+  bool tanhResidual = kind == 2;
   std::string ta = shapeStr({s.m, s.k}), tb = shapeStr({s.k, s.n}),
               tc = shapeStr({s.m, s.n});
   std::string tbias = "tensor<" + std::to_string(s.n) + "xf32>";
@@ -1197,6 +1199,12 @@ std::string epilogueText(const Shape &s, bool tanhResidual, bool epilogue) {
           "    %half = arith.constant 0.5 : f32\n"
           "    %one = arith.constant 1.0 : f32\n"
           "    %x = arith.addf %acc, %bv : f32\n";
+  if (kind == 0) {
+    text += "    %zero = arith.constant 0.0 : f32\n"
+            "    %g = arith.maximumf %x, %zero : f32\n"
+            "    linalg.yield %g : f32\n";
+    return text + "  } -> " + tc + "\n  return %1 : " + tc + "\n}\n";
+  }
   if (tanhResidual)
     text += "    %k0 = arith.constant 0.797884583 : f32\n"
             "    %k1 = arith.constant 0.044715 : f32\n"
@@ -1245,19 +1253,20 @@ void benchEpilogue(MLIRContext &ctx) {
   for (const Shape &s : shapes) {
     if (s.transB)
       continue;
-    for (bool tanhResidual : {false, true}) {
+    for (int kind : {0, 1, 2}) {
+      bool tanhResidual = kind == 2;
       auto a = randomBuffer(s.m * s.k, 1), b = randomBuffer(s.k * s.n, 2),
            bias = randomBuffer(s.n, 3), r = randomBuffer(s.m * s.n, 4);
       std::vector<float> c0(s.m * s.n), c1(s.m * s.n), c2(s.m * s.n),
           cRef(s.m * s.n);
       AccelKernel fused, unfused, alone;
-      std::string text = epilogueText(s, tanhResidual, true);
+      std::string text = epilogueText(s, kind, true);
       for (auto [k, options, out, epi] :
            {std::tuple{&fused, "", &c0, true},
             std::tuple{&unfused, "fuse-epilogues=0", &c1, true},
             std::tuple{&alone, "", &c2, false}}) {
         k->name = "mm";
-        if (!compile(ctx, epi ? text : epilogueText(s, false, false), *k,
+        if (!compile(ctx, epi ? text : epilogueText(s, 0, false), *k,
                      options))
           std::exit(1);
         k->call.addMemref(a.data(), {s.m, s.k});
@@ -1270,8 +1279,9 @@ void benchEpilogue(MLIRContext &ctx) {
       }
       DnnlMatmulPostOps dnnl(
           engine, stream, s.m, s.n, s.k,
-          tanhResidual ? dnnl::algorithm::eltwise_gelu_tanh
-                       : dnnl::algorithm::eltwise_gelu_erf,
+          kind == 0   ? dnnl::algorithm::eltwise_relu
+          : kind == 1 ? dnnl::algorithm::eltwise_gelu_erf
+                      : dnnl::algorithm::eltwise_gelu_tanh,
           a.data(), b.data(), bias.data(),
           tanhResidual ? r.data() : nullptr, cRef.data());
       std::vector<Timing> t = timeInterleaved(
@@ -1292,7 +1302,10 @@ void benchEpilogue(MLIRContext &ctx) {
           "({7,6:f1}) {8,6:f1} ({9,6:f1}) {10,9:f2} {11,9:f2} {12,9:f2}{13}\n",
           std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
               std::to_string(s.k),
-          tanhResidual ? "bias+gelu_tanh+res" : "bias+gelu_erf", g[0],
+          kind == 0   ? "bias+relu"
+          : kind == 1 ? "bias+gelu_erf"
+                      : "bias+gelu_tanh+res",
+          g[0],
           gflops(flop, t[0].median), g[1], gflops(flop, t[1].median), g[2],
           gflops(flop, t[2].median), g[3], gflops(flop, t[3].median),
           g[0] / g[1], g[0] / g[3], g[0] / g[2],

@@ -643,7 +643,28 @@ static void prefetchNextTiles(RewriterBase &rewriter, func::FuncOp func) {
   func.walk([&](vector::TransferWriteOp w) { writes.push_back(w); });
   MLIRContext *ctx = func.getContext();
   for (vector::TransferWriteOp write : writes) {
-    auto kLoop = write.getVector().getDefiningOp<scf::ForOp>();
+    // The K loop whose accumulators the write stores, directly or through
+    // an epilogue's elementwise ops in the same block.
+    scf::ForOp kLoop;
+    {
+      SmallVector<Value> work = {write.getVector()};
+      llvm::SmallPtrSet<Operation *, 16> seen;
+      while (!work.empty() && !kLoop && seen.size() < 256) {
+        Operation *def = work.pop_back_val().getDefiningOp();
+        if (!def || def->getBlock() != write->getBlock() ||
+            !seen.insert(def).second)
+          continue;
+        if (auto loop = dyn_cast<scf::ForOp>(def)) {
+          if (loop.getNumResults() == 1 &&
+              isa<VectorType>(loop.getResult(0).getType()))
+            kLoop = loop;
+          continue;
+        }
+        if (isa<vector::TransferReadOp>(def))
+          continue;
+        llvm::append_range(work, def->getOperands());
+      }
+    }
     auto mLoop = dyn_cast<scf::ForOp>(write->getParentOp());
     auto type = dyn_cast<MemRefType>(write.getShapedType());
     VectorType vec = write.getVectorType();
