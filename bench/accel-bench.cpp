@@ -1227,9 +1227,11 @@ std::string epilogueText(const Shape &s, int kind, bool epilogue) {
   return text + "  } -> " + tc + "\n  return %1 : " + tc + "\n}\n";
 }
 
-/// Fused epilogues: accel with the epilogue applied to the C register
-/// tiles, accel with it as a second pass over C (fuse-epilogues=0), the
-/// matmul alone, and oneDNN's matmul with bias and post-ops.
+/// Fused epilogues: accel as configured (cheap epilogues on the C register
+/// tiles, expensive ones a separate pass), accel with every epilogue on the
+/// register tiles (fuse-expensive-epilogues=1), accel with it as a second
+/// pass over C (fuse-epilogues=0), the matmul alone, and oneDNN's matmul
+/// with bias and post-ops.
 void benchEpilogue(MLIRContext &ctx) {
   std::vector<Shape> shapes = {{256, 1024, 1024, false},
                                {1024, 1024, 1024, false},
@@ -1247,9 +1249,11 @@ void benchEpilogue(MLIRContext &ctx) {
   llvm::outs() << "\nf32 matmul + epilogue, row-major, " << benchThreads
                << " thread(s); GFLOP/s of the matmul, best (median)\n";
   llvm::outs() << llvm::formatv(
-      "{0,-16} {1,-20} {2,15} {3,15} {4,15} {5,15} {6,9} {7,9} {8,9}\n",
-      "M x N x K", "epilogue", "fused", "unfused", "matmul alone",
-      "oneDNN post-ops", "/unfused", "/oneDNN", "/alone");
+      "{0,-16} {1,-20} {2,15} {3,15} {4,15} {5,15} {6,15} {7,9} {8,9} {9,9} "
+      "{10,9}\n",
+      "M x N x K", "epilogue", "accel", "in registers", "unfused",
+      "matmul alone", "oneDNN post-ops", "/unfused", "reg/unf",
+      "/oneDNN", "/alone");
   for (const Shape &s : shapes) {
     if (s.transB)
       continue;
@@ -1258,11 +1262,12 @@ void benchEpilogue(MLIRContext &ctx) {
       auto a = randomBuffer(s.m * s.k, 1), b = randomBuffer(s.k * s.n, 2),
            bias = randomBuffer(s.n, 3), r = randomBuffer(s.m * s.n, 4);
       std::vector<float> c0(s.m * s.n), c1(s.m * s.n), c2(s.m * s.n),
-          cRef(s.m * s.n);
-      AccelKernel fused, unfused, alone;
+          c3(s.m * s.n), cRef(s.m * s.n);
+      AccelKernel fused, unfused, alone, forced;
       std::string text = epilogueText(s, kind, true);
       for (auto [k, options, out, epi] :
            {std::tuple{&fused, "", &c0, true},
+            std::tuple{&forced, "fuse-expensive-epilogues=1", &c3, true},
             std::tuple{&unfused, "fuse-epilogues=0", &c1, true},
             std::tuple{&alone, "", &c2, false}}) {
         k->name = "mm";
@@ -1284,31 +1289,35 @@ void benchEpilogue(MLIRContext &ctx) {
                       : dnnl::algorithm::eltwise_gelu_tanh,
           a.data(), b.data(), bias.data(),
           tanhResidual ? r.data() : nullptr, cRef.data());
-      std::vector<Timing> t = timeInterleaved(
-          {std::ref(fused), std::ref(unfused), std::ref(alone), std::ref(dnnl)});
-      // The fused and unfused kernels against oneDNN's result.
+      std::vector<Timing> t =
+          timeInterleaved({std::ref(fused), std::ref(forced), std::ref(unfused),
+                           std::ref(alone), std::ref(dnnl)});
+      // Every accel variant against oneDNN's result.
       fused();
+      forced();
       unfused();
       dnnl();
       double scale = std::max(1.0, maxAbs(cRef.data(), cRef.size()));
-      double diff = std::max(maxAbsDiff(c0.data(), cRef.data(), c0.size()),
-                             maxAbsDiff(c1.data(), cRef.data(), c1.size()));
+      double diff = 0;
+      for (const std::vector<float> *c : {&c0, &c1, &c3})
+        diff = std::max(diff, maxAbsDiff(c->data(), cRef.data(), c->size()));
       double flop = 2.0 * s.m * s.n * s.k;
-      double g[4];
-      for (int i = 0; i < 4; ++i)
+      double g[5];
+      for (int i = 0; i < 5; ++i)
         g[i] = gflops(flop, t[i].best);
       llvm::outs() << llvm::formatv(
           "{0,-16} {1,-20} {2,6:f1} ({3,6:f1}) {4,6:f1} ({5,6:f1}) {6,6:f1} "
-          "({7,6:f1}) {8,6:f1} ({9,6:f1}) {10,9:f2} {11,9:f2} {12,9:f2}{13}\n",
+          "({7,6:f1}) {8,6:f1} ({9,6:f1}) {10,6:f1} ({11,6:f1}) {12,9:f2} "
+          "{13,9:f2} {14,9:f2} {15,9:f2}{16}\n",
           std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
               std::to_string(s.k),
           kind == 0   ? "bias+relu"
           : kind == 1 ? "bias+gelu_erf"
                       : "bias+gelu_tanh+res",
-          g[0],
-          gflops(flop, t[0].median), g[1], gflops(flop, t[1].median), g[2],
-          gflops(flop, t[2].median), g[3], gflops(flop, t[3].median),
-          g[0] / g[1], g[0] / g[3], g[0] / g[2],
+          g[0], gflops(flop, t[0].median), g[1], gflops(flop, t[1].median),
+          g[2], gflops(flop, t[2].median), g[3], gflops(flop, t[3].median),
+          g[4], gflops(flop, t[4].median), g[0] / g[2], g[1] / g[2],
+          g[0] / g[4], g[0] / g[3],
           diff > 1e-4 * s.k * scale ? "  MISMATCH" : "");
     }
   }

@@ -110,6 +110,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.packRhs = options.packRhs;
     tiles.prefetchC = options.prefetchC;
     tiles.fuseEpilogues = options.fuseEpilogues;
+    tiles.fuseExpensiveEpilogues = options.fuseExpensiveEpilogues;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuVectorizeContractionsPass(tiles));
     pm.addNestedPass<func::FuncOp>(

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -418,6 +419,26 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op) {
   return {};
 }
 
+/// Whether `g`'s body is cheap: arithmetic other than division, compares
+/// and selects, absolute values. A polynomial activation (GELU's erf or
+/// tanh, SiLU's exp) or a division is not: on the C tile in registers its
+/// ~30 constants and the other rows' accumulators do not fit the register
+/// file together (the fused GELU spilled ~230 registers against ~35) and it
+/// measured 0.88-1.01 of a separate vectorized pass, applied from L1 after
+/// each tile 0.96-0.98; its cost is the polynomial, not C's traffic
+/// (docs/epilogues.md).
+static bool isCheapEpilogue(linalg::GenericOp g) {
+  for (Operation &op : g.getRegion().front().without_terminator()) {
+    if (isa<arith::DivFOp, arith::RemFOp, arith::DivSIOp, arith::DivUIOp,
+            arith::RemSIOp, arith::RemUIOp>(op))
+      return false;
+    if (isa<math::AbsFOp>(op) || (op.getDialect() && op.getDialect()->getNamespace() == "arith"))
+      continue;
+    return false;
+  }
+  return true;
+}
+
 /// Whether `v` is available right after `op`.
 static bool availableAfter(Value v, Operation *op) {
   Block *block = v.getParentBlock();
@@ -771,8 +792,11 @@ struct AccelCpuVectorizeContractionsPass
       // An in-place elementwise epilogue to apply to the last K block's
       // register tiles.
       linalg::GenericOp epilogue;
-      if (fuseEpilogues)
+      if (fuseEpilogues) {
         epilogue = findEpilogue(op);
+        if (epilogue && !isCheapEpilogue(epilogue) && !fuseExpensiveEpilogues)
+          epilogue = {};
+      }
       unsigned numLoops = op.getNumLoops();
       SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
       // An empty loop (K = 0: C keeps its value; M or N = 0: no C) leaves

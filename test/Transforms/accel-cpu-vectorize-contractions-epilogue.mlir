@@ -1,5 +1,6 @@
 // RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1 pack-rhs=0 prefetch-c=0}))" | FileCheck %s
 // RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1 pack-rhs=0 prefetch-c=0 fuse-epilogues=0}))" | FileCheck %s --check-prefix=OFF
+// RUN: accel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(accel-cpu-vectorize-contractions{cache-tile=64,32,32 register-tile=4,16,1 pack-rhs=0 prefetch-c=0 fuse-expensive-epilogues=1}))" | FileCheck %s --check-prefix=EXPENSIVE
 
 // An in-place epilogue (bias, ReLU) after C = 0; C += A B with K = 64 in
 // two K blocks of 32: the first block's tiles start from zero and store C,
@@ -50,23 +51,23 @@ func.func @bias_relu(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %bias: memref
 
 // One K block, remainder tiles (30 = 7 x 4 + 2 rows, 20 = 16 + 4 columns):
 // every register tile, the masked remainders included, applies the
-// epilogue before its only store.
+// epilogue (ReLU) before its only store.
 // CHECK-LABEL: func @one_block_remainders
 // CHECK-NOT: linalg.generic
-// CHECK: %[[T0:.+]] = math.tanh {{.*}} : vector<4x16xf32>
+// CHECK: %[[T0:.+]] = arith.maximumf {{.*}} : vector<4x16xf32>
 // CHECK-NEXT: vector.transfer_write %[[T0]], {{.*}} : vector<4x16xf32>, memref<30x20xf32>
-// CHECK: %[[T1:.+]] = math.tanh {{.*}} : vector<2x16xf32>
+// CHECK: %[[T1:.+]] = arith.maximumf {{.*}} : vector<2x16xf32>
 // CHECK-NEXT: vector.transfer_write %[[T1]], {{.*}} : vector<2x16xf32>, memref<30x20xf32>
 // The column remainder (4 of 16 lanes) is masked like the contraction's,
 // so its zero start, the K loop and the epilogue share registers: one
 // masked store per tile.
 // CHECK-NOT: vector.transfer_write %cst
-// CHECK: %[[T2:.+]] = math.tanh {{.*}} : vector<4x16xf32>
+// CHECK: %[[T2:.+]] = arith.maximumf {{.*}} : vector<4x16xf32>
 // CHECK-NEXT: vector.transfer_write %[[T2]], {{.*}}, %{{.+}} {in_bounds = [true, true]} : vector<4x16xf32>, memref<30x20xf32>
 // CHECK-NOT: vector.transfer_write %cst
-// CHECK: %[[T3:.+]] = math.tanh {{.*}} : vector<2x16xf32>
+// CHECK: %[[T3:.+]] = arith.maximumf {{.*}} : vector<2x16xf32>
 // CHECK-NEXT: vector.transfer_write %[[T3]], {{.*}}, %{{.+}} {in_bounds = [true, true]} : vector<2x16xf32>, memref<30x20xf32>
-// CHECK-NOT: math.tanh
+// CHECK-NOT: arith.maximumf
 // CHECK-NOT: vector.transfer_write
 // CHECK: return
 func.func @one_block_remainders(%a: memref<30x24xf32>, %b: memref<24x20xf32>, %c: memref<30x20xf32>) {
@@ -75,6 +76,30 @@ func.func @one_block_remainders(%a: memref<30x24xf32>, %b: memref<24x20xf32>, %c
   linalg.matmul ins(%a, %b : memref<30x24xf32>, memref<24x20xf32>) outs(%c : memref<30x20xf32>)
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       outs(%c : memref<30x20xf32>) {
+  ^bb0(%acc: f32):
+    %r = arith.maximumf %acc, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A math function (tanh) makes the epilogue expensive: by default it stays
+// a separate pass; with fuse-expensive-epilogues each tile applies it.
+// CHECK-LABEL: func @expensive_stays_separate
+// CHECK: linalg.generic
+// CHECK: math.tanh %{{.+}} : f32
+// EXPENSIVE-LABEL: func @expensive_stays_separate
+// EXPENSIVE-NOT: linalg.generic
+// EXPENSIVE: %[[T:.+]] = math.tanh {{.*}} : vector<4x16xf32>
+// EXPENSIVE-NEXT: vector.transfer_write %[[T]]
+func.func @expensive_stays_separate(%a: memref<32x24xf32>, %b: memref<24x32xf32>, %c: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x24xf32>, memref<24x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%c : memref<32x32xf32>) {
   ^bb0(%acc: f32):
     %t = math.tanh %acc : f32
     linalg.yield %t : f32

@@ -84,6 +84,12 @@ struct AccelCpuPipelineOptions
                      "applied to the C register tiles before their store "
                      "(accel-fuse-epilogues)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseExpensiveEpilogues{
+      *this, "fuse-expensive-epilogues",
+      llvm::cl::desc("Apply epilogues with math functions or divisions "
+                     "(GELU, SiLU) to the C register tiles too (by default "
+                     "they stay a separate vectorized pass)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> prefetchC{
       *this, "prefetch-c",
       llvm::cl::desc("Prefetch the next register tile's C lines before each "

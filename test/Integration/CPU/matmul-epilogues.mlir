@@ -1,7 +1,8 @@
 // Matmul epilogues as frontends write them (linalg.generic chains after the
 // matmul: bias, GELU with erf or tanh, SiLU, residual, per-channel scale,
 // a cast), compiled fused (accel-fuse-epilogues, then applied to the C
-// register tiles by accel-cpu-vectorize-contractions) and checked against
+// register tiles by accel-cpu-vectorize-contractions: the cheap ones by
+// default, the math functions too with fuse-expensive-epilogues) and checked against
 // the fp64 oracle evaluating the unfused program. Sizes leave remainder
 // tiles along M and N (200 = 33 x 6 + 2 rows, 300 = 4 x 64 + 44 columns);
 // the small cache tile splits K into 11 blocks (the last one partial), so
@@ -12,6 +13,9 @@
 // RUN: accel-run %s --repeat=0 --seed=5 --cpu-pipeline-options=cache-tile=48,64,64 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=6 --num-threads=2 --cpu-pipeline-options=cache-tile=48,64,64 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=7 --cpu-pipeline-options=fuse-epilogues=false | FileCheck %s
+// GELU, SiLU (math functions, divisions) in the register tiles too:
+// RUN: accel-run %s --repeat=0 --seed=8 --cpu-pipeline-options=fuse-expensive-epilogues=1 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --seed=9 --num-threads=2 --cpu-pipeline-options="fuse-expensive-epilogues=1 cache-tile=48,64,64" | FileCheck %s
 
 // CHECK-LABEL: @linear_gelu_erf
 // CHECK: PASS
