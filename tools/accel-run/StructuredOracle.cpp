@@ -218,14 +218,26 @@ evaluateGeneric(linalg::GenericOp g,
   if (!g.hasPureTensorSemantics() || g.getNumResults() != 1)
     return g.emitOpError("the fp64 oracle models generics on tensors with "
                          "one result only");
-  if (g.getNumParallelLoops() != g.getNumLoops())
-    return g.emitOpError("the fp64 oracle models elementwise generics (all "
-                         "loops parallel) and matmul-like multiply-adds only");
+  Block &body = g.getRegion().front();
+  // A sum reduction: the body yields acc + t, the accumulator (the output
+  // argument) used nowhere else, t computed from the inputs alone.
+  Operation *sum = nullptr;
+  if (g.getNumParallelLoops() != g.getNumLoops()) {
+    BlockArgument acc = body.getArguments().back();
+    auto add =
+        body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+    if (g.getNumDpsInits() == 1 && add && acc.hasOneUse() &&
+        (add.getLhs() == acc) != (add.getRhs() == acc))
+      sum = add;
+    else
+      return g.emitOpError("the fp64 oracle models elementwise generics (all "
+                           "loops parallel), sums (acc + f(inputs)) and "
+                           "matmul-like multiply-adds only");
+  }
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return g.emitOpError("the fp64 oracle needs static shapes");
   auto outType = cast<RankedTensorType>(g->getResult(0).getType());
-  Block &body = g.getRegion().front();
   SmallVector<AffineMap> maps = g.getIndexingMapsArray();
   SmallVector<SmallVector<int64_t>> strides;
   for (OpOperand &operand : g->getOpOperands()) {
@@ -240,6 +252,15 @@ evaluateGeneric(linalg::GenericOp g,
         return g.emitOpError("the fp64 oracle models captured scalars only");
 
   ref::Tensor out(outType.getShape()), bound(outType.getShape());
+  // A sum's terms, per output element: their sum, their errors' sum, the
+  // sum of their magnitudes and their number.
+  std::vector<double> sums, errs, mags;
+  std::vector<int64_t> terms;
+  if (sum) {
+    sums.assign(out.data.size(), 0.0);
+    errs = mags = sums;
+    terms.assign(out.data.size(), 0);
+  }
   // NaN is correct where an operand element may be NaN (elementwise ops
   // propagate it).
   std::vector<bool> nanAllowed;
@@ -276,6 +297,8 @@ evaluateGeneric(linalg::GenericOp g,
         outIndex = flat;
     }
     for (Operation &op : body.without_terminator()) {
+      if (&op == sum)
+        continue;
       SmallVector<Scalar> in;
       for (Value v : op.getOperands()) {
         auto it = scalars.find(v);
@@ -289,6 +312,24 @@ evaluateGeneric(linalg::GenericOp g,
                               "linalg.generic body");
       scalars[op.getResult(0)] = *r;
     }
+    if (sum) {
+      Value term = sum->getOperand(0) == body.getArguments().back()
+                       ? sum->getOperand(1)
+                       : sum->getOperand(0);
+      auto t = scalars.find(term);
+      Scalar x =
+          t != scalars.end() ? t->second : Scalar{lookup(term).value.data[0], 0.0};
+      sums[outIndex] += x.value;
+      errs[outIndex] += x.err;
+      mags[outIndex] += std::fabs(x.value);
+      ++terms[outIndex];
+      if (mayBeNaN) {
+        if (nanAllowed.empty())
+          nanAllowed.assign(out.data.size(), false);
+        nanAllowed[outIndex] = true;
+      }
+      continue;
+    }
     Value yielded = body.getTerminator()->getOperand(0);
     auto it = scalars.find(yielded);
     Scalar y = it != scalars.end() ? it->second
@@ -299,6 +340,32 @@ evaluateGeneric(linalg::GenericOp g,
       if (nanAllowed.empty())
         nanAllowed.assign(out.data.size(), false);
       nanAllowed[outIndex] = true;
+    }
+  }
+  // init + the terms, summed in any order (the kernels' vectorized rows are
+  // reassociated): n additions in the output type are within
+  // gamma_n = n u / (1 - n u) of the exact sum of the magnitudes.
+  if (sum) {
+    const ref::Result &init = lookup(g.getDpsInits()[0]);
+    double u = ref::unitRoundoff(outType.getElementType());
+    for (size_t i = 0; i < out.data.size(); ++i) {
+      double n = double(terms[i]);
+      double gamma = n * u < 1 ? n * u / (1 - n * u)
+                               : std::numeric_limits<double>::infinity();
+      double initErr =
+          init.bound.data.size() == out.data.size() ? init.bound.data[i] : 0.0;
+      double r = init.value.data[i] + sums[i];
+      Scalar y = rounded(r,
+                         initErr + errs[i] +
+                             gamma * (std::fabs(init.value.data[i]) + mags[i]),
+                         outType.getElementType());
+      out.data[i] = y.value;
+      bound.data[i] = y.err;
+      if (init.mayBeNaN(i)) {
+        if (nanAllowed.empty())
+          nanAllowed.assign(out.data.size(), false);
+        nanAllowed[i] = true;
+      }
     }
   }
   return ref::Result{std::move(out), std::move(bound), std::move(nanAllowed)};

@@ -2,7 +2,7 @@
 // (transposes, elementwise and multiply-add generics, batch reshapes) on its
 // own; here the CPU pipeline compiles the same ops unfused, so the two are
 // checked against each other.
-// RUN: accel-run %s --repeat=0 --entry=transpose_generic_reshape,multiply_add_generic,max_reduce | FileCheck %s
+// RUN: accel-run %s --repeat=0 --entry=transpose_generic_reshape,multiply_add_generic,max_reduce,sum_reduce | FileCheck %s
 // CHECK-LABEL: @transpose_generic_reshape
 // CHECK: PASS
 // CHECK-LABEL: @multiply_add_generic
@@ -10,14 +10,18 @@
 // A max reduction is exact in any order: replayed (RoundingOracle).
 // CHECK-LABEL: @max_reduce
 // CHECK: PASS
-// CHECK: accel-run: 3 of 3 functions passed
+// A sum is bounded for any order of its additions (gamma_n).
+// CHECK-LABEL: @sum_reduce
+// CHECK: PASS
+// CHECK: accel-run: 4 of 4 functions passed
 
 // What the oracle does not model is an error at the op.
 // RUN: not accel-run %s --entry=two_results 2>&1 | FileCheck %s --check-prefix=CHECK-RESULTS
 // CHECK-RESULTS: error: 'linalg.generic' op the fp64 oracle models generics on tensors with one result only
 // A sum's rounding depends on the kernel's order: not modelled.
-// RUN: not accel-run %s --entry=sum_reduce 2>&1 | FileCheck %s --check-prefix=CHECK-REDUCE
-// CHECK-REDUCE: error: 'linalg.generic' op the fp64 oracle models elementwise generics (all loops parallel) and matmul-like multiply-adds only
+// A product's bound is not modelled.
+// RUN: not accel-run %s --entry=product_reduce 2>&1 | FileCheck %s --check-prefix=CHECK-REDUCE
+// CHECK-REDUCE: error: 'linalg.generic' op the fp64 oracle models elementwise generics (all loops parallel), sums (acc + f(inputs)) and matmul-like multiply-adds only
 // RUN: not accel-run %s --entry=captured_tensor 2>&1 | FileCheck %s --check-prefix=CHECK-CAPTURED
 // CHECK-CAPTURED: error: 'linalg.generic' op the fp64 oracle models captured scalars only
 // RUN: not accel-run %s --entry=sin_body 2>&1 | FileCheck %s --check-prefix=CHECK-SIN
@@ -98,6 +102,19 @@ func.func @sum_reduce(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   ^bb0(%a: f32, %o: f32):
     %s = arith.addf %a, %o : f32
     linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+func.func @product_reduce(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.mulf %a, %o : f32
+    linalg.yield %p : f32
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
