@@ -127,6 +127,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(accel::createAccelReturnArgumentsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Strided copies (insert_slice, concat) as loops, not memrefCopy calls.
+  pm.addPass(accel::createAccelCpuLowerCopiesPass());
   pm.addPass(accel::createAccelCpuLowerDotPass());
   // Every allocation exists by now; none is lowered yet.
   if (options.guardAllocations) {

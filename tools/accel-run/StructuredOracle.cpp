@@ -48,7 +48,9 @@ bool accel_run::isMulAddGeneric(Operation &op) {
 
 bool accel_run::isStructured(Operation &op) {
   return isa<linalg::TransposeOp, linalg::SoftmaxOp, linalg::GenericOp,
-             tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
+             tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ConcatOp>(
+      op);
 }
 
 namespace {
@@ -371,6 +373,87 @@ evaluateGeneric(linalg::GenericOp g,
   return ref::Result{std::move(out), std::move(bound), std::move(nanAllowed)};
 }
 
+/// Copies element `from` of `src` (value, bound, NaN permission) to element
+/// `to` of `dst`.
+static void copyElement(const ref::Result &src, int64_t from, ref::Result &dst,
+                        int64_t to) {
+  dst.value.data[to] = src.value.data[from];
+  dst.bound.data[to] =
+      src.bound.data.size() == src.value.data.size() ? src.bound.data[from] : 0;
+  if (src.mayBeNaN(from))
+    dst.allowNaN(to);
+}
+
+/// The flat index in a tensor of `strides` of the slice element at
+/// `point` (in the slice's unreduced sizes): offset + point * stride.
+static int64_t sliceElement(ArrayRef<int64_t> point, ArrayRef<int64_t> offsets,
+                            ArrayRef<int64_t> steps,
+                            ArrayRef<int64_t> strides) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < point.size(); ++d)
+    flat += (offsets[d] + point[d] * steps[d]) * strides[d];
+  return flat;
+}
+
+/// extract_slice, insert_slice (static offsets, sizes and strides; rank
+/// reduction drops unit dimensions, so the slice's row-major order is the
+/// same) and concat, moving elements with their bounds.
+static FailureOr<ref::Result>
+evaluateSlices(Operation &op, function_ref<const ref::Result &(Value)> lookup,
+               RankedTensorType outType) {
+  ref::Result r{ref::Tensor(outType.getShape()),
+                ref::Tensor(outType.getShape())};
+  if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op)) {
+    if (ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(slice.getStaticSizes()) ||
+        ShapedType::isDynamicShape(slice.getStaticStrides()))
+      return op.emitOpError("the fp64 oracle needs static offsets, sizes and "
+                            "strides");
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets(),
+                      sizes = slice.getStaticSizes(),
+                      steps = slice.getStaticStrides();
+    bool insert = isa<tensor::InsertSliceOp>(op);
+    const ref::Result &big = lookup(op.getOperand(insert ? 1 : 0));
+    const ref::Result &small = lookup(op.getOperand(0));
+    SmallVector<int64_t> bigStrides = stridesOf(big.value.shape);
+    if (insert) {
+      r = big;
+      if (r.bound.data.size() != r.value.data.size())
+        r.bound = ref::Tensor(outType.getShape());
+    }
+    int64_t count = 1;
+    for (int64_t s : sizes)
+      count *= s;
+    SmallVector<int64_t> point(sizes.size(), 0);
+    for (int64_t n = 0; n < count; ++n) {
+      accel_run::delinearize(n, sizes, point);
+      int64_t at = sliceElement(point, offsets, steps, bigStrides);
+      if (insert)
+        copyElement(small, n, r, at);
+      else
+        copyElement(big, at, r, n);
+    }
+    return r;
+  }
+  auto concat = cast<tensor::ConcatOp>(op);
+  int64_t dim = concat.getDim();
+  SmallVector<int64_t> outStrides = stridesOf(outType.getShape());
+  int64_t offset = 0;
+  for (Value input : concat.getInputs()) {
+    const ref::Result &in = lookup(input);
+    ArrayRef<int64_t> shape = in.value.shape;
+    SmallVector<int64_t> offsets(shape.size(), 0), steps(shape.size(), 1);
+    offsets[dim] = offset;
+    SmallVector<int64_t> point(shape.size(), 0);
+    for (int64_t n = 0; n < in.value.numElements(); ++n) {
+      accel_run::delinearize(n, shape, point);
+      copyElement(in, n, r, sliceElement(point, offsets, steps, outStrides));
+    }
+    offset += shape[dim];
+  }
+  return r;
+}
+
 FailureOr<ref::Result>
 accel_run::evaluateStructured(Operation &op,
                               function_ref<const ref::Result &(Value)> lookup) {
@@ -380,6 +463,8 @@ accel_run::evaluateStructured(Operation &op,
   auto outType = cast<RankedTensorType>(op.getResult(0).getType());
   if (auto g = dyn_cast<linalg::GenericOp>(op))
     return evaluateGeneric(g, lookup);
+  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ConcatOp>(op))
+    return evaluateSlices(op, lookup, outType);
   if (auto sm = dyn_cast<linalg::SoftmaxOp>(op))
     return ref::softmax(lookup(sm.getInput()).value, sm.getDimension(),
                         outType.getElementType());

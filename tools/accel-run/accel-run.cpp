@@ -554,9 +554,10 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
     }
     return op.emitOpError("is not modelled by the fp64 oracle (it knows "
                           "accel ops, linalg.fill/matmul/batch_matmul/"
-                          "transpose/softmax, elementwise and multiply-add "
+                          "transpose/softmax, elementwise, sum and multiply-add "
                           "linalg.generic, tosa.matmul, tensor.empty/cast/"
-                          "expand_shape/collapse_shape, elementwise arith on "
+                          "expand_shape/collapse_shape/extract_slice/"
+                          "insert_slice/concat, elementwise arith on "
                           "tensors and constants)");
   }
   return failure();

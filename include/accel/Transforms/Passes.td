@@ -784,6 +784,21 @@ def AccelCpuVectorizeElementwisePass
                            "::mlir::arith::ArithDialect"];
 }
 
+def AccelCpuLowerCopiesPass : Pass<"accel-cpu-lower-copies"> {
+  let summary = "Strided memref copies as linalg.copy (loops), not memrefCopy";
+  let description = [{
+    A `memref.copy` whose source or target is not one contiguous block (an
+    identity layout, or a static shape laid out row-major without gaps)
+    becomes a `linalg.copy`, which the CPU pipeline lowers to loops. Such
+    copies come from bufferizing `tensor.insert_slice` with strides and
+    `tensor.concat` (RoPE's halves or interleaved pairs); memref-to-llvm
+    would turn them into calls of `memrefCopy` from libmlir_c_runner_utils,
+    which neither the JIT nor the AOT libraries link. Contiguous copies stay
+    `memref.copy` (an `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def AccelReturnArgumentsPass
     : Pass<"accel-return-arguments", "::mlir::func::FuncOp"> {
   let summary = "Return out-arguments without the clones buffer deallocation "
