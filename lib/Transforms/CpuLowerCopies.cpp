@@ -43,6 +43,10 @@ struct AccelCpuLowerCopiesPass
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation()->walk([&](memref::CopyOp copy) {
+      // Unranked copies have no linalg form (and call memrefCopy anyway).
+      if (!isa<MemRefType>(copy.getSource().getType()) ||
+          !isa<MemRefType>(copy.getTarget().getType()))
+        return;
       if (!isOneBlock(copy.getSource().getType()) ||
           !isOneBlock(copy.getTarget().getType()))
         copies.push_back(copy);

@@ -367,6 +367,9 @@ static void forwardAndEraseDeadWrites(func::FuncOp func) {
 /// Marks the epilogue tiles, with their C tile's vector shape bound.
 static constexpr llvm::StringLiteral kRegisterEpilogueAttr =
     "__accel_register_epilogue__";
+/// The contraction an epilogue tile belongs to (a number per pass run), so
+/// that every copy of it (peeling copies tiles) can be found again.
+static constexpr llvm::StringLiteral kEpilogueOfAttr = "__accel_epilogue_of__";
 
 /// Whether `g` updates `c` in place elementwise (accel-fuse-epilogues's
 /// form): buffers, every loop parallel, one init that is `c` itself,
@@ -419,6 +422,15 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op) {
   return {};
 }
 
+/// Whether `op` divides or takes a remainder (arith's div*, ceildiv*,
+/// floordiv*, rem*).
+static bool isDivision(Operation &op) {
+  if (!op.getDialect() || op.getDialect()->getNamespace() != "arith")
+    return false;
+  StringRef name = op.getName().stripDialect();
+  return name.contains("div") || name.starts_with("rem");
+}
+
 /// Whether `g`'s body is cheap: arithmetic other than division, compares
 /// and selects, absolute values. A polynomial activation (GELU's erf or
 /// tanh, SiLU's exp) or a division is not: on the C tile in registers its
@@ -429,14 +441,24 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op) {
 /// (docs/epilogues.md).
 static bool isCheapEpilogue(linalg::GenericOp g) {
   for (Operation &op : g.getRegion().front().without_terminator()) {
-    if (isa<arith::DivFOp, arith::RemFOp, arith::DivSIOp, arith::DivUIOp,
-            arith::RemSIOp, arith::RemUIOp>(op))
+    if (isDivision(op))
       return false;
-    if (isa<math::AbsFOp>(op) || (op.getDialect() && op.getDialect()->getNamespace() == "arith"))
+    if (isa<math::AbsFOp>(op) ||
+        (op.getDialect() && op.getDialect()->getNamespace() == "arith"))
       continue;
     return false;
   }
   return true;
+}
+
+/// Whether `g` divides integers: never applied to register tiles, whose
+/// masked lanes past a remainder compute on padding (a zero divisor traps).
+static bool dividesIntegers(linalg::GenericOp g) {
+  for (Operation &op : g.getRegion().front().without_terminator())
+    if (isDivision(op) && op.getNumResults() == 1 &&
+        isa<IntegerType>(getElementTypeOrSelf(op.getResult(0).getType())))
+      return true;
+  return false;
 }
 
 /// Whether `v` is available right after `op`.
@@ -465,12 +487,14 @@ peelLastIteration(RewriterBase &rewriter, scf::ForOp loop) {
   if (trips->isOne())
     return SmallVector<linalg::LinalgOp>();
   Location loc = loop.getLoc();
-  rewriter.setInsertionPointAfter(loop);
+  // Before the loop: it becomes the loop's upper bound.
+  rewriter.setInsertionPoint(loop);
   MLIRContext *ctx = rewriter.getContext();
   Value lastIv = affine::makeComposedAffineApply(
       rewriter, loc,
       getAffineDimExpr(0, ctx) + (trips->getSExtValue() - 1) * *step,
       {loop.getLowerBound()});
+  rewriter.setInsertionPointAfter(loop);
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), lastIv);
   SmallVector<linalg::LinalgOp> clones;
@@ -541,6 +565,7 @@ static Operation *insertEpilogueTile(RewriterBase &rewriter,
   }
   Operation *clone = rewriter.clone(*epilogue);
   clone->setOperands(operands);
+  clone->setAttr(kEpilogueOfAttr, epilogue->getAttr(kEpilogueOfAttr));
   clone->setAttr(kRegisterEpilogueAttr, rewriter.getDenseI64ArrayAttr(bounds));
   return clone;
 }
@@ -770,6 +795,7 @@ struct AccelCpuVectorizeContractionsPass
         targets.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    int64_t epilogueCount = 0;
     for (linalg::LinalgOp op : targets) {
       std::optional<Roles> roles = rolesOf(op);
       if (!roles)
@@ -794,7 +820,8 @@ struct AccelCpuVectorizeContractionsPass
       linalg::GenericOp epilogue;
       if (fuseEpilogues) {
         epilogue = findEpilogue(op);
-        if (epilogue && !isCheapEpilogue(epilogue) && !fuseExpensiveEpilogues)
+        if (epilogue && ((!isCheapEpilogue(epilogue) && !fuseExpensiveEpilogues) ||
+                         dividesIntegers(epilogue)))
           epilogue = {};
       }
       unsigned numLoops = op.getNumLoops();
@@ -1027,6 +1054,9 @@ struct AccelCpuVectorizeContractionsPass
       Value fillValue = zeroStart ? fill.getInputs()[0] : Value();
       bool allStarted = true;
       SmallVector<Operation *> epilogueTiles;
+      if (epilogue)
+        epilogue->setAttr(kEpilogueOfAttr,
+                          rewriter.getI64IntegerAttr(++epilogueCount));
       unsigned lastTiles = 0;
       auto microTile = [&](linalg::LinalgOp tileOp, bool start) {
         bool last = epilogueOk && lastK.contains(tileOp.getOperation());
@@ -1111,8 +1141,16 @@ struct AccelCpuVectorizeContractionsPass
         if (epilogueOk && lastTiles > 0 && epilogueTiles.size() == lastTiles) {
           rewriter.eraseOp(epilogue);
         } else {
-          for (Operation *e : epilogueTiles)
+          // Every copy, the peeled remainder tiles' included.
+          Attribute id = epilogue->getAttr(kEpilogueOfAttr);
+          SmallVector<Operation *> copies;
+          getOperation().walk([&](linalg::GenericOp g) {
+            if (g != epilogue && g->getAttr(kEpilogueOfAttr) == id)
+              copies.push_back(g);
+          });
+          for (Operation *e : copies)
             rewriter.eraseOp(e);
+          epilogue->removeAttr(kEpilogueOfAttr);
         }
       }
     }
@@ -1136,6 +1174,7 @@ struct AccelCpuVectorizeContractionsPass
         if (!bound)
           continue;
         op->removeAttr(mark);
+        op->removeAttr(kEpilogueOfAttr);
         SmallVector<int64_t> ranges = op.getStaticLoopRanges();
         if (ranges.size() != static_cast<size_t>(bound.size()))
           return;

@@ -149,3 +149,28 @@ func.func @input_written_between(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %
   }
   return
 }
+
+// -----
+
+// An integer division never runs on register tiles, even when expensive
+// epilogues are allowed: masked remainder lanes would divide padding, and a
+// zero divisor traps.
+// CHECK-LABEL: func @int_division
+// CHECK: linalg.generic
+// CHECK: arith.divsi %{{.+}}, %{{.+}} : i32
+// EXPENSIVE-LABEL: func @int_division
+// EXPENSIVE: linalg.generic
+// EXPENSIVE: arith.divsi %{{.+}}, %{{.+}} : i32
+func.func @int_division(%a: memref<32x24xi32>, %b: memref<24x32xi32>, %c: memref<32x32xi32>) {
+  %zero = arith.constant 0 : i32
+  %three = arith.constant 3 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<32x32xi32>)
+  linalg.matmul ins(%a, %b : memref<32x24xi32>, memref<24x32xi32>) outs(%c : memref<32x32xi32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%c : memref<32x32xi32>) {
+  ^bb0(%acc: i32):
+    %q = arith.divsi %acc, %three : i32
+    linalg.yield %q : i32
+  }
+  return
+}

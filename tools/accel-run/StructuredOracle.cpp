@@ -382,6 +382,8 @@ static void copyElement(const ref::Result &src, int64_t from, ref::Result &dst,
       src.bound.data.size() == src.value.data.size() ? src.bound.data[from] : 0;
   if (src.mayBeNaN(from))
     dst.allowNaN(to);
+  else if (!dst.nanAllowed.empty())
+    dst.nanAllowed[to] = false;
 }
 
 /// The flat index in a tensor of `strides` of the slice element at

@@ -401,17 +401,36 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
       continue;
     }
     // Elementwise arithmetic on tensors (the scale and mask steps of an
-    // unfused attention chain): exact inputs, one rounding of the result.
+    // unfused attention chain, an epilogue after a matmul): the operands'
+    // bounds carried through, one rounding of the result.
     if (isa<arith::MulFOp, arith::DivFOp, arith::AddFOp, arith::SubFOp,
             arith::SelectOp>(op) &&
         isa<RankedTensorType>(op.getResult(0).getType())) {
       auto type = cast<RankedTensorType>(op.getResult(0).getType());
       ref::Tensor out(type.getShape()), bound(type.getShape());
       double u = ref::unitRoundoff(type.getElementType());
+      auto boundOf = [&](Value v, int64_t n) {
+        const ref::Tensor &b = env[v].bound;
+        return b.data.size() == size_t(out.numElements()) ? b.data[n] : 0.0;
+      };
       for (int64_t n = 0; n < out.numElements(); ++n) {
         double x = get(op.getOperand(0)).data[n];
         double y = get(op.getOperand(1)).data[n];
         double r;
+        // The error the operands bring (before this op's rounding).
+        double ex = boundOf(op.getOperand(0), n),
+               ey = boundOf(op.getOperand(1), n), carried = 0;
+        if (isa<arith::MulFOp>(op))
+          carried = std::fabs(x) * ey + std::fabs(y) * ex + ex * ey;
+        else if (isa<arith::DivFOp>(op))
+          carried = ex == 0 && ey == 0 ? 0.0
+                    : std::fabs(y) > ey
+                        ? (ex + std::fabs(x / y) * ey) / (std::fabs(y) - ey)
+                        : std::numeric_limits<double>::infinity();
+        else if (isa<arith::AddFOp, arith::SubFOp>(op))
+          carried = ex + ey;
+        else
+          carried = x != 0.0 ? ey : boundOf(op.getOperand(2), n);
         if (isa<arith::MulFOp>(op))
           r = x * y;
         else if (isa<arith::DivFOp>(op))
@@ -427,7 +446,7 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
             std::isinf(ref::roundTo(r, type.getElementType())))
           r = ref::roundTo(r, type.getElementType());
         out.data[n] = r;
-        bound.data[n] = std::isfinite(r) ? u * std::fabs(r) : 0.0;
+        bound.data[n] = std::isfinite(r) ? u * std::fabs(r) + carried : 0.0;
       }
       env[op.getResult(0)] = ref::Result{std::move(out), std::move(bound)};
       continue;

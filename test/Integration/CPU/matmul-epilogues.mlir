@@ -33,7 +33,9 @@
 // CHECK: PASS
 // CHECK-LABEL: @result_also_returned
 // CHECK: PASS
-// CHECK: accel-run: 8 of 8 functions passed
+// CHECK-LABEL: @tensor_arith_epilogue
+// CHECK: PASS
+// CHECK: accel-run: 9 of 9 functions passed
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -203,4 +205,15 @@ func.func @result_also_returned(%a: tensor<30x50xf32>, %b: tensor<50x70xf32>, %b
     linalg.yield %z : f32
   } -> tensor<30x70xf32>
   return %mm, %r : tensor<30x70xf32>, tensor<30x70xf32>
+}
+
+// The epilogue as elementwise arith on tensors (a residual add, then a
+// scale): converted to linalg and fused like the generics; the oracle
+// carries the matmul's bound through the tensor ops.
+func.func @tensor_arith_epilogue(%a: tensor<50x90xf32>, %b: tensor<90x70xf32>, %res: tensor<50x70xf32>, %scale: tensor<50x70xf32>) -> tensor<50x70xf32> {
+  %c = tensor.empty() : tensor<50x70xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<50x90xf32>, tensor<90x70xf32>) outs(%c : tensor<50x70xf32>) -> tensor<50x70xf32>
+  %s = arith.addf %mm, %res : tensor<50x70xf32>
+  %t = arith.mulf %s, %scale : tensor<50x70xf32>
+  return %t : tensor<50x70xf32>
 }

@@ -26,6 +26,8 @@
 // CHECK-CAPTURED: error: 'linalg.generic' op the fp64 oracle models captured scalars only
 // RUN: not accel-run %s --entry=sin_body 2>&1 | FileCheck %s --check-prefix=CHECK-SIN
 // CHECK-SIN: error: 'math.sin' op is not modelled by the fp64 oracle in a linalg.generic body
+// RUN: not accel-run %s --entry=dynamic_slice 2>&1 | FileCheck %s --check-prefix=CHECK-SLICE
+// CHECK-SLICE: error: 'tensor.extract_slice' op the fp64 oracle needs static offsets, sizes and strides
 // RUN: not accel-run %s --entry=dynamic_expand 2>&1 | FileCheck %s --check-prefix=CHECK-DYN
 // CHECK-DYN: error: 'tensor.expand_shape' op the fp64 oracle needs static shapes
 
@@ -141,6 +143,12 @@ func.func @sin_body(%x: tensor<4xf32>) -> tensor<4xf32> {
     linalg.yield %v : f32
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
+}
+
+func.func @dynamic_slice(%x: tensor<8xf32>) -> tensor<2xf32> {
+  %i = arith.constant 3 : index
+  %s = tensor.extract_slice %x[%i] [2] [1] : tensor<8xf32> to tensor<2xf32>
+  return %s : tensor<2xf32>
 }
 
 func.func @dynamic_expand(%x: tensor<6xf32>) -> tensor<2x3xf32> {
