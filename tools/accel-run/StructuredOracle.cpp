@@ -88,11 +88,11 @@ static Scalar unaryFunction(double value, Scalar in, double slope, double ulps,
   if (std::isnan(value))
     return Scalar{value, 0.0};
   ulps *= functionUlpsScale;
-  Scalar r =
-      rounded(value, slope * in.err +
-                         ulps * ref::unitRoundoff(type) * std::fabs(value),
-              type);
-  return r;
+  // An exact input carries no error, whatever the slope (inf * 0 is NaN).
+  double carried = in.err == 0 ? 0.0 : slope * in.err;
+  return rounded(value,
+                 carried + ulps * ref::unitRoundoff(type) * std::fabs(value),
+                 type);
 }
 
 /// Implementation error allowances, in unit roundoffs of the result type

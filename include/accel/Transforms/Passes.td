@@ -512,7 +512,9 @@ def AccelCpuVectorizeContractionsPass
     with math functions or a division (GELU, SiLU) stays a separate
     vectorized pass unless `fuse-expensive-epilogues`: in the register tile
     its polynomial's constants and the other rows' accumulators overflow
-    the register file, and it measured 0.88-1.01 of the separate pass.
+    the register file, and it measured 0.88-1.01 of the separate pass. An
+    integer division is never fused (masked remainder lanes would divide
+    padding).
   }];
   let options = [
     ListOption<"cacheTile", "cache-tile", "int64_t",
