@@ -53,13 +53,9 @@ bool accel_run::isStructured(Operation &op) {
       op);
 }
 
-namespace {
 /// A scalar in a generic's body: its exact value and a bound on how far the
 /// kernel's value may be from it.
-struct Scalar {
-  double value = 0, err = 0;
-};
-} // namespace
+using Scalar = accel_run::ScalarBound;
 
 /// `r` as the kernel holds it in `type`: past the type's range it is,
 /// correctly, ±inf (and then exact).
@@ -104,8 +100,8 @@ static Scalar unaryFunction(double value, Scalar in, double slope, double ulps,
 static constexpr double kExpUlps = 1.5, kTanhUlps = 8, kErfUlps = 8,
                         kSqrtUlps = 1, kRsqrtUlps = 2;
 
-/// One body op on scalars; failure for an op the oracle does not model.
-static FailureOr<Scalar> evaluateScalar(Operation &op, ArrayRef<Scalar> in) {
+FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
+                                            ArrayRef<Scalar> in) {
   Type type = op.getResult(0).getType();
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
@@ -308,7 +304,7 @@ evaluateGeneric(linalg::GenericOp g,
                          ? it->second
                          : Scalar{lookup(v).value.data[0], 0.0});
       }
-      FailureOr<Scalar> r = evaluateScalar(op, in);
+      FailureOr<Scalar> r = accel_run::evaluateScalar(op, in);
       if (failed(r))
         return op.emitOpError("is not modelled by the fp64 oracle in a "
                               "linalg.generic body");

@@ -39,6 +39,19 @@ mlir::FailureOr<mlir::accel::ref::Result> evaluateStructured(
     mlir::Operation &op,
     llvm::function_ref<const mlir::accel::ref::Result &(mlir::Value)> lookup);
 
+/// A scalar as the oracle knows it: the kernel's value is within `err` of
+/// `value`.
+struct ScalarBound {
+  double value = 0, err = 0;
+};
+
+/// One elementwise op of a generic body (arith and the math functions the
+/// oracle models) on scalars known within their bounds: the exact result
+/// and its bound (the operands' errors carried through, plus the op's own
+/// rounding or implementation error). Failure for an op it does not model.
+mlir::FailureOr<ScalarBound> evaluateScalar(mlir::Operation &op,
+                                            llvm::ArrayRef<ScalarBound> in);
+
 /// Point `n` of the iteration space `ranges` in row-major order (the
 /// oracles walk a generic's loops this way).
 inline void delinearize(int64_t n, llvm::ArrayRef<int64_t> ranges,

@@ -408,45 +408,22 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
         isa<RankedTensorType>(op.getResult(0).getType())) {
       auto type = cast<RankedTensorType>(op.getResult(0).getType());
       ref::Tensor out(type.getShape()), bound(type.getShape());
-      double u = ref::unitRoundoff(type.getElementType());
-      auto boundOf = [&](Value v, int64_t n) {
-        const ref::Tensor &b = env[v].bound;
-        return b.data.size() == size_t(out.numElements()) ? b.data[n] : 0.0;
+      // The same scalar rules as in a generic's body.
+      auto at = [&](Value v, int64_t n) {
+        const ref::Result &r = env[v];
+        return accel_run::ScalarBound{
+            r.value.data[n],
+            r.bound.data.size() == r.value.data.size() ? r.bound.data[n] : 0.0};
       };
+      SmallVector<accel_run::ScalarBound> in(op.getNumOperands());
       for (int64_t n = 0; n < out.numElements(); ++n) {
-        double x = get(op.getOperand(0)).data[n];
-        double y = get(op.getOperand(1)).data[n];
-        double r;
-        // The error the operands bring (before this op's rounding).
-        double ex = boundOf(op.getOperand(0), n),
-               ey = boundOf(op.getOperand(1), n), carried = 0;
-        if (isa<arith::MulFOp>(op))
-          carried = std::fabs(x) * ey + std::fabs(y) * ex + ex * ey;
-        else if (isa<arith::DivFOp>(op))
-          carried = ex == 0 && ey == 0 ? 0.0
-                    : std::fabs(y) > ey
-                        ? (ex + std::fabs(x / y) * ey) / (std::fabs(y) - ey)
-                        : std::numeric_limits<double>::infinity();
-        else if (isa<arith::AddFOp, arith::SubFOp>(op))
-          carried = ex + ey;
-        else
-          carried = x != 0.0 ? ey : boundOf(op.getOperand(2), n);
-        if (isa<arith::MulFOp>(op))
-          r = x * y;
-        else if (isa<arith::DivFOp>(op))
-          r = x / y;
-        else if (isa<arith::AddFOp>(op))
-          r = x + y;
-        else if (isa<arith::SubFOp>(op))
-          r = x - y;
-        else
-          r = x != 0.0 ? y : get(op.getOperand(2)).data[n];
-        // A result beyond the element type's range is, correctly, ±inf.
-        if (std::isfinite(r) &&
-            std::isinf(ref::roundTo(r, type.getElementType())))
-          r = ref::roundTo(r, type.getElementType());
-        out.data[n] = r;
-        bound.data[n] = std::isfinite(r) ? u * std::fabs(r) + carried : 0.0;
+        for (auto [i, v] : llvm::enumerate(op.getOperands()))
+          in[i] = at(v, n);
+        FailureOr<accel_run::ScalarBound> r = accel_run::evaluateScalar(op, in);
+        if (failed(r)) // evaluateScalar models the five ops above
+          llvm_unreachable("an elementwise tensor op the scalar rules lack");
+        out.data[n] = r->value;
+        bound.data[n] = r->err;
       }
       env[op.getResult(0)] = ref::Result{std::move(out), std::move(bound)};
       continue;
