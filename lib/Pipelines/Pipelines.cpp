@@ -218,13 +218,19 @@ void accel::buildAccelSystolicPipeline(
   pm.addPass(accel::createConvertAccelToSystolicPass(fill(convert)));
 }
 
-/// accel-raise, the configuration stage with the options both GPU
+/// accel-raise, epilogue fusion, the configuration stage with the options both GPU
 /// pipelines share (`stages` only NVIDIA's has; 0: chosen), then
 /// convert-accel-to-gpu.
 template <typename Options>
 static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
                                int64_t stages) {
   pm.addPass(accel::createAccelRaisePass());
+  // A matmul's elementwise consumers become one generic, which the GEMM
+  // kernel applies to C in registers (Epilogue.h of convert-accel-to-gpu).
+  if (options.fuseEpilogues) {
+    pm.addPass(createConvertElementwiseToLinalgPass());
+    pm.addPass(accel::createAccelFuseEpiloguesPass());
+  }
   // The configuration stage makes every choice; the conversion reads it.
   accel::AccelGpuConfigurePassOptions o;
   o.chip = options.chip;
@@ -255,6 +261,8 @@ void accel::buildGpuToHsacoPipeline(OpPassManager &pm, StringRef chip,
   // As for PTX: 64-bit indices keep all global address arithmetic in 64
   // bits; bare pointers make a kernel's arguments one pointer per buffer.
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Epilogues' tanh, erf and rsqrt without OCML (no device library).
+  kernels.addPass(accel::createAccelGpuApproximateMathPass());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = chip.str();
   kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpu));

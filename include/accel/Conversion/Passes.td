@@ -273,6 +273,33 @@ def AccelGpuConfigurePass
   ];
 }
 
+def AccelGpuApproximateMathPass
+    : Pass<"accel-gpu-approximate-math", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Rewrite the math functions of GPU kernels that would need "
+                "a device library into arith (tanh, erf, rsqrt)";
+  let description = [{
+    The AMD lowering (`convert-gpu-to-rocdl`) turns `math.tanh`, `math.erf`
+    and `math.rsqrt` on f32 into calls of ROCm's OCML, which a code object
+    then needs linked from a ROCm device-library folder. Epilogues use these
+    functions (GELU with tanh or erf, norms), and a HSACO should not depend
+    on a ROCm installation for them. This pass rewrites them inside a
+    `gpu.module`: tanh and erf into upstream MLIR's f32 polynomial
+    approximations (the same ones the CPU pipeline's vector epilogues use,
+    so both targets share their error: docs/numerics.md measures it), rsqrt
+    into `1 / sqrt` (`llvm.sqrt`, which the AMDGPU back end has), f16 and
+    bf16 through f32. Other math ops are left alone: exp, sqrt and absf
+    lower to LLVM intrinsics without a library.
+
+    `accel-amdgpu-pipeline` runs it before the ROCDL conversion. The NVIDIA
+    pipeline does not: `gpu-module-to-binary` links CUDA's libdevice, whose
+    `__nv_tanhf` / `__nv_erff` are within 2 ulp.
+
+    Example: `accel-opt --pass-pipeline="builtin.module(gpu.module(accel-gpu-approximate-math))" kernels.mlir`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Compile accel matmul functions to GPU kernels (NVIDIA: "
                 "cp.async, ldmatrix, mma.sync, wgmma on sm_90a; AMD: LDS, "
@@ -334,6 +361,24 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
       `nvvm.mma.sync` with bf16 operands for bf16).
     - the epilogue converts the accumulators to C's type and stores pairs
       (`vector.store`, or single elements when N is odd).
+
+    Epilogues: when a matmul's result has one user and it is an elementwise
+    `linalg.generic` over C (what `accel-fuse-epilogues` makes of bias,
+    activation, residual, scale and cast chains, in place or out of place),
+    the kernel applies that generic's body to each element of C in
+    registers, inside the store's guard, and writes the generic's result
+    (of its own element type) instead of C. Its other operands become
+    kernel parameters between C's initial value and the written buffer,
+    each read at the element's indices through its indexing map (loop
+    indices or constants: a bias row, a per-row scale, a residual); splat
+    constants and scalar constants the body captures are materialised in
+    the kernel. The body may hold scalar arith and math ops and
+    `linalg.index`. `accel.launch` then carries `epilogue = <number of
+    those parameters>`. A generic that is not elementwise over C, reads C
+    twice or through another map, reads a value that is no kernel buffer,
+    holds other ops, or shares C with other users is a located error.
+    Epilogues of attention, and of matmuls with more than one batch
+    dimension, are not done yet.
 
     Remainders: M, N and K need not be multiples of the tile. A copy
     whose row or column lies outside A or B copies 0 source elements (its

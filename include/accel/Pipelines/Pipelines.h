@@ -220,6 +220,13 @@ struct AccelNvptxPipelineOptions
   PassOptions::Option<int64_t> stages{
       *this, "stages", llvm::cl::desc("Copy-ring stages (0: chosen)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Fuse a matmul's elementwise consumers (bias, "
+                     "activation, residual, a cast) into one epilogue the "
+                     "GEMM kernel applies to C in registers before the "
+                     "store (accel-fuse-epilogues)"),
+      llvm::cl::init(true)};
 };
 
 /// accel-amdgpu-pipeline's options: the chip, convert-accel-to-gpu's block
@@ -246,6 +253,13 @@ struct AccelAmdgpuPipelineOptions
   PassOptions::Option<int64_t> warps{
       *this, "warps", llvm::cl::desc("Waves per workgroup (0: chosen)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Fuse a matmul's elementwise consumers (bias, "
+                     "activation, residual, a cast) into one epilogue the "
+                     "GEMM kernel applies to C in registers before the "
+                     "store (accel-fuse-epilogues)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("isa (AMDGCN assembly) or bin (a HSACO code object, "

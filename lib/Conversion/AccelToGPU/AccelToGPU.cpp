@@ -16,6 +16,7 @@
 
 #include "accel/Conversion/AccelToGPU/AccelToGPU.h"
 #include "AttentionKernel.h"
+#include "Epilogue.h"
 #include "GemmKernel.h"
 #include "KernelConfig.h"
 #include "KernelUtils.h"
@@ -53,11 +54,15 @@ using namespace mlir::accel;
 // Kernel emission
 //===----------------------------------------------------------------------===//
 
-void GemmKernelBuilder::emit(Value a, Value bArg, Value cIn, Value c) {
+void GemmKernelBuilder::emit(Value a, Value bArg, Value cIn, Value c,
+                             const GpuEpilogue *epi,
+                             ArrayRef<Value> epilogueBuffers) {
   gA = a;
   gB = bArg;
   gCin = cIn;
   gC = c;
+  epilogue = epi;
+  gEpilogue.assign(epilogueBuffers.begin(), epilogueBuffers.end());
   // The kernel the configuration stage chose (KernelConfig.cpp).
   StringRef kernel = getGpuMatmulKernelName(k, target);
   if (kernel == "wgmma")
@@ -110,8 +115,20 @@ struct ConvertAccelToGPUPass
       return convertGpuAttentionFunction(func, target, options);
     SmallVector<MatmulOp> matmuls(func.getBody().front().getOps<MatmulOp>());
 
+    // Each matmul's epilogue (checkGpuKernelFunction admitted it): the
+    // kernel then writes the epilogue's result, not C.
+    SmallVector<std::optional<GpuEpilogue>> epilogues;
+    SmallVector<Operation *> computed;
+    for (MatmulOp mm : matmuls) {
+      FailureOr<std::optional<GpuEpilogue>> e = findGpuEpilogue(mm);
+      if (failed(e))
+        return failure();
+      epilogues.push_back(std::move(*e));
+      computed.push_back(epilogues.back() ? epilogues.back()->op.getOperation()
+                                          : mm.getOperation());
+    }
+
     // The host buffer behind each value a kernel reads or writes.
-    SmallVector<Operation *> computed(matmuls.begin(), matmuls.end());
     FailureOr<DenseMap<Value, std::string>> buffers =
         nameKernelBuffers(func, computed, "accel.matmul");
     if (failed(buffers))
@@ -120,11 +137,19 @@ struct ConvertAccelToGPUPass
 
     // Check everything before building anything.
     SmallVector<GemmKernel> kernels;
-    for (MatmulOp mm : matmuls) {
+    for (auto [mm, epilogue] : llvm::zip(matmuls, epilogues)) {
       FailureOr<GemmKernel> kernel = plan(mm, bufferOf, target);
       if (failed(kernel))
         return failure();
       kernels.push_back(*kernel);
+      if (epilogue)
+        for (unsigned n : epilogue->bufferOperands)
+          if (!bufferOf.count(epilogue->op->getOperand(n)))
+            return epilogue->op.emitOpError("reads operand #")
+                   << n
+                   << " in the GPU epilogue of an accel.matmul, which is not "
+                      "a kernel buffer (a function argument or the result of "
+                      "another kernel)";
     }
 
     std::string moduleName = (func.getSymName() + "_kernels").str();
@@ -140,8 +165,8 @@ struct ConvertAccelToGPUPass
       const GemmKernel &k = kernels[i];
       if (k.shape.m == 0 || k.shape.n == 0 || k.shape.batch == 0)
         continue; // an empty C: nothing to launch
-      emitKernel(b, mm, (func.getSymName() + "_" + Twine(i)).str(), k, bufferOf,
-                 target);
+      emitKernel(b, mm, (func.getSymName() + "_" + Twine(i)).str(), k,
+                 epilogues[i] ? &*epilogues[i] : nullptr, bufferOf, target);
     }
     func.erase();
     return success();
@@ -175,7 +200,7 @@ struct ConvertAccelToGPUPass
   }
 
   void emitKernel(OpBuilder &b, MatmulOp mm, StringRef name,
-                  const GemmKernel &k,
+                  const GemmKernel &k, const GpuEpilogue *epilogue,
                   const DenseMap<Value, std::string> &bufferOf,
                   const GpuTargetInfo &target) {
     MLIRContext *ctx = b.getContext();
@@ -203,8 +228,23 @@ struct ConvertAccelToGPUPass
       args.push_back(StringAttr::get(ctx, bufferOf.lookup(mm.getInit())));
       access.push_back(StringAttr::get(ctx, "in"));
     }
-    params.push_back(memref(s.m, s.n, k.outType));
-    args.push_back(StringAttr::get(ctx, bufferOf.lookup(mm.getResult())));
+    // The epilogue's buffers (bias, scales, residual: read at their own
+    // shapes), then what the kernel writes: the epilogue's result or C.
+    Value written = mm.getResult();
+    Type writtenType = k.outType;
+    if (epilogue) {
+      for (unsigned n : epilogue->bufferOperands) {
+        Value v = epilogue->op->getOperand(n);
+        auto t = cast<RankedTensorType>(v.getType());
+        params.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+        args.push_back(StringAttr::get(ctx, bufferOf.lookup(v)));
+        access.push_back(StringAttr::get(ctx, "in"));
+      }
+      written = epilogue->op->getResult(0);
+      writtenType = epilogue->outType;
+    }
+    params.push_back(memref(s.m, s.n, writtenType));
+    args.push_back(StringAttr::get(ctx, bufferOf.lookup(written)));
     access.push_back(StringAttr::get(ctx, "out"));
 
     auto func =
@@ -218,7 +258,7 @@ struct ConvertAccelToGPUPass
         b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
     func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(
         {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
-    NamedAttribute launch[] = {
+    SmallVector<NamedAttribute> launch = {
         b.getNamedAttr("grid", b.getDenseI64ArrayAttr(grid)),
         b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
         b.getNamedAttr(
@@ -233,6 +273,11 @@ struct ConvertAccelToGPUPass
         b.getNamedAttr("stages", b.getI64IntegerAttr(c.stages)),
         b.getNamedAttr("mma",
                        b.getStringAttr(getGpuMatmulKernelName(k, target)))};
+    // How many of the parameters before the written buffer the epilogue
+    // reads (after A, B and C's initial value).
+    if (epilogue)
+      launch.push_back(b.getNamedAttr(
+          "epilogue", b.getI64IntegerAttr(epilogue->bufferOperands.size())));
     func->setAttr("accel.launch", b.getDictionaryAttr(launch));
 
     Block *entry = &func.getBody().front();
@@ -242,7 +287,12 @@ struct ConvertAccelToGPUPass
     Value a = s.k > 0 ? entry->getArgument(next++) : Value();
     Value bArg = s.k > 0 ? entry->getArgument(next++) : Value();
     Value cIn = k.accumulate ? entry->getArgument(next++) : Value();
-    kb.emit(a, bArg, cIn, entry->getArgument(next));
+    SmallVector<Value> epilogueBuffers;
+    if (epilogue)
+      for (size_t i = 0; i < epilogue->bufferOperands.size(); ++i)
+        epilogueBuffers.push_back(entry->getArgument(next++));
+    kb.emit(a, bArg, cIn, entry->getArgument(next), epilogue,
+            epilogueBuffers);
   }
 };
 

@@ -21,6 +21,7 @@
 #ifndef ACCEL_LIB_CONVERSION_ACCELTOGPU_GEMMKERNEL_H
 #define ACCEL_LIB_CONVERSION_ACCELTOGPU_GEMMKERNEL_H
 
+#include "Epilogue.h"
 #include "KernelConfig.h"
 #include "KernelUtils.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
@@ -41,8 +42,12 @@ public:
                     const GpuTargetInfo &target, Block *entry)
       : GpuIndexBuilder(b, loc, entry), k(k), cfg(k.config), target(target) {}
 
-  /// The kernel the configuration chose (its `kernel`), on these buffers.
-  void emit(Value gA, Value gB, Value gCin, Value gC);
+  /// The kernel the configuration chose (its `kernel`), on these buffers;
+  /// with `epi`, applying it to C before the store (its buffers in
+  /// `epilogueBuffers`, gC then holding its result).
+  void emit(Value gA, Value gB, Value gCin, Value gC,
+            const GpuEpilogue *epi = nullptr,
+            ArrayRef<Value> epilogueBuffers = {});
 
   /// The mma.sync kernel (NVIDIA/MmaSyncGemm.cpp).
   void emitMmaSync();
@@ -141,6 +146,23 @@ public:
   Type accElement() {
     return k.mma.accumulatesInInt ? Type(b.getI32Type()) : b.getF32Type();
   }
+  /// The element type the kernel stores: the epilogue's result's, else C's.
+  Type storeElement() { return epilogue ? epilogue->outType : k.outType; }
+  /// What the kernel stores for accumulator element `acc` at C's (row,
+  /// col): the element rounded to C's type, then the epilogue applied (its
+  /// buffers read at the element's indices). Built where the element is
+  /// known to be inside C.
+  Value finishElement(Value acc, Value row, Value col) {
+    if (k.outType != acc.getType())
+      acc = arith::TruncFOp::create(b, loc, k.outType, acc);
+    if (!epilogue)
+      return acc;
+    SmallVector<Value> ivs;
+    if (k.batched)
+      ivs.push_back(batchIdx);
+    ivs.append({row, col});
+    return emitGpuEpilogueElement(b, loc, *epilogue, acc, gEpilogue, ivs);
+  }
 
   const GemmKernel &k;
   const GpuGemmConfig &cfg;
@@ -152,6 +174,9 @@ public:
   /// Global buffers; the shared rings cp.async fills (sA, sB) and the
   /// views ldmatrix reads them through (lA, lB: sA, sB but for f8, i8).
   Value gA, gB, gCin, gC, sA, sB, lA, lB;
+  /// The epilogue applied before the store, if any, and its buffers.
+  const GpuEpilogue *epilogue = nullptr;
+  SmallVector<Value> gEpilogue;
   Value tid, lane, batchIdx, blockRow, blockCol, warpRow, warpCol;
 };
 

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelConfig.h"
+#include "Epilogue.h"
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Target/Catalogue.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -255,20 +256,33 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
     if (isa<AttentionOp, tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(
             op))
       continue;
-    if (isa<MatmulOp>(op)) {
+    if (auto mm = dyn_cast<MatmulOp>(op)) {
       anyMatmul = true;
       if (attention)
         return op.emitOpError("is in a function with an accel.attention: "
                               "convert-accel-to-gpu compiles functions of "
                               "accel.matmul ops or of accel.attention ops, "
                               "not both (split the function)");
+      // Its epilogue, if it has one, must be one the kernel can apply.
+      if (failed(findGpuEpilogue(mm)))
+        return failure();
       continue;
     }
+    // An elementwise generic on a matmul's C is that matmul's epilogue
+    // (checked with its matmul above, which comes first).
+    if (auto generic = dyn_cast<linalg::GenericOp>(op); generic && !attention)
+      if (llvm::any_of(generic->getOperands(), [&](Value v) {
+            auto mm = v.getDefiningOp<MatmulOp>();
+            return mm && v.hasOneUse();
+          }))
+        continue;
     return op.emitOpError(attention
                               ? "has no GPU lowering (convert-accel-to-gpu "
                                 "compiles functions of accel.attention ops)"
                               : "has no GPU lowering (convert-accel-to-gpu "
-                                "compiles functions of accel.matmul ops)");
+                                "compiles functions of accel.matmul ops, "
+                                "each with an optional elementwise epilogue "
+                                "on its result)");
   }
   if (!attention && !anyMatmul)
     return func.emitOpError("has no accel.matmul to compile for the GPU");

@@ -27,6 +27,7 @@ class GpuTargetInfo;
 
 #define GEN_PASS_DECL_ACCELGPUCONFIGUREPASS
 #define GEN_PASS_DECL_CONVERTACCELTOGPUPASS
+#define GEN_PASS_DECL_ACCELGPUAPPROXIMATEMATHPASS
 #include "accel/Conversion/Passes.h.inc"
 
 /// One matmul of the batch: C[M, N] (+)= A[M, K] . B[K, N] (B stored [N, K]

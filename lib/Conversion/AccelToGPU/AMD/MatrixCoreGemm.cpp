@@ -234,13 +234,16 @@ void GemmKernelBuilder::emitLds(const GpuLaneLayout &layout) {
         auto [r, c] = element(mt, nt, e);
         Value v = vector::ExtractOp::create(b, loc, accs[mt * fragsN + nt],
                                             ArrayRef<int64_t>{e});
-        if (k.outType != accElt)
+        if (!epilogue && k.outType != accElt)
           v = arith::TruncFOp::create(b, loc, k.outType, v);
         OpBuilder::InsertionGuard ig(b);
         if (Value g = guard(r, c)) {
           auto ifOp = scf::IfOp::create(b, loc, g, /*withElseRegion=*/false);
           b.setInsertionPointToStart(ifOp.thenBlock());
         }
+        // The epilogue reads memory at the element's indices: inside C.
+        if (epilogue)
+          v = finishElement(v, r, c);
         memref::StoreOp::create(b, loc, v, gC, global(r, c));
       }
   gpu::ReturnOp::create(b, loc);

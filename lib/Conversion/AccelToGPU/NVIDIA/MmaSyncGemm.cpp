@@ -124,14 +124,18 @@ Value GemmKernelBuilder::loadAccumulator(Value row, Value col) {
 }
 
 void GemmKernelBuilder::storeAccumulator(Value acc, Value row, Value col) {
-  auto pairOut = VectorType::get({2}, k.outType);
+  Type outElt = storeElement();
+  auto pairOut = VectorType::get({2}, outElt);
   const int64_t n = k.shape.n;
   const bool checkCols = n % cfg.tileN != 0;
   for (int64_t h = 0; h < 2; ++h) {
     Value r = add(row, 8 * h);
     Value inRow = rowGuard(r);
     Value v = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{h});
-    if (k.outType != accElement())
+    // Without an epilogue the pair is rounded to C's type at once; with
+    // one, each element inside the guard (the epilogue reads memory at the
+    // element's indices).
+    if (!epilogue && k.outType != accElement())
       v = arith::TruncFOp::create(b, loc, pairOut, v);
     if (n % 2 == 0) {
       Value guard = both(inRow, checkCols ? ult(col, n) : Value());
@@ -140,9 +144,17 @@ void GemmKernelBuilder::storeAccumulator(Value acc, Value row, Value col) {
         auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
         b.setInsertionPointToStart(ifOp.thenBlock());
       }
+      if (epilogue) {
+        SmallVector<Value> elems;
+        for (int64_t j = 0; j < 2; ++j)
+          elems.push_back(finishElement(
+              vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{j}), r,
+              add(col, j)));
+        v = vector::FromElementsOp::create(b, loc, pairOut, elems);
+      }
       vector::StoreOp::create(
           b, loc, v, gC, global(r, col), false,
-          llvm::MaybeAlign(2 * k.outType.getIntOrFloatBitWidth() / 8));
+          llvm::MaybeAlign(2 * outElt.getIntOrFloatBitWidth() / 8));
     } else {
       for (int64_t j = 0; j < 2; ++j) {
         Value c = add(col, j);
@@ -151,6 +163,8 @@ void GemmKernelBuilder::storeAccumulator(Value acc, Value row, Value col) {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         Value e = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{j});
+        if (epilogue)
+          e = finishElement(e, r, c);
         memref::StoreOp::create(b, loc, e, gC, global(r, c));
       }
     }

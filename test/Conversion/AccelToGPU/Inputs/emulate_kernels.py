@@ -5,6 +5,7 @@
 
 usage: emulate_kernels.py KERNELS.mlir [--seed N] [--no-race-check]
                           [--drop-barrier N | --sink-barrier N]
+       emulate_kernels.py KERNELS.mlir --launch-record DIR [--no-race-check]
        emulate_kernels.py --self-test
 
 KERNELS.mlir is the pass's output printed in generic form
@@ -14,6 +15,21 @@ f16/bf16 and in the f32 sums), the output with NaN, runs every block of the
 grid with all of its threads in lockstep, and compares the output with
 numpy's A.B (+ C) rounded to C's type. It prints `@kernel: OK` lines, or the
 first problem, and exits 1 on any mismatch.
+
+With --launch-record DIR the script is the GPU of a record/replay round
+trip instead: DIR is what `accel-run --target=nvptx --record=DIR` wrote
+(manifest.json, <function>.json, <function>.b<N>.bin). Each recorded
+function's kernel (found in KERNELS.mlir by its name; the kernel's
+parameters must have the recorded dtypes and shapes, so the kernels may
+be another chip's compiled from the same file) runs on the recorded
+buffers, and what it writes goes to <function>.b<N>.result.bin, which
+`accel-run --replay=DIR` then checks against the fp64 oracle of the whole
+function. This is how kernels with epilogues are checked: the script
+does not know their semantics, the oracle does. Math functions of
+epilogues (math.erf, tanh, exp, sqrt, rsqrt, absf) are modelled as the
+float64 function rounded once to f32: the device's libdevice / OCML
+versions are within a few ulps of that, inside the oracle's allowance
+for them (docs/numerics.md).
 
 What it models, from the PTX ISA:
   - cp.async (nvgpu.device_async_copy) lands in shared memory only when a
@@ -81,6 +97,9 @@ barrier that not all threads reach. Mutations that show it works:
 --self-test runs the detector on hand-made access sequences, and checks
 the decoding of the f8 formats (against ml_dtypes where installed).
 """
+import json
+import math
+import os
 import re
 import sys
 
@@ -758,20 +777,52 @@ class Block:
             a, b = ins
             out = (np.maximum if n == 'arith.maxsi' else np.minimum)(a, b)
         elif n in ('arith.addf', 'arith.subf', 'arith.mulf', 'arith.divf',
-                   'arith.maximumf'):
+                   'arith.maximumf', 'arith.minimumf', 'arith.maxnumf',
+                   'arith.minnumf'):
             # f32 arithmetic, rounded like the GPU's (IEEE, round to
-            # nearest); maximumf propagates NaN.
+            # nearest); maximumf / minimumf propagate NaN, maxnumf /
+            # minnumf return the other operand.
+            elt = parse_type(operand_types(op)[0])[2]
+            if elt not in ('f32', 'f16', 'bf16'):
+                raise Failure('the emulator computes %s on f32 (and exact '
+                              'f16 / bf16) only' % n)
             a, b = (np.asarray(x, dtype=np.float32) for x in ins)
-            with np.errstate(divide='ignore', invalid='ignore'):
+            with np.errstate(divide='ignore', invalid='ignore',
+                             over='ignore'):
                 out = {'arith.addf': np.add, 'arith.subf': np.subtract,
                        'arith.mulf': np.multiply, 'arith.divf': np.divide,
-                       'arith.maximumf': np.maximum}[n](a, b)
+                       'arith.maximumf': np.maximum,
+                       'arith.minimumf': np.minimum,
+                       'arith.maxnumf': np.fmax,
+                       'arith.minnumf': np.fmin}[n](a, b)
+            out = round_to(out, elt)
+        elif n == 'arith.negf':
+            out = -np.asarray(ins[0], dtype=np.float32)
+        elif n in MATH_FUNCTIONS:
+            # The float64 function rounded once (see the module's doc).
+            if parse_type(operand_types(op)[0])[2] != 'f32':
+                raise Failure('the emulator computes %s on f32 only' % n)
+            with np.errstate(all='ignore'):
+                out = MATH_FUNCTIONS[n](np.asarray(ins[0], dtype=np.float64))
+            out = out.astype(np.float32)
         elif n == 'arith.cmpf':
             pred = int(op.attr('predicate').split(':')[0])
             a, b = ins
-            if pred not in (1, 13):
-                raise Failure('the emulator knows cmpf oeq and une only')
-            out = (a == b) if pred == 1 else ~(a == b)
+            unordered = np.isnan(a) | np.isnan(b)
+            ordered = {1: a == b, 2: a > b, 3: a >= b, 4: a < b, 5: a <= b,
+                       6: a != b}
+            if pred == 0:
+                out = np.zeros_like(unordered)
+            elif pred in ordered:
+                out = ~unordered & ordered[pred]
+            elif pred == 7:
+                out = ~unordered
+            elif 8 <= pred <= 13:
+                out = unordered | ordered[pred - 7]
+            elif pred == 14:
+                out = unordered
+            else:
+                out = np.ones_like(unordered)
         elif n == 'llvm.call_intrinsic':
             # ex2.approx.ftz.f32 (NVIDIA, within 2 ulp of exp2) and
             # llvm.amdgcn.exp2 on f32 (AMD's v_exp_f32, 1 ulp; it returns
@@ -1578,6 +1629,9 @@ class Kernel:
 
 def emulate(kernel, rng):
     # Parameters: A, B, [C read], C written; with K = 0 no A and B.
+    if re.search(r'\bepilogue = ', kernel.op.text):
+        raise Failure('has an epilogue, whose result this script cannot '
+                      'compute: check it on a record (--launch-record)')
     types = kernel.types
     c_t = types[-1]
     accumulate = len(types) in (2, 4)
@@ -1668,6 +1722,17 @@ def emulate(kernel, rng):
             [int(i) for i in idx], got[tuple(idx)], ref[tuple(idx)],
             bad.sum()))
     return 'M=%d N=%d K=%d%s' % (m, n, k, ' transpose_b' if trans else '')
+
+
+# The math functions epilogues use, in float64 (rounded to f32 after).
+MATH_FUNCTIONS = {
+    'math.erf': np.vectorize(math.erf, otypes=[np.float64]),
+    'math.tanh': np.tanh,
+    'math.exp': np.exp,
+    'math.sqrt': np.sqrt,
+    'math.rsqrt': lambda x: 1.0 / np.sqrt(x),
+    'math.absf': np.abs,
+}
 
 
 # Unit roundoff and the attention gate's atol (docs/numerics.md) by type.
@@ -1782,8 +1847,111 @@ def emulate_attention(kernel, rng):
                          err.max(), bound))
 
 
+def decode_buffer(raw, elt, shape):
+    """A recorded buffer's bytes as the emulator holds memory: float32
+    values for f32 / f16 / bf16, exact integers in float64 for i8 / i32,
+    codes for f8."""
+    if elt == 'f32':
+        a = np.frombuffer(raw, '<f4').astype(np.float32)
+    elif elt == 'f16':
+        a = np.frombuffer(raw, '<f2').astype(np.float32)
+    elif elt == 'bf16':
+        a = (np.frombuffer(raw, '<u2').astype(np.uint32) << 16).view(
+            np.float32)
+    elif elt == 'i8':
+        a = np.frombuffer(raw, np.int8).astype(np.float64)
+    elif elt == 'i32':
+        a = np.frombuffer(raw, '<i4').astype(np.float64)
+    elif elt.startswith('f8'):
+        a = np.frombuffer(raw, np.uint8).astype(np.float64)
+    else:
+        raise Failure('cannot decode a recorded buffer of %s' % elt)
+    return a.reshape(shape).copy()
+
+
+def encode_buffer(a, elt):
+    """decode_buffer's inverse: the bytes the kernel left in memory."""
+    if elt == 'f32':
+        return a.astype('<f4').tobytes()
+    if elt == 'f16':
+        return a.astype('<f2').tobytes()
+    if elt == 'bf16':
+        # Held bf16-exact (stores round), so the high half is the value.
+        return (a.astype(np.float32).view(np.uint32) >> 16).astype(
+            '<u2').tobytes()
+    if elt == 'i8':
+        return wrap(a, 8).astype(np.int8).tobytes()
+    if elt == 'i32':
+        return wrap(a, 32).astype('<i4').tobytes()
+    return a.astype(np.uint8).tobytes()
+
+
+def launch_record(kernels, folder, race_check):
+    """Runs each function of the record in `folder` with its kernel from
+    `kernels` on the recorded buffers and writes what it stored (see the
+    module's doc). Returns whether all ran."""
+    with open(os.path.join(folder, 'manifest.json')) as f:
+        manifest = json.load(f)
+    by_name = {k.name: k for k in kernels}
+    ok = True
+    for fn in manifest['functions']:
+        with open(os.path.join(folder, fn['metadata'])) as f:
+            meta = json.load(f)
+        kernel = by_name.get(meta['kernel'])
+        try:
+            if kernel is None:
+                raise Failure('no kernel @%s in the kernels file' %
+                              meta['kernel'])
+            kernel.race_check = race_check
+            kernel.check_launch()
+            args = meta['arguments']
+            if len(args) != len(kernel.types):
+                raise Failure('%d recorded buffers for %d parameters' % (
+                    len(args), len(kernel.types)))
+            bufs = []
+            for i, (arg, (kind, shape, elt)) in enumerate(
+                    zip(args, kernel.types)):
+                if arg['dtype'] != elt or tuple(arg['shape']) != shape:
+                    raise Failure('buffer %d (%s) was recorded as %s %s; '
+                                  'the parameter is %s %s' % (
+                                      i, arg['name'], arg['dtype'],
+                                      arg['shape'], elt, list(shape)))
+                with open(os.path.join(folder, fn['buffers'][i]), 'rb') as f:
+                    bufs.append(Memref(decode_buffer(f.read(), elt, shape),
+                                       elt, 'global'))
+            threads = kernel.block[0]
+            for bz in range(kernel.grid[2]):
+                for by in range(kernel.grid[1]):
+                    for bx in range(kernel.grid[0]):
+                        blk = Block(kernel, (bx, by, bz), bufs, kernel.smem,
+                                    threads)
+                        blk.run(kernel.body, np.ones(threads, dtype=bool))
+            written = 0
+            for i, arg in enumerate(args):
+                if arg['access'] == 'in':
+                    continue
+                path = os.path.join(folder, '%s.b%d.result.bin' % (
+                    fn['name'], i))
+                with open(path, 'wb') as f:
+                    f.write(encode_buffer(bufs[i].a, bufs[i].elt))
+                written += 1
+            print('@%s: launched (%s, grid %s, %d threads, %d buffers '
+                  'written)' % (kernel.name, kernel.chip,
+                                'x'.join(map(str, kernel.grid)), threads,
+                                written))
+        except Failure as e:
+            print('@%s: FAILED: %s' % (meta['kernel'], e))
+            ok = False
+    return ok
+
+
 def main():
     args = sys.argv[1:]
+    record = None
+    if '--launch-record' in args:
+        i = args.index('--launch-record')
+        record = args[i + 1]
+        del args[i:i + 2]
     seed = 0
     if '--seed' in args:
         i = args.index('--seed')
@@ -1817,6 +1985,10 @@ def main():
     if not kernels:
         sys.exit('emulate_kernels.py: no kernel with accel.launch in %s' %
                  args[0])
+    if record is not None:
+        if mutation:
+            sys.exit('emulate_kernels.py: no mutation with --launch-record')
+        sys.exit(0 if launch_record(kernels, record, race_check) else 1)
     rng = np.random.default_rng(seed)
     failed = False
     for kernel in kernels:

@@ -1,0 +1,165 @@
+//===- Epilogue.cpp - matmul epilogues inside GPU GEMM kernels ------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Epilogue.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::accel;
+
+/// Why `op` cannot be in an epilogue's body, or "" when it can: scalar
+/// arith and math ops and linalg.index.
+static std::string whyNotInBody(Operation &op) {
+  if (isa<linalg::YieldOp, linalg::IndexOp>(op))
+    return "";
+  if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+    return "a '" + op.getName().getStringRef().str() +
+           "', which is not a scalar arith or math op";
+  if (op.getNumRegions() != 0)
+    return "a '" + op.getName().getStringRef().str() + "' with regions";
+  for (Type t : llvm::concat<const Type>(op.getOperandTypes(),
+                                         op.getResultTypes()))
+    if (!t.isIntOrIndexOrFloat())
+      return "a '" + op.getName().getStringRef().str() +
+             "' on non-scalar values";
+  return "";
+}
+
+FailureOr<std::optional<GpuEpilogue>>
+mlir::accel::findGpuEpilogue(MatmulOp mm) {
+  Value c = mm.getResult();
+  linalg::GenericOp g;
+  for (Operation *user : c.getUsers())
+    if (auto generic = dyn_cast<linalg::GenericOp>(user))
+      g = generic;
+  if (!g)
+    return std::optional<GpuEpilogue>();
+  auto fail = [&](const Twine &why) -> FailureOr<std::optional<GpuEpilogue>> {
+    return g.emitOpError("cannot be a GPU epilogue of the accel.matmul at ")
+           << mm.getLoc() << ": " << why;
+  };
+  if (!c.hasOneUse())
+    return fail("the matmul's result has other users; the kernel keeps C "
+                "in registers and stores only the epilogue's result (run "
+                "accel-fuse-epilogues, or split the function)");
+  auto cType = cast<RankedTensorType>(c.getType());
+  if (cType.getRank() > 3)
+    return fail("C has " + Twine(cType.getRank()) +
+                " dimensions; epilogues of matmuls with more than one batch "
+                "dimension are not done yet");
+  if (g.getNumResults() != 1 || g.getNumDpsInits() != 1)
+    return fail("it has " + Twine(g.getNumResults()) +
+                " results; an epilogue yields one value per element of C");
+  if (g.getNumLoops() != cType.getRank() ||
+      g.getNumParallelLoops() != g.getNumLoops())
+    return fail("it is not elementwise over C (" + Twine(g.getNumLoops()) +
+                " loops, " + Twine(g.getNumParallelLoops()) + " parallel)");
+  auto outType = dyn_cast<RankedTensorType>(g.getResult(0).getType());
+  if (!outType || outType.getShape() != cType.getShape() ||
+      !g.getIndexingMapsArray().back().isIdentity())
+    return fail("its result is not C's shape, indexed as C");
+
+  GpuEpilogue e;
+  e.op = g;
+  e.outType = outType.getElementType();
+  bool found = false;
+  for (OpOperand &operand : g->getOpOperands()) {
+    unsigned n = operand.getOperandNumber();
+    AffineMap map = g.getMatchingIndexingMap(&operand);
+    if (operand.get() == c) {
+      if (found)
+        return fail("it reads C through two operands");
+      if (!map.isIdentity())
+        return fail("it reads C through a map other than the identity");
+      found = true;
+      e.matmulOperand = n;
+      continue;
+    }
+    BlockArgument arg = g.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
+      continue; // an init only shaping the result, or an unused input
+    DenseElementsAttr dense;
+    if (matchPattern(operand.get(), m_Constant(&dense)) && dense.isSplat()) {
+      e.splats[n] = dense.getSplatValue<TypedAttr>();
+      continue;
+    }
+    auto t = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!t || !t.hasStaticShape())
+      return fail("operand #" + Twine(n) +
+                  " is not a tensor of static shape or a splat constant");
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      if (isa<AffineDimExpr>(expr))
+        continue;
+      auto cst = dyn_cast<AffineConstantExpr>(expr);
+      if (!cst || cst.getValue() < 0 || cst.getValue() >= t.getDimSize(i))
+        return fail("operand #" + Twine(n) +
+                    " is indexed by a map whose results are not loop "
+                    "indices or constants inside it");
+    }
+    e.bufferOperands.push_back(n);
+  }
+  if (!found)
+    return fail("it does not read C");
+  for (Operation &op : g.getRegion().front()) {
+    std::string why = whyNotInBody(op);
+    if (!why.empty())
+      return fail("its body holds " + why);
+    // Values from outside the body: scalar constants only (the kernel has
+    // nothing else of the function).
+    for (Value v : op.getOperands())
+      if (!g.getRegion().isAncestor(v.getParentRegion()) &&
+          !(v.getDefiningOp() && matchPattern(v, m_Constant()) &&
+            v.getType().isIntOrIndexOrFloat()))
+        return fail("its body uses a value defined outside it that is not a "
+                    "scalar constant");
+  }
+  return std::optional<GpuEpilogue>(std::move(e));
+}
+
+Value mlir::accel::emitGpuEpilogueElement(OpBuilder &b, Location loc,
+                                          const GpuEpilogue &e, Value c,
+                                          ArrayRef<Value> buffers,
+                                          ArrayRef<Value> ivs) {
+  linalg::GenericOp g = e.op;
+  Block &body = g.getRegion().front();
+  IRMapping map;
+  map.map(body.getArgument(e.matmulOperand), c);
+  for (auto [n, attr] : e.splats)
+    map.map(body.getArgument(n),
+            arith::ConstantOp::create(b, loc, attr).getResult());
+  for (auto [i, n] : llvm::enumerate(e.bufferOperands)) {
+    AffineMap m = g.getIndexingMapsArray()[n];
+    SmallVector<Value> idx;
+    for (AffineExpr expr : m.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(expr))
+        idx.push_back(ivs[d.getPosition()]);
+      else
+        idx.push_back(arith::ConstantIndexOp::create(
+            b, loc, cast<AffineConstantExpr>(expr).getValue()));
+    }
+    map.map(body.getArgument(n),
+            memref::LoadOp::create(b, loc, buffers[i], idx).getResult());
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      map.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    for (Value v : op.getOperands())
+      if (!map.contains(v) && !g.getRegion().isAncestor(v.getParentRegion()))
+        map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+    b.clone(op, map);
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return map.lookupOrDefault(yield.getOperand(0));
+}

@@ -1,0 +1,62 @@
+//===- Epilogue.h - matmul epilogues inside GPU GEMM kernels ----*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// A matmul's epilogue on the GPU: the elementwise linalg.generic that
+// consumes an accel.matmul's C (what accel-fuse-epilogues leaves: bias,
+// activation, residual, scale, a cast, fused into one generic) is applied
+// by the GEMM kernel to each element of C while it is in registers, before
+// the store. The kernel then reads the generic's other operands (a bias
+// row, a per-row scale, a residual) from global memory at the element's
+// indices, and writes the generic's result instead of C.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_ACCELTOGPU_EPILOGUE_H
+#define ACCEL_LIB_CONVERSION_ACCELTOGPU_EPILOGUE_H
+
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include <optional>
+
+namespace mlir::accel {
+
+/// An elementwise linalg.generic a GEMM kernel applies to its C tile.
+struct GpuEpilogue {
+  linalg::GenericOp op;
+  /// The generic's operand (ins, then outs) that is the matmul's C.
+  unsigned matmulOperand = 0;
+  /// The operands the kernel reads from memory, in operand order: each
+  /// becomes a kernel parameter after A, B and C's initial value.
+  SmallVector<unsigned> bufferOperands;
+  /// The operands that are splat constants, by operand number.
+  llvm::DenseMap<unsigned, TypedAttr> splats;
+  /// The element type the kernel stores (the generic's result's).
+  Type outType;
+};
+
+/// The epilogue of `mm`: the only user of its result when that is a
+/// linalg.generic. std::nullopt when the result has no generic user; a
+/// located error when the generic is one a GEMM kernel cannot apply (not
+/// elementwise over C, an operand it cannot index, a body op that is not
+/// scalar arith or math) or when C has other users besides it.
+FailureOr<std::optional<GpuEpilogue>> findGpuEpilogue(MatmulOp mm);
+
+/// The epilogue's body for the element at loop indices `ivs` (C's
+/// indices: [batch,] row, column): `c` is the matmul's element (C's type),
+/// `buffers` the kernel's memrefs of `e.bufferOperands`. Loads of those
+/// buffers and the body's ops are built at `b`'s insertion point, which
+/// must be where the element is known to be inside C. Returns the element
+/// to store, of type `e.outType`.
+Value emitGpuEpilogueElement(OpBuilder &b, Location loc, const GpuEpilogue &e,
+                             Value c, ArrayRef<Value> buffers,
+                             ArrayRef<Value> ivs);
+
+} // namespace mlir::accel
+
+#endif // ACCEL_LIB_CONVERSION_ACCELTOGPU_EPILOGUE_H
