@@ -261,7 +261,7 @@ void accel::buildGpuToHsacoPipeline(OpPassManager &pm, StringRef chip,
   // As for PTX: 64-bit indices keep all global address arithmetic in 64
   // bits; bare pointers make a kernel's arguments one pointer per buffer.
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  // Epilogues' tanh, erf and rsqrt without OCML (no device library).
+  // Epilogues' math without OCML (no device library).
   kernels.addPass(accel::createAccelGpuApproximateMathPass());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = chip.str();
@@ -301,6 +301,11 @@ void accel::buildGpuToPtxPipeline(OpPassManager &pm, StringRef chip) {
   // global address arithmetic in 64 bits; bare pointers make a kernel's
   // parameters one pointer per buffer (what the launcher packs).
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Epilogues' math without libdevice (which gpu-module-to-binary links
+  // only where it finds a CUDA toolkit).
+  accel::AccelGpuApproximateMathPassOptions math;
+  math.nvvm = true;
+  kernels.addPass(accel::createAccelGpuApproximateMathPass(math));
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());

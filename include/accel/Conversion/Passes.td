@@ -276,28 +276,42 @@ def AccelGpuConfigurePass
 def AccelGpuApproximateMathPass
     : Pass<"accel-gpu-approximate-math", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Rewrite the math functions of GPU kernels that would need "
-                "a device library into arith (tanh, erf, rsqrt)";
+                "a device library into arith (exp, tanh, erf, rsqrt)";
   let description = [{
-    The AMD lowering (`convert-gpu-to-rocdl`) turns `math.tanh`, `math.erf`
-    and `math.rsqrt` on f32 into calls of ROCm's OCML, which a code object
-    then needs linked from a ROCm device-library folder. Epilogues use these
-    functions (GELU with tanh or erf, norms), and a HSACO should not depend
-    on a ROCm installation for them. This pass rewrites them inside a
-    `gpu.module`: tanh and erf into upstream MLIR's f32 polynomial
-    approximations (the same ones the CPU pipeline's vector epilogues use,
-    so both targets share their error: docs/numerics.md measures it), rsqrt
-    into `1 / sqrt` (`llvm.sqrt`, which the AMDGPU back end has), f16 and
-    bf16 through f32. Other math ops are left alone: exp, sqrt and absf
-    lower to LLVM intrinsics without a library.
+    The GPU lowerings turn math functions into calls of a device library:
+    `convert-gpu-to-nvvm` into CUDA's libdevice (`__nv_expf`,
+    `__nv_tanhf`, ...), which `gpu-module-to-binary` links only when it
+    finds a CUDA toolkit (the `CUDA_HOME` environment variable or the like;
+    without one the PTX keeps unresolved calls), and `convert-gpu-to-rocdl`
+    into ROCm's OCML, which a code object needs linked from a ROCm
+    device-library folder. Epilogues use these functions (GELU with tanh or
+    erf, SiLU's exp, norms' rsqrt), and a kernel should not depend on where
+    it was compiled. This pass rewrites them inside a `gpu.module`: exp,
+    tanh and erf into upstream MLIR's f32 polynomial approximations (the
+    ones the CPU pipeline's vector epilogues use, so the targets share their
+    error: docs/numerics.md), rsqrt into `1 / sqrt`, f16 and bf16 through
+    f32. Of what the polynomials leave, floor would be a library call on
+    both vendors: it becomes exact arithmetic (truncate, step down where
+    that rose, x itself from 2^23 on, the sign of x kept). absf, sqrt and
+    fma the ROCDL conversion makes LLVM intrinsics; the NVVM conversion
+    makes them libdevice calls (and takes no LLVM math intrinsics: it marks
+    them illegal), so with `nvvm` the pass rewrites them on f32 too: a
+    sign-bit mask, the NVVM intrinsic `llvm.nvvm.sqrt.rn.f` (correctly
+    rounded) and `llvm.intr.fma`.
 
-    `accel-amdgpu-pipeline` runs it before the ROCDL conversion. The NVIDIA
-    pipeline does not: `gpu-module-to-binary` links CUDA's libdevice, whose
-    `__nv_tanhf` / `__nv_erff` are within 2 ulp.
+    Both GPU pipelines run it before their NVVM / ROCDL conversion. An op
+    it cannot rewrite (an f64 one) is an error rather than a library call.
 
     Example: `accel-opt --pass-pipeline="builtin.module(gpu.module(accel-gpu-approximate-math))" kernels.mlir`.
   }];
+  let options = [
+    Option<"nvvm", "nvvm", "bool", "false",
+           "Also rewrite f32 absf, sqrt and fma for the NVVM conversion "
+           "(which would make them libdevice calls)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {

@@ -5,15 +5,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// accel-gpu-approximate-math: tanh, erf and rsqrt in a gpu.module become
-// arith (upstream's polynomials; 1 / sqrt), so that the AMD lowering emits
-// no OCML call and a code object needs no ROCm device library.
+// accel-gpu-approximate-math: exp, tanh, erf and rsqrt in a gpu.module
+// become arith (upstream's polynomials; 1 / sqrt), so that neither GPU
+// lowering calls a device library (CUDA's libdevice, ROCm's OCML).
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -36,7 +37,8 @@ struct AccelGpuApproximateMathPass
   void runOnOperation() override {
     auto wanted = [](StringRef name) {
       return llvm::is_contained(
-          {"tanh", "math.tanh", "erf", "math.erf", "rsqrt", "math.rsqrt"},
+          {"exp", "math.exp", "tanh", "math.tanh", "erf", "math.erf",
+           "rsqrt", "math.rsqrt"},
           name);
     };
     RewritePatternSet patterns(&getContext());
@@ -46,9 +48,10 @@ struct AccelGpuApproximateMathPass
     math::populateExpansionPatterns(patterns, {"rsqrt"});
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    rewriteLeftovers();
     // Anything left would become a library call the code object lacks.
     WalkResult left = getOperation().walk([&](Operation *op) {
-      if (isa<math::TanhOp, math::ErfOp, math::RsqrtOp>(op)) {
+      if (isa<math::ExpOp, math::TanhOp, math::ErfOp, math::RsqrtOp>(op)) {
         op->emitOpError("has no library-free lowering on this type (f16, "
                         "bf16 and f32 have one)");
         return WalkResult::interrupt();
@@ -57,6 +60,68 @@ struct AccelGpuApproximateMathPass
     });
     if (left.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// What the polynomials leave on f32 that a GPU lowering would make a
+  /// library call: floor (both: OCML's and libdevice's), and with `nvvm`
+  /// fma, absf and sqrt (libdevice's). floor is exact arithmetic (below 2^23
+  /// in magnitude truncate and step down where that rose, else x itself,
+  /// the sign of x kept so floor(-0) = -0); fma becomes llvm.fma, absf a
+  /// sign-bit mask, sqrt the NVVM intrinsic `sqrt.rn.f32` (correctly
+  /// rounded).
+  void rewriteLeftovers() {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (op->getNumResults() != 1 || !op->getResult(0).getType().isF32())
+        return;
+      if (isa<math::FloorOp>(op) ||
+          (nvvm && isa<math::AbsFOp, math::SqrtOp, math::FmaOp>(op)))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      Type f32 = b.getF32Type(), i32 = b.getI32Type();
+      auto bits = [&](Value v) -> Value {
+        return arith::BitcastOp::create(b, loc, i32, v);
+      };
+      auto i32c = [&](int64_t v) -> Value {
+        return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+      };
+      auto absBits = [&](Value v) -> Value {
+        return arith::AndIOp::create(b, loc, bits(v), i32c(0x7FFFFFFF));
+      };
+      Value x = op->getOperand(0);
+      Value r;
+      if (auto fma = dyn_cast<math::FmaOp>(op)) {
+        r = LLVM::FMAOp::create(b, loc, fma.getA(), fma.getB(), fma.getC());
+      } else if (isa<math::AbsFOp>(op)) {
+        r = arith::BitcastOp::create(b, loc, f32, absBits(x));
+      } else if (isa<math::SqrtOp>(op)) {
+        r = LLVM::CallIntrinsicOp::create(b, loc, f32,
+                                          b.getStringAttr("llvm.nvvm.sqrt.rn.f"),
+                                          ValueRange{x})
+                .getResult(0);
+      } else {
+        Value t = arith::SIToFPOp::create(
+            b, loc, f32, arith::FPToSIOp::create(b, loc, i32, x));
+        Value rose = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                           t, x);
+        Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1));
+        Value down = arith::SelectOp::create(
+            b, loc, rose, arith::SubFOp::create(b, loc, t, one), t);
+        // |x| < 2^23 (as bits, so NaN and inf are not): else x is whole.
+        Value small = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            absBits(x), i32c(0x4B000000));
+        Value f = arith::SelectOp::create(b, loc, small, down, x);
+        Value sign =
+            arith::AndIOp::create(b, loc, bits(x), i32c(int32_t(0x80000000)));
+        r = arith::BitcastOp::create(
+            b, loc, f32, arith::OrIOp::create(b, loc, absBits(f), sign));
+      }
+      op->getResult(0).replaceAllUsesWith(r);
+      op->erase();
+    }
   }
 };
 

@@ -25,8 +25,6 @@ static std::string whyNotInBody(Operation &op) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
     return "a '" + op.getName().getStringRef().str() +
            "', which is not a scalar arith or math op";
-  if (op.getNumRegions() != 0)
-    return "a '" + op.getName().getStringRef().str() + "' with regions";
   for (Type t : llvm::concat<const Type>(op.getOperandTypes(),
                                          op.getResultTypes()))
     if (!t.isIntOrIndexOrFloat())
@@ -45,10 +43,11 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
   if (!g)
     return std::optional<GpuEpilogue>();
   auto fail = [&](const Twine &why) -> FailureOr<std::optional<GpuEpilogue>> {
-    return g.emitOpError("cannot be a GPU epilogue of the accel.matmul at ")
-           << mm.getLoc() << ": " << why;
+    return g.emitOpError("cannot be the GPU epilogue of the accel.matmul "
+                         "whose result it reads: ")
+           << why;
   };
-  if (!c.hasOneUse())
+  if (!llvm::all_of(c.getUsers(), [&](Operation *u) { return u == g; }))
     return fail("the matmul's result has other users; the kernel keeps C "
                 "in registers and stores only the epilogue's result (run "
                 "accel-fuse-epilogues, or split the function)");
@@ -108,8 +107,7 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
     }
     e.bufferOperands.push_back(n);
   }
-  if (!found)
-    return fail("it does not read C");
+  assert(found && "C's user reads C");
   for (Operation &op : g.getRegion().front()) {
     std::string why = whyNotInBody(op);
     if (!why.empty())

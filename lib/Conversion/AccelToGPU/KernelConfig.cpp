@@ -272,8 +272,10 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
     // (checked with its matmul above, which comes first).
     if (auto generic = dyn_cast<linalg::GenericOp>(op); generic && !attention)
       if (llvm::any_of(generic->getOperands(), [&](Value v) {
-            auto mm = v.getDefiningOp<MatmulOp>();
-            return mm && v.hasOneUse();
+            return v.getDefiningOp<MatmulOp>() &&
+                   llvm::all_of(v.getUsers(), [&](Operation *u) {
+                     return u == generic.getOperation();
+                   });
           }))
         continue;
     return op.emitOpError(attention

@@ -1,0 +1,56 @@
+// RUN: accel-opt %s --pass-pipeline="builtin.module(gpu.module(accel-gpu-approximate-math))" | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline="builtin.module(gpu.module(accel-gpu-approximate-math),gpu.module(convert-gpu-to-rocdl{chipset=gfx942 use-bare-ptr-memref-call-conv=1}))" | FileCheck %s --check-prefix=ROCDL
+// RUN: accel-opt %s --pass-pipeline="builtin.module(gpu.module(accel-gpu-approximate-math{nvvm=1}))" | FileCheck %s --check-prefix=NVVM
+// RUN: accel-opt %s --pass-pipeline="builtin.module(gpu.module(accel-gpu-approximate-math{nvvm=1}),gpu.module(convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}))" | FileCheck %s --check-prefix=NVLIB
+
+// exp, tanh, erf and rsqrt become arith (upstream's polynomials, 1 /
+// sqrt), and so does the floor of the exp polynomial; f16 goes through
+// f32; sqrt, absf and fma stay, since the ROCDL lowering makes them LLVM
+// intrinsics: after it no OCML function is called.
+// CHECK-LABEL: gpu.func @epilogue_math
+// CHECK-NOT: math.tanh
+// CHECK-NOT: math.erf
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.rsqrt
+// CHECK-NOT: math.floor
+// CHECK: arith.fptosi
+// CHECK: math.fma
+// CHECK: math.sqrt
+// CHECK: arith.divf
+// CHECK: math.absf
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: gpu.return
+
+// With nvvm, what the polynomials leave becomes NVVM intrinsics and
+// llvm.fma, so that convert-gpu-to-nvvm calls no libdevice function.
+// NVVM-LABEL: gpu.func @epilogue_math
+// NVVM-NOT: math.
+// NVVM: llvm.intr.fma
+// NVVM: llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
+// NVVM: arith.andi %{{.*}}, %{{.*}} : i32
+// NVVM: gpu.return
+// NVLIB-NOT: __nv_
+
+// ROCDL-NOT: __ocml
+// ROCDL: llvm.func @epilogue_math
+// ROCDL-NOT: __ocml
+
+module attributes {gpu.container_module} {
+gpu.module @k {
+  gpu.func @epilogue_math(%a: memref<8xf32>, %h: memref<8xf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<8xf32>
+    %t = math.tanh %x : f32
+    %e = math.erf %t : f32
+    %p = math.exp %e : f32
+    %r = math.rsqrt %p : f32
+    %q = math.absf %r : f32
+    memref.store %q, %a[%c0] : memref<8xf32>
+    %y = memref.load %h[%c0] : memref<8xf16>
+    %z = math.tanh %y : f16
+    memref.store %z, %h[%c0] : memref<8xf16>
+    gpu.return
+  }
+}
+}

@@ -1,0 +1,229 @@
+// RUN: accel-opt %s --split-input-file --verify-diagnostics --convert-accel-to-gpu
+
+// Generics a GEMM kernel cannot apply to its C in registers.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @c_also_returned(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> (tensor<32x32xf32>, tensor<32x32xf32>) {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e1 = tensor.empty() : tensor<32x32xf32>
+  // expected-error @below {{cannot be the GPU epilogue of the accel.matmul whose result it reads: the matmul's result has other users; the kernel keeps C in registers and stores only the epilogue's result}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<32x32xf32>) outs(%e1 : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %mm, %r : tensor<32x32xf32>, tensor<32x32xf32>
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @two_batch_dims(%a: tensor<2x2x32x32xf16>, %b: tensor<2x2x32x32xf16>) -> tensor<2x2x32x32xf32> {
+  %e = tensor.empty() : tensor<2x2x32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<2x2x32x32xf16>, tensor<2x2x32x32xf16>) outs(%e : tensor<2x2x32x32xf32>) -> tensor<2x2x32x32xf32>
+  // expected-error @below {{C has 4 dimensions; epilogues of matmuls with more than one batch dimension are not done yet}}
+  %r = linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%mm : tensor<2x2x32x32xf32>) {
+  ^bb0(%x: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2x32x32xf32>
+  return %r : tensor<2x2x32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @two_results(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e1 = tensor.empty() : tensor<32x32xf32>
+  // expected-error @below {{it has 2 results; an epilogue yields one value per element of C}}
+  %r:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<32x32xf32>) outs(%e1, %e1 : tensor<32x32xf32>, tensor<32x32xf32>) {
+  ^bb0(%x: f32, %o: f32, %p: f32):
+    linalg.yield %x, %x : f32, f32
+  } -> (tensor<32x32xf32>, tensor<32x32xf32>)
+  return %r#0 : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @row_sum(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e1 = tensor.empty() : tensor<32xf32>
+  // expected-error @below {{it is not elementwise over C (2 loops, 1 parallel)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%mm : tensor<32x32xf32>) outs(%e1 : tensor<32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+
+// -----
+
+func.func @transposed_result(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e1 = tensor.empty() : tensor<32x32xf32>
+  // expected-error @below {{its result is not C's shape, indexed as C}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<32x32xf32>) outs(%e1 : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @c_twice(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e1 = tensor.empty() : tensor<32x32xf32>
+  // expected-error @below {{it reads C through two operands}}
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %mm : tensor<32x32xf32>, tensor<32x32xf32>) outs(%e1 : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.mulf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @c_transposed(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e1 = tensor.empty() : tensor<32x32xf32>
+  // expected-error @below {{it reads C through a map other than the identity}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<32x32xf32>) outs(%e1 : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @skewed_bias(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %bias: tensor<64xf32>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-error @below {{operand #0 is indexed by a map whose results are not loop indices or constants inside it}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<64xf32>) outs(%mm : tensor<32x32xf32>) {
+  ^bb0(%y: f32, %x: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @dynamic_bias(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %bias: tensor<?x32xf32>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-error @below {{operand #0 is not a tensor of static shape or a splat constant}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<?x32xf32>) outs(%mm : tensor<32x32xf32>) {
+  ^bb0(%y: f32, %x: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @lookup_in_body(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %t: tensor<8xf32>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-error @below {{its body holds a 'tensor.extract', which is not a scalar arith or math op}}
+  %r = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%mm : tensor<32x32xf32>) {
+  ^bb0(%x: f32):
+    %c0 = arith.constant 0 : index
+    %y = tensor.extract %t[%c0] : tensor<8xf32>
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @vector_in_body(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-error @below {{its body holds a 'arith.constant' on non-scalar values}}
+  %r = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%mm : tensor<32x32xf32>) {
+  ^bb0(%x: f32):
+    %v = arith.constant dense<1.0> : vector<2xf32>
+    linalg.yield %x : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @captured_scalar(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %s: f32) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-error @below {{its body uses a value defined outside it that is not a scalar constant}}
+  %r = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%mm : tensor<32x32xf32>) {
+  ^bb0(%x: f32):
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @uninitialized_operand(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %junk = tensor.empty() : tensor<32x32xf32>
+  // expected-error @below {{reads operand #1 in the GPU epilogue of an accel.matmul, which is not a kernel buffer (a function argument or the result of another kernel)}}
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %junk : tensor<32x32xf32>, tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @standalone_generic(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %x: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result)}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%y: f32, %o: f32):
+    %s = arith.addf %y, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %mm : tensor<32x32xf32>
+}
