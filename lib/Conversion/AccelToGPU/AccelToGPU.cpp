@@ -41,6 +41,7 @@
 #include "llvm/Support/MathExtras.h"
 #include <cstdlib>
 #include <map>
+#include <numeric>
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_CONVERTACCELTOGPUPASS
@@ -161,7 +162,15 @@ struct ConvertAccelToGPUPass
     Location loc = func.getLoc();
     auto gpuModule = gpu::GPUModuleOp::create(b, loc, moduleName);
     b.setInsertionPointToStart(gpuModule.getBody());
-    for (auto [i, mm] : llvm::enumerate(matmuls)) {
+    // Kernels in the order of what they write: an epilogue may read the
+    // result of a later matmul's epilogue, which must run first.
+    SmallVector<size_t> order(matmuls.size());
+    std::iota(order.begin(), order.end(), 0);
+    llvm::stable_sort(order, [&](size_t x, size_t y) {
+      return computed[x]->isBeforeInBlock(computed[y]);
+    });
+    for (size_t i : order) {
+      MatmulOp mm = matmuls[i];
       const GemmKernel &k = kernels[i];
       if (k.shape.m == 0 || k.shape.n == 0 || k.shape.batch == 0)
         continue; // an empty C: nothing to launch

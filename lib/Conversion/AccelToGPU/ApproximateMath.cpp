@@ -41,9 +41,16 @@ struct AccelGpuApproximateMathPass
            "rsqrt", "math.rsqrt"},
           name);
     };
+    // Also widened from f16 / bf16: what rewriteLeftovers handles on f32.
+    auto widened = [&](StringRef name) {
+      return wanted(name) ||
+             llvm::is_contained({"floor", "math.floor", "sqrt", "math.sqrt",
+                                 "absf", "math.absf", "fma", "math.fma"},
+                                name);
+    };
     RewritePatternSet patterns(&getContext());
     // f16 / bf16 through f32, then the f32 polynomials; rsqrt as 1 / sqrt.
-    populateMathF32ExpansionPatterns(patterns, wanted);
+    populateMathF32ExpansionPatterns(patterns, widened);
     populateMathPolynomialApproximationPatterns(patterns, wanted);
     math::populateExpansionPatterns(patterns, {"rsqrt"});
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -51,7 +58,9 @@ struct AccelGpuApproximateMathPass
     rewriteLeftovers();
     // Anything left would become a library call the code object lacks.
     WalkResult left = getOperation().walk([&](Operation *op) {
-      if (isa<math::ExpOp, math::TanhOp, math::ErfOp, math::RsqrtOp>(op)) {
+      if (isa<math::ExpOp, math::TanhOp, math::ErfOp, math::RsqrtOp,
+              math::FloorOp>(op) ||
+          (nvvm && isa<math::SqrtOp, math::AbsFOp, math::FmaOp>(op))) {
         op->emitOpError("has no library-free lowering on this type (f16, "
                         "bf16 and f32 have one)");
         return WalkResult::interrupt();

@@ -22,7 +22,8 @@ using namespace mlir::accel;
 static std::string whyNotInBody(Operation &op) {
   if (isa<linalg::YieldOp, linalg::IndexOp>(op))
     return "";
-  if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+  Dialect *dialect = op.getDialect();
+  if (!dialect || !isa<arith::ArithDialect, math::MathDialect>(dialect))
     return "a '" + op.getName().getStringRef().str() +
            "', which is not a scalar arith or math op";
   for (Type t : llvm::concat<const Type>(op.getOperandTypes(),
@@ -68,9 +69,17 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
       !g.getIndexingMapsArray().back().isIdentity())
     return fail("its result is not C's shape, indexed as C");
 
+  // What kernels read and write: whole bytes of the types the launcher
+  // and the oracle know.
+  auto storable = [](Type t) {
+    return t.isF32() || t.isF16() || t.isBF16() || t.isInteger(8) ||
+           t.isInteger(32);
+  };
   GpuEpilogue e;
   e.op = g;
   e.outType = outType.getElementType();
+  if (!storable(e.outType))
+    return fail("its result's elements are not f32, f16, bf16, i8 or i32");
   bool found = false;
   for (OpOperand &operand : g->getOpOperands()) {
     unsigned n = operand.getOperandNumber();
@@ -96,6 +105,9 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
     if (!t || !t.hasStaticShape())
       return fail("operand #" + Twine(n) +
                   " is not a tensor of static shape or a splat constant");
+    if (!storable(t.getElementType()))
+      return fail("operand #" + Twine(n) +
+                  " has elements that are not f32, f16, bf16, i8 or i32");
     for (auto [i, expr] : llvm::enumerate(map.getResults())) {
       if (isa<AffineDimExpr>(expr))
         continue;
@@ -158,6 +170,9 @@ Value mlir::accel::emitGpuEpilogueElement(OpBuilder &b, Location loc,
         map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
     b.clone(op, map);
   }
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  return map.lookupOrDefault(yield.getOperand(0));
+  // The yielded value may itself be a constant from outside the body.
+  Value y = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  if (!map.contains(y) && !g.getRegion().isAncestor(y.getParentRegion()))
+    map.map(y, b.clone(*y.getDefiningOp())->getResult(0));
+  return map.lookupOrDefault(y);
 }

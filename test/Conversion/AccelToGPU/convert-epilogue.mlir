@@ -82,3 +82,46 @@ func.func @residual_index(%a: tensor<40x32xbf16>, %b: tensor<32x48xbf16>, %res: 
   } -> tensor<40x48xbf16>
   return %r : tensor<40x48xbf16>
 }
+
+// Kernels run in the order of what they write: the first matmul's epilogue
+// reads the second one's result, so the second matmul's kernel comes
+// first; a constant yielded from outside the body is rebuilt in the kernel.
+// CHECK-LABEL: gpu.module @ordered_kernels
+// CHECK: gpu.func @ordered_1(
+// CHECK-SAME: args = ["arg2", "arg3", "tmp0"]
+// CHECK: gpu.func @ordered_0(
+// CHECK-SAME: args = ["arg0", "arg1", "tmp0", "result0"]
+// CHECK: gpu.module @yield_constant_kernels
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK: vector.store
+
+func.func @ordered(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %c: tensor<32x32xf16>, %d: tensor<32x32xf16>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm1 = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %mm2 = accel.matmul ins(%c, %d : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %g2 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%mm2 : tensor<32x32xf32>) {
+  ^bb0(%x: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  %g1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g2 : tensor<32x32xf32>) outs(%mm1 : tensor<32x32xf32>) {
+  ^bb0(%y: f32, %x: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %g1 : tensor<32x32xf32>
+}
+
+func.func @yield_constant(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %r = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%mm : tensor<32x32xf32>) {
+  ^bb0(%x: f32):
+    linalg.yield %one : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}

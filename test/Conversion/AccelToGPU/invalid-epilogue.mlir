@@ -227,3 +227,38 @@ func.func @standalone_generic(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %x: 
   } -> tensor<32x32xf32>
   return %mm : tensor<32x32xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mask_result(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xi1> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e1 = tensor.empty() : tensor<32x32xi1>
+  // expected-error @below {{its result's elements are not f32, f16, bf16, i8 or i32}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<32x32xf32>) outs(%e1 : tensor<32x32xi1>) {
+  ^bb0(%x: f32, %o: i1):
+    %zero = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %x, %zero : f32
+    linalg.yield %p : i1
+  } -> tensor<32x32xi1>
+  return %r : tensor<32x32xi1>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mask_operand(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %m: tensor<32x32xi1>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-error @below {{operand #0 has elements that are not f32, f16, bf16, i8 or i32}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<32x32xi1>) outs(%mm : tensor<32x32xf32>) {
+  ^bb0(%keep: i1, %x: f32):
+    %zero = arith.constant 0.0 : f32
+    %s = arith.select %keep, %x, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
