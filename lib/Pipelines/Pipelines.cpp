@@ -218,13 +218,17 @@ void accel::buildAccelSystolicPipeline(
   pm.addPass(accel::createConvertAccelToSystolicPass(fill(convert)));
 }
 
-/// accel-raise, epilogue fusion, the configuration stage with the options both GPU
+/// accel-raise, attention and epilogue fusion, the configuration stage with the options both GPU
 /// pipelines share (`stages` only NVIDIA's has; 0: chosen), then
 /// convert-accel-to-gpu.
 template <typename Options>
 static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
                                int64_t stages) {
+  // As the CPU pipeline: named linalg ops to accel ops, and a frontend's
+  // unfused attention chain (matmul, scale, mask, softmax, matmul) to
+  // accel.attention.
   pm.addPass(accel::createAccelRaisePass());
+  pm.addPass(accel::createAccelFuseAttentionPass());
   // A matmul's elementwise consumers become one generic, which the GEMM
   // kernel applies to C in registers (Epilogue.h of convert-accel-to-gpu).
   if (options.fuseEpilogues) {

@@ -326,7 +326,9 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     conversion alone is the configuration stage followed by the conversion.
 
     Replaces every public function whose body is `accel.matmul` ops on
-    statically shaped tensors (plus `tensor.empty` and constants) with a
+    statically shaped tensors (plus `tensor.empty`, constants, and
+    `tensor.expand_shape` / `collapse_shape`, whose result names the buffer
+    of its source, viewed in the reshaped type) with a
     `gpu.module @<func>_kernels` holding one kernel `gpu.func @<func>_<i>`
     per matmul (i counts the function's matmuls; a matmul with an empty C
     gets none). The host function is erased: the ahead-of-time launcher is

@@ -253,8 +253,9 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
   const bool attention = !body.getOps<AttentionOp>().empty();
   bool anyMatmul = false;
   for (Operation &op : body) {
-    if (isa<AttentionOp, tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(
-            op))
+    // Reshapes name their source's buffer (nameKernelBuffers).
+    if (isa<AttentionOp, tensor::EmptyOp, arith::ConstantOp, func::ReturnOp,
+            tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
       continue;
     if (auto mm = dyn_cast<MatmulOp>(op)) {
       anyMatmul = true;

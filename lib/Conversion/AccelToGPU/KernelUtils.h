@@ -22,6 +22,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -199,10 +200,27 @@ protected:
   std::map<std::array<int64_t, 5>, std::pair<Value, Value>> copyCoords;
 };
 
+/// `v` seen through tensor.expand_shape / collapse_shape: a reshape of a
+/// contiguous buffer changes none of its bytes.
+inline Value sourceOfReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+      v = c.getSrc();
+    else
+      break;
+  }
+  return v;
+}
+
 /// The host buffer behind each value the kernels of `func` read or write:
 /// argument n is "argn", result n "resultn", other results of `computed`
-/// (the ops that get kernels, all `opName`) "tmpn". A result that no such
-/// op computes, or one returned twice, is a located error on the return.
+/// (the ops that get kernels, all `opName`) "tmpn"; a reshape
+/// (tensor.expand_shape / collapse_shape, as frontends put around batched
+/// ops) names its source's buffer, which the kernel then views in the
+/// reshaped type. A result that no such op computes, or one returned
+/// twice, is a located error on the return.
 inline FailureOr<llvm::DenseMap<Value, std::string>>
 nameKernelBuffers(func::FuncOp func, ArrayRef<Operation *> computed,
                   StringRef opName) {
@@ -210,7 +228,8 @@ nameKernelBuffers(func::FuncOp func, ArrayRef<Operation *> computed,
   for (BlockArgument a : func.getArguments())
     bufferOf[a] = ("arg" + Twine(a.getArgNumber())).str();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+  for (auto [i, returned] : llvm::enumerate(ret.getOperands())) {
+    Value v = sourceOfReshapes(returned);
     Operation *def = v.getDefiningOp();
     if (!def || !llvm::is_contained(computed, def))
       return ret.emitOpError("result #")
@@ -225,6 +244,12 @@ nameKernelBuffers(func::FuncOp func, ArrayRef<Operation *> computed,
   for (Operation *op : computed)
     if (!bufferOf.count(op->getResult(0)))
       bufferOf[op->getResult(0)] = ("tmp" + Twine(tmp++)).str();
+  func.walk([&](Operation *op) {
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+      if (auto it = bufferOf.find(sourceOfReshapes(op->getResult(0)));
+          it != bufferOf.end())
+        bufferOf[op->getResult(0)] = it->second;
+  });
   return bufferOf;
 }
 
