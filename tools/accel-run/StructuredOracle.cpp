@@ -199,6 +199,10 @@ FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
     return in[0];
   if (isa<arith::TruncFOp>(op))
     return rounded(in[0].value, in[0].err, type);
+  // A signed integer (held exactly) to a float: one rounding (i32 sums of
+  // an i8 matmul dequantised by a scale).
+  if (isa<arith::SIToFPOp>(op))
+    return rounded(in[0].value, in[0].err, type);
   return failure();
 }
 

@@ -9,7 +9,7 @@
 // (torch-mlir's fill + matmul + generics into fresh tensors, in-place
 // generics, a cast to bf16 / f16); sizes leave remainders in M and N, one
 // N is odd (the element-by-element store path), one function is batched,
-// one accumulates.
+// one accumulates, one dequantises an i8 matmul's i32 sums.
 // RUN: rm -rf %t.rec
 // RUN: accel-run %s --target=nvptx --record=%t.rec | FileCheck %s --check-prefix=REC
 // RUN: accel-opt %s --accel-raise --convert-elementwise-to-linalg --accel-fuse-epilogues --accel-gpu-configure="chip=sm_80" --convert-accel-to-gpu="chip=sm_80" --mlir-print-op-generic -o %t.sm_80.mlir
@@ -34,9 +34,9 @@
 // And the emulator refuses to judge an epilogue kernel on its own inputs.
 // RUN: not %numpy_python %S/Inputs/emulate_kernels.py %t.sm_80.mlir | FileCheck %s --check-prefix=DIRECT
 
-// REC: accel-run: recorded 7 functions
+// REC: accel-run: recorded 8 functions
 
-// LAUNCH-COUNT-7: launched
+// LAUNCH-COUNT-8: launched
 // LAUNCH-NOT: FAILED
 
 // CHECK-LABEL: @linear_gelu_erf
@@ -53,7 +53,9 @@
 // CHECK: PASS
 // CHECK-LABEL: @odd_n_bias_to_f16
 // CHECK: PASS
-// CHECK: accel-run: 7 of 7 functions passed
+// CHECK-LABEL: @int8_dequant_to_bf16
+// CHECK: PASS
+// CHECK: accel-run: 8 of 8 functions passed
 
 // The wgmma kernel applies the epilogue too (not only the mma.sync one).
 // WGMMA: nvvm.wgmma.mma_async
@@ -215,4 +217,24 @@ func.func @odd_n_bias_to_f16(%a: tensor<50x36xf16>, %b: tensor<37x36xf16>, %bias
     linalg.yield %t : f16
   } -> tensor<50x37xf16>
   return %r : tensor<50x37xf16>
+}
+
+// W8A8: an i8 matmul's exact i32 sums dequantised in the epilogue (the
+// activation's per-tensor scale, a splat, and the weights' per-channel
+// scales) and cast to bf16.
+func.func @int8_dequant_to_bf16(%a: tensor<40x64xi8>, %b: tensor<48x64xi8>, %wscale: tensor<48xf32>) -> tensor<40x48xbf16> {
+  %e = tensor.empty() : tensor<40x48xi32>
+  %mm = accel.matmul transpose_b ins(%a, %b : tensor<40x64xi8>, tensor<48x64xi8>) outs(%e : tensor<40x48xi32>) -> tensor<40x48xi32>
+  %ascale = arith.constant dense<0.015625> : tensor<40x48xf32>
+  %e1 = tensor.empty() : tensor<40x48xbf16>
+  %r = linalg.generic {indexing_maps = [#id, #id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %ascale, %wscale : tensor<40x48xi32>, tensor<40x48xf32>, tensor<48xf32>) outs(%e1 : tensor<40x48xbf16>) {
+  ^bb0(%x: i32, %sa: f32, %sw: f32, %o: bf16):
+    %f = arith.sitofp %x : i32 to f32
+    %s = arith.mulf %sa, %sw : f32
+    %y = arith.mulf %f, %s : f32
+    %t = arith.truncf %y : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<40x48xbf16>
+  return %r : tensor<40x48xbf16>
 }

@@ -865,6 +865,11 @@ class Block:
             env[op.results[0]] = ins[0][warp * width + (lane ^ offset)]
             env[op.results[1]] = self.bcast(True)
             return None
+        elif n == 'arith.sitofp':
+            # Exact integers (float64) to f32, rounded once.
+            if parse_type(rt[0])[2] != 'f32':
+                raise Failure('the emulator converts integers to f32 only')
+            out = np.asarray(ins[0], dtype=np.float64).astype(np.float32)
         elif n == 'arith.extf':
             out = ins[0].astype(np.float32)
         elif n == 'arith.truncf':
