@@ -234,6 +234,9 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
   if (options.fuseEpilogues) {
     pm.addPass(createConvertElementwiseToLinalgPass());
     pm.addPass(accel::createAccelFuseEpiloguesPass());
+    // Chains of elementwise generics with no matmul under them become one
+    // elementwise kernel (upstream's producer-consumer fusion).
+    pm.addPass(createLinalgElementwiseOpFusionPass());
   }
   // The configuration stage makes every choice; the conversion reads it.
   accel::AccelGpuConfigurePassOptions o;

@@ -102,7 +102,9 @@ static constexpr double kExpUlps = 1.5, kTanhUlps = 8, kErfUlps = 8,
 
 FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
                                             ArrayRef<Scalar> in) {
-  Type type = op.getResult(0).getType();
+  // The element type: accel-run applies these rules to arith on tensors
+  // too, whose roundings are their elements'.
+  Type type = getElementTypeOrSelf(op.getResult(0).getType());
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
       return Scalar{f.getValueAsDouble(), 0.0};

@@ -396,6 +396,15 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     Epilogues of attention, and of matmuls with more than one batch
     dimension, are not done yet.
 
+    Elementwise kernels: an elementwise `linalg.generic` that is no
+    matmul's epilogue (a residual add, SwiGLU's product, a cast) becomes a
+    kernel of its own, `gpu.func @<func>_elementwise<j>`, with the same
+    operand and body rules: one thread per element of its static result in
+    blocks of 256 threads on a 1-D grid (the last block guarded), the loop
+    indices from the thread's linear index, `accel.launch` with
+    `kind = "elementwise"`. The kernels of a function are placed in the
+    order their results are written, so a kernel follows the ones it reads.
+
     Remainders: M, N and K need not be multiples of the tile. A copy
     whose row or column lies outside A or B copies 0 source elements (its
     16 bytes of shared memory are zero-filled, so the tail of the last

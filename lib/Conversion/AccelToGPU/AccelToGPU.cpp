@@ -129,9 +129,24 @@ struct ConvertAccelToGPUPass
                                           : mm.getOperation());
     }
 
+    // Elementwise generics that are no matmul's epilogue: kernels of their
+    // own (a residual add, SwiGLU's product, a cast).
+    SmallVector<GpuEpilogue> elementwise;
+    for (auto g : func.getBody().front().getOps<linalg::GenericOp>()) {
+      if (llvm::is_contained(computed, g.getOperation()))
+        continue;
+      FailureOr<GpuEpilogue> e = analyzeGpuElementwise(g);
+      if (failed(e))
+        return failure();
+      elementwise.push_back(std::move(*e));
+    }
+    SmallVector<Operation *> written(computed);
+    for (const GpuEpilogue &e : elementwise)
+      written.push_back(e.op);
+
     // The host buffer behind each value a kernel reads or writes.
-    FailureOr<DenseMap<Value, std::string>> buffers =
-        nameKernelBuffers(func, computed, "accel.matmul");
+    FailureOr<DenseMap<Value, std::string>> buffers = nameKernelBuffers(
+        func, written, "accel.matmul or an elementwise linalg.generic");
     if (failed(buffers))
       return failure();
     DenseMap<Value, std::string> &bufferOf = *buffers;
@@ -152,6 +167,14 @@ struct ConvertAccelToGPUPass
                       "a kernel buffer (a function argument or the result of "
                       "another kernel)";
     }
+    for (GpuEpilogue &e : elementwise)
+      for (unsigned n : e.bufferOperands)
+        if (!bufferOf.count(e.op->getOperand(n)))
+          return e.op.emitOpError("reads operand #")
+                 << n
+                 << " in a GPU elementwise kernel, which is not a kernel "
+                    "buffer (a function argument or the result of another "
+                    "kernel)";
 
     std::string moduleName = (func.getSymName() + "_kernels").str();
     auto parent = func->getParentOfType<ModuleOp>();
@@ -163,13 +186,22 @@ struct ConvertAccelToGPUPass
     auto gpuModule = gpu::GPUModuleOp::create(b, loc, moduleName);
     b.setInsertionPointToStart(gpuModule.getBody());
     // Kernels in the order of what they write: an epilogue may read the
-    // result of a later matmul's epilogue, which must run first.
-    SmallVector<size_t> order(matmuls.size());
+    // result of a later matmul's epilogue, which must run first (written
+    // holds the matmuls' ops, then the elementwise kernels').
+    SmallVector<size_t> order(written.size());
     std::iota(order.begin(), order.end(), 0);
-    llvm::stable_sort(order, [&](size_t x, size_t y) {
-      return computed[x]->isBeforeInBlock(computed[y]);
+    llvm::sort(order, [&](size_t x, size_t y) {
+      return written[x]->isBeforeInBlock(written[y]);
     });
     for (size_t i : order) {
+      if (i >= matmuls.size()) {
+        size_t j = i - matmuls.size();
+        emitElementwiseKernel(
+            b, elementwise[j],
+            (func.getSymName() + "_elementwise" + Twine(j)).str(), bufferOf,
+            target);
+        continue;
+      }
       MatmulOp mm = matmuls[i];
       const GemmKernel &k = kernels[i];
       if (k.shape.m == 0 || k.shape.n == 0 || k.shape.batch == 0)
@@ -179,6 +211,82 @@ struct ConvertAccelToGPUPass
     }
     func.erase();
     return success();
+  }
+
+  /// The kernel of a standalone elementwise generic: one thread per element
+  /// of its result, in blocks of 256 threads along a 1-D grid; each thread
+  /// turns its linear index into the loop indices, reads the operands
+  /// through their maps, runs the body and stores. `accel.launch` says
+  /// `kind = "elementwise"`.
+  void emitElementwiseKernel(OpBuilder &b, const GpuEpilogue &e,
+                             StringRef name,
+                             const DenseMap<Value, std::string> &bufferOf,
+                             const GpuTargetInfo &target) {
+    MLIRContext *ctx = b.getContext();
+    linalg::GenericOp g = e.op;
+    Location loc = g.getLoc();
+    auto outType = cast<RankedTensorType>(g.getResult(0).getType());
+    const int64_t numel = outType.getNumElements();
+    if (numel == 0)
+      return; // nothing to launch
+    SmallVector<Type> params;
+    SmallVector<Attribute> args, access;
+    for (unsigned n : e.bufferOperands) {
+      Value v = g->getOperand(n);
+      auto t = cast<RankedTensorType>(v.getType());
+      params.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+      args.push_back(StringAttr::get(ctx, bufferOf.lookup(v)));
+      access.push_back(StringAttr::get(ctx, "in"));
+    }
+    params.push_back(MemRefType::get(outType.getShape(), e.outType));
+    args.push_back(StringAttr::get(ctx, bufferOf.lookup(g->getResult(0))));
+    access.push_back(StringAttr::get(ctx, "out"));
+
+    const int64_t threads = kGpuElementwiseThreads;
+    const int64_t blocks = ceilDiv(numel, threads);
+    auto func =
+        gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+    func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({int32_t(blocks), 1, 1}));
+    NamedAttribute launch[] = {
+        b.getNamedAttr("grid", b.getDenseI64ArrayAttr({blocks, 1, 1})),
+        b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
+        b.getNamedAttr("dynamic_shared_memory", b.getI64IntegerAttr(0)),
+        b.getNamedAttr("chip", b.getStringAttr(target.getChip())),
+        b.getNamedAttr("args", b.getArrayAttr(args)),
+        b.getNamedAttr("access", b.getArrayAttr(access)),
+        b.getNamedAttr("kind", b.getStringAttr("elementwise"))};
+    func->setAttr("accel.launch", b.getDictionaryAttr(launch));
+
+    Block *entry = &func.getBody().front();
+    OpBuilder body = OpBuilder::atBlockEnd(entry);
+    GpuIndexBuilder ib(body, loc, entry);
+    Value tid = gpu::ThreadIdOp::create(body, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(body, loc, gpu::Dimension::x);
+    Value linear = ib.add(ib.mul(bid, threads), tid);
+    {
+      OpBuilder::InsertionGuard guard(body);
+      if (numel % threads != 0) {
+        auto ifOp = scf::IfOp::create(body, loc, ib.ult(linear, numel),
+                                      /*withElseRegion=*/false);
+        body.setInsertionPointToStart(ifOp.thenBlock());
+      }
+      // Row-major: the last loop index varies fastest.
+      SmallVector<Value> ivs(outType.getRank());
+      int64_t stride = 1;
+      for (int64_t d = outType.getRank() - 1; d >= 0; --d) {
+        ivs[d] = ib.rem(ib.div(linear, stride), outType.getDimSize(d));
+        stride *= outType.getDimSize(d);
+      }
+      SmallVector<Value> buffers(
+          entry->getArguments().take_front(e.bufferOperands.size()));
+      Value v = emitGpuEpilogueElement(body, loc, e, Value(), buffers, ivs);
+      memref::StoreOp::create(body, loc, v, entry->getArguments().back(),
+                              ivs);
+    }
+    gpu::ReturnOp::create(body, loc);
   }
 
   /// The kernel of `mm`: its analysis and its configuration (the op's

@@ -34,40 +34,29 @@ static std::string whyNotInBody(Operation &op) {
   return "";
 }
 
-FailureOr<std::optional<GpuEpilogue>>
-mlir::accel::findGpuEpilogue(MatmulOp mm) {
-  Value c = mm.getResult();
-  linalg::GenericOp g;
-  for (Operation *user : c.getUsers())
-    if (auto generic = dyn_cast<linalg::GenericOp>(user))
-      g = generic;
-  if (!g)
-    return std::optional<GpuEpilogue>();
-  auto fail = [&](const Twine &why) -> FailureOr<std::optional<GpuEpilogue>> {
-    return g.emitOpError("cannot be the GPU epilogue of the accel.matmul "
-                         "whose result it reads: ")
-           << why;
-  };
-  if (!llvm::all_of(c.getUsers(), [&](Operation *u) { return u == g; }))
-    return fail("the matmul's result has other users; the kernel keeps C "
-                "in registers and stores only the epilogue's result (run "
-                "accel-fuse-epilogues, or split the function)");
-  auto cType = cast<RankedTensorType>(c.getType());
-  if (cType.getRank() > 3)
-    return fail("C has " + Twine(cType.getRank()) +
-                " dimensions; epilogues of matmuls with more than one batch "
-                "dimension are not done yet");
+/// The analysis an epilogue and a standalone elementwise kernel share: `g`
+/// elementwise over its (static) result, every operand C (`c`, when given:
+/// identity map), a splat constant, or a static tensor read through a map
+/// of loop indices and constants; a body of scalar arith and math.
+static LogicalResult
+analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
+                   function_ref<LogicalResult(const Twine &)> fail) {
   if (g.getNumResults() != 1 || g.getNumDpsInits() != 1)
     return fail("it has " + Twine(g.getNumResults()) +
                 " results; an epilogue yields one value per element of C");
-  if (g.getNumLoops() != cType.getRank() ||
-      g.getNumParallelLoops() != g.getNumLoops())
-    return fail("it is not elementwise over C (" + Twine(g.getNumLoops()) +
-                " loops, " + Twine(g.getNumParallelLoops()) + " parallel)");
   auto outType = dyn_cast<RankedTensorType>(g.getResult(0).getType());
-  if (!outType || outType.getShape() != cType.getShape() ||
+  if (g.getNumParallelLoops() != g.getNumLoops() || !outType ||
+      g.getNumLoops() != outType.getRank())
+    return fail("it is not elementwise over " + Twine(c ? "C" : "its result") +
+                " (" + Twine(g.getNumLoops()) + " loops, " +
+                Twine(g.getNumParallelLoops()) + " parallel)");
+  if (!outType.hasStaticShape() ||
+      (c && outType.getShape() !=
+                cast<RankedTensorType>(c.getType()).getShape()) ||
       !g.getIndexingMapsArray().back().isIdentity())
-    return fail("its result is not C's shape, indexed as C");
+    return fail(c ? "its result is not C's shape, indexed as C"
+                  : "its result is not of static shape, indexed by the "
+                    "loops in order");
 
   // What kernels read and write: whole bytes of the types the launcher
   // and the oracle know.
@@ -75,7 +64,6 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
     return t.isF32() || t.isF16() || t.isBF16() || t.isInteger(8) ||
            t.isInteger(32);
   };
-  GpuEpilogue e;
   e.op = g;
   e.outType = outType.getElementType();
   if (!storable(e.outType))
@@ -84,7 +72,7 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
   for (OpOperand &operand : g->getOpOperands()) {
     unsigned n = operand.getOperandNumber();
     AffineMap map = g.getMatchingIndexingMap(&operand);
-    if (operand.get() == c) {
+    if (c && operand.get() == c) {
       if (found)
         return fail("it reads C through two operands");
       if (!map.isIdentity())
@@ -119,7 +107,7 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
     }
     e.bufferOperands.push_back(n);
   }
-  assert(found && "C's user reads C");
+  assert((!c || found) && "C's user reads C");
   for (Operation &op : g.getRegion().front()) {
     std::string why = whyNotInBody(op);
     if (!why.empty())
@@ -133,7 +121,47 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
         return fail("its body uses a value defined outside it that is not a "
                     "scalar constant");
   }
+  return success();
+}
+
+FailureOr<std::optional<GpuEpilogue>>
+mlir::accel::findGpuEpilogue(MatmulOp mm) {
+  Value c = mm.getResult();
+  linalg::GenericOp g;
+  for (Operation *user : c.getUsers())
+    if (auto generic = dyn_cast<linalg::GenericOp>(user))
+      g = generic;
+  if (!g)
+    return std::optional<GpuEpilogue>();
+  auto fail = [&](const Twine &why) -> LogicalResult {
+    return g.emitOpError("cannot be the GPU epilogue of the accel.matmul "
+                         "whose result it reads: ")
+           << why;
+  };
+  if (!llvm::all_of(c.getUsers(), [&](Operation *u) { return u == g; }))
+    return fail("the matmul's result has other users; the kernel keeps C "
+                "in registers and stores only the epilogue's result (run "
+                "accel-fuse-epilogues, or split the function)");
+  auto cType = cast<RankedTensorType>(c.getType());
+  if (cType.getRank() > 3)
+    return fail("C has " + Twine(cType.getRank()) +
+                " dimensions; epilogues of matmuls with more than one batch "
+                "dimension are not done yet");
+  GpuEpilogue e;
+  if (failed(analyzeElementwise(g, c, e, fail)))
+    return failure();
   return std::optional<GpuEpilogue>(std::move(e));
+}
+
+FailureOr<GpuEpilogue>
+mlir::accel::analyzeGpuElementwise(linalg::GenericOp g) {
+  auto fail = [&](const Twine &why) -> LogicalResult {
+    return g.emitOpError("has no GPU elementwise kernel: ") << why;
+  };
+  GpuEpilogue e;
+  if (failed(analyzeElementwise(g, Value(), e, fail)))
+    return failure();
+  return e;
 }
 
 Value mlir::accel::emitGpuEpilogueElement(OpBuilder &b, Location loc,
@@ -143,7 +171,8 @@ Value mlir::accel::emitGpuEpilogueElement(OpBuilder &b, Location loc,
   linalg::GenericOp g = e.op;
   Block &body = g.getRegion().front();
   IRMapping map;
-  map.map(body.getArgument(e.matmulOperand), c);
+  if (e.matmulOperand)
+    map.map(body.getArgument(*e.matmulOperand), c);
   for (auto [n, attr] : e.splats)
     map.map(body.getArgument(n),
             arith::ConstantOp::create(b, loc, attr).getResult());

@@ -26,11 +26,16 @@
 
 namespace mlir::accel {
 
-/// An elementwise linalg.generic a GEMM kernel applies to its C tile.
+/// Threads per block of a standalone elementwise kernel.
+constexpr int64_t kGpuElementwiseThreads = 256;
+
+/// An elementwise linalg.generic a GEMM kernel applies to its C tile (or,
+/// with no matmul under it, a kernel of its own).
 struct GpuEpilogue {
   linalg::GenericOp op;
-  /// The generic's operand (ins, then outs) that is the matmul's C.
-  unsigned matmulOperand = 0;
+  /// The generic's operand (ins, then outs) that is the matmul's C (none
+  /// for a standalone elementwise kernel).
+  std::optional<unsigned> matmulOperand;
   /// The operands the kernel reads from memory, in operand order: each
   /// becomes a kernel parameter after A, B and C's initial value.
   SmallVector<unsigned> bufferOperands;
@@ -46,6 +51,12 @@ struct GpuEpilogue {
 /// elementwise over C, an operand it cannot index, a body op that is not
 /// scalar arith or math) or when C has other users besides it.
 FailureOr<std::optional<GpuEpilogue>> findGpuEpilogue(MatmulOp mm);
+
+/// A standalone elementwise generic as a GPU kernel of its own (no matmul
+/// under it: a residual add, SwiGLU's product, a cast): the same operands
+/// and bodies an epilogue takes, every operand read from memory or a splat;
+/// a located error otherwise.
+FailureOr<GpuEpilogue> analyzeGpuElementwise(linalg::GenericOp g);
 
 /// The epilogue's body for the element at loop indices `ivs` (C's
 /// indices: [batch,] row, column): `c` is the matmul's element (C's type),

@@ -269,23 +269,21 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
         return failure();
       continue;
     }
-    // An elementwise generic on a matmul's C is that matmul's epilogue
-    // (checked with its matmul above, which comes first).
-    if (auto generic = dyn_cast<linalg::GenericOp>(op); generic && !attention)
-      if (llvm::any_of(generic->getOperands(), [&](Value v) {
-            return v.getDefiningOp<MatmulOp>() &&
-                   llvm::all_of(v.getUsers(), [&](Operation *u) {
-                     return u == generic.getOperation();
-                   });
-          }))
-        continue;
+    // A generic is a matmul's epilogue (checked with its matmul above,
+    // which comes first) or an elementwise kernel of its own (checked by
+    // convert-accel-to-gpu, analyzeGpuElementwise).
+    if (isa<linalg::GenericOp>(op) && !attention) {
+      anyMatmul = true;
+      continue;
+    }
     return op.emitOpError(attention
                               ? "has no GPU lowering (convert-accel-to-gpu "
                                 "compiles functions of accel.attention ops)"
                               : "has no GPU lowering (convert-accel-to-gpu "
                                 "compiles functions of accel.matmul ops, "
                                 "each with an optional elementwise epilogue "
-                                "on its result)");
+                                "on its result, and elementwise "
+                                "linalg.generic ops)");
   }
   if (!attention && !anyMatmul)
     return func.emitOpError("has no accel.matmul to compile for the GPU");

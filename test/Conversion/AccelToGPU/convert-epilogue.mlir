@@ -125,3 +125,37 @@ func.func @yield_constant(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tenso
   } -> tensor<32x32xf32>
   return %r : tensor<32x32xf32>
 }
+
+// An elementwise generic with no matmul under it is a kernel of its own,
+// placed where its result is written: here before the matmul that reads
+// it. One thread per element (256 a block: 3 blocks for 32 x 24, no guard
+// needed), the indices from the linear index.
+// CHECK-LABEL: gpu.module @scaled_input_kernels
+// CHECK: gpu.func @scaled_input_elementwise0(%[[X:.*]]: memref<32x24xf16>, %[[Y:.*]]: memref<32x24xf16>) kernel
+// CHECK-SAME: args = ["arg0", "tmp0"]
+// CHECK-SAME: grid = array<i64: 3, 1, 1>
+// CHECK-SAME: kind = "elementwise"
+// CHECK: %[[T:.*]] = gpu.thread_id x
+// CHECK: %[[B:.*]] = gpu.block_id x
+// CHECK: %[[L:.*]] = arith.addi %{{.*}}, %[[T]] : index
+// CHECK: %[[COL:.*]] = arith.remui %[[L]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.divui %[[L]], %{{.*}} : index
+// CHECK: %[[V:.*]] = memref.load %[[X]][%{{.*}}, %[[COL]]]
+// CHECK: arith.mulf %[[V]], %{{.*}} : f16
+// CHECK: memref.store %{{.*}}, %[[Y]][%{{.*}}, %[[COL]]]
+// CHECK: gpu.func @scaled_input_0(
+// CHECK-SAME: args = ["tmp0", "arg1", "result0"]
+
+func.func @scaled_input(%x: tensor<32x24xf16>, %b: tensor<24x16xf16>) -> tensor<32x16xf32> {
+  %half = arith.constant dense<0.5> : tensor<32x24xf16>
+  %e0 = tensor.empty() : tensor<32x24xf16>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %half : tensor<32x24xf16>, tensor<32x24xf16>) outs(%e0 : tensor<32x24xf16>) {
+  ^bb0(%a: f16, %h: f16, %o: f16):
+    %m = arith.mulf %a, %h : f16
+    linalg.yield %m : f16
+  } -> tensor<32x24xf16>
+  %e = tensor.empty() : tensor<32x16xf32>
+  %mm = accel.matmul ins(%s, %b : tensor<32x24xf16>, tensor<24x16xf16>) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %mm : tensor<32x16xf32>
+}

@@ -214,18 +214,42 @@ func.func @uninitialized_operand(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -
 
 // -----
 
-#id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @standalone_generic(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %x: tensor<32x32xf32>) -> tensor<32x32xf32> {
-  %e = tensor.empty() : tensor<32x32xf32>
-  %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
-  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result)}}
-  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
-  ^bb0(%y: f32, %o: f32):
-    %s = arith.addf %y, %y : f32
+func.func @standalone_transpose(%x: tensor<32x16xf32>) -> tensor<16x32xf32> {
+  %e = tensor.empty() : tensor<16x32xf32>
+  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, and elementwise linalg.generic ops)}}
+  %t = linalg.transpose ins(%x : tensor<32x16xf32>) outs(%e : tensor<16x32xf32>) permutation = [1, 0]
+  return %t : tensor<16x32xf32>
+}
+
+// -----
+
+// A standalone generic that is not elementwise has no kernel.
+func.func @standalone_row_sum(%x: tensor<32x16xf32>) -> tensor<32xf32> {
+  %e = tensor.empty() : tensor<32xf32>
+  // expected-error @below {{has no GPU elementwise kernel: it is not elementwise over its result (2 loops, 1 parallel)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x16xf32>) outs(%e : tensor<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
     linalg.yield %s : f32
-  } -> tensor<32x32xf32>
-  return %mm : tensor<32x32xf32>
+  } -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @standalone_reads_junk(%x: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %junk = tensor.empty() : tensor<32x16xf32>
+  %e = tensor.empty() : tensor<32x16xf32>
+  // expected-error @below {{reads operand #1 in a GPU elementwise kernel, which is not a kernel buffer (a function argument or the result of another kernel)}}
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %junk : tensor<32x16xf32>, tensor<32x16xf32>) outs(%e : tensor<32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
 }
 
 // -----

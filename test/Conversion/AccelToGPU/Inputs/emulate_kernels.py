@@ -1638,7 +1638,8 @@ class Kernel:
 
 def emulate(kernel, rng):
     # Parameters: A, B, [C read], C written; with K = 0 no A and B.
-    if re.search(r'\bepilogue = ', kernel.op.text):
+    if (re.search(r'\bepilogue = ', kernel.op.text)
+            or 'kind = "elementwise"' in kernel.op.text):
         raise Failure('has an epilogue, whose result this script cannot '
                       'compute: check it on a record (--launch-record)')
     types = kernel.types
