@@ -393,8 +393,9 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     those parameters>`. A generic that is not elementwise over C, reads C
     twice or through another map, reads a value that is no kernel buffer,
     holds other ops, or shares C with other users is a located error.
-    Epilogues of attention, and of matmuls with more than one batch
-    dimension, are not done yet.
+    With several batch dimensions (collapsed into the grid's z) the
+    epilogue's indices split the batch index again. Epilogues of attention
+    are not done yet.
 
     Elementwise kernels: an elementwise `linalg.generic` that is no
     matmul's epilogue (a residual add, SwiGLU's product, a cast) becomes a

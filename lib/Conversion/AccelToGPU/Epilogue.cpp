@@ -142,11 +142,6 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
     return fail("the matmul's result has other users; the kernel keeps C "
                 "in registers and stores only the epilogue's result (run "
                 "accel-fuse-epilogues, or split the function)");
-  auto cType = cast<RankedTensorType>(c.getType());
-  if (cType.getRank() > 3)
-    return fail("C has " + Twine(cType.getRank()) +
-                " dimensions; epilogues of matmuls with more than one batch "
-                "dimension are not done yet");
   GpuEpilogue e;
   if (failed(analyzeElementwise(g, c, e, fail)))
     return failure();

@@ -157,9 +157,16 @@ public:
       acc = arith::TruncFOp::create(b, loc, k.outType, acc);
     if (!epilogue)
       return acc;
-    SmallVector<Value> ivs;
-    if (k.batched)
-      ivs.push_back(batchIdx);
+    // C's indices: the batch dimensions (collapsed into the grid's z, so
+    // split again, the last varying fastest), then row and column.
+    ArrayRef<int64_t> cShape =
+        cast<RankedTensorType>(epilogue->op->getResult(0).getType())
+            .getShape();
+    SmallVector<Value> ivs(cShape.size() - 2);
+    for (int64_t d = int64_t(ivs.size()) - 1, stride = 1; d >= 0; --d) {
+      ivs[d] = rem(div(batchIdx, stride), cShape[d]);
+      stride *= cShape[d];
+    }
     ivs.append({row, col});
     return emitGpuEpilogueElement(b, loc, *epilogue, acc, gEpilogue, ivs);
   }

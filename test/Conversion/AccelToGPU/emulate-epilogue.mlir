@@ -9,7 +9,8 @@
 // (torch-mlir's fill + matmul + generics into fresh tensors, in-place
 // generics, a cast to bf16 / f16); sizes leave remainders in M and N, one
 // N is odd (the element-by-element store path), one function is batched,
-// one accumulates, one dequantises an i8 matmul's i32 sums.
+// one accumulates, one dequantises an i8 matmul's i32 sums, one has two
+// batch dimensions.
 // RUN: rm -rf %t.rec
 // RUN: accel-run %s --target=nvptx --record=%t.rec | FileCheck %s --check-prefix=REC
 // RUN: accel-opt %s --accel-raise --convert-elementwise-to-linalg --accel-fuse-epilogues --accel-gpu-configure="chip=sm_80" --convert-accel-to-gpu="chip=sm_80" --mlir-print-op-generic -o %t.sm_80.mlir
@@ -34,9 +35,9 @@
 // And the emulator refuses to judge an epilogue kernel on its own inputs.
 // RUN: not %numpy_python %S/Inputs/emulate_kernels.py %t.sm_80.mlir | FileCheck %s --check-prefix=DIRECT
 
-// REC: accel-run: recorded 8 functions
+// REC: accel-run: recorded 9 functions
 
-// LAUNCH-COUNT-8: launched
+// LAUNCH-COUNT-9: launched
 // LAUNCH-NOT: FAILED
 
 // CHECK-LABEL: @linear_gelu_erf
@@ -55,7 +56,9 @@
 // CHECK: PASS
 // CHECK-LABEL: @int8_dequant_to_bf16
 // CHECK: PASS
-// CHECK: accel-run: 8 of 8 functions passed
+// CHECK-LABEL: @two_batch_dims_head_scale
+// CHECK: PASS
+// CHECK: accel-run: 9 of 9 functions passed
 
 // The wgmma kernel applies the epilogue too (not only the mma.sync one).
 // WGMMA: nvvm.wgmma.mma_async
@@ -237,4 +240,19 @@ func.func @int8_dequant_to_bf16(%a: tensor<40x64xi8>, %b: tensor<48x64xi8>, %wsc
     linalg.yield %t : bf16
   } -> tensor<40x48xbf16>
   return %r : tensor<40x48xbf16>
+}
+
+// Two batch dimensions (batch, heads: collapsed into the grid's z): the
+// epilogue's indices split them again, for a per-head scale and a bias.
+func.func @two_batch_dims_head_scale(%a: tensor<2x3x17x32xbf16>, %b: tensor<2x3x32x24xbf16>, %hscale: tensor<3xf32>, %bias: tensor<24xf32>) -> tensor<2x3x17x24xf32> {
+  %e = tensor.empty() : tensor<2x3x17x24xf32>
+  %mm = accel.matmul ins(%a, %b : tensor<2x3x17x32xbf16>, tensor<2x3x32x24xbf16>) outs(%e : tensor<2x3x17x24xf32>) -> tensor<2x3x17x24xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%hscale, %bias : tensor<3xf32>, tensor<24xf32>) outs(%mm : tensor<2x3x17x24xf32>) {
+  ^bb0(%s: f32, %y: f32, %x: f32):
+    %m = arith.mulf %x, %s : f32
+    %t = arith.addf %m, %y : f32
+    linalg.yield %t : f32
+  } -> tensor<2x3x17x24xf32>
+  return %r : tensor<2x3x17x24xf32>
 }

@@ -19,22 +19,6 @@ func.func @c_also_returned(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> (ten
 
 // -----
 
-#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-func.func @two_batch_dims(%a: tensor<2x2x32x32xf16>, %b: tensor<2x2x32x32xf16>) -> tensor<2x2x32x32xf32> {
-  %e = tensor.empty() : tensor<2x2x32x32xf32>
-  %mm = accel.matmul ins(%a, %b : tensor<2x2x32x32xf16>, tensor<2x2x32x32xf16>) outs(%e : tensor<2x2x32x32xf32>) -> tensor<2x2x32x32xf32>
-  // expected-error @below {{C has 4 dimensions; epilogues of matmuls with more than one batch dimension are not done yet}}
-  %r = linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      outs(%mm : tensor<2x2x32x32xf32>) {
-  ^bb0(%x: f32):
-    %s = arith.addf %x, %x : f32
-    linalg.yield %s : f32
-  } -> tensor<2x2x32x32xf32>
-  return %r : tensor<2x2x32x32xf32>
-}
-
-// -----
-
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @two_results(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
   %e = tensor.empty() : tensor<32x32xf32>
