@@ -235,7 +235,8 @@ def AccelGpuConfigurePass
     The configuration stage of the GPU targets (docs/configure.md). Every
     `accel.matmul` and `accel.attention` of a public function gets an
     `accel.lowering_config` attribute: the kernel strategy (`mma.sync` or
-    `wgmma` on NVIDIA, `mfma` or `wmma` on AMD), the block tile, the warps,
+    `wgmma` on NVIDIA, `mfma` or `wmma` on AMD, `fma` for f32 inputs on
+    both), the block tile, the warps,
     the matrix instruction and the stages of the copy ring, chosen from the
     chip (`GpuTargetInfo`) and the op's shapes and types.
     `convert-accel-to-gpu` reads the attribute and chooses nothing itself.
@@ -258,8 +259,8 @@ def AccelGpuConfigurePass
            "GPU chip: NVIDIA sm_80, sm_86, sm_89, sm_90 or sm_90a; AMD "
            "gfx90a, gfx942 or gfx1100">,
     Option<"mma", "mma", "std::string", "\"\"",
-           "Kernel strategy: mma.sync, wgmma, auto (NVIDIA), mfma, wmma (AMD); "
-           "empty: the chip's own (auto on NVIDIA)">,
+           "Kernel strategy: mma.sync, wgmma, auto (NVIDIA), mfma, wmma (AMD), "
+           "fma (f32 inputs, both); empty: the chip's own (auto on NVIDIA)">,
     Option<"tileM", "tile-m", "int64_t", "0",
            "Rows of C per block (0: chosen)">,
     Option<"tileN", "tile-n", "int64_t", "0",
@@ -406,6 +407,20 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     `kind = "elementwise"`. The kernels of a function are placed in the
     order their results are written, so a kernel follows the ones it reads.
 
+    f32 inputs (with an f32 C) are multiplied exactly by the FMA kernel
+    (`fma`, on every chip of both vendors; no matrix instruction: tensor
+    cores take f32 only rounded to TF32): each thread owns 8 x 8 of C
+    (4 x 4 on 32-wide tiles) in registers, two runs of 4 rows and of 4
+    columns half a tile apart; slices of A and B pass through registers
+    into two shared buffers, both K-major (`[tileK][tile + 4]`, A and a
+    `[N, K]` B transposed on the way in), and per K each thread reads its
+    runs of A and B as 16-byte vectors and issues its 64 `math.fma`. Tiles
+    32, 64 or 128 (threads follow: 256 on 128 x 128), tileK a multiple of 4
+    up to 64 (chosen: 8); stores of 4 columns as one
+    vector where N is a multiple of 4. Epilogues apply as for the other
+    kernels. `accel.lowering_config` records `kernel = "fma"` and the
+    micro tile as `mma = [8, 8, 1]`. TF32 / xf32 kernels are not done.
+
     Remainders: M, N and K need not be multiples of the tile. A copy
     whose row or column lies outside A or B copies 0 source elements (its
     16 bytes of shared memory are zero-filled, so the tail of the last
@@ -471,13 +486,13 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     8 of 32) on 128x128x32 tiles (64 deep for 8-bit inputs), 64x64 towards
     small grids; 8-bit B may be `[K, N]`; odd row lengths are loaded
     element by element. Errors: fp8 (gfx942's MFMA takes the FNUZ formats,
-    which accel.matmul does not accept yet; none before gfx942), f32 inputs,
+    which accel.matmul does not accept yet; none before gfx942),
     `mma` naming the other family, tiles beyond 64 KiB of LDS or 192
     accumulator registers a lane, stages other than 2, and accel.attention
     (no AMD attention kernel yet).
 
-    Errors (located): unknown chips, f32 inputs (tf32 kernels are not
-    implemented), f8 before sm_89, 8-bit inputs with B as `[K, N]`, scales,
+    Errors (located): unknown chips, f32 inputs with a tensor-core kernel
+    asked for (TF32 kernels are not implemented), f8 before sm_89, 8-bit inputs with B as `[K, N]`, scales,
     dynamic shapes, odd row lengths (8-bit: K not a multiple of 4), tiles
     the warps cannot split or the shared memory cannot hold, grids beyond
     the chip's limits, ops other than matmul.

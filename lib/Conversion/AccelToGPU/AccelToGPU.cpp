@@ -70,6 +70,8 @@ void GemmKernelBuilder::emit(Value a, Value bArg, Value cIn, Value c,
     return emitWgmma();
   if (kernel == "mfma" || kernel == "wmma")
     return emitLds(*target.getLaneLayout(k.mma));
+  if (kernel == "fma")
+    return emitFma();
   return emitMmaSync();
 }
 

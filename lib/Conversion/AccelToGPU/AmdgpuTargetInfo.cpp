@@ -60,11 +60,11 @@ public:
   StringRef getChip() const override { return chip; }
   StringRef getSharedMemoryName() const override { return "LDS"; }
   ArrayRef<StringRef> getMmaFamilies() const override {
-    static const StringRef mfma[] = {"mfma"}, wmma[] = {"wmma"};
+    static const StringRef mfma[] = {"mfma", "fma"}, wmma[] = {"wmma", "fma"};
     return rdna ? ArrayRef<StringRef>(wmma) : ArrayRef<StringRef>(mfma);
   }
   ArrayRef<StringRef> getVendorMmaFamilies() const override {
-    static const StringRef all[] = {"mfma", "wmma"};
+    static const StringRef all[] = {"mfma", "wmma", "fma"};
     return all;
   }
   int64_t getWarpSize() const override { return waveSize; }

@@ -12,6 +12,7 @@
 //   NVIDIA/MmaSyncGemm.cpp   cp.async ring, ldmatrix, mma.sync (sm_80+)
 //   NVIDIA/WgmmaGemm.cpp     swizzled cp.async ring, wgmma (sm_90a)
 //   AMD/MatrixCoreGemm.cpp   register-staged LDS ring, MFMA / WMMA
+//   FmaGemm.cpp              f32 by fused multiply-adds, both vendors
 //
 // The configuration stage (KernelConfig.h) chooses the kernel; emit()
 // dispatches on that choice.
@@ -56,6 +57,12 @@ public:
   /// The kernel of chips without asynchronous copies and with lane-layout
   /// fragments: AMD MFMA / WMMA (AMD/MatrixCoreGemm.cpp).
   void emitLds(const GpuLaneLayout &layout);
+  /// The FMA kernel of f32 inputs, any chip (FmaGemm.cpp).
+  void emitFma();
+  /// Stores what loadSliceToRegisters returned into the FMA kernel's LDS
+  /// buffer `stage`: A and B as [tileK][tile + kGpuFmaRowPad], so that a
+  /// thread reads its rows of A and columns of B at one K as vectors.
+  void storeSliceToLdsByK(ArrayRef<Value> regs, Value stage);
   /// Loads this thread's part of K-slice `kt` of A and B from global memory
   /// into registers (vectors of vecA / vecB elements; zeros outside A, B).
   SmallVector<Value> loadSliceToRegisters(Value kt);

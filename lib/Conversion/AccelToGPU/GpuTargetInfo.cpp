@@ -128,7 +128,7 @@ public:
     return getVendorMmaFamilies();
   }
   ArrayRef<StringRef> getVendorMmaFamilies() const override {
-    static const StringRef all[] = {"mma.sync", "wgmma"};
+    static const StringRef all[] = {"mma.sync", "wgmma", "fma"};
     return all;
   }
   ArrayRef<GpuMmaInstr> getMmaInstrs() const override { return instrs; }

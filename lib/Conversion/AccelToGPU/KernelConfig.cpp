@@ -111,8 +111,9 @@ static LogicalResult checkGpuOverrides(ModuleOp module, StringRef pass,
   ArrayRef<StringRef> families = target.getVendorMmaFamilies();
   if (!o.mma.empty() && o.mma != "auto" &&
       !llvm::is_contained(families, o.mma)) {
-    auto diag = module.emitError() << pass << ": mma must be auto, ";
-    llvm::interleave(families, diag, " or ");
+    auto diag = module.emitError() << pass << ": mma must be auto";
+    for (auto [i, family] : llvm::enumerate(families))
+      diag << (i + 1 == families.size() ? " or " : ", ") << family;
     return diag << " for " << target.getTargetName() << " chips, got '"
                 << o.mma << "'";
   }
@@ -296,6 +297,10 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
 
 int64_t mlir::accel::getGpuGemmSharedBytes(const GpuGemmShape &shape,
                                            const GpuGemmConfig &config) {
+  if (config.fma)
+    // Two buffers of A and B, K-major.
+    return config.stages * config.tileK *
+           (config.tileM + config.tileN + 2 * kGpuFmaRowPad) * shape.inBytes;
   if (config.wgmma)
     // Unpadded 128-byte rows of A [tileM] and B ([tileN] rows of K, or
     // [tileK] rows of N), plus the slack of the run-time alignment.
@@ -398,6 +403,22 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
 
   // The op's verifier admits f32, f16, bf16, f8 and i8 inputs (scales
   // only with f8 and i8), C never narrower than them.
+  if (k.inType.isF32()) {
+    // f32 is multiplied exactly, by the FMA kernel (no matrix instruction:
+    // tensor cores take f32 only as TF32). Its slices pass through
+    // registers, in the widest aligned vectors (up to 16 bytes) that divide
+    // the rows.
+    s.inBytes = 4;
+    auto widest = [&](int64_t length) {
+      int64_t v = 4;
+      while (v > 1 && length % v != 0)
+        v /= 2;
+      return v;
+    };
+    k.vecA = widest(s.k);
+    k.vecB = widest(s.transposeB ? s.k : s.n);
+    return k;
+  }
   std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
   std::string why;
   std::optional<GpuMmaInstr> instr =
@@ -405,12 +426,6 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
   if (!instr)
     return mm.emitOpError("of ")
            << k.inType << " inputs has no GPU lowering: " << why;
-  if (*mmaType == GpuMmaType::TF32)
-    return mm.emitOpError("of ")
-           << k.inType
-           << " inputs has no GPU lowering yet: convert-accel-to-gpu "
-              "emits mma.sync for f16, bf16, f8 and i8 only ("
-           << stringifyGpuMmaType(*mmaType) << " kernels are not done)";
   k.mma = *instr;
   // The verifier lets only f8 mix types (e4m3 with e5m2): same chips.
   if (k.inTypeB != k.inType)
@@ -682,9 +697,103 @@ static FailureOr<GpuGemmConfig> configureOwn(MatmulOp mm, const GemmKernel &k,
   return c;
 }
 
+/// The block tile of the FMA kernel (f32 inputs): 128 x 128 by 256 threads
+/// while that grid keeps every multiprocessor busy, else 64 x 64 by 64,
+/// halved towards a smaller problem down to 32; 8 deep (cuBLAS's SGEMM
+/// shape: 17 KiB of shared memory at 128 x 128, so that 3 workgroups share
+/// an AMD CU's 64 KiB), 2 buffers. The threads follow the tile
+/// (getGpuFmaMicroTile): a given tile fixes them.
+static FailureOr<GpuGemmConfig> configureFma(MatmulOp mm, const GemmKernel &k,
+                                             const GpuTargetInfo &target,
+                                             const GpuConfigOverrides &o) {
+  const GpuGemmShape &s = k.shape;
+  GpuGemmConfig c;
+  c.fma = true;
+  c.stages = 2;
+  bool large = ceilDiv(s.m, 128) * ceilDiv(s.n, 128) * s.batch >=
+               target.getNumMultiprocessors();
+  c.tileM = c.tileN = large ? 128 : 64;
+  while (c.tileM > 32 && c.tileM / 2 >= s.m)
+    c.tileM /= 2;
+  while (c.tileN > 32 && c.tileN / 2 >= s.n)
+    c.tileN /= 2;
+  c.tileK = 8;
+  if (o.tileM)
+    c.tileM = o.tileM;
+  if (o.tileN)
+    c.tileN = o.tileN;
+  if (o.tileK)
+    c.tileK = o.tileK;
+  for (int64_t t : {c.tileM, c.tileN})
+    if (t != 32 && t != 64 && t != 128)
+      return mm.emitOpError("tile ")
+             << c.tileM << "x" << c.tileN
+             << " does not fit the fma kernel: tile-m and tile-n must be 32, "
+                "64 or 128 (each thread owns 4 x 4 of C when either is 32, "
+                "else 8 x 8)";
+  if (c.tileK % 4 != 0 || c.tileK > 64)
+    return mm.emitOpError("tile-k = ")
+           << c.tileK
+           << " does not fit the fma kernel: a multiple of 4 up to 64 (the "
+              "slices are loaded in vectors of up to 4 elements of K, and "
+              "the loop over a slice is unrolled)";
+  if (o.stages && o.stages != 2)
+    return mm.emitOpError("stages = ")
+           << o.stages
+           << " does not apply to the fma kernel: it double-buffers shared "
+              "memory (stages = 2), loading the next slice into registers "
+              "while the threads multiply";
+  const int64_t micro = getGpuFmaMicroTile(c.tileM, c.tileN);
+  const int64_t threads = (c.tileM / micro) * (c.tileN / micro);
+  c.warpsM = threads / target.getWarpSize();
+  c.warpsN = 1;
+  if ((o.warps && o.warps != c.warpsM) || o.warpsN > 1)
+    return mm.emitOpError("warps do not apply to the fma kernel's tile ")
+           << c.tileM << "x" << c.tileN << ": it runs " << threads
+           << " threads (" << c.warpsM << " warps of "
+           << target.getWarpSize()
+           << "), one for each 4 x 4 or 8 x 8 of the tile; give [" << c.warpsM
+           << ", 1] or none";
+  int64_t smem = getGpuGemmSharedBytes(s, c);
+  if (smem > target.getMaxSharedMemoryPerBlock())
+    return mm.emitOpError("tile ")
+           << c.tileM << "x" << c.tileN << "x" << c.tileK << " needs " << smem
+           << " bytes of " << target.getSharedMemoryName() << "; "
+           << target.getChip() << " has "
+           << target.getMaxSharedMemoryPerBlock() << " per block";
+  return c;
+}
+
 LogicalResult mlir::accel::configureGpuMatmul(MatmulOp mm, GemmKernel &k,
                                               const GpuTargetInfo &target,
                                               const GpuConfigOverrides &o) {
+  // f32: the FMA kernel, the only one it has (mma=auto or fma).
+  const bool automatic = o.mma.empty() || o.mma == "auto";
+  if (k.inType.isF32() || o.mma == "fma") {
+    if (!k.inType.isF32())
+      return mm.emitOpError("of ")
+             << k.inType
+             << " inputs cannot use the fma kernel (mma=fma), which "
+                "multiplies f32 inputs; "
+             << target.getChip() << " multiplies " << k.inType << " with "
+             << target.getMmaFamilies().front();
+    if (!automatic && o.mma != "fma")
+      return mm.emitOpError("of f32 inputs cannot use ")
+             << o.mma
+             << ": f32 is multiplied exactly by the fma kernel (TF32 / xf32 "
+                "tensor-core kernels are not done); give mma=auto or fma";
+    FailureOr<GpuGemmConfig> config = configureFma(mm, k, target, o);
+    if (failed(config))
+      return failure();
+    k.config = *config;
+    k.mma.m = k.mma.n = getGpuFmaMicroTile(k.config.tileM, k.config.tileN);
+    k.mma.k = 1;
+    if (failed(checkInstr(mm, o, {k.mma.m, k.mma.n, k.mma.k})))
+      return failure();
+    return checkGrid(mm, {ceilDiv(k.shape.n, k.config.tileN),
+                          ceilDiv(k.shape.m, k.config.tileM), k.shape.batch},
+                     target);
+  }
   // wgmma where it applies (mma=auto, the default "") or is asked for
   // (mma=wgmma).
   std::string whyNot;
@@ -714,7 +823,8 @@ LogicalResult mlir::accel::configureGpuMatmul(MatmulOp mm, GemmKernel &k,
 
 StringRef mlir::accel::getGpuMatmulKernelName(const GemmKernel &k,
                                               const GpuTargetInfo &target) {
-  return k.config.wgmma            ? "wgmma"
+  return k.config.fma              ? "fma"
+         : k.config.wgmma          ? "wgmma"
          : k.config.registerStaged ? target.getMmaFamilies().front()
                                    : "mma.sync";
 }
@@ -845,6 +955,10 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
                                                  const GpuConfigOverrides &o) {
   const int64_t stages = o.stages;
   const StringRef mma = o.mma;
+  if (mma == "fma")
+    return op.emitOpError("cannot use the fma kernel (mma=fma), the GEMM "
+                          "kernel of f32 inputs: attention runs on the "
+                          "chip's matrix instructions");
   k.stages = stages ? stages : 2;
   if (k.registerStaged) {
     if (stages && stages != 1)

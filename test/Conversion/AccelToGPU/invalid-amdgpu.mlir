@@ -3,8 +3,7 @@
 // RUN: not accel-opt %S/Inputs/f8-matmul.mlir --convert-accel-to-gpu=chip=gfx942 2>&1 | FileCheck %s --check-prefix=F8-942
 // RUN: not accel-opt %S/Inputs/f8-matmul.mlir --convert-accel-to-gpu=chip=gfx90a 2>&1 | FileCheck %s --check-prefix=F8-90A
 // RUN: not accel-opt %S/Inputs/f8-matmul.mlir --convert-accel-to-gpu=chip=gfx1100 2>&1 | FileCheck %s --check-prefix=F8-90A
-// RUN: not accel-opt %s --split-input-file --convert-accel-to-gpu=chip=gfx942 2>&1 | FileCheck %s --check-prefix=F32-942
-// RUN: not accel-opt %s --split-input-file --convert-accel-to-gpu=chip=gfx1100 2>&1 | FileCheck %s --check-prefix=F32-1100
+// RUN: not accel-opt %s --convert-accel-to-gpu="chip=gfx942 tile-m=128 tile-n=128 tile-k=64" 2>&1 | FileCheck %s --check-prefix=FMA-LDS
 // RUN: not accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=gfx942 stages=3" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=gfx942 tile-k=24" 2>&1 | FileCheck %s --check-prefix=TILE-K
 // RUN: not accel-opt %S/Inputs/i8-matmul.mlir --convert-accel-to-gpu="chip=gfx942 tile-k=16" 2>&1 | FileCheck %s --check-prefix=TILE-K8
@@ -19,8 +18,8 @@
 
 // F8-942: f8-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op of 'f8E4M3FN' inputs has no GPU lowering: gfx942 has no matrix instruction for f8E4M3FN inputs (gfx942's fp8 MFMA takes the FNUZ formats, f8E4M3FNUZ and f8E5M2FNUZ; the OCP formats need gfx950)
 // F8-90A: f8-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op of 'f8E4M3FN' inputs has no GPU lowering: {{gfx90a|gfx1100}} has no matrix instruction for f8E4M3FN inputs (AMD fp8 matrix instructions start with gfx942)
-// F32-942: invalid-amdgpu.mlir:[[# @LINE + 4]]:8: error: 'accel.matmul' op of 'f32' inputs has no GPU lowering: gfx942 has no matrix instruction for tf32 inputs (f32 MFMA is not lowered: use f16 or bf16 inputs)
-// F32-1100: invalid-amdgpu.mlir:[[# @LINE + 3]]:8: error: 'accel.matmul' op of 'f32' inputs has no GPU lowering: gfx1100 has no matrix instruction for tf32 inputs (RDNA3 has no f32 WMMA)
+// f32 inputs take the fma kernel, whose two K-major buffers must fit LDS.
+// FMA-LDS: invalid-amdgpu.mlir:[[# @LINE + 3]]:8: error: 'accel.matmul' op tile 128x128x64 needs 135168 bytes of LDS; gfx942 has 65536 per block
 func.func @f32(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32> {
   %c = tensor.empty() : tensor<32x32xf32>
   %0 = accel.matmul ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%c : tensor<32x32xf32>) -> tensor<32x32xf32>
@@ -34,6 +33,6 @@ func.func @f32(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32
 // REGS: error: 'accel.matmul' op tile 128x128 over 1 waves needs 256 accumulator registers in each lane; gfx942 has 256 VGPRs a lane (at most 192 for accumulators): give more warps or a smaller tile
 // WMMA-CDNA: error: convert-accel-to-gpu: gfx942 has no wmma instructions (its matrix instruction is mfma)
 // MFMA-RDNA: error: convert-accel-to-gpu: gfx1100 has no mfma instructions (its matrix instruction is wmma)
-// MMA-NV: error: convert-accel-to-gpu: mma must be auto, mfma or wmma for amdgpu chips, got 'mma.sync'
+// MMA-NV: error: convert-accel-to-gpu: mma must be auto, mfma, wmma or fma for amdgpu chips, got 'mma.sync'
 // ATTN-STAGES: error: 'accel.attention' op stages = 3 does not apply to gfx942: its attention kernel keeps one LDS buffer of K and V and loads the next key block into registers
 // AUTO: amdgpu.mfma

@@ -36,7 +36,7 @@
 // RUN: not accel-opt %S/Inputs/f8-promote-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=256 tile-n=128" 2>&1 | FileCheck %s --check-prefix=WG-F8-BLOCK
 // RUN: accel-opt %S/Inputs/f8-promote-matmul.mlir --convert-accel-to-gpu="chip=sm_90a mma=wgmma tile-m=256" | FileCheck %s --check-prefix=WG-F8-NARROW
 
-// MMA: error: convert-accel-to-gpu: mma must be auto, mma.sync or wgmma for nvptx chips, got 'bogus'
+// MMA: error: convert-accel-to-gpu: mma must be auto, mma.sync, wgmma or fma for nvptx chips, got 'bogus'
 // WG-CHIP: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): wgmma needs sm_90a (the arch-specific Hopper target); sm_80 has mma.sync only
 // WG-K: k20-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): K = 20 is not a multiple of 8: wgmma's swizzled tiles are filled by 16-byte copies
 // WG-N: n36-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op cannot use wgmma (mma=wgmma): N = 36 is not a multiple of 8: wgmma's swizzled tiles of B as [K, N] are filled by 16-byte copies

@@ -41,14 +41,6 @@ func.func @i8_k(%a: tensor<64x30xi8>, %b: tensor<64x30xi8>, %c: tensor<64x64xi32
 
 // -----
 
-func.func @f32(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @below {{of 'f32' inputs has no GPU lowering yet: convert-accel-to-gpu emits mma.sync for f16, bf16, f8 and i8 only (tf32 kernels are not done)}}
-  %0 = accel.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-  return %0 : tensor<64x64xf32>
-}
-
-// -----
-
 func.func @odd_k(%a: tensor<64x37xf16>, %b: tensor<37x64xf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @below {{K = 37 is odd: the rows of A are copied to shared memory by cp.async in aligned pieces of at least 4 bytes (2 elements); pad it to an even size}}
   %0 = accel.matmul ins(%a, %b : tensor<64x37xf16>, tensor<37x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>

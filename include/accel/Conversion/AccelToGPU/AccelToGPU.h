@@ -54,7 +54,26 @@ struct GpuGemmConfig {
   /// through registers into `stages` (2) LDS buffers, B stored
   /// [tileN][tileK + pad] whatever its layout in global memory.
   bool registerStaged = false;
+  /// The FMA kernel of f32 inputs (both vendors, no matrix instruction):
+  /// each thread owns a micro tile of C (getGpuFmaMicroTile) and multiplies
+  /// it by scalar fused multiply-adds, exact f32 as cuBLAS's SGEMM; slices
+  /// pass through registers into 2 buffers of A and B, both stored
+  /// [tileK][tile + kGpuFmaRowPad] (A transposed on the way in).
+  bool fma = false;
 };
+
+/// Elements each shared-memory row of the FMA kernel is padded by: keeps
+/// rows 16-byte aligned (4-element vector reads) and moves the transposed
+/// stores of consecutive rows of A to other banks.
+constexpr int64_t kGpuFmaRowPad = 4;
+
+/// Rows and columns of C each thread of the FMA kernel owns on a tileM x
+/// tileN block tile (32, 64 or 128 each): 4 x 4 when either is 32, else
+/// 8 x 8, in runs of 4 that sit half a tile apart (so that neighbouring
+/// threads read neighbouring 16-byte vectors of shared memory).
+inline int64_t getGpuFmaMicroTile(int64_t tileM, int64_t tileN) {
+  return tileM == 32 || tileN == 32 ? 4 : 8;
+}
 
 /// Bytes of the 128-byte swizzle atom of the wgmma kernels' shared tiles;
 /// the ring is aligned to it at run time, hence as much slack.
@@ -73,7 +92,8 @@ inline int64_t getGpuSharedRowPad(int64_t inBytes) {
 
 /// Bytes of (dynamic) shared memory `config` needs: `stages` buffers of the
 /// A tile [tileM][tileK + pad] and the B tile ([tileK][tileN + pad], or
-/// [tileN][tileK + pad] when B is transposed).
+/// [tileN][tileK + pad] when B is transposed); the FMA kernel's 2 buffers of
+/// [tileK][tileM + pad] and [tileK][tileN + pad].
 int64_t getGpuGemmSharedBytes(const GpuGemmShape &shape,
                               const GpuGemmConfig &config);
 

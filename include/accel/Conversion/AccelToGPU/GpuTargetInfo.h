@@ -90,8 +90,9 @@ public:
   }
   /// The matrix-instruction families the `mma` option may name on this chip,
   /// the first being the one `auto` starts from (NVIDIA: mma.sync, wgmma;
-  /// AMD CDNA: mfma; RDNA3: wmma), and every family of the vendor (for the
-  /// diagnostic naming what a chip lacks).
+  /// AMD CDNA: mfma; RDNA3: wmma; then fma, the f32 GEMM kernel of every
+  /// chip, which uses no matrix instruction), and every family of the
+  /// vendor (for the diagnostic naming what a chip lacks).
   virtual llvm::ArrayRef<llvm::StringRef> getMmaFamilies() const = 0;
   virtual llvm::ArrayRef<llvm::StringRef> getVendorMmaFamilies() const = 0;
   virtual int64_t getWarpSize() const = 0;

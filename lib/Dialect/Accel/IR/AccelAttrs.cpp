@@ -349,12 +349,13 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            ArrayRef<int64_t> warps, ArrayRef<int64_t> mma,
                            int64_t stages, StringRef dataflow) {
   static const StringRef kernels[] = {
-      "mma.sync",       "wgmma",          "mfma",    "wmma",     "systolic",
+      "mma.sync",       "wgmma",          "mfma",    "wmma",     "fma",
+      "systolic",
       "cpu-fma",        "cpu-avx512bf16", "cpu-avx512vnni", "cpu-amx-bf16",
       "cpu-amx-int8",   "cpu-flash",      "cpu-flash-amx"};
   if (!llvm::is_contained(kernels, kernel))
     return emitError() << "lowering_config 'kernel' must be mma.sync, wgmma, "
-                          "mfma, wmma, systolic, cpu-fma, cpu-avx512bf16, "
+                          "mfma, wmma, fma, systolic, cpu-fma, cpu-avx512bf16, "
                           "cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8, "
                           "cpu-flash or cpu-flash-amx, got '"
                        << kernel << "'";

@@ -62,7 +62,8 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
     std::string ptxName = (name + ".ptx").str(), cubinName;
     if (llvm::Error e = sink.add(ptxName, text))
       return e;
-    std::optional<accel::KernelResources> resources;
+    // ptxas's figures per entry function, by name.
+    llvm::StringMap<accel::KernelResources> resourcesOf;
     if (!ptxas.empty()) {
       cubinName = (name + ".cubin").str();
       std::string out = sink.pathOf(cubinName);
@@ -84,42 +85,49 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
             (message.empty() ? "" : ": " + message) + "\n" + logText);
       }
       sink.adopt(cubinName);
-      // "Used 66 registers, used 0 barriers, 19456 bytes smem, ..." and,
-      // on its own line, "... 0 bytes spill stores, ...". Other lines may
-      // say "registers" too (sm_90a: "warpgroup.arrive is injected ... to
-      // allow use of registers in GMMA"): each number is read on its line.
-      accel::KernelResources r;
-      llvm::StringRef ptxasLog(logText), rest;
-      auto lineWith = [&](llvm::StringRef what) {
-        size_t at = ptxasLog.find(what);
-        if (at == llvm::StringRef::npos)
-          return llvm::StringRef();
-        size_t begin = ptxasLog.rfind('\n', at);
-        begin = begin == llvm::StringRef::npos ? 0 : begin + 1;
-        return ptxasLog.slice(begin, ptxasLog.find('\n', at));
-      };
-      auto number = [&](llvm::StringRef before) -> int64_t {
-        size_t at = rest.find(before);
-        if (at == llvm::StringRef::npos)
-          return 0;
-        llvm::StringRef head = rest.take_front(at).rtrim();
-        size_t space = head.find_last_of(" ");
-        int64_t v = 0;
-        (void)head.substr(space + 1).getAsInteger(10, v);
-        return v;
-      };
-      rest = lineWith(": Used ");
-      r.registers = number(" registers");
-      r.staticSharedBytes = number(" bytes smem");
-      rest = lineWith(" bytes spill stores");
-      r.spillBytes = number(" bytes spill stores");
-      resources = r;
+      // One section per entry function, from "Compiling entry function
+      // 'NAME'" to the next: "... 0 bytes spill stores, ..." and "Used 66
+      // registers, used 0 barriers, 19456 bytes smem, ..." on lines of
+      // their own. Other lines may say "registers" too (sm_90a:
+      // "warpgroup.arrive is injected ... to allow use of registers in
+      // GMMA"): each number is read on its line.
+      const llvm::StringRef marker = "Compiling entry function '";
+      llvm::StringRef ptxasLog(logText);
+      for (size_t at = ptxasLog.find(marker); at != llvm::StringRef::npos;) {
+        llvm::StringRef entry = ptxasLog.drop_front(at + marker.size());
+        llvm::StringRef kernelName = entry.take_until([](char c) {
+          return c == '\'';
+        });
+        size_t next = ptxasLog.find(marker, at + marker.size());
+        llvm::StringRef section = ptxasLog.slice(at, next);
+        auto number = [&](llvm::StringRef before) -> int64_t {
+          size_t end = section.find(before);
+          if (end == llvm::StringRef::npos)
+            return 0;
+          llvm::StringRef head = section.take_front(end).rtrim();
+          size_t space = head.find_last_of(" ");
+          int64_t v = 0;
+          (void)head.substr(space + 1).getAsInteger(10, v);
+          return v;
+        };
+        accel::KernelResources r;
+        r.registers = number(" registers,");
+        r.staticSharedBytes = number(" bytes smem");
+        r.spillBytes = number(" bytes spill stores");
+        resourcesOf[kernelName] = r;
+        at = next;
+      }
     }
     for (accel::GpuKernel &kernel : kernels) {
       if (kernel.module != name)
         continue;
       accel::KernelMetadata &meta = kernel.metadata;
-      meta.resources = resources;
+      auto found = resourcesOf.find(meta.kernel);
+      if (found != resourcesOf.end())
+        meta.resources = found->second;
+      else if (!ptxas.empty())
+        return backendError("ptxas reported nothing of @" + meta.kernel +
+                            " (in the PTX of @" + name.str() + ")");
       meta.ptx = ptxName;
       meta.cubin = cubinName;
       if (llvm::Error e = stageKernelMetadata(meta, sink))

@@ -4,7 +4,8 @@
 """Executes the kernels of convert-accel-to-gpu on the CPU and checks them.
 
 usage: emulate_kernels.py KERNELS.mlir [--seed N] [--no-race-check]
-                          [--drop-barrier N | --sink-barrier N]
+                          [--drop-barrier N | --sink-barrier N |
+                           --tf32-fma]
        emulate_kernels.py KERNELS.mlir --launch-record DIR [--no-race-check]
        emulate_kernels.py --self-test
 
@@ -98,6 +99,8 @@ another thread (or by ldmatrix) before a barrier follows the wait, or a
 barrier that not all threads reach. Mutations that show it works:
 --drop-barrier N skips each kernel's gpu.barrier number N (textual order),
 --sink-barrier N moves it down to the next read of shared memory;
+--tf32-fma rounds the multiplicands of every math.fma to TF32 (10 stored
+bits), what a TF32 tensor-core kernel does, which the f32 gate must fail;
 --self-test runs the detector on hand-made access sequences, and checks
 the decoding of the f8 formats (against ml_dtypes where installed).
 """
@@ -350,6 +353,10 @@ def parse_ops(lines, i, stop):
             continue
         if stop(s):
             return ops, i
+        if s.startswith('#') and ' = ' in s:
+            # An attribute alias (#loop_annotation = ...): no op.
+            i += 1
+            continue
         m = OP.match(line)
         if not m:
             raise SyntaxError('cannot parse line %d: %s' % (i + 1, s[:120]))
@@ -800,6 +807,18 @@ class Block:
                        'arith.maxnumf': np.fmax,
                        'arith.minnumf': np.fmin}[n](a, b)
             out = round_to(out, elt)
+        elif n == 'math.fma':
+            # a * b + c rounded once: the float64 product of two f32 is
+            # exact, the float64 sum then rounded to f32 (a double rounding
+            # that differs from the GPU's single one in rare ties only;
+            # exact on the small integers of the direct mode).
+            if parse_type(operand_types(op)[0])[2] != 'f32':
+                raise Failure('the emulator computes math.fma on f32 only')
+            a, b, c = (np.asarray(x, dtype=np.float64) for x in ins)
+            if self.k.tf32_fma:
+                a, b = round_to_tf32(a), round_to_tf32(b)
+            with np.errstate(all='ignore'):
+                out = (a * b + c).astype(np.float32)
         elif n == 'arith.negf':
             out = -np.asarray(ins[0], dtype=np.float32)
         elif n in MATH_FUNCTIONS:
@@ -1610,6 +1629,7 @@ class Kernel:
         self.types = [parse_type(t) for t in split_types(sig.group(1))]
         self.race_check = True
         self.drop_barrier = None
+        self.tf32_fma = False
         self.sink_barrier = None
         self.barriers = 0
 
@@ -1676,6 +1696,11 @@ def emulate(kernel, rng):
             vals = f8_values(elt)
             codes = np.nonzero(np.abs(vals) <= 16)[0]
             x = rng.choice(codes, size=shape).astype(np.float64)
+        elif types[0][2] == 'f32':
+            # f32 inputs (the fma kernel): full 24-bit significands, so
+            # that a kernel rounding them (to TF32's 11 bits) or summing
+            # in less than f32 fails the gate below.
+            x = rng.standard_normal(size=shape).astype(np.float32)
         else:
             x = rng.integers(-3, 4, size=shape).astype(np.float32)
         bufs.append(Memref(round_to(x, elt), elt, 'global'))
@@ -1716,8 +1741,9 @@ def emulate(kernel, rng):
                       'memory no copy had filled' % [int(i) for i in idx])
     if c_t[2] == 'i32':
         bad = got != ref
-    elif types[0][2].startswith('f8'):
-        # f8 sums are not exact in f32: the matmul gate (docs/numerics.md),
+    elif types[0][2].startswith('f8') or types[0][2] == 'f32':
+        # f8 and f32 sums are not exact in f32: the matmul gate
+        # (docs/numerics.md),
         # u_out |r| + gamma_K(2^-24) (|A||B| + |C|).
         u = 2.0**-24
         gamma = k * u / (1 - k * u)
@@ -1732,6 +1758,14 @@ def emulate(kernel, rng):
             [int(i) for i in idx], got[tuple(idx)], ref[tuple(idx)],
             bad.sum()))
     return 'M=%d N=%d K=%d%s' % (m, n, k, ' transpose_b' if trans else '')
+
+
+def round_to_tf32(x):
+    """f32 values rounded to TF32's 10 stored significand bits (to
+    nearest, ties to even), as float64."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
 
 
 # The math functions epilogues use, in float64 (rounded to f32 after).
@@ -1969,7 +2003,8 @@ def main():
         seed = int(args[i + 1])
         del args[i:i + 2]
     race_check = '--no-race-check' not in args
-    args = [a for a in args if a != '--no-race-check']
+    tf32_fma = '--tf32-fma' in args
+    args = [a for a in args if a not in ('--no-race-check', '--tf32-fma')]
     mutation = {}
     for flag in ('--drop-barrier', '--sink-barrier'):
         if flag in args:
@@ -1998,7 +2033,10 @@ def main():
                  args[0])
     if record is not None:
         if mutation:
-            sys.exit('emulate_kernels.py: no mutation with --launch-record')
+            sys.exit('emulate_kernels.py: no barrier mutation with '
+                     '--launch-record')
+        for kernel in kernels:
+            kernel.tf32_fma = tf32_fma
         sys.exit(0 if launch_record(kernels, record, race_check) else 1)
     rng = np.random.default_rng(seed)
     failed = False
@@ -2006,6 +2044,7 @@ def main():
         kernel.race_check = race_check
         kernel.drop_barrier = mutation.get('--drop-barrier')
         kernel.sink_barrier = mutation.get('--sink-barrier')
+        kernel.tf32_fma = tf32_fma
         if mutation and list(mutation.values())[0] >= kernel.barriers:
             # Nothing to mutate; the kernel runs as it is.
             print('@%s: no barrier %d to mutate' % (
