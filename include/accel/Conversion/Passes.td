@@ -419,7 +419,11 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     up to 64 (chosen: 8); stores of 4 columns as one
     vector where N is a multiple of 4. Epilogues apply as for the other
     kernels. `accel.lowering_config` records `kernel = "fma"` and the
-    micro tile as `mma = [8, 8, 1]`. TF32 / xf32 kernels are not done.
+    micro tile as `mma = [8, 8, 1]`. f32 attention likewise takes the
+    `fma` attention kernel: 64 query rows a block, 4 lanes a query (each a
+    quarter of D and Dv), 32 keys a step through one shared buffer, the
+    logits reduce-scattered and P all-gathered by xor shuffles. TF32 / xf32
+    kernels are not done.
 
     Remainders: M, N and K need not be multiples of the tile. A copy
     whose row or column lies outside A or B copies 0 source elements (its

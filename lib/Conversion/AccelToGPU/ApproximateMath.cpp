@@ -81,7 +81,15 @@ struct AccelGpuApproximateMathPass
   void rewriteLeftovers() {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (op->getNumResults() != 1 || !op->getResult(0).getType().isF32())
+      if (op->getNumResults() != 1)
+        return;
+      // fma is elementwise: llvm.fma takes vectors of f32 as well.
+      if (nvvm && isa<math::FmaOp>(op) &&
+          getElementTypeOrSelf(op->getResult(0).getType()).isF32()) {
+        ops.push_back(op);
+        return;
+      }
+      if (!op->getResult(0).getType().isF32())
         return;
       if (isa<math::FloorOp>(op) ||
           (nvvm && isa<math::AbsFOp, math::SqrtOp, math::FmaOp>(op)))

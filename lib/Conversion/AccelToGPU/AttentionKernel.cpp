@@ -72,6 +72,8 @@ void GpuAttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
   StringRef kernel = getGpuAttentionKernelName(k, target);
   if (kernel == "wgmma")
     return emitWgmma(gQ, gMask, gO);
+  if (kernel == "fma")
+    return emitFma(gQ, gMask, gO);
   if (kernel == "mfma" || kernel == "wmma")
     return emitLds(*k.lanes, gQ, gMask, gO);
   return emitMmaSync(gQ, gMask, gO);
@@ -129,8 +131,8 @@ void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
       b.getNamedAttr("stages", b.getI64IntegerAttr(k.stages)),
       b.getNamedAttr("scale", b.getF64FloatAttr(k.scale))};
   if (!k.registerStaged)
-    launch.push_back(
-        b.getNamedAttr("mma", b.getStringAttr(k.wgmma ? "wgmma" : "mma.sync")));
+    launch.push_back(b.getNamedAttr(
+        "mma", b.getStringAttr(getGpuAttentionKernelName(k, target))));
   if (k.causal)
     launch.push_back(
         b.getNamedAttr("causal_offset", b.getI64IntegerAttr(k.offset)));

@@ -13,6 +13,7 @@
 //   NVIDIA/FlashAttention.cpp   cp.async ring, ldmatrix, mma.sync (sm_80+)
 //   NVIDIA/WgmmaAttention.cpp   swizzled ring, wgmma (sm_90a)
 //   AMD/FlashAttention.cpp      register-staged LDS, MFMA / WMMA
+//   FmaAttention.cpp            f32 by fused multiply-adds, both vendors
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,6 +154,10 @@ public:
       idx.push_back(k.maskShape[i] == 1 ? cst(0) : full[4 - r + i]);
     return memref::LoadOp::create(b, loc, gMask, idx);
   }
+
+  /// The f32 kernel of every chip (FmaAttention.cpp): emit()'s body for
+  /// f32 Q, K and V.
+  void emitFma(Value gQ, Value gMask, Value gO);
 
   /// The kernel of chips with lane-layout fragments and no asynchronous
   /// copies (AMD MFMA): emit()'s body there.

@@ -21,7 +21,6 @@
 #include "GemmKernel.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -168,15 +167,7 @@ void GemmKernelBuilder::emitFma() {
           gpu::BarrierOp::create(b, loc);
           scf::YieldOp::create(b, loc, cur);
         });
-    // Not unrolled: LLVM unrolls a short K loop whole and the AMD back end
-    // then hoists every slice's loads (gfx942, K = 48: 482 VGPRs, then
-    // spills; 67 with the loop kept). The attribute reaches llvm.br's
-    // loop_annotation through scf-to-cf and cf-to-llvm, which forward it.
-    loop->setAttr("loop_annotation",
-                  LLVM::LoopAnnotationAttr::get(
-                      ctx, {}, {}, {}, LLVM::LoopUnrollAttr::get(
-                          ctx, b.getBoolAttr(true), {}, {}, {}, {}, {}, {}),
-                      {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}));
+    keepRolled(loop);
     accs.assign(loop.getResults().begin(), loop.getResults().end());
   }
 

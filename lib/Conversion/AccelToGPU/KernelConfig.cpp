@@ -846,6 +846,9 @@ mlir::accel::getGpuMatmulConfigAttr(MLIRContext *ctx, const GemmKernel &k,
 //===----------------------------------------------------------------------===//
 
 int64_t AttentionPlan::sharedBytes() const {
+  if (fma)
+    // One buffer of K [blockN][D + 4] and V [blockN][Dv + 4], f32.
+    return blockN * (d + dv + 2 * kGpuFmaRowPad) * inBytes();
   const int64_t pad = kGpuSharedRowPad;
   if (wgmma)
     // Q [D/64][blockM][128 B] and `stages` of K [D/64][blockN][128 B] and
@@ -908,6 +911,20 @@ mlir::accel::analyzeGpuAttention(AttentionOp op, const GpuTargetInfo &target) {
   // The verifier keeps the scale finite; D is static here.
   k.scale = *op.getEffectiveScale();
 
+  if (k.inType.isF32()) {
+    // f32: the fma kernel, no matrix instruction. Each of a query's 4
+    // lanes holds a quarter of D and of Dv in 16-byte runs (registers).
+    k.fma = true;
+    for (auto [name, v] :
+         {std::pair<StringRef, int64_t>{"D", k.d}, {"Dv", k.dv}})
+      if (v < 16 || v > 256 || v % 16 != 0)
+        return op.emitOpError("head dimension ")
+               << name << " = " << v
+               << " has no GPU lowering: the f32 (fma) attention kernel "
+                  "needs a multiple of 16 up to 256 (4 lanes a query, each "
+                  "holding runs of 4 of Q and O in registers)";
+    return k;
+  }
   std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
   std::string why;
   std::optional<GpuMmaInstr> instr =
@@ -915,8 +932,9 @@ mlir::accel::analyzeGpuAttention(AttentionOp op, const GpuTargetInfo &target) {
   if (!instr || (*mmaType != GpuMmaType::F16 && *mmaType != GpuMmaType::BF16))
     return op.emitOpError("of ")
            << k.inType
-           << " inputs has no GPU lowering: the attention kernel takes f16 "
-              "or bf16 Q, K and V (mma.sync m16n8k16)";
+           << " inputs has no GPU lowering: the attention kernels take f16 "
+              "or bf16 Q, K and V (matrix instructions) or f32 (the fma "
+              "kernel)";
   k.mma = *instr;
   k.registerStaged = !target.hasAsyncCopy();
   k.lanes = target.getLaneLayout(k.mma);
@@ -955,10 +973,52 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
                                                  const GpuConfigOverrides &o) {
   const int64_t stages = o.stages;
   const StringRef mma = o.mma;
+  if (k.fma) {
+    // f32: the fma kernel only; its blocks, warps and single buffer are
+    // its own (a config may only repeat them).
+    if (!mma.empty() && mma != "auto" && mma != "fma")
+      return op.emitOpError("of f32 inputs cannot use ")
+             << mma
+             << ": f32 attention runs on the fma kernel (TF32 / xf32 "
+                "tensor-core kernels are not done); give mma=auto or fma";
+    k.blockM = kGpuFmaAttentionBlockM;
+    k.blockN = kGpuFmaAttentionBlockN;
+    k.stages = 1;
+    k.fmaWarps =
+        kGpuFmaAttentionBlockM * kGpuFmaAttentionLanes / target.getWarpSize();
+    if (stages && stages != 1)
+      return op.emitOpError("stages = ")
+             << stages
+             << " does not apply to the fma attention kernel: it keeps one "
+                "buffer of K and V in shared memory";
+    if ((o.blockM && o.blockM != k.blockM) ||
+        (o.blockN && o.blockN != k.blockN))
+      return op.emitOpError("has a lowering_config tile = [")
+             << o.blockM << ", " << o.blockN
+             << "]; the fma attention kernel works on blocks of " << k.blockM
+             << " query rows and " << k.blockN << " keys";
+    if (o.warps && o.warps != k.warps())
+      return op.emitOpError("warps = ")
+             << o.warps << " does not apply to the fma attention kernel: it "
+             << "runs " << k.warps() << " warps (4 lanes a query row)";
+    if (!o.instr.empty())
+      return op.emitOpError("has a lowering_config mma; the fma attention "
+                            "kernel uses no matrix instruction: give none");
+    if (k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+      return op.emitOpError("needs ")
+             << k.sharedBytes() << " bytes of " << target.getSharedMemoryName()
+             << " (K [32][" << k.d << " + 4] and V [32][" << k.dv
+             << " + 4] in f32); " << target.getChip() << " has "
+             << target.getMaxSharedMemoryPerBlock() << " per block";
+    return checkGrid(op, k.grid(), target);
+  }
   if (mma == "fma")
-    return op.emitOpError("cannot use the fma kernel (mma=fma), the GEMM "
-                          "kernel of f32 inputs: attention runs on the "
-                          "chip's matrix instructions");
+    return op.emitOpError("of ")
+           << k.inType
+           << " inputs cannot use the fma kernel (mma=fma), which takes f32 "
+              "Q, K and V; "
+           << target.getChip() << " runs " << k.inType << " attention on "
+           << getGpuAttentionKernelName(k, target);
   k.stages = stages ? stages : 2;
   if (k.registerStaged) {
     if (stages && stages != 1)
@@ -1038,7 +1098,8 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
 
 StringRef mlir::accel::getGpuAttentionKernelName(const AttentionPlan &k,
                                                 const GpuTargetInfo &target) {
-  return k.wgmma   ? StringRef("wgmma")
+  return k.fma     ? StringRef("fma")
+         : k.wgmma ? StringRef("wgmma")
          : k.registerStaged ? target.getMmaFamilies().front()
                    : StringRef("mma.sync");
 }
@@ -1048,7 +1109,7 @@ mlir::accel::getGpuAttentionConfigAttr(MLIRContext *ctx, const AttentionPlan &k,
                                        const GpuTargetInfo &target) {
   StringRef kernel = getGpuAttentionKernelName(k, target);
   SmallVector<int64_t> instr;
-  if (!k.wgmma)
+  if (!k.wgmma && !k.fma)
     instr = {k.mma.m, k.mma.n, k.mma.k};
   return LoweringConfigAttr::get(ctx, kernel, {k.blockM, k.blockN},
                                  {k.warps()}, instr, k.stages, "");

@@ -151,6 +151,12 @@ LoweringConfigAttr getGpuMatmulConfigAttr(MLIRContext *ctx,
 constexpr int64_t kGpuAttentionBlockM = 64, kGpuAttentionBlockN = 64,
                   kGpuAttentionWarps = 4;
 
+/// The fma attention kernel (f32 Q, K, V): query rows per block, keys per
+/// step, and the lanes that share a query (each holds a quarter of its D and
+/// Dv, in 16-byte runs).
+constexpr int64_t kGpuFmaAttentionBlockM = 64, kGpuFmaAttentionBlockN = 32,
+                  kGpuFmaAttentionLanes = 4;
+
 /// Everything the kernel of one attention depends on.
 struct AttentionPlan {
   int64_t batch = 0, hq = 0, hkv = 0, sq = 0, skv = 0, d = 0, dv = 0;
@@ -176,11 +182,18 @@ struct AttentionPlan {
   /// blocks of blockM = 128 query rows (2 warpgroups) and blockN keys a
   /// step; else the mma.sync (or AMD) kernel with 64 x 64.
   bool wgmma = false;
+  /// f32 inputs: the fma kernel (AttentionBuilder::emitFma), on any chip,
+  /// with blocks of 64 query rows and 32 keys, 4 lanes a query; `fmaWarps`
+  /// warps (256 threads).
+  bool fma = false;
+  int64_t fmaWarps = 0;
   int64_t blockM = kGpuAttentionBlockM, blockN = kGpuAttentionBlockN;
 
   int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
   int64_t warps() const {
-    return wgmma ? 2 * kGpuAttentionWarps : kGpuAttentionWarps;
+    return fma     ? fmaWarps
+           : wgmma ? 2 * kGpuAttentionWarps
+                   : kGpuAttentionWarps;
   }
   int64_t sharedBytes() const;
   std::array<int64_t, 3> grid() const {

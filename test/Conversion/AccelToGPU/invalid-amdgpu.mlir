@@ -4,6 +4,7 @@
 // RUN: not accel-opt %S/Inputs/f8-matmul.mlir --convert-accel-to-gpu=chip=gfx90a 2>&1 | FileCheck %s --check-prefix=F8-90A
 // RUN: not accel-opt %S/Inputs/f8-matmul.mlir --convert-accel-to-gpu=chip=gfx1100 2>&1 | FileCheck %s --check-prefix=F8-90A
 // RUN: not accel-opt %s --convert-accel-to-gpu="chip=gfx942 tile-m=128 tile-n=128 tile-k=64" 2>&1 | FileCheck %s --check-prefix=FMA-LDS
+// RUN: not accel-opt %S/Inputs/f32-attention-d256.mlir --convert-accel-to-gpu=chip=gfx942 2>&1 | FileCheck %s --check-prefix=FMA-ATT-LDS
 // RUN: not accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=gfx942 stages=3" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not accel-opt %S/Inputs/k20-matmul.mlir --convert-accel-to-gpu="chip=gfx942 tile-k=24" 2>&1 | FileCheck %s --check-prefix=TILE-K
 // RUN: not accel-opt %S/Inputs/i8-matmul.mlir --convert-accel-to-gpu="chip=gfx942 tile-k=16" 2>&1 | FileCheck %s --check-prefix=TILE-K8
@@ -18,7 +19,8 @@
 
 // F8-942: f8-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op of 'f8E4M3FN' inputs has no GPU lowering: gfx942 has no matrix instruction for f8E4M3FN inputs (gfx942's fp8 MFMA takes the FNUZ formats, f8E4M3FNUZ and f8E5M2FNUZ; the OCP formats need gfx950)
 // F8-90A: f8-matmul.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'accel.matmul' op of 'f8E4M3FN' inputs has no GPU lowering: {{gfx90a|gfx1100}} has no matrix instruction for f8E4M3FN inputs (AMD fp8 matrix instructions start with gfx942)
-// f32 inputs take the fma kernel, whose two K-major buffers must fit LDS.
+// f32 inputs take the fma kernels, whose buffers must fit LDS.
+// FMA-ATT-LDS: error: 'accel.attention' op needs 66560 bytes of LDS (K [32][256 + 4] and V [32][256 + 4] in f32); gfx942 has 65536 per block
 // FMA-LDS: invalid-amdgpu.mlir:[[# @LINE + 3]]:8: error: 'accel.matmul' op tile 128x128x64 needs 135168 bytes of LDS; gfx942 has 65536 per block
 func.func @f32(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf32> {
   %c = tensor.empty() : tensor<32x32xf32>

@@ -74,10 +74,10 @@ func.func @diagonal(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: te
 
 // -----
 
-func.func @f32(%q: tensor<1x1x64x64xf32>, %k: tensor<1x1x64x64xf32>, %v: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> {
+func.func @f8(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>) -> tensor<1x1x64x64xf32> {
   %o = tensor.empty() : tensor<1x1x64x64xf32>
-  // expected-error @below {{'accel.attention' op of 'f32' inputs has no GPU lowering: the attention kernel takes f16 or bf16 Q, K and V (mma.sync m16n8k16)}}
-  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32>) outs(%o : tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
+  // expected-error @below {{'accel.attention' op of 'f8E4M3FN' inputs has no GPU lowering: the attention kernels take f16 or bf16 Q, K and V (matrix instructions) or f32 (the fma kernel)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>) outs(%o : tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
   return %0 : tensor<1x1x64x64xf32>
 }
 

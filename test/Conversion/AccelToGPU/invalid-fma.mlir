@@ -68,9 +68,63 @@ func.func @micro_tile(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64
 
 // -----
 
-func.func @attention(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x128x64xf16> {
+func.func @attention_f16(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x128x64xf16> {
   %o = tensor.empty() : tensor<1x2x128x64xf16>
-  // expected-error @below {{cannot use the fma kernel (mma=fma), the GEMM kernel of f32 inputs: attention runs on the chip's matrix instructions}}
+  // expected-error @below {{of 'f16' inputs cannot use the fma kernel (mma=fma), which takes f32 Q, K and V; sm_80 runs 'f16' attention on mma.sync}}
   %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>) outs(%o : tensor<1x2x128x64xf16>) {accel.lowering_config = #accel.lowering_config<kernel = "fma">} -> tensor<1x2x128x64xf16>
   return %0 : tensor<1x2x128x64xf16>
+}
+
+// -----
+
+func.func @attention_f32_mma_sync(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %o = tensor.empty() : tensor<1x2x128x64xf32>
+  // expected-error @below {{of f32 inputs cannot use mma.sync: f32 attention runs on the fma kernel (TF32 / xf32 tensor-core kernels are not done); give mma=auto or fma}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) outs(%o : tensor<1x2x128x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync">} -> tensor<1x2x128x64xf32>
+  return %0 : tensor<1x2x128x64xf32>
+}
+
+// -----
+
+func.func @attention_f32_blocks(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %o = tensor.empty() : tensor<1x2x128x64xf32>
+  // expected-error @below {{has a lowering_config tile = [64, 64]; the fma attention kernel works on blocks of 64 query rows and 32 keys}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) outs(%o : tensor<1x2x128x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "fma", tile = [64, 64]>} -> tensor<1x2x128x64xf32>
+  return %0 : tensor<1x2x128x64xf32>
+}
+
+// -----
+
+func.func @attention_f32_stages(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %o = tensor.empty() : tensor<1x2x128x64xf32>
+  // expected-error @below {{stages = 2 does not apply to the fma attention kernel: it keeps one buffer of K and V in shared memory}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) outs(%o : tensor<1x2x128x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "fma", stages = 2>} -> tensor<1x2x128x64xf32>
+  return %0 : tensor<1x2x128x64xf32>
+}
+
+// -----
+
+func.func @attention_f32_warps(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %o = tensor.empty() : tensor<1x2x128x64xf32>
+  // expected-error @below {{warps = 4 does not apply to the fma attention kernel: it runs 8 warps (4 lanes a query row)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) outs(%o : tensor<1x2x128x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "fma", warps = [4]>} -> tensor<1x2x128x64xf32>
+  return %0 : tensor<1x2x128x64xf32>
+}
+
+// -----
+
+func.func @attention_f32_mma(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %o = tensor.empty() : tensor<1x2x128x64xf32>
+  // expected-error @below {{has a lowering_config mma; the fma attention kernel uses no matrix instruction: give none}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) outs(%o : tensor<1x2x128x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "fma", mma = [16, 8, 8]>} -> tensor<1x2x128x64xf32>
+  return %0 : tensor<1x2x128x64xf32>
+}
+
+// -----
+
+func.func @attention_f32_head_dim(%q: tensor<1x2x128x24xf32>, %k: tensor<1x2x128x24xf32>, %v: tensor<1x2x128x24xf32>) -> tensor<1x2x128x24xf32> {
+  %o = tensor.empty() : tensor<1x2x128x24xf32>
+  // expected-error @below {{head dimension D = 24 has no GPU lowering: the f32 (fma) attention kernel needs a multiple of 16 up to 256 (4 lanes a query, each holding runs of 4 of Q and O in registers)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x24xf32>, tensor<1x2x128x24xf32>, tensor<1x2x128x24xf32>) outs(%o : tensor<1x2x128x24xf32>) -> tensor<1x2x128x24xf32>
+  return %0 : tensor<1x2x128x24xf32>
 }
