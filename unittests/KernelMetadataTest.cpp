@@ -104,7 +104,7 @@ TEST(KernelMetadataTest, RoundTrip) {
   ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
   EXPECT_EQ(*parsed, m);
   EXPECT_EQ(toJson(*parsed), json);
-  EXPECT_EQ(parsed->compiler, "accel " ACCEL_VERSION_STRING);
+  EXPECT_EQ(parsed->compiler, getAccelCompilerId());
   EXPECT_EQ(parsed->arguments[4].shape, (llvm::SmallVector<int64_t>{0, 5}));
   EXPECT_EQ(parsed->arguments[2].access, BufferAccess::Out);
   EXPECT_EQ(parsed->arguments[4].access, BufferAccess::InOut);
@@ -176,6 +176,43 @@ TEST(KernelMetadataTest, Artifacts) {
                 "digits, '_', '.', '-', not starting with '.')");
   EXPECT_EQ(errorAfter([](auto &o) { o["ptx"] = 3; }),
             std::string(kPrefix) + "ptx: expected a file name or null");
+}
+
+TEST(KernelMetadataTest, ArtifactHashes) {
+  // The sha256 of each artifact: computeSha256Hex of its bytes (FIPS 180-2's
+  // "abc" vector), round-tripped, and refused when malformed or when it
+  // hashes an artifact the metadata does not name.
+  EXPECT_EQ(computeSha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  KernelMetadata m = sampleMetadata();
+  m.ptx = "gemm_kernels.ptx";
+  m.cubin = "gemm_kernels.cubin";
+  m.ptxSha256 = computeSha256Hex("ptx text");
+  m.cubinSha256 = computeSha256Hex("cubin bytes");
+  llvm::Expected<KernelMetadata> parsed = parseKernelMetadata(toJson(m));
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(*parsed, m);
+  KernelMetadata other = m;
+  other.ptxSha256 = computeSha256Hex("other ptx text");
+  EXPECT_NE(other, m);
+  auto withHashes = [&](llvm::StringRef key, std::string hash) {
+    llvm::json::Value v = toJsonValue(m);
+    (*v.getAsObject())["sha256"] = llvm::json::Object{{key, hash}};
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << v;
+    llvm::Expected<KernelMetadata> p = parseKernelMetadata(text);
+    return p ? std::string("<parsed>") : llvm::toString(p.takeError());
+  };
+  EXPECT_EQ(withHashes("ptx", "ABC"),
+            std::string(kPrefix) + "sha256.ptx: expected 64 lowercase hex digits");
+  EXPECT_EQ(withHashes("ptx", std::string(64, 'A')),
+            std::string(kPrefix) + "sha256.ptx: expected 64 lowercase hex digits");
+  EXPECT_EQ(withHashes("hsaco", std::string(64, 'a')),
+            std::string(kPrefix) +
+                "sha256.hsaco: hashes no artifact: 'hsaco' names no file");
+  EXPECT_EQ(withHashes("elf", std::string(64, 'a')),
+            std::string(kPrefix) + "sha256: unknown field 'elf'");
 }
 
 TEST(KernelMetadataTest, JsonShape) {

@@ -23,7 +23,13 @@ LLVM nor our build (only Python, PyTorch and CuPy):
     python3 bench/gpu/check.py verify [--dir .gpu-check] --results OUT/gpu-results.tgz.0
         here again: unpacks the output buffers into the record folders and
         checks them with accel-run --replay against the fp64 oracle and the
-        gates of docs/numerics.md (the same checks as the lit tests).
+        gates of docs/numerics.md (the same checks as the lit tests); refuses
+        a folder another compiler id (another commit) prepared. Writes the
+        run's record, to be committed, into
+        bench/gpu/results/<date>-<commit>/ (--evidence): gpu-check.csv,
+        gpu-check.log, gpu-environment.json (GPU, driver, CUDA, library
+        versions), gpu-kernels.csv (every kernel with the sha256 of its PTX
+        and cubin) and gpu-verify.log.
 
 `all` runs the three in one process on a machine with the build and a GPU.
 """
@@ -166,11 +172,39 @@ def prepare(args):
         log(f"compiled {name} ({opts}): grid {meta['grid']} block {meta['block']} "
             f"smem {meta['dynamic_shared_bytes']} regs "
             f"{(meta.get('resources') or {}).get('registers', '?')}")
+    # The compiler id (version + git commit) every record was made with, and
+    # the sha256 of every kernel's PTX / cubin: the evidence names the code
+    # it measured (`verify` writes them beside the results).
+    ids = set()
+    plan["kernels"] = []
+    for rec in plan["catalogue"]:
+        folder = os.path.join(work, rec["dir"])
+        manifest = json.load(open(os.path.join(folder, "manifest.json")))
+        ids.add(manifest["compiler"])
+        for fn in manifest["functions"]:
+            meta = json.load(open(os.path.join(folder, fn["metadata"])))
+            plan["kernels"].append(kernel_row(rec["test"] + " " + " ".join(rec["args"]),
+                                              fn["name"], meta))
+    for b in plan["bench"]:
+        meta = json.load(open(os.path.join(work, b["metadata"])))
+        ids.add(meta["compiler"])
+        plan["kernels"].append(kernel_row("bench " + b["options"], b["name"], meta))
+    if len(ids) != 1:
+        sys.exit(f"prepare: the kernels come from several compilers: {sorted(ids)}")
+    plan["compiler"] = ids.pop()
     json.dump(plan, open(os.path.join(work, "plan.json"), "w"), indent=1)
     log(f"prepared {work}: {len(plan['catalogue'])} catalogue records, "
         f"{len(plan['bench'])} benchmark kernels")
     if args.archive:
         pack(work, args.archive)
+
+
+def kernel_row(source, name, meta):
+    """One line of gpu-kernels.csv: where the kernel comes from and the
+    sha256 of its PTX and cubin, as its metadata records them."""
+    h = meta.get("sha256") or {}
+    return [source, name, meta["kernel"], meta["chip"], h.get("ptx", ""),
+            h.get("cubin", "")]
 
 
 def pack(work, archive):
@@ -486,6 +520,8 @@ def device(args):
         w = csv.writer(f)
         w.writerow(["section", "case", "value", "goal", "note"])
         w.writerows(rows)
+    json.dump(device_environment(plan), open(os.path.join(out, "gpu-environment.json"), "w"),
+              indent=1)
     # The output buffers, gzip'd and cut into parts small enough to come
     # back from a device machine (16 MiB a file); `verify` takes them all.
     blob = io.BytesIO()
@@ -503,13 +539,78 @@ def device(args):
     open(os.path.join(out, "gpu-check.log"), "w").write("\n".join(LOG) + "\n")
 
 
+def device_environment(plan):
+    """The GPU, its driver and the CUDA and library versions of the run,
+    with the compiler id the kernels were made by."""
+    env = {"compiler": plan.get("compiler", ""), "chip": plan["chip"],
+           "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    try:
+        import torch
+        env["gpu"] = torch.cuda.get_device_name(0)
+        env["torch"] = torch.__version__
+        env["torch_cuda"] = torch.version.cuda
+    except Exception as e:
+        env["gpu"] = f"unknown ({e})"
+    try:
+        import cupy
+        env["cupy"] = cupy.__version__
+        env["cuda_driver_api"] = cupy.cuda.runtime.driverGetVersion()
+        env["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
+    except Exception as e:
+        env["cupy"] = f"unknown ({e})"
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                            "--format=csv,noheader"], capture_output=True,
+                           text=True, timeout=20)
+        env["nvidia_smi"] = r.stdout.strip()
+    except Exception as e:
+        env["nvidia_smi"] = f"unavailable ({e})"
+    return env
+
+
 # --------------------------------------------------------------------------
 # verify (here again)
 # --------------------------------------------------------------------------
 
+def this_compiler():
+    """The compiler id of the build: version and git commit."""
+    r = subprocess.run([os.path.join(BIN, "accel-run"), "--version"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else ""
+
+
+def write_evidence(args, plan, out_dir, failed):
+    """bench/gpu/results/<date>-<commit>/: what the device run wrote
+    (gpu-check.csv, gpu-check.log, gpu-environment.json), the kernels with
+    their hashes (gpu-kernels.csv) and this verification's log, to be
+    committed as the record of the run."""
+    compiler = plan.get("compiler", "")
+    commit = compiler.rsplit("+", 1)[-1] if "+" in compiler else "unknown"
+    date = time.strftime("%Y-%m-%d", time.gmtime())
+    folder = args.evidence or os.path.join(ROOT, "bench", "gpu", "results",
+                                           f"{date}-{commit}")
+    os.makedirs(folder, exist_ok=True)
+    for name in ("gpu-check.csv", "gpu-check.log", "gpu-environment.json"):
+        src = os.path.join(out_dir, name)
+        if os.path.exists(src):
+            open(os.path.join(folder, name), "wb").write(open(src, "rb").read())
+    with open(os.path.join(folder, "gpu-kernels.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["source", "function", "kernel", "chip", "ptx_sha256",
+                    "cubin_sha256"])
+        w.writerows(plan.get("kernels", []))
+    open(os.path.join(folder, "gpu-verify.log"), "w").write("\n".join(LOG) + "\n")
+    log(f"evidence: {folder} ({'all passed' if not failed else f'{failed} failed'})")
+
 def verify(args):
     work = os.path.abspath(args.dir)
     plan = json.load(open(os.path.join(work, "plan.json")))
+    # Results of kernels another compiler made are not evidence for this
+    # one (accel-run --replay refuses each record too; this says it once).
+    mine = this_compiler()
+    if plan.get("compiler") and mine and plan["compiler"] != mine:
+        sys.exit(f"verify: {work} was prepared by '{plan['compiler']}'; this "
+                 f"build is '{mine}': prepare and run it again")
     if args.results:
         # gpu-results.tgz.0, .1, ... as `device` wrote them, in order.
         stem = args.results.rsplit(".", 1)[0] if args.results[-1].isdigit() \
@@ -539,6 +640,9 @@ def verify(args):
             log(r.stdout)
     log(f"verify: {len(plan['catalogue']) - failed} of {len(plan['catalogue'])} "
         "catalogue runs passed on the GPU")
+    if args.results:
+        write_evidence(args, plan, os.path.dirname(os.path.abspath(args.results)),
+                       failed)
     return 1 if failed else 0
 
 
@@ -550,6 +654,9 @@ def main():
     ap.add_argument("--chip", default="sm_90a")
     ap.add_argument("--out", default=".")
     ap.add_argument("--results", default="")
+    ap.add_argument("--evidence", default="",
+                    help="verify: the folder for the run's record (default "
+                         "bench/gpu/results/<date>-<commit>)")
     ap.add_argument("--archive", default="",
                     help="prepare: also pack --dir into this .tar.gz; "
                          "device: unpack it into --dir first")

@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 
@@ -397,10 +398,6 @@ llvm::Error verifyArgument(const KernelArgument &arg, const std::string &path) {
 // Public API
 //===----------------------------------------------------------------------===//
 
-std::string accel::getAccelCompilerId() {
-  return "accel " ACCEL_VERSION_STRING;
-}
-
 StringRef accel::stringifyKernelArgKind(KernelArgKind kind) {
   switch (kind) {
   case KernelArgKind::Buffer:
@@ -456,7 +453,15 @@ bool KernelMetadata::operator==(const KernelMetadata &other) const {
          grid == other.grid && block == other.block &&
          dynamicSharedBytes == other.dynamicSharedBytes &&
          arguments == other.arguments && resources == other.resources &&
-         ptx == other.ptx && cubin == other.cubin && hsaco == other.hsaco;
+         ptx == other.ptx && cubin == other.cubin && hsaco == other.hsaco &&
+         ptxSha256 == other.ptxSha256 && cubinSha256 == other.cubinSha256 &&
+         hsacoSha256 == other.hsacoSha256;
+}
+
+std::string accel::computeSha256Hex(StringRef bytes) {
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
 bool accel::isPlainFileName(StringRef name) {
@@ -481,6 +486,14 @@ llvm::Error accel::verifyKernelMetadata(const KernelMetadata &m) {
       return fail(key, "'" + *name +
                            "' is not a plain file name (letters, digits, "
                            "'_', '.', '-', not starting with '.')");
+  for (auto [key, name, hash] :
+       {std::tuple<StringRef, const std::string *, const std::string *>{
+            "ptx", &m.ptx, &m.ptxSha256},
+        {"cubin", &m.cubin, &m.cubinSha256},
+        {"hsaco", &m.hsaco, &m.hsacoSha256}})
+    if (!hash->empty() && name->empty())
+      return fail(("sha256." + key).str(),
+                  "hashes no artifact: '" + key + "' names no file");
   if (m.target == "nvptx") {
     if (!isNvidiaChip(m.chip))
       return fail("chip", "'" + m.chip +
@@ -531,7 +544,7 @@ accel::parseKernelMetadataValue(const llvm::json::Value &json) {
   if (llvm::Error error = reader.checkKnown(
           {"format_version", "compiler", "target", "chip", "features", "kernel",
            "grid", "block", "dynamic_shared_bytes", "arguments", "resources",
-           "ptx", "cubin", "hsaco"}))
+           "ptx", "cubin", "hsaco", "sha256"}))
     return std::move(error);
 
   KernelMetadata m;
@@ -592,6 +605,33 @@ accel::parseKernelMetadataValue(const llvm::json::Value &json) {
     if (!name)
       return fail(key, "expected a file name or null");
     *out = name->str();
+  }
+
+  // {"ptx": hex, "cubin": hex, "hsaco": hex}, each of an artifact named
+  // above.
+  if (const llvm::json::Value *hashes = object->get("sha256")) {
+    const llvm::json::Object *h = hashes->getAsObject();
+    if (!h)
+      return fail("sha256", "expected an object of artifact hashes");
+    FieldReader hashReader(*h, "sha256");
+    if (llvm::Error error = hashReader.checkKnown({"ptx", "cubin", "hsaco"}))
+      return std::move(error);
+    for (auto [key, out] :
+         {std::pair<StringRef, std::string *>{"ptx", &m.ptxSha256},
+          {"cubin", &m.cubinSha256},
+          {"hsaco", &m.hsacoSha256}}) {
+      const llvm::json::Value *value = h->get(key);
+      if (!value)
+        continue;
+      std::optional<StringRef> hex = value->getAsString();
+      if (!hex || hex->size() != 64 ||
+          !llvm::all_of(*hex, [](char c) {
+            return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
+          }))
+        return fail(("sha256." + key).str(),
+                    "expected 64 lowercase hex digits");
+      *out = hex->str();
+    }
   }
 
   if (llvm::Error error = verifyKernelMetadata(m))
@@ -668,6 +708,15 @@ llvm::json::Value accel::toJsonValue(const KernelMetadata &m) {
   }
   if (!m.hsaco.empty())
     object["hsaco"] = m.hsaco;
+  llvm::json::Object hashes;
+  for (auto [key, hash] : {std::pair<StringRef, const std::string *>{
+                               "ptx", &m.ptxSha256},
+                           {"cubin", &m.cubinSha256},
+                           {"hsaco", &m.hsacoSha256}})
+    if (!hash->empty())
+      hashes[key] = *hash;
+  if (!hashes.empty())
+    object["sha256"] = std::move(hashes);
   if (m.resources) {
     llvm::json::Object r{
         {"registers", m.resources->registers},

@@ -115,5 +115,5 @@ def run_pipeline(text: Any, pipeline: str) -> str:
 
 
 def version() -> str:
-    """The compiler id, `"accel <version>"`."""
+    """The compiler id, `"accel <version>+<git commit>"`."""
     return _core.version()

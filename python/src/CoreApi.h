@@ -47,7 +47,8 @@ CoreResult parseModule(const std::string &text, bool generic);
 /// (func.func(...)), as in accel-opt's --pass-pipeline.
 CoreResult runPipeline(const std::string &text, const std::string &pipeline);
 
-/// "accel <version>", the compiler id written into kernel metadata.
+/// "accel <version>+<git commit>", the compiler id written into kernel
+/// metadata.
 std::string compilerId();
 
 } // namespace python

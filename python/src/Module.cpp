@@ -92,5 +92,5 @@ NB_MODULE(_core, m) {
       "AccelError on invalid input, an invalid pipeline or a failed pass.");
 
   m.def("version", &mlir::accel::python::compilerId,
-        "The compiler id, \"accel <version>\".");
+        "The compiler id, \"accel <version>+<git commit>\".");
 }

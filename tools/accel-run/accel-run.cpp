@@ -1587,6 +1587,8 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
     if (!recordDir.empty()) {
       meta.ptx = job.name + ".ptx";
       meta.cubin.clear();
+      meta.ptxSha256 = computeSha256Hex(image);
+      meta.cubinSha256.clear();
       llvm::json::Array files;
       std::string metaFile = job.name + ".json";
       if (llvm::Error e =
@@ -1621,10 +1623,38 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
       if (!recordedMeta)
         return fail(replayDir + "/" + job.name +
                     ".json: " + toString(recordedMeta.takeError()));
+      // Evidence of this compiler only: the same compiler id (version and
+      // git commit), and the very PTX it makes, byte for byte.
+      const std::string where = "@" + job.name + " in '" + replayDir + "'";
+      if (recordedMeta->compiler != meta.compiler)
+        return fail(where + " was recorded by '" + recordedMeta->compiler +
+                    "'; this is '" + meta.compiler +
+                    "': record it again with this build");
+      if (recordedMeta->ptx.empty() || recordedMeta->ptxSha256.empty())
+        return fail(where + " records no PTX with its sha256");
+      llvm::Expected<std::vector<uint8_t>> recordedPtx =
+          readFileBytes(replayDir + "/" + recordedMeta->ptx);
+      if (!recordedPtx)
+        return fail(toString(recordedPtx.takeError()));
+      if (computeSha256Hex(asChars(*recordedPtx)) != recordedMeta->ptxSha256)
+        return fail("'" + replayDir + "/" + recordedMeta->ptx +
+                    "' does not match the sha256 of its metadata (the file "
+                    "was changed after the recording)");
+      const std::string ptxSha256 = computeSha256Hex(image);
+      if (recordedMeta->ptxSha256 != ptxSha256)
+        return fail(where + " ran PTX with sha256 " +
+                    StringRef(recordedMeta->ptxSha256).take_front(12) +
+                    "...; this compiler makes " +
+                    StringRef(ptxSha256).take_front(12) +
+                    "... for it: record it again");
       recordedMeta->ptx.clear();
       recordedMeta->cubin.clear();
+      recordedMeta->ptxSha256.clear();
+      recordedMeta->cubinSha256.clear();
       meta.ptx.clear();
       meta.cubin.clear();
+      meta.ptxSha256.clear();
+      meta.cubinSha256.clear();
       if (*recordedMeta != meta)
         return fail("@" + job.name + " in '" + replayDir +
                     "' was recorded from another kernel (another compiler, "
@@ -2159,6 +2189,10 @@ static int runSharded(std::vector<Job> &jobs, ModuleOp selected,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCat);
+  // --version prints the compiler id (version and git commit), which
+  // records, metadata and results carry.
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << getAccelCompilerId() << "\n"; });
   cl::ParseCommandLineOptions(
       argc, argv,
       "accel-run: JIT-run accel functions and check them against the fp64 "

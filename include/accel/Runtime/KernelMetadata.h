@@ -98,8 +98,15 @@ struct KernelResources {
   }
 };
 
-/// "accel <version>" of this build, the default `compiler` field.
+/// "accel <version>+<git commit>" of this build (".dirty" after the commit
+/// when the tree differed from it, "unknown" outside a git checkout): the
+/// default `compiler` field, and what every artifact records
+/// (lib/Runtime/CompilerId.cpp).
 std::string getAccelCompilerId();
+
+/// The SHA-256 of `bytes` in 64 lowercase hex digits: what metadata records
+/// of each artifact, so that a stale or swapped file is told apart.
+std::string computeSha256Hex(llvm::StringRef bytes);
 
 /// Whether `name` can only name a file inside a given folder: non-empty,
 /// letters, digits, '_', '.', '-', not starting with '.' (so no separators,
@@ -130,6 +137,9 @@ struct KernelMetadata {
   std::string ptx, cubin;
   /// AMD: the code object (HSACO) holding the kernel.
   std::string hsaco;
+  /// The SHA-256 (computeSha256Hex) of each artifact above, where the
+  /// compiler wrote it (empty: not recorded).
+  std::string ptxSha256, cubinSha256, hsacoSha256;
 
   bool operator==(const KernelMetadata &other) const;
   bool operator!=(const KernelMetadata &other) const {

@@ -75,6 +75,7 @@ llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
       r.amdgpu = a;
       meta.resources = r;
       meta.hsaco = hsacoName;
+      meta.hsacoSha256 = accel::computeSha256Hex(object);
       if (llvm::Error e = stageKernelMetadata(meta, sink))
         return e;
       // The resource report, one line per kernel.

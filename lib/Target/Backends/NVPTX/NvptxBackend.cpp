@@ -64,6 +64,7 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
       return e;
     // ptxas's figures per entry function, by name.
     llvm::StringMap<accel::KernelResources> resourcesOf;
+    std::string cubinSha256;
     if (!ptxas.empty()) {
       cubinName = (name + ".cubin").str();
       std::string out = sink.pathOf(cubinName);
@@ -85,6 +86,12 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
             (message.empty() ? "" : ": " + message) + "\n" + logText);
       }
       sink.adopt(cubinName);
+      auto cubinBytes = llvm::MemoryBuffer::getFile(out, /*IsText=*/false,
+                                                    /*RequiresNullTerminator=*/false);
+      if (!cubinBytes)
+        return backendError("cannot read ptxas's cubin '" + out +
+                            "': " + cubinBytes.getError().message());
+      cubinSha256 = accel::computeSha256Hex((*cubinBytes)->getBuffer());
       // One section per entry function, from "Compiling entry function
       // 'NAME'" to the next: "... 0 bytes spill stores, ..." and "Used 66
       // registers, used 0 barriers, 19456 bytes smem, ..." on lines of
@@ -130,6 +137,8 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
                             " (in the PTX of @" + name.str() + ")");
       meta.ptx = ptxName;
       meta.cubin = cubinName;
+      meta.ptxSha256 = accel::computeSha256Hex(text);
+      meta.cubinSha256 = cubinSha256;
       if (llvm::Error e = stageKernelMetadata(meta, sink))
         return e;
     }

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Runtime/KernelMetadata.h"
 #include "../Internal.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
 #include "accel/Dialect/Systolic/Translate.h"
@@ -102,7 +103,7 @@ llvm::Error compileSystolic(ModuleOp module, ArtifactSink &sink,
     }
     llvm::json::Object meta{
         {"format_version", 1},
-        {"compiler", std::string("accel ") + ACCEL_VERSION_STRING},
+        {"compiler", mlir::accel::getAccelCompilerId()},
         {"target", "systolic"},
         {"kernel", name},
         {"artifact", name + ".bin"},
