@@ -79,6 +79,59 @@ void GpuAttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
   return emitMmaSync(gQ, gMask, gO);
 }
 
+Value GpuAttentionBuilder::maskedLogit(Value dot, Value keyBase, int64_t c,
+                                       Value qRow, Value head, Value gMask,
+                                       Value diag) {
+  constexpr double log2e = 1.4426950408889634;
+  const bool maskTail = k.skv % k.blockN != 0;
+  const bool boolMask = gMask && k.maskType.isInteger(1);
+  Value v = arith::MulFOp::create(b, loc, dot, f32(k.scale * log2e));
+  Value m;
+  if (gMask)
+    m = loadMask(gMask, head, qRow, add(keyBase, c));
+  if (gMask && !boolMask) {
+    Value mf = m.getType().isF32()
+                   ? m
+                   : arith::ExtFOp::create(b, loc, b.getF32Type(), m)
+                         .getResult();
+    v = arith::AddFOp::create(b, loc, v,
+                              arith::MulFOp::create(b, loc, mf, f32(log2e)));
+  }
+  if (!maskTail && !k.causal && !boolMask)
+    return v;
+  Value keep = both(
+      maskTail ? cmp(arith::CmpIPredicate::slt, keyBase, cst(k.skv - c))
+               : Value(),
+      k.causal ? cmp(arith::CmpIPredicate::sle, diag, cst(k.offset - c))
+               : Value());
+  keep = both(keep, boolMask ? m : Value());
+  return arith::SelectOp::create(b, loc, keep, v,
+                                 f32(-std::numeric_limits<double>::infinity()));
+}
+
+GpuAttentionBuilder::SoftmaxStep
+GpuAttentionBuilder::onlineSoftmax(ArrayRef<Value> x, Value blockMax,
+                                   Value rowMax, Value sum) {
+  SoftmaxStep step;
+  step.rowMax = maxF(rowMax, blockMax);
+  // A query whose keys are all removed so far keeps max -inf: exponents
+  // are then taken against 0, so that P = 0 and alpha = 1 (not NaN).
+  Value empty =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, step.rowMax,
+                            f32(-std::numeric_limits<double>::infinity()));
+  Value base = arith::SelectOp::create(b, loc, empty, f32(0), step.rowMax);
+  step.alpha = exp2(arith::SubFOp::create(b, loc, rowMax, base));
+  Value blockSum;
+  for (Value v : x) {
+    step.p.push_back(exp2(arith::SubFOp::create(b, loc, v, base)));
+    blockSum = blockSum ? arith::AddFOp::create(b, loc, blockSum, step.p.back())
+                        : step.p.back();
+  }
+  step.sum = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, sum, step.alpha), blockSum);
+  return step;
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//

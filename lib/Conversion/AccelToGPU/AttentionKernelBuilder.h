@@ -159,6 +159,26 @@ public:
   /// f32 Q, K and V.
   void emitFma(Value gQ, Value gMask, Value gO);
 
+  /// The scaled logit (log2 domain, for exp2) of query `qRow` and key
+  /// `keyBase + c` from its dot product `dot`, shared by the kernels whose
+  /// lanes own whole logits (AMD, fma): an additive mask added (read per
+  /// logit), and -inf for a key past Skv (when Skv has a tail), outside the
+  /// band (`diag` = keyBase - qRow, causal only) or dropped by a bool mask.
+  Value maskedLogit(Value dot, Value keyBase, int64_t c, Value qRow,
+                    Value head, Value gMask, Value diag);
+  /// One key block of the online softmax of a query: from the lane's
+  /// logits `x`, the query's maximum over the block `blockMax` (reduced
+  /// over its lanes), the running maximum `rowMax` and the lane's partial
+  /// sum `sum`: the new maximum, the correction alpha = exp2(old - new)
+  /// of what was summed (1 while every key so far is removed), P =
+  /// exp2(x - max) and the corrected partial sum.
+  struct SoftmaxStep {
+    Value rowMax, alpha, sum;
+    SmallVector<Value> p;
+  };
+  SoftmaxStep onlineSoftmax(ArrayRef<Value> x, Value blockMax, Value rowMax,
+                            Value sum);
+
   /// The kernel of chips with lane-layout fragments and no asynchronous
   /// copies (AMD MFMA): emit()'s body there.
   void emitLds(const GpuLaneLayout &layout, Value gQ, Value gMask, Value gO);

@@ -94,9 +94,6 @@ void GpuAttentionBuilder::emitFma(Value gQ, Value gMask, Value gO) {
     // A query row past Sq reads row Sq - 1 and is never stored.
     Value qClamped = k.sq % bm != 0 ? minS(qRow, cst(k.sq - 1)) : qRow;
 
-    const bool maskTail = k.skv % bn != 0;
-    const bool boolMask = gMask && k.maskType.isInteger(1);
-    const double log2e = 1.4426950408889634;
     SmallVector<Value> init(o);
     init.append({f32(negInf), f32(0)});
     auto loop = scf::ForOp::create(
@@ -197,50 +194,18 @@ void GpuAttentionBuilder::emitFma(Value gQ, Value gMask, Value gO) {
           SmallVector<Value> x;
           Value blockMax;
           for (int64_t i = 0; i < keysPerLane; ++i) {
-            Value v = arith::MulFOp::create(b, loc, partial[i],
-                                            f32(k.scale * log2e));
-            Value m;
-            if (gMask)
-              m = loadMask(gMask, head, qRow, add(keyBase, i));
-            if (gMask && !boolMask) {
-              Value mf = m.getType().isF32()
-                             ? m
-                             : arith::ExtFOp::create(b, loc, f32Type, m)
-                                   .getResult();
-              v = arith::AddFOp::create(
-                  b, loc, v, arith::MulFOp::create(b, loc, mf, f32(log2e)));
-            }
-            if (maskTail || k.causal || boolMask) {
-              Value keep =
-                  both(maskTail ? cmp(arith::CmpIPredicate::slt, keyBase,
-                                      cst(k.skv - i))
-                                : Value(),
-                       k.causal ? cmp(arith::CmpIPredicate::sle, diag,
-                                      cst(k.offset - i))
-                                : Value());
-              keep = both(keep, boolMask ? m : Value());
-              v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
-            }
+            Value v =
+                maskedLogit(partial[i], keyBase, i, qRow, head, gMask, diag);
             x.push_back(v);
             blockMax = blockMax ? maxF(blockMax, v) : v;
           }
 
           // Online softmax of the query.
-          Value mNew = maxF(rowMax, reduce(blockMax, /*isMax=*/true));
-          Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                              mNew, f32(negInf));
-          Value base = arith::SelectOp::create(b, loc, empty, f32(0), mNew);
-          Value alpha = exp2(arith::SubFOp::create(b, loc, rowMax, base));
-          SmallVector<Value> p;
-          Value blockSum;
-          for (Value v : x) {
-            p.push_back(exp2(arith::SubFOp::create(b, loc, v, base)));
-            blockSum = blockSum
-                           ? arith::AddFOp::create(b, loc, blockSum, p.back())
-                           : p.back();
-          }
-          sum = arith::AddFOp::create(
-              b, loc, arith::MulFOp::create(b, loc, sum, alpha), blockSum);
+          SoftmaxStep step = onlineSoftmax(
+              x, reduce(blockMax, /*isMax=*/true), rowMax, sum);
+          Value mNew = step.rowMax, alpha = step.alpha;
+          sum = step.sum;
+          SmallVector<Value> p = step.p;
           Value alpha4 = vector::BroadcastOp::create(b, loc, vec4, alpha);
           for (Value &a : acc)
             a = arith::MulFOp::create(b, loc, a, alpha4);

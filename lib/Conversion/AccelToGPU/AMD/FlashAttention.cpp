@@ -158,8 +158,6 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
       for (int64_t kd = 0; kd < k.d; kd += 16)
         qFrags.push_back(loadQ(kd));
 
-    const bool maskTail = k.skv % kBlockN != 0;
-    const double scaleLog2 = k.scale * 1.4426950408889634 /* log2(e) */;
     // The next key block is prefetched into registers while the waves
     // compute, except where those registers would not fit: on wave32 a
     // thread holds twice the share of a wave64 thread, and with D + Dv >
@@ -213,58 +211,24 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
               k.causal
                   ? arith::SubIOp::create(b, loc, keyBase, qRow).getResult()
                   : Value();
-          const bool boolMask = gMask && k.maskType.isInteger(1);
           SmallVector<Value> x;
           Value blockMax;
           for (int64_t t = 0; t < keyTiles; ++t)
             for (int64_t e = 0; e < na; ++e) {
-              const int64_t c = t * 16 + e * layout.accRowStep;
-              Value v = arith::MulFOp::create(
-                  b, loc,
+              Value v = maskedLogit(
                   vector::ExtractOp::create(b, loc, s[t], ArrayRef<int64_t>{e}),
-                  f32(scaleLog2));
-              Value m;
-              if (gMask)
-                m = loadMask(gMask, head, qRow, add(keyBase, c));
-              if (gMask && !boolMask) {
-                Value mf =
-                    m.getType().isF32()
-                        ? m
-                        : arith::ExtFOp::create(b, loc, f32Type, m).getResult();
-                v = arith::AddFOp::create(
-                    b, loc, v,
-                    arith::MulFOp::create(b, loc, mf, f32(1.4426950408889634)));
-              }
-              if (maskTail || k.causal || boolMask) {
-                Value keep = both(maskTail ? cmp(arith::CmpIPredicate::slt,
-                                                 keyBase, cst(k.skv - c))
-                                           : Value(),
-                                  k.causal ? cmp(arith::CmpIPredicate::sle,
-                                                 diag, cst(k.offset - c))
-                                           : Value());
-                keep = both(keep, boolMask ? m : Value());
-                v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
-              }
+                  keyBase, t * 16 + e * layout.accRowStep, qRow, head, gMask,
+                  diag);
               x.push_back(v);
               blockMax = blockMax ? maxF(blockMax, v) : v;
             }
 
           // Online softmax for this lane's query.
-          Value mNew = maxF(rowMax, shuffleSum(blockMax, /*isMax=*/true));
-          Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                              mNew, f32(negInf));
-          Value base = arith::SelectOp::create(b, loc, empty, f32(0), mNew);
-          Value alpha = exp2(arith::SubFOp::create(b, loc, rowMax, base));
-          SmallVector<Value> p;
-          Value blockSum;
-          for (Value v : x) {
-            p.push_back(exp2(arith::SubFOp::create(b, loc, v, base)));
-            blockSum = blockSum
-                           ? arith::AddFOp::create(b, loc, blockSum, p.back())
-                           : p.back();
-          }
-          sum = arith::AddFOp::create(
-              b, loc, arith::MulFOp::create(b, loc, sum, alpha), blockSum);
+          SoftmaxStep step = onlineSoftmax(
+              x, shuffleSum(blockMax, /*isMax=*/true), rowMax, sum);
+          Value mNew = step.rowMax, alpha = step.alpha;
+          sum = step.sum;
+          SmallVector<Value> p = step.p;
           Value alphaVec = vector::BroadcastOp::create(b, loc, accType, alpha);
           for (Value &acc : o)
             acc = arith::MulFOp::create(b, loc, acc, alphaVec);
