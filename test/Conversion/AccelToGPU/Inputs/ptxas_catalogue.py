@@ -55,10 +55,11 @@ def main():
         spills = re.findall(r'(\d+) bytes spill stores', r.stderr)
         regs = re.findall(r'Used (\d+) registers', r.stderr)
         ok = r.returncode == 0 and spills and all(s == '0' for s in spills)
+        ptx = open(os.path.join(rec, meta['ptx'])).read()
         return ok, '%s %s @%s (%s, %s): %s' % (
             name, args, meta['kernel'], meta['chip'],
-            'wgmma' if 'wgmma.mma_async' in open(
-                os.path.join(rec, meta['ptx'])).read() else 'mma.sync',
+            'wgmma' if 'wgmma.mma_async' in ptx else
+            'mma.sync' if 'mma.sync' in ptx else 'fma',
             ('ok, %s registers, no spills' % regs[-1]) if ok else
             'FAILED\n' + r.stderr)
 
@@ -68,8 +69,10 @@ def main():
         print(line)
     bad = sum(1 for ok, _ in results if not ok)
     wgmma = sum(1 for _, line in results if '(sm_90a, wgmma)' in line)
-    print('%d kernels of %d RUN lines assembled by ptxas, %d of them wgmma; '
-          '%d failed or spilled' % (len(results), len(runs), wgmma, bad))
+    fma = sum(1 for _, line in results if ', fma)' in line)
+    print('%d kernels of %d RUN lines assembled by ptxas, %d of them wgmma, '
+          '%d fma; %d failed or spilled' % (len(results), len(runs), wgmma,
+                                            fma, bad))
     return 1 if bad else 0
 
 
