@@ -20,6 +20,8 @@
 #include "GemmKernel.h"
 #include "KernelConfig.h"
 #include "KernelUtils.h"
+#include "RowKernel.h"
+#include "accel/Conversion/AccelToLinalg/AccelToLinalg.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -36,6 +38,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -77,6 +80,56 @@ void GemmKernelBuilder::emit(Value a, Value bArg, Value cIn, Value c,
 
 namespace {
 
+/// One kernel of a function: what it reads and writes (values of the
+/// function, seen through reshapes), and the op that places it among
+/// kernels that do not depend on each other.
+struct KernelItem {
+  enum Kind { Matmul, Elementwise, Row } kind;
+  size_t index;
+  SmallVector<Value> reads, writes;
+  Operation *anchor;
+};
+
+/// The order in which `items` run: each after the kernels that write what
+/// it reads, otherwise in the order of their anchors. A located error when
+/// they depend on each other in a cycle.
+FailureOr<SmallVector<size_t>> orderKernels(func::FuncOp func,
+                                            ArrayRef<KernelItem> items) {
+  DenseMap<Value, size_t> writer;
+  for (auto [i, item] : llvm::enumerate(items))
+    for (Value v : item.writes)
+      writer[sourceOfReshapes(v)] = i;
+  SmallVector<size_t> byAnchor(items.size());
+  std::iota(byAnchor.begin(), byAnchor.end(), 0);
+  llvm::sort(byAnchor, [&](size_t x, size_t y) {
+    return items[x].anchor != items[y].anchor &&
+           items[x].anchor->isBeforeInBlock(items[y].anchor);
+  });
+  SmallVector<size_t> order;
+  SmallVector<bool> done(items.size(), false);
+  while (order.size() < items.size()) {
+    bool progress = false;
+    for (size_t i : byAnchor) {
+      if (done[i])
+        continue;
+      bool ready = llvm::all_of(items[i].reads, [&](Value v) {
+        auto it = writer.find(sourceOfReshapes(v));
+        return it == writer.end() || it->second == i || done[it->second];
+      });
+      if (!ready)
+        continue;
+      done[i] = true;
+      order.push_back(i);
+      progress = true;
+      break;
+    }
+    if (!progress)
+      return func.emitOpError("has GPU kernels that read each other's "
+                              "results in a cycle; split the function");
+  }
+  return order;
+}
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -116,26 +169,48 @@ struct ConvertAccelToGPUPass
     // (AttentionKernel.cpp).
     if (hasGpuAttention(func))
       return convertGpuAttentionFunction(func, target, options);
+    // accel.softmax becomes the linalg lowering's generics (a max, a sum of
+    // exp(x - max), the quotient), which a row kernel computes.
+    if (!func.getBody().front().getOps<SoftmaxOp>().empty()) {
+      RewritePatternSet patterns(func.getContext());
+      populateAccelSoftmaxToLinalgPatterns(patterns);
+      walkAndApplyPatterns(func, std::move(patterns));
+    }
     SmallVector<MatmulOp> matmuls(func.getBody().front().getOps<MatmulOp>());
 
     // Each matmul's epilogue (checkGpuKernelFunction admitted it): the
     // kernel then writes the epilogue's result, not C.
     SmallVector<std::optional<GpuEpilogue>> epilogues;
-    SmallVector<Operation *> computed;
+    SmallVector<Operation *> computed, epilogueOps;
     for (MatmulOp mm : matmuls) {
       FailureOr<std::optional<GpuEpilogue>> e = findGpuEpilogue(mm);
       if (failed(e))
         return failure();
       epilogues.push_back(std::move(*e));
+      if (epilogues.back())
+        epilogueOps.push_back(epilogues.back()->op);
       computed.push_back(epilogues.back() ? epilogues.back()->op.getOperation()
                                           : mm.getOperation());
     }
 
-    // Elementwise generics that are no matmul's epilogue: kernels of their
-    // own (a residual add, SwiGLU's product, a cast).
+    // Row reductions with the generics around them (norms, softmax): one
+    // row kernel a group (RowKernel.h).
+    FailureOr<SmallVector<GpuRowGroup, 1>> rowGroups =
+        formGpuRowGroups(func, epilogueOps);
+    if (failed(rowGroups))
+      return failure();
+    auto inRowGroup = [&](Operation *op) {
+      return llvm::any_of(*rowGroups, [&](const GpuRowGroup &g) {
+        return g.contains(op);
+      });
+    };
+
+    // Elementwise generics that are no matmul's epilogue and in no row
+    // group: kernels of their own (a residual add, SwiGLU's product, a
+    // cast).
     SmallVector<GpuEpilogue> elementwise;
     for (auto g : func.getBody().front().getOps<linalg::GenericOp>()) {
-      if (llvm::is_contained(computed, g.getOperation()))
+      if (llvm::is_contained(computed, g.getOperation()) || inRowGroup(g))
         continue;
       FailureOr<GpuEpilogue> e = analyzeGpuElementwise(g);
       if (failed(e))
@@ -145,38 +220,73 @@ struct ConvertAccelToGPUPass
     SmallVector<Operation *> written(computed);
     for (const GpuEpilogue &e : elementwise)
       written.push_back(e.op);
+    for (const GpuRowGroup &g : *rowGroups)
+      for (Value v : g.outputs)
+        written.push_back(v.getDefiningOp());
 
     // The host buffer behind each value a kernel reads or writes.
     FailureOr<DenseMap<Value, std::string>> buffers = nameKernelBuffers(
-        func, written, "accel.matmul or an elementwise linalg.generic");
+        func, written, "accel.matmul, accel.softmax or linalg.generic");
     if (failed(buffers))
       return failure();
     DenseMap<Value, std::string> &bufferOf = *buffers;
 
-    // Check everything before building anything.
+    // Check everything before building anything; each kernel's reads and
+    // writes order the kernels.
+    SmallVector<KernelItem> items;
     SmallVector<GemmKernel> kernels;
-    for (auto [mm, epilogue] : llvm::zip(matmuls, epilogues)) {
+    for (auto [i, mm, epilogue] : llvm::enumerate(matmuls, epilogues)) {
       FailureOr<GemmKernel> kernel = plan(mm, bufferOf, target);
       if (failed(kernel))
         return failure();
       kernels.push_back(*kernel);
+      KernelItem item{KernelItem::Matmul, i, {mm.getLhs(), mm.getRhs()},
+                      {computed[i]->getResult(0)}, computed[i]};
+      if (kernel->accumulate)
+        item.reads.push_back(mm.getInit());
       if (epilogue)
-        for (unsigned n : epilogue->bufferOperands)
+        for (unsigned n : epilogue->bufferOperands) {
           if (!bufferOf.count(epilogue->op->getOperand(n)))
             return epilogue->op.emitOpError("reads operand #")
                    << n
                    << " in the GPU epilogue of an accel.matmul, which is not "
                       "a kernel buffer (a function argument or the result of "
                       "another kernel)";
+          item.reads.push_back(epilogue->op->getOperand(n));
+        }
+      items.push_back(std::move(item));
     }
-    for (GpuEpilogue &e : elementwise)
-      for (unsigned n : e.bufferOperands)
+    for (auto [j, e] : llvm::enumerate(elementwise)) {
+      KernelItem item{KernelItem::Elementwise, j, {}, {e.op->getResult(0)},
+                      e.op};
+      for (unsigned n : e.bufferOperands) {
         if (!bufferOf.count(e.op->getOperand(n)))
           return e.op.emitOpError("reads operand #")
                  << n
                  << " in a GPU elementwise kernel, which is not a kernel "
                     "buffer (a function argument or the result of another "
                     "kernel)";
+        item.reads.push_back(e.op->getOperand(n));
+      }
+      items.push_back(std::move(item));
+    }
+    for (auto [k, g] : llvm::enumerate(*rowGroups)) {
+      for (Value v : g.inputs)
+        if (!bufferOf.count(v))
+          for (linalg::GenericOp m : g.members)
+            for (OpOperand &o : m->getOpOperands())
+              if (o.get() == v)
+                return m.emitOpError("reads operand #")
+                       << o.getOperandNumber()
+                       << " in a GPU row kernel, which is not a kernel "
+                          "buffer (a function argument or the result of "
+                          "another kernel)";
+      items.push_back({KernelItem::Row, k, g.inputs, g.outputs,
+                       g.members.front()});
+    }
+    FailureOr<SmallVector<size_t>> order = orderKernels(func, items);
+    if (failed(order))
+      return failure();
 
     std::string moduleName = (func.getSymName() + "_kernels").str();
     auto parent = func->getParentOfType<ModuleOp>();
@@ -187,20 +297,19 @@ struct ConvertAccelToGPUPass
     Location loc = func.getLoc();
     auto gpuModule = gpu::GPUModuleOp::create(b, loc, moduleName);
     b.setInsertionPointToStart(gpuModule.getBody());
-    // Kernels in the order of what they write: an epilogue may read the
-    // result of a later matmul's epilogue, which must run first (written
-    // holds the matmuls' ops, then the elementwise kernels').
-    SmallVector<size_t> order(written.size());
-    std::iota(order.begin(), order.end(), 0);
-    llvm::sort(order, [&](size_t x, size_t y) {
-      return written[x]->isBeforeInBlock(written[y]);
-    });
-    for (size_t i : order) {
-      if (i >= matmuls.size()) {
-        size_t j = i - matmuls.size();
+    for (size_t x : *order) {
+      const KernelItem &item = items[x];
+      size_t i = item.index;
+      if (item.kind == KernelItem::Row) {
+        emitGpuRowKernel(b, (*rowGroups)[i],
+                         (func.getSymName() + "_row" + Twine(i)).str(),
+                         bufferOf, target);
+        continue;
+      }
+      if (item.kind == KernelItem::Elementwise) {
         emitElementwiseKernel(
-            b, elementwise[j],
-            (func.getSymName() + "_elementwise" + Twine(j)).str(), bufferOf,
+            b, elementwise[i],
+            (func.getSymName() + "_elementwise" + Twine(i)).str(), bufferOf,
             target);
         continue;
       }

@@ -17,9 +17,7 @@
 using namespace mlir;
 using namespace mlir::accel;
 
-/// Why `op` cannot be in an epilogue's body, or "" when it can: scalar
-/// arith and math ops and linalg.index.
-static std::string whyNotInBody(Operation &op) {
+std::string mlir::accel::whyNotInGpuBody(Operation &op) {
   if (isa<linalg::YieldOp, linalg::IndexOp>(op))
     return "";
   Dialect *dialect = op.getDialect();
@@ -60,10 +58,7 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
 
   // What kernels read and write: whole bytes of the types the launcher
   // and the oracle know.
-  auto storable = [](Type t) {
-    return t.isF32() || t.isF16() || t.isBF16() || t.isInteger(8) ||
-           t.isInteger(32);
-  };
+  auto storable = isGpuStorableType;
   e.op = g;
   e.outType = outType.getElementType();
   if (!storable(e.outType))
@@ -109,7 +104,7 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
   }
   assert((!c || found) && "C's user reads C");
   for (Operation &op : g.getRegion().front()) {
-    std::string why = whyNotInBody(op);
+    std::string why = whyNotInGpuBody(op);
     if (!why.empty())
       return fail("its body holds " + why);
     // Values from outside the body: scalar constants only (the kernel has
@@ -124,6 +119,11 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
   return success();
 }
 
+bool mlir::accel::isGpuStorableType(Type t) {
+  return t.isF32() || t.isF16() || t.isBF16() || t.isInteger(8) ||
+         t.isInteger(32);
+}
+
 FailureOr<std::optional<GpuEpilogue>>
 mlir::accel::findGpuEpilogue(MatmulOp mm) {
   Value c = mm.getResult();
@@ -131,7 +131,12 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
   for (Operation *user : c.getUsers())
     if (auto generic = dyn_cast<linalg::GenericOp>(user))
       g = generic;
-  if (!g)
+  // No epilogue either when a row reduction reads C (an RMSNorm of the
+  // product): C is stored, and the row kernel reads it.
+  if (!g || llvm::any_of(c.getUsers(), [](Operation *u) {
+        auto r = dyn_cast<linalg::GenericOp>(u);
+        return r && r.getNumReductionLoops() > 0;
+      }))
     return std::optional<GpuEpilogue>();
   auto fail = [&](const Twine &why) -> LogicalResult {
     return g.emitOpError("cannot be the GPU epilogue of the accel.matmul "

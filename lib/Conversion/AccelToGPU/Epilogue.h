@@ -23,6 +23,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include <optional>
+#include <string>
 
 namespace mlir::accel {
 
@@ -45,8 +46,17 @@ struct GpuEpilogue {
   Type outType;
 };
 
+/// Whether a kernel reads and writes elements of `t` (whole bytes of the
+/// types the launcher and the oracle know: f32, f16, bf16, i8, i32).
+bool isGpuStorableType(Type t);
+
+/// Why `op` cannot be in the body a GPU kernel evaluates per element, or ""
+/// when it can: scalar arith and math ops and linalg.index.
+std::string whyNotInGpuBody(Operation &op);
+
 /// The epilogue of `mm`: the only user of its result when that is a
-/// linalg.generic. std::nullopt when the result has no generic user; a
+/// linalg.generic. std::nullopt when the result has no generic user, or
+/// when a row reduction reads it (C is then stored for the row kernel); a
 /// located error when the generic is one a GEMM kernel cannot apply (not
 /// elementwise over C, an operand it cannot index, a body op that is not
 /// scalar arith or math) or when C has other users besides it.

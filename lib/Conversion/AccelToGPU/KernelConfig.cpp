@@ -258,6 +258,13 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
     if (isa<AttentionOp, tensor::EmptyOp, arith::ConstantOp, func::ReturnOp,
             tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
       continue;
+    // The starting values of reductions (read as constants by the row
+    // kernels), and softmax, which convert-accel-to-gpu lowers to the
+    // generics of a row kernel.
+    if (isa<linalg::FillOp, SoftmaxOp>(op) && !attention) {
+      anyMatmul = true;
+      continue;
+    }
     if (auto mm = dyn_cast<MatmulOp>(op)) {
       anyMatmul = true;
       if (attention)
@@ -283,12 +290,21 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
                               : "has no GPU lowering (convert-accel-to-gpu "
                                 "compiles functions of accel.matmul ops, "
                                 "each with an optional elementwise epilogue "
-                                "on its result, and elementwise "
-                                "linalg.generic ops)");
+                                "on its result, elementwise linalg.generic "
+                                "ops, row reductions and the ops around them, "
+                                "and accel.softmax)");
   }
   if (!attention && !anyMatmul)
     return func.emitOpError("has no accel.matmul to compile for the GPU");
   return success();
+}
+
+int64_t mlir::accel::getGpuRowKernelThreads(int64_t columns,
+                                             const GpuTargetInfo &target) {
+  int64_t threads = target.getWarpSize();
+  while (threads < 256 && threads * 4 < columns)
+    threads *= 2;
+  return threads;
 }
 
 //===----------------------------------------------------------------------===//

@@ -79,6 +79,11 @@ std::unique_ptr<GpuTargetInfo> resolveGpuTarget(ModuleOp module,
 /// report a function's faults in the same order.
 LogicalResult checkGpuKernelFunction(func::FuncOp func);
 
+/// Threads per block of a row kernel (RowKernel.h) whose rows have `columns`
+/// elements: whole warps, at least 4 columns a thread before another warp
+/// joins, at most 256.
+int64_t getGpuRowKernelThreads(int64_t columns, const GpuTargetInfo &target);
+
 /// What both GPU passes do first: the chip (resolveGpuTarget) and the pass
 /// options `o` checked against it (an mma the chip has, sizes not
 /// negative); null, with a located error at `module` naming `pass`, when

@@ -476,6 +476,11 @@ void mlir::accel::populateAccelToLinalgConversionPatterns(
       patterns.getContext());
 }
 
+void mlir::accel::populateAccelSoftmaxToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<SoftmaxToLinalg>(patterns.getContext());
+}
+
 namespace {
 struct ConvertAccelToLinalgPass
     : public accel::impl::ConvertAccelToLinalgPassBase<

@@ -23,6 +23,10 @@ namespace accel {
 /// the linalg reference lowering (see the pass description).
 void populateAccelToLinalgConversionPatterns(RewritePatternSet &patterns);
 
+/// Only accel.softmax's pattern: a max reduction, a sum of exp(x - max) and
+/// the quotient, as linalg.generic ops (the GPU row kernels take these).
+void populateAccelSoftmaxToLinalgPatterns(RewritePatternSet &patterns);
+
 /// accel.attention with static shapes -> FlashAttention-2 loops over query
 /// tiles of `tileQ` rows and key/value tiles of `tileKV` keys
 /// (accel-decompose-attention).
