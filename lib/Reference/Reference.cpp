@@ -39,6 +39,16 @@ double ref::unitRoundoff(Type type) {
   return 0.0;
 }
 
+double ref::underflowError(Type type) {
+  auto f = dyn_cast<FloatType>(type);
+  if (!f || f.isF64())
+    return 0.0;
+  APFloat smallest = APFloat::getSmallest(f.getFloatSemantics());
+  bool lost;
+  smallest.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  return 0.5 * smallest.convertToDouble();
+}
+
 double ref::roundTo(double v, Type type) {
   if (auto f = dyn_cast<FloatType>(type)) {
     if (f.isF64())

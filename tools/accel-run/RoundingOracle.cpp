@@ -170,7 +170,8 @@ static Scalar evaluateScalar(Operation &op, ArrayRef<Scalar> in) {
       return Scalar{r, 0.0};
     if (std::isinf(ref::roundTo(r, type)))
       return Scalar{ref::roundTo(r, type), 0.0};
-    return Scalar{r, err + ref::unitRoundoff(type) * (std::fabs(r) + err)};
+    return Scalar{r, err + ref::unitRoundoff(type) * (std::fabs(r) + err) +
+                         ref::underflowError(type)};
   };
   double a = in[0].value, ea = in[0].err;
   if (isa<arith::AddFOp, arith::SubFOp>(op))

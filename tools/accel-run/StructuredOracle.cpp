@@ -64,7 +64,8 @@ static Scalar rounded(double r, double err, Type type) {
     return {ref::roundTo(r, type), 0.0};
   if (!std::isfinite(r))
     return {r, 0.0};
-  return {r, err + ref::unitRoundoff(type) * std::fabs(r)};
+  return {r, err + ref::unitRoundoff(type) * std::fabs(r) +
+                 ref::underflowError(type)};
 }
 
 /// Scales the functions' implementation allowances: a test shows the gate
@@ -115,6 +116,30 @@ FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
                     0.0};
     return failure();
   }
+  // Integer and index arithmetic (loop indices, masks): exact.
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::AndIOp,
+          arith::OrIOp, arith::XOrIOp>(op)) {
+    auto a = int64_t(in[0].value), b = int64_t(in[1].value);
+    int64_t r = isa<arith::AddIOp>(op)   ? a + b
+                : isa<arith::SubIOp>(op) ? a - b
+                : isa<arith::MulIOp>(op) ? a * b
+                : isa<arith::AndIOp>(op) ? (a & b)
+                : isa<arith::OrIOp>(op)  ? (a | b)
+                                         : (a ^ b);
+    return Scalar{double(r), 0.0};
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    unsigned width = isa<IndexType>(cmp.getLhs().getType())
+                         ? 64
+                         : cmp.getLhs().getType().getIntOrFloatBitWidth();
+    APInt a(width, uint64_t(int64_t(in[0].value)), /*isSigned=*/true),
+        b(width, uint64_t(int64_t(in[1].value)), /*isSigned=*/true);
+    return Scalar{arith::applyCmpPredicate(cmp.getPredicate(), a, b) ? 1.0
+                                                                      : 0.0,
+                  0.0};
+  }
+  if (isa<arith::IndexCastOp>(op))
+    return in[0];
   if (isa<arith::MulFOp>(op))
     return rounded(in[0].value * in[1].value,
                    std::fabs(in[0].value) * in[1].err +
@@ -223,21 +248,32 @@ evaluateGeneric(linalg::GenericOp g,
     return g.emitOpError("the fp64 oracle models generics on tensors with "
                          "one result only");
   Block &body = g.getRegion().front();
-  // A sum reduction: the body yields acc + t, the accumulator (the output
-  // argument) used nowhere else, t computed from the inputs alone.
-  Operation *sum = nullptr;
+  // A reduction: the body yields acc + t (a sum) or the maximum or minimum
+  // of acc and t (maximumf, minimumf, maxnumf, minnumf), the accumulator
+  // (the output argument) used nowhere else, t computed from the inputs
+  // alone.
+  Operation *sum = nullptr, *extreme = nullptr;
   if (g.getNumParallelLoops() != g.getNumLoops()) {
     BlockArgument acc = body.getArguments().back();
-    auto add =
-        body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
-    if (g.getNumDpsInits() == 1 && add && acc.hasOneUse() &&
-        (add.getLhs() == acc) != (add.getRhs() == acc))
-      sum = add;
+    Operation *comb = body.getTerminator()->getOperand(0).getDefiningOp();
+    bool combines = g.getNumDpsInits() == 1 && comb &&
+                    comb->getBlock() == &body && acc.hasOneUse() &&
+                    comb->getNumOperands() == 2 &&
+                    (comb->getOperand(0) == acc) !=
+                        (comb->getOperand(1) == acc);
+    if (combines && isa<arith::AddFOp>(comb))
+      sum = comb;
+    else if (combines && isa<arith::MaximumFOp, arith::MinimumFOp,
+                             arith::MaxNumFOp, arith::MinNumFOp>(comb))
+      extreme = comb;
     else
       return g.emitOpError("the fp64 oracle models elementwise generics (all "
-                           "loops parallel), sums (acc + f(inputs)) and "
-                           "matmul-like multiply-adds only");
+                           "loops parallel), sums (acc + f(inputs)), maxima "
+                           "and minima (maximumf, minimumf, maxnumf, minnumf "
+                           "of acc and f(inputs)) and matmul-like "
+                           "multiply-adds only");
   }
+  Operation *reduce = sum ? sum : extreme;
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return g.emitOpError("the fp64 oracle needs static shapes");
@@ -264,6 +300,23 @@ evaluateGeneric(linalg::GenericOp g,
     sums.assign(out.data.size(), 0.0);
     errs = mags = sums;
     terms.assign(out.data.size(), 0);
+  }
+  // A maximum's or minimum's terms, per output element: the extreme of the
+  // non-NaN terms, the largest error of any term (each term is within its
+  // error of the kernel's, so their extremes are within the largest), and
+  // whether a term was NaN.
+  std::vector<double> best, bestErr;
+  std::vector<bool> sawNaN;
+  const bool isMax = isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp>(
+      extreme);
+  const bool propagatesNaN =
+      isa_and_nonnull<arith::MaximumFOp, arith::MinimumFOp>(extreme);
+  if (extreme) {
+    best.assign(out.data.size(),
+                isMax ? -std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::infinity());
+    bestErr.assign(out.data.size(), 0.0);
+    sawNaN.assign(out.data.size(), false);
   }
   // NaN is correct where an operand element may be NaN (elementwise ops
   // propagate it).
@@ -301,8 +354,14 @@ evaluateGeneric(linalg::GenericOp g,
         outIndex = flat;
     }
     for (Operation &op : body.without_terminator()) {
-      if (&op == sum)
+      if (&op == reduce)
         continue;
+      // A loop index: exact.
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        scalars[index.getResult()] =
+            Scalar{double(point[index.getDim()]), 0.0};
+        continue;
+      }
       SmallVector<Scalar> in;
       for (Value v : op.getOperands()) {
         auto it = scalars.find(v);
@@ -316,13 +375,28 @@ evaluateGeneric(linalg::GenericOp g,
                               "linalg.generic body");
       scalars[op.getResult(0)] = *r;
     }
-    if (sum) {
-      Value term = sum->getOperand(0) == body.getArguments().back()
-                       ? sum->getOperand(1)
-                       : sum->getOperand(0);
+    if (reduce) {
+      Value term = reduce->getOperand(0) == body.getArguments().back()
+                       ? reduce->getOperand(1)
+                       : reduce->getOperand(0);
       auto t = scalars.find(term);
       Scalar x =
           t != scalars.end() ? t->second : Scalar{lookup(term).value.data[0], 0.0};
+      if (extreme) {
+        if (std::isnan(x.value)) {
+          sawNaN[outIndex] = true;
+        } else {
+          best[outIndex] = isMax ? std::max(best[outIndex], x.value)
+                                 : std::min(best[outIndex], x.value);
+          bestErr[outIndex] = std::max(bestErr[outIndex], x.err);
+        }
+        if (mayBeNaN) {
+          if (nanAllowed.empty())
+            nanAllowed.assign(out.data.size(), false);
+          nanAllowed[outIndex] = true;
+        }
+        continue;
+      }
       sums[outIndex] += x.value;
       errs[outIndex] += x.err;
       mags[outIndex] += std::fabs(x.value);
@@ -365,6 +439,35 @@ evaluateGeneric(linalg::GenericOp g,
                          outType.getElementType());
       out.data[i] = y.value;
       bound.data[i] = y.err;
+      if (init.mayBeNaN(i)) {
+        if (nanAllowed.empty())
+          nanAllowed.assign(out.data.size(), false);
+        nanAllowed[i] = true;
+      }
+    }
+  }
+  // The init combined with the terms' extreme: exact (a maximum picks one
+  // of its operands), with the larger of their errors.
+  if (extreme) {
+    const ref::Result &init = lookup(g.getDpsInits()[0]);
+    for (size_t i = 0; i < out.data.size(); ++i) {
+      double a = init.value.data[i];
+      double initErr =
+          init.bound.data.size() == out.data.size() ? init.bound.data[i] : 0.0;
+      double r;
+      double err = std::max(initErr, bestErr[i]);
+      if (propagatesNaN && (sawNaN[i] || std::isnan(a)))
+        r = std::nan("");
+      else if (std::isnan(a))
+        r = best[i];
+      else
+        r = isMax ? std::max(a, best[i]) : std::min(a, best[i]);
+      // maxnumf over only NaNs: NaN.
+      if (!propagatesNaN && std::isnan(a) && sawNaN[i] &&
+          std::isinf(best[i]) && (best[i] > 0) != isMax && bestErr[i] == 0)
+        r = std::nan("");
+      out.data[i] = r;
+      bound.data[i] = std::isfinite(r) ? err : 0.0;
       if (init.mayBeNaN(i)) {
         if (nanAllowed.empty())
           nanAllowed.assign(out.data.size(), false);

@@ -66,6 +66,12 @@ struct Result {
 /// Unit roundoff of a float type (2^-24 for f32), 0 for integers.
 double unitRoundoff(Type type);
 
+/// Half the spacing of `type`'s subnormals (0 for integers and f64): a
+/// rounding to `type` is within unitRoundoff·|r| + this, the second term
+/// for |r| below the smallest normal (an f16 of 4.6e-5 is within 3e-8 of
+/// its real value, not 2^-11·4.6e-5 = 2.2e-8).
+double underflowError(Type type);
+
 /// `v` rounded to the nearest value of `type` (ties to even; integers wrap
 /// like two's complement; i1 is v != 0).
 double roundTo(double v, Type type);

@@ -73,7 +73,8 @@ struct AccelGpuApproximateMathPass
 
   /// What the polynomials leave on f32 that a GPU lowering would make a
   /// library call: floor (both: OCML's and libdevice's), and with `nvvm`
-  /// fma, absf and sqrt (libdevice's). floor is exact arithmetic (below 2^23
+  /// fma, absf and sqrt (libdevice's), and arith.maxnumf / minnumf on any
+  /// float (__nv_fmaxf / __nv_fminf). floor is exact arithmetic (below 2^23
   /// in magnitude truncate and step down where that rose, else x itself,
   /// the sign of x kept so floor(-0) = -0); fma becomes llvm.fma, absf a
   /// sign-bit mask, sqrt the NVVM intrinsic `sqrt.rn.f32` (correctly
@@ -86,6 +87,13 @@ struct AccelGpuApproximateMathPass
       // fma is elementwise: llvm.fma takes vectors of f32 as well.
       if (nvvm && isa<math::FmaOp>(op) &&
           getElementTypeOrSelf(op->getResult(0).getType()).isF32()) {
+        ops.push_back(op);
+        return;
+      }
+      // maxnumf / minnumf: llvm.maxnum / minnum (PTX max / min, which
+      // ignore a NaN operand as these do), on any float.
+      if (nvvm && isa<arith::MaxNumFOp, arith::MinNumFOp>(op) &&
+          isa<FloatType>(op->getResult(0).getType())) {
         ops.push_back(op);
         return;
       }
@@ -110,7 +118,11 @@ struct AccelGpuApproximateMathPass
       };
       Value x = op->getOperand(0);
       Value r;
-      if (auto fma = dyn_cast<math::FmaOp>(op)) {
+      if (isa<arith::MaxNumFOp>(op)) {
+        r = LLVM::MaxNumOp::create(b, loc, x, op->getOperand(1));
+      } else if (isa<arith::MinNumFOp>(op)) {
+        r = LLVM::MinNumOp::create(b, loc, x, op->getOperand(1));
+      } else if (auto fma = dyn_cast<math::FmaOp>(op)) {
         r = LLVM::FMAOp::create(b, loc, fma.getA(), fma.getB(), fma.getC());
       } else if (isa<math::AbsFOp>(op)) {
         r = arith::BitcastOp::create(b, loc, f32, absBits(x));

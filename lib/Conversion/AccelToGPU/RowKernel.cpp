@@ -325,10 +325,8 @@ findCombiner(linalg::GenericOp g, Operation *&comb, Value &term,
   BlockArgument acc = body.getArguments().back();
   Type t = acc.getType();
   if (!t.isF32() && !t.isF16() && !t.isBF16())
-    return fail("its accumulator is " +
-                llvm::Twine(llvm::isa<FloatType>(t) ? "a float" : "not a float") +
-                " of a type other than f32, f16 or bf16; a GPU row kernel "
-                "reduces those");
+    return fail("its accumulator is not f32, f16 or bf16 (a GPU row kernel "
+                "combines floats of those types)");
   Value y = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
   Operation *op = y.getDefiningOp();
   if (!op || op->getBlock() != &body ||
@@ -355,13 +353,12 @@ LogicalResult GroupFormer::check(const GpuRowGroup &group,
     auto fail = [&](const Twine &why) -> LogicalResult {
       return g.emitOpError("cannot be computed by a GPU row kernel: ") << why;
     };
-    auto outType = dyn_cast<RankedTensorType>(g.getResult(0).getType());
-    if (!outType || !outType.hasStaticShape())
-      return fail("its result is not a tensor of static shape");
+    auto outType = cast<RankedTensorType>(g.getResult(0).getType());
     if (llvm::is_contained(group.outputs, g.getResult(0)) &&
-        !isGpuStorableType(outType.getElementType()))
-      return fail("its result, which the kernel stores, has elements that "
-                  "are not f32, f16, bf16, i8 or i32");
+        (!outType.hasStaticShape() ||
+         !isGpuStorableType(outType.getElementType())))
+      return fail("its result, which the kernel stores, is not a tensor of "
+                  "static shape of f32, f16, bf16, i8 or i32");
     if (role == Role::Reduction) {
       Operation *comb;
       Value term;

@@ -29,6 +29,9 @@
 // NVVM: llvm.intr.fma
 // NVVM: llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 // NVVM: arith.andi %{{.*}}, %{{.*}} : i32
+// maxnumf / minnumf (libdevice's fmaxf / fminf otherwise) on any float.
+// NVVM: llvm.intr.maxnum(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+// NVVM: llvm.intr.minnum(%{{.*}}, %{{.*}}) : (f16, f16) -> f16
 // NVVM: gpu.return
 // NVLIB-NOT: __nv_
 
@@ -46,10 +49,12 @@ gpu.module @k {
     %p = math.exp %e : f32
     %r = math.rsqrt %p : f32
     %q = math.absf %r : f32
-    memref.store %q, %a[%c0] : memref<8xf32>
+    %m = arith.maxnumf %q, %x : f32
+    memref.store %m, %a[%c0] : memref<8xf32>
     %y = memref.load %h[%c0] : memref<8xf16>
     %z = math.tanh %y : f16
-    memref.store %z, %h[%c0] : memref<8xf16>
+    %n = arith.minnumf %z, %y : f16
+    memref.store %n, %h[%c0] : memref<8xf16>
     gpu.return
   }
 }

@@ -21,7 +21,7 @@
 // A sum's rounding depends on the kernel's order: not modelled.
 // A product's bound is not modelled.
 // RUN: not accel-run %s --entry=product_reduce 2>&1 | FileCheck %s --check-prefix=CHECK-REDUCE
-// CHECK-REDUCE: error: 'linalg.generic' op the fp64 oracle models elementwise generics (all loops parallel), sums (acc + f(inputs)) and matmul-like multiply-adds only
+// CHECK-REDUCE: error: 'linalg.generic' op the fp64 oracle models elementwise generics (all loops parallel), sums (acc + f(inputs)), maxima and minima (maximumf, minimumf, maxnumf, minnumf of acc and f(inputs)) and matmul-like multiply-adds only
 // RUN: not accel-run %s --entry=captured_tensor 2>&1 | FileCheck %s --check-prefix=CHECK-CAPTURED
 // CHECK-CAPTURED: error: 'linalg.generic' op the fp64 oracle models captured scalars only
 // RUN: not accel-run %s --entry=sin_body 2>&1 | FileCheck %s --check-prefix=CHECK-SIN

@@ -7,6 +7,8 @@ usage: emulate_kernels.py KERNELS.mlir [--seed N] [--no-race-check]
                           [--drop-barrier N | --sink-barrier N |
                            --tf32-fma]
        emulate_kernels.py KERNELS.mlir --launch-record DIR [--no-race-check]
+                          [--drop-barrier N | --sink-barrier N |
+                           --tf32-fma]
        emulate_kernels.py --self-test
 
 KERNELS.mlir is the pass's output printed in generic form
@@ -2032,11 +2034,10 @@ def main():
         sys.exit('emulate_kernels.py: no kernel with accel.launch in %s' %
                  args[0])
     if record is not None:
-        if mutation:
-            sys.exit('emulate_kernels.py: no barrier mutation with '
-                     '--launch-record')
         for kernel in kernels:
             kernel.tf32_fma = tf32_fma
+            kernel.drop_barrier = mutation.get('--drop-barrier')
+            kernel.sink_barrier = mutation.get('--sink-barrier')
         sys.exit(0 if launch_record(kernels, record, race_check) else 1)
     rng = np.random.default_rng(seed)
     failed = False
