@@ -327,7 +327,8 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     conversion alone is the configuration stage followed by the conversion.
 
     Replaces every public function whose body is `accel.matmul` ops on
-    statically shaped tensors (plus `tensor.empty`, constants, and
+    statically shaped tensors (plus `tensor.empty`, constants, `linalg.fill`,
+    and
     `tensor.expand_shape` / `collapse_shape`, whose result names the buffer
     of its source, viewed in the reshaped type) with a
     `gpu.module @<func>_kernels` holding one kernel `gpu.func @<func>_<i>`
@@ -404,8 +405,36 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     operand and body rules: one thread per element of its static result in
     blocks of 256 threads on a 1-D grid (the last block guarded), the loop
     indices from the thread's linear index, `accel.launch` with
-    `kind = "elementwise"`. The kernels of a function are placed in the
-    order their results are written, so a kernel follows the ones it reads.
+    `kind = "elementwise"`.
+
+    Row kernels (the ops around attention: RMSNorm, LayerNorm, softmax):
+    a `linalg.generic` that reduces over one loop (its result indexed by
+    the other loops in order; the body yields `addf`, `mulf`, `maximumf`,
+    `minimumf`, `maxnumf` or `minnumf` of its f32, f16 or bf16
+    accumulator, used once) becomes a kernel `@<func>_row<k>` with the
+    generics that read its per-row result through the rows' projection,
+    the reductions and elementwise generics over the same loops that read
+    those, the elementwise generics over the rows alone (a 1-D mean), and
+    the elementwise generics whose only readers are members (evaluated
+    where they are read, never stored). `accel.softmax` is first rewritten
+    into the linalg lowering's generics (a max, a sum of exp(x - max),
+    the quotient; 0 for an all -inf row). One block a row (a 1-D grid over
+    the rows): each reduction is a loop of the block's threads over the
+    row's columns (strided, so consecutive threads read consecutive
+    elements when the reduced loop is the last), a butterfly of xor
+    shuffles across each warp, and the warps' values through shared
+    memory after one barrier, combined in warp order so every thread holds
+    the same row value; the members read outside the group (or returned)
+    are stored last, row values by thread 0. Threads: whole warps, 4
+    columns a thread before another warp joins, at most 256.
+    `accel.launch` says `kind = "row"` and `columns`. A generic joins a
+    group only when nothing it reads outside the group is computed from
+    the group, so one kernel can compute it; reductions over several
+    loops, other combinations and integer accumulators are located errors.
+
+    The kernels of a function are ordered by what they read: each after
+    the kernels that write its inputs, otherwise in the order of their
+    first ops.
 
     f32 inputs (with an f32 C) are multiplied exactly by the FMA kernel
     (`fma`, on every chip of both vendors; no matrix instruction: tensor
