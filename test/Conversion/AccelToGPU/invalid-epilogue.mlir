@@ -255,3 +255,18 @@ func.func @mask_operand(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %m: tensor
   } -> tensor<32x32xf32>
   return %r : tensor<32x32xf32>
 }
+
+// -----
+
+// A parallel loop that the result does not index: every element written
+// several times, which no elementwise kernel does.
+func.func @standalone_extra_loop(%x: tensor<32x16x4xf32>) -> tensor<32x16xf32> {
+  %e = tensor.empty() : tensor<32x16xf32>
+  // expected-error @below {{has no GPU elementwise kernel: it is not elementwise over its result (3 loops, 3 parallel)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<32x16x4xf32>) outs(%e : tensor<32x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
