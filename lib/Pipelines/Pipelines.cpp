@@ -238,6 +238,8 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
     // elementwise kernel (upstream's producer-consumer fusion).
     pm.addPass(createLinalgElementwiseOpFusionPass());
   }
+  // A softmax of its own: the reductions a GPU row kernel computes.
+  pm.addPass(accel::createAccelDecomposeSoftmaxPass());
   // The configuration stage makes every choice; the conversion reads it.
   accel::AccelGpuConfigurePassOptions o;
   o.chip = options.chip;

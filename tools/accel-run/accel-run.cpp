@@ -352,7 +352,47 @@ struct TensorCoreSums {
   double unit = 0;
 };
 
-/// Evaluates `func` on `args` with the shared reference; unknown ops are an
+/// Adds to a matmul's bound `r` what its operands' bounds carry: the kernel
+/// multiplies A and B as it holds them, each element within its bound of
+/// the oracle's value (an RMSNorm's output rounded to bf16 before a
+/// projection), so each element of the product moves by at most
+/// sum_k |dA||B| + |A||dB| + |dA||dB|, plus C's bound when it accumulates.
+/// Nothing to add for exact operands (function arguments).
+static void carryMatmulInputBounds(ref::Result &r, const ref::Result &a,
+                                   const ref::Result &b, const ref::Result *c,
+                                   bool transposeB) {
+  auto inexact = [](const ref::Result &x) {
+    return x.bound.data.size() == x.value.data.size() &&
+           llvm::any_of(x.bound.data, [](double e) { return e != 0.0; });
+  };
+  bool inA = inexact(a), inB = inexact(b), inC = c && inexact(*c);
+  if (!inA && !inB && !inC)
+    return;
+  int64_t rank = a.value.rank();
+  int64_t m = a.value.shape[rank - 2], k = a.value.shape[rank - 1];
+  int64_t n = r.value.shape[rank - 1];
+  int64_t batches = m * n == 0 ? 0 : r.value.numElements() / (m * n);
+  if (r.bound.data.size() != r.value.data.size())
+    r.bound.data.assign(r.value.data.size(), 0.0);
+  auto boundOf = [](const ref::Result &x, bool has, int64_t i) {
+    return has ? x.bound.data[i] : 0.0;
+  };
+  for (int64_t bt = 0; bt < batches; ++bt)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double carried = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          int64_t ai = bt * m * k + i * k + p;
+          int64_t bi = bt * k * n + (transposeB ? j * k + p : p * n + j);
+          double da = boundOf(a, inA, ai), db = boundOf(b, inB, bi);
+          carried += da * std::fabs(b.value.data[bi]) +
+                     std::fabs(a.value.data[ai]) * db + da * db;
+        }
+        int64_t o = bt * m * n + i * n + j;
+        r.bound.data[o] += carried + (inC ? c->bound.data[o] : 0.0);
+      }
+}
+
 /// error naming the op.
 static FailureOr<SmallVector<ref::Result>>
 evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
@@ -485,7 +525,9 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
       spec.flushBf16Subnormals = kernelsFlushBf16Subnormals;
       spec.tensorCoreChunk = tensorCore.chunk;
       spec.tensorCoreUnit = tensorCore.unit;
-      env[op.getResult(0)] = ref::matmul(get(a), get(b), get(c), spec);
+      ref::Result r = ref::matmul(get(a), get(b), get(c), spec);
+      carryMatmulInputBounds(r, env[a], env[b], &env[c], transposeB);
+      env[op.getResult(0)] = std::move(r);
       continue;
     }
     if (auto tm = dyn_cast<tosa::MatMulOp>(op)) {
@@ -527,6 +569,11 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
       FailureOr<ref::Result> r = ref::evaluateAccelOp(&op, get, options);
       if (failed(r))
         return failure();
+      if (auto mm = dyn_cast<MatmulOp>(op))
+        carryMatmulInputBounds(*r, env[mm.getLhs()], env[mm.getRhs()],
+                               mm.getAccumulate() ? &env[mm.getInit()]
+                                                  : nullptr,
+                               mm.getTransposeB());
       env[op.getResult(0)] = std::move(*r);
       continue;
     }
@@ -1338,15 +1385,38 @@ static StringRef asChars(ArrayRef<uint8_t> bytes) {
   return StringRef(reinterpret_cast<const char *>(bytes.data()), bytes.size());
 }
 
-/// The buffers of a GPU kernel, by the names of its metadata: argN is the
-/// job's argument N, resultN its result N, prefilled with NaN bytes (all
-/// ones: NaN in every float type, -1 in the integer ones) so that an
-/// element the kernel never writes fails. `resultOf[i]` is the result the
-/// i-th buffer holds, if any.
-static void
-prepareKernelBuffers(const Job &job, const KernelMetadata &meta,
-                     std::vector<std::vector<uint8_t>> &storage,
-                     SmallVectorImpl<std::optional<unsigned>> &resultOf) {
+/// A function's kernels as one program, in launch order: their order in
+/// the function's gpu.module, where convert-accel-to-gpu places each kernel
+/// after the kernels whose results it reads.
+struct KernelProgram {
+  SmallVector<const GpuKernel *> kernels;
+  /// The buffers of all its kernels, by the names of their metadata: argN
+  /// is the job's argument N; resultN (its result N) and tmpN (an
+  /// intermediate) are prefilled with NaN bytes (all ones: NaN in every
+  /// float type, -1 in the integer ones), so that an element no kernel
+  /// writes fails.
+  std::vector<std::string> names;
+  std::vector<std::vector<uint8_t>> storage;
+  /// The result each buffer holds, if any.
+  SmallVector<std::optional<unsigned>> resultOf;
+  /// Whether some kernel writes the buffer.
+  std::vector<bool> written;
+  /// Per kernel, per parameter: the index of its buffer.
+  std::vector<std::vector<unsigned>> params;
+
+  /// The host buffers of kernel `k`'s parameters.
+  SmallVector<HostBuffer> hostBuffers(size_t k) {
+    SmallVector<HostBuffer> out;
+    for (unsigned b : params[k])
+      out.push_back(HostBuffer{storage[b]});
+    return out;
+  }
+};
+
+/// The program of `job` among `all` kernels; a located failure when two
+/// kernels see one buffer with different sizes.
+static FailureOr<KernelProgram> prepareProgram(const Job &job,
+                                               ArrayRef<GpuKernel> all) {
   // The number after `prefix` in a buffer name ("arg2", "result0").
   auto indexAfter = [](StringRef name,
                        StringRef prefix) -> std::optional<unsigned> {
@@ -1355,15 +1425,38 @@ prepareKernelBuffers(const Job &job, const KernelMetadata &meta,
       return std::nullopt;
     return index;
   };
-  for (const KernelArgument &arg : meta.arguments) {
-    std::vector<uint8_t> bytes(arg.byteSize, 0xFF);
-    if (std::optional<unsigned> a = indexAfter(arg.name, "arg");
-        a && *a < job.args.size())
-      std::memcpy(bytes.data(), job.args[*a].bytes.data(),
-                  std::min(bytes.size(), job.args[*a].bytes.size()));
-    resultOf.push_back(indexAfter(arg.name, "result"));
-    storage.push_back(std::move(bytes));
+  KernelProgram p;
+  for (const GpuKernel &k : all)
+    if (k.function == job.name)
+      p.kernels.push_back(&k);
+  for (const GpuKernel *k : p.kernels) {
+    std::vector<unsigned> params;
+    for (const KernelArgument &arg : k->metadata.arguments) {
+      auto it = llvm::find(p.names, arg.name);
+      unsigned b = it - p.names.begin();
+      if (it == p.names.end()) {
+        std::vector<uint8_t> bytes(arg.byteSize, 0xFF);
+        if (std::optional<unsigned> a = indexAfter(arg.name, "arg");
+            a && *a < job.args.size())
+          std::memcpy(bytes.data(), job.args[*a].bytes.data(),
+                      std::min(bytes.size(), job.args[*a].bytes.size()));
+        p.names.push_back(arg.name);
+        p.resultOf.push_back(indexAfter(arg.name, "result"));
+        p.storage.push_back(std::move(bytes));
+        p.written.push_back(false);
+      } else if (p.storage[b].size() != arg.byteSize) {
+        fail("@" + job.name + ": kernel " + k->metadata.kernel +
+             " sees buffer '" + arg.name + "' as " + Twine(arg.byteSize) +
+             " bytes; an earlier kernel as " + Twine(p.storage[b].size()));
+        return failure();
+      }
+      if (arg.access != BufferAccess::In)
+        p.written[b] = true;
+      params.push_back(b);
+    }
+    p.params.push_back(std::move(params));
   }
+  return p;
 }
 
 /// checkResults on what the kernel left in its buffers.
@@ -1377,6 +1470,17 @@ checkKernelResults(Job &job, ArrayRef<std::vector<uint8_t>> storage,
         return readBytes(storage[b].data(), rt);
     return ref::Tensor(SmallVector<int64_t>(rt.getShape()));
   });
+}
+
+/// Adds a kernel's timed launches to its program's: launch i of the program
+/// is launch i of every kernel, so a program's time is their sum.
+static void addKernelTimes(std::vector<float> &program,
+                           ArrayRef<float> kernel) {
+  if (program.empty())
+    program.assign(kernel.begin(), kernel.end());
+  else
+    for (auto [p, k] : llvm::zip(program, kernel))
+      p += k;
 }
 
 /// The median of `millis` as accel-run prints it, or "" for none.
@@ -1420,38 +1524,36 @@ static int runAmdgpu(std::vector<Job> &jobs, ModuleOp module,
                << "), seed " << seed << ", " << dist << " inputs\n";
   unsigned passed = 0;
   for (Job &job : jobs) {
-    SmallVector<const GpuKernel *> mine;
-    for (const GpuKernel &k : kernels)
-      if (k.function == job.name)
-        mine.push_back(&k);
-    if (mine.size() != 1)
-      return fail("@" + job.name + " compiles to " + Twine(mine.size()) +
-                  " kernels; --target=amdgpu runs functions of one matmul "
-                  "or attention");
-    const KernelMetadata &meta = mine.front()->metadata;
-    const std::string &image = objects[mine.front()->module];
-    std::vector<std::vector<uint8_t>> storage;
-    SmallVector<std::optional<unsigned>> resultOf;
-    prepareKernelBuffers(job, meta, storage, resultOf);
-    SmallVector<HostBuffer> buffers;
-    for (std::vector<uint8_t> &b : storage)
-      buffers.push_back(HostBuffer{b});
+    // The function's kernels in order, on buffers they share.
+    FailureOr<KernelProgram> program = prepareProgram(job, kernels);
+    if (failed(program))
+      return 1;
     LaunchOptions launch;
     launch.timedLaunches = repeat;
-    GpuImage object{
-        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
-                          image.size()),
-        GpuImage::Kind::CodeObject};
-    llvm::Expected<GpuLaunchResult> result =
-        runtime->launchKernel(meta, object, buffers, {}, launch);
-    if (!result)
-      return fail("running @" + job.name + ": " + toString(result.takeError()));
+    std::vector<float> millis;
+    std::string device;
+    for (auto [k, kernel] : llvm::enumerate(program->kernels)) {
+      const std::string &image = objects[kernel->module];
+      GpuImage object{
+          ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
+                            image.size()),
+          GpuImage::Kind::CodeObject};
+      SmallVector<HostBuffer> buffers = program->hostBuffers(k);
+      llvm::Expected<GpuLaunchResult> result = runtime->launchKernel(
+          kernel->metadata, object, buffers, {}, launch);
+      if (!result)
+        return fail("running @" + job.name + ": " +
+                    toString(result.takeError()));
+      addKernelTimes(millis, result->launchMillis);
+      device = result->deviceName;
+    }
     llvm::outs() << "@" << job.name << "\n";
-    FailureOr<bool> ok = checkKernelResults(job, storage, resultOf);
+    FailureOr<bool> ok =
+        checkKernelResults(job, program->storage, program->resultOf);
     if (failed(ok))
       return 1;
-    llvm::outs() << formatTiming(result->launchMillis, result->deviceName)
-                 << "  " << (*ok ? "PASS" : "FAIL") << "\n";
+    llvm::outs() << formatTiming(millis, device) << "  "
+                 << (*ok ? "PASS" : "FAIL") << "\n";
     passed += *ok;
   }
   llvm::outs() << "accel-run: " << passed << " of " << jobs.size()
@@ -1563,129 +1665,157 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
   llvm::json::Array manifestFunctions;
   unsigned passed = 0;
   for (Job &job : jobs) {
-    SmallVector<const GpuKernel *> mine;
-    for (const GpuKernel &k : kernels)
-      if (k.function == job.name)
-        mine.push_back(&k);
-    if (mine.size() != 1)
-      return fail("@" + job.name + " compiles to " + Twine(mine.size()) +
-                  " kernels; --target=nvptx runs functions of one matmul");
-    KernelMetadata meta = mine.front()->metadata;
-    const std::string &image = ptx[mine.front()->module];
-    std::vector<std::vector<uint8_t>> storage;
-    SmallVector<HostBuffer> buffers;
-    SmallVector<std::optional<unsigned>> resultOf;
-    prepareKernelBuffers(job, meta, storage, resultOf);
-    // Record and replay share the file names: <job>.json, <job>.ptx and
-    // <job>.b<N>.bin (buffer N as launched), <job>.b<N>.result.bin (buffer
-    // N after the launch, for those the kernel writes).
+    // The function's kernels in order, on buffers they share.
+    FailureOr<KernelProgram> program = prepareProgram(job, kernels);
+    if (failed(program))
+      return 1;
+    KernelProgram &p = *program;
+    // All of a function's kernels are in its gpu.module: one PTX image.
+    std::string image;
+    if (!p.kernels.empty())
+      image = ptx[p.kernels.front()->module];
+    for (const GpuKernel *k : p.kernels)
+      if (k->module != p.kernels.front()->module)
+        return fail("@" + job.name + " has kernels in two modules");
+    // Record and replay share the file names. One kernel: <job>.json,
+    // <job>.ptx and <job>.b<N>.bin (buffer N as launched),
+    // <job>.b<N>.result.bin (buffer N after the launch, for those the
+    // kernel writes). Several (a program): <job>.k<i>.json per kernel in
+    // launch order, one <job>.ptx, and the buffers by name,
+    // <job>.<name>.bin and <job>.<name>.result.bin.
     if (!isPlainFileName(job.name + ".json"))
       return fail("@" + job.name + " cannot name files in a record folder");
-    auto bufferFile = [&](unsigned n, StringRef suffix) {
-      return (job.name + ".b" + Twine(n) + suffix).str();
+    const bool single = p.kernels.size() == 1;
+    auto metaFile = [&](size_t k) {
+      return single ? job.name + ".json"
+                    : (job.name + ".k" + Twine(k) + ".json").str();
     };
-    if (!recordDir.empty()) {
+    auto bufferFile = [&](unsigned n, StringRef suffix) {
+      return single ? (job.name + ".b" + Twine(n) + suffix).str()
+                    : (job.name + "." + p.names[n] + suffix).str();
+    };
+    auto recordedMeta = [&](size_t k) {
+      KernelMetadata meta = p.kernels[k]->metadata;
       meta.ptx = job.name + ".ptx";
       meta.cubin.clear();
       meta.ptxSha256 = computeSha256Hex(image);
       meta.cubinSha256.clear();
-      llvm::json::Array files;
-      std::string metaFile = job.name + ".json";
+      return meta;
+    };
+    if (!recordDir.empty()) {
+      llvm::json::Array metaFiles;
+      for (size_t k = 0; k < p.kernels.size(); ++k) {
+        metaFiles.push_back(metaFile(k));
+        if (llvm::Error e = writeFileBytes(recordDir + "/" + metaFile(k),
+                                           toJson(recordedMeta(k)) + "\n"))
+          return fail(toString(std::move(e)));
+      }
       if (llvm::Error e =
-              writeFileBytes(recordDir + "/" + metaFile, toJson(meta) + "\n"))
+              writeFileBytes(recordDir + "/" + job.name + ".ptx", image))
         return fail(toString(std::move(e)));
-      if (llvm::Error e = writeFileBytes(recordDir + "/" + meta.ptx, image))
-        return fail(toString(std::move(e)));
-      for (auto [n, bytes] : llvm::enumerate(storage)) {
+      llvm::json::Array files;
+      llvm::json::Object named;
+      for (auto [n, bytes] : llvm::enumerate(p.storage)) {
         files.push_back(bufferFile(n, ".bin"));
+        named[p.names[n]] = bufferFile(n, ".bin");
         if (llvm::Error e = writeFileBytes(
                 recordDir + "/" + bufferFile(n, ".bin"), asChars(bytes)))
           return fail(toString(std::move(e)));
       }
-      manifestFunctions.push_back(
-          llvm::json::Object{{"name", job.name},
-                             {"metadata", metaFile},
-                             {"buffers", std::move(files)}});
-      llvm::outs() << "@" << job.name << ": recorded " << meta.kernel << " ("
-                   << storage.size() << " buffers)\n";
+      if (single)
+        manifestFunctions.push_back(
+            llvm::json::Object{{"name", job.name},
+                               {"metadata", metaFile(0)},
+                               {"buffers", std::move(files)}});
+      else
+        manifestFunctions.push_back(
+            llvm::json::Object{{"name", job.name},
+                               {"kernels", std::move(metaFiles)},
+                               {"buffers", std::move(named)}});
+      llvm::outs() << "@" << job.name << ": recorded ";
+      for (auto [k, kernel] : llvm::enumerate(p.kernels))
+        llvm::outs() << (k ? ", " : "") << kernel->metadata.kernel;
+      llvm::outs() << " (" << p.storage.size() << " buffers)\n";
       continue;
     }
     std::string timing;
     if (!replayDir.empty()) {
       // The record must be of this compiler, these options and these
       // inputs, or the results would be checked against other references.
-      llvm::Expected<std::vector<uint8_t>> recorded =
-          readFileBytes(replayDir + "/" + job.name + ".json");
-      if (!recorded)
-        return fail(toString(recorded.takeError()));
-      llvm::Expected<KernelMetadata> recordedMeta =
-          parseKernelMetadata(asChars(*recorded));
-      if (!recordedMeta)
-        return fail(replayDir + "/" + job.name +
-                    ".json: " + toString(recordedMeta.takeError()));
-      // Evidence of this compiler only: the same compiler id (version and
-      // git commit), and the very PTX it makes, byte for byte.
-      const std::string where = "@" + job.name + " in '" + replayDir + "'";
-      if (recordedMeta->compiler != meta.compiler)
-        return fail(where + " was recorded by '" + recordedMeta->compiler +
-                    "'; this is '" + meta.compiler +
-                    "': record it again with this build");
-      if (recordedMeta->ptx.empty() || recordedMeta->ptxSha256.empty())
-        return fail(where + " records no PTX with its sha256");
-      llvm::Expected<std::vector<uint8_t>> recordedPtx =
-          readFileBytes(replayDir + "/" + recordedMeta->ptx);
-      if (!recordedPtx)
-        return fail(toString(recordedPtx.takeError()));
-      if (computeSha256Hex(asChars(*recordedPtx)) != recordedMeta->ptxSha256)
-        return fail("'" + replayDir + "/" + recordedMeta->ptx +
-                    "' does not match the sha256 of its metadata (the file "
-                    "was changed after the recording)");
-      const std::string ptxSha256 = computeSha256Hex(image);
-      if (recordedMeta->ptxSha256 != ptxSha256)
-        return fail(where + " ran PTX with sha256 " +
-                    StringRef(recordedMeta->ptxSha256).take_front(12) +
-                    "...; this compiler makes " +
-                    StringRef(ptxSha256).take_front(12) +
-                    "... for it: record it again");
-      recordedMeta->ptx.clear();
-      recordedMeta->cubin.clear();
-      recordedMeta->ptxSha256.clear();
-      recordedMeta->cubinSha256.clear();
-      meta.ptx.clear();
-      meta.cubin.clear();
-      meta.ptxSha256.clear();
-      meta.cubinSha256.clear();
-      if (*recordedMeta != meta)
-        return fail("@" + job.name + " in '" + replayDir +
-                    "' was recorded from another kernel (another compiler, "
-                    "file or --nvptx-pipeline-options)");
-      for (auto [n, arg] : llvm::enumerate(meta.arguments)) {
+      for (size_t k = 0; k < p.kernels.size(); ++k) {
+        llvm::Expected<std::vector<uint8_t>> recorded =
+            readFileBytes(replayDir + "/" + metaFile(k));
+        if (!recorded)
+          return fail(toString(recorded.takeError()));
+        llvm::Expected<KernelMetadata> recordedMeta =
+            parseKernelMetadata(asChars(*recorded));
+        if (!recordedMeta)
+          return fail(replayDir + "/" + metaFile(k) + ": " +
+                      toString(recordedMeta.takeError()));
+        // Evidence of this compiler only: the same compiler id (version
+        // and git commit), and the very PTX it makes, byte for byte.
+        KernelMetadata meta = p.kernels[k]->metadata;
+        const std::string where = "@" + job.name + " in '" + replayDir + "'";
+        if (recordedMeta->compiler != meta.compiler)
+          return fail(where + " was recorded by '" + recordedMeta->compiler +
+                      "'; this is '" + meta.compiler +
+                      "': record it again with this build");
+        if (recordedMeta->ptx.empty() || recordedMeta->ptxSha256.empty())
+          return fail(where + " records no PTX with its sha256");
+        llvm::Expected<std::vector<uint8_t>> recordedPtx =
+            readFileBytes(replayDir + "/" + recordedMeta->ptx);
+        if (!recordedPtx)
+          return fail(toString(recordedPtx.takeError()));
+        if (computeSha256Hex(asChars(*recordedPtx)) !=
+            recordedMeta->ptxSha256)
+          return fail("'" + replayDir + "/" + recordedMeta->ptx +
+                      "' does not match the sha256 of its metadata (the file "
+                      "was changed after the recording)");
+        const std::string ptxSha256 = computeSha256Hex(image);
+        if (recordedMeta->ptxSha256 != ptxSha256)
+          return fail(where + " ran PTX with sha256 " +
+                      StringRef(recordedMeta->ptxSha256).take_front(12) +
+                      "...; this compiler makes " +
+                      StringRef(ptxSha256).take_front(12) +
+                      "... for it: record it again");
+        recordedMeta->ptx.clear();
+        recordedMeta->cubin.clear();
+        recordedMeta->ptxSha256.clear();
+        recordedMeta->cubinSha256.clear();
+        meta.ptx.clear();
+        meta.cubin.clear();
+        meta.ptxSha256.clear();
+        meta.cubinSha256.clear();
+        if (*recordedMeta != meta)
+          return fail("@" + job.name + " in '" + replayDir +
+                      "' was recorded from another kernel (another compiler, "
+                      "file or --nvptx-pipeline-options)");
+      }
+      for (auto [n, name] : llvm::enumerate(p.names)) {
         llvm::Expected<std::vector<uint8_t>> in =
             readFileBytes(replayDir + "/" + bufferFile(n, ".bin"));
         if (!in)
           return fail(toString(in.takeError()));
-        if (*in != storage[n])
-          return fail("@" + job.name + " buffer " + Twine(n) + " ('" +
-                      arg.name + "') in '" + replayDir +
+        if (*in != p.storage[n])
+          return fail("@" + job.name + " buffer " + Twine(n) + " ('" + name +
+                      "') in '" + replayDir +
                       "' holds other inputs than --seed/--dist/--input give");
       }
-      for (auto [n, arg] : llvm::enumerate(meta.arguments)) {
-        if (arg.access == BufferAccess::In)
+      for (auto [n, name] : llvm::enumerate(p.names)) {
+        if (!p.written[n])
           continue;
         std::string path = replayDir + "/" + bufferFile(n, ".result.bin");
         llvm::Expected<std::vector<uint8_t>> out = readFileBytes(path);
         if (!out)
           return fail(toString(out.takeError()) +
                       " (not launched on a GPU yet?)");
-        if (out->size() != storage[n].size())
+        if (out->size() != p.storage[n].size())
           return fail("'" + path + "' holds " + Twine(out->size()) +
-                      " bytes; buffer '" + arg.name + "' has " +
-                      Twine(storage[n].size()));
-        storage[n] = std::move(*out);
+                      " bytes; buffer '" + name + "' has " +
+                      Twine(p.storage[n].size()));
+        p.storage[n] = std::move(*out);
       }
     } else {
-      for (std::vector<uint8_t> &b : storage)
-        buffers.push_back(HostBuffer{b});
       LaunchOptions launch;
       launch.timedLaunches = repeat;
       // The PTX text with its terminating NUL, which the driver's JIT
@@ -1694,15 +1824,22 @@ static int runNvptx(std::vector<Job> &jobs, ModuleOp module,
           ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(image.data()),
                             image.size() + 1),
           GpuImage::Kind::Ptx};
-      llvm::Expected<GpuLaunchResult> result =
-          driver->launchKernel(meta, ptxImage, buffers, {}, launch);
-      if (!result)
-        return fail("running @" + job.name + ": " +
-                    toString(result.takeError()));
-      timing = formatTiming(result->launchMillis, result->deviceName);
+      std::vector<float> millis;
+      std::string device;
+      for (auto [k, kernel] : llvm::enumerate(p.kernels)) {
+        SmallVector<HostBuffer> buffers = p.hostBuffers(k);
+        llvm::Expected<GpuLaunchResult> result = driver->launchKernel(
+            kernel->metadata, ptxImage, buffers, {}, launch);
+        if (!result)
+          return fail("running @" + job.name + ": " +
+                      toString(result.takeError()));
+        addKernelTimes(millis, result->launchMillis);
+        device = result->deviceName;
+      }
+      timing = formatTiming(millis, device);
     }
     llvm::outs() << "@" << job.name << "\n";
-    FailureOr<bool> ok = checkKernelResults(job, storage, resultOf);
+    FailureOr<bool> ok = checkKernelResults(job, p.storage, p.resultOf);
     if (failed(ok))
       return 1;
     llvm::outs() << timing << "  " << (*ok ? "PASS" : "FAIL") << "\n";

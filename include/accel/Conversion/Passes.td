@@ -44,6 +44,27 @@ def ConvertAccelToLinalgPass : Pass<"convert-accel-to-linalg"> {
   ];
 }
 
+def AccelDecomposeSoftmaxPass : Pass<"accel-decompose-softmax"> {
+  let summary = "accel.softmax as the reference lowering's reductions "
+                "(for the GPU row kernels)";
+  let description = [{
+    Rewrites each `accel.softmax` into the generics of
+    `convert-accel-to-linalg`'s softmax and nothing else: the row maximum
+    (`arith.maximumf`, from -inf), the sum of `exp(x - m)` (with m = 0 where
+    the row is all -inf) and the quotient (0 where the sum is 0), in f32,
+    the result in the op's element type. The other accel ops stay. The GPU
+    pipelines run it before the configuration stage, so that
+    `convert-accel-to-gpu` computes a softmax as one row kernel with the
+    generics around it.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
   let summary = "FlashAttention-2: accel.attention as an online softmax "
                 "over key/value tiles";
@@ -416,8 +437,9 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     the reductions and elementwise generics over the same loops that read
     those, the elementwise generics over the rows alone (a 1-D mean), and
     the elementwise generics whose only readers are members (evaluated
-    where they are read, never stored). `accel.softmax` is first rewritten
-    into the linalg lowering's generics (a max, a sum of exp(x - max),
+    where they are read, never stored). `accel.softmax` takes this path
+    once `accel-decompose-softmax` (which the GPU pipelines run first) has
+    made it the linalg lowering's generics (a max, a sum of exp(x - max),
     the quotient; 0 for an all -inf row). One block a row (a 1-D grid over
     the rows): each reduction is a loop of the block's threads over the
     row's columns (strided, so consecutive threads read consecutive

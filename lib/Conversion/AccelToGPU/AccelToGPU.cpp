@@ -21,7 +21,6 @@
 #include "KernelConfig.h"
 #include "KernelUtils.h"
 #include "RowKernel.h"
-#include "accel/Conversion/AccelToLinalg/AccelToLinalg.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -38,7 +37,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -169,13 +167,6 @@ struct ConvertAccelToGPUPass
     // (AttentionKernel.cpp).
     if (hasGpuAttention(func))
       return convertGpuAttentionFunction(func, target, options);
-    // accel.softmax becomes the linalg lowering's generics (a max, a sum of
-    // exp(x - max), the quotient), which a row kernel computes.
-    if (!func.getBody().front().getOps<SoftmaxOp>().empty()) {
-      RewritePatternSet patterns(func.getContext());
-      populateAccelSoftmaxToLinalgPatterns(patterns);
-      walkAndApplyPatterns(func, std::move(patterns));
-    }
     SmallVector<MatmulOp> matmuls(func.getBody().front().getOps<MatmulOp>());
 
     // Each matmul's epilogue (checkGpuKernelFunction admitted it): the
@@ -187,10 +178,23 @@ struct ConvertAccelToGPUPass
       if (failed(e))
         return failure();
       epilogues.push_back(std::move(*e));
-      if (epilogues.back())
-        epilogueOps.push_back(epilogues.back()->op);
-      computed.push_back(epilogues.back() ? epilogues.back()->op.getOperation()
-                                          : mm.getOperation());
+    }
+    // A generic that reads several matmuls' results (SwiGLU's
+    // silu(x Wg) * (x Wu)) is the epilogue of the last of them; the others
+    // store their C, which that kernel then reads.
+    for (auto [i, e] : llvm::enumerate(epilogues)) {
+      if (!e)
+        continue;
+      for (size_t j = i + 1; j < epilogues.size(); ++j)
+        if (epilogues[j] && epilogues[j]->op == e->op) {
+          e.reset();
+          break;
+        }
+    }
+    for (auto [mm, e] : llvm::zip(matmuls, epilogues)) {
+      if (e)
+        epilogueOps.push_back(e->op);
+      computed.push_back(e ? e->op.getOperation() : mm.getOperation());
     }
 
     // Row reductions with the generics around them (norms, softmax): one

@@ -259,9 +259,8 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
             tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
       continue;
     // The starting values of reductions (read as constants by the row
-    // kernels), and softmax, which convert-accel-to-gpu lowers to the
-    // generics of a row kernel.
-    if (isa<linalg::FillOp, SoftmaxOp>(op) && !attention) {
+    // kernels).
+    if (isa<linalg::FillOp>(op) && !attention) {
       anyMatmul = true;
       continue;
     }
@@ -291,8 +290,9 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
                                 "compiles functions of accel.matmul ops, "
                                 "each with an optional elementwise epilogue "
                                 "on its result, elementwise linalg.generic "
-                                "ops, row reductions and the ops around them, "
-                                "and accel.softmax)");
+                                "ops, and row reductions with the ops around "
+                                "them; accel-decompose-softmax makes "
+                                "accel.softmax those)");
   }
   if (!attention && !anyMatmul)
     return func.emitOpError("has no accel.matmul to compile for the GPU");

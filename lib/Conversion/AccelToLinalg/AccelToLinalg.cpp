@@ -23,9 +23,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_CONVERTACCELTOLINALGPASS
+#define GEN_PASS_DEF_ACCELDECOMPOSESOFTMAXPASS
 #include "accel/Conversion/Passes.h.inc"
 } // namespace mlir::accel
 
@@ -480,6 +482,19 @@ void mlir::accel::populateAccelSoftmaxToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<SoftmaxToLinalg>(patterns.getContext());
 }
+
+namespace {
+struct AccelDecomposeSoftmaxPass
+    : public accel::impl::AccelDecomposeSoftmaxPassBase<
+          AccelDecomposeSoftmaxPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateAccelSoftmaxToLinalgPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+} // namespace
 
 namespace {
 struct ConvertAccelToLinalgPass

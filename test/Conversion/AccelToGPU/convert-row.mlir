@@ -1,5 +1,5 @@
-// RUN: accel-opt %s --convert-accel-to-gpu="chip=sm_80" | FileCheck %s
-// RUN: accel-opt %s --convert-accel-to-gpu="chip=gfx942" | FileCheck %s --check-prefix=AMD
+// RUN: accel-opt %s --accel-decompose-softmax --convert-accel-to-gpu="chip=sm_80" | FileCheck %s
+// RUN: accel-opt %s --accel-decompose-softmax --convert-accel-to-gpu="chip=gfx942" | FileCheck %s --check-prefix=AMD
 
 // Row reductions and the generics that read them become one row kernel (a
 // block a row): the reduction is a strided loop over the row's columns, a

@@ -59,7 +59,7 @@ func.func @odd_n(%a: tensor<64x64xbf16>, %b: tensor<64x37xbf16>, %c: tensor<64x3
 
 // A slice (RoPE's halves) has no GPU kernel yet.
 func.func @slice(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
-  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, elementwise linalg.generic ops, row reductions and the ops around them, and accel.softmax)}}
+  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
   %0 = tensor.extract_slice %x[0, 0] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }

@@ -17,6 +17,7 @@ namespace accel {
 
 #define GEN_PASS_DECL_CONVERTACCELTOLINALGPASS
 #define GEN_PASS_DECL_ACCELDECOMPOSEATTENTIONPASS
+#define GEN_PASS_DECL_ACCELDECOMPOSESOFTMAXPASS
 #include "accel/Conversion/Passes.h.inc"
 
 /// Patterns that rewrite accel.matmul, accel.softmax and accel.attention into

@@ -25,8 +25,11 @@ trip instead: DIR is what `accel-run --target=nvptx --record=DIR` wrote
 function's kernel (found in KERNELS.mlir by its name; the kernel's
 parameters must have the recorded dtypes and shapes, so the kernels may
 be another chip's compiled from the same file) runs on the recorded
-buffers, and what it writes goes to <function>.b<N>.result.bin, which
-`accel-run --replay=DIR` then checks against the fp64 oracle of the whole
+buffers, and what it writes goes to <function>.b<N>.result.bin; a
+function of several kernels (a program: "kernels" in its manifest entry,
+its buffers by name) runs them in order on buffers they share and writes
+<function>.<name>.result.bin for each buffer they write. Then
+`accel-run --replay=DIR` checks them against the fp64 oracle of the whole
 function. This is how kernels with epilogues are checked: the script
 does not know their semantics, the oracle does. Math functions of
 epilogues (math.erf, tanh, exp, sqrt, rsqrt, absf) are modelled as the
@@ -1933,6 +1936,81 @@ def encode_buffer(a, elt):
     return a.astype(np.uint8).tobytes()
 
 
+def run_grid(kernel, bufs):
+    """Runs every block of `kernel`'s grid on the memrefs `bufs`."""
+    threads = kernel.block[0]
+    for bz in range(kernel.grid[2]):
+        for by in range(kernel.grid[1]):
+            for bx in range(kernel.grid[0]):
+                blk = Block(kernel, (bx, by, bz), bufs, kernel.smem, threads)
+                blk.run(kernel.body, np.ones(threads, dtype=bool))
+
+
+def launch_program(fn, by_name, folder, race_check):
+    """A recorded function of several kernels (a program): its buffers by
+    name (<fn>.<name>.bin), its kernels' metadata in launch order. Runs
+    the kernels in order on the shared buffers (a buffer a kernel views in
+    another shape, through a reshape, is the same memory) and writes every
+    buffer a kernel wrote as <fn>.<name>.result.bin. Returns whether all
+    ran."""
+    name = fn['name']
+    try:
+        metas = []
+        for path in fn['kernels']:
+            with open(os.path.join(folder, path)) as f:
+                metas.append(json.load(f))
+        flat = {}      # buffer name -> (flat float array, element type)
+        written = set()
+        for meta in metas:
+            kernel = by_name.get(meta['kernel'])
+            if kernel is None:
+                raise Failure('no kernel @%s in the kernels file' %
+                              meta['kernel'])
+            kernel.race_check = race_check
+            kernel.check_launch()
+            args = meta['arguments']
+            if len(args) != len(kernel.types):
+                raise Failure('@%s: %d recorded buffers for %d parameters' % (
+                    kernel.name, len(args), len(kernel.types)))
+            bufs = []
+            for i, (arg, (kind, shape, elt)) in enumerate(
+                    zip(args, kernel.types)):
+                if arg['dtype'] != elt or tuple(arg['shape']) != shape:
+                    raise Failure('@%s buffer %d (%s) was recorded as %s %s; '
+                                  'the parameter is %s %s' % (
+                                      kernel.name, i, arg['name'],
+                                      arg['dtype'], arg['shape'], elt,
+                                      list(shape)))
+                if arg['name'] not in flat:
+                    with open(os.path.join(
+                            folder, fn['buffers'][arg['name']]), 'rb') as f:
+                        a = decode_buffer(f.read(), elt, (-1,))
+                    flat[arg['name']] = (np.ascontiguousarray(a), elt)
+                a, e = flat[arg['name']]
+                if e != elt or a.size != int(np.prod(shape)):
+                    raise Failure('@%s views buffer %s as %s %s' % (
+                        kernel.name, arg['name'], elt, list(shape)))
+                # A view: what the kernel stores lands in the shared array.
+                bufs.append(Memref(a.reshape(shape), elt, 'global'))
+                if arg['access'] != 'in':
+                    written.add(arg['name'])
+            run_grid(kernel, bufs)
+            print('@%s: launched (%s, grid %s, %d threads)' % (
+                kernel.name, kernel.chip, 'x'.join(map(str, kernel.grid)),
+                kernel.block[0]))
+        for buf in sorted(written):
+            a, elt = flat[buf]
+            with open(os.path.join(folder, '%s.%s.result.bin' % (name, buf)),
+                      'wb') as f:
+                f.write(encode_buffer(a, elt))
+        print('@%s: program of %d kernels ran, %d buffers written' % (
+            name, len(metas), len(written)))
+        return True
+    except Failure as e:
+        print('@%s: FAILED: %s' % (name, e))
+        return False
+
+
 def launch_record(kernels, folder, race_check):
     """Runs each function of the record in `folder` with its kernel from
     `kernels` on the recorded buffers and writes what it stored (see the
@@ -1942,6 +2020,9 @@ def launch_record(kernels, folder, race_check):
     by_name = {k.name: k for k in kernels}
     ok = True
     for fn in manifest['functions']:
+        if 'kernels' in fn:
+            ok &= launch_program(fn, by_name, folder, race_check)
+            continue
         with open(os.path.join(folder, fn['metadata'])) as f:
             meta = json.load(f)
         kernel = by_name.get(meta['kernel'])
@@ -1967,12 +2048,7 @@ def launch_record(kernels, folder, race_check):
                     bufs.append(Memref(decode_buffer(f.read(), elt, shape),
                                        elt, 'global'))
             threads = kernel.block[0]
-            for bz in range(kernel.grid[2]):
-                for by in range(kernel.grid[1]):
-                    for bx in range(kernel.grid[0]):
-                        blk = Block(kernel, (bx, by, bz), bufs, kernel.smem,
-                                    threads)
-                        blk.run(kernel.body, np.ones(threads, dtype=bool))
+            run_grid(kernel, bufs)
             written = 0
             for i, arg in enumerate(args):
                 if arg['access'] == 'in':
