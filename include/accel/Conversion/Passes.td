@@ -456,7 +456,11 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
 
     The kernels of a function are ordered by what they read: each after
     the kernels that write its inputs, otherwise in the order of their
-    first ops.
+    first ops. A function may mix matmuls, attention (its kernels numbered
+    after the matmuls'), elementwise and row kernels: a transformer block
+    without RoPE is one gpu.module of kernels in launch order. A generic
+    that reads several matmuls' results is the epilogue of the last of
+    them.
 
     f32 inputs (with an f32 C) are multiplied exactly by the FMA kernel
     (`fma`, on every chip of both vendors; no matrix instruction: tensor

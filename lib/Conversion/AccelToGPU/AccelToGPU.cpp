@@ -82,7 +82,7 @@ namespace {
 /// function, seen through reshapes), and the op that places it among
 /// kernels that do not depend on each other.
 struct KernelItem {
-  enum Kind { Matmul, Elementwise, Row } kind;
+  enum Kind { Matmul, Attention, Elementwise, Row } kind;
   size_t index;
   SmallVector<Value> reads, writes;
   Operation *anchor;
@@ -163,11 +163,9 @@ struct ConvertAccelToGPUPass
   LogicalResult convert(func::FuncOp func, const GpuTargetInfo &target) {
     if (failed(checkGpuKernelFunction(func)))
       return failure();
-    // Functions of accel.attention have their own kernel
-    // (AttentionKernel.cpp).
-    if (hasGpuAttention(func))
-      return convertGpuAttentionFunction(func, target, options);
     SmallVector<MatmulOp> matmuls(func.getBody().front().getOps<MatmulOp>());
+    SmallVector<AttentionOp> attentions(
+        func.getBody().front().getOps<AttentionOp>());
 
     // Each matmul's epilogue (checkGpuKernelFunction admitted it): the
     // kernel then writes the epilogue's result, not C.
@@ -222,6 +220,8 @@ struct ConvertAccelToGPUPass
       elementwise.push_back(std::move(*e));
     }
     SmallVector<Operation *> written(computed);
+    for (AttentionOp op : attentions)
+      written.push_back(op);
     for (const GpuEpilogue &e : elementwise)
       written.push_back(e.op);
     for (const GpuRowGroup &g : *rowGroups)
@@ -230,7 +230,8 @@ struct ConvertAccelToGPUPass
 
     // The host buffer behind each value a kernel reads or writes.
     FailureOr<DenseMap<Value, std::string>> buffers = nameKernelBuffers(
-        func, written, "accel.matmul, accel.softmax or linalg.generic");
+        func, written,
+        "accel.matmul, accel.attention, accel.softmax or linalg.generic");
     if (failed(buffers))
       return failure();
     DenseMap<Value, std::string> &bufferOf = *buffers;
@@ -257,6 +258,27 @@ struct ConvertAccelToGPUPass
                       "a kernel buffer (a function argument or the result of "
                       "another kernel)";
           item.reads.push_back(epilogue->op->getOperand(n));
+        }
+      items.push_back(std::move(item));
+    }
+    // Attention kernels are numbered after the matmuls.
+    SmallVector<AttentionPlan, 1> plans;
+    for (auto [j, op] : llvm::enumerate(attentions)) {
+      FailureOr<AttentionPlan> k = planGpuAttention(op, target, options);
+      if (failed(k))
+        return failure();
+      plans.push_back(*k);
+      KernelItem item{KernelItem::Attention, j, {}, {op.getResult()}, op};
+      if (k->skv > 0)
+        for (Value v :
+             {op.getQuery(), op.getKey(), op.getValue(), op.getMask()}) {
+          if (!v)
+            continue;
+          if (!bufferOf.count(v))
+            return op.emitOpError("reads a value that is not a kernel buffer "
+                                  "(a function argument or the result of "
+                                  "another kernel)");
+          item.reads.push_back(v);
         }
       items.push_back(std::move(item));
     }
@@ -308,6 +330,16 @@ struct ConvertAccelToGPUPass
         emitGpuRowKernel(b, (*rowGroups)[i],
                          (func.getSymName() + "_row" + Twine(i)).str(),
                          bufferOf, target);
+        continue;
+      }
+      if (item.kind == KernelItem::Attention) {
+        const AttentionPlan &k = plans[i];
+        if (k.batch == 0 || k.hq == 0 || k.sq == 0)
+          continue; // an empty O: nothing to launch
+        emitGpuAttentionKernel(
+            b, attentions[i],
+            (func.getSymName() + "_" + Twine(matmuls.size() + i)).str(), k,
+            bufferOf, target);
         continue;
       }
       if (item.kind == KernelItem::Elementwise) {

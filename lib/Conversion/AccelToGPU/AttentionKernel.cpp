@@ -132,16 +132,14 @@ GpuAttentionBuilder::onlineSoftmax(ArrayRef<Value> x, Value blockMax,
   return step;
 }
 
-namespace {
-
 //===----------------------------------------------------------------------===//
-// Planning and the function
+// The kernel's function
 //===----------------------------------------------------------------------===//
 
-void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
-                const AttentionPlan &k,
-                const DenseMap<Value, std::string> &bufferOf,
-                const GpuTargetInfo &target) {
+void mlir::accel::emitGpuAttentionKernel(
+    OpBuilder &b, AttentionOp op, StringRef name, const AttentionPlan &k,
+    const DenseMap<Value, std::string> &bufferOf,
+    const GpuTargetInfo &target) {
   MLIRContext *ctx = b.getContext();
   Location loc = op.getLoc();
   SmallVector<Type> params;
@@ -205,60 +203,4 @@ void emitKernel(OpBuilder &b, AttentionOp op, StringRef name,
                  entry->getArgument(k.maskType ? 4 : 3));
   else
     builder.emit(Value(), Value(), Value(), Value(), entry->getArgument(0));
-}
-
-} // namespace
-
-bool mlir::accel::hasGpuAttention(func::FuncOp func) {
-  return !func.getBody().empty() &&
-         llvm::any_of(func.getBody().front(),
-                      [](Operation &op) { return isa<AttentionOp>(op); });
-}
-
-LogicalResult
-mlir::accel::convertGpuAttentionFunction(func::FuncOp func,
-                                         const GpuTargetInfo &target,
-                                         const GpuConfigOverrides &options) {
-  // checkGpuKernelFunction has admitted the function's ops.
-  SmallVector<AttentionOp> ops(func.getBody().front().getOps<AttentionOp>());
-
-  SmallVector<Operation *> computed(ops.begin(), ops.end());
-  FailureOr<DenseMap<Value, std::string>> buffers =
-      nameKernelBuffers(func, computed, "accel.attention");
-  if (failed(buffers))
-    return failure();
-  DenseMap<Value, std::string> &bufferOf = *buffers;
-
-  // Check everything before building anything.
-  SmallVector<AttentionPlan, 1> plans;
-  for (AttentionOp op : ops) {
-    FailureOr<AttentionPlan> k = planGpuAttention(op, target, options);
-    if (failed(k))
-      return failure();
-    if (k->skv > 0)
-      for (Value v : {op.getQuery(), op.getKey(), op.getValue(), op.getMask()})
-        if (v && !bufferOf.count(v))
-          return op.emitOpError("reads a value that is not a kernel buffer "
-                                "(a function argument or an "
-                                "accel.attention result)");
-    plans.push_back(*k);
-  }
-
-  std::string moduleName = (func.getSymName() + "_kernels").str();
-  auto parent = func->getParentOfType<ModuleOp>();
-  if (parent.lookupSymbol(moduleName))
-    return func.emitOpError("cannot place its kernels: the symbol @")
-           << moduleName << " already exists";
-  OpBuilder b(func);
-  auto gpuModule = gpu::GPUModuleOp::create(b, func.getLoc(), moduleName);
-  b.setInsertionPointToStart(gpuModule.getBody());
-  for (auto [i, op] : llvm::enumerate(ops)) {
-    const AttentionPlan &k = plans[i];
-    if (k.batch == 0 || k.hq == 0 || k.sq == 0)
-      continue; // an empty O: nothing to launch
-    emitKernel(b, op, (func.getSymName() + "_" + Twine(i)).str(), k, bufferOf,
-               target);
-  }
-  func.erase();
-  return success();
 }

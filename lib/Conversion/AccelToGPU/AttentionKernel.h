@@ -7,35 +7,32 @@
 //
 // The FlashAttention-2 forward kernel of convert-accel-to-gpu: each
 // accel.attention of a function becomes one gpu.func (AttentionKernel.cpp
-// has the algorithm). AccelToGPU.cpp hands it the functions that hold an
-// attention.
+// has the algorithm), among the function's other kernels (AccelToGPU.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ACCEL_LIB_CONVERSION_ACCELTOGPU_ATTENTIONKERNEL_H
 #define ACCEL_LIB_CONVERSION_ACCELTOGPU_ATTENTIONKERNEL_H
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/Support/LLVM.h"
-#include <cstdint>
+#include "llvm/ADT/DenseMap.h"
+#include <string>
 
 namespace mlir::accel {
 
 class GpuTargetInfo;
-struct GpuConfigOverrides;
+struct AttentionPlan;
 
-/// Whether `func` holds an accel.attention (it is then compiled by
-/// convertGpuAttentionFunction, not by the matmul path).
-bool hasGpuAttention(func::FuncOp func);
-
-/// Replaces `func`, a function of accel.attention ops on static tensors,
-/// with `gpu.module @<func>_kernels` holding one kernel per attention;
-/// each kernel is configured by the op's accel.lowering_config, else by the
-/// configuration stage with `options` (KernelConfig.h). Emits a located error and fails (leaving the
-/// module unchanged) on anything it does not compile.
-LogicalResult convertGpuAttentionFunction(func::FuncOp func,
-                                          const GpuTargetInfo &target,
-                                          const GpuConfigOverrides &options);
+/// Emits the kernel `name` of `op` (planned as `plan`, KernelConfig.h) at
+/// `b`'s insertion point, in a gpu.module; `bufferOf` names the host buffer
+/// of Q, K, V, the mask and O. convert-accel-to-gpu places it among the
+/// function's other kernels by what it reads.
+void emitGpuAttentionKernel(OpBuilder &b, AttentionOp op, StringRef name,
+                            const AttentionPlan &plan,
+                            const llvm::DenseMap<Value, std::string> &bufferOf,
+                            const GpuTargetInfo &target);
 
 } // namespace mlir::accel
 

@@ -260,17 +260,12 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
       continue;
     // The starting values of reductions (read as constants by the row
     // kernels).
-    if (isa<linalg::FillOp>(op) && !attention) {
+    if (isa<linalg::FillOp>(op)) {
       anyMatmul = true;
       continue;
     }
     if (auto mm = dyn_cast<MatmulOp>(op)) {
       anyMatmul = true;
-      if (attention)
-        return op.emitOpError("is in a function with an accel.attention: "
-                              "convert-accel-to-gpu compiles functions of "
-                              "accel.matmul ops or of accel.attention ops, "
-                              "not both (split the function)");
       // Its epilogue, if it has one, must be one the kernel can apply.
       if (failed(findGpuEpilogue(mm)))
         return failure();
@@ -279,20 +274,17 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
     // A generic is a matmul's epilogue (checked with its matmul above,
     // which comes first) or an elementwise kernel of its own (checked by
     // convert-accel-to-gpu, analyzeGpuElementwise).
-    if (isa<linalg::GenericOp>(op) && !attention) {
+    if (isa<linalg::GenericOp>(op)) {
       anyMatmul = true;
       continue;
     }
-    return op.emitOpError(attention
-                              ? "has no GPU lowering (convert-accel-to-gpu "
-                                "compiles functions of accel.attention ops)"
-                              : "has no GPU lowering (convert-accel-to-gpu "
-                                "compiles functions of accel.matmul ops, "
-                                "each with an optional elementwise epilogue "
-                                "on its result, elementwise linalg.generic "
-                                "ops, and row reductions with the ops around "
-                                "them; accel-decompose-softmax makes "
-                                "accel.softmax those)");
+    return op.emitOpError("has no GPU lowering (convert-accel-to-gpu "
+                          "compiles functions of accel.matmul ops, each with "
+                          "an optional elementwise epilogue on its result, "
+                          "accel.attention ops, elementwise linalg.generic "
+                          "ops, and row reductions with the ops around "
+                          "them; accel-decompose-softmax makes accel.softmax "
+                          "those)");
   }
   if (!attention && !anyMatmul)
     return func.emitOpError("has no accel.matmul to compile for the GPU");

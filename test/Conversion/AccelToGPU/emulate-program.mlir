@@ -7,7 +7,8 @@
 // both the gate's and the up projection's products: it is the epilogue of
 // the later one, whose kernel reads the gate's stored product; the down
 // projection adds the residual), an RMSNorm before a bf16 projection with
-// a residual epilogue, and an RMSNorm of a product.
+// a residual epilogue, an RMSNorm of a product, and causal attention whose
+// output a projection reads (attention and matmuls in one function).
 // RUN: rm -rf %t.rec
 // RUN: accel-run %s --target=nvptx --record=%t.rec | FileCheck %s --check-prefix=REC
 // RUN: accel-opt %s --accel-raise --convert-elementwise-to-linalg --accel-fuse-epilogues --linalg-fuse-elementwise-ops --accel-gpu-configure="chip=sm_80" --convert-accel-to-gpu="chip=sm_80" --mlir-print-op-generic -o %t.sm_80.mlir
@@ -27,11 +28,13 @@
 // REC: @mlp_block: recorded mlp_block_0, mlp_block_1, mlp_block_2 (7 buffers)
 // REC: @norm_then_projection: recorded norm_then_projection_row0, norm_then_projection_0 (5 buffers)
 // REC: @norm_of_product: recorded norm_of_product_0, norm_of_product_row0 (4 buffers)
-// REC: accel-run: recorded 3 functions
+// REC: @attention_then_projection: recorded attention_then_projection_1, attention_then_projection_0 (6 buffers)
+// REC: accel-run: recorded 4 functions
 
 // LAUNCH: @mlp_block: program of 3 kernels ran, 3 buffers written
 // LAUNCH: @norm_then_projection: program of 2 kernels ran, 2 buffers written
 // LAUNCH: @norm_of_product: program of 2 kernels ran, 2 buffers written
+// LAUNCH: @attention_then_projection: program of 2 kernels ran, 2 buffers written
 // LAUNCH-NOT: FAILED
 
 // CHECK-LABEL: @mlp_block
@@ -40,11 +43,13 @@
 // CHECK: PASS
 // CHECK-LABEL: @norm_of_product
 // CHECK: PASS
-// CHECK: accel-run: 3 of 3 functions passed
+// CHECK-LABEL: @attention_then_projection
+// CHECK: PASS
+// CHECK: accel-run: 4 of 4 functions passed
 
 // BROKEN-LABEL: @mlp_block
 // BROKEN: FAIL
-// BROKEN: accel-run: 2 of 3 functions passed
+// BROKEN: accel-run: 3 of 4 functions passed
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -155,4 +160,15 @@ func.func @norm_of_product(%a: tensor<64x96xf16>, %b: tensor<96x320xf16>) -> ten
     linalg.yield %out : f32
   } -> tensor<64x320xf32>
   return %y : tensor<64x320xf32>
+}
+
+// Causal attention (2 heads, 64 queries, D = 64) in f16, its output viewed
+// as [128, 64] and projected: the attention kernel runs first.
+func.func @attention_then_projection(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x64xf16>, %w: tensor<64x96xf16>) -> tensor<128x96xf32> {
+  %o = tensor.empty() : tensor<1x2x64x64xf16>
+  %a = accel.attention causal ins(%q, %k, %v : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>) outs(%o : tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16>
+  %flat = tensor.collapse_shape %a [[0, 1, 2], [3]] : tensor<1x2x64x64xf16> into tensor<128x64xf16>
+  %c = tensor.empty() : tensor<128x96xf32>
+  %p = accel.matmul ins(%flat, %w : tensor<128x64xf16>, tensor<64x96xf16>) outs(%c : tensor<128x96xf32>) -> tensor<128x96xf32>
+  return %p : tensor<128x96xf32>
 }

@@ -59,7 +59,7 @@ func.func @odd_n(%a: tensor<64x64xbf16>, %b: tensor<64x37xbf16>, %c: tensor<64x3
 
 // A slice (RoPE's halves) has no GPU kernel yet.
 func.func @slice(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
-  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
+  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, accel.attention ops, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
   %0 = tensor.extract_slice %x[0, 0] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
@@ -75,7 +75,7 @@ func.func @nothing(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 func.func @passthrough(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf16>) {
   %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-  // expected-error @below {{result #1 is not computed by an accel.matmul, accel.softmax or linalg.generic; the GPU kernels only return what they compute}}
+  // expected-error @below {{result #1 is not computed by an accel.matmul, accel.attention, accel.softmax or linalg.generic; the GPU kernels only return what they compute}}
   return %0, %a : tensor<64x64xf32>, tensor<64x64xf16>
 }
 
