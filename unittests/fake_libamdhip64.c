@@ -85,14 +85,19 @@ static struct {
   int failCode;
   char calls[MAX_CALLS][32];
   int numCalls;
+  void *stream;
+  char launched[MAX_CALLS][64];
 } fake;
 
 static struct ihipModule_t {
   int unused;
 } theModule;
+/* Functions by name: the launch knows which kernel it runs. */
+#define MAX_FUNCTIONS 16
 static struct ihipModuleSymbol_t {
-  int unused;
-} theFunction;
+  char name[128];
+} theFunctions[MAX_FUNCTIONS];
+static int numFunctions;
 static struct ihipEvent_t {
   int unused;
 } theEvents[8];
@@ -132,7 +137,16 @@ static int deviceCount(void) {
 
 //===--- Test control -----------------------------------------------------===//
 
-void fake_hip_reset(void) { memset(&fake, 0, sizeof(fake)); }
+void fake_hip_reset(void) {
+  memset(&fake, 0, sizeof(fake));
+  memset(theFunctions, 0, sizeof(theFunctions));
+  numFunctions = 0;
+}
+/* The stream of the last launch, and the kernel of launch i. */
+void *fake_hip_stream(void) { return fake.stream; }
+const char *fake_hip_launched(int i) {
+  return i >= 0 && i < fake.launches && i < MAX_CALLS ? fake.launched[i] : "";
+}
 void fake_hip_fail(const char *name, int code) {
   snprintf(fake.failName, sizeof(fake.failName), "%s", name);
   fake.failCode = code;
@@ -231,6 +245,12 @@ hipError_t hipSetDevice(int device) {
   return SUCCESS;
 }
 
+hipError_t hipGetDevice(int *device) {
+  ENTER("hipGetDevice");
+  *device = fake.currentDevice;
+  return SUCCESS;
+}
+
 hipError_t hipDeviceSynchronize(void) {
   ENTER("hipDeviceSynchronize");
   ++fake.synchronizes;
@@ -267,7 +287,15 @@ hipError_t hipModuleGetFunction(struct ihipModuleSymbol_t **function,
   if (module != &theModule)
     return INVALID_VALUE;
   snprintf(fake.function, sizeof(fake.function), "%s", name);
-  *function = &theFunction;
+  int i = 0;
+  while (i < numFunctions && strcmp(theFunctions[i].name, name) != 0)
+    ++i;
+  if (i == MAX_FUNCTIONS)
+    return NOT_FOUND;
+  if (i == numFunctions)
+    snprintf(theFunctions[numFunctions++].name, sizeof(theFunctions[0].name),
+             "%s", name);
+  *function = &theFunctions[i];
   return SUCCESS;
 }
 
@@ -339,8 +367,14 @@ hipError_t hipModuleLaunchKernel(struct ihipModuleSymbol_t *function,
                                  unsigned sharedBytes, void *stream,
                                  void **params, void **extra) {
   ENTER("hipModuleLaunchKernel");
-  if (function != &theFunction || stream != NULL || extra != NULL)
+  if (function < theFunctions || function >= theFunctions + numFunctions ||
+      extra != NULL)
     return INVALID_VALUE;
+  fake.stream = stream;
+  snprintf(fake.function, sizeof(fake.function), "%s", function->name);
+  if (fake.launches < MAX_CALLS)
+    snprintf(fake.launched[fake.launches], sizeof(fake.launched[0]), "%s",
+             function->name);
   unsigned dims[6] = {gx, gy, gz, bx, by, bz};
   memcpy(fake.dims, dims, sizeof(dims));
   fake.sharedBytes = sharedBytes;

@@ -34,6 +34,7 @@ enum {
   NO_DEVICE = 100,
   INVALID_DEVICE = 101,
   INVALID_PTX = 218,
+  INVALID_CONTEXT = 201,
   NOT_FOUND = 500,
 };
 
@@ -62,14 +63,20 @@ static struct {
   int failCode;
   char calls[MAX_CALLS][32];
   int numCalls;
+  void *stream;
+  struct CUctx_st *current;
+  char launched[MAX_CALLS][64];
 } fake;
 
 static struct CUmod_st {
   int unused;
 } theModule;
+/* Functions by name: the launch knows which kernel it runs. */
+#define MAX_FUNCTIONS 16
 static struct CUfunc_st {
-  int unused;
-} theFunction;
+  char name[128];
+} theFunctions[MAX_FUNCTIONS];
+static int numFunctions;
 static struct CUctx_st {
   int unused;
 } theContext;
@@ -106,7 +113,11 @@ static int findAllocation(CUdeviceptr pointer, size_t size) {
 
 //===--- Test control -----------------------------------------------------===//
 
-void fake_cuda_reset(void) { memset(&fake, 0, sizeof(fake)); }
+void fake_cuda_reset(void) {
+  memset(&fake, 0, sizeof(fake));
+  memset(theFunctions, 0, sizeof(theFunctions));
+  numFunctions = 0;
+}
 void fake_cuda_fail(const char *name, int code) {
   snprintf(fake.failName, sizeof(fake.failName), "%s", name);
   fake.failCode = code;
@@ -155,6 +166,11 @@ const unsigned *fake_cuda_launch_dims(void) { return fake.dims; }
 const unsigned char *fake_cuda_param(int i) { return fake.params[i]; }
 const char *fake_cuda_image(void) { return fake.image; }
 const char *fake_cuda_function(void) { return fake.function; }
+/* The stream of the last launch, and the kernel of launch i. */
+void *fake_cuda_stream(void) { return fake.stream; }
+const char *fake_cuda_launched(int i) {
+  return i >= 0 && i < fake.launches && i < MAX_CALLS ? fake.launched[i] : "";
+}
 const char *fake_cuda_call(int i) {
   return i < fake.numCalls ? fake.calls[i] : "";
 }
@@ -220,7 +236,16 @@ CUresult cuDevicePrimaryCtxRelease_v2(int device) {
 
 CUresult cuCtxSetCurrent(struct CUctx_st *context) {
   ENTER("cuCtxSetCurrent");
-  return context == &theContext ? SUCCESS : INVALID_VALUE;
+  if (context != &theContext && context != NULL)
+    return INVALID_VALUE;
+  fake.current = context;
+  return SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(struct CUctx_st **context) {
+  ENTER("cuCtxGetCurrent");
+  *context = fake.current;
+  return SUCCESS;
 }
 
 CUresult cuCtxSynchronize(void) {
@@ -276,7 +301,15 @@ CUresult cuModuleGetFunction(struct CUfunc_st **function,
   if (module != &theModule)
     return INVALID_VALUE;
   snprintf(fake.function, sizeof(fake.function), "%s", name);
-  *function = &theFunction;
+  int i = 0;
+  while (i < numFunctions && strcmp(theFunctions[i].name, name) != 0)
+    ++i;
+  if (i == MAX_FUNCTIONS)
+    return NOT_FOUND;
+  if (i == numFunctions)
+    snprintf(theFunctions[numFunctions++].name, sizeof(theFunctions[0].name),
+             "%s", name);
+  *function = &theFunctions[i];
   return SUCCESS;
 }
 
@@ -354,8 +387,17 @@ CUresult cuLaunchKernel(struct CUfunc_st *function, unsigned gx, unsigned gy,
                         unsigned sharedBytes, void *stream, void **params,
                         void **extra) {
   ENTER("cuLaunchKernel");
-  if (function != &theFunction || stream != NULL || extra != NULL)
+  if (function < theFunctions || function >= theFunctions + numFunctions ||
+      extra != NULL)
     return INVALID_VALUE;
+  /* A kernel runs in the context it was loaded in. */
+  if (fake.current != &theContext)
+    return INVALID_CONTEXT;
+  fake.stream = stream;
+  snprintf(fake.function, sizeof(fake.function), "%s", function->name);
+  if (fake.launches < MAX_CALLS)
+    snprintf(fake.launched[fake.launches], sizeof(fake.launched[0]), "%s",
+             function->name);
   unsigned dims[6] = {gx, gy, gz, bx, by, bz};
   memcpy(fake.dims, dims, sizeof(dims));
   fake.sharedBytes = sharedBytes;
@@ -420,6 +462,8 @@ static const char *errorName(CUresult code) {
     return "CUDA_ERROR_INVALID_DEVICE";
   case INVALID_PTX:
     return "CUDA_ERROR_INVALID_PTX";
+  case INVALID_CONTEXT:
+    return "CUDA_ERROR_INVALID_CONTEXT";
   case NOT_FOUND:
     return "CUDA_ERROR_NOT_FOUND";
   }

@@ -53,8 +53,8 @@ __all__ = [
 #: Environment variable that overrides where `accel-compile` is looked for.
 ENV_VAR = "ACCEL_COMPILE"
 
-#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 4)").
-ABI_VERSION = 4
+#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 5)").
+ABI_VERSION = 5
 MAX_RANK = 8
 
 #: Status codes of the C ABI and their messages (the header's
@@ -63,7 +63,7 @@ STATUS = {
     0: "ok",
     1: "a buffer or its data is NULL",
     2: "a buffer's rank or sizes differ from the compiled shapes",
-    3: "a buffer is not contiguous row-major",
+    3: "a buffer is not contiguous row-major or is misaligned",
     4: "this CPU lacks instruction set features the library was compiled for",
     5: "the library does not match this header (ABI version, compiler, target or "
        "features)",
@@ -71,6 +71,8 @@ STATUS = {
        "library's limit, or malloc failed)",
     7: "a thread setting the library cannot honour (fewer than 1, over "
        "ACCEL_MAX_THREADS, or more than 1 for a library compiled with threads=1)",
+    8: "the GPU driver is missing or failed, the library is not loaded, or the "
+       "device cannot run its code (the library's last_error() says which)",
 }
 
 

@@ -31,7 +31,9 @@ namespace mlir::accel::cpuabi {
 /// 3: ACCEL_ERR_ALLOC, a temporary that cannot be allocated.
 /// 4: threads: accel_<module>_set_num_threads, _num_threads,
 /// _set_parallel_for (a caller's parallel-for), ACCEL_ERR_THREADS.
-constexpr int kAbiVersion = 4;
+/// 5: ACCEL_ERR_DEVICE, for the GPU host libraries that share the header's
+/// common part (docs/aot.md, "GPU host libraries").
+constexpr int kAbiVersion = 5;
 /// Version of the JSON metadata layout.
 constexpr int kFormatVersion = 1;
 /// accel_tensor holds at most this many dimensions.
@@ -109,6 +111,13 @@ std::string runtimeSymbol(const Artifact &a, llvm::StringRef suffix);
 /// The identity string `accel_<module>_info()` returns (a JSON object).
 std::string infoString(const Artifact &a);
 std::string headerText(const Artifact &a);
+/// What every generated header (CPU and GPU) starts with, under the guard
+/// ACCEL_AOT_ABI: accel_tensor, the status codes, accel_status_string.
+std::string sharedHeaderText();
+/// `s` as a C string literal.
+std::string cString(llvm::StringRef s);
+/// `text` (from the IR) inside a C comment: every "*/" is broken up.
+std::string commentText(llvm::StringRef text);
 std::string wrapperText(const Artifact &a);
 llvm::json::Value metadata(const Artifact &a);
 /// A stable hash of a kernel's signature (xxh3 of its text).

@@ -10,8 +10,11 @@
 #include "accel/Pipelines/Pipelines.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -60,6 +63,94 @@ llvm::Error mlir::accel::writeFileOrError(llvm::StringRef path,
 }
 
 /// Checks `meta` and stages it as <kernel>.json.
+bool mlir::accel::isCIdentifier(llvm::StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+llvm::Expected<std::string>
+mlir::accel::cModuleName(ModuleOp module, const BackendOptions &opts) {
+  std::string name;
+  if (auto symbol = module.getSymName()) {
+    name = symbol->str();
+  } else {
+    for (char c : llvm::sys::path::stem(opts.inputName))
+      name += llvm::isAlnum(c) ? c : '_';
+    if (!name.empty() && llvm::isDigit(name.front()))
+      name = "m" + name;
+  }
+  if (!isCIdentifier(name))
+    return backendError("the module name '" + name +
+                        "' is not a C identifier");
+  return name;
+}
+
+llvm::Expected<std::string>
+mlir::accel::findTool(llvm::StringRef given,
+                      llvm::ArrayRef<llvm::StringRef> names,
+                      llvm::StringRef option, llvm::StringRef target) {
+  std::string path;
+  if (!given.empty()) {
+    path = given.str();
+  } else {
+    for (llvm::StringRef name : names) {
+      if (auto found = llvm::sys::findProgramByName(name)) {
+        path = *found;
+        break;
+      }
+      std::string llvmBin = ("/usr/lib/llvm-22/bin/" + name).str();
+      if (llvm::sys::fs::can_execute(llvmBin)) {
+        path = llvmBin;
+        break;
+      }
+    }
+    if (path.empty())
+      return backendError("--target=" + target + " needs " + names.front() +
+                          ", which is not on PATH nor in /usr/lib/llvm-22/bin "
+                          "(give it with --" +
+                          option + "=PATH)");
+  }
+  if (!llvm::sys::fs::can_execute(path))
+    return backendError(names.front() + " '" + path + "' is not an executable");
+  return path;
+}
+
+llvm::Error mlir::accel::runTool(ArtifactSink &sink, llvm::StringRef what,
+                                 llvm::ArrayRef<llvm::StringRef> args) {
+  std::string log = sink.temporary("tool.log");
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+  std::string message;
+  int rc =
+      llvm::sys::ExecuteAndWait(args.front(), args, std::nullopt, redirects,
+                                /*SecondsToWait=*/300, 0, &message);
+  if (rc == 0)
+    return llvm::Error::success();
+  auto text = llvm::MemoryBuffer::getFile(log);
+  return backendError(what + " failed" +
+                      (message.empty() ? "" : ": " + message) + "\n" +
+                      (text ? (*text)->getBuffer().rtrim().str() : ""));
+}
+
+std::vector<std::string> mlir::accel::systemCLibraries() {
+  for (llvm::StringRef dir :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+        "/usr/lib64"}) {
+    std::string libm = (dir + "/libm.so.6").str(),
+                libc = (dir + "/libc.so.6").str();
+    if (!llvm::sys::fs::exists(libm) || !llvm::sys::fs::exists(libc))
+      continue;
+    std::vector<std::string> libs = {libm, libc};
+    // The dynamic loader gives thread-local state its __tls_get_addr (as
+    // libc.so's linker script would add it).
+    std::string loader = (dir + "/ld-linux-x86-64.so.2").str();
+    if (llvm::sys::fs::exists(loader))
+      libs.push_back(loader);
+    return libs;
+  }
+  return {};
+}
+
 llvm::Error mlir::accel::stageKernelMetadata(const KernelMetadata &meta,
                                              ArtifactSink &sink) {
   if (llvm::Error e = accel::verifyKernelMetadata(meta))

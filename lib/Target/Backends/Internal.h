@@ -10,6 +10,7 @@
 
 #include "accel/Runtime/KernelMetadata.h"
 #include "accel/Target/Backend.h"
+#include "accel/Target/CpuAbi.h"
 
 namespace mlir {
 namespace accel {
@@ -18,6 +19,56 @@ namespace accel {
 /// error for a chip of the other vendor.
 llvm::Expected<std::string> gpuChip(llvm::StringRef target,
                                     const BackendOptions &options);
+
+/// Whether `name` is a C identifier.
+bool isCIdentifier(llvm::StringRef name);
+/// The module's C name: its symbol (`module @kernels`), else the input
+/// file's stem with other characters than letters, digits and '_' made
+/// '_'; an error when that is no C identifier.
+llvm::Expected<std::string> cModuleName(ModuleOp module,
+                                        const BackendOptions &opts);
+/// `given` (the tool's --option), else the first of `names` on PATH, else
+/// in LLVM 22's bin folder; an error names the option and the target.
+llvm::Expected<std::string> findTool(llvm::StringRef given,
+                                     llvm::ArrayRef<llvm::StringRef> names,
+                                     llvm::StringRef option,
+                                     llvm::StringRef target);
+/// Runs a tool; its output goes into the error when it fails.
+llvm::Error runTool(ArtifactSink &sink, llvm::StringRef what,
+                    llvm::ArrayRef<llvm::StringRef> args);
+
+/// libm, libc and the dynamic loader where Debian and most distributions
+/// keep them (empty when they are elsewhere: their symbols then come from
+/// the program that loads the library).
+std::vector<std::string> systemCLibraries();
+
+/// A public function of a GPU module as its C host entry point sees it:
+/// its name, MLIR function type and buffers (static shapes).
+struct GpuHostSignature {
+  std::string name, signature;
+  std::vector<cpuabi::Buffer> args, results;
+  /// Why the host ABI cannot take the function (reported after the
+  /// kernels are compiled, so that the pipeline's own errors come first).
+  std::string problem;
+};
+/// The public functions of `module`, before it is compiled; an error for a
+/// function the host ABI cannot take.
+llvm::Expected<std::vector<GpuHostSignature>>
+collectGpuHostSignatures(ModuleOp module);
+/// The code of one gpu.module: nvptx: the cubin (`binary`, empty without
+/// ptxas) and the PTX; amdgpu: the code object (`binary`).
+struct GpuHostImage {
+  std::string binary, ptx;
+};
+/// Writes the C host library of the functions (GpuHost.cpp): <module>.h,
+/// <module>_host.c, <module>.o, lib<module>.so and <module>.json.
+llvm::Error stageGpuHostLibrary(llvm::StringRef target, llvm::StringRef chip,
+                                llvm::StringRef module,
+                                llvm::ArrayRef<GpuHostSignature> signatures,
+                                llvm::ArrayRef<GpuKernel> kernels,
+                                const llvm::StringMap<GpuHostImage> &images,
+                                ArtifactSink &sink,
+                                const BackendOptions &opts);
 
 /// Checks `meta` and writes it as <kernel>.json.
 llvm::Error stageKernelMetadata(const KernelMetadata &meta, ArtifactSink &sink);

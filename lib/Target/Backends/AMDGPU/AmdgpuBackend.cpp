@@ -32,6 +32,13 @@ namespace {
 /// resource report of its kernels.
 llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
                           const BackendOptions &opts) {
+  llvm::Expected<std::string> moduleName = cModuleName(module, opts);
+  if (!moduleName)
+    return moduleName.takeError();
+  llvm::Expected<std::vector<GpuHostSignature>> signatures =
+      collectGpuHostSignatures(module);
+  if (!signatures)
+    return signatures.takeError();
   llvm::Expected<GpuKernelSet> compiled =
       compileGpuKernels("amdgpu", module, opts);
   if (!compiled)
@@ -40,7 +47,9 @@ llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
   std::vector<GpuKernel> &kernels = compiled->kernels;
   if (kernels.empty())
     return backendError("'" + opts.inputName + "' has no function to compile");
+  llvm::StringMap<GpuHostImage> hostImages;
   for (auto &[name, object] : compiled->images) {
+    hostImages[name].binary = object;
     std::string hsacoName = (name + ".hsaco").str();
     if (llvm::Error e = sink.add(
             hsacoName, llvm::ArrayRef<uint8_t>(
@@ -90,7 +99,9 @@ llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
           res->privateSegmentBytes, res->vgprSpills, a.wavesPerSimd);
     }
   }
-  return llvm::Error::success();
+  // The C host library that runs each function's kernels in order.
+  return stageGpuHostLibrary("amdgpu", *gfx, *moduleName, *signatures,
+                             kernels, hostImages, sink, opts);
 }
 
 } // namespace

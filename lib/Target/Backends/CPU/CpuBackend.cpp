@@ -44,59 +44,6 @@ using namespace mlir::accel;
 
 namespace {
 
-bool isCIdentifier(llvm::StringRef name) {
-  return !name.empty() && !llvm::isDigit(name.front()) &&
-         llvm::all_of(name,
-                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
-}
-
-/// `program` from --clang/--ld-lld, else PATH, else LLVM 22's bin folder.
-llvm::Expected<std::string> findTool(llvm::StringRef given,
-                                     llvm::ArrayRef<llvm::StringRef> names,
-                                     llvm::StringRef option) {
-  std::string path;
-  if (!given.empty()) {
-    path = given.str();
-  } else {
-    for (llvm::StringRef name : names) {
-      if (auto found = llvm::sys::findProgramByName(name)) {
-        path = *found;
-        break;
-      }
-      std::string llvmBin = ("/usr/lib/llvm-22/bin/" + name).str();
-      if (llvm::sys::fs::can_execute(llvmBin)) {
-        path = llvmBin;
-        break;
-      }
-    }
-    if (path.empty())
-      return backendError("--target=cpu needs " + names.front() +
-                          ", which is not on PATH nor in /usr/lib/llvm-22/bin "
-                          "(give it with --" +
-                          option + "=PATH)");
-  }
-  if (!llvm::sys::fs::can_execute(path))
-    return backendError(names.front() + " '" + path + "' is not an executable");
-  return path;
-}
-
-/// Runs a tool; its output goes into the error when it fails.
-llvm::Error runTool(ArtifactSink &sink, llvm::StringRef what,
-                    llvm::ArrayRef<llvm::StringRef> args) {
-  std::string log = sink.temporary("tool.log");
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
-  std::string message;
-  int rc =
-      llvm::sys::ExecuteAndWait(args.front(), args, std::nullopt, redirects,
-                                /*SecondsToWait=*/300, 0, &message);
-  if (rc == 0)
-    return llvm::Error::success();
-  auto text = llvm::MemoryBuffer::getFile(log);
-  return backendError(what + " failed" +
-                      (message.empty() ? "" : ": " + message) + "\n" +
-                      (text ? (*text)->getBuffer().rtrim().str() : ""));
-}
-
 /// The C ABI's view of one argument or result type.
 llvm::Expected<accel::cpuabi::Buffer>
 abiBuffer(Type type, llvm::StringRef function, llvm::StringRef what) {
@@ -172,17 +119,10 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
     }
   }
   // 2. The module's name and the public functions' C signatures.
-  if (auto name = module.getSymName()) {
-    artifact.module = name->str();
-  } else {
-    for (char c : llvm::sys::path::stem(opts.inputName))
-      artifact.module += llvm::isAlnum(c) ? c : '_';
-    if (!artifact.module.empty() && llvm::isDigit(artifact.module.front()))
-      artifact.module = "m" + artifact.module;
-  }
-  if (!isCIdentifier(artifact.module))
-    return backendError("the module name '" + artifact.module +
-                        "' is not a C identifier");
+  llvm::Expected<std::string> moduleName = cModuleName(module, opts);
+  if (!moduleName)
+    return moduleName.takeError();
+  artifact.module = *moduleName;
   // The lowered code calls these for its temporaries; a function of the
   // module under one of their names would take the call (or clash with the
   // wrapper's definition).
@@ -265,10 +205,10 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
   if (artifact.kernels.empty())
     return backendError("'" + opts.inputName + "' has no function to compile");
   llvm::Expected<std::string> clang =
-      findTool(opts.clang, {"clang-22", "clang"}, "clang");
+      findTool(opts.clang, {"clang-22", "clang"}, "clang", "cpu");
   if (!clang)
     return clang.takeError();
-  llvm::Expected<std::string> lld = findTool(opts.lld, {"ld.lld"}, "ld-lld");
+  llvm::Expected<std::string> lld = findTool(opts.lld, {"ld.lld"}, "ld-lld", "cpu");
   if (!lld)
     return lld.takeError();
 
@@ -395,22 +335,7 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
   // libc and libm as DT_NEEDED when they are where Debian and most
   // distributions keep them; otherwise their symbols stay undefined and
   // come from the program that loads the library.
-  llvm::SmallVector<std::string> libs;
-  for (llvm::StringRef dir :
-       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-        "/usr/lib64"}) {
-    std::string libm = (dir + "/libm.so.6").str(),
-                libc = (dir + "/libc.so.6").str();
-    if (llvm::sys::fs::exists(libm) && llvm::sys::fs::exists(libc)) {
-      libs = {libm, libc};
-      // The dynamic loader gives the wrapper's thread-local state its
-      // __tls_get_addr (as libc.so's linker script would add it).
-      std::string loader = (dir + "/ld-linux-x86-64.so.2").str();
-      if (llvm::sys::fs::exists(loader))
-        libs.push_back(loader);
-      break;
-    }
-  }
+  std::vector<std::string> libs = systemCLibraries();
   // A sharded module's collectives call MPICH (the ABI the mpi lowering
   // targets): libmpich.so.12 is DT_NEEDED, so the library loads in an MPI
   // program and refuses to load where MPICH is missing.

@@ -33,6 +33,14 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
   if (opts.cubin != "auto" && opts.cubin != "yes" && opts.cubin != "no")
     return backendError("--cubin must be auto, yes or no, got '" + opts.cubin +
                         "'");
+  // The public functions, for their host entry points.
+  llvm::Expected<std::string> moduleName = cModuleName(module, opts);
+  if (!moduleName)
+    return moduleName.takeError();
+  llvm::Expected<std::vector<GpuHostSignature>> signatures =
+      collectGpuHostSignatures(module);
+  if (!signatures)
+    return signatures.takeError();
   // 1. accel ops -> kernels -> PTX.
   llvm::Expected<GpuKernelSet> compiled =
       compileGpuKernels("nvptx", module, opts);
@@ -58,7 +66,10 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
     if (!ptxas.empty() && !llvm::sys::fs::can_execute(ptxas))
       return backendError("ptxas '" + ptxas + "' is not an executable");
   }
+  llvm::StringMap<GpuHostImage> hostImages;
   for (auto &[name, text] : compiled->images) {
+    GpuHostImage &hostImage = hostImages[name];
+    hostImage.ptx = text;
     std::string ptxName = (name + ".ptx").str(), cubinName;
     if (llvm::Error e = sink.add(ptxName, text))
       return e;
@@ -92,6 +103,7 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
         return backendError("cannot read ptxas's cubin '" + out +
                             "': " + cubinBytes.getError().message());
       cubinSha256 = accel::computeSha256Hex((*cubinBytes)->getBuffer());
+      hostImage.binary = (*cubinBytes)->getBuffer().str();
       // One section per entry function, from "Compiling entry function
       // 'NAME'" to the next: "... 0 bytes spill stores, ..." and "Used 66
       // registers, used 0 barriers, 19456 bytes smem, ..." on lines of
@@ -143,7 +155,9 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
         return e;
     }
   }
-  return llvm::Error::success();
+  // 3. The C host library that runs each function's kernels in order.
+  return stageGpuHostLibrary("nvptx", chip, *moduleName, *signatures, kernels,
+                             hostImages, sink, opts);
 }
 
 } // namespace

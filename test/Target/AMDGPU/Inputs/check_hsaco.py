@@ -145,6 +145,8 @@ def check(args):
     for path in paths:
         with open(path) as f:
             meta = json.load(f)
+        if "functions" in meta and "library" in meta:
+            continue  # <module>.json of the host library (docs/aot.md)
         kernel = meta["kernel"]
         seen.add(kernel)
         errors_before = len(errors)
@@ -244,7 +246,7 @@ def check(args):
         sys.stderr.write("check_hsaco.py: error: %s\n" % e)
     if errors:
         sys.exit(1)
-    print("check_hsaco.py: %d kernels agree" % len(paths))
+    print("check_hsaco.py: %d kernels agree" % len(seen))
 
 
 def main(argv):

@@ -1,0 +1,1153 @@
+//===- GpuHost.cpp - C host libraries of the GPU back ends ---------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// What accel-compile --target=nvptx|amdgpu writes beside the kernels: one
+// C entry point per public function that enqueues the function's kernels
+// in order on the caller's stream, on the caller's device buffers and a
+// workspace that holds the temporaries (planned here, by liveness); the C
+// header; the C source (the images embedded as bytes; it builds on any
+// host with a C compiler); the library and object clang and ld.lld make of
+// it; and the program's JSON. The host code opens the driver with dlopen
+// at accel_<module>_load(), as the project's launchers do, so nothing links
+// against CUDA or HIP. docs/aot.md ("GPU host libraries") is the
+// specification; this file and that section change together.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+#include "accel/Target/CpuAbi.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::accel;
+namespace abi = mlir::accel::cpuabi;
+
+namespace {
+
+/// Device pointers must be aligned to this many bytes (the kernels' widest
+/// vector access), the workspace and each temporary in it to kWorkspaceAlign
+/// (what cudaMalloc and hipMalloc return).
+constexpr int64_t kBufferAlign = 16;
+constexpr int64_t kWorkspaceAlign = 256;
+
+/// A temporary of a function's program: the kernels that use it (first and
+/// last, in launch order) and its place in the workspace.
+struct Temporary {
+  std::string name;
+  int64_t bytes = 0, offset = 0;
+  size_t first = 0, last = 0;
+};
+
+/// One public function as its host entry point runs it.
+struct HostFunction {
+  const GpuHostSignature *signature = nullptr;
+  std::vector<const KernelMetadata *> kernels;
+  std::vector<Temporary> temporaries;
+  int64_t workspaceBytes = 0;
+  /// Per kernel, per parameter: the C variable that holds the pointer.
+  std::vector<std::vector<std::string>> params;
+  /// The image (gpu.module) that holds the kernels.
+  std::string image;
+};
+
+int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+/// The number after `prefix` in a buffer name ("arg2", "tmp0").
+std::optional<unsigned> indexAfter(llvm::StringRef name,
+                                   llvm::StringRef prefix) {
+  unsigned index;
+  if (!name.consume_front(prefix) || name.empty() ||
+      name.getAsInteger(10, index))
+    return std::nullopt;
+  return index;
+}
+
+/// Places the temporaries in the workspace: in order of first use, each at
+/// the lowest aligned offset where it overlaps no temporary whose kernels
+/// it shares a launch interval with. Returns the workspace's size.
+int64_t planWorkspace(std::vector<Temporary> &temps) {
+  int64_t total = 0;
+  for (size_t i = 0; i < temps.size(); ++i) {
+    Temporary &t = temps[i];
+    // The live ranges already placed that meet this one, by offset.
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (size_t j = 0; j < i; ++j)
+      if (temps[j].first <= t.last && t.first <= temps[j].last)
+        busy.push_back({temps[j].offset, temps[j].offset + temps[j].bytes});
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + t.bytes <= begin)
+        break;
+      offset = std::max(offset, alignTo(end, kWorkspaceAlign));
+    }
+    t.offset = offset;
+    total = std::max(total, alignTo(offset + t.bytes, kWorkspaceAlign));
+  }
+  return total;
+}
+
+llvm::Expected<HostFunction>
+planFunction(const GpuHostSignature &sig, llvm::ArrayRef<GpuKernel> all) {
+  HostFunction f;
+  f.signature = &sig;
+  std::string where = "the GPU host function of @" + sig.name;
+  for (const GpuKernel &k : all)
+    if (k.function == sig.name) {
+      if (f.kernels.empty())
+        f.image = k.module;
+      else if (k.module != f.image)
+        return backendError(where + ": its kernels are in two modules");
+      f.kernels.push_back(&k.metadata);
+    }
+  if (f.kernels.empty())
+    return backendError(where + ": @" + sig.name +
+                        " has no GPU kernel (it computes nothing on the GPU)");
+  std::vector<bool> resultWritten(sig.results.size(), false);
+  for (auto [ki, meta] : llvm::enumerate(f.kernels)) {
+    std::vector<std::string> params;
+    for (const KernelArgument &arg : meta->arguments) {
+      std::string in = "kernel " + meta->kernel + " parameter '" + arg.name + "'";
+      if (arg.kind != KernelArgKind::Buffer)
+        return backendError(where + ": " + in +
+                            " is a scalar; host functions pass buffers only");
+      auto check = [&](const abi::Buffer &b, llvm::StringRef what) -> llvm::Error {
+        int64_t bytes = b.elemBytes;
+        for (int64_t d : b.shape)
+          bytes *= d;
+        if (bytes != arg.byteSize)
+          return backendError(where + ": " + in + " has " +
+                              llvm::Twine(arg.byteSize) + " bytes; " + what +
+                              " has " + llvm::Twine(bytes));
+        return llvm::Error::success();
+      };
+      if (auto a = indexAfter(arg.name, "arg")) {
+        if (*a >= sig.args.size())
+          return backendError(where + ": " + in + " names no argument");
+        if (llvm::Error e = check(sig.args[*a], "the argument"))
+          return std::move(e);
+        if (arg.access != BufferAccess::In)
+          return backendError(where + ": " + in +
+                              " writes an argument; host functions leave "
+                              "their arguments as they are");
+        params.push_back("a" + std::to_string(*a));
+      } else if (auto r = indexAfter(arg.name, "result")) {
+        if (*r >= sig.results.size())
+          return backendError(where + ": " + in + " names no result");
+        if (llvm::Error e = check(sig.results[*r], "the result"))
+          return std::move(e);
+        if (arg.access != BufferAccess::In)
+          resultWritten[*r] = true;
+        params.push_back("r" + std::to_string(*r));
+      } else if (indexAfter(arg.name, "tmp")) {
+        auto it = llvm::find_if(f.temporaries, [&](const Temporary &t) {
+          return t.name == arg.name;
+        });
+        if (it == f.temporaries.end()) {
+          if (arg.access == BufferAccess::In)
+            return backendError(where + ": " + in +
+                                " reads a temporary no earlier kernel wrote");
+          f.temporaries.push_back({arg.name, arg.byteSize, 0, ki, ki});
+          it = std::prev(f.temporaries.end());
+        } else if (it->bytes != arg.byteSize) {
+          return backendError(where + ": " + in + " has " +
+                              llvm::Twine(arg.byteSize) +
+                              " bytes; an earlier kernel's " +
+                              llvm::Twine(it->bytes));
+        }
+        it->last = ki;
+        params.push_back("t" + std::to_string(it - f.temporaries.begin()));
+      } else {
+        return backendError(where + ": " + in +
+                            " is no argument, result or temporary");
+      }
+    }
+    f.params.push_back(std::move(params));
+  }
+  for (auto [i, written] : llvm::enumerate(resultWritten))
+    if (!written)
+      return backendError(where + ": no kernel writes result " +
+                          llvm::Twine(i));
+  f.workspaceBytes = planWorkspace(f.temporaries);
+  return f;
+}
+
+std::string shapeText(llvm::ArrayRef<int64_t> shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s.empty() ? "scalar" : s;
+}
+
+std::string parameterList(const GpuHostSignature &s) {
+  std::string text = "(void *stream, void *workspace";
+  for (size_t i = 0; i < s.args.size(); ++i)
+    text += ", const accel_tensor *arg" + std::to_string(i);
+  for (size_t i = 0; i < s.results.size(); ++i)
+    text += ", accel_tensor *result" + std::to_string(i);
+  return text + ")";
+}
+
+std::string hashedSymbol(const GpuHostSignature &s) {
+  abi::Kernel k;
+  k.name = s.name;
+  k.signature = s.signature;
+  return abi::hashedSymbol(k);
+}
+
+/// The bytes as a C array initializer, 20 a line.
+void writeBytes(llvm::raw_ostream &os, llvm::StringRef bytes) {
+  for (size_t i = 0; i < bytes.size(); ++i)
+    os << (i % 20 == 0 ? "\n  " : "") << unsigned(uint8_t(bytes[i])) << ",";
+  os << "\n";
+}
+
+struct Generator {
+  llvm::StringRef target, chip, m;
+  std::string M;
+  llvm::ArrayRef<HostFunction> functions;
+  const llvm::StringMap<GpuHostImage> &images;
+  bool nvidia() const { return target == "nvptx"; }
+
+  std::string info() const {
+    return llvm::formatv("{{\"format_version\":1,\"abi_version\":{0},"
+                         "\"compiler\":\"{1}\",\"target\":\"{2}\","
+                         "\"chip\":\"{3}\",\"module\":\"{4}\"}",
+                         abi::kAbiVersion, getAccelCompilerId(), target, chip,
+                         m)
+        .str();
+  }
+
+  std::string header() const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "/* " << m << ".h: C entry points of lib" << m
+       << ".so, generated by " << getAccelCompilerId()
+       << " (accel-compile --target=" << target << ", chip " << chip
+       << ").\n   Do not edit. The ABI is described in docs/aot.md (\"GPU host "
+          "libraries\"). */\n"
+       << "#ifndef ACCEL_AOT_" << M << "_H\n#define ACCEL_AOT_" << M
+       << "_H\n\n#include <stdint.h>\n#include <string.h>\n\n"
+       << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+       << abi::sharedHeaderText()
+       << "/* What this header was generated with; the library must agree. */\n"
+       << "#define ACCEL_" << M << "_ABI_VERSION " << abi::kAbiVersion << "\n"
+       << "#define ACCEL_" << M << "_TARGET \"" << target << "\"\n"
+       << "#define ACCEL_" << M << "_CHIP \"" << chip << "\"\n"
+       << "#define ACCEL_" << M << "_INFO " << abi::cString(info()) << "\n\n"
+       << "const char *accel_" << m << "_info(void);\n"
+       << "int accel_" << m << "_abi_version(void);\n\n"
+       << "/* Opens the " << (nvidia() ? "CUDA driver (libcuda.so.1; the "
+                                         "environment variable ACCEL_LIBCUDA "
+                                         "names another)"
+                                       : "HIP runtime (libamdhip64.so; the "
+                                         "environment variable "
+                                         "ACCEL_LIBAMDHIP64 names another)")
+       << ",\n   checks that `device` can run code for " << chip
+       << " and loads the kernels on it"
+       << (nvidia() ? " (in its\n   primary context)" : "")
+       << ". ACCEL_OK when they are loaded on `device` already;\n"
+          "   ACCEL_ERR_DEVICE when any step fails, or when they are loaded on "
+          "another\n   device (unload first); accel_"
+       << m << "_last_error() says why.\n   Thread-safe. */\n"
+       << "int accel_" << m << "_load(int device);\n"
+       << "/* Unloads the kernels; no call may be running or be made until the "
+          "next load. */\n"
+       << "void accel_" << m << "_unload(void);\n"
+       << "/* Why the calling thread's last failed call failed (\"\" if none "
+          "did). */\n"
+       << "const char *accel_" << m << "_last_error(void);\n\n"
+       << "/* Refuses a library built from another compilation "
+          "(ACCEL_ERR_VERSION). */\n"
+       << "static inline int accel_" << m << "_load_check(void) {\n"
+       << "  if (accel_" << m << "_abi_version() != ACCEL_" << M
+       << "_ABI_VERSION ||\n      strcmp(accel_" << m << "_info(), ACCEL_" << M
+       << "_INFO) != 0)\n    return ACCEL_ERR_VERSION;\n  return ACCEL_OK;\n}\n\n";
+    for (const HostFunction &f : functions) {
+      const GpuHostSignature &s = *f.signature;
+      std::string N = llvm::StringRef(s.name).upper();
+      os << "/* " << s.name << abi::commentText(s.signature) << "\n";
+      for (size_t i = 0; i < s.args.size(); ++i)
+        os << "   arg" << i << ": " << s.args[i].dtype << "["
+           << shapeText(s.args[i].shape) << "] (device memory, read)\n";
+      for (size_t i = 0; i < s.results.size(); ++i)
+        os << "   result" << i << ": " << s.results[i].dtype << "["
+           << shapeText(s.results[i].shape) << "] (device memory, written)\n";
+      os << "   " << f.kernels.size() << " kernel"
+         << (f.kernels.size() == 1 ? "" : "s") << " in order:";
+      for (const KernelMetadata *k : f.kernels)
+        os << " " << k->kernel;
+      os << ".\n   The workspace holds its temporaries: ACCEL_" << N
+         << "_WORKSPACE_BYTES of device memory\n   aligned to "
+         << kWorkspaceAlign
+         << " bytes (NULL when 0), not shared with a call that may run at "
+            "the\n   same time. Buffers are contiguous row-major, their data "
+            "aligned to "
+         << kBufferAlign
+         << " bytes.\n   Enqueues the kernels on `stream` (a "
+         << (nvidia() ? "CUstream" : "hipStream_t")
+         << "; NULL: the default stream) and\n   returns: the results are "
+            "ready when the stream's work is. ACCEL_OK or an\n   "
+            "accel_status; the kernels' own failures show on the stream. */\n"
+         << "#define ACCEL_" << N << "_WORKSPACE_BYTES "
+         << f.workspaceBytes << "\n"
+         << "int accel_" << s.name << parameterList(s) << ";\n"
+         << "/* The same entry point under a name that carries its signature "
+            "hash: code\n   compiled against this header calls it. */\n"
+         << "int " << hashedSymbol(s) << parameterList(s) << ";\n"
+         << "#ifndef ACCEL_" << M << "_PLAIN_SYMBOLS\n"
+         << "#define accel_" << s.name << " " << hashedSymbol(s)
+         << "\n#endif\n\n";
+    }
+    os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* ACCEL_AOT_" << M
+       << "_H */\n";
+    return text;
+  }
+
+  /// The C conditions under which a device of compute capability
+  /// (major, minor) runs the cubin / the PTX of `chip`, and the same in
+  /// words: the rules of checkComputeCapability (CudaLauncher.h).
+  struct Rule {
+    std::string code, words;
+  };
+  std::pair<Rule, Rule> nvidiaRules() const {
+    llvm::StringRef digits = chip;
+    char suffix = 0;
+    digits.consume_front("sm_");
+    if (digits.ends_with("a") || digits.ends_with("f")) {
+      suffix = digits.back();
+      digits = digits.drop_back();
+    }
+    unsigned version = 0;
+    (void)digits.getAsInteger(10, version);
+    std::string maj = std::to_string(version / 10),
+                min = std::to_string(version % 10);
+    std::string need = maj + "." + min;
+    Rule exact{"(major == " + maj + " && minor == " + min + ")",
+               need + " exactly"};
+    Rule family{"(major == " + maj + " && minor >= " + min + ")",
+                need + " to " + maj + ".x"};
+    Rule later{"(major > " + maj + " || " + family.code + ")",
+               need + " and newer"};
+    if (suffix == 'a')
+      return {exact, exact};
+    if (suffix == 'f')
+      return {family, family};
+    return {family, later};
+  }
+
+  std::string source() const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "/* The host code of lib" << m << ".so (accel-compile --target="
+       << target << ", chip " << chip
+       << "): the kernels'\n   images and one entry point per function that "
+          "launches its kernels in\n   order. Generated; docs/aot.md (\"GPU "
+          "host libraries\"). Builds with any C11\n   compiler on a host with "
+          "dlopen and pthreads. */\n"
+       << "#define _GNU_SOURCE 1\n#define ACCEL_" << M << "_PLAIN_SYMBOLS\n"
+       << "#include \"" << m << ".h\"\n"
+       << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stdarg.h>\n"
+          "#include <stddef.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n";
+    // The images.
+    std::vector<std::string> imageNames;
+    for (const HostFunction &f : functions) {
+      if (llvm::is_contained(imageNames, f.image))
+        continue;
+      size_t i = imageNames.size();
+      imageNames.push_back(f.image);
+      const GpuHostImage &img = images.find(f.image)->second;
+      os << "/* " << f.image << " */\n";
+      if (!img.binary.empty()) {
+        os << "static const unsigned char accel_binary" << i << "[] = {";
+        writeBytes(os, img.binary);
+        os << "};\n";
+      }
+      if (!img.ptx.empty()) {
+        // With its terminating NUL, which the driver's JIT needs.
+        os << "static const unsigned char accel_ptx" << i << "[] = {";
+        writeBytes(os, llvm::StringRef(img.ptx.c_str(), img.ptx.size() + 1));
+        os << "};\n";
+      }
+    }
+    os << "\nstatic const struct accel_image {\n  const void *binary, *ptx;\n"
+          "} accel_images[] = {\n";
+    for (size_t i = 0; i < imageNames.size(); ++i) {
+      const GpuHostImage &img = images.find(imageNames[i])->second;
+      os << "    {" << (img.binary.empty() ? "NULL" : "accel_binary" + std::to_string(i))
+         << ", " << (img.ptx.empty() ? "NULL" : "accel_ptx" + std::to_string(i))
+         << "},\n";
+    }
+    os << "};\n#define ACCEL_IMAGES " << imageNames.size() << "\n\n";
+    // The kernels.
+    os << "static const struct accel_kernel {\n  int image;\n  const char "
+          "*name;\n  unsigned grid[3], block[3], shared;\n} accel_kernels[] "
+          "= {\n";
+    size_t numKernels = 0;
+    for (const HostFunction &f : functions)
+      for (const KernelMetadata *k : f.kernels) {
+        size_t image = llvm::find(imageNames, f.image) - imageNames.begin();
+        os << "    {" << image << ", \"" << k->kernel << "\", {" << k->grid[0]
+           << ", " << k->grid[1] << ", " << k->grid[2] << "}, {"
+           << k->block[0] << ", " << k->block[1] << ", " << k->block[2]
+           << "}, " << k->dynamicSharedBytes << "},\n";
+        ++numKernels;
+      }
+    os << "};\n#define ACCEL_KERNELS " << numKernels << "\n\n";
+    os << R"c(static __thread char accel_error[512];
+
+static int accel_fail(int status, const char *format, ...) {
+  /* Formatted apart first: an argument may be the old message. */
+  char message[sizeof(accel_error)];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  memcpy(accel_error, message, sizeof(message));
+  return status;
+}
+
+const char *)c"
+       << "accel_" << m << "_last_error(void) { return accel_error; }\n"
+       << "const char *accel_" << m << "_info(void) { return ACCEL_" << M
+       << "_INFO; }\nint accel_" << m << "_abi_version(void) { return "
+       << abi::kAbiVersion << "; }\n\n";
+    os << R"c(/* A buffer the caller gives: not NULL, the compiled shape, contiguous
+   row-major, aligned. */
+__attribute__((unused)) static int accel_check(const accel_tensor *t, const char *name, int64_t rank,
+                       const int64_t *sizes) {
+  if (!t)
+    return accel_fail(ACCEL_ERR_NULL, "%s is NULL", name);
+  if (t->rank != rank)
+    return accel_fail(ACCEL_ERR_SHAPE, "%s has rank %lld; the function takes %lld",
+                      name, (long long)t->rank, (long long)rank);
+  int64_t elements = 1, stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    if (t->sizes[d] != sizes[d])
+      return accel_fail(ACCEL_ERR_SHAPE,
+                        "%s has size %lld in dimension %lld; the function takes %lld",
+                        name, (long long)t->sizes[d], (long long)d,
+                        (long long)sizes[d]);
+    if (sizes[d] != 1 && t->strides[d] != stride)
+      return accel_fail(ACCEL_ERR_LAYOUT,
+                        "%s has stride %lld in dimension %lld; contiguous row-major is %lld",
+                        name, (long long)t->strides[d], (long long)d,
+                        (long long)stride);
+    stride *= sizes[d];
+    elements *= sizes[d];
+  }
+  if (elements > 0 && !t->data)
+    return accel_fail(ACCEL_ERR_NULL, "the data of %s is NULL", name);
+  if ((uintptr_t)t->data % )c"
+       << kBufferAlign << R"c( != 0)
+    return accel_fail(ACCEL_ERR_LAYOUT, "the data of %s is not aligned to )c"
+       << kBufferAlign << R"c( bytes", name);
+  return ACCEL_OK;
+}
+
+__attribute__((unused)) static int accel_check_workspace(void *workspace,
+                                                     int64_t bytes) {
+  if (bytes > 0 && !workspace)
+    return accel_fail(ACCEL_ERR_NULL, "the workspace is NULL; the function needs %lld bytes",
+                      (long long)bytes);
+  if ((uintptr_t)workspace % )c"
+       << kWorkspaceAlign << R"c( != 0)
+    return accel_fail(ACCEL_ERR_LAYOUT, "the workspace is not aligned to )c"
+       << kWorkspaceAlign << R"c( bytes");
+  return ACCEL_OK;
+}
+
+static pthread_mutex_t accel_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The device the kernels are loaded on, -1 when they are not. */
+static int accel_device = -1;
+
+)c";
+    if (nvidia())
+      writeCudaRuntime(os);
+    else
+      writeHipRuntime(os);
+    // The entry points.
+    for (const HostFunction &f : functions) {
+      const GpuHostSignature &s = *f.signature;
+      std::string N = llvm::StringRef(s.name).upper();
+      os << "\n/* @" << s.name << " */\n";
+      auto sizes = [&](const abi::Buffer &b, const std::string &var) {
+        os << "  static const int64_t " << var << "[] = {";
+        for (auto [i, d] : llvm::enumerate(b.shape))
+          os << (i ? ", " : "") << d;
+        os << (b.shape.empty() ? "0" : "") << "};\n";
+      };
+      os << "int accel_" << s.name << parameterList(s) << " {\n";
+      for (size_t i = 0; i < s.args.size(); ++i)
+        sizes(s.args[i], "s_arg" + std::to_string(i));
+      for (size_t i = 0; i < s.results.size(); ++i)
+        sizes(s.results[i], "s_result" + std::to_string(i));
+      os << "  int status;\n";
+      auto check = [&](const std::string &var, size_t rank) {
+        os << "  if ((status = accel_check(" << var << ", \"" << var << "\", "
+           << rank << ", s_" << var << ")) != ACCEL_OK)\n    return status;\n";
+      };
+      for (size_t i = 0; i < s.args.size(); ++i)
+        check("arg" + std::to_string(i), s.args[i].shape.size());
+      for (size_t i = 0; i < s.results.size(); ++i)
+        check("result" + std::to_string(i), s.results[i].shape.size());
+      os << "  if ((status = accel_check_workspace(workspace, ACCEL_" << N
+         << "_WORKSPACE_BYTES)) != ACCEL_OK)\n    return status;\n";
+      std::string ptr = nvidia() ? "CUdeviceptr" : "void *";
+      auto cast = [&](const std::string &e) {
+        return nvidia() ? "(CUdeviceptr)(uintptr_t)" + e : "(void *)" + e;
+      };
+      // An argument no kernel reads (a matmul over K = 0) is still checked.
+      for (size_t i = 0; i < s.args.size(); ++i)
+        os << "  " << ptr << " a" << i << " = "
+           << cast("arg" + std::to_string(i) + "->data") << ";\n  (void)a" << i
+           << ";\n";
+      for (size_t i = 0; i < s.results.size(); ++i)
+        os << "  " << ptr << " r" << i << " = "
+           << cast("result" + std::to_string(i) + "->data") << ";\n";
+      for (auto [i, t] : llvm::enumerate(f.temporaries))
+        os << "  " << ptr << " t" << i << " = "
+           << cast("((char *)workspace + " + std::to_string(t.offset) + ")")
+           << "; /* " << t.name << ", " << t.bytes << " bytes, kernels "
+           << t.first << "-" << t.last << " */\n";
+      os << "  accel_scope scope;\n"
+         << "  if ((status = accel_enter(&scope)) != ACCEL_OK)\n"
+         << "    return status;\n";
+      size_t base = 0;
+      for (const HostFunction &g : functions) {
+        if (&g == &f)
+          break;
+        base += g.kernels.size();
+      }
+      for (auto [k, params] : llvm::enumerate(f.params)) {
+        os << "  if (status == ACCEL_OK) {\n    void *params[] = {";
+        for (auto [i, p] : llvm::enumerate(params))
+          os << (i ? ", " : "") << "&" << p;
+        os << (params.empty() ? "NULL" : "") << "};\n    status = accel_launch("
+           << base + k << ", params, stream);\n  }\n";
+      }
+      os << "  accel_leave(&scope);\n  return status;\n}\n"
+         << "int " << hashedSymbol(s) << parameterList(s)
+         << " __attribute__((alias(\"accel_" << s.name << "\")));\n";
+    }
+    return text;
+  }
+
+  void writeCudaRuntime(llvm::raw_ostream &os) const {
+    auto [cubinRule, ptxRule] = nvidiaRules();
+    os << R"c(/* The CUDA driver API subset, declared here (not from cuda.h) and resolved
+   from libcuda with dlopen at load time. */
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+
+static struct {
+  void *library;
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+} cu;
+
+static CUdevice accel_cu_device;
+static CUcontext accel_context;
+static CUmodule accel_modules[ACCEL_IMAGES];
+static CUfunction accel_functions[ACCEL_KERNELS];
+
+static int accel_cuda_fail(CUresult result, const char *call) {
+  const char *name = NULL;
+  if (!cu.cuGetErrorName || cu.cuGetErrorName(result, &name) != 0)
+    name = NULL;
+  if (name)
+    return accel_fail(ACCEL_ERR_DEVICE, "%s failed: %s", call, name);
+  return accel_fail(ACCEL_ERR_DEVICE, "%s failed: CUDA error %d", call, result);
+}
+#define ACCEL_CU(call, name)                                                   \
+  do {                                                                         \
+    CUresult result_ = (call);                                                 \
+    if (result_ != 0)                                                          \
+      return accel_cuda_fail(result_, name);                                   \
+  } while (0)
+
+static int accel_open_driver(void) {
+  if (cu.library)
+    return ACCEL_OK;
+  const char *path = getenv("ACCEL_LIBCUDA");
+  if (!path || !*path)
+    path = "libcuda.so.1";
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return accel_fail(ACCEL_ERR_DEVICE, "no NVIDIA driver: %s", dlerror());
+  static const struct { const char *name, *fallback; size_t slot; } symbols[] = {
+#define S(f, name, fallback) {name, fallback, offsetof(__typeof__(cu), f)}
+      S(cuInit, "cuInit", NULL),
+      S(cuDeviceGet, "cuDeviceGet", NULL),
+      S(cuDeviceGetAttribute, "cuDeviceGetAttribute", NULL),
+      S(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL),
+      S(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
+      S(cuCtxGetCurrent, "cuCtxGetCurrent", NULL),
+      S(cuCtxSetCurrent, "cuCtxSetCurrent", NULL),
+      S(cuModuleLoadData, "cuModuleLoadData", NULL),
+      S(cuModuleUnload, "cuModuleUnload", NULL),
+      S(cuModuleGetFunction, "cuModuleGetFunction", NULL),
+      S(cuFuncSetAttribute, "cuFuncSetAttribute", NULL),
+      S(cuLaunchKernel, "cuLaunchKernel", NULL),
+      S(cuGetErrorName, "cuGetErrorName", NULL),
+#undef S
+  };
+  for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); ++i) {
+    void *symbol = dlsym(library, symbols[i].name);
+    if (!symbol && symbols[i].fallback)
+      symbol = dlsym(library, symbols[i].fallback);
+    if (!symbol) {
+      dlclose(library);
+      return accel_fail(ACCEL_ERR_DEVICE, "no usable NVIDIA driver: %s: missing symbol %s",
+                        path, symbols[i].name);
+    }
+    memcpy((char *)&cu + symbols[i].slot, &symbol, sizeof(symbol));
+  }
+  cu.library = library;
+  return ACCEL_OK;
+}
+
+/* Makes the library's context current for a call; accel_leave restores the
+   caller's. */
+typedef struct { CUcontext previous; int set; } accel_scope;
+static int accel_enter(accel_scope *scope) {
+  scope->set = 0;
+  if (accel_device < 0)
+    return accel_fail(ACCEL_ERR_DEVICE, "the kernels are not loaded: call accel_)c"
+       << m << R"c(_load first");
+  ACCEL_CU(cu.cuCtxGetCurrent(&scope->previous), "cuCtxGetCurrent");
+  if (scope->previous != accel_context) {
+    ACCEL_CU(cu.cuCtxSetCurrent(accel_context), "cuCtxSetCurrent");
+    scope->set = 1;
+  }
+  return ACCEL_OK;
+}
+static void accel_leave(accel_scope *scope) {
+  if (scope->set)
+    (void)cu.cuCtxSetCurrent(scope->previous);
+}
+
+static int accel_launch(int k, void **params, void *stream) {
+  const struct accel_kernel *kernel = &accel_kernels[k];
+  CUresult result = cu.cuLaunchKernel(
+      accel_functions[k], kernel->grid[0], kernel->grid[1], kernel->grid[2],
+      kernel->block[0], kernel->block[1], kernel->block[2], kernel->shared,
+      (CUstream)stream, params, NULL);
+  if (result != 0) {
+    accel_cuda_fail(result, "cuLaunchKernel");
+    return accel_fail(ACCEL_ERR_DEVICE, "launching %s: %s", kernel->name,
+                      accel_error);
+  }
+  return ACCEL_OK;
+}
+
+static void accel_unload_locked(void) {
+  for (int i = 0; i < ACCEL_IMAGES; ++i)
+    if (accel_modules[i]) {
+      (void)cu.cuModuleUnload(accel_modules[i]);
+      accel_modules[i] = NULL;
+    }
+  if (accel_context)
+    (void)cu.cuDevicePrimaryCtxRelease(accel_cu_device);
+  accel_context = NULL;
+  accel_device = -1;
+}
+
+static int accel_load_locked(int device) {
+  int status = accel_open_driver();
+  if (status != ACCEL_OK)
+    return status;
+  ACCEL_CU(cu.cuInit(0), "cuInit");
+  ACCEL_CU(cu.cuDeviceGet(&accel_cu_device, device), "cuDeviceGet");
+  int major = 0, minor = 0, optin = 0;
+  ACCEL_CU(cu.cuDeviceGetAttribute(&major, 75, accel_cu_device), "cuDeviceGetAttribute");
+  ACCEL_CU(cu.cuDeviceGetAttribute(&minor, 76, accel_cu_device), "cuDeviceGetAttribute");
+  ACCEL_CU(cu.cuDeviceGetAttribute(&optin, 97, accel_cu_device), "cuDeviceGetAttribute");
+  /* The rules of the launcher's checkComputeCapability: a cubin runs within
+     its major version, PTX on later devices too ("a" chips: exactly). */
+  int cubin_runs = )c"
+       << cubinRule.code << ";\n  int ptx_runs = " << ptxRule.code << R"c(;
+  for (int k = 0; k < ACCEL_KERNELS; ++k)
+    if ((int)accel_kernels[k].shared > optin)
+      return accel_fail(ACCEL_ERR_DEVICE,
+                        "%s needs %u bytes of dynamic shared memory; device %d allows %d",
+                        accel_kernels[k].name, accel_kernels[k].shared, device, optin);
+  CUcontext previous = NULL;
+  ACCEL_CU(cu.cuCtxGetCurrent(&previous), "cuCtxGetCurrent");
+  ACCEL_CU(cu.cuDevicePrimaryCtxRetain(&accel_context, accel_cu_device),
+           "cuDevicePrimaryCtxRetain");
+  status = ACCEL_OK;
+  CUresult result = cu.cuCtxSetCurrent(accel_context);
+  if (result != 0)
+    status = accel_cuda_fail(result, "cuCtxSetCurrent");
+  for (int i = 0; status == ACCEL_OK && i < ACCEL_IMAGES; ++i) {
+    const void *image = cubin_runs && accel_images[i].binary
+                            ? accel_images[i].binary
+                            : ptx_runs ? accel_images[i].ptx : NULL;
+    if (!image) {
+      status = accel_fail(ACCEL_ERR_DEVICE,
+                          "device %d has compute capability %d.%d; this library's "
+                          "code is for )c"
+       << chip << R"c( (%s)", device, major, minor,
+                          accel_images[i].binary ? ")c"
+       << "its cubin runs on " << cubinRule.words << ", its PTX on "
+       << ptxRule.words << R"c(" : ")c"
+       << "its PTX runs on " << ptxRule.words << R"c(");
+      break;
+    }
+    result = cu.cuModuleLoadData(&accel_modules[i], image);
+    if (result != 0)
+      status = accel_cuda_fail(result, "cuModuleLoadData");
+  }
+  for (int k = 0; status == ACCEL_OK && k < ACCEL_KERNELS; ++k) {
+    result = cu.cuModuleGetFunction(&accel_functions[k],
+                                    accel_modules[accel_kernels[k].image],
+                                    accel_kernels[k].name);
+    if (result != 0) {
+      status = accel_cuda_fail(result, "cuModuleGetFunction");
+      break;
+    }
+    /* Dynamic shared memory above 48 KiB needs the function's opt-in. */
+    if (accel_kernels[k].shared > 48 * 1024) {
+      result = cu.cuFuncSetAttribute(accel_functions[k], 8,
+                                     (int)accel_kernels[k].shared);
+      if (result != 0)
+        status = accel_cuda_fail(result, "cuFuncSetAttribute");
+    }
+  }
+  (void)cu.cuCtxSetCurrent(previous);
+  accel_device = device;
+  if (status != ACCEL_OK)
+    accel_unload_locked();
+  return status;
+}
+)c";
+    writeLoadUnload(os);
+  }
+
+  void writeHipRuntime(llvm::raw_ostream &os) const {
+    os << R"c(/* The HIP runtime API subset, declared here (not from hip_runtime_api.h)
+   and resolved from libamdhip64 with dlopen at load time. */
+typedef int hipError_t;
+typedef struct ihipModule_t *hipModule_t;
+typedef struct ihipModuleSymbol_t *hipFunction_t;
+typedef struct ihipStream_t *hipStream_t;
+
+/* The leading fields of hipDeviceProp_tR0600 (ROCm 6; the layout the
+   launcher reads, HipLauncher.cpp); the runtime writes the whole of it. */
+typedef struct {
+  char name[256];
+  char uuid[16];
+  char luid[8];
+  unsigned luidDeviceNodeMask;
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  char fieldsUpToGcnArchName[1160 - 304];
+  char gcnArchName[256];
+  char fieldsAfterGcnArchName[1472 - 1416];
+} accel_hip_props;
+
+static struct {
+  void *library;
+  hipError_t (*hipInit)(unsigned);
+  hipError_t (*hipGetDeviceCount)(int *);
+  hipError_t (*hipGetDeviceProperties)(accel_hip_props *, int);
+  hipError_t (*hipGetDevice)(int *);
+  hipError_t (*hipSetDevice)(int);
+  hipError_t (*hipModuleLoadData)(hipModule_t *, const void *);
+  hipError_t (*hipModuleUnload)(hipModule_t);
+  hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t, const char *);
+  hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned,
+                                      unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, hipStream_t, void **, void **);
+  const char *(*hipGetErrorName)(hipError_t);
+} hip;
+
+static hipModule_t accel_modules[ACCEL_IMAGES];
+static hipFunction_t accel_functions[ACCEL_KERNELS];
+
+static int accel_hip_fail(hipError_t result, const char *call) {
+  const char *name = hip.hipGetErrorName ? hip.hipGetErrorName(result) : NULL;
+  if (name)
+    return accel_fail(ACCEL_ERR_DEVICE, "%s failed: %s", call, name);
+  return accel_fail(ACCEL_ERR_DEVICE, "%s failed: HIP error %d", call, result);
+}
+#define ACCEL_HIP(call, name)                                                  \
+  do {                                                                         \
+    hipError_t result_ = (call);                                               \
+    if (result_ != 0)                                                          \
+      return accel_hip_fail(result_, name);                                    \
+  } while (0)
+
+static int accel_open_driver(void) {
+  if (hip.library)
+    return ACCEL_OK;
+  const char *path = getenv("ACCEL_LIBAMDHIP64");
+  if (!path || !*path)
+    path = "libamdhip64.so";
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return accel_fail(ACCEL_ERR_DEVICE, "no HIP runtime: %s", dlerror());
+  static const struct { const char *name, *fallback; size_t slot; } symbols[] = {
+#define S(f, name, fallback) {name, fallback, offsetof(__typeof__(hip), f)}
+      S(hipInit, "hipInit", NULL),
+      S(hipGetDeviceCount, "hipGetDeviceCount", NULL),
+      S(hipGetDeviceProperties, "hipGetDevicePropertiesR0600", "hipGetDeviceProperties"),
+      S(hipGetDevice, "hipGetDevice", NULL),
+      S(hipSetDevice, "hipSetDevice", NULL),
+      S(hipModuleLoadData, "hipModuleLoadData", NULL),
+      S(hipModuleUnload, "hipModuleUnload", NULL),
+      S(hipModuleGetFunction, "hipModuleGetFunction", NULL),
+      S(hipModuleLaunchKernel, "hipModuleLaunchKernel", NULL),
+      S(hipGetErrorName, "hipGetErrorName", NULL),
+#undef S
+  };
+  for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); ++i) {
+    void *symbol = dlsym(library, symbols[i].name);
+    if (!symbol && symbols[i].fallback)
+      symbol = dlsym(library, symbols[i].fallback);
+    if (!symbol) {
+      dlclose(library);
+      return accel_fail(ACCEL_ERR_DEVICE, "no usable HIP runtime: %s: missing symbol %s",
+                        path, symbols[i].name);
+    }
+    memcpy((char *)&hip + symbols[i].slot, &symbol, sizeof(symbol));
+  }
+  hip.library = library;
+  return ACCEL_OK;
+}
+
+/* Makes the library's device current for a call; accel_leave restores the
+   caller's. */
+typedef struct { int previous, set; } accel_scope;
+static int accel_enter(accel_scope *scope) {
+  scope->set = 0;
+  if (accel_device < 0)
+    return accel_fail(ACCEL_ERR_DEVICE, "the kernels are not loaded: call accel_)c"
+       << m << R"c(_load first");
+  ACCEL_HIP(hip.hipGetDevice(&scope->previous), "hipGetDevice");
+  if (scope->previous != accel_device) {
+    ACCEL_HIP(hip.hipSetDevice(accel_device), "hipSetDevice");
+    scope->set = 1;
+  }
+  return ACCEL_OK;
+}
+static void accel_leave(accel_scope *scope) {
+  if (scope->set)
+    (void)hip.hipSetDevice(scope->previous);
+}
+
+static int accel_launch(int k, void **params, void *stream) {
+  const struct accel_kernel *kernel = &accel_kernels[k];
+  hipError_t result = hip.hipModuleLaunchKernel(
+      accel_functions[k], kernel->grid[0], kernel->grid[1], kernel->grid[2],
+      kernel->block[0], kernel->block[1], kernel->block[2], kernel->shared,
+      (hipStream_t)stream, params, NULL);
+  if (result != 0) {
+    accel_hip_fail(result, "hipModuleLaunchKernel");
+    return accel_fail(ACCEL_ERR_DEVICE, "launching %s: %s", kernel->name,
+                      accel_error);
+  }
+  return ACCEL_OK;
+}
+
+static void accel_unload_locked(void) {
+  for (int i = 0; i < ACCEL_IMAGES; ++i)
+    if (accel_modules[i]) {
+      (void)hip.hipModuleUnload(accel_modules[i]);
+      accel_modules[i] = NULL;
+    }
+  accel_device = -1;
+}
+
+static int accel_load_locked(int device) {
+  int status = accel_open_driver();
+  if (status != ACCEL_OK)
+    return status;
+  ACCEL_HIP(hip.hipInit(0), "hipInit");
+  int count = 0;
+  ACCEL_HIP(hip.hipGetDeviceCount(&count), "hipGetDeviceCount");
+  if (device < 0 || device >= count)
+    return accel_fail(ACCEL_ERR_DEVICE, "no device %d (there are %d)", device, count);
+  accel_hip_props props;
+  ACCEL_HIP(hip.hipGetDeviceProperties(&props, device), "hipGetDeviceProperties");
+  props.gcnArchName[sizeof(props.gcnArchName) - 1] = 0;
+  /* "gfx942:sramecc+:xnack-": the processor before the features. */
+  size_t length = strcspn(props.gcnArchName, ":");
+  if (length != strlen(")c"
+       << chip << R"c(") || strncmp(props.gcnArchName, ")c" << chip
+       << R"c(", length) != 0)
+    return accel_fail(ACCEL_ERR_DEVICE,
+                      "device %d is %s; this library's code object is for )c"
+       << chip << R"c( only", device, props.gcnArchName);
+  for (int k = 0; k < ACCEL_KERNELS; ++k)
+    if (accel_kernels[k].shared > props.sharedMemPerBlock)
+      return accel_fail(ACCEL_ERR_DEVICE,
+                        "%s needs %u bytes of LDS; device %d allows %zu",
+                        accel_kernels[k].name, accel_kernels[k].shared, device,
+                        props.sharedMemPerBlock);
+  int previous = 0;
+  ACCEL_HIP(hip.hipGetDevice(&previous), "hipGetDevice");
+  ACCEL_HIP(hip.hipSetDevice(device), "hipSetDevice");
+  hipError_t result = 0;
+  for (int i = 0; status == ACCEL_OK && i < ACCEL_IMAGES; ++i) {
+    result = hip.hipModuleLoadData(&accel_modules[i], accel_images[i].binary);
+    if (result != 0)
+      status = accel_hip_fail(result, "hipModuleLoadData");
+  }
+  for (int k = 0; status == ACCEL_OK && k < ACCEL_KERNELS; ++k) {
+    result = hip.hipModuleGetFunction(&accel_functions[k],
+                                      accel_modules[accel_kernels[k].image],
+                                      accel_kernels[k].name);
+    if (result != 0)
+      status = accel_hip_fail(result, "hipModuleGetFunction");
+  }
+  (void)hip.hipSetDevice(previous);
+  accel_device = device;
+  if (status != ACCEL_OK)
+    accel_unload_locked();
+  return status;
+}
+)c";
+    writeLoadUnload(os);
+  }
+
+  void writeLoadUnload(llvm::raw_ostream &os) const {
+    os << "\nint accel_" << m << "_load(int device) {\n"
+       << R"c(  if (device < 0)
+    return accel_fail(ACCEL_ERR_DEVICE, "no device %d", device);
+  pthread_mutex_lock(&accel_lock);
+  int status = ACCEL_OK;
+  if (accel_device == device)
+    status = ACCEL_OK;
+  else if (accel_device >= 0)
+    status = accel_fail(ACCEL_ERR_DEVICE,
+                        "the kernels are loaded on device %d: unload them first",
+                        accel_device);
+  else
+    status = accel_load_locked(device);
+  pthread_mutex_unlock(&accel_lock);
+  return status;
+}
+)c"
+       << "\nvoid accel_" << m << "_unload(void) {\n"
+       << R"c(  pthread_mutex_lock(&accel_lock);
+  if (accel_device >= 0)
+    accel_unload_locked();
+  pthread_mutex_unlock(&accel_lock);
+}
+)c";
+  }
+
+  llvm::json::Value metadata() const {
+    llvm::json::Array fns;
+    for (const HostFunction &f : functions) {
+      const GpuHostSignature &s = *f.signature;
+      auto buffers = [](llvm::ArrayRef<abi::Buffer> list) {
+        llvm::json::Array out;
+        for (const abi::Buffer &b : list) {
+          int64_t bytes = b.elemBytes;
+          for (int64_t d : b.shape)
+            bytes *= d;
+          out.push_back(llvm::json::Object{
+              {"dtype", b.dtype},
+              {"shape", llvm::json::Array(b.shape)},
+              {"byte_size", bytes}});
+        }
+        return out;
+      };
+      llvm::json::Array temps, kernels;
+      for (const Temporary &t : f.temporaries)
+        temps.push_back(llvm::json::Object{{"name", t.name},
+                                           {"byte_size", t.bytes},
+                                           {"offset", t.offset},
+                                           {"first_kernel", int64_t(t.first)},
+                                           {"last_kernel", int64_t(t.last)}});
+      for (const KernelMetadata *k : f.kernels)
+        kernels.push_back(llvm::json::Object{{"kernel", k->kernel},
+                                             {"metadata", k->kernel + ".json"}});
+      fns.push_back(llvm::json::Object{
+          {"name", s.name},
+          {"symbol", hashedSymbol(s)},
+          {"signature", s.signature},
+          {"arguments", buffers(s.args)},
+          {"results", buffers(s.results)},
+          {"workspace_bytes", f.workspaceBytes},
+          {"temporaries", std::move(temps)},
+          {"kernels", std::move(kernels)}});
+    }
+    return llvm::json::Object{{"format_version", 1},
+                              {"abi_version", abi::kAbiVersion},
+                              {"compiler", getAccelCompilerId()},
+                              {"target", target},
+                              {"chip", chip},
+                              {"module", m},
+                              {"info", info()},
+                              {"header", (m + ".h").str()},
+                              {"source", (m + "_host.c").str()},
+                              {"library", ("lib" + m + ".so").str()},
+                              {"object", (m + ".o").str()},
+                              {"functions", std::move(fns)}};
+  }
+};
+
+} // namespace
+
+llvm::Expected<std::vector<GpuHostSignature>>
+mlir::accel::collectGpuHostSignatures(ModuleOp module) {
+  std::vector<GpuHostSignature> out;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    GpuHostSignature s;
+    s.name = func.getSymName().str();
+    // Problems are reported once the kernels are compiled: the pipeline's
+    // located errors (a name PTX cannot take, a dynamic shape) come first.
+    if (!isCIdentifier(s.name)) {
+      s.problem = "the function name '" + s.name + "' is not a C identifier";
+      out.push_back(std::move(s));
+      continue;
+    }
+    FunctionType type = func.getFunctionType();
+    llvm::raw_string_ostream(s.signature) << type;
+    auto buffer = [&](Type t, const std::string &what)
+        -> llvm::Expected<abi::Buffer> {
+      auto shaped = dyn_cast<ShapedType>(t);
+      auto memref = dyn_cast<MemRefType>(t);
+      if (!shaped || !shaped.hasStaticShape() ||
+          !(isa<RankedTensorType>(t) ||
+            (memref && memref.getLayout().isIdentity())) ||
+          shaped.getRank() > abi::kMaxRank ||
+          !shaped.getElementType().isIntOrFloat())
+        return backendError(
+            "@" + s.name + " " + what +
+            ": a GPU host function takes statically shaped tensors (or "
+            "identity-layout memrefs) of rank <= 8 with integer or float "
+            "elements");
+      abi::Buffer b;
+      llvm::raw_string_ostream(b.dtype) << shaped.getElementType();
+      b.elemBytes = (shaped.getElementTypeBitWidth() + 7) / 8;
+      b.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+      return b;
+    };
+    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+      auto b = buffer(t, "argument " + std::to_string(i));
+      if (!b) {
+        s.problem = llvm::toString(b.takeError());
+        break;
+      }
+      s.args.push_back(std::move(*b));
+    }
+    for (auto [i, t] : llvm::enumerate(type.getResults())) {
+      if (!s.problem.empty())
+        break;
+      auto b = buffer(t, "result " + std::to_string(i));
+      if (!b) {
+        s.problem = llvm::toString(b.takeError());
+        break;
+      }
+      s.results.push_back(std::move(*b));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+llvm::Error mlir::accel::stageGpuHostLibrary(
+    llvm::StringRef target, llvm::StringRef chip, llvm::StringRef module,
+    llvm::ArrayRef<GpuHostSignature> signatures,
+    llvm::ArrayRef<GpuKernel> kernels,
+    const llvm::StringMap<GpuHostImage> &images, ArtifactSink &sink,
+    const BackendOptions &opts) {
+  std::vector<HostFunction> functions;
+  for (const GpuHostSignature &s : signatures) {
+    if (!s.problem.empty())
+      return backendError(s.problem);
+    llvm::Expected<HostFunction> f = planFunction(s, kernels);
+    if (!f)
+      return f.takeError();
+    if (!images.count(f->image))
+      return backendError("the GPU host function of @" + s.name +
+                          ": no image of " + f->image);
+    functions.push_back(std::move(*f));
+  }
+  if (functions.empty())
+    return llvm::Error::success();
+  Generator gen{target, chip, module, module.upper(), functions, images};
+  llvm::Expected<std::string> clang =
+      findTool(opts.clang, {"clang-22", "clang"}, "clang", target);
+  if (!clang)
+    return clang.takeError();
+  llvm::Expected<std::string> lld =
+      findTool(opts.lld, {"ld.lld"}, "ld-lld", target);
+  if (!lld)
+    return lld.takeError();
+  std::string m = module.str();
+  if (llvm::Error e = sink.add(m + ".h", gen.header()))
+    return e;
+  if (llvm::Error e = sink.add(m + "_host.c", gen.source()))
+    return e;
+  std::string objectName = m + ".o", libraryName = "lib" + m + ".so";
+  std::string object = sink.pathOf(objectName);
+  std::string include = "-I" + llvm::sys::path::parent_path(object).str();
+  if (llvm::Error e = runTool(
+          sink, "compiling the host code of '" + m + "' with " + *clang,
+          {*clang, "--target=x86_64-unknown-linux-gnu", "-O2", "-fPIC",
+           "-std=c11", "-Wall", "-Werror", include, "-c",
+           sink.pathOf(m + "_host.c"), "-o", object}))
+    return e;
+  sink.adopt(objectName);
+  std::string versionScript = sink.temporary("exports.map");
+  if (llvm::Error e = writeFileOrError(versionScript,
+                                       "{ global: accel_*; local: *; };\n"))
+    return e;
+  std::string library = sink.pathOf(libraryName);
+  llvm::SmallVector<llvm::StringRef> link = {
+      *lld, "-shared", "-z", "noexecstack", "-o", library, object,
+      "--as-needed"};
+  std::string soname = "-soname=" + libraryName;
+  std::string exports = "--version-script=" + versionScript;
+  link.push_back(soname);
+  link.push_back(exports);
+  std::vector<std::string> libs = systemCLibraries();
+  for (const std::string &lib : libs)
+    link.push_back(lib);
+  if (llvm::Error e =
+          runTool(sink, "linking '" + libraryName + "' with " + *lld, link))
+    return e;
+  sink.adopt(libraryName);
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::formatv("{0:2}", gen.metadata()) << "\n";
+  return sink.add(m + ".json", json);
+}
