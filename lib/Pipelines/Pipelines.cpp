@@ -238,6 +238,8 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
     // elementwise kernel (upstream's producer-consumer fusion).
     pm.addPass(createLinalgElementwiseOpFusionPass());
   }
+  // RoPE's slices, halves and concatenation: one elementwise generic.
+  pm.addPass(accel::createAccelFuseSlicesPass());
   // A softmax of its own: the reductions a GPU row kernel computes.
   pm.addPass(accel::createAccelDecomposeSoftmaxPass());
   // The configuration stage makes every choice; the conversion reads it.

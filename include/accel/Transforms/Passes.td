@@ -848,6 +848,57 @@ def AccelFuseEpiloguesPass : Pass<"accel-fuse-epilogues"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AccelFuseSlicesPass : Pass<"accel-fuse-slices"> {
+  let summary = "Static slices into the generics that read them; elementwise "
+                "generics put together by concat or inserts as one generic "
+                "(RoPE)";
+  let description = [{
+    RoPE as frontends write it is slices, two elementwise generics and a
+    concatenation: the half-split form reads `x[..., :d/2]` and
+    `x[..., d/2:]` through `tensor.extract_slice` and joins the rotated
+    halves with `tensor.concat`; the interleaved form reads `x[..., 0::2]`
+    and `x[..., 1::2]` and writes them back with stride-2
+    `tensor.insert_slice`s into a `tensor.empty`. Three patterns
+    (`populateAccelFuseSlicesPatterns`):
+
+    - a `linalg.generic` input that is a static, rank-keeping
+      `tensor.extract_slice` is read from the slice's source through
+      `offset + stride * map`;
+    - a `tensor.concat` whose inputs are elementwise generics (all loops
+      parallel, identity output map, output not read, used only there)
+      becomes one generic over the whole result; so does a chain of static
+      `tensor.insert_slice`s of such generics into a `tensor.empty` that
+      splits one dimension and writes every element exactly once.
+
+    The fused generic computes every piece's body for each element and
+    keeps the value of the piece the element lies in (`linalg.index`,
+    compares, `arith.select`); each piece's inputs are read at the piece's
+    own index wrapped into its size, `(d floordiv stride + c) mod size` with
+    `c` the non-negative constant that cancels `offset floordiv stride`:
+    every read is in bounds, no index is ever negative, and the pieces of
+    one split read their inputs through the same maps (one load each):
+
+    ```mlir
+    // out[s, h, d] = d < 32 ? x[.., d] c - x[.., d + 32] s
+    //                       : x[.., d] c + x[.., d - 32] s   (c, s at d mod 32)
+    %r = linalg.generic {indexing_maps = [(s, h, d) -> (s, h, d mod 32),
+           (s, h, d) -> (s, h, d mod 32 + 32), (s, h, d) -> (s, d mod 32), ...]}
+    ```
+
+    Twice the arithmetic of the pieces for a tenth of the traffic (no copy
+    of a half, no concatenation): RoPE is bound by memory. The GPU
+    pipelines run it after epilogue fusion, so that RoPE is one elementwise
+    kernel (maps of sums, multiples, quotients and remainders of loop
+    indices are in its reach). A piece whose body reads `linalg.index`
+    along the split dimension is left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AccelCpuTransposeRhsPass : Pass<"accel-cpu-transpose-rhs"> {
   let summary = "Give contractions a [.., K, N] right-hand side on tensors";
   let description = [{

@@ -36,6 +36,11 @@ void populateRaiseToAccelPatterns(RewritePatternSet &patterns);
 /// (accel-fuse-attention).
 void populateFuseAttentionPatterns(RewritePatternSet &patterns);
 
+/// accel-fuse-slices: static slices into the generics that read them, and
+/// elementwise generics joined by tensor.concat or covering insert_slices
+/// into one generic (RoPE).
+void populateAccelFuseSlicesPatterns(RewritePatternSet &patterns);
+
 /// f32 accel.matmul / accel.attention -> the same op on inputs rounded (or
 /// quantised with per-tensor scales) to bf16, f16, fp8 or int8, as the op's
 /// accel.precision or `options` say (accel-lower-precision; the options are

@@ -32,6 +32,72 @@ std::string mlir::accel::whyNotInGpuBody(Operation &op) {
   return "";
 }
 
+/// The values `e` takes over the box of loop sizes `loops`, when it is
+/// built of loop indices, constants, `+`, `*`, and `floordiv` / `mod` by a
+/// positive constant, and no part of it is ever negative (so that the
+/// kernel computes it with unsigned index arithmetic); else none.
+static std::optional<std::pair<int64_t, int64_t>>
+indexRange(AffineExpr e, ArrayRef<int64_t> loops) {
+  if (auto d = dyn_cast<AffineDimExpr>(e)) {
+    if (d.getPosition() >= loops.size() || loops[d.getPosition()] < 1)
+      return std::nullopt;
+    return std::make_pair(int64_t(0), loops[d.getPosition()] - 1);
+  }
+  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+    if (c.getValue() < 0)
+      return std::nullopt;
+    return std::make_pair(c.getValue(), c.getValue());
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return std::nullopt;
+  auto lhs = indexRange(bin.getLHS(), loops);
+  auto rhs = indexRange(bin.getRHS(), loops);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return std::make_pair(lhs->first + rhs->first, lhs->second + rhs->second);
+  case AffineExprKind::Mul:
+    return std::make_pair(lhs->first * rhs->first, lhs->second * rhs->second);
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::Mod: {
+    auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+    if (!c || c.getValue() < 1)
+      return std::nullopt;
+    if (e.getKind() == AffineExprKind::FloorDiv)
+      return std::make_pair(lhs->first / c.getValue(),
+                            lhs->second / c.getValue());
+    return std::make_pair(int64_t(0), std::min(lhs->second, c.getValue() - 1));
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// `e` (which indexRange accepted) at the loop indices `ivs`, in index
+/// arithmetic.
+static Value emitIndex(OpBuilder &b, Location loc, AffineExpr e,
+                       ArrayRef<Value> ivs) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return ivs[d.getPosition()];
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return arith::ConstantIndexOp::create(b, loc, c.getValue());
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = emitIndex(b, loc, bin.getLHS(), ivs);
+  Value r = emitIndex(b, loc, bin.getRHS(), ivs);
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv:
+    return arith::DivUIOp::create(b, loc, l, r);
+  default:
+    return arith::RemUIOp::create(b, loc, l, r);
+  }
+}
+
 /// The analysis an epilogue and a standalone elementwise kernel share: `g`
 /// elementwise over its (static) result, every operand C (`c`, when given:
 /// identity map), a splat constant, or a static tensor read through a map
@@ -70,8 +136,9 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
     if (c && operand.get() == c) {
       if (found)
         return fail("it reads C through two operands");
-      if (!map.isIdentity())
-        return fail("it reads C through a map other than the identity");
+      // findGpuEpilogue leaves a generic reading C elsewhere to a kernel
+      // of its own.
+      assert(map.isIdentity() && "an epilogue reads C at its element");
       found = true;
       e.matmulOperand = n;
       continue;
@@ -91,16 +158,24 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
     if (!storable(t.getElementType()))
       return fail("operand #" + Twine(n) +
                   " has elements that are not f32, f16, bf16, i8 or i32");
+    // Loop indices, constants, or what folded slices make of them (RoPE's
+    // halves, d + 32; its pairs, 2 * d + 1; accel-fuse-slices' pieces,
+    // (d + 32) mod 64): in bounds for every element of the result.
     for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-      if (isa<AffineDimExpr>(expr))
-        continue;
-      auto cst = dyn_cast<AffineConstantExpr>(expr);
-      if (!cst || cst.getValue() < 0 || cst.getValue() >= t.getDimSize(i))
+      auto range = indexRange(expr, outType.getShape());
+      if (!range || range->second >= t.getDimSize(i))
         return fail("operand #" + Twine(n) +
                     " is indexed by a map whose results are not loop "
-                    "indices or constants inside it");
+                    "indices, constants, or sums, multiples, quotients and "
+                    "remainders of them that stay inside it");
     }
-    e.bufferOperands.push_back(n);
+    auto earlier = llvm::find_if(e.bufferOperands, [&](unsigned m) {
+      return g->getOperand(m) == operand.get();
+    });
+    if (earlier != e.bufferOperands.end())
+      e.sameBufferAs[n] = earlier - e.bufferOperands.begin();
+    else
+      e.bufferOperands.push_back(n);
   }
   assert((!c || found) && "C's user reads C");
   for (Operation &op : g.getRegion().front()) {
@@ -133,9 +208,18 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
       g = generic;
   // No epilogue either when a row reduction reads C (an RMSNorm of the
   // product): C is stored, and the row kernel reads it.
-  if (!g || llvm::any_of(c.getUsers(), [](Operation *u) {
+  // Nor when a generic reads C elsewhere than at the element it writes
+  // (RoPE's partner element): C is stored, and that generic is a kernel of
+  // its own.
+  if (!g || llvm::any_of(c.getUsers(), [&](Operation *u) {
         auto r = dyn_cast<linalg::GenericOp>(u);
-        return r && r.getNumReductionLoops() > 0;
+        if (!r)
+          return false;
+        if (r.getNumReductionLoops() > 0)
+          return true;
+        return llvm::any_of(r->getOpOperands(), [&](OpOperand &o) {
+          return o.get() == c && !r.getMatchingIndexingMap(&o).isIdentity();
+        });
       }))
     return std::optional<GpuEpilogue>();
   auto fail = [&](const Twine &why) -> LogicalResult {
@@ -176,19 +260,18 @@ Value mlir::accel::emitGpuEpilogueElement(OpBuilder &b, Location loc,
   for (auto [n, attr] : e.splats)
     map.map(body.getArgument(n),
             arith::ConstantOp::create(b, loc, attr).getResult());
-  for (auto [i, n] : llvm::enumerate(e.bufferOperands)) {
+  auto load = [&](unsigned n, Value buffer) {
     AffineMap m = g.getIndexingMapsArray()[n];
     SmallVector<Value> idx;
-    for (AffineExpr expr : m.getResults()) {
-      if (auto d = dyn_cast<AffineDimExpr>(expr))
-        idx.push_back(ivs[d.getPosition()]);
-      else
-        idx.push_back(arith::ConstantIndexOp::create(
-            b, loc, cast<AffineConstantExpr>(expr).getValue()));
-    }
+    for (AffineExpr expr : m.getResults())
+      idx.push_back(emitIndex(b, loc, expr, ivs));
     map.map(body.getArgument(n),
-            memref::LoadOp::create(b, loc, buffers[i], idx).getResult());
-  }
+            memref::LoadOp::create(b, loc, buffer, idx).getResult());
+  };
+  for (auto [i, n] : llvm::enumerate(e.bufferOperands))
+    load(n, buffers[i]);
+  for (auto [n, i] : e.sameBufferAs)
+    load(n, buffers[i]);
   for (Operation &op : body.without_terminator()) {
     if (auto index = dyn_cast<linalg::IndexOp>(op)) {
       map.map(index.getResult(), ivs[index.getDim()]);

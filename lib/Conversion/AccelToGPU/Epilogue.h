@@ -37,9 +37,14 @@ struct GpuEpilogue {
   /// The generic's operand (ins, then outs) that is the matmul's C (none
   /// for a standalone elementwise kernel).
   std::optional<unsigned> matmulOperand;
-  /// The operands the kernel reads from memory, in operand order: each
-  /// becomes a kernel parameter after A, B and C's initial value.
+  /// The operands the kernel reads from memory, in operand order, one per
+  /// tensor: each becomes a kernel parameter after A, B and C's initial
+  /// value.
   SmallVector<unsigned> bufferOperands;
+  /// Operands that read a tensor an earlier operand of bufferOperands
+  /// reads too (through another map: RoPE's halves of x), by operand
+  /// number: the index of that parameter in bufferOperands.
+  llvm::DenseMap<unsigned, unsigned> sameBufferAs;
   /// The operands that are splat constants, by operand number.
   llvm::DenseMap<unsigned, TypedAttr> splats;
   /// The element type the kernel stores (the generic's result's).

@@ -68,15 +68,17 @@ func.func @c_twice(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32
 // -----
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @c_transposed(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf32> {
+// (2 d0) mod 40 reaches 39, past the bias's 32 elements (linalg's verifier
+// only looks at the last iteration, 62 mod 40 = 22).
+func.func @skewed_bias(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %bias: tensor<32xf32>) -> tensor<32x32xf32> {
   %e = tensor.empty() : tensor<32x32xf32>
   %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
-  %e1 = tensor.empty() : tensor<32x32xf32>
-  // expected-error @below {{it reads C through a map other than the identity}}
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%mm : tensor<32x32xf32>) outs(%e1 : tensor<32x32xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    linalg.yield %x : f32
+  // expected-error @below {{operand #0 is indexed by a map whose results are not loop indices, constants, or sums, multiples, quotients and remainders of them that stay inside it}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ((d0 * 2) mod 40)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<32xf32>) outs(%mm : tensor<32x32xf32>) {
+  ^bb0(%y: f32, %x: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
   } -> tensor<32x32xf32>
   return %r : tensor<32x32xf32>
 }
@@ -84,11 +86,13 @@ func.func @c_transposed(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<
 // -----
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @skewed_bias(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %bias: tensor<64xf32>) -> tensor<32x32xf32> {
+// d1 - d0 is negative for some elements (the kernel's index arithmetic is
+// unsigned).
+func.func @negative_index(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %bias: tensor<64xf32>) -> tensor<32x32xf32> {
   %e = tensor.empty() : tensor<32x32xf32>
   %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
-  // expected-error @below {{operand #0 is indexed by a map whose results are not loop indices or constants inside it}}
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + d1)>, #id], iterator_types = ["parallel", "parallel"]}
+  // expected-error @below {{operand #0 is indexed by a map whose results are not loop indices, constants, or sums, multiples, quotients and remainders of them that stay inside it}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1 - d0 + 31)>, #id], iterator_types = ["parallel", "parallel"]}
       ins(%bias : tensor<64xf32>) outs(%mm : tensor<32x32xf32>) {
   ^bb0(%y: f32, %x: f32):
     %s = arith.addf %x, %y : f32
