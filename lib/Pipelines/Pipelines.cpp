@@ -238,8 +238,12 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
     // elementwise kernel (upstream's producer-consumer fusion).
     pm.addPass(createLinalgElementwiseOpFusionPass());
   }
-  // RoPE's slices, halves and concatenation: one elementwise generic.
+  // RoPE's slices, halves and concatenation: one elementwise generic;
+  // transposes generics, fused with their producers where they can be
+  // (RoPE computed in the layout attention reads).
   pm.addPass(accel::createAccelFuseSlicesPass());
+  if (options.fuseEpilogues)
+    pm.addPass(createLinalgElementwiseOpFusionPass());
   // A softmax of its own: the reductions a GPU row kernel computes.
   pm.addPass(accel::createAccelDecomposeSoftmaxPass());
   // The configuration stage makes every choice; the conversion reads it.

@@ -18,6 +18,7 @@
 #include "accel/Transforms/Transforms.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/IRMapping.h"
@@ -301,6 +302,19 @@ struct FuseInserts : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// A linalg.transpose is a generic reading its input through the
+/// permutation: an elementwise kernel on a GPU, and a producer or consumer
+/// upstream's elementwise fusion can fold.
+struct GeneralizeTranspose : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    return linalg::generalizeNamedOp(rewriter, op);
+  }
+};
+
 struct AccelFuseSlicesPass
     : accel::impl::AccelFuseSlicesPassBase<AccelFuseSlicesPass> {
   void runOnOperation() override {
@@ -314,6 +328,6 @@ struct AccelFuseSlicesPass
 } // namespace
 
 void mlir::accel::populateAccelFuseSlicesPatterns(RewritePatternSet &patterns) {
-  patterns.add<FoldExtractSlice, FuseConcat, FuseInserts>(
+  patterns.add<FoldExtractSlice, FuseConcat, FuseInserts, GeneralizeTranspose>(
       patterns.getContext());
 }

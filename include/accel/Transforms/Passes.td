@@ -858,7 +858,8 @@ def AccelFuseSlicesPass : Pass<"accel-fuse-slices"> {
     `x[..., d/2:]` through `tensor.extract_slice` and joins the rotated
     halves with `tensor.concat`; the interleaved form reads `x[..., 0::2]`
     and `x[..., 1::2]` and writes them back with stride-2
-    `tensor.insert_slice`s into a `tensor.empty`. Three patterns
+    `tensor.insert_slice`s into a `tensor.empty`; a `linalg.transpose`
+    takes the heads to attention's layout. Four patterns
     (`populateAccelFuseSlicesPatterns`):
 
     - a `linalg.generic` input that is a static, rank-keeping
@@ -868,7 +869,10 @@ def AccelFuseSlicesPass : Pass<"accel-fuse-slices"> {
       parallel, identity output map, output not read, used only there)
       becomes one generic over the whole result; so does a chain of static
       `tensor.insert_slice`s of such generics into a `tensor.empty` that
-      splits one dimension and writes every element exactly once.
+      splits one dimension and writes every element exactly once;
+    - a `linalg.transpose` on tensors becomes the generic it names (a copy
+      through the permutation, which upstream's elementwise fusion can fold
+      into its producer or consumer).
 
     The fused generic computes every piece's body for each element and
     keeps the value of the piece the element lies in (`linalg.index`,
