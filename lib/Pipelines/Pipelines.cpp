@@ -239,8 +239,8 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
     pm.addPass(createLinalgElementwiseOpFusionPass());
   }
   // RoPE's slices, halves and concatenation: one elementwise generic;
-  // transposes generics, fused with their producers where they can be
-  // (RoPE computed in the layout attention reads).
+  // transposes generics, fused with their neighbours where upstream's
+  // elementwise fusion can (a head transpose with GQA's repeat of K and V).
   pm.addPass(accel::createAccelFuseSlicesPass());
   if (options.fuseEpilogues)
     pm.addPass(createLinalgElementwiseOpFusionPass());
