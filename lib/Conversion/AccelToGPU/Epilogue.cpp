@@ -75,17 +75,15 @@ indexRange(AffineExpr e, ArrayRef<int64_t> loops) {
   }
 }
 
-/// `e` (which indexRange accepted) at the loop indices `ivs`, in index
-/// arithmetic.
-static Value emitIndex(OpBuilder &b, Location loc, AffineExpr e,
-                       ArrayRef<Value> ivs) {
+Value mlir::accel::emitGpuIndex(OpBuilder &b, Location loc, AffineExpr e,
+                                ArrayRef<Value> ivs) {
   if (auto d = dyn_cast<AffineDimExpr>(e))
     return ivs[d.getPosition()];
   if (auto c = dyn_cast<AffineConstantExpr>(e))
     return arith::ConstantIndexOp::create(b, loc, c.getValue());
   auto bin = cast<AffineBinaryOpExpr>(e);
-  Value l = emitIndex(b, loc, bin.getLHS(), ivs);
-  Value r = emitIndex(b, loc, bin.getRHS(), ivs);
+  Value l = emitGpuIndex(b, loc, bin.getLHS(), ivs);
+  Value r = emitGpuIndex(b, loc, bin.getRHS(), ivs);
   switch (e.getKind()) {
   case AffineExprKind::Add:
     return arith::AddIOp::create(b, loc, l, r);
@@ -96,6 +94,45 @@ static Value emitIndex(OpBuilder &b, Location loc, AffineExpr e,
   default:
     return arith::RemUIOp::create(b, loc, l, r);
   }
+}
+
+std::string mlir::accel::whyNotGpuBufferOperand(linalg::GenericOp g,
+                                                OpOperand &operand,
+                                                ArrayRef<int64_t> loops) {
+  auto t = dyn_cast<RankedTensorType>(operand.get().getType());
+  if (!t || !t.hasStaticShape())
+    return "is not a tensor of static shape or a splat constant";
+  if (!isGpuStorableType(t.getElementType()))
+    return "has elements that are not f32, f16, bf16, i8 or i32";
+  // Loop indices, constants, or what folded slices make of them (RoPE's
+  // halves, d + 32; its pairs, 2 * d + 1; accel-fuse-slices' pieces,
+  // (d + 32) mod 64): in bounds for every point of the loops.
+  for (auto [i, expr] :
+       llvm::enumerate(g.getMatchingIndexingMap(&operand).getResults())) {
+    auto range = indexRange(expr, loops);
+    if (!range || range->second >= t.getDimSize(i))
+      return "is indexed by a map whose results are not loop indices, "
+             "constants, or sums, multiples, quotients and remainders of "
+             "them that stay inside it";
+  }
+  return "";
+}
+
+std::string mlir::accel::whyNotGpuBody(linalg::GenericOp g) {
+  for (Operation &op : g.getRegion().front()) {
+    std::string why = whyNotInGpuBody(op);
+    if (!why.empty())
+      return "its body holds " + why;
+    // Values from outside the body: scalar constants only (the kernel has
+    // nothing else of the function).
+    for (Value v : op.getOperands())
+      if (!g.getRegion().isAncestor(v.getParentRegion()) &&
+          !(v.getDefiningOp() && matchPattern(v, m_Constant()) &&
+            v.getType().isIntOrIndexOrFloat()))
+        return "its body uses a value defined outside it that is not a "
+               "scalar constant";
+  }
+  return "";
 }
 
 /// The analysis an epilogue and a standalone elementwise kernel share: `g`
@@ -132,13 +169,13 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
   bool found = false;
   for (OpOperand &operand : g->getOpOperands()) {
     unsigned n = operand.getOperandNumber();
-    AffineMap map = g.getMatchingIndexingMap(&operand);
     if (c && operand.get() == c) {
       if (found)
         return fail("it reads C through two operands");
       // findGpuEpilogue leaves a generic reading C elsewhere to a kernel
       // of its own.
-      assert(map.isIdentity() && "an epilogue reads C at its element");
+      assert(g.getMatchingIndexingMap(&operand).isIdentity() &&
+             "an epilogue reads C at its element");
       found = true;
       e.matmulOperand = n;
       continue;
@@ -151,24 +188,9 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
       e.splats[n] = dense.getSplatValue<TypedAttr>();
       continue;
     }
-    auto t = dyn_cast<RankedTensorType>(operand.get().getType());
-    if (!t || !t.hasStaticShape())
-      return fail("operand #" + Twine(n) +
-                  " is not a tensor of static shape or a splat constant");
-    if (!storable(t.getElementType()))
-      return fail("operand #" + Twine(n) +
-                  " has elements that are not f32, f16, bf16, i8 or i32");
-    // Loop indices, constants, or what folded slices make of them (RoPE's
-    // halves, d + 32; its pairs, 2 * d + 1; accel-fuse-slices' pieces,
-    // (d + 32) mod 64): in bounds for every element of the result.
-    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-      auto range = indexRange(expr, outType.getShape());
-      if (!range || range->second >= t.getDimSize(i))
-        return fail("operand #" + Twine(n) +
-                    " is indexed by a map whose results are not loop "
-                    "indices, constants, or sums, multiples, quotients and "
-                    "remainders of them that stay inside it");
-    }
+    std::string why = whyNotGpuBufferOperand(g, operand, outType.getShape());
+    if (!why.empty())
+      return fail("operand #" + Twine(n) + " " + why);
     auto earlier = llvm::find_if(e.bufferOperands, [&](unsigned m) {
       return g->getOperand(m) == operand.get();
     });
@@ -178,19 +200,8 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
       e.bufferOperands.push_back(n);
   }
   assert((!c || found) && "C's user reads C");
-  for (Operation &op : g.getRegion().front()) {
-    std::string why = whyNotInGpuBody(op);
-    if (!why.empty())
-      return fail("its body holds " + why);
-    // Values from outside the body: scalar constants only (the kernel has
-    // nothing else of the function).
-    for (Value v : op.getOperands())
-      if (!g.getRegion().isAncestor(v.getParentRegion()) &&
-          !(v.getDefiningOp() && matchPattern(v, m_Constant()) &&
-            v.getType().isIntOrIndexOrFloat()))
-        return fail("its body uses a value defined outside it that is not a "
-                    "scalar constant");
-  }
+  if (std::string why = whyNotGpuBody(g); !why.empty())
+    return fail(why);
   return success();
 }
 
@@ -264,7 +275,7 @@ Value mlir::accel::emitGpuEpilogueElement(OpBuilder &b, Location loc,
     AffineMap m = g.getIndexingMapsArray()[n];
     SmallVector<Value> idx;
     for (AffineExpr expr : m.getResults())
-      idx.push_back(emitIndex(b, loc, expr, ivs));
+      idx.push_back(emitGpuIndex(b, loc, expr, ivs));
     map.map(body.getArgument(n),
             memref::LoadOp::create(b, loc, buffer, idx).getResult());
   };

@@ -59,6 +59,26 @@ bool isGpuStorableType(Type t);
 /// when it can: scalar arith and math ops and linalg.index.
 std::string whyNotInGpuBody(Operation &op);
 
+/// Why `g`'s body cannot be evaluated per element in a kernel ("its body
+/// holds ...", "its body uses a value defined outside ..."), or "": the
+/// ops whyNotInGpuBody takes, reading nothing from outside the body but
+/// scalar constants. Elementwise and row kernels share it.
+std::string whyNotGpuBody(linalg::GenericOp g);
+
+/// Why a kernel cannot load operand `operand` of `g` from memory at every
+/// point of the loop box `loops` (what follows "operand #N "), or "": a
+/// statically shaped tensor of a storable type read through a map whose
+/// results are loop indices, constants, or sums, multiples, quotients and
+/// remainders of them, never negative and inside the tensor. Elementwise
+/// and row kernels share it.
+std::string whyNotGpuBufferOperand(linalg::GenericOp g, OpOperand &operand,
+                                   ArrayRef<int64_t> loops);
+
+/// The index `e` (one whyNotGpuBufferOperand accepted) at the loop indices
+/// `ivs`, in unsigned index arithmetic.
+Value emitGpuIndex(OpBuilder &b, Location loc, AffineExpr e,
+                   ArrayRef<Value> ivs);
+
 /// The epilogue of `mm`: the only user of its result when that is a
 /// linalg.generic. std::nullopt when the result has no generic user, or
 /// when a row reduction reads it (C is then stored for the row kernel); a

@@ -15,11 +15,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/EquivalenceClasses.h"
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -370,36 +368,13 @@ LogicalResult GroupFormer::check(const GpuRowGroup &group,
       Operation *d = v.getDefiningOp();
       if ((d && group.contains(d)) || uniformValue(v))
         continue;
-      unsigned n = o->getOperandNumber();
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t || !t.hasStaticShape())
-        return fail("operand #" + Twine(n) +
-                    " is not a tensor of static shape or a splat constant");
-      if (!isGpuStorableType(t.getElementType()))
-        return fail("operand #" + Twine(n) +
-                    " has elements that are not f32, f16, bf16, i8 or i32");
-      for (auto [i, expr] :
-           llvm::enumerate(g.getMatchingIndexingMap(o).getResults())) {
-        if (isa<AffineDimExpr>(expr))
-          continue;
-        auto cst = dyn_cast<AffineConstantExpr>(expr);
-        if (!cst || cst.getValue() < 0 || cst.getValue() >= t.getDimSize(i))
-          return fail("operand #" + Twine(n) +
-                      " is indexed by a map whose results are not loop "
-                      "indices or constants inside it");
-      }
-    }
-    for (Operation &op : g.getRegion().front()) {
-      std::string why = whyNotInGpuBody(op);
+      std::string why =
+          whyNotGpuBufferOperand(g, *o, g.getStaticLoopRanges());
       if (!why.empty())
-        return fail("its body holds " + why);
-      for (Value v : op.getOperands())
-        if (!g.getRegion().isAncestor(v.getParentRegion()) &&
-            !(v.getDefiningOp() && matchPattern(v, m_Constant()) &&
-              v.getType().isIntOrIndexOrFloat()))
-          return fail("its body uses a value defined outside it that is not "
-                      "a scalar constant");
+        return fail("operand #" + Twine(o->getOperandNumber()) + " " + why);
     }
+    if (std::string why = whyNotGpuBody(g); !why.empty())
+      return fail(why);
   }
   return success();
 }
@@ -524,12 +499,8 @@ private:
     if (TypedAttr a = uniformValue(v))
       return arith::ConstantOp::create(b, loc, a);
     SmallVector<Value> idx;
-    for (AffineExpr e : g.getMatchingIndexingMap(&o).getResults()) {
-      if (auto d = dyn_cast<AffineDimExpr>(e))
-        idx.push_back(ivs[d.getPosition()]);
-      else
-        idx.push_back(cst(cast<AffineConstantExpr>(e).getValue()));
-    }
+    for (AffineExpr e : g.getMatchingIndexingMap(&o).getResults())
+      idx.push_back(emitGpuIndex(b, loc, e, ivs));
     return memref::LoadOp::create(b, loc, bufferArg.lookup(v), idx);
   }
 

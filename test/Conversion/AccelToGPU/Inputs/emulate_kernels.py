@@ -1946,6 +1946,27 @@ def run_grid(kernel, bufs):
                 blk.run(kernel.body, np.ones(threads, dtype=bool))
 
 
+def checked_arguments(kernel, meta, race_check):
+    """`kernel` ready to run on the buffers of its recorded metadata `meta`:
+    the launch checked, one recorded buffer per parameter, each of the
+    parameter's element type and shape. Returns the recorded arguments with
+    the parameters' (shape, element type)."""
+    kernel.race_check = race_check
+    kernel.check_launch()
+    args = meta['arguments']
+    if len(args) != len(kernel.types):
+        raise Failure('@%s: %d recorded buffers for %d parameters' % (
+            kernel.name, len(args), len(kernel.types)))
+    for i, (arg, (kind, shape, elt)) in enumerate(zip(args, kernel.types)):
+        if arg['dtype'] != elt or tuple(arg['shape']) != shape:
+            raise Failure('@%s buffer %d (%s) was recorded as %s %s; the '
+                          'parameter is %s %s' % (
+                              kernel.name, i, arg['name'], arg['dtype'],
+                              arg['shape'], elt, list(shape)))
+    return [(arg, shape, elt) for arg, (kind, shape, elt) in
+            zip(args, kernel.types)]
+
+
 def launch_program(fn, by_name, folder, race_check):
     """A recorded function of several kernels (a program): its buffers by
     name (<fn>.<name>.bin), its kernels' metadata in launch order. Runs
@@ -1966,21 +1987,9 @@ def launch_program(fn, by_name, folder, race_check):
             if kernel is None:
                 raise Failure('no kernel @%s in the kernels file' %
                               meta['kernel'])
-            kernel.race_check = race_check
-            kernel.check_launch()
-            args = meta['arguments']
-            if len(args) != len(kernel.types):
-                raise Failure('@%s: %d recorded buffers for %d parameters' % (
-                    kernel.name, len(args), len(kernel.types)))
             bufs = []
-            for i, (arg, (kind, shape, elt)) in enumerate(
-                    zip(args, kernel.types)):
-                if arg['dtype'] != elt or tuple(arg['shape']) != shape:
-                    raise Failure('@%s buffer %d (%s) was recorded as %s %s; '
-                                  'the parameter is %s %s' % (
-                                      kernel.name, i, arg['name'],
-                                      arg['dtype'], arg['shape'], elt,
-                                      list(shape)))
+            for arg, shape, elt in checked_arguments(kernel, meta,
+                                                     race_check):
                 if arg['name'] not in flat:
                     with open(os.path.join(
                             folder, fn['buffers'][arg['name']]), 'rb') as f:
@@ -2030,20 +2039,10 @@ def launch_record(kernels, folder, race_check):
             if kernel is None:
                 raise Failure('no kernel @%s in the kernels file' %
                               meta['kernel'])
-            kernel.race_check = race_check
-            kernel.check_launch()
             args = meta['arguments']
-            if len(args) != len(kernel.types):
-                raise Failure('%d recorded buffers for %d parameters' % (
-                    len(args), len(kernel.types)))
             bufs = []
-            for i, (arg, (kind, shape, elt)) in enumerate(
-                    zip(args, kernel.types)):
-                if arg['dtype'] != elt or tuple(arg['shape']) != shape:
-                    raise Failure('buffer %d (%s) was recorded as %s %s; '
-                                  'the parameter is %s %s' % (
-                                      i, arg['name'], arg['dtype'],
-                                      arg['shape'], elt, list(shape)))
+            for i, (arg, shape, elt) in enumerate(
+                    checked_arguments(kernel, meta, race_check)):
                 with open(os.path.join(folder, fn['buffers'][i]), 'rb') as f:
                     bufs.append(Memref(decode_buffer(f.read(), elt, shape),
                                        elt, 'global'))

@@ -119,11 +119,10 @@ def main():
         name = fake_function().decode()
         try:
             kernel = by_name[name]
-            kernel.check_launch()
             meta = metas[name]
             bufs = []
-            for i, ((kind, shape, elt), arg) in enumerate(
-                    zip(kernel.types, meta['arguments'])):
+            for i, (arg, shape, elt) in enumerate(
+                    emu.checked_arguments(kernel, meta, race_check=True)):
                 addr = ctypes.cast(params[i],
                                    ctypes.POINTER(ctypes.c_uint64))[0]
                 raw = ctypes.string_at(addr, arg['byte_size'])
