@@ -71,6 +71,10 @@ struct FoldExtractSlice : OpRewritePattern<linalg::GenericOp> {
     }
     if (replace.empty())
       return failure();
+    // The loops must still be read off the maps (a reduction whose only
+    // pure dimension was the slice's: (d0, d1 + 64) and (d0)).
+    if (!inversePermutation(concatAffineMaps(maps, g.getContext())))
+      return failure();
     rewriter.modifyOpInPlace(g, [&] {
       for (auto [operand, source] : replace)
         operand->set(source);
@@ -221,6 +225,9 @@ struct FuseConcat : OpRewritePattern<tensor::ConcatOp> {
                                            "an input is no elementwise "
                                            "generic used only here");
       int64_t size = cast<RankedTensorType>(v.getType()).getDimSize(dim);
+      if (ShapedType::isDynamic(size) || size < 1)
+        return rewriter.notifyMatchFailure(concat, "an input is empty or of "
+                                                   "dynamic size");
       pieces.push_back({g, offset, 1, size});
       offset += size;
     }
@@ -287,7 +294,8 @@ struct FuseInserts : OpRewritePattern<tensor::InsertSliceOp> {
                                                  "only there");
       Piece p{g, insert.getStaticOffsets()[dim],
               insert.getStaticStrides()[dim], insert.getStaticSizes()[dim]};
-      if (p.stride < 1 || p.size < 1)
+      if (p.stride < 1 || p.size < 1 || p.offset < 0 ||
+          p.offset + p.stride * (p.size - 1) >= type.getDimSize(dim))
         return failure();
       for (int64_t j = 0; j < p.size; ++j)
         ++written[p.offset + p.stride * j];

@@ -194,3 +194,24 @@ func.func @index_along_split(%a: tensor<4xf32>) -> tensor<8xf32> {
   %s = tensor.concat dim(0) %p, %q : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
+
+// -----
+
+// A slice a reduction reads stays: folded, no map would name the reduced
+// loop on its own, and the loops could not be read off the maps.
+// CHECK-LABEL: func.func @slice_into_reduction
+// CHECK: %[[S:.+]] = tensor.extract_slice
+// CHECK: linalg.generic {{.*}} ins(%[[S]] :
+func.func @slice_into_reduction(%x: tensor<8x128xf32>) -> tensor<8xf32> {
+  %h = tensor.extract_slice %x[0, 64] [8, 64] [1, 1] : tensor<8x128xf32> to tensor<8x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%h : tensor<8x64xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

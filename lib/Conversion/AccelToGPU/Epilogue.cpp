@@ -12,6 +12,7 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -55,11 +56,19 @@ indexRange(AffineExpr e, ArrayRef<int64_t> loops) {
   auto rhs = indexRange(bin.getRHS(), loops);
   if (!lhs || !rhs)
     return std::nullopt;
+  // Bounds that overflow int64 are refused, not wrapped.
+  int64_t lo, hi;
   switch (e.getKind()) {
   case AffineExprKind::Add:
-    return std::make_pair(lhs->first + rhs->first, lhs->second + rhs->second);
+    if (llvm::AddOverflow(lhs->first, rhs->first, lo) ||
+        llvm::AddOverflow(lhs->second, rhs->second, hi))
+      return std::nullopt;
+    return std::make_pair(lo, hi);
   case AffineExprKind::Mul:
-    return std::make_pair(lhs->first * rhs->first, lhs->second * rhs->second);
+    if (llvm::MulOverflow(lhs->first, rhs->first, lo) ||
+        llvm::MulOverflow(lhs->second, rhs->second, hi))
+      return std::nullopt;
+    return std::make_pair(lo, hi);
   case AffineExprKind::FloorDiv:
   case AffineExprKind::Mod: {
     auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
@@ -104,6 +113,9 @@ std::string mlir::accel::whyNotGpuBufferOperand(linalg::GenericOp g,
     return "is not a tensor of static shape or a splat constant";
   if (!isGpuStorableType(t.getElementType()))
     return "has elements that are not f32, f16, bf16, i8 or i32";
+  // No iteration, no read (the kernel of an empty result launches nothing).
+  if (llvm::is_contained(loops, 0))
+    return "";
   // Loop indices, constants, or what folded slices make of them (RoPE's
   // halves, d + 32; its pairs, 2 * d + 1; accel-fuse-slices' pieces,
   // (d + 32) mod 64): in bounds for every point of the loops.

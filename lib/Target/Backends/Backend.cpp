@@ -151,6 +151,30 @@ std::vector<std::string> mlir::accel::systemCLibraries() {
   return {};
 }
 
+llvm::Error mlir::accel::linkSharedLibrary(ArtifactSink &sink,
+                                           llvm::StringRef lld,
+                                           llvm::StringRef libraryName,
+                                           llvm::StringRef object,
+                                           llvm::ArrayRef<std::string> libs) {
+  std::string versionScript = sink.temporary("exports.map");
+  if (llvm::Error e = writeFileOrError(versionScript,
+                                       "{ global: accel_*; local: *; };\n"))
+    return e;
+  std::string library = sink.pathOf(libraryName);
+  std::string soname = "-soname=" + libraryName.str();
+  std::string exports = "--version-script=" + versionScript;
+  llvm::SmallVector<llvm::StringRef> link = {
+      lld,           "-shared", soname,  exports, "-z",
+      "noexecstack", "-o",      library, object,  "--as-needed"};
+  for (const std::string &lib : libs)
+    link.push_back(lib);
+  std::string what = ("linking '" + libraryName + "' with " + lld).str();
+  if (llvm::Error e = runTool(sink, what, link))
+    return e;
+  sink.adopt(libraryName);
+  return llvm::Error::success();
+}
+
 llvm::Error mlir::accel::stageKernelMetadata(const KernelMetadata &meta,
                                              ArtifactSink &sink) {
   if (llvm::Error e = accel::verifyKernelMetadata(meta))

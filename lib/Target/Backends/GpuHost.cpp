@@ -9,8 +9,8 @@
 // C entry point per public function that enqueues the function's kernels
 // in order on the caller's stream, on the caller's device buffers and a
 // workspace that holds the temporaries (planned here, by liveness); the C
-// header; the C source (the images embedded as bytes; it builds on any
-// host with a C compiler); the library and object clang and ld.lld make of
+// header; the C source (the images embedded as bytes; it builds with clang
+// or gcc on any ELF host); the library and object clang and ld.lld make of
 // it; and the program's JSON. The host code opens the driver with dlopen
 // at accel_<module>_load(), as the project's launchers do, so nothing links
 // against CUDA or HIP. docs/aot.md ("GPU host libraries") is the
@@ -63,6 +63,36 @@ struct HostFunction {
 };
 
 int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+/// The generated source's own names after "accel_" (Generator::source and
+/// the runtimes it writes), and the prefixes of its numbered ones: a public
+/// function may not be called so, or accel_<name> would clash.
+constexpr llvm::StringLiteral kReservedNames[] = {
+    "fail",         "error",       "check",       "check_workspace",
+    "lock",         "device",      "symbol",      "open_library",
+    "open_driver",  "scope",       "enter",       "leave",
+    "launch",       "load_locked", "unload_locked", "cu_device",
+    "context",      "modules",     "functions",   "images",
+    "image",        "kernels",     "kernel",      "cuda_fail",
+    "hip_fail",     "hip_props",   "tensor",      "status_string",
+    "task",         "parallel_for"};
+constexpr llvm::StringLiteral kReservedPrefixes[] = {"binary", "ptx"};
+
+/// Why `name` cannot be a function of the host library of `module`, or "".
+std::string whyReserved(llvm::StringRef name, llvm::StringRef module) {
+  if (llvm::is_contained(kReservedNames, name))
+    return "accel_" + name.str() + " is one of the host library's own names";
+  for (llvm::StringRef prefix : kReservedPrefixes)
+    if (name.starts_with(prefix) &&
+        llvm::all_of(name.drop_front(prefix.size()), llvm::isDigit) &&
+        name.size() > prefix.size())
+      return "accel_" + name.str() + " is one of the host library's own names";
+  for (llvm::StringRef suffix :
+       {"load", "unload", "last_error", "info", "abi_version", "load_check"})
+    if (name == (module + "_" + suffix).str())
+      return "accel_" + name.str() + " is one of the module's functions";
+  return "";
+}
 
 /// The number after `prefix` in a buffer name ("arg2", "tmp0").
 std::optional<unsigned> indexAfter(llvm::StringRef name,
@@ -156,7 +186,7 @@ planFunction(const GpuHostSignature &sig, llvm::ArrayRef<GpuKernel> all) {
           return t.name == arg.name;
         });
         if (it == f.temporaries.end()) {
-          if (arg.access == BufferAccess::In)
+          if (arg.access != BufferAccess::Out)
             return backendError(where + ": " + in +
                                 " reads a temporary no earlier kernel wrote");
           f.temporaries.push_back({arg.name, arg.byteSize, 0, ki, ki});
@@ -355,7 +385,7 @@ struct Generator {
        << target << ", chip " << chip
        << "): the kernels'\n   images and one entry point per function that "
           "launches its kernels in\n   order. Generated; docs/aot.md (\"GPU "
-          "host libraries\"). Builds with any C11\n   compiler on a host with "
+          "host libraries\"). GNU C11 (clang, gcc) on\n   an ELF host with "
           "dlopen and pthreads. */\n"
        << "#define _GNU_SOURCE 1\n#define ACCEL_" << M << "_PLAIN_SYMBOLS\n"
        << "#include \"" << m << ".h\"\n"
@@ -393,7 +423,8 @@ struct Generator {
     os << "};\n#define ACCEL_IMAGES " << imageNames.size() << "\n\n";
     // The kernels.
     os << "static const struct accel_kernel {\n  int image;\n  const char "
-          "*name;\n  unsigned grid[3], block[3], shared;\n} accel_kernels[] "
+          "*name;\n  unsigned grid[3], block[3], shared, static_shared;\n} "
+          "accel_kernels[] "
           "= {\n";
     size_t numKernels = 0;
     for (const HostFunction &f : functions)
@@ -402,7 +433,8 @@ struct Generator {
         os << "    {" << image << ", \"" << k->kernel << "\", {" << k->grid[0]
            << ", " << k->grid[1] << ", " << k->grid[2] << "}, {"
            << k->block[0] << ", " << k->block[1] << ", " << k->block[2]
-           << "}, " << k->dynamicSharedBytes << "},\n";
+           << "}, " << k->dynamicSharedBytes << ", "
+           << (k->resources ? k->resources->staticSharedBytes : 0) << "},\n";
         ++numKernels;
       }
     os << "};\n#define ACCEL_KERNELS " << numKernels << "\n\n";
@@ -434,19 +466,22 @@ __attribute__((unused)) static int accel_check(const accel_tensor *t, const char
     return accel_fail(ACCEL_ERR_SHAPE, "%s has rank %lld; the function takes %lld",
                       name, (long long)t->rank, (long long)rank);
   int64_t elements = 1, stride = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    elements *= sizes[d];
   for (int64_t d = rank - 1; d >= 0; --d) {
     if (t->sizes[d] != sizes[d])
       return accel_fail(ACCEL_ERR_SHAPE,
                         "%s has size %lld in dimension %lld; the function takes %lld",
                         name, (long long)t->sizes[d], (long long)d,
                         (long long)sizes[d]);
-    if (sizes[d] != 1 && t->strides[d] != stride)
+    /* An empty buffer has no layout to check (PyTorch gives a 4x0 tensor
+       strides (1, 1)). */
+    if (elements > 0 && sizes[d] != 1 && t->strides[d] != stride)
       return accel_fail(ACCEL_ERR_LAYOUT,
                         "%s has stride %lld in dimension %lld; contiguous row-major is %lld",
                         name, (long long)t->strides[d], (long long)d,
                         (long long)stride);
     stride *= sizes[d];
-    elements *= sizes[d];
   }
   if (elements > 0 && !t->data)
     return accel_fail(ACCEL_ERR_NULL, "the data of %s is NULL", name);
@@ -472,6 +507,39 @@ __attribute__((unused)) static int accel_check_workspace(void *workspace,
 static pthread_mutex_t accel_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The device the kernels are loaded on, -1 when they are not. */
 static int accel_device = -1;
+
+/* A driver entry point: its name (or an older one) and its slot in the
+   table of function pointers. */
+typedef struct {
+  const char *name, *fallback;
+  size_t slot;
+} accel_symbol;
+
+/* Opens the library $variable names (else `path`) and resolves `symbols`
+   into `table`; on success `*library` is the handle. */
+static int accel_open_library(const char *variable, const char *path,
+                              const char *what, const accel_symbol *symbols,
+                              size_t count, void *table, void **library) {
+  const char *given = getenv(variable);
+  if (given && *given)
+    path = given;
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return accel_fail(ACCEL_ERR_DEVICE, "no %s: %s", what, dlerror());
+  for (size_t i = 0; i < count; ++i) {
+    void *symbol = dlsym(handle, symbols[i].name);
+    if (!symbol && symbols[i].fallback)
+      symbol = dlsym(handle, symbols[i].fallback);
+    if (!symbol) {
+      dlclose(handle);
+      return accel_fail(ACCEL_ERR_DEVICE, "no usable %s: %s: missing symbol %s",
+                        what, path, symbols[i].name);
+    }
+    memcpy((char *)table + symbols[i].slot, &symbol, sizeof(symbol));
+  }
+  *library = handle;
+  return ACCEL_OK;
+}
 
 )c";
     if (nvidia())
@@ -599,13 +667,7 @@ static int accel_cuda_fail(CUresult result, const char *call) {
 static int accel_open_driver(void) {
   if (cu.library)
     return ACCEL_OK;
-  const char *path = getenv("ACCEL_LIBCUDA");
-  if (!path || !*path)
-    path = "libcuda.so.1";
-  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!library)
-    return accel_fail(ACCEL_ERR_DEVICE, "no NVIDIA driver: %s", dlerror());
-  static const struct { const char *name, *fallback; size_t slot; } symbols[] = {
+  static const accel_symbol symbols[] = {
 #define S(f, name, fallback) {name, fallback, offsetof(__typeof__(cu), f)}
       S(cuInit, "cuInit", NULL),
       S(cuDeviceGet, "cuDeviceGet", NULL),
@@ -622,19 +684,9 @@ static int accel_open_driver(void) {
       S(cuGetErrorName, "cuGetErrorName", NULL),
 #undef S
   };
-  for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); ++i) {
-    void *symbol = dlsym(library, symbols[i].name);
-    if (!symbol && symbols[i].fallback)
-      symbol = dlsym(library, symbols[i].fallback);
-    if (!symbol) {
-      dlclose(library);
-      return accel_fail(ACCEL_ERR_DEVICE, "no usable NVIDIA driver: %s: missing symbol %s",
-                        path, symbols[i].name);
-    }
-    memcpy((char *)&cu + symbols[i].slot, &symbol, sizeof(symbol));
-  }
-  cu.library = library;
-  return ACCEL_OK;
+  return accel_open_library("ACCEL_LIBCUDA", "libcuda.so.1", "NVIDIA driver",
+                            symbols, sizeof(symbols) / sizeof(symbols[0]),
+                            &cu, &cu.library);
 }
 
 /* Makes the library's context current for a call; accel_leave restores the
@@ -671,12 +723,20 @@ static int accel_launch(int k, void **params, void *stream) {
   return ACCEL_OK;
 }
 
+/* Unloads the modules in the library's context (cuModuleUnload works on
+   the current one), restores the caller's and releases the primary
+   context. */
 static void accel_unload_locked(void) {
+  CUcontext previous = NULL;
+  int restore = accel_context && cu.cuCtxGetCurrent(&previous) == 0 &&
+                cu.cuCtxSetCurrent(accel_context) == 0;
   for (int i = 0; i < ACCEL_IMAGES; ++i)
     if (accel_modules[i]) {
       (void)cu.cuModuleUnload(accel_modules[i]);
       accel_modules[i] = NULL;
     }
+  if (restore)
+    (void)cu.cuCtxSetCurrent(previous);
   if (accel_context)
     (void)cu.cuDevicePrimaryCtxRelease(accel_cu_device);
   accel_context = NULL;
@@ -698,10 +758,12 @@ static int accel_load_locked(int device) {
   int cubin_runs = )c"
        << cubinRule.code << ";\n  int ptx_runs = " << ptxRule.code << R"c(;
   for (int k = 0; k < ACCEL_KERNELS; ++k)
-    if ((int)accel_kernels[k].shared > optin)
+    if ((long long)accel_kernels[k].shared + accel_kernels[k].static_shared > optin)
       return accel_fail(ACCEL_ERR_DEVICE,
-                        "%s needs %u bytes of dynamic shared memory; device %d allows %d",
-                        accel_kernels[k].name, accel_kernels[k].shared, device, optin);
+                        "%s needs %u bytes of dynamic and %u of static shared memory; "
+                        "device %d allows %d",
+                        accel_kernels[k].name, accel_kernels[k].shared,
+                        accel_kernels[k].static_shared, device, optin);
   CUcontext previous = NULL;
   ACCEL_CU(cu.cuCtxGetCurrent(&previous), "cuCtxGetCurrent");
   ACCEL_CU(cu.cuDevicePrimaryCtxRetain(&accel_context, accel_cu_device),
@@ -746,9 +808,10 @@ static int accel_load_locked(int device) {
     }
   }
   (void)cu.cuCtxSetCurrent(previous);
-  accel_device = device;
   if (status != ACCEL_OK)
     accel_unload_locked();
+  else
+    accel_device = device;
   return status;
 }
 )c";
@@ -812,17 +875,12 @@ static int accel_hip_fail(hipError_t result, const char *call) {
 static int accel_open_driver(void) {
   if (hip.library)
     return ACCEL_OK;
-  const char *path = getenv("ACCEL_LIBAMDHIP64");
-  if (!path || !*path)
-    path = "libamdhip64.so";
-  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!library)
-    return accel_fail(ACCEL_ERR_DEVICE, "no HIP runtime: %s", dlerror());
-  static const struct { const char *name, *fallback; size_t slot; } symbols[] = {
+  static const accel_symbol symbols[] = {
 #define S(f, name, fallback) {name, fallback, offsetof(__typeof__(hip), f)}
       S(hipInit, "hipInit", NULL),
       S(hipGetDeviceCount, "hipGetDeviceCount", NULL),
-      S(hipGetDeviceProperties, "hipGetDevicePropertiesR0600", "hipGetDeviceProperties"),
+      /* ROCm 6's layout; ROCm 5's hipGetDeviceProperties has another. */
+      S(hipGetDeviceProperties, "hipGetDevicePropertiesR0600", NULL),
       S(hipGetDevice, "hipGetDevice", NULL),
       S(hipSetDevice, "hipSetDevice", NULL),
       S(hipModuleLoadData, "hipModuleLoadData", NULL),
@@ -832,19 +890,10 @@ static int accel_open_driver(void) {
       S(hipGetErrorName, "hipGetErrorName", NULL),
 #undef S
   };
-  for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); ++i) {
-    void *symbol = dlsym(library, symbols[i].name);
-    if (!symbol && symbols[i].fallback)
-      symbol = dlsym(library, symbols[i].fallback);
-    if (!symbol) {
-      dlclose(library);
-      return accel_fail(ACCEL_ERR_DEVICE, "no usable HIP runtime: %s: missing symbol %s",
-                        path, symbols[i].name);
-    }
-    memcpy((char *)&hip + symbols[i].slot, &symbol, sizeof(symbol));
-  }
-  hip.library = library;
-  return ACCEL_OK;
+  return accel_open_library("ACCEL_LIBAMDHIP64", "libamdhip64.so",
+                            "HIP runtime", symbols,
+                            sizeof(symbols) / sizeof(symbols[0]), &hip,
+                            &hip.library);
 }
 
 /* Makes the library's device current for a call; accel_leave restores the
@@ -911,10 +960,13 @@ static int accel_load_locked(int device) {
                       "device %d is %s; this library's code object is for )c"
        << chip << R"c( only", device, props.gcnArchName);
   for (int k = 0; k < ACCEL_KERNELS; ++k)
-    if (accel_kernels[k].shared > props.sharedMemPerBlock)
+    if ((size_t)accel_kernels[k].shared + accel_kernels[k].static_shared >
+        props.sharedMemPerBlock)
       return accel_fail(ACCEL_ERR_DEVICE,
-                        "%s needs %u bytes of LDS; device %d allows %zu",
-                        accel_kernels[k].name, accel_kernels[k].shared, device,
+                        "%s needs %u bytes of dynamic and %u of static LDS; "
+                        "device %d allows %zu",
+                        accel_kernels[k].name, accel_kernels[k].shared,
+                        accel_kernels[k].static_shared, device,
                         props.sharedMemPerBlock);
   int previous = 0;
   ACCEL_HIP(hip.hipGetDevice(&previous), "hipGetDevice");
@@ -932,10 +984,11 @@ static int accel_load_locked(int device) {
     if (result != 0)
       status = accel_hip_fail(result, "hipModuleGetFunction");
   }
-  (void)hip.hipSetDevice(previous);
-  accel_device = device;
   if (status != ACCEL_OK)
     accel_unload_locked();
+  else
+    accel_device = device;
+  (void)hip.hipSetDevice(previous);
   return status;
 }
 )c";
@@ -1023,9 +1076,14 @@ static int accel_load_locked(int device) {
 
 } // namespace
 
-llvm::Expected<std::vector<GpuHostSignature>>
-mlir::accel::collectGpuHostSignatures(ModuleOp module) {
-  std::vector<GpuHostSignature> out;
+llvm::Expected<GpuHostInputs>
+mlir::accel::collectGpuHostInputs(ModuleOp module,
+                                  const BackendOptions &opts) {
+  llvm::Expected<std::string> name = cModuleName(module, opts);
+  if (!name)
+    return name.takeError();
+  GpuHostInputs inputs{*name, {}};
+  std::vector<GpuHostSignature> &out = inputs.signatures;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic())
       continue;
@@ -1038,6 +1096,18 @@ mlir::accel::collectGpuHostSignatures(ModuleOp module) {
       out.push_back(std::move(s));
       continue;
     }
+    if (std::string why = whyReserved(s.name, inputs.module); !why.empty()) {
+      s.problem = "the function name '" + s.name +
+                  "' is reserved in a GPU host library (" + why + ")";
+      out.push_back(std::move(s));
+      continue;
+    }
+    // ACCEL_<NAME>_WORKSPACE_BYTES: names that differ only in case clash.
+    for (const GpuHostSignature &other : out)
+      if (llvm::StringRef(other.name).equals_insensitive(s.name))
+        s.problem = "the function names '" + other.name + "' and '" +
+                    s.name + "' differ only in case, as the GPU host "
+                    "library's macros cannot";
     FunctionType type = func.getFunctionType();
     llvm::raw_string_ostream(s.signature) << type;
     auto buffer = [&](Type t, const std::string &what)
@@ -1061,6 +1131,8 @@ mlir::accel::collectGpuHostSignatures(ModuleOp module) {
       return b;
     };
     for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+      if (!s.problem.empty())
+        break;
       auto b = buffer(t, "argument " + std::to_string(i));
       if (!b) {
         s.problem = llvm::toString(b.takeError());
@@ -1080,17 +1152,17 @@ mlir::accel::collectGpuHostSignatures(ModuleOp module) {
     }
     out.push_back(std::move(s));
   }
-  return out;
+  return inputs;
 }
 
 llvm::Error mlir::accel::stageGpuHostLibrary(
-    llvm::StringRef target, llvm::StringRef chip, llvm::StringRef module,
-    llvm::ArrayRef<GpuHostSignature> signatures,
-    llvm::ArrayRef<GpuKernel> kernels,
+    llvm::StringRef target, llvm::StringRef chip,
+    const GpuHostInputs &inputs, llvm::ArrayRef<GpuKernel> kernels,
     const llvm::StringMap<GpuHostImage> &images, ArtifactSink &sink,
     const BackendOptions &opts) {
+  llvm::StringRef module = inputs.module;
   std::vector<HostFunction> functions;
-  for (const GpuHostSignature &s : signatures) {
+  for (const GpuHostSignature &s : inputs.signatures) {
     if (!s.problem.empty())
       return backendError(s.problem);
     llvm::Expected<HostFunction> f = planFunction(s, kernels);
@@ -1127,25 +1199,9 @@ llvm::Error mlir::accel::stageGpuHostLibrary(
            sink.pathOf(m + "_host.c"), "-o", object}))
     return e;
   sink.adopt(objectName);
-  std::string versionScript = sink.temporary("exports.map");
-  if (llvm::Error e = writeFileOrError(versionScript,
-                                       "{ global: accel_*; local: *; };\n"))
+  if (llvm::Error e = linkSharedLibrary(sink, *lld, libraryName, object,
+                                       systemCLibraries()))
     return e;
-  std::string library = sink.pathOf(libraryName);
-  llvm::SmallVector<llvm::StringRef> link = {
-      *lld, "-shared", "-z", "noexecstack", "-o", library, object,
-      "--as-needed"};
-  std::string soname = "-soname=" + libraryName;
-  std::string exports = "--version-script=" + versionScript;
-  link.push_back(soname);
-  link.push_back(exports);
-  std::vector<std::string> libs = systemCLibraries();
-  for (const std::string &lib : libs)
-    link.push_back(lib);
-  if (llvm::Error e =
-          runTool(sink, "linking '" + libraryName + "' with " + *lld, link))
-    return e;
-  sink.adopt(libraryName);
   std::string json;
   llvm::raw_string_ostream os(json);
   os << llvm::formatv("{0:2}", gen.metadata()) << "\n";

@@ -37,6 +37,13 @@ llvm::Expected<std::string> findTool(llvm::StringRef given,
 llvm::Error runTool(ArtifactSink &sink, llvm::StringRef what,
                     llvm::ArrayRef<llvm::StringRef> args);
 
+/// Links `object` into the shared library `libraryName` in the sink with
+/// ld.lld, exporting only the accel_* symbols, `libs` DT_NEEDED where used.
+llvm::Error linkSharedLibrary(ArtifactSink &sink, llvm::StringRef lld,
+                              llvm::StringRef libraryName,
+                              llvm::StringRef object,
+                              llvm::ArrayRef<std::string> libs);
+
 /// libm, libc and the dynamic loader where Debian and most distributions
 /// keep them (empty when they are elsewhere: their symbols then come from
 /// the program that loads the library).
@@ -51,10 +58,14 @@ struct GpuHostSignature {
   /// kernels are compiled, so that the pipeline's own errors come first).
   std::string problem;
 };
-/// The public functions of `module`, before it is compiled; an error for a
-/// function the host ABI cannot take.
-llvm::Expected<std::vector<GpuHostSignature>>
-collectGpuHostSignatures(ModuleOp module);
+/// What the host library of `module` needs to know before the module is
+/// compiled: its C name (cModuleName) and its public functions.
+struct GpuHostInputs {
+  std::string module;
+  std::vector<GpuHostSignature> signatures;
+};
+llvm::Expected<GpuHostInputs> collectGpuHostInputs(ModuleOp module,
+                                                   const BackendOptions &opts);
 /// The code of one gpu.module: nvptx: the cubin (`binary`, empty without
 /// ptxas) and the PTX; amdgpu: the code object (`binary`).
 struct GpuHostImage {
@@ -63,8 +74,7 @@ struct GpuHostImage {
 /// Writes the C host library of the functions (GpuHost.cpp): <module>.h,
 /// <module>_host.c, <module>.o, lib<module>.so and <module>.json.
 llvm::Error stageGpuHostLibrary(llvm::StringRef target, llvm::StringRef chip,
-                                llvm::StringRef module,
-                                llvm::ArrayRef<GpuHostSignature> signatures,
+                                const GpuHostInputs &inputs,
                                 llvm::ArrayRef<GpuKernel> kernels,
                                 const llvm::StringMap<GpuHostImage> &images,
                                 ArtifactSink &sink,

@@ -32,13 +32,9 @@ namespace {
 /// resource report of its kernels.
 llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
                           const BackendOptions &opts) {
-  llvm::Expected<std::string> moduleName = cModuleName(module, opts);
-  if (!moduleName)
-    return moduleName.takeError();
-  llvm::Expected<std::vector<GpuHostSignature>> signatures =
-      collectGpuHostSignatures(module);
-  if (!signatures)
-    return signatures.takeError();
+  llvm::Expected<GpuHostInputs> host = collectGpuHostInputs(module, opts);
+  if (!host)
+    return host.takeError();
   llvm::Expected<GpuKernelSet> compiled =
       compileGpuKernels("amdgpu", module, opts);
   if (!compiled)
@@ -100,8 +96,8 @@ llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
     }
   }
   // The C host library that runs each function's kernels in order.
-  return stageGpuHostLibrary("amdgpu", *gfx, *moduleName, *signatures,
-                             kernels, hostImages, sink, opts);
+  return stageGpuHostLibrary("amdgpu", *gfx, *host, kernels, hostImages,
+                             sink, opts);
 }
 
 } // namespace

@@ -307,13 +307,9 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
   std::string kernelObject = sink.temporary("kernels.o");
   std::string wrapperSource = sink.temporary("wrapper.c");
   std::string wrapperObject = sink.temporary("wrapper.o");
-  std::string versionScript = sink.temporary("exports.map");
   for (auto [path, text] :
        {std::pair<std::string, std::string>{kernelObject, object.str().str()},
-        {wrapperSource, abi::wrapperText(artifact)},
-        // Only the C ABI is exported: the kernels' own symbols (`f`,
-        // `_mlir_ciface_f`) stay inside the library.
-        {versionScript, "{ global: accel_*; local: *; };\n"}}) {
+        {wrapperSource, abi::wrapperText(artifact)}}) {
     if (llvm::Error e = writeFileOrError(path, text))
       return e;
   }
@@ -326,7 +322,6 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
     return e;
   std::string objectName = m + ".o", libraryName = "lib" + m + ".so";
   std::string objectPath = sink.pathOf(objectName);
-  std::string libraryPath = sink.pathOf(libraryName);
   if (llvm::Error e =
           runTool(sink, "linking '" + objectName + "' with " + *lld,
                   {*lld, "-r", kernelObject, wrapperObject, "-o", objectPath}))
@@ -366,17 +361,11 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
       libs.push_back(candidate.str());
       break;
     }
-  std::string soname = "-soname=" + libraryName;
-  std::string exports = "--version-script=" + versionScript;
-  llvm::SmallVector<llvm::StringRef> link = {
-      *lld,          "-shared", soname,      exports,    "-z",
-      "noexecstack", "-o",      libraryPath, objectPath, "--as-needed"};
-  for (const std::string &lib : libs)
-    link.push_back(lib);
+  // Only the C ABI is exported: the kernels' own symbols (`f`,
+  // `_mlir_ciface_f`) stay inside the library.
   if (llvm::Error e =
-          runTool(sink, "linking '" + libraryName + "' with " + *lld, link))
+          linkSharedLibrary(sink, *lld, libraryName, objectPath, libs))
     return e;
-  sink.adopt(libraryName);
   std::string json;
   llvm::raw_string_ostream os(json);
   os << llvm::formatv("{0:2}", abi::metadata(artifact)) << "\n";

@@ -34,13 +34,9 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
     return backendError("--cubin must be auto, yes or no, got '" + opts.cubin +
                         "'");
   // The public functions, for their host entry points.
-  llvm::Expected<std::string> moduleName = cModuleName(module, opts);
-  if (!moduleName)
-    return moduleName.takeError();
-  llvm::Expected<std::vector<GpuHostSignature>> signatures =
-      collectGpuHostSignatures(module);
-  if (!signatures)
-    return signatures.takeError();
+  llvm::Expected<GpuHostInputs> host = collectGpuHostInputs(module, opts);
+  if (!host)
+    return host.takeError();
   // 1. accel ops -> kernels -> PTX.
   llvm::Expected<GpuKernelSet> compiled =
       compileGpuKernels("nvptx", module, opts);
@@ -156,7 +152,7 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
     }
   }
   // 3. The C host library that runs each function's kernels in order.
-  return stageGpuHostLibrary("nvptx", chip, *moduleName, *signatures, kernels,
+  return stageGpuHostLibrary("nvptx", chip, *host, kernels,
                              hostImages, sink, opts);
 }
 
