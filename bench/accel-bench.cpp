@@ -1890,6 +1890,7 @@ modelChoice(MLIRContext &ctx, const std::string &text,
   accel::AccelCpuConfigurePassOptions o;
   o.features = features;
   o.tuningCache = cache;
+  o.threads = benchThreads;
   pm.addPass(accel::createAccelCpuConfigurePass(o));
   if (failed(pm.run(*module)))
     return std::nullopt;
@@ -2186,7 +2187,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
       cache.put(e);
     } else {
       // The model's tiles won: an entry from an earlier run goes.
-      cache.erase(cpu, model->key);
+      cache.erase(cpu, model->key, benchThreads);
     }
     auto tiles = [](const accel::CpuTuningEntry &e) {
       return listText(e.tile) + (e.mma.empty() ? "" : " " + listText(e.mma));
@@ -2215,7 +2216,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
     std::optional<accel::CpuTuningEntry> model =
         modelChoice(ctx, c.text, features);
     const accel::CpuTuningEntry *e =
-        model ? cache.find(cpu, model->key) : nullptr;
+        model ? cache.find(cpu, model->key, benchThreads) : nullptr;
     if (!e)
       continue;
     ++entries;

@@ -57,6 +57,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   configure.attentionTileKV = options.attentionTileKV;
   configure.bf16Subnormals = options.bf16Subnormals;
   configure.tuningCache = options.tuningCache;
+  configure.threads = options.threads;
   pm.addPass(accel::createAccelCpuConfigurePass(configure));
   if (options.decomposeAttention)
     pm.addPass(accel::createAccelDecomposeAttentionPass());

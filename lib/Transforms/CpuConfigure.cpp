@@ -465,7 +465,7 @@ struct AccelCpuConfigurePass
           !op->hasAttr(kLoweringConfigAttrName)) {
         std::string key = cpuTuningKey(op);
         if (const CpuTuningEntry *e =
-                key.empty() ? nullptr : cache->find(cpuKind, key)) {
+                key.empty() ? nullptr : cache->find(cpuKind, key, threads)) {
           FailureOr<LoweringConfigAttr> model = configureCpuOp(op, cpu, o);
           if (failed(model))
             return WalkResult::interrupt();

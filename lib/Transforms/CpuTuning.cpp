@@ -21,22 +21,29 @@ static constexpr llvm::StringLiteral kFormat = "accel-cpu-tuning";
 static constexpr int64_t kVersion = 1;
 
 const CpuTuningEntry *CpuTuningCache::find(llvm::StringRef cpu,
-                                           llvm::StringRef key) const {
+                                           llvm::StringRef key,
+                                           int64_t threads) const {
+  const CpuTuningEntry *any = nullptr;
   for (const CpuTuningEntry &e : entries)
-    if (e.cpu == cpu && e.key == key)
-      return &e;
-  return nullptr;
+    if (e.cpu == cpu && e.key == key) {
+      if (e.threads == threads)
+        return &e;
+      if (e.threads == 0)
+        any = &e;
+    }
+  return any;
 }
 
-void CpuTuningCache::erase(llvm::StringRef cpu, llvm::StringRef key) {
+void CpuTuningCache::erase(llvm::StringRef cpu, llvm::StringRef key,
+                           int64_t threads) {
   llvm::erase_if(entries, [&](const CpuTuningEntry &e) {
-    return e.cpu == cpu && e.key == key;
+    return e.cpu == cpu && e.key == key && e.threads == threads;
   });
 }
 
 void CpuTuningCache::put(const CpuTuningEntry &e) {
   for (CpuTuningEntry &old : entries)
-    if (old.cpu == e.cpu && old.key == e.key) {
+    if (old.cpu == e.cpu && old.key == e.key && old.threads == e.threads) {
       old = e;
       return;
     }
@@ -99,12 +106,21 @@ mlir::accel::parseCpuTuningCache(llvm::StringRef text) {
         into->push_back(*n);
       }
     }
-    if (cache.find(e.cpu, e.key))
-      return bad("a second entry for \"" + e.key + "\" on " + e.cpu);
+    std::optional<int64_t> threads = o->getInteger("threads");
+    if (o->get("threads") && (!threads || *threads < 1))
+      return bad("\"threads\" is not a thread count (1 or more)");
+    e.threads = threads.value_or(0);
+    if (llvm::any_of(cache.entries, [&](const CpuTuningEntry &old) {
+          return old.cpu == e.cpu && old.key == e.key &&
+                 old.threads == e.threads;
+        }))
+      return bad("a second entry for \"" + e.key + "\" on " + e.cpu +
+                 (e.threads ? " with " + std::to_string(e.threads) +
+                                  " thread(s)"
+                            : std::string()));
     e.untunedMs = o->getNumber("untuned_ms").value_or(0);
     e.tunedMs = o->getNumber("tuned_ms").value_or(0);
     e.predictedMs = o->getNumber("predicted_ms").value_or(0);
-    e.threads = o->getInteger("threads").value_or(0);
     cache.entries.push_back(std::move(e));
   }
   return cache;

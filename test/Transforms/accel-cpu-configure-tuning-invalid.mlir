@@ -34,6 +34,11 @@
 // Two entries for one CPU and class.
 // RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/twice.json" 2>&1 | FileCheck %s --check-prefix=TWICE
 // TWICE: error: accel-cpu-configure: tuning cache '{{.*}}twice.json': entry 1: a second entry for "k" on x86-64-avx512
+// Two for one CPU, class and thread count; a thread count that is none.
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/twice-threads.json" 2>&1 | FileCheck %s --check-prefix=TWICE-THREADS
+// TWICE-THREADS: error: accel-cpu-configure: tuning cache '{{.*}}twice-threads.json': entry 2: a second entry for "k" on x86-64-avx512 with 2 thread(s)
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/threads.json" 2>&1 | FileCheck %s --check-prefix=THREADS
+// THREADS: error: accel-cpu-configure: tuning cache '{{.*}}threads.json': entry 0: "threads" is not a thread count (1 or more)
 // Options the user gave outrank the cache: the same bad entry is not read.
 // RUN: accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/width.json register-tile=6,64,1 attention-tile-q=32" | FileCheck %s --check-prefix=OPTIONS
 // OPTIONS: mma = [6, 64, 1]
@@ -81,3 +86,13 @@ tiles: fast
 {"format": "accel-cpu-tuning", "version": 1, "entries": [
  {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [1, 1, 1]},
  {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [2, 2, 2]}]}
+
+//--- twice-threads.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [1, 1, 1], "threads": 1},
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [1, 1, 1], "threads": 2},
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [2, 2, 2], "threads": 2}]}
+
+//--- threads.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [
+ {"cpu": "x86-64-avx512", "key": "k", "kernel": "cpu-fma", "tile": [1, 1, 1], "threads": 0}]}

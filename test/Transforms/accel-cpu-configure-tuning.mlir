@@ -7,6 +7,13 @@
 // RUN: accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f" | FileCheck %s --check-prefix=MODEL
 // Another CPU kind (AVX2 only): its entry applies, the AVX-512 ones do not.
 // RUN: accel-opt %t/ops.mlir --accel-cpu-configure="features=avx2,fma tuning-cache=%t/cache.json" | FileCheck %s --check-prefix=AVX2
+// Entries are per thread count (the pipeline's `threads`, 1 by default):
+// the one measured on as many threads, else one that names none; never one
+// measured on another count. On 2 threads the causal class has its own
+// entry; on 4 the non-causal one does, and the causal one falls back to
+// the entry that names no thread count.
+// RUN: accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cache.json threads=2" | FileCheck %s --check-prefix=TWO
+// RUN: accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cache.json threads=4" | FileCheck %s --check-prefix=FOUR
 // The kind from the module's accel.target when no features are given.
 // RUN: accel-opt %t/target.mlir --accel-attach-target=name=x86-64-avx512 --accel-cpu-configure="tuning-cache=%t/cache.json" | FileCheck %s --check-prefix=TARGET
 
@@ -15,7 +22,9 @@
  {"cpu": "x86-64-avx512", "key": "matmul f32xf32->f32 m512 n512 k512", "kernel": "cpu-fma", "tile": [66, 512, 256], "mma": [6, 32, 1], "untuned_ms": 2.0, "tuned_ms": 1.8},
  {"cpu": "x86-64-avx2", "key": "matmul f32xf32->f32 m512 n512 k512", "kernel": "cpu-fma", "tile": [72, 256, 512], "mma": [6, 16, 1]},
  {"cpu": "x86-64-avx512", "key": "matmul f32xf32->f32 m2048 n2048 k2048", "kernel": "cpu-avx512bf16", "tile": [12, 0, 64], "mma": [6, 64, 2]},
- {"cpu": "x86-64-avx512", "key": "attention f32 b1 h8 q1024 kv1024 d64 causal", "kernel": "cpu-flash", "tile": [64, 256]}
+ {"cpu": "x86-64-avx512", "key": "attention f32 b1 h8 q1024 kv1024 d64 causal", "kernel": "cpu-flash", "tile": [64, 256]},
+ {"cpu": "x86-64-avx512", "key": "attention f32 b1 h8 q1024 kv1024 d64 causal", "kernel": "cpu-flash", "tile": [128, 64], "threads": 2},
+ {"cpu": "x86-64-avx512", "key": "attention f32 b1 h8 q1024 kv1024 d64", "kernel": "cpu-flash", "tile": [64, 64], "threads": 4}
 ]}
 
 //--- ops.mlir
@@ -39,6 +48,10 @@
 // AVX2: tile = [132, 1024, 1024], mma = [6, 16, 1]
 // AVX2: tile = [12, 64, 64]
 // AVX2-COUNT-2: kernel = "cpu-flash", tile = [128, 128]
+// TWO: accel.attention causal {{.*}}tile = [128, 64]>}
+// TWO: accel.attention ins{{.*}}tile = [128, 128]>}
+// FOUR: accel.attention causal {{.*}}tile = [64, 256]>}
+// FOUR: accel.attention ins{{.*}}tile = [64, 64]>}
 func.func @f(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>, %c: tensor<512x512xf32>,
              %a2: tensor<300x400xf32>, %b2: tensor<400x500xf32>, %c2: tensor<300x500xf32>,
              %a3: tensor<2048x2048xf32>, %c3: tensor<2048x2048xf32>,

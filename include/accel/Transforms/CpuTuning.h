@@ -37,19 +37,23 @@ struct CpuTuningEntry {
   /// Informational, written by the tuner: the model's and the best
   /// candidate's median times in ms (0: not given).
   double untunedMs = 0, tunedMs = 0, predictedMs = 0;
-  /// The threads it was measured on (0: not given). Informational: the key
-  /// does not hold it, so a cache applies whatever the thread count.
+  /// The threads it was measured on (0: not given, for any thread count).
+  /// Part of the entry's identity: tiles tuned on one thread are not the
+  /// best on two (each thread's share of a cache block differs).
   int64_t threads = 0;
 };
 
 struct CpuTuningCache {
   std::vector<CpuTuningEntry> entries;
-  /// The entry for `cpu` and `key` (a parsed cache has at most one).
-  const CpuTuningEntry *find(llvm::StringRef cpu, llvm::StringRef key) const;
-  /// Adds `e`, replacing the entry of the same CPU and key.
+  /// The entry for `cpu` and `key` measured on `threads` threads, else one
+  /// that names no thread count (a parsed cache has at most one of each);
+  /// an entry measured on another thread count never applies.
+  const CpuTuningEntry *find(llvm::StringRef cpu, llvm::StringRef key,
+                             int64_t threads) const;
+  /// Adds `e`, replacing the entry of the same CPU, key and threads.
   void put(const CpuTuningEntry &e);
-  /// Removes the entry of `cpu` and `key`, if any.
-  void erase(llvm::StringRef cpu, llvm::StringRef key);
+  /// Removes the entry of `cpu`, `key` and `threads`, if any.
+  void erase(llvm::StringRef cpu, llvm::StringRef key, int64_t threads);
 };
 
 /// The cache in `text` (JSON: {"format": "accel-cpu-tuning", "version": 1,

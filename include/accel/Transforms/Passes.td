@@ -433,7 +433,11 @@ def AccelCpuConfigurePass
     Option<"tuningCache", "tuning-cache", "std::string", "\"\"",
            "A tuning cache (accel-bench --mode=tune; docs/configure.md): an "
            "op without a config whose CPU kind and shape class it has, and "
-           "for which the model picks its kernel, takes its tiles">
+           "for which the model picks its kernel, takes its tiles">,
+    Option<"threads", "threads", "int64_t", "1",
+           "The threads the kernels run on (the CPU pipeline's `threads`): "
+           "a tuning cache entry measured on another thread count does not "
+           "apply; one that names none applies to all">
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect"];
 }
