@@ -97,6 +97,11 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     dot.prefetchC = options.prefetchC;
     dot.bf16Subnormals = options.bf16Subnormals;
     pm.addNestedPass<func::FuncOp>(accel::createAccelCpuDotKernelsPass(dot));
+    // Weight-only quantised matmuls: weights dequantised in registers.
+    accel::AccelCpuDequantKernelsPassOptions dequant;
+    dequant.threads = options.threads;
+    pm.addNestedPass<func::FuncOp>(
+        accel::createAccelCpuDequantKernelsPass(dequant));
   }
 
   // Contractions: cache and register tiles, vectorized (other ops become

@@ -9,12 +9,13 @@
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::accel;
 
 bool ref::isAccelOracleOp(Operation *op) {
-  return isa<MatmulOp, SoftmaxOp, AttentionOp>(op);
+  return isa<MatmulOp, DequantMatmulOp, SoftmaxOp, AttentionOp>(op);
 }
 
 FailureOr<ref::Result>
@@ -34,6 +35,34 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
       spec.rhsScale = get(mm.getRhsScale()).data[0];
     }
     return matmul(get(mm.getLhs()), get(mm.getRhs()), get(mm.getInit()), spec);
+  }
+  if (auto dq = dyn_cast<DequantMatmulOp>(op)) {
+    // C = A·wᵀ summed in f32 (an f32 matmul of A and the dequantised
+    // weights), then rounded to C's type.
+    int64_t k = dq.getK(), n = dq.getN();
+    const Tensor *z = dq.getZeroPoints() ? &get(dq.getZeroPoints()) : nullptr;
+    Tensor w = dequantizeWeights(get(dq.getWeights()), get(dq.getScales()), z,
+                                 k, dq.getBits(), dq.getGroup(),
+                                 dq.getIsUnsigned());
+    Tensor a = get(dq.getLhs());
+    SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
+    int64_t rows = k ? a.numElements() / k : 0;
+    a.shape = {rows, k};
+    MatmulSpec spec;
+    spec.transposeB = true;
+    Type f32 = Float32Type::get(op->getContext());
+    spec.inputType = f32;
+    spec.accType = f32;
+    Result r = matmul(a, w, Tensor({rows, n}), spec);
+    Type cElt = dq.getInit().getType().getElementType();
+    if (cElt != f32)
+      for (int64_t i = 0; i < r.value.numElements(); ++i)
+        r.bound.data[i] += unitRoundoff(cElt) * std::fabs(r.value.data[i]) +
+                           underflowError(cElt);
+    shape.back() = n;
+    r.value.shape = shape;
+    r.bound.shape = shape;
+    return r;
   }
   if (auto sm = dyn_cast<SoftmaxOp>(op))
     return softmax(get(sm.getInput()), sm.getDimension(),

@@ -96,6 +96,35 @@ double ref::gamma(int64_t k, double u) {
 // matmul
 //===----------------------------------------------------------------------===//
 
+Tensor ref::dequantizeWeights(const Tensor &w, const Tensor &s,
+                              const Tensor *z, int64_t k, int64_t bits,
+                              int64_t group, bool isUnsigned) {
+  int64_t n = w.shape[0], bytes = w.shape[1], groups = k / group;
+  Tensor out({n, k});
+  auto f32 = [](double v) { return static_cast<double>(static_cast<float>(v)); };
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t p = 0; p < k; ++p) {
+      int64_t byte = static_cast<int64_t>(
+                         w.data[r * bytes + (bits == 4 ? p / 2 : p)]) &
+                     0xff;
+      int64_t q;
+      if (bits == 4) {
+        q = p % 2 ? byte >> 4 : byte & 0xf;
+        if (!isUnsigned && q >= 8)
+          q -= 16;
+      } else {
+        q = !isUnsigned && byte >= 128 ? byte - 256 : byte;
+      }
+      int64_t g = r * groups + p / group;
+      // q - z and (q - z) * s are exact in double (8-bit integers, f32
+      // operands); each is then rounded to f32 as the kernels do.
+      double diff = z ? f32(static_cast<double>(q) - z->data[g])
+                      : static_cast<double>(q);
+      out.data[r * k + p] = f32(diff * s.data[g]);
+    }
+  return out;
+}
+
 Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
                    const MatmulSpec &spec) {
   int64_t rank = a.rank();

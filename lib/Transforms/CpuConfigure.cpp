@@ -37,6 +37,9 @@ static constexpr StringLiteral kAmxBf16 = "cpu-amx-bf16";
 static constexpr StringLiteral kAmxI8 = "cpu-amx-int8";
 static constexpr StringLiteral kFlash = "cpu-flash";
 static constexpr StringLiteral kFlashAmx = "cpu-flash-amx";
+static constexpr StringLiteral kDequant = "cpu-dequant";
+static constexpr StringLiteral kDequantLut = "cpu-dequant-lut";
+static constexpr StringLiteral kLoops = "cpu-loops";
 
 //===----------------------------------------------------------------------===//
 // What the CPU has
@@ -118,6 +121,55 @@ CpuDotTiles mlir::accel::chooseCpuDotTiles(const CpuIsa &isa) {
   // each further K block reloads C (int8 2048^3 lost 8 % at Kc = 512).
   (void)isa;
   return {6, 64, 132, 2048};
+}
+
+CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
+                                                   int64_t rows,
+                                                   int64_t bits) {
+  // Decode GEMV: each weight is unpacked, converted and scaled once per
+  // tile of nr weight rows and used by its mr rows of A. int4 on AVX-512
+  // looks the weights up (cpu-dequant-lut: vpermps does the unpacking,
+  // conversion and scaling of 16 weights; 4.4x the weights a second of
+  // the converting kernel at M = 1, docs/quantization.md). Registers (zmm):
+  // mr x nr accumulators, 2 mr A vectors, nr tables (lut) or ~3 constants,
+  // 2 weight vectors: 1 x 8, 2 x 8, 4 x 4 all fit the 32. Without AVX-512
+  // a vector of 16 f32 takes two of the 16 ymm: 1 x 4 and 2 x 2, converting.
+  bool dynamic = ShapedType::isDynamic(rows);
+  if (isa.known && !isa.avx512f)
+    return (!dynamic && rows < 2) ? CpuDequantTiles{1, 4, 32}
+                                  : CpuDequantTiles{2, 2, 32};
+  bool lut = bits == 4;
+  if (!dynamic && rows < 2)
+    return {1, 8, 32, lut};
+  if (!dynamic && rows < 4)
+    return {2, 8, 32, lut};
+  return {4, 4, 32, lut};
+}
+
+std::optional<CpuDequantTiles>
+mlir::accel::getCpuDequantTiles(LoweringConfigAttr config) {
+  if (!config ||
+      (config.getKernel() != kDequant && config.getKernel() != kDequantLut) ||
+      config.getMma().size() != 3)
+    return std::nullopt;
+  return CpuDequantTiles{config.getMma()[0], config.getMma()[1],
+                         config.getMma()[2],
+                         config.getKernel() == kDequantLut};
+}
+
+std::string mlir::accel::checkCpuDequantTiles(const CpuDequantTiles &t) {
+  if (t.mr < 1 || t.nr < 1 || t.mr > 8 || t.nr > 16)
+    return "mr and nr must be 1..8 and 1..16, got " + std::to_string(t.mr) +
+           " x " + std::to_string(t.nr);
+  if (t.kc != 32)
+    return "the K chunk must be 32 (two vectors of 16 f32), got " +
+           std::to_string(t.kc);
+  int64_t registers = t.mr * t.nr + 2 * t.mr + (t.lut ? t.nr + 3 : 5);
+  if (registers > 32)
+    return "mr x nr = " + std::to_string(t.mr) + " x " + std::to_string(t.nr) +
+           " needs " + std::to_string(registers) +
+           " vector registers; AVX-512 has 32";
+  return "";
 }
 
 CpuAmxTiles mlir::accel::chooseCpuAmxTiles(const CpuIsa &isa, bool int8) {
@@ -392,6 +444,63 @@ configureAttention(AttentionOp op, LoweringConfigAttr given, const CpuIsa &isa,
   return LoweringConfigAttr::get(op.getContext(), kernel, t, {}, {}, 0, "");
 }
 
+/// cpu-dequant(-lut) when K and the group are multiples of the 32-weight
+/// chunk, else cpu-loops (the reference generic as loops; correct, not
+/// fast).
+static FailureOr<LoweringConfigAttr>
+configureDequantMatmul(DequantMatmulOp op, LoweringConfigAttr given,
+                       const CpuIsa &isa) {
+  bool chunked = op.getK() % 32 == 0 && op.getGroup() % 32 == 0;
+  if (given && given.getKernel() != kDequant &&
+      given.getKernel() != kDequantLut && given.getKernel() != kLoops)
+    return op.emitOpError("cannot use ")
+           << given.getKernel()
+           << " on the CPU: a dequant_matmul takes cpu-dequant, "
+              "cpu-dequant-lut or cpu-loops";
+  if (given && given.getKernel() == kLoops) {
+    if (!given.getMma().empty() || !given.getTile().empty())
+      return op.emitOpError("a cpu-loops config takes no tile and no mma");
+    return given;
+  }
+  if (!chunked) {
+    if (given)
+      return op.emitOpError("cannot use ")
+             << given.getKernel() << ": K (" << op.getK()
+             << ") and the group (" << op.getGroup()
+             << ") must be multiples of 32";
+    return LoweringConfigAttr::get(op.getContext(), kLoops, {}, {}, {}, 0,
+                                   "");
+  }
+  auto aType = op.getLhs().getType();
+  int64_t rows = 1;
+  for (int64_t d : aType.getShape().drop_back())
+    rows = ShapedType::isDynamic(d) || ShapedType::isDynamic(rows)
+               ? ShapedType::kDynamic
+               : rows * d;
+  CpuDequantTiles t = chooseCpuDequantTiles(isa, rows, op.getBits());
+  if (given) {
+    if (!given.getTile().empty() || given.getMma().size() != 3)
+      return op.emitOpError("a ")
+             << given.getKernel()
+             << " config takes an mma [mr, nr, 32] and no tile";
+    t = {given.getMma()[0], given.getMma()[1], given.getMma()[2],
+         given.getKernel() == kDequantLut};
+  }
+  StringRef kernel = t.lut ? kDequantLut : kDequant;
+  if (t.lut && op.getBits() != 4)
+    return op.emitOpError("cannot use cpu-dequant-lut: it takes bits(4) "
+                          "weights (16 values a table), got bits(")
+           << op.getBits() << ")";
+  if (t.lut && isa.known && !isa.avx512f)
+    return op.emitOpError("cannot use cpu-dequant-lut: the CPU has no "
+                          "avx512f (vpermps on 16 lanes)");
+  std::string why = checkCpuDequantTiles(t);
+  if (!why.empty())
+    return op.emitOpError("cannot use ") << kernel << ": " << why;
+  return LoweringConfigAttr::get(op.getContext(), kernel, {}, {},
+                                 {t.mr, t.nr, t.kc}, 0, "");
+}
+
 FailureOr<LoweringConfigAttr>
 mlir::accel::configureCpuOp(Operation *op, const CpuIsa &isa,
                             const CpuConfigOverrides &overrides) {
@@ -400,6 +509,8 @@ mlir::accel::configureCpuOp(Operation *op, const CpuIsa &isa,
     return failure();
   if (auto mm = dyn_cast<MatmulOp>(op))
     return configureMatmul(mm, *given, isa, overrides);
+  if (auto dq = dyn_cast<DequantMatmulOp>(op))
+    return configureDequantMatmul(dq, *given, isa);
   return configureAttention(cast<AttentionOp>(op), *given, isa, overrides);
 }
 
@@ -453,7 +564,7 @@ struct AccelCpuConfigurePass
       cpuKind = cpuTuningCpu(features, module);
     }
     WalkResult r = module.walk([&](Operation *op) {
-      if (!isa<MatmulOp, AttentionOp>(op))
+      if (!isa<MatmulOp, AttentionOp, DequantMatmulOp>(op))
         return WalkResult::advance();
       // Options the user gave outrank the cache (docs/configure.md, "Who
       // wins": the op's config, the options, then the model, which the

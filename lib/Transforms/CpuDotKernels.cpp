@@ -572,12 +572,25 @@ struct LowerX86DotU8S8 : public OpRewritePattern<accel::X86DotU8S8Op> {
   }
 };
 
+/// accel.x86_permute_f32 -> the vpermps intrinsic.
+struct LowerX86PermuteF32 : public OpRewritePattern<accel::X86PermuteF32Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(accel::X86PermuteF32Op op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(),
+        rewriter.getStringAttr("llvm.x86.avx512.permvar.sf.512"),
+        ValueRange{op.getTable(), op.getIndex()});
+    return success();
+  }
+};
+
 struct AccelCpuLowerDotPass
     : public accel::impl::AccelCpuLowerDotPassBase<AccelCpuLowerDotPass> {
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerX86DotU8S8>(&getContext());
+    patterns.add<LowerX86DotU8S8, LowerX86PermuteF32>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -128,6 +128,14 @@ constexpr double kHopperFp8TensorCoreUnit = 0x1p-13;
 Result matmul(const Tensor &a, const Tensor &b, const Tensor &c,
               const MatmulSpec &spec);
 
+/// The f32 weights of accel.dequant_matmul, [N, K]: w = f32(f32(q - z) * s)
+/// of each `bits`-bit integer q of `w` ([N, K * bits / 8] bytes, held as
+/// their signed values; int4 low nibble first), `s` and `z` ([N, K /
+/// group]; `z` may be null). Bit-exact: the rule the op's kernels follow.
+Tensor dequantizeWeights(const Tensor &w, const Tensor &s, const Tensor *z,
+                         int64_t k, int64_t bits, int64_t group,
+                         bool isUnsigned);
+
 /// Max-subtracted softmax along `dim`; a row of -inf gives exact zeros.
 /// Gate: atol + rtol·|r| of the output type (PyTorch's table).
 Result softmax(const Tensor &x, int64_t dim, Type outType);

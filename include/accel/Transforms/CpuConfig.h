@@ -84,6 +84,15 @@ struct CpuAmxTiles {
   int64_t mr, nr, mc, kc;
 };
 
+/// accel.dequant_matmul's kernel (cpu-dequant, or cpu-dequant-lut: int4
+/// weights looked up in a 16-entry table per group with AVX-512's vpermps):
+/// mr rows of A times nr rows of W at a time, K in chunks of kc = 32 (two
+/// vectors of 16 f32), one accumulator vector per row pair.
+struct CpuDequantTiles {
+  int64_t mr, nr, kc;
+  bool lut = false;
+};
+
 /// The cpu-fma tiles for a contraction on `isa` with `overrides`.
 CpuFmaTiles chooseCpuFmaTiles(const CpuIsa &isa,
                               const CpuConfigOverrides &overrides);
@@ -101,6 +110,11 @@ std::array<int64_t, 2> chooseCpuAttentionTiles(const CpuIsa &isa,
 /// none and its query, key and value are bf16, `isa` has AMX's bf16 tiles
 /// and bf16 subnormals may be flushed. The fp64 oracle's gate follows it
 /// (the rounding of P).
+/// The kernel and register tile of accel.dequant_matmul for `rows` rows of
+/// A (ShapedType::kDynamic: unknown) and `bits`-bit weights.
+CpuDequantTiles chooseCpuDequantTiles(const CpuIsa &isa, int64_t rows,
+                                      int64_t bits);
+
 bool cpuFlashOnAmx(Operation *op, const CpuIsa &isa, bool bf16Flush);
 
 /// The config of an accel.matmul or accel.attention: its own
@@ -119,6 +133,8 @@ std::optional<CpuDotTiles> getCpuDotTiles(LoweringConfigAttr config);
 std::optional<CpuAmxTiles> getCpuAmxTiles(LoweringConfigAttr config);
 /// Checks AMX tiles for bf16 (`int8` false) or i8 operands; the reason they
 /// do not fit, or an empty string.
+std::optional<CpuDequantTiles> getCpuDequantTiles(LoweringConfigAttr config);
+std::string checkCpuDequantTiles(const CpuDequantTiles &tiles);
 std::string checkCpuAmxTiles(const CpuAmxTiles &tiles, bool int8);
 /// Checks cpu-fma tiles; the reason they do not fit, or an empty string.
 std::string checkCpuFmaTiles(const CpuFmaTiles &tiles);

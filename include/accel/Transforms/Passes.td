@@ -655,6 +655,47 @@ def AccelCpuAmxKernelsPass
                            "::mlir::vector::VectorDialect"];
 }
 
+def AccelCpuDequantKernelsPass
+    : Pass<"accel-cpu-dequant-kernels", "::mlir::func::FuncOp"> {
+  let summary = "accel.dequant_matmul as a vectorised kernel that "
+                "dequantises int4/int8 weights in registers";
+  let description = [{
+    Replaces each linalg.generic that convert-accel-to-linalg made of an
+    `accel.dequant_matmul` (marked `accel.dequant_matmul`, on buffers with
+    unit inner strides, K and the group multiples of 32) whose
+    `accel.lowering_config` is `cpu-dequant` (`mma = [mr, nr, 32]`, from
+    `accel-cpu-configure`) with a register-tiled kernel in the vector
+    dialect:
+
+    - A is converted once to an f32 copy `[M, K]`; for int4 each chunk of 32
+      K is stored as its 16 even then its 16 odd elements, the order in
+      which the low and high nibbles of 16 packed bytes come out;
+    - a tile of `mr` rows of A and `nr` rows of W holds `mr x nr`
+      accumulators of 16 f32; each group's `nr` scales (and zero points)
+      are broadcast once; each chunk of 32 K loads every weight row's 16
+      (int4) or 32 (int8) bytes, unpacks them (`andi`/shifts),
+      converts them to f32 and dequantises them by the op's rule,
+      `w = f32(f32(q - z) * s)`, then two FMAs per accumulator;
+    - each accumulator is summed across its lanes into C (f32) at the end.
+
+    The weights are never dequantised into memory: at M = 1 the kernel
+    reads 4 (int4) or 8 (int8) bits a weight plus the scales. Rows of A
+    past a whole `mr` and rows of W past a whole `nr` get 1-row tiles. The
+    sum order differs from the reference loops (16 lanes, then across
+    lanes): within the f32 matmul gate. With `threads`, the tiles of `nr`
+    weight rows are tasks of an `scf.forall` (not inside another parallel
+    loop). A config of `cpu-loops` or none leaves the generic to the loops.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", "1",
+           "Above 1: the tiles of nr weight rows in an scf.forall">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def AccelCpuDotKernelsPass
     : Pass<"accel-cpu-dot-kernels", "::mlir::func::FuncOp"> {
   let summary = "bf16 and int8 contractions through AVX512-BF16 / VNNI "
@@ -748,10 +789,13 @@ def AccelCpuDotKernelsPass
 }
 
 def AccelCpuLowerDotPass : Pass<"accel-cpu-lower-dot"> {
-  let summary = "accel.x86_dot_u8s8 to the AVX512-VNNI vpdpbusd intrinsic";
+  let summary = "accel.x86_dot_u8s8 and accel.x86_permute_f32 to their "
+                "AVX-512 intrinsics";
   let description = [{
     Replaces each `accel.x86_dot_u8s8` (emitted by `accel-cpu-dot-kernels`)
-    with `llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"`. It runs
+    with `llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"`, and each
+    `accel.x86_permute_f32` (emitted by `accel-cpu-dequant-kernels`) with
+    `llvm.call_intrinsic "llvm.x86.avx512.permvar.sf.512"`. It runs
     after buffer deallocation, which refuses ops whose memory effects are
     unknown, such as intrinsic calls.
   }];

@@ -476,6 +476,7 @@ void mlir::accel::populateAccelToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   patterns.add<MatmulToLinalg, SoftmaxToLinalg, AttentionToLinalg>(
       patterns.getContext());
+  populateAccelDequantMatmulToLinalgPatterns(patterns);
 }
 
 void mlir::accel::populateAccelSoftmaxToLinalgPatterns(

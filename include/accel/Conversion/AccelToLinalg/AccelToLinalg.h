@@ -24,6 +24,10 @@ namespace accel {
 /// the linalg reference lowering (see the pass description).
 void populateAccelToLinalgConversionPatterns(RewritePatternSet &patterns);
 
+/// The reference lowering of accel.dequant_matmul (part of the above): one
+/// linalg.generic marked kDequantMatmulAttrName.
+void populateAccelDequantMatmulToLinalgPatterns(RewritePatternSet &patterns);
+
 /// Only accel.softmax's pattern: a max reduction, a sum of exp(x - max) and
 /// the quotient, as linalg.generic ops (the GPU row kernels take these).
 void populateAccelSoftmaxToLinalgPatterns(RewritePatternSet &patterns);

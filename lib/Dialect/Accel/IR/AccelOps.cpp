@@ -181,6 +181,82 @@ LogicalResult MatmulOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// DequantMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantMatmulOp::verify() {
+  if (failed(verifyElementCounts(*this)))
+    return failure();
+  auto aT = getLhs().getType(), wT = getWeights().getType(),
+       sT = getScales().getType(), cT = getInit().getType();
+  int64_t bits = getBits(), group = getGroup();
+  if (bits != 4 && bits != 8)
+    return emitOpError() << "expected bits 4 or 8, got " << bits;
+  int64_t rank = aT.getRank();
+  if (rank < 2)
+    return emitOpError() << "expected A of rank at least 2 ([batch..., M, "
+                            "K]), got rank "
+                         << rank;
+  if (cT.getRank() != rank)
+    return emitOpError() << "expected C of A's rank " << rank << ", got rank "
+                         << cT.getRank();
+  if (wT.getRank() != 2)
+    return emitOpError() << "expected weights of rank 2 ([N, K * bits / 8]), "
+                            "got rank "
+                         << wT.getRank();
+  int64_t k = aT.getShape().back(), n = wT.getDimSize(0);
+  if (ShapedType::isDynamic(k) || ShapedType::isDynamic(n) ||
+      ShapedType::isDynamic(wT.getDimSize(1)))
+    return emitOpError() << "expected static K (A's last dimension, "
+                         << dimStr(k) << ") and weights shape, got "
+                         << wT;
+  if (k == 0 || n == 0)
+    return emitOpError() << "expected K and N of at least 1, got K = " << k
+                         << " and N = " << n;
+  if (bits == 4 && k % 2 != 0)
+    return emitOpError() << "expected an even K for bits(4) (two weights a "
+                            "byte), got K = "
+                         << k;
+  int64_t bytes = k * bits / 8;
+  if (wT.getDimSize(1) != bytes)
+    return emitOpError() << "expected weights [N, K * bits / 8] = [" << n
+                         << ", " << bytes << "] for K = " << k << " and bits("
+                         << bits << "), got " << wT;
+  if (group < 1 || k % group != 0)
+    return emitOpError() << "expected a group that divides K = " << k
+                         << ", got " << group;
+  if (bits == 4 && group % 2 != 0)
+    return emitOpError() << "expected an even group for bits(4) (a byte "
+                            "holds two weights of one group), got "
+                         << group;
+  SmallVector<int64_t> sShape = {n, k / group};
+  if (sT.getShape() != ArrayRef<int64_t>(sShape))
+    return emitOpError() << "expected scales [N, K / group] = [" << n << ", "
+                         << k / group << "], got " << sT;
+  if (Value z = getZeroPoints()) {
+    auto zT = cast<RankedTensorType>(z.getType());
+    if (zT != sT)
+      return emitOpError() << "expected zero points of the scales' type "
+                           << sT << ", got " << zT;
+  }
+  for (int64_t d = 0; d < rank - 1; ++d) {
+    int64_t a = aT.getDimSize(d), c = cT.getDimSize(d);
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(c) && a != c)
+      return emitOpError() << "expected C dimension " << d << " (" << c
+                           << ") to match A's (" << a << ")";
+  }
+  int64_t cn = cT.getShape().back();
+  if (!ShapedType::isDynamic(cn) && cn != n)
+    return emitOpError() << "expected C's last dimension to be N = " << n
+                         << " (the weights' rows), got " << cn;
+  Type cElt = cT.getElementType();
+  if (!cElt.isF32() && cElt != aT.getElementType())
+    return emitOpError() << "expected C of f32 or of A's element type "
+                         << aT.getElementType() << ", got " << cElt;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // SoftmaxOp
 //===----------------------------------------------------------------------===//
 

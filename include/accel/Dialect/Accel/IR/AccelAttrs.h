@@ -50,6 +50,12 @@ inline constexpr llvm::StringLiteral kPrecisionAttrName = "accel.precision";
 inline constexpr llvm::StringLiteral kLoweringConfigAttrName =
     "accel.lowering_config";
 
+/// The discardable attribute that marks the linalg.generic of an
+/// accel.dequant_matmul (convert-accel-to-linalg): a dictionary {bits,
+/// group, unsigned, zero_points}, which accel-cpu-dequant-kernels reads.
+inline constexpr llvm::StringLiteral kDequantMatmulAttrName =
+    "accel.dequant_matmul";
+
 /// A precision policy (#accel.precision, or accel-lower-precision's options)
 /// with every default filled in; see docs/precision.md.
 struct PrecisionPolicy {

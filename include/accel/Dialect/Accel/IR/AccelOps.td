@@ -133,6 +133,103 @@ def Accel_MatmulOp : Accel_ComputeOp<"matmul", [AttrSizedOperandSegments]> {
 }
 
 //===----------------------------------------------------------------------===//
+// DequantMatmulOp
+//===----------------------------------------------------------------------===//
+
+def Accel_DequantMatmulOp : Accel_Op<"dequant_matmul", [
+    Pure, DestinationStyleOpInterface, AllTypesMatch<["init", "result"]>]> {
+  let summary = "Weight-only quantised matmul: C = A·dequant(W)ᵀ, W in int4 "
+                "or int8 with group-wise scales";
+  let description = [{
+    The matmul of LLM inference at batch 1-16 (GPTQ/AWQ-style weight-only
+    quantisation): activations `A` `[batch..., M, K]` in f32, f16 or bf16
+    times weights stored as `bits`-bit integers, `W` `[N, K]` (one row per
+    output channel, as a linear layer's weight), with one scale (and
+    optionally one zero point) per group of `group` consecutive K in a row.
+    The weights are dequantised inside the kernel, never into a copy in
+    memory.
+
+    Storage of `W` (operand `weights`, i8 bytes):
+    - `bits(8)`: `[N, K]`, one weight a byte;
+    - `bits(4)`: `[N, K / 2]`, two weights a byte: weight `k` of a row is
+      the low nibble of byte `k / 2` for even `k`, the high nibble for odd
+      `k` (the order of GGML's and ONNX Runtime's MatMulNBits packing).
+    Weights are two's complement (int4: -8..7, int8: -128..127), or with
+    `unsigned`, 0..15 / 0..255.
+
+    `scales` and the optional `zero_points` are `[N, K / group]` of one float
+    type (f32, f16 or bf16); `group` divides K (and is even for int4);
+    `group = K` is per-channel. The dequantised weight, computed in f32, is
+
+    ```
+    w[n, k] = f32(f32(q[n, k] - z[n, k / group]) * s[n, k / group])
+    ```
+
+    (`z` = 0 without zero points: then `w = f32(q * s)`), and for every
+    batch index, `0 <= i < M`, `0 <= j < N`:
+
+    ```
+    C[..., i, j] = sum_k f32(A[..., i, k]) * w[j, k]
+    ```
+
+    summed in f32 (the contract of an f32 matmul with the weights `w`),
+    then rounded to `C`'s type: f32, or `A`'s type. The fp64 oracle
+    dequantises the same way (bit-exact: with integer zero points and f16
+    or bf16 scales both roundings are exact) and gates the sum as an f32
+    matmul of `A` and `w`.
+
+    K and N are static; M and the batch dimensions may be dynamic.
+
+    Example (Llama 3 8B's up projection at one token, int4 with zero points
+    in groups of 128):
+
+    ```mlir
+    %y = accel.dequant_matmul bits(4) group(128) unsigned
+           ins(%x, %w : tensor<1x4096xbf16>, tensor<14336x2048xi8>)
+           scales(%s : tensor<14336x32xbf16>)
+           zero_points(%z : tensor<14336x32xbf16>)
+           outs(%c : tensor<1x14336xf32>) -> tensor<1x14336xf32>
+    ```
+  }];
+  let arguments = (ins
+    RankedTensorOf<[F32, F16, BF16]>:$lhs,
+    RankedTensorOf<[I8]>:$weights,
+    RankedTensorOf<[F32, F16, BF16]>:$scales,
+    Optional<RankedTensorOf<[F32, F16, BF16]>>:$zero_points,
+    RankedTensorOf<[F32, F16, BF16]>:$init,
+    I64Attr:$bits,
+    I64Attr:$group,
+    UnitAttr:$is_unsigned
+  );
+  let results = (outs RankedTensorOf<[F32, F16, BF16]>:$result);
+  let assemblyFormat = [{
+    `bits` `(` $bits `)` `group` `(` $group `)`
+    (`unsigned` $is_unsigned^)?
+    `ins` `(` $lhs `,` $weights `:` type($lhs) `,` type($weights) `)`
+    `scales` `(` $scales `:` type($scales) `)`
+    (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// K, the reduction length (the last dimension of A).
+    int64_t getK() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getLhs().getType())
+          .getShape().back();
+    }
+    /// N, the number of output channels (rows of W).
+    int64_t getN() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getWeights().getType())
+          .getDimSize(0);
+    }
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // SoftmaxOp
 //===----------------------------------------------------------------------===//
 
@@ -336,6 +433,29 @@ def Accel_X86DotU8S8Op : Accel_Op<"x86_dot_u8s8",
   let results = (outs VectorOfLengthAndType<[16], [I32]>:$result);
   let assemblyFormat =
       "$acc `,` $a `,` $b attr-dict `:` type($a) `->` type($result)";
+}
+
+def Accel_X86PermuteF32Op : Accel_Op<"x86_permute_f32",
+                                    [Pure, AllTypesMatch<["table", "result"]>]> {
+  let summary = "AVX-512 vpermps: a 16-entry f32 table lookup (internal to "
+                "accel-cpu-dequant-kernels)";
+  let description = [{
+    `result[i] = table[index[i] & 15]`: the `vpermps` instruction (a lane
+    of `index` selects by its low 4 bits; the others are ignored).
+    `accel-cpu-dequant-kernels` emits it to unpack, convert and dequantise
+    16 int4 weights in one instruction from a table of the 16 dequantised
+    values of their group; `accel-cpu-lower-dot` turns it into the LLVM
+    intrinsic at the end of the CPU pipeline.
+
+    ```mlir
+    %w = accel.x86_permute_f32 %table, %index : vector<16xf32>, vector<16xi32>
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[16], [F32]>:$table,
+                       VectorOfLengthAndType<[16], [I32]>:$index);
+  let results = (outs VectorOfLengthAndType<[16], [F32]>:$result);
+  let assemblyFormat =
+      "$table `,` $index attr-dict `:` type($table) `,` type($index)";
 }
 
 #endif // ACCEL_DIALECT_ACCEL_IR_ACCELOPS_TD
