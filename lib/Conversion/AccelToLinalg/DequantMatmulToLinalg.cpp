@@ -29,10 +29,10 @@ using namespace mlir::accel;
 using namespace mlir::accel::builders;
 using utils::IteratorType;
 
-/// The `bits`-bit weight `k` of its byte `byte` (i8), as an f32: the low
-/// nibble for even `k`, the high one for odd `k` (int4); two's complement
-/// unless `isUnsigned`.
-static Value unpackWeight(OpBuilder &b, Location loc, Value byte, Value k,
+/// The `bits`-bit weight of the generic's K index (loop 2) in its byte
+/// `byte` (i8), as an f32: the low nibble for even K, the high one for odd
+/// K (int4); two's complement unless `isUnsigned`.
+static Value unpackWeight(OpBuilder &b, Location loc, Value byte,
                           int64_t bits, bool isUnsigned) {
   Type i8 = b.getI8Type(), f32 = b.getF32Type();
   auto c8 = [&](int64_t v) {
@@ -47,6 +47,7 @@ static Value unpackWeight(OpBuilder &b, Location loc, Value byte, Value k,
                     : Value(arith::ShRSIOp::create(
                           b, loc, arith::ShLIOp::create(b, loc, byte, c8(4)),
                           c8(4)));
+    Value k = linalg::IndexOp::create(b, loc, 2);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value odd = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::ne,
@@ -113,8 +114,7 @@ struct DequantMatmulToLinalg : public OpRewritePattern<DequantMatmulOp> {
         {IteratorType::parallel, IteratorType::parallel,
          IteratorType::reduction},
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value kk = linalg::IndexOp::create(b, l, 2);
-          Value q = unpackWeight(b, l, args[1], kk, bits, isUnsigned);
+          Value q = unpackWeight(b, l, args[1], bits, isUnsigned);
           Value s = cast(b, l, args[2], f32);
           Value w = q;
           if (zeroPoints)

@@ -352,12 +352,14 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       "mma.sync",       "wgmma",          "mfma",    "wmma",     "fma",
       "systolic",
       "cpu-fma",        "cpu-avx512bf16", "cpu-avx512vnni", "cpu-amx-bf16",
-      "cpu-amx-int8",   "cpu-flash",      "cpu-flash-amx"};
+      "cpu-amx-int8",   "cpu-flash",      "cpu-flash-amx",
+      "cpu-dequant",    "cpu-dequant-lut", "cpu-loops"};
   if (!llvm::is_contained(kernels, kernel))
     return emitError() << "lowering_config 'kernel' must be mma.sync, wgmma, "
                           "mfma, wmma, fma, systolic, cpu-fma, cpu-avx512bf16, "
                           "cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8, "
-                          "cpu-flash or cpu-flash-amx, got '"
+                          "cpu-flash, cpu-flash-amx, cpu-dequant, "
+                          "cpu-dequant-lut or cpu-loops, got '"
                        << kernel << "'";
   bool cpu = kernel.starts_with("cpu-");
   auto positive = [&](StringRef name, ArrayRef<int64_t> list,
