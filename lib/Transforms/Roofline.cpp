@@ -85,6 +85,18 @@ std::optional<RooflineCost> accel::getRooflineCost(Operation *op) {
     c.precision = mm.getLhs().getType().getElementType();
     return c;
   }
+  if (auto dq = dyn_cast<DequantMatmulOp>(op)) {
+    // The weights are read packed (bits / 8 bytes each) with their scales
+    // and zero points; the products run in f32.
+    auto ct = dq.getInit().getType();
+    c.flops = 2.0 * double(ct.getNumElements()) * double(dq.getK());
+    c.bytes = numBytes(dq.getLhs()) + numBytes(dq.getWeights()) +
+              numBytes(dq.getScales()) + numBytes(dq.getInit());
+    if (Value z = dq.getZeroPoints())
+      c.bytes += numBytes(z);
+    c.precision = Float32Type::get(op->getContext());
+    return c;
+  }
   if (auto sm = dyn_cast<SoftmaxOp>(op)) {
     // max, subtract, exp, sum, divide.
     c.flops = 5.0 * double(sm.getInput().getType().getNumElements());
@@ -256,7 +268,7 @@ struct AccelRooflinePass
                           "#", "op", "FLOPs", "bytes", "FLOP/B", "bound",
                           "predicted", "tiles");
     module.walk([&](Operation *op) {
-      if (!isa<MatmulOp, SoftmaxOp, AttentionOp>(op))
+      if (!isa<MatmulOp, DequantMatmulOp, SoftmaxOp, AttentionOp>(op))
         return;
       std::optional<Cost> cost = costOf(op);
       if (!cost) {
