@@ -35,6 +35,7 @@
 #include "llvm/TargetParser/Host.h"
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -2307,12 +2308,13 @@ void benchDequant(MLIRContext &ctx) {
       benchThreads, stream);
   llvm::outs() << "  int4: unsigned with zero points, int8: signed; bf16 "
                   "scales per group of 128 K. Times in µs (best of the "
-                  "samples); GB/s: the int4 kernel's weight + scale bytes ÷ "
-                  "its time\n";
+                  "samples); GB/s: the int4 kernel's weight, scale and zero "
+                  "point bytes ÷ its time\n";
   llvm::outs() << llvm::formatv(
-      "{0,-4} {1,-12} {2,9} {3,9} {4,10} {5,9} {6,9} {7,10} {8,11} {9,9}\n",
+      "{0,-4} {1,-12} {2,9} {3,9} {4,10} {5,9} {6,9} {7,10} {8,10} {9,11} "
+      "{10,9}\n",
       "M", "N x K", "int4", "int8", "dnnl bf16", "int4 GB/s", "÷ stream",
-      "bf16÷int4", "bf16÷int8", "err/gate");
+      "bf16÷int4", "bw16÷int4", "bf16÷int8", "err/gate");
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream dstream(engine);
   for (auto shape : shapes) {
@@ -2378,26 +2380,65 @@ void benchDequant(MLIRContext &ctx) {
       k4.name = k8.name = "dq";
       if (!compile(ctx, text(4), k4) || !compile(ctx, text(8), k8))
         std::exit(1);
-      k4.call.addMemref(a.data(), {m, k});
-      k4.call.addMemref(w4.data(), {n, k / 2});
-      k4.call.addMemref(s4.data(), {n, groups});
-      k4.call.addMemref(z4.data(), {n, groups});
-      k4.call.addMemref(c4.data(), {m, n});
-      k4.call.addResults({2});
-      k8.call.addMemref(a.data(), {m, k});
-      k8.call.addMemref(w8.data(), {n, k});
-      k8.call.addMemref(s8.data(), {n, groups});
-      k8.call.addMemref(c8.data(), {m, n});
-      k8.call.addResults({2});
+      // Cold weights, as in a decode step (every layer's weights read
+      // once; together far past the caches): each kernel cycles through
+      // copies of its weights and scales totalling >= 256 MB, more than
+      // twice the largest L3 we meet (105 MiB on Sapphire Rapids).
+      auto copiesOf = [](double bytes) {
+        return std::max<int64_t>(2, int64_t(std::ceil(256e6 / bytes)));
+      };
+      int64_t n4 = copiesOf(double(w4.size()) + 4.0 * s4.size()),
+              n8 = copiesOf(double(w8.size()) + 2.0 * s8.size()),
+              nb = copiesOf(2.0 * double(wb.size()));
+      std::vector<std::vector<int8_t>> w4c(n4, w4), w8c(n8, w8);
+      std::vector<std::vector<uint16_t>> s4c(n4, s4), z4c(n4, z4),
+          s8c(n8, s8), wbc(nb, wb);
+      std::deque<accel::PackedCall> calls4(n4), calls8(n8);
+      for (int64_t i = 0; i < n4; ++i) {
+        calls4[i].addMemref(a.data(), {m, k});
+        calls4[i].addMemref(w4c[i].data(), {n, k / 2});
+        calls4[i].addMemref(s4c[i].data(), {n, groups});
+        calls4[i].addMemref(z4c[i].data(), {n, groups});
+        calls4[i].addMemref(c4.data(), {m, n});
+        calls4[i].addResults({2});
+      }
+      for (int64_t i = 0; i < n8; ++i) {
+        calls8[i].addMemref(a.data(), {m, k});
+        calls8[i].addMemref(w8c[i].data(), {n, k});
+        calls8[i].addMemref(s8c[i].data(), {n, groups});
+        calls8[i].addMemref(c8.data(), {m, n});
+        calls8[i].addResults({2});
+      }
+      size_t i4 = 0, i8 = 0, ib = 0;
+      auto rotate = [](AccelKernel &kernel, std::deque<accel::PackedCall> &calls,
+                       size_t &i) {
+        if (llvm::Error e = calls[i++ % calls.size()].invoke(*kernel.engine,
+                                                             kernel.name)) {
+          llvm::errs() << "accel-bench: " << llvm::toString(std::move(e))
+                       << "\n";
+          std::exit(1);
+        }
+      };
+      auto run4 = [&] { rotate(k4, calls4, i4); };
+      auto run8 = [&] { rotate(k8, calls8, i8); };
       DnnlMatmul dnnlBf16(engine, dstream, m, n, k,
                           dnnl::memory::data_type::bf16,
                           dnnl::memory::data_type::f32, a.data(), wb.data(),
                           cd.data());
-      std::vector<Timing> t = timeInterleaved(
-          {std::ref(k4), std::ref(k8), std::ref(dnnlBf16)});
+      std::vector<dnnl::memory> wbMem;
+      for (auto &copy : wbc)
+        wbMem.emplace_back(dnnlBf16.b.get_desc(), engine, copy.data());
+      auto runBf16 = [&] {
+        dnnlBf16.prim.execute(dstream,
+                              {{DNNL_ARG_SRC, dnnlBf16.a},
+                               {DNNL_ARG_WEIGHTS, wbMem[ib++ % wbMem.size()]},
+                               {DNNL_ARG_DST, dnnlBf16.c}});
+        dstream.wait();
+      };
+      std::vector<Timing> t = timeInterleaved({run4, run8, runBf16});
       // int4 against fp64 on 64 sampled columns of each row: the error ÷
       // the f32 matmul gate γ_K·Σ|a·w| (+ u·|r|).
-      k4();
+      run4();
       double worst = 0;
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; j += std::max<int64_t>(1, n / 64)) {
@@ -2416,12 +2457,15 @@ void benchDequant(MLIRContext &ctx) {
         }
       double bytes4 = double(n) * k / 2 + 2.0 * 2 * n * groups;
       double gbs = bytes4 / t[0].best / 1e9;
+      // A bf16 GEMV can at best stream its weights at the read bandwidth.
+      double bf16AtBandwidth = 2.0 * double(n) * k / (stream * 1e9);
       llvm::outs() << llvm::formatv(
           "{0,-4} {1,-12} {2,9:f1} {3,9:f1} {4,10:f1} {5,9:f1} {6,9:f2} "
-          "{7,10:f2} {8,11:f2} {9,9:f3}\n",
+          "{7,10:f2} {8,10:f2} {9,11:f2} {10,9:f3}\n",
           m, std::to_string(n) + "x" + std::to_string(k), t[0].best * 1e6,
           t[1].best * 1e6, t[2].best * 1e6, gbs, gbs / stream,
-          t[2].best / t[0].best, t[2].best / t[1].best, worst);
+          t[2].best / t[0].best, bf16AtBandwidth / t[0].best,
+          t[2].best / t[1].best, worst);
       if (!(worst <= 1.0)) {
         llvm::errs() << "accel-bench: the int4 kernel's result is outside "
                         "the fp64 gate (err/gate "
@@ -2430,8 +2474,11 @@ void benchDequant(MLIRContext &ctx) {
       }
     }
   }
-  llvm::outs() << "  oneDNN bf16: " << "matmul primitive, weights [K, N] "
-               << "bf16 (AMX or AVX512-BF16 where the CPU has them)\n";
+  llvm::outs() << "  oneDNN bf16: matmul primitive, weights [K, N] bf16 (AMX "
+                  "or AVX512-BF16 where the CPU has them); bw16: a bf16 GEMV "
+                  "reading its weights at the measured bandwidth (the best "
+                  "any bf16 kernel can do); every kernel cycles through "
+                  ">= 256 MB of weight copies (cold, as in a decode step)\n";
 }
 
 int main(int argc, char **argv) {

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/StringExtras.h"
@@ -641,8 +642,53 @@ struct AccelLowerPrecisionPass
     return std::optional<PrecisionPolicy>(*policy);
   }
 
+  /// weight-only=int4|int8 (docs/quantization.md): every matmul with
+  /// constant weights becomes an accel.dequant_matmul; nothing else changes.
+  void runWeightOnly(ModuleOp module) {
+    WeightOnlyOptions o;
+    o.bits = weightOnly == "int4" ? 4 : 8;
+    o.group = weightGroup;
+    o.symmetric = weightSymmetric;
+    bool failedAny = false;
+    // Every float-constant weight the mode cannot take is reported before
+    // anything changes; other matmuls are left alone.
+    module.walk([&](MatmulOp op) {
+      DenseFPElementsAttr weights;
+      if (matchPattern(op.getRhs(), m_Constant(&weights)) &&
+          failed(checkWeightOnlyCandidate(op, o, nullptr, /*diagnose=*/true)))
+        failedAny = true;
+    });
+    if (failedAny)
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateAccelWeightOnlyPatterns(patterns, o);
+    walkAndApplyPatterns(module, std::move(patterns));
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (!weightOnly.empty()) {
+      if (weightOnly != "int4" && weightOnly != "int8") {
+        mlir::emitError(module.getLoc())
+            << "accel-lower-precision: weight-only must be int4 or int8, got '"
+            << weightOnly << "'";
+        return signalPassFailure();
+      }
+      if (weightGroup < 0) {
+        mlir::emitError(module.getLoc())
+            << "accel-lower-precision: weight-group must not be negative (0: "
+               "per channel), got "
+            << static_cast<int64_t>(weightGroup);
+        return signalPassFailure();
+      }
+      if (!compute.empty()) {
+        mlir::emitError(module.getLoc())
+            << "accel-lower-precision: weight-only and compute are separate "
+               "modes; run the pass once for each";
+        return signalPassFailure();
+      }
+      return runWeightOnly(module);
+    }
     LowerPrecisionOptions options;
     FailureOr<std::optional<PrecisionPolicy>> policy =
         policyFromOptions(module);

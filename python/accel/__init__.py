@@ -8,7 +8,7 @@ ahead of time with `accel-compile`, loads CPU libraries through their C ABI
 (ctypes) and runs systolic programs on the simulator.
 """
 
-from . import aot, dtypes, ir, tools
+from . import aot, dtypes, ir, quant, tools
 from .ir import Function, ScalarType, TensorType, Value
 from .tools import AccelError
 
@@ -24,5 +24,6 @@ __all__ = [
     "aot",
     "dtypes",
     "ir",
+    "quant",
     "tools",
 ]

@@ -18,10 +18,38 @@
 #include <optional>
 
 namespace mlir {
+class DenseFPElementsAttr;
 class Operation;
+class RewritePatternSet;
 class RewriterBase;
 class Value;
 namespace accel {
+class MatmulOp;
+
+/// accel-lower-precision's weight-only mode (weight-only=int4|int8):
+/// matmuls whose weights are constants become accel.dequant_matmul with
+/// the weights quantised at compile time (lib/Transforms/QuantizeWeights.cpp,
+/// docs/quantization.md).
+struct WeightOnlyOptions {
+  int64_t bits = 4;
+  /// K values a scale covers; 0: the whole row (per channel).
+  int64_t group = 128;
+  /// Signed weights without zero points (else unsigned with zero points).
+  bool symmetric = false;
+};
+
+/// Whether `op`'s weights are a constant the weight-only mode quantises
+/// (returned in `weights` when not null); failure for other matmuls,
+/// reported at the op when `diagnose` and the weights are a constant that
+/// the mode cannot take (a group that does not divide K, 3-D, ...).
+LogicalResult checkWeightOnlyCandidate(MatmulOp op,
+                                       const WeightOnlyOptions &options,
+                                       DenseFPElementsAttr *weights,
+                                       bool diagnose);
+
+/// The weight-only mode's rewrite of each candidate matmul.
+void populateAccelWeightOnlyPatterns(RewritePatternSet &patterns,
+                                     const WeightOnlyOptions &options);
 
 /// The choices of accel-lower-precision that are not per op.
 struct LowerPrecisionOptions {

@@ -1037,6 +1037,15 @@ def AccelLowerPrecisionPass
     Option<"onUnsupported", "on-unsupported", "std::string", "\"error\"",
            "Where the target or the op lacks the precision: error, or "
            "emulate (round the inputs, compute in f32)">,
+    Option<"weightOnly", "weight-only", "std::string", "\"\"",
+           "int4 or int8: matmuls whose weights are constants become "
+           "accel.dequant_matmul with the weights quantised now, group-wise "
+           "by round to nearest (docs/quantization.md); not with compute">,
+    Option<"weightGroup", "weight-group", "int64_t", "128",
+           "weight-only: K values per scale (0: per channel, the whole row)">,
+    Option<"weightSymmetric", "weight-symmetric", "bool", "false",
+           "weight-only: signed weights, s = max|w| / (2^(bits-1) - 1), no "
+           "zero points (default: unsigned with min/max zero points)">,
     Option<"debugScaleError", "debug-scale-error", "double", "0.0",
            "Test only, a deliberate bug: dequantise the last input (B of a "
            "matmul, V of an attention) with its scale times 1 + this "
