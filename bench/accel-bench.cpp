@@ -2240,12 +2240,17 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
 //===----------------------------------------------------------------------===//
 
 /// Σ of `n` 64-bit words: integer adds the compiler vectorises, so the
-/// loop runs at the speed of the loads.
+/// loop runs at the speed of the loads, with software prefetch 4 KiB ahead
+/// (without it one core kept fewer lines in flight than the dequant
+/// kernels, which prefetch too, and read 10.7 GB/s where they reached
+/// 13.4).
 uint64_t sumWords(const uint64_t *p, size_t n) {
   uint64_t acc[8] = {};
-  for (size_t i = 0; i + 8 <= n; i += 8)
+  for (size_t i = 0; i + 8 <= n; i += 8) {
+    __builtin_prefetch(p + i + 512, 0, 3);
     for (int j = 0; j < 8; ++j)
       acc[j] += p[i + j];
+  }
   uint64_t s = 0;
   for (uint64_t a : acc)
     s += a;
@@ -2253,7 +2258,7 @@ uint64_t sumWords(const uint64_t *p, size_t n) {
 }
 
 /// The read bandwidth of this host's memory in GB/s, on `threads` threads:
-/// the best of 3 passes over 1 GiB (far past every cache).
+/// the best of 3 passes over 1 GiB (far past every cache), prefetching.
 double measureReadBandwidth(int threads) {
   const size_t bytes = size_t(1) << 30, n = bytes / 8;
   auto *buf = static_cast<uint64_t *>(std::aligned_alloc(64, bytes));
@@ -2304,7 +2309,7 @@ void benchDequant(MLIRContext &ctx) {
   llvm::outs() << llvm::formatv(
       "\nWeight-only quantised GEMV, C[M, N] = A[M, K] (bf16) · W[N, K]ᵀ, "
       "{0} thread(s); measured read bandwidth {1:f1} GB/s (1 GiB, "
-      "512-bit loads)\n",
+      "prefetched loads)\n",
       benchThreads, stream);
   llvm::outs() << "  int4: unsigned with zero points, int8: signed; bf16 "
                   "scales per group of 128 K. Times in µs (best of the "
