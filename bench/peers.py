@@ -12,7 +12,11 @@ is absent, or that fails on a case, prints `peer X skipped: <reason>` and the
 run goes on):
 
 - onnxruntime: MatMul (f32; B a graph input like accel's, not a prepacked
-  initializer), MatMulInteger (int8 x int8 -> int32 as its fast u8 x s8
+  initializer), com.microsoft MatMulNBits for the weight-only int4 cases
+  (its weights are initializers, as the op requires; `accuracy_level` 1,
+  f32 arithmetic like accel's, as `onnxruntime`, and 4, activations
+  quantised to int8 for VNNI, as `onnxruntime-int8a`, which the f32 gate
+  is expected to fail), MatMulInteger (int8 x int8 -> int32 as its fast u8 x s8
   path: A + 128 in uint8 with a_zero_point 128, converted before timing),
   com.microsoft MultiHeadAttention (f32, `unidirectional` for causal); one
   session per case, inputs and the output bound once (IOBinding), the CPU
@@ -54,8 +58,13 @@ setting for its thread pool's size.
 
 Cases: GEMM M = N = K in {256, 512, 1024, 2048} in f32, bf16 x bf16 -> f32
 and int8 x int8 -> int32; attention f32 B = 1, H = 8, L in {512, 1024,
-2048}, d in {64, 128}, causal and not. --quick: GEMM 256 and attention
-L = 512, d = 64 only.
+2048}, d in {64, 128}, causal and not; weight-only int4 (`--only=dequant`,
+issue 31): f32 A [M, 4096] times W [N, 4096] in int4 with zero points and
+f32 scales in groups of 128 (accel.dequant_matmul; MatMulNBits), M in {1,
+8, 16}, N in {4096, 14336}, warm (the weights stay in cache between calls
+on every side; bench/run.sh --mode=dequant has the cold-weight table).
+--quick: GEMM 256, attention L = 512, d = 64 and int4 M = 1, N = 4096
+only.
 """
 import os
 
@@ -87,6 +96,7 @@ IREE_FLAGS = [
 PACKAGES = ["numpy", "ml_dtypes", "onnx", "onnxruntime", "jax", "jaxlib",
             "iree-base-compiler", "iree-base-runtime"]
 F32_EPS = 2.0 ** -24
+DEQUANT_GROUP = 128
 
 np = None  # numpy, imported in main() after the environment is set
 
@@ -107,6 +117,9 @@ class Case:
         if self.kind == "gemm":
             m, n, k = self.shape
             return f"gemm {self.dtype} {m}x{n}x{k}"
+        if self.kind == "dequant":
+            m, n, k = self.shape
+            return f"int4 weights g{DEQUANT_GROUP} M{m} {n}x{k}"
         b, h, l, d = self.shape
         return (f"attention {self.dtype} B{b} H{h} L{l} d{d}"
                 f"{' causal' if self.causal else ''}")
@@ -125,12 +138,26 @@ def cases(args):
             for d in dims:
                 for causal in (False, True):
                     out.append(Case("attention", "f32", (1, 8, l, d), causal))
+    if args.only in (None, "dequant"):
+        rows = [1] if args.quick else [1, 8, 16]
+        widths = [4096] if args.quick else [4096, 14336]
+        for n in widths:
+            out += [Case("dequant", "int4", (m, n, 4096)) for m in rows]
     return out
 
 
 def make_inputs(case, seed):
     import ml_dtypes
     rng = np.random.default_rng(seed)
+    if case.kind == "dequant":
+        # A, the packed int4 weights (low nibble first), f32 scales and
+        # integer zero points (0..15, as f32: accel's operand type).
+        m, n, k = case.shape
+        groups = k // DEQUANT_GROUP
+        return [rng.uniform(-1, 1, (m, k)).astype(np.float32),
+                rng.integers(-128, 128, (n, k // 2), dtype=np.int8),
+                rng.uniform(0.005, 0.02, (n, groups)).astype(np.float32),
+                rng.integers(0, 16, (n, groups)).astype(np.float32)]
     if case.kind == "gemm":
         m, n, k = case.shape
         if case.dtype == "i8":
@@ -147,6 +174,15 @@ def make_inputs(case, seed):
 
 def reference(case, inputs):
     """(float64 result, elementwise or scalar tolerance; 0: exact)."""
+    if case.kind == "dequant":
+        a, packed, s, z = inputs
+        u = packed.view(np.uint8).astype(np.int64)
+        q = np.empty((u.shape[0], 2 * u.shape[1]))
+        q[:, 0::2], q[:, 1::2] = u & 15, u >> 4
+        g = np.arange(q.shape[1]) // DEQUANT_GROUP
+        w = (q - z[:, g]) * s[:, g]  # exact in f32 for these operands
+        a = a.astype(np.float64)
+        return a @ w.T, 2.0 * a.shape[1] * F32_EPS * (np.abs(a) @ np.abs(w).T)
     if case.kind == "gemm":
         a, b = [x.astype(np.float64) for x in inputs]
         ref = a @ b
@@ -217,6 +253,19 @@ def gemm_types(case):
 
 
 def accel_module(case):
+    if case.kind == "dequant":
+        m, n, k = case.shape
+        g = k // DEQUANT_GROUP
+        ta, tw, ts = (f"tensor<{m}x{k}xf32>", f"tensor<{n}x{k // 2}xi8>",
+                      f"tensor<{n}x{g}xf32>")
+        tc = f"tensor<{m}x{n}xf32>"
+        return (f"func.func @dequant(%a: {ta}, %w: {tw}, %s: {ts}, %z: {ts})"
+                f" -> {tc} {{\n"
+                f"  %o = tensor.empty() : {tc}\n"
+                f"  %r = accel.dequant_matmul bits(4) group({DEQUANT_GROUP}) "
+                f"unsigned ins(%a, %w : {ta}, {tw}) scales(%s : {ts}) "
+                f"zero_points(%z : {ts}) outs(%o : {tc}) -> {tc}\n"
+                f"  return %r : {tc}\n}}\n")
     if case.kind == "gemm":
         ta, tb, tc, _ = gemm_types(case)
         return (f"func.func @gemm(%a: {ta}, %b: {tb}) -> {tc} {{\n"
@@ -303,8 +352,12 @@ class OrtPeer:
         run.keep = keep  # the arrays the OrtValues point at
         return run, out
 
+    accuracy_level = 1
+
     def setup(self, case, inputs):
         from onnx import TensorProto as TP, helper
+        if case.kind == "dequant":
+            return self._matmul_nbits(case, inputs)
         if case.kind == "gemm":
             m, n, k = case.shape
             if case.dtype == "bf16":
@@ -349,6 +402,43 @@ class OrtPeer:
         return run, lambda: out.numpy().reshape(b, l, h, d).transpose(0, 2, 1, 3)
 
 
+    def _matmul_nbits(self, case, inputs):
+        """com.microsoft MatMulNBits: B [N, K / block, block / 2] uint8 (low
+        nibble first, accel's packing), scales [N * K / block] f32, zero
+        points [N, ceil(K / block / 2)] uint8 two a byte; initializers."""
+        from onnx import TensorProto as TP, helper
+        m, n, k = case.shape
+        a, packed, s, z = inputs
+        groups = k // DEQUANT_GROUP
+        zq = z.astype(np.uint8)
+        if groups % 2:
+            zq = np.concatenate([zq, np.zeros((n, 1), np.uint8)], axis=1)
+        zp = (zq[:, 0::2] | (zq[:, 1::2] << 4)).astype(np.uint8)
+        inits = [
+            helper.make_tensor("b", TP.UINT8, [n, groups, DEQUANT_GROUP // 2],
+                               packed.view(np.uint8).tobytes(), raw=True),
+            helper.make_tensor("scales", TP.FLOAT, [n * groups],
+                               s.astype(np.float32).tobytes(), raw=True),
+            helper.make_tensor("zp", TP.UINT8, [zp.size], zp.tobytes(),
+                               raw=True)]
+        node = helper.make_node(
+            "MatMulNBits", ["a", "b", "scales", "zp"], ["c"],
+            domain="com.microsoft", K=k, N=n, bits=4,
+            block_size=DEQUANT_GROUP, accuracy_level=self.accuracy_level)
+        sess = self._session(
+            [node], [helper.make_tensor_value_info("a", TP.FLOAT, [m, k])],
+            [helper.make_tensor_value_info("c", TP.FLOAT, [m, n])], inits)
+        run, out = self._bound(sess, {"a": a}, "c", np.empty((m, n), np.float32))
+        return run, lambda: out.numpy()
+
+
+class OrtInt8ActivationsPeer(OrtPeer):
+    """MatMulNBits with accuracy_level 4: A quantised to int8 per block."""
+    name = "onnxruntime-int8a"
+    accuracy_level = 4
+    kinds = ("dequant",)  # the other cases are OrtPeer's
+
+
 class JaxPeer:
     name = "jax"
 
@@ -359,6 +449,8 @@ class JaxPeer:
 
     def setup(self, case, inputs):
         jax, jnp = self.jax, self.jnp
+        if case.kind == "dequant":
+            raise Skip("no weight-only int4 matmul in jax.numpy")
         if case.kind == "gemm":
             pref = {"f32": None, "bf16": jnp.float32, "i8": jnp.int32}[case.dtype]
             fn = jax.jit(lambda a, b: jnp.matmul(a, b, preferred_element_type=pref))
@@ -417,6 +509,9 @@ class IreePeer:
         return ctx, ctx.modules.module["main"]
 
     def setup(self, case, inputs):
+        if case.kind == "dequant":
+            raise Skip("attention only" if not self.fused else
+                       "no weight-only int4 matmul in the linalg it takes")
         if case.kind == "gemm":
             if not self.fused:
                 raise Skip("attention only")
@@ -527,7 +622,8 @@ def iree_attention_unfused(case):
         f"  return %o : {t}", "}"]) + "\n"
 
 
-PEERS = [("onnxruntime", OrtPeer), ("jax", JaxPeer),
+PEERS = [("onnxruntime", OrtPeer),
+         ("onnxruntime-int8a", OrtInt8ActivationsPeer), ("jax", JaxPeer),
          ("iree", lambda t: IreePeer(t, fused=True)),
          ("iree-unfused", lambda t: IreePeer(t, fused=False))]
 
@@ -609,7 +705,7 @@ def main():
                     help="smallest shapes only (GEMM 256, attention L 512 d 64)")
     ap.add_argument("--samples", type=int, default=11,
                     help="timed calls per side; the median is reported")
-    ap.add_argument("--only", choices=("gemm", "attention"))
+    ap.add_argument("--only", choices=("gemm", "attention", "dequant"))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--peers", default=",".join(n for n, _ in PEERS),
                     help="comma-separated subset of the peers to run")
@@ -671,6 +767,8 @@ def run_cases(args, peers, work):
         if "error" in a:
             print(f"accel failed: {a['error']}")
         for peer in peers:
+            if case.kind not in getattr(peer, "kinds", (case.kind,)):
+                continue
             try:
                 run, fetch = peer.setup(case, inputs)
                 run()  # warm-up (JAX compiles here)

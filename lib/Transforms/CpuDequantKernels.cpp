@@ -56,14 +56,10 @@ using namespace mlir;
 
 namespace {
 
-/// Whether the last dimension of `t` is contiguous.
-bool unitInnerStride(Type type) {
+/// A 2-D buffer whose rows are contiguous.
+bool contiguousRows(Type type) {
   auto t = dyn_cast<MemRefType>(type);
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return t && t.getRank() == 2 &&
-         succeeded(t.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
+  return t && t.getRank() == 2 && accel::unitInnerStride(t);
 }
 
 /// The generic convert-accel-to-linalg made of an accel.dequant_matmul, on
@@ -98,7 +94,7 @@ std::optional<DequantGemm> matchDequant(linalg::GenericOp op) {
     g.z = op.getDpsInputOperand(3)->get();
   g.c = op.getDpsInitOperand(0)->get();
   for (Value v : {g.a, g.w, g.s, g.z, g.c})
-    if (v && !unitInnerStride(v.getType()))
+    if (v && !contiguousRows(v.getType()))
       return std::nullopt;
   auto aT = cast<MemRefType>(g.a.getType());
   auto wT = cast<MemRefType>(g.w.getType());

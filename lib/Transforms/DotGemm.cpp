@@ -16,9 +16,7 @@
 using namespace mlir;
 using namespace mlir::accel;
 
-namespace {
-/// Whether the last dimension of `t` is contiguous.
-bool unitInnerStride(MemRefType t) {
+bool mlir::accel::unitInnerStride(MemRefType t) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(t.getStridesAndOffset(strides, offset)))
@@ -30,8 +28,6 @@ bool unitInnerStride(MemRefType t) {
 /// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k) and
 /// the body `out + ext(a) * ext(b)` with bf16 -> f32 (extf) or i8 -> i32
 /// (extsi) widening.
-} // namespace
-
 std::optional<DotGemm> mlir::accel::matchDotGemm(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))

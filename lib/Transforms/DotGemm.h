@@ -60,6 +60,10 @@ SmallVector<Value> dotPanelIndex(OpBuilder &b, Location loc, const DotGemm &g,
 /// (extf) or i8 -> i32 (extsi) widening.
 std::optional<DotGemm> matchDotGemm(linalg::LinalgOp op);
 
+/// Whether the last dimension of `t` is contiguous (vector loads of a
+/// row need it).
+bool unitInnerStride(MemRefType t);
+
 /// Opens a loop over [0, count): an scf.forall when `parallel`, else an
 /// scf.for, and moves `b` into its body (callers hold an InsertionGuard);
 /// returns the induction variable.
