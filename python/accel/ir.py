@@ -397,6 +397,46 @@ class Function:
             out = self._alloc(batch + [[(a, rank - 2)], [(b, n_axis)]], ec)
         return self._emit(out.type, op(out.ref, out.type))
 
+    def dequant_matmul(self, a: Value, weights: Value, scales: Value, *, bits: int,
+                       group: int, zero_points: Optional[Value] = None,
+                       unsigned: bool = False, out: Optional[Value] = None,
+                       out_dtype: Any = None) -> Value:
+        """`accel.dequant_matmul`: C = A·dequant(W)ᵀ with int4/int8 weights.
+
+        A is [batch..., M, K] (f32, f16, bf16); `weights` [N, K * bits / 8]
+        i8 bytes (int4: weight k in the low nibble of byte k / 2 for even k);
+        `scales` and `zero_points` [N, K / group] of one float type. Each
+        weight is f32(f32(q - z) * s), the sum is f32, C is f32 (default) or
+        A's type. `accel.quant.quantize` makes the three arrays from float
+        weights (docs/quantization.md).
+        """
+        self._check_open()
+        self._own(a, "A")
+        self._own(weights, "weights")
+        self._own(scales, "scales")
+        operands = [a, weights, scales]
+        if zero_points is not None:
+            operands.append(self._own(zero_points, "zero points"))
+        for name, v in (("bits", bits), ("group", group)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"{name} must be an int, got {type(v).__name__}")
+        out, dtype = self._out(out, out_dtype)
+        ec = dtype or dt.F32
+        head = f"bits({bits}) group({group}){' unsigned' if unsigned else ''}"
+        zp = (f" zero_points({zero_points.ref} : {zero_points.type})"
+              if zero_points is not None else "")
+
+        def op(c: str, c_type: Type) -> str:
+            return (f"accel.dequant_matmul {head} ins({a.ref}, {weights.ref} : "
+                    f"{a.type}, {weights.type}) scales({scales.ref} : {scales.type})"
+                    f"{zp} outs({c} : {c_type}) -> {c_type}")
+
+        rank = a.type.rank
+        self._verify(op, operands, out, rank, ec)
+        if out is None:
+            out = self._alloc([[(a, i)] for i in range(rank - 1)] + [[(weights, 0)]], ec)
+        return self._emit(out.type, op(out.ref, out.type))
+
     def softmax(self, x: Value, dimension: int, *, out: Optional[Value] = None,
                 out_dtype: Any = None) -> Value:
         """`accel.softmax` of `x` along `dimension` (negative counts from the end).

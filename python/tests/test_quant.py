@@ -5,7 +5,7 @@ A @ dequantize(...).T (docs/quantization.md)."""
 import numpy as np
 import pytest
 
-from accel import aot, quant
+from accel import aot, ir, quant
 
 
 @pytest.mark.parametrize("bits,unsigned", [(4, True), (4, False), (8, True), (8, False)])
@@ -50,7 +50,36 @@ def test_bad_groups_are_refused():
         quant.quantize(np.zeros((2, 64)), 3, group=32)
 
 
-def test_compiled_int4_gemv_matches_numpy(tmp_path):
+def gemv(m, n, k, group, a_dtype="f32"):
+    """An int4 GEMV with zero points, built with accel.ir."""
+    f = ir.Function("gemv")
+    x = f.arg((m, k), a_dtype)
+    w = f.arg((n, k // 2), "i8")
+    s = f.arg((n, k // group), "f32")
+    z = f.arg((n, k // group), "f32")
+    f.ret(f.dequant_matmul(x, w, s, bits=4, group=group, zero_points=z,
+                           unsigned=True))
+    return f
+
+
+def test_builder_writes_the_op(accel_core):
+    text = gemv(2, 8, 64, 32).to_mlir()
+    assert ("accel.dequant_matmul bits(4) group(32) unsigned ins(%arg0, %arg1 : "
+            "tensor<2x64xf32>, tensor<8x32xi8>) scales(%arg2 : tensor<8x2xf32>) "
+            "zero_points(%arg3 : tensor<8x2xf32>) outs(%0 : tensor<2x8xf32>) "
+            "-> tensor<2x8xf32>") in text
+
+
+def test_builder_asks_the_verifier(accel_core):
+    f = ir.Function("bad")
+    x = f.arg((1, 64), "f32")
+    w = f.arg((4, 32), "i8")
+    s = f.arg((4, 2), "f32")
+    with pytest.raises(ValueError, match="expected a group that divides K = 64, got 48"):
+        f.dequant_matmul(x, w, s, bits=4, group=48)
+
+
+def test_compiled_int4_gemv_matches_numpy(tmp_path, accel_core):
     try:
         aot.find_accel_compile()
     except FileNotFoundError as err:
@@ -58,20 +87,8 @@ def test_compiled_int4_gemv_matches_numpy(tmp_path):
     m, n, k, group = 3, 40, 512, 128
     rng = np.random.default_rng(7)
     qw = quant.quantize(rng.standard_normal((n, k)).astype(np.float32), 4, group)
-    source = f"""
-    func.func @gemv(%x: tensor<{m}x{k}xf32>, %w: tensor<{n}x{k // 2}xi8>,
-                    %s: tensor<{n}x{k // group}xf32>, %z: tensor<{n}x{k // group}xf32>)
-        -> tensor<{m}x{n}xf32> {{
-      %c = tensor.empty() : tensor<{m}x{n}xf32>
-      %y = accel.dequant_matmul bits(4) group({group}) unsigned
-             ins(%x, %w : tensor<{m}x{k}xf32>, tensor<{n}x{k // 2}xi8>)
-             scales(%s : tensor<{n}x{k // group}xf32>)
-             zero_points(%z : tensor<{n}x{k // group}xf32>)
-             outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-      return %y : tensor<{m}x{n}xf32>
-    }}
-    """
-    lib = aot.load(aot.compile(source, out_dir=tmp_path / "o", name="gemv_int4"))
+    lib = aot.load(aot.compile(gemv(m, n, k, group), out_dir=tmp_path / "o",
+                               name="gemv_int4"))
     x = rng.standard_normal((m, k)).astype(np.float32)
     y = lib["gemv"](x, qw.packed, qw.scales, qw.zero_points)
     w = qw.dequantize().astype(np.float64)
