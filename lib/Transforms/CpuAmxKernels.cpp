@@ -431,8 +431,7 @@ struct AccelCpuAmxKernelsPass
       kb.zeroStart = dropFill;
       // Threads over column panels, unless the GEMM already runs inside a
       // parallel loop (e.g. FlashAttention's heads).
-      bool nested = g.op->getParentOfType<scf::ForallOp>() ||
-                    g.op->getParentOfType<scf::ParallelOp>();
+      bool nested = accel::insideParallelLoop(g.op);
       // Below 2^26 multiply-adds (256^3: 36 us on one core) the parallel
       // regions' start and join cost more than a second core saves: 256^3
       // bf16 ran at 621 GFLOP/s on two threads against 925 on one (oneDNN:

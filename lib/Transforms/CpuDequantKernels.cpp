@@ -396,8 +396,7 @@ struct AccelCpuDequantKernelsPass
       linalg::FillOp fill = accel::initializingFill(
           cast<linalg::LinalgOp>(g.op.getOperation()));
       KernelBuilder kb{builder, g.op.getLoc(), g, tiles};
-      bool nested = g.op->getParentOfType<scf::ForallOp>() ||
-                    g.op->getParentOfType<scf::ParallelOp>();
+      bool nested = accel::insideParallelLoop(g.op);
       kb.build(threads > 1 && !nested);
       g.op->erase();
       // Every element of C is stored: its zero fill is dead.

@@ -547,8 +547,7 @@ struct AccelCpuDotKernelsPass
       kb.prefetchC = prefetchC;
       // Threads over column tiles, unless the GEMM already runs inside a
       // parallel loop (e.g. FlashAttention's heads).
-      bool nested = g.op->getParentOfType<scf::ForallOp>() ||
-                    g.op->getParentOfType<scf::ParallelOp>();
+      bool nested = accel::insideParallelLoop(g.op);
       kb.build(threads > 1 && !nested);
       g.op->erase();
       if (fill)

@@ -199,6 +199,11 @@ struct Packer {
 };
 } // namespace
 
+bool mlir::accel::insideParallelLoop(Operation *op) {
+  return op->getParentOfType<scf::ForallOp>() ||
+         op->getParentOfType<scf::ParallelOp>();
+}
+
 Value mlir::accel::openLoop(OpBuilder &b, Location loc, int64_t count,
                             bool parallel) {
   if (parallel) {

@@ -64,6 +64,11 @@ std::optional<DotGemm> matchDotGemm(linalg::LinalgOp op);
 /// row need it).
 bool unitInnerStride(MemRefType t);
 
+/// Whether `op` already runs inside a parallel loop (scf.forall or
+/// scf.parallel, e.g. FlashAttention's heads): a kernel there keeps its own
+/// loops sequential.
+bool insideParallelLoop(Operation *op);
+
 /// Opens a loop over [0, count): an scf.forall when `parallel`, else an
 /// scf.for, and moves `b` into its body (callers hold an InsertionGuard);
 /// returns the induction variable.
