@@ -37,6 +37,7 @@ tools = [
     ToolSubst("accel-systolic-translate", unresolved="fatal"),
     ToolSubst("accel-sim", unresolved="fatal"),
     ToolSubst("accel-compile", unresolved="fatal"),
+    ToolSubst("accel-launch", unresolved="fatal"),
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("llc", unresolved="fatal"),
     # LLVM 22's: an older llvm-readobj/llvm-objdump on PATH (Debian's

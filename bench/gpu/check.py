@@ -10,13 +10,18 @@ LLVM nor our build (only Python, PyTorch and CuPy):
         NaN-prefilled outputs.
     python3 bench/gpu/check.py device [--dir .gpu-check] [--out OUT] [--quick]
         on the GPU machine (written for an H200 with CUDA 13, PyTorch 2.11
-        and CuPy; no network): launches every recorded kernel and writes its
-        output buffers next to its inputs; times our bf16 GEMM (4096^3 and
+        and CuPy; no network): launches every recorded kernel with the
+        project's own launcher (accel-launch, which prepare copies into the
+        folder: it needs only the C library and libcuda; CuPy only if
+        accel-launch cannot open the driver) and writes its output buffers
+        next to its inputs; times every benchmark kernel with accel-launch
+        --time; times our bf16 GEMM (4096^3 and
         8192^3, a few tile configurations at 4096^3, the best at 8192^3)
         against torch.matmul (cuBLAS), flash attention (bf16, B*S = 16k,
         H*d = 2048, d 64/128, causal or not) against PyTorch SDPA's
         FlashAttention-2 and cuDNN backends, and our fp8 e4m3 GEMM against
-        torch._scaled_mm; checks each benchmark output against a float64
+        torch._scaled_mm (launched through CuPy on PyTorch's tensors, the
+        references' timers); checks each benchmark output against a float64
         (GEMM) or f32 math-backend (attention) reference. Writes
         OUT/gpu-check.csv, OUT/gpu-check.log and OUT/gpu-results.tgz.N (the
         output buffers, gzip'd, in parts of 12 MiB). Finishes within a few minutes.
@@ -90,6 +95,7 @@ GEMM_CONFIGS = ["", "mma=wgmma tile-n=128", "mma=wgmma stages=3",
                 "mma=mma.sync tile-m=128 tile-n=256 tile-k=32 warps=8 stages=3"]
 ATTENTION = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True),
              (4, 16, 4096, 128, False), (4, 16, 4096, 128, True)]
+LLM_GEMMS = [(4096, 14336, 4096), (16, 4096, 4096)]
 ATTENTION_CONFIGS = ["", "stages=3", "mma=mma.sync"]
 
 
@@ -106,6 +112,12 @@ def bench_cases(quick):
             cases.append((f"attn_{b}_{h}_{s}_{d}_{int(causal)}_c{i}", "attention",
                           (b, h, s, d, causal), opt,
                           attention_source(b, h, s, d, causal)))
+    # Two LLM shapes (issue 29): a prefill MLP projection and a decode-size
+    # batch, B as [N, K] as a linear layer holds it; the default
+    # configuration only.
+    for (m, n, k) in ([] if quick else LLM_GEMMS):
+        cases.append((f"gemm_bf16tb_{m}x{n}x{k}", "gemm_bf16_tb", (m, n, k), "",
+                      gemm_source(m, n, k, transpose_b=True)))
     for n in sizes:
         for i, opt in enumerate(["", "mma=mma.sync"]):
             cases.append((f"gemm_bf16tb_{n}_c{i}", "gemm_bf16_tb", (n, n, n),
@@ -118,17 +130,33 @@ def bench_cases(quick):
     return cases
 
 
-def catalogue_runs(folder=os.path.join(ROOT, "test", "Integration", "GPU")):
-    """(test file, accel-run arguments) of every RUN line of `folder`
-    (test/Integration/GPU) that runs accel-run --target=nvptx."""
+# Programs checked on the device beside the catalogue: whole functions of
+# several kernels (epilogues, norms, RoPE, the Llama-style block at its small
+# size), each as accel-run records it for the chips named.
+PROGRAMS = [("examples/llama_block_small.mlir", ["--target=nvptx"]),
+            ("examples/llama_block_small.mlir",
+             ["--target=nvptx", "--nvptx-pipeline-options=chip=sm_90a"])]
+
+
+def catalogue_runs(folders=(os.path.join(ROOT, "test", "Integration", "GPU"),
+                            os.path.join(ROOT, "test", "Conversion", "AccelToGPU"))):
+    """(test file, accel-run arguments) of every RUN line of `folders` that
+    runs `accel-run %s` with --target=nvptx (a --record or --replay folder
+    of the test dropped), then PROGRAMS."""
     runs = []
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".mlir"):
-            continue
-        for line in open(os.path.join(folder, name)):
-            m = re.match(r"//\s*RUN:\s*accel-run %s (.*?)\s*\|", line)
-            if m and "--target=nvptx" in m.group(1):
-                runs.append((os.path.join(folder, name), shlex.split(m.group(1))))
+    for folder in folders:
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".mlir"):
+                continue
+            for line in open(os.path.join(folder, name)):
+                m = re.match(r"//\s*RUN:\s*accel-run %s (.*?)\s*\|", line)
+                if not m or "--target=nvptx" not in m.group(1):
+                    continue
+                args = [a for a in shlex.split(m.group(1))
+                        if not a.startswith(("--record", "--replay"))]
+                if (os.path.join(folder, name), args) not in runs:
+                    runs.append((os.path.join(folder, name), args))
+    runs += [(os.path.join(ROOT, f), a) for f, a in PROGRAMS]
     return runs
 
 
@@ -137,9 +165,19 @@ def catalogue_runs(folder=os.path.join(ROOT, "test", "Integration", "GPU")):
 # --------------------------------------------------------------------------
 
 def prepare(args):
+    import hashlib
+    import shutil
     work = os.path.abspath(args.dir)
     os.makedirs(work, exist_ok=True)
     plan = {"chip": args.chip, "catalogue": [], "bench": []}
+    # The launcher travels with the kernels: it needs neither LLVM nor our
+    # build on the GPU machine (tools/accel-launch).
+    launcher_bin = os.path.join(BIN, "accel-launch")
+    if not os.path.exists(launcher_bin):
+        sys.exit(f"prepare: {launcher_bin} is missing: build accel-launch")
+    shutil.copy2(launcher_bin, os.path.join(work, "accel-launch"))
+    plan["launcher_sha256"] = hashlib.sha256(
+        open(launcher_bin, "rb").read()).hexdigest()
     for i, (test, run_args) in enumerate(catalogue_runs()):
         rec = f"catalogue/{i:02d}"
         cmd = [os.path.join(BIN, "accel-run"), test] + run_args + \
@@ -279,8 +317,32 @@ def timed(fn, repeats, warmup=5):
 
 
 def run_catalogue(work, plan, rows):
-    """Launches every recorded kernel once on its recorded buffers and
-    writes the buffers it writes as <fn>.b<N>.result.bin."""
+    """Launches every recorded kernel once on its recorded buffers with
+    accel-launch (the project's launcher), which writes the buffers each
+    function's kernels write as <fn>.b<N>.result.bin / <fn>.<name>.result.bin;
+    CuPy only where accel-launch cannot open the driver."""
+    tool = os.path.join(work, "accel-launch")
+    folders = [os.path.join(work, rec["dir"]) for rec in plan["catalogue"]]
+    r = subprocess.run([tool] + folders, capture_output=True, text=True,
+                       timeout=300)
+    for line in r.stdout.splitlines() + r.stderr.splitlines():
+        log("  " + line)
+    errors = [l for l in r.stderr.splitlines() if l.startswith("accel-launch: error:")]
+    if r.returncode != 0 and any("no NVIDIA driver" in l for l in errors):
+        log("catalogue: accel-launch cannot open the driver; launching with CuPy")
+        return run_catalogue_cupy(work, plan, rows)
+    for line in errors:
+        rows.append(("numerics", line[len("accel-launch: error: "):], "FAIL",
+                     "", "accel-launch"))
+    summary = (r.stdout.strip().splitlines() or [""])[-1]
+    rows.append(("launcher", "accel-launch catalogue", str(r.returncode), "0",
+                 summary))
+    log(f"catalogue: {summary} (rc {r.returncode}; checked by `check.py verify`)")
+
+
+def run_catalogue_cupy(work, plan, rows):
+    """The catalogue through CuPy: the fallback where accel-launch cannot
+    run. Single-kernel records only."""
     import cupy
     import numpy as np
     launched = 0
@@ -303,7 +365,39 @@ def run_catalogue(work, plan, rows):
                 log(f"catalogue {rec['test']} @{fn['name']}: launch failed: {e}")
                 rows.append(("numerics", f"{rec['test']} @{fn['name']}", "FAIL",
                              "", f"launch: {e}"))
-    log(f"catalogue: launched {launched} kernels (checked by `check.py verify`)")
+    log(f"catalogue (CuPy): launched {launched} kernels (checked by `check.py verify`)")
+
+
+def time_with_launcher(work, plan, rows, repeats):
+    """Every benchmark kernel timed by accel-launch --time (its own CUDA
+    events, inputs it generates): the same kernels the CuPy-launched
+    benchmarks below time, so the two timers check each other."""
+    tool = os.path.join(work, "accel-launch")
+    metas = [os.path.join(work, b["metadata"]) for b in plan["bench"]]
+    if not metas:
+        return
+    r = subprocess.run([tool, "--time", f"--repeat={repeats}"] + metas,
+                       capture_output=True, text=True, timeout=300)
+    by_path = {os.path.join(work, b["metadata"]): b for b in plan["bench"]}
+    for line in r.stdout.splitlines():
+        m = re.match(r"(\S+): (\S+) ([0-9.]+) ms \(median of (\d+)\)", line)
+        if not m or m.group(1) not in by_path:
+            log("  " + line)
+            continue
+        b = by_path[m.group(1)]
+        ms = float(m.group(3))
+        note = f"{m.group(2)}, median of {m.group(4)}"
+        if b["kind"].startswith("gemm"):
+            mm, n, k = b["shape"]
+            note += f", {2.0 * mm * n * k / ms / 1e9:.1f} TFLOP/s"
+        log(f"accel-launch --time {b['name']} [{b['options']}]: {ms:.4f} ms ({note})")
+        rows.append(("launcher", f"{b['name']} [{b['options']}]", f"{ms:.4f}",
+                     "", "ms, " + note))
+    for line in r.stderr.splitlines():
+        log("  " + line)
+        if line.startswith("accel-launch: error:"):
+            rows.append(("launcher", line[len("accel-launch: error: "):], "FAIL",
+                         "", "accel-launch --time"))
 
 
 def gemm_once(work, case, rows, repeats):
@@ -506,8 +600,22 @@ def device(args):
     except Exception as e:
         log(f"device: no PyTorch/GPU: {e}")
     repeats = 5 if args.quick else 30
-    for step in (lambda: sass_summary(work, plan, rows),
-                 lambda: run_catalogue(work, plan, rows),
+
+    def save():
+        # After every step, so that a run stopped at its time limit still
+        # brings back what it measured.
+        with open(os.path.join(out, "gpu-check.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["section", "case", "value", "goal", "note"])
+            w.writerows(rows)
+        open(os.path.join(out, "gpu-check.log"), "w").write("\n".join(LOG) + "\n")
+
+    json.dump(device_environment(plan, work), open(os.path.join(out, "gpu-environment.json"), "w"),
+              indent=1)
+    for step in (lambda: run_catalogue(work, plan, rows),
+                 lambda: pack_results(work, plan, out),
+                 lambda: sass_summary(work, plan, rows),
+                 lambda: time_with_launcher(work, plan, rows, repeats),
                  lambda: bench_gemm(work, plan, rows, repeats),
                  lambda: bench_attention(work, plan, rows, repeats),
                  lambda: bench_fp8(work, plan, rows, repeats)):
@@ -516,14 +624,14 @@ def device(args):
         except Exception:
             log("step failed:\n" + traceback.format_exc())
         log(f"  ({time.time() - t0:.0f} s)")
-    with open(os.path.join(out, "gpu-check.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["section", "case", "value", "goal", "note"])
-        w.writerows(rows)
-    json.dump(device_environment(plan), open(os.path.join(out, "gpu-environment.json"), "w"),
-              indent=1)
-    # The output buffers, gzip'd and cut into parts small enough to come
-    # back from a device machine (16 MiB a file); `verify` takes them all.
+        save()
+    log(f"wrote {out}/gpu-check.csv and gpu-results.tgz.* in {time.time() - t0:.0f} s")
+    save()
+
+
+def pack_results(work, plan, out):
+    """The output buffers, gzip'd and cut into parts small enough to come
+    back from a device machine (16 MiB a file); `verify` takes them all."""
     blob = io.BytesIO()
     with tarfile.open(fileobj=blob, mode="w:gz", compresslevel=6) as tar:
         for rec in plan["catalogue"]:
@@ -535,15 +643,21 @@ def device(args):
     for i in range(0, max(len(data), 1), part):
         open(os.path.join(out, f"gpu-results.tgz.{i // part}"), "wb").write(
             data[i:i + part])
-    log(f"wrote {out}/gpu-check.csv and gpu-results.tgz.* in {time.time() - t0:.0f} s")
-    open(os.path.join(out, "gpu-check.log"), "w").write("\n".join(LOG) + "\n")
+    log(f"packed the catalogue's results: {len(data) >> 10} KiB")
 
 
-def device_environment(plan):
+def device_environment(plan, work):
     """The GPU, its driver and the CUDA and library versions of the run,
-    with the compiler id the kernels were made by."""
+    with the compiler id the kernels were made by and the launcher's."""
     env = {"compiler": plan.get("compiler", ""), "chip": plan["chip"],
+           "launcher_sha256": plan.get("launcher_sha256", ""),
            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    try:
+        r = subprocess.run([os.path.join(work, "accel-launch"), "--version"],
+                           capture_output=True, text=True, timeout=20)
+        env["launcher"] = r.stdout.strip() or r.stderr.strip()
+    except Exception as e:
+        env["launcher"] = f"cannot run ({e})"
     try:
         import torch
         env["gpu"] = torch.cuda.get_device_name(0)
