@@ -202,7 +202,10 @@ def prepare(args):
             log(f"prepare: {name} ({opts}) does not compile: "
                 f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
             continue
-        metas = [f for f in os.listdir(os.path.join(out, "k")) if f.endswith(".json")]
+        # The kernel's launch metadata (kernel.json is the host library's
+        # program description, docs/aot.md).
+        metas = sorted(f for f in os.listdir(os.path.join(out, "k"))
+                       if f.endswith(".json") and f != "kernel.json")
         plan["bench"].append({"name": name, "kind": kind, "shape": list(shape),
                               "options": opts,
                               "metadata": f"bench/{name}/k/{metas[0]}"})
@@ -220,9 +223,11 @@ def prepare(args):
         manifest = json.load(open(os.path.join(folder, "manifest.json")))
         ids.add(manifest["compiler"])
         for fn in manifest["functions"]:
-            meta = json.load(open(os.path.join(folder, fn["metadata"])))
-            plan["kernels"].append(kernel_row(rec["test"] + " " + " ".join(rec["args"]),
-                                              fn["name"], meta))
+            # One kernel ("metadata"), or a program's kernels in order.
+            for meta_file in fn.get("kernels") or [fn["metadata"]]:
+                meta = json.load(open(os.path.join(folder, meta_file)))
+                plan["kernels"].append(kernel_row(
+                    rec["test"] + " " + " ".join(rec["args"]), fn["name"], meta))
     for b in plan["bench"]:
         meta = json.load(open(os.path.join(work, b["metadata"])))
         ids.add(meta["compiler"])
@@ -234,7 +239,7 @@ def prepare(args):
     log(f"prepared {work}: {len(plan['catalogue'])} catalogue records, "
         f"{len(plan['bench'])} benchmark kernels")
     if args.archive:
-        pack(work, args.archive)
+        pack(work, args.archive, args.max_part_mib)
 
 
 def kernel_row(source, name, meta):
@@ -245,23 +250,63 @@ def kernel_row(source, name, meta):
             h.get("cubin", "")]
 
 
-def pack(work, archive):
+def pack(work, archive, max_part_mib=0):
     """`work` as a gzip'd tar for the GPU machine, each set of identical
     files (records of one test under other options share their inputs)
-    stored once, as hard links."""
+    stored once, as hard links. With max_part_mib, in parts
+    (ARCHIVE stem + .partN.tar.gz) of at most that many MiB of distinct
+    input bytes each, for machines that take a limited tree per call: every
+    part holds plan.json and accel-launch, some of the catalogue records,
+    and the last one the benchmark kernels; `device` runs what its part
+    holds and `verify` takes every part's results."""
     import hashlib
     seen = {}
+    sizes = {}
     for folder, _, files in sorted(os.walk(work)):
         for name in sorted(files):
             path = os.path.join(folder, name)
-            digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+            data = open(path, "rb").read()
+            digest = hashlib.sha256(data).hexdigest()
             if digest in seen and not os.path.samefile(seen[digest], path):
                 os.remove(path)
                 os.link(seen[digest], path)
             seen.setdefault(digest, path)
-    with tarfile.open(archive, "w:gz", compresslevel=1) as tar:
-        tar.add(work, ".")
-    log(f"packed {work} into {archive} ({os.path.getsize(archive) >> 20} MiB)")
+            # What the part costs: distinct bytes, an all-ones output
+            # prefill (which compresses to nothing) not counted.
+            sizes[path] = (digest, 0 if data.count(255) == len(data) else len(data))
+    if not max_part_mib:
+        with tarfile.open(archive, "w:gz", compresslevel=1) as tar:
+            tar.add(work, ".")
+        log(f"packed {work} into {archive} ({os.path.getsize(archive) >> 20} MiB)")
+        return
+    plan = json.load(open(os.path.join(work, "plan.json")))
+    parts, current, held, used = [], [], set(), 0
+    for rec in plan["catalogue"]:
+        folder = os.path.join(work, rec["dir"])
+        files = [os.path.join(folder, n) for n in sorted(os.listdir(folder))]
+        new = {sizes[f][0]: sizes[f][1] for f in files if sizes[f][0] not in held}
+        cost = sum(new.values())
+        if current and used + cost > max_part_mib << 20:
+            parts.append(current)
+            current, held, used = [], set(), 0
+            new = {sizes[f][0]: sizes[f][1] for f in files}
+            cost = sum(new.values())
+        current.append(rec["dir"])
+        held |= set(new)
+        used += cost
+    parts.append(current)
+    stem = archive[:-len(".tar.gz")] if archive.endswith(".tar.gz") else archive
+    for i, dirs in enumerate(parts):
+        name = f"{stem}.part{i}.tar.gz"
+        with tarfile.open(name, "w:gz", compresslevel=6) as tar:
+            tar.add(os.path.join(work, "plan.json"), "./plan.json")
+            tar.add(os.path.join(work, "accel-launch"), "./accel-launch")
+            for d in dirs:
+                tar.add(os.path.join(work, d), f"./{d}")
+            if i == len(parts) - 1:
+                tar.add(os.path.join(work, "bench"), "./bench")
+        log(f"packed {dirs[0]}..{dirs[-1]} into {name} "
+            f"({os.path.getsize(name) >> 20} MiB)")
 
 
 # --------------------------------------------------------------------------
@@ -589,6 +634,17 @@ def device(args):
         with tarfile.open(args.archive) as tar:
             tar.extractall(work)
     plan = json.load(open(os.path.join(work, "plan.json")))
+    # An archive part (prepare --max-part-mib) holds some of the records,
+    # and the last part the benchmark kernels: run what is here.
+    held = [r for r in plan["catalogue"]
+            if os.path.exists(os.path.join(work, r["dir"], "manifest.json"))]
+    if len(held) != len(plan["catalogue"]):
+        log(f"device: this part holds {len(held)} of {len(plan['catalogue'])} "
+            f"records ({', '.join(r['dir'] for r in held)})")
+    plan["catalogue"] = held
+    if not os.path.isdir(os.path.join(work, "bench")):
+        log("device: no benchmark kernels in this part")
+        plan["bench"] = []
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     rows = []
@@ -693,21 +749,37 @@ def this_compiler():
     return r.stdout.strip() if r.returncode == 0 else ""
 
 
-def write_evidence(args, plan, out_dir, failed):
-    """bench/gpu/results/<date>-<commit>/: what the device run wrote
-    (gpu-check.csv, gpu-check.log, gpu-environment.json), the kernels with
-    their hashes (gpu-kernels.csv) and this verification's log, to be
-    committed as the record of the run."""
+def write_evidence(args, plan, out_dirs, failed):
+    """bench/gpu/results/<date>-<commit>/: what the device runs wrote
+    (gpu-check.csv, gpu-check.log, gpu-environment.json; several runs, one
+    per archive part, joined in order), the kernels with their hashes
+    (gpu-kernels.csv) and this verification's log, to be committed as the
+    record of the run."""
     compiler = plan.get("compiler", "")
     commit = compiler.rsplit("+", 1)[-1] if "+" in compiler else "unknown"
     date = time.strftime("%Y-%m-%d", time.gmtime())
     folder = args.evidence or os.path.join(ROOT, "bench", "gpu", "results",
                                            f"{date}-{commit}")
     os.makedirs(folder, exist_ok=True)
-    for name in ("gpu-check.csv", "gpu-check.log", "gpu-environment.json"):
-        src = os.path.join(out_dir, name)
-        if os.path.exists(src):
-            open(os.path.join(folder, name), "wb").write(open(src, "rb").read())
+    rows, logs, envs = [], [], []
+    for i, out_dir in enumerate(out_dirs):
+        path = os.path.join(out_dir, "gpu-check.csv")
+        if os.path.exists(path):
+            rows += list(csv.reader(open(path)))[1:]
+        path = os.path.join(out_dir, "gpu-check.log")
+        if os.path.exists(path):
+            logs.append(f"=== device run {i + 1} of {len(out_dirs)} ===\n" +
+                        open(path).read())
+        path = os.path.join(out_dir, "gpu-environment.json")
+        if os.path.exists(path):
+            envs.append(json.load(open(path)))
+    with open(os.path.join(folder, "gpu-check.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["section", "case", "value", "goal", "note"])
+        w.writerows(rows)
+    open(os.path.join(folder, "gpu-check.log"), "w").write("".join(logs))
+    json.dump(envs[0] if len(envs) == 1 else envs,
+              open(os.path.join(folder, "gpu-environment.json"), "w"), indent=1)
     with open(os.path.join(folder, "gpu-kernels.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["source", "function", "kernel", "chip", "ptx_sha256",
@@ -725,15 +797,15 @@ def verify(args):
     if plan.get("compiler") and mine and plan["compiler"] != mine:
         sys.exit(f"verify: {work} was prepared by '{plan['compiler']}'; this "
                  f"build is '{mine}': prepare and run it again")
-    if args.results:
-        # gpu-results.tgz.0, .1, ... as `device` wrote them, in order.
-        stem = args.results.rsplit(".", 1)[0] if args.results[-1].isdigit() \
-            else args.results
+    for results in args.results:
+        # gpu-results.tgz.0, .1, ... as `device` wrote them, in order; one
+        # --results per device run (archive part).
+        stem = results.rsplit(".", 1)[0] if results[-1].isdigit() else results
         parts, i = [], 0
         while os.path.exists(f"{stem}.{i}"):
             parts.append(open(f"{stem}.{i}", "rb").read())
             i += 1
-        data = b"".join(parts) if parts else open(args.results, "rb").read()
+        data = b"".join(parts) if parts else open(results, "rb").read()
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
             for member in tar.getmembers():
                 if not member.isfile() or not re.fullmatch(
@@ -755,8 +827,9 @@ def verify(args):
     log(f"verify: {len(plan['catalogue']) - failed} of {len(plan['catalogue'])} "
         "catalogue runs passed on the GPU")
     if args.results:
-        write_evidence(args, plan, os.path.dirname(os.path.abspath(args.results)),
-                       failed)
+        write_evidence(args, plan, [os.path.dirname(os.path.abspath(r))
+                                    for r in args.results] +
+                       [os.path.abspath(d) for d in args.device_out], failed)
     return 1 if failed else 0
 
 
@@ -767,13 +840,22 @@ def main():
     ap.add_argument("--dir", default=os.path.join(ROOT, ".gpu-check"))
     ap.add_argument("--chip", default="sm_90a")
     ap.add_argument("--out", default=".")
-    ap.add_argument("--results", default="")
+    ap.add_argument("--results", action="append", default=[],
+                    help="verify: a device run's gpu-results.tgz.0 (once per "
+                         "archive part)")
     ap.add_argument("--evidence", default="",
                     help="verify: the folder for the run's record (default "
                          "bench/gpu/results/<date>-<commit>)")
     ap.add_argument("--archive", default="",
                     help="prepare: also pack --dir into this .tar.gz; "
                          "device: unpack it into --dir first")
+    ap.add_argument("--device-out", action="append", default=[],
+                    help="verify: a device run's OUT folder whose results were "
+                         "not brought back (its csv, log and environment join "
+                         "the evidence)")
+    ap.add_argument("--max-part-mib", type=int, default=0,
+                    help="prepare: pack --archive in parts of at most this many "
+                         "MiB of distinct inputs (ARCHIVE.partN.tar.gz)")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     if args.step in ("prepare", "all"):
