@@ -138,11 +138,14 @@ PROGRAMS = [("examples/llama_block_small.mlir", ["--target=nvptx"]),
              ["--target=nvptx", "--nvptx-pipeline-options=chip=sm_90a"])]
 
 
-def catalogue_runs(folders=(os.path.join(ROOT, "test", "Integration", "GPU"),
-                            os.path.join(ROOT, "test", "Conversion", "AccelToGPU"))):
-    """(test file, accel-run arguments) of every RUN line of `folders` that
-    runs `accel-run %s` with --target=nvptx (a --record or --replay folder
-    of the test dropped), then PROGRAMS."""
+def catalogue_runs(folder=None):
+    """(test file, accel-run arguments) of every RUN line that runs
+    `accel-run %s` with --target=nvptx (a --record or --replay folder of
+    the test dropped): of `folder`, or by default of test/Integration/GPU
+    and test/Conversion/AccelToGPU, then PROGRAMS."""
+    folders = [folder] if folder else [
+        os.path.join(ROOT, "test", "Integration", "GPU"),
+        os.path.join(ROOT, "test", "Conversion", "AccelToGPU")]
     runs = []
     for folder in folders:
         for name in sorted(os.listdir(folder)):
@@ -156,7 +159,8 @@ def catalogue_runs(folders=(os.path.join(ROOT, "test", "Integration", "GPU"),
                         if not a.startswith(("--record", "--replay"))]
                 if (os.path.join(folder, name), args) not in runs:
                     runs.append((os.path.join(folder, name), args))
-    runs += [(os.path.join(ROOT, f), a) for f, a in PROGRAMS]
+    if not folder:
+        runs += [(os.path.join(ROOT, f), a) for f, a in PROGRAMS]
     return runs
 
 
