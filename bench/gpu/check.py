@@ -182,7 +182,9 @@ def prepare(args):
     shutil.copy2(launcher_bin, os.path.join(work, "accel-launch"))
     plan["launcher_sha256"] = hashlib.sha256(
         open(launcher_bin, "rb").read()).hexdigest()
-    for i, (test, run_args) in enumerate(catalogue_runs()):
+    runs = [(t, a) for t, a in catalogue_runs()
+            if not args.records or re.search(args.records, os.path.relpath(t, ROOT))]
+    for i, (test, run_args) in enumerate(runs):
         rec = f"catalogue/{i:02d}"
         cmd = [os.path.join(BIN, "accel-run"), test] + run_args + \
             [f"--record={os.path.join(work, rec)}"]
@@ -192,7 +194,7 @@ def prepare(args):
         plan["catalogue"].append({"dir": rec, "test": os.path.relpath(test, ROOT),
                                   "args": run_args})
         log(f"recorded {os.path.relpath(test, ROOT)} {' '.join(run_args)} -> {rec}")
-    for (name, kind, shape, opt, src) in bench_cases(args.quick):
+    for (name, kind, shape, opt, src) in ([] if args.no_bench else bench_cases(args.quick)):
         out = os.path.join(work, "bench", name)
         os.makedirs(out, exist_ok=True)
         path = os.path.join(out, "kernel.mlir")
@@ -307,7 +309,7 @@ def pack(work, archive, max_part_mib=0):
             tar.add(os.path.join(work, "accel-launch"), "./accel-launch")
             for d in dirs:
                 tar.add(os.path.join(work, d), f"./{d}")
-            if i == len(parts) - 1:
+            if i == len(parts) - 1 and os.path.isdir(os.path.join(work, "bench")):
                 tar.add(os.path.join(work, "bench"), "./bench")
         log(f"packed {dirs[0]}..{dirs[-1]} into {name} "
             f"({os.path.getsize(name) >> 20} MiB)")
@@ -860,6 +862,11 @@ def main():
     ap.add_argument("--max-part-mib", type=int, default=0,
                     help="prepare: pack --archive in parts of at most this many "
                          "MiB of distinct inputs (ARCHIVE.partN.tar.gz)")
+    ap.add_argument("--records", default="",
+                    help="prepare: only the catalogue runs whose test file "
+                         "matches this regular expression")
+    ap.add_argument("--no-bench", action="store_true",
+                    help="prepare: no benchmark kernels")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     if args.step in ("prepare", "all"):

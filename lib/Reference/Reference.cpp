@@ -177,21 +177,34 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
     invTiny = std::ldexp(1.0, -exp);
   }
   // A tensor core summing chunks of K in reduced precision, each chunk
-  // then added in f32 (MatmulSpec::tensorCoreChunk): ⌈K / chunk⌉ f32
-  // additions instead of K, and inside a chunk of n ≤ min(K, chunk)
-  // products the probabilistic λ·√n·u_tc of gamma() with λ = 8, over all
-  // chunks at most 8·√min(K, chunk)·u_tc·|A||B| (about 1.1% of |A||B| for
-  // chunks of 128 and u_tc = 2^-13: a result missing one chunk's sum at
-  // K = 256 still fails).
+  // then added in f32 (MatmulSpec::tensorCoreChunk): the model of Hopper's
+  // fp8 MMA gives the chunk sums; ⌈K / chunk⌉ f32 additions follow.
   const bool tensorCore = spec.tensorCoreChunk > 0 && spec.tensorCoreUnit > 0;
   const int64_t sums =
       tensorCore ? (k + spec.tensorCoreChunk - 1) / spec.tensorCoreChunk : k;
-  const double tensorCoreFactor =
-      tensorCore ? 8.0 *
-                       std::sqrt(static_cast<double>(
-                           std::min(k, spec.tensorCoreChunk))) *
-                       spec.tensorCoreUnit
-                 : 0.0;
+  SmallVector<double, 64> stepProducts;
+  // One MMA instruction of the model: `sum` and the products aligned to the
+  // largest magnitude among them, each cut toward zero to that grid of
+  // tensorCoreUnit (14 significant bits), then added (exactly, in double:
+  // at most 33 values on one 14-bit grid).
+  auto mmaStep = [&](double sum) {
+    double largest = std::fabs(sum);
+    for (double q : stepProducts)
+      largest = std::max(largest, std::fabs(q));
+    if (largest == 0.0) {
+      stepProducts.clear();
+      return sum;
+    }
+    int exponent;
+    std::frexp(largest, &exponent);
+    // largest in [2^(e-1), 2^e): the grid is 2^(e-1)·unit.
+    double grid = std::ldexp(spec.tensorCoreUnit, exponent - 1);
+    double out = std::trunc(sum / grid) * grid;
+    for (double q : stepProducts)
+      out += std::trunc(q / grid) * grid;
+    stepProducts.clear();
+    return out;
+  };
   for (int64_t bt = 0; bt < batches; ++bt) {
     const double *ab = a.data.data() + bt * m * k;
     const double *bb = b.data.data() + bt * k * n;
@@ -204,16 +217,27 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
         // With flushBf16Subnormals: the products a dot instruction drops
         // for a subnormal factor.
         double flushed = 0;
-        // With tensorCore: the largest Σ|a·b| of a chunk (the exact tier).
+        // With tensorCore: the largest Σ|a·b| of a chunk (the exact tier),
+        // and the model's sum (chunks added in double; their f32 additions
+        // are in the gate).
         double chunkMag = 0, chunkMagMax = 0;
+        double modelDot = 0, chunkSum = 0;
         for (int64_t p = 0; p < k; ++p) {
           double x = ab[i * k + p];
           double y = spec.transposeB ? bb[j * k + p] : bb[p * n + j];
           dot += x * y;
           mag += std::fabs(x * y);
           if (tensorCore) {
-            if (p % spec.tensorCoreChunk == 0)
+            if (p % spec.tensorCoreChunk == 0) {
               chunkMag = 0;
+              if (p > 0) {
+                modelDot += mmaStep(chunkSum);
+                chunkSum = 0;
+              }
+            } else if ((p % spec.tensorCoreChunk) % kHopperFp8MmaK == 0) {
+              chunkSum = mmaStep(chunkSum);
+            }
+            stepProducts.push_back(x * y);
             chunkMag += std::fabs(x * y);
             chunkMagMax = std::max(chunkMagMax, chunkMag);
           }
@@ -223,9 +247,20 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           if (flushBf16 && (isSubnormal(x) || isSubnormal(y)))
             flushed += std::fabs(x * y);
         }
+        if (tensorCore && k > 0)
+          modelDot += mmaStep(chunkSum);
         int64_t idx = bt * m * n + i * n + j;
         double prev = spec.accumulate ? c.data[idx] : 0.0;
         double value, bound;
+        // The hull of [model ± modelGate] and [exact ± exactGate]: a kernel
+        // may sum as the tensor core does or exactly, nothing else.
+        auto hull = [&](double model, double modelGate, double exact,
+                        double exactGate) {
+          double lo = std::min(model - modelGate, exact - exactGate);
+          double hi = std::max(model + modelGate, exact + exactGate);
+          value = 0.5 * (lo + hi);
+          bound = 0.5 * (hi - lo);
+        };
         if (integer && !scaled && isa<IntegerType>(spec.accType)) {
           // Exact in i32, wrapping; the kernel must match bit for bit.
           value = roundTo(prev + dot, spec.accType);
@@ -233,22 +268,40 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
         } else if (scaled) {
           // The dot product is exact (i8) or accumulated in f32 (f8), then
           // converted, scaled, added to C and rounded to the output type.
-          value = prev + s * dot;
-          double dotErr =
-              integer ? 0.0 : gamma(sums, u32) * mag + tensorCoreFactor * mag;
           // The products of 8-bit inputs are exact in f32, far above its
           // subnormals; the conversion, the scaling and the addition of C
           // may each round in f32's subnormal range (≤ 2^-150 each), and
           // the rounding to C's type by tiny/2: at most 2·tiny in all.
-          bound = uOut * std::fabs(value) + std::fabs(s) * dotErr +
-                  3 * u32 * (std::fabs(s * dot) + std::fabs(prev)) + 2 * tiny;
+          auto gateOf = [&](double v, double sum, double dotErr) {
+            return uOut * std::fabs(v) + std::fabs(s) * dotErr +
+                   3 * u32 * (std::fabs(s * sum) + std::fabs(prev)) + 2 * tiny;
+          };
+          value = prev + s * dot;
+          bound = gateOf(value, dot, integer ? 0.0 : gamma(k, u32) * mag);
+          if (tensorCore && !integer) {
+            double model = prev + s * modelDot;
+            hull(model,
+                 gateOf(model, modelDot,
+                        gamma(sums, u32) * mag +
+                            0.5 * spec.tensorCoreUnit * mag),
+                 value, bound);
+          }
         } else {
           value = prev + dot;
-          int64_t terms = sums + (spec.accumulate ? 1 : 0);
-          bound = uOut * std::fabs(value) +
-                  gamma(terms, uOut) * (mag + std::fabs(prev)) +
-                  tensorCoreFactor * mag +
-                  0.5 * tiny * static_cast<double>(offGrid + 1);
+          const int64_t extra = spec.accumulate ? 1 : 0;
+          auto gateOf = [&](double v, int64_t terms, double tensorCoreTerm) {
+            return uOut * std::fabs(v) +
+                   gamma(terms, uOut) * (mag + std::fabs(prev)) +
+                   tensorCoreTerm +
+                   0.5 * tiny * static_cast<double>(offGrid + 1);
+          };
+          bound = gateOf(value, k + extra, 0.0);
+          if (tensorCore) {
+            double model = prev + modelDot;
+            hull(model,
+                 gateOf(model, sums + extra, 0.5 * spec.tensorCoreUnit * mag),
+                 value, bound);
+          }
           // DAZ/FTZ: the dropped products, and each of the K steps (and
           // C, and the result) may flush a subnormal f32 partial sum.
           if (flushBf16)
@@ -261,8 +314,10 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
             integral = true;
           if (integral && prev == std::trunc(prev) &&
               mag + std::fabs(prev) <= limit &&
-              (!tensorCore || chunkMagMax * spec.tensorCoreUnit <= 1.0))
+              (!tensorCore || chunkMagMax * spec.tensorCoreUnit <= 1.0)) {
+            value = prev + dot;
             bound = 0.0;
+          }
         }
         // A result beyond the output format's range is, correctly, ±inf.
         if (!isa<IntegerType>(spec.accType) && std::isfinite(value) &&

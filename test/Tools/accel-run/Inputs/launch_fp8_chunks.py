@@ -2,12 +2,15 @@
 """A stand-in for Hopper's fp8 tensor cores in
 nvptx-fp8-tensor-core-gate.test: "launches" the f8 matmul kernel of an
 `accel-run --record` folder with numpy, summing each chunk of 128 products
-in a 14-bit sum chopped after every addition (about the 14 bits the
-DeepSeek-V3 report, arXiv 2412.19437, §3.3.2, measured), then adding the
-chunks in f32 (the promotion), and writes the result buffer.
+as Hopper's fp8 MMA does (per instruction of 32 products: the products and
+the running sum aligned to the largest magnitude and cut toward zero to 14
+significant bits, then added; the model that reproduced the H200's results,
+docs/numerics.md), then adding the chunks in f32 (the promotion), and writes
+the result buffer.
 
     launch_fp8_chunks.py FOLDER [--chunk N] [--drop-chunk]
-        --chunk N: products per chunk (default 128; K: no promotion)
+        --chunk N: products per chunk (default 128; K: no promotion, the
+            kernel that failed run A)
         --drop-chunk: leave chunk 0 out (a broken kernel)
 """
 import argparse
@@ -40,10 +43,15 @@ def f8_values(mbits, bias, fn):
 DECODE = {"f8E4M3FN": f8_values(3, 7, True), "f8E5M2": f8_values(2, 15, False)}
 
 
-def chop(x, bits):
-    """x rounded toward zero to `bits` significant bits."""
-    m, e = np.frexp(x)
-    return np.ldexp(np.trunc(np.ldexp(m, bits)), e - bits)
+def mma_step(acc, products, bits=14):
+    """One MMA instruction: acc and the products (last axis) aligned to the
+    largest magnitude among them, cut toward zero to `bits` significant
+    bits there, then added."""
+    largest = np.maximum(np.abs(acc), np.abs(products).max(axis=-1))
+    _, e = np.frexp(np.where(largest > 0, largest, 1.0))
+    grid = np.ldexp(1.0, e - bits)[..., None]
+    return np.trunc(acc / grid[..., 0]) * grid[..., 0] + \
+        (np.trunc(products / grid) * grid).sum(axis=-1)
 
 
 def main():
@@ -62,8 +70,9 @@ def main():
         c = np.zeros((a.shape[0], b.shape[0]), np.float32)
         for p0 in range(0, k, args.chunk):
             part = np.zeros(c.shape)
-            for p in range(p0, min(k, p0 + args.chunk)):
-                part = chop(part + np.outer(a[:, p], b[:, p]), 14)
+            for s0 in range(p0, min(k, p0 + args.chunk), 32):
+                s1 = min(k, p0 + args.chunk, s0 + 32)
+                part = mma_step(part, a[:, None, s0:s1] * b[None, :, s0:s1])
             if not (args.drop_chunk and p0 == 0):
                 c += part.astype(np.float32)
         out = len(fn["buffers"]) - 1
