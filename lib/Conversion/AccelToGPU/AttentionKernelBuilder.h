@@ -99,6 +99,26 @@ public:
     return div(add(kvLimit, k.blockN - 1), k.blockN);
   }
 
+  /// The key blocks, from the first, in which no key is removed for any
+  /// row of the query block from `m0`: none past Skv (the padding of a
+  /// last partial block) and, causal, none past the band (block j's last
+  /// key (j + 1)·blockN - 1 at most m0 + offset). `nBlocks` is
+  /// keyBlocks(m0). The kernels run these blocks without the band's
+  /// compares and selects (bandMask false), the rest with them: as
+  /// FlashAttention-2 and -3 do, only the blocks on the diagonal pay.
+  Value unmaskedKeyBlocks(Value m0, Value nBlocks) {
+    Value full = nBlocks;
+    if (k.skv % k.blockN != 0)
+      full = maxS(cst(0), arith::SubIOp::create(b, loc, nBlocks, cst(1)));
+    if (k.causal)
+      full = minS(full,
+                  div(maxS(cst(0), add(m0, k.offset + 1)), k.blockN));
+    return full;
+  }
+  /// Whether softmaxStep removes the keys past Skv and (causal) past the
+  /// band; a bool or additive mask applies either way.
+  bool bandMask = true;
+
   /// One key block of the online softmax on S = Q.K^T, given as n8 tiles
   /// of mma.sync's C layout (element {h, e} of tile nt: row rowBase + 8h,
   /// key n0 + colBase + 8nt + e): the scaled logits with the removed keys

@@ -37,6 +37,9 @@
 // CHECK-COUNT-3:   nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NEXT:      nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
+// The key blocks no row removes a key of come first, without the band's
+// compares (unmaskedKeyBlocks); the diagonal ones follow (below).
+// CHECK-NOT:       arith.cmpi
 // CHECK:           llvm.nvvm.ex2.approx.ftz.f32
 // CHECK:           vector.bitcast {{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK:           nvvm.wgmma.fence.aligned
@@ -45,6 +48,12 @@
 // CHECK-COUNT-7:   llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16
 // CHECK:           nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:           scf.yield
+// CHECK:         scf.for
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:           arith.cmpi slt
+// CHECK:           arith.cmpi sle
+// CHECK:           llvm.nvvm.ex2.approx.ftz.f32
 // CHECK:           scf.yield
 // CHECK:         nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // CHECK:         gpu.return

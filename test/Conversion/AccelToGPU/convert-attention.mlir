@@ -36,9 +36,16 @@
 // CHECK-NEXT:    gpu.barrier
 // Q fragments in registers, once: D / 16 = 4 ldmatrix x4.
 // CHECK-COUNT-4: nvgpu.ldmatrix %[[SQ]]{{.*}} {numTiles = 4 : i32, transpose = false}
-// The key loop carries 8 O fragments (Dv / 8), the row max and the row sum
-// of rows g and g + 8.
-// CHECK:         scf.for %[[J:.*]] = %c0 to %[[NBLOCKS]] step %c1 iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, f32, f32, f32, f32)
+// The key loops carry 8 O fragments (Dv / 8), the row max and the row sum
+// of rows g and g + 8. The key blocks in which no row removes a key come
+// first, without the band's and the tail's compares (unmaskedKeyBlocks);
+// the diagonal and partial ones follow, from where the first loop ends.
+// CHECK:         %[[FIRST:.*]]:12 = scf.for %{{.*}} = %c0 to %[[NFULL:.*]] step %c1 iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, f32, f32, f32, f32)
+// CHECK-NOT:       arith.cmpi sle
+// CHECK-NOT:       %c130
+// CHECK:           gpu.shuffle  xor
+// CHECK:         scf.yield
+// CHECK:         scf.for %[[J:.*]] = %[[NFULL]] to %[[NBLOCKS]] step %c1 iter_args(%{{.*}} = %[[FIRST]]#0,
 // CHECK:           nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // CHECK-NEXT:      gpu.barrier
 // CHECK:           nvgpu.device_async_copy %[[K]]

@@ -130,13 +130,14 @@ void GpuAttentionBuilder::softmaxStep(ArrayRef<Value> s, Value n0,
               b, loc, v,
               arith::MulFOp::create(b, loc, mf, f32(1.4426950408889634)));
         }
-        if (maskTail || k.causal || boolMask) {
-          Value keep = both(maskTail ? cmp(arith::CmpIPredicate::slt, colStart,
-                                           cst(k.skv - c))
-                                     : Value(),
-                            k.causal ? cmp(arith::CmpIPredicate::sle, diag,
-                                           cst(k.offset + 8 * h - c))
-                                     : Value());
+        const bool tail = bandMask && maskTail, band = bandMask && k.causal;
+        if (tail || band || boolMask) {
+          Value keep = both(tail ? cmp(arith::CmpIPredicate::slt, colStart,
+                                       cst(k.skv - c))
+                                 : Value(),
+                            band ? cmp(arith::CmpIPredicate::sle, diag,
+                                       cst(k.offset + 8 * h - c))
+                                 : Value());
           keep = both(keep, boolMask ? m : Value());
           v = arith::SelectOp::create(b, loc, keep, v, f32(negInf));
         }
@@ -292,9 +293,7 @@ void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
 
     SmallVector<Value> init(accs);
     init.append({f32(negInf), f32(negInf), f32(0), f32(0)});
-    auto loop = scf::ForOp::create(
-        b, loc, cst(0), nBlocks, cst(1), init,
-        [&](OpBuilder &, Location, Value j, ValueRange iter) {
+    auto step = [&](OpBuilder &, Location, Value j, ValueRange iter) {
           SmallVector<Value> o(iter.begin(), iter.begin() + fragsO);
           Value rowMax[2] = {iter[fragsO], iter[fragsO + 1]};
           Value sum[2] = {iter[fragsO + 2], iter[fragsO + 3]};
@@ -367,7 +366,17 @@ void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
           SmallVector<Value> yield(o);
           yield.append({rowMax[0], rowMax[1], sum[0], sum[1]});
           scf::YieldOp::create(b, loc, yield);
-        });
+        };
+    // The blocks no row removes a key of first, without the band's compares
+    // (unmaskedKeyBlocks), then the diagonal and partial ones with them.
+    const bool split = k.causal || k.skv % k.blockN != 0;
+    Value nFull = split ? unmaskedKeyBlocks(m0, nBlocks) : nBlocks;
+    bandMask = false;
+    auto loop = scf::ForOp::create(b, loc, cst(0), nFull, cst(1), init, step);
+    bandMask = true;
+    if (split)
+      loop = scf::ForOp::create(b, loc, nFull, nBlocks, cst(1),
+                                loop.getResults(), step);
     accs.assign(loop.getResults().begin(), loop.getResults().begin() + fragsO);
     rowSum[0] = loop.getResult(fragsO + 2);
     rowSum[1] = loop.getResult(fragsO + 3);
