@@ -96,6 +96,8 @@ GEMM_CONFIGS = ["", "mma=wgmma tile-n=128", "mma=wgmma stages=3",
 ATTENTION = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True),
              (4, 16, 4096, 128, False), (4, 16, 4096, 128, True)]
 LLM_GEMMS = [(4096, 14336, 4096), (16, 4096, 4096)]
+ATTENTION_SWEEP = [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True),
+                   (1, 16, 16384, 128, False), (1, 16, 16384, 128, True)]
 ATTENTION_CONFIGS = ["", "stages=3", "mma=mma.sync"]
 
 
@@ -118,6 +120,12 @@ def bench_cases(quick):
     for (m, n, k) in ([] if quick else LLM_GEMMS):
         cases.append((f"gemm_bf16tb_{m}x{n}x{k}", "gemm_bf16_tb", (m, n, k), "",
                       gemm_source(m, n, k, transpose_b=True)))
+    # Shorter and longer sequences (issue 29: S 1k-16k), the default
+    # configuration only.
+    for (b, h, s, d, causal) in ([] if quick else ATTENTION_SWEEP):
+        cases.append((f"attn_{b}_{h}_{s}_{d}_{int(causal)}_c0", "attention",
+                      (b, h, s, d, causal), "",
+                      attention_source(b, h, s, d, causal)))
     for n in sizes:
         for i, opt in enumerate(["", "mma=mma.sync"]):
             cases.append((f"gemm_bf16tb_{n}_c{i}", "gemm_bf16_tb", (n, n, n),

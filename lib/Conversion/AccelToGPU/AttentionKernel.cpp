@@ -97,13 +97,16 @@ Value GpuAttentionBuilder::maskedLogit(Value dot, Value keyBase, int64_t c,
     v = arith::AddFOp::create(b, loc, v,
                               arith::MulFOp::create(b, loc, mf, f32(log2e)));
   }
-  if (!maskTail && !k.causal && !boolMask)
+  // The padding past Skv and the band apply in the loop over the diagonal
+  // and partial key blocks only (bandMask, unmaskedKeyBlocks).
+  const bool tail = bandMask && maskTail, band = bandMask && k.causal;
+  if (!tail && !band && !boolMask)
     return v;
   Value keep = both(
-      maskTail ? cmp(arith::CmpIPredicate::slt, keyBase, cst(k.skv - c))
-               : Value(),
-      k.causal ? cmp(arith::CmpIPredicate::sle, diag, cst(k.offset - c))
-               : Value());
+      tail ? cmp(arith::CmpIPredicate::slt, keyBase, cst(k.skv - c))
+           : Value(),
+      band ? cmp(arith::CmpIPredicate::sle, diag, cst(k.offset - c))
+           : Value());
   keep = both(keep, boolMask ? m : Value());
   return arith::SelectOp::create(b, loc, keep, v,
                                  f32(-std::numeric_limits<double>::infinity()));

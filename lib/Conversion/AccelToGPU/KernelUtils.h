@@ -142,6 +142,19 @@ public:
     return it->second;
   }
 
+  /// Forgets the cached copy coordinates built inside `op` (a loop whose
+  /// body first asked for them): code after it, a second loop over the
+  /// same body included, cannot use them.
+  void forgetCopyCoordsIn(Operation *op) {
+    for (auto it = copyCoords.begin(); it != copyCoords.end();) {
+      Operation *def = it->second.first.getDefiningOp();
+      if (def && op->isProperAncestor(def))
+        it = copyCoords.erase(it);
+      else
+        ++it;
+    }
+  }
+
   /// The zero of `type`.
   Value zeroOf(Type type) {
     return arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult();

@@ -168,9 +168,7 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
     init.append({f32(negInf), f32(0)});
     if (prefetch)
       init.append(loadKeyBlock(cst(0)));
-    auto loop = scf::ForOp::create(
-        b, loc, cst(0), nBlocks, cst(1), init,
-        [&](OpBuilder &, Location, Value j, ValueRange iter) {
+    auto step = [&](OpBuilder &, Location, Value j, ValueRange iter) {
           SmallVector<Value> o(iter.begin(), iter.begin() + oTiles);
           Value rowMax = iter[oTiles], sum = iter[oTiles + 1];
           // Every wave is done with block j - 1 before it is overwritten;
@@ -194,15 +192,18 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
           // S^T: 4 tiles of 16 keys; lane holds keys 16t + e * accRowStep
           // + accRow of its query.
           SmallVector<Value> s(keyTiles, zeroAcc);
+          // Q's fragments of this block where they are not kept in
+          // registers (the body is built twice, once a key loop).
+          SmallVector<Value> qBlock;
           for (int64_t kd = 0; kd < k.d; kd += 16)
             for (int64_t t = 0; t < keyTiles; ++t) {
               Value kFrag = vector::LoadOp::create(
                   b, loc, fragType, sK,
                   ValueRange{add(laneR, t * 16), add(kRun, kd)});
               if (!qInRegisters && t == 0)
-                qFrags.push_back(loadQ(kd));
-              s[t] =
-                  target.createMma(b, loc, k.mma, kFrag, qFrags[kd / 16], s[t]);
+                qBlock.push_back(loadQ(kd));
+              Value qFrag = qInRegisters ? qFrags[kd / 16] : qBlock[kd / 16];
+              s[t] = target.createMma(b, loc, k.mma, kFrag, qFrag, s[t]);
             }
 
           // Scaled logits (log2 domain); removed keys -inf.
@@ -265,7 +266,19 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
           yield.append({mNew, sum});
           yield.append(nextRegs);
           scf::YieldOp::create(b, loc, yield);
-        });
+        };
+    // The blocks no row removes a key of first, without the band's compares
+    // (unmaskedKeyBlocks), then the diagonal and partial ones with them; the
+    // prefetched registers carry over from one loop to the next.
+    const bool split = k.causal || k.skv % k.blockN != 0;
+    Value nFull = split ? unmaskedKeyBlocks(m0, nBlocks) : nBlocks;
+    bandMask = false;
+    auto loop = scf::ForOp::create(b, loc, cst(0), nFull, cst(1), init, step);
+    bandMask = true;
+    forgetCopyCoordsIn(loop);
+    if (split)
+      loop = scf::ForOp::create(b, loc, nFull, nBlocks, cst(1),
+                                loop.getResults(), step);
     accs.assign(loop.getResults().begin(), loop.getResults().begin() + oTiles);
     rowSum = loop.getResult(oTiles + 1);
   }

@@ -311,6 +311,7 @@ void GpuAttentionBuilder::emitWgmma(Value gQ, Value gMask, Value gO) {
     bandMask = false;
     auto loop = scf::ForOp::create(b, loc, cst(0), nFull, cst(1), init, step);
     bandMask = true;
+    forgetCopyCoordsIn(loop);
     if (split)
       loop = scf::ForOp::create(b, loc, nFull, nBlocks, cst(1),
                                 loop.getResults(), step);
