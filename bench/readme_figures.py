@@ -61,7 +61,7 @@ LABELS = [
     "systolic GEMM utilisation (ideal MAC-cycles ÷ cycles), 256³, 512³, "
     "1024×256×512, 256×1024×256",
     "bf16 GEMM ÷ cuBLAS, 4096³ / 8192³ / 4096×14336×4096 / 16×4096×4096",
-    "bf16 attention ÷ FlashAttention-2 / cuDNN, S 4096, d 64/128",
+    "bf16 attention ÷ FlashAttention-2 / cuDNN, S 1k–16k, d 64/128, causal and not",
 ]
 FLAGS = ["avx2", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile"]
 NO_GPU = "not regenerated: needs an NVIDIA GPU (bench/gpu/check.py)"
