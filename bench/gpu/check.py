@@ -682,13 +682,15 @@ def device(args):
 
     json.dump(device_environment(plan, work), open(os.path.join(out, "gpu-environment.json"), "w"),
               indent=1)
-    for step in (lambda: run_catalogue(work, plan, rows),
-                 lambda: pack_results(work, plan, out),
-                 lambda: sass_summary(work, plan, rows),
-                 lambda: time_with_launcher(work, plan, rows, repeats),
-                 lambda: bench_gemm(work, plan, rows, repeats),
-                 lambda: bench_attention(work, plan, rows, repeats),
-                 lambda: bench_fp8(work, plan, rows, repeats)):
+    steps = [lambda: run_catalogue(work, plan, rows),
+             lambda: pack_results(work, plan, out)]
+    if plan["bench"]:
+        steps += [lambda: sass_summary(work, plan, rows),
+                  lambda: time_with_launcher(work, plan, rows, repeats),
+                  lambda: bench_gemm(work, plan, rows, repeats),
+                  lambda: bench_attention(work, plan, rows, repeats),
+                  lambda: bench_fp8(work, plan, rows, repeats)]
+    for step in steps:
         try:
             step()
         except Exception:
