@@ -225,8 +225,8 @@ ref::Tensor tensorCoreProduct(const ref::Tensor &a, const ref::Tensor &b,
           int64_t s1 = std::min({k, p0 + chunk, s0 + 32});
           double largest = std::fabs(part);
           for (int64_t p = s0; p < s1; ++p)
-            largest = std::max(largest,
-                               std::fabs(a.data[i * k + p] * b.data[p * n + j]));
+            largest = std::max(
+                largest, std::fabs(a.data[i * k + p] * b.data[p * n + j]));
           if (largest == 0)
             continue;
           int e;
@@ -234,8 +234,8 @@ ref::Tensor tensorCoreProduct(const ref::Tensor &a, const ref::Tensor &b,
           double ulp = std::ldexp(1.0, e - 14);
           double next = std::trunc(part / ulp) * ulp;
           for (int64_t p = s0; p < s1; ++p)
-            next += std::trunc(a.data[i * k + p] * b.data[p * n + j] / ulp) *
-                    ulp;
+            next +=
+                std::trunc(a.data[i * k + p] * b.data[p * n + j] / ulp) * ulp;
           part = next;
         }
         if (!(dropChunk && p0 == 0))

@@ -19,8 +19,8 @@
 //       `accel-run --replay=RECORD` checks it against the fp64 oracle.
 //   accel-launch --time [--repeat=N] [--device=N] METADATA.json...
 //       Times a compiled kernel (accel-compile's metadata and its cubin or
-//       PTX) on inputs of deterministic pseudo-random values (floats in [-2, 2)),
-//       the outputs discarded: the median of N timed launches.
+//       PTX) on inputs of deterministic pseudo-random values (floats in [-2,
+//       2)), the outputs discarded: the median of N timed launches.
 //
 // Every failure names the folder, the function and the kernel; exit code 1
 // when any function did not run, and that function's result files are
@@ -78,8 +78,7 @@ llvm::Expected<std::vector<uint8_t>> readBytes(const std::string &path) {
 
 /// Writes `bytes` to `path` through a temporary file renamed into place, so
 /// a reader never sees part of it.
-llvm::Error writeBytes(const std::string &path,
-                       llvm::ArrayRef<uint8_t> bytes) {
+llvm::Error writeBytes(const std::string &path, llvm::ArrayRef<uint8_t> bytes) {
   std::string temporary = path + ".partial";
   std::error_code ec;
   {
@@ -102,8 +101,7 @@ llvm::Error writeBytes(const std::string &path,
 }
 
 StringRef asChars(llvm::ArrayRef<uint8_t> bytes) {
-  return StringRef(reinterpret_cast<const char *>(bytes.data()),
-                   bytes.size());
+  return StringRef(reinterpret_cast<const char *>(bytes.data()), bytes.size());
 }
 
 /// The kernel image `meta` names in `folder`, checked against the sha256 its
@@ -171,8 +169,8 @@ struct RecordedFunction {
   std::vector<std::string> resultFiles;
 };
 
-llvm::Expected<RecordedFunction>
-readFunction(const std::string &folder, const llvm::json::Object &entry) {
+llvm::Expected<RecordedFunction> readFunction(const std::string &folder,
+                                              const llvm::json::Object &entry) {
   RecordedFunction fn;
   std::optional<StringRef> name = entry.getString("name");
   if (!name || !isPlainFileName(*name))
@@ -206,8 +204,8 @@ readFunction(const std::string &folder, const llvm::json::Object &entry) {
   auto addBuffer = [&](StringRef file, StringRef resultFile) -> llvm::Error {
     if (!isPlainFileName(file))
       return where("buffer file '" + file + "' is not a plain file name");
-    llvm::Expected<std::vector<uint8_t>> bytes = readBytes(folder + "/" +
-                                                           file.str());
+    llvm::Expected<std::vector<uint8_t>> bytes =
+        readBytes(folder + "/" + file.str());
     if (!bytes)
       return bytes.takeError();
     fn.files.push_back(file.str());
@@ -248,9 +246,9 @@ readFunction(const std::string &folder, const llvm::json::Object &entry) {
       if (!file)
         return where("buffer '" + StringRef(kv.first) + "' is not a file");
       byName[kv.first] = fn.files.size();
-      if (llvm::Error e = addBuffer(*file, (fn.name + "." + StringRef(kv.first) +
-                                            ".result.bin")
-                                               .str()))
+      if (llvm::Error e = addBuffer(
+              *file,
+              (fn.name + "." + StringRef(kv.first) + ".result.bin").str()))
         return std::move(e);
     }
     for (const KernelMetadata &meta : fn.kernels) {
@@ -302,8 +300,8 @@ unsigned launchRecord(CudaDriver &driver, const std::string &folder,
     return 0;
   }
   const llvm::json::Object *root = manifest->getAsObject();
-  const llvm::json::Array *entries = root ? root->getArray("functions")
-                                          : nullptr;
+  const llvm::json::Array *entries =
+      root ? root->getArray("functions") : nullptr;
   if (!root || root->getInteger("format_version") != 1 || !entries) {
     fail("manifest.json is not a version 1 record (format_version, "
          "functions)");
@@ -345,8 +343,8 @@ unsigned launchRecord(CudaDriver &driver, const std::string &folder,
       llvm::SmallVector<HostBuffer> buffers;
       for (unsigned b : fn->params[k])
         buffers.push_back(HostBuffer{fn->storage[b]});
-      llvm::Expected<LaunchResult> result = driver.launch(
-          meta, image->first, image->second, buffers, {}, launch);
+      llvm::Expected<LaunchResult> result =
+          driver.launch(meta, image->first, image->second, buffers, {}, launch);
       if (!result) {
         fail("@" + fn->name + " kernel '" + meta.kernel +
              "': " + toString(result.takeError()));
@@ -354,8 +352,7 @@ unsigned launchRecord(CudaDriver &driver, const std::string &folder,
         break;
       }
       device = llvm::formatv("{0} (compute capability {1}.{2})",
-                             result->deviceName,
-                             result->computeCapabilityMajor,
+                             result->deviceName, result->computeCapabilityMajor,
                              result->computeCapabilityMinor);
       line += " " + meta.kernel + formatMillis(result->launchMillis);
     }
@@ -382,8 +379,7 @@ unsigned launchRecord(CudaDriver &driver, const std::string &folder,
 
 /// Deterministic pseudo-random bytes of `dtype` values: floats in [-1, 1)
 /// (the f8 kinds in (-2, 2)), integers in [-8, 8).
-void fillRandom(std::vector<uint8_t> &bytes, StringRef dtype,
-                uint64_t &state) {
+void fillRandom(std::vector<uint8_t> &bytes, StringRef dtype, uint64_t &state) {
   auto next = [&]() {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return uint32_t(state >> 33);
@@ -462,13 +458,13 @@ bool timeKernel(CudaDriver &driver, const std::string &path,
   LaunchOptions launch;
   launch.device = options.device;
   launch.timedLaunches = std::max(options.repeat, 1u);
-  llvm::Expected<LaunchResult> result = driver.launch(
-      *meta, image->first, image->second, buffers, {}, launch);
+  llvm::Expected<LaunchResult> result =
+      driver.launch(*meta, image->first, image->second, buffers, {}, launch);
   if (!result)
     return fail("kernel '" + meta->kernel +
                 "': " + toString(result.takeError()));
-  device = llvm::formatv("{0} (compute capability {1}.{2})",
-                         result->deviceName, result->computeCapabilityMajor,
+  device = llvm::formatv("{0} (compute capability {1}.{2})", result->deviceName,
+                         result->computeCapabilityMajor,
                          result->computeCapabilityMinor);
   llvm::outs() << path << ": " << meta->kernel
                << formatMillis(result->launchMillis) << "\n";

@@ -1444,7 +1444,7 @@ static FailureOr<KernelProgram> prepareProgram(const Job &job,
         p.resultOf.push_back(indexAfter(arg.name, "result"));
         p.storage.push_back(std::move(bytes));
         p.written.push_back(false);
-      } else if (p.storage[b].size() != arg.byteSize) {
+      } else if (static_cast<int64_t>(p.storage[b].size()) != arg.byteSize) {
         fail("@" + job.name + ": kernel " + k->metadata.kernel +
              " sees buffer '" + arg.name + "' as " + Twine(arg.byteSize) +
              " bytes; an earlier kernel as " + Twine(p.storage[b].size()));

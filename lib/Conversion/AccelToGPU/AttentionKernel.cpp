@@ -103,13 +103,28 @@ Value GpuAttentionBuilder::maskedLogit(Value dot, Value keyBase, int64_t c,
   if (!tail && !band && !boolMask)
     return v;
   Value keep = both(
-      tail ? cmp(arith::CmpIPredicate::slt, keyBase, cst(k.skv - c))
-           : Value(),
-      band ? cmp(arith::CmpIPredicate::sle, diag, cst(k.offset - c))
-           : Value());
+      tail ? cmp(arith::CmpIPredicate::slt, keyBase, cst(k.skv - c)) : Value(),
+      band ? cmp(arith::CmpIPredicate::sle, diag, cst(k.offset - c)) : Value());
   keep = both(keep, boolMask ? m : Value());
   return arith::SelectOp::create(b, loc, keep, v,
                                  f32(-std::numeric_limits<double>::infinity()));
+}
+
+scf::ForOp GpuAttentionBuilder::keyLoop(
+    Value m0, Value nBlocks, ValueRange init,
+    function_ref<void(OpBuilder &, Location, Value, ValueRange)> step) {
+  const bool split = k.causal || k.skv % k.blockN != 0;
+  Value nFull = split ? unmaskedKeyBlocks(m0, nBlocks) : nBlocks;
+  bandMask = false;
+  auto loop = scf::ForOp::create(b, loc, cst(0), nFull, cst(1), init, step);
+  bandMask = true;
+  if (!split)
+    return loop;
+  // Values the first body cached (copy coordinates) do not dominate the
+  // second.
+  forgetCopyCoordsIn(loop);
+  return scf::ForOp::create(b, loc, nFull, nBlocks, cst(1), loop.getResults(),
+                            step);
 }
 
 GpuAttentionBuilder::SoftmaxStep

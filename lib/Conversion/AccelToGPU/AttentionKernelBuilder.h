@@ -111,13 +111,20 @@ public:
     if (k.skv % k.blockN != 0)
       full = maxS(cst(0), arith::SubIOp::create(b, loc, nBlocks, cst(1)));
     if (k.causal)
-      full = minS(full,
-                  div(maxS(cst(0), add(m0, k.offset + 1)), k.blockN));
+      full = minS(full, div(maxS(cst(0), add(m0, k.offset + 1)), k.blockN));
     return full;
   }
   /// Whether softmaxStep removes the keys past Skv and (causal) past the
   /// band; a bool or additive mask applies either way.
   bool bandMask = true;
+  /// The loop over key blocks [0, nBlocks) of the query block from `m0`,
+  /// its body built by `step` (induction variable, iter_args) from `init`:
+  /// where the band or a partial last block removes keys, two loops over
+  /// the same body, the unmaskedKeyBlocks without the band's compares
+  /// (bandMask false), then the rest with them. The last loop.
+  scf::ForOp
+  keyLoop(Value m0, Value nBlocks, ValueRange init,
+          function_ref<void(OpBuilder &, Location, Value, ValueRange)> step);
 
   /// One key block of the online softmax on S = Q.K^T, given as n8 tiles
   /// of mma.sync's C layout (element {h, e} of tile nt: row rowBase + 8h,

@@ -96,7 +96,8 @@ void GpuAttentionBuilder::emitFma(Value gQ, Value gMask, Value gO) {
 
     SmallVector<Value> init(o);
     init.append({f32(negInf), f32(0)});
-    auto step = [&](OpBuilder &, Location, Value j, ValueRange iter) {
+    auto step =
+        [&](OpBuilder &, Location, Value j, ValueRange iter) {
           SmallVector<Value> acc(iter.begin(), iter.begin() + vRuns);
           Value rowMax = iter[vRuns], sum = iter[vRuns + 1];
           Value n0 = mul(j, bn);

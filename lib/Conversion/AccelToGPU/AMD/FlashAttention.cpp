@@ -168,7 +168,8 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
     init.append({f32(negInf), f32(0)});
     if (prefetch)
       init.append(loadKeyBlock(cst(0)));
-    auto step = [&](OpBuilder &, Location, Value j, ValueRange iter) {
+    auto step =
+        [&](OpBuilder &, Location, Value j, ValueRange iter) {
           SmallVector<Value> o(iter.begin(), iter.begin() + oTiles);
           Value rowMax = iter[oTiles], sum = iter[oTiles + 1];
           // Every wave is done with block j - 1 before it is overwritten;
@@ -267,18 +268,8 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
           yield.append(nextRegs);
           scf::YieldOp::create(b, loc, yield);
         };
-    // The blocks no row removes a key of first, without the band's compares
-    // (unmaskedKeyBlocks), then the diagonal and partial ones with them; the
-    // prefetched registers carry over from one loop to the next.
-    const bool split = k.causal || k.skv % k.blockN != 0;
-    Value nFull = split ? unmaskedKeyBlocks(m0, nBlocks) : nBlocks;
-    bandMask = false;
-    auto loop = scf::ForOp::create(b, loc, cst(0), nFull, cst(1), init, step);
-    bandMask = true;
-    forgetCopyCoordsIn(loop);
-    if (split)
-      loop = scf::ForOp::create(b, loc, nFull, nBlocks, cst(1),
-                                loop.getResults(), step);
+    // The prefetched registers carry over from one loop to the next.
+    scf::ForOp loop = keyLoop(m0, nBlocks, init, step);
     accs.assign(loop.getResults().begin(), loop.getResults().begin() + oTiles);
     rowSum = loop.getResult(oTiles + 1);
   }

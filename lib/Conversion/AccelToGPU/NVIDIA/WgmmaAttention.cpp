@@ -190,7 +190,8 @@ void GpuAttentionBuilder::emitWgmma(Value gQ, Value gMask, Value gO) {
 
     SmallVector<Value> init(accs);
     init.append({f32(negInf), f32(negInf), f32(0), f32(0)});
-    auto step = [&](OpBuilder &, Location, Value j, ValueRange iter) {
+    auto step =
+        [&](OpBuilder &, Location, Value j, ValueRange iter) {
           SmallVector<Value> o(iter.begin(), iter.begin() + fragsO);
           Value rowMax[2] = {iter[fragsO], iter[fragsO + 1]};
           Value sum[2] = {iter[fragsO + 2], iter[fragsO + 3]};
@@ -303,18 +304,7 @@ void GpuAttentionBuilder::emitWgmma(Value gQ, Value gMask, Value gO) {
           yield.append({rowMax[0], rowMax[1], sum[0], sum[1]});
           scf::YieldOp::create(b, loc, yield);
         };
-    // The blocks no row removes a key of first, without the band's compares
-    // (unmaskedKeyBlocks), then those on the diagonal and a partial last
-    // block, with them.
-    const bool split = k.causal || k.skv % BN != 0;
-    Value nFull = split ? unmaskedKeyBlocks(m0, nBlocks) : nBlocks;
-    bandMask = false;
-    auto loop = scf::ForOp::create(b, loc, cst(0), nFull, cst(1), init, step);
-    bandMask = true;
-    forgetCopyCoordsIn(loop);
-    if (split)
-      loop = scf::ForOp::create(b, loc, nFull, nBlocks, cst(1),
-                                loop.getResults(), step);
+    scf::ForOp loop = keyLoop(m0, nBlocks, init, step);
     accs.assign(loop.getResults().begin(), loop.getResults().begin() + fragsO);
     rowSum[0] = loop.getResult(fragsO + 2);
     rowSum[1] = loop.getResult(fragsO + 3);
