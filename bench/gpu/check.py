@@ -288,9 +288,12 @@ def pack(work, archive, max_part_mib=0):
             # What the part costs: distinct bytes, an all-ones output
             # prefill (which compresses to nothing) not counted.
             sizes[path] = (digest, 0 if data.count(255) == len(data) else len(data))
+    def no_results(info):  # results of an earlier run never travel
+        return None if info.name.endswith(".result.bin") else info
+
     if not max_part_mib:
         with tarfile.open(archive, "w:gz", compresslevel=1) as tar:
-            tar.add(work, ".")
+            tar.add(work, ".", filter=no_results)
         log(f"packed {work} into {archive} ({os.path.getsize(archive) >> 20} MiB)")
         return
     plan = json.load(open(os.path.join(work, "plan.json")))
@@ -308,7 +311,8 @@ def pack(work, archive, max_part_mib=0):
         current.append(rec["dir"])
         held |= set(new)
         used += cost
-    parts.append(current)
+    if current or not parts:
+        parts.append(current)
     stem = archive[:-len(".tar.gz")] if archive.endswith(".tar.gz") else archive
     for i, dirs in enumerate(parts):
         name = f"{stem}.part{i}.tar.gz"
@@ -316,10 +320,10 @@ def pack(work, archive, max_part_mib=0):
             tar.add(os.path.join(work, "plan.json"), "./plan.json")
             tar.add(os.path.join(work, "accel-launch"), "./accel-launch")
             for d in dirs:
-                tar.add(os.path.join(work, d), f"./{d}")
+                tar.add(os.path.join(work, d), f"./{d}", filter=no_results)
             if i == len(parts) - 1 and os.path.isdir(os.path.join(work, "bench")):
                 tar.add(os.path.join(work, "bench"), "./bench")
-        log(f"packed {dirs[0]}..{dirs[-1]} into {name} "
+        log(f"packed {(dirs[0] + '..' + dirs[-1]) if dirs else 'no records'} into {name} "
             f"({os.path.getsize(name) >> 20} MiB)")
 
 
@@ -382,6 +386,9 @@ def run_catalogue(work, plan, rows):
     CuPy only where accel-launch cannot open the driver."""
     tool = os.path.join(work, "accel-launch")
     folders = [os.path.join(work, rec["dir"]) for rec in plan["catalogue"]]
+    if not folders:
+        log("catalogue: no records here")
+        return
     r = subprocess.run([tool] + folders, capture_output=True, text=True,
                        timeout=300)
     for line in r.stdout.splitlines() + r.stderr.splitlines():
@@ -712,6 +719,9 @@ def pack_results(work, plan, out):
                 if name.endswith(".result.bin"):
                     tar.add(os.path.join(folder, name), f"{rec['dir']}/{name}")
     data, part = blob.getvalue(), 12 << 20
+    for name in os.listdir(out):  # parts of an earlier run
+        if name.startswith("gpu-results.tgz."):
+            os.remove(os.path.join(out, name))
     for i in range(0, max(len(data), 1), part):
         open(os.path.join(out, f"gpu-results.tgz.{i // part}"), "wb").write(
             data[i:i + part])
@@ -813,6 +823,14 @@ def verify(args):
     if plan.get("compiler") and mine and plan["compiler"] != mine:
         sys.exit(f"verify: {work} was prepared by '{plan['compiler']}'; this "
                  f"build is '{mine}': prepare and run it again")
+    if args.results:
+        # Only what these runs brought back is checked: results an earlier
+        # verify unpacked here go first.
+        for rec in plan["catalogue"]:
+            folder = os.path.join(work, rec["dir"])
+            for name in os.listdir(folder):
+                if name.endswith(".result.bin"):
+                    os.remove(os.path.join(folder, name))
     for results in args.results:
         # gpu-results.tgz.0, .1, ... as `device` wrote them, in order; one
         # --results per device run (archive part).
@@ -825,7 +843,7 @@ def verify(args):
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
             for member in tar.getmembers():
                 if not member.isfile() or not re.fullmatch(
-                        r"catalogue/\d+/[A-Za-z0-9_.]+\.result\.bin", member.name):
+                        r"catalogue/\d+/[A-Za-z0-9_.-]+\.result\.bin", member.name):
                     sys.exit(f"verify: unexpected member '{member.name}'")
                 tar.extract(member, work)
     failed = 0

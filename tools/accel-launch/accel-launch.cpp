@@ -19,8 +19,8 @@
 //       `accel-run --replay=RECORD` checks it against the fp64 oracle.
 //   accel-launch --time [--repeat=N] [--device=N] METADATA.json...
 //       Times a compiled kernel (accel-compile's metadata and its cubin or
-//       PTX) on inputs of deterministic pseudo-random values (floats in [-2,
-//       2)), the outputs discarded: the median of N timed launches.
+//       PTX) on inputs of deterministic pseudo-random values (floats in [-1,
+//       1), the f8 kinds in (-2, 2)), the outputs discarded: the median of N timed launches.
 //
 // Every failure names the folder, the function and the kernel; exit code 1
 // when any function did not run, and that function's result files are
@@ -245,6 +245,9 @@ llvm::Expected<RecordedFunction> readFunction(const std::string &folder,
       std::optional<StringRef> file = kv.second.getAsString();
       if (!file)
         return where("buffer '" + StringRef(kv.first) + "' is not a file");
+      if (!isPlainFileName(kv.first))
+        return where("buffer name '" + StringRef(kv.first) +
+                     "' cannot name a result file");
       byName[kv.first] = fn.files.size();
       if (llvm::Error e = addBuffer(
               *file,
@@ -276,6 +279,24 @@ llvm::Expected<RecordedFunction> readFunction(const std::string &folder,
   return std::move(fn);
 }
 
+/// The result files a function entry of a manifest can have, from the
+/// entry alone (its name and its buffers), whatever else in it is wrong.
+std::vector<std::string> resultFilesOf(const llvm::json::Object &entry) {
+  std::vector<std::string> files;
+  std::optional<StringRef> name = entry.getString("name");
+  if (!name || !isPlainFileName(*name))
+    return files;
+  if (const llvm::json::Array *list = entry.getArray("buffers"))
+    for (size_t i = 0; i < list->size(); ++i)
+      files.push_back((*name + ".b" + Twine(i) + ".result.bin").str());
+  if (const llvm::json::Object *named = entry.getObject("buffers"))
+    for (const auto &kv : *named)
+      if (isPlainFileName(kv.first))
+        files.push_back(
+            (*name + "." + StringRef(kv.first) + ".result.bin").str());
+  return files;
+}
+
 /// Launches every function of `folder`; the number that ran, and whether
 /// the folder could be read at all.
 unsigned launchRecord(CudaDriver &driver, const std::string &folder,
@@ -302,9 +323,10 @@ unsigned launchRecord(CudaDriver &driver, const std::string &folder,
   const llvm::json::Object *root = manifest->getAsObject();
   const llvm::json::Array *entries =
       root ? root->getArray("functions") : nullptr;
-  if (!root || root->getInteger("format_version") != 1 || !entries) {
-    fail("manifest.json is not a version 1 record (format_version, "
-         "functions)");
+  if (!root || root->getInteger("format_version") != 1 || !entries ||
+      entries->empty()) {
+    fail("manifest.json is not a version 1 record of some functions "
+         "(format_version, functions)");
     ++functions;
     return 0;
   }
@@ -320,14 +342,15 @@ unsigned launchRecord(CudaDriver &driver, const std::string &folder,
       fail("a function entry is not an object");
       continue;
     }
+    // No result of an earlier launch may outlive a failed one, whatever
+    // fails: the function's result files go first.
+    for (const std::string &file : resultFilesOf(*entry))
+      llvm::sys::fs::remove(folder + "/" + file);
     llvm::Expected<RecordedFunction> fn = readFunction(folder, *entry);
     if (!fn) {
       fail(toString(fn.takeError()));
       continue;
     }
-    // No result of an earlier launch may outlive a failed one.
-    for (const std::string &file : fn->resultFiles)
-      llvm::sys::fs::remove(folder + "/" + file);
     LaunchOptions launch;
     launch.device = options.device;
     launch.timedLaunches = options.repeat;

@@ -146,9 +146,12 @@ public:
   /// body first asked for them): code after it, a second loop over the
   /// same body included, cannot use them.
   void forgetCopyCoordsIn(Operation *op) {
+    auto inside = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && op->isProperAncestor(def);
+    };
     for (auto it = copyCoords.begin(); it != copyCoords.end();) {
-      Operation *def = it->second.first.getDefiningOp();
-      if (def && op->isProperAncestor(def))
+      if (inside(it->second.first) || inside(it->second.second))
         it = copyCoords.erase(it);
       else
         ++it;
