@@ -111,8 +111,9 @@ struct MatmulSpec {
   /// running sum are aligned to the largest of their magnitudes and cut
   /// toward zero to its grid of `tensorCoreUnit` (14 significant bits),
   /// then added. On the H200 this model reproduces the kernel's results
-  /// (bench/gpu/results/2026-12-04-3b95a8696cbc: the same worst errors,
-  /// 60-78 % of the elements bit for bit at K ≤ 256, the rest within
+  /// (bench/gpu/fp8_model.py; bench/gpu/results/2026-12-04-95b0f73e77fd/
+  /// fp8-model.txt: the same worst errors,
+  /// 61-78 % of the elements bit for bit at K ≤ 256, the rest within
   /// 0.35·tensorCoreUnit·|A||B|). The gate then admits both that result and
   /// the exactly summed one: the hull of ±(γ_{⌈K/chunk⌉}(u_acc)(|A||B|
   /// (+|C|)) + tensorCoreUnit/2·|A||B|) around the model's value and of the
