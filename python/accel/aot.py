@@ -28,18 +28,20 @@ import os
 import re
 import subprocess
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
-from . import dtypes
+from . import dlpack, dtypes
 from .tools import AccelError, find_tool
 
 __all__ = [
     "AbiMismatchError",
     "Artifacts",
+    "CopyWarning",
     "CpuFeatureError",
     "CpuKernel",
     "CpuLibrary",
@@ -219,69 +221,232 @@ class CpuKernel:
         self._fn.restype = ctypes.c_int
         self._fn.argtypes = [ctypes.POINTER(_Tensor)] * (len(self.arguments) +
                                                          len(self.results))
+        #: The arguments the last call copied, each with the reason.
+        self.last_copies: List[str] = []
 
     def __repr__(self) -> str:
         return f"<accel CPU kernel {self.signature}>"
 
-    def _check(self, what: str, spec: Dict[str, Any], array: np.ndarray) -> None:
-        want = _numpy_dtype(spec["dtype"])
-        if array.dtype != want:
+    def _check_type(self, what: str, spec: Dict[str, Any], dtype: Any,
+                    shape: Sequence[int]) -> None:
+        """`dtype`: a numpy dtype, or the MLIR name of a DLPack tensor's."""
+        name = _dtype_name(dtype) if isinstance(dtype, np.dtype) else dtype
+        if name != spec["dtype"]:
             raise ValueError(f"{self.name}: {what} {spec['name']} must be {spec['dtype']} "
-                             f"({want}), got {array.dtype}")
-        shape = spec["shape"]
-        if array.ndim != len(shape) or any(
-                s is not None and s != n for s, n in zip(shape, array.shape)):
-            shown = "x".join("?" if s is None else str(s) for s in shape)
+                             f"({_numpy_dtype(spec['dtype'])}), got {dtype}")
+        want = spec["shape"]
+        if len(shape) != len(want) or any(
+                s is not None and s != n for s, n in zip(want, shape)):
+            shown = "x".join("?" if s is None else str(s) for s in want)
             raise ValueError(f"{self.name}: {what} {spec['name']} must have shape "
-                             f"{shown}, got {'x'.join(map(str, array.shape))}")
+                             f"{shown}, got {'x'.join(map(str, shape)) or 'a scalar'}")
 
-    @staticmethod
-    def _tensor(array: np.ndarray) -> _Tensor:
-        t = _Tensor()
-        t.data = array.ctypes.data if array.size else None
-        t.rank = array.ndim
-        for i, (n, st) in enumerate(zip(array.shape, array.strides)):
-            t.sizes[i] = n
-            t.strides[i] = st // array.itemsize if array.itemsize else 0
-        return t
+    def _needs_copy(self, what: str, spec: Dict[str, Any], reason: Optional[str],
+                    copy: Optional[bool]) -> bool:
+        """Whether an argument must be copied (reason is not None); raises
+        when `copy=False` forbids it, warns (CopyWarning) when it copies."""
+        if reason is None:
+            return False
+        if copy is False:
+            raise ValueError(f"{self.name}: {what} {spec['name']} {reason}, and copy=False "
+                             "forbids the copy the kernel would need")
+        warnings.warn(f"{self.name}: {what} {spec['name']} copied: {reason}", CopyWarning,
+                      stacklevel=4)
+        self.last_copies.append(f"{spec['name']}: {reason}")
+        return True
 
-    def __call__(self, *inputs: Any, out: Optional[Sequence[np.ndarray]] = None):
-        """Runs the kernel on `inputs` (array-likes of the argument dtypes
-        and shapes; copied to C order if they are not) and returns its
-        result (a tuple when there are several). `out` gives the result
-        arrays to write (C-contiguous, of the result dtypes and shapes),
-        required for results with dynamic dimensions."""
+    def _argument(self, spec: Dict[str, Any], value: Any, copy: Optional[bool]) -> _Buffer:
+        """The argument `value` as a buffer of the C ABI: numpy arrays and
+        DLPack producers on the host without a copy when they are row-major
+        contiguous and aligned to their element size, else (copy=None) a
+        contiguous copy with a CopyWarning saying why."""
+        if isinstance(value, np.ndarray):
+            self._check_type("argument", spec, value.dtype, value.shape)
+            if self._needs_copy("argument", spec, _copy_reason(value), copy):
+                value = np.ascontiguousarray(value)
+            return _Buffer.of_numpy(value)
+        if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+            kind, index = dlpack.device_of(value)
+            if kind not in (dlpack.CPU, dlpack.CUDA_HOST):
+                where = f"{dlpack.DEVICE_NAMES.get(kind, f'device type {kind}')}:{index}"
+                raise ValueError(f"{self.name}: argument {spec['name']} is on {where}; a CPU "
+                                 "kernel reads host memory (move it to the host first)")
+            borrowed = dlpack.view(value, spec["name"])
+            try:
+                self._check_type("argument", spec, borrowed.dtype, borrowed.shape)
+                reason = _view_copy_reason(borrowed)
+                if self._needs_copy("argument", spec, reason, copy):
+                    copied = np.ascontiguousarray(_numpy_over(borrowed))
+                    borrowed.release()
+                    return _Buffer.of_numpy(copied)
+            except BaseException:
+                borrowed.release()
+                raise
+            return _Buffer(borrowed.data, borrowed.shape, keep=borrowed)
+        array = np.asarray(value)
+        self._check_type("argument", spec, array.dtype, array.shape)
+        return _Buffer.of_numpy(np.ascontiguousarray(array))
+
+    def _result(self, spec: Dict[str, Any], value: Any) -> _Buffer:
+        """An `out=` array: written in place, so never copied."""
+        if isinstance(value, np.ndarray):
+            self._check_type("result", spec, value.dtype, value.shape)
+            reason = _copy_reason(value) or (None if value.flags.writeable else "is read-only")
+            if reason is not None:
+                raise ValueError(f"{self.name}: out array for {spec['name']} {reason}; it "
+                                 "must be a writeable C-contiguous array")
+            return _Buffer.of_numpy(value)
+        if not (hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")):
+            raise ValueError(f"{self.name}: out array for {spec['name']} must be a numpy "
+                             f"array or a DLPack array on the host, got {type(value).__name__}")
+        kind, index = dlpack.device_of(value)
+        if kind not in (dlpack.CPU, dlpack.CUDA_HOST):
+            raise ValueError(f"{self.name}: out array for {spec['name']} is on "
+                             f"{dlpack.DEVICE_NAMES.get(kind, kind)}:{index}; a CPU kernel "
+                             "writes host memory")
+        borrowed = dlpack.view(value, spec["name"])
+        try:
+            self._check_type("result", spec, borrowed.dtype, borrowed.shape)
+            reason = _view_copy_reason(borrowed)
+            if reason is None and borrowed.readonly is not False:
+                reason = ("is read-only" if borrowed.readonly else
+                          "may be read-only (its producer does not say: DLPack 0.x)")
+            if reason is not None:
+                raise ValueError(f"{self.name}: out array for {spec['name']} {reason}; it "
+                                 "must be a writeable row-major contiguous array")
+        except BaseException:
+            borrowed.release()
+            raise
+        return _Buffer(borrowed.data, borrowed.shape, keep=borrowed)
+
+    def __call__(self, *inputs: Any, out: Optional[Sequence[Any]] = None,
+                 copy: Optional[bool] = None):
+        """Runs the kernel on `inputs` and returns its result (a tuple when
+        there are several) as numpy arrays.
+
+        Inputs are numpy arrays, anything with `__dlpack__` on the host (JAX,
+        PyTorch, CuPy pinned memory, ...), or array-likes; they must have the
+        argument's dtype (never converted) and shape. Row-major contiguous
+        arrays aligned to their element size are read in place; others are
+        copied with a `CopyWarning` saying why (`copy=False`: a ValueError
+        instead; `last_copies` lists the copies of the last call). `out`
+        gives the result arrays to write in place (writeable, contiguous,
+        numpy or DLPack 1.x on the host), required for results with
+        dynamic dimensions; the call returns them."""
         if len(inputs) != len(self.arguments):
             raise TypeError(f"{self.name} takes {len(self.arguments)} arrays, "
                             f"got {len(inputs)}")
-        args = []
-        for spec, value in zip(self.arguments, inputs):
-            array = np.ascontiguousarray(value)
-            self._check("argument", spec, array)
-            args.append(array)
-        if out is None:
-            outs = []
-            for spec in self.results:
-                if any(s is None for s in spec["shape"]):
-                    raise ValueError(f"{self.name}: result {spec['name']} has dynamic "
-                                     "dimensions; pass out=[...] arrays")
-                outs.append(np.empty(spec["shape"], dtype=_numpy_dtype(spec["dtype"])))
-        else:
-            outs = list(out)
-            if len(outs) != len(self.results):
-                raise TypeError(f"{self.name} has {len(self.results)} results, got "
-                                f"{len(outs)} out arrays")
-            for spec, array in zip(self.results, outs):
-                if not isinstance(array, np.ndarray) or not array.flags.c_contiguous \
-                        or not array.flags.writeable:
-                    raise ValueError(f"{self.name}: out array for {spec['name']} must be "
-                                     "a writeable C-contiguous numpy array")
-                self._check("result", spec, array)
-        tensors = [self._tensor(a) for a in args + outs]
-        status = self._fn(*[ctypes.byref(t) for t in tensors])
+        self.last_copies = []
+        buffers: List[_Buffer] = []
+        try:
+            for spec, value in zip(self.arguments, inputs):
+                buffers.append(self._argument(spec, value, copy))
+            if out is None:
+                outs: List[Any] = []
+                for spec in self.results:
+                    if any(s is None for s in spec["shape"]):
+                        raise ValueError(f"{self.name}: result {spec['name']} has dynamic "
+                                         "dimensions; pass out=[...] arrays")
+                    outs.append(np.empty(spec["shape"], dtype=_numpy_dtype(spec["dtype"])))
+                    buffers.append(_Buffer.of_numpy(outs[-1]))
+            else:
+                outs = list(out)
+                if len(outs) != len(self.results):
+                    raise TypeError(f"{self.name} has {len(self.results)} results, got "
+                                    f"{len(outs)} out arrays")
+                for spec, value in zip(self.results, outs):
+                    buffers.append(self._result(spec, value))
+            tensors = [b.tensor() for b in buffers]
+            status = self._fn(*[ctypes.byref(t) for t in tensors])
+        finally:
+            for b in buffers:
+                b.release()
         if status != 0:
             raise KernelError(self.name, status)
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    @property
+    def address(self) -> int:
+        """The entry point's address (what accel.jax's XLA handler calls)."""
+        return ctypes.cast(self._fn, ctypes.c_void_p).value or 0
+
+
+class CopyWarning(UserWarning):
+    """An argument had to be copied before a kernel could read it (its
+    layout, alignment or kind); the message says which and why."""
+
+
+_NUMPY_NAMES = {"float32": "f32", "float64": "f64", "float16": "f16", "int8": "i8",
+                "int16": "i16", "int32": "i32", "int64": "i64", "bool": "i1",
+                "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
+                "bfloat16": "bf16", "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2",
+                "float8_e4m3fnuz": "f8E4M3FNUZ", "float8_e5m2fnuz": "f8E5M2FNUZ"}
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    """The MLIR element type of a numpy dtype (the numpy name when it has
+    none, which no kernel takes)."""
+    return _NUMPY_NAMES.get(dtype.name, dtype.name)
+
+
+def _copy_reason(array: np.ndarray) -> Optional[str]:
+    if not array.flags.c_contiguous:
+        return (f"has strides {tuple(s // max(array.itemsize, 1) for s in array.strides)} "
+                f"(elements), not row-major contiguous")
+    if array.size and array.ctypes.data % array.itemsize:
+        return f"is not aligned to its element size ({array.itemsize} bytes)"
+    return None
+
+
+def _view_copy_reason(view: "dlpack.View") -> Optional[str]:
+    if not view.contiguous():
+        return f"has strides {view.strides} (elements), not row-major contiguous"
+    if view.data % view.itemsize:
+        return f"is not aligned to its element size ({view.itemsize} bytes)"
+    return None
+
+
+def _numpy_over(view: "dlpack.View") -> np.ndarray:
+    """A numpy array over a borrowed tensor's memory (strided, no copy)."""
+    dtype = _numpy_dtype(view.dtype)
+    if any(n == 0 for n in view.shape):
+        return np.empty(view.shape, dtype)
+    low = sum(min(0, (n - 1) * s) for n, s in zip(view.shape, view.strides))
+    high = sum(max(0, (n - 1) * s) for n, s in zip(view.shape, view.strides))
+    span = (high - low + 1) * view.itemsize
+    memory = (ctypes.c_char * span).from_address(view.data + low * view.itemsize)
+    return np.ndarray(view.shape, dtype, buffer=memory, offset=-low * view.itemsize,
+                      strides=tuple(s * view.itemsize for s in view.strides))
+
+
+class _Buffer:
+    """One buffer of a call: its data pointer and sizes (row-major
+    contiguous), and what keeps its memory alive until the call returns."""
+
+    __slots__ = ("data", "shape", "keep")
+
+    def __init__(self, data: int, shape: Sequence[int], keep: Any) -> None:
+        self.data, self.shape, self.keep = data, tuple(shape), keep
+
+    @classmethod
+    def of_numpy(cls, array: np.ndarray) -> "_Buffer":
+        return cls(array.ctypes.data if array.size else 0, array.shape, array)
+
+    def tensor(self) -> _Tensor:
+        t = _Tensor()
+        t.data = self.data or None
+        t.rank = len(self.shape)
+        stride = 1
+        for i in reversed(range(len(self.shape))):
+            t.sizes[i] = self.shape[i]
+            t.strides[i] = stride
+            stride *= self.shape[i]
+        return t
+
+    def release(self) -> None:
+        if isinstance(self.keep, dlpack.View):
+            self.keep.release()
+        self.keep = None
 
 
 class CpuLibrary:

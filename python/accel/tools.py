@@ -1,6 +1,7 @@
 """Runs the `accel-opt` driver on MLIR text.
 
-The driver is found, in order, at `$ACCEL_OPT`, at `<repo>/build/bin/accel-opt`
+The driver is found, in order, at `$ACCEL_OPT`, in the installed package
+(`accel/bin/accel-opt`, what a wheel holds), at `<repo>/build/bin/accel-opt`
 (the build tree next to this package's source), and on `PATH`.
 """
 
@@ -33,14 +34,17 @@ class AccelError(RuntimeError):
 
 def find_tool(name: str, env_var: str) -> str:
     """The path of the driver `name` (`accel-opt`, `accel-compile`, ...):
-    `$env_var`, then `<repo>/build/bin/name`, then `PATH`; else
-    FileNotFoundError."""
+    `$env_var`, then the package's own `bin/name` (an installed wheel), then
+    `<repo>/build/bin/name`, then `PATH`; else FileNotFoundError."""
     override = os.environ.get(env_var)
     if override:
         if os.path.isfile(override) and os.access(override, os.X_OK):
             return override
         raise FileNotFoundError(f"${env_var} is set to {override!r}, which is not an "
                                 "executable file")
+    bundled = Path(__file__).resolve().parent / "bin" / name
+    if bundled.is_file() and os.access(bundled, os.X_OK):
+        return str(bundled)
     built = _REPO_ROOT / "build" / "bin" / name
     if built.is_file() and os.access(built, os.X_OK):
         return str(built)

@@ -82,9 +82,17 @@ def test_runs_on_numpy_arrays(f32_lib):
     c = f32_lib["mm"](a, b)
     assert c.dtype == np.float32 and c.shape == (8, 4)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
-    # A non-contiguous input is copied to C order first.
+    # Contiguous arrays are read in place; a non-contiguous one is copied
+    # to C order first, with a warning that says why (copy=False: refused).
+    f32_lib["mm"](a, b)
+    assert f32_lib["mm"].last_copies == []
     at = np.asfortranarray(a)
-    np.testing.assert_array_equal(f32_lib["mm"](at, b), c)
+    with pytest.warns(aot.CopyWarning, match=r"argument arg0 copied: has strides \(1, 8\)"):
+        np.testing.assert_array_equal(f32_lib["mm"](at, b), c)
+    assert f32_lib["mm"].last_copies == [
+        "arg0: has strides (1, 8) (elements), not row-major contiguous"]
+    with pytest.raises(ValueError, match="arg0 has strides .* copy=False forbids"):
+        f32_lib["mm"](at, b, copy=False)
     # Into a caller's array.
     out = np.full((8, 4), np.nan, dtype=np.float32)
     assert f32_lib["mm"](a, b, out=[out]) is out

@@ -1,0 +1,201 @@
+"""Reading arrays through the DLPack protocol, without copies.
+
+`view(obj, name)` takes anything with `__dlpack__` / `__dlpack_device__`
+(JAX, PyTorch, CuPy, numpy >= 1.22 arrays, ...) and returns a `View`: the
+data pointer, shape, strides (in elements), element type (in MLIR spelling:
+f32, bf16, f8E4M3FN, ...), device and read-only flag of the producer's
+memory, with the producer's tensor held until `release()` (or the end of a
+`with` block). Nothing is copied; the DLPack capsule is read with ctypes, so
+bf16 and fp8 arrays work too (numpy's own `from_dlpack` refuses them).
+
+The versioned protocol (DLPack 1.x, `__dlpack__(max_version=(1, 0))`) is
+asked for first: it carries the read-only flag. Producers that only speak
+the original protocol give a tensor whose writability is unknown
+(`readonly` is None).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
+
+__all__ = ["CPU", "CUDA", "CUDA_HOST", "DEVICE_NAMES", "ROCM", "View", "device_of",
+           "view"]
+
+# DLDeviceType
+CPU, CUDA, CUDA_HOST, ROCM = 1, 2, 3, 10
+DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan",
+                8: "metal", 9: "vpi", 10: "rocm", 11: "rocm_host", 13: "cuda_managed",
+                14: "oneapi"}
+
+# (DLDataTypeCode, bits) -> MLIR element type.
+_DTYPES = {
+    (0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64",
+    (1, 8): "ui8", (1, 16): "ui16", (1, 32): "ui32", (1, 64): "ui64",
+    (2, 16): "f16", (2, 32): "f32", (2, 64): "f64",
+    (4, 16): "bf16", (6, 8): "i1",
+    (7, 8): "f8E3M4", (8, 8): "f8E4M3", (9, 8): "f8E4M3B11FNUZ", (10, 8): "f8E4M3FN",
+    (11, 8): "f8E4M3FNUZ", (12, 8): "f8E5M2", (13, 8): "f8E5M2FNUZ",
+}
+
+_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice),
+                ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                             ("deleter", ctypes.c_void_p)]
+
+
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
+                ("dl_tensor", _DLTensor)]
+
+
+_api = ctypes.pythonapi
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+# The names a consumed capsule takes (the protocol's rule: its destructor then
+# leaves the tensor to the consumer, which calls the deleter).
+_USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
+
+
+def device_of(obj: Any) -> Tuple[int, int]:
+    """(DLDeviceType, device id) of `obj`'s `__dlpack_device__`."""
+    device_type, device_id = obj.__dlpack_device__()
+    return int(device_type), int(device_id)
+
+
+@dataclass
+class View:
+    """A producer's tensor, borrowed through DLPack (see the module doc)."""
+
+    name: str
+    data: int
+    shape: Tuple[int, ...]
+    #: In elements; the compact row-major strides when the producer gave none.
+    strides: Tuple[int, ...]
+    dtype: str
+    itemsize: int
+    device: Tuple[int, int]
+    #: True / False from a versioned tensor's flags; None: unknown.
+    readonly: Optional[bool]
+    _managed: int = 0
+    _deleter: int = 0
+
+    def release(self) -> None:
+        """Hands the tensor back to its producer (calls its deleter once)."""
+        if self._deleter and self._managed:
+            _Deleter(self._deleter)(self._managed)
+        self._managed = self._deleter = 0
+
+    def __enter__(self) -> "View":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        self.release()
+
+    @property
+    def device_name(self) -> str:
+        kind, index = self.device
+        return f"{DEVICE_NAMES.get(kind, f'device type {kind}')}:{index}"
+
+    def contiguous(self) -> bool:
+        """Row-major contiguous (dimensions of size 1 may have any stride)."""
+        expected = 1
+        for n, s in zip(reversed(self.shape), reversed(self.strides)):
+            if n != 1 and s != expected:
+                return False
+            expected *= n
+        return True
+
+
+def _capsule(obj: Any, name: str) -> Tuple[Any, bytes]:
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 0))
+    except TypeError:
+        # A producer of the original protocol (no max_version keyword).
+        capsule = obj.__dlpack__()
+    for kind in (b"dltensor_versioned", b"dltensor"):
+        if _api.PyCapsule_IsValid(capsule, kind):
+            return capsule, kind
+    raise ValueError(f"{name}: __dlpack__ returned no unconsumed DLPack capsule")
+
+
+def view(obj: Any, name: str = "array") -> View:
+    """Borrows `obj`'s memory through DLPack; ValueError (naming `name`) for
+    an element type accel has no name for, vector lanes, or a producer
+    that breaks the protocol."""
+    if not hasattr(obj, "__dlpack__"):
+        raise TypeError(f"{name}: {type(obj).__name__} has no __dlpack__")
+    capsule, kind = _capsule(obj, name)
+    pointer = _api.PyCapsule_GetPointer(capsule, kind)
+    if kind == b"dltensor_versioned":
+        managed = _DLManagedTensorVersioned.from_address(pointer)
+        if managed.version.major != 1:
+            raise ValueError(f"{name}: DLPack version {managed.version.major}."
+                             f"{managed.version.minor}, accel reads 1.x")
+        readonly: Optional[bool] = bool(managed.flags & _READ_ONLY)
+    else:
+        managed = _DLManagedTensor.from_address(pointer)
+        readonly = None
+    # From here on the tensor is ours to hand back (View.release).
+    _api.PyCapsule_SetName(capsule, _USED[kind])
+    tensor = managed.dl_tensor
+    result = View(name=name, data=0, shape=(), strides=(), dtype="", itemsize=0,
+                  device=(tensor.device.device_type, tensor.device.device_id),
+                  readonly=readonly, _managed=pointer, _deleter=managed.deleter or 0)
+    dtype = _DTYPES.get((tensor.dtype.code, tensor.dtype.bits))
+    if dtype is None or tensor.dtype.lanes != 1:
+        result.release()
+        raise ValueError(f"{name}: DLPack element type (code {tensor.dtype.code}, "
+                         f"{tensor.dtype.bits} bits, {tensor.dtype.lanes} lanes) has no "
+                         "accel element type")
+    ndim = tensor.ndim
+    shape = tuple(tensor.shape[i] for i in range(ndim))
+    if tensor.strides:
+        strides = tuple(tensor.strides[i] for i in range(ndim))
+    else:
+        strides, step = [], 1
+        for n in reversed(shape):
+            strides.insert(0, step)
+            step *= n
+        strides = tuple(strides)
+    result.data = (tensor.data or 0) + tensor.byte_offset
+    result.shape, result.strides, result.dtype = shape, strides, dtype
+    result.itemsize = max(1, tensor.dtype.bits // 8)
+    return result
