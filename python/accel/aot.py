@@ -223,6 +223,19 @@ class CpuKernel:
                                                          len(self.results))
         #: The arguments the last call copied, each with the reason.
         self.last_copies: List[str] = []
+        # The fast path of a call whose arrays are all numpy, of the exact
+        # dtypes and static shapes, contiguous and aligned: per buffer its
+        # dtype, shape and a prebuilt accel_tensor (sizes and strides) that
+        # the call copies and points at the data.
+        specs = self.arguments + self.results
+        self._fast = all(None not in s["shape"] for s in specs)
+        if self._fast:
+            self._fast_args = [(_numpy_dtype(s["dtype"]), tuple(s["shape"]),
+                                bytes(_Buffer(0, s["shape"], None).tensor()))
+                               for s in self.arguments]
+            self._fast_results = [(_numpy_dtype(s["dtype"]), tuple(s["shape"]),
+                                   bytes(_Buffer(0, s["shape"], None).tensor()))
+                                  for s in self.results]
 
     def __repr__(self) -> str:
         return f"<accel CPU kernel {self.signature}>"
@@ -336,6 +349,10 @@ class CpuKernel:
         if len(inputs) != len(self.arguments):
             raise TypeError(f"{self.name} takes {len(self.arguments)} arrays, "
                             f"got {len(inputs)}")
+        if self._fast:
+            called = self._call_fast(inputs, out)
+            if called is not None:
+                return called
         self.last_copies = []
         buffers: List[_Buffer] = []
         try:
@@ -361,6 +378,42 @@ class CpuKernel:
         finally:
             for b in buffers:
                 b.release()
+        if status != 0:
+            raise KernelError(self.name, status)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _call_fast(self, inputs: Sequence[Any], out: Optional[Sequence[Any]]):
+        """The call when every array is numpy, of the exact dtype and
+        static shape, contiguous and aligned (`out` arrays writeable too);
+        None when one is not (the general path then checks and explains)."""
+        if out is not None and len(out) != len(self._fast_results):
+            return None
+        tensors = []
+        arrays = list(inputs) if out is None else list(inputs) + list(out)
+        for i, (value, (dtype, shape, template)) in enumerate(
+                zip(arrays, self._fast_args + self._fast_results)):
+            if type(value) is not np.ndarray or value.dtype != dtype or \
+                    value.shape != shape or not value.flags.c_contiguous or \
+                    (i >= len(inputs) and not value.flags.writeable):
+                return None
+            data = value.ctypes.data
+            if data % dtype.itemsize:
+                return None
+            t = _Tensor.from_buffer_copy(template)
+            t.data = data
+            tensors.append(t)
+        if out is None:
+            outs = []
+            for dtype, shape, template in self._fast_results:
+                outs.append(np.empty(shape, dtype))
+                t = _Tensor.from_buffer_copy(template)
+                t.data = outs[-1].ctypes.data
+                tensors.append(t)
+        else:
+            outs = list(out)
+        status = self._fn(*[ctypes.byref(t) for t in tensors])
+        if self.last_copies:
+            self.last_copies = []
         if status != 0:
             raise KernelError(self.name, status)
         return outs[0] if len(outs) == 1 else tuple(outs)

@@ -15,14 +15,6 @@ import pytest
 from accel import aot, ir, tools
 
 
-@pytest.fixture(scope="session")
-def accel_compile() -> str:
-    try:
-        return aot.find_accel_compile()
-    except FileNotFoundError as err:
-        pytest.skip(str(err))
-
-
 def matmul(m=8, k=16, n=4, dtype="f32", out_dtype="f32", name="mm"):
     f = ir.Function(name)
     a = f.arg((m, k), dtype)
