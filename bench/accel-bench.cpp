@@ -22,10 +22,12 @@
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Transforms/CpuTuning.h"
 #include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Roofline.h"
 #include "accel/Transforms/Transforms.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -984,6 +986,12 @@ static cl::opt<double> goalScale(
     cl::desc("--mode=table: multiply every goal by this (tests: 0 and a "
              "huge value make each verdict known in advance)"),
     cl::init(1.0), cl::Hidden);
+static cl::opt<std::string> rooflineSvg(
+    "roofline",
+    cl::desc("--mode=table: also write an SVG roofline (FILE.svg) of every "
+             "kernel of the per-kernel table: its measured G(FL)OP/s per core "
+             "beside the model's, under the roofs measured in the same run"),
+    cl::value_desc("FILE.svg"), cl::init(""));
 static cl::opt<int> compileReps(
     "compile-reps",
     cl::desc("--mode=table: compiles per kernel for the compile-time rows "
@@ -1400,11 +1408,17 @@ void benchTable(MLIRContext &ctx, const accel::TargetSpec &spec) {
   omp_set_num_threads(1);
   openblas_set_num_threads(1);
 
-  // Roofs of one core per precision, and of two cores for the 2-thread row.
-  double roofBf16 = __builtin_cpu_supports("avx512bf16")
+  // Roofs of one core per precision, and of two cores for the 2-thread row:
+  // of the instructions accel's bf16 and int8 kernels use on this CPU (AMX
+  // tile products where it has them, as --mode=precision).
+  bool amx =
+      hostHasAmx() && !llvm::errorToBool(accel::requestAmxPermission());
+  double roofBf16 = amx ? probeRate(probeAmx<false>, 4 * 16384, 1)
+                    : __builtin_cpu_supports("avx512bf16")
                         ? probeRate(probeBf16, 16 * 64, 1)
                         : 0;
-  double roofI8 = __builtin_cpu_supports("avx512vnni")
+  double roofI8 = amx ? probeRate(probeAmx<true>, 4 * 32768, 1)
+                  : __builtin_cpu_supports("avx512vnni")
                       ? probeRate(probeInt8, 16 * 128, 1)
                       : 0;
   // The micro-kernel probe is the AVX-512 register tile (0: not measured).
@@ -1818,6 +1832,52 @@ void benchTable(MLIRContext &ctx, const accel::TargetSpec &spec) {
         *r.roof > 0 ? 100.0 * g / (*r.roof * r.threads) : 0.0,
         r.time.best * 1e3, pred * 1e3, r.time.best / pred, r.reference,
         r.refTime.best * 1e3);
+  }
+  if (!rooflineSvg.empty()) {
+    // Per core: a kernel on T threads is drawn at its FLOP/s / T, against
+    // the one-core roofs.
+    accel::RooflineRoofs roofs;
+    roofs.name = "this CPU (" + llvm::sys::getHostCPUName().str() + "), one core";
+    roofs.bandwidthGBps = bw;
+    Type f32 = Float32Type::get(&ctx), bf16 = BFloat16Type::get(&ctx),
+         i8 = IntegerType::get(&ctx, 8);
+    double r32 = roofF32, r16 = roofBf16, r8 = roofI8;
+    roofs.peakGflops = [=](Type t) {
+      return t == f32 ? r32 : t == bf16 ? r16 : t == i8 ? r8 : 0.0;
+    };
+    roofs.source = llvm::formatv("peaks measured in this run ({0}), bandwidth "
+                                 "of {1}",
+                                 amx ? "AMX for bf16/int8" : "AVX-512",
+                                 spec.name)
+                       .str();
+    SmallVector<accel::RooflinePoint> points;
+    for (const KernelRecord &r : records) {
+      double pred = std::max(r.modelFlop / (r.modelPeak * 1e9 * r.threads),
+                             r.bytes / (bw * 1e9 * r.threads));
+      Type precision = r.roof == &roofF32 ? f32 : r.roof == &roofBf16 ? bf16 : i8;
+      std::string label = r.kernel + " " + r.shape;
+      if (r.threads > 1)
+        label += llvm::formatv(" ({0} threads, per core)", r.threads).str();
+      points.push_back(accel::RooflinePoint{
+          label,
+          accel::RooflineCost{r.flop / r.threads, r.bytes / r.threads,
+                              precision},
+          pred, r.time.best});
+    }
+    std::string error;
+    if (llvm::Error err =
+            llvm::writeToOutput(rooflineSvg, [&](llvm::raw_ostream &os) {
+              accel::writeRooflineSvg(
+                  os, roofs, points,
+                  "accel-bench --mode=table: best of the samples per kernel");
+              return llvm::Error::success();
+            })) {
+      llvm::errs() << "accel-bench: cannot write --roofline '" << rooflineSvg
+                   << "': " << llvm::toString(std::move(err)) << "\n";
+      std::exit(1);
+    }
+    llvm::outs() << "\naccel-bench: roofline of " << points.size()
+                 << " kernels written to " << rooflineSvg << "\n";
   }
   llvm::outs() << llvm::formatv(
       "\naccel-bench: the table took {0:f0} s\n",

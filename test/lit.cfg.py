@@ -118,6 +118,13 @@ for _py in (sys.executable, shutil.which("python3")):
                 env=dict(os.environ, ACCEL_BUILD_DIR=config.accel_obj_root),
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
             config.available_features.add("accel-python-core")
+        # accel.jax: jax importable and its XLA FFI handler built (the
+        # build finds jax's headers through the same Python).
+        if os.path.exists(os.path.join(config.accel_obj_root, "python", "accel",
+                                       "libaccel_jax_ffi.so")) and subprocess.run(
+                [_py, "-c", "import jax"], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL).returncode == 0:
+            config.available_features.add("accel-jax")
         break
 
 # SCALE-Sim v3, the reference for the systolic simulator's SCALE-Sim mode

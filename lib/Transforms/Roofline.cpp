@@ -17,6 +17,7 @@
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Roofline.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -176,72 +177,211 @@ static std::string tickLabel(double x) {
   return "1e" + std::to_string(e);
 }
 
-/// A log-log roofline with the ops on it.
-static void writeSvg(raw_ostream &os, TargetAttr target, double peakGflops,
-                     double bwGbps, ArrayRef<std::pair<Cost, double>> points) {
-  const double w = 720, h = 480, left = 70, bottom = 50, top = 30, right = 20;
+std::optional<RooflinePoint> accel::getFunctionRoofline(func::FuncOp func,
+                                                       TargetAttr target) {
+  RooflinePoint point;
+  point.label = func.getSymName().str();
+  double topFlops = -1;
+  bool any = false;
+  func.walk([&](Operation *op) {
+    std::optional<RooflineCost> c = getRooflineCost(op);
+    if (!c)
+      return;
+    std::optional<double> seconds = getRooflineSeconds(*c, target);
+    if (!seconds)
+      return;
+    any = true;
+    point.cost.flops += c->flops;
+    point.predictedSeconds += *seconds;
+    if (c->flops > topFlops) {
+      topFlops = c->flops;
+      point.cost.precision = c->precision;
+    }
+  });
+  if (!any)
+    return std::nullopt;
+  for (Type t : func.getArgumentTypes())
+    if (auto s = dyn_cast<ShapedType>(t); s && s.hasStaticShape())
+      point.cost.bytes += getRooflineBytes(s);
+  for (Type t : func.getResultTypes())
+    if (auto s = dyn_cast<ShapedType>(t); s && s.hasStaticShape())
+      point.cost.bytes += getRooflineBytes(s);
+  return point;
+}
+
+static std::string typeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+static std::string escapeXml(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+RooflineRoofs accel::getCatalogueRoofs(TargetAttr target, double scale) {
+  RooflineRoofs roofs;
+  roofs.name = target.getName().str();
+  roofs.bandwidthGBps = target.getMemoryGbps().convertToDouble() * scale;
+  roofs.peakGflops = [target, scale](Type t) {
+    return target.getPeakFlops(t) * scale / 1e9;
+  };
+  roofs.source = scale == 1.0
+                     ? "catalogue figures"
+                     : scale == std::round(scale)
+                         ? llvm::formatv("catalogue figures x {0:f0}", scale).str()
+                         : llvm::formatv("catalogue figures x {0:f2}", scale).str();
+  return roofs;
+}
+
+void accel::writeRooflineSvg(raw_ostream &os, const RooflineRoofs &target,
+                             ArrayRef<RooflinePoint> points, StringRef note) {
+  double bwGbps = target.bandwidthGBps;
+  // One roof per peak the points' precisions have, highest first, named
+  // by the precisions that share it.
+  SmallVector<std::pair<std::string, double>> roofs;
+  SmallVector<Type> seen;
+  for (const RooflinePoint &p : points) {
+    if (llvm::is_contained(seen, p.cost.precision))
+      continue;
+    seen.push_back(p.cost.precision);
+    double peak = target.peakGflops(p.cost.precision);
+    auto *same = llvm::find_if(roofs, [&](auto &r) { return r.second == peak; });
+    if (same != roofs.end())
+      same->first += "/" + typeName(p.cost.precision);
+    else
+      roofs.push_back({typeName(p.cost.precision), peak});
+  }
+  llvm::sort(roofs, [](auto &a, auto &b) { return a.second > b.second; });
+  double peakMax = roofs.empty() ? 1.0 : std::max(roofs.front().second, 1e-9);
+  unsigned legend = points.size() + roofs.size();
+  const double w = 760, plotH = 480, left = 70, bottom = 50, top = 46,
+               right = 20;
+  const double h = plotH + 16.0 * legend + 10;
   double xMin = 0.01, xMax = 1e5;
-  double yMax = std::pow(10.0, std::ceil(std::log10(peakGflops * 2)));
+  double yMax = std::pow(10.0, std::ceil(std::log10(peakMax * 2)));
   double yMin = yMax / 1e7;
   auto px = [&](double x) {
+    x = std::clamp(x, xMin, xMax);
     return left + (std::log10(x) - std::log10(xMin)) /
                       (std::log10(xMax) - std::log10(xMin)) *
                       (w - left - right);
   };
   auto py = [&](double y) {
-    return h - bottom - (std::log10(y) - std::log10(yMin)) /
-                            (std::log10(yMax) - std::log10(yMin)) *
-                            (h - top - bottom);
+    y = std::clamp(y, yMin, yMax);
+    return plotH - bottom - (std::log10(y) - std::log10(yMin)) /
+                                (std::log10(yMax) - std::log10(yMin)) *
+                                (plotH - top - bottom);
   };
   os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
                       "height=\"{1}\" font-family=\"sans-serif\" "
                       "font-size=\"11\">\n",
                       w, h);
-  os << llvm::formatv("<title>Roofline on {0}</title>\n", target.getName());
+  os << llvm::formatv("<title>Roofline on {0}</title>\n",
+                      escapeXml(target.name));
+  os << llvm::formatv("<text x=\"{0}\" y=\"16\" font-size=\"13\">{1}: "
+                      "{2:f1} GB/s ({3})</text>\n",
+                      left, escapeXml(target.name), bwGbps,
+                      escapeXml(target.source));
+  if (!note.empty())
+    os << llvm::formatv("<text x=\"{0}\" y=\"32\">{1}</text>\n", left,
+                        escapeXml(note));
   os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" "
                       "fill=\"white\" stroke=\"black\"/>\n",
-                      left, top, w - left - right, h - top - bottom);
+                      left, top, w - left - right, plotH - top - bottom);
   for (double x = xMin; x <= xMax * 1.001; x *= 10)
     os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" "
                         "text-anchor=\"middle\">{2}</text>\n",
-                        px(x), h - bottom + 15, tickLabel(x));
+                        px(x), plotH - bottom + 15, tickLabel(x));
   for (double y = yMin; y <= yMax * 1.001; y *= 10)
     os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" "
                         "text-anchor=\"end\">{2}</text>\n",
                         left - 5, py(y) + 4, tickLabel(y));
   os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" text-anchor=\"middle\">"
                       "arithmetic intensity (FLOP/byte)</text>\n",
-                      (left + w - right) / 2, h - 10);
+                      (left + w - right) / 2, plotH - 12);
   os << llvm::formatv("<text x=\"15\" y=\"{0:f1}\" transform=\"rotate(-90 15 "
                       "{0:f1})\" text-anchor=\"middle\">GFLOP/s</text>\n",
-                      (top + h - bottom) / 2);
-  // The roof: min(peak, bandwidth x intensity).
-  double ridge = peakGflops / bwGbps;
-  os << "<polyline class=\"roof\" fill=\"none\" stroke=\"black\" "
-        "stroke-width=\"2\" points=\"";
-  os << llvm::formatv("{0:f1},{1:f1} {2:f1},{3:f1} {4:f1},{5:f1}", px(xMin),
-                      py(std::max(yMin, bwGbps * xMin)), px(ridge),
-                      py(peakGflops), px(xMax), py(peakGflops));
-  os << "\"/>\n";
-  os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\">{2}: {3:f0} GFLOP/s, "
-                      "{4:f0} GB/s</text>\n",
-                      left + 8, top + 14, target.getName(), peakGflops,
-                      bwGbps);
-  for (auto [i, point] : llvm::enumerate(points))
-    os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\">{2}: {3}, {4:f1} "
-                        "FLOP/B</text>\n",
-                        left + 8, top + 30 + 14.0 * i, i, point.first.name,
-                        point.second);
-  for (auto [i, point] : llvm::enumerate(points)) {
-    auto &[cost, intensity] = point;
-    double x = std::clamp(intensity, xMin, xMax);
-    double y = std::max(yMin, std::min(peakGflops, bwGbps * intensity));
-    os << llvm::formatv("<circle class=\"op\" cx=\"{0:f1}\" cy=\"{1:f1}\" "
-                        "r=\"5\" fill=\"#d62728\"><title>{2}</title>"
+                      (top + plotH - bottom) / 2);
+  double legendY = plotH + 6;
+  // The roofs: min(peak, bandwidth x intensity).
+  for (auto [precision, peak] : roofs) {
+    if (peak <= 0)
+      continue;
+    double ridge = bwGbps > 0 ? peak / bwGbps : xMin;
+    os << "<polyline class=\"roof\" fill=\"none\" stroke=\"black\" "
+          "stroke-width=\"2\" points=\"";
+    if (bwGbps > 0)
+      os << llvm::formatv("{0:f1},{1:f1} ", px(xMin), py(bwGbps * xMin));
+    os << llvm::formatv("{0:f1},{1:f1} {2:f1},{3:f1}\"/>\n", px(ridge),
+                        py(peak), px(xMax), py(peak));
+    os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" "
+                        "text-anchor=\"end\">{2} peak</text>\n",
+                        px(xMax) - 4, py(peak) - 4, precision);
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1:f1}\">{2} roof: {3:f1} "
+                        "GFLOP/s, ridge {4:f1} FLOP/B</text>\n",
+                        left, legendY += 16, precision, peak,
+                        bwGbps > 0 ? peak / bwGbps : 0.0);
+  }
+  for (auto [i, p] : llvm::enumerate(points)) {
+    double intensity = p.cost.bytes > 0 ? p.cost.flops / p.cost.bytes : xMax;
+    double peak = target.peakGflops(p.cost.precision);
+    double roof = bwGbps > 0 ? std::min(peak, bwGbps * intensity) : peak;
+    double predicted =
+        p.predictedSeconds > 0 ? p.cost.flops / p.predictedSeconds / 1e9 : 0;
+    std::string label = escapeXml(p.label);
+    os << llvm::formatv("<circle class=\"model\" cx=\"{0:f1}\" cy=\"{1:f1}\" "
+                        "r=\"5\" fill=\"none\" stroke=\"#1f77b4\" "
+                        "stroke-width=\"2\"><title>{2}: model</title>"
                         "</circle>\n",
-                        px(x), py(y), cost.name);
+                        px(intensity), py(predicted), label);
+    std::string measuredText;
+    double labelY = py(predicted);
+    if (p.measuredSeconds && *p.measuredSeconds > 0) {
+      double measured = p.cost.flops / *p.measuredSeconds / 1e9;
+      labelY = py(measured);
+      os << llvm::formatv("<line x1=\"{0:f1}\" y1=\"{1:f1}\" x2=\"{0:f1}\" "
+                          "y2=\"{2:f1}\" stroke=\"#999\" "
+                          "stroke-dasharray=\"3,2\"/>\n",
+                          px(intensity), py(predicted), py(measured));
+      os << llvm::formatv("<circle class=\"measured\" cx=\"{0:f1}\" "
+                          "cy=\"{1:f1}\" r=\"5\" fill=\"#d62728\"><title>{2}: "
+                          "measured</title></circle>\n",
+                          px(intensity), py(measured), label);
+      measuredText = llvm::formatv(
+          ", measured {0:f2} GFLOP/s = {1:f0}% of the roof, measured / "
+          "predicted time {2:f2}",
+          measured, roof > 0 ? 100.0 * measured / roof : 0.0,
+          *p.measuredSeconds / p.predictedSeconds);
+    }
     os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\">{2}</text>\n",
-                        px(x) + 7, py(y) - 6 - 12.0 * (i % 3), i);
+                        px(intensity) + 7, labelY - 6 - 12.0 * (i % 3), i);
+    os << llvm::formatv("<text class=\"legend\" x=\"{0}\" y=\"{1:f1}\">{2}: "
+                        "{3} ({4}), {5}, {6:f1} FLOP/B, predicted "
+                        "{7:f2} GFLOP/s{8}</text>\n",
+                        left, legendY += 16, i, label, typeName(p.cost.precision),
+                        human(p.cost.flops, "FLOP"), intensity, predicted,
+                        measuredText);
   }
   os << "</svg>\n";
 }
@@ -260,7 +400,7 @@ struct AccelRooflinePass
     TargetAttr target = *resolved;
     double bw = target.getMemoryGbps().convertToDouble() * 1e9;
 
-    SmallVector<std::pair<Cost, double>> points;
+    SmallVector<RooflinePoint> points;
     std::string table;
     llvm::raw_string_ostream rows(table);
     rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11} {5,-8} {6,12}  "
@@ -316,7 +456,9 @@ struct AccelRooflinePass
                             human(cost->bytes, "B"), intensity,
                             computeBound ? "compute" : "memory",
                             humanTime(time), tiles);
-      points.push_back({*cost, intensity});
+      points.push_back(RooflinePoint{
+          cost->name, RooflineCost{cost->flops, cost->bytes, cost->precision},
+          time, std::nullopt});
     });
 
     auto write = [&](StringRef path, function_ref<void(raw_ostream &)> fn) {
@@ -336,9 +478,11 @@ struct AccelRooflinePass
         }))
       return signalPassFailure();
     if (!svgFile.empty() && !points.empty()) {
-      double peak = target.getPeakFlops(points.front().first.precision) / 1e9;
       if (!write(svgFile, [&](raw_ostream &os) {
-            writeSvg(os, target, peak, bw / 1e9, points);
+            writeRooflineSvg(os, getCatalogueRoofs(target), points,
+                             "the model's points (accel-opt "
+                             "--accel-roofline); measured ones: accel-run "
+                             "--roofline");
           }))
         return signalPassFailure();
     }

@@ -58,5 +58,9 @@ func.func @dynamic(%x: tensor<?x64xf32>, %y: tensor<?x64xf32>) -> tensor<?x64xf3
 // CHECK-SVG: <svg
 // CHECK-SVG: <title>Roofline on h100</title>
 // CHECK-SVG: <polyline class="roof"
-// CHECK-SVG-COUNT-4: <circle class="op"
+// CHECK-SVG: bf16/f16 roof: 989400.0 GFLOP/s, ridge 295.2 FLOP/B
+// CHECK-SVG: <circle class="model"
+// CHECK-SVG: 0: accel.matmul (bf16), 137.44 GFLOP, 1024.0 FLOP/B, predicted 989400.00 GFLOP/s</text>
+// CHECK-SVG-COUNT-3: <circle class="model"
+// CHECK-SVG-NOT: class="measured"
 // CHECK-SVG: </svg>

@@ -34,6 +34,8 @@
 #include "accel/Target/Backend.h"
 #include "accel/Transforms/LowerPrecision.h"
 #include "accel/Transforms/Passes.h"
+#include "accel/Transforms/Roofline.h"
+#include "accel/Target/Catalogue.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -219,6 +221,14 @@ static cl::opt<bool> gateDetails(
 static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Timed runs after the checked one"),
                                 cl::init(3), cl::cat(runCat));
+static cl::opt<std::string> rooflineFile(
+    "roofline",
+    cl::desc("cpu: write an SVG roofline (FILE.svg) of the functions run: "
+             "each one's measured FLOP/s (median of --repeat runs) beside the "
+             "cost model's prediction, under the roof of the CPU's catalogue "
+             "entry (the host's, or the module's accel.target) times "
+             "--num-threads"),
+    cl::value_desc("FILE.svg"), cl::cat(runCat));
 static cl::opt<std::string>
     saveOutputs("save-outputs",
                 cl::desc("Folder to write each result and its reference to "
@@ -758,6 +768,9 @@ struct Job {
   SmallVector<Arg> args;
   SmallVector<ref::Result> expected;
   PackedCall call;
+  /// The function's roofline point (--roofline), taken before prepare()
+  /// adds arguments; its measured time once timed.
+  std::optional<RooflinePoint> roofline = std::nullopt;
 };
 } // namespace
 
@@ -979,8 +992,19 @@ static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
                           .count());
     }
     std::sort(times.begin(), times.end());
+    double median = times[times.size() / 2];
     llvm::outs() << llvm::formatv("  time: {0:f3} ms (median of {1})\n",
-                                  times[times.size() / 2], times.size());
+                                  median, times.size());
+    if (job.roofline) {
+      job.roofline->measuredSeconds = median * 1e-3;
+      double measured = job.roofline->cost.flops / (median * 1e-3) / 1e9;
+      double predicted =
+          job.roofline->cost.flops / job.roofline->predictedSeconds / 1e9;
+      llvm::outs() << llvm::formatv(
+          "  roofline: {0:f2} GFLOP/s measured, {1:f2} predicted (measured / "
+          "predicted time {2:f2})\n",
+          measured, predicted, median * 1e-3 / job.roofline->predictedSeconds);
+    }
   }
   llvm::outs() << "  " << (allPassed ? "PASS" : "FAIL") << "\n";
   return allPassed;
@@ -2345,6 +2369,15 @@ int main(int argc, char **argv) {
     return fail("--dist must be uniform, normal or exact, got '" + dist + "'");
   if (threads < 1)
     return fail("--num-threads must be at least 1");
+  if (!rooflineFile.empty()) {
+    if (target != "cpu")
+      return fail("--roofline goes with --target=cpu");
+    if (!StringRef(rooflineFile).ends_with(".svg"))
+      return fail("--roofline writes an SVG file (FILE.svg), got '" +
+                  rooflineFile + "'");
+    if (repeat == 0)
+      return fail("--roofline needs timed runs (--repeat of at least 1)");
+  }
 
   DialectRegistry registry;
   registerAllAccelDialects(registry);
@@ -2430,6 +2463,24 @@ int main(int argc, char **argv) {
       target == "cpu" && hostKernelsFlushBf16Subnormals(options);
   if (target == "cpu")
     cpuPipelineOptions = &options;
+  // --roofline: the CPU's catalogue entry (the module's CPU accel.target,
+  // else the host's by its features) and each function's point.
+  TargetAttr rooflineTarget;
+  if (!rooflineFile.empty()) {
+    auto declared = (*module)->getAttrOfType<TargetAttr>(kTargetAttrName);
+    if (declared && declared.getKind() == TargetKind::CPU)
+      rooflineTarget = declared;
+    else
+      rooflineTarget = getTargetAttr(
+          &context, *cpuTargetForFeatures(hostCompileFeatures(options)));
+    for (Job &job : jobs)
+      job.roofline = getFunctionRoofline(job.func, rooflineTarget);
+    if (llvm::none_of(jobs, [](const Job &j) { return j.roofline; }))
+      return fail("--roofline: no function of '" + inputFile +
+                  "' has an accel op with static shapes that the cost "
+                  "model prices on " +
+                  rooflineTarget.getName().str());
+  }
   for (Job &job : jobs)
     if (failed(prepare(job, /*useNpy=*/!npyInputs.empty(), context)))
       return 1;
@@ -2493,6 +2544,29 @@ int main(int argc, char **argv) {
   }
   llvm::outs() << "accel-run: " << passed << " of " << jobs.size()
                << " functions passed\n";
+  if (rooflineTarget) {
+    SmallVector<RooflinePoint> points;
+    for (Job &job : jobs)
+      if (job.roofline)
+        points.push_back(*job.roofline);
+    std::string note = llvm::formatv("accel-run {0}: {1} {2}, median of {3} "
+                                     "runs; {4}",
+                                     llvm::sys::path::filename(inputFile),
+                                     threads, threads == 1 ? "thread" : "threads",
+                                     unsigned(repeat), getAccelCompilerId())
+                           .str();
+    if (llvm::Error err = llvm::writeToOutput(rooflineFile, [&](raw_ostream &os) {
+          writeRooflineSvg(os, getCatalogueRoofs(rooflineTarget, threads),
+                           points, note);
+          return llvm::Error::success();
+        }))
+      return fail("cannot write --roofline '" + rooflineFile +
+                  "': " + toString(std::move(err)));
+    llvm::outs() << "accel-run: roofline of " << points.size()
+                 << (points.size() == 1 ? " function" : " functions") << " on "
+                 << rooflineTarget.getName() << " written to " << rooflineFile
+                 << "\n";
+  }
   bool precisionsPassed = true;
   if (!precisionReport.empty()) {
     mlir::accel::registerAllAccelPasses();

@@ -13,10 +13,20 @@
 
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <functional>
 #include <optional>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
 
 namespace mlir {
 class Operation;
+namespace func {
+class FuncOp;
+} // namespace func
 namespace accel {
 
 /// What an accel op (matmul, softmax, attention) with static shapes must
@@ -36,6 +46,47 @@ double getRooflineBytes(Type shaped);
 /// the target has no peak for the cost's precision.
 std::optional<double> getRooflineSeconds(const RooflineCost &cost,
                                          TargetAttr target);
+
+/// One point of a roofline plot: its work, the model's time and, when it was
+/// run, the time it took.
+struct RooflinePoint {
+  std::string label;
+  RooflineCost cost;
+  double predictedSeconds = 0;
+  std::optional<double> measuredSeconds;
+};
+
+/// A function's point on `target`: the FLOPs of its accel ops summed, the
+/// bytes of its arguments and results (what it must read and write at
+/// least), the precision of its op with the most FLOPs, and the sum of its
+/// ops' predicted times. None when no op has a static cost with a peak on
+/// the target.
+std::optional<RooflinePoint> getFunctionRoofline(func::FuncOp func,
+                                                 TargetAttr target);
+
+/// The roofs of a plot: a name, the memory bandwidth and the peak of each
+/// precision, in G(FL)OP/s (0: none).
+struct RooflineRoofs {
+  std::string name;
+  double bandwidthGBps = 0;
+  std::function<double(Type)> peakGflops;
+  /// How the figures were obtained, printed beside the name.
+  std::string source;
+};
+
+/// `target`'s catalogue figures times `scale` (the cores a run used).
+RooflineRoofs getCatalogueRoofs(TargetAttr target, double scale = 1.0);
+
+/// A log-log roofline SVG with `points`: a roof per peak the points'
+/// precisions have (min(peak, bandwidth x intensity)), each point's
+/// predicted performance as a hollow circle (class "model") and, when
+/// measured, its measured performance as a filled one (class "measured")
+/// on the same intensity, joined by a line, and a legend with each point's
+/// FLOPs, intensity, predicted and measured FLOP/s, the fraction of the
+/// roof reached and measured ÷ predicted time. `note` goes under the title.
+void writeRooflineSvg(llvm::raw_ostream &os, const RooflineRoofs &roofs,
+                      llvm::ArrayRef<RooflinePoint> points,
+                      llvm::StringRef note = "");
 
 } // namespace accel
 } // namespace mlir
