@@ -91,11 +91,12 @@ class KernelError(RuntimeError):
     """An entry point refused a call, or failed it (a temporary that could
     not be allocated); `status` is its C ABI status."""
 
-    def __init__(self, kernel: str, status: int) -> None:
+    def __init__(self, kernel: str, status: int, detail: str = "") -> None:
         self.kernel = kernel
         self.status = status
         super().__init__(f"accel_{kernel} returned {status}: "
-                         f"{STATUS.get(status, 'unknown status')}")
+                         f"{STATUS.get(status, 'unknown status')}"
+                         + (f" ({detail})" if detail else ""))
 
 
 def find_accel_compile() -> str:
@@ -598,10 +599,13 @@ class CpuLibrary:
 
 
 def load(artifacts: Union[Artifacts, str, os.PathLike],
-         module: Optional[str] = None) -> CpuLibrary:
-    """Loads the CPU library of `artifacts` (or of a folder accel-compile
-    wrote): the metadata `<module>.json` (the only CPU one, or `module`'s),
-    then the library, checked as `accel_<module>_load_check()` does."""
+         module: Optional[str] = None, *, device: int = 0):
+    """Loads the library of `artifacts` (or of a folder accel-compile
+    wrote). A CPU library: the metadata `<module>.json` (the only CPU one,
+    or `module`'s), then the library, checked as
+    `accel_<module>_load_check()` does; a `CpuLibrary`. A GPU host library
+    (`--target=nvptx|amdgpu`): checked the same way and loaded on `device`
+    (the driver opened, the kernels loaded); an `accel.gpu.GpuLibrary`."""
     folder = artifacts.folder if isinstance(artifacts, Artifacts) else Path(artifacts)
     candidates = []
     for path in sorted(folder.glob("*.json")):
@@ -613,8 +617,13 @@ def load(artifacts: Union[Artifacts, str, os.PathLike],
             candidates.append(meta)
     if module is not None:
         candidates = [m for m in candidates if m.get("module") == module]
+    if not candidates:
+        from . import gpu
+        meta = gpu.find_metadata(folder)
+        if meta is not None and (module is None or meta.get("module") == module):
+            return gpu.GpuLibrary(folder, meta, device)
     if len(candidates) != 1:
-        what = f"module {module!r}" if module else "one CPU module"
+        what = f"module {module!r}" if module else "one CPU module or GPU host library"
         raise FileNotFoundError(f"{folder}: expected the metadata of {what}, found "
                                 f"{len(candidates)}")
     return CpuLibrary(folder, candidates[0])

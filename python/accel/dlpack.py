@@ -144,25 +144,28 @@ class View:
         return True
 
 
-def _capsule(obj: Any, name: str) -> Tuple[Any, bytes]:
+def _capsule(obj: Any, name: str, stream: Optional[int]) -> Tuple[Any, bytes]:
+    extra = {} if stream is None else {"stream": stream}
     try:
-        capsule = obj.__dlpack__(max_version=(1, 0))
+        capsule = obj.__dlpack__(max_version=(1, 0), **extra)
     except TypeError:
         # A producer of the original protocol (no max_version keyword).
-        capsule = obj.__dlpack__()
+        capsule = obj.__dlpack__(**extra)
     for kind in (b"dltensor_versioned", b"dltensor"):
         if _api.PyCapsule_IsValid(capsule, kind):
             return capsule, kind
     raise ValueError(f"{name}: __dlpack__ returned no unconsumed DLPack capsule")
 
 
-def view(obj: Any, name: str = "array") -> View:
+def view(obj: Any, name: str = "array", stream: Optional[int] = None) -> View:
     """Borrows `obj`'s memory through DLPack; ValueError (naming `name`) for
     an element type accel has no name for, vector lanes, or a producer
-    that breaks the protocol."""
+    that breaks the protocol. `stream`: the consumer's stream for a device
+    array (DLPack's argument: the producer orders its pending work on the
+    array before that stream's next work); None for host arrays."""
     if not hasattr(obj, "__dlpack__"):
         raise TypeError(f"{name}: {type(obj).__name__} has no __dlpack__")
-    capsule, kind = _capsule(obj, name)
+    capsule, kind = _capsule(obj, name, stream)
     pointer = _api.PyCapsule_GetPointer(capsule, kind)
     if kind == b"dltensor_versioned":
         managed = _DLManagedTensorVersioned.from_address(pointer)

@@ -5,7 +5,7 @@ kernels left in memory into the record for `accel-run --replay` to check
 against the fp64 oracle.
 
     run_gpu_host.py AOT_DIR KERNELS.mlir RECORD FAKE_DRIVER.so
-        [--target nvptx|amdgpu] [--stream N] [--only FN]
+        [--target nvptx|amdgpu] [--stream N] [--only FN] [--python]
 
 The host library opens the fake driver (ACCEL_LIBCUDA / ACCEL_LIBAMDHIP64)
 and launches each function's kernels on the buffers it was given; the fake
@@ -14,6 +14,11 @@ pointers: host memory here), and the kernel runs on the emulator
 (emulate_kernels.py, from the gpu.func in KERNELS.mlir) on that memory. So
 what the replay checks is what the host function did: which kernels it
 launched, in which order, on which buffers and workspace offsets.
+
+With --python the library is loaded and called through accel.aot (its
+GpuLibrary), each buffer passed as a DLPack array that says it lives on
+the GPU (cuda:0 / rocm:0; host memory here, as the fake driver wants), so
+the Python path is checked by the same replay.
 """
 
 import ctypes
@@ -64,6 +69,9 @@ def main():
             i = args.index(flag)
             opts[flag] = args[i + 1]
             del args[i:i + 2]
+    python = '--python' in args
+    if python:
+        args.remove('--python')
     if len(args) != 4:
         sys.exit(__doc__)
     aot, kernels_file, record, fake_path = args
@@ -149,10 +157,41 @@ def main():
             info().decode() != program['info']:
         sys.exit('run_gpu_host.py: the library is not the one its JSON '
                  'describes')
-    status = lib['accel_%s_load' % module](0)
-    print('load: status %d %s' % (status, last_error().decode()))
-    if status:
-        sys.exit(1)
+    if python:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+            __file__)), '..', '..', '..', '..', 'python'))
+        from accel import aot as accel_aot
+        from accel import dlpack
+        device = (dlpack.CUDA if nvidia else dlpack.ROCM, 0)
+        try:
+            pylib = accel_aot.load(aot)
+        except RuntimeError as e:
+            print('load: %s' % e)
+            sys.exit(1)
+        print('load: %r' % pylib)
+
+        class OnDevice:
+            """A DLPack producer over host memory that says it is on the
+            GPU (the fake driver's device pointers are host pointers)."""
+
+            def __init__(self, typed):
+                self.typed = typed
+
+            def __dlpack_device__(self):
+                return device
+
+            def __dlpack__(self, stream=None, max_version=None, **kw):
+                assert stream == (int(opts['--stream']) or (1 if nvidia else 0)), stream
+                return self.typed.__dlpack__(max_version=max_version)
+
+        import ml_dtypes
+        dtypes = {'f32': np.float32, 'f16': np.float16, 'bf16': ml_dtypes.bfloat16,
+                  'i8': np.int8, 'i32': np.int32}
+    else:
+        status = lib['accel_%s_load' % module](0)
+        print('load: status %d %s' % (status, last_error().decode()))
+        if status:
+            sys.exit(1)
 
     with open(os.path.join(record, 'manifest.json')) as f:
         manifest = json.load(f)
@@ -186,11 +225,26 @@ def main():
         ws = aligned(fn['workspace_bytes'], 0xFF) \
             if fn['workspace_bytes'] else None
         launches = fake_count(b'launches')
-        call = [ctypes.c_void_p(stream),
-                ctypes.c_void_p(ws.ctypes.data if ws is not None else None)]
-        call += [ctypes.byref(t) for _, t in args]
-        call += [ctypes.byref(t) for _, t in results]
-        status = lib[fn['symbol']](*call)
+        if python:
+            def on_device(buf, spec):
+                return OnDevice(buf.view(dtypes[spec['dtype']]).reshape(spec['shape']))
+            ins = [on_device(b, a) for (b, _), a in zip(args, fn['arguments'])]
+            outs = [on_device(b, r) for (b, _), r in zip(results, fn['results'])]
+            space = None
+            if ws is not None:
+                space = OnDevice(ws)
+            try:
+                pylib[name](*ins, out=outs, workspace=space, stream=stream or None)
+                status = 0
+            except accel_aot.KernelError as e:
+                status = e.status
+                print('@%s: %s' % (name, e))
+        else:
+            call = [ctypes.c_void_p(stream),
+                    ctypes.c_void_p(ws.ctypes.data if ws is not None else None)]
+            call += [ctypes.byref(t) for _, t in args]
+            call += [ctypes.byref(t) for _, t in results]
+            status = lib[fn['symbol']](*call)
         ran = [fake_launched(i).decode()
                for i in range(launches, fake_count(b'launches'))]
         print('@%s: status %d%s; launched %s on stream %#x' % (
@@ -226,7 +280,10 @@ def main():
                     with open(os.path.join(record, '%s.b%d.result.bin' % (
                             name, i)), 'wb') as f:
                         f.write(bytes_of(a['name']))
-    lib['accel_%s_unload' % module]()
+    if python:
+        pylib.unload()
+    else:
+        lib['accel_%s_unload' % module]()
     sys.exit(1 if failed else 0)
 
 
