@@ -232,10 +232,10 @@ class CpuKernel:
         self._fast = all(None not in s["shape"] for s in specs)
         if self._fast:
             self._fast_args = [(_numpy_dtype(s["dtype"]), tuple(s["shape"]),
-                                bytes(_Buffer(0, s["shape"], None).tensor()))
+                                bytes(_Buffer(0, s["shape"], None).tensor()), s["dtype"])
                                for s in self.arguments]
             self._fast_results = [(_numpy_dtype(s["dtype"]), tuple(s["shape"]),
-                                   bytes(_Buffer(0, s["shape"], None).tensor()))
+                                   bytes(_Buffer(0, s["shape"], None).tensor()), s["dtype"])
                                   for s in self.results]
 
     def __repr__(self) -> str:
@@ -384,35 +384,53 @@ class CpuKernel:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _call_fast(self, inputs: Sequence[Any], out: Optional[Sequence[Any]]):
-        """The call when every array is numpy, of the exact dtype and
-        static shape, contiguous and aligned (`out` arrays writeable too);
-        None when one is not (the general path then checks and explains)."""
+        """The call when every input is a numpy array, or a DLPack array on
+        the host, of the exact dtype and static shape, contiguous and
+        aligned, and every `out` array a writeable numpy one of the same
+        kind; None when one is not (the general path then checks and
+        explains)."""
         if out is not None and len(out) != len(self._fast_results):
             return None
         tensors = []
-        arrays = list(inputs) if out is None else list(inputs) + list(out)
-        for i, (value, (dtype, shape, template)) in enumerate(
-                zip(arrays, self._fast_args + self._fast_results)):
-            if type(value) is not np.ndarray or value.dtype != dtype or \
-                    value.shape != shape or not value.flags.c_contiguous or \
-                    (i >= len(inputs) and not value.flags.writeable):
-                return None
-            data = value.ctypes.data
-            if data % dtype.itemsize:
-                return None
-            t = _Tensor.from_buffer_copy(template)
-            t.data = data
-            tensors.append(t)
-        if out is None:
-            outs = []
-            for dtype, shape, template in self._fast_results:
-                outs.append(np.empty(shape, dtype))
+        views = []
+        try:
+            arrays = list(inputs) if out is None else list(inputs) + list(out)
+            for i, (value, (dtype, shape, template, name)) in enumerate(
+                    zip(arrays, self._fast_args + self._fast_results)):
+                if type(value) is np.ndarray:
+                    if value.dtype != dtype or value.shape != shape or \
+                            not value.flags.c_contiguous or \
+                            (i >= len(inputs) and not value.flags.writeable):
+                        return None
+                    data = value.ctypes.data
+                elif i < len(inputs) and hasattr(value, "__dlpack_device__") and \
+                        value.__dlpack_device__()[0] == dlpack.CPU:
+                    view = dlpack.view(value, "")
+                    views.append(view)
+                    if view.dtype != name or view.shape != shape or \
+                            not view.contiguous():
+                        return None
+                    data = view.data
+                else:
+                    return None
+                if data % dtype.itemsize:
+                    return None
                 t = _Tensor.from_buffer_copy(template)
-                t.data = outs[-1].ctypes.data
+                t.data = data
                 tensors.append(t)
-        else:
-            outs = list(out)
-        status = self._fn(*[ctypes.byref(t) for t in tensors])
+            if out is None:
+                outs = []
+                for dtype, shape, template, _ in self._fast_results:
+                    outs.append(np.empty(shape, dtype))
+                    t = _Tensor.from_buffer_copy(template)
+                    t.data = outs[-1].ctypes.data
+                    tensors.append(t)
+            else:
+                outs = list(out)
+            status = self._fn(*[ctypes.byref(t) for t in tensors])
+        finally:
+            for view in views:
+                view.release()
         if self.last_copies:
             self.last_copies = []
         if status != 0:

@@ -17,8 +17,8 @@ the original protocol give a tensor whose writability is unknown
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+import struct
+from typing import Any, Dict, Optional, Tuple
 
 __all__ = ["CPU", "CUDA", "CUDA_HOST", "DEVICE_NAMES", "ROCM", "View", "device_of",
            "view"]
@@ -42,40 +42,24 @@ _DTYPES = {
 _READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
 
 
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+# The DLPack structs, read with struct (the C layouts on a 64-bit ABI).
+# DLTensor: data, device (type, id), ndim, dtype (code, bits, lanes),
+# shape, strides, byte_offset.
+_TENSOR = struct.Struct("<QiiiBBHQQQ")
+_DELETER = struct.Struct("<Q")
+# DLManagedTensorVersioned's head: version, manager_ctx, deleter, flags.
+_VERSIONED_HEAD = struct.Struct("<IIQQQ")
+
+_DELETER_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_deleters: Dict[int, Any] = {}
 
 
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
-                ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice),
-                ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    pass
-
-
-_Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-                             ("deleter", ctypes.c_void_p)]
-
-
-class _DLPackVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class _DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
-                ("dl_tensor", _DLTensor)]
+def _deleter(address: int) -> Any:
+    """The deleter at `address` as a callable (made once per address)."""
+    fn = _deleters.get(address)
+    if fn is None:
+        fn = _deleters[address] = _DELETER_TYPE(address)
+    return fn
 
 
 _api = ctypes.pythonapi
@@ -97,27 +81,35 @@ def device_of(obj: Any) -> Tuple[int, int]:
     return int(device_type), int(device_id)
 
 
-@dataclass
 class View:
-    """A producer's tensor, borrowed through DLPack (see the module doc)."""
+    """A producer's tensor, borrowed through DLPack (see the module doc):
+    `name`, `data` (the first element's address), `shape`, `strides` (in
+    elements; the compact row-major strides when the producer gave none),
+    `dtype` (MLIR spelling), `itemsize`, `device` ((DLDeviceType, id)) and
+    `readonly` (True / False from a versioned tensor's flags; None:
+    unknown)."""
 
-    name: str
-    data: int
-    shape: Tuple[int, ...]
-    #: In elements; the compact row-major strides when the producer gave none.
-    strides: Tuple[int, ...]
-    dtype: str
-    itemsize: int
-    device: Tuple[int, int]
-    #: True / False from a versioned tensor's flags; None: unknown.
-    readonly: Optional[bool]
-    _managed: int = 0
-    _deleter: int = 0
+    __slots__ = ("name", "data", "shape", "strides", "dtype", "itemsize", "device",
+                 "readonly", "_managed", "_deleter")
+
+    def __init__(self, name: str, data: int, shape: Tuple[int, ...],
+                 strides: Tuple[int, ...], dtype: str, itemsize: int,
+                 device: Tuple[int, int], readonly: Optional[bool], managed: int = 0,
+                 deleter: int = 0) -> None:
+        self.name, self.data, self.shape, self.strides = name, data, shape, strides
+        self.dtype, self.itemsize, self.device, self.readonly = dtype, itemsize, device, \
+            readonly
+        self._managed, self._deleter = managed, deleter
+
+    def __repr__(self) -> str:
+        return (f"View(name={self.name!r}, data={self.data:#x}, shape={self.shape}, "
+                f"strides={self.strides}, dtype={self.dtype!r}, device={self.device}, "
+                f"readonly={self.readonly})")
 
     def release(self) -> None:
         """Hands the tensor back to its producer (calls its deleter once)."""
         if self._deleter and self._managed:
-            _Deleter(self._deleter)(self._managed)
+            _deleter(self._deleter)(self._managed)
         self._managed = self._deleter = 0
 
     def __enter__(self) -> "View":
@@ -168,37 +160,42 @@ def view(obj: Any, name: str = "array", stream: Optional[int] = None) -> View:
     capsule, kind = _capsule(obj, name, stream)
     pointer = _api.PyCapsule_GetPointer(capsule, kind)
     if kind == b"dltensor_versioned":
-        managed = _DLManagedTensorVersioned.from_address(pointer)
-        if managed.version.major != 1:
-            raise ValueError(f"{name}: DLPack version {managed.version.major}."
-                             f"{managed.version.minor}, accel reads 1.x")
-        readonly: Optional[bool] = bool(managed.flags & _READ_ONLY)
+        # DLManagedTensorVersioned: version (major, minor), manager_ctx,
+        # deleter, flags, then the DLTensor.
+        major, minor, _, deleter, flags = _VERSIONED_HEAD.unpack(
+            ctypes.string_at(pointer, _VERSIONED_HEAD.size))
+        if major != 1:
+            raise ValueError(f"{name}: DLPack version {major}.{minor}, accel reads 1.x")
+        readonly: Optional[bool] = bool(flags & _READ_ONLY)
+        tensor_at = pointer + _VERSIONED_HEAD.size
     else:
-        managed = _DLManagedTensor.from_address(pointer)
+        # DLManagedTensor: the DLTensor, manager_ctx, deleter.
+        (deleter,) = _DELETER.unpack(ctypes.string_at(pointer + _TENSOR.size + 8, 8))
         readonly = None
+        tensor_at = pointer
     # From here on the tensor is ours to hand back (View.release).
     _api.PyCapsule_SetName(capsule, _USED[kind])
-    tensor = managed.dl_tensor
-    result = View(name=name, data=0, shape=(), strides=(), dtype="", itemsize=0,
-                  device=(tensor.device.device_type, tensor.device.device_id),
-                  readonly=readonly, _managed=pointer, _deleter=managed.deleter or 0)
-    dtype = _DTYPES.get((tensor.dtype.code, tensor.dtype.bits))
-    if dtype is None or tensor.dtype.lanes != 1:
+    (data, device_type, device_id, ndim, code, bits, lanes, shape_at, strides_at,
+     byte_offset) = _TENSOR.unpack(ctypes.string_at(tensor_at, _TENSOR.size))
+    result = View(name, 0, (), (), "", 0, (device_type, device_id), readonly, pointer,
+                  deleter or 0)
+    dtype = _DTYPES.get((code, bits))
+    if dtype is None or lanes != 1:
         result.release()
-        raise ValueError(f"{name}: DLPack element type (code {tensor.dtype.code}, "
-                         f"{tensor.dtype.bits} bits, {tensor.dtype.lanes} lanes) has no "
-                         "accel element type")
-    ndim = tensor.ndim
-    shape = tuple(tensor.shape[i] for i in range(ndim))
-    if tensor.strides:
-        strides = tuple(tensor.strides[i] for i in range(ndim))
+        raise ValueError(f"{name}: DLPack element type (code {code}, {bits} bits, "
+                         f"{lanes} lanes) has no accel element type")
+    shape = struct.unpack(f"<{ndim}q", ctypes.string_at(shape_at, 8 * ndim)) \
+        if ndim else ()
+    if strides_at:
+        strides = struct.unpack(f"<{ndim}q", ctypes.string_at(strides_at, 8 * ndim)) \
+            if ndim else ()
     else:
-        strides, step = [], 1
+        steps, step = [], 1
         for n in reversed(shape):
-            strides.insert(0, step)
+            steps.append(step)
             step *= n
-        strides = tuple(strides)
-    result.data = (tensor.data or 0) + tensor.byte_offset
+        strides = tuple(reversed(steps))
+    result.data = (data or 0) + byte_offset
     result.shape, result.strides, result.dtype = shape, strides, dtype
-    result.itemsize = max(1, tensor.dtype.bits // 8)
+    result.itemsize = max(1, bits // 8)
     return result

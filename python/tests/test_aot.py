@@ -378,7 +378,8 @@ def test_timeout_stops_the_driver_and_leaves_nothing(accel_compile, tmp_path):
     assert not out.exists()
 
 
-def test_other_targets_return_their_metadata(accel_compile, tmp_path, accel_core):
+def test_other_targets_return_their_metadata(accel_compile, tmp_path, accel_core,
+                                            monkeypatch):
     nv = aot.compile(matmul(m=64, k=64, n=64, dtype="f16"), target="nvptx",
                      out_dir=tmp_path / "nv", name="g", chip="sm_80",
                      extra_args=["--cubin=no"])
@@ -386,8 +387,14 @@ def test_other_targets_return_their_metadata(accel_compile, tmp_path, accel_core
     assert "mm_kernels.ptx" in nv.files
     sy = aot.compile(matmul(), target="systolic", out_dir=tmp_path / "sy", name="s")
     assert "mm.bin" in sy.files and "mm.json" in sy.files
-    with pytest.raises(FileNotFoundError, match="expected the metadata of one CPU module"):
+    # A folder of GPU kernels is loaded as a GPU host library (accel.gpu,
+    # test_gpu.py): here without a driver.
+    monkeypatch.setenv("ACCEL_LIBCUDA", str(tmp_path / "no-libcuda.so"))
+    with pytest.raises(RuntimeError, match=r"accel_g_load\(0\) returned 8: no NVIDIA "
+                       "driver"):
         aot.load(nv)
+    with pytest.raises(FileNotFoundError, match="expected the metadata of one CPU module"):
+        aot.load(sy)
     # AMD: the code object and the resource report read from it.
     amd = aot.compile(matmul(m=64, k=64, n=64, dtype="bf16"), target="amdgpu",
                       out_dir=tmp_path / "amd", name="r", chip="gfx90a")

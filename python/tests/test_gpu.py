@@ -49,6 +49,7 @@ def aligned(shape, dtype, offset=0, align=256):
 def fake():
     if not FAKE.is_file():
         pytest.skip(f"the fake libcuda is not built ({FAKE})")
+    before = os.environ.get("ACCEL_LIBCUDA")
     os.environ["ACCEL_LIBCUDA"] = str(FAKE)
     lib = ctypes.CDLL(str(FAKE), mode=ctypes.RTLD_GLOBAL)
     lib.fake_cuda_launched.restype = ctypes.c_char_p
@@ -56,7 +57,11 @@ def fake():
     lib.fake_cuda_stream.restype = ctypes.c_void_p
     lib.fake_cuda_count.argtypes = [ctypes.c_char_p]
     lib.fake_cuda_fail.argtypes = [ctypes.c_char_p, ctypes.c_int]
-    return lib
+    yield lib
+    if before is None:
+        del os.environ["ACCEL_LIBCUDA"]
+    else:
+        os.environ["ACCEL_LIBCUDA"] = before
 
 
 @pytest.fixture(scope="module")
