@@ -20,7 +20,9 @@ Paths (the same compiled f32 matmul, M x K x N, default 8 x 16 x 4):
   on the previous result times zero (so none is hoisted or dropped), per
   call: the custom call's own cost, with no Python between calls;
 - jnp.matmul, jit per call: JAX's own dispatch of the same product, the
-  reference for what a jitted call costs anyway.
+  reference for what a jitted call costs anyway;
+- PyTorch (when installed): the kernel as a custom op (`accel.torch.register`)
+  called eagerly on CPU tensors, and `torch.matmul` eagerly for reference.
 
 Each figure is the median over R repeats of (time of N calls) / N after a
 warm-up. Prints the CPU model and features, the commit and the versions.
@@ -158,16 +160,32 @@ def main():
             rows.append(("jnp.matmul, jit per call (JAX alone)", timed(
                 lambda: ref_jit(ja, jb).block_until_ready(), args.calls, args.repeats)))
 
+        try:
+            import torch
+
+            import accel.torch as atorch
+        except ImportError as err:
+            print(f"PyTorch paths skipped: {err}")
+        else:
+            op = atorch.register(kernel, "bench_mm")
+            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+            check("torch custom op", op(ta, tb).numpy())
+            rows.append(("PyTorch custom op (accel.torch), eager", timed(
+                lambda: op(ta, tb), args.calls, args.repeats)))
+            check("torch.matmul", torch.matmul(ta, tb).numpy())
+            rows.append(("torch.matmul, eager (PyTorch alone)", timed(
+                lambda: torch.matmul(ta, tb), args.calls, args.repeats)))
+
     print(f"python call boundary: f32 matmul {m}x{k}x{n}, median of {args.repeats} x "
           f"{args.calls} calls")
     print(f"machine: {peers.machine()}")
     print(f"commit: {peers.commit()}")
     vers = [f"python {sys.version.split()[0]}", f"numpy {np.__version__}"]
-    try:
-        import jax
-        vers.append(f"jax {jax.__version__}")
-    except ImportError:
-        pass
+    for module in ("jax", "torch"):
+        try:
+            vers.append(f"{module} {__import__(module).__version__}")
+        except ImportError:
+            pass
     print("versions: " + ", ".join(vers))
     width = max(len(r[0]) for r in rows)
     print(f"{'path':<{width}}  us/call")

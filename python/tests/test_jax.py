@@ -3,8 +3,6 @@ calls), checked against float64 references with NaN-prefilled nothing to
 hide behind: XLA allocates the results, so a kernel that wrote nothing
 would leave whatever the allocator held, and the comparisons fail."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -13,6 +11,7 @@ jnp = pytest.importorskip("jax.numpy")
 
 from accel import aot, ir  # noqa: E402
 
+from oracle import attention64, gate  # noqa: E402
 from test_aot import matmul  # noqa: E402
 
 
@@ -49,26 +48,6 @@ def libs(accel_compile, tmp_path_factory, accel_core):
     dyn.ret(dyn.matmul(x, y))
     dynamic = aot.load(aot.compile(dyn, out_dir=tmp_path_factory.mktemp("jd"), name="jd"))
     return {"attention": attention, "mm": mm, "two": two, "dyn": dynamic}
-
-
-def attention64(q, k, v):
-    group = q.shape[1] // k.shape[1]
-    kk = np.repeat(k.astype(np.float64), group, axis=1)
-    vv = np.repeat(v.astype(np.float64), group, axis=1)
-    s = q.shape[2]
-    logits = q.astype(np.float64) @ kk.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])
-    keep = np.tril(np.ones((s, s), bool))
-    max_logit = float(np.abs(logits[..., keep]).max())
-    logits = np.where(keep, logits, -np.inf)
-    p = np.exp(logits - logits.max(-1, keepdims=True))
-    p /= p.sum(-1, keepdims=True)
-    return p @ vv, max_logit, float(np.abs(vv).max())
-
-
-def gate(s, max_logit, max_v):
-    """docs/numerics.md, attention with an f32 output."""
-    u = 2.0 ** -24
-    return 1e-5 + 2 * max_v * 2 * u * max_logit + (u + 2 * math.sqrt(s) * u) * max_v
 
 
 def test_attention_inside_jit_matches_float64(ajax, libs):
