@@ -16,9 +16,10 @@ namespace and name can be chosen) whose schema is the kernel's signature
 (`(Tensor arg0, Tensor arg1) -> Tensor`), with
 
 - a CPU implementation that calls the kernel on the tensors' memory in
-  place (DLPack: contiguous CPU tensors are not copied; others are, with
-  accel.aot's CopyWarning) and returns its results as tensors over the
-  arrays it allocated (no copy; bf16 through an int16 view);
+  place (numpy views of the CPU tensors, bf16 and fp8 through integer
+  views: contiguous tensors are not copied; others are, with accel.aot's
+  CopyWarning) and returns its results as tensors over the arrays it
+  allocated (no copy);
 - a fake (meta) implementation that checks the operands' dtypes and shapes
   against the library's metadata (a ValueError naming the argument) and
   returns empty tensors of the results' shapes, so the op traces under
@@ -79,6 +80,16 @@ def _check(kernel: aot.CpuKernel, args: Sequence[torch.Tensor]) -> None:
                              "an accel CPU kernel reads host memory")
 
 
+def _host_array(tensor: torch.Tensor, dtype: str) -> np.ndarray:
+    """A numpy array over a CPU tensor's memory (no copy; bf16 and fp8
+    through an integer view), which the kernel's fast path takes."""
+    if dtype == "bf16":
+        return tensor.view(torch.int16).numpy().view(aot._numpy_dtype(dtype))
+    if dtype.startswith("f8"):
+        return tensor.view(torch.uint8).numpy().view(aot._numpy_dtype(dtype))
+    return tensor.numpy()
+
+
 def _as_tensor(array: np.ndarray, dtype: str) -> torch.Tensor:
     """A tensor over `array`'s memory (no copy)."""
     if dtype == "bf16":
@@ -130,11 +141,12 @@ def register(cpu_kernel: aot.CpuKernel, name: Optional[str] = None, *,
 
     def implementation(*args: torch.Tensor):
         _check(cpu_kernel, args)
+        arrays = [_host_array(t, a["dtype"]) for t, a in zip(args, cpu_kernel.arguments)]
         if result_shapes is None:
-            outs = cpu_kernel(*args)
+            outs = cpu_kernel(*arrays)
         else:
-            outs = cpu_kernel(*args, out=[np.empty(s, aot._numpy_dtype(r["dtype"]))
-                                          for s, r in zip(shapes, results)])
+            outs = cpu_kernel(*arrays, out=[np.empty(s, aot._numpy_dtype(r["dtype"]))
+                                            for s, r in zip(shapes, results)])
         outs = outs if isinstance(outs, tuple) else (outs,)
         tensors = tuple(_as_tensor(o, r["dtype"]) for o, r in zip(outs, results))
         return tensors[0] if len(tensors) == 1 else tensors
