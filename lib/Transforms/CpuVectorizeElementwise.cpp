@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ApplyOrReport.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +28,7 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELCPUVECTORIZEELEMENTWISEPASS
@@ -64,10 +66,49 @@ static bool isCandidate(linalg::LinalgOp op) {
 }
 
 namespace {
+/// Collects the vector.reduction ops a rewrite creates (and forgets those
+/// it erases again).
+struct CollectReductions : public RewriterBase::Listener {
+  llvm::SetVector<Operation *> created;
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    if (isa<vector::ReductionOp>(op))
+      created.insert(op);
+  }
+  void notifyOperationErased(Operation *op) override { created.remove(op); }
+};
+
 struct AccelCpuVectorizeElementwisePass
     : public accel::impl::AccelCpuVectorizeElementwisePassBase<
           AccelCpuVectorizeElementwisePass> {
   using Base::Base;
+
+  /// Lowers the multi-reductions of row maxima that may ignore NaNs
+  /// (kUnorderedMaxAttrName) to vector.reduction ops with fastmath nnan nsz:
+  /// LLVM then reduces with plain `vmaxps` instead of ordering NaNs and
+  /// signed zeros around every step (about 17 % of a bf16 attention on
+  /// AMX, docs/cpu-performance.md).
+  LogicalResult lowerUnorderedMaxima(ArrayRef<Operation *> ops) {
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    CollectReductions collect;
+    GreedyRewriteConfig config = accel::greedyConfig(maxIterations);
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    config.setListener(&collect);
+    config.setMaxNumRewrites(int64_t(maxIterations) * 64 *
+                             int64_t(ops.size()));
+    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
+      return accel::reportNotConverged(getOperation(), "unordered row max",
+                                       getArgument(), config);
+    for (Operation *op : collect.created) {
+      auto r = cast<vector::ReductionOp>(op);
+      if (r.getKind() == vector::CombiningKind::MAXIMUMF)
+        r.setFastmath(r.getFastmath() | arith::FastMathFlags::nnan |
+                      arith::FastMathFlags::nsz);
+    }
+    return success();
+  }
 
   void runOnOperation() override {
     if (width <= 0 || maxRow <= 0) {
@@ -129,11 +170,25 @@ struct AccelCpuVectorizeElementwisePass
       if (elements > 0 && elements <= std::max<int64_t>(width, maxRow))
         tiles.push_back(op);
     });
+    // Row maxima marked kUnorderedMaxAttrName: their vector reductions.
+    SmallVector<Operation *> unorderedMaxima;
     for (linalg::LinalgOp op : tiles) {
       rewriter.setInsertionPoint(op);
-      if (succeeded(linalg::vectorize(rewriter, op)))
-        rewriter.eraseOp(op);
+      Operation *before = op->getPrevNode();
+      Block *block = op->getBlock();
+      if (failed(linalg::vectorize(rewriter, op)))
+        continue;
+      if (op->hasAttr(accel::kUnorderedMaxAttrName))
+        for (Operation *it = before ? before->getNextNode() : &block->front();
+             it != op.getOperation(); it = it->getNextNode())
+          if (auto r = dyn_cast<vector::MultiDimReductionOp>(it);
+              r && r.getKind() == vector::CombiningKind::MAXIMUMF)
+            unorderedMaxima.push_back(r);
+      rewriter.eraseOp(op);
     }
+    if (!unorderedMaxima.empty() &&
+        failed(lowerUnorderedMaxima(unorderedMaxima)))
+      return signalPassFailure();
     // Vector exp2 -> exp -> polynomial, and tanh and erf (activations in
     // matmul epilogues) to upstream's f32 polynomials. Only vectors (made
     // above or by accel-cpu-vectorize-contractions's epilogues): the

@@ -15,15 +15,18 @@
 // of 16 costs a few integer operations instead of one instruction, only
 // where f32 is rounded to bf16 (epilogues and conversion copies, never the
 // inner loop of a contraction). The bf16 dot kernels' vdpbf16ps flushes
-// subnormals too; that is not a cast and stays (F3).
+// subnormals too; that is not a cast and stays (F3). A truncation marked
+// accel.bf16_flush (cpu-flash-amx's P, compiled with bf16-subnormals=flush)
+// is left to LLVM.
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELEXPANDBF16CASTSPASS
@@ -41,7 +44,19 @@ struct AccelExpandBf16CastsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
-    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // Truncations marked kBf16FlushAttrName may flush subnormals: they stay
+    // for LLVM (vcvtneps2bf16 on AVX512-BF16 hosts); every other bf16 cast
+    // is expanded.
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    SmallVector<Operation *> targets;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<arith::TruncFOp, arith::ExtFOp>(op) &&
+          !op->hasAttr(accel::kBf16FlushAttrName))
+        targets.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    (void)applyOpPatternsGreedily(targets, frozen, config);
   }
 };
 } // namespace

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// `math.exp2` on f32 vectors in 15 x86 instructions (19 arith/math ops,
+// `math.exp2` on f32 vectors in 13 x86 instructions (17 arith/math ops,
 // compare-and-select pairs folding into vmaxps/vminps), for the online
 // softmax of the CPU attention kernel (every logit goes through one exp2).
 // Upstream's route (exp2 -> exp(x * ln 2) -> the polynomial of
@@ -13,7 +13,7 @@
 // clamps, Cody-Waite range reduction, a floor, a degree-7 polynomial and
 // the exponent assembly. exp2 needs no range reduction by ln 2, so:
 //
-//   xc = min(max(x, -126), 128)           NaN: handled at the end
+//   xc = min(max(x, -126), 128)           a NaN passes both (see below)
 //   t  = xc + (1.5 * 2^23 + 126)          rounds xc to an integer n in the
 //   n  = t - (1.5 * 2^23 + 126)           low mantissa bits of t (exact:
 //                                         t is in [2^23, 2^24), ulp 1)
@@ -23,7 +23,12 @@
 //                                         9 bits, which the shift moves to
 //                                         the exponent field (sign bit 0)
 //   r  = p * s
-//   r  = isnan(x) ? x : r
+//
+// The clamps are `x < -126 ? -126 : x` and `xc > 128 ? 128 : xc`: x86's
+// vmaxps/vminps return their second operand when either is NaN, and LLVM
+// orders the operands so that it is x, so a NaN passes the clamps, and
+// every step after it (t, n, f, p: NaN; r = NaN * s) keeps it NaN with no
+// compare and blend at the end.
 //
 // 2^(1 + f) * 2^(n - 1) rather than 2^f * 2^n: n reaches 128 for x in
 // [127.5, 128), whose results are finite but whose 2^n is not.
@@ -68,17 +73,17 @@ struct FastExp2 : public OpRewritePattern<math::Exp2Op> {
           DenseElementsAttr::get(type, rewriter.getF32FloatAttr(v)));
     };
     Value x = op.getOperand();
-    // max/min as compare and select: x86 makes one vmaxps/vminps of each
-    // (a NaN becomes the bound here; the select at the end restores it).
+    // max/min as compare and select, one vmaxps/vminps each on x86, which
+    // a NaN passes (the comparison is false: the select takes x).
     Value lo = splat(-126.0f), hi = splat(128.0f);
     Value xc = arith::SelectOp::create(
         rewriter, loc,
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, x, lo),
-        x, lo);
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, x, lo),
+        lo, x);
     xc = arith::SelectOp::create(
         rewriter, loc,
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, xc, hi),
-        xc, hi);
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, xc, hi),
+        hi, xc);
     // 1.5 * 2^23 + 126 = 12583038: t's mantissa holds 2^22 + 126 + n.
     Value magic = splat(12583038.0f);
     Value t = arith::AddFOp::create(rewriter, loc, xc, magic);
@@ -103,10 +108,7 @@ struct FastExp2 : public OpRewritePattern<math::Exp2Op> {
             rewriter, loc,
             DenseElementsAttr::get(i32Type, rewriter.getI32IntegerAttr(23))));
     Value scale = arith::BitcastOp::create(rewriter, loc, type, exponent);
-    Value r = arith::MulFOp::create(rewriter, loc, p, scale);
-    Value isNan =
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, x, x);
-    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, isNan, x, r);
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, p, scale);
     return success();
   }
 };

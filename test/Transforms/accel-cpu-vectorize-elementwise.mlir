@@ -41,6 +41,33 @@ func.func @row_max(%x: memref<4x64xf32>, %m: memref<4xf32>) {
 
 // -----
 
+// The same row maximum marked accel.unordered_max (the FlashAttention
+// decomposition's): where a row holds a NaN it may return any value or
+// NaN, so its reductions carry nnan nsz and LLVM reduces with plain vmaxps.
+// An unmarked maximum in the same function keeps NaN ordering.
+// CHECK-LABEL: func @unordered_row_max
+// CHECK: vector.reduction <maximumf>, %{{.+}}, %{{.+}} fastmath<nnan,nsz> : vector<64xf32> into f32
+// CHECK-NOT: fastmath<nnan,nsz>
+// CHECK: vector.reduction <maximumf>, %{{.+}}, %{{.+}} : vector<64xf32> into f32
+// CHECK-NOT: linalg.generic
+func.func @unordered_row_max(%x: memref<4x64xf32>, %m: memref<4xf32>, %m2: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x64xf32>) outs(%m : memref<4xf32>) attrs = {accel.unordered_max} {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x64xf32>) outs(%m2 : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // A row sum over 128 keys (the softmax denominator): reassociable, so LLVM
 // adds the row's vectors and then reduces the lanes as a tree, instead of
 // 128 dependent scalar adds in order. A max carries no flag (exact in any

@@ -27,6 +27,19 @@ func.func @round(%x: f32, %v: vector<16xf32>) -> (bf16, vector<16xbf16>) {
   return %a, %b : bf16, vector<16xbf16>
 }
 
+// A truncation marked accel.bf16_flush (cpu-flash-amx's P, compiled with
+// bf16-subnormals=flush) stays a float cast, for vcvtneps2bf16.
+// CHECK-LABEL: func @flush_allowed
+// CHECK: arith.truncf %{{.+}} {accel.bf16_flush} : vector<16xf32> to vector<16xbf16>
+// CHECK-NOT: arith.trunci
+// CHECK: return
+// LLVM-LABEL: llvm.func @flush_allowed
+// LLVM: llvm.fptrunc %{{.+}} : vector<16xf32> to vector<16xbf16>
+func.func @flush_allowed(%v: vector<16xf32>) -> vector<16xbf16> {
+  %b = arith.truncf %v {accel.bf16_flush} : vector<16xf32> to vector<16xbf16>
+  return %b : vector<16xbf16>
+}
+
 // CHECK-LABEL: func @widen
 // CHECK-NOT: arith.extf
 // CHECK: arith.bitcast %{{.+}} : vector<16xbf16> to vector<16xi16>

@@ -462,9 +462,13 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
           s = ifOp.getResult(0);
         }
 
-        // Online softmax update.
+        // Online softmax update. The row max may ignore or return a NaN
+        // logit (kUnorderedMaxAttrName): either way the NaN reaches the
+        // row's output through P = exp2(s - m).
         Value rowMax =
             tb.reduceRows(s, tq, negInfAttr(rewriter), /*isMax=*/true);
+        rowMax.getDefiningOp()->setAttr(kUnorderedMaxAttrName,
+                                        rewriter.getUnitAttr());
         if (deferredScale)
           rowMax = tb.perRow(
               {rowMax}, tq, [&](OpBuilder &nb, Location l, ValueRange a) {
@@ -574,9 +578,16 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
         // u_bf16·max|v|).
         Value pIn = p, vIn = vTile;
         if (roundP && vElt != f32) {
+          // cpu-flash-amx compiles with bf16-subnormals=flush, and P lies in
+          // [0, 2^8]: a P below 2^-126 flushed to zero changes the output
+          // by under 2^-126 max|v|. The hardware conversion may do it.
           pIn = tb.rowwise({p}, {false}, {tq, tk}, vElt,
                            [&](OpBuilder &nb, Location l2, ValueRange a) {
-                             return builders::cast(nb, l2, a[0], vElt);
+                             Value c = builders::cast(nb, l2, a[0], vElt);
+                             if (auto trunc = c.getDefiningOp<arith::TruncFOp>())
+                               trunc->setAttr(kBf16FlushAttrName,
+                                              nb.getUnitAttr());
+                             return c;
                            });
         } else if (vElt != f32) {
           vIn = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)},

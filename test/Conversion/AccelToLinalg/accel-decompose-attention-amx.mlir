@@ -8,8 +8,12 @@
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c256 step %c64
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c256{{(_[0-9]+)?}} step %c32
 // CHECK: accel.matmul ins(%{{.+}}, %{{.+}} : tensor<64x64xbf16>, tensor<64x32xbf16>) outs(%{{.+}} : tensor<64x32xf32>)
+// The row max may ignore a NaN logit (the NaN reaches the row through P).
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<64x32xf32>) outs(%{{.+}} : tensor<64xf32>) attrs = {accel.unordered_max}
+// CHECK: arith.maximumf
+// P in [0, 2^8] may be rounded with subnormals flushed (vcvtneps2bf16).
 // CHECK: %[[PB:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<64x32xf32>) outs(%{{.+}} : tensor<64x32xbf16>)
-// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK: arith.truncf %{{.+}} {accel.bf16_flush} : f32 to bf16
 // CHECK-NOT: arith.extf %{{.+}} : bf16 to f32
 // CHECK: accel.matmul accumulate ins(%[[PB]], %{{.+}} : tensor<64x32xbf16>, tensor<32x64xbf16>) outs(%{{.+}} : tensor<64x64xf32>)
 func.func @amx(%q: tensor<1x2x256x64xbf16>, %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xf32> {

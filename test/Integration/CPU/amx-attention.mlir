@@ -6,6 +6,14 @@
 // REQUIRES: cpu-amx
 // RUN: accel-run %s --repeat=0 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --num-threads=2 --seed=7 --dist=normal | FileCheck %s
+// NaN logits: the row max ignores or returns them (accel.unordered_max:
+// plain vmaxps) and P is rounded by vcvtneps2bf16 (accel.bf16_flush); a NaN
+// in K still makes exactly the rows that keep that key NaN, a NaN in Q its
+// own row (the oracle propagates them; the check demands NaN exactly there).
+// RUN: accel-run %s --entry=gqa_causal --repeat=0 --poison=1:3900:nan | FileCheck %s --check-prefix=NAN
+// RUN: accel-run %s --entry=mha --repeat=0 --poison=0:70:nan --poison=1:12000:nan | FileCheck %s --check-prefix=NAN
+// NAN: PASS
+// NAN: accel-run: 1 of 1 functions passed
 // Both products are tile multiplies:
 // RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=+avx512f,+avx512bw,+avx512vl,+avx512bf16,+amx-tile,+amx-bf16" | FileCheck %s --check-prefix=IR
 // IR: llvm.x86.tdpbf16ps.internal

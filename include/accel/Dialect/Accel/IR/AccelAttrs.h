@@ -56,6 +56,20 @@ inline constexpr llvm::StringLiteral kLoweringConfigAttrName =
 inline constexpr llvm::StringLiteral kDequantMatmulAttrName =
     "accel.dequant_matmul";
 
+/// A unit attribute on a row-max linalg.generic (the FlashAttention
+/// decomposition's): where a row holds a NaN, its max may be any of the
+/// row's values or NaN (a NaN logit reaches the output through P anyway),
+/// so accel-cpu-vectorize-elementwise lowers it to `vmaxps` without NaN
+/// ordering (fastmath nnan nsz on its vector reductions).
+inline constexpr llvm::StringLiteral kUnorderedMaxAttrName =
+    "accel.unordered_max";
+
+/// A unit attribute on an arith.truncf to bf16 whose subnormal results may
+/// be flushed to zero (cpu-flash-amx's P, values in [0, 2^8], compiled only
+/// with bf16-subnormals=flush): accel-expand-bf16-casts leaves it to LLVM,
+/// which emits `vcvtneps2bf16` on AVX512-BF16 hosts.
+inline constexpr llvm::StringLiteral kBf16FlushAttrName = "accel.bf16_flush";
+
 /// A precision policy (#accel.precision, or accel-lower-precision's options)
 /// with every default filled in; see docs/precision.md.
 struct PrecisionPolicy {
