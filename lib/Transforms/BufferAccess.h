@@ -63,6 +63,29 @@ inline bool accessesOtherThan(Operation *op, Value root, Operation *read,
   return result.wasInterrupted();
 }
 
+/// Whether `op`, or an op nested in it, may write a buffer whose root is
+/// `root` (ops with unknown effects count as writes; reads do not).
+inline bool mayWrite(Operation *op, Value root) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!iface)
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value written = effect.getValue();
+      if (!written || rootBuffer(written) == root)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 /// The linalg.fill that initializes `op`'s output before it: the nearest
 /// earlier op in the block that may access the output's buffer must be a
 /// fill of exactly the output (the same value). Ops between that touch

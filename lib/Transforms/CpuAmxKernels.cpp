@@ -63,6 +63,10 @@ struct AmxBuilder {
   int64_t mp = 0, np = 0, kp = 0;
   /// What the tiles read and write: packed A and B, C or its padded copy.
   Value aSrc, bPacked, cDst;
+  /// When A is the bf16 rounding of an f32 buffer (fusedTruncation): that
+  /// buffer and the truncation, which packA applies while it packs.
+  Value aF32;
+  arith::TruncFOp aTrunc;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, int64_t y) {
@@ -110,6 +114,21 @@ struct AmxBuilder {
         b, loc, DenseElementsAttr::get(chunk, b.getZeroAttr(elt)));
     Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
     int64_t fullChunks = g.k / kstep;
+    // A read from aF32 and rounded here (the truncation's attributes, e.g.
+    // accel.bf16_flush, kept).
+    auto round = [&](Value v) -> Value {
+      if (!aF32)
+        return v;
+      auto t = arith::TruncFOp::create(b, loc, chunk, v);
+      t->setDiscardableAttrs(aTrunc->getDiscardableAttrDictionary());
+      return t;
+    };
+    VectorType readChunk =
+        aF32 ? VectorType::get({kstep}, b.getF32Type()) : chunk;
+    Value readSrc = aF32 ? aF32 : g.a;
+    Value readPad = aF32 ? arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                               .getResult()
+                         : pad;
     auto store = [&](Value v, Value row, Value kt) {
       Value tileRow = arith::DivUIOp::create(b, loc, row, idx(16));
       Value within = arith::RemUIOp::create(b, loc, row, idx(16));
@@ -126,15 +145,17 @@ struct AmxBuilder {
         b.setInsertionPointToStart(chunks.getBody());
         Value kt = chunks.getInductionVar();
         Value k = arith::MulIOp::create(b, loc, kt, idx(kstep));
-        store(vector::LoadOp::create(b, loc, chunk, g.a, ValueRange{row, k}),
+        store(round(vector::LoadOp::create(b, loc, readChunk, readSrc,
+                                           ValueRange{row, k})),
               row, kt);
       }
       if (kp > g.k) {
         // The last, partial chunk: A's remaining values, then zeros.
         Value v = vector::TransferReadOp::create(
-            b, loc, chunk, g.a, ValueRange{row, idx(fullChunks * kstep)},
-            pad, ArrayRef<bool>{false});
-        store(v, row, idx(fullChunks));
+            b, loc, readChunk, readSrc,
+            ValueRange{row, idx(fullChunks * kstep)}, readPad,
+            ArrayRef<bool>{false});
+        store(round(v), row, idx(fullChunks));
       }
     }
     if (mp > g.m) {
@@ -297,6 +318,24 @@ struct AmxBuilder {
       kBlocks(idx(fullBlocks * mc), restRows);
   }
 
+  /// The outermost scf.for around the GEMM (inside any parallel loop) that
+  /// A is defined outside of and nothing in which may write A's buffer:
+  /// where A can be packed once for all its iterations; null if none.
+  Operation *invariantPoint() {
+    Value a = g.a;
+    Value root = accel::rootBuffer(a);
+    Operation *point = nullptr;
+    for (Operation *parent = g.op->getParentOp(); parent;
+         parent = parent->getParentOp()) {
+      auto loop = dyn_cast<scf::ForOp>(parent);
+      if (!loop || loop.getRegion().isAncestor(a.getParentRegion()) ||
+          accel::mayWrite(loop, root))
+        break;
+      point = loop;
+    }
+    return point;
+  }
+
   /// Threads for the parallel region (build's `parallel`).
   int64_t threads = 1;
 
@@ -309,7 +348,14 @@ struct AmxBuilder {
     // With threads, the packing loops are parallel too (their rows and k
     // groups are disjoint).
     bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group, parallel);
-    aSrc = packA(parallel);
+    {
+      // A packed once, before the loops it does not change in (the query
+      // tile of FlashAttention's Q·Kᵀ, the same for every key tile).
+      OpBuilder::InsertionGuard guard(b);
+      if (Operation *point = aF32 ? nullptr : invariantPoint())
+        b.setInsertionPoint(point);
+      aSrc = packA(parallel);
+    }
     bool padC = mp != g.m || np != g.n;
     cDst = padC ? padded(g.c, mp, np, /*copy=*/!zeroStart) : g.c;
     int64_t fullPanels = np / t.nr;
@@ -356,6 +402,62 @@ struct AmxBuilder {
     }
   }
 };
+
+/// A's producer, when A is a buffer that one elementwise linalg.generic
+/// (identity maps) fills with the bf16 rounding of an f32 buffer of the
+/// same shape earlier in the GEMM's block, and that nothing else but its
+/// deallocation uses: FlashAttention's P on AMX (cpu-flash-amx). The AMX
+/// kernel then rounds while it packs A and the separate pass over A goes
+/// (one write and one read of the tile's A less). The f32 buffer must not
+/// be written between the generic and the GEMM.
+struct FusedTruncation {
+  linalg::GenericOp generic;
+  Value source;
+  arith::TruncFOp trunc;
+};
+
+std::optional<FusedTruncation> fusedTruncation(const DotGemm &g) {
+  Operation *gemm = g.op;
+  auto alloc = g.a.getDefiningOp<memref::AllocOp>();
+  if (!alloc || g.kind != DotKind::Bf16)
+    return std::nullopt;
+  linalg::GenericOp writer;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == gemm || isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || writer)
+      return std::nullopt;
+    writer = generic;
+  }
+  if (!writer || writer->getBlock() != gemm->getBlock() ||
+      !writer->isBeforeInBlock(gemm) || writer.getNumDpsInputs() != 1 ||
+      writer.getNumDpsInits() != 1 ||
+      writer.getDpsInitOperand(0)->get() != g.a ||
+      !writer.hasPureBufferSemantics() ||
+      !llvm::all_of(writer.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }) ||
+      writer.getNumParallelLoops() != writer.getNumLoops())
+    return std::nullopt;
+  Value source = writer.getDpsInputOperand(0)->get();
+  auto sourceType = dyn_cast<MemRefType>(source.getType());
+  if (!sourceType || !sourceType.getElementType().isF32() ||
+      sourceType.getShape() != cast<MemRefType>(g.a.getType()).getShape() ||
+      !accel::unitInnerStride(sourceType))
+    return std::nullopt;
+  Block &body = writer.getRegion().front();
+  auto trunc = dyn_cast<arith::TruncFOp>(body.front());
+  if (body.getOperations().size() != 2 || !trunc ||
+      trunc.getIn() != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != trunc.getResult())
+    return std::nullopt;
+  Value root = accel::rootBuffer(source);
+  for (Operation *op = writer->getNextNode(); op != gemm;
+       op = op->getNextNode())
+    if (accel::mayWrite(op, root))
+      return std::nullopt;
+  return FusedTruncation{writer, source, trunc};
+}
 
 /// Whether `v` is a constant zero (+0.0 or integer 0).
 bool isZeroConstant(Value v) {
@@ -438,8 +540,15 @@ struct AccelCpuAmxKernelsPass
       // 809 against 935).
       bool large = double(g.m) * double(g.n) * double(g.k) >= 0x1p26;
       kb.threads = threads;
+      std::optional<FusedTruncation> fused = fusedTruncation(g);
+      if (fused) {
+        kb.aF32 = fused->source;
+        kb.aTrunc = fused->trunc;
+      }
       kb.build(threads > 1 && !nested && large);
       g.op->erase();
+      if (fused)
+        fused->generic->erase();
       if (dropFill)
         fill->erase();
     }

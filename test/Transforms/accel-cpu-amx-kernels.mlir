@@ -195,3 +195,63 @@ func.func @large(%a: memref<512x256xbf16>, %b: memref<256x512xbf16>, %c: memref<
   }
   return
 }
+
+// -----
+
+#mk2 = affine_map<(m, n, k) -> (m, k)>
+#kn2 = affine_map<(m, n, k) -> (k, n)>
+#mn2 = affine_map<(m, n, k) -> (m, n)>
+#id2 = affine_map<(i, j) -> (i, j)>
+
+// FlashAttention's P·V on AMX: A is the bf16 rounding of an f32 buffer,
+// written by an elementwise generic only this GEMM reads. The kernel rounds
+// while it packs A (the truncation keeps its accel.bf16_flush), and the
+// generic is gone. The GEMM of the loop's other operand, a buffer defined
+// outside the loop and not written in it (the query tile of Q·Kᵀ), packs A
+// once, before the loop.
+// CHECK-LABEL: func @fused_and_hoisted
+// CHECK: %[[QA:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x2x16x32xbf16>
+// CHECK: vector.load %arg0{{.+}} : memref<32x64xbf16>, vector<32xbf16>
+// CHECK: scf.for
+// CHECK-NOT: memref<2x2x16x32xbf16>
+// CHECK: amx.tile_load %[[QA]]
+// CHECK: vector.load %{{.+}} : memref<32x32xf32>, vector<32xf32>
+// CHECK: arith.truncf %{{.+}} {accel.bf16_flush} : vector<32xf32> to vector<32xbf16>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @fused_and_hoisted(%q: memref<32x64xbf16>, %kt: memref<4x64x32xbf16>, %v: memref<4x32x64xbf16>, %s: memref<32x32xf32>, %o: memref<32x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %kti = memref.subview %kt[%i, 0, 0] [1, 64, 32] [1, 1, 1] : memref<4x64x32xbf16> to memref<64x32xbf16, strided<[32, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#mk2, #kn2, #mn2], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%q, %kti : memref<32x64xbf16>, memref<64x32xbf16, strided<[32, 1], offset: ?>>) outs(%s : memref<32x32xf32>) {
+    ^bb0(%a: bf16, %b: bf16, %c: f32):
+      %ae = arith.extf %a : bf16 to f32
+      %be = arith.extf %b : bf16 to f32
+      %p = arith.mulf %ae, %be : f32
+      %r = arith.addf %c, %p : f32
+      linalg.yield %r : f32
+    }
+    %pb = memref.alloc() : memref<32x32xbf16>
+    linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%s : memref<32x32xf32>) outs(%pb : memref<32x32xbf16>) {
+    ^bb0(%x: f32, %y: bf16):
+      %t = arith.truncf %x {accel.bf16_flush} : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    %vi = memref.subview %v[%i, 0, 0] [1, 32, 64] [1, 1, 1] : memref<4x32x64xbf16> to memref<32x64xbf16, strided<[64, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#mk2, #kn2, #mn2], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%pb, %vi : memref<32x32xbf16>, memref<32x64xbf16, strided<[64, 1], offset: ?>>) outs(%o : memref<32x64xf32>) {
+    ^bb0(%a: bf16, %b: bf16, %c: f32):
+      %ae = arith.extf %a : bf16 to f32
+      %be = arith.extf %b : bf16 to f32
+      %p = arith.mulf %ae, %be : f32
+      %r = arith.addf %c, %p : f32
+      linalg.yield %r : f32
+    }
+    memref.dealloc %pb : memref<32x32xbf16>
+  }
+  return
+}
