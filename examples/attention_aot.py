@@ -39,23 +39,67 @@ def reference(q, k, v):
     return p @ vv, max_logit, float(np.abs(vv).max())
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--features", default="host",
-                    help="accel-compile --features ('' for baseline x86-64)")
-    ap.add_argument("--out", default=None, help="folder for the artifacts")
-    ap.add_argument("--heads", type=int, default=8)
-    ap.add_argument("--kv-heads", type=int, default=2)
-    ap.add_argument("--seq", type=int, default=200)
-    ap.add_argument("--dim", type=int, default=64)
-    args = ap.parse_args()
-    b, hq, hkv, s, d = 1, args.heads, args.kv_heads, args.seq, args.dim
-
+def attention_function(hq, hkv, s, d, b=1):
+    """The causal GQA attention f32 function the examples compile."""
     f = ir.Function("attention")
     q = f.arg((b, hq, s, d), "f32")
     k = f.arg((b, hkv, s, d), "f32")
     v = f.arg((b, hkv, s, d), "f32")
     f.ret(f.attention(q, k, v, causal=True, out_dtype="f32"))
+    return f
+
+
+def gate(s, max_logit, max_v):
+    """docs/numerics.md, attention, f32 output: atol + the rounding of large
+    logits + the output's rounding and the f32 sum over the keys."""
+    u = 2.0 ** -24
+    return 1e-5 + 2 * max_v * 2 * u * max_logit + (u + 2 * math.sqrt(s) * u) * max_v
+
+
+def check_block(framework, q, k, v, o, y, wo):
+    """The framework examples' checks, on numpy copies of what the compiled
+    block computed: its attention output `o` against a float64 attention of
+    the operands it was given (the gate above), and the block's output `y`
+    against float64 o @ Wo (the f32 matmul gate gamma_K |o||Wo|). Prints
+    both and returns whether both pass."""
+    _, hq, s, d = q.shape
+    model = hq * d
+    ref, max_logit, max_v = reference(q, k, v)
+    err = float(np.nan_to_num(np.abs(o.astype(np.float64) - ref), nan=np.inf).max())
+    tol = gate(s, max_logit, max_v)
+    ok = err <= tol
+    print(f"attention in {framework} Hq={hq} Hkv={k.shape[1]} S={s} D={d} causal f32: "
+          f"max error {err:.3g}, tolerance {tol:.3g}: {'PASS' if ok else 'FAIL'}")
+    o2 = o.astype(np.float64)[0].transpose(1, 0, 2).reshape(s, model)
+    wo = wo.astype(np.float64)
+    u = 2.0 ** -24
+    gamma = model * u / (1 - model * u)
+    bound = gamma * float((np.abs(o2) @ np.abs(wo)).max())
+    block_err = float(np.nan_to_num(np.abs(y.astype(np.float64) - o2 @ wo),
+                                    nan=np.inf).max())
+    block_ok = block_err <= bound
+    print(f"block output (attention in accel, projections in {framework.split('.')[0]}): "
+          f"max error {block_err:.3g}, bound {bound:.3g}: {'PASS' if block_ok else 'FAIL'}")
+    return ok and block_ok
+
+
+def arguments(doc, seq=200):
+    """The examples' command line."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--features", default="host",
+                    help="accel-compile --features ('' for baseline x86-64)")
+    ap.add_argument("--out", default=None, help="folder for the artifacts")
+    ap.add_argument("--heads", type=int, default=8)
+    ap.add_argument("--kv-heads", type=int, default=2)
+    ap.add_argument("--seq", type=int, default=seq)
+    ap.add_argument("--dim", type=int, default=64)
+    return ap.parse_args()
+
+
+def main():
+    args = arguments(__doc__)
+    b, hq, hkv, s, d = 1, args.heads, args.kv_heads, args.seq, args.dim
+    f = attention_function(hq, hkv, s, d, b)
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(args.out) if args.out else Path(tmp) / "aot"
@@ -70,10 +114,7 @@ def main():
 
     ref, max_logit, max_v = reference(qa, ka, va)
     err = float(np.nan_to_num(np.abs(o.astype(np.float64) - ref), nan=np.inf).max())
-    # docs/numerics.md, attention, f32 output: atol + the rounding of large
-    # logits + the output's rounding and the f32 sum over the keys.
-    u = 2.0 ** -24
-    tol = 1e-5 + 2 * max_v * 2 * u * max_logit + (u + 2 * math.sqrt(s) * u) * max_v
+    tol = gate(s, max_logit, max_v)
     ok = err <= tol
     print(f"attention B={b} Hq={hq} Hkv={hkv} S={s} D={d} causal f32: max error "
           f"{err:.3g}, tolerance {tol:.3g}: {'PASS' if ok else 'FAIL'}")

@@ -521,42 +521,56 @@ class _Buffer:
         self.keep = None
 
 
+def _open_library(folder: Path, meta: Dict[str, Any], targets: Sequence[str],
+                  entries: str, abi_version: int) -> ctypes.CDLL:
+    """The library `meta` (the JSON metadata accel-compile wrote in
+    `folder`) describes, opened after the checks `accel_<module>_load_check()`
+    makes: a target of `targets`, the ABI version, a module name that is a C
+    identifier, a library file in the folder, and the library's own
+    `accel_<module>_info()` and ABI version equal to the metadata's.
+    `entries` is the metadata's list of entry points ("kernels" for the CPU,
+    "functions" for GPU host libraries). AbiMismatchError otherwise."""
+    missing = [k for k in ("target", "abi_version", "module", "library", "info",
+                           entries) if k not in meta]
+    if missing:
+        raise AbiMismatchError(f"{folder}: malformed metadata (no {', '.join(missing)})")
+    if meta.get("target") not in targets:
+        raise AbiMismatchError(f"{folder}: metadata of target {meta.get('target')!r}, "
+                               f"not {' or '.join(targets)}")
+    if meta.get("abi_version") != abi_version:
+        raise AbiMismatchError(f"{folder}: C ABI version {meta.get('abi_version')}, "
+                               f"this loader speaks {abi_version}")
+    module = meta["module"]
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(module)) or \
+            Path(meta["library"]).name != meta["library"]:
+        raise AbiMismatchError(f"{folder}: malformed metadata (module {module!r}, "
+                               f"library {meta['library']!r})")
+    dll = ctypes.CDLL(str(folder / meta["library"]))
+    info = getattr(dll, f"accel_{module}_info", None)
+    version = getattr(dll, f"accel_{module}_abi_version", None)
+    if info is None or version is None:
+        raise AbiMismatchError(f"{folder / meta['library']} has no accel_{module}_info"
+                               " / _abi_version: not the library of this metadata")
+    info.restype = ctypes.c_char_p
+    version.restype = ctypes.c_int
+    if version() != meta["abi_version"] or info().decode() != meta["info"]:
+        raise AbiMismatchError(
+            f"{folder / meta['library']} is not the library {folder} describes: it says "
+            f"{info().decode()} (ABI {version()}), the metadata {meta['info']} "
+            f"(ABI {meta['abi_version']})")
+    return dll
+
+
 class CpuLibrary:
     """A CPU library written by `accel-compile --target=cpu`, checked and
     loaded; its kernels by name (`lib["attention"]`)."""
 
     def __init__(self, folder: Path, meta: Dict[str, Any]) -> None:
-        missing = [k for k in ("target", "abi_version", "module", "library", "info",
-                               "kernels") if k not in meta]
-        if missing:
-            raise AbiMismatchError(f"{folder}: malformed metadata (no {', '.join(missing)})")
-        if meta.get("target") != "cpu":
-            raise AbiMismatchError(f"{folder}: metadata of target {meta.get('target')!r}, "
-                                   "not cpu")
-        if meta.get("abi_version") != ABI_VERSION:
-            raise AbiMismatchError(f"{folder}: C ABI version {meta.get('abi_version')}, "
-                                   f"this loader speaks {ABI_VERSION}")
+        self._dll = _open_library(folder, meta, ("cpu",), "kernels", ABI_VERSION)
         module = meta["module"]
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", module) or \
-                Path(meta["library"]).name != meta["library"]:
-            raise AbiMismatchError(f"{folder}: malformed metadata (module {module!r}, "
-                                   f"library {meta['library']!r})")
         self.folder = folder
         self.module = module
         self.metadata = meta
-        self._dll = ctypes.CDLL(str(folder / meta["library"]))
-        info = getattr(self._dll, f"accel_{module}_info", None)
-        version = getattr(self._dll, f"accel_{module}_abi_version", None)
-        if info is None or version is None:
-            raise AbiMismatchError(f"{folder / meta['library']} has no accel_{module}_info"
-                                   " / _abi_version: not the library of this metadata")
-        info.restype = ctypes.c_char_p
-        version.restype = ctypes.c_int
-        if version() != meta["abi_version"] or info().decode() != meta["info"]:
-            raise AbiMismatchError(
-                f"{folder / meta['library']} is not the library {folder} describes: it says "
-                f"{info().decode()} (ABI {version()}), the metadata {meta['info']} "
-                f"(ABI {meta['abi_version']})")
         check = getattr(self._dll, f"accel_{module}_check_cpu")
         check.restype = ctypes.c_int
         if check() != 0:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import dlpack
-from .aot import AbiMismatchError, KernelError, _Tensor
+from .aot import AbiMismatchError, KernelError, _Buffer, _Tensor, _open_library
 
 __all__ = ["GpuKernel", "GpuLibrary", "stream_handle"]
 
@@ -178,15 +178,7 @@ class GpuKernel:
 
 
 def _tensor(view: dlpack.View) -> _Tensor:
-    t = _Tensor()
-    t.data = view.data or None
-    t.rank = len(view.shape)
-    stride = 1
-    for i in reversed(range(len(view.shape))):
-        t.sizes[i] = view.shape[i]
-        t.strides[i] = stride
-        stride *= view.shape[i]
-    return t
+    return _Buffer(view.data, view.shape, None).tensor()
 
 
 class GpuLibrary:
@@ -194,36 +186,12 @@ class GpuLibrary:
     checked, opened and loaded on `device`; its functions by name."""
 
     def __init__(self, folder: Path, meta: Dict[str, Any], device: int = 0) -> None:
-        missing = [k for k in ("target", "abi_version", "module", "library", "info",
-                               "functions") if k not in meta]
-        if missing:
-            raise AbiMismatchError(f"{folder}: malformed metadata (no {', '.join(missing)})")
-        if meta["target"] not in DEVICE_TYPES:
-            raise AbiMismatchError(f"{folder}: metadata of target {meta['target']!r}, not "
-                                   "nvptx or amdgpu")
-        if meta["abi_version"] != ABI_VERSION:
-            raise AbiMismatchError(f"{folder}: C ABI version {meta['abi_version']}, this "
-                                   f"loader speaks {ABI_VERSION}")
+        self._dll = _open_library(folder, meta, tuple(DEVICE_TYPES), "functions",
+                                  ABI_VERSION)
         module = meta["module"]
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(module)) or \
-                Path(meta["library"]).name != meta["library"]:
-            raise AbiMismatchError(f"{folder}: malformed metadata (module {module!r}, "
-                                   f"library {meta['library']!r})")
         self.folder, self.module, self.metadata = folder, module, meta
         self.target = meta["target"]
         self.device_type = DEVICE_TYPES[self.target]
-        self._dll = ctypes.CDLL(str(folder / meta["library"]))
-        info = getattr(self._dll, f"accel_{module}_info", None)
-        version = getattr(self._dll, f"accel_{module}_abi_version", None)
-        if info is None or version is None:
-            raise AbiMismatchError(f"{folder / meta['library']} has no accel_{module}_info"
-                                   " / _abi_version: not the library of this metadata")
-        info.restype = ctypes.c_char_p
-        version.restype = ctypes.c_int
-        if version() != meta["abi_version"] or info().decode() != meta["info"]:
-            raise AbiMismatchError(
-                f"{folder / meta['library']} is not the library {folder} describes: it says "
-                f"{info().decode()} (ABI {version()}), the metadata {meta['info']}")
         self._last_error = getattr(self._dll, f"accel_{module}_last_error")
         self._last_error.restype = ctypes.c_char_p
         self._load = getattr(self._dll, f"accel_{module}_load")

@@ -23,3 +23,14 @@ def gate(s, max_logit, max_v):
     """docs/numerics.md, attention with an f32 output."""
     u = 2.0 ** -24
     return 1e-5 + 2 * max_v * 2 * u * max_logit + (u + 2 * math.sqrt(s) * u) * max_v
+
+
+def attention_library(aot, ir, out_dir, name, q=(2, 4, 48, 32), kv=(2, 2, 48, 32)):
+    """A CPU library of one causal f32 attention (GQA by default), compiled
+    for the host and loaded."""
+    f = ir.Function("attention")
+    qa = f.arg(q, "f32")
+    ka = f.arg(kv, "f32")
+    va = f.arg(kv, "f32")
+    f.ret(f.attention(qa, ka, va, causal=True, out_dtype="f32"))
+    return aot.load(aot.compile(f, out_dir=out_dir, name=name, features="host"))

@@ -11,7 +11,7 @@ jnp = pytest.importorskip("jax.numpy")
 
 from accel import aot, ir  # noqa: E402
 
-from oracle import attention64, gate  # noqa: E402
+from oracle import attention64, attention_library, gate  # noqa: E402
 from test_aot import matmul  # noqa: E402
 
 
@@ -27,13 +27,7 @@ def ajax(accel_core):
 
 @pytest.fixture(scope="module")
 def libs(accel_compile, tmp_path_factory, accel_core):
-    f = ir.Function("attention")
-    q = f.arg((2, 4, 48, 32), "f32")
-    k = f.arg((2, 2, 48, 32), "f32")
-    v = f.arg((2, 2, 48, 32), "f32")
-    f.ret(f.attention(q, k, v, causal=True, out_dtype="f32"))
-    attention = aot.load(aot.compile(f, out_dir=tmp_path_factory.mktemp("ja"), name="ja",
-                                     features="host"))
+    attention = attention_library(aot, ir, tmp_path_factory.mktemp("ja"), "ja")
     mm = aot.load(aot.compile(matmul(), out_dir=tmp_path_factory.mktemp("jm"), name="jm"))
     g = ir.Function("two")
     a = g.arg((8, 16), "f32")
