@@ -16,36 +16,36 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/InitAll.h"
 #include "accel/Runtime/JitRunner.h"
 #include "accel/Target/Catalogue.h"
-#include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Transforms/CpuTuning.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Roofline.h"
 #include "accel/Transforms/Transforms.h"
-#include "mlir/Pass/PassManager.h"
-#include "llvm/Support/FileSystem.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include <algorithm>
 #include <chrono>
-#include <deque>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <malloc.h>
 #include <map>
-#include <random>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -1411,8 +1411,7 @@ void benchTable(MLIRContext &ctx, const accel::TargetSpec &spec) {
   // Roofs of one core per precision, and of two cores for the 2-thread row:
   // of the instructions accel's bf16 and int8 kernels use on this CPU (AMX
   // tile products where it has them, as --mode=precision).
-  bool amx =
-      hostHasAmx() && !llvm::errorToBool(accel::requestAmxPermission());
+  bool amx = hostHasAmx() && !llvm::errorToBool(accel::requestAmxPermission());
   double roofBf16 = amx ? probeRate(probeAmx<false>, 4 * 16384, 1)
                     : __builtin_cpu_supports("avx512bf16")
                         ? probeRate(probeBf16, 16 * 64, 1)
@@ -1837,7 +1836,8 @@ void benchTable(MLIRContext &ctx, const accel::TargetSpec &spec) {
     // Per core: a kernel on T threads is drawn at its FLOP/s / T, against
     // the one-core roofs.
     accel::RooflineRoofs roofs;
-    roofs.name = "this CPU (" + llvm::sys::getHostCPUName().str() + "), one core";
+    roofs.name =
+        "this CPU (" + llvm::sys::getHostCPUName().str() + "), one core";
     roofs.bandwidthGBps = bw;
     Type f32 = Float32Type::get(&ctx), bf16 = BFloat16Type::get(&ctx),
          i8 = IntegerType::get(&ctx, 8);
@@ -1845,16 +1845,18 @@ void benchTable(MLIRContext &ctx, const accel::TargetSpec &spec) {
     roofs.peakGflops = [=](Type t) {
       return t == f32 ? r32 : t == bf16 ? r16 : t == i8 ? r8 : 0.0;
     };
-    roofs.source = llvm::formatv("peaks measured in this run ({0}), bandwidth "
-                                 "of {1}",
-                                 amx ? "AMX for bf16/int8" : "AVX-512",
-                                 spec.name)
-                       .str();
+    roofs.source =
+        llvm::formatv("peaks measured in this run ({0}), bandwidth "
+                      "of {1}",
+                      amx ? "AMX for bf16/int8" : "AVX-512", spec.name)
+            .str();
     SmallVector<accel::RooflinePoint> points;
     for (const KernelRecord &r : records) {
       double pred = std::max(r.modelFlop / (r.modelPeak * 1e9 * r.threads),
                              r.bytes / (bw * 1e9 * r.threads));
-      Type precision = r.roof == &roofF32 ? f32 : r.roof == &roofBf16 ? bf16 : i8;
+      Type precision = r.roof == &roofF32    ? f32
+                       : r.roof == &roofBf16 ? bf16
+                                             : i8;
       std::string label = r.kernel + " " + r.shape;
       if (r.threads > 1)
         label += llvm::formatv(" ({0} threads, per core)", r.threads).str();

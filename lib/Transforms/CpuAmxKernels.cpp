@@ -126,9 +126,10 @@ struct AmxBuilder {
     VectorType readChunk =
         aF32 ? VectorType::get({kstep}, b.getF32Type()) : chunk;
     Value readSrc = aF32 ? aF32 : g.a;
-    Value readPad = aF32 ? arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
-                               .getResult()
-                         : pad;
+    Value readPad =
+        aF32 ? arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                   .getResult()
+             : pad;
     auto store = [&](Value v, Value row, Value kt) {
       Value tileRow = arith::DivUIOp::create(b, loc, row, idx(16));
       Value within = arith::RemUIOp::create(b, loc, row, idx(16));

@@ -70,8 +70,7 @@ namespace {
 /// it erases again).
 struct CollectReductions : public RewriterBase::Listener {
   llvm::SetVector<Operation *> created;
-  void notifyOperationInserted(Operation *op,
-                               OpBuilder::InsertPoint) override {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
     if (isa<vector::ReductionOp>(op))
       created.insert(op);
   }
@@ -96,8 +95,7 @@ struct AccelCpuVectorizeElementwisePass
     GreedyRewriteConfig config = accel::greedyConfig(maxIterations);
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     config.setListener(&collect);
-    config.setMaxNumRewrites(int64_t(maxIterations) * 64 *
-                             int64_t(ops.size()));
+    config.setMaxNumRewrites(int64_t(maxIterations) * 64 * int64_t(ops.size()));
     if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
       return accel::reportNotConverged(getOperation(), "unordered row max",
                                        getArgument(), config);

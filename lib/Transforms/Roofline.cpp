@@ -11,18 +11,18 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Transforms/Roofline.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Target/Catalogue.h"
 #include "accel/Target/CostModel.h"
 #include "accel/Transforms/Passes.h"
-#include "accel/Transforms/Roofline.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "mlir/Support/FileUtilities.h"
 #include <cmath>
 
 namespace mlir::accel {
@@ -178,7 +178,7 @@ static std::string tickLabel(double x) {
 }
 
 std::optional<RooflinePoint> accel::getFunctionRoofline(func::FuncOp func,
-                                                       TargetAttr target) {
+                                                        TargetAttr target) {
   RooflinePoint point;
   point.label = func.getSymName().str();
   double topFlops = -1;
@@ -246,11 +246,10 @@ RooflineRoofs accel::getCatalogueRoofs(TargetAttr target, double scale) {
   roofs.peakGflops = [target, scale](Type t) {
     return target.getPeakFlops(t) * scale / 1e9;
   };
-  roofs.source = scale == 1.0
-                     ? "catalogue figures"
-                     : scale == std::round(scale)
-                         ? llvm::formatv("catalogue figures x {0:f0}", scale).str()
-                         : llvm::formatv("catalogue figures x {0:f2}", scale).str();
+  roofs.source = scale == 1.0 ? "catalogue figures"
+                 : scale == std::round(scale)
+                     ? llvm::formatv("catalogue figures x {0:f0}", scale).str()
+                     : llvm::formatv("catalogue figures x {0:f2}", scale).str();
   return roofs;
 }
 
@@ -266,7 +265,8 @@ void accel::writeRooflineSvg(raw_ostream &os, const RooflineRoofs &target,
       continue;
     seen.push_back(p.cost.precision);
     double peak = target.peakGflops(p.cost.precision);
-    auto *same = llvm::find_if(roofs, [&](auto &r) { return r.second == peak; });
+    auto *same =
+        llvm::find_if(roofs, [&](auto &r) { return r.second == peak; });
     if (same != roofs.end())
       same->first += "/" + typeName(p.cost.precision);
     else
@@ -289,9 +289,9 @@ void accel::writeRooflineSvg(raw_ostream &os, const RooflineRoofs &target,
   };
   auto py = [&](double y) {
     y = std::clamp(y, yMin, yMax);
-    return plotH - bottom - (std::log10(y) - std::log10(yMin)) /
-                                (std::log10(yMax) - std::log10(yMin)) *
-                                (plotH - top - bottom);
+    return plotH - bottom -
+           (std::log10(y) - std::log10(yMin)) /
+               (std::log10(yMax) - std::log10(yMin)) * (plotH - top - bottom);
   };
   os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
                       "height=\"{1}\" font-family=\"sans-serif\" "
@@ -379,9 +379,9 @@ void accel::writeRooflineSvg(raw_ostream &os, const RooflineRoofs &target,
     os << llvm::formatv("<text class=\"legend\" x=\"{0}\" y=\"{1:f1}\">{2}: "
                         "{3} ({4}), {5}, {6:f1} FLOP/B, predicted "
                         "{7:f2} GFLOP/s{8}</text>\n",
-                        left, legendY += 16, i, label, typeName(p.cost.precision),
-                        human(p.cost.flops, "FLOP"), intensity, predicted,
-                        measuredText);
+                        left, legendY += 16, i, label,
+                        typeName(p.cost.precision), human(p.cost.flops, "FLOP"),
+                        intensity, predicted, measuredText);
   }
   os << "</svg>\n";
 }

@@ -140,7 +140,8 @@ ffi::Error accelCall(ffi::RemainingArgs args, ffi::RemainingRets rets,
     auto buffer = args.get<ffi::AnyBuffer>(i);
     if (buffer.has_error())
       return buffer.error();
-    if (ffi::Error err = describe(*buffer, kernel, i, tensors[i]); err.failure())
+    if (ffi::Error err = describe(*buffer, kernel, i, tensors[i]);
+        err.failure())
       return err;
     pointers[i] = &tensors[i];
   }

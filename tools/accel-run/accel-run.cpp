@@ -32,16 +32,16 @@
 #include "accel/Support/ToolInput.h"
 #include "accel/Systolic/Simulator.h"
 #include "accel/Target/Backend.h"
+#include "accel/Target/Catalogue.h"
 #include "accel/Transforms/LowerPrecision.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Roofline.h"
-#include "accel/Target/Catalogue.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -993,8 +993,8 @@ static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
     }
     std::sort(times.begin(), times.end());
     double median = times[times.size() / 2];
-    llvm::outs() << llvm::formatv("  time: {0:f3} ms (median of {1})\n",
-                                  median, times.size());
+    llvm::outs() << llvm::formatv("  time: {0:f3} ms (median of {1})\n", median,
+                                  times.size());
     if (job.roofline) {
       job.roofline->measuredSeconds = median * 1e-3;
       double measured = job.roofline->cost.flops / (median * 1e-3) / 1e9;
@@ -2549,17 +2549,19 @@ int main(int argc, char **argv) {
     for (Job &job : jobs)
       if (job.roofline)
         points.push_back(*job.roofline);
-    std::string note = llvm::formatv("accel-run {0}: {1} {2}, median of {3} "
-                                     "runs; {4}",
-                                     llvm::sys::path::filename(inputFile),
-                                     threads, threads == 1 ? "thread" : "threads",
-                                     unsigned(repeat), getAccelCompilerId())
-                           .str();
-    if (llvm::Error err = llvm::writeToOutput(rooflineFile, [&](raw_ostream &os) {
-          writeRooflineSvg(os, getCatalogueRoofs(rooflineTarget, threads),
-                           points, note);
-          return llvm::Error::success();
-        }))
+    std::string note =
+        llvm::formatv("accel-run {0}: {1} {2}, median of {3} "
+                      "runs; {4}",
+                      llvm::sys::path::filename(inputFile), threads,
+                      threads == 1 ? "thread" : "threads", unsigned(repeat),
+                      getAccelCompilerId())
+            .str();
+    if (llvm::Error err =
+            llvm::writeToOutput(rooflineFile, [&](raw_ostream &os) {
+              writeRooflineSvg(os, getCatalogueRoofs(rooflineTarget, threads),
+                               points, note);
+              return llvm::Error::success();
+            }))
       return fail("cannot write --roofline '" + rooflineFile +
                   "': " + toString(std::move(err)));
     llvm::outs() << "accel-run: roofline of " << points.size()

@@ -581,14 +581,14 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
           // cpu-flash-amx compiles with bf16-subnormals=flush, and P lies in
           // [0, 2^8]: a P below 2^-126 flushed to zero changes the output
           // by under 2^-126 max|v|. The hardware conversion may do it.
-          pIn = tb.rowwise({p}, {false}, {tq, tk}, vElt,
-                           [&](OpBuilder &nb, Location l2, ValueRange a) {
-                             Value c = builders::cast(nb, l2, a[0], vElt);
-                             if (auto trunc = c.getDefiningOp<arith::TruncFOp>())
-                               trunc->setAttr(kBf16FlushAttrName,
-                                              nb.getUnitAttr());
-                             return c;
-                           });
+          pIn = tb.rowwise(
+              {p}, {false}, {tq, tk}, vElt,
+              [&](OpBuilder &nb, Location l2, ValueRange a) {
+                Value c = builders::cast(nb, l2, a[0], vElt);
+                if (auto trunc = c.getDefiningOp<arith::TruncFOp>())
+                  trunc->setAttr(kBf16FlushAttrName, nb.getUnitAttr());
+                return c;
+              });
         } else if (vElt != f32) {
           vIn = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)},
                            f32, [&](OpBuilder &nb, Location l2, ValueRange a) {
