@@ -68,6 +68,27 @@ func.func @unordered_row_max(%x: memref<4x64xf32>, %m: memref<4xf32>, %m2: memre
 
 // -----
 
+// exp2 and its row sum in one generic (FlashAttention's P and l, one pass
+// over the tile): the row is one vector, written whole and reduced
+// (reassociable) in the same code.
+// CHECK-LABEL: func @exp_and_sum
+// CHECK: vector.reduction <add>, %{{.+}}, %{{.+}} fastmath<reassoc> : vector<128xf32> into f32
+// CHECK: vector.transfer_write {{.+}} : vector<1x128xf32>, memref<1x128xf32
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: math.exp2
+func.func @exp_and_sum(%s: memref<2x128xf32>, %p: memref<2x128xf32>, %l: memref<2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%s : memref<2x128xf32>) outs(%p, %l : memref<2x128xf32>, memref<2xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %e = math.exp2 %x : f32
+    %r = arith.addf %acc, %e : f32
+    linalg.yield %e, %r : f32, f32
+  }
+  return
+}
+
+// -----
+
 // A row sum over 128 keys (the softmax denominator): reassociable, so LLVM
 // adds the row's vectors and then reduces the lanes as a tree, instead of
 // 128 dependent scalar adds in order. A max carries no flag (exact in any

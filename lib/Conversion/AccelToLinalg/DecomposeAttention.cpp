@@ -514,19 +514,40 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
           anyMoved =
               tensor::ExtractOp::create(rewriter, loc, flag, ValueRange{});
         }
-        Value p =
-            tb.rowwise({s, mNew}, {false, true}, {tq, tk}, f32,
-                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                         Value shift = safeMax(nb, l, a[1]);
-                         Value shifted;
-                         if (deferredScale)
-                           shifted = math::FmaOp::create(
-                               nb, l, a[0], deferredScale,
-                               arith::NegFOp::create(nb, l, shift));
-                         else
-                           shifted = arith::SubFOp::create(nb, l, a[0], shift);
-                         return math::Exp2Op::create(nb, l, shifted);
-                       });
+        // P = exp2(s - m') and its row sums in one pass over the tile (one
+        // generic with two outputs: P, written at every (row, key), and the
+        // sum, reduced over the keys).
+        Value p, rowSum;
+        {
+          MLIRContext *ctx = rewriter.getContext();
+          AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
+          AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+          Value pInit = tensor::EmptyOp::create(
+              rewriter, loc, ArrayRef<OpFoldResult>{tq, tk}, f32);
+          Value sumInit = filledTensor(rewriter, loc, {tq}, f32,
+                                       rewriter.getF32FloatAttr(0.0f));
+          auto expSum = linalg::GenericOp::create(
+              rewriter, loc, TypeRange{pInit.getType(), sumInit.getType()},
+              ValueRange{s, mNew}, ValueRange{pInit, sumInit},
+              SmallVector<AffineMap>{full, row, full, row},
+              SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                               utils::IteratorType::reduction},
+              [&](OpBuilder &nb, Location l, ValueRange a) {
+                Value shift = safeMax(nb, l, a[1]);
+                Value shifted;
+                if (deferredScale)
+                  shifted = math::FmaOp::create(
+                      nb, l, a[0], deferredScale,
+                      arith::NegFOp::create(nb, l, shift));
+                else
+                  shifted = arith::SubFOp::create(nb, l, a[0], shift);
+                Value e = math::Exp2Op::create(nb, l, shifted);
+                Value sum = arith::AddFOp::create(nb, l, a[3], e);
+                linalg::YieldOp::create(nb, l, ValueRange{e, sum});
+              });
+          p = expSum.getResult(0);
+          rowSum = expSum.getResult(1);
+        }
         Value corr =
             tb.perRow({m, mNew}, tq,
                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
@@ -536,8 +557,6 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                             nb, l, a[0], safeMax(nb, l, a[1]));
                         return math::Exp2Op::create(nb, l, shifted);
                       });
-        Value rowSum = tb.reduceRows(p, tq, rewriter.getF32FloatAttr(0.0f),
-                                     /*isMax=*/false);
         Value lNew = tb.perRow({l, corr, rowSum}, tq,
                                [&](OpBuilder &nb, Location l2, ValueRange a) {
                                  Value sc =
