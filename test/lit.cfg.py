@@ -190,3 +190,10 @@ fake_libcuda = os.path.join(config.accel_obj_root, "unittests",
 if os.path.exists(fake_libcuda):
     config.available_features.add("fake-libcuda")
     config.substitutions.append(("%fake_libcuda", fake_libcuda))
+# NCCL's API for ranks that are threads of one process
+# (`// REQUIRES: fake-libnccl`, `%fake_libnccl`).
+fake_libnccl = os.path.join(config.accel_obj_root, "unittests",
+                            "libfake_libnccl.so")
+if os.path.exists(fake_libnccl):
+    config.available_features.add("fake-libnccl")
+    config.substitutions.append(("%fake_libnccl", fake_libnccl))

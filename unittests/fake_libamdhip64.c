@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,7 @@ static struct {
   int allocs, frees, badAccesses;
   int liveModules, liveEvents, modulesLoaded;
   int launches, synchronizes, inits;
-  int currentDevice, launchDevice, loadDevice;
+  int launchDevice, loadDevice;
   unsigned dims[6];
   unsigned sharedBytes;
   size_t paramSize[MAX_PARAMS];
@@ -104,9 +105,20 @@ static struct ihipEvent_t {
 
 /* Returns the injected error when `name` is the function to fail, and
    records the call order. */
+/* The calling thread's current device, as the runtime keeps it. */
+static __thread int currentDevice;
+
+/* Ranks that are threads of one process (gpu-sharded.test) call in
+   at the same time: the call log and each launch with its callback are
+   serialized. */
+static pthread_mutex_t callsLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t launchLock = PTHREAD_MUTEX_INITIALIZER;
+
 static hipError_t enter(const char *name) {
+  pthread_mutex_lock(&callsLock);
   if (fake.numCalls < MAX_CALLS)
     snprintf(fake.calls[fake.numCalls++], sizeof(fake.calls[0]), "%s", name);
+  pthread_mutex_unlock(&callsLock);
   if (fake.failCode != 0 && strcmp(name, fake.failName) == 0)
     return fake.failCode;
   return SUCCESS;
@@ -241,13 +253,13 @@ hipError_t hipSetDevice(int device) {
   ENTER("hipSetDevice");
   if (device < 0 || device >= deviceCount())
     return INVALID_DEVICE;
-  fake.currentDevice = device;
+  currentDevice = device;
   return SUCCESS;
 }
 
 hipError_t hipGetDevice(int *device) {
   ENTER("hipGetDevice");
-  *device = fake.currentDevice;
+  *device = currentDevice;
   return SUCCESS;
 }
 
@@ -266,7 +278,7 @@ hipError_t hipModuleLoadData(struct ihipModule_t **module, const void *image) {
              4) != 0)
     return INVALID_IMAGE;
   snprintf(fake.image, sizeof(fake.image), "%s", (const char *)image);
-  fake.loadDevice = fake.currentDevice;
+  fake.loadDevice = currentDevice;
   ++fake.liveModules;
   ++fake.modulesLoaded;
   *module = &theModule;
@@ -361,7 +373,7 @@ hipError_t hipMemset(void *dst, int value, size_t size) {
   return SUCCESS;
 }
 
-hipError_t hipModuleLaunchKernel(struct ihipModuleSymbol_t *function,
+static hipError_t launchLocked(struct ihipModuleSymbol_t *function,
                                  unsigned gx, unsigned gy, unsigned gz,
                                  unsigned bx, unsigned by, unsigned bz,
                                  unsigned sharedBytes, void *stream,
@@ -378,7 +390,7 @@ hipError_t hipModuleLaunchKernel(struct ihipModuleSymbol_t *function,
   unsigned dims[6] = {gx, gy, gz, bx, by, bz};
   memcpy(fake.dims, dims, sizeof(dims));
   fake.sharedBytes = sharedBytes;
-  fake.launchDevice = fake.currentDevice;
+  fake.launchDevice = currentDevice;
   if (fake.numParams > 0 && params == NULL)
     return INVALID_VALUE;
   for (int i = 0; i < fake.numParams; ++i)
@@ -387,6 +399,17 @@ hipError_t hipModuleLaunchKernel(struct ihipModuleSymbol_t *function,
   if (fake.kernel)
     fake.kernel(params, fake.user);
   return SUCCESS;
+}
+
+hipError_t hipModuleLaunchKernel(struct ihipModuleSymbol_t *function,
+                                 unsigned gx, unsigned gy, unsigned gz,
+                                 unsigned bx, unsigned by, unsigned bz,
+                                 unsigned sharedBytes, void *stream,
+                                 void **params, void **extra) {
+  pthread_mutex_lock(&launchLock);
+  hipError_t result = launchLocked(function, gx, gy, gz, bx, by, bz, sharedBytes, stream, params, extra);
+  pthread_mutex_unlock(&launchLock);
+  return result;
 }
 
 hipError_t hipEventCreate(struct ihipEvent_t **event) {

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +65,11 @@ static struct {
   char calls[MAX_CALLS][32];
   int numCalls;
   void *stream;
-  struct CUctx_st *current;
   char launched[MAX_CALLS][64];
 } fake;
+
+/* The calling thread's current context, as the driver keeps it. */
+static __thread struct CUctx_st *currentContext;
 
 static struct CUmod_st {
   int unused;
@@ -86,9 +89,17 @@ static struct CUevent_st {
 
 /* Returns the injected error when `name` is the function to fail, and
    records the call order. */
+/* Ranks that are threads of one process (gpu-sharded.test) call in
+   at the same time: the call log and each launch with its callback are
+   serialized. */
+static pthread_mutex_t callsLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t launchLock = PTHREAD_MUTEX_INITIALIZER;
+
 static CUresult enter(const char *name) {
+  pthread_mutex_lock(&callsLock);
   if (fake.numCalls < MAX_CALLS)
     snprintf(fake.calls[fake.numCalls++], sizeof(fake.calls[0]), "%s", name);
+  pthread_mutex_unlock(&callsLock);
   if (fake.failCode != 0 && strcmp(name, fake.failName) == 0)
     return fake.failCode;
   return SUCCESS;
@@ -238,13 +249,13 @@ CUresult cuCtxSetCurrent(struct CUctx_st *context) {
   ENTER("cuCtxSetCurrent");
   if (context != &theContext && context != NULL)
     return INVALID_VALUE;
-  fake.current = context;
+  currentContext = context;
   return SUCCESS;
 }
 
 CUresult cuCtxGetCurrent(struct CUctx_st **context) {
   ENTER("cuCtxGetCurrent");
-  *context = fake.current;
+  *context = currentContext;
   return SUCCESS;
 }
 
@@ -382,7 +393,7 @@ CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t size) {
   return SUCCESS;
 }
 
-CUresult cuLaunchKernel(struct CUfunc_st *function, unsigned gx, unsigned gy,
+static CUresult launchLocked(struct CUfunc_st *function, unsigned gx, unsigned gy,
                         unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned sharedBytes, void *stream, void **params,
                         void **extra) {
@@ -391,7 +402,7 @@ CUresult cuLaunchKernel(struct CUfunc_st *function, unsigned gx, unsigned gy,
       extra != NULL)
     return INVALID_VALUE;
   /* A kernel runs in the context it was loaded in. */
-  if (fake.current != &theContext)
+  if (currentContext != &theContext)
     return INVALID_CONTEXT;
   fake.stream = stream;
   snprintf(fake.function, sizeof(fake.function), "%s", function->name);
@@ -409,6 +420,16 @@ CUresult cuLaunchKernel(struct CUfunc_st *function, unsigned gx, unsigned gy,
   if (fake.kernel)
     fake.kernel(params, fake.user);
   return SUCCESS;
+}
+
+CUresult cuLaunchKernel(struct CUfunc_st *function, unsigned gx, unsigned gy,
+                        unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned sharedBytes, void *stream, void **params,
+                        void **extra) {
+  pthread_mutex_lock(&launchLock);
+  CUresult result = launchLocked(function, gx, gy, gz, bx, by, bz, sharedBytes, stream, params, extra);
+  pthread_mutex_unlock(&launchLock);
+  return result;
 }
 
 CUresult cuEventCreate(struct CUevent_st **event, unsigned flags) {

@@ -235,6 +235,10 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
   // accel.attention.
   pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createAccelFuseAttentionPass());
+  // A module with a shard.grid: each annotated function becomes one
+  // process's part (local shapes); its all-reduces stay between the kernels
+  // and become NCCL (RCCL) calls of the host library (docs/distributed.md).
+  pm.addPass(accel::createAccelShardPass());
   // A matmul's elementwise consumers become one generic, which the GEMM
   // kernel applies to C in registers (Epilogue.h of convert-accel-to-gpu).
   if (options.fuseEpilogues) {
@@ -406,6 +410,46 @@ std::vector<accel::GpuKernel> accel::collectGpuKernels(ModuleOp module,
     kernels.push_back(std::move(kernel));
   });
   return kernels;
+}
+
+std::vector<accel::GpuCollective>
+accel::collectGpuCollectives(ModuleOp module) {
+  std::vector<GpuCollective> out;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    auto steps = gpuModule->getAttrOfType<ArrayAttr>("accel.collectives");
+    if (!steps)
+      continue;
+    for (auto step : steps.getAsRange<DictionaryAttr>()) {
+      GpuCollective c;
+      c.function = gpuModule.getSymName().rsplit("_kernels").first.str();
+      auto str = [&](StringRef key) {
+        auto a = step.getAs<StringAttr>(key);
+        return a ? a.str() : std::string();
+      };
+      auto num = [&](StringRef key) {
+        auto a = step.getAs<IntegerAttr>(key);
+        return a ? a.getInt() : int64_t(0);
+      };
+      auto list = [&](StringRef key) {
+        auto a = step.getAs<DenseI64ArrayAttr>(key);
+        return a ? std::vector<int64_t>(a.asArrayRef().begin(),
+                                        a.asArrayRef().end())
+                 : std::vector<int64_t>();
+      };
+      c.position = num("position");
+      c.kind = str("kind");
+      c.reduction = str("reduction");
+      c.input = str("input");
+      c.output = str("output");
+      c.dtype = str("dtype");
+      c.count = num("count");
+      c.byteSize = num("byte_size");
+      c.grid = list("grid");
+      c.gridAxes = list("grid_axes");
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
 }
 
 llvm::StringMap<std::string> accel::collectPtx(ModuleOp module) {

@@ -55,8 +55,8 @@ __all__ = [
 #: Environment variable that overrides where `accel-compile` is looked for.
 ENV_VAR = "ACCEL_COMPILE"
 
-#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 5)").
-ABI_VERSION = 5
+#: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 6)").
+ABI_VERSION = 6
 MAX_RANK = 8
 
 #: Status codes of the C ABI and their messages (the header's
@@ -75,6 +75,8 @@ STATUS = {
        "ACCEL_MAX_THREADS, or more than 1 for a library compiled with threads=1)",
     8: "the GPU driver is missing or failed, the library is not loaded, or the "
        "device cannot run its code (the library's last_error() says which)",
+    9: "the communicator is NULL or has another number of ranks than the module's "
+       "grid, or an NCCL (RCCL) call failed (the library's last_error() says which)",
 }
 
 

@@ -43,7 +43,7 @@ from .aot import AbiMismatchError, KernelError, _Buffer, _Tensor, _open_library
 __all__ = ["GpuKernel", "GpuLibrary", "stream_handle"]
 
 #: The ABI of GPU host libraries this loader speaks (docs/aot.md).
-ABI_VERSION = 5
+ABI_VERSION = 6
 #: What device each target's kernels run on (DLPack device types).
 DEVICE_TYPES = {"nvptx": dlpack.CUDA, "amdgpu": dlpack.ROCM}
 #: Alignment the library requires of buffers and of the workspace.
@@ -80,8 +80,12 @@ class GpuKernel:
         self._library = library
         self._fn = getattr(library._dll, meta["symbol"])
         self._fn.restype = ctypes.c_int
+        #: A sharded module's function takes a communicator (`comm=`).
+        self.sharded = "grid" in library.metadata
+        self.collectives = [s for s in meta.get("steps", []) if "collective" in s]
         count = len(self.arguments) + len(self.results)
         self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + \
+            ([ctypes.c_void_p] if self.sharded else []) + \
             [ctypes.POINTER(_Tensor)] * count
 
     def __repr__(self) -> str:
@@ -122,10 +126,20 @@ class GpuKernel:
                              f"{align} bytes")
 
     def __call__(self, *inputs: Any, out: Sequence[Any], workspace: Any = None,
-                 stream: Any = None):
+                 stream: Any = None, comm: Any = None):
         """Enqueues the function on `stream` over `inputs` (device arrays),
         writing `out` (device arrays, one per result), and returns `out`
-        (one array, or a tuple)."""
+        (one array, or a tuple). A sharded module's function takes this
+        rank's NCCL (RCCL) communicator as `comm=`: an int handle
+        (ncclComm_t) or an object with an int `comm` attribute (CuPy's
+        NcclCommunicator)."""
+        if comm is not None and not self.sharded:
+            raise TypeError(f"{self.name} is not sharded: it takes no communicator")
+        handle_comm = comm if isinstance(comm, int) or comm is None else \
+            getattr(comm, "comm", None)
+        if comm is not None and not isinstance(handle_comm, int):
+            raise TypeError(f"comm must be an int ncclComm_t or have an int 'comm' "
+                            f"attribute, got {type(comm).__name__}")
         if len(inputs) != len(self.arguments):
             raise TypeError(f"{self.name} takes {len(self.arguments)} arrays, got "
                             f"{len(inputs)}")
@@ -167,8 +181,10 @@ class GpuKernel:
                     raise ValueError(f"{self.name}: the workspace is not aligned to "
                                      f"{WORKSPACE_ALIGN} bytes")
                 space = view.data
-            status = self._fn(ctypes.c_void_p(handle or None), ctypes.c_void_p(space),
-                              *[ctypes.byref(t) for t in tensors])
+            head = [ctypes.c_void_p(handle or None), ctypes.c_void_p(space)]
+            if self.sharded:
+                head.append(ctypes.c_void_p(handle_comm or None))
+            status = self._fn(*head, *[ctypes.byref(t) for t in tensors])
         finally:
             for view in views:
                 view.release()

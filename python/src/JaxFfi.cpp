@@ -38,7 +38,7 @@ namespace ffi = xla::ffi;
 
 namespace {
 
-// The C ABI's tensor descriptor (docs/aot.md, ABI version 5).
+// The C ABI's tensor descriptor (docs/aot.md, ABI version 6).
 constexpr int64_t kMaxRank = 8;
 struct AccelTensor {
   void *data;

@@ -39,7 +39,8 @@ shard.grid @grid(shape = 4)
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<8x24xf32>
 // CHECK: %[[P:.*]] = accel.matmul transpose_b ins(%[[A]], %[[B]] : {{.*}}) outs(%[[E]] : tensor<8x24xf32>)
 // CHECK: %[[S:.*]] = shard.all_reduce %[[P]] on @grid grid_axes = [0]
-// CHECK: %[[Y:.*]] = linalg.add ins(%[[S]], %[[C]] : {{.*}}) outs(%[[C]] : tensor<8x24xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[S]], %[[C]] : {{.*}}) outs(%[[C]] : tensor<8x24xf32>)
+// CHECK: arith.addf
 // CHECK: return %[[Y]]
 func.func @acc(%a: tensor<8x64xf32>, %b: tensor<24x64xf32>, %c: tensor<8x24xf32>) -> tensor<8x24xf32> {
   %as = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding

@@ -956,6 +956,11 @@ checkResults(Job &job, llvm::function_ref<ref::Tensor(unsigned)> actualOf) {
       if (llvm::Error e = accel_run::writeNpy(base + ".ref.npy", actual.shape,
                                               expected.value.data))
         return fail(toString(std::move(e))), failure();
+      // The gate per element, so that a result computed elsewhere (a GPU
+      // host library's, gathered from its ranks) is checked the same way.
+      if (llvm::Error e = accel_run::writeNpy(base + ".bound.npy", actual.shape,
+                                              expected.bound.data))
+        return fail(toString(std::move(e))), failure();
     }
   }
   return allPassed;

@@ -313,6 +313,26 @@ struct GpuKernel {
 };
 std::vector<GpuKernel> collectGpuKernels(ModuleOp module, llvm::StringRef chip);
 
+/// A collective between a sharded function's kernels: a `shard.all_reduce`
+/// that convert-accel-to-gpu left for the host (its `accel.collectives`
+/// attribute on the function's gpu.module), which the GPU host library runs
+/// as an NCCL (RCCL) call on the caller's stream (docs/distributed.md,
+/// "NCCL and RCCL").
+struct GpuCollective {
+  /// The function it belongs to, and how many of its kernels run before it.
+  std::string function;
+  size_t position = 0;
+  /// "all_reduce"; its reduction: sum, max, min, product or average.
+  std::string kind, reduction;
+  /// The buffers it reads and writes (argN, resultN, tmpN).
+  std::string input, output;
+  std::string dtype;
+  int64_t count = 0, byteSize = 0;
+  /// The grid's shape and the axes it reduces over.
+  std::vector<int64_t> grid, gridAxes;
+};
+std::vector<GpuCollective> collectGpuCollectives(ModuleOp module);
+
 /// The PTX of every gpu.binary after buildGpuToPtxPipeline, by name.
 llvm::StringMap<std::string> collectPtx(ModuleOp module);
 

@@ -110,6 +110,8 @@ public:
 struct GpuKernelSet {
   std::string chip;
   std::vector<GpuKernel> kernels;
+  /// A sharded function's collectives between its kernels.
+  std::vector<GpuCollective> collectives;
   llvm::StringMap<std::string> images;
 };
 

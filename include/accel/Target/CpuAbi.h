@@ -33,7 +33,9 @@ namespace mlir::accel::cpuabi {
 /// _set_parallel_for (a caller's parallel-for), ACCEL_ERR_THREADS.
 /// 5: ACCEL_ERR_DEVICE, for the GPU host libraries that share the header's
 /// common part (docs/aot.md, "GPU host libraries").
-constexpr int kAbiVersion = 5;
+/// 6: ACCEL_ERR_COMM; a sharded GPU module's functions take an NCCL (RCCL)
+/// communicator after the workspace.
+constexpr int kAbiVersion = 6;
 /// Version of the JSON metadata layout.
 constexpr int kFormatVersion = 1;
 /// accel_tensor holds at most this many dimensions.

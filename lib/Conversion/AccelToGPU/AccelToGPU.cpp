@@ -32,6 +32,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -82,7 +83,7 @@ namespace {
 /// function, seen through reshapes), and the op that places it among
 /// kernels that do not depend on each other.
 struct KernelItem {
-  enum Kind { Matmul, Attention, Elementwise, Row } kind;
+  enum Kind { Matmul, Attention, Elementwise, Row, Collective } kind;
   size_t index;
   SmallVector<Value> reads, writes;
   Operation *anchor;
@@ -126,6 +127,96 @@ FailureOr<SmallVector<size_t>> orderKernels(func::FuncOp func,
                               "results in a cycle; split the function");
   }
   return order;
+}
+
+/// The NCCL (RCCL) name of a collective's element type, or "" when NCCL
+/// has none (ncclDataType_t: int8, int32, int64, float16, float32,
+/// float64, bfloat16).
+StringRef ncclTypeName(Type t) {
+  if (t.isInteger(8))
+    return "ncclInt8";
+  if (t.isInteger(32))
+    return "ncclInt32";
+  if (t.isInteger(64))
+    return "ncclInt64";
+  if (t.isF16())
+    return "ncclFloat16";
+  if (t.isF32())
+    return "ncclFloat32";
+  if (t.isF64())
+    return "ncclFloat64";
+  if (t.isBF16())
+    return "ncclBfloat16";
+  return "";
+}
+
+/// What the host library needs of a partitioned function's all-reduce,
+/// which it runs as one NCCL call between the kernels (GpuCollective in
+/// Pipelines.h reads it back); a located error for one NCCL cannot run.
+FailureOr<DictionaryAttr>
+describeAllReduce(shard::AllReduceOp op,
+                  const DenseMap<Value, std::string> &bufferOf) {
+  auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+  auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
+  if (!type || !resultType || !type.hasStaticShape() ||
+      type.getElementType() != resultType.getElementType())
+    return op.emitOpError("runs on the GPU as an NCCL all-reduce of a "
+                          "statically shaped tensor into one of the same "
+                          "element type");
+  StringRef reduction;
+  switch (op.getReduction()) {
+  case shard::ReductionKind::Sum:
+    reduction = "sum";
+    break;
+  case shard::ReductionKind::Max:
+    reduction = "max";
+    break;
+  case shard::ReductionKind::Min:
+    reduction = "min";
+    break;
+  case shard::ReductionKind::Product:
+    reduction = "product";
+    break;
+  case shard::ReductionKind::Average:
+    reduction = "average";
+    break;
+  default:
+    return op.emitOpError("reduces with '")
+           << shard::stringifyReductionKind(op.getReduction())
+           << "', which NCCL's all-reduce has no operation for (it has sum, "
+              "max, min, product and average)";
+  }
+  if (ncclTypeName(type.getElementType()).empty())
+    return op.emitOpError("all-reduces ")
+           << type.getElementType()
+           << " elements, which NCCL has no data type for (it has i8, i32, "
+              "i64, f16, bf16, f32 and f64)";
+  auto grid =
+      SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+  if (!grid)
+    return op.emitOpError("names no shard.grid @") << op.getGrid();
+  if (!bufferOf.count(op.getInput()))
+    return op.emitOpError("all-reduces a value that is not a kernel buffer (a "
+                          "function argument or the result of a kernel)");
+  Builder b(op.getContext());
+  int64_t bytes =
+      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  std::string dtype;
+  llvm::raw_string_ostream(dtype) << type.getElementType();
+  NamedAttribute fields[] = {
+      b.getNamedAttr("kind", b.getStringAttr("all_reduce")),
+      b.getNamedAttr("reduction", b.getStringAttr(reduction)),
+      b.getNamedAttr("input", b.getStringAttr(bufferOf.lookup(op.getInput()))),
+      b.getNamedAttr("output",
+                     b.getStringAttr(bufferOf.lookup(op.getResult()))),
+      b.getNamedAttr("dtype", b.getStringAttr(dtype)),
+      b.getNamedAttr("count", b.getI64IntegerAttr(type.getNumElements())),
+      b.getNamedAttr("byte_size", b.getI64IntegerAttr(bytes)),
+      b.getNamedAttr("grid", b.getDenseI64ArrayAttr(grid.getShape())),
+      b.getNamedAttr("grid_axes",
+                     b.getDenseI64ArrayAttr(
+                         llvm::to_vector_of<int64_t>(op.getGridAxes())))};
+  return b.getDictionaryAttr(fields);
 }
 
 //===----------------------------------------------------------------------===//
@@ -219,8 +310,14 @@ struct ConvertAccelToGPUPass
         return failure();
       elementwise.push_back(std::move(*e));
     }
+    // A sharded function's all-reduces: NCCL calls of the host library
+    // between the kernels that write and read their buffers.
+    SmallVector<shard::AllReduceOp> reduces(
+        func.getBody().front().getOps<shard::AllReduceOp>());
     SmallVector<Operation *> written(computed);
     for (AttentionOp op : attentions)
+      written.push_back(op);
+    for (shard::AllReduceOp op : reduces)
       written.push_back(op);
     for (const GpuEpilogue &e : elementwise)
       written.push_back(e.op);
@@ -310,6 +407,15 @@ struct ConvertAccelToGPUPass
       items.push_back({KernelItem::Row, k, g.inputs, g.outputs,
                        g.members.front()});
     }
+    SmallVector<DictionaryAttr> collectives;
+    for (auto [k, op] : llvm::enumerate(reduces)) {
+      FailureOr<DictionaryAttr> d = describeAllReduce(op, bufferOf);
+      if (failed(d))
+        return failure();
+      collectives.push_back(*d);
+      items.push_back(
+          {KernelItem::Collective, k, {op.getInput()}, {op.getResult()}, op});
+    }
     FailureOr<SmallVector<size_t>> order = orderKernels(func, items);
     if (failed(order))
       return failure();
@@ -323,9 +429,19 @@ struct ConvertAccelToGPUPass
     Location loc = func.getLoc();
     auto gpuModule = gpu::GPUModuleOp::create(b, loc, moduleName);
     b.setInsertionPointToStart(gpuModule.getBody());
+    // Each collective with the number of kernels launched before it.
+    SmallVector<Attribute> steps;
     for (size_t x : *order) {
       const KernelItem &item = items[x];
       size_t i = item.index;
+      if (item.kind == KernelItem::Collective) {
+        auto launched = llvm::range_size(gpuModule.getOps<gpu::GPUFuncOp>());
+        SmallVector<NamedAttribute> fields(collectives[i].getValue());
+        fields.push_back(
+            b.getNamedAttr("position", b.getI64IntegerAttr(launched)));
+        steps.push_back(b.getDictionaryAttr(fields));
+        continue;
+      }
       if (item.kind == KernelItem::Row) {
         emitGpuRowKernel(b, (*rowGroups)[i],
                          (func.getSymName() + "_row" + Twine(i)).str(),
@@ -356,6 +472,8 @@ struct ConvertAccelToGPUPass
       emitKernel(b, mm, (func.getSymName() + "_" + Twine(i)).str(), k,
                  epilogues[i] ? &*epilogues[i] : nullptr, bufferOf, target);
     }
+    if (!steps.empty())
+      gpuModule->setAttr("accel.collectives", b.getArrayAttr(steps));
     func.erase();
     return success();
   }

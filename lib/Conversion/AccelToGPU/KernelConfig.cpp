@@ -20,12 +20,14 @@
 #include "accel/Target/Catalogue.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "llvm/ADT/StringExtras.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include <cassert>
 
@@ -271,6 +273,16 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
         return failure();
       continue;
     }
+    // A sharded function's all-reduce: an NCCL call between the kernels
+    // (checked by convert-accel-to-gpu). Resharding has no GPU lowering.
+    if (isa<shard::AllReduceOp>(op))
+      continue;
+    if (op.getDialect() && isa<shard::ShardDialect>(op.getDialect()))
+      return op.emitOpError(
+          "cannot run on the GPU: the host library runs shard.all_reduce as "
+          "an NCCL (RCCL) call and nothing else of the shard dialect; this "
+          "op reshards a value between the annotations (keep it as it is "
+          "computed)");
     // A generic is a matmul's epilogue (checked with its matmul above,
     // which comes first) or an elementwise kernel of its own (checked by
     // convert-accel-to-gpu, analyzeGpuElementwise).

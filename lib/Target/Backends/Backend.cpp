@@ -8,14 +8,16 @@
 
 #include "Internal.h"
 #include "accel/Pipelines/Pipelines.h"
+#include "accel/Transforms/Passes.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -175,6 +177,45 @@ llvm::Error mlir::accel::linkSharedLibrary(ArtifactSink &sink,
   return llvm::Error::success();
 }
 
+llvm::Expected<std::vector<int64_t>>
+mlir::accel::partitionShardedModule(ModuleOp module,
+                                    const BackendOptions &opts) {
+  if (module.getOps<shard::GridOp>().empty())
+    return std::vector<int64_t>();
+  PassManager pm(module.getContext());
+  pm.addPass(accel::createAccelShardPass());
+  if (failed(pm.run(module)))
+    return backendError("cannot partition '" + opts.inputName +
+                        "' over its grid");
+  std::vector<int64_t> grid;
+  for (auto g : module.getOps<shard::GridOp>())
+    grid.assign(g.getShape().begin(), g.getShape().end());
+  return grid;
+}
+
+void mlir::accel::describeShardedBlocks(Operation *func,
+                                        llvm::ArrayRef<int64_t> grid,
+                                        std::vector<cpuabi::Buffer> &buffers,
+                                        llvm::StringRef attr) {
+  auto all = func->getAttrOfType<ArrayAttr>(attr);
+  for (auto [i, b] : llvm::enumerate(buffers)) {
+    b.wholeShape = b.shape;
+    auto axes =
+        all && i < all.size() ? dyn_cast<ArrayAttr>(all[i]) : ArrayAttr();
+    if (!axes)
+      continue;
+    for (auto [d, a] : llvm::enumerate(axes)) {
+      auto list = cast<DenseI64ArrayAttr>(a).asArrayRef();
+      b.splitAxes.emplace_back(list.begin(), list.end());
+      int64_t parts = 1;
+      for (int64_t axis : list)
+        parts *= grid[axis];
+      if (d < b.wholeShape.size() && b.wholeShape[d] >= 0)
+        b.wholeShape[d] *= parts;
+    }
+  }
+}
+
 llvm::Error mlir::accel::stageKernelMetadata(const KernelMetadata &meta,
                                              ArtifactSink &sink) {
   if (llvm::Error e = accel::verifyKernelMetadata(meta))
@@ -232,6 +273,7 @@ compileKernels(llvm::StringRef target, llvm::StringRef pipeline,
                           *chip);
   }
   set.kernels = collectGpuKernels(module, *chip);
+  set.collectives = collectGpuCollectives(module);
   if (hook)
     hook(module);
   {

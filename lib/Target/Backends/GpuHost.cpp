@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -54,10 +55,20 @@ struct Temporary {
 struct HostFunction {
   const GpuHostSignature *signature = nullptr;
   std::vector<const KernelMetadata *> kernels;
+  /// A sharded function's collectives, in order.
+  std::vector<const GpuCollective *> collectives;
+  /// What runs, in order: kernels[index], or collectives[index].
+  struct Step {
+    bool kernel;
+    size_t index;
+  };
+  std::vector<Step> steps;
   std::vector<Temporary> temporaries;
   int64_t workspaceBytes = 0;
   /// Per kernel, per parameter: the C variable that holds the pointer.
   std::vector<std::vector<std::string>> params;
+  /// Per collective: the C variables of its input and output.
+  std::vector<std::pair<std::string, std::string>> collectiveParams;
   /// The image (gpu.module) that holds the kernels.
   std::string image;
 };
@@ -130,7 +141,8 @@ int64_t planWorkspace(std::vector<Temporary> &temps) {
 }
 
 llvm::Expected<HostFunction>
-planFunction(const GpuHostSignature &sig, llvm::ArrayRef<GpuKernel> all) {
+planFunction(const GpuHostSignature &sig, llvm::ArrayRef<GpuKernel> all,
+             llvm::ArrayRef<GpuCollective> allCollectives) {
   HostFunction f;
   f.signature = &sig;
   std::string where = "the GPU host function of @" + sig.name;
@@ -145,66 +157,108 @@ planFunction(const GpuHostSignature &sig, llvm::ArrayRef<GpuKernel> all) {
   if (f.kernels.empty())
     return backendError(where + ": @" + sig.name +
                         " has no GPU kernel (it computes nothing on the GPU)");
+  for (const GpuCollective &c : allCollectives)
+    if (c.function == sig.name) {
+      if (c.position > f.kernels.size())
+        return backendError(where + ": a collective comes after kernel " +
+                            llvm::Twine(c.position) + " of " +
+                            llvm::Twine(f.kernels.size()));
+      if (sig.grid.empty())
+        return backendError(where + ": it has a collective but no grid");
+      f.collectives.push_back(&c);
+    }
+  // Each collective before the kernel that many kernels in.
+  for (size_t k = 0; k <= f.kernels.size(); ++k) {
+    for (auto [i, c] : llvm::enumerate(f.collectives))
+      if (c->position == k)
+        f.steps.push_back({false, i});
+    if (k < f.kernels.size())
+      f.steps.push_back({true, k});
+  }
   std::vector<bool> resultWritten(sig.results.size(), false);
-  for (auto [ki, meta] : llvm::enumerate(f.kernels)) {
-    std::vector<std::string> params;
+  // The C variable of the buffer `name` that step `step` uses with
+  // `access`, `bytes` in size (`in` locates the errors).
+  auto use = [&](llvm::StringRef name, int64_t bytes, BufferAccess access,
+                 size_t step,
+                 const std::string &in) -> llvm::Expected<std::string> {
+    auto check = [&](const abi::Buffer &b,
+                     llvm::StringRef what) -> llvm::Error {
+      int64_t have = b.elemBytes;
+      for (int64_t d : b.shape)
+        have *= d;
+      if (have != bytes)
+        return backendError(where + ": " + in + " has " + llvm::Twine(bytes) +
+                            " bytes; " + what + " has " + llvm::Twine(have));
+      return llvm::Error::success();
+    };
+    if (auto a = indexAfter(name, "arg")) {
+      if (*a >= sig.args.size())
+        return backendError(where + ": " + in + " names no argument");
+      if (llvm::Error e = check(sig.args[*a], "the argument"))
+        return std::move(e);
+      if (access != BufferAccess::In)
+        return backendError(where + ": " + in +
+                            " writes an argument; host functions leave "
+                            "their arguments as they are");
+      return "a" + std::to_string(*a);
+    }
+    if (auto r = indexAfter(name, "result")) {
+      if (*r >= sig.results.size())
+        return backendError(where + ": " + in + " names no result");
+      if (llvm::Error e = check(sig.results[*r], "the result"))
+        return std::move(e);
+      if (access != BufferAccess::In)
+        resultWritten[*r] = true;
+      return "r" + std::to_string(*r);
+    }
+    if (indexAfter(name, "tmp")) {
+      auto it = llvm::find_if(
+          f.temporaries, [&](const Temporary &t) { return t.name == name; });
+      if (it == f.temporaries.end()) {
+        if (access != BufferAccess::Out)
+          return backendError(where + ": " + in +
+                              " reads a temporary no earlier step wrote");
+        f.temporaries.push_back({name.str(), bytes, 0, step, step});
+        it = std::prev(f.temporaries.end());
+      } else if (it->bytes != bytes) {
+        return backendError(where + ": " + in + " has " + llvm::Twine(bytes) +
+                            " bytes; an earlier step's " +
+                            llvm::Twine(it->bytes));
+      }
+      it->last = step;
+      return "t" + std::to_string(it - f.temporaries.begin());
+    }
+    return backendError(where + ": " + in +
+                        " is no argument, result or temporary");
+  };
+  f.params.resize(f.kernels.size());
+  f.collectiveParams.resize(f.collectives.size());
+  for (auto [step, st] : llvm::enumerate(f.steps)) {
+    if (!st.kernel) {
+      const GpuCollective &c = *f.collectives[st.index];
+      std::string in = c.kind + " #" + std::to_string(st.index);
+      auto input =
+          use(c.input, c.byteSize, BufferAccess::In, step, in + " input");
+      if (!input)
+        return input.takeError();
+      auto output =
+          use(c.output, c.byteSize, BufferAccess::Out, step, in + " output");
+      if (!output)
+        return output.takeError();
+      f.collectiveParams[st.index] = {*input, *output};
+      continue;
+    }
+    const KernelMetadata *meta = f.kernels[st.index];
     for (const KernelArgument &arg : meta->arguments) {
       std::string in = "kernel " + meta->kernel + " parameter '" + arg.name + "'";
       if (arg.kind != KernelArgKind::Buffer)
         return backendError(where + ": " + in +
                             " is a scalar; host functions pass buffers only");
-      auto check = [&](const abi::Buffer &b, llvm::StringRef what) -> llvm::Error {
-        int64_t bytes = b.elemBytes;
-        for (int64_t d : b.shape)
-          bytes *= d;
-        if (bytes != arg.byteSize)
-          return backendError(where + ": " + in + " has " +
-                              llvm::Twine(arg.byteSize) + " bytes; " + what +
-                              " has " + llvm::Twine(bytes));
-        return llvm::Error::success();
-      };
-      if (auto a = indexAfter(arg.name, "arg")) {
-        if (*a >= sig.args.size())
-          return backendError(where + ": " + in + " names no argument");
-        if (llvm::Error e = check(sig.args[*a], "the argument"))
-          return std::move(e);
-        if (arg.access != BufferAccess::In)
-          return backendError(where + ": " + in +
-                              " writes an argument; host functions leave "
-                              "their arguments as they are");
-        params.push_back("a" + std::to_string(*a));
-      } else if (auto r = indexAfter(arg.name, "result")) {
-        if (*r >= sig.results.size())
-          return backendError(where + ": " + in + " names no result");
-        if (llvm::Error e = check(sig.results[*r], "the result"))
-          return std::move(e);
-        if (arg.access != BufferAccess::In)
-          resultWritten[*r] = true;
-        params.push_back("r" + std::to_string(*r));
-      } else if (indexAfter(arg.name, "tmp")) {
-        auto it = llvm::find_if(f.temporaries, [&](const Temporary &t) {
-          return t.name == arg.name;
-        });
-        if (it == f.temporaries.end()) {
-          if (arg.access != BufferAccess::Out)
-            return backendError(where + ": " + in +
-                                " reads a temporary no earlier kernel wrote");
-          f.temporaries.push_back({arg.name, arg.byteSize, 0, ki, ki});
-          it = std::prev(f.temporaries.end());
-        } else if (it->bytes != arg.byteSize) {
-          return backendError(where + ": " + in + " has " +
-                              llvm::Twine(arg.byteSize) +
-                              " bytes; an earlier kernel's " +
-                              llvm::Twine(it->bytes));
-        }
-        it->last = ki;
-        params.push_back("t" + std::to_string(it - f.temporaries.begin()));
-      } else {
-        return backendError(where + ": " + in +
-                            " is no argument, result or temporary");
-      }
+      auto var = use(arg.name, arg.byteSize, arg.access, step, in);
+      if (!var)
+        return var.takeError();
+      f.params[st.index].push_back(*var);
     }
-    f.params.push_back(std::move(params));
   }
   for (auto [i, written] : llvm::enumerate(resultWritten))
     if (!written)
@@ -223,6 +277,9 @@ std::string shapeText(llvm::ArrayRef<int64_t> shape) {
 
 std::string parameterList(const GpuHostSignature &s) {
   std::string text = "(void *stream, void *workspace";
+  // A sharded function's NCCL (RCCL) communicator.
+  if (!s.grid.empty())
+    text += ", void *comm";
   for (size_t i = 0; i < s.args.size(); ++i)
     text += ", const accel_tensor *arg" + std::to_string(i);
   for (size_t i = 0; i < s.results.size(); ++i)
@@ -234,7 +291,58 @@ std::string hashedSymbol(const GpuHostSignature &s) {
   abi::Kernel k;
   k.name = s.name;
   k.signature = s.signature;
+  // A sharded function takes a communicator: another ABI for the same type.
+  if (!s.grid.empty())
+    k.signature += " sharded " + shapeText(s.grid);
   return abi::hashedSymbol(k);
+}
+
+/// ncclDataType_t of an element type (NCCL and RCCL agree), and
+/// ncclRedOp_t of a reduction; convert-accel-to-gpu admitted only these.
+int ncclDataType(llvm::StringRef dtype) {
+  return llvm::StringSwitch<int>(dtype)
+      .Case("i8", 0)
+      .Case("i32", 2)
+      .Case("i64", 4)
+      .Case("f16", 6)
+      .Case("f32", 7)
+      .Case("f64", 8)
+      .Case("bf16", 9)
+      .Default(-1);
+}
+int ncclRedOp(llvm::StringRef reduction) {
+  return llvm::StringSwitch<int>(reduction)
+      .Case("sum", 0)
+      .Case("product", 1)
+      .Case("max", 2)
+      .Case("min", 3)
+      .Case("average", 4)
+      .Default(-1);
+}
+
+/// A dimension's block of the grid in words: " of f32[24x96] split [[], [0]]".
+std::string blockText(const abi::Buffer &b) {
+  if (b.splitAxes.empty())
+    return "";
+  std::string text =
+      " of " + b.dtype + "[" + shapeText(b.wholeShape) + "] split [";
+  for (size_t d = 0; d < b.splitAxes.size(); ++d) {
+    text += d ? ", [" : "[";
+    for (size_t i = 0; i < b.splitAxes[d].size(); ++i)
+      text += (i ? ", " : "") + std::to_string(b.splitAxes[d][i]);
+    text += "]";
+  }
+  return text + "]";
+}
+
+/// The row-major grid index of `rank`.
+std::vector<int64_t> gridIndex(llvm::ArrayRef<int64_t> grid, int64_t rank) {
+  std::vector<int64_t> index(grid.size());
+  for (size_t d = grid.size(); d-- > 0;) {
+    index[d] = rank % grid[d];
+    rank /= grid[d];
+  }
+  return index;
 }
 
 /// The bytes as a C array initializer, 20 a line.
@@ -250,6 +358,46 @@ struct Generator {
   llvm::ArrayRef<HostFunction> functions;
   const llvm::StringMap<GpuHostImage> &images;
   bool nvidia() const { return target == "nvptx"; }
+  /// The grid of a sharded module (empty otherwise), its process count,
+  /// and the collectives of all functions (their sites, in order).
+  std::vector<int64_t> grid() const {
+    for (const HostFunction &f : functions)
+      if (!f.signature->grid.empty())
+        return f.signature->grid;
+    return {};
+  }
+  int64_t processes() const {
+    int64_t p = 1;
+    for (int64_t g : grid())
+      p *= g;
+    return p;
+  }
+  size_t numCollectives() const {
+    size_t n = 0;
+    for (const HostFunction &f : functions)
+      n += f.collectives.size();
+    return n;
+  }
+  /// Whether a collective reduces over some of the grid's axes only (a
+  /// split of the caller's communicator).
+  static bool splits(const GpuCollective &c) {
+    return c.gridAxes.size() != c.grid.size();
+  }
+  bool anySplit() const {
+    for (const HostFunction &f : functions)
+      for (const GpuCollective *c : f.collectives)
+        if (splits(*c))
+          return true;
+    return false;
+  }
+  llvm::StringRef ncclName() const { return nvidia() ? "NCCL" : "RCCL"; }
+  llvm::StringRef ncclLibrary() const {
+    return nvidia() ? "libnccl.so.2" : "librccl.so.1";
+  }
+  static std::string collectiveText(const GpuCollective &c) {
+    return c.kind + " (" + c.reduction + " of " + c.input + " into " +
+           c.output + ", " + std::to_string(c.count) + " " + c.dtype + ")";
+  }
 
   std::string info() const {
     return llvm::formatv("{{\"format_version\":1,\"abi_version\":{0},"
@@ -305,20 +453,67 @@ struct Generator {
        << "  if (accel_" << m << "_abi_version() != ACCEL_" << M
        << "_ABI_VERSION ||\n      strcmp(accel_" << m << "_info(), ACCEL_" << M
        << "_INFO) != 0)\n    return ACCEL_ERR_VERSION;\n  return ACCEL_OK;\n}\n\n";
+    if (!grid().empty()) {
+      os << "/* Sharded over a grid of shape " << shapeText(grid())
+         << " (docs/distributed.md, \"NCCL and RCCL\"):\n   ACCEL_" << M
+         << "_PROCESSES processes (or threads), one a GPU, each load the "
+            "library on its\n   device and call every function with its block "
+            "of each tensor and a\n   communicator (an "
+         << ncclName()
+         << " ncclComm_t) of exactly that many ranks; rank r "
+            "has grid\n   index (i0, i1, ...) = r in row-major order, and a "
+            "dimension split over grid\n   axes (a, b) holds part i_a * size_b "
+            "+ i_b of size/(size_a * size_b).\n   accel_"
+         << m << "_load opens " << ncclName() << " (" << ncclLibrary()
+         << "; the environment variable\n   ACCEL_LIBNCCL names another). "
+            "Every rank must call the functions in the\n   same order, as "
+         << ncclName()
+         << " needs; a function's all-reduces are enqueued on its stream\n"
+            "   between its kernels, and their failures on the GPU show as "
+         << ncclName()
+         << "'s\n   asynchronous errors "
+            "(ncclCommGetAsyncError). */\n"
+         << "#define ACCEL_" << M << "_PROCESSES " << processes() << "\n"
+         << "/* Destroys the communicators the library split from `comm` "
+            "(for all-reduces\n   over some grid axes); call it before "
+            "destroying `comm`. ACCEL_OK. */\n"
+         << "int accel_" << m << "_release_communicator(void *comm);\n\n";
+    }
     for (const HostFunction &f : functions) {
       const GpuHostSignature &s = *f.signature;
       std::string N = llvm::StringRef(s.name).upper();
       os << "/* " << s.name << abi::commentText(s.signature) << "\n";
+      bool sharded = !s.grid.empty();
+      auto block = [&](const abi::Buffer &b) -> std::string {
+        if (!sharded)
+          return "";
+        std::string text = blockText(b);
+        return text.empty() ? "; the whole tensor"
+                            : "; this process's block" + text;
+      };
       for (size_t i = 0; i < s.args.size(); ++i)
         os << "   arg" << i << ": " << s.args[i].dtype << "["
-           << shapeText(s.args[i].shape) << "] (device memory, read)\n";
+           << shapeText(s.args[i].shape) << "] (device memory, read"
+           << block(s.args[i]) << ")\n";
       for (size_t i = 0; i < s.results.size(); ++i)
         os << "   result" << i << ": " << s.results[i].dtype << "["
-           << shapeText(s.results[i].shape) << "] (device memory, written)\n";
+           << shapeText(s.results[i].shape) << "] (device memory, written"
+           << block(s.results[i]) << ")\n";
       os << "   " << f.kernels.size() << " kernel"
-         << (f.kernels.size() == 1 ? "" : "s") << " in order:";
-      for (const KernelMetadata *k : f.kernels)
-        os << " " << k->kernel;
+         << (f.kernels.size() == 1 ? "" : "s");
+      if (!f.collectives.empty())
+        os << " and " << f.collectives.size() << " " << ncclName() << " call"
+           << (f.collectives.size() == 1 ? "" : "s");
+      os << " in order:";
+      for (const HostFunction::Step &st : f.steps)
+        os << " "
+           << (st.kernel ? f.kernels[st.index]->kernel
+                         : collectiveText(*f.collectives[st.index]));
+      if (sharded)
+        os << (f.collectives.empty()
+                   ? ".\n   It does not communicate: `comm` may be NULL"
+                   : ".\n   `comm`: this rank's communicator (ACCEL_ERR_COMM "
+                     "when NULL or of another\n   size)");
       os << ".\n   The workspace holds its temporaries: ACCEL_" << N
          << "_WORKSPACE_BYTES of device memory\n   aligned to "
          << kWorkspaceAlign
@@ -438,6 +633,57 @@ struct Generator {
         ++numKernels;
       }
     os << "};\n#define ACCEL_KERNELS " << numKernels << "\n\n";
+    // The collectives, with each rank's color and key where the
+    // communicator is split (the grid's other axes / the reduced ones, in
+    // row-major order).
+    if (numCollectives() > 0) {
+      std::vector<int64_t> g = grid();
+      os << "typedef struct ncclComm *accel_nccl_comm;\n";
+      size_t site = 0;
+      for (const HostFunction &f : functions)
+        for (const GpuCollective *c : f.collectives) {
+          if (splits(*c)) {
+            std::string color, key;
+            for (int64_t r = 0; r < processes(); ++r) {
+              std::vector<int64_t> index = gridIndex(g, r);
+              int64_t cv = 0, kv = 0;
+              for (size_t d = 0; d < g.size(); ++d) {
+                if (llvm::is_contained(c->gridAxes, int64_t(d)))
+                  continue;
+                cv = cv * g[d] + index[d];
+              }
+              for (int64_t d : c->gridAxes)
+                kv = kv * g[d] + index[d];
+              color += (r ? ", " : "") + std::to_string(cv);
+              key += (r ? ", " : "") + std::to_string(kv);
+            }
+            os << "static const int accel_color" << site << "[] = {" << color
+               << "};\nstatic const int accel_key" << site << "[] = {" << key
+               << "};\n";
+          }
+          ++site;
+        }
+      os << "static const struct accel_collective {\n  const char *name;\n"
+            "  int datatype, op;\n  size_t count;\n  /* Per rank, where the "
+            "communicator is split; NULL: the caller's. */\n  const int "
+            "*color, *key;\n} accel_collectives[] = {\n";
+      site = 0;
+      for (const HostFunction &f : functions)
+        for (auto [i, c] : llvm::enumerate(f.collectives)) {
+          std::string name = "@" + f.signature->name + "'s " + c->kind + " #" +
+                             std::to_string(i);
+          os << "    {\"" << name << "\", " << ncclDataType(c->dtype) << ", "
+             << ncclRedOp(c->reduction) << ", " << c->count << ", ";
+          if (splits(*c))
+            os << "accel_color" << site << ", accel_key" << site;
+          else
+            os << "NULL, NULL";
+          os << "},\n";
+          ++site;
+        }
+      os << "};\n#define ACCEL_COLLECTIVES " << numCollectives()
+         << "\n#define ACCEL_PROCESSES " << processes() << "\n\n";
+    }
     os << R"c(static __thread char accel_error[512];
 
 static int accel_fail(int status, const char *format, ...) {
@@ -542,10 +788,15 @@ static int accel_open_library(const char *variable, const char *path,
 }
 
 )c";
+    if (numCollectives() > 0)
+      writeNcclRuntime(os);
     if (nvidia())
       writeCudaRuntime(os);
     else
       writeHipRuntime(os);
+    if (numCollectives() == 0 && !grid().empty())
+      os << "\nint accel_" << m << "_release_communicator(void *comm) {\n"
+         << "  (void)comm;\n  return ACCEL_OK;\n}\n";
     // The entry points.
     for (const HostFunction &f : functions) {
       const GpuHostSignature &s = *f.signature;
@@ -588,23 +839,36 @@ static int accel_open_library(const char *variable, const char *path,
       for (auto [i, t] : llvm::enumerate(f.temporaries))
         os << "  " << ptr << " t" << i << " = "
            << cast("((char *)workspace + " + std::to_string(t.offset) + ")")
-           << "; /* " << t.name << ", " << t.bytes << " bytes, kernels "
+           << "; /* " << t.name << ", " << t.bytes << " bytes, steps "
            << t.first << "-" << t.last << " */\n";
       os << "  accel_scope scope;\n"
          << "  if ((status = accel_enter(&scope)) != ACCEL_OK)\n"
          << "    return status;\n";
-      size_t base = 0;
+      if (!f.collectives.empty())
+        os << "  int rank = 0;\n  status = accel_check_comm(comm, &rank);\n";
+      else if (!s.grid.empty())
+        os << "  (void)comm;\n";
+      size_t base = 0, sites = 0;
       for (const HostFunction &g : functions) {
         if (&g == &f)
           break;
         base += g.kernels.size();
+        sites += g.collectives.size();
       }
-      for (auto [k, params] : llvm::enumerate(f.params)) {
+      for (const HostFunction::Step &st : f.steps) {
+        if (!st.kernel) {
+          auto [in, out] = f.collectiveParams[st.index];
+          os << "  if (status == ACCEL_OK)\n    status = accel_all_reduce("
+             << sites + st.index << ", (const void *)(uintptr_t)" << in
+             << ", (void *)(uintptr_t)" << out << ", comm, rank, stream);\n";
+          continue;
+        }
+        const std::vector<std::string> &params = f.params[st.index];
         os << "  if (status == ACCEL_OK) {\n    void *params[] = {";
         for (auto [i, p] : llvm::enumerate(params))
           os << (i ? ", " : "") << "&" << p;
         os << (params.empty() ? "NULL" : "") << "};\n    status = accel_launch("
-           << base + k << ", params, stream);\n  }\n";
+           << base + st.index << ", params, stream);\n  }\n";
       }
       os << "  accel_leave(&scope);\n  return status;\n}\n"
          << "int " << hashedSymbol(s) << parameterList(s)
@@ -995,6 +1259,134 @@ static int accel_load_locked(int device) {
     writeLoadUnload(os);
   }
 
+  /// NCCL (RCCL) as the collectives use it: the API subset declared here
+  /// and resolved with dlopen at load time, the caller's communicator
+  /// checked, and the splits of it that collectives over some grid axes
+  /// reduce in, made on first use and kept per communicator.
+  void writeNcclRuntime(llvm::raw_ostream &os) const {
+    os << R"c(
+/* The )c"
+       << ncclName()
+       << R"c( API subset (ncclResult_t is an int, 0 = ncclSuccess). */
+static struct {
+  void *library;
+  int (*ncclAllReduce)(const void *, void *, size_t, int, int, accel_nccl_comm, void *);
+  int (*ncclCommCount)(accel_nccl_comm, int *);
+  int (*ncclCommUserRank)(accel_nccl_comm, int *);
+  int (*ncclCommSplit)(accel_nccl_comm, int, int, accel_nccl_comm *, void *);
+  int (*ncclCommDestroy)(accel_nccl_comm);
+  const char *(*ncclGetErrorString)(int);
+} nccl;
+
+static int accel_open_nccl(void) {
+  if (nccl.library)
+    return ACCEL_OK;
+  static const accel_symbol symbols[] = {
+#define S(f) {#f, NULL, offsetof(__typeof__(nccl), f)}
+      S(ncclAllReduce), S(ncclCommCount), S(ncclCommUserRank),
+      S(ncclCommDestroy), S(ncclGetErrorString),)c"
+       << (anySplit() ? "\n      S(ncclCommSplit)," : "") << R"c(
+#undef S
+  };
+  int status = accel_open_library("ACCEL_LIBNCCL", ")c"
+       << ncclLibrary() << R"c(", ")c" << ncclName() << R"c(", symbols,
+                                  sizeof(symbols) / sizeof(symbols[0]), &nccl,
+                                  &nccl.library);
+  return status == ACCEL_OK ? ACCEL_OK : ACCEL_ERR_COMM;
+}
+
+static int accel_nccl_fail(int result, const char *call, const char *what) {
+  const char *text = nccl.ncclGetErrorString ? nccl.ncclGetErrorString(result) : NULL;
+  return accel_fail(ACCEL_ERR_COMM, "%s: %s failed: %s (error %d)", what, call,
+                    text ? text : "unknown", result);
+}
+
+/* The caller's communicator: not NULL, of the grid's size; `*rank` is
+   this process's rank in it. */
+static int accel_check_comm(void *comm, int *rank) {
+  if (!comm)
+    return accel_fail(ACCEL_ERR_COMM, "the communicator is NULL; this function "
+                      "all-reduces over )c"
+       << ncclName() << R"c(");
+  int count = 0, result = nccl.ncclCommCount((accel_nccl_comm)comm, &count);
+  if (result != 0)
+    return accel_nccl_fail(result, "ncclCommCount", "the communicator");
+  if (count != ACCEL_PROCESSES)
+    return accel_fail(ACCEL_ERR_COMM, "the communicator has %d ranks; the module's "
+                      "grid has %d processes", count, ACCEL_PROCESSES);
+  result = nccl.ncclCommUserRank((accel_nccl_comm)comm, rank);
+  if (result != 0)
+    return accel_nccl_fail(result, "ncclCommUserRank", "the communicator");
+  return ACCEL_OK;
+}
+
+/* Per collective site, the communicators split from the callers'. */
+#define ACCEL_SPLITS 8
+static struct {
+  accel_nccl_comm parent, child;
+} accel_splits[ACCEL_COLLECTIVES][ACCEL_SPLITS];
+static pthread_mutex_t accel_split_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Runs collective `site` on the stream. The split, on first use with a
+   communicator, is a collective call of every rank at the same site; it is
+   made without the lock held (ranks may be threads of this process). */
+static int accel_all_reduce(int site, const void *in, void *out, void *comm,
+                            int rank, void *stream) {
+  const struct accel_collective *c = &accel_collectives[site];
+  accel_nccl_comm use = (accel_nccl_comm)comm;
+  if (c->color) {
+    use = NULL;
+    pthread_mutex_lock(&accel_split_lock);
+    for (int i = 0; i < ACCEL_SPLITS; ++i)
+      if (accel_splits[site][i].parent == (accel_nccl_comm)comm)
+        use = accel_splits[site][i].child;
+    pthread_mutex_unlock(&accel_split_lock);
+    if (!use) {
+      accel_nccl_comm child = NULL;
+      int result = nccl.ncclCommSplit((accel_nccl_comm)comm, c->color[rank],
+                                      c->key[rank], &child, NULL);
+      if (result != 0)
+        return accel_nccl_fail(result, "ncclCommSplit", c->name);
+      pthread_mutex_lock(&accel_split_lock);
+      for (int i = 0; i < ACCEL_SPLITS && !use; ++i)
+        if (!accel_splits[site][i].parent) {
+          accel_splits[site][i].parent = (accel_nccl_comm)comm;
+          accel_splits[site][i].child = use = child;
+        }
+      pthread_mutex_unlock(&accel_split_lock);
+      if (!use) {
+        (void)nccl.ncclCommDestroy(child);
+        return accel_fail(ACCEL_ERR_COMM, "%s: more than %d communicators split "
+                          "at once; release one with accel_)c"
+       << m << R"c(_release_communicator", c->name, ACCEL_SPLITS);
+      }
+    }
+  }
+  int result = nccl.ncclAllReduce(in, out, c->count, c->datatype, c->op, use, stream);
+  if (result != 0)
+    return accel_nccl_fail(result, "ncclAllReduce", c->name);
+  return ACCEL_OK;
+}
+
+/* Destroys the splits of `comm` (every one when NULL). */
+static void accel_release_splits(accel_nccl_comm comm) {
+  pthread_mutex_lock(&accel_split_lock);
+  for (int s = 0; s < ACCEL_COLLECTIVES; ++s)
+    for (int i = 0; i < ACCEL_SPLITS; ++i)
+      if (accel_splits[s][i].parent &&
+          (!comm || accel_splits[s][i].parent == comm)) {
+        (void)nccl.ncclCommDestroy(accel_splits[s][i].child);
+        accel_splits[s][i].parent = accel_splits[s][i].child = NULL;
+      }
+  pthread_mutex_unlock(&accel_split_lock);
+}
+)c"
+       << "\nint accel_" << m << "_release_communicator(void *comm) {\n"
+       << "  if (comm && nccl.library)\n"
+       << "    accel_release_splits((accel_nccl_comm)comm);\n"
+       << "  return ACCEL_OK;\n}\n";
+  }
+
   void writeLoadUnload(llvm::raw_ostream &os) const {
     os << "\nint accel_" << m << "_load(int device) {\n"
        << R"c(  if (device < 0)
@@ -1008,8 +1400,12 @@ static int accel_load_locked(int device) {
                         "the kernels are loaded on device %d: unload them first",
                         accel_device);
   else
-    status = accel_load_locked(device);
-  pthread_mutex_unlock(&accel_lock);
+)c"
+       << (numCollectives() > 0
+               ? "  {\n    status = accel_open_nccl();\n    if (status == "
+                 "ACCEL_OK)\n      status = accel_load_locked(device);\n  }\n"
+               : "    status = accel_load_locked(device);\n")
+       << R"c(  pthread_mutex_unlock(&accel_lock);
   return status;
 }
 )c"
@@ -1018,8 +1414,11 @@ static int accel_load_locked(int device) {
   if (accel_device >= 0)
     accel_unload_locked();
   pthread_mutex_unlock(&accel_lock);
-}
-)c";
+)c"
+       << (numCollectives() > 0
+               ? "  if (nccl.library)\n    accel_release_splits(NULL);\n"
+               : "")
+       << "}\n";
   }
 
   llvm::json::Value metadata() const {
@@ -1032,10 +1431,19 @@ static int accel_load_locked(int device) {
           int64_t bytes = b.elemBytes;
           for (int64_t d : b.shape)
             bytes *= d;
-          out.push_back(llvm::json::Object{
-              {"dtype", b.dtype},
-              {"shape", llvm::json::Array(b.shape)},
-              {"byte_size", bytes}});
+          llvm::json::Object o{{"dtype", b.dtype},
+                               {"shape", llvm::json::Array(b.shape)},
+                               {"byte_size", bytes}};
+          // In a sharded module: the whole tensor and its split (what
+          // accel-compile's CPU JSON says).
+          if (!b.wholeShape.empty() || !b.splitAxes.empty()) {
+            llvm::json::Array axes;
+            for (const std::vector<int64_t> &a : b.splitAxes)
+              axes.push_back(llvm::json::Array(a));
+            o["whole_shape"] = llvm::json::Array(b.wholeShape);
+            o["split_axes"] = std::move(axes);
+          }
+          out.push_back(std::move(o));
         }
         return out;
       };
@@ -1049,28 +1457,57 @@ static int accel_load_locked(int device) {
       for (const KernelMetadata *k : f.kernels)
         kernels.push_back(llvm::json::Object{{"kernel", k->kernel},
                                              {"metadata", k->kernel + ".json"}});
-      fns.push_back(llvm::json::Object{
-          {"name", s.name},
-          {"symbol", hashedSymbol(s)},
-          {"signature", s.signature},
-          {"arguments", buffers(s.args)},
-          {"results", buffers(s.results)},
-          {"workspace_bytes", f.workspaceBytes},
-          {"temporaries", std::move(temps)},
-          {"kernels", std::move(kernels)}});
+      llvm::json::Object fn{{"name", s.name},
+                            {"symbol", hashedSymbol(s)},
+                            {"signature", s.signature},
+                            {"arguments", buffers(s.args)},
+                            {"results", buffers(s.results)},
+                            {"workspace_bytes", f.workspaceBytes},
+                            {"temporaries", std::move(temps)},
+                            {"kernels", std::move(kernels)}};
+      // A sharded function: its steps in order (the temporaries'
+      // first/last count these), the collectives among them.
+      if (!s.grid.empty()) {
+        llvm::json::Array steps;
+        for (const HostFunction::Step &st : f.steps) {
+          if (st.kernel) {
+            steps.push_back(
+                llvm::json::Object{{"kernel", f.kernels[st.index]->kernel}});
+            continue;
+          }
+          const GpuCollective &c = *f.collectives[st.index];
+          steps.push_back(
+              llvm::json::Object{{"collective", c.kind},
+                                 {"reduction", c.reduction},
+                                 {"input", c.input},
+                                 {"output", c.output},
+                                 {"dtype", c.dtype},
+                                 {"count", c.count},
+                                 {"byte_size", c.byteSize},
+                                 {"grid_axes", llvm::json::Array(c.gridAxes)}});
+        }
+        fn["steps"] = std::move(steps);
+      }
+      fns.push_back(std::move(fn));
     }
-    return llvm::json::Object{{"format_version", 1},
-                              {"abi_version", abi::kAbiVersion},
-                              {"compiler", getAccelCompilerId()},
-                              {"target", target},
-                              {"chip", chip},
-                              {"module", m},
-                              {"info", info()},
-                              {"header", (m + ".h").str()},
-                              {"source", (m + "_host.c").str()},
-                              {"library", ("lib" + m + ".so").str()},
-                              {"object", (m + ".o").str()},
-                              {"functions", std::move(fns)}};
+    llvm::json::Object top{{"format_version", 1},
+                           {"abi_version", abi::kAbiVersion},
+                           {"compiler", getAccelCompilerId()},
+                           {"target", target},
+                           {"chip", chip},
+                           {"module", m},
+                           {"info", info()},
+                           {"header", (m + ".h").str()},
+                           {"source", (m + "_host.c").str()},
+                           {"library", ("lib" + m + ".so").str()},
+                           {"object", (m + ".o").str()},
+                           {"functions", std::move(fns)}};
+    if (!grid().empty()) {
+      top["grid"] = llvm::json::Array(grid());
+      top["processes"] = processes();
+      top["collective_library"] = ncclLibrary();
+    }
+    return top;
   }
 };
 
@@ -1082,6 +1519,11 @@ mlir::accel::collectGpuHostInputs(ModuleOp module,
   llvm::Expected<std::string> name = cModuleName(module, opts);
   if (!name)
     return name.takeError();
+  // A sharded module's functions are each process's part from here on.
+  llvm::Expected<std::vector<int64_t>> grid =
+      partitionShardedModule(module, opts);
+  if (!grid)
+    return grid.takeError();
   GpuHostInputs inputs{*name, {}};
   std::vector<GpuHostSignature> &out = inputs.signatures;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -1150,14 +1592,20 @@ mlir::accel::collectGpuHostInputs(ModuleOp module,
       }
       s.results.push_back(std::move(*b));
     }
+    if (!grid->empty()) {
+      s.grid = *grid;
+      describeShardedBlocks(func, s.grid, s.args, "accel.arg_split_axes");
+      describeShardedBlocks(func, s.grid, s.results, "accel.result_split_axes");
+    }
     out.push_back(std::move(s));
   }
   return inputs;
 }
 
 llvm::Error mlir::accel::stageGpuHostLibrary(
-    llvm::StringRef target, llvm::StringRef chip,
-    const GpuHostInputs &inputs, llvm::ArrayRef<GpuKernel> kernels,
+    llvm::StringRef target, llvm::StringRef chip, const GpuHostInputs &inputs,
+    llvm::ArrayRef<GpuKernel> kernels,
+    llvm::ArrayRef<GpuCollective> collectives,
     const llvm::StringMap<GpuHostImage> &images, ArtifactSink &sink,
     const BackendOptions &opts) {
   llvm::StringRef module = inputs.module;
@@ -1165,7 +1613,7 @@ llvm::Error mlir::accel::stageGpuHostLibrary(
   for (const GpuHostSignature &s : inputs.signatures) {
     if (!s.problem.empty())
       return backendError(s.problem);
-    llvm::Expected<HostFunction> f = planFunction(s, kernels);
+    llvm::Expected<HostFunction> f = planFunction(s, kernels, collectives);
     if (!f)
       return f.takeError();
     if (!images.count(f->image))

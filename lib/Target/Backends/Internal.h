@@ -49,11 +49,26 @@ llvm::Error linkSharedLibrary(ArtifactSink &sink, llvm::StringRef lld,
 /// the program that loads the library).
 std::vector<std::string> systemCLibraries();
 
+/// A sharded module (one with a shard.grid): partitions it in place
+/// (accel-shard), so that each public function is one process's part with
+/// local shapes. Returns the grid's shape; empty when the module is not
+/// sharded.
+llvm::Expected<std::vector<int64_t>>
+partitionShardedModule(ModuleOp module, const BackendOptions &opts);
+/// Fills each buffer's split axes and whole shape from the partitioned
+/// function's `attr` (accel.arg_split_axes or accel.result_split_axes).
+void describeShardedBlocks(Operation *func, llvm::ArrayRef<int64_t> grid,
+                           std::vector<cpuabi::Buffer> &buffers,
+                           llvm::StringRef attr);
+
 /// A public function of a GPU module as its C host entry point sees it:
 /// its name, MLIR function type and buffers (static shapes).
 struct GpuHostSignature {
   std::string name, signature;
   std::vector<cpuabi::Buffer> args, results;
+  /// In a sharded module: the grid's shape (the buffers say which block
+  /// each is).
+  std::vector<int64_t> grid;
   /// Why the host ABI cannot take the function (reported after the
   /// kernels are compiled, so that the pipeline's own errors come first).
   std::string problem;
@@ -76,9 +91,9 @@ struct GpuHostImage {
 llvm::Error stageGpuHostLibrary(llvm::StringRef target, llvm::StringRef chip,
                                 const GpuHostInputs &inputs,
                                 llvm::ArrayRef<GpuKernel> kernels,
+                                llvm::ArrayRef<GpuCollective> collectives,
                                 const llvm::StringMap<GpuHostImage> &images,
-                                ArtifactSink &sink,
-                                const BackendOptions &opts);
+                                ArtifactSink &sink, const BackendOptions &opts);
 
 /// Checks `meta` and writes it as <kernel>.json.
 llvm::Error stageKernelMetadata(const KernelMetadata &meta, ArtifactSink &sink);

@@ -226,9 +226,27 @@ struct MatmulSharding
       cast<MatmulOp>(partial.getDefiningOp()).setAccumulate(false);
     Value sum = shard::AllReduceOp::create(b, partial, grid.getSymName(),
                                            reductionAxes, ReductionKind::Sum);
-    if (mm.getAccumulate())
-      sum = linalg::AddOp::create(b, ValueRange{sum, init}, ValueRange{init})
+    // C added once, as an elementwise generic (the form every back end's
+    // epilogue and elementwise kernels take).
+    if (mm.getAccumulate()) {
+      auto type = cast<RankedTensorType>(init.getType());
+      AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+      SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                                utils::IteratorType::parallel);
+      sum = linalg::GenericOp::create(
+                b, TypeRange{type}, ValueRange{sum, init}, ValueRange{init},
+                ArrayRef<AffineMap>{id, id, id}, parallel,
+                [](OpBuilder &nb, Location loc, ValueRange args) {
+                  Value r =
+                      isa<FloatType>(args[0].getType())
+                          ? arith::AddFOp::create(nb, loc, args[0], args[1])
+                                .getResult()
+                          : arith::AddIOp::create(nb, loc, args[0], args[1])
+                                .getResult();
+                  linalg::YieldOp::create(nb, loc, r);
+                })
                 .getResult(0);
+    }
     partitionMap.map(mm.getResult(), sum);
     return success();
   }

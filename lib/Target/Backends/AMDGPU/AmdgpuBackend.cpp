@@ -96,8 +96,8 @@ llvm::Error compileAmdgpu(ModuleOp module, ArtifactSink &sink,
     }
   }
   // The C host library that runs each function's kernels in order.
-  return stageGpuHostLibrary("amdgpu", *gfx, *host, kernels, hostImages,
-                             sink, opts);
+  return stageGpuHostLibrary("amdgpu", *gfx, *host, kernels,
+                             compiled->collectives, hostImages, sink, opts);
 }
 
 } // namespace

@@ -187,7 +187,8 @@ enum accel_status {
   ACCEL_ERR_VERSION = 5,      /* header and library do not match */
   ACCEL_ERR_ALLOC = 6,        /* a temporary could not be allocated */
   ACCEL_ERR_THREADS = 7,      /* a thread setting the library cannot honour */
-  ACCEL_ERR_DEVICE = 8        /* GPU: no driver, a device that cannot run the code, or a driver call failed */
+  ACCEL_ERR_DEVICE = 8,       /* GPU: no driver, a device that cannot run the code, or a driver call failed */
+  ACCEL_ERR_COMM = 9          /* GPU, sharded: no NCCL (RCCL), a communicator of the wrong size, or an NCCL call failed */
 };
 
 /* A caller's parallel-for (docs/aot.md, "Threads"): calls
@@ -208,6 +209,7 @@ static inline const char *accel_status_string(int status) {
   case ACCEL_ERR_ALLOC: return "a temporary could not be allocated (its size overflows, is over the library's limit, or malloc failed)";
   case ACCEL_ERR_THREADS: return "a thread setting the library cannot honour (fewer than 1, over ACCEL_MAX_THREADS, or more than 1 for a library compiled with threads=1)";
   case ACCEL_ERR_DEVICE: return "the GPU driver is missing or failed, the library is not loaded, or the device cannot run its code (the library's last_error() says which)";
+  case ACCEL_ERR_COMM: return "the communicator is NULL or has another number of ranks than the module's grid, or an NCCL (RCCL) call failed (the library's last_error() says which)";
 default:
   return "unknown status";
 }

@@ -139,15 +139,11 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
   }
   // A sharded module: each process's functions (local shapes), with what
   // each buffer is a block of (accel-shard; docs/distributed.md).
-  if (!module.getOps<shard::GridOp>().empty()) {
-    PassManager pm(ctx);
-    pm.addPass(accel::createAccelShardPass());
-    if (failed(pm.run(module)))
-      return backendError("cannot partition '" + opts.inputName +
-                          "' over its grid");
-    for (auto grid : module.getOps<shard::GridOp>())
-      artifact.grid.assign(grid.getShape().begin(), grid.getShape().end());
-  }
+  llvm::Expected<std::vector<int64_t>> grid =
+      partitionShardedModule(module, opts);
+  if (!grid)
+    return grid.takeError();
+  artifact.grid = std::move(*grid);
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic())
       continue;
@@ -171,28 +167,10 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
       kernel.results.push_back(std::move(*b));
     }
     if (!artifact.grid.empty()) {
-      auto describe = [&](std::vector<abi::Buffer> &buffers,
-                          StringRef attr) {
-        auto all = func->getAttrOfType<ArrayAttr>(attr);
-        for (auto [i, b] : llvm::enumerate(buffers)) {
-          b.wholeShape = b.shape;
-          auto axes = all && i < all.size() ? dyn_cast<ArrayAttr>(all[i])
-                                            : ArrayAttr();
-          if (!axes)
-            continue;
-          for (auto [d, a] : llvm::enumerate(axes)) {
-            auto list = cast<DenseI64ArrayAttr>(a).asArrayRef();
-            b.splitAxes.emplace_back(list.begin(), list.end());
-            int64_t parts = 1;
-            for (int64_t axis : list)
-              parts *= artifact.grid[axis];
-            if (d < b.wholeShape.size() && b.wholeShape[d] >= 0)
-              b.wholeShape[d] *= parts;
-          }
-        }
-      };
-      describe(kernel.args, "accel.arg_split_axes");
-      describe(kernel.results, "accel.result_split_axes");
+      describeShardedBlocks(func, artifact.grid, kernel.args,
+                            "accel.arg_split_axes");
+      describeShardedBlocks(func, artifact.grid, kernel.results,
+                            "accel.result_split_axes");
     }
     // Sizes the ops relate, checked by the wrapper before the kernel runs
     // (an 8x16 A with an 8x4 B would read past B).

@@ -153,7 +153,7 @@ llvm::Error compileNvptx(ModuleOp module, ArtifactSink &sink,
   }
   // 3. The C host library that runs each function's kernels in order.
   return stageGpuHostLibrary("nvptx", chip, *host, kernels,
-                             hostImages, sink, opts);
+                             compiled->collectives, hostImages, sink, opts);
 }
 
 } // namespace
