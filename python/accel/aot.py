@@ -75,8 +75,9 @@ STATUS = {
        "ACCEL_MAX_THREADS, or more than 1 for a library compiled with threads=1)",
     8: "the GPU driver is missing or failed, the library is not loaded, or the "
        "device cannot run its code (the library's last_error() says which)",
-    9: "the communicator is NULL or has another number of ranks than the module's "
-       "grid, or an NCCL (RCCL) call failed (the library's last_error() says which)",
+    9: "sharded: MPI is not running with the grid's process count (CPU), or the "
+       "communicator is NULL or has another number of ranks than the module's grid, "
+       "or an NCCL (RCCL) call failed (GPU; the library's last_error() says which)",
 }
 
 

@@ -155,6 +155,14 @@ def test_the_workspace_is_checked(lib):
         mlp(*ins, out=outs, workspace=OnDevice(aligned((66048,), np.uint8, offset=16)))
 
 
+def test_a_communicator_goes_only_to_sharded_functions(lib):
+    mlp = lib["mlp_block"]
+    assert not mlp.sharded and mlp.collectives == []
+    ins, outs = operands(mlp)
+    with pytest.raises(TypeError, match="mlp_block is not sharded: it takes no communicator"):
+        mlp(*ins, out=outs, comm=1234)
+
+
 def test_a_failed_launch_raises_with_the_librarys_message(fake, lib):
     projection = lib["projection"]
     ins, outs = operands(projection)

@@ -2419,7 +2419,10 @@ int main(int argc, char **argv) {
       processes = g > 0 ? processes * g : 0;
     if (target != "cpu")
       return fail("a sharded module runs on --target=cpu (one MPI process "
-                  "per grid element on this machine)");
+                  "per grid element on this machine); for " +
+                  target +
+                  ", accel-compile makes a host library whose all-reduces "
+                  "call NCCL (docs/distributed.md, \"NCCL and RCCL\")");
     if (processes < 1)
       return fail("grid @" + gridName + " needs static, positive sizes");
     if (!precisionReport.empty())

@@ -191,10 +191,9 @@ describeAllReduce(shard::AllReduceOp op,
            << type.getElementType()
            << " elements, which NCCL has no data type for (it has i8, i32, "
               "i64, f16, bf16, f32 and f64)";
+  // The op's verifier made sure the grid exists.
   auto grid =
       SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
-  if (!grid)
-    return op.emitOpError("names no shard.grid @") << op.getGrid();
   if (!bufferOf.count(op.getInput()))
     return op.emitOpError("all-reduces a value that is not a kernel buffer (a "
                           "function argument or the result of a kernel)");

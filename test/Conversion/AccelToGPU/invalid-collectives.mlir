@@ -31,3 +31,26 @@ func.func @reshard(%a: tensor<16x32xf32>, %b: tensor<32x24xf32>) -> tensor<32x24
   %g = shard.all_gather %p on @grid grid_axes = [0] gather_axis = 0 : tensor<16x24xf32> -> tensor<32x24xf32>
   return %g : tensor<32x24xf32>
 }
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @widening(%a: tensor<16x32xf32>, %b: tensor<32x24xf32>) -> tensor<16x24xf64> {
+  %e = tensor.empty() : tensor<16x24xf32>
+  %p = accel.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x24xf32>) outs(%e : tensor<16x24xf32>) -> tensor<16x24xf32>
+  // expected-error @below {{runs on the GPU as an NCCL all-reduce of a statically shaped tensor into one of the same element type}}
+  %s = shard.all_reduce %p on @grid grid_axes = [0] : tensor<16x24xf32> -> tensor<16x24xf64>
+  return %s : tensor<16x24xf64>
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @constant(%a: tensor<16x32xf32>, %b: tensor<32x24xf32>) -> (tensor<16x24xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<16x24xf32>
+  %p = accel.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x24xf32>) outs(%e : tensor<16x24xf32>) -> tensor<16x24xf32>
+  %c = arith.constant dense<1.0> : tensor<8xf32>
+  // expected-error @below {{all-reduces a value that is not a kernel buffer (a function argument or the result of a kernel)}}
+  %s = shard.all_reduce %c on @grid grid_axes = [0] : tensor<8xf32> -> tensor<8xf32>
+  return %p, %s : tensor<16x24xf32>, tensor<8xf32>
+}

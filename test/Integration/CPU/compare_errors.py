@@ -52,7 +52,8 @@ def main() -> int:
     parser.add_argument("unfused", type=pathlib.Path)
     parser.add_argument("--max-ratio", type=float, default=2.0)
     args = parser.parse_args()
-    results = sorted(p for p in args.fused.glob("*.npy") if not p.name.endswith(".ref.npy"))
+    results = sorted(p for p in args.fused.glob("*.npy")
+                     if not p.name.endswith((".ref.npy", ".bound.npy")))
     if not results:
         print(f"compare_errors: no results in {args.fused}")
         return 1

@@ -188,7 +188,7 @@ enum accel_status {
   ACCEL_ERR_ALLOC = 6,        /* a temporary could not be allocated */
   ACCEL_ERR_THREADS = 7,      /* a thread setting the library cannot honour */
   ACCEL_ERR_DEVICE = 8,       /* GPU: no driver, a device that cannot run the code, or a driver call failed */
-  ACCEL_ERR_COMM = 9          /* GPU, sharded: no NCCL (RCCL), a communicator of the wrong size, or an NCCL call failed */
+  ACCEL_ERR_COMM = 9          /* sharded: MPI not running with the grid's process count; GPU: no NCCL (RCCL), a communicator of the wrong size, or an NCCL call failed */
 };
 
 /* A caller's parallel-for (docs/aot.md, "Threads"): calls
@@ -209,7 +209,7 @@ static inline const char *accel_status_string(int status) {
   case ACCEL_ERR_ALLOC: return "a temporary could not be allocated (its size overflows, is over the library's limit, or malloc failed)";
   case ACCEL_ERR_THREADS: return "a thread setting the library cannot honour (fewer than 1, over ACCEL_MAX_THREADS, or more than 1 for a library compiled with threads=1)";
   case ACCEL_ERR_DEVICE: return "the GPU driver is missing or failed, the library is not loaded, or the device cannot run its code (the library's last_error() says which)";
-  case ACCEL_ERR_COMM: return "the communicator is NULL or has another number of ranks than the module's grid, or an NCCL (RCCL) call failed (the library's last_error() says which)";
+  case ACCEL_ERR_COMM: return "sharded: MPI is not running with the grid's process count (CPU), or the communicator is NULL or has another number of ranks than the module's grid, or an NCCL (RCCL) call failed (GPU; the library's last_error() says which)";
 default:
   return "unknown status";
 }
@@ -286,15 +286,19 @@ std::string mlir::accel::cpuabi::headerText(const Artifact &a) {
       processes *= g;
       shape += (shape.empty() ? "" : "x") + std::to_string(g);
     }
-    os << "/* Sharded over a grid of shape " << shape << " (docs/distributed.md): an "
+    os << "/* Sharded over a grid of shape " << shape
+       << " (docs/distributed.md): an "
           "MPI program (MPICH)\n   runs exactly ACCEL_"
-       << M << "_PROCESSES processes, calls MPI_Init, and every process\n"
+       << M
+       << "_PROCESSES processes, calls MPI_Init, and every process\n"
           "   calls each function with its block of each tensor. Process r "
           "has grid\n   index (i0, i1, ...) = r in row-major order; a "
           "dimension split over grid\n   axes (a, b) holds part i_a * "
           "size_b + i_b of size/(size_a * size_b). The\n   functions "
           "communicate over MPI_COMM_WORLD: every process must call\n   "
-          "them in the same order. */\n"
+          "them in the same order. A call outside MPI (not initialised, "
+          "or\n   finalised) or with another number of processes returns "
+          "ACCEL_ERR_COMM\n   before anything runs. */\n"
        << "#define ACCEL_" << M << "_PROCESSES " << processes << "\n\n";
   }
   auto block = [](const Buffer &b) {
@@ -908,6 +912,33 @@ ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
 }
 )c";
   }
+  // A sharded module's functions run in an MPI program of exactly the
+  // grid's processes: checked before any kernel code (or MPI call) runs.
+  if (!a.grid.empty()) {
+    int64_t processes = 1;
+    for (int64_t g : a.grid)
+      processes *= g;
+    os << R"c(
+/* MPICH's ABI, which the library links: MPI_Comm is an int. */
+extern int MPI_Initialized(int *flag);
+extern int MPI_Finalized(int *flag);
+extern int MPI_Comm_size(int comm, int *size);
+
+/* ACCEL_ERR_COMM unless MPI is initialised, not finalised, and
+   MPI_COMM_WORLD has the grid's process count. */
+static int check_processes(void) {
+  int initialized = 0, finalized = 0, size = 0;
+  if (MPI_Initialized(&initialized) != 0 || !initialized ||
+      MPI_Finalized(&finalized) != 0 || finalized)
+    return ACCEL_ERR_COMM;
+  if (MPI_Comm_size(0x44000000 /* MPI_COMM_WORLD */, &size) != 0 ||
+      size != )c"
+       << processes << R"c()
+    return ACCEL_ERR_COMM;
+  return ACCEL_OK;
+}
+)c";
+  }
   for (const Kernel &k : a.kernels) {
     size_t nArgs = k.args.size(), nResults = k.results.size();
     // Results come back through a pointer: the descriptor for one, a struct
@@ -939,6 +970,8 @@ ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
     if (first)
       os << "void";
     os << ") {\n  int status = accel_" << m << "_check_cpu();\n";
+    if (!a.grid.empty())
+      os << "  if (status == ACCEL_OK)\n    status = check_processes();\n";
     auto check = [&](const Buffer &b, std::string name) {
       os << "  {\n    static const int64_t shape[] = {";
       for (int64_t d : b.shape)

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { M = 8, K = 32, H = 64, N = 16 };
 
@@ -13,11 +14,33 @@ static float value(int tensor, int i, int j) {
   return (float)(((tensor * 131 + i * 17 + j * 7) % 23) - 11) / 16.0f;
 }
 
+/* With "nompi" the library is called without MPI_Init, with "anysize" in
+   a world of any size: it must refuse both (ACCEL_ERR_COMM) before it
+   runs anything. */
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char *mode = argc > 1 ? argv[1] : "";
+  int nompi = strcmp(mode, "nompi") == 0,
+      anysize = strcmp(mode, "anysize") == 0;
+  if (!nompi)
+    MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  if (!nompi) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  if (nompi || anysize) {
+    static float x[M][K], w1[K][H / 2], w2[H / 2][N], y[M][N];
+    accel_tensor tx = {x, 2, {M, K}, {K, 1}};
+    accel_tensor tw1 = {w1, 2, {K, H / 2}, {H / 2, 1}};
+    accel_tensor tw2 = {w2, 2, {H / 2, N}, {N, 1}};
+    accel_tensor ty = {y, 2, {M, N}, {N, 1}};
+    int status = accel_mlp(&tx, &tw1, &tw2, &ty);
+    printf("rank %d of %d: status %d: %s\n", rank, size, status,
+           accel_status_string(status));
+    if (!nompi)
+      MPI_Finalize();
+    return 0;
+  }
   if (size != ACCEL_TP_MLP_PROCESSES || accel_tp_mlp_load_check() != ACCEL_OK) {
     fprintf(stderr, "rank %d: %d processes or a library mismatch\n", rank, size);
     MPI_Abort(MPI_COMM_WORLD, 2);

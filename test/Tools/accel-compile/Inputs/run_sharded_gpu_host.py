@@ -11,11 +11,13 @@ unsharded function (--save-outputs: <fn>.0.ref.npy and .bound.npy).
         `accel-run --entry=<fn> --input ... --save-outputs=DIR`.
     run_sharded_gpu_host.py run AOT_DIR KERNELS.mlir DIR FAKE_DRIVER.so
         FAKE_NCCL.so [--target nvptx|amdgpu] [--only FN] [--comm null|small]
+        [--python]
 
 KERNELS.mlir holds the partitioned kernels (accel-opt --accel-shard ...
 --convert-accel-to-gpu) the emulator runs. --comm null passes no
 communicator, --comm small one of a rank fewer than the grid: both must be
-refused.
+refused. With --python each rank calls through accel.aot's GpuLibrary
+(`comm=`), its buffers DLPack arrays that say they are on the GPU.
 """
 
 import ctypes
@@ -163,6 +165,27 @@ def run(args, opts):
     print('load: status %d %s' % (status, last_error().decode()), flush=True)
     if status or not nccl:
         sys.exit(1)
+    pylib = None
+    if opts['--python']:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+            __file__)), '..', '..', '..', '..', 'python'))
+        from accel import aot as accel_aot
+        from accel import dlpack
+        pylib = accel_aot.load(aot)
+        device = (dlpack.CUDA if nvidia else dlpack.ROCM, 0)
+
+        class OnDevice:
+            """Host memory that says it is on the GPU (the fake driver's
+            device pointers are host pointers)."""
+
+            def __init__(self, typed):
+                self.typed = typed
+
+            def __dlpack_device__(self):
+                return device
+
+            def __dlpack__(self, stream=None, max_version=None, **kw):
+                return self.typed.__dlpack__(max_version=max_version)
 
     failed = False
     for fn in program['functions']:
@@ -202,6 +225,19 @@ def run(args, opts):
                 tensors.append((buf, host.tensor(buf, a['shape'])))
                 results[r].append(buf)
             keep.append((ws, tensors))
+            if pylib is not None:
+                specs = fn['arguments'] + fn['results']
+                views = [OnDevice(b.view(DTYPES[a['dtype']]).reshape(a['shape']))
+                         for (b, _), a in zip(tensors, specs)]
+                n = len(fn['arguments'])
+                try:
+                    pylib[name](*views[:n], out=views[n:],
+                                workspace=OnDevice(ws) if ws is not None else None,
+                                stream=0x1000 + r, comm=comm.value)
+                    statuses[r] = 0
+                except accel_aot.KernelError as e:
+                    statuses[r], messages[r] = e.status, pylib.last_error()
+                return
             call += [ctypes.byref(t) for _, t in tensors]
             statuses[r] = lib[fn['symbol']](*call)
             messages[r] = last_error().decode()
@@ -257,6 +293,8 @@ def run(args, opts):
                   % (i, spec['dtype'], 'x'.join(map(str, ref.shape)), worst,
                      ratio, 'PASS' if ok else 'FAIL'))
             failed |= not ok
+    if pylib is not None:
+        pylib.unload()
     lib['accel_%s_unload' % module]()
     sys.exit(1 if failed else 0)
 
@@ -265,6 +303,9 @@ def main():
     args = sys.argv[1:]
     opts = {'--target': 'nvptx', '--only': None, '--seed': '1',
             '--comm': 'given'}
+    python = '--python' in args
+    if python:
+        args.remove('--python')
     for flag in list(opts):
         if flag in args:
             i = args.index(flag)
@@ -273,6 +314,7 @@ def main():
     if args[:1] == ['inputs'] and len(args) == 3:
         return inputs(args[1], args[2], int(opts['--seed']))
     if args[:1] == ['run'] and len(args) == 6:
+        opts['--python'] = python
         return run(args[1:], opts)
     sys.exit(__doc__)
 
