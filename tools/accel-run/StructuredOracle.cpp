@@ -101,6 +101,19 @@ static Scalar unaryFunction(double value, Scalar in, double slope, double ulps,
 static constexpr double kExpUlps = 1.5, kTanhUlps = 8, kErfUlps = 8,
                         kSqrtUlps = 1, kRsqrtUlps = 2;
 
+/// max(a, b) (or min) of two values known within their errors: the
+/// result lies between the extremes of the two intervals, so a clamp to a
+/// constant bound takes the bound's (zero) error where it binds.
+static Scalar extremeOf(const Scalar &a, const Scalar &b, bool max) {
+  auto pick = [&](double x, double y) {
+    return max ? std::max(x, y) : std::min(x, y);
+  };
+  double r = pick(a.value, b.value);
+  double low = pick(a.value - a.err, b.value - b.err);
+  double high = pick(a.value + a.err, b.value + b.err);
+  return Scalar{r, std::max(r - low, high - r)};
+}
+
 FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
                                             ArrayRef<Scalar> in) {
   // The element type: accel-run applies these rules to arith on tensors
@@ -165,17 +178,14 @@ FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
     if (std::isnan(a) || std::isnan(b))
       return Scalar{std::nan(""), 0.0};
     bool max = isa<arith::MaximumFOp>(op);
-    return Scalar{max ? std::max(a, b) : std::min(a, b),
-                  std::max(in[0].err, in[1].err)};
+    return extremeOf(in[0], in[1], max);
   }
   if (isa<arith::MaxNumFOp, arith::MinNumFOp>(op)) {
     double a = in[0].value, b = in[1].value;
     bool max = isa<arith::MaxNumFOp>(op);
-    double r = std::isnan(a) ? b
-               : std::isnan(b) ? a
-               : max           ? std::max(a, b)
-                               : std::min(a, b);
-    return Scalar{r, std::max(in[0].err, in[1].err)};
+    if (std::isnan(a) || std::isnan(b))
+      return std::isnan(a) ? in[1] : in[0];
+    return extremeOf(in[0], in[1], max);
   }
   // A comparison's error says whether the kernel may see it the other way
   // round (its operands within their errors of each other).
@@ -230,6 +240,43 @@ FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
   // an i8 matmul dequantised by a scale).
   if (isa<arith::SIToFPOp>(op))
     return rounded(in[0].value, in[0].err, type);
+  // Rounding to an integer (a quantised output: scale, round, clamp,
+  // convert) is exact but jumps: a kernel whose input is within its error
+  // of a step may land on the other side, so the error is the largest
+  // jump f makes over [x - e, x + e] (f is monotone).
+  auto stepwise = [&](double (*f)(double)) -> Scalar {
+    double x = in[0].value, e = in[0].err, r = f(x);
+    if (!std::isfinite(x) || e == 0)
+      return Scalar{r, 0.0};
+    return Scalar{r,
+                  std::max(std::fabs(f(x + e) - r), std::fabs(r - f(x - e)))};
+  };
+  if (isa<math::RoundEvenOp>(op))
+    return stepwise([](double x) { return std::nearbyint(x); });
+  if (isa<math::RoundOp>(op))
+    return stepwise([](double x) { return std::round(x); });
+  if (isa<math::FloorOp>(op))
+    return stepwise([](double x) { return std::floor(x); });
+  if (isa<math::CeilOp>(op))
+    return stepwise([](double x) { return std::ceil(x); });
+  if (isa<math::TruncOp>(op))
+    return stepwise([](double x) { return std::trunc(x); });
+  // A float to an integer: truncation toward zero, held exactly. Outside
+  // the integer type's range arith's result is poison: NaN, which no
+  // kernel's integer matches (clamp first, as quantisers do).
+  if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) {
+    unsigned width = type.getIntOrFloatBitWidth();
+    bool isUnsigned = isa<arith::FPToUIOp>(op);
+    double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, int(width) - 1);
+    double hi = isUnsigned ? std::ldexp(1.0, int(width)) - 1
+                           : std::ldexp(1.0, int(width) - 1) - 1;
+    Scalar r = stepwise([](double x) { return std::trunc(x); });
+    if (!(r.value >= lo && r.value <= hi) ||
+        std::trunc(in[0].value + in[0].err) > hi ||
+        std::trunc(in[0].value - in[0].err) < lo)
+      return Scalar{std::nan(""), 0.0};
+    return r;
+  }
   return failure();
 }
 

@@ -314,7 +314,10 @@ def AccelGpuApproximateMathPass
     error: docs/numerics.md), rsqrt into `1 / sqrt`, f16 and bf16 through
     f32. Of what the polynomials leave, floor would be a library call on
     both vendors: it becomes exact arithmetic (truncate, step down where
-    that rose, x itself from 2^23 on, the sign of x kept). absf, sqrt and
+    that rose, x itself from 2^23 on, the sign of x kept), and so do ceil,
+    round, roundeven and trunc (a quantised output's rounding: the
+    magnitude truncated through i32, raised by one where the fraction says,
+    the sign kept). absf, sqrt and
     fma the ROCDL conversion makes LLVM intrinsics; the NVVM conversion
     makes them libdevice calls (and takes no LLVM math intrinsics: it marks
     them illegal), so with `nvvm` the pass rewrites them on f32 too: a

@@ -45,7 +45,10 @@ struct AccelGpuApproximateMathPass
     auto widened = [&](StringRef name) {
       return wanted(name) ||
              llvm::is_contained({"floor", "math.floor", "sqrt", "math.sqrt",
-                                 "absf", "math.absf", "fma", "math.fma"},
+                                 "absf", "math.absf", "fma", "math.fma", "ceil",
+                                 "math.ceil", "round", "math.round",
+                                 "roundeven", "math.roundeven", "trunc",
+                                 "math.trunc"},
                                 name);
     };
     RewritePatternSet patterns(&getContext());
@@ -59,7 +62,8 @@ struct AccelGpuApproximateMathPass
     // Anything left would become a library call the code object lacks.
     WalkResult left = getOperation().walk([&](Operation *op) {
       if (isa<math::ExpOp, math::TanhOp, math::ErfOp, math::RsqrtOp,
-              math::FloorOp>(op) ||
+              math::FloorOp, math::CeilOp, math::RoundOp, math::RoundEvenOp,
+              math::TruncOp>(op) ||
           (nvvm && isa<math::SqrtOp, math::AbsFOp, math::FmaOp>(op))) {
         op->emitOpError("has no library-free lowering on this type (f16, "
                         "bf16 and f32 have one)");
@@ -80,6 +84,31 @@ struct AccelGpuApproximateMathPass
   /// sign-bit mask, sqrt the NVVM intrinsic `sqrt.rn.f32` (correctly
   /// rounded).
   void rewriteLeftovers() {
+    // Rounding to integers on f16 / bf16 (upstream's f32 expansion leaves
+    // it): through f32, exactly (the results are integers the narrow type
+    // holds, or the value itself).
+    SmallVector<Operation *> narrow;
+    getOperation().walk([&](Operation *op) {
+      if (isa<math::CeilOp, math::RoundOp, math::RoundEvenOp, math::TruncOp>(
+              op) &&
+          isa<Float16Type, BFloat16Type>(op->getResult(0).getType()))
+        narrow.push_back(op);
+    });
+    for (Operation *op : narrow) {
+      OpBuilder b(op);
+      Type type = op->getResult(0).getType();
+      Value wide = arith::ExtFOp::create(b, op->getLoc(), b.getF32Type(),
+                                         op->getOperand(0));
+      OperationState state(op->getLoc(), op->getName());
+      state.addOperands(wide);
+      state.addTypes(b.getF32Type());
+      state.addAttributes(op->getAttrs());
+      Operation *f32Op = b.create(state);
+      Value back =
+          arith::TruncFOp::create(b, op->getLoc(), type, f32Op->getResult(0));
+      op->getResult(0).replaceAllUsesWith(back);
+      op->erase();
+    }
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (op->getNumResults() != 1)
@@ -99,7 +128,8 @@ struct AccelGpuApproximateMathPass
       }
       if (!op->getResult(0).getType().isF32())
         return;
-      if (isa<math::FloorOp>(op) ||
+      if (isa<math::FloorOp, math::CeilOp, math::RoundOp, math::RoundEvenOp,
+              math::TruncOp>(op) ||
           (nvvm && isa<math::AbsFOp, math::SqrtOp, math::FmaOp>(op)))
         ops.push_back(op);
     });
@@ -131,6 +161,51 @@ struct AccelGpuApproximateMathPass
                                           b.getStringAttr("llvm.nvvm.sqrt.rn.f"),
                                           ValueRange{x})
                 .getResult(0);
+      } else if (isa<math::CeilOp, math::RoundOp, math::RoundEvenOp,
+                     math::TruncOp>(op)) {
+        // On the magnitude a = |x| < 2^23: t = trunc(a) through i32, the
+        // fraction a - t exact; t rises by one where the rounding says
+        // (ceil: a fraction of a positive x; round: one of at least 1/2;
+        // roundeven: more than 1/2, or 1/2 with t odd). Else (larger, inf,
+        // NaN) x is its own result. The sign of x is kept (-0.3 -> -0).
+        Value a = arith::BitcastOp::create(b, loc, f32, absBits(x));
+        Value ti = arith::FPToSIOp::create(b, loc, i32, a);
+        Value t = arith::SIToFPOp::create(b, loc, f32, ti);
+        Value frac = arith::SubFOp::create(b, loc, a, t);
+        auto fcmp = [&](arith::CmpFPredicate p, Value l, double c) -> Value {
+          return arith::CmpFOp::create(
+              b, loc, p, l,
+              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(c)));
+        };
+        Value sign =
+            arith::AndIOp::create(b, loc, bits(x), i32c(int32_t(0x80000000)));
+        Value up;
+        if (isa<math::CeilOp>(op))
+          up = arith::AndIOp::create(
+              b, loc, fcmp(arith::CmpFPredicate::OGT, frac, 0.0),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sign,
+                                    i32c(0)));
+        else if (isa<math::RoundOp>(op))
+          up = fcmp(arith::CmpFPredicate::OGE, frac, 0.5);
+        else if (isa<math::RoundEvenOp>(op))
+          up = arith::OrIOp::create(
+              b, loc, fcmp(arith::CmpFPredicate::OGT, frac, 0.5),
+              arith::AndIOp::create(
+                  b, loc, fcmp(arith::CmpFPredicate::OEQ, frac, 0.5),
+                  arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::ne,
+                      arith::AndIOp::create(b, loc, ti, i32c(1)), i32c(0))));
+        Value m = t; // trunc
+        if (up) {
+          Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1));
+          m = arith::SelectOp::create(b, loc, up,
+                                      arith::AddFOp::create(b, loc, t, one), t);
+        }
+        Value small = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            absBits(x), i32c(0x4B000000));
+        Value f = arith::SelectOp::create(b, loc, small, m, a);
+        r = arith::BitcastOp::create(
+            b, loc, f32, arith::OrIOp::create(b, loc, absBits(f), sign));
       } else {
         Value t = arith::SIToFPOp::create(
             b, loc, f32, arith::FPToSIOp::create(b, loc, i32, x));

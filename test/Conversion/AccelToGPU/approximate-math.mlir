@@ -39,6 +39,21 @@
 // ROCDL: llvm.func @epilogue_math
 // ROCDL-NOT: __ocml
 
+// Rounding to integers (quantised outputs) is exact arithmetic on both
+// vendors: the magnitude truncated through i32, raised where the fraction
+// says, the sign put back; f16 through f32.
+// CHECK-LABEL: gpu.func @rounding
+// CHECK-NOT: math.round
+// CHECK-NOT: math.ceil
+// CHECK-NOT: math.trunc
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK: arith.cmpf oge, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i32
+// CHECK: gpu.return
+// NVVM-LABEL: gpu.func @rounding
+// NVVM-NOT: math.
+// NVVM: gpu.return
+
 module attributes {gpu.container_module} {
 gpu.module @k {
   gpu.func @epilogue_math(%a: memref<8xf32>, %h: memref<8xf16>) kernel {
@@ -55,6 +70,19 @@ gpu.module @k {
     %z = math.tanh %y : f16
     %n = arith.minnumf %z, %y : f16
     memref.store %n, %h[%c0] : memref<8xf16>
+    gpu.return
+  }
+  gpu.func @rounding(%a: memref<8xf32>, %h: memref<8xf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<8xf32>
+    %r = math.round %x : f32
+    %e = math.roundeven %r : f32
+    %c = math.ceil %e : f32
+    %t = math.trunc %c : f32
+    memref.store %t, %a[%c0] : memref<8xf32>
+    %y = memref.load %h[%c0] : memref<8xf16>
+    %z = math.roundeven %y : f16
+    memref.store %z, %h[%c0] : memref<8xf16>
     gpu.return
   }
 }

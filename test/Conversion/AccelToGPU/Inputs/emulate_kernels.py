@@ -894,6 +894,30 @@ class Block:
             if parse_type(rt[0])[2] != 'f32':
                 raise Failure('the emulator converts integers to f32 only')
             out = np.asarray(ins[0], dtype=np.float64).astype(np.float32)
+        elif n in ('arith.fptosi', 'arith.fptoui'):
+            # To an integer, toward zero. Out of the type's range the
+            # result is poison, which a select may still discard (the
+            # library-free rounding converts every lane): 0 here, which
+            # no reference of a stored poison (NaN) matches.
+            kind, _, elt = parse_type(rt[0])
+            width = int(elt[1:])
+            lo, hi = (0, 2**width - 1) if n == 'arith.fptoui' else \
+                (-2**(width - 1), 2**(width - 1) - 1)
+            with np.errstate(all='ignore'):
+                out = np.trunc(np.asarray(ins[0], dtype=np.float64))
+            bad = ~((out >= lo) & (out <= hi))
+            out = np.where(bad, 0, np.nan_to_num(out)).astype(np.int64)
+        elif n == 'arith.bitcast':
+            # f32 <-> i32 (integers held as signed int64).
+            src, dst = parse_type(operand_types(op)[0])[2], \
+                parse_type(rt[0])[2]
+            if (src, dst) == ('f32', 'i32'):
+                out = np.asarray(ins[0], dtype=np.float32).view(np.int32) \
+                    .astype(np.int64)
+            elif (src, dst) == ('i32', 'f32'):
+                out = wrap(ins[0], 32).astype(np.int32).view(np.float32)
+            else:
+                raise Failure('arith.bitcast from %s to %s' % (src, dst))
         elif n == 'arith.extf':
             out = ins[0].astype(np.float32)
         elif n == 'arith.truncf':
@@ -1781,6 +1805,12 @@ MATH_FUNCTIONS = {
     'math.sqrt': np.sqrt,
     'math.rsqrt': lambda x: 1.0 / np.sqrt(x),
     'math.absf': np.abs,
+    # Rounding to integers (quantised outputs): exact.
+    'math.roundeven': np.rint,
+    'math.round': lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5),
+    'math.floor': np.floor,
+    'math.ceil': np.ceil,
+    'math.trunc': np.trunc,
 }
 
 
