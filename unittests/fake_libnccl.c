@@ -1,4 +1,5 @@
-//===- fake_libnccl.c - a host-memory stand-in for NCCL (and RCCL) ---------===//
+//===- fake_libnccl.c - a host-memory stand-in for NCCL (and RCCL)
+//---------===//
 //
 // Part of the accel project, under the Apache License v2.0 with LLVM
 // Exceptions.
@@ -17,7 +18,8 @@
 // FAKE_NCCL_DROP=1 leaves the last rank's part out of every sum (a broken
 // all-reduce the numerical checks must catch); fake_nccl_calls() and
 // fake_nccl_bytes() count this process's all-reduces and the bytes each
-// rank handed to them; fake_nccl_stream() is the last stream given.
+// rank handed to them, fake_nccl_splits() the ranks' ncclCommSplit calls;
+// fake_nccl_stream() is the last stream given.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,11 +62,12 @@ typedef struct {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups[MAX_GROUPS];
 static int numGroups, nextId = 1;
-static long long calls, bytes;
+static long long calls, bytes, splits;
 static void *lastStream;
 
 long long fake_nccl_calls(void) { return calls; }
 long long fake_nccl_bytes(void) { return bytes; }
+long long fake_nccl_splits(void) { return splits; }
 void *fake_nccl_stream(void) { return lastStream; }
 void fake_nccl_reset(void) {
   pthread_mutex_lock(&lock);
@@ -77,8 +80,6 @@ static struct group *newGroup(int id, int nranks) {
   g->id = id;
   g->nranks = nranks;
   pthread_barrier_init(&g->barrier, NULL, (unsigned)nranks);
-  if (numGroups < MAX_GROUPS)
-    groups[numGroups++] = g;
   return g;
 }
 
@@ -107,9 +108,14 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
   for (int i = 0; i < numGroups; ++i)
     if (groups[i]->id == n)
       g = groups[i];
-  if (!g)
+  if (!g && numGroups < MAX_GROUPS) {
     g = newGroup(n, nranks);
+    groups[numGroups++] = g;
+  }
   pthread_mutex_unlock(&lock);
+  /* The table of ids is full: no rank could find the others' group. */
+  if (!g)
+    return ncclInternalError;
   if (g->nranks != nranks)
     return ncclInvalidUsage;
   *comm = calloc(1, sizeof(struct ncclComm));
@@ -141,6 +147,9 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
                            ncclComm_t *newcomm, void *config) {
   (void)config;
   struct group *g = comm->group;
+  pthread_mutex_lock(&lock);
+  ++splits;
+  pthread_mutex_unlock(&lock);
   g->colors[comm->rank] = color;
   g->keys[comm->rank] = key;
   pthread_barrier_wait(&g->barrier);

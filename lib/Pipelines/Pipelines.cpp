@@ -286,8 +286,10 @@ void accel::buildGpuToHsacoPipeline(OpPassManager &pm, StringRef chip,
   // As for PTX: 64-bit indices keep all global address arithmetic in 64
   // bits; bare pointers make a kernel's arguments one pointer per buffer.
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  // Epilogues' math without OCML (no device library).
+  // Epilogues' math without OCML (no device library); fp8 outputs' casts
+  // as integer arithmetic (LLVM's AMDGPU back end has no fp8 types).
   kernels.addPass(accel::createAccelGpuApproximateMathPass());
+  kernels.addPass(accel::createAccelExpandF8CastsPass());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = chip.str();
   kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpu));
@@ -331,6 +333,9 @@ void accel::buildGpuToPtxPipeline(OpPassManager &pm, StringRef chip) {
   accel::AccelGpuApproximateMathPassOptions math;
   math.nvvm = true;
   kernels.addPass(accel::createAccelGpuApproximateMathPass(math));
+  // fp8 outputs' casts as integer arithmetic (the same bits as APFloat, on
+  // every chip; sm_89's cvt.rn.satfinite would saturate instead).
+  kernels.addPass(accel::createAccelExpandF8CastsPass());
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());

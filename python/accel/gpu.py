@@ -232,6 +232,21 @@ class GpuLibrary:
         self.device = -1
         self.load(device)
 
+    def release_communicator(self, comm: Any) -> None:
+        """Destroys the communicators a sharded library split from `comm`
+        (an int ncclComm_t, or an object with an int `comm` attribute);
+        call it on every rank before destroying `comm`."""
+        if "grid" not in self.metadata:
+            raise TypeError(f"{self.module} is not sharded: it keeps no communicators")
+        handle = comm if isinstance(comm, int) else getattr(comm, "comm", None)
+        if not isinstance(handle, int):
+            raise TypeError(f"comm must be an int ncclComm_t or have an int 'comm' "
+                            f"attribute, got {type(comm).__name__}")
+        release = getattr(self._dll, f"accel_{self.module}_release_communicator")
+        release.argtypes = [ctypes.c_void_p]
+        release.restype = ctypes.c_int
+        release(ctypes.c_void_p(handle))
+
     def last_error(self) -> str:
         """The library's message about its last failure on this thread."""
         return (self._last_error() or b"").decode()

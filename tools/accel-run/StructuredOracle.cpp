@@ -109,6 +109,8 @@ static Scalar extremeOf(const Scalar &a, const Scalar &b, bool max) {
     return max ? std::max(x, y) : std::min(x, y);
   };
   double r = pick(a.value, b.value);
+  if (!std::isfinite(r))
+    return Scalar{r, 0.0};
   double low = pick(a.value - a.err, b.value - b.err);
   double high = pick(a.value + a.err, b.value + b.err);
   return Scalar{r, std::max(r - low, high - r)};
@@ -129,17 +131,28 @@ FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
                     0.0};
     return failure();
   }
-  // Integer and index arithmetic (loop indices, masks): exact.
+  // Integer and index arithmetic (loop indices, masks) is exact; an
+  // operand that carries an error (an integer rounded from a float, a
+  // zero point added to it) carries it on: sums add the errors, products
+  // as for floats; a bitwise op of one is not modelled.
   if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::AndIOp,
           arith::OrIOp, arith::XOrIOp>(op)) {
     auto a = int64_t(in[0].value), b = int64_t(in[1].value);
+    double ea = in[0].err, eb = in[1].err;
+    if ((ea != 0 || eb != 0) &&
+        isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op))
+      return failure();
+    double err =
+        isa<arith::MulIOp>(op)
+            ? std::fabs(double(a)) * eb + std::fabs(double(b)) * ea + ea * eb
+            : ea + eb;
     int64_t r = isa<arith::AddIOp>(op)   ? a + b
                 : isa<arith::SubIOp>(op) ? a - b
                 : isa<arith::MulIOp>(op) ? a * b
                 : isa<arith::AndIOp>(op) ? (a & b)
                 : isa<arith::OrIOp>(op)  ? (a | b)
                                          : (a ^ b);
-    return Scalar{double(r), 0.0};
+    return Scalar{double(r), err};
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
     unsigned width = isa<IndexType>(cmp.getLhs().getType())
@@ -147,9 +160,13 @@ FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
                          : cmp.getLhs().getType().getIntOrFloatBitWidth();
     APInt a(width, uint64_t(int64_t(in[0].value)), /*isSigned=*/true),
         b(width, uint64_t(int64_t(in[1].value)), /*isSigned=*/true);
+    // Operands within their errors of each other may compare either way.
+    bool close =
+        std::fabs(in[0].value - in[1].value) <= in[0].err + in[1].err &&
+        (in[0].err != 0 || in[1].err != 0);
     return Scalar{arith::applyCmpPredicate(cmp.getPredicate(), a, b) ? 1.0
-                                                                      : 0.0,
-                  0.0};
+                                                                     : 0.0,
+                  close ? 1.0 : 0.0};
   }
   if (isa<arith::IndexCastOp>(op))
     return in[0];
@@ -267,13 +284,14 @@ FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
   if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) {
     unsigned width = type.getIntOrFloatBitWidth();
     bool isUnsigned = isa<arith::FPToUIOp>(op);
+    // [lo, end): the integers of the type (end exclusive: 2^63 - 1 is no
+    // double).
     double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, int(width) - 1);
-    double hi = isUnsigned ? std::ldexp(1.0, int(width)) - 1
-                           : std::ldexp(1.0, int(width) - 1) - 1;
+    double end = std::ldexp(1.0, int(width) - (isUnsigned ? 0 : 1));
     Scalar r = stepwise([](double x) { return std::trunc(x); });
-    if (!(r.value >= lo && r.value <= hi) ||
-        std::trunc(in[0].value + in[0].err) > hi ||
-        std::trunc(in[0].value - in[0].err) < lo)
+    if (!(r.value >= lo && r.value < end) ||
+        !(std::trunc(in[0].value + in[0].err) < end) ||
+        !(std::trunc(in[0].value - in[0].err) >= lo))
       return Scalar{std::nan(""), 0.0};
     return r;
   }

@@ -112,7 +112,7 @@ std::string mlir::accel::whyNotGpuBufferOperand(linalg::GenericOp g,
   if (!t || !t.hasStaticShape())
     return "is not a tensor of static shape or a splat constant";
   if (!isGpuStorableType(t.getElementType()))
-    return "has elements that are not f32, f16, bf16, i8 or i32";
+    return "has elements that are not f32, f16, bf16, fp8, i8 or i32";
   // No iteration, no read (the kernel of an empty result launches nothing).
   if (llvm::is_contained(loops, 0))
     return "";
@@ -177,7 +177,7 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
   e.op = g;
   e.outType = outType.getElementType();
   if (!storable(e.outType))
-    return fail("its result's elements are not f32, f16, bf16, i8 or i32");
+    return fail("its result's elements are not f32, f16, bf16, fp8, i8 or i32");
   bool found = false;
   for (OpOperand &operand : g->getOpOperands()) {
     unsigned n = operand.getOperandNumber();
@@ -218,8 +218,12 @@ analyzeElementwise(linalg::GenericOp g, Value c, GpuEpilogue &e,
 }
 
 bool mlir::accel::isGpuStorableType(Type t) {
+  // fp8 values are bytes in memory; their casts become integer arithmetic
+  // (accel-expand-f8-casts in the GPU pipelines).
   return t.isF32() || t.isF16() || t.isBF16() || t.isInteger(8) ||
-         t.isInteger(32);
+         t.isInteger(32) ||
+         isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
+             Float8E5M2FNUZType>(t);
 }
 
 FailureOr<std::optional<GpuEpilogue>>

@@ -356,7 +356,7 @@ LogicalResult GroupFormer::check(const GpuRowGroup &group,
         (!outType.hasStaticShape() ||
          !isGpuStorableType(outType.getElementType())))
       return fail("its result, which the kernel stores, is not a tensor of "
-                  "static shape of f32, f16, bf16, i8 or i32");
+                  "static shape of f32, f16, bf16, fp8, i8 or i32");
     if (role == Role::Reduction) {
       Operation *comb;
       Value term;

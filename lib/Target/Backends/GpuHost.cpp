@@ -79,15 +79,18 @@ int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 /// the runtimes it writes), and the prefixes of its numbered ones: a public
 /// function may not be called so, or accel_<name> would clash.
 constexpr llvm::StringLiteral kReservedNames[] = {
-    "fail",         "error",       "check",       "check_workspace",
-    "lock",         "device",      "symbol",      "open_library",
-    "open_driver",  "scope",       "enter",       "leave",
-    "launch",       "load_locked", "unload_locked", "cu_device",
-    "context",      "modules",     "functions",   "images",
-    "image",        "kernels",     "kernel",      "cuda_fail",
-    "hip_fail",     "hip_props",   "tensor",      "status_string",
-    "task",         "parallel_for"};
-constexpr llvm::StringLiteral kReservedPrefixes[] = {"binary", "ptx"};
+    "fail",        "error",        "check",         "check_workspace",
+    "lock",        "device",       "symbol",        "open_library",
+    "open_driver", "scope",        "enter",         "leave",
+    "launch",      "load_locked",  "unload_locked", "cu_device",
+    "context",     "modules",      "functions",     "images",
+    "image",       "kernels",      "kernel",        "cuda_fail",
+    "hip_fail",    "hip_props",    "tensor",        "status_string",
+    "task",        "parallel_for", "all_reduce",    "check_comm",
+    "open_nccl",   "nccl_fail",    "nccl_comm",     "release_splits",
+    "splits",      "split_lock",   "collective",    "collectives"};
+constexpr llvm::StringLiteral kReservedPrefixes[] = {"binary", "ptx", "color",
+                                                     "key"};
 
 /// Why `name` cannot be a function of the host library of `module`, or "".
 std::string whyReserved(llvm::StringRef name, llvm::StringRef module) {
@@ -99,7 +102,8 @@ std::string whyReserved(llvm::StringRef name, llvm::StringRef module) {
         name.size() > prefix.size())
       return "accel_" + name.str() + " is one of the host library's own names";
   for (llvm::StringRef suffix :
-       {"load", "unload", "last_error", "info", "abi_version", "load_check"})
+       {"load", "unload", "last_error", "info", "abi_version", "load_check",
+        "release_communicator"})
     if (name == (module + "_" + suffix).str())
       return "accel_" + name.str() + " is one of the module's functions";
   return "";
@@ -287,13 +291,20 @@ std::string parameterList(const GpuHostSignature &s) {
   return text + ")";
 }
 
+std::string blockText(const abi::Buffer &b);
+
 std::string hashedSymbol(const GpuHostSignature &s) {
   abi::Kernel k;
   k.name = s.name;
   k.signature = s.signature;
   // A sharded function takes a communicator: another ABI for the same type.
-  if (!s.grid.empty())
+  if (!s.grid.empty()) {
     k.signature += " sharded " + shapeText(s.grid);
+    for (const abi::Buffer &b : s.args)
+      k.signature += blockText(b);
+    for (const abi::Buffer &b : s.results)
+      k.signature += blockText(b);
+  }
   return abi::hashedSymbol(k);
 }
 
@@ -456,9 +467,9 @@ struct Generator {
     if (!grid().empty()) {
       os << "/* Sharded over a grid of shape " << shapeText(grid())
          << " (docs/distributed.md, \"NCCL and RCCL\"):\n   ACCEL_" << M
-         << "_PROCESSES processes (or threads), one a GPU, each load the "
-            "library on its\n   device and call every function with its block "
-            "of each tensor and a\n   communicator (an "
+         << "_PROCESSES processes, one a GPU (the library holds one device a "
+            "process), each\n   load the library on its device and call every "
+            "function with its block of each\n   tensor and a communicator (an "
          << ncclName()
          << " ncclComm_t) of exactly that many ranks; rank r "
             "has grid\n   index (i0, i1, ...) = r in row-major order, and a "
@@ -476,7 +487,10 @@ struct Generator {
          << "#define ACCEL_" << M << "_PROCESSES " << processes() << "\n"
          << "/* Destroys the communicators the library split from `comm` "
             "(for all-reduces\n   over some grid axes); call it before "
-            "destroying `comm`. ACCEL_OK. */\n"
+            "destroying `comm`, on every rank at the\n   same point (NCCL's "
+            "destroy may wait for the other ranks), as unloading. A split\n"
+            "   is a collective call on the host: a rank that fails before "
+            "it leaves the others\n   waiting there. ACCEL_OK. */\n"
          << "int accel_" << m << "_release_communicator(void *comm);\n\n";
     }
     for (const HostFunction &f : functions) {
@@ -1335,31 +1349,37 @@ static int accel_all_reduce(int site, const void *in, void *out, void *comm,
   const struct accel_collective *c = &accel_collectives[site];
   accel_nccl_comm use = (accel_nccl_comm)comm;
   if (c->color) {
+    /* The split of `comm` made at this site, or a free slot reserved for
+       it before the (collective) split, so that a full table fails before
+       any rank splits. */
     use = NULL;
+    int slot = -1;
     pthread_mutex_lock(&accel_split_lock);
-    for (int i = 0; i < ACCEL_SPLITS; ++i)
+    for (int i = 0; i < ACCEL_SPLITS && !use; ++i)
       if (accel_splits[site][i].parent == (accel_nccl_comm)comm)
         use = accel_splits[site][i].child;
+    for (int i = 0; i < ACCEL_SPLITS && !use && slot < 0; ++i)
+      if (!accel_splits[site][i].parent) {
+        slot = i;
+        accel_splits[site][i].parent = (accel_nccl_comm)comm;
+      }
     pthread_mutex_unlock(&accel_split_lock);
+    if (!use && slot < 0)
+      return accel_fail(ACCEL_ERR_COMM, "%s: more than %d communicators split "
+                        "at once; release one with accel_)c"
+       << m << R"c(_release_communicator", c->name, ACCEL_SPLITS);
     if (!use) {
       accel_nccl_comm child = NULL;
       int result = nccl.ncclCommSplit((accel_nccl_comm)comm, c->color[rank],
                                       c->key[rank], &child, NULL);
+      pthread_mutex_lock(&accel_split_lock);
+      if (result != 0)
+        accel_splits[site][slot].parent = NULL;
+      else
+        accel_splits[site][slot].child = use = child;
+      pthread_mutex_unlock(&accel_split_lock);
       if (result != 0)
         return accel_nccl_fail(result, "ncclCommSplit", c->name);
-      pthread_mutex_lock(&accel_split_lock);
-      for (int i = 0; i < ACCEL_SPLITS && !use; ++i)
-        if (!accel_splits[site][i].parent) {
-          accel_splits[site][i].parent = (accel_nccl_comm)comm;
-          accel_splits[site][i].child = use = child;
-        }
-      pthread_mutex_unlock(&accel_split_lock);
-      if (!use) {
-        (void)nccl.ncclCommDestroy(child);
-        return accel_fail(ACCEL_ERR_COMM, "%s: more than %d communicators split "
-                          "at once; release one with accel_)c"
-       << m << R"c(_release_communicator", c->name, ACCEL_SPLITS);
-      }
     }
   }
   int result = nccl.ncclAllReduce(in, out, c->count, c->datatype, c->op, use, stream);
@@ -1373,7 +1393,7 @@ static void accel_release_splits(accel_nccl_comm comm) {
   pthread_mutex_lock(&accel_split_lock);
   for (int s = 0; s < ACCEL_COLLECTIVES; ++s)
     for (int i = 0; i < ACCEL_SPLITS; ++i)
-      if (accel_splits[s][i].parent &&
+      if (accel_splits[s][i].parent && accel_splits[s][i].child &&
           (!comm || accel_splits[s][i].parent == comm)) {
         (void)nccl.ncclCommDestroy(accel_splits[s][i].child);
         accel_splits[s][i].parent = accel_splits[s][i].child = NULL;

@@ -1,7 +1,6 @@
 // Quantised outputs as a matmul's epilogue, on the CPU and in the GPU
-// kernels: scale, round to an integer, clamp, convert to i8 (fp8 outputs
-// with saturation: test/Integration/CPU/quantized-output.mlir, the CPU
-// only). The fp64 oracle models the
+// kernels: scale, round to an integer, clamp, convert to i8; or, for fp8,
+// clamp to the format's largest finite value and round (saturation). The fp64 oracle models the
 // rounding steps (math.roundeven, math.round, math.floor; arith.fptosi):
 // exact, but a kernel whose input lies within its error of a step may land
 // on the other side, which the gate allows and nothing more.
@@ -32,7 +31,7 @@
 // RUN: accel-compile %s --target=nvptx --chip=sm_90a -o %t.nv > /dev/null
 // RUN: accel-compile %s --target=amdgpu --chip=gfx942 -o %t.amd > /dev/null
 //
-// LAUNCH-COUNT-3: launched
+// LAUNCH-COUNT-5: launched
 // FLOOR-LABEL: @quantize_f32
 // FLOOR: FAIL
 // FLOOR-LABEL: @requantize_i8
@@ -108,4 +107,51 @@ func.func @floor_u4(%a: tensor<16x64xf16>, %b: tensor<64x32xf16>) -> tensor<16x3
     linalg.yield %i : i8
   } -> tensor<16x32xi8>
   return %q : tensor<16x32xi8>
+}
+
+// fp8 with saturation: clamped to E4M3FN's largest finite value (448),
+// then rounded to it; the conversion alone would make NaN of what
+// overflows. On the GPUs the cast is integer arithmetic
+// (accel-expand-f8-casts), stored as bytes.
+// CHECK-LABEL: @saturate_e4m3
+// CHECK: result #0 tensor<32x48xf8E4M3FN>: {{.*}} -> PASS
+// CHECK: PASS
+func.func @saturate_e4m3(%a: tensor<32x64xf32>, %b: tensor<64x48xf32>) -> tensor<32x48xf8E4M3FN> {
+  %e = tensor.empty() : tensor<32x48xf32>
+  %c = accel.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x48xf32>) outs(%e : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %o = tensor.empty() : tensor<32x48xf8E4M3FN>
+  %s = arith.constant 200.0 : f32
+  %lo = arith.constant -448.0 : f32
+  %hi = arith.constant 448.0 : f32
+  %q = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<32x48xf32>) outs(%o : tensor<32x48xf8E4M3FN>) {
+  ^bb0(%x: f32, %y: f8E4M3FN):
+    %m = arith.mulf %x, %s : f32
+    %c1 = arith.maximumf %m, %lo : f32
+    %c2 = arith.minimumf %c1, %hi : f32
+    %t = arith.truncf %c2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  } -> tensor<32x48xf8E4M3FN>
+  return %q : tensor<32x48xf8E4M3FN>
+}
+
+// An f16 matmul to E5M2 with a per-channel scale, clamped to E5M2's
+// largest finite value (57344).
+// CHECK-LABEL: @saturate_e5m2
+// CHECK: result #0 tensor<16x32xf8E5M2>: {{.*}} -> PASS
+// CHECK: PASS
+func.func @saturate_e5m2(%a: tensor<16x64xf16>, %b: tensor<64x32xf16>, %scale: tensor<32xf32>) -> tensor<16x32xf8E5M2> {
+  %e = tensor.empty() : tensor<16x32xf32>
+  %c = accel.matmul ins(%a, %b : tensor<16x64xf16>, tensor<64x32xf16>) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %o = tensor.empty() : tensor<16x32xf8E5M2>
+  %lo = arith.constant -57344.0 : f32
+  %hi = arith.constant 57344.0 : f32
+  %q = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c, %scale : tensor<16x32xf32>, tensor<32xf32>) outs(%o : tensor<16x32xf8E5M2>) {
+  ^bb0(%x: f32, %s: f32, %y: f8E5M2):
+    %m = arith.mulf %x, %s : f32
+    %c1 = arith.maximumf %m, %lo : f32
+    %c2 = arith.minimumf %c1, %hi : f32
+    %t = arith.truncf %c2 : f32 to f8E5M2
+    linalg.yield %t : f8E5M2
+  } -> tensor<16x32xf8E5M2>
+  return %q : tensor<16x32xf8E5M2>
 }

@@ -232,7 +232,7 @@ func.func @mask_result(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<3
   %e = tensor.empty() : tensor<32x32xf32>
   %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
   %e1 = tensor.empty() : tensor<32x32xi1>
-  // expected-error @below {{its result's elements are not f32, f16, bf16, i8 or i32}}
+  // expected-error @below {{its result's elements are not f32, f16, bf16, fp8, i8 or i32}}
   %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%mm : tensor<32x32xf32>) outs(%e1 : tensor<32x32xi1>) {
   ^bb0(%x: f32, %o: i1):
@@ -249,7 +249,7 @@ func.func @mask_result(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<3
 func.func @mask_operand(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>, %m: tensor<32x32xi1>) -> tensor<32x32xf32> {
   %e = tensor.empty() : tensor<32x32xf32>
   %mm = accel.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
-  // expected-error @below {{operand #0 has elements that are not f32, f16, bf16, i8 or i32}}
+  // expected-error @below {{operand #0 has elements that are not f32, f16, bf16, fp8, i8 or i32}}
   %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%m : tensor<32x32xi1>) outs(%mm : tensor<32x32xf32>) {
   ^bb0(%keep: i1, %x: f32):

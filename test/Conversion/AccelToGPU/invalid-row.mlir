@@ -78,7 +78,7 @@ func.func @f64_output(%x: tensor<4x16xf32>, %z: tensor<4xf32>) -> tensor<4x16xf6
     linalg.yield %s : f32
   } -> tensor<4xf32>
   %e = tensor.empty() : tensor<4x16xf64>
-  // expected-error @below {{its result, which the kernel stores, is not a tensor of static shape of f32, f16, bf16, i8 or i32}}
+  // expected-error @below {{its result, which the kernel stores, is not a tensor of static shape of f32, f16, bf16, fp8, i8 or i32}}
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%x, %r : tensor<4x16xf32>, tensor<4xf32>) outs(%e : tensor<4x16xf64>) {
   ^bb0(%a: f32, %s: f32, %o: f64):

@@ -225,6 +225,43 @@ def f8_code(elt, value):
     return int(hit[0])
 
 
+def f8_encode(elt, x):
+    """Codes of f32 values rounded to an f8 format as arith.truncf does
+    (APFloat): to nearest, ties to the even code; past the largest finite
+    value (by half a step or more) inf (f8E5M2) or NaN (f8E4M3FN; the FNUZ
+    formats' one NaN, 0x80); NaN to NaN; -0 to 0x80 in the OCP formats, and
+    what rounds to 0 to +0 in FNUZ, which has no -0."""
+    x = np.asarray(x, dtype=np.float64)
+    vals = f8_values(elt)
+    fnuz = elt.endswith('FNUZ')
+    codes = np.arange(256)
+    finite = np.isfinite(vals)
+    pos = codes[finite & (vals >= 0) & ~((vals == 0) & np.signbit(vals))]
+    pos = pos[np.argsort(vals[pos], kind='stable')]
+    pv = vals[pos]
+    big = pv[-1]
+    step = pv[-1] - pv[-2]
+    a = np.abs(np.nan_to_num(x, nan=0.0, posinf=np.inf, neginf=np.inf))
+    a = np.where(np.isinf(a), big * 4, a)
+    i = np.clip(np.searchsorted(pv, a), 1, len(pv) - 1)
+    lo, hi = pv[i - 1], pv[i]
+    pick_hi = (a - lo > hi - a) | ((a - lo == hi - a) & (pos[i] % 2 == 0))
+    code = np.where(pick_hi, pos[i], pos[i - 1])
+    code = np.where(a <= pv[0], pos[0], code)
+    over = a >= big + step / 2
+    neg = np.signbit(x) & ~np.isnan(x)
+    sign = 0x80 if not fnuz else 0x80
+    if fnuz:
+        out = np.where(neg & (code != 0), code | 0x80, code)
+        out = np.where(over | np.isnan(x), 0x80, out)
+    else:
+        special = 0x7C if elt == 'f8E5M2' else 0x7F
+        out = np.where(over, special, code)
+        out = np.where(neg, out | sign, out)
+        out = np.where(np.isnan(x), 0x7F if elt != 'f8E5M2' else 0x7E, out)
+    return out.astype(np.float64)
+
+
 def f8_decode(elt, codes):
     """Values of f8 codes (held as floats); NaN (unfilled shared memory)
     stays NaN."""
@@ -919,9 +956,13 @@ class Block:
             else:
                 raise Failure('arith.bitcast from %s to %s' % (src, dst))
         elif n == 'arith.extf':
-            out = ins[0].astype(np.float32)
+            src = parse_type(operand_types(op)[0])[2]
+            out = (f8_decode(src, ins[0]) if src.startswith('f8')
+                   else ins[0]).astype(np.float32)
         elif n == 'arith.truncf':
-            out = round_to(ins[0], parse_type(rt[0])[2])
+            dst = parse_type(rt[0])[2]
+            out = (f8_encode(dst, ins[0]) if dst.startswith('f8')
+                   else round_to(ins[0], dst))
         elif n == 'gpu.thread_id':
             out = np.arange(self.T, dtype=np.int64)
         elif n == 'gpu.block_id':
