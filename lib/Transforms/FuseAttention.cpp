@@ -747,4 +747,6 @@ void accel::populateFuseAttentionPatterns(RewritePatternSet &patterns) {
       .add<FuseAttentionChain<MatmulOp>, FuseAttentionChain<linalg::MatmulOp>,
            FuseAttentionChain<linalg::BatchMatmulOp>,
            FuseAttentionChain<linalg::GenericOp>>(patterns.getContext());
+  // The fused op's mask, when it is a causal band in disguise.
+  populateCausalMaskPatterns(patterns);
 }

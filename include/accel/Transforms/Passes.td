@@ -238,6 +238,18 @@ def AccelFuseAttentionPass : Pass<"accel-fuse-attention"> {
     (and the mask's broadcast) line up. A chain that does not match is left
     as it is (and still runs, unfused). torch-mlir's decomposed softmax
     (max, sub, exp, sum, div generics) is not matched.
+
+    A mask that is a causal band in disguise becomes `causal`: an
+    accel.attention (fused here or written so) whose static mask is a dense
+    constant or a `linalg.generic` that reads no tensor and computes each
+    element from `linalg.index` with scalar arith (torch's triu, JAX's iota
+    compare-and-select), at most 2^24 elements, is evaluated; when every
+    slice keeps exactly the keys `j <= i + d` (0 added or true) and removes
+    the others (-inf, the mask type's lowest finite value, or false), the
+    mask is dropped for `causal` with diagonal `d` (an explicit `diagonal`
+    when `d` is not `Skv - Sq`), and the kernels skip the blocks above the
+    band. A finite "removal" is taken only when every row keeps a key (a
+    row it removes wholly would be a uniform softmax, not the band's 0).
   }];
   let options = [MaxIterationsOption];
   let dependentDialects = ["::mlir::accel::AccelDialect",

@@ -36,6 +36,11 @@ void populateRaiseToAccelPatterns(RewritePatternSet &patterns);
 /// (accel-fuse-attention).
 void populateFuseAttentionPatterns(RewritePatternSet &patterns);
 
+/// An accel.attention whose mask is a constant or an index-computed generic
+/// that removes exactly the keys above a diagonal -> `causal` with that
+/// diagonal and no mask (CausalMask.cpp; part of accel-fuse-attention).
+void populateCausalMaskPatterns(RewritePatternSet &patterns);
+
 /// accel-fuse-slices: static slices into the generics that read them, and
 /// elementwise generics joined by tensor.concat or covering insert_slices
 /// into one generic (RoPE).
