@@ -120,6 +120,9 @@ std::string sharedHeaderText();
 std::string cString(llvm::StringRef s);
 /// `text` (from the IR) inside a C comment: every "*/" is broken up.
 std::string commentText(llvm::StringRef text);
+/// A sharded buffer's block in words, " of f32[32x64] split [[], [0]]"
+/// ("" when it is the whole tensor).
+std::string blockText(const Buffer &b);
 std::string wrapperText(const Artifact &a);
 llvm::json::Value metadata(const Artifact &a);
 /// A stable hash of a kernel's signature (xxh3 of its text).

@@ -291,7 +291,7 @@ std::string parameterList(const GpuHostSignature &s) {
   return text + ")";
 }
 
-std::string blockText(const abi::Buffer &b);
+using abi::blockText;
 
 std::string hashedSymbol(const GpuHostSignature &s) {
   abi::Kernel k;
@@ -329,21 +329,6 @@ int ncclRedOp(llvm::StringRef reduction) {
       .Case("min", 3)
       .Case("average", 4)
       .Default(-1);
-}
-
-/// A dimension's block of the grid in words: " of f32[24x96] split [[], [0]]".
-std::string blockText(const abi::Buffer &b) {
-  if (b.splitAxes.empty())
-    return "";
-  std::string text =
-      " of " + b.dtype + "[" + shapeText(b.wholeShape) + "] split [";
-  for (size_t d = 0; d < b.splitAxes.size(); ++d) {
-    text += d ? ", [" : "[";
-    for (size_t i = 0; i < b.splitAxes[d].size(); ++i)
-      text += (i ? ", " : "") + std::to_string(b.splitAxes[d][i]);
-    text += "]";
-  }
-  return text + "]";
 }
 
 /// The row-major grid index of `rank`.

@@ -84,6 +84,25 @@ std::string shapeText(const Buffer &b) {
   return s.empty() ? "scalar" : s;
 }
 
+} // namespace
+
+std::string mlir::accel::cpuabi::blockText(const Buffer &b) {
+  if (b.splitAxes.empty())
+    return "";
+  Buffer whole = b;
+  whole.shape = b.wholeShape;
+  std::string text = " of " + b.dtype + "[" + shapeText(whole) + "] split [";
+  for (size_t d = 0; d < b.splitAxes.size(); ++d) {
+    text += d ? ", [" : "[";
+    for (size_t i = 0; i < b.splitAxes[d].size(); ++i)
+      text += (i ? ", " : "") + std::to_string(b.splitAxes[d][i]);
+    text += "]";
+  }
+  return text + "]";
+}
+
+namespace {
+
 /// The rank-specialized memref descriptor of MLIR's C interface.
 std::string descType(size_t rank) {
   return "accel_memref_" + std::to_string(rank);
@@ -301,21 +320,7 @@ std::string mlir::accel::cpuabi::headerText(const Artifact &a) {
           "ACCEL_ERR_COMM\n   before anything runs. */\n"
        << "#define ACCEL_" << M << "_PROCESSES " << processes << "\n\n";
   }
-  auto block = [](const Buffer &b) {
-    if (b.splitAxes.empty())
-      return std::string();
-    std::string text = " of ";
-    Buffer whole = b;
-    whole.shape = b.wholeShape;
-    text += b.dtype + "[" + shapeText(whole) + "] split [";
-    for (size_t d = 0; d < b.splitAxes.size(); ++d) {
-      text += d ? ", [" : "[";
-      for (size_t i = 0; i < b.splitAxes[d].size(); ++i)
-        text += (i ? ", " : "") + std::to_string(b.splitAxes[d][i]);
-      text += "]";
-    }
-    return text + "]";
-  };
+  auto block = [](const Buffer &b) { return blockText(b); };
   for (const Kernel &k : a.kernels) {
     os << "/* " << k.name << commentText(k.signature)
        << "\n   signature hash 0x"

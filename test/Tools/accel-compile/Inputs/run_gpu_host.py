@@ -61,6 +61,71 @@ def tensor(array, shape):
     return t
 
 
+def program_of(aot):
+    """<module>.json: the one JSON file of the folder that names a
+    library."""
+    for f in sorted(os.listdir(aot)):
+        if f.endswith('.json'):
+            with open(os.path.join(aot, f)) as fh:
+                d = json.load(fh)
+            if 'library' in d and 'functions' in d:
+                return d
+    sys.exit('%s: no host library JSON in %s' % (
+        os.path.basename(sys.argv[0]), aot))
+
+
+def emulate_launches(fake, prefix, kernels_file, aot, program, errors):
+    """Makes each launch of the fake driver (`prefix`: fake_cuda, fake_hip)
+    run its kernel, from the gpu.func in KERNELS.mlir, on the emulator over
+    the memory the launch passed, and write back what the kernel writes.
+    Failures go to `errors`. Returns the callback, which must be kept."""
+    fake_function = getattr(fake, prefix + '_function')
+    fake_function.restype = ctypes.c_char_p
+    lines = open(kernels_file).read().splitlines()
+    ops, _ = emu.parse_ops(lines, 0, lambda s: False)
+    by_name = {}
+
+    def walk(ops):
+        for op in ops:
+            if op.name == 'gpu.func' and 'accel.launch' in op.text:
+                k = emu.Kernel(op)
+                by_name[k.name] = k
+            for _, body in op.regions:
+                walk(body)
+    walk(ops)
+    metas = {}
+    for fn in program['functions']:
+        for k in fn['kernels']:
+            with open(os.path.join(aot, k['metadata'])) as f:
+                metas[k['kernel']] = json.load(f)
+
+    def on_launch(params, user):
+        name = fake_function().decode()
+        try:
+            kernel = by_name[name]
+            meta = metas[name]
+            bufs = []
+            for i, (arg, shape, elt) in enumerate(
+                    emu.checked_arguments(kernel, meta, race_check=True)):
+                addr = ctypes.cast(params[i],
+                                   ctypes.POINTER(ctypes.c_uint64))[0]
+                raw = ctypes.string_at(addr, arg['byte_size'])
+                bufs.append((addr, arg, emu.Memref(
+                    emu.decode_buffer(raw, elt, shape), elt, 'global')))
+            emu.run_grid(kernel, [b for _, _, b in bufs])
+            for addr, arg, b in bufs:
+                if arg['access'] != 'in':
+                    out = emu.encode_buffer(b.a, b.elt)
+                    ctypes.memmove(addr, out, len(out))
+        except Exception as e:  # reported after the call
+            errors.append('%s: %s' % (name, e))
+
+    callback = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p),
+                                ctypes.c_void_p)(on_launch)
+    getattr(fake, prefix + '_set_kernel')(callback, None)
+    return callback
+
+
 def main():
     args = sys.argv[1:]
     opts = {'--target': 'nvptx', '--stream': '0', '--only': None}
@@ -91,62 +156,12 @@ def main():
     fake_count = getattr(fake, prefix + '_count')
     fake_count.argtypes = [ctypes.c_char_p]
 
-    lines = open(kernels_file).read().splitlines()
-    ops, _ = emu.parse_ops(lines, 0, lambda s: False)
-    by_name = {}
-
-    def walk(ops):
-        for op in ops:
-            if op.name == 'gpu.func' and 'accel.launch' in op.text:
-                k = emu.Kernel(op)
-                by_name[k.name] = k
-            for _, body in op.regions:
-                walk(body)
-    walk(ops)
-
     # <module>.json: the one JSON file of the folder that names a library.
-    program = None
-    for f in sorted(os.listdir(aot)):
-        if f.endswith('.json'):
-            with open(os.path.join(aot, f)) as fh:
-                d = json.load(fh)
-            if 'library' in d and 'functions' in d:
-                program = d
-    if program is None:
-        sys.exit('run_gpu_host.py: no host library JSON in %s' % aot)
+    program = program_of(aot)
     module = program['module']
-    metas = {}
-    for fn in program['functions']:
-        for k in fn['kernels']:
-            with open(os.path.join(aot, k['metadata'])) as f:
-                metas[k['kernel']] = json.load(f)
-
     errors = []
-
-    def on_launch(params, user):
-        name = fake_function().decode()
-        try:
-            kernel = by_name[name]
-            meta = metas[name]
-            bufs = []
-            for i, (arg, shape, elt) in enumerate(
-                    emu.checked_arguments(kernel, meta, race_check=True)):
-                addr = ctypes.cast(params[i],
-                                   ctypes.POINTER(ctypes.c_uint64))[0]
-                raw = ctypes.string_at(addr, arg['byte_size'])
-                bufs.append((addr, arg, emu.Memref(
-                    emu.decode_buffer(raw, elt, shape), elt, 'global')))
-            emu.run_grid(kernel, [b for _, _, b in bufs])
-            for addr, arg, b in bufs:
-                if arg['access'] != 'in':
-                    out = emu.encode_buffer(b.a, b.elt)
-                    ctypes.memmove(addr, out, len(out))
-        except Exception as e:  # reported after the call
-            errors.append('%s: %s' % (name, e))
-
-    callback = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p),
-                                ctypes.c_void_p)(on_launch)
-    getattr(fake, prefix + '_set_kernel')(callback, None)
+    callback = emulate_launches(fake, prefix, kernels_file, aot, program,
+                                errors)
 
     lib = ctypes.CDLL(os.path.join(aot, program['library']))
     info = lib['accel_%s_info' % module]

@@ -41,16 +41,6 @@ class UniqueId(ctypes.Structure):
     _fields_ = [('internal', ctypes.c_char * 128)]
 
 
-def program_of(aot):
-    for f in sorted(os.listdir(aot)):
-        if f.endswith('.json'):
-            with open(os.path.join(aot, f)) as fh:
-                d = json.load(fh)
-            if 'library' in d and 'functions' in d:
-                return d
-    sys.exit('run_sharded_gpu_host.py: no host library JSON in %s' % aot)
-
-
 def grid_index(grid, rank):
     index = [0] * len(grid)
     for d in reversed(range(len(grid))):
@@ -75,7 +65,7 @@ def block(spec, grid, rank):
 
 
 def inputs(aot, out, seed):
-    program = program_of(aot)
+    program = host.program_of(aot)
     rng = np.random.default_rng(seed)
     for fn in program['functions']:
         for i, a in enumerate(fn['arguments']):
@@ -98,8 +88,6 @@ def run(args, opts):
     # No NCCL at all: the load must say so (nothing below runs).
     nccl = ctypes.CDLL(os.path.abspath(nccl_path), mode=ctypes.RTLD_GLOBAL) \
         if os.path.exists(nccl_path) else None
-    fake_function = getattr(fake, prefix + '_function')
-    fake_function.restype = ctypes.c_char_p
     fake_launched = getattr(fake, prefix + '_launched')
     fake_launched.restype = ctypes.c_char_p
     fake_launched.argtypes = [ctypes.c_int]
@@ -112,52 +100,12 @@ def run(args, opts):
         nccl.ncclCommInitRank.argtypes = [ctypes.POINTER(ctypes.c_void_p),
                                           ctypes.c_int, UniqueId, ctypes.c_int]
 
-    lines = open(kernels_file).read().splitlines()
-    ops, _ = emu.parse_ops(lines, 0, lambda s: False)
-    by_name = {}
-
-    def walk(ops):
-        for op in ops:
-            if op.name == 'gpu.func' and 'accel.launch' in op.text:
-                k = emu.Kernel(op)
-                by_name[k.name] = k
-            for _, body in op.regions:
-                walk(body)
-    walk(ops)
-
-    program = program_of(aot)
+    program = host.program_of(aot)
     module, grid = program['module'], program['grid']
     processes = program['processes']
-    metas = {}
-    for fn in program['functions']:
-        for k in fn['kernels']:
-            with open(os.path.join(aot, k['metadata'])) as f:
-                metas[k['kernel']] = json.load(f)
     errors = []
-
-    def on_launch(params, user):
-        name = fake_function().decode()
-        try:
-            kernel, meta = by_name[name], metas[name]
-            bufs = []
-            for i, (arg, shape, elt) in enumerate(
-                    emu.checked_arguments(kernel, meta, race_check=True)):
-                addr = ctypes.cast(params[i],
-                                   ctypes.POINTER(ctypes.c_uint64))[0]
-                raw = ctypes.string_at(addr, arg['byte_size'])
-                bufs.append((addr, arg, emu.Memref(
-                    emu.decode_buffer(raw, elt, shape), elt, 'global')))
-            emu.run_grid(kernel, [b for _, _, b in bufs])
-            for addr, arg, b in bufs:
-                if arg['access'] != 'in':
-                    out = emu.encode_buffer(b.a, b.elt)
-                    ctypes.memmove(addr, out, len(out))
-        except Exception as e:  # reported after the call
-            errors.append('%s: %s' % (name, e))
-
-    callback = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p),
-                                ctypes.c_void_p)(on_launch)
-    getattr(fake, prefix + '_set_kernel')(callback, None)
+    callback = host.emulate_launches(fake, prefix, kernels_file, aot, program,
+                                     errors)
 
     lib = ctypes.CDLL(os.path.join(aot, program['library']))
     last_error = lib['accel_%s_last_error' % module]
