@@ -2392,6 +2392,22 @@ def check_f8_values():
             if not same(vals[code], ref[code]):
                 return '%s code 0x%02X is %r, ml_dtypes.%s says %r' % (
                     elt, code, vals[code], name, ref[code]), how
+        # Rounding to the format (arith.truncf, f8_encode): every finite
+        # value, every midpoint between neighbours (the ties) and 2000
+        # normal values within the range, as ml_dtypes rounds them.
+        fin = np.sort(vals[np.isfinite(vals)])
+        rng = np.random.default_rng(0)
+        x = np.concatenate([fin, (fin[:-1] + fin[1:]) / 2,
+                            rng.normal(0, fin[-1] / 8, 2000)])
+        x = x[np.abs(x) <= fin[-1]].astype(np.float32)
+        got = f8_encode(elt, x).astype(np.uint8)
+        want = x.astype(getattr(ml_dtypes, name)).view(np.uint8)
+        bad = np.nonzero(got != want)[0]
+        if len(bad):
+            i = bad[0]
+            return '%s rounds %r to 0x%02X, ml_dtypes.%s to 0x%02X' % (
+                elt, float(x[i]), got[i], name, want[i]), how
+    how += ', rounding to them against ml_dtypes'
     return None, how
 
 
