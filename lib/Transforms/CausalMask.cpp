@@ -36,6 +36,18 @@ namespace {
 /// operations per element at compile time).
 constexpr int64_t kMaxElements = int64_t(1) << 24;
 
+/// A scalar constant's value (integers and booleans as exact doubles).
+std::optional<double> scalarValue(Attribute a) {
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return f.getValueAsDouble();
+  if (auto b = dyn_cast<BoolAttr>(a))
+    return b.getValue() ? 1.0 : 0.0;
+  if (auto k = dyn_cast<IntegerAttr>(a))
+    return k.getType().isInteger(1) ? double(k.getValue().getZExtValue())
+                                    : double(k.getInt());
+  return std::nullopt;
+}
+
 /// The values of `v`, a statically shaped tensor, in row-major order: a
 /// dense constant, or a linalg.generic that reads no tensor (its init is
 /// written, not read) and computes each element from its indices with
@@ -87,16 +99,8 @@ std::optional<std::vector<double>> evaluate(Value v) {
           return it->second;
         // A scalar constant captured from outside the body.
         Attribute a;
-        if (matchPattern(operand, m_Constant(&a))) {
-          if (auto f = dyn_cast<FloatAttr>(a))
-            return f.getValueAsDouble();
-          if (auto b = dyn_cast<BoolAttr>(a))
-            return b.getValue() ? 1.0 : 0.0;
-          if (auto k = dyn_cast<IntegerAttr>(a))
-            return k.getType().isInteger(1)
-                       ? double(k.getValue().getZExtValue())
-                       : double(k.getInt());
-        }
+        if (matchPattern(operand, m_Constant(&a)))
+          return scalarValue(a);
         return std::nullopt;
       };
       std::optional<double> r;
@@ -108,15 +112,8 @@ std::optional<std::vector<double>> evaluate(Value v) {
           return std::nullopt;
         out[flat] = *x;
         break;
-      } else if (isa<arith::ConstantOp>(op)) {
-        Attribute a = cast<arith::ConstantOp>(op).getValue();
-        if (auto f = dyn_cast<FloatAttr>(a))
-          r = f.getValueAsDouble();
-        else if (auto b = dyn_cast<BoolAttr>(a))
-          r = b.getValue() ? 1.0 : 0.0;
-        else if (auto k = dyn_cast<IntegerAttr>(a))
-          r = k.getType().isInteger(1) ? double(k.getValue().getZExtValue())
-                                       : double(k.getInt());
+      } else if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+        r = scalarValue(cst.getValue());
       } else if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
                      arith::ExtUIOp, arith::SIToFPOp, arith::UIToFPOp,
                      arith::ExtFOp, arith::TruncFOp>(op)) {

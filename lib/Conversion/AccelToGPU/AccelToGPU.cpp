@@ -129,27 +129,6 @@ FailureOr<SmallVector<size_t>> orderKernels(func::FuncOp func,
   return order;
 }
 
-/// The NCCL (RCCL) name of a collective's element type, or "" when NCCL
-/// has none (ncclDataType_t: int8, int32, int64, float16, float32,
-/// float64, bfloat16).
-StringRef ncclTypeName(Type t) {
-  if (t.isInteger(8))
-    return "ncclInt8";
-  if (t.isInteger(32))
-    return "ncclInt32";
-  if (t.isInteger(64))
-    return "ncclInt64";
-  if (t.isF16())
-    return "ncclFloat16";
-  if (t.isF32())
-    return "ncclFloat32";
-  if (t.isF64())
-    return "ncclFloat64";
-  if (t.isBF16())
-    return "ncclBfloat16";
-  return "";
-}
-
 /// What the host library needs of a partitioned function's all-reduce,
 /// which it runs as one NCCL call between the kernels (GpuCollective in
 /// Pipelines.h reads it back); a located error for one NCCL cannot run.
@@ -186,7 +165,9 @@ describeAllReduce(shard::AllReduceOp op,
            << "', which NCCL's all-reduce has no operation for (it has sum, "
               "max, min, product and average)";
   }
-  if (ncclTypeName(type.getElementType()).empty())
+  std::string dtype;
+  llvm::raw_string_ostream(dtype) << type.getElementType();
+  if (getNcclDataType(dtype) < 0)
     return op.emitOpError("all-reduces ")
            << type.getElementType()
            << " elements, which NCCL has no data type for (it has i8, i32, "
@@ -200,8 +181,6 @@ describeAllReduce(shard::AllReduceOp op,
   Builder b(op.getContext());
   int64_t bytes =
       type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-  std::string dtype;
-  llvm::raw_string_ostream(dtype) << type.getElementType();
   NamedAttribute fields[] = {
       b.getNamedAttr("kind", b.getStringAttr("all_reduce")),
       b.getNamedAttr("reduction", b.getStringAttr(reduction)),

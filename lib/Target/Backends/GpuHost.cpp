@@ -19,11 +19,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "accel/Conversion/AccelToGPU/AccelToGPU.h"
 #include "accel/Target/CpuAbi.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -306,29 +306,6 @@ std::string hashedSymbol(const GpuHostSignature &s) {
       k.signature += blockText(b);
   }
   return abi::hashedSymbol(k);
-}
-
-/// ncclDataType_t of an element type (NCCL and RCCL agree), and
-/// ncclRedOp_t of a reduction; convert-accel-to-gpu admitted only these.
-int ncclDataType(llvm::StringRef dtype) {
-  return llvm::StringSwitch<int>(dtype)
-      .Case("i8", 0)
-      .Case("i32", 2)
-      .Case("i64", 4)
-      .Case("f16", 6)
-      .Case("f32", 7)
-      .Case("f64", 8)
-      .Case("bf16", 9)
-      .Default(-1);
-}
-int ncclRedOp(llvm::StringRef reduction) {
-  return llvm::StringSwitch<int>(reduction)
-      .Case("sum", 0)
-      .Case("product", 1)
-      .Case("max", 2)
-      .Case("min", 3)
-      .Case("average", 4)
-      .Default(-1);
 }
 
 /// The row-major grid index of `rank`.
@@ -671,8 +648,8 @@ struct Generator {
         for (auto [i, c] : llvm::enumerate(f.collectives)) {
           std::string name = "@" + f.signature->name + "'s " + c->kind + " #" +
                              std::to_string(i);
-          os << "    {\"" << name << "\", " << ncclDataType(c->dtype) << ", "
-             << ncclRedOp(c->reduction) << ", " << c->count << ", ";
+          os << "    {\"" << name << "\", " << getNcclDataType(c->dtype) << ", "
+             << getNcclRedOp(c->reduction) << ", " << c->count << ", ";
           if (splits(*c))
             os << "accel_color" << site << ", accel_key" << site;
           else

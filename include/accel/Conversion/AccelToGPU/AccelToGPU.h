@@ -18,6 +18,7 @@
 #define ACCEL_CONVERSION_ACCELTOGPU_ACCELTOGPU_H
 
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/StringSwitch.h"
 #include <cstdint>
 
 namespace mlir {
@@ -109,6 +110,31 @@ GpuGemmConfig getDefaultGpuGemmConfig(const GpuTargetInfo &target,
 /// multiple of 16 x 16, as square as possible); false when none does.
 bool splitGpuWarps(int64_t tileM, int64_t tileN, int64_t warps,
                    GpuGemmConfig &config);
+
+/// ncclDataType_t of a collective's element type (its MLIR name, "f32"),
+/// and ncclRedOp_t of its reduction ("sum", "product", "max", "min",
+/// "average"); NCCL and RCCL agree. -1 for what NCCL has none of:
+/// convert-accel-to-gpu refuses those, the GPU host library emits these.
+inline int getNcclDataType(llvm::StringRef dtype) {
+  return llvm::StringSwitch<int>(dtype)
+      .Case("i8", 0)
+      .Case("i32", 2)
+      .Case("i64", 4)
+      .Case("f16", 6)
+      .Case("f32", 7)
+      .Case("f64", 8)
+      .Case("bf16", 9)
+      .Default(-1);
+}
+inline int getNcclRedOp(llvm::StringRef reduction) {
+  return llvm::StringSwitch<int>(reduction)
+      .Case("sum", 0)
+      .Case("product", 1)
+      .Case("max", 2)
+      .Case("min", 3)
+      .Case("average", 4)
+      .Default(-1);
+}
 
 } // namespace accel
 } // namespace mlir

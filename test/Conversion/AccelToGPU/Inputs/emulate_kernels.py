@@ -250,14 +250,13 @@ def f8_encode(elt, x):
     code = np.where(a <= pv[0], pos[0], code)
     over = a >= big + step / 2
     neg = np.signbit(x) & ~np.isnan(x)
-    sign = 0x80 if not fnuz else 0x80
     if fnuz:
         out = np.where(neg & (code != 0), code | 0x80, code)
         out = np.where(over | np.isnan(x), 0x80, out)
     else:
         special = 0x7C if elt == 'f8E5M2' else 0x7F
         out = np.where(over, special, code)
-        out = np.where(neg, out | sign, out)
+        out = np.where(neg, out | 0x80, out)
         out = np.where(np.isnan(x), 0x7F if elt != 'f8E5M2' else 0x7E, out)
     return out.astype(np.float64)
 
