@@ -15,7 +15,66 @@ using namespace mlir;
 using namespace mlir::accel;
 
 bool ref::isAccelOracleOp(Operation *op) {
-  return isa<MatmulOp, DequantMatmulOp, SoftmaxOp, AttentionOp>(op);
+  return isa<MatmulOp, DequantMatmulOp, SoftmaxOp, AttentionOp,
+             PagedAttentionOp>(op);
+}
+
+/// accel.paged_attention is accel.attention over each sequence's keys
+/// gathered from the pool through its block table (the op's definition):
+/// the oracle gathers them into [B, Hkv, N * T, D] and runs the attention
+/// with the lengths. A sequence whose length or pages are outside their
+/// range (the op's "valid run-time data") gets NaN outputs, as the kernels
+/// give it.
+static FailureOr<ref::Result>
+pagedAttention(PagedAttentionOp op,
+               function_ref<const ref::Tensor &(Value)> get,
+               const ref::AccelOpOptions &options) {
+  using ref::Tensor;
+  const Tensor &q = get(op.getQuery()), &kc = get(op.getKeyCache()),
+               &vc = get(op.getValueCache()), &table = get(op.getBlockTable()),
+               &lengths = get(op.getKvLengths());
+  int64_t nB = q.shape[0], hq = q.shape[1], sq = q.shape[2];
+  int64_t pool = kc.shape[0], page = kc.shape[1], hkv = kc.shape[2],
+          d = kc.shape[3], dv = vc.shape[3], pages = table.shape[1];
+  int64_t skv = pages * page;
+  Tensor k({nB, hkv, skv, d}), v({nB, hkv, skv, dv});
+  ref::AttentionSpec spec;
+  spec.scale = op.getEffectiveScale();
+  spec.causal = op.getCausal();
+  spec.outType = op.getInit().getType().getElementType();
+  if (options.roundProbabilities)
+    spec.probabilityRoundoff =
+        ref::unitRoundoff(op.getQuery().getType().getElementType());
+  std::vector<bool> valid(nB, true);
+  for (int64_t b = 0; b < nB; ++b) {
+    double len = lengths.data[b];
+    valid[b] = len >= 0 && len <= double(skv);
+    int64_t n = valid[b] ? int64_t(len) : 0;
+    for (int64_t j = 0; j < n && valid[b]; ++j) {
+      double p = table.data[b * pages + j / page];
+      if (p < 0 || p >= double(pool)) {
+        valid[b] = false;
+        break;
+      }
+      int64_t src = (int64_t(p) * page + j % page) * hkv;
+      for (int64_t h = 0; h < hkv; ++h) {
+        std::copy_n(kc.data.begin() + (src + h) * d, d,
+                    k.data.begin() + ((b * hkv + h) * skv + j) * d);
+        std::copy_n(vc.data.begin() + (src + h) * dv, dv,
+                    v.data.begin() + ((b * hkv + h) * skv + j) * dv);
+      }
+    }
+    spec.kvLengths.push_back(valid[b] ? n : 0);
+  }
+  ref::Result r = ref::attention(q, k, v, nullptr, spec);
+  int64_t perBatch = hq * sq * dv;
+  for (int64_t b = 0; b < nB; ++b)
+    if (!valid[b])
+      for (int64_t i = b * perBatch; i < (b + 1) * perBatch; ++i) {
+        r.value.data[i] = std::nan("");
+        r.bound.data[i] = 0;
+      }
+  return r;
 }
 
 FailureOr<ref::Result>
@@ -67,6 +126,8 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
   if (auto sm = dyn_cast<SoftmaxOp>(op))
     return softmax(get(sm.getInput()), sm.getDimension(),
                    sm.getInit().getType().getElementType());
+  if (auto pa = dyn_cast<PagedAttentionOp>(op))
+    return pagedAttention(pa, get, options);
   auto at = dyn_cast<AttentionOp>(op);
   if (!at)
     return op->emitOpError("has no fp64 oracle");

@@ -278,8 +278,8 @@ struct Arg {
   ref::Tensor value;
   /// An `outs` that no op reads: NaN-prefilled so unwritten elements show.
   bool writeOnly = false;
-  /// Sequence lengths of an attention: integers drawn from [0, lengthBound]
-  /// (-1: not lengths).
+  /// Sequence lengths of an attention, or the pages of a paged attention's
+  /// block table: integers drawn from [0, lengthBound] (-1: neither).
   int64_t lengthBound = -1;
   std::vector<uint8_t> bytes;
 };
@@ -833,6 +833,15 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
             arg.lengthBound = at.getKey().getType().getDimSize(2);
           else if (at.getQLengths() == a)
             arg.lengthBound = at.getQuery().getType().getDimSize(2);
+        } else if (auto pa = dyn_cast<PagedAttentionOp>(user)) {
+          // Lengths the table can hold; pages of the pool (a pool of
+          // static size: accel-run needs static shapes).
+          if (pa.getKvLengths() == a)
+            arg.lengthBound = pa.getMaxPages() * pa.getPageSize();
+          else if (pa.getBlockTable() == a)
+            arg.lengthBound =
+                std::max<int64_t>(pa.getKeyCache().getType().getDimSize(0), 1) -
+                1;
         }
     } else if (isa<FloatType, IntegerType, IndexType>(arg.type)) {
       arg.elementType = arg.type;

@@ -40,6 +40,7 @@ def ConvertAccelToLinalgPass : Pass<"convert-accel-to-linalg"> {
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }
@@ -116,8 +117,37 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     FlashAttention does on GPUs, so both tile products are bf16 x bf16 ->
     f32 contractions for accel-cpu-amx-kernels; the fp64 oracle's gate then
     allows the rounding of P (u_bf16 · max|v|).
+
+    `accel.paged_attention` (decode over a paged KV cache) becomes
+    flash-decoding: the `G = Hq / Hkv` query heads of a KV head and the
+    `Sq` queries are packed into `G · Sq` rows of one query tile, so each
+    key is read once per KV head, not once per query head; the keys of a
+    sequence are split into `splits` ranges of whole steps, and an
+    `scf.forall` over (batch, KV head, split) runs the online softmax above
+    over its range, a step at a time: `pages` pages gathered through the
+    block table into one [pages · T, D] key tile and value tile (pages past
+    the sequence's end are zeros, never read). Each split leaves its
+    running max, sum and accumulator; a combine scales them by
+    `exp2(m_s - max_s m_s)` and divides. The block table and lengths are
+    checked first (the op's "valid run-time data"): an invalid sequence
+    reads nothing and gets NaN outputs, and with `index-failure-callee` the
+    function calls that function (which must not return; accel-compile's
+    libraries return ACCEL_ERR_INDEX) before any kernel runs. `pages` and
+    `splits` come from a `cpu-paged-flash` accel.lowering_config
+    (accel-cpu-configure), else the options below.
   }];
   let options = [
+    Option<"pagesPerStep", "pages", "int64_t", "4",
+           "Pages per key tile of accel.paged_attention, for an op without a "
+           "cpu-paged-flash accel.lowering_config">,
+    Option<"splits", "splits", "int64_t", "1",
+           "Ranges the keys of a sequence are split into (flash-decoding), "
+           "for an op without a cpu-paged-flash accel.lowering_config">,
+    Option<"indexFailureCallee", "index-failure-callee", "std::string",
+           "\"\"",
+           "A function `() -> ()` that must not return, called when a paged "
+           "attention's block table or lengths are invalid (empty: the "
+           "sequence gets NaN outputs)">,
     Option<"tileQ", "tile-q", "int64_t", "64",
            "Query rows per tile, for an op without a cpu-flash or "
            "cpu-flash-amx accel.lowering_config (accel-cpu-configure), whose "
@@ -128,6 +158,7 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",

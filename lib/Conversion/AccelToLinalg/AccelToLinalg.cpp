@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -477,6 +478,7 @@ void mlir::accel::populateAccelToLinalgConversionPatterns(
   patterns.add<MatmulToLinalg, SoftmaxToLinalg, AttentionToLinalg>(
       patterns.getContext());
   populateAccelDequantMatmulToLinalgPatterns(patterns);
+  populateAccelPagedAttentionToLinalgPatterns(patterns);
 }
 
 void mlir::accel::populateAccelSoftmaxToLinalgPatterns(

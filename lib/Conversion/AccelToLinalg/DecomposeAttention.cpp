@@ -17,6 +17,7 @@
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -159,6 +160,176 @@ static Value bandCutsTile(OpBuilder &b, Location loc, const AttentionBand &band,
   return cut;
 }
 
+} // namespace
+
+/// FlashAttention-2's online softmax update for one key tile: the logits
+/// `s` ([tq, tk] f32, masked; multiplied by `deferredScale` where it is
+/// read when that is set), the value tile `vTile` ([tk, dv]) and the running
+/// max m, sum l and accumulator acc give their next values. `roundP`: P
+/// enters P·V in V's type (cpu-flash-amx), else V is widened to f32.
+FlashState accel::builders::flashUpdate(OpBuilder &rewriter, Location loc,
+                                        Value s, Value deferredScale,
+                                        Value vTile, bool roundP,
+                                        OpFoldResult tq, OpFoldResult tk,
+                                        int64_t dv, FlashState state) {
+  TileBuilder tb{rewriter, loc, rewriter.getF32Type()};
+  Type f32 = tb.f32;
+  Type vElt = llvm::cast<RankedTensorType>(vTile.getType()).getElementType();
+  Value m = state.m, l = state.l, acc = state.acc;
+  // Online softmax update. The row max may ignore or return a NaN
+  // logit (kUnorderedMaxAttrName): either way the NaN reaches the
+  // row's output through P = exp2(s - m).
+  Value rowMax = tb.reduceRows(s, tq, negInfAttr(rewriter), /*isMax=*/true);
+  rowMax.getDefiningOp()->setAttr(kUnorderedMaxAttrName,
+                                  rewriter.getUnitAttr());
+  if (deferredScale)
+    rowMax =
+        tb.perRow({rowMax}, tq, [&](OpBuilder &nb, Location l, ValueRange a) {
+          return arith::MulFOp::create(nb, l, a[0], deferredScale);
+        });
+  // The running max moves only when a row's tile max exceeds it by
+  // more than 2^kLazyRescaleLog2 (FlashAttention-4's conditional
+  // rescale): below that, P = exp2(s - m) stays under 2^8 and the sum
+  // and accumulator under 2^8 · Skv times their usual size, far from
+  // f32's range, and the result acc / l is unchanged. Most key tiles
+  // after the first then leave every row's max, and so skip the
+  // rescale of the accumulator. A NaN tile max is not an increase (the
+  // NaN still reaches the row through P).
+  Value lazyMargin = tb.cst(kLazyRescaleLog2);
+  Value mNew =
+      tb.perRow({m, rowMax}, tq, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value limit = arith::AddFOp::create(nb, l, a[0], lazyMargin);
+        Value grows = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
+                                            a[1], limit);
+        return arith::SelectOp::create(nb, l, grows, a[1], a[0]);
+      });
+  // Whether some row's max moved (then the accumulator is rescaled).
+  Value anyMoved;
+  {
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+    AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+    Value flag0 = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{},
+                                          rewriter.getI1Type());
+    Value no = arith::ConstantIntOp::create(rewriter, loc, 0, 1);
+    flag0 = linalg::FillOp::create(rewriter, loc, no, flag0).result();
+    Value flag =
+        linalg::GenericOp::create(
+            rewriter, loc, flag0.getType(), ValueRange{m, mNew},
+            ValueRange{flag0}, SmallVector<AffineMap>{id, id, scalar},
+            SmallVector<IteratorType>{IteratorType::reduction},
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              Value moved = arith::CmpFOp::create(
+                  nb, l, arith::CmpFPredicate::ONE, a[0], a[1]);
+              yieldValue(nb, l, arith::OrIOp::create(nb, l, a[2], moved));
+            })
+            .getResult(0);
+    anyMoved = tensor::ExtractOp::create(rewriter, loc, flag, ValueRange{});
+  }
+  // P = exp2(s - m') and its row sums in one pass over the tile (one
+  // generic with two outputs: P, written at every (row, key), and the
+  // sum, reduced over the keys).
+  Value p, rowSum;
+  {
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    Value pInit = tensor::EmptyOp::create(rewriter, loc,
+                                          ArrayRef<OpFoldResult>{tq, tk}, f32);
+    Value sumInit =
+        filledTensor(rewriter, loc, {tq}, f32, rewriter.getF32FloatAttr(0.0f));
+    auto expSum = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{pInit.getType(), sumInit.getType()},
+        ValueRange{s, mNew}, ValueRange{pInit, sumInit},
+        SmallVector<AffineMap>{full, row, full, row},
+        SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                         utils::IteratorType::reduction},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value shift = safeMax(nb, l, a[1]);
+          Value shifted;
+          if (deferredScale)
+            shifted = math::FmaOp::create(nb, l, a[0], deferredScale,
+                                          arith::NegFOp::create(nb, l, shift));
+          else
+            shifted = arith::SubFOp::create(nb, l, a[0], shift);
+          Value e = math::Exp2Op::create(nb, l, shifted);
+          Value sum = arith::AddFOp::create(nb, l, a[3], e);
+          linalg::YieldOp::create(nb, l, ValueRange{e, sum});
+        });
+    p = expSum.getResult(0);
+    rowSum = expSum.getResult(1);
+  }
+  Value corr = tb.perRow(
+      {m, mNew}, tq, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        // exp2(m - m'); 0 while nothing is kept (both -inf),
+        // which is harmless: l and the accumulator are still 0.
+        Value shifted =
+            arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[1]));
+        return math::Exp2Op::create(nb, l, shifted);
+      });
+  Value lNew = tb.perRow({l, corr, rowSum}, tq,
+                         [&](OpBuilder &nb, Location l2, ValueRange a) {
+                           Value sc = arith::MulFOp::create(nb, l2, a[0], a[1]);
+                           return arith::AddFOp::create(nb, l2, sc, a[2]);
+                         });
+  // acc ·= corr in place (acc is the generic's init, not an input,
+  // so it bufferizes into the loop's own buffer), when a max moved.
+  auto rescale =
+      scf::IfOp::create(rewriter, loc, TypeRange{acc.getType()}, anyMoved,
+                        /*withElseRegion=*/true);
+  Value accScaled;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(rescale.thenBlock());
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    accScaled =
+        linalg::GenericOp::create(
+            rewriter, loc, acc.getType(), ValueRange{corr}, ValueRange{acc},
+            SmallVector<AffineMap>{row, full},
+            SmallVector<IteratorType>(2, IteratorType::parallel),
+            [&](OpBuilder &nb, Location l2, ValueRange a) {
+              yieldValue(nb, l2, arith::MulFOp::create(nb, l2, a[1], a[0]));
+            })
+            .getResult(0);
+    scf::YieldOp::create(rewriter, loc, accScaled);
+    rewriter.setInsertionPointToStart(rescale.elseBlock());
+    scf::YieldOp::create(rewriter, loc, acc);
+  }
+  accScaled = rescale.getResult(0);
+  // P stays f32 (rounding it to V's type would cost the f32 output its
+  // accuracy); a narrower V tile is widened instead. On AMX
+  // (cpu-flash-amx) P is rounded to V's type instead, so that P·V is
+  // a bf16 product on tiles (the oracle's gate then allows
+  // u_bf16·max|v|).
+  Value pIn = p, vIn = vTile;
+  if (roundP && vElt != f32) {
+    // cpu-flash-amx compiles with bf16-subnormals=flush, and P lies in
+    // [0, 2^8]: a P below 2^-126 flushed to zero changes the output
+    // by under 2^-126 max|v|. The hardware conversion may do it.
+    pIn = tb.rowwise({p}, {false}, {tq, tk}, vElt,
+                     [&](OpBuilder &nb, Location l2, ValueRange a) {
+                       Value c = builders::cast(nb, l2, a[0], vElt);
+                       if (auto trunc = c.getDefiningOp<arith::TruncFOp>())
+                         trunc->setAttr(kBf16FlushAttrName, nb.getUnitAttr());
+                       return c;
+                     });
+  } else if (vElt != f32) {
+    vIn = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)}, f32,
+                     [&](OpBuilder &nb, Location l2, ValueRange a) {
+                       return builders::cast(nb, l2, a[0], f32);
+                     });
+  }
+  Value accNew = MatmulOp::create(rewriter, loc, accScaled.getType(), pIn, vIn,
+                                  Value(), Value(), accScaled,
+                                  /*transpose_b=*/false,
+                                  /*accumulate=*/true)
+                     .getResult();
+  return {mNew, lNew, accNew};
+}
+
+namespace {
 struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
   DecomposeAttention(MLIRContext *ctx, int64_t tileQ, int64_t tileKV)
       : OpRewritePattern(ctx), tileQ(tileQ), tileKV(tileKV) {}
@@ -462,164 +633,9 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
           s = ifOp.getResult(0);
         }
 
-        // Online softmax update. The row max may ignore or return a NaN
-        // logit (kUnorderedMaxAttrName): either way the NaN reaches the
-        // row's output through P = exp2(s - m).
-        Value rowMax =
-            tb.reduceRows(s, tq, negInfAttr(rewriter), /*isMax=*/true);
-        rowMax.getDefiningOp()->setAttr(kUnorderedMaxAttrName,
-                                        rewriter.getUnitAttr());
-        if (deferredScale)
-          rowMax = tb.perRow(
-              {rowMax}, tq, [&](OpBuilder &nb, Location l, ValueRange a) {
-                return arith::MulFOp::create(nb, l, a[0], deferredScale);
-              });
-        // The running max moves only when a row's tile max exceeds it by
-        // more than 2^kLazyRescaleLog2 (FlashAttention-4's conditional
-        // rescale): below that, P = exp2(s - m) stays under 2^8 and the sum
-        // and accumulator under 2^8 · Skv times their usual size, far from
-        // f32's range, and the result acc / l is unchanged. Most key tiles
-        // after the first then leave every row's max, and so skip the
-        // rescale of the accumulator. A NaN tile max is not an increase (the
-        // NaN still reaches the row through P).
-        Value lazyMargin = tb.cst(kLazyRescaleLog2);
-        Value mNew = tb.perRow(
-            {m, rowMax}, tq, [&](OpBuilder &nb, Location l, ValueRange a) {
-              Value limit = arith::AddFOp::create(nb, l, a[0], lazyMargin);
-              Value grows = arith::CmpFOp::create(
-                  nb, l, arith::CmpFPredicate::OGT, a[1], limit);
-              return arith::SelectOp::create(nb, l, grows, a[1], a[0]);
-            });
-        // Whether some row's max moved (then the accumulator is rescaled).
-        Value anyMoved;
-        {
-          MLIRContext *ctx = rewriter.getContext();
-          AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
-          AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
-          Value flag0 = tensor::EmptyOp::create(
-              rewriter, loc, ArrayRef<int64_t>{}, rewriter.getI1Type());
-          Value no = arith::ConstantIntOp::create(rewriter, loc, 0, 1);
-          flag0 = linalg::FillOp::create(rewriter, loc, no, flag0).result();
-          Value flag =
-              linalg::GenericOp::create(
-                  rewriter, loc, flag0.getType(), ValueRange{m, mNew},
-                  ValueRange{flag0}, SmallVector<AffineMap>{id, id, scalar},
-                  SmallVector<IteratorType>{IteratorType::reduction},
-                  [&](OpBuilder &nb, Location l, ValueRange a) {
-                    Value moved = arith::CmpFOp::create(
-                        nb, l, arith::CmpFPredicate::ONE, a[0], a[1]);
-                    yieldValue(nb, l, arith::OrIOp::create(nb, l, a[2], moved));
-                  })
-                  .getResult(0);
-          anyMoved =
-              tensor::ExtractOp::create(rewriter, loc, flag, ValueRange{});
-        }
-        // P = exp2(s - m') and its row sums in one pass over the tile (one
-        // generic with two outputs: P, written at every (row, key), and the
-        // sum, reduced over the keys).
-        Value p, rowSum;
-        {
-          MLIRContext *ctx = rewriter.getContext();
-          AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
-          AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
-          Value pInit = tensor::EmptyOp::create(
-              rewriter, loc, ArrayRef<OpFoldResult>{tq, tk}, f32);
-          Value sumInit = filledTensor(rewriter, loc, {tq}, f32,
-                                       rewriter.getF32FloatAttr(0.0f));
-          auto expSum = linalg::GenericOp::create(
-              rewriter, loc, TypeRange{pInit.getType(), sumInit.getType()},
-              ValueRange{s, mNew}, ValueRange{pInit, sumInit},
-              SmallVector<AffineMap>{full, row, full, row},
-              SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
-                                               utils::IteratorType::reduction},
-              [&](OpBuilder &nb, Location l, ValueRange a) {
-                Value shift = safeMax(nb, l, a[1]);
-                Value shifted;
-                if (deferredScale)
-                  shifted = math::FmaOp::create(
-                      nb, l, a[0], deferredScale,
-                      arith::NegFOp::create(nb, l, shift));
-                else
-                  shifted = arith::SubFOp::create(nb, l, a[0], shift);
-                Value e = math::Exp2Op::create(nb, l, shifted);
-                Value sum = arith::AddFOp::create(nb, l, a[3], e);
-                linalg::YieldOp::create(nb, l, ValueRange{e, sum});
-              });
-          p = expSum.getResult(0);
-          rowSum = expSum.getResult(1);
-        }
-        Value corr =
-            tb.perRow({m, mNew}, tq,
-                      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                        // exp2(m - m'); 0 while nothing is kept (both -inf),
-                        // which is harmless: l and the accumulator are still 0.
-                        Value shifted = arith::SubFOp::create(
-                            nb, l, a[0], safeMax(nb, l, a[1]));
-                        return math::Exp2Op::create(nb, l, shifted);
-                      });
-        Value lNew = tb.perRow({l, corr, rowSum}, tq,
-                               [&](OpBuilder &nb, Location l2, ValueRange a) {
-                                 Value sc =
-                                     arith::MulFOp::create(nb, l2, a[0], a[1]);
-                                 return arith::AddFOp::create(nb, l2, sc, a[2]);
-                               });
-        // acc ·= corr in place (acc is the generic's init, not an input,
-        // so it bufferizes into the loop's own buffer), when a max moved.
-        auto rescale =
-            scf::IfOp::create(rewriter, loc, TypeRange{acc.getType()}, anyMoved,
-                              /*withElseRegion=*/true);
-        Value accScaled;
-        {
-          OpBuilder::InsertionGuard guard(rewriter);
-          rewriter.setInsertionPointToStart(rescale.thenBlock());
-          MLIRContext *ctx = rewriter.getContext();
-          AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
-          AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
-          accScaled =
-              linalg::GenericOp::create(
-                  rewriter, loc, acc.getType(), ValueRange{corr},
-                  ValueRange{acc}, SmallVector<AffineMap>{row, full},
-                  SmallVector<IteratorType>(2, IteratorType::parallel),
-                  [&](OpBuilder &nb, Location l2, ValueRange a) {
-                    yieldValue(nb, l2,
-                               arith::MulFOp::create(nb, l2, a[1], a[0]));
-                  })
-                  .getResult(0);
-          scf::YieldOp::create(rewriter, loc, accScaled);
-          rewriter.setInsertionPointToStart(rescale.elseBlock());
-          scf::YieldOp::create(rewriter, loc, acc);
-        }
-        accScaled = rescale.getResult(0);
-        // P stays f32 (rounding it to V's type would cost the f32 output its
-        // accuracy); a narrower V tile is widened instead. On AMX
-        // (cpu-flash-amx) P is rounded to V's type instead, so that P·V is
-        // a bf16 product on tiles (the oracle's gate then allows
-        // u_bf16·max|v|).
-        Value pIn = p, vIn = vTile;
-        if (roundP && vElt != f32) {
-          // cpu-flash-amx compiles with bf16-subnormals=flush, and P lies in
-          // [0, 2^8]: a P below 2^-126 flushed to zero changes the output
-          // by under 2^-126 max|v|. The hardware conversion may do it.
-          pIn = tb.rowwise(
-              {p}, {false}, {tq, tk}, vElt,
-              [&](OpBuilder &nb, Location l2, ValueRange a) {
-                Value c = builders::cast(nb, l2, a[0], vElt);
-                if (auto trunc = c.getDefiningOp<arith::TruncFOp>())
-                  trunc->setAttr(kBf16FlushAttrName, nb.getUnitAttr());
-                return c;
-              });
-        } else if (vElt != f32) {
-          vIn = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)},
-                           f32, [&](OpBuilder &nb, Location l2, ValueRange a) {
-                             return builders::cast(nb, l2, a[0], f32);
-                           });
-        }
-        Value accNew = MatmulOp::create(rewriter, loc, accScaled.getType(), pIn,
-                                        vIn, Value(), Value(), accScaled,
-                                        /*transpose_b=*/false,
-                                        /*accumulate=*/true)
-                           .getResult();
-        return SmallVector<Value>{mNew, lNew, accNew};
+        FlashState next = flashUpdate(rewriter, loc, s, deferredScale, vTile,
+                                      roundP, tq, tk, dv, {m, l, acc});
+        return SmallVector<Value>{next.m, next.l, next.acc};
       };
 
       // Whole key tiles in [kvStart, min(kvEnd, fullKV)), then the remainder
@@ -710,8 +726,15 @@ struct AccelDecomposeAttentionPass
           << "accel-decompose-attention: tile-q and tile-kv must be positive";
       return signalPassFailure();
     }
+    if (pagesPerStep <= 0 || splits <= 0) {
+      mlir::emitError(getOperation()->getLoc())
+          << "accel-decompose-attention: pages and splits must be positive";
+      return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, tileQ, tileKV);
+    populateDecomposePagedAttentionPatterns(patterns, pagesPerStep, splits,
+                                            indexFailureCallee);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

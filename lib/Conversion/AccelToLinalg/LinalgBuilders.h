@@ -183,6 +183,19 @@ inline Value bandKeep(OpBuilder &b, Location loc, const AttentionBand &band,
   return keep;
 }
 
+/// FlashAttention-2's running row max, row sum and [rows, Dv] f32
+/// accumulator.
+struct FlashState {
+  Value m, l, acc;
+};
+
+/// The online softmax update for one key tile (DecomposeAttention.cpp):
+/// `s` are the tile's [tq, tk] f32 logits, masked, and multiplied by
+/// `deferredScale` (when set) where they are read; `vTile` is [tk, dv].
+FlashState flashUpdate(OpBuilder &b, Location loc, Value s, Value deferredScale,
+                       Value vTile, bool roundP, OpFoldResult tq,
+                       OpFoldResult tk, int64_t dv, FlashState state);
+
 } // namespace mlir::accel::builders
 
 #endif // ACCEL_LIB_CONVERSION_ACCELTOLINALG_LINALGBUILDERS_H

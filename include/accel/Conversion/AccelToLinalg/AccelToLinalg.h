@@ -28,6 +28,18 @@ void populateAccelToLinalgConversionPatterns(RewritePatternSet &patterns);
 /// linalg.generic marked kDequantMatmulAttrName.
 void populateAccelDequantMatmulToLinalgPatterns(RewritePatternSet &patterns);
 
+/// The reference lowering of accel.paged_attention (part of the above):
+/// the keys and values gathered from the pool, then accel.attention.
+void populateAccelPagedAttentionToLinalgPatterns(RewritePatternSet &patterns);
+
+/// accel.paged_attention -> flash-decoding (accel-decompose-attention):
+/// `splits` ranges of steps of `pagesPerStep` pages, unless the op's
+/// cpu-paged-flash config says otherwise; `indexFailureCallee` (if not
+/// empty) is called when a block table or length is invalid.
+void populateDecomposePagedAttentionPatterns(
+    RewritePatternSet &patterns, int64_t pagesPerStep, int64_t splits,
+    llvm::StringRef indexFailureCallee);
+
 /// Only accel.softmax's pattern: a max reduction, a sum of exp(x - max) and
 /// the quotient, as linalg.generic ops (the GPU row kernels take these).
 void populateAccelSoftmaxToLinalgPatterns(RewritePatternSet &patterns);

@@ -13,6 +13,7 @@
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -394,6 +395,127 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << name << " has " << n
                            << " entries, expected one per batch (B = " << batch
                            << ")";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PagedAttentionOp
+//===----------------------------------------------------------------------===//
+
+double PagedAttentionOp::getEffectiveScale() {
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToDouble();
+  int64_t d = getQuery().getType().getDimSize(3);
+  return 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(d, 1)));
+}
+
+LogicalResult PagedAttentionOp::verify() {
+  if (failed(verifyElementCounts(*this)))
+    return failure();
+  auto qT = getQuery().getType(), kT = getKeyCache().getType(),
+       vT = getValueCache().getType(), oT = getInit().getType();
+  auto tT = getBlockTable().getType();
+  auto lT = cast<RankedTensorType>(getKvLengths().getType());
+  if (qT.getRank() != 4 || kT.getRank() != 4 || vT.getRank() != 4 ||
+      oT.getRank() != 4)
+    return emitOpError() << "expected Q [B, Hq, Sq, D], key and value pools "
+                            "[P, T, Hkv, D] and O of rank 4, got ranks "
+                         << qT.getRank() << ", " << kT.getRank() << ", "
+                         << vT.getRank() << " and " << oT.getRank();
+  ArrayRef<int64_t> q = qT.getShape(), k = kT.getShape(), v = vT.getShape(),
+                    o = oT.getShape();
+  // Everything but the batch B and the pool's page count P is laid out at
+  // compile time (the kernels' tiles and the packing of query heads).
+  struct Static {
+    StringRef what;
+    int64_t size;
+  };
+  for (Static s :
+       {Static{"Hq (Q dimension #1)", q[1]},
+        Static{"Sq (Q dimension #2)", q[2]}, Static{"D (Q dimension #3)", q[3]},
+        Static{"the page size T (key pool dimension #1)", k[1]},
+        Static{"Hkv (key pool dimension #2)", k[2]},
+        Static{"D (key pool dimension #3)", k[3]},
+        Static{"the page size T (value pool dimension #1)", v[1]},
+        Static{"Hkv (value pool dimension #2)", v[2]},
+        Static{"Dv (value pool dimension #3)", v[3]},
+        Static{"N (block table dimension #1)", tT.getDimSize(1)}})
+    if (ShapedType::isDynamic(s.size))
+      return emitOpError() << s.what
+                           << " must be static (only B and the pool's page "
+                              "count P may be dynamic)";
+  if (anySizesConflict({q[0], o[0], tT.getDimSize(0), lT.getDimSize(0)}))
+    return emitOpError() << "batch mismatch: Q has B = " << dimStr(q[0])
+                         << ", O has " << dimStr(o[0])
+                         << ", the block table has " << dimStr(tT.getDimSize(0))
+                         << " rows and kv_lengths " << dimStr(lT.getDimSize(0))
+                         << " entries";
+  if (sizesConflict(k[0], v[0]) || k[1] != v[1] || k[2] != v[2])
+    return emitOpError() << "the key pool [P, T, Hkv] = [" << dimStr(k[0])
+                         << ", " << k[1] << ", " << k[2]
+                         << "] and the value pool's [" << dimStr(v[0]) << ", "
+                         << v[1] << ", " << v[2] << "] differ";
+  if (q[3] != k[3])
+    return emitOpError() << "head dimension mismatch: Q has D = " << q[3]
+                         << ", the key pool has " << k[3];
+  if (o[1] != q[1] || o[2] != q[2] || o[3] != v[3])
+    return emitOpError() << "expected O of shape [B, Hq, Sq, Dv] = ["
+                         << dimStr(q[0]) << ", " << q[1] << ", " << q[2] << ", "
+                         << v[3] << "], got " << oT;
+  if (k[1] < 1 || k[2] < 1 || k[3] < 1 || v[3] < 1)
+    return emitOpError() << "the page size T, Hkv, D and Dv must be at least "
+                            "1, got T = "
+                         << k[1] << ", Hkv = " << k[2] << ", D = " << k[3]
+                         << ", Dv = " << v[3];
+  if (q[1] % k[2] != 0)
+    return emitOpError() << "query heads (Hq = " << q[1]
+                         << ") must be a multiple of key/value heads (Hkv = "
+                         << k[2] << ")";
+  if (qT.getElementType() != kT.getElementType() ||
+      qT.getElementType() != vT.getElementType())
+    return emitOpError() << "Q and the key and value pools must share one "
+                            "element type, got "
+                         << qT.getElementType() << ", " << kT.getElementType()
+                         << " and " << vT.getElementType();
+  if (std::optional<APFloat> s = getScale())
+    if (!s->isFinite())
+      return emitOpError() << "scale must be finite, got "
+                           << s->convertToDouble();
+  // Constant run-time data is checked now: a length the table cannot hold,
+  // a page outside a pool of static size.
+  int64_t pageSize = k[1], maxPages = tT.getDimSize(1);
+  int64_t capacity;
+  if (llvm::MulOverflow(pageSize, maxPages, capacity))
+    return emitOpError() << "N * T (" << maxPages << " * " << pageSize
+                         << ") overflows int64";
+  DenseIntElementsAttr lengths, table;
+  SmallVector<APInt> lens;
+  if (matchPattern(getKvLengths(), m_Constant(&lengths))) {
+    for (auto [b, len] : llvm::enumerate(lengths.getValues<APInt>())) {
+      int64_t n = len.getSExtValue();
+      if (n < 0 || n > capacity)
+        return emitOpError()
+               << "kv_lengths[" << b << "] = " << n
+               << " is outside [0, N * T] = [0, " << capacity << "] ("
+               << maxPages << " pages of " << pageSize << " tokens)";
+      lens.push_back(len);
+    }
+  }
+  if (!ShapedType::isDynamic(k[0]) &&
+      matchPattern(getBlockTable(), m_Constant(&table))) {
+    int64_t cols = maxPages;
+    for (auto [i, page] : llvm::enumerate(table.getValues<APInt>())) {
+      int64_t b = cols ? int64_t(i) / cols : 0,
+              n = cols ? int64_t(i) % cols : 0;
+      // Without constant lengths every entry may be read.
+      if (!lens.empty() && n * pageSize >= lens[b].getSExtValue())
+        continue;
+      int64_t p = page.getSExtValue();
+      if (p < 0 || p >= k[0])
+        return emitOpError() << "block_table[" << b << ", " << n << "] = " << p
+                             << " is outside the pool's " << k[0] << " pages";
+    }
   }
   return success();
 }

@@ -408,6 +408,110 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
 }
 
 //===----------------------------------------------------------------------===//
+// PagedAttentionOp
+//===----------------------------------------------------------------------===//
+
+def Accel_PagedAttentionOp : Accel_Op<"paged_attention", [
+    Pure, DestinationStyleOpInterface, AllTypesMatch<["init", "result"]>]> {
+  let summary = "Decode attention over a paged KV cache (vLLM / "
+                "FlashAttention block tables), MHA, GQA or MQA";
+  let description = [{
+    The attention of an LLM's decode step: a few new queries of each
+    sequence attend to that sequence's whole KV cache, which lives in
+    fixed-size pages of a shared pool, found through a block table (vLLM's
+    PagedAttention; the layout of FlashAttention's `flash_attn_with_kvcache`
+    and of vLLM's v1 FlashAttention backend).
+
+    Shapes: `Q` `[B, Hq, Sq, D]`, the key pool `[P, T, Hkv, D]`, the value
+    pool `[P, T, Hkv, Dv]` (P pages of T tokens), `block_table` `[B, N]`
+    (i32 or i64: page `n` of sequence `b` is pool page
+    `block_table[b, n]`), `kv_lengths` `[B]` (i32 or i64: sequence `b`
+    holds `kv_lengths[b]` tokens), `O` `[B, Hq, Sq, Dv]`, with
+    `Hq % Hkv == 0`; query head `h` reads key/value head
+    `h floordiv (Hq / Hkv)`.
+
+    Key `j` of sequence `b` (`0 <= j < kv_lengths[b]`) is
+    `K[block_table[b, j floordiv T], j mod T, h', :]` (and likewise V); the
+    `Sq` queries are the sequence's last `Sq` positions. The result is
+    exactly `accel.attention` over the gathered keys: for every `b`, `h`,
+    query `i`,
+
+    ```
+    s[i, j]  = scale * sum_d Q[b, h, i, d] * K_b[j, d]        (j < kv_lengths[b])
+    keep     = j <= kv_lengths[b] - Sq + i                    (if causal)
+    O[b, h, i, :] = sum_j softmax_j(s[i, :]) * V_b[j, :]      (0 if nothing is kept)
+    ```
+
+    - `scale` defaults to `1/sqrt(D)`; it must be finite.
+    - `causal` matters only for `Sq > 1` (speculative decoding, chunked
+      prefill): query `i` sees the keys up to its own position.
+    - Valid run-time data: `0 <= kv_lengths[b] <= N * T`, and every page
+      that holds some key of sequence `b` (`n < ceil(kv_lengths[b] / T)`)
+      in `[0, P)`. Entries past a sequence's last page are never read, so
+      they may hold anything (vLLM pads with 0 or -1). Pages may be shared
+      between sequences (prefix caching). Kernels never read outside the
+      pool: a sequence whose data is not valid gets NaN outputs, and an
+      `accel-compile`d library returns `ACCEL_ERR_INDEX` instead of
+      running. Constant lengths or tables that break these rules are
+      compile-time errors.
+
+    Shapes are static except `B` and `P` (the pool may be sized at run
+    time); `T`, `D`, `Dv` and `Hkv` are at least 1. `Q`, `K` and `V` share one float element type (f32, f16 or
+    bf16); `O` is f32, f16 or bf16.
+
+    Example (Llama 3 8B decode: 32 query heads over 8 KV heads, 16-token
+    pages, up to 32k tokens a sequence):
+
+    ```mlir
+    %o = accel.paged_attention
+           ins(%q, %kc, %vc : tensor<4x32x1x128xbf16>,
+                              tensor<?x16x8x128xbf16>, tensor<?x16x8x128xbf16>)
+           block_table(%bt : tensor<4x2048xi32>)
+           kv_lengths(%len : tensor<4xi32>)
+           outs(%init : tensor<4x32x1x128xf32>) -> tensor<4x32x1x128xf32>
+    ```
+  }];
+  let arguments = (ins
+    RankedTensorOf<[F32, F16, BF16]>:$query,
+    RankedTensorOf<[F32, F16, BF16]>:$key_cache,
+    RankedTensorOf<[F32, F16, BF16]>:$value_cache,
+    2DTensorOf<[I32, I64]>:$block_table,
+    Accel_LengthsTensor:$kv_lengths,
+    RankedTensorOf<[F32, F16, BF16]>:$init,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal
+  );
+  let results = (outs RankedTensorOf<[F32, F16, BF16]>:$result);
+  let assemblyFormat = [{
+    (`causal` $causal^)? (`scale` `(` $scale^ `)`)?
+    `ins` `(` $query `,` $key_cache `,` $value_cache `:` type($query) `,`
+              type($key_cache) `,` type($value_cache) `)`
+    `block_table` `(` $block_table `:` type($block_table) `)`
+    `kv_lengths` `(` $kv_lengths `:` type($kv_lengths) `)`
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+    /// The scale applied to Q·Kᵀ: the attribute, or 1/sqrt(D).
+    double getEffectiveScale();
+    /// T, the tokens a page holds.
+    int64_t getPageSize() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getKeyCache().getType())
+          .getDimSize(1);
+    }
+    /// N, the pages a sequence may hold (columns of the block table).
+    int64_t getMaxPages() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getBlockTable().getType())
+          .getDimSize(1);
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // X86DotU8S8Op (internal)
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,697 @@
+//===- PagedAttention.cpp - decode attention over a paged KV cache --------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel.paged_attention's two lowerings:
+// - the reference (convert-accel-to-linalg): every sequence's keys and
+//   values gathered from the pool into contiguous [B, Hkv, N * T, D]
+//   tensors, then the accel.attention they define;
+// - flash-decoding (accel-decompose-attention): the query heads of a KV
+//   head packed into the rows of one query tile, the keys split into
+//   ranges run in parallel, pages gathered a step at a time into one key
+//   tile, and a combine of the splits' partial softmax states.
+// Both first check the block table and the lengths: an invalid sequence
+// reads nothing from the pool and gets NaN outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "accel/Conversion/AccelToLinalg/AccelToLinalg.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Dialect/Accel/IR/AccelDialect.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::accel;
+using namespace mlir::accel::builders;
+using utils::IteratorType;
+
+namespace {
+/// The sizes of one paged attention (all static but B and P).
+struct PagedShape {
+  int64_t hq, sq, d, page, hkv, dv, pages;
+  int64_t group() const { return hq / hkv; }
+  int64_t rows() const { return group() * sq; }
+  int64_t capacity() const { return pages * page; }
+};
+} // namespace
+
+static PagedShape shapeOf(PagedAttentionOp op) {
+  auto q = op.getQuery().getType(), k = op.getKeyCache().getType(),
+       v = op.getValueCache().getType();
+  return {q.getDimSize(1), q.getDimSize(2), q.getDimSize(3), k.getDimSize(1),
+          k.getDimSize(2), v.getDimSize(3), op.getMaxPages()};
+}
+
+static Value idx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// An integer element of `t` at `indices` as an index (not clamped).
+static Value indexAt(OpBuilder &b, Location loc, Value t, ValueRange indices) {
+  Value v = tensor::ExtractOp::create(b, loc, t, indices);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// valid[b] (tensor<B x i1>): 0 <= kv_lengths[b] <= N * T and every page
+/// that holds a key of sequence b is in [0, P).
+static Value pagedValidity(OpBuilder &b, Location loc, PagedAttentionOp op,
+                           const PagedShape &ps) {
+  Value batch = tensor::DimOp::create(b, loc, op.getQuery(), 0);
+  Value pool = tensor::DimOp::create(b, loc, op.getKeyCache(), 0);
+  auto type = RankedTensorType::get({ShapedType::kDynamic}, b.getI1Type());
+  auto gen = tensor::GenerateOp::create(b, loc, type, ValueRange{batch});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&gen.getBody(), {}, {b.getIndexType()}, {loc});
+    Value bi = body->getArgument(0);
+    using P = arith::CmpIPredicate;
+    Value c0 = idx(b, loc, 0);
+    Value len = indexAt(b, loc, op.getKvLengths(), bi);
+    Value lenOk = arith::AndIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, P::sge, len, c0),
+        arith::CmpIOp::create(b, loc, P::sle, len, idx(b, loc, ps.capacity())));
+    // The pages holding keys: ceil(len / T) of the clamped length.
+    Value clamped =
+        arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, len, c0),
+                               idx(b, loc, ps.capacity()));
+    Value used =
+        arith::CeilDivSIOp::create(b, loc, clamped, idx(b, loc, ps.page));
+    auto loop =
+        scf::ForOp::create(b, loc, c0, used, idx(b, loc, 1), ValueRange{lenOk});
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value p = indexAt(b, loc, op.getBlockTable(),
+                        ValueRange{bi, loop.getInductionVar()});
+      Value inPool = arith::AndIOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, P::sge, p, c0),
+          arith::CmpIOp::create(b, loc, P::slt, p, pool));
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{
+              arith::AndIOp::create(b, loc, loop.getRegionIterArgs()[0], inPool)
+                  .getResult()});
+    }
+    tensor::YieldOp::create(b, loc, loop.getResult(0));
+  }
+  return gen.getResult();
+}
+
+/// Calls `callee` (`() -> ()`, declared in the module if it is not there)
+/// when some sequence is invalid.
+static LogicalResult callOnInvalid(OpBuilder &b, Location loc,
+                                   PagedAttentionOp op, Value valid,
+                                   StringRef callee) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return op.emitOpError("index-failure-callee needs a module to declare '")
+           << callee << "' in";
+  auto type = FunctionType::get(b.getContext(), {}, {});
+  auto fn = module.lookupSymbol<func::FuncOp>(callee);
+  if (!fn) {
+    if (module.lookupSymbol(callee))
+      return op.emitOpError("index-failure-callee '")
+             << callee << "' names a symbol that is not a function";
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    fn = func::FuncOp::create(mb, loc, callee, type);
+    fn.setPrivate();
+  } else if (fn.getFunctionType() != type) {
+    return op.emitOpError("index-failure-callee '")
+           << callee << "' has type " << fn.getFunctionType()
+           << ", expected () -> ()";
+  }
+  // all(valid) as a reduction to a 0-d tensor.
+  MLIRContext *ctx = b.getContext();
+  Value init =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, b.getI1Type());
+  Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+  init = linalg::FillOp::create(b, loc, yes, init).result();
+  Value all =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange{valid}, ValueRange{init},
+          SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx),
+                                 AffineMap::get(1, 0, {}, ctx)},
+          SmallVector<IteratorType>{IteratorType::reduction},
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            yieldValue(nb, l, arith::AndIOp::create(nb, l, a[0], a[1]));
+          })
+          .getResult(0);
+  Value ok = tensor::ExtractOp::create(b, loc, all, ValueRange{});
+  auto ifOp = scf::IfOp::create(
+      b, loc,
+      arith::XOrIOp::create(b, loc, ok,
+                            arith::ConstantIntOp::create(b, loc, 1, 1)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  func::CallOp::create(b, loc, fn, ValueRange{});
+  return success();
+}
+
+/// O, or NaN where the sequence is invalid: a generic over O's shape
+/// reading `valid` per batch element.
+static Value poisonInvalid(OpBuilder &b, Location loc, Value valid, Value o) {
+  MLIRContext *ctx = b.getContext();
+  auto oT = cast<RankedTensorType>(o.getType());
+  int64_t rank = oT.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap batch = AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx);
+  Type elt = oT.getElementType();
+  return linalg::GenericOp::create(
+             b, loc, oT, ValueRange{valid}, ValueRange{o},
+             SmallVector<AffineMap>{batch, id},
+             SmallVector<IteratorType>(rank, IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               Value nan = arith::ConstantOp::create(
+                   nb, l, nb.getFloatAttr(elt, std::nan("")));
+               yieldValue(nb, l,
+                          arith::SelectOp::create(nb, l, a[0], a[1], nan));
+             })
+      .getResult(0);
+}
+
+/// A rank-reduced [rows, cols] slice of a 4-D tensor.
+static Value slice2d(OpBuilder &b, Location loc, Value source,
+                     ArrayRef<OpFoldResult> offsets,
+                     ArrayRef<OpFoldResult> sizes, int64_t rows, int64_t cols) {
+  auto srcT = cast<RankedTensorType>(source.getType());
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  auto type = RankedTensorType::get({rows, cols}, srcT.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, type, source, offsets, sizes,
+                                        strides);
+}
+
+namespace {
+//===----------------------------------------------------------------------===//
+// The reference lowering
+//===----------------------------------------------------------------------===//
+
+struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PagedAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    PagedShape ps = shapeOf(op);
+    Value valid = pagedValidity(rewriter, loc, op, ps);
+    Value batch = tensor::DimOp::create(rewriter, loc, op.getQuery(), 0);
+    auto gathered = [&](Value pool, int64_t width) {
+      Type elt = cast<RankedTensorType>(pool.getType()).getElementType();
+      SmallVector<OpFoldResult> sizes = {batch, rewriter.getIndexAttr(ps.hkv),
+                                         rewriter.getIndexAttr(ps.capacity()),
+                                         rewriter.getIndexAttr(width)};
+      Value e = tensor::EmptyOp::create(rewriter, loc, sizes, elt);
+      Value zero =
+          arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elt));
+      return linalg::FillOp::create(rewriter, loc, zero, e).result();
+    };
+    Value c0 = idx(rewriter, loc, 0), c1 = idx(rewriter, loc, 1);
+    OpFoldResult zero = rewriter.getIndexAttr(0),
+                 one = rewriter.getIndexAttr(1);
+    // for b, n: if page n holds keys of a valid sequence b, its [T, Hkv, x]
+    // block goes, transposed to [Hkv, T, x], to keys [n T, (n + 1) T).
+    auto outer =
+        scf::ForOp::create(rewriter, loc, c0, batch, c1,
+                           ValueRange{gathered(op.getKeyCache(), ps.d),
+                                      gathered(op.getValueCache(), ps.dv)});
+    rewriter.setInsertionPointToStart(outer.getBody());
+    Value bi = outer.getInductionVar();
+    Value len = indexAt(rewriter, loc, op.getKvLengths(), bi);
+    Value ok = tensor::ExtractOp::create(rewriter, loc, valid, ValueRange{bi});
+    auto inner =
+        scf::ForOp::create(rewriter, loc, c0, idx(rewriter, loc, ps.pages), c1,
+                           outer.getRegionIterArgs());
+    rewriter.setInsertionPointToStart(inner.getBody());
+    Value n = inner.getInductionVar();
+    Value first =
+        arith::MulIOp::create(rewriter, loc, n, idx(rewriter, loc, ps.page));
+    Value holds = arith::AndIOp::create(
+        rewriter, loc, ok,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, first,
+                              len));
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, ValueRange(inner.getRegionIterArgs()).getTypes(), holds,
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      Value page =
+          indexAt(rewriter, loc, op.getBlockTable(), ValueRange{bi, n});
+      SmallVector<Value> next;
+      for (auto [pool, dest, width] :
+           {std::tuple<Value, Value, int64_t>{
+                op.getKeyCache(), inner.getRegionIterArgs()[0], ps.d},
+            {op.getValueCache(), inner.getRegionIterArgs()[1], ps.dv}}) {
+        Type elt = cast<RankedTensorType>(pool.getType()).getElementType();
+        auto blockT = RankedTensorType::get({ps.page, ps.hkv, width}, elt);
+        Value block = tensor::ExtractSliceOp::create(
+            rewriter, loc, blockT, pool,
+            ArrayRef<OpFoldResult>{page, zero, zero, zero},
+            ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(ps.page),
+                                   rewriter.getIndexAttr(ps.hkv),
+                                   rewriter.getIndexAttr(width)},
+            ArrayRef<OpFoldResult>{one, one, one, one});
+        Value tInit = tensor::EmptyOp::create(
+            rewriter, loc, ArrayRef<int64_t>{ps.hkv, ps.page, width}, elt);
+        Value t = linalg::TransposeOp::create(rewriter, loc, block, tInit,
+                                              ArrayRef<int64_t>{1, 0, 2})
+                      .getResult()[0];
+        next.push_back(tensor::InsertSliceOp::create(
+            rewriter, loc, t, dest,
+            ArrayRef<OpFoldResult>{bi, zero, first, zero},
+            ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(ps.hkv),
+                                   rewriter.getIndexAttr(ps.page),
+                                   rewriter.getIndexAttr(width)},
+            ArrayRef<OpFoldResult>{one, one, one, one}));
+      }
+      scf::YieldOp::create(rewriter, loc, next);
+      rewriter.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(rewriter, loc, inner.getRegionIterArgs());
+    }
+    rewriter.setInsertionPointAfter(ifOp);
+    scf::YieldOp::create(rewriter, loc, ifOp.getResults());
+    rewriter.setInsertionPointAfter(inner);
+    scf::YieldOp::create(rewriter, loc, inner.getResults());
+    rewriter.setInsertionPointAfter(outer);
+
+    // Lengths of the invalid sequences are 0: their rows are NaN below.
+    auto lenT = cast<RankedTensorType>(op.getKvLengths().getType());
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+    Value lenInit = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<OpFoldResult>{batch}, lenT.getElementType());
+    Value lengths =
+        linalg::GenericOp::create(
+            rewriter, loc, lenInit.getType(),
+            ValueRange{op.getKvLengths(), valid}, ValueRange{lenInit},
+            SmallVector<AffineMap>(3, id1),
+            SmallVector<IteratorType>{IteratorType::parallel},
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              Value z = arith::ConstantOp::create(
+                  nb, l, nb.getZeroAttr(lenT.getElementType()));
+              yieldValue(nb, l, arith::SelectOp::create(nb, l, a[1], a[0], z));
+            })
+            .getResult(0);
+    if (lengths.getType() != lenT)
+      lengths = tensor::CastOp::create(rewriter, loc, lenT, lengths);
+    Value o = AttentionOp::create(
+        rewriter, loc, op.getInit().getType(), op.getQuery(),
+        outer.getResult(0), outer.getResult(1), /*mask=*/Value(), lengths,
+        /*q_lengths=*/Value(), /*diagonal=*/Value(), op.getInit(),
+        rewriter.getF32FloatAttr(float(op.getEffectiveScale())), op.getCausal(),
+        /*window=*/IntegerAttr());
+    rewriter.replaceOp(op, poisonInvalid(rewriter, loc, valid, o));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Flash-decoding
+//===----------------------------------------------------------------------===//
+
+struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
+  DecomposePagedAttention(MLIRContext *ctx, int64_t pagesPerStep,
+                          int64_t splits, std::string failureCallee)
+      : OpRewritePattern(ctx), pagesPerStep(pagesPerStep), splits(splits),
+        failureCallee(std::move(failureCallee)) {}
+
+  LogicalResult matchAndRewrite(PagedAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    PagedShape ps = shapeOf(op);
+    if (ps.hq == 0 || ps.sq == 0 || ps.pages == 0)
+      return rewriter.notifyMatchFailure(
+          op, "no query heads, queries or pages: the reference lowering's");
+    int64_t pps = pagesPerStep, nSplits = splits;
+    if (auto config =
+            op->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
+        config && config.getKernel() == "cpu-paged-flash" &&
+        config.getTile().size() == 2) {
+      pps = config.getTile()[0];
+      nSplits = config.getTile()[1];
+    }
+    pps = std::clamp<int64_t>(pps, 1, ps.pages);
+    int64_t steps = (ps.pages + pps - 1) / pps;
+    nSplits = std::clamp<int64_t>(nSplits, 1, steps);
+    int64_t stepsPerSplit = (steps + nSplits - 1) / nSplits;
+    nSplits = (steps + stepsPerSplit - 1) / stepsPerSplit;
+    int64_t tk = pps * ps.page, rows = ps.rows();
+    Type f32 = rewriter.getF32Type();
+    Type kElt = op.getKeyCache().getType().getElementType();
+    MLIRContext *ctx = rewriter.getContext();
+    OpFoldResult zero = rewriter.getIndexAttr(0),
+                 one = rewriter.getIndexAttr(1);
+    auto ia = [&](int64_t v) -> OpFoldResult {
+      return rewriter.getIndexAttr(v);
+    };
+
+    Value valid = pagedValidity(rewriter, loc, op, ps);
+    if (!failureCallee.empty() &&
+        failed(callOnInvalid(rewriter, loc, op, valid, failureCallee)))
+      return failure();
+    Value batch = tensor::DimOp::create(rewriter, loc, op.getQuery(), 0);
+
+    // Q [B, Hq, Sq, D] as [B, Hkv, G Sq, D]: row r of KV head h is query
+    // r mod Sq of query head h G + r floordiv Sq.
+    auto packed = [&](Value t, int64_t width) {
+      auto type = cast<RankedTensorType>(t.getType());
+      int64_t b = type.getDimSize(0);
+      auto expanded = RankedTensorType::get(
+          {b, ps.hkv, ps.group(), ps.sq, width}, type.getElementType());
+      Value e = tensor::ExpandShapeOp::create(
+          rewriter, loc, expanded, t,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+      return tensor::CollapseShapeOp::create(
+                 rewriter, loc, e,
+                 SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4}})
+          .getResult();
+    };
+    Value q = packed(op.getQuery(), ps.d);
+
+    // The splits' partial states.
+    auto partial = [&](ArrayRef<int64_t> tail) {
+      SmallVector<OpFoldResult> sizes = {batch, ia(ps.hkv), ia(nSplits)};
+      for (int64_t t : tail)
+        sizes.push_back(ia(t));
+      return tensor::EmptyOp::create(rewriter, loc, sizes, f32).getResult();
+    };
+    Value mAll = partial({rows}), lAll = partial({rows}),
+          accAll = partial({rows, ps.dv});
+    auto forall = scf::ForallOp::create(
+        rewriter, loc, ArrayRef<OpFoldResult>{batch, ia(ps.hkv), ia(nSplits)},
+        ValueRange{mAll, lAll, accAll}, std::nullopt);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(forall.getBody());
+      Value bi = forall.getInductionVar(0), hi = forall.getInductionVar(1),
+            si = forall.getInductionVar(2);
+      Value c0 = idx(rewriter, loc, 0);
+      // An invalid sequence has no keys here (and NaN rows below).
+      Value ok =
+          tensor::ExtractOp::create(rewriter, loc, valid, ValueRange{bi});
+      Value len = arith::SelectOp::create(
+          rewriter, loc, ok, indexAt(rewriter, loc, op.getKvLengths(), bi), c0);
+      Value usedSteps = arith::CeilDivSIOp::create(rewriter, loc, len,
+                                                   idx(rewriter, loc, tk));
+      Value t0 = arith::MinSIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, si,
+                                idx(rewriter, loc, stepsPerSplit)),
+          usedSteps);
+      Value t1 = arith::MinSIOp::create(
+          rewriter, loc,
+          arith::AddIOp::create(rewriter, loc, t0,
+                                idx(rewriter, loc, stepsPerSplit)),
+          usedSteps);
+      Value qTile = slice2d(rewriter, loc, q, {bi, hi, zero, zero},
+                            {one, one, ia(rows), ia(ps.d)}, rows, ps.d);
+      AttentionBand band;
+      band.kvLength = len;
+      // Causal: query i sits at len - Sq + i (only cuts for Sq > 1).
+      if (op.getCausal() && ps.sq > 1)
+        band.offset = arith::SubIOp::create(rewriter, loc, len,
+                                            idx(rewriter, loc, ps.sq));
+      FlashState state{
+          filledTensor(rewriter, loc, {ia(rows)}, f32, negInfAttr(rewriter)),
+          filledTensor(rewriter, loc, {ia(rows)}, f32,
+                       rewriter.getF32FloatAttr(0.0f)),
+          filledTensor(rewriter, loc, {ia(rows), ia(ps.dv)}, f32,
+                       rewriter.getF32FloatAttr(0.0f))};
+      auto stepLoop =
+          scf::ForOp::create(rewriter, loc, t0, t1, idx(rewriter, loc, 1),
+                             ValueRange{state.m, state.l, state.acc});
+      rewriter.setInsertionPointToStart(stepLoop.getBody());
+      Value t = stepLoop.getInductionVar();
+      Value k0 =
+          arith::MulIOp::create(rewriter, loc, t, idx(rewriter, loc, tk));
+      // Gather the step's pages: K [tk, D] and V [tk, Dv].
+      Value kTile = tensor::EmptyOp::create(rewriter, loc,
+                                            ArrayRef<int64_t>{tk, ps.d}, kElt);
+      Value vTile = tensor::EmptyOp::create(rewriter, loc,
+                                            ArrayRef<int64_t>{tk, ps.dv}, kElt);
+      auto pageLoop =
+          scf::ForOp::create(rewriter, loc, c0, idx(rewriter, loc, pps),
+                             idx(rewriter, loc, 1), ValueRange{kTile, vTile});
+      {
+        OpBuilder::InsertionGuard inner(rewriter);
+        rewriter.setInsertionPointToStart(pageLoop.getBody());
+        Value p = pageLoop.getInductionVar();
+        Value n = arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, t, idx(rewriter, loc, pps)),
+            p);
+        Value row = arith::MulIOp::create(rewriter, loc, p,
+                                          idx(rewriter, loc, ps.page));
+        Value holds = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::slt,
+            arith::MulIOp::create(rewriter, loc, n,
+                                  idx(rewriter, loc, ps.page)),
+            len);
+        auto ifOp = scf::IfOp::create(
+            rewriter, loc, ValueRange(pageLoop.getRegionIterArgs()).getTypes(),
+            holds, /*withElseRegion=*/true);
+        for (bool read : {true, false}) {
+          OpBuilder::InsertionGuard g(rewriter);
+          rewriter.setInsertionPointToStart(read ? ifOp.thenBlock()
+                                                 : ifOp.elseBlock());
+          Value page;
+          if (read)
+            page =
+                indexAt(rewriter, loc, op.getBlockTable(), ValueRange{bi, n});
+          SmallVector<Value> next;
+          for (auto [pool, dest, width] :
+               {std::tuple<Value, Value, int64_t>{
+                    op.getKeyCache(), pageLoop.getRegionIterArgs()[0], ps.d},
+                {op.getValueCache(), pageLoop.getRegionIterArgs()[1], ps.dv}}) {
+            Value src;
+            if (read) {
+              src = slice2d(rewriter, loc, pool, {page, zero, hi, zero},
+                            {one, ia(ps.page), one, ia(width)}, ps.page, width);
+            } else {
+              // Keys past the sequence's end: zeros (masked below; a zero V
+              // keeps 0 · V finite).
+              Value e = tensor::EmptyOp::create(
+                  rewriter, loc, ArrayRef<int64_t>{ps.page, width}, kElt);
+              Value z = arith::ConstantOp::create(rewriter, loc,
+                                                  rewriter.getZeroAttr(kElt));
+              src = linalg::FillOp::create(rewriter, loc, z, e).result();
+            }
+            next.push_back(tensor::InsertSliceOp::create(
+                rewriter, loc, src, dest, ArrayRef<OpFoldResult>{row, zero},
+                ArrayRef<OpFoldResult>{ia(ps.page), ia(width)},
+                ArrayRef<OpFoldResult>{one, one}));
+          }
+          scf::YieldOp::create(rewriter, loc, next);
+        }
+        scf::YieldOp::create(rewriter, loc, ifOp.getResults());
+      }
+      kTile = pageLoop.getResult(0);
+      vTile = pageLoop.getResult(1);
+
+      // S = Q_packed · K_tileᵀ in f32.
+      Value sInit = tensor::EmptyOp::create(rewriter, loc,
+                                            ArrayRef<int64_t>{rows, tk}, f32);
+      Value s = MatmulOp::create(rewriter, loc, sInit.getType(), qTile, kTile,
+                                 Value(), Value(), sInit, /*transpose_b=*/true,
+                                 /*accumulate=*/false)
+                    .getResult();
+      double scale = op.getEffectiveScale() * 1.4426950408889634;
+      Value scaleV = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getF32FloatAttr(float(scale)));
+      Value deferredScale;
+      AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+      if (scale > 0) {
+        deferredScale = scaleV;
+      } else {
+        s = linalg::GenericOp::create(
+                rewriter, loc, s.getType(), ValueRange{}, ValueRange{s},
+                SmallVector<AffineMap>{id2},
+                SmallVector<IteratorType>(2, IteratorType::parallel),
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  yieldValue(nb, l, arith::MulFOp::create(nb, l, a[0], scaleV));
+                })
+                .getResult(0);
+      }
+      // Steps the sequence's end (or the causal band of a later query)
+      // cuts are masked by index: row r is query r mod Sq.
+      Value cut = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sgt,
+          arith::AddIOp::create(rewriter, loc, k0, idx(rewriter, loc, tk)),
+          band.offset ? band.offset : len);
+      auto maskIf = scf::IfOp::create(rewriter, loc, TypeRange{s.getType()},
+                                      cut, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(maskIf.thenBlock());
+        Value masked = linalg::GenericOp::create(
+                           rewriter, loc, s.getType(), ValueRange{},
+                           ValueRange{s}, SmallVector<AffineMap>{id2},
+                           SmallVector<IteratorType>(2, IteratorType::parallel),
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             Value i = arith::RemUIOp::create(
+                                 nb, l, linalg::IndexOp::create(nb, l, 0),
+                                 arith::ConstantIndexOp::create(nb, l, ps.sq));
+                             Value j = arith::AddIOp::create(
+                                 nb, l, linalg::IndexOp::create(nb, l, 1), k0);
+                             Value keep = bandKeep(nb, l, band, i, j);
+                             Value negInf = arith::ConstantOp::create(
+                                 nb, l, nb.getF32FloatAttr(-INFINITY));
+                             yieldValue(nb, l,
+                                        arith::SelectOp::create(nb, l, keep,
+                                                                a[0], negInf));
+                           })
+                           .getResult(0);
+        scf::YieldOp::create(rewriter, loc, masked);
+        rewriter.setInsertionPointToStart(maskIf.elseBlock());
+        scf::YieldOp::create(rewriter, loc, s);
+      }
+      s = maskIf.getResult(0);
+      FlashState next = flashUpdate(rewriter, loc, s, deferredScale, vTile,
+                                    /*roundP=*/false, ia(rows), ia(tk), ps.dv,
+                                    {stepLoop.getRegionIterArgs()[0],
+                                     stepLoop.getRegionIterArgs()[1],
+                                     stepLoop.getRegionIterArgs()[2]});
+      scf::YieldOp::create(rewriter, loc, ValueRange{next.m, next.l, next.acc});
+      rewriter.setInsertionPointAfter(stepLoop);
+
+      rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+      auto out = forall.getRegionIterArgs();
+      for (auto [k, v] : llvm::enumerate(stepLoop.getResults())) {
+        bool isAcc = k == 2;
+        SmallVector<OpFoldResult> offsets = {bi, hi, si, zero};
+        SmallVector<OpFoldResult> sizes = {one, one, one, ia(rows)};
+        if (isAcc) {
+          offsets.push_back(zero);
+          sizes.push_back(ia(ps.dv));
+        }
+        SmallVector<OpFoldResult> strides(offsets.size(), one);
+        tensor::ParallelInsertSliceOp::create(rewriter, loc, v, out[k], offsets,
+                                              sizes, strides);
+      }
+    }
+
+    // The combine: M = max_s m_s (0 when -inf), w_s = exp2(m_s - M),
+    // O = Σ w_s acc_s / Σ w_s l_s (0 where the sum is 0), NaN for an
+    // invalid sequence.
+    Value mParts = forall.getResult(0), lParts = forall.getResult(1),
+          accParts = forall.getResult(2);
+    auto dims = [&](ArrayRef<unsigned> d, unsigned n) {
+      SmallVector<AffineExpr> e;
+      for (unsigned x : d)
+        e.push_back(getAffineDimExpr(x, ctx));
+      return AffineMap::get(n, 0, e, ctx);
+    };
+    // Over (b, h, r, s).
+    SmallVector<IteratorType> rowRed = {
+        IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+        IteratorType::reduction};
+    auto rowsTensor = [&](TypedAttr fill) {
+      return filledTensor(rewriter, loc, {batch, ia(ps.hkv), ia(rows)}, f32,
+                          fill);
+    };
+    Value mMax =
+        linalg::GenericOp::create(
+            rewriter, loc, rowsTensor(negInfAttr(rewriter)).getType(),
+            ValueRange{mParts}, ValueRange{rowsTensor(negInfAttr(rewriter))},
+            SmallVector<AffineMap>{dims({0, 1, 3, 2}, 4), dims({0, 1, 2}, 4)},
+            rowRed,
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              yieldValue(nb, l, arith::MaximumFOp::create(nb, l, a[0], a[1]));
+            })
+            .getResult(0);
+    Value zeroF = rowsTensor(rewriter.getF32FloatAttr(0.0f));
+    Value den =
+        linalg::GenericOp::create(
+            rewriter, loc, zeroF.getType(), ValueRange{mParts, lParts, mMax},
+            ValueRange{zeroF},
+            SmallVector<AffineMap>{dims({0, 1, 3, 2}, 4), dims({0, 1, 3, 2}, 4),
+                                   dims({0, 1, 2}, 4), dims({0, 1, 2}, 4)},
+            rowRed,
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              Value w = math::Exp2Op::create(
+                  nb, l,
+                  arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[2])));
+              yieldValue(nb, l, math::FmaOp::create(nb, l, w, a[1], a[3]));
+            })
+            .getResult(0);
+    // Over (b, h, r, dv, s).
+    Value numInit =
+        filledTensor(rewriter, loc, {batch, ia(ps.hkv), ia(rows), ia(ps.dv)},
+                     f32, rewriter.getF32FloatAttr(0.0f));
+    Value num =
+        linalg::GenericOp::create(
+            rewriter, loc, numInit.getType(),
+            ValueRange{mParts, accParts, mMax}, ValueRange{numInit},
+            SmallVector<AffineMap>{dims({0, 1, 4, 2}, 5),
+                                   dims({0, 1, 4, 2, 3}, 5), dims({0, 1, 2}, 5),
+                                   dims({0, 1, 2, 3}, 5)},
+            SmallVector<IteratorType>{
+                IteratorType::parallel, IteratorType::parallel,
+                IteratorType::parallel, IteratorType::parallel,
+                IteratorType::reduction},
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              Value w = math::Exp2Op::create(
+                  nb, l,
+                  arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[2])));
+              yieldValue(nb, l, math::FmaOp::create(nb, l, w, a[1], a[3]));
+            })
+            .getResult(0);
+    Value oPacked = packed(op.getInit(), ps.dv);
+    auto oPackedT = cast<RankedTensorType>(oPacked.getType());
+    Type oElt = oPackedT.getElementType();
+    AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+    Value o =
+        linalg::GenericOp::create(
+            rewriter, loc, oPackedT, ValueRange{num, den, valid},
+            ValueRange{oPacked},
+            SmallVector<AffineMap>{id4, dims({0, 1, 2}, 4), dims({0}, 4), id4},
+            SmallVector<IteratorType>(4, IteratorType::parallel),
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              Value x = builders::cast(nb, l, safeDiv(nb, l, a[0], a[1]), oElt);
+              Value nan = arith::ConstantOp::create(
+                  nb, l, nb.getFloatAttr(oElt, std::nan("")));
+              yieldValue(nb, l, arith::SelectOp::create(nb, l, a[2], x, nan));
+            })
+            .getResult(0);
+    auto initT = op.getInit().getType();
+    auto expandedT = RankedTensorType::get(
+        {initT.getDimSize(0), ps.hkv, ps.group(), ps.sq, ps.dv}, oElt);
+    Value expanded = tensor::ExpandShapeOp::create(
+        rewriter, loc, expandedT, o,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
+    Value result = tensor::CollapseShapeOp::create(
+        rewriter, loc, initT, expanded,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  int64_t pagesPerStep, splits;
+  std::string failureCallee;
+};
+} // namespace
+
+void accel::populateAccelPagedAttentionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<PagedAttentionToLinalg>(patterns.getContext());
+}
+
+void accel::populateDecomposePagedAttentionPatterns(
+    RewritePatternSet &patterns, int64_t pagesPerStep, int64_t splits,
+    StringRef indexFailureCallee) {
+  patterns.add<DecomposePagedAttention>(patterns.getContext(), pagesPerStep,
+                                        splits, indexFailureCallee.str());
+}
