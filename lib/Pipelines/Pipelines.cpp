@@ -55,12 +55,20 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
                                 options.registerTile.end());
   configure.attentionTileQ = options.attentionTileQ;
   configure.attentionTileKV = options.attentionTileKV;
+  configure.pagedPages = options.pagedPages;
+  configure.pagedSplits = options.pagedSplits;
   configure.bf16Subnormals = options.bf16Subnormals;
   configure.tuningCache = options.tuningCache;
   configure.threads = options.threads;
   pm.addPass(accel::createAccelCpuConfigurePass(configure));
-  if (options.decomposeAttention)
-    pm.addPass(accel::createAccelDecomposeAttentionPass());
+  if (options.decomposeAttention) {
+    // A paged attention's invalid block table or lengths: the wrapper of
+    // an accel-compile'd library returns ACCEL_ERR_INDEX.
+    accel::AccelDecomposeAttentionPassOptions decompose;
+    if (options.guardAllocations)
+      decompose.indexFailureCallee = "accel_index_out_of_range";
+    pm.addPass(accel::createAccelDecomposeAttentionPass(decompose));
+  }
   pm.addPass(accel::createConvertAccelToLinalgPass());
   // What is left on tensors elementwise (scales, masks) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());

@@ -37,6 +37,7 @@ static constexpr StringLiteral kAmxBf16 = "cpu-amx-bf16";
 static constexpr StringLiteral kAmxI8 = "cpu-amx-int8";
 static constexpr StringLiteral kFlash = "cpu-flash";
 static constexpr StringLiteral kFlashAmx = "cpu-flash-amx";
+static constexpr StringLiteral kPagedFlash = "cpu-paged-flash";
 static constexpr StringLiteral kDequant = "cpu-dequant";
 static constexpr StringLiteral kDequantLut = "cpu-dequant-lut";
 static constexpr StringLiteral kLoops = "cpu-loops";
@@ -192,6 +193,33 @@ mlir::accel::chooseCpuAttentionTiles(const CpuIsa &isa,
   (void)isa;
   return {o.attentionTileQ > 0 ? o.attentionTileQ : 128,
           o.attentionTileKV > 0 ? o.attentionTileKV : 128};
+}
+
+std::array<int64_t, 2>
+mlir::accel::chooseCpuPagedTiles(const CpuIsa &isa, const CpuConfigOverrides &o,
+                                 int64_t batch, int64_t kvHeads,
+                                 int64_t pageSize, int64_t maxPages) {
+  // A step gathers the pages that hold one attention key tile: the same
+  // logits tile the contraction kernels are tuned for, and fewer, longer
+  // steps than one page at a time (vLLM's pages hold 16 tokens).
+  int64_t keys = chooseCpuAttentionTiles(isa, o)[1];
+  int64_t pages = o.pagedPages > 0
+                      ? o.pagedPages
+                      : std::max<int64_t>(1, (keys + pageSize - 1) / pageSize);
+  pages = std::clamp<int64_t>(pages, 1, std::max<int64_t>(maxPages, 1));
+  int64_t steps = std::max<int64_t>(1, (maxPages + pages - 1) / pages);
+  // Flash-decoding: split the keys only when (batch, KV head) pairs are
+  // fewer than two tasks a thread (a decode step of one sequence with 8
+  // KV heads on 16 cores); each split costs a partial state and the
+  // combine.
+  int64_t splits = o.pagedSplits;
+  if (splits <= 0) {
+    int64_t tasks = (ShapedType::isDynamic(batch) ? 1 : batch) * kvHeads;
+    int64_t want = 2 * std::max<int64_t>(o.threads, 1);
+    splits =
+        tasks >= want ? 1 : (want + tasks - 1) / std::max<int64_t>(tasks, 1);
+  }
+  return {pages, std::clamp<int64_t>(splits, 1, steps)};
 }
 
 std::string mlir::accel::checkCpuFmaTiles(const CpuFmaTiles &t) {
@@ -444,6 +472,27 @@ configureAttention(AttentionOp op, LoweringConfigAttr given, const CpuIsa &isa,
   return LoweringConfigAttr::get(op.getContext(), kernel, t, {}, {}, 0, "");
 }
 
+static FailureOr<LoweringConfigAttr>
+configurePagedAttention(PagedAttentionOp op, LoweringConfigAttr given,
+                        const CpuIsa &isa, const CpuConfigOverrides &o) {
+  if (given && given.getKernel() != kPagedFlash)
+    return op.emitOpError("cannot use ")
+           << given.getKernel()
+           << " on the CPU: a paged_attention takes cpu-paged-flash";
+  if (given && (!given.getMma().empty() ||
+                (!given.getTile().empty() && given.getTile().size() != 2)))
+    return op.emitOpError("a cpu-paged-flash config takes a tile [pages per "
+                          "step, splits] and no mma");
+  std::array<int64_t, 2> t =
+      chooseCpuPagedTiles(isa, o, op.getQuery().getType().getDimSize(0),
+                          op.getKeyCache().getType().getDimSize(2),
+                          op.getPageSize(), op.getMaxPages());
+  if (given && !given.getTile().empty())
+    llvm::copy(given.getTile(), t.begin());
+  return LoweringConfigAttr::get(op.getContext(), kPagedFlash, t, {}, {}, 0,
+                                 "");
+}
+
 /// cpu-dequant(-lut) when K and the group are multiples of the 32-weight
 /// chunk, else cpu-loops (the reference generic as loops; correct, not
 /// fast).
@@ -511,6 +560,8 @@ mlir::accel::configureCpuOp(Operation *op, const CpuIsa &isa,
     return configureMatmul(mm, *given, isa, overrides);
   if (auto dq = dyn_cast<DequantMatmulOp>(op))
     return configureDequantMatmul(dq, *given, isa);
+  if (auto pa = dyn_cast<PagedAttentionOp>(op))
+    return configurePagedAttention(pa, *given, isa, overrides);
   return configureAttention(cast<AttentionOp>(op), *given, isa, overrides);
 }
 
@@ -543,11 +594,19 @@ struct AccelCpuConfigurePass
                             "chosen)";
       return signalPassFailure();
     }
+    if (pagedPages < 0 || pagedSplits < 0) {
+      module.emitError() << "accel-cpu-configure: paged-pages and "
+                            "paged-splits must not be negative (0: chosen)";
+      return signalPassFailure();
+    }
     CpuConfigOverrides o;
     o.cacheTile.assign(cacheTile.begin(), cacheTile.end());
     o.registerTile.assign(registerTile.begin(), registerTile.end());
     o.attentionTileQ = attentionTileQ;
     o.attentionTileKV = attentionTileKV;
+    o.pagedPages = pagedPages;
+    o.pagedSplits = pagedSplits;
+    o.threads = threads;
     o.bf16Flush = bf16Subnormals == "flush";
     CpuIsa cpu = CpuIsa::resolve(features, module);
     std::optional<CpuTuningCache> cache;
@@ -564,13 +623,15 @@ struct AccelCpuConfigurePass
       cpuKind = cpuTuningCpu(features, module);
     }
     WalkResult r = module.walk([&](Operation *op) {
-      if (!isa<MatmulOp, AttentionOp, DequantMatmulOp>(op))
+      if (!isa<MatmulOp, AttentionOp, DequantMatmulOp, PagedAttentionOp>(op))
         return WalkResult::advance();
       // Options the user gave outrank the cache (docs/configure.md, "Who
       // wins": the op's config, the options, then the model, which the
       // cache refines).
       bool optionsGiven = isa<MatmulOp>(op)
                               ? !o.cacheTile.empty() || !o.registerTile.empty()
+                          : isa<PagedAttentionOp>(op)
+                              ? o.pagedPages > 0 || o.pagedSplits > 0
                               : o.attentionTileQ > 0 || o.attentionTileKV > 0;
       if (cache && !cpuKind.empty() && !optionsGiven &&
           !op->hasAttr(kLoweringConfigAttrName)) {

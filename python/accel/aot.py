@@ -56,7 +56,7 @@ __all__ = [
 ENV_VAR = "ACCEL_COMPILE"
 
 #: The C ABI this loader speaks (docs/aot.md, "The C ABI (version 6)").
-ABI_VERSION = 6
+ABI_VERSION = 7
 MAX_RANK = 8
 
 #: Status codes of the C ABI and their messages (the header's
@@ -78,6 +78,8 @@ STATUS = {
     9: "sharded: MPI is not running with the grid's process count (CPU), or the "
        "communicator is NULL or has another number of ranks than the module's grid, "
        "or an NCCL (RCCL) call failed (GPU; the library's last_error() says which)",
+    10: "index data out of range: a paged attention's kv_lengths outside [0, pages "
+        "* page size] or a block table entry outside the pool (nothing was run)",
 }
 
 

@@ -43,7 +43,7 @@ from .aot import AbiMismatchError, KernelError, _Buffer, _Tensor, _open_library
 __all__ = ["GpuKernel", "GpuLibrary", "stream_handle"]
 
 #: The ABI of GPU host libraries this loader speaks (docs/aot.md).
-ABI_VERSION = 6
+ABI_VERSION = 7
 #: What device each target's kernels run on (DLPack device types).
 DEVICE_TYPES = {"nvptx": dlpack.CUDA, "amdgpu": dlpack.ROCM}
 #: Alignment the library requires of buffers and of the workspace.

@@ -64,6 +64,16 @@ struct AccelCpuPipelineOptions
       llvm::cl::desc("Keys per tile of the decomposed attention (0: the "
                      "configuration stage's choice)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> pagedPages{
+      *this, "paged-pages",
+      llvm::cl::desc("Pages per step of a paged attention's flash-decoding "
+                     "(0: the configuration stage's choice)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> pagedSplits{
+      *this, "paged-splits",
+      llvm::cl::desc("Splits of a paged attention's keys (flash-decoding; "
+                     "0: the configuration stage's choice)"),
+      llvm::cl::init(0)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
       llvm::cl::desc("Cache tile [Mc, Nc, Kc] for cpu-fma contractions "

@@ -35,7 +35,9 @@ namespace mlir::accel::cpuabi {
 /// common part (docs/aot.md, "GPU host libraries").
 /// 6: ACCEL_ERR_COMM; a sharded GPU module's functions take an NCCL (RCCL)
 /// communicator after the workspace.
-constexpr int kAbiVersion = 6;
+/// 7: ACCEL_ERR_INDEX (a paged attention's block table or lengths out of
+/// range).
+constexpr int kAbiVersion = 7;
 /// Version of the JSON metadata layout.
 constexpr int kFormatVersion = 1;
 /// accel_tensor holds at most this many dimensions.

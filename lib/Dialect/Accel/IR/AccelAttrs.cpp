@@ -348,17 +348,29 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            StringRef kernel, ArrayRef<int64_t> tile,
                            ArrayRef<int64_t> warps, ArrayRef<int64_t> mma,
                            int64_t stages, StringRef dataflow) {
-  static const StringRef kernels[] = {
-      "mma.sync",       "wgmma",          "mfma",    "wmma",     "fma",
-      "systolic",
-      "cpu-fma",        "cpu-avx512bf16", "cpu-avx512vnni", "cpu-amx-bf16",
-      "cpu-amx-int8",   "cpu-flash",      "cpu-flash-amx",
-      "cpu-dequant",    "cpu-dequant-lut", "cpu-loops"};
+  static const StringRef kernels[] = {"mma.sync",
+                                      "wgmma",
+                                      "mfma",
+                                      "wmma",
+                                      "fma",
+                                      "systolic",
+                                      "cpu-fma",
+                                      "cpu-avx512bf16",
+                                      "cpu-avx512vnni",
+                                      "cpu-amx-bf16",
+                                      "cpu-amx-int8",
+                                      "cpu-flash",
+                                      "cpu-flash-amx",
+                                      "cpu-paged-flash",
+                                      "cpu-dequant",
+                                      "cpu-dequant-lut",
+                                      "cpu-loops"};
   if (!llvm::is_contained(kernels, kernel))
     return emitError() << "lowering_config 'kernel' must be mma.sync, wgmma, "
                           "mfma, wmma, fma, systolic, cpu-fma, cpu-avx512bf16, "
                           "cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8, "
-                          "cpu-flash, cpu-flash-amx, cpu-dequant, "
+                          "cpu-flash, cpu-flash-amx, cpu-paged-flash, "
+                          "cpu-dequant, "
                           "cpu-dequant-lut or cpu-loops, got '"
                        << kernel << "'";
   bool cpu = kernel.starts_with("cpu-");
@@ -377,10 +389,12 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << ", got " << v;
     return success();
   };
-  // Matmuls tile [M, N, K], attention [query rows, keys per step]; a CPU
-  // matmul's cache tile of 0 leaves its dimension whole.
+  // Matmuls tile [M, N, K], attention [query rows, keys per step], paged
+  // attention [pages per step, splits]; a CPU matmul's cache tile of 0
+  // leaves its dimension whole.
   if (failed(positive("tile", tile, {2, 3},
-                      /*zeroIsWhole=*/cpu && !kernel.starts_with("cpu-flash"))) ||
+                      /*zeroIsWhole=*/cpu && !kernel.starts_with("cpu-flash") &&
+                          kernel != "cpu-paged-flash")) ||
       failed(positive("warps", warps, {1, 2})) ||
       failed(positive("mma", mma, {3})))
     return failure();

@@ -126,6 +126,7 @@ llvm::ArrayRef<RuntimeFunction> mlir::accel::cpuabi::runtimeFunctions() {
       {"_mlir_memref_to_llvm_alloc", "alloc"},
       {"_mlir_memref_to_llvm_free", "free"},
       {"accel_allocation_failed", "allocation_failed"},
+      {"accel_index_out_of_range", "index_out_of_range"},
       {"accel_parallel_for", "parallel_for"}};
   return functions;
 }
@@ -207,7 +208,8 @@ enum accel_status {
   ACCEL_ERR_ALLOC = 6,        /* a temporary could not be allocated */
   ACCEL_ERR_THREADS = 7,      /* a thread setting the library cannot honour */
   ACCEL_ERR_DEVICE = 8,       /* GPU: no driver, a device that cannot run the code, or a driver call failed */
-  ACCEL_ERR_COMM = 9          /* sharded: MPI not running with the grid's process count; GPU: no NCCL (RCCL), a communicator of the wrong size, or an NCCL call failed */
+  ACCEL_ERR_COMM = 9,         /* sharded: MPI not running with the grid's process count; GPU: no NCCL (RCCL), a communicator of the wrong size, or an NCCL call failed */
+  ACCEL_ERR_INDEX = 10        /* index data out of range: a paged attention's block table or kv_lengths (nothing was run) */
 };
 
 /* A caller's parallel-for (docs/aot.md, "Threads"): calls
@@ -229,6 +231,7 @@ static inline const char *accel_status_string(int status) {
   case ACCEL_ERR_THREADS: return "a thread setting the library cannot honour (fewer than 1, over ACCEL_MAX_THREADS, or more than 1 for a library compiled with threads=1)";
   case ACCEL_ERR_DEVICE: return "the GPU driver is missing or failed, the library is not loaded, or the device cannot run its code (the library's last_error() says which)";
   case ACCEL_ERR_COMM: return "sharded: MPI is not running with the grid's process count (CPU), or the communicator is NULL or has another number of ranks than the module's grid, or an NCCL (RCCL) call failed (GPU; the library's last_error() says which)";
+  case ACCEL_ERR_INDEX: return "index data out of range: a paged attention's kv_lengths outside [0, pages * page size] or a block table entry outside the pool (nothing was run)";
 default:
   return "unknown status";
 }
@@ -549,6 +552,19 @@ ACCEL_RT(allocation_failed)(void) {
   longjmp(call->failed, 1);
 }
 
+/* Called by the kernels when run-time index data is out of range (a paged
+   attention's block table or lengths, checked before anything reads the
+   pool): the call returns ACCEL_ERR_INDEX. */
+__attribute__((visibility("hidden"), noreturn)) void
+ACCEL_RT(index_out_of_range)(void) {
+  if (!call) {
+    fputs("accel: a kernel's index data is out of range outside a call of "
+          "its entry point\n", stderr);
+    abort();
+  }
+  longjmp(call->failed, 2);
+}
+
 __attribute__((visibility("hidden"))) void *ACCEL_RT(alloc)(uint64_t bytes) {
   void *p;
   struct frame *f = call;
@@ -645,7 +661,8 @@ static int take_result(const void *desc, int64_t rank, size_t elem,
           "{\n  (void)fn;\n  (void)runner;\n  return width >= 1 && width <= "
           "ACCEL_MAX_THREADS ? ACCEL_OK : ACCEL_ERR_THREADS;\n}\n";
   } else {
-    os << "\n#define THREADS " << a.threads << "\n" << R"c(
+    os << "\n#define THREADS " << a.threads << "\n"
+       << R"c(
 /* The parallel loops: the kernels call ACCEL_RT(parallel_for)(body,
    context, count) (accel-cpu-outline-parallel), which must run
    body(context, begin, end) over ranges that cover [0, count). They are cut
@@ -672,7 +689,15 @@ static void run_task(void *p, int64_t i) {
   r = j->count % j->chunks;
   begin = i * q + (i < r ? i : r);
   begin_frame(&frame);
-  if (setjmp(frame.failed)) {
+  /* 1: a temporary could not be allocated, 2: index data out of range. */
+  switch (setjmp(frame.failed)) {
+  case 0:
+    break;
+  case 2:
+    end_frame();
+    __atomic_store_n(&j->failed, 2, __ATOMIC_RELAXED);
+    return;
+  default:
     end_frame();
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -883,6 +908,8 @@ ACCEL_RT(parallel_for)(accel_body body, void *context, int64_t count) {
       __builtin_ia32_pause();
     pthread_mutex_unlock(&pool.submit);
   }
+  if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED) == 2)
+    ACCEL_RT(index_out_of_range)();
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
     ACCEL_RT(allocation_failed)();
 }
@@ -999,8 +1026,10 @@ static int check_processes(void) {
     // Only status and out change after setjmp, and the failure path reads
     // neither.
     os << "  struct frame frame;\n  begin_frame(&frame);\n"
-       << "  if (setjmp(frame.failed)) {\n    end_frame();\n"
-       << "    return ACCEL_ERR_ALLOC;\n  }\n  {\n";
+       << "  switch (setjmp(frame.failed)) {\n  case 0:\n    break;\n"
+       << "  case 2:\n    end_frame();\n    return ACCEL_ERR_INDEX;\n"
+       << "  default:\n    end_frame();\n    return ACCEL_ERR_ALLOC;\n  }\n"
+       << "  {\n";
     if (nResults)
       os << "    " << resultType << " out;\n";
     os << "    _mlir_ciface_" << k.name << "(";
