@@ -44,6 +44,7 @@
 #include <functional>
 #include <malloc.h>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -61,14 +62,16 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    mode("mode",
-         cl::desc("gemm, attention, precision, all (the three), table "
-                  "(issue 10's ratios against their goals), tune, or "
-                  "epilogue (matmuls with fused epilogues against oneDNN's "
-                  "post-ops), dequant (weight-only int4/int8 GEMV against "
-                  "bf16 weights)"),
-         cl::init("all"));
+static cl::opt<std::string> mode(
+    "mode",
+    cl::desc(
+        "gemm, attention, precision, all (the three), table "
+        "(issue 10's ratios against their goals), tune, or "
+        "epilogue (matmuls with fused epilogues against oneDNN's "
+        "post-ops), decode (paged decode attention against the memory's read "
+        "bandwidth), dequant (weight-only int4/int8 GEMV against "
+        "bf16 weights)"),
+    cl::init("all"));
 static cl::opt<int>
     benchThreads("bench-threads",
                  cl::desc("Threads for every library and for accel"),
@@ -772,6 +775,14 @@ uint16_t toBf16(float x) {
   std::memcpy(&u, &x, 4);
   u += 0x7fff + ((u >> 16) & 1);
   return uint16_t(u >> 16);
+}
+
+/// The f32 value of bf16 bits.
+float fromBf16(uint16_t h) {
+  uint32_t u = uint32_t(h) << 16;
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
 }
 
 /// One accel matmul kernel C = A·B of the given element types.
@@ -2548,6 +2559,173 @@ void benchDequant(MLIRContext &ctx) {
                   ">= 256 MB of weight copies (cold, as in a decode step)\n";
 }
 
+//===----------------------------------------------------------------------===//
+// --mode=decode: paged decode attention against the read bandwidth
+//===----------------------------------------------------------------------===//
+
+static cl::list<int64_t>
+    decodeContexts("decode-contexts",
+                   cl::desc("--mode=decode: context lengths (default 4096, "
+                            "8192, 16384, 32768)"),
+                   cl::CommaSeparated);
+
+/// accel.paged_attention at issue 31's decode shapes: one sequence, 32
+/// query heads over 8 KV heads, D = 128, 16-token pages scattered through
+/// the pool (a random permutation), the whole context kept; bf16 and f32
+/// caches. Ratio: the K and V bytes a call must read ÷ its time ÷ the
+/// memory's read bandwidth measured in this run (goal 0.8). Each call reads
+/// one of several copies of the pool (>= 256 MB in all), so the cache
+/// comes from DRAM, as in a decode step over many layers. The output is
+/// checked against a float64 reference of the op on every head.
+void benchDecode(MLIRContext &ctx) {
+  std::vector<int64_t> contexts(decodeContexts.begin(), decodeContexts.end());
+  if (contexts.empty())
+    contexts = quick ? std::vector<int64_t>{8192}
+                     : std::vector<int64_t>{4096, 8192, 16384, 32768};
+  const int64_t hq = 32, hkv = 8, d = 128, page = 16;
+  double stream = measureReadBandwidth(benchThreads);
+  llvm::outs() << llvm::formatv(
+      "\nPaged decode attention (accel.paged_attention): Hq {0}, Hkv {1}, "
+      "D {2}, pages of {3} tokens, one sequence, {4} thread(s); measured "
+      "read bandwidth {5:f1} GB/s (1 GiB, prefetched loads)\n",
+      hq, hkv, d, page, benchThreads, stream);
+  llvm::outs() << llvm::formatv("{0,-6} {1,8} {2,10} {3,10} {4,9} {5,9} "
+                                "{6,9}\n",
+                                "cache", "context", "KV MB", "time µs", "GB/s",
+                                "÷ stream", "err/gate");
+  for (bool bf16 : {true, false})
+    for (int64_t ctxLen : contexts) {
+      int64_t pages = ctxLen / page;
+      const char *et = bf16 ? "bf16" : "f32";
+      size_t elt = bf16 ? 2 : 4;
+      auto tt = [&](std::initializer_list<int64_t> dims, const char *e) {
+        std::string t = "tensor<";
+        for (int64_t x : dims)
+          t += std::to_string(x) + "x";
+        return t + e + ">";
+      };
+      std::string tq = tt({1, hq, 1, d}, et),
+                  tk = tt({pages, page, hkv, d}, et),
+                  tb = tt({1, pages}, "i32"), to = tt({1, hq, 1, d}, "f32");
+      std::string text =
+          "func.func @decode(%q: " + tq + ", %kc: " + tk + ", %vc: " + tk +
+          ", %bt: " + tb + ", %len: tensor<1xi32>, %o: " + to + ") -> " + to +
+          " {\n  %0 = accel.paged_attention ins(%q, %kc, %vc : " + tq + ", " +
+          tk + ", " + tk + ") block_table(%bt : " + tb +
+          ") kv_lengths(%len : tensor<1xi32>) outs(%o : " + to + ") -> " + to +
+          "\n  return %0 : " + to + "\n}\n";
+      AccelKernel kernel;
+      kernel.name = "decode";
+      if (!compile(ctx, text, kernel))
+        std::exit(1);
+      std::mt19937 rng(7);
+      std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+      size_t poolElems = size_t(pages) * page * hkv * d;
+      double kvBytes = 2.0 * double(poolElems) * double(elt);
+      int64_t copies =
+          std::max<int64_t>(2, int64_t(std::ceil(256e6 / kvBytes)));
+      // Values rounded to the cache's type, kept as floats for the
+      // reference; the buffers hold the cache's bytes.
+      auto fill = [&](size_t n, std::vector<float> &vals) {
+        vals.resize(n);
+        for (float &v : vals)
+          v = bf16 ? fromBf16(toBf16(unit(rng))) : unit(rng);
+      };
+      std::vector<float> qv, kv, vv;
+      fill(size_t(hq) * d, qv);
+      fill(poolElems, kv);
+      fill(poolElems, vv);
+      auto bytesOf = [&](const std::vector<float> &vals) {
+        std::vector<uint8_t> out(vals.size() * elt);
+        for (size_t i = 0; i < vals.size(); ++i) {
+          if (bf16) {
+            uint16_t h = toBf16(vals[i]);
+            std::memcpy(&out[2 * i], &h, 2);
+          } else {
+            std::memcpy(&out[4 * i], &vals[i], 4);
+          }
+        }
+        return out;
+      };
+      std::vector<uint8_t> qb = bytesOf(qv), kb = bytesOf(kv), vb = bytesOf(vv);
+      std::vector<std::vector<uint8_t>> kc(copies, kb), vc(copies, vb);
+      std::vector<int32_t> table(pages);
+      std::iota(table.begin(), table.end(), 0);
+      std::shuffle(table.begin(), table.end(), rng);
+      int32_t len = int32_t(ctxLen);
+      std::vector<float> out(size_t(hq) * d, NAN);
+      std::deque<accel::PackedCall> calls(copies);
+      for (int64_t i = 0; i < copies; ++i) {
+        calls[i].addMemref(qb.data(), {1, hq, 1, d});
+        calls[i].addMemref(kc[i].data(), {pages, page, hkv, d});
+        calls[i].addMemref(vc[i].data(), {pages, page, hkv, d});
+        calls[i].addMemref(table.data(), {1, pages});
+        calls[i].addMemref(&len, {1});
+        calls[i].addMemref(out.data(), {1, hq, 1, d});
+        calls[i].addResults({4});
+      }
+      size_t next = 0;
+      auto run = [&] {
+        if (llvm::Error e = calls[next++ % calls.size()].invoke(*kernel.engine,
+                                                                kernel.name)) {
+          llvm::errs() << "accel-bench: " << llvm::toString(std::move(e))
+                       << "\n";
+          std::exit(1);
+        }
+      };
+      std::vector<Timing> t = timeInterleaved({run});
+      run();
+      // Float64 reference on every head: the keys through the table; the
+      // gate is attention's (f32 output: 1e-5 plus the logits' f32
+      // rounding, bounded here by 2^-22 · max|s| · max|v|).
+      const float *res = reinterpret_cast<const float *>(
+          calls[(next - 1) % calls.size()].result(0)[1]);
+      double worst = 0;
+      for (int64_t h = 0; h < hq; ++h) {
+        int64_t hk = h / (hq / hkv);
+        std::vector<double> s(ctxLen);
+        double mx = -INFINITY, maxS = 0;
+        for (int64_t j = 0; j < ctxLen; ++j) {
+          size_t base =
+              ((size_t(table[j / page]) * page + j % page) * hkv + hk) * d;
+          double dot = 0;
+          for (int64_t c = 0; c < d; ++c)
+            dot += double(qv[h * d + c]) * kv[base + c];
+          s[j] = dot / std::sqrt(double(d));
+          mx = std::max(mx, s[j]);
+          maxS = std::max(maxS, std::fabs(s[j]));
+        }
+        double l = 0;
+        std::vector<double> o(d, 0.0);
+        for (int64_t j = 0; j < ctxLen; ++j) {
+          double p = std::exp(s[j] - mx);
+          l += p;
+          size_t base =
+              ((size_t(table[j / page]) * page + j % page) * hkv + hk) * d;
+          for (int64_t c = 0; c < d; ++c)
+            o[c] += p * vv[base + c];
+        }
+        double gate = 1e-5 + std::ldexp(1.0, -22) * maxS;
+        for (int64_t c = 0; c < d; ++c)
+          worst = std::max(worst, std::fabs(res[h * d + c] - o[c] / l) / gate);
+      }
+      double gbs = kvBytes / t[0].best / 1e9;
+      llvm::outs() << llvm::formatv("{0,-6} {1,8} {2,10:f1} {3,10:f1} {4,9:f2} "
+                                    "{5,9:f2} {6,9:f3}\n",
+                                    et, ctxLen, kvBytes / 1e6, t[0].best * 1e6,
+                                    gbs, gbs / stream, worst);
+      if (!(worst <= 1.0)) {
+        llvm::errs() << "accel-bench: the paged attention's result is outside "
+                        "the fp64 gate (err/gate "
+                     << worst << ")\n";
+        std::exit(1);
+      }
+    }
+  llvm::outs() << "  KV MB: the keys and values one call reads; every call "
+                  "reads one of several copies of the pool (>= 256 MB in "
+                  "all: cold, as in a decode step)\n";
+}
+
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "accel-bench: accel kernels next to oneDNN and "
@@ -2559,13 +2737,12 @@ int main(int argc, char **argv) {
   registerAllToLLVMIRTranslations(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
-  if (!llvm::is_contained(
-          {"gemm", "attention", "precision", "all", "table", "tune",
-           "epilogue", "dequant"},
-          mode)) {
+  if (!llvm::is_contained({"gemm", "attention", "precision", "all", "table",
+                           "tune", "epilogue", "dequant", "decode"},
+                          mode)) {
     llvm::errs() << "accel-bench: unknown --mode '" << mode
                  << "' (gemm, attention, precision, all, table, tune, "
-                    "epilogue or dequant)\n";
+                    "epilogue, dequant or decode)\n";
     return 1;
   }
   if (modelTarget.empty())
@@ -2624,6 +2801,8 @@ int main(int argc, char **argv) {
     benchTune(ctx, *spec);
   if (mode == "epilogue")
     benchEpilogue(ctx);
+  if (mode == "decode")
+    benchDecode(ctx);
   if (mode == "dequant")
     benchDequant(ctx);
   return 0;

@@ -69,10 +69,13 @@ static Value indexAt(OpBuilder &b, Location loc, Value t, ValueRange indices) {
 /// that holds a key of sequence b is in [0, P).
 static Value pagedValidity(OpBuilder &b, Location loc, PagedAttentionOp op,
                            const PagedShape &ps) {
-  Value batch = tensor::DimOp::create(b, loc, op.getQuery(), 0);
+  int64_t nB = op.getQuery().getType().getDimSize(0);
+  SmallVector<Value> extents;
+  if (ShapedType::isDynamic(nB))
+    extents.push_back(tensor::DimOp::create(b, loc, op.getQuery(), 0));
   Value pool = tensor::DimOp::create(b, loc, op.getKeyCache(), 0);
-  auto type = RankedTensorType::get({ShapedType::kDynamic}, b.getI1Type());
-  auto gen = tensor::GenerateOp::create(b, loc, type, ValueRange{batch});
+  auto type = RankedTensorType::get({nB}, b.getI1Type());
+  auto gen = tensor::GenerateOp::create(b, loc, type, extents);
   {
     OpBuilder::InsertionGuard guard(b);
     Block *body = b.createBlock(&gen.getBody(), {}, {b.getIndexType()}, {loc});
@@ -207,7 +210,7 @@ struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
     Location loc = op.getLoc();
     PagedShape ps = shapeOf(op);
     Value valid = pagedValidity(rewriter, loc, op, ps);
-    Value batch = tensor::DimOp::create(rewriter, loc, op.getQuery(), 0);
+    OpFoldResult batch = tensor::getMixedSize(rewriter, loc, op.getQuery(), 0);
     auto gathered = [&](Value pool, int64_t width) {
       Type elt = cast<RankedTensorType>(pool.getType()).getElementType();
       SmallVector<OpFoldResult> sizes = {batch, rewriter.getIndexAttr(ps.hkv),
@@ -223,10 +226,11 @@ struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
                  one = rewriter.getIndexAttr(1);
     // for b, n: if page n holds keys of a valid sequence b, its [T, Hkv, x]
     // block goes, transposed to [Hkv, T, x], to keys [n T, (n + 1) T).
-    auto outer =
-        scf::ForOp::create(rewriter, loc, c0, batch, c1,
-                           ValueRange{gathered(op.getKeyCache(), ps.d),
-                                      gathered(op.getValueCache(), ps.dv)});
+    auto outer = scf::ForOp::create(
+        rewriter, loc, c0,
+        getValueOrCreateConstantIndexOp(rewriter, loc, batch), c1,
+        ValueRange{gathered(op.getKeyCache(), ps.d),
+                   gathered(op.getValueCache(), ps.dv)});
     rewriter.setInsertionPointToStart(outer.getBody());
     Value bi = outer.getInductionVar();
     Value len = indexAt(rewriter, loc, op.getKvLengths(), bi);
@@ -362,7 +366,7 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
     if (!failureCallee.empty() &&
         failed(callOnInvalid(rewriter, loc, op, valid, failureCallee)))
       return failure();
-    Value batch = tensor::DimOp::create(rewriter, loc, op.getQuery(), 0);
+    OpFoldResult batch = tensor::getMixedSize(rewriter, loc, op.getQuery(), 0);
 
     // Q [B, Hq, Sq, D] as [B, Hkv, G Sq, D]: row r of KV head h is query
     // r mod Sq of query head h G + r floordiv Sq.
@@ -437,15 +441,57 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       Value t = stepLoop.getInductionVar();
       Value k0 =
           arith::MulIOp::create(rewriter, loc, t, idx(rewriter, loc, tk));
-      // Gather the step's pages: K [tk, D] and V [tk, Dv].
+      // Gather the step's pages: Kᵀ [D, tk] (the layout the contraction
+      // kernel streams along keys) and V [tk, Dv], each page written by an
+      // elementwise generic (vectorized on buffers); a one-page step reads
+      // V where it is.
       Value kTile = tensor::EmptyOp::create(rewriter, loc,
-                                            ArrayRef<int64_t>{tk, ps.d}, kElt);
+                                            ArrayRef<int64_t>{ps.d, tk}, kElt);
       Value vTile = tensor::EmptyOp::create(rewriter, loc,
                                             ArrayRef<int64_t>{tk, ps.dv}, kElt);
-      auto pageLoop =
-          scf::ForOp::create(rewriter, loc, c0, idx(rewriter, loc, pps),
-                             idx(rewriter, loc, 1), ValueRange{kTile, vTile});
-      {
+      AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+      AffineMap swap2 =
+          AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
+      // `src` [rows, cols] written into `dest` at (r0, c0), transposed
+      // when `transpose`: an extract / generic / insert of one slice, which
+      // bufferizes in place.
+      auto writeInto = [&](Value src, Value dest, OpFoldResult r0,
+                           OpFoldResult c0, int64_t rows, int64_t cols,
+                           bool transpose) {
+        int64_t dr = transpose ? cols : rows, dc = transpose ? rows : cols;
+        Value window =
+            slice2d(rewriter, loc, dest, {r0, c0}, {ia(dr), ia(dc)}, dr, dc);
+        Value written =
+            linalg::GenericOp::create(
+                rewriter, loc, window.getType(), ValueRange{src},
+                ValueRange{window},
+                SmallVector<AffineMap>{transpose ? swap2 : id2, id2},
+                SmallVector<IteratorType>(2, IteratorType::parallel),
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  yieldValue(nb, l, a[0]);
+                })
+                .getResult(0);
+        return tensor::InsertSliceOp::create(
+                   rewriter, loc, written, dest, ArrayRef<OpFoldResult>{r0, c0},
+                   ArrayRef<OpFoldResult>{ia(dr), ia(dc)},
+                   ArrayRef<OpFoldResult>{one, one})
+            .getResult();
+      };
+      auto pageOf = [&](Value pool, Value page, int64_t width) {
+        return slice2d(rewriter, loc, pool, {page, zero, hi, zero},
+                       {one, ia(ps.page), one, ia(width)}, ps.page, width);
+      };
+      if (pps == 1) {
+        // Every step holds keys (steps end at the sequence's last page).
+        Value page =
+            indexAt(rewriter, loc, op.getBlockTable(), ValueRange{bi, t});
+        kTile = writeInto(pageOf(op.getKeyCache(), page, ps.d), kTile, zero,
+                          zero, ps.page, ps.d, /*transpose=*/true);
+        vTile = pageOf(op.getValueCache(), page, ps.dv);
+      } else {
+        auto pageLoop =
+            scf::ForOp::create(rewriter, loc, c0, idx(rewriter, loc, pps),
+                               idx(rewriter, loc, 1), ValueRange{kTile, vTile});
         OpBuilder::InsertionGuard inner(rewriter);
         rewriter.setInsertionPointToStart(pageLoop.getBody());
         Value p = pageLoop.getInductionVar();
@@ -467,52 +513,54 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
           OpBuilder::InsertionGuard g(rewriter);
           rewriter.setInsertionPointToStart(read ? ifOp.thenBlock()
                                                  : ifOp.elseBlock());
-          Value page;
-          if (read)
-            page =
+          Value kSrc, vSrc;
+          if (read) {
+            Value page =
                 indexAt(rewriter, loc, op.getBlockTable(), ValueRange{bi, n});
-          SmallVector<Value> next;
-          for (auto [pool, dest, width] :
-               {std::tuple<Value, Value, int64_t>{
-                    op.getKeyCache(), pageLoop.getRegionIterArgs()[0], ps.d},
-                {op.getValueCache(), pageLoop.getRegionIterArgs()[1], ps.dv}}) {
-            Value src;
-            if (read) {
-              src = slice2d(rewriter, loc, pool, {page, zero, hi, zero},
-                            {one, ia(ps.page), one, ia(width)}, ps.page, width);
-            } else {
-              // Keys past the sequence's end: zeros (masked below; a zero V
-              // keeps 0 · V finite).
-              Value e = tensor::EmptyOp::create(
-                  rewriter, loc, ArrayRef<int64_t>{ps.page, width}, kElt);
-              Value z = arith::ConstantOp::create(rewriter, loc,
-                                                  rewriter.getZeroAttr(kElt));
-              src = linalg::FillOp::create(rewriter, loc, z, e).result();
-            }
-            next.push_back(tensor::InsertSliceOp::create(
-                rewriter, loc, src, dest, ArrayRef<OpFoldResult>{row, zero},
-                ArrayRef<OpFoldResult>{ia(ps.page), ia(width)},
-                ArrayRef<OpFoldResult>{one, one}));
+            kSrc = pageOf(op.getKeyCache(), page, ps.d);
+            vSrc = pageOf(op.getValueCache(), page, ps.dv);
+          } else {
+            // Keys past the sequence's end: zeros, never read from the
+            // pool (masked below; a zero V keeps 0 · V finite).
+            Value z = arith::ConstantOp::create(rewriter, loc,
+                                                rewriter.getZeroAttr(kElt));
+            kSrc =
+                linalg::FillOp::create(
+                    rewriter, loc, z,
+                    tensor::EmptyOp::create(
+                        rewriter, loc, ArrayRef<int64_t>{ps.page, ps.d}, kElt)
+                        .getResult())
+                    .result();
+            vSrc =
+                linalg::FillOp::create(
+                    rewriter, loc, z,
+                    tensor::EmptyOp::create(
+                        rewriter, loc, ArrayRef<int64_t>{ps.page, ps.dv}, kElt)
+                        .getResult())
+                    .result();
           }
-          scf::YieldOp::create(rewriter, loc, next);
+          Value kNext = writeInto(kSrc, pageLoop.getRegionIterArgs()[0], zero,
+                                  row, ps.page, ps.d, /*transpose=*/true);
+          Value vNext = writeInto(vSrc, pageLoop.getRegionIterArgs()[1], row,
+                                  zero, ps.page, ps.dv, /*transpose=*/false);
+          scf::YieldOp::create(rewriter, loc, ValueRange{kNext, vNext});
         }
         scf::YieldOp::create(rewriter, loc, ifOp.getResults());
+        kTile = pageLoop.getResult(0);
+        vTile = pageLoop.getResult(1);
       }
-      kTile = pageLoop.getResult(0);
-      vTile = pageLoop.getResult(1);
 
       // S = Q_packed · K_tileᵀ in f32.
       Value sInit = tensor::EmptyOp::create(rewriter, loc,
                                             ArrayRef<int64_t>{rows, tk}, f32);
       Value s = MatmulOp::create(rewriter, loc, sInit.getType(), qTile, kTile,
-                                 Value(), Value(), sInit, /*transpose_b=*/true,
+                                 Value(), Value(), sInit, /*transpose_b=*/false,
                                  /*accumulate=*/false)
                     .getResult();
       double scale = op.getEffectiveScale() * 1.4426950408889634;
       Value scaleV = arith::ConstantOp::create(
           rewriter, loc, rewriter.getF32FloatAttr(float(scale)));
       Value deferredScale;
-      AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
       if (scale > 0) {
         deferredScale = scaleV;
       } else {

@@ -1,0 +1,81 @@
+// accel.paged_attention's two lowerings (docs/decode-attention.md).
+// Flash-decoding (accel-decompose-attention): the validity of each
+// sequence's table and length first; the 4 query heads of each KV head
+// packed into the rows of one [4, D] query tile; an scf.forall over
+// (batch, KV head, split); a step gathers its pages' Kᵀ through the block
+// table (a page past the sequence's end is zeros, never read) and runs the
+// online softmax; the combine weighs the splits by exp2(m_s - max m) and
+// gives NaN to an invalid sequence. With index-failure-callee the function
+// calls it when some sequence is invalid.
+// RUN: accel-opt %s --accel-decompose-attention="pages=2 splits=3" | FileCheck %s
+// RUN: accel-opt %s --accel-decompose-attention="pages=1 splits=1 index-failure-callee=on_bad_index" | FileCheck %s --check-prefix=CALL
+// The reference lowering (convert-accel-to-linalg): the pages gathered
+// into contiguous keys and values, then the accel.attention they define.
+// RUN: accel-opt %s --convert-accel-to-linalg | FileCheck %s --check-prefix=REF
+// A cpu-paged-flash config outranks the options.
+// RUN: accel-opt %s --accel-cpu-configure="paged-pages=4 paged-splits=2" --accel-decompose-attention="pages=1 splits=1" | FileCheck %s --check-prefix=CONFIG
+
+// CHECK-LABEL: func.func @decode
+// The validity: lengths in [0, N * T] = [0, 96], pages in the pool.
+// CHECK:       tensor.generate
+// CHECK:         arith.cmpi sle, %{{.*}}, %c96
+// CHECK:         scf.for
+// CHECK:           tensor.extract %{{.*}} : tensor<2x6xi32>
+// GQA packing: Q [2, 8, 1, 32] as [2, 2, 4, 32].
+// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] {{.*}} : tensor<2x8x1x32xf16> into tensor<2x2x4x1x32xf16>
+// CHECK:       tensor.collapse_shape {{.*}} into tensor<2x2x4x32xf16>
+// Three splits of the 3 steps of 2 pages.
+// CHECK:       scf.forall (%[[B:.*]], %[[H:.*]], %[[S:.*]]) in (2, 2, 3)
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.if
+// CHECK:               tensor.extract %{{.*}} : tensor<2x6xi32>
+// CHECK:               tensor.extract_slice %{{.*}} : tensor<8x16x2x32xf16> to tensor<16x32xf16>
+// CHECK:             } else {
+// CHECK:               linalg.fill
+// CHECK:           accel.matmul ins(%{{.*}}, %{{.*}} : tensor<4x32xf16>, tensor<32x32xf16>) outs(%{{.*}} : tensor<4x32xf32>)
+// CHECK:           math.exp2
+// CHECK:         scf.forall.in_parallel
+// The combine over the splits.
+// CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:         arith.maximumf
+// CHECK:       math.exp2
+// CHECK:       math.exp2
+// CHECK:       arith.constant 0x7FC00000 : f32
+// CHECK:       tensor.collapse_shape {{.*}} into tensor<2x8x1x16xf32>
+// CHECK-NOT:   accel.paged_attention
+
+// CALL:        func.func private @on_bad_index()
+// CALL-LABEL:  func.func @decode
+// CALL:        linalg.generic {{.*}} iterator_types = ["reduction"]
+// CALL:          arith.andi
+// CALL:        scf.if
+// CALL-NEXT:     func.call @on_bad_index() : () -> ()
+// CALL:        scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 2, 1)
+
+// REF-LABEL:   func.func @decode
+// REF:         tensor.generate
+// REF:         scf.for
+// REF:           scf.for
+// REF:             scf.if
+// REF:               linalg.transpose ins(%{{.*}} : tensor<16x2x32xf16>) outs(%{{.*}} : tensor<2x16x32xf16>) permutation = [1, 0, 2]
+// REF:               tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 0, %{{.*}}, 0] [1, 2, 16, 32] [1, 1, 1, 1] : tensor<2x16x32xf16> into tensor<2x2x96x32xf16>
+// The attention over the gathered keys (lowered by the same pass) and NaN
+// for an invalid sequence.
+// REF:         arith.select %{{.*}}, %{{.*}}, %c0_i32 : i32
+// REF:         math.exp
+// REF:         arith.constant 0x7FC00000 : f32
+// REF-NOT:     accel.
+
+// CONFIG:      scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 2, 2)
+func.func @decode(%q: tensor<2x8x1x32xf16>, %kc: tensor<8x16x2x32xf16>,
+                  %vc: tensor<8x16x2x16xf16>, %bt: tensor<2x6xi32>,
+                  %len: tensor<2xi32>) -> tensor<2x8x1x16xf32> {
+  %o = tensor.empty() : tensor<2x8x1x16xf32>
+  %r = accel.paged_attention
+         ins(%q, %kc, %vc : tensor<2x8x1x32xf16>, tensor<8x16x2x32xf16>,
+                            tensor<8x16x2x16xf16>)
+         block_table(%bt : tensor<2x6xi32>) kv_lengths(%len : tensor<2xi32>)
+         outs(%o : tensor<2x8x1x16xf32>) -> tensor<2x8x1x16xf32>
+  return %r : tensor<2x8x1x16xf32>
+}
