@@ -162,7 +162,8 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 // The machine and the choices of the systolic configuration stage and

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include <cmath>
@@ -171,10 +172,12 @@ FlashState accel::builders::flashUpdate(OpBuilder &rewriter, Location loc,
                                         Value s, Value deferredScale,
                                         Value vTile, bool roundP,
                                         OpFoldResult tq, OpFoldResult tk,
-                                        int64_t dv, FlashState state) {
+                                        int64_t dv, FlashState state, PvFn pv) {
   TileBuilder tb{rewriter, loc, rewriter.getF32Type()};
   Type f32 = tb.f32;
-  Type vElt = llvm::cast<RankedTensorType>(vTile.getType()).getElementType();
+  Type vElt =
+      vTile ? llvm::cast<RankedTensorType>(vTile.getType()).getElementType()
+            : f32;
   Value m = state.m, l = state.l, acc = state.acc;
   // Online softmax update. The row max may ignore or return a NaN
   // logit (kUnorderedMaxAttrName): either way the NaN reaches the
@@ -303,6 +306,8 @@ FlashState accel::builders::flashUpdate(OpBuilder &rewriter, Location loc,
   // (cpu-flash-amx) P is rounded to V's type instead, so that P·V is
   // a bf16 product on tiles (the oracle's gate then allows
   // u_bf16·max|v|).
+  if (pv)
+    return {mNew, lNew, pv(p, accScaled)};
   Value pIn = p, vIn = vTile;
   if (roundP && vElt != f32) {
     // cpu-flash-amx compiles with bf16-subnormals=flush, and P lies in

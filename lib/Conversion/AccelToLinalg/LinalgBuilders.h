@@ -189,12 +189,19 @@ struct FlashState {
   Value m, l, acc;
 };
 
+/// acc + P · V for a tile's probabilities P ([tq, tk] f32) and the
+/// rescaled accumulator: what a caller computes instead of one product
+/// with a V tile (a paged attention's V lies in pages).
+using PvFn = llvm::function_ref<Value(Value p, Value acc)>;
+
 /// The online softmax update for one key tile (DecomposeAttention.cpp):
 /// `s` are the tile's [tq, tk] f32 logits, masked, and multiplied by
-/// `deferredScale` (when set) where they are read; `vTile` is [tk, dv].
+/// `deferredScale` (when set) where they are read; `vTile` is [tk, dv], or
+/// null when `pv` computes acc + P · V.
 FlashState flashUpdate(OpBuilder &b, Location loc, Value s, Value deferredScale,
                        Value vTile, bool roundP, OpFoldResult tq,
-                       OpFoldResult tk, int64_t dv, FlashState state);
+                       OpFoldResult tk, int64_t dv, FlashState state,
+                       PvFn pv = nullptr);
 
 } // namespace mlir::accel::builders
 

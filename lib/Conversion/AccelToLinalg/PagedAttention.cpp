@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include <cmath>
@@ -422,6 +423,21 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
           usedSteps);
       Value qTile = slice2d(rewriter, loc, q, {bi, hi, zero, zero},
                             {one, one, ia(rows), ia(ps.d)}, rows, ps.d);
+      // Q's rows in f32, read as vectors for every key.
+      AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+      Value qF = qTile;
+      if (op.getQuery().getType().getElementType() != f32) {
+        Value wide = tensor::EmptyOp::create(
+            rewriter, loc, ArrayRef<int64_t>{rows, ps.d}, f32);
+        qF = linalg::GenericOp::create(
+                 rewriter, loc, wide.getType(), ValueRange{qTile},
+                 ValueRange{wide}, SmallVector<AffineMap>{id2, id2},
+                 SmallVector<IteratorType>(2, IteratorType::parallel),
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   yieldValue(nb, l, builders::cast(nb, l, a[0], f32));
+                 })
+                 .getResult(0);
+      }
       AttentionBand band;
       band.kvLength = len;
       // Causal: query i sits at len - Sq + i (only cuts for Sq > 1).
@@ -441,122 +457,95 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       Value t = stepLoop.getInductionVar();
       Value k0 =
           arith::MulIOp::create(rewriter, loc, t, idx(rewriter, loc, tk));
-      // Gather the step's pages: Kᵀ [D, tk] (the layout the contraction
-      // kernel streams along keys) and V [tk, Dv], each page written by an
-      // elementwise generic (vectorized on buffers); a one-page step reads
-      // V where it is.
-      Value kTile = tensor::EmptyOp::create(rewriter, loc,
-                                            ArrayRef<int64_t>{ps.d, tk}, kElt);
-      Value vTile = tensor::EmptyOp::create(rewriter, loc,
-                                            ArrayRef<int64_t>{tk, ps.dv}, kElt);
-      AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-      AffineMap swap2 =
-          AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
-      // `src` [rows, cols] written into `dest` at (r0, c0), transposed
-      // when `transpose`: an extract / generic / insert of one slice, which
-      // bufferizes in place.
-      auto writeInto = [&](Value src, Value dest, OpFoldResult r0,
-                           OpFoldResult c0, int64_t rows, int64_t cols,
-                           bool transpose) {
-        int64_t dr = transpose ? cols : rows, dc = transpose ? rows : cols;
-        Value window =
-            slice2d(rewriter, loc, dest, {r0, c0}, {ia(dr), ia(dc)}, dr, dc);
-        Value written =
-            linalg::GenericOp::create(
-                rewriter, loc, window.getType(), ValueRange{src},
-                ValueRange{window},
-                SmallVector<AffineMap>{transpose ? swap2 : id2, id2},
-                SmallVector<IteratorType>(2, IteratorType::parallel),
-                [&](OpBuilder &nb, Location l, ValueRange a) {
-                  yieldValue(nb, l, a[0]);
-                })
-                .getResult(0);
-        return tensor::InsertSliceOp::create(
-                   rewriter, loc, written, dest, ArrayRef<OpFoldResult>{r0, c0},
-                   ArrayRef<OpFoldResult>{ia(dr), ia(dc)},
-                   ArrayRef<OpFoldResult>{one, one})
-            .getResult();
-      };
-      auto pageOf = [&](Value pool, Value page, int64_t width) {
+      // The step's pages, each read where it lies in the pool: `body` runs
+      // on page n of the sequence at key column col0 of the step; pages past
+      // the sequence's end are skipped (never read; their logits are
+      // masked below).
+      auto pageOf = [&](Value pool, Value n, int64_t width) {
+        Value page =
+            indexAt(rewriter, loc, op.getBlockTable(), ValueRange{bi, n});
         return slice2d(rewriter, loc, pool, {page, zero, hi, zero},
                        {one, ia(ps.page), one, ia(width)}, ps.page, width);
       };
-      if (pps == 1) {
-        // Every step holds keys (steps end at the sequence's last page).
-        Value page =
-            indexAt(rewriter, loc, op.getBlockTable(), ValueRange{bi, t});
-        kTile = writeInto(pageOf(op.getKeyCache(), page, ps.d), kTile, zero,
-                          zero, ps.page, ps.d, /*transpose=*/true);
-        vTile = pageOf(op.getValueCache(), page, ps.dv);
-      } else {
-        auto pageLoop =
-            scf::ForOp::create(rewriter, loc, c0, idx(rewriter, loc, pps),
-                               idx(rewriter, loc, 1), ValueRange{kTile, vTile});
-        OpBuilder::InsertionGuard inner(rewriter);
-        rewriter.setInsertionPointToStart(pageLoop.getBody());
-        Value p = pageLoop.getInductionVar();
+      auto forPages =
+          [&](Value init,
+              function_ref<Value(Value n, Value col0, Value acc)> body)
+          -> Value {
+        if (pps == 1)
+          return body(t, idx(rewriter, loc, 0), init);
+        auto loop = scf::ForOp::create(rewriter, loc, idx(rewriter, loc, 0),
+                                       idx(rewriter, loc, pps),
+                                       idx(rewriter, loc, 1), ValueRange{init});
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(loop.getBody());
+        Value p = loop.getInductionVar();
         Value n = arith::AddIOp::create(
             rewriter, loc,
             arith::MulIOp::create(rewriter, loc, t, idx(rewriter, loc, pps)),
             p);
-        Value row = arith::MulIOp::create(rewriter, loc, p,
-                                          idx(rewriter, loc, ps.page));
         Value holds = arith::CmpIOp::create(
             rewriter, loc, arith::CmpIPredicate::slt,
             arith::MulIOp::create(rewriter, loc, n,
                                   idx(rewriter, loc, ps.page)),
             len);
-        auto ifOp = scf::IfOp::create(
-            rewriter, loc, ValueRange(pageLoop.getRegionIterArgs()).getTypes(),
-            holds, /*withElseRegion=*/true);
-        for (bool read : {true, false}) {
-          OpBuilder::InsertionGuard g(rewriter);
-          rewriter.setInsertionPointToStart(read ? ifOp.thenBlock()
-                                                 : ifOp.elseBlock());
-          Value kSrc, vSrc;
-          if (read) {
-            Value page =
-                indexAt(rewriter, loc, op.getBlockTable(), ValueRange{bi, n});
-            kSrc = pageOf(op.getKeyCache(), page, ps.d);
-            vSrc = pageOf(op.getValueCache(), page, ps.dv);
-          } else {
-            // Keys past the sequence's end: zeros, never read from the
-            // pool (masked below; a zero V keeps 0 · V finite).
-            Value z = arith::ConstantOp::create(rewriter, loc,
-                                                rewriter.getZeroAttr(kElt));
-            kSrc =
-                linalg::FillOp::create(
-                    rewriter, loc, z,
-                    tensor::EmptyOp::create(
-                        rewriter, loc, ArrayRef<int64_t>{ps.page, ps.d}, kElt)
-                        .getResult())
-                    .result();
-            vSrc =
-                linalg::FillOp::create(
-                    rewriter, loc, z,
-                    tensor::EmptyOp::create(
-                        rewriter, loc, ArrayRef<int64_t>{ps.page, ps.dv}, kElt)
-                        .getResult())
-                    .result();
-          }
-          Value kNext = writeInto(kSrc, pageLoop.getRegionIterArgs()[0], zero,
-                                  row, ps.page, ps.d, /*transpose=*/true);
-          Value vNext = writeInto(vSrc, pageLoop.getRegionIterArgs()[1], row,
-                                  zero, ps.page, ps.dv, /*transpose=*/false);
-          scf::YieldOp::create(rewriter, loc, ValueRange{kNext, vNext});
-        }
+        auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{init.getType()},
+                                      holds, /*withElseRegion=*/true);
+        rewriter.setInsertionPointToStart(ifOp.thenBlock());
+        Value col0 = arith::MulIOp::create(rewriter, loc, p,
+                                           idx(rewriter, loc, ps.page));
+        scf::YieldOp::create(rewriter, loc,
+                             body(n, col0, loop.getRegionIterArgs()[0]));
+        rewriter.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(rewriter, loc, loop.getRegionIterArgs()[0]);
+        rewriter.setInsertionPointAfter(ifOp);
         scf::YieldOp::create(rewriter, loc, ifOp.getResults());
-        kTile = pageLoop.getResult(0);
-        vTile = pageLoop.getResult(1);
-      }
+        return loop.getResult(0);
+      };
 
-      // S = Q_packed · K_tileᵀ in f32.
-      Value sInit = tensor::EmptyOp::create(rewriter, loc,
-                                            ArrayRef<int64_t>{rows, tk}, f32);
-      Value s = MatmulOp::create(rewriter, loc, sInit.getType(), qTile, kTile,
-                                 Value(), Value(), sInit, /*transpose_b=*/false,
-                                 /*accumulate=*/false)
-                    .getResult();
+      // S = Q_packed · Kᵀ in f32, as dot products along D of each key row
+      // where it lies (no transposed copy of the page): s[r, j] is the
+      // reassociated sum of one D-wide vector product.
+      Value sInit = filledTensor(rewriter, loc, {ia(rows), ia(tk)}, f32,
+                                 rewriter.getF32FloatAttr(0.0f));
+      Value s = forPages(sInit, [&](Value n, Value col0, Value sAcc) -> Value {
+        Value kPage = pageOf(op.getKeyCache(), n, ps.d);
+        Value c0i = idx(rewriter, loc, 0);
+        auto keys =
+            scf::ForOp::create(rewriter, loc, c0i, idx(rewriter, loc, ps.page),
+                               idx(rewriter, loc, 1), ValueRange{sAcc});
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(keys.getBody());
+        Value j = keys.getInductionVar();
+        Value kRow = vector::TransferReadOp::create(
+            rewriter, loc, VectorType::get({ps.d}, kElt), kPage,
+            ValueRange{j, c0i}, std::nullopt, ArrayRef<bool>{true});
+        if (kElt != f32)
+          kRow = arith::ExtFOp::create(rewriter, loc,
+                                       VectorType::get({ps.d}, f32), kRow);
+        Value col = arith::AddIOp::create(rewriter, loc, col0, j);
+        auto qRows = scf::ForOp::create(
+            rewriter, loc, c0i, idx(rewriter, loc, rows), idx(rewriter, loc, 1),
+            ValueRange{keys.getRegionIterArgs()[0]});
+        {
+          OpBuilder::InsertionGuard g2(rewriter);
+          rewriter.setInsertionPointToStart(qRows.getBody());
+          Value r = qRows.getInductionVar();
+          Value qRow = vector::TransferReadOp::create(
+              rewriter, loc, VectorType::get({ps.d}, f32), qF,
+              ValueRange{r, c0i}, std::nullopt, ArrayRef<bool>{true});
+          auto fm =
+              arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+          Value prod = arith::MulFOp::create(rewriter, loc, qRow, kRow, fm);
+          Value dot = vector::ReductionOp::create(
+              rewriter, loc, vector::CombiningKind::ADD, prod, fm);
+          Value next = tensor::InsertOp::create(rewriter, loc, dot,
+                                                qRows.getRegionIterArgs()[0],
+                                                ValueRange{r, col});
+          scf::YieldOp::create(rewriter, loc, next);
+        }
+        scf::YieldOp::create(rewriter, loc, qRows.getResult(0));
+        return keys.getResult(0);
+      });
       double scale = op.getEffectiveScale() * 1.4426950408889634;
       Value scaleV = arith::ConstantOp::create(
           rewriter, loc, rewriter.getF32FloatAttr(float(scale)));
@@ -607,11 +596,40 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
         scf::YieldOp::create(rewriter, loc, s);
       }
       s = maskIf.getResult(0);
-      FlashState next = flashUpdate(rewriter, loc, s, deferredScale, vTile,
-                                    /*roundP=*/false, ia(rows), ia(tk), ps.dv,
-                                    {stepLoop.getRegionIterArgs()[0],
-                                     stepLoop.getRegionIterArgs()[1],
-                                     stepLoop.getRegionIterArgs()[2]});
+      // acc += P · V page by page: V read where it lies (widened to f32 for
+      // the contraction kernel) times P's columns of the page.
+      auto pv = [&](Value p, Value acc) -> Value {
+        return forPages(acc, [&](Value n, Value col0, Value accIn) -> Value {
+          Value vPage = pageOf(op.getValueCache(), n, ps.dv);
+          if (kElt != f32) {
+            Value wide = tensor::EmptyOp::create(
+                rewriter, loc, ArrayRef<int64_t>{ps.page, ps.dv}, f32);
+            vPage = linalg::GenericOp::create(
+                        rewriter, loc, wide.getType(), ValueRange{vPage},
+                        ValueRange{wide}, SmallVector<AffineMap>{id2, id2},
+                        SmallVector<IteratorType>(2, IteratorType::parallel),
+                        [&](OpBuilder &nb, Location l, ValueRange a) {
+                          yieldValue(nb, l, builders::cast(nb, l, a[0], f32));
+                        })
+                        .getResult(0);
+          }
+          Value pPage = tensor::ExtractSliceOp::create(
+              rewriter, loc, RankedTensorType::get({rows, ps.page}, f32), p,
+              ArrayRef<OpFoldResult>{zero, col0},
+              ArrayRef<OpFoldResult>{ia(rows), ia(ps.page)},
+              ArrayRef<OpFoldResult>{one, one});
+          return MatmulOp::create(rewriter, loc, accIn.getType(), pPage, vPage,
+                                  Value(), Value(), accIn,
+                                  /*transpose_b=*/false, /*accumulate=*/true)
+              .getResult();
+        });
+      };
+      FlashState next = flashUpdate(
+          rewriter, loc, s, deferredScale, /*vTile=*/Value(), /*roundP=*/false,
+          ia(rows), ia(tk), ps.dv,
+          {stepLoop.getRegionIterArgs()[0], stepLoop.getRegionIterArgs()[1],
+           stepLoop.getRegionIterArgs()[2]},
+          pv);
       scf::YieldOp::create(rewriter, loc, ValueRange{next.m, next.l, next.acc});
       rewriter.setInsertionPointAfter(stepLoop);
 

@@ -2,9 +2,9 @@
 // Flash-decoding (accel-decompose-attention): the validity of each
 // sequence's table and length first; the 4 query heads of each KV head
 // packed into the rows of one [4, D] query tile; an scf.forall over
-// (batch, KV head, split); a step gathers its pages' Kᵀ through the block
-// table (a page past the sequence's end is zeros, never read) and runs the
-// online softmax; the combine weighs the splits by exp2(m_s - max m) and
+// (batch, KV head, split); a step reads its pages where they lie through
+// the block table (a page past the sequence's end is skipped, never read)
+// and runs the online softmax; the combine weighs the splits by exp2(m_s - max m) and
 // gives NaN to an invalid sequence. With index-failure-callee the function
 // calls it when some sequence is invalid.
 // RUN: accel-opt %s --accel-decompose-attention="pages=2 splits=3" | FileCheck %s
@@ -24,17 +24,26 @@
 // GQA packing: Q [2, 8, 1, 32] as [2, 2, 4, 32].
 // CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] {{.*}} : tensor<2x8x1x32xf16> into tensor<2x2x4x1x32xf16>
 // CHECK:       tensor.collapse_shape {{.*}} into tensor<2x2x4x32xf16>
-// Three splits of the 3 steps of 2 pages.
+// Three splits of the 3 steps of 2 pages; each page is read where it lies
+// (a page past the sequence's end is skipped): the logits as dot products
+// of each key row with each packed query row, then P · V page by page.
 // CHECK:       scf.forall (%[[B:.*]], %[[H:.*]], %[[S:.*]]) in (2, 2, 3)
 // CHECK:         scf.for
 // CHECK:           scf.for
 // CHECK:             scf.if
 // CHECK:               tensor.extract %{{.*}} : tensor<2x6xi32>
-// CHECK:               tensor.extract_slice %{{.*}} : tensor<8x16x2x32xf16> to tensor<16x32xf16>
-// CHECK:             } else {
-// CHECK:               linalg.fill
-// CHECK:           accel.matmul ins(%{{.*}}, %{{.*}} : tensor<4x32xf16>, tensor<32x32xf16>) outs(%{{.*}} : tensor<4x32xf32>)
+// CHECK:               tensor.extract_slice %arg1[%{{.*}}, 0, %[[H]], 0] [1, 16, 1, 32] [1, 1, 1, 1] : tensor<8x16x2x32xf16> to tensor<16x32xf16>
+// CHECK:               scf.for
+// CHECK:                 vector.transfer_read {{.*}} : tensor<16x32xf16>, vector<32xf16>
+// CHECK:                 arith.extf {{.*}} : vector<32xf16> to vector<32xf32>
+// CHECK:                 scf.for
+// CHECK:                   vector.reduction <add>, %{{.*}} fastmath<reassoc,contract> : vector<32xf32> into f32
+// CHECK:                   tensor.insert
 // CHECK:           math.exp2
+// CHECK:           scf.for
+// CHECK:             scf.if
+// CHECK:               tensor.extract_slice %arg2[%{{.*}}, 0, %[[H]], 0] [1, 16, 1, 16] [1, 1, 1, 1] : tensor<8x16x2x16xf16> to tensor<16x16xf16>
+// CHECK:               accel.matmul accumulate ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
 // CHECK:         scf.forall.in_parallel
 // The combine over the splits.
 // CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
