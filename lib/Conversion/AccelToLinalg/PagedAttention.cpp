@@ -24,9 +24,11 @@
 #include "accel/Dialect/Accel/IR/AccelDialect.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -38,6 +40,9 @@ using namespace mlir;
 using namespace mlir::accel;
 using namespace mlir::accel::builders;
 using utils::IteratorType;
+
+/// How many steps ahead flash-decoding prefetches its pages.
+static constexpr int64_t kPrefetchSteps = 2;
 
 namespace {
 /// The sizes of one paged attention (all static but B and P).
@@ -450,6 +455,18 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
                        rewriter.getF32FloatAttr(0.0f)),
           filledTensor(rewriter, loc, {ia(rows), ia(ps.dv)}, f32,
                        rewriter.getF32FloatAttr(0.0f))};
+      // The pools as buffers, for the prefetches only (read_only: no copy).
+      auto bufferOf = [&](Value pool) {
+        auto type = cast<RankedTensorType>(pool.getType());
+        return bufferization::ToBufferOp::create(
+                   rewriter, loc,
+                   MemRefType::get(type.getShape(), type.getElementType()),
+                   pool, /*read_only=*/true)
+            .getResult();
+      };
+      Value kBuffer = bufferOf(op.getKeyCache()),
+            vBuffer = bufferOf(op.getValueCache());
+      int64_t eltBytes = std::max<int64_t>(1, kElt.getIntOrFloatBitWidth() / 8);
       auto stepLoop =
           scf::ForOp::create(rewriter, loc, t0, t1, idx(rewriter, loc, 1),
                              ValueRange{state.m, state.l, state.acc});
@@ -457,6 +474,47 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       Value t = stepLoop.getInductionVar();
       Value k0 =
           arith::MulIOp::create(rewriter, loc, t, idx(rewriter, loc, tk));
+      // The pages of the step kPrefetchSteps ahead are prefetched: they lie
+      // anywhere in the pool, so the hardware prefetchers cannot guess them,
+      // and a step's own reads alone leave DRAM's latency exposed.
+      {
+        Value ahead = arith::AddIOp::create(rewriter, loc, t,
+                                            idx(rewriter, loc, kPrefetchSteps));
+        Value inRange = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::slt, ahead, usedSteps);
+        auto pf = scf::IfOp::create(rewriter, loc, TypeRange{}, inRange,
+                                    /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(pf.thenBlock());
+        Value firstPage = arith::MulIOp::create(rewriter, loc, ahead,
+                                                idx(rewriter, loc, pps));
+        Value lastPage = arith::MinSIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, firstPage,
+                                  idx(rewriter, loc, pps)),
+            arith::CeilDivSIOp::create(rewriter, loc, len,
+                                       idx(rewriter, loc, ps.page)));
+        auto pages = scf::ForOp::create(rewriter, loc, firstPage, lastPage,
+                                        idx(rewriter, loc, 1));
+        rewriter.setInsertionPointToStart(pages.getBody());
+        Value page = indexAt(rewriter, loc, op.getBlockTable(),
+                             ValueRange{bi, pages.getInductionVar()});
+        auto rowsLoop = scf::ForOp::create(rewriter, loc, idx(rewriter, loc, 0),
+                                           idx(rewriter, loc, ps.page),
+                                           idx(rewriter, loc, 1));
+        rewriter.setInsertionPointToStart(rowsLoop.getBody());
+        Value j = rowsLoop.getInductionVar();
+        for (auto [buffer, width] :
+             {std::pair<Value, int64_t>{kBuffer, ps.d}, {vBuffer, ps.dv}}) {
+          // Every 64-byte line of the row (its first element's offset).
+          int64_t perLine = std::max<int64_t>(1, 64 / eltBytes);
+          for (int64_t c = 0; c < width; c += perLine)
+            memref::PrefetchOp::create(
+                rewriter, loc, buffer,
+                ValueRange{page, j, hi, idx(rewriter, loc, c)},
+                /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+        }
+      }
       // The step's pages, each read where it lies in the pool: `body` runs
       // on page n of the sequence at key column col0 of the step; pages past
       // the sequence's end are skipped (never read; their logits are

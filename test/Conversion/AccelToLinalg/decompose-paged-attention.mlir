@@ -27,8 +27,17 @@
 // Three splits of the 3 steps of 2 pages; each page is read where it lies
 // (a page past the sequence's end is skipped): the logits as dot products
 // of each key row with each packed query row, then P · V page by page.
+// The pools as buffers for the prefetches (read only: never copied).
 // CHECK:       scf.forall (%[[B:.*]], %[[H:.*]], %[[S:.*]]) in (2, 2, 3)
+// CHECK:         %[[KB:.*]] = bufferization.to_buffer %arg1 read_only : tensor<8x16x2x32xf16> to memref<8x16x2x32xf16>
+// CHECK:         %[[VB:.*]] = bufferization.to_buffer %arg2 read_only : tensor<8x16x2x16xf16> to memref<8x16x2x16xf16>
 // CHECK:         scf.for
+// The pages of the step two ahead: every 64-byte line of each row.
+// CHECK:           scf.if
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 memref.prefetch %[[KB]][%{{.*}}, %{{.*}}, %[[H]], %c0{{.*}}], read, locality<3>, data
+// CHECK:                 memref.prefetch %[[VB]][%{{.*}}, %{{.*}}, %[[H]], %c0{{.*}}], read, locality<3>, data
 // CHECK:           scf.for
 // CHECK:             scf.if
 // CHECK:               tensor.extract %{{.*}} : tensor<2x6xi32>
