@@ -57,6 +57,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   configure.attentionTileKV = options.attentionTileKV;
   configure.pagedPages = options.pagedPages;
   configure.pagedSplits = options.pagedSplits;
+  configure.pagedHeads = options.pagedHeads;
   configure.bf16Subnormals = options.bf16Subnormals;
   configure.tuningCache = options.tuningCache;
   configure.threads = options.threads;

@@ -1,20 +1,20 @@
 // The configuration stage's choice for accel.paged_attention
-// (cpu-paged-flash, tile [pages per step, splits]): one page a step when a
-// page holds 16 keys or more, else the pages of 16 keys; the keys split
-// only when (batch, KV head) pairs are fewer than two tasks a thread, and
-// never into more splits than steps; options and a given config outrank
-// the model.
+// (cpu-paged-flash, tile [pages per step, splits, KV heads per task]): one
+// page a step when a page holds 16 keys or more, else the pages of 16
+// keys; every KV head in one task; the keys split only on several threads
+// when the tasks are fewer than two a thread, never into more splits than
+// steps; options and a given config outrank the model.
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f threads=1" | FileCheck %s --check-prefix=ONE
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f threads=16" | FileCheck %s --check-prefix=MANY
-// RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f paged-pages=3 paged-splits=5" | FileCheck %s --check-prefix=OPTS
+// RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f paged-pages=3 paged-splits=5 paged-heads=2" | FileCheck %s --check-prefix=OPTS
 
 // ONE-LABEL:  func @decode16
-// ONE:        #accel.lowering_config<kernel = "cpu-paged-flash", tile = [1, 1]>
-// 16 threads, 8 (batch, KV head) pairs: 4 splits.
+// ONE:        #accel.lowering_config<kernel = "cpu-paged-flash", tile = [1, 1, 8]>
+// 16 threads, one task of all 8 KV heads a split: 32 splits.
 // MANY-LABEL: func @decode16
-// MANY:       #accel.lowering_config<kernel = "cpu-paged-flash", tile = [1, 4]>
+// MANY:       #accel.lowering_config<kernel = "cpu-paged-flash", tile = [1, 32, 8]>
 // OPTS-LABEL: func @decode16
-// OPTS:       #accel.lowering_config<kernel = "cpu-paged-flash", tile = [3, 5]>
+// OPTS:       #accel.lowering_config<kernel = "cpu-paged-flash", tile = [3, 5, 2]>
 func.func @decode16(%q: tensor<1x32x1x128xbf16>, %kc: tensor<?x16x8x128xbf16>, %vc: tensor<?x16x8x128xbf16>, %bt: tensor<1x64xi32>, %len: tensor<1xi32>, %o: tensor<1x32x1x128xf32>) -> tensor<1x32x1x128xf32> {
   %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x32x1x128xbf16>, tensor<?x16x8x128xbf16>, tensor<?x16x8x128xbf16>) block_table(%bt : tensor<1x64xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x32x1x128xf32>) -> tensor<1x32x1x128xf32>
   return %r : tensor<1x32x1x128xf32>
@@ -24,11 +24,11 @@ func.func @decode16(%q: tensor<1x32x1x128xbf16>, %kc: tensor<?x16x8x128xbf16>, %
 
 // Pages of 5 tokens: 4 a step (20 keys); 3 steps bound the splits.
 // ONE-LABEL:  func @small_pages
-// ONE:        tile = [4, 1]
+// ONE:        tile = [4, 1, 1]
 // MANY-LABEL: func @small_pages
-// MANY:       tile = [4, 3]
+// MANY:       tile = [4, 3, 1]
 // OPTS-LABEL: func @small_pages
-// OPTS:       tile = [3, 4]
+// OPTS:       tile = [3, 4, 1]
 func.func @small_pages(%q: tensor<1x2x1x8xf32>, %kc: tensor<40x5x1x8xf32>, %vc: tensor<40x5x1x8xf32>, %bt: tensor<1x10xi32>, %len: tensor<1xi32>, %o: tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32> {
   %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x8xf32>, tensor<40x5x1x8xf32>, tensor<40x5x1x8xf32>) block_table(%bt : tensor<1x10xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32>
   return %r : tensor<1x2x1x8xf32>
@@ -36,9 +36,9 @@ func.func @small_pages(%q: tensor<1x2x1x8xf32>, %kc: tensor<40x5x1x8xf32>, %vc: 
 
 // -----
 
-// A given config keeps its tile.
+// A given config keeps its tile; a third entry left out is chosen.
 // ONE-LABEL:  func @given
-// ONE:        tile = [2, 2]
+// ONE:        tile = [2, 2, 1]
 func.func @given(%q: tensor<1x2x1x8xf32>, %kc: tensor<40x5x1x8xf32>, %vc: tensor<40x5x1x8xf32>, %bt: tensor<1x10xi32>, %len: tensor<1xi32>, %o: tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32> {
   %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x8xf32>, tensor<40x5x1x8xf32>, tensor<40x5x1x8xf32>) block_table(%bt : tensor<1x10xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x8xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-paged-flash", tile = [2, 2]>} -> tensor<1x2x1x8xf32>
   return %r : tensor<1x2x1x8xf32>

@@ -123,18 +123,23 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     `Sq` queries are packed into `G · Sq` rows of one query tile, so each
     key is read once per KV head, not once per query head; the keys of a
     sequence are split into `splits` ranges of whole steps, and an
-    `scf.forall` over (batch, KV head, split) runs the online softmax above
-    over its range, a step at a time: `pages` pages gathered through the
-    block table into one [pages · T, D] key tile and value tile (pages past
-    the sequence's end are zeros, never read). Each split leaves its
+    `scf.forall` over (batch, group of `heads` KV heads, split) runs the
+    online softmax above over its range, a step at a time: `pages` pages
+    read where they lie in the pool through the block table (pages past the
+    sequence's end are never read), each KV head of the group in turn on
+    them (the heads of a token lie together in the pool: a step reads one
+    contiguous block a page), the logits as dot products along D of each
+    key row, P · V page by page; the pages of the next step are
+    prefetched. Each split leaves its
     running max, sum and accumulator; a combine scales them by
     `exp2(m_s - max_s m_s)` and divides. The block table and lengths are
     checked first (the op's "valid run-time data"): an invalid sequence
     reads nothing and gets NaN outputs, and with `index-failure-callee` the
     function calls that function (which must not return; accel-compile's
-    libraries return ACCEL_ERR_INDEX) before any kernel runs. `pages` and
-    `splits` come from a `cpu-paged-flash` accel.lowering_config
-    (accel-cpu-configure), else the options below.
+    libraries return ACCEL_ERR_INDEX) before any kernel runs. `pages`,
+    `splits` and `heads` come from a `cpu-paged-flash` accel.lowering_config
+    (accel-cpu-configure; tile [pages, splits] or [pages, splits, heads]),
+    else the options below.
   }];
   let options = [
     Option<"pagesPerStep", "pages", "int64_t", "4",
@@ -143,6 +148,10 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     Option<"splits", "splits", "int64_t", "1",
            "Ranges the keys of a sequence are split into (flash-decoding), "
            "for an op without a cpu-paged-flash accel.lowering_config">,
+    Option<"headsPerTask", "heads", "int64_t", "0",
+           "KV heads one task runs over the same pages (0: all of them, "
+           "else the greatest common divisor with Hkv), for an op without a "
+           "cpu-paged-flash accel.lowering_config">,
     Option<"indexFailureCallee", "index-failure-callee", "std::string",
            "\"\"",
            "A function `() -> ()` that must not return, called when a paged "

@@ -74,6 +74,11 @@ struct AccelCpuPipelineOptions
       llvm::cl::desc("Splits of a paged attention's keys (flash-decoding; "
                      "0: the configuration stage's choice)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> pagedHeads{
+      *this, "paged-heads",
+      llvm::cl::desc("KV heads a paged attention task runs over the same "
+                     "pages (0: the configuration stage's choice)"),
+      llvm::cl::init(0)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
       llvm::cl::desc("Cache tile [Mc, Nc, Kc] for cpu-fma contractions "

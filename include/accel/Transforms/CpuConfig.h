@@ -57,7 +57,7 @@ struct CpuConfigOverrides {
   SmallVector<int64_t> registerTile;
   int64_t attentionTileQ = 0;
   int64_t attentionTileKV = 0;
-  int64_t pagedPages = 0, pagedSplits = 0;
+  int64_t pagedPages = 0, pagedSplits = 0, pagedHeads = 0;
   /// The threads the kernels run on.
   int64_t threads = 1;
   /// vdpbf16ps flushes bf16 subnormals; false keeps bf16 on cpu-fma.
@@ -107,10 +107,11 @@ CpuAmxTiles chooseCpuAmxTiles(const CpuIsa &isa, bool int8);
 std::array<int64_t, 2> chooseCpuAttentionTiles(const CpuIsa &isa,
                                                const CpuConfigOverrides &o);
 
-/// The flash-decoding blocks of a paged attention [pages per step, splits]
-/// for `batch` sequences (ShapedType::kDynamic: unknown), `kvHeads` KV
-/// heads, pages of `pageSize` tokens and `maxPages` pages a sequence.
-std::array<int64_t, 2> chooseCpuPagedTiles(const CpuIsa &isa,
+/// The flash-decoding blocks of a paged attention [pages per step, splits,
+/// KV heads per task] for `batch` sequences (ShapedType::kDynamic:
+/// unknown), `kvHeads` KV heads, pages of `pageSize` tokens and `maxPages`
+/// pages a sequence.
+std::array<int64_t, 3> chooseCpuPagedTiles(const CpuIsa &isa,
                                            const CpuConfigOverrides &o,
                                            int64_t batch, int64_t kvHeads,
                                            int64_t pageSize, int64_t maxPages);

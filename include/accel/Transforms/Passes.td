@@ -402,7 +402,7 @@ def AccelCpuConfigurePass
     | other matmuls | `cpu-fma` (`accel-cpu-vectorize-contractions`) | cache tile `[Mc, Nc, Kc]` | register tile `[mr, nr, kr]` |
     | attention, bf16 Q/K/V, AMX bf16 tiles (and bf16-subnormals=flush) | `cpu-flash-amx` (`accel-decompose-attention`; P rounded to bf16, both products on AMX) | `[query rows, keys per step]` | — |
     | other attention | `cpu-flash` (`accel-decompose-attention`) | `[query rows, keys per step]` | — |
-    | paged_attention (decode over a paged KV cache) | `cpu-paged-flash` (`accel-decompose-attention`: flash-decoding) | `[pages per step, splits]` | — |
+    | paged_attention (decode over a paged KV cache) | `cpu-paged-flash` (`accel-decompose-attention`: flash-decoding) | `[pages per step, splits, KV heads per task]` | — |
 
     The dot kernels are chosen only where they apply (static sizes, no
     batch dimension, both operands of the same type, nonempty) and, for
@@ -444,8 +444,11 @@ def AccelCpuConfigurePass
            "Pages per step of a paged attention (0: chosen: the pages that "
            "hold attention-tile-kv keys)">,
     Option<"pagedSplits", "paged-splits", "int64_t", "0",
-           "Splits of a paged attention's keys (0: chosen: enough (batch, KV "
-           "head, split) tasks for every thread)">,
+           "Splits of a paged attention's keys (0: chosen: enough tasks for "
+           "every thread)">,
+    Option<"pagedHeads", "paged-heads", "int64_t", "0",
+           "KV heads a paged attention task runs over the same pages (0: "
+           "chosen: all)">,
     Option<"bf16Subnormals", "bf16-subnormals", "std::string", "\"flush\"",
            "flush: bf16 matmuls may use vdpbf16ps, which treats subnormal "
            "inputs and results as zero; keep: they use cpu-fma">,

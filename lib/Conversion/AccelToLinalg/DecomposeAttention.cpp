@@ -733,15 +733,16 @@ struct AccelDecomposeAttentionPass
           << "accel-decompose-attention: tile-q and tile-kv must be positive";
       return signalPassFailure();
     }
-    if (pagesPerStep <= 0 || splits <= 0) {
+    if (pagesPerStep <= 0 || splits <= 0 || headsPerTask < 0) {
       mlir::emitError(getOperation()->getLoc())
-          << "accel-decompose-attention: pages and splits must be positive";
+          << "accel-decompose-attention: pages and splits must be positive "
+             "and heads not negative";
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, tileQ, tileKV);
     populateDecomposePagedAttentionPatterns(patterns, pagesPerStep, splits,
-                                            indexFailureCallee);
+                                            headsPerTask, indexFailureCallee);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -35,6 +35,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -42,7 +43,7 @@ using namespace mlir::accel::builders;
 using utils::IteratorType;
 
 /// How many steps ahead flash-decoding prefetches its pages.
-static constexpr int64_t kPrefetchSteps = 2;
+static constexpr int64_t kPrefetchSteps = 1;
 
 namespace {
 /// The sizes of one paged attention (all static but B and P).
@@ -334,9 +335,10 @@ struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
 
 struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
   DecomposePagedAttention(MLIRContext *ctx, int64_t pagesPerStep,
-                          int64_t splits, std::string failureCallee)
+                          int64_t splits, int64_t headsPerTask,
+                          std::string failureCallee)
       : OpRewritePattern(ctx), pagesPerStep(pagesPerStep), splits(splits),
-        failureCallee(std::move(failureCallee)) {}
+        headsPerTask(headsPerTask), failureCallee(std::move(failureCallee)) {}
 
   LogicalResult matchAndRewrite(PagedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -345,13 +347,14 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
     if (ps.hq == 0 || ps.sq == 0 || ps.pages == 0)
       return rewriter.notifyMatchFailure(
           op, "no query heads, queries or pages: the reference lowering's");
-    int64_t pps = pagesPerStep, nSplits = splits;
+    int64_t pps = pagesPerStep, nSplits = splits, heads = headsPerTask;
     if (auto config =
             op->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
         config && config.getKernel() == "cpu-paged-flash" &&
-        config.getTile().size() == 2) {
+        config.getTile().size() >= 2) {
       pps = config.getTile()[0];
       nSplits = config.getTile()[1];
+      heads = config.getTile().size() == 3 ? config.getTile()[2] : 0;
     }
     pps = std::clamp<int64_t>(pps, 1, ps.pages);
     int64_t steps = (ps.pages + pps - 1) / pps;
@@ -359,6 +362,8 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
     int64_t stepsPerSplit = (steps + nSplits - 1) / nSplits;
     nSplits = (steps + stepsPerSplit - 1) / stepsPerSplit;
     int64_t tk = pps * ps.page, rows = ps.rows();
+    // KV heads per task (0: all); the forall runs the groups of heads.
+    int64_t hpt = heads <= 0 ? ps.hkv : std::gcd(heads, ps.hkv);
     Type f32 = rewriter.getF32Type();
     Type kElt = op.getKeyCache().getType().getElementType();
     MLIRContext *ctx = rewriter.getContext();
@@ -401,13 +406,16 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
     Value mAll = partial({rows}), lAll = partial({rows}),
           accAll = partial({rows, ps.dv});
     auto forall = scf::ForallOp::create(
-        rewriter, loc, ArrayRef<OpFoldResult>{batch, ia(ps.hkv), ia(nSplits)},
+        rewriter, loc,
+        ArrayRef<OpFoldResult>{batch, ia(ps.hkv / hpt), ia(nSplits)},
         ValueRange{mAll, lAll, accAll}, std::nullopt);
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(forall.getBody());
-      Value bi = forall.getInductionVar(0), hi = forall.getInductionVar(1),
-            si = forall.getInductionVar(2);
+      Value bi = forall.getInductionVar(0), si = forall.getInductionVar(2);
+      // The task's first KV head.
+      Value h0 = arith::MulIOp::create(rewriter, loc, forall.getInductionVar(1),
+                                       idx(rewriter, loc, hpt));
       Value c0 = idx(rewriter, loc, 0);
       // An invalid sequence has no keys here (and NaN rows below).
       Value ok =
@@ -426,22 +434,29 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
           arith::AddIOp::create(rewriter, loc, t0,
                                 idx(rewriter, loc, stepsPerSplit)),
           usedSteps);
-      Value qTile = slice2d(rewriter, loc, q, {bi, hi, zero, zero},
-                            {one, one, ia(rows), ia(ps.d)}, rows, ps.d);
-      // Q's rows in f32, read as vectors for every key.
+      // The task's query rows [hpt, G Sq, D], in f32 (read as vectors for
+      // every key).
+      Value qTiles = tensor::ExtractSliceOp::create(
+          rewriter, loc,
+          RankedTensorType::get({hpt, rows, ps.d},
+                                op.getQuery().getType().getElementType()),
+          q, ArrayRef<OpFoldResult>{bi, h0, zero, zero},
+          ArrayRef<OpFoldResult>{one, ia(hpt), ia(rows), ia(ps.d)},
+          ArrayRef<OpFoldResult>{one, one, one, one});
       AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-      Value qF = qTile;
+      AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+      Value qFs = qTiles;
       if (op.getQuery().getType().getElementType() != f32) {
         Value wide = tensor::EmptyOp::create(
-            rewriter, loc, ArrayRef<int64_t>{rows, ps.d}, f32);
-        qF = linalg::GenericOp::create(
-                 rewriter, loc, wide.getType(), ValueRange{qTile},
-                 ValueRange{wide}, SmallVector<AffineMap>{id2, id2},
-                 SmallVector<IteratorType>(2, IteratorType::parallel),
-                 [&](OpBuilder &nb, Location l, ValueRange a) {
-                   yieldValue(nb, l, builders::cast(nb, l, a[0], f32));
-                 })
-                 .getResult(0);
+            rewriter, loc, ArrayRef<int64_t>{hpt, rows, ps.d}, f32);
+        qFs = linalg::GenericOp::create(
+                  rewriter, loc, wide.getType(), ValueRange{qTiles},
+                  ValueRange{wide}, SmallVector<AffineMap>{id3, id3},
+                  SmallVector<IteratorType>(3, IteratorType::parallel),
+                  [&](OpBuilder &nb, Location l, ValueRange a) {
+                    yieldValue(nb, l, builders::cast(nb, l, a[0], f32));
+                  })
+                  .getResult(0);
       }
       AttentionBand band;
       band.kvLength = len;
@@ -449,12 +464,13 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       if (op.getCausal() && ps.sq > 1)
         band.offset = arith::SubIOp::create(rewriter, loc, len,
                                             idx(rewriter, loc, ps.sq));
-      FlashState state{
-          filledTensor(rewriter, loc, {ia(rows)}, f32, negInfAttr(rewriter)),
-          filledTensor(rewriter, loc, {ia(rows)}, f32,
-                       rewriter.getF32FloatAttr(0.0f)),
-          filledTensor(rewriter, loc, {ia(rows), ia(ps.dv)}, f32,
-                       rewriter.getF32FloatAttr(0.0f))};
+      FlashState state{filledTensor(rewriter, loc, {ia(hpt), ia(rows)}, f32,
+                                    negInfAttr(rewriter)),
+                       filledTensor(rewriter, loc, {ia(hpt), ia(rows)}, f32,
+                                    rewriter.getF32FloatAttr(0.0f)),
+                       filledTensor(rewriter, loc,
+                                    {ia(hpt), ia(rows), ia(ps.dv)}, f32,
+                                    rewriter.getF32FloatAttr(0.0f))};
       // The pools as buffers, for the prefetches only (read_only: no copy).
       auto bufferOf = [&](Value pool) {
         auto type = cast<RankedTensorType>(pool.getType());
@@ -504,6 +520,12 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
                                            idx(rewriter, loc, 1));
         rewriter.setInsertionPointToStart(rowsLoop.getBody());
         Value j = rowsLoop.getInductionVar();
+        auto headsLoop = scf::ForOp::create(
+            rewriter, loc, h0,
+            arith::AddIOp::create(rewriter, loc, h0, idx(rewriter, loc, hpt)),
+            idx(rewriter, loc, 1));
+        rewriter.setInsertionPointToStart(headsLoop.getBody());
+        Value hi = headsLoop.getInductionVar();
         for (auto [buffer, width] :
              {std::pair<Value, int64_t>{kBuffer, ps.d}, {vBuffer, ps.dv}}) {
           // Every 64-byte line of the row (its first element's offset).
@@ -515,6 +537,34 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
                 /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
         }
       }
+      // The task's KV heads one after the other on the step's pages (the
+      // heads of a token lie together in the pool).
+      auto headLoop = scf::ForOp::create(
+          rewriter, loc, idx(rewriter, loc, 0), idx(rewriter, loc, hpt),
+          idx(rewriter, loc, 1), ValueRange(stepLoop.getRegionIterArgs()));
+      rewriter.setInsertionPointToStart(headLoop.getBody());
+      Value hh = headLoop.getInductionVar();
+      Value hi = arith::AddIOp::create(rewriter, loc, h0, hh);
+      auto headState = [&](Value all, bool isAcc) {
+        SmallVector<OpFoldResult> offsets = {hh, zero}, sizes = {one, ia(rows)};
+        SmallVector<int64_t> shape = {rows};
+        if (isAcc) {
+          offsets.push_back(zero);
+          sizes.push_back(ia(ps.dv));
+          shape.push_back(ps.dv);
+        }
+        SmallVector<OpFoldResult> strides(offsets.size(), one);
+        return tensor::ExtractSliceOp::create(rewriter, loc,
+                                              RankedTensorType::get(shape, f32),
+                                              all, offsets, sizes, strides)
+            .getResult();
+      };
+      auto headArgs = headLoop.getRegionIterArgs();
+      Value qF = tensor::ExtractSliceOp::create(
+          rewriter, loc, RankedTensorType::get({rows, ps.d}, f32), qFs,
+          ArrayRef<OpFoldResult>{hh, zero, zero},
+          ArrayRef<OpFoldResult>{one, ia(rows), ia(ps.d)},
+          ArrayRef<OpFoldResult>{one, one, one});
       // The step's pages, each read where it lies in the pool: `body` runs
       // on page n of the sequence at key column col0 of the step; pages past
       // the sequence's end are skipped (never read; their logits are
@@ -685,18 +735,33 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       FlashState next = flashUpdate(
           rewriter, loc, s, deferredScale, /*vTile=*/Value(), /*roundP=*/false,
           ia(rows), ia(tk), ps.dv,
-          {stepLoop.getRegionIterArgs()[0], stepLoop.getRegionIterArgs()[1],
-           stepLoop.getRegionIterArgs()[2]},
+          {headState(headArgs[0], false), headState(headArgs[1], false),
+           headState(headArgs[2], true)},
           pv);
-      scf::YieldOp::create(rewriter, loc, ValueRange{next.m, next.l, next.acc});
+      SmallVector<Value> updated;
+      SmallVector<Value> nextValues = {next.m, next.l, next.acc};
+      for (auto [k, v] : llvm::enumerate(nextValues)) {
+        bool isAcc = k == 2;
+        SmallVector<OpFoldResult> offsets = {hh, zero}, sizes = {one, ia(rows)};
+        if (isAcc) {
+          offsets.push_back(zero);
+          sizes.push_back(ia(ps.dv));
+        }
+        SmallVector<OpFoldResult> strides(offsets.size(), one);
+        updated.push_back(tensor::InsertSliceOp::create(
+            rewriter, loc, v, headArgs[k], offsets, sizes, strides));
+      }
+      scf::YieldOp::create(rewriter, loc, updated);
+      rewriter.setInsertionPointAfter(headLoop);
+      scf::YieldOp::create(rewriter, loc, headLoop.getResults());
       rewriter.setInsertionPointAfter(stepLoop);
 
       rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
       auto out = forall.getRegionIterArgs();
       for (auto [k, v] : llvm::enumerate(stepLoop.getResults())) {
         bool isAcc = k == 2;
-        SmallVector<OpFoldResult> offsets = {bi, hi, si, zero};
-        SmallVector<OpFoldResult> sizes = {one, one, one, ia(rows)};
+        SmallVector<OpFoldResult> offsets = {bi, h0, si, zero};
+        SmallVector<OpFoldResult> sizes = {one, ia(hpt), one, ia(rows)};
         if (isAcc) {
           offsets.push_back(zero);
           sizes.push_back(ia(ps.dv));
@@ -803,7 +868,7 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
     return success();
   }
 
-  int64_t pagesPerStep, splits;
+  int64_t pagesPerStep, splits, headsPerTask;
   std::string failureCallee;
 };
 } // namespace
@@ -815,7 +880,8 @@ void accel::populateAccelPagedAttentionToLinalgPatterns(
 
 void accel::populateDecomposePagedAttentionPatterns(
     RewritePatternSet &patterns, int64_t pagesPerStep, int64_t splits,
-    StringRef indexFailureCallee) {
+    int64_t headsPerTask, StringRef indexFailureCallee) {
   patterns.add<DecomposePagedAttention>(patterns.getContext(), pagesPerStep,
-                                        splits, indexFailureCallee.str());
+                                        splits, headsPerTask,
+                                        indexFailureCallee.str());
 }

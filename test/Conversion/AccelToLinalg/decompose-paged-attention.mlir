@@ -2,7 +2,7 @@
 // Flash-decoding (accel-decompose-attention): the validity of each
 // sequence's table and length first; the 4 query heads of each KV head
 // packed into the rows of one [4, D] query tile; an scf.forall over
-// (batch, KV head, split); a step reads its pages where they lie through
+// (batch, group of KV heads, split); a step reads its pages where they lie through
 // the block table (a page past the sequence's end is skipped, never read)
 // and runs the online softmax; the combine weighs the splits by exp2(m_s - max m) and
 // gives NaN to an invalid sequence. With index-failure-callee the function
@@ -12,6 +12,9 @@
 // The reference lowering (convert-accel-to-linalg): the pages gathered
 // into contiguous keys and values, then the accel.attention they define.
 // RUN: accel-opt %s --convert-accel-to-linalg | FileCheck %s --check-prefix=REF
+// One KV head a task: the forall runs the heads.
+// RUN: accel-opt %s --accel-decompose-attention="pages=2 splits=3 heads=1" | FileCheck %s --check-prefix=HEADS
+// HEADS: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 2, 3)
 // A cpu-paged-flash config outranks the options.
 // RUN: accel-opt %s --accel-cpu-configure="paged-pages=4 paged-splits=2" --accel-decompose-attention="pages=1 splits=1" | FileCheck %s --check-prefix=CONFIG
 
@@ -28,7 +31,7 @@
 // (a page past the sequence's end is skipped): the logits as dot products
 // of each key row with each packed query row, then P · V page by page.
 // The pools as buffers for the prefetches (read only: never copied).
-// CHECK:       scf.forall (%[[B:.*]], %[[H:.*]], %[[S:.*]]) in (2, 2, 3)
+// CHECK:       scf.forall (%[[B:.*]], %[[G:.*]], %[[S:.*]]) in (2, 1, 3)
 // CHECK:         %[[KB:.*]] = bufferization.to_buffer %arg1 read_only : tensor<8x16x2x32xf16> to memref<8x16x2x32xf16>
 // CHECK:         %[[VB:.*]] = bufferization.to_buffer %arg2 read_only : tensor<8x16x2x16xf16> to memref<8x16x2x16xf16>
 // CHECK:         scf.for
@@ -36,12 +39,14 @@
 // CHECK:           scf.if
 // CHECK:             scf.for
 // CHECK:               scf.for
-// CHECK:                 memref.prefetch %[[KB]][%{{.*}}, %{{.*}}, %[[H]], %c0{{.*}}], read, locality<3>, data
-// CHECK:                 memref.prefetch %[[VB]][%{{.*}}, %{{.*}}, %[[H]], %c0{{.*}}], read, locality<3>, data
+// CHECK:                 memref.prefetch %[[KB]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}], read, locality<3>, data
+// CHECK:                 memref.prefetch %[[VB]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}], read, locality<3>, data
+// Both KV heads of the task in turn on the step's pages.
+// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args
 // CHECK:           scf.for
 // CHECK:             scf.if
 // CHECK:               tensor.extract %{{.*}} : tensor<2x6xi32>
-// CHECK:               tensor.extract_slice %arg1[%{{.*}}, 0, %[[H]], 0] [1, 16, 1, 32] [1, 1, 1, 1] : tensor<8x16x2x32xf16> to tensor<16x32xf16>
+// CHECK:               tensor.extract_slice %arg1[%{{.*}}, 0, %{{.*}}, 0] [1, 16, 1, 32] [1, 1, 1, 1] : tensor<8x16x2x32xf16> to tensor<16x32xf16>
 // CHECK:               scf.for
 // CHECK:                 vector.transfer_read {{.*}} : tensor<16x32xf16>, vector<32xf16>
 // CHECK:                 arith.extf {{.*}} : vector<32xf16> to vector<32xf32>
@@ -51,7 +56,7 @@
 // CHECK:           math.exp2
 // CHECK:           scf.for
 // CHECK:             scf.if
-// CHECK:               tensor.extract_slice %arg2[%{{.*}}, 0, %[[H]], 0] [1, 16, 1, 16] [1, 1, 1, 1] : tensor<8x16x2x16xf16> to tensor<16x16xf16>
+// CHECK:               tensor.extract_slice %arg2[%{{.*}}, 0, %{{.*}}, 0] [1, 16, 1, 16] [1, 1, 1, 1] : tensor<8x16x2x16xf16> to tensor<16x16xf16>
 // CHECK:               accel.matmul accumulate ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
 // CHECK:         scf.forall.in_parallel
 // The combine over the splits.
@@ -69,7 +74,7 @@
 // CALL:          arith.andi
 // CALL:        scf.if
 // CALL-NEXT:     func.call @on_bad_index() : () -> ()
-// CALL:        scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 2, 1)
+// CALL:        scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 1, 1)
 
 // REF-LABEL:   func.func @decode
 // REF:         tensor.generate
@@ -85,7 +90,7 @@
 // REF:         arith.constant 0x7FC00000 : f32
 // REF-NOT:     accel.
 
-// CONFIG:      scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 2, 2)
+// CONFIG:      scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 1, 2)
 func.func @decode(%q: tensor<2x8x1x32xf16>, %kc: tensor<8x16x2x32xf16>,
                   %vc: tensor<8x16x2x16xf16>, %bt: tensor<2x6xi32>,
                   %len: tensor<2xi32>) -> tensor<2x8x1x16xf32> {

@@ -6,11 +6,12 @@
 // outputs. MHA, GQA (query heads packed into one tile per KV head), MQA,
 // causal speculative steps (Sq = 3, 4), f32/f16/bf16 caches and outputs,
 // i32 and i64 tables, pages smaller than a step (gathered) and larger;
-// through flash-decoding with the configuration stage's blocks, one page
-// a step and three splits on two threads (the combine), several pages a
-// step with one split, and the reference lowering (gather + attention).
+// through flash-decoding with the configuration stage's blocks (every KV
+// head in one task), one page a step, three splits and one KV head a task
+// on two threads (the combine), several pages a step with one split, and
+// the reference lowering (gather + attention).
 // RUN: accel-run %s --repeat=0 | FileCheck %s
-// RUN: accel-run %s --repeat=0 --seed=3 --dist=normal --num-threads=2 --cpu-pipeline-options='paged-pages=1 paged-splits=3' | FileCheck %s
+// RUN: accel-run %s --repeat=0 --seed=3 --dist=normal --num-threads=2 --cpu-pipeline-options='paged-pages=1 paged-splits=3 paged-heads=1' | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=4 --cpu-pipeline-options='paged-pages=3 paged-splits=1' | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=5 --cpu-pipeline-options=decompose-attention=0 | FileCheck %s
 
