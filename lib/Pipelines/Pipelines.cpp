@@ -158,6 +158,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     if (options.parallelForCalls) {
       pm.addPass(accel::createAccelCpuOutlineParallelPass());
     } else {
+      // One level of OpenMP regions: nested loops run inside their task.
+      pm.addPass(accel::createAccelCpuSerializeNestedParallelPass());
       ConvertSCFToOpenMPPassOptions omp;
       omp.numThreads = options.threads;
       pm.addPass(createConvertSCFToOpenMPPass(omp));

@@ -856,6 +856,24 @@ def AccelCpuVectorizeElementwisePass
                            "::mlir::arith::ArithDialect"];
 }
 
+def AccelCpuSerializeNestedParallelPass
+    : Pass<"accel-cpu-serialize-nested-parallel"> {
+  let summary = "Parallel loops inside parallel loops, or of one iteration, "
+                "as sequential loops";
+  let description = [{
+    An `scf.parallel` (without results) nested in another `scf.parallel`,
+    or whose static trip count is 1, becomes nested `scf.for` loops
+    (upstream's `parallelForToNestedFors`). The CPU pipeline runs it before
+    `convert-scf-to-openmp` when the JIT's kernels use OpenMP threads:
+    every `scf.parallel` would otherwise open an `omp.parallel` region, and
+    a region inside a parallel task runs on one thread anyway but is paid
+    for each time (a two-thread paged attention opened 44 a call and ran
+    4x slower than on one thread). The AOT libraries'
+    `accel-cpu-outline-parallel` already keeps nested loops sequential.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def AccelCpuLowerCopiesPass : Pass<"accel-cpu-lower-copies"> {
   let summary = "Strided memref copies as linalg.copy (loops), not memrefCopy";
   let description = [{
