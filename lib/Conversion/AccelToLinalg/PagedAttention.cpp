@@ -193,6 +193,25 @@ static Value poisonInvalid(OpBuilder &b, Location loc, Value valid, Value o) {
       .getResult(0);
 }
 
+/// A statically shaped float tensor in f32 (itself when it is f32).
+static Value widenToF32(OpBuilder &b, Location loc, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  Type f32 = b.getF32Type();
+  if (type.getElementType() == f32)
+    return t;
+  int64_t rank = type.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value wide = tensor::EmptyOp::create(b, loc, type.getShape(), f32);
+  return linalg::GenericOp::create(
+             b, loc, wide.getType(), ValueRange{t}, ValueRange{wide},
+             SmallVector<AffineMap>{id, id},
+             SmallVector<IteratorType>(rank, IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               yieldValue(nb, l, builders::cast(nb, l, a[0], f32));
+             })
+      .getResult(0);
+}
+
 /// A rank-reduced [rows, cols] slice of a 4-D tensor.
 static Value slice2d(OpBuilder &b, Location loc, Value source,
                      ArrayRef<OpFoldResult> offsets,
@@ -443,21 +462,8 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
           q, ArrayRef<OpFoldResult>{bi, h0, zero, zero},
           ArrayRef<OpFoldResult>{one, ia(hpt), ia(rows), ia(ps.d)},
           ArrayRef<OpFoldResult>{one, one, one, one});
+      Value qFs = widenToF32(rewriter, loc, qTiles);
       AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-      AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
-      Value qFs = qTiles;
-      if (op.getQuery().getType().getElementType() != f32) {
-        Value wide = tensor::EmptyOp::create(
-            rewriter, loc, ArrayRef<int64_t>{hpt, rows, ps.d}, f32);
-        qFs = linalg::GenericOp::create(
-                  rewriter, loc, wide.getType(), ValueRange{qTiles},
-                  ValueRange{wide}, SmallVector<AffineMap>{id3, id3},
-                  SmallVector<IteratorType>(3, IteratorType::parallel),
-                  [&](OpBuilder &nb, Location l, ValueRange a) {
-                    yieldValue(nb, l, builders::cast(nb, l, a[0], f32));
-                  })
-                  .getResult(0);
-      }
       AttentionBand band;
       band.kvLength = len;
       // Causal: query i sits at len - Sq + i (only cuts for Sq > 1).
@@ -708,19 +714,8 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       // the contraction kernel) times P's columns of the page.
       auto pv = [&](Value p, Value acc) -> Value {
         return forPages(acc, [&](Value n, Value col0, Value accIn) -> Value {
-          Value vPage = pageOf(op.getValueCache(), n, ps.dv);
-          if (kElt != f32) {
-            Value wide = tensor::EmptyOp::create(
-                rewriter, loc, ArrayRef<int64_t>{ps.page, ps.dv}, f32);
-            vPage = linalg::GenericOp::create(
-                        rewriter, loc, wide.getType(), ValueRange{vPage},
-                        ValueRange{wide}, SmallVector<AffineMap>{id2, id2},
-                        SmallVector<IteratorType>(2, IteratorType::parallel),
-                        [&](OpBuilder &nb, Location l, ValueRange a) {
-                          yieldValue(nb, l, builders::cast(nb, l, a[0], f32));
-                        })
-                        .getResult(0);
-          }
+          Value vPage =
+              widenToF32(rewriter, loc, pageOf(op.getValueCache(), n, ps.dv));
           Value pPage = tensor::ExtractSliceOp::create(
               rewriter, loc, RankedTensorType::get({rows, ps.page}, f32), p,
               ArrayRef<OpFoldResult>{zero, col0},
