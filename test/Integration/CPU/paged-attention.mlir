@@ -29,7 +29,13 @@
 // CHECK: PASS
 // CHECK-LABEL: @one_page_scaled
 // CHECK: PASS
-// CHECK: accel-run: 7 of 7 functions passed
+// CHECK-LABEL: @odd_head_dims
+// CHECK: PASS
+// CHECK-LABEL: @one_token_pages
+// CHECK: PASS
+// CHECK-LABEL: @no_pages
+// CHECK: PASS
+// CHECK: accel-run: 10 of 10 functions passed
 
 func.func @mha_f32(%q: tensor<3x4x1x32xf32>, %kc: tensor<12x4x4x32xf32>, %vc: tensor<12x4x4x32xf32>, %bt: tensor<3x6xi32>, %len: tensor<3xi32>) -> tensor<3x4x1x32xf32> {
   %o = tensor.empty() : tensor<3x4x1x32xf32>
@@ -73,4 +79,23 @@ func.func @one_page_scaled(%q: tensor<4x2x1x8xf32>, %kc: tensor<3x64x2x8xf32>, %
   %o = tensor.empty() : tensor<4x2x1x8xf32>
   %r = accel.paged_attention scale(-0.5) ins(%q, %kc, %vc : tensor<4x2x1x8xf32>, tensor<3x64x2x8xf32>, tensor<3x64x2x8xf32>) block_table(%bt : tensor<4x1xi32>) kv_lengths(%len : tensor<4xi32>) outs(%o : tensor<4x2x1x8xf32>) -> tensor<4x2x1x8xf32>
   return %r : tensor<4x2x1x8xf32>
+}
+
+// D = 17, Dv = 5 (no whole vector), causal, 3-token pages.
+func.func @odd_head_dims(%q: tensor<2x4x2x17xf32>, %kc: tensor<7x3x2x17xf32>, %vc: tensor<7x3x2x5xf32>, %bt: tensor<2x4xi32>, %len: tensor<2xi32>) -> tensor<2x4x2x5xf32> {
+  %o = tensor.empty() : tensor<2x4x2x5xf32>
+  %r = accel.paged_attention causal ins(%q, %kc, %vc : tensor<2x4x2x17xf32>, tensor<7x3x2x17xf32>, tensor<7x3x2x5xf32>) block_table(%bt : tensor<2x4xi32>) kv_lengths(%len : tensor<2xi32>) outs(%o : tensor<2x4x2x5xf32>) -> tensor<2x4x2x5xf32>
+  return %r : tensor<2x4x2x5xf32>
+}
+// One-token pages: 16 a step.
+func.func @one_token_pages(%q: tensor<1x2x1x8xbf16>, %kc: tensor<40x1x1x8xbf16>, %vc: tensor<40x1x1x8xbf16>, %bt: tensor<1x33xi64>, %len: tensor<1xi64>) -> tensor<1x2x1x8xbf16> {
+  %o = tensor.empty() : tensor<1x2x1x8xbf16>
+  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x8xbf16>, tensor<40x1x1x8xbf16>, tensor<40x1x1x8xbf16>) block_table(%bt : tensor<1x33xi64>) kv_lengths(%len : tensor<1xi64>) outs(%o : tensor<1x2x1x8xbf16>) -> tensor<1x2x1x8xbf16>
+  return %r : tensor<1x2x1x8xbf16>
+}
+// A table of no pages: every sequence is empty (zeros).
+func.func @no_pages(%q: tensor<2x2x1x8xf32>, %kc: tensor<3x4x1x8xf32>, %vc: tensor<3x4x1x8xf32>, %bt: tensor<2x0xi32>, %len: tensor<2xi32>) -> tensor<2x2x1x8xf32> {
+  %o = tensor.empty() : tensor<2x2x1x8xf32>
+  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<2x2x1x8xf32>, tensor<3x4x1x8xf32>, tensor<3x4x1x8xf32>) block_table(%bt : tensor<2x0xi32>) kv_lengths(%len : tensor<2xi32>) outs(%o : tensor<2x2x1x8xf32>) -> tensor<2x2x1x8xf32>
+  return %r : tensor<2x2x1x8xf32>
 }
