@@ -70,7 +70,12 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
       decompose.indexFailureCallee = "accel_index_out_of_range";
     pm.addPass(accel::createAccelDecomposeAttentionPass(decompose));
   }
-  pm.addPass(accel::createConvertAccelToLinalgPass());
+  {
+    accel::ConvertAccelToLinalgPassOptions toLinalg;
+    if (options.guardAllocations)
+      toLinalg.indexFailureCallee = "accel_index_out_of_range";
+    pm.addPass(accel::createConvertAccelToLinalgPass(toLinalg));
+  }
   // What is left on tensors elementwise (scales, masks) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
   // Casts to and from fp8 (the precision lowering's) as integer arithmetic:

@@ -36,8 +36,16 @@ def ConvertAccelToLinalgPass : Pass<"convert-accel-to-linalg"> {
     there), since nothing after this pass lowers it; on buffers it is an
     error.
   }];
+  let options = [
+    Option<"indexFailureCallee", "index-failure-callee", "std::string",
+           "\"\"",
+           "A function `() -> ()` that must not return, called when an "
+           "accel.paged_attention's block table or lengths are invalid "
+           "(empty: the sequence gets NaN outputs)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",

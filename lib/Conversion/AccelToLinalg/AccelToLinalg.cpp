@@ -18,6 +18,7 @@
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -474,11 +475,11 @@ struct DecomposeLinalgSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
 } // namespace
 
 void mlir::accel::populateAccelToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, StringRef indexFailureCallee) {
   patterns.add<MatmulToLinalg, SoftmaxToLinalg, AttentionToLinalg>(
       patterns.getContext());
   populateAccelDequantMatmulToLinalgPatterns(patterns);
-  populateAccelPagedAttentionToLinalgPatterns(patterns);
+  populateAccelPagedAttentionToLinalgPatterns(patterns, indexFailureCallee);
 }
 
 void mlir::accel::populateAccelSoftmaxToLinalgPatterns(
@@ -532,7 +533,7 @@ struct ConvertAccelToLinalgPass
       return signalPassFailure();
 
     RewritePatternSet patterns(&getContext());
-    populateAccelToLinalgConversionPatterns(patterns);
+    populateAccelToLinalgConversionPatterns(patterns, indexFailureCallee);
     patterns.add<DecomposeLinalgSoftmax>(&getContext());
     ConversionTarget target(getContext());
     target.addIllegalDialect<AccelDialect>();

@@ -80,7 +80,11 @@ static Value pagedValidity(OpBuilder &b, Location loc, PagedAttentionOp op,
   SmallVector<Value> extents;
   if (ShapedType::isDynamic(nB))
     extents.push_back(tensor::DimOp::create(b, loc, op.getQuery(), 0));
-  Value pool = tensor::DimOp::create(b, loc, op.getKeyCache(), 0);
+  // Equal by the verifier and the AOT libraries' size checks; the smaller
+  // of the two all the same.
+  Value pool = arith::MinSIOp::create(
+      b, loc, tensor::DimOp::create(b, loc, op.getKeyCache(), 0),
+      tensor::DimOp::create(b, loc, op.getValueCache(), 0));
   auto type = RankedTensorType::get({nB}, b.getI1Type());
   auto gen = tensor::GenerateOp::create(b, loc, type, extents);
   {
@@ -229,13 +233,18 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  PagedAttentionToLinalg(MLIRContext *ctx, std::string failureCallee)
+      : OpRewritePattern(ctx), failureCallee(std::move(failureCallee)) {}
+  std::string failureCallee;
 
   LogicalResult matchAndRewrite(PagedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     PagedShape ps = shapeOf(op);
     Value valid = pagedValidity(rewriter, loc, op, ps);
+    if (!failureCallee.empty() &&
+        failed(callOnInvalid(rewriter, loc, op, valid, failureCallee)))
+      return failure();
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, op.getQuery(), 0);
     auto gathered = [&](Value pool, int64_t width) {
       Type elt = cast<RankedTensorType>(pool.getType()).getElementType();
@@ -337,9 +346,35 @@ struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
             .getResult(0);
     if (lengths.getType() != lenT)
       lengths = tensor::CastOp::create(rewriter, loc, lenT, lengths);
+    // Keys and values past each length: zeros (the last page's rows past
+    // the length are not the sequence's; the pool may hold NaN there).
+    auto clearPast = [&](Value t) {
+      auto type = cast<RankedTensorType>(t.getType());
+      AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+      AffineMap batchMap =
+          AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx);
+      Type elt = type.getElementType();
+      return linalg::GenericOp::create(
+                 rewriter, loc, type, ValueRange{lengths}, ValueRange{t},
+                 SmallVector<AffineMap>{batchMap, id4},
+                 SmallVector<IteratorType>(4, IteratorType::parallel),
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   Value j = linalg::IndexOp::create(nb, l, 2);
+                   Value n = arith::IndexCastOp::create(
+                       nb, l, nb.getIndexType(), a[0]);
+                   Value in = arith::CmpIOp::create(
+                       nb, l, arith::CmpIPredicate::slt, j, n);
+                   Value z =
+                       arith::ConstantOp::create(nb, l, nb.getZeroAttr(elt));
+                   yieldValue(nb, l,
+                              arith::SelectOp::create(nb, l, in, a[1], z));
+                 })
+          .getResult(0);
+    };
     Value o = AttentionOp::create(
         rewriter, loc, op.getInit().getType(), op.getQuery(),
-        outer.getResult(0), outer.getResult(1), /*mask=*/Value(), lengths,
+        clearPast(outer.getResult(0)), clearPast(outer.getResult(1)),
+        /*mask=*/Value(), lengths,
         /*q_lengths=*/Value(), /*diagonal=*/Value(), op.getInit(),
         rewriter.getF32FloatAttr(float(op.getEffectiveScale())), op.getCausal(),
         /*window=*/IntegerAttr());
@@ -714,8 +749,49 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       // the contraction kernel) times P's columns of the page.
       auto pv = [&](Value p, Value acc) -> Value {
         return forPages(acc, [&](Value n, Value col0, Value accIn) -> Value {
-          Value vPage =
-              widenToF32(rewriter, loc, pageOf(op.getValueCache(), n, ps.dv));
+          // The last page's rows past the length are never part of the
+          // sequence (a pool may hold NaN there): zeros, since 0 · NaN
+          // would reach the output through P's zero columns.
+          Value vRaw = pageOf(op.getValueCache(), n, ps.dv);
+          Value kept = arith::SubIOp::create(
+              rewriter, loc, len,
+              arith::MulIOp::create(rewriter, loc, n,
+                                    idx(rewriter, loc, ps.page)));
+          Value partialPage =
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                    kept, idx(rewriter, loc, ps.page));
+          auto vIf = scf::IfOp::create(
+              rewriter, loc,
+              TypeRange{RankedTensorType::get({ps.page, ps.dv}, f32)},
+              partialPage, /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard g(rewriter);
+            rewriter.setInsertionPointToStart(vIf.thenBlock());
+            Value wide = tensor::EmptyOp::create(
+                rewriter, loc, ArrayRef<int64_t>{ps.page, ps.dv}, f32);
+            Value masked =
+                linalg::GenericOp::create(
+                    rewriter, loc, wide.getType(), ValueRange{vRaw},
+                    ValueRange{wide}, SmallVector<AffineMap>{id2, id2},
+                    SmallVector<IteratorType>(2, IteratorType::parallel),
+                    [&](OpBuilder &nb, Location l, ValueRange a) {
+                      Value row = linalg::IndexOp::create(nb, l, 0);
+                      Value in = arith::CmpIOp::create(
+                          nb, l, arith::CmpIPredicate::slt, row, kept);
+                      Value zeroF = arith::ConstantOp::create(
+                          nb, l, nb.getF32FloatAttr(0.0f));
+                      yieldValue(nb, l,
+                                 arith::SelectOp::create(
+                                     nb, l, in,
+                                     builders::cast(nb, l, a[0], f32), zeroF));
+                    })
+                    .getResult(0);
+            scf::YieldOp::create(rewriter, loc, masked);
+            rewriter.setInsertionPointToStart(vIf.elseBlock());
+            scf::YieldOp::create(rewriter, loc,
+                                 widenToF32(rewriter, loc, vRaw));
+          }
+          Value vPage = vIf.getResult(0);
           Value pPage = tensor::ExtractSliceOp::create(
               rewriter, loc, RankedTensorType::get({rows, ps.page}, f32), p,
               ArrayRef<OpFoldResult>{zero, col0},
@@ -869,8 +945,9 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
 } // namespace
 
 void accel::populateAccelPagedAttentionToLinalgPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<PagedAttentionToLinalg>(patterns.getContext());
+    RewritePatternSet &patterns, StringRef indexFailureCallee) {
+  patterns.add<PagedAttentionToLinalg>(patterns.getContext(),
+                                       indexFailureCallee.str());
 }
 
 void accel::populateDecomposePagedAttentionPatterns(

@@ -147,6 +147,42 @@ func.func @scale(%q: tensor<2x4x1x8xf32>, %kc: tensor<3x4x2x8xf32>, %vc: tensor<
 
 // -----
 
+// Keys and values are read with the same page numbers: one P.
+func.func @pool_sizes(%q: tensor<2x4x1x8xf32>, %kc: tensor<?x4x2x8xf32>, %vc: tensor<3x4x2x8xf32>, %o: tensor<2x4x1x8xf32>, %bt: tensor<2x3xi32>, %len: tensor<2xi32>) -> tensor<2x4x1x8xf32> {
+  // expected-error @+1 {{the key pool [P, T, Hkv] = [?, 4, 2] and the value pool's [3, 4, 2] differ}}
+  %0 = accel.paged_attention
+         ins(%q, %kc, %vc : tensor<2x4x1x8xf32>, tensor<?x4x2x8xf32>, tensor<3x4x2x8xf32>)
+         block_table(%bt : tensor<2x3xi32>) kv_lengths(%len : tensor<2xi32>)
+         outs(%o : tensor<2x4x1x8xf32>) -> tensor<2x4x1x8xf32>
+  return %0 : tensor<2x4x1x8xf32>
+}
+
+// -----
+
+// The kernels fold log2(e) into the scale in f32.
+func.func @scale_overflow(%q: tensor<2x4x1x8xf32>, %kc: tensor<3x4x2x8xf32>, %vc: tensor<3x4x2x8xf32>, %o: tensor<2x4x1x8xf32>, %bt: tensor<2x3xi32>, %len: tensor<2xi32>) -> tensor<2x4x1x8xf32> {
+  // expected-error @+1 {{times log2(e) overflows f32}}
+  %0 = accel.paged_attention scale(3.0e38)
+         ins(%q, %kc, %vc : tensor<2x4x1x8xf32>, tensor<3x4x2x8xf32>, tensor<3x4x2x8xf32>)
+         block_table(%bt : tensor<2x3xi32>) kv_lengths(%len : tensor<2xi32>)
+         outs(%o : tensor<2x4x1x8xf32>) -> tensor<2x4x1x8xf32>
+  return %0 : tensor<2x4x1x8xf32>
+}
+
+// -----
+
+// Sequence lengths are at most 2^31, as accel.attention's.
+func.func @capacity(%q: tensor<2x4x1x8xf32>, %kc: tensor<3x4x2x8xf32>, %vc: tensor<3x4x2x8xf32>, %o: tensor<2x4x1x8xf32>, %bt: tensor<2x1073741824xi32>, %len: tensor<2xi32>) -> tensor<2x4x1x8xf32> {
+  // expected-error @+1 {{a sequence may hold N * T = 1073741824 * 4 tokens, more than 2^31}}
+  %0 = accel.paged_attention
+         ins(%q, %kc, %vc : tensor<2x4x1x8xf32>, tensor<3x4x2x8xf32>, tensor<3x4x2x8xf32>)
+         block_table(%bt : tensor<2x1073741824xi32>) kv_lengths(%len : tensor<2xi32>)
+         outs(%o : tensor<2x4x1x8xf32>) -> tensor<2x4x1x8xf32>
+  return %0 : tensor<2x4x1x8xf32>
+}
+
+// -----
+
 // A constant length longer than the table's pages hold.
 func.func @length(%q: tensor<2x4x1x8xf32>, %kc: tensor<3x4x2x8xf32>, %vc: tensor<3x4x2x8xf32>, %o: tensor<2x4x1x8xf32>, %bt: tensor<2x3xi32>) -> tensor<2x4x1x8xf32> {
   %len = arith.constant dense<[3, 13]> : tensor<2xi32>

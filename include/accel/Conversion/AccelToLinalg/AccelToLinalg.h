@@ -22,15 +22,19 @@ namespace accel {
 
 /// Patterns that rewrite accel.matmul, accel.softmax and accel.attention into
 /// the linalg reference lowering (see the pass description).
-void populateAccelToLinalgConversionPatterns(RewritePatternSet &patterns);
+void populateAccelToLinalgConversionPatterns(
+    RewritePatternSet &patterns, llvm::StringRef indexFailureCallee = "");
 
 /// The reference lowering of accel.dequant_matmul (part of the above): one
 /// linalg.generic marked kDequantMatmulAttrName.
 void populateAccelDequantMatmulToLinalgPatterns(RewritePatternSet &patterns);
 
 /// The reference lowering of accel.paged_attention (part of the above):
-/// the keys and values gathered from the pool, then accel.attention.
-void populateAccelPagedAttentionToLinalgPatterns(RewritePatternSet &patterns);
+/// the keys and values gathered from the pool, then accel.attention;
+/// `indexFailureCallee` (if not empty) is called when a block table or
+/// length is invalid.
+void populateAccelPagedAttentionToLinalgPatterns(
+    RewritePatternSet &patterns, llvm::StringRef indexFailureCallee = "");
 
 /// accel.paged_attention -> flash-decoding (accel-decompose-attention):
 /// `splits` ranges of steps of `pagesPerStep` pages, `headsPerTask` KV

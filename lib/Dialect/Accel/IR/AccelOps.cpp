@@ -18,6 +18,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -451,7 +452,9 @@ LogicalResult PagedAttentionOp::verify() {
                          << ", the block table has " << dimStr(tT.getDimSize(0))
                          << " rows and kv_lengths " << dimStr(lT.getDimSize(0))
                          << " entries";
-  if (sizesConflict(k[0], v[0]) || k[1] != v[1] || k[2] != v[2])
+  // The same P, both static or both dynamic: a value pool of another size
+  // would be read with the key pool's page numbers.
+  if (k[0] != v[0] || k[1] != v[1] || k[2] != v[2])
     return emitOpError() << "the key pool [P, T, Hkv] = [" << dimStr(k[0])
                          << ", " << k[1] << ", " << k[2]
                          << "] and the value pool's [" << dimStr(v[0]) << ", "
@@ -478,17 +481,26 @@ LogicalResult PagedAttentionOp::verify() {
                             "element type, got "
                          << qT.getElementType() << ", " << kT.getElementType()
                          << " and " << vT.getElementType();
-  if (std::optional<APFloat> s = getScale())
+  if (std::optional<APFloat> s = getScale()) {
     if (!s->isFinite())
       return emitOpError() << "scale must be finite, got "
                            << s->convertToDouble();
+    // The kernels fold log2(e) into the scale in f32.
+    if (std::fabs(s->convertToDouble()) * 1.4426950408889634 >
+        double(std::numeric_limits<float>::max()))
+      return emitOpError() << "scale " << s->convertToDouble()
+                           << " times log2(e) overflows f32 (the kernels "
+                              "take exp2 of scale * log2(e) * Q·Kᵀ)";
+  }
   // Constant run-time data is checked now: a length the table cannot hold,
   // a page outside a pool of static size.
   int64_t pageSize = k[1], maxPages = tT.getDimSize(1);
   int64_t capacity;
-  if (llvm::MulOverflow(pageSize, maxPages, capacity))
-    return emitOpError() << "N * T (" << maxPages << " * " << pageSize
-                         << ") overflows int64";
+  // Sequence lengths are at most 2^31, as accel.attention's.
+  if (llvm::MulOverflow(pageSize, maxPages, capacity) ||
+      capacity > (int64_t(1) << 31))
+    return emitOpError() << "a sequence may hold N * T = " << maxPages << " * "
+                         << pageSize << " tokens, more than 2^31";
   DenseIntElementsAttr lengths, table;
   SmallVector<APInt> lens;
   if (matchPattern(getKvLengths(), m_Constant(&lengths))) {

@@ -218,6 +218,21 @@ mlir::accel::cpuabi::collectSizeChecks(func::FuncOp func) {
         if (lengths && isRankedShaped(lengths) &&
             cast<ShapedType>(lengths.getType()).getRank() == 1)
           unite(lengths, 0, q, 0);
+    } else if (auto pa = dyn_cast<PagedAttentionOp>(op)) {
+      // Q [B, Hq, Sq, D], pools [P, T, Hkv, D] and [P, T, Hkv, Dv], block
+      // table [B, N], lengths [B], O [B, Hq, Sq, Dv]: only B and P may be
+      // dynamic (the verifier checks the rest), and a table or lengths
+      // shorter than Q's batch, or a value pool smaller than the key pool,
+      // would be read past their ends.
+      Value q = pa.getQuery(), k = pa.getKeyCache(), v = pa.getValueCache(),
+            t = pa.getBlockTable(), l = pa.getKvLengths(), o = pa.getInit();
+      for (Value x : {q, k, v, t, l, o})
+        if (!isRankedShaped(x))
+          return;
+      unite(q, 0, t, 0);
+      unite(q, 0, l, 0);
+      unite(q, 0, o, 0);
+      unite(k, 0, v, 0);
     } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       // Every operand dimension indexed by loop d alone has d's size.
       SmallVector<unsigned> loops;

@@ -56,7 +56,8 @@ def check(label, name, q, kc, vc, table, lengths, causal, tol):
     status, out = call(name, (q, kc, vc, table, lengths), q.shape[:3] + (vc.shape[3],))
     ref = reference(q, kc, vc, table, lengths, causal)
     err = float(np.max(np.abs(out - ref))) if out.size else 0.0
-    print(f"{label}: status {status}, max abs err {'%.1e' % err if err > tol else 'ok'}")
+    good = bool(np.isfinite(err)) and err <= tol  # NaN is never ok
+    print(f"{label}: status {status}, max abs err {'ok' if good else '%.1e' % err}")
 
 
 def fail(label, name, q, kc, vc, table, lengths):
@@ -90,6 +91,19 @@ fail("length -1", "decode", q, kc, vc, table, np.array([-1, 37, 80], np.int32))
 fail("empty pool", "decode", q[1:2], kc[:0], vc[:0], table[1:2], lengths[1:2])
 # The library still runs after a refused call.
 check("decode again", "decode", q, kc, vc, table, lengths, False, 2e-3)
+
+# Rows past a sequence's length in its last page are not the sequence's:
+# NaN there (an uninitialised pool) must not reach the output.
+kn, vn = kc.copy(), vc.copy()
+kn[9, 5:], vn[9, 5:] = np.nan, np.nan  # sequence 1: 37 tokens, page 9 holds 32..36
+kn[1], vn[1] = np.inf, np.nan          # a page no sequence uses
+check("NaN past the length", "decode", q, kn, vn, table, lengths, False, 2e-3)
+
+# Sizes the library checks at run time: a table or lengths of another batch
+# than Q's, a value pool of another size than the key pool: ACCEL_ERR_SHAPE.
+fail("table of 2 rows", "decode", q, kc, vc, table[:2], lengths)
+fail("lengths of 2", "decode", q, kc, vc, table, lengths[:2])
+fail("value pool of 3 pages", "decode", q, kc, vc[:3], table, lengths)
 
 # speculative: 3 causal queries at the end of each sequence.
 q = rng.uniform(-1, 1, (2, 4, 3, 32)).astype(np.float32)

@@ -442,13 +442,15 @@ def Accel_PagedAttentionOp : Accel_Op<"paged_attention", [
     O[b, h, i, :] = sum_j softmax_j(s[i, :]) * V_b[j, :]      (0 if nothing is kept)
     ```
 
-    - `scale` defaults to `1/sqrt(D)`; it must be finite.
+    - `scale` defaults to `1/sqrt(D)`; it must be finite, and
+      `|scale| * log2(e)` must fit in f32 (the kernels fold log2(e) in).
     - `causal` matters only for `Sq > 1` (speculative decoding, chunked
       prefill): query `i` sees the keys up to its own position.
     - Valid run-time data: `0 <= kv_lengths[b] <= N * T`, and every page
       that holds some key of sequence `b` (`n < ceil(kv_lengths[b] / T)`)
       in `[0, P)`. Entries past a sequence's last page are never read, so
-      they may hold anything (vLLM pads with 0 or -1). Pages may be shared
+      they may hold anything (vLLM pads with 0 or -1); neither are the
+      rows of its last page past its length (they may hold NaN). Pages may be shared
       between sequences (prefix caching). Kernels never read outside the
       pool: a sequence whose data is not valid gets NaN outputs, and an
       `accel-compile`d library returns `ACCEL_ERR_INDEX` instead of
@@ -456,7 +458,9 @@ def Accel_PagedAttentionOp : Accel_Op<"paged_attention", [
       compile-time errors.
 
     Shapes are static except `B` and `P` (the pool may be sized at run
-    time); `T`, `D`, `Dv` and `Hkv` are at least 1. `Q`, `K` and `V` share one float element type (f32, f16 or
+    time; both pools have the same `P`, both static or both dynamic);
+    `T`, `D`, `Dv` and `Hkv` are at least 1, and `N * T` (the most tokens
+    a sequence may hold) at most 2^31. `Q`, `K` and `V` share one float element type (f32, f16 or
     bf16); `O` is f32, f16 or bf16.
 
     Example (Llama 3 8B decode: 32 query heads over 8 KV heads, 16-token
