@@ -40,6 +40,8 @@
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELFUSEATTENTIONPASS
 #include "accel/Transforms/Passes.h.inc"
+#include <cmath>
+#include <limits>
 } // namespace mlir::accel
 
 using namespace mlir;
@@ -637,6 +639,11 @@ static LogicalResult fuseChain(Operation *root, PatternRewriter &rewriter) {
   Chain chain;
   if (failed(matchScores(s, /*maskOk=*/true, /*scaleOk=*/true, chain, why)))
     return rewriter.notifyMatchFailure(root, why);
+  // accel.attention's verifier: the kernels fold log2(e) into the scale.
+  if (chain.scale && std::fabs(*chain.scale) * 1.4426950408889634 >
+                         double(std::numeric_limits<float>::max()))
+    return rewriter.notifyMatchFailure(root,
+                                       "the scale times log2(e) overflows f32");
 
   Value v = pv->rhs, init = pv->init;
   Type elt = getElementTypeOrSelf(chain.q.getType());

@@ -415,6 +415,19 @@ func.func @attention_infinite_scale(%q: tensor<1x4x16x8xf32>, %o: tensor<1x4x16x
 
 // -----
 
+// The kernels fold log2(e) into the scale: it must stay within f32.
+func.func @attention_scale_overflow(%q: tensor<1x4x16x8xf32>, %o: tensor<1x4x16x8xf32>)
+    -> tensor<1x4x16x8xf32> {
+  // expected-error @+1 {{scale 3.000000e+38 times log2(e) overflows f32}}
+  %0 = accel.attention scale(3.0e38)
+                       ins(%q, %q, %q : tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32>,
+                                         tensor<1x4x16x8xf32>)
+                       outs(%o : tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32>
+  return %0 : tensor<1x4x16x8xf32>
+}
+
+// -----
+
 func.func @attention_diagonal_without_causal(%q: tensor<1x4x16x8xf32>, %d: index,
                                              %o: tensor<1x4x16x8xf32>) -> tensor<1x4x16x8xf32> {
   // expected-error @+1 {{'diagonal' is only meaningful with 'causal'}}

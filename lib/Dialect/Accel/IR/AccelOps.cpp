@@ -285,6 +285,23 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
+/// The attention ops' scale: finite, and |scale| * log2(e) within f32 (the
+/// kernels fold log2(e) into it and take exp2).
+static LogicalResult verifyAttentionScale(Operation *op,
+                                          std::optional<APFloat> scale) {
+  if (!scale)
+    return success();
+  if (!scale->isFinite())
+    return op->emitOpError()
+           << "scale must be finite, got " << scale->convertToDouble();
+  if (std::fabs(scale->convertToDouble()) * 1.4426950408889634 >
+      double(std::numeric_limits<float>::max()))
+    return op->emitOpError() << "scale " << scale->convertToDouble()
+                             << " times log2(e) overflows f32 (the kernels "
+                                "take exp2 of scale * log2(e) * Q·Kᵀ)";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -373,10 +390,8 @@ LogicalResult AttentionOp::verify() {
                << ", expected 1 or " << td;
     }
   }
-  if (std::optional<APFloat> s = getScale())
-    if (!s->isFinite())
-      return emitOpError() << "scale must be finite, got "
-                           << s->convertToDouble();
+  if (failed(verifyAttentionScale(*this, getScale())))
+    return failure();
   if (getDiagonal() && !getCausal())
     return emitOpError() << "'diagonal' is only meaningful with 'causal'";
   if (std::optional<int64_t> w = getWindow()) {
@@ -481,17 +496,8 @@ LogicalResult PagedAttentionOp::verify() {
                             "element type, got "
                          << qT.getElementType() << ", " << kT.getElementType()
                          << " and " << vT.getElementType();
-  if (std::optional<APFloat> s = getScale()) {
-    if (!s->isFinite())
-      return emitOpError() << "scale must be finite, got "
-                           << s->convertToDouble();
-    // The kernels fold log2(e) into the scale in f32.
-    if (std::fabs(s->convertToDouble()) * 1.4426950408889634 >
-        double(std::numeric_limits<float>::max()))
-      return emitOpError() << "scale " << s->convertToDouble()
-                           << " times log2(e) overflows f32 (the kernels "
-                              "take exp2 of scale * log2(e) * Q·Kᵀ)";
-  }
+  if (failed(verifyAttentionScale(*this, getScale())))
+    return failure();
   // Constant run-time data is checked now: a length the table cannot hold,
   // a page outside a pool of static size.
   int64_t pageSize = k[1], maxPages = tT.getDimSize(1);

@@ -311,7 +311,8 @@ def Accel_AttentionOp : Accel_ComputeOp<"attention",
     off[b]   = diagonal + (kvlen[b] - Skv) - (qlen[b] - Sq)   (= kvlen[b] - qlen[b] by default)
     ```
 
-    - `scale` defaults to `1/sqrt(D)` (1 when `D = 0`); it must be finite.
+    - `scale` defaults to `1/sqrt(D)` (1 when `D = 0`); it must be finite,
+      and `|scale| * log2(e)` must fit in f32 (the kernels fold log2(e) in).
     - `causal` keeps key `j` for query `i` when `j <= i + diagonal`. The
       diagonal defaults to `Skv - Sq`: the causal band is aligned to the
       bottom-right corner, the FlashAttention convention that KV-cache
