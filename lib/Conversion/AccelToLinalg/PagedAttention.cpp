@@ -872,6 +872,12 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
               yieldValue(nb, l, arith::MaximumFOp::create(nb, l, a[0], a[1]));
             })
             .getResult(0);
+    // acc + 2^(m_s - M) x over (m_s, x, M, acc): the sums of the combine.
+    auto weighted = [&](OpBuilder &nb, Location l, ValueRange a) {
+      Value w = math::Exp2Op::create(
+          nb, l, arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[2])));
+      yieldValue(nb, l, math::FmaOp::create(nb, l, w, a[1], a[3]));
+    };
     Value zeroF = rowsTensor(rewriter.getF32FloatAttr(0.0f));
     Value den =
         linalg::GenericOp::create(
@@ -879,36 +885,24 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
             ValueRange{zeroF},
             SmallVector<AffineMap>{dims({0, 1, 3, 2}, 4), dims({0, 1, 3, 2}, 4),
                                    dims({0, 1, 2}, 4), dims({0, 1, 2}, 4)},
-            rowRed,
-            [&](OpBuilder &nb, Location l, ValueRange a) {
-              Value w = math::Exp2Op::create(
-                  nb, l,
-                  arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[2])));
-              yieldValue(nb, l, math::FmaOp::create(nb, l, w, a[1], a[3]));
-            })
+            rowRed, weighted)
             .getResult(0);
     // Over (b, h, r, dv, s).
     Value numInit =
         filledTensor(rewriter, loc, {batch, ia(ps.hkv), ia(rows), ia(ps.dv)},
                      f32, rewriter.getF32FloatAttr(0.0f));
-    Value num =
-        linalg::GenericOp::create(
-            rewriter, loc, numInit.getType(),
-            ValueRange{mParts, accParts, mMax}, ValueRange{numInit},
-            SmallVector<AffineMap>{dims({0, 1, 4, 2}, 5),
-                                   dims({0, 1, 4, 2, 3}, 5), dims({0, 1, 2}, 5),
-                                   dims({0, 1, 2, 3}, 5)},
-            SmallVector<IteratorType>{
-                IteratorType::parallel, IteratorType::parallel,
-                IteratorType::parallel, IteratorType::parallel,
-                IteratorType::reduction},
-            [&](OpBuilder &nb, Location l, ValueRange a) {
-              Value w = math::Exp2Op::create(
-                  nb, l,
-                  arith::SubFOp::create(nb, l, a[0], safeMax(nb, l, a[2])));
-              yieldValue(nb, l, math::FmaOp::create(nb, l, w, a[1], a[3]));
-            })
-            .getResult(0);
+    Value num = linalg::GenericOp::create(
+                    rewriter, loc, numInit.getType(),
+                    ValueRange{mParts, accParts, mMax}, ValueRange{numInit},
+                    SmallVector<AffineMap>{
+                        dims({0, 1, 4, 2}, 5), dims({0, 1, 4, 2, 3}, 5),
+                        dims({0, 1, 2}, 5), dims({0, 1, 2, 3}, 5)},
+                    SmallVector<IteratorType>{
+                        IteratorType::parallel, IteratorType::parallel,
+                        IteratorType::parallel, IteratorType::parallel,
+                        IteratorType::reduction},
+                    weighted)
+                    .getResult(0);
     Value oPacked = packed(op.getInit(), ps.dv);
     auto oPackedT = cast<RankedTensorType>(oPacked.getType());
     Type oElt = oPackedT.getElementType();
