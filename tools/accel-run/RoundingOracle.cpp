@@ -168,7 +168,9 @@ static Scalar evaluateScalar(Operation &op, ArrayRef<Scalar> in) {
   auto rounded = [&](double r, double err) {
     if (!std::isfinite(r))
       return Scalar{r, 0.0};
-    if (std::isinf(ref::roundTo(r, type)))
+    // Past the type's range: inf, or NaN for the types without infinities
+    // (f8E4M3FN and the FNUZ types), as the rounding defines it.
+    if (!std::isfinite(ref::roundTo(r, type)))
       return Scalar{ref::roundTo(r, type), 0.0};
     return Scalar{r, err + ref::unitRoundoff(type) * (std::fabs(r) + err) +
                          ref::underflowError(type)};

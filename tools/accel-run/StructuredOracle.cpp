@@ -60,7 +60,9 @@ using Scalar = accel_run::ScalarBound;
 /// `r` as the kernel holds it in `type`: past the type's range it is,
 /// correctly, ±inf (and then exact).
 static Scalar rounded(double r, double err, Type type) {
-  if (std::isfinite(r) && std::isinf(ref::roundTo(r, type)))
+  // Past the type's range: inf, or NaN for the types without infinities
+  // (f8E4M3FN and the FNUZ types), as the rounding defines it.
+  if (std::isfinite(r) && !std::isfinite(ref::roundTo(r, type)))
     return {ref::roundTo(r, type), 0.0};
   if (!std::isfinite(r))
     return {r, 0.0};
