@@ -126,27 +126,35 @@ static Value pagedValidity(OpBuilder &b, Location loc, PagedAttentionOp op,
 
 /// Calls `callee` (`() -> ()`, declared in the module if it is not there)
 /// when some sequence is invalid.
-static LogicalResult callOnInvalid(OpBuilder &b, Location loc,
-                                   PagedAttentionOp op, Value valid,
-                                   StringRef callee) {
+/// The function `callee` (`() -> ()`), declared in the module if it is not
+/// there; an error at `op` for a symbol of another kind or type. Called
+/// before a pattern changes anything.
+static FailureOr<func::FuncOp> failureFunction(PagedAttentionOp op,
+                                               StringRef callee) {
   auto module = op->getParentOfType<ModuleOp>();
   if (!module)
     return op.emitOpError("index-failure-callee needs a module to declare '")
            << callee << "' in";
-  auto type = FunctionType::get(b.getContext(), {}, {});
+  auto type = FunctionType::get(op.getContext(), {}, {});
   auto fn = module.lookupSymbol<func::FuncOp>(callee);
   if (!fn) {
     if (module.lookupSymbol(callee))
       return op.emitOpError("index-failure-callee '")
              << callee << "' names a symbol that is not a function";
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-    fn = func::FuncOp::create(mb, loc, callee, type);
+    fn = func::FuncOp::create(mb, op.getLoc(), callee, type);
     fn.setPrivate();
   } else if (fn.getFunctionType() != type) {
     return op.emitOpError("index-failure-callee '")
            << callee << "' has type " << fn.getFunctionType()
            << ", expected () -> ()";
   }
+  return fn;
+}
+
+/// Calls `fn` when some sequence is invalid.
+static void callOnInvalid(OpBuilder &b, Location loc, Value valid,
+                          func::FuncOp fn) {
   // all(valid) as a reduction to a 0-d tensor.
   MLIRContext *ctx = b.getContext();
   Value init =
@@ -172,7 +180,6 @@ static LogicalResult callOnInvalid(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
   func::CallOp::create(b, loc, fn, ValueRange{});
-  return success();
 }
 
 /// O, or NaN where the sequence is invalid: a generic over O's shape
@@ -241,10 +248,16 @@ struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     PagedShape ps = shapeOf(op);
+    func::FuncOp onInvalid;
+    if (!failureCallee.empty()) {
+      FailureOr<func::FuncOp> fn = failureFunction(op, failureCallee);
+      if (failed(fn))
+        return failure();
+      onInvalid = *fn;
+    }
     Value valid = pagedValidity(rewriter, loc, op, ps);
-    if (!failureCallee.empty() &&
-        failed(callOnInvalid(rewriter, loc, op, valid, failureCallee)))
-      return failure();
+    if (onInvalid)
+      callOnInvalid(rewriter, loc, valid, onInvalid);
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, op.getQuery(), 0);
     auto gathered = [&](Value pool, int64_t width) {
       Type elt = cast<RankedTensorType>(pool.getType()).getElementType();
@@ -427,10 +440,16 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       return rewriter.getIndexAttr(v);
     };
 
+    func::FuncOp onInvalid;
+    if (!failureCallee.empty()) {
+      FailureOr<func::FuncOp> fn = failureFunction(op, failureCallee);
+      if (failed(fn))
+        return failure();
+      onInvalid = *fn;
+    }
     Value valid = pagedValidity(rewriter, loc, op, ps);
-    if (!failureCallee.empty() &&
-        failed(callOnInvalid(rewriter, loc, op, valid, failureCallee)))
-      return failure();
+    if (onInvalid)
+      callOnInvalid(rewriter, loc, valid, onInvalid);
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, op.getQuery(), 0);
 
     // Q [B, Hq, Sq, D] as [B, Hkv, G Sq, D]: row r of KV head h is query
