@@ -1367,6 +1367,10 @@ FailureOr<TilePlan> mlir::accel::planTiles(Operation *op, TargetAttr target,
     return fail("an accel.dequant_matmul takes its register tile from the "
                 "CPU configuration stage (accel-cpu-configure), not from "
                 "accel-tile");
+  if (isa<PagedAttentionOp>(op))
+    return fail("an accel.paged_attention takes its blocks (pages per step, "
+                "splits, KV heads per task) from the CPU configuration stage "
+                "(accel-cpu-configure), not from accel-tile");
   if (!isa<MatmulOp, AttentionOp, SoftmaxOp>(op))
     return fail("not an accel.matmul, accel.attention or accel.softmax");
   unsigned expected = isa<SoftmaxOp>(op) ? 1 : 3;

@@ -74,9 +74,32 @@ static double keptPairs(int64_t sq, int64_t skv, std::optional<int64_t> diag,
 }
 
 std::optional<RooflineCost> accel::getRooflineCost(Operation *op) {
+  RooflineCost c;
+  if (auto pa = dyn_cast<PagedAttentionOp>(op)) {
+    // Decode over a paged cache: each sequence reads its own pages once
+    // (the pool's page count P does not matter, and may be dynamic); the
+    // lengths are run-time data, so the table's N * T tokens are the bound.
+    auto qT = pa.getQuery().getType();
+    if (qT.isDynamicDim(0))
+      return std::nullopt;
+    int64_t b = qT.getDimSize(0), hq = qT.getDimSize(1), sq = qT.getDimSize(2),
+            d = qT.getDimSize(3);
+    auto vT = pa.getValueCache().getType();
+    int64_t hkv = vT.getDimSize(2), dv = vT.getDimSize(3);
+    int64_t skv = pa.getMaxPages() * pa.getPageSize();
+    double pairs = pa.getCausal()
+                       ? keptPairs(sq, skv, std::nullopt, std::nullopt)
+                       : double(sq) * double(skv);
+    c.flops = double(b * hq) * pairs * (2.0 * d + 2.0 * dv + 5.0);
+    double elt = std::max<double>(1, qT.getElementTypeBitWidth() / 8.0);
+    c.bytes = numBytes(pa.getQuery()) + numBytes(pa.getInit()) +
+              numBytes(pa.getBlockTable()) + numBytes(pa.getKvLengths()) +
+              double(b) * double(hkv) * double(skv) * double(d + dv) * elt;
+    c.precision = qT.getElementType();
+    return c;
+  }
   if (!allStatic(op))
     return std::nullopt;
-  RooflineCost c;
   if (auto mm = dyn_cast<MatmulOp>(op)) {
     auto ct = mm.getInit().getType();
     int64_t k = mm.getLhs().getType().getShape().back();
@@ -408,7 +431,8 @@ struct AccelRooflinePass
                           "#", "op", "FLOPs", "bytes", "FLOP/B", "bound",
                           "predicted", "tiles");
     module.walk([&](Operation *op) {
-      if (!isa<MatmulOp, DequantMatmulOp, SoftmaxOp, AttentionOp>(op))
+      if (!isa<MatmulOp, DequantMatmulOp, SoftmaxOp, AttentionOp,
+               PagedAttentionOp>(op))
         return;
       std::optional<Cost> cost = costOf(op);
       if (!cost) {
