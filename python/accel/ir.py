@@ -319,13 +319,15 @@ class Function:
         return out, dtype
 
     def _verify(self, op: Callable[[str, Type], str], operands: Sequence[Value],
-                out: Optional[Value], rank: int, dtype: str) -> None:
+                out: Optional[Value], rank: int, dtype: str,
+                probe_shape: Optional[Sequence[Dim]] = None) -> None:
         """Asks the C++ verifier, through `accel._core`, whether an op is valid.
 
         `op(ref, type)` is the op's text with `ref : type` as its out operand.
         The check is a function whose block arguments are `operands` and the
-        out (the caller's, or a fully dynamic `rank`-D tensor of `dtype` in
-        place of the one allocated after the check), with the op as its only
+        out (the caller's, or a `rank`-D tensor of `dtype`, fully dynamic or
+        of `probe_shape`, in place of the one allocated after the check),
+        with the op as its only
         statement. A rejection raises ValueError with the first error's
         message, without its location (a line of the check, not of the
         caller's code). Nothing is emitted here: a refused op leaves the
@@ -338,7 +340,8 @@ class Function:
             while name in self._names:
                 n += 1
                 name = f"out_{n}"
-            out = Value(name, TensorType((None,) * rank, dtype), self)
+            shape = tuple(probe_shape) if probe_shape is not None else (None,) * rank
+            out = Value(name, TensorType(shape, dtype), self)
         args: Dict[str, Type] = {}
         for v in (*operands, out):
             args.setdefault(v.name, v.type)
@@ -525,6 +528,50 @@ class Function:
         self._verify(op, operands, out, 4, eo)
         if out is None:
             out = self._alloc([[(q, 0), (k, 0), (v, 0)], [(q, 1)], [(q, 2)], [(v, 3)]], eo)
+        return self._emit(out.type, op(out.ref, out.type))
+
+    def paged_attention(self, q: Value, k_pool: Value, v_pool: Value,
+                        block_table: Value, kv_lengths: Value, *,
+                        causal: bool = False, scale: Optional[float] = None,
+                        out: Optional[Value] = None,
+                        out_dtype: Any = None) -> Value:
+        """`accel.paged_attention`: decode attention over a paged KV cache.
+
+        Q [B, Hq, Sq, D]; the pools [P, T, Hkv, D] and [P, T, Hkv, Dv] (P
+        pages of T tokens, FlashAttention's / vLLM v1's layout) share Q's
+        float type; `block_table` [B, N] (i32/i64) names each sequence's
+        pages, `kv_lengths` [B] its tokens. O is [B, Hq, Sq, Dv] of
+        `out_dtype` (f32, f16 or bf16; default Q's type). The result is
+        `attention` over each sequence's keys gathered through its table
+        (docs/decode-attention.md); `causal` matters for Sq > 1.
+        """
+        self._check_open()
+        operands = [self._own(q, "Q"), self._own(k_pool, "key pool"),
+                    self._own(v_pool, "value pool"),
+                    self._own(block_table, "block table"),
+                    self._own(kv_lengths, "kv_lengths")]
+        out, dtype = self._out(out, out_dtype)
+        scale_text = ""
+        if scale is not None:
+            if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+                raise TypeError(f"scale must be a float, got {type(scale).__name__}")
+            scale_text = f"scale({_format_f32(scale)}) "
+        eo = dtype or q.dtype
+        flags = ("causal " if causal else "") + scale_text
+
+        def op(o: str, o_type: Type) -> str:
+            return (f"accel.paged_attention {flags}ins({q.ref}, {k_pool.ref}, "
+                    f"{v_pool.ref} : {q.type}, {k_pool.type}, {v_pool.type}) "
+                    f"block_table({block_table.ref} : {block_table.type}) "
+                    f"kv_lengths({kv_lengths.ref} : {kv_lengths.type}) "
+                    f"outs({o} : {o_type}) -> {o_type}")
+
+        # The op takes a static O but for B: the check's out has O's shape.
+        self._verify(op, operands, out, 4, eo,
+                     probe_shape=(q.shape[0], q.shape[1], q.shape[2], v_pool.shape[3]))
+        if out is None:
+            out = self._alloc([[(q, 0), (block_table, 0), (kv_lengths, 0)],
+                               [(q, 1)], [(q, 2)], [(v_pool, 3)]], eo)
         return self._emit(out.type, op(out.ref, out.type))
 
     # -- function -------------------------------------------------------------
