@@ -450,8 +450,8 @@ def Accel_PagedAttentionOp : Accel_Op<"paged_attention", [
     - Valid run-time data: `0 <= kv_lengths[b] <= N * T`, and every page
       that holds some key of sequence `b` (`n < ceil(kv_lengths[b] / T)`)
       in `[0, P)`. Entries past a sequence's last page are never read, so
-      they may hold anything (vLLM pads with 0 or -1); neither are the
-      rows of its last page past its length (they may hold NaN). Pages may be shared
+      they may hold anything (vLLM pads with 0 or -1); the rows of its last
+      page past its length are ignored (they may hold NaN). Pages may be shared
       between sequences (prefix caching). Kernels never read outside the
       pool: a sequence whose data is not valid gets NaN outputs, and an
       `accel-compile`d library returns `ACCEL_ERR_INDEX` instead of
