@@ -171,6 +171,14 @@ def _first_error(diagnostics: str) -> str:
     return match.group(1) if match else diagnostics.strip()
 
 
+def _scale_text(scale: Optional[float]) -> str:
+    """An attention op's `scale(...) ` clause ('' for the default)."""
+    if scale is None:
+        return ""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError(f"scale must be a float, got {type(scale).__name__}")
+    return f"scale({_format_f32(scale)}) "
+
 class Function:
     """Builds one `func.func` of accel ops on tensor arguments."""
 
@@ -503,11 +511,7 @@ class Function:
                 lengths_text += f" {name}({lengths.ref} : {lengths.type})"
         out, dtype = self._out(out, out_dtype)
 
-        scale_text = ""
-        if scale is not None:
-            if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-                raise TypeError(f"scale must be a float, got {type(scale).__name__}")
-            scale_text = f"scale({_format_f32(scale)}) "
+        scale_text = _scale_text(scale)
         diagonal_text = ""
         if diagonal is not None:
             operands.append(self._own(diagonal, "diagonal", tensor=False))
@@ -551,11 +555,7 @@ class Function:
                     self._own(block_table, "block table"),
                     self._own(kv_lengths, "kv_lengths")]
         out, dtype = self._out(out, out_dtype)
-        scale_text = ""
-        if scale is not None:
-            if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-                raise TypeError(f"scale must be a float, got {type(scale).__name__}")
-            scale_text = f"scale({_format_f32(scale)}) "
+        scale_text = _scale_text(scale)
         eo = dtype or q.dtype
         flags = ("causal " if causal else "") + scale_text
 

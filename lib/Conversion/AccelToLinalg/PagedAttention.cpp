@@ -182,6 +182,26 @@ static void callOnInvalid(OpBuilder &b, Location loc, Value valid,
   func::CallOp::create(b, loc, fn, ValueRange{});
 }
 
+/// The validity of every sequence (pagedValidity), and with a non-empty
+/// `callee` a call of it when some sequence is invalid; fails, having
+/// changed nothing, when `callee` names something else.
+static FailureOr<Value> checkedValidity(OpBuilder &b, Location loc,
+                                        PagedAttentionOp op,
+                                        const PagedShape &ps,
+                                        StringRef callee) {
+  func::FuncOp onInvalid;
+  if (!callee.empty()) {
+    FailureOr<func::FuncOp> fn = failureFunction(op, callee);
+    if (failed(fn))
+      return failure();
+    onInvalid = *fn;
+  }
+  Value valid = pagedValidity(b, loc, op, ps);
+  if (onInvalid)
+    callOnInvalid(b, loc, valid, onInvalid);
+  return valid;
+}
+
 /// O, or NaN where the sequence is invalid: a generic over O's shape
 /// reading `valid` per batch element.
 static Value poisonInvalid(OpBuilder &b, Location loc, Value valid, Value o) {
@@ -248,16 +268,11 @@ struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     PagedShape ps = shapeOf(op);
-    func::FuncOp onInvalid;
-    if (!failureCallee.empty()) {
-      FailureOr<func::FuncOp> fn = failureFunction(op, failureCallee);
-      if (failed(fn))
-        return failure();
-      onInvalid = *fn;
-    }
-    Value valid = pagedValidity(rewriter, loc, op, ps);
-    if (onInvalid)
-      callOnInvalid(rewriter, loc, valid, onInvalid);
+    FailureOr<Value> checked =
+        checkedValidity(rewriter, loc, op, ps, failureCallee);
+    if (failed(checked))
+      return failure();
+    Value valid = *checked;
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, op.getQuery(), 0);
     auto gathered = [&](Value pool, int64_t width) {
       Type elt = cast<RankedTensorType>(pool.getType()).getElementType();
@@ -440,16 +455,11 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       return rewriter.getIndexAttr(v);
     };
 
-    func::FuncOp onInvalid;
-    if (!failureCallee.empty()) {
-      FailureOr<func::FuncOp> fn = failureFunction(op, failureCallee);
-      if (failed(fn))
-        return failure();
-      onInvalid = *fn;
-    }
-    Value valid = pagedValidity(rewriter, loc, op, ps);
-    if (onInvalid)
-      callOnInvalid(rewriter, loc, valid, onInvalid);
+    FailureOr<Value> checked =
+        checkedValidity(rewriter, loc, op, ps, failureCallee);
+    if (failed(checked))
+      return failure();
+    Value valid = *checked;
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, op.getQuery(), 0);
 
     // Q [B, Hq, Sq, D] as [B, Hkv, G Sq, D]: row r of KV head h is query
