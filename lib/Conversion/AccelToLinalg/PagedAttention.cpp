@@ -774,8 +774,9 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
         scf::YieldOp::create(rewriter, loc, s);
       }
       s = maskIf.getResult(0);
-      // acc += P · V page by page: V read where it lies (widened to f32 for
-      // the contraction kernel) times P's columns of the page.
+      // acc += P · V page by page: V read from the pool by one elementwise
+      // pass (widened to f32 for the contraction kernel, the rows past the
+      // length zeroed) times P's columns of the page.
       auto pv = [&](Value p, Value acc) -> Value {
         return forPages(acc, [&](Value n, Value col0, Value accIn) -> Value {
           // The last page's rows past the length are not the sequence's
