@@ -82,6 +82,10 @@ static cl::opt<std::string> extraPipelineOptions(
              "kernel's own (e.g. 'pack-rhs=0' to compare a code-generation "
              "choice)"),
     cl::init(""));
+static cl::opt<std::string> epilogueTypes(
+    "epilogue-types",
+    cl::desc("--mode=epilogue: the tables to run: f32, bf16 or all"),
+    cl::init("all"));
 static cl::opt<int> samples("samples", cl::desc("Interleaved samples each"),
                             cl::init(7));
 static cl::opt<double>
@@ -1153,20 +1157,21 @@ struct DnnlMatmulPostOps {
   dnnl::stream *stream = nullptr;
   std::string impl;
 
-  DnnlMatmulPostOps(dnnl::engine &engine, dnnl::stream &s, int64_t m,
-                    int64_t n, int64_t k, dnnl::algorithm activation,
-                    void *pa, void *pb, void *pbias, void *presidual,
-                    void *pc)
+  DnnlMatmulPostOps(dnnl::engine &engine, dnnl::stream &s, int64_t m, int64_t n,
+                    int64_t k, dnnl::algorithm activation, void *pa, void *pb,
+                    void *pbias, void *presidual, void *pc,
+                    dnnl::memory::data_type in = dnnl::memory::data_type::f32,
+                    dnnl::memory::data_type out = dnnl::memory::data_type::f32)
       : stream(&s) {
     using tag = dnnl::memory::format_tag;
     using dt = dnnl::memory::data_type;
-    dnnl::memory::desc aMd({m, k}, dt::f32, tag::ab),
-        bMd({k, n}, dt::f32, tag::ab), biasMd({1, n}, dt::f32, tag::ab),
-        cMd({m, n}, dt::f32, tag::ab);
+    dnnl::memory::desc aMd({m, k}, in, tag::ab), bMd({k, n}, in, tag::ab),
+        biasMd({1, n}, dt::f32, tag::ab), cMd({m, n}, out, tag::ab);
     dnnl::post_ops ops;
     ops.append_eltwise(1.f, activation, 0.f, 0.f);
     if (presidual)
-      ops.append_binary(dnnl::algorithm::binary_add, cMd);
+      ops.append_binary(dnnl::algorithm::binary_add,
+                        dnnl::memory::desc({m, n}, dt::f32, tag::ab));
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(aMd, bMd, biasMd, cMd),
@@ -1178,7 +1183,8 @@ struct DnnlMatmulPostOps {
     bias = dnnl::memory(biasMd, engine, pbias);
     c = dnnl::memory(cMd, engine, pc);
     if (presidual)
-      residual = dnnl::memory(cMd, engine, presidual);
+      residual = dnnl::memory(dnnl::memory::desc({m, n}, dt::f32, tag::ab),
+                              engine, presidual);
   }
   void operator()() {
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, a},
@@ -1192,15 +1198,52 @@ struct DnnlMatmulPostOps {
   }
 };
 
-/// An f32 matmul with an in-place epilogue (accel-fuse-epilogues's form):
-/// bias then ReLU (kind 0), bias then GELU (erf, kind 1), or bias, GELU
-/// (tanh) and a residual add (kind 2). Without `epilogue`, the matmul
-/// alone.
-std::string epilogueText(const Shape &s, int kind, bool epilogue) {
+/// A matmul (A and B of element type `in`, C f32) with an in-place
+/// epilogue (accel-fuse-epilogues's form): bias then ReLU (kind 0), bias
+/// then GELU (erf, kind 1), or bias, GELU (tanh) and a residual add (kind
+/// 2); kind 3: bias then ReLU out of place, rounded to bf16 into the out
+/// argument %d (C a zero-filled temporary, as a frontend's Linear in bf16
+/// emits it). Without `epilogue`, the matmul alone.
+std::string epilogueText(const Shape &s, int kind, bool epilogue,
+                         const std::string &in = "f32") {
   bool tanhResidual = kind == 2;
-  std::string ta = shapeStr({s.m, s.k}), tb = shapeStr({s.k, s.n}),
+  auto typed = [&](int64_t x, int64_t y, const std::string &e) {
+    return "tensor<" + std::to_string(x) + "x" + std::to_string(y) + "x" + e +
+           ">";
+  };
+  std::string ta = typed(s.m, s.k, in), tb = typed(s.k, s.n, in),
               tc = shapeStr({s.m, s.n});
   std::string tbias = "tensor<" + std::to_string(s.n) + "xf32>";
+  if (kind == 3 && epilogue) {
+    std::string td = typed(s.m, s.n, "bf16");
+    return "#id = affine_map<(d0, d1) -> (d0, d1)>\n"
+           "#col = affine_map<(d0, d1) -> (d1)>\n"
+           "func.func @mm(%a: " +
+           ta + ", %b: " + tb + ", %bias: " + tbias + ", %d: " + td + ") -> " +
+           td +
+           " {\n  %z = arith.constant 0.0 : f32\n"
+           "  %e = tensor.empty() : " +
+           tc +
+           "\n"
+           "  %c = linalg.fill ins(%z : f32) outs(%e : " +
+           tc + ") -> " + tc + "\n  %0 = accel.matmul ins(%a, %b : " + ta +
+           ", " + tb + ") outs(%c : " + tc + ") -> " + tc +
+           "\n"
+           "  %1 = linalg.generic {indexing_maps = [#id, #col, #id], "
+           "iterator_types = [\"parallel\", \"parallel\"]} ins(%0, %bias : " +
+           tc + ", " + tbias + ") outs(%d : " + td +
+           ") {\n"
+           "  ^bb0(%acc: f32, %bv: f32, %o: bf16):\n"
+           "    %x = arith.addf %acc, %bv : f32\n"
+           "    %zero = arith.constant 0.0 : f32\n"
+           "    %g = arith.maximumf %x, %zero : f32\n"
+           "    %t = arith.truncf %g : f32 to bf16\n"
+           "    linalg.yield %t : bf16\n  } -> " +
+           td +
+           "\n"
+           "  return %1 : " +
+           td + "\n}\n";
+  }
   std::string text =
       "#id = affine_map<(d0, d1) -> (d0, d1)>\n"
       "#col = affine_map<(d0, d1) -> (d1)>\n"
@@ -1340,6 +1383,118 @@ void benchEpilogue(MLIRContext &ctx) {
           g[4], gflops(flop, t[4].median), g[0] / g[2], g[1] / g[2],
           g[0] / g[4], g[0] / g[3],
           diff > 1e-4 * s.k * scale ? "  MISMATCH" : "");
+    }
+  }
+}
+
+/// Fused epilogues after bf16 matmuls (AMX on Intel, the AVX512-BF16 dot
+/// kernels elsewhere): accel as configured, accel with the epilogue as a
+/// second pass over C (fuse-epilogues=0), the matmul alone, and oneDNN's
+/// bf16 matmul with bias and post-ops (f32 or bf16 result).
+void benchEpilogueBf16(MLIRContext &ctx) {
+  std::vector<Shape> shapes = {{1024, 1024, 1024, false},
+                               {2048, 2048, 2048, false},
+                               {4096, 4096, 4096, false},
+                               {256, 4096, 4096, false}};
+  if (quick)
+    shapes = {{256, 256, 256, false}};
+  if (!gemmShapes.empty()) {
+    shapes.clear();
+    if (!parseGemmShapes(shapes))
+      std::exit(1);
+  }
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  using dt = dnnl::memory::data_type;
+  llvm::outs() << "\nbf16 matmul (f32 sums) + epilogue, row-major, "
+               << benchThreads
+               << " thread(s); GFLOP/s of the matmul, best (median)\n";
+  llvm::outs() << llvm::formatv(
+      "{0,-16} {1,-20} {2,15} {3,15} {4,15} {5,15} {6,9} {7,9} {8,9}\n",
+      "M x N x K", "epilogue", "accel", "unfused", "matmul alone",
+      "oneDNN post-ops", "/unfused", "/oneDNN", "/alone");
+  for (const Shape &s : shapes) {
+    if (s.transB)
+      continue;
+    for (int kind : {0, 1, 2, 3}) {
+      bool residual = kind == 2, castOut = kind == 3;
+      auto af = randomBuffer(s.m * s.k, 1), bf = randomBuffer(s.k * s.n, 2),
+           bias = randomBuffer(s.n, 3), r = randomBuffer(s.m * s.n, 4);
+      std::vector<uint16_t> a(af.size()), b(bf.size());
+      for (size_t i = 0; i < af.size(); ++i)
+        a[i] = toBf16(af[i]);
+      for (size_t i = 0; i < bf.size(); ++i)
+        b[i] = toBf16(bf[i]);
+      size_t mn = size_t(s.m) * s.n;
+      std::vector<float> c0(mn), c1(mn), c2(mn), cRef(mn);
+      std::vector<uint16_t> d0(mn), d1(mn), dRef(mn);
+      AccelKernel fused, unfused, alone;
+      for (auto [k, options, f32Out, bf16Out, epi] :
+           {std::tuple{&fused, "", &c0, &d0, true},
+            std::tuple{&unfused, "fuse-epilogues=0", &c1, &d1, true},
+            std::tuple{&alone, "", &c2, &d0, false}}) {
+        k->name = "mm";
+        if (!compile(ctx, epilogueText(s, epi ? kind : 0, epi, "bf16"), *k,
+                     options))
+          std::exit(1);
+        k->call.addMemref(a.data(), {s.m, s.k});
+        k->call.addMemref(b.data(), {s.k, s.n});
+        k->call.addMemref(bias.data(), {s.n});
+        if (epi && residual)
+          k->call.addMemref(r.data(), {s.m, s.n});
+        if (epi && castOut)
+          k->call.addMemref(bf16Out->data(), {s.m, s.n});
+        else
+          k->call.addMemref(f32Out->data(), {s.m, s.n});
+        k->call.addResults({epi && (residual || castOut) ? 4 : 3});
+      }
+      DnnlMatmulPostOps dnnl(
+          engine, stream, s.m, s.n, s.k,
+          kind == 1   ? dnnl::algorithm::eltwise_gelu_erf
+          : kind == 2 ? dnnl::algorithm::eltwise_gelu_tanh
+                      : dnnl::algorithm::eltwise_relu,
+          a.data(), b.data(), bias.data(), residual ? r.data() : nullptr,
+          castOut ? (void *)dRef.data() : (void *)cRef.data(), dt::bf16,
+          castOut ? dt::bf16 : dt::f32);
+      std::vector<Timing> t =
+          timeInterleaved({std::ref(fused), std::ref(unfused), std::ref(alone),
+                           std::ref(dnnl)});
+      fused();
+      unfused();
+      dnnl();
+      // Against oneDNN: f32 sums of exact products (any order), plus one
+      // bf16 rounding apart for the bf16 result.
+      double diff = 0, scale = 1;
+      if (castOut) {
+        for (size_t i = 0; i < mn; ++i) {
+          double ref = fromBf16(dRef[i]);
+          scale = std::max(scale, std::fabs(ref));
+          for (const std::vector<uint16_t> *d : {&d0, &d1})
+            diff = std::max(diff, std::fabs(fromBf16((*d)[i]) - ref));
+        }
+      } else {
+        scale = std::max(1.0, maxAbs(cRef.data(), mn));
+        for (const std::vector<float> *c : {&c0, &c1})
+          diff = std::max(diff, maxAbsDiff(c->data(), cRef.data(), mn));
+      }
+      double gate = 1e-4 * s.k * scale + (castOut ? 0x1p-7 * scale : 0);
+      double flop = 2.0 * s.m * s.n * s.k;
+      double g[4];
+      for (int i = 0; i < 4; ++i)
+        g[i] = gflops(flop, t[i].best);
+      llvm::outs() << llvm::formatv(
+          "{0,-16} {1,-20} {2,6:f1} ({3,6:f1}) {4,6:f1} ({5,6:f1}) {6,6:f1} "
+          "({7,6:f1}) {8,6:f1} ({9,6:f1}) {10,9:f2} {11,9:f2} {12,9:f2}{13}\n",
+          std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+              std::to_string(s.k),
+          kind == 0   ? "bias+relu"
+          : kind == 1 ? "bias+gelu_erf"
+          : kind == 2 ? "bias+gelu_tanh+res"
+                      : "bias+relu->bf16",
+          g[0], gflops(flop, t[0].median), g[1], gflops(flop, t[1].median),
+          g[2], gflops(flop, t[2].median), g[3], gflops(flop, t[3].median),
+          g[0] / g[1], g[0] / g[3], g[0] / g[2],
+          diff > gate ? "  MISMATCH" : "");
     }
   }
 }
@@ -2799,8 +2954,12 @@ int main(int argc, char **argv) {
     benchTable(ctx, *spec);
   if (mode == "tune")
     benchTune(ctx, *spec);
-  if (mode == "epilogue")
-    benchEpilogue(ctx);
+  if (mode == "epilogue") {
+    if (epilogueTypes != "bf16")
+      benchEpilogue(ctx);
+    if (epilogueTypes != "f32")
+      benchEpilogueBf16(ctx);
+  }
   if (mode == "decode")
     benchDecode(ctx);
   if (mode == "dequant")

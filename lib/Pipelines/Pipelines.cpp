@@ -104,6 +104,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     amx.features = options.cpuFeatures;
     amx.threads = options.threads;
     amx.bf16Subnormals = options.bf16Subnormals;
+    amx.fuseEpilogues = options.fuseEpilogues;
     pm.addNestedPass<func::FuncOp>(accel::createAccelCpuAmxKernelsPass(amx));
     accel::AccelCpuDotKernelsPassOptions dot;
     dot.features = options.cpuFeatures;

@@ -619,7 +619,15 @@ def AccelCpuAmxKernelsPass
       copy (copied in, unless the GEMM starts from zero, and back);
     - a zero `linalg.fill` of C right before the GEMM becomes the first K
       block's `tile_zero` (C written once); another fill stays and C is
-      loaded.
+      loaded;
+    - with `fuse-epilogues`, the elementwise `linalg.generic` that reads C
+      next (accel-fuse-epilogues's form: bias, activation, residual, scale
+      in place on C, or a cast to another type into another buffer of C's
+      shape) runs on each C block right after the block's last K block is
+      stored, while it is in L1 (a generic on the block's views, vectorized
+      by `accel-cpu-vectorize-elementwise`), and the whole-C generic goes;
+      with a padded C it reads the padded copy and writes the result in
+      place of the copy back.
 
     The tile configuration (`ldtilecfg`, palette 1, each tile's rows and
     bytes) is inserted by LLVM's X86 back end from the shapes the `amx`
@@ -667,7 +675,11 @@ def AccelCpuAmxKernelsPass
            "multiply-adds not inside another parallel loop">,
     Option<"bf16Subnormals", "bf16-subnormals", "std::string", "\"flush\"",
            "flush: bf16 contractions use tdpbf16ps, which treats subnormal "
-           "inputs and results as zero; keep: they are left to the f32 path">
+           "inputs and results as zero; keep: they are left to the f32 path">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Apply the elementwise epilogue that follows a GEMM (in place, or "
+           "a cast out of place) to each C block after its last K block, "
+           "instead of as a second pass over C">
   ];
   let dependentDialects = ["::mlir::amx::AMXDialect",
                            "::mlir::arith::ArithDialect",

@@ -38,8 +38,12 @@ inline Value filledTensor(OpBuilder &b, Location loc,
   return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
 }
 
-/// `dest` filled with zeros of its element type.
+/// `dest` filled with zeros of its element type. A `dest` that is itself
+/// a fill (a frontend's zero-initialized output) is filled in its place:
+/// one fill, not two passes over the buffer.
 inline Value zeroFilled(OpBuilder &b, Location loc, Value dest) {
+  if (auto fill = dest.getDefiningOp<linalg::FillOp>())
+    dest = fill.getDpsInitOperand(0)->get();
   Type elementType = cast<RankedTensorType>(dest.getType()).getElementType();
   Value zero =
       arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));

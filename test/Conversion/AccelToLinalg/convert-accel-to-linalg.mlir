@@ -22,6 +22,25 @@ func.func @matmul(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>, %c: tensor<4x16xf
 
 // -----
 
+// C already filled (a frontend's zero-initialised output): the zero fill
+// replaces that fill (fills its init), not a second pass over C.
+// (The frontend's fill is left unused, for DCE.)
+// CHECK-LABEL: func @matmul_filled_init
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ZERO:.+]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<4x16xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.generic {{.*}} outs(%[[ZERO]] : tensor<4x16xf32>)
+func.func @matmul_filled_init(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>) -> tensor<4x16xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %c = linalg.fill ins(%one : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<4x8xbf16>, tensor<8x16xbf16>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
 // Scaled i8, transposed B, accumulating: the exact i32 dot product, then
 // C + sa * sb * dot in f32.
 // CHECK-DAG: #[[$BT:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
