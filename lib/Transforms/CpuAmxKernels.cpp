@@ -189,12 +189,13 @@ struct AmxBuilder {
   /// loop, each A tile multiplied by the tn B tiles and each B tile by the
   /// tm A tiles.
   /// With `last` and a scratch, the tiles go to the scratch's `slot` (null:
-  /// 0) and the epilogue follows, unless `beforeStores` is given: it runs
-  /// between the K loop and the stores (the previous block's epilogue) and
-  /// the caller applies this block's later.
+  /// 0) and the epilogue follows, unless `during` is given: it is emitted
+  /// at the end of every K step (given the step; the previous block's
+  /// epilogue, a few rows a step) and the caller applies this block's
+  /// later.
   void kernel(Value row0, int64_t tm, Value col0, int64_t tn, Value k0,
               int64_t steps, bool zero, bool last, Value slot = {},
-              llvm::function_ref<void()> beforeStores = {}) {
+              llvm::function_ref<void(Value)> during = {}) {
     SmallVector<Value> acc;
     for (int64_t i = 0; i < tm; ++i)
       for (int64_t j = 0; j < tn; ++j) {
@@ -216,17 +217,29 @@ struct AmxBuilder {
           arith::MulIOp::create(b, loc, kLoop.getInductionVar(), idx(kstep)));
       Value kk = arith::DivUIOp::create(b, loc, k, idx(group));
       if (last && useScratch) {
-        // The epilogue's rows of this block, spread over the K steps.
+        // The epilogue's rows of this block, spread over the K steps:
+        // [step perStep, (step + 1) perStep).
+        OpBuilder::InsertionGuard g2(b);
         int64_t rows = 16 * tm, perStep = llvm::divideCeil(rows, steps);
-        Value first = arith::MulIOp::create(b, loc, kLoop.getInductionVar(),
-                                            idx(perStep));
-        for (int64_t r = 0; r < perStep; ++r) {
-          Value row =
-              arith::MinUIOp::create(b, loc, add(first, r), idx(rows - 1));
-          accel::emitRowPrefetch(b, loc, *epilogue,
-                                 arith::AddIOp::create(b, loc, row0, row), col0,
-                                 16 * tn);
+        Value row = arith::MulIOp::create(b, loc, kLoop.getInductionVar(),
+                                          idx(perStep));
+        if (perStep > 1) {
+          Value end =
+              arith::MinUIOp::create(b, loc, add(row, perStep), idx(rows));
+          auto rowLoop = scf::ForOp::create(b, loc, row, end, idx(1));
+          b.setInsertionPointToStart(rowLoop.getBody());
+          row = rowLoop.getInductionVar();
+        } else if (steps > rows) {
+          auto inBlock = scf::IfOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                    idx(rows)),
+              /*withElse=*/false);
+          b.setInsertionPointToStart(inBlock.thenBlock());
         }
+        accel::emitRowPrefetch(b, loc, *epilogue,
+                               arith::AddIOp::create(b, loc, row0, row), col0,
+                               16 * tn);
       }
       SmallVector<Value> aTiles, bTiles;
       Value kt = arith::DivUIOp::create(b, loc, k, idx(kstep));
@@ -252,20 +265,18 @@ struct AmxBuilder {
                 b, loc, accTile(), aTiles[i], bTiles[j], c,
                 /*isZextLhs=*/false, /*isZextRhs=*/false));
         }
+      if (last && useScratch && during)
+        during(kLoop.getInductionVar());
       scf::YieldOp::create(b, loc, next);
     }
     if (last && useScratch) {
-      // The previous block's epilogue (deferred): its vector work runs
-      // while this block's tile products are still in flight.
-      if (beforeStores)
-        beforeStores();
       Value at = slot ? slot : idx(0);
       for (int64_t i = 0; i < tm; ++i)
         for (int64_t j = 0; j < tn; ++j)
           amx::TileStoreOp::create(b, loc, scratch,
                                    ValueRange{at, idx(16 * i), idx(16 * j)},
                                    kLoop.getResult(i * tn + j));
-      if (!beforeStores)
+      if (!during)
         epilogueFromSlot(at, row0, col0, 16 * tm, 16 * tn);
       return;
     }
@@ -277,19 +288,22 @@ struct AmxBuilder {
   }
 
   /// The epilogue of the block of `rows` x `cols` at (row0, col0) from the
-  /// scratch's `slot`.
+  /// scratch's `slot`; with `first`, only its rows [first, first + rows).
   void epilogueFromSlot(Value slot, Value row0, Value col0, int64_t rows,
-                        int64_t cols) {
+                        int64_t cols, Value first = {}) {
     auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-    SmallVector<OpFoldResult> offsets{slot, st(0), st(0)},
+    OpFoldResult from = first ? OpFoldResult(first) : st(0);
+    SmallVector<OpFoldResult> offsets{slot, from, st(0)},
         sizes{st(1), st(rows), st(cols)}, strides{st(1), st(1), st(1)};
     auto type = memref::SubViewOp::inferRankReducedResultType(
         {rows, cols}, cast<MemRefType>(scratch.getType()), offsets, sizes,
         strides);
     Value block = memref::SubViewOp::create(b, loc, cast<MemRefType>(type),
                                             scratch, offsets, sizes, strides);
+    Value at =
+        first ? arith::AddIOp::create(b, loc, row0, first).getResult() : row0;
     accel::emitBlockEpilogue(b, loc, *epilogue, block,
-                             ArrayRef<OpFoldResult>{row0, col0},
+                             ArrayRef<OpFoldResult>{at, col0},
                              ArrayRef<int64_t>{rows, cols});
   }
 
@@ -312,8 +326,9 @@ struct AmxBuilder {
     int64_t full = rows / t.mr * t.mr, rest = rows - full;
     if (last && useScratch && full > t.mr) {
       // Software-pipelined: block i stores its tiles to slot i mod 2 and
-      // applies block i - 1's epilogue after its K loop; the last block's
-      // follows the loop.
+      // applies block i - 1's epilogue inside its K loop, ceil(mr / steps)
+      // rows a step, so the epilogue's vector work issues between the tile
+      // products instead of after them; the last block's follows the loop.
       OpBuilder::InsertionGuard guard(b);
       auto mLoop = scf::ForOp::create(b, loc, idx(0), idx(full), idx(t.mr));
       b.setInsertionPointToStart(mLoop.getBody());
@@ -321,16 +336,37 @@ struct AmxBuilder {
       Value step = arith::DivUIOp::create(b, loc, i, idx(t.mr));
       Value slot = arith::RemUIOp::create(b, loc, step, idx(2));
       Value row = arith::AddIOp::create(b, loc, rowBase, i);
-      kernel(row, t.mr / 16, col0, tn, k0, steps, zero, last, slot, [&] {
-        Value notFirst =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, i, idx(0));
-        auto ifOp = scf::IfOp::create(b, loc, notFirst, /*withElse=*/false);
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value prevSlot = arith::SubIOp::create(b, loc, idx(1), slot);
-        Value prevRow = arith::SubIOp::create(b, loc, row, idx(t.mr));
-        epilogueFromSlot(prevSlot, prevRow, col0, t.mr, 16 * tn);
-      });
+      int64_t perStep = llvm::divideCeil(t.mr, steps);
+      kernel(row, t.mr / 16, col0, tn, k0, steps, zero, last, slot,
+             [&](Value kStep) {
+               Value notFirst = arith::CmpIOp::create(
+                   b, loc, arith::CmpIPredicate::ne, i, idx(0));
+               auto ifOp =
+                   scf::IfOp::create(b, loc, notFirst, /*withElse=*/false);
+               OpBuilder::InsertionGuard g2(b);
+               b.setInsertionPointToStart(ifOp.thenBlock());
+               Value prevSlot = arith::SubIOp::create(b, loc, idx(1), slot);
+               Value prevRow = arith::SubIOp::create(b, loc, row, idx(t.mr));
+               // Rows [kStep perStep, (kStep + 1) perStep) within the block
+               // (a loop when there are several: the epilogue is not
+               // unrolled perStep times).
+               Value first = arith::MulIOp::create(b, loc, kStep, idx(perStep));
+               Value at = first;
+               if (perStep > 1) {
+                 Value end = arith::MinUIOp::create(b, loc, add(first, perStep),
+                                                    idx(t.mr));
+                 auto rows = scf::ForOp::create(b, loc, first, end, idx(1));
+                 b.setInsertionPointToStart(rows.getBody());
+                 at = rows.getInductionVar();
+               } else if (steps > t.mr) {
+                 Value inBlock = arith::CmpIOp::create(
+                     b, loc, arith::CmpIPredicate::ult, first, idx(t.mr));
+                 auto rowIf =
+                     scf::IfOp::create(b, loc, inBlock, /*withElse=*/false);
+                 b.setInsertionPointToStart(rowIf.thenBlock());
+               }
+               epilogueFromSlot(prevSlot, prevRow, col0, 1, 16 * tn, at);
+             });
       b.setInsertionPointAfter(mLoop);
       epilogueFromSlot(idx((full / t.mr - 1) % 2), add(rowBase, full - t.mr),
                        col0, t.mr, 16 * tn);

@@ -11,12 +11,13 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 
-// In place, 64 x 64 (two 32-row blocks per 32-column panel): the blocks'
-// tiles go to slot (row block mod 2) of a [2, 32, 32] scratch; each block's
-// K loop prefetches C's rows of the block for writing; after it, the
-// previous block's epilogue (not for the first), then the stores; the
-// panel's last block's epilogue after the row loop. C itself is written by
-// the epilogue only.
+// In place, 64 x 64 (two 32-row blocks per 32-column panel, K = 64: two
+// K steps): the blocks' tiles go to slot (row block mod 2) of a [2, 32, 32]
+// scratch. Each K step prefetches 16 of the block's C rows for writing and,
+// but in the first block, applies the previous block's epilogue to 16 of
+// its rows (a loop of one-row generics from the other slot), between the
+// tile products; the panel's last block's epilogue follows the row loop.
+// C itself is written by the epilogue only.
 // CHECK-LABEL: func @in_place
 // CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<64xf32>, %[[C:[a-z0-9]+]]: memref<64x64xf32>)
 // CHECK-NOT: linalg.fill
@@ -25,20 +26,27 @@
 // CHECK: scf.for %[[M0:.+]] = %c0 to %c64 step %c32 {
 // CHECK: %[[STEP:.+]] = arith.divui %[[M0]], %c32
 // CHECK: %[[SLOT:.+]] = arith.remui %[[STEP]], %c2
-// CHECK: scf.for
-// CHECK: memref.prefetch %[[C]][%{{.+}}, %[[N0]]], write, locality<3>, data
-// CHECK: amx.tile_mulf
-// CHECK: scf.yield
+// CHECK: scf.for %[[K:.+]] = %c0 to %c2 step %c1 iter_args
+// CHECK: %[[R0:.+]] = arith.muli %[[K]], %c16
+// CHECK: %[[R1:.+]] = arith.addi %[[R0]], %c16
+// CHECK: %[[REND:.+]] = arith.minui %[[R1]], %c32
+// CHECK: scf.for %[[R:.+]] = %[[R0]] to %[[REND]] step %c1 {
+// CHECK: %[[PROW:.+]] = arith.addi %[[M0]], %[[R]]
+// CHECK: memref.prefetch %[[C]][%[[PROW]], %[[N0]]], write, locality<3>, data
+// CHECK: }
+// CHECK-COUNT-4: amx.tile_mulf
 // CHECK: %[[NOTFIRST:.+]] = arith.cmpi ne, %[[M0]], %c0
 // CHECK: scf.if %[[NOTFIRST]] {
 // CHECK: %[[PREV:.+]] = arith.subi %c1, %[[SLOT]]
-// CHECK: %[[PROW:.+]] = arith.subi %[[M0]], %c32
-// CHECK: %[[SV:.+]] = memref.subview %[[S]][%[[PREV]], 0, 0] [1, 32, 32] [1, 1, 1]
+// CHECK: %[[PBLOCK:.+]] = arith.subi %[[M0]], %c32
+// CHECK: scf.for %[[ER:.+]] = %{{.+}} to %{{.+}} step %c1 {
+// CHECK: %[[SV:.+]] = memref.subview %[[S]][%[[PREV]], %[[ER]], 0] [1, 1, 32] [1, 1, 1]
+// CHECK: %[[EROW:.+]] = arith.addi %[[PBLOCK]], %[[ER]]
 // CHECK: %[[BV:.+]] = memref.subview %[[BIAS]][%[[N0]]] [32] [1]
-// CHECK: %[[CV:.+]] = memref.subview %[[C]][%[[PROW]], %[[N0]]] [32, 32] [1, 1]
+// CHECK: %[[CV:.+]] = memref.subview %[[C]][%[[EROW]], %[[N0]]] [1, 32] [1, 1]
 // CHECK: linalg.generic {{.*}} ins(%[[SV]], %[[BV]] : {{.*}}) outs(%[[CV]] : {{.*}})
 // CHECK: arith.maximumf
-// CHECK: }
+// CHECK: scf.yield
 // CHECK: amx.tile_store %[[S]][%[[SLOT]], %c0, %c0]
 // CHECK: amx.tile_store %[[S]][%[[SLOT]], %c0, %c16]
 // CHECK: amx.tile_store %[[S]][%[[SLOT]], %c16, %c0]
