@@ -66,12 +66,12 @@ static bool isCandidate(linalg::LinalgOp op) {
 }
 
 namespace {
-/// Collects the `OpTy` ops a rewrite creates (and forgets those it erases
-/// again).
-template <typename OpTy> struct CollectCreated : public RewriterBase::Listener {
+/// Collects the vector.reduction ops a rewrite creates (and forgets those
+/// it erases again).
+struct CollectReductions : public RewriterBase::Listener {
   llvm::SetVector<Operation *> created;
   void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
-    if (isa<OpTy>(op))
+    if (isa<vector::ReductionOp>(op))
       created.insert(op);
   }
   void notifyOperationErased(Operation *op) override { created.remove(op); }
@@ -91,7 +91,7 @@ struct AccelCpuVectorizeElementwisePass
     RewritePatternSet patterns(&getContext());
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
-    CollectCreated<vector::ReductionOp> collect;
+    CollectReductions collect;
     GreedyRewriteConfig config = accel::greedyConfig(maxIterations);
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     config.setListener(&collect);
@@ -106,38 +106,6 @@ struct AccelCpuVectorizeElementwisePass
                       arith::FastMathFlags::nsz);
     }
     return success();
-  }
-
-  /// The divisions inside the tanh and erf approximations (a rational
-  /// p(x) / q(x) each, q bounded away from zero and finite on the clamped
-  /// or selected interval; erf's out-of-range lanes are selected away) may
-  /// use the reciprocal estimate and a Newton step: `arcp ninf contract`,
-  /// and the function asks LLVM for `reciprocal-estimates=vec-divf`
-  /// (`vrcp14ps`, one refinement, then a corrected quotient: within a unit
-  /// roundoff of the division). A `vdivps` costs 16 cycles a zmm on
-  /// Sapphire Rapids, GELU's erf pass about a sixth of a bf16 1024^3 GEMM
-  /// on AMX (docs/epilogues.md). Divisions a program writes (SiLU's) are
-  /// not created here and stay IEEE divisions.
-  void markApproximationDivisions(ArrayRef<Operation *> divisions) {
-    if (divisions.empty())
-      return;
-    for (Operation *op : divisions) {
-      auto div = cast<arith::DivFOp>(op);
-      div.setFastmath(div.getFastmath() | arith::FastMathFlags::arcp |
-                      arith::FastMathFlags::ninf |
-                      arith::FastMathFlags::contract);
-    }
-    func::FuncOp func = getOperation();
-    MLIRContext *ctx = &getContext();
-    Attribute estimate =
-        ArrayAttr::get(ctx, {StringAttr::get(ctx, "reciprocal-estimates"),
-                             StringAttr::get(ctx, "vec-divf")});
-    SmallVector<Attribute> passthrough;
-    if (auto old = func->getAttrOfType<ArrayAttr>("passthrough"))
-      passthrough.assign(old.begin(), old.end());
-    if (!llvm::is_contained(passthrough, estimate))
-      passthrough.push_back(estimate);
-    func->setAttr("passthrough", ArrayAttr::get(ctx, passthrough));
   }
 
   void runOnOperation() override {
@@ -246,8 +214,6 @@ struct AccelCpuVectorizeElementwisePass
           });
       GreedyRewriteConfig config = accel::greedyConfig(maxIterations);
       config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-      CollectCreated<arith::DivFOp> divisions;
-      config.setListener(&divisions);
       // This driver works through a list of ops and ignores the sweep
       // limit: an exp takes a handful of rewrites, so max-iterations x 64
       // per exp bounds the stage instead.
@@ -259,7 +225,6 @@ struct AccelCpuVectorizeElementwisePass
                                         getArgument(), config);
         return signalPassFailure();
       }
-      markApproximationDivisions(divisions.created.getArrayRef());
     }
     // Reductions to 1-D, transfers and broadcasts to what LLVM lowers.
     llvm::SmallPtrSet<Operation *, 8> earlierReductions;

@@ -183,38 +183,3 @@ func.func @bool_mask_stays_scalar(%s: memref<8x32xf32>, %m: memref<8x32xi1>, %o:
   }
   return
 }
-
-// -----
-
-// The divisions inside the vector tanh and erf approximations may use the
-// reciprocal estimate (arcp ninf contract, and the function asks LLVM for
-// reciprocal-estimates=vec-divf); a division the program writes (SiLU's)
-// stays an IEEE division.
-// CHECK-LABEL: func @approximation_divisions
-// CHECK-SAME: attributes {passthrough = {{\[}}["reciprocal-estimates", "vec-divf"]]}
-// CHECK: arith.divf %{{.+}}, %{{.+}} fastmath<ninf,arcp,contract> : vector<1x16xf32>
-// CHECK: arith.divf %{{.+}}, %{{.+}} fastmath<ninf,arcp,contract> : vector<1x16xf32>
-// CHECK: arith.divf %{{.+}}, %{{.+}} : vector<1x16xf32>
-// CHECK-NOT: arith.divf
-func.func @approximation_divisions(%x: memref<4x16xf32>, %t: memref<4x16xf32>, %e: memref<4x16xf32>, %s: memref<4x16xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x16xf32>) outs(%t : memref<4x16xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %y = math.tanh %a : f32
-    linalg.yield %y : f32
-  }
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x16xf32>) outs(%e : memref<4x16xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %y = math.erf %a : f32
-    linalg.yield %y : f32
-  }
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x16xf32>) outs(%s : memref<4x16xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %one = arith.constant 1.0 : f32
-    %n = arith.negf %a : f32
-    %ex = math.exp %n : f32
-    %d = arith.addf %ex, %one : f32
-    %y = arith.divf %a, %d : f32
-    linalg.yield %y : f32
-  }
-  return
-}
