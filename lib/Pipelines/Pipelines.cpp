@@ -111,6 +111,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     dot.threads = options.threads;
     dot.prefetchC = options.prefetchC;
     dot.bf16Subnormals = options.bf16Subnormals;
+    dot.fuseEpilogues = options.fuseEpilogues;
+    dot.fuseExpensiveEpilogues = options.fuseExpensiveEpilogues;
     pm.addNestedPass<func::FuncOp>(accel::createAccelCpuDotKernelsPass(dot));
     // Weight-only quantised matmuls: weights dequantised in registers.
     accel::AccelCpuDequantKernelsPassOptions dequant;

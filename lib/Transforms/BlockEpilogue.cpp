@@ -9,8 +9,10 @@
 #include "BlockEpilogue.h"
 #include "BufferAccess.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -208,4 +210,167 @@ void accel::emitRowPrefetch(OpBuilder &b, Location loc, BlockEpilogue &e,
                                  /*localityHint=*/3, /*isDataCache=*/true);
     }
   }
+}
+
+/// Whether `op` divides or takes a remainder (arith's div*, ceildiv*,
+/// floordiv*, rem*).
+static bool isDivision(Operation &op) {
+  if (!op.getDialect() || op.getDialect()->getNamespace() != "arith")
+    return false;
+  StringRef name = op.getName().stripDialect();
+  return name.contains("div") || name.starts_with("rem");
+}
+
+bool accel::isCheapEpilogue(linalg::GenericOp g) {
+  for (Operation &op : g.getRegion().front().without_terminator()) {
+    if (isDivision(op))
+      return false;
+    if (isa<math::AbsFOp>(op) ||
+        (op.getDialect() && op.getDialect()->getNamespace() == "arith"))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+bool accel::dividesIntegers(linalg::GenericOp g) {
+  for (Operation &op : g.getRegion().front().without_terminator())
+    if (isDivision(op) && op.getNumResults() == 1 &&
+        isa<IntegerType>(getElementTypeOrSelf(op.getResult(0).getType())))
+      return true;
+  return false;
+}
+
+bool accel::hasRegisterForm(BlockEpilogue &e) {
+  linalg::GenericOp g = e.generic;
+  if (dividesIntegers(g))
+    return false;
+  for (Operation &op : g.getRegion().front().without_terminator()) {
+    if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+        !op.getResult(0).getType().isIntOrFloat())
+      return false;
+    Attribute value;
+    if (matchPattern(&op, m_Constant(&value))) {
+      if (!isa<IntegerAttr, FloatAttr>(value))
+        return false;
+      continue;
+    }
+    if (!op.hasTrait<OpTrait::Elementwise>())
+      return false;
+    for (Value v : op.getOperands())
+      if (!v.getType().isIntOrFloat())
+        return false;
+  }
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    if (in->getOperandNumber() == e.cOperand)
+      continue;
+    AffineMap map = g.getMatchingIndexingMap(in);
+    if (map.getNumResults() > 2)
+      return false;
+    unsigned last = 0;
+    for (auto [i, r] : llvm::enumerate(map.getResults())) {
+      unsigned d = cast<AffineDimExpr>(r).getPosition();
+      if (i > 0 && d <= last)
+        return false;
+      last = d;
+    }
+  }
+  return true;
+}
+
+void accel::emitRegisterEpilogue(OpBuilder &b, Location loc, BlockEpilogue &e,
+                                 Value acc, Value row, Value col, Value mask) {
+  linalg::GenericOp g = e.generic;
+  int64_t lanes = cast<VectorType>(acc.getType()).getNumElements();
+  auto vecOf = [&](Type elt) { return VectorType::get({lanes}, elt); };
+  // A row of `buffer` at `indices` (the last one the column), masked.
+  auto loadRow = [&](Value buffer, ValueRange indices) -> Value {
+    Type elt = cast<MemRefType>(buffer.getType()).getElementType();
+    if (!mask)
+      return vector::LoadOp::create(b, loc, vecOf(elt), buffer, indices);
+    Value pass = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vecOf(elt), b.getZeroAttr(elt)));
+    return vector::MaskedLoadOp::create(b, loc, vecOf(elt), buffer, indices,
+                                        mask, pass);
+  };
+  Block &body = g.getRegion().front();
+  IRMapping mapping;
+  mapping.map(body.getArgument(e.cOperand), acc);
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    if (in->getOperandNumber() == e.cOperand)
+      continue;
+    Value buffer = in->get();
+    AffineMap map = g.getMatchingIndexingMap(in);
+    SmallVector<Value> indices;
+    bool alongN = false;
+    for (AffineExpr r : map.getResults()) {
+      unsigned d = cast<AffineDimExpr>(r).getPosition();
+      indices.push_back(d == 0 ? row : col);
+      alongN |= d == 1;
+    }
+    Value v;
+    if (alongN) {
+      v = loadRow(buffer, indices);
+    } else {
+      Type elt = cast<MemRefType>(buffer.getType()).getElementType();
+      Value scalar = memref::LoadOp::create(b, loc, buffer, indices);
+      v = vector::BroadcastOp::create(b, loc, vecOf(elt), scalar);
+    }
+    mapping.map(body.getArgument(in->getOperandNumber()), v);
+  }
+  Value output = e.output();
+  BlockArgument outArg = body.getArguments().back();
+  if (!e.inPlace && !outArg.use_empty())
+    mapping.map(outArg, loadRow(output, {row, col}));
+  // Scalars from outside the body (constants) become splats.
+  auto operand = [&](Value v) -> Value {
+    if (Value mapped = mapping.lookupOrNull(v))
+      return mapped;
+    Value splat = vector::BroadcastOp::create(b, loc, vecOf(v.getType()), v);
+    mapping.map(v, splat);
+    return splat;
+  };
+  for (Operation &op : body.without_terminator()) {
+    Type type = vecOf(op.getResult(0).getType());
+    Attribute value;
+    if (matchPattern(&op, m_Constant(&value))) {
+      // A constant in the body: its splat.
+      mapping.map(op.getResult(0),
+                  arith::ConstantOp::create(
+                      b, loc, type,
+                      DenseElementsAttr::get(cast<ShapedType>(type), value)));
+      continue;
+    }
+    for (Value v : op.getOperands())
+      (void)operand(v);
+    // The same op on vectors (its properties kept).
+    Operation *vectorOp = b.clone(op, mapping);
+    vectorOp->getResult(0).setType(type);
+  }
+  Value result = operand(body.getTerminator()->getOperand(0));
+  if (mask)
+    vector::MaskedStoreOp::create(b, loc, output, ValueRange{row, col}, mask,
+                                  result);
+  else
+    vector::StoreOp::create(b, loc, result, output, ValueRange{row, col});
+}
+
+bool accel::readAfter(linalg::GenericOp epilogue, Value c) {
+  Value root = rootBuffer(c);
+  auto alloc = root.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != epilogue->getBlock())
+    return true;
+  for (Operation *op = epilogue->getNextNode(); op; op = op->getNextNode()) {
+    if (isa<memref::DeallocOp>(op))
+      continue;
+    WalkResult uses = op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (rootBuffer(v) == root)
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (uses.wasInterrupted())
+      return true;
+  }
+  return false;
 }

@@ -75,6 +75,40 @@ linalg::GenericOp emitBlockEpilogue(OpBuilder &b, Location loc,
 void emitRowPrefetch(OpBuilder &b, Location loc, BlockEpilogue &e, Value row,
                      Value col0, int64_t cols);
 
+/// Whether C's values may be read after `epilogue` (out of place): C is not
+/// a buffer allocated in the epilogue's block, or an op after it there uses
+/// it other than to free it.
+bool readAfter(linalg::GenericOp epilogue, Value c);
+
+/// Whether `g`'s body is cheap: arithmetic other than division, compares
+/// and selects, absolute values. A polynomial activation (GELU's erf or
+/// tanh, SiLU's exp) or a division is not: on a C tile in registers its ~30
+/// constants and the other rows' accumulators do not fit the register file
+/// together (an f32 GELU spilled ~230 registers against ~35) and it
+/// measured 0.88-1.01 of a separate vectorized pass; its cost is the
+/// polynomial, not C's traffic (docs/epilogues.md).
+bool isCheapEpilogue(linalg::GenericOp g);
+
+/// Whether `g` divides integers: never applied to register tiles, whose
+/// masked lanes past a remainder compute on padding (a zero divisor traps).
+bool dividesIntegers(linalg::GenericOp g);
+
+/// Whether the epilogue can run on vectors of one C row's 16 columns in
+/// registers (emitRegisterEpilogue): a body of elementwise arith and math
+/// ops on scalars without regions, no integer division, and inputs other
+/// than C indexed by (m), (n), (m, n) or nothing.
+bool hasRegisterForm(BlockEpilogue &e);
+
+/// Applies the epilogue to `acc`, C's values at row `row`, columns [col,
+/// col + lanes) (a vector of C's element type), and stores the result to
+/// the epilogue's output there; `mask` (or null) marks the columns that
+/// exist: its loads of the other inputs and its store are masked. The
+/// inputs' values come from vector loads of their row (a bias along N),
+/// broadcasts of one element (a scale along M) or the output's own values
+/// when the body reads them.
+void emitRegisterEpilogue(OpBuilder &b, Location loc, BlockEpilogue &e,
+                          Value acc, Value row, Value col, Value mask);
+
 } // namespace mlir::accel
 
 #endif // ACCEL_LIB_TRANSFORMS_BLOCKEPILOGUE_H

@@ -38,8 +38,6 @@ using accel::DotGemm;
 using accel::DotKind;
 
 namespace {
-bool readAfter(linalg::GenericOp epilogue, Value c);
-
 /// Emits the AMX kernel of one GEMM in place of its op.
 ///
 /// Every tile is whole and A and B tiles are contiguous 1 KiB blocks: A and
@@ -516,8 +514,9 @@ struct AmxBuilder {
     }
     bool padC = mp != g.m || np != g.n;
     cDst = padC ? padded(g.c, mp, np, /*copy=*/!zeroStart) : g.c;
-    useScratch = epilogue && !padC &&
-                 (epilogue->inPlace || !readAfter(epilogue->generic, g.c));
+    useScratch =
+        epilogue && !padC &&
+        (epilogue->inPlace || !accel::readAfter(epilogue->generic, g.c));
     int64_t fullPanels = np / t.nr;
     if (parallel && fullPanels > 1) {
       // One parallel region: the full column panels in `tasks` contiguous
@@ -567,7 +566,7 @@ struct AmxBuilder {
             ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
             ArrayRef<int64_t>{g.m, g.n});
       if (!epilogue ||
-          (!epilogue->inPlace && readAfter(epilogue->generic, g.c)))
+          (!epilogue->inPlace && accel::readAfter(epilogue->generic, g.c)))
         linalg::CopyOp::create(b, loc, corner, g.c);
     }
   }
@@ -627,29 +626,6 @@ std::optional<FusedTruncation> fusedTruncation(const DotGemm &g) {
     if (accel::mayWrite(op, root))
       return std::nullopt;
   return FusedTruncation{writer, source, trunc};
-}
-
-/// Whether C's values may be read after `epilogue` (out of place): C is not
-/// a buffer allocated in the epilogue's block, or an op after it there uses
-/// it other than to free it.
-bool readAfter(linalg::GenericOp epilogue, Value c) {
-  Value root = accel::rootBuffer(c);
-  auto alloc = root.getDefiningOp<memref::AllocOp>();
-  if (!alloc || alloc->getBlock() != epilogue->getBlock())
-    return true;
-  for (Operation *op = epilogue->getNextNode(); op; op = op->getNextNode()) {
-    if (isa<memref::DeallocOp>(op))
-      continue;
-    WalkResult uses = op->walk([&](Operation *nested) {
-      for (Value v : nested->getOperands())
-        if (accel::rootBuffer(v) == root)
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (uses.wasInterrupted())
-      return true;
-  }
-  return false;
 }
 
 /// Whether `v` is a constant zero (+0.0 or integer 0).

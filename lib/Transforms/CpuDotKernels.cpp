@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockEpilogue.h"
 #include "BufferAccess.h"
 #include "DotGemm.h"
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
@@ -77,6 +78,11 @@ struct KernelBuilder {
   Value fillValue;
   /// Prefetch the next row tile's C lines before each tile's K loop.
   bool prefetchC = true;
+  /// The elementwise epilogue applied to the last K block's accumulators
+  /// (accel::emitRegisterEpilogue), and whether C itself is still stored
+  /// then (out of place with C read afterwards).
+  std::optional<accel::BlockEpilogue> epilogue;
+  bool storeC = true;
   /// Rows of A per M block (a multiple of mr; 0: all rows): every column
   /// tile and K block runs over one block of rows before the next, so the
   /// block's [mc, kc] of A stays in L2 instead of streaming all of A past
@@ -223,9 +229,11 @@ struct KernelBuilder {
   /// The rows [m0, m0 + rows) x columns [n0, n0 + 16 groups) of C over the k
   /// groups [kb, ke); `lastCols` < 16 masks the last group of columns;
   /// `tail` adds the last, partial k group (K % G values and zeros).
+  /// `lastBlock` (i1, or null: not the last): the K block is the last, whose
+  /// accumulators take the epilogue.
   void microKernel(Value m0, int64_t rows, Value n0, int64_t groups,
                    int64_t lastCols, Value kb, Value ke, bool tail,
-                   bool fromFill) {
+                   bool fromFill, Value lastBlock) {
     // i8: the offset correction joins C in the first K block (when the
     // kernel starts from a fill, the peeled first block adds it, and the
     // loop's blocks never are the first).
@@ -343,28 +351,56 @@ struct KernelBuilder {
         return v;
       });
     }
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < groups; ++j) {
-        SmallVector<Value> at = {rowOf(i), colOf(j)};
-        if (mask && j == groups - 1)
-          vector::MaskedStoreOp::create(b, loc, g.c, at, mask,
-                                        acc[i * groups + j]);
-        else
-          vector::StoreOp::create(b, loc, acc[i * groups + j], g.c, at);
-      }
+    auto storeTile = [&] {
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < groups; ++j) {
+          SmallVector<Value> at = {rowOf(i), colOf(j)};
+          if (mask && j == groups - 1)
+            vector::MaskedStoreOp::create(b, loc, g.c, at, mask,
+                                          acc[i * groups + j]);
+          else
+            vector::StoreOp::create(b, loc, acc[i * groups + j], g.c, at);
+        }
+    };
+    // The last K block: the epilogue on the accumulators, then its store.
+    auto epilogueTile = [&] {
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < groups; ++j)
+          accel::emitRegisterEpilogue(b, loc, *epilogue, acc[i * groups + j],
+                                      rowOf(i), colOf(j),
+                                      mask && j == groups - 1 ? mask : Value());
+      if (storeC && !epilogue->inPlace)
+        storeTile();
+    };
+    std::optional<int64_t> isLast =
+        lastBlock ? getConstantIntValue(lastBlock) : std::optional<int64_t>(0);
+    if (!epilogue || (isLast && *isLast == 0)) {
+      storeTile();
+    } else if (isLast) {
+      epilogueTile();
+    } else {
+      auto branch = scf::IfOp::create(b, loc, TypeRange{}, lastBlock,
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      epilogueTile();
+      b.setInsertionPointToStart(branch.elseBlock());
+      storeTile();
+    }
   }
 
   /// Rows in tiles of mr (then the remainder) for the columns [n0, n0 +
   /// groups x 16) and the k groups [kb, ke).
   void rowTiles(Value n0, int64_t groups, int64_t lastCols, Value kb, Value ke,
-                Value tail, bool fromFill) {
+                Value tail, bool fromFill, Value lastBlock) {
     int64_t fullRows = mRows / mr * mr, restRows = mRows % mr;
     auto row = [&](Value offset) {
       return arith::AddIOp::create(b, loc, mBase, offset).getResult();
     };
     auto tile = [&](Value m0, int64_t rows) {
       if (!tail) {
-        microKernel(m0, rows, n0, groups, lastCols, kb, ke, false, fromFill);
+        microKernel(m0, rows, n0, groups, lastCols, kb, ke, false, fromFill,
+                    lastBlock);
         return;
       }
       // The partial k group belongs to the last K block only.
@@ -372,9 +408,11 @@ struct KernelBuilder {
                                       /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      microKernel(m0, rows, n0, groups, lastCols, kb, ke, true, fromFill);
+      microKernel(m0, rows, n0, groups, lastCols, kb, ke, true, fromFill,
+                  lastBlock);
       b.setInsertionPointToStart(branch.elseBlock());
-      microKernel(m0, rows, n0, groups, lastCols, kb, ke, false, fromFill);
+      microKernel(m0, rows, n0, groups, lastCols, kb, ke, false, fromFill,
+                  lastBlock);
     };
     if (fullRows > 0) {
       auto mLoop = scf::ForOp::create(b, loc, idx(0), idx(fullRows), idx(mr));
@@ -401,8 +439,10 @@ struct KernelBuilder {
       if (g.k % gs != 0)
         tail =
             arith::ConstantOp::create(b, loc, b.getBoolAttr(next >= blocksEnd));
-      rowTiles(n0, groups, lastCols, idx(0), idx(std::min(next, fullGroups)),
-               tail, /*fromFill=*/true);
+      rowTiles(
+          n0, groups, lastCols, idx(0), idx(std::min(next, fullGroups)), tail,
+          /*fromFill=*/true,
+          arith::ConstantOp::create(b, loc, b.getBoolAttr(next >= blocksEnd)));
       firstBlockEnd = kcGroups;
       if (firstBlockEnd >= blocksEnd)
         return;
@@ -418,7 +458,9 @@ struct KernelBuilder {
     if (g.k % gs != 0)
       tail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next,
                                    idx(blocksEnd));
-    rowTiles(n0, groups, lastCols, kb, ke, tail, /*fromFill=*/false);
+    Value lastBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            next, idx(blocksEnd));
+    rowTiles(n0, groups, lastCols, kb, ke, tail, /*fromFill=*/false, lastBlock);
   }
 
   void build(bool parallel) {
@@ -545,6 +587,18 @@ struct AccelCpuDotKernelsPass
       if (fill)
         kb.fillValue = fill.getInputs()[0];
       kb.prefetchC = prefetchC;
+      if (fuseEpilogues) {
+        kb.epilogue = accel::findBlockEpilogue(g.op, g.c);
+        if (kb.epilogue && (!accel::hasRegisterForm(*kb.epilogue) ||
+                            (!fuseExpensiveEpilogues &&
+                             !accel::isCheapEpilogue(kb.epilogue->generic))))
+          kb.epilogue.reset();
+        if (kb.epilogue) {
+          kb.epilogue->prepare(g.op);
+          kb.storeC = kb.epilogue->inPlace ||
+                      accel::readAfter(kb.epilogue->generic, g.c);
+        }
+      }
       // Threads over column tiles, unless the GEMM already runs inside a
       // parallel loop (e.g. FlashAttention's heads).
       bool nested = accel::insideParallelLoop(g.op);
@@ -552,6 +606,8 @@ struct AccelCpuDotKernelsPass
       g.op->erase();
       if (fill)
         fill->erase();
+      if (kb.epilogue)
+        kb.epilogue->generic->erase();
     }
   }
 };

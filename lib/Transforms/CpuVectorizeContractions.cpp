@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ApplyOrReport.h"
+#include "BlockEpilogue.h"
 #include "BufferAccess.h"
 #include "accel/Transforms/CpuConfig.h"
 #include "accel/Transforms/Passes.h"
@@ -32,8 +33,8 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -422,45 +423,6 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op) {
   return {};
 }
 
-/// Whether `op` divides or takes a remainder (arith's div*, ceildiv*,
-/// floordiv*, rem*).
-static bool isDivision(Operation &op) {
-  if (!op.getDialect() || op.getDialect()->getNamespace() != "arith")
-    return false;
-  StringRef name = op.getName().stripDialect();
-  return name.contains("div") || name.starts_with("rem");
-}
-
-/// Whether `g`'s body is cheap: arithmetic other than division, compares
-/// and selects, absolute values. A polynomial activation (GELU's erf or
-/// tanh, SiLU's exp) or a division is not: on the C tile in registers its
-/// ~30 constants and the other rows' accumulators do not fit the register
-/// file together (the fused GELU spilled ~230 registers against ~35) and it
-/// measured 0.88-1.01 of a separate vectorized pass, applied from L1 after
-/// each tile 0.96-0.98; its cost is the polynomial, not C's traffic
-/// (docs/epilogues.md).
-static bool isCheapEpilogue(linalg::GenericOp g) {
-  for (Operation &op : g.getRegion().front().without_terminator()) {
-    if (isDivision(op))
-      return false;
-    if (isa<math::AbsFOp>(op) ||
-        (op.getDialect() && op.getDialect()->getNamespace() == "arith"))
-      continue;
-    return false;
-  }
-  return true;
-}
-
-/// Whether `g` divides integers: never applied to register tiles, whose
-/// masked lanes past a remainder compute on padding (a zero divisor traps).
-static bool dividesIntegers(linalg::GenericOp g) {
-  for (Operation &op : g.getRegion().front().without_terminator())
-    if (isDivision(op) && op.getNumResults() == 1 &&
-        isa<IntegerType>(getElementTypeOrSelf(op.getResult(0).getType())))
-      return true;
-  return false;
-}
-
 /// Whether `v` is available right after `op`.
 static bool availableAfter(Value v, Operation *op) {
   Block *block = v.getParentBlock();
@@ -820,8 +782,9 @@ struct AccelCpuVectorizeContractionsPass
       linalg::GenericOp epilogue;
       if (fuseEpilogues) {
         epilogue = findEpilogue(op);
-        if (epilogue && ((!isCheapEpilogue(epilogue) && !fuseExpensiveEpilogues) ||
-                         dividesIntegers(epilogue)))
+        if (epilogue &&
+            ((!accel::isCheapEpilogue(epilogue) && !fuseExpensiveEpilogues) ||
+             accel::dividesIntegers(epilogue)))
           epilogue = {};
       }
       unsigned numLoops = op.getNumLoops();

@@ -774,6 +774,17 @@ def AccelCpuDotKernelsPass
     between), the first K block's accumulators start from the fill value
     instead of loading C, and the fill is removed: C is written once.
 
+    With `fuse-epilogues`, the elementwise `linalg.generic` that reads C
+    next (in place: bias, ReLU, residual, scale; out of place: a cast to
+    bf16/f16/int8, an int8 dequantisation) is applied to the accumulators
+    of the last K block in registers, before they are stored: one vector
+    of a row's 16 columns at a time, its bias or residual loaded (masked
+    past N), the result stored to C or the cast output. Only cheap bodies
+    (arithmetic without division, compares, selects; the f32 path's rule)
+    unless `fuse-expensive-epilogues`; never an integer division. C of an
+    out-of-place epilogue is then written only by the earlier K blocks, and
+    not at all when it has one (unless something reads it afterwards).
+
     A contraction with a CPU `accel.lowering_config` (the configuration
     stage's, `accel-cpu-configure`, carried by convert-accel-to-linalg)
     becomes a dot kernel exactly when its config names one
@@ -811,7 +822,15 @@ def AccelCpuDotKernelsPass
            "Prefetch the next row tile's C lines before each tile's K loop">,
     Option<"bf16Subnormals", "bf16-subnormals", "std::string", "\"flush\"",
            "flush: bf16 contractions use vdpbf16ps, which treats subnormal "
-           "inputs and results as zero; keep: they are left to the f32 path">
+           "inputs and results as zero; keep: they are left to the f32 path">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Apply the cheap elementwise epilogue that follows a GEMM (in "
+           "place, or a cast out of place) to the last K block's "
+           "accumulators in registers">,
+    Option<"fuseExpensiveEpilogues", "fuse-expensive-epilogues", "bool",
+           "false",
+           "Also epilogues with math functions or float divisions (GELU, "
+           "SiLU), which otherwise stay a separate vectorized pass">
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::arith::ArithDialect",

@@ -16,7 +16,7 @@
 // The same without the fusion (the epilogue a second pass), as a control:
 // RUN: accel-run %s --repeat=0 --seed=5 --cpu-pipeline-options=fuse-epilogues=false | FileCheck %s
 // Every epilogue is fused: no whole-C generic is left after the kernels.
-// RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=+avx512f,+avx512bw,+avx512vl,+amx-tile,+amx-bf16,+amx-int8" --mlir-print-ir-after=accel-cpu-amx-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
+// RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=+avx512f,+avx512bw,+avx512vl,+amx-tile,+amx-bf16,+amx-int8" --mlir-disable-threading --mlir-print-ir-after=accel-cpu-amx-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
 
 // CHECK-LABEL: @bias_gelu
 // CHECK: PASS
