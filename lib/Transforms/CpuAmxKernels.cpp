@@ -495,6 +495,168 @@ struct AmxBuilder {
   /// Threads for the parallel region (build's `parallel`).
   int64_t threads = 1;
 
+  /// Where B's buffer may be packed whole (bHoistPoint), or null.
+  Operation *hoistPoint = nullptr;
+  /// Buffers packed whole before the loops (hoistedB), per (buffer, kind,
+  /// hoist point), shared by the pass's GEMMs.
+  llvm::DenseMap<std::tuple<Value, int, Operation *>, Value> *wholePacked =
+      nullptr;
+
+  /// B packed once for all the GEMM's executions, or null: when B is a 2-D
+  /// slab [r0 : r0 + K, :] of a buffer R (static shape, contiguous; every
+  /// dimension before the last two indexed by one value: FlashAttention's
+  /// K or V tile of a head) that nothing writes in the loops around the
+  /// GEMM, and the GEMM runs more often than R has slabs' worth of B, R is
+  /// packed whole before those loops ([..., N / 16, K_R / G, 16 G], each
+  /// slab as packDotB would) and B is a view of it at group r0 / G. Before,
+  /// each (query block, key tile) of a bf16 attention on AMX packed its
+  /// key and value tiles again (~15 % of the time, docs/cpu-performance.md).
+  Value hoistedB() {
+    auto view = g.b.getDefiningOp<memref::SubViewOp>();
+    if (!view || !view.hasUnitStride())
+      return {};
+    Value whole = view.getSource();
+    auto wholeType = dyn_cast<MemRefType>(whole.getType());
+    int64_t rank = wholeType ? wholeType.getRank() : 0;
+    if (rank < 2 || !wholeType.hasStaticShape() ||
+        !wholeType.getLayout().isIdentity() ||
+        accel::rootBuffer(whole) != whole ||
+        cast<MemRefType>(view.getType()).getRank() != 2)
+      return {};
+    SmallVector<OpFoldResult> offsets = view.getMixedOffsets(),
+                              sizes = view.getMixedSizes();
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (getConstantIntValue(sizes[d]) != 1)
+        return {};
+    int64_t rowsWhole = wholeType.getDimSize(rank - 2);
+    if (getConstantIntValue(sizes[rank - 2]) != g.k ||
+        getConstantIntValue(sizes[rank - 1]) != g.n ||
+        wholeType.getDimSize(rank - 1) != g.n ||
+        getConstantIntValue(offsets[rank - 1]) != 0)
+      return {};
+    // The slab starts at a whole group and, unless it ends R, covers whole
+    // tile steps (the kernel reads B up to K rounded to a step: past the
+    // slab that would be the next slab's rows, not zeros).
+    std::optional<int64_t> r0 = getConstantIntValue(offsets[rank - 2]);
+    bool endsWhole = r0 && *r0 + g.k == rowsWhole;
+    if (!multipleOf(offsets[rank - 2], group) || (g.k % kstep && !endsWhole))
+      return {};
+    // Outside every loop around the GEMM (the top level of its function),
+    // where the pass found R written by nothing in them (hoistPoint, before
+    // any kernel was emitted).
+    Operation *gemm = g.op;
+    Operation *point = hoistPoint;
+    if (!point)
+      return {};
+    // Worth it: the GEMM's executions (loops of unknown trip count taken
+    // as 2) pack more of B than R holds.
+    double runs = 1;
+    for (Operation *p = gemm->getParentOp(); p != point->getParentOp();
+         p = p->getParentOp()) {
+      if (auto loop = dyn_cast<scf::ForOp>(p)) {
+        std::optional<APInt> trips = loop.getStaticTripCount();
+        runs *= trips ? double(trips->getZExtValue()) : 2.0;
+      } else if (auto forall = dyn_cast<scf::ForallOp>(p)) {
+        for (OpFoldResult ub : forall.getMixedUpperBound())
+          runs *= double(getConstantIntValue(ub).value_or(2));
+      } else if (auto parallel = dyn_cast<scf::ParallelOp>(p)) {
+        for (Value ub : parallel.getUpperBound())
+          runs *= double(getConstantIntValue(ub).value_or(2));
+      }
+    }
+    if (runs * double(g.k) * double(g.n) <= double(wholeType.getNumElements()))
+      return {};
+    int64_t groupsWhole =
+        llvm::alignTo(llvm::divideCeil(rowsWhole, group), kstep / group);
+    int64_t panels = np / 16;
+    auto key = std::make_tuple(whole, int(g.kind), point);
+    Value packed = wholePacked ? wholePacked->lookup(key) : Value();
+    if (!packed) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(point);
+      SmallVector<int64_t> shape(wholeType.getShape().drop_back(2));
+      int64_t slabs = 1;
+      for (int64_t d : shape)
+        slabs *= d;
+      shape.append({panels, groupsWhole, 16 * group});
+      packed = memref::AllocOp::create(b, loc, MemRefType::get(shape, inType()),
+                                       b.getI64IntegerAttr(64));
+      // One task per slab (threads: an scf.forall), each packed as B.
+      Value slab = accel::openLoop(b, loc, slabs, threads > 1);
+      SmallVector<OpFoldResult> at, one, atPacked, sizesPacked;
+      Value rest = slab;
+      SmallVector<Value> lead(rank - 2);
+      for (int64_t d = rank - 3; d > 0; --d) {
+        int64_t extent = wholeType.getDimSize(d);
+        lead[d] = arith::RemUIOp::create(b, loc, rest, idx(extent));
+        rest = arith::DivUIOp::create(b, loc, rest, idx(extent));
+      }
+      if (rank > 2)
+        lead[0] = rest;
+      for (Value v : lead) {
+        at.push_back(v);
+        atPacked.push_back(v);
+        one.push_back(b.getIndexAttr(1));
+        sizesPacked.push_back(b.getIndexAttr(1));
+      }
+      SmallVector<OpFoldResult> sizesSlab = one;
+      sizesSlab.append({b.getIndexAttr(rowsWhole), b.getIndexAttr(g.n)});
+      at.append({b.getIndexAttr(0), b.getIndexAttr(0)});
+      SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+      auto slabType = memref::SubViewOp::inferRankReducedResultType(
+          {rowsWhole, g.n}, wholeType, at, sizesSlab, strides);
+      Value slabView = memref::SubViewOp::create(
+          b, loc, cast<MemRefType>(slabType), whole, at, sizesSlab, strides);
+      atPacked.append(3, b.getIndexAttr(0));
+      sizesPacked.append({b.getIndexAttr(panels), b.getIndexAttr(groupsWhole),
+                          b.getIndexAttr(16 * group)});
+      SmallVector<OpFoldResult> stridesPacked(rank + 1, b.getIndexAttr(1));
+      auto packedType = cast<MemRefType>(packed.getType());
+      auto dstType = memref::SubViewOp::inferRankReducedResultType(
+          {panels, groupsWhole, 16 * group}, packedType, atPacked, sizesPacked,
+          stridesPacked);
+      Value dst =
+          memref::SubViewOp::create(b, loc, cast<MemRefType>(dstType), packed,
+                                    atPacked, sizesPacked, stridesPacked);
+      DotGemm slabGemm = g;
+      slabGemm.b = slabView;
+      slabGemm.k = rowsWhole;
+      accel::packDotB(b, loc, slabGemm, /*nr=*/16, kstep / group,
+                      /*parallel=*/false, dst);
+      if (wholePacked)
+        (*wholePacked)[key] = packed;
+    }
+    // This GEMM's slab: groups [r0 / G, r0 / G + Kp / G).
+    SmallVector<OpFoldResult> at(offsets.begin(), offsets.end() - 2),
+        sizesView(rank - 2, b.getIndexAttr(1));
+    Value r0v = getValueOrCreateConstantIndexOp(b, loc, offsets[rank - 2]);
+    at.append({b.getIndexAttr(0),
+               arith::DivUIOp::create(b, loc, r0v, idx(group)).getResult(),
+               b.getIndexAttr(0)});
+    sizesView.append({b.getIndexAttr(panels), b.getIndexAttr(kp / group),
+                      b.getIndexAttr(16 * group)});
+    SmallVector<OpFoldResult> strides(rank + 1, b.getIndexAttr(1));
+    auto packedType = cast<MemRefType>(packed.getType());
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        {panels, kp / group, 16 * group}, packedType, at, sizesView, strides);
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), packed,
+                                     at, sizesView, strides);
+  }
+
+  /// Whether `v` is a multiple of `n`: a constant, an scf.for induction
+  /// variable with such a start and step, or a product with one.
+  static bool multipleOf(OpFoldResult v, int64_t n) {
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      return *c % n == 0;
+    Value value = cast<Value>(v);
+    if (auto loop = scf::getForInductionVarOwner(value))
+      return multipleOf(loop.getLowerBound(), n) &&
+             multipleOf(loop.getStep(), n);
+    if (auto mul = value.getDefiningOp<arith::MulIOp>())
+      return multipleOf(mul.getLhs(), n) || multipleOf(mul.getRhs(), n);
+    return false;
+  }
+
   void build(bool parallel) {
     group = g.groupSize();
     kstep = g.kind == DotKind::Bf16 ? 32 : 64;
@@ -502,8 +664,10 @@ struct AmxBuilder {
     np = llvm::alignTo(g.n, 16);
     kp = llvm::alignTo(g.k, kstep);
     // With threads, the packing loops are parallel too (their rows and k
-    // groups are disjoint).
-    bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group, parallel);
+    // groups are disjoint). B packed once before the loops when that pays.
+    bPacked = hoistedB();
+    if (!bPacked)
+      bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group, parallel);
     {
       // A packed once, before the loops it does not change in (the query
       // tile of FlashAttention's Q·Kᵀ, the same for every key tile).
@@ -628,6 +792,32 @@ std::optional<FusedTruncation> fusedTruncation(const DotGemm &g) {
   return FusedTruncation{writer, source, trunc};
 }
 
+/// The top-level op of the function around `g` (its outermost loop), when
+/// B's buffer (the source of B's subview) is defined before it and nothing
+/// in it writes that buffer: where AmxBuilder::hoistedB may pack it whole.
+/// Computed before any kernel is emitted (the amx ops have no memory
+/// effects to reason with).
+Operation *bHoistPoint(const DotGemm &g) {
+  auto view = g.b.getDefiningOp<memref::SubViewOp>();
+  if (!view)
+    return nullptr;
+  Value whole = view.getSource();
+  Operation *gemm = g.op;
+  Operation *point = gemm;
+  while (point->getParentOp() &&
+         !isa<FunctionOpInterface>(point->getParentOp()))
+    point = point->getParentOp();
+  if (point == gemm || !point->getParentOp())
+    return nullptr;
+  if (auto def = whole.getDefiningOp();
+      def &&
+      (def->getBlock() != point->getBlock() || !def->isBeforeInBlock(point)))
+    return nullptr;
+  if (accel::mayWrite(point, accel::rootBuffer(whole)))
+    return nullptr;
+  return point;
+}
+
 /// Whether `v` is a constant zero (+0.0 or integer 0).
 bool isZeroConstant(Value v) {
   Attribute attr;
@@ -696,6 +886,10 @@ struct AccelCpuAmxKernelsPass
       if (std::optional<FusedTruncation> f = fusedTruncation(g))
         packedTruncations.insert(f->generic);
     OpBuilder builder(&getContext());
+    llvm::DenseMap<std::tuple<Value, int, Operation *>, Value> wholePacked;
+    llvm::DenseMap<Operation *, Operation *> hoistPoints;
+    for (auto &[g, tiles] : gemms)
+      hoistPoints[g.op] = bHoistPoint(g);
     for (auto &[g, tiles] : gemms) {
       if (g.m == 0 || g.n == 0 || g.k == 0)
         continue;
@@ -715,6 +909,8 @@ struct AccelCpuAmxKernelsPass
       // 809 against 935).
       bool large = double(g.m) * double(g.n) * double(g.k) >= 0x1p26;
       kb.threads = threads;
+      kb.wholePacked = &wholePacked;
+      kb.hoistPoint = hoistPoints.lookup(g.op);
       std::optional<FusedTruncation> fused = fusedTruncation(g);
       if (fused) {
         kb.aF32 = fused->source;

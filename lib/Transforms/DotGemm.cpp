@@ -97,6 +97,8 @@ struct Packer {
   const DotGemm &g;
   int64_t nr, groupMultiple;
   bool parallel;
+  /// Where to pack (a buffer of the packed shape), or null: a new one.
+  Value into;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
@@ -130,10 +132,14 @@ struct Packer {
     int64_t gs = groupSize();
     int64_t groupsK = llvm::alignTo((g.k + gs - 1) / gs, groupMultiple),
             cols = (g.n + 15) / 16 * 16;
-    Value packed = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({(cols + nr - 1) / nr, groupsK, nr * gs}, elt),
-        b.getI64IntegerAttr(64));
+    Value packed =
+        into ? into
+             : memref::AllocOp::create(
+                   b, loc,
+                   MemRefType::get({(cols + nr - 1) / nr, groupsK, nr * gs},
+                                   elt),
+                   b.getI64IntegerAttr(64))
+                   .getResult();
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
     int64_t fullGroups = g.k / gs, fullCols = g.n / 16 * 16;
     Value c0 = idx(0), c1 = idx(1), cg = idx(gs);
@@ -236,7 +242,7 @@ SmallVector<Value> mlir::accel::dotPanelIndex(OpBuilder &b, Location loc,
 }
 
 Value mlir::accel::packDotB(OpBuilder &b, Location loc, const DotGemm &g,
-                            int64_t nr, int64_t groupMultiple,
-                            bool parallel) {
-  return Packer{b, loc, g, nr, groupMultiple, parallel}.pack();
+                            int64_t nr, int64_t groupMultiple, bool parallel,
+                            Value into) {
+  return Packer{b, loc, g, nr, groupMultiple, parallel, into}.pack();
 }

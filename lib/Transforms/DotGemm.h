@@ -80,9 +80,11 @@ Value openLoop(OpBuilder &b, Location loc, int64_t count, bool parallel);
 /// `groupMultiple`), column n's group kk at [n / nr, kk, (n mod nr) G + t]
 /// = B[G kk + t, n], zeros past N and past K. Emitted at `b`'s insertion
 /// point; with `parallel`, the whole groups of rows are the tasks of an
-/// scf.forall.
+/// scf.forall. With `into` (a buffer of that shape), it packs there instead
+/// of into a new buffer.
 Value packDotB(OpBuilder &b, Location loc, const DotGemm &g, int64_t nr,
-               int64_t groupMultiple = 1, bool parallel = false);
+               int64_t groupMultiple = 1, bool parallel = false,
+               Value into = {});
 
 } // namespace mlir::accel
 
