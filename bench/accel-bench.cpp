@@ -1306,18 +1306,24 @@ std::string epilogueText(const Shape &s, int kind, bool epilogue,
 /// register tiles (fuse-expensive-epilogues=1), accel with it as a second
 /// pass over C (fuse-epilogues=0), the matmul alone, and oneDNN's matmul
 /// with bias and post-ops.
-void benchEpilogue(MLIRContext &ctx) {
-  std::vector<Shape> shapes = {{256, 1024, 1024, false},
-                               {1024, 1024, 1024, false},
-                               {128, 4096, 1024, false},
-                               {2048, 1024, 256, false}};
+/// The epilogue tables' shapes: `defaults`, one small shape with --quick,
+/// or --gemm-shapes.
+std::vector<Shape> epilogueShapes(std::vector<Shape> defaults) {
   if (quick)
-    shapes = {{256, 256, 256, false}};
+    defaults = {{256, 256, 256, false}};
   if (!gemmShapes.empty()) {
-    shapes.clear();
-    if (!parseGemmShapes(shapes))
+    defaults.clear();
+    if (!parseGemmShapes(defaults))
       std::exit(1);
   }
+  return defaults;
+}
+
+void benchEpilogue(MLIRContext &ctx) {
+  std::vector<Shape> shapes = epilogueShapes({{256, 1024, 1024, false},
+                                              {1024, 1024, 1024, false},
+                                              {128, 4096, 1024, false},
+                                              {2048, 1024, 256, false}});
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
   llvm::outs() << "\nf32 matmul + epilogue, row-major, " << benchThreads
@@ -1402,17 +1408,10 @@ void benchEpilogue(MLIRContext &ctx) {
 /// second pass over C (fuse-epilogues=0), the matmul alone, and oneDNN's
 /// bf16 matmul with bias and post-ops (f32 or bf16 result).
 void benchEpilogueBf16(MLIRContext &ctx) {
-  std::vector<Shape> shapes = {{1024, 1024, 1024, false},
-                               {2048, 2048, 2048, false},
-                               {4096, 4096, 4096, false},
-                               {256, 4096, 4096, false}};
-  if (quick)
-    shapes = {{256, 256, 256, false}};
-  if (!gemmShapes.empty()) {
-    shapes.clear();
-    if (!parseGemmShapes(shapes))
-      std::exit(1);
-  }
+  std::vector<Shape> shapes = epilogueShapes({{1024, 1024, 1024, false},
+                                              {2048, 2048, 2048, false},
+                                              {4096, 4096, 4096, false},
+                                              {256, 4096, 4096, false}});
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
   using dt = dnnl::memory::data_type;

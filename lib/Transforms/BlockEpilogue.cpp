@@ -17,19 +17,6 @@
 
 using namespace mlir;
 
-/// Whether `v` is available at `op` (defined in a block around it, before
-/// it).
-static bool availableAt(Value v, Operation *op) {
-  Block *block = v.getParentBlock();
-  Operation *ancestor = block->findAncestorOpInBlock(*op);
-  if (!ancestor)
-    return false;
-  if (isa<BlockArgument>(v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def != ancestor && def->isBeforeInBlock(ancestor);
-}
-
 void accel::BlockEpilogue::prepare(Operation *gemm) {
   for (Operation *op : hoist)
     op->moveBefore(gemm);
@@ -112,14 +99,14 @@ accel::findBlockEpilogue(linalg::LinalgOp gemm, Value c) {
   // constants between them move up.
   llvm::SetVector<Operation *> hoist;
   auto usable = [&](Value v) {
-    if (availableAt(v, gemm))
+    if (definedBefore(v, gemm))
       return true;
     Operation *def = v.getDefiningOp();
     if (!def || def->getBlock() != gemm->getBlock() ||
         !(isa<memref::AllocOp>(def) || def->hasTrait<OpTrait::ConstantLike>()))
       return false;
     for (Value operand : def->getOperands())
-      if (!availableAt(operand, gemm))
+      if (!definedBefore(operand, gemm))
         return false;
     hoist.insert(def);
     return true;

@@ -31,6 +31,19 @@ inline Value rootBuffer(Value v) {
   return v;
 }
 
+/// Whether `v` exists at `op`: defined in a block around it, before it (or,
+/// with `orByOp`, by the op in that block that holds `op`).
+inline bool definedBefore(Value v, Operation *op, bool orByOp = false) {
+  Block *block = v.getParentBlock();
+  Operation *ancestor = block->findAncestorOpInBlock(*op);
+  if (!ancestor)
+    return false;
+  if (isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return (orByOp && def == ancestor) || def->isBeforeInBlock(ancestor);
+}
+
 /// Whether `op`, or an op nested in it, may read or write a buffer whose
 /// root is `root`, other than `read` and `write`. Ops with unknown effects
 /// count as accesses. An op's own effects count even when it also has

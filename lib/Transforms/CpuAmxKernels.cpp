@@ -809,9 +809,7 @@ Operation *bHoistPoint(const DotGemm &g) {
     point = point->getParentOp();
   if (point == gemm || !point->getParentOp())
     return nullptr;
-  if (auto def = whole.getDefiningOp();
-      def &&
-      (def->getBlock() != point->getBlock() || !def->isBeforeInBlock(point)))
+  if (!accel::definedBefore(whole, point))
     return nullptr;
   if (accel::mayWrite(point, accel::rootBuffer(whole)))
     return nullptr;

@@ -423,18 +423,6 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op) {
   return {};
 }
 
-/// Whether `v` is available right after `op`.
-static bool availableAfter(Value v, Operation *op) {
-  Block *block = v.getParentBlock();
-  Operation *ancestor = block->findAncestorOpInBlock(*op);
-  if (!ancestor)
-    return false;
-  if (isa<BlockArgument>(v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def == ancestor || def->isBeforeInBlock(ancestor);
-}
-
 /// Peels the last iteration off `loop` (a static trip count and step): the
 /// loop stops before it and a copy of the body with the induction variable
 /// at the last value follows. Returns the contractions of the copy; none
@@ -483,7 +471,7 @@ static Operation *insertEpilogueTile(RewriterBase &rewriter,
                                      ArrayRef<int64_t> bounds) {
   Value cTile = tileOp.getDpsInitOperand(0)->get();
   Value target = epilogue.getDpsInitOperand(0)->get();
-  if (!availableAfter(cTile, after))
+  if (!accel::definedBefore(cTile, after, /*orByOp=*/true))
     return nullptr;
   SmallVector<memref::SubViewOp> chain;
   for (Value v = cTile; v != target;) {
