@@ -643,6 +643,45 @@ struct AmxBuilder {
                                      at, sizesView, strides);
   }
 
+  /// Packs B's columns [col0, col0 + cols) into their panels of bPacked:
+  /// `cols` columns, or `lastCols` for the last task (col0 + cols past the
+  /// panels).
+  void packTaskPanels(Value col0, int64_t cols, int64_t lastCols) {
+    auto pack = [&](int64_t n) {
+      auto bType = cast<MemRefType>(g.b.getType());
+      auto packedType = cast<MemRefType>(bPacked.getType());
+      int64_t groupsK = packedType.getDimSize(1);
+      auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+      Value slab = memref::SubViewOp::create(
+          b, loc, g.b, ArrayRef<OpFoldResult>{st(0), col0},
+          ArrayRef<OpFoldResult>{st(bType.getDimSize(0)), st(n)},
+          ArrayRef<OpFoldResult>{st(1), st(1)});
+      Value panel0 = arith::DivUIOp::create(b, loc, col0, idx(16));
+      Value into = memref::SubViewOp::create(
+          b, loc, bPacked, ArrayRef<OpFoldResult>{panel0, st(0), st(0)},
+          ArrayRef<OpFoldResult>{st(n / 16), st(groupsK), st(16 * group)},
+          ArrayRef<OpFoldResult>{st(1), st(1), st(1)});
+      DotGemm columns = g;
+      columns.b = slab;
+      columns.n = n;
+      accel::packDotB(b, loc, columns, /*nr=*/16, kstep / group,
+                      /*parallel=*/false, into);
+    };
+    if (lastCols == cols) {
+      pack(cols);
+      return;
+    }
+    Value full = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule,
+        arith::AddIOp::create(b, loc, col0, idx(cols)), idx(np));
+    auto branch = scf::IfOp::create(b, loc, full, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    pack(cols);
+    b.setInsertionPointToStart(branch.elseBlock());
+    pack(lastCols);
+  }
+
   /// Whether `v` is a multiple of `n`: a constant, an scf.for induction
   /// variable with such a start and step, or a product with one.
   static bool multipleOf(OpFoldResult v, int64_t n) {
@@ -665,7 +704,20 @@ struct AmxBuilder {
     kp = llvm::alignTo(g.k, kstep);
     // With threads, the packing loops are parallel too (their rows and k
     // groups are disjoint). B packed once before the loops when that pays.
+    // With threads over whole column panels that cover N exactly, each
+    // task packs its own panels (packTaskPanels): a core then reads no B
+    // that the other packed.
+    int64_t fullPanels = np / t.nr;
+    bool taskPacked = false;
     bPacked = hoistedB();
+    if (!bPacked && parallel && fullPanels > 1 && g.n == fullPanels * t.nr) {
+      int64_t groupsK =
+          llvm::alignTo(llvm::divideCeil(g.k, group), kstep / group);
+      bPacked = memref::AllocOp::create(
+          b, loc, MemRefType::get({np / 16, groupsK, 16 * group}, inType()),
+          b.getI64IntegerAttr(64));
+      taskPacked = true;
+    }
     if (!bPacked)
       bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group, parallel);
     {
@@ -681,7 +733,6 @@ struct AmxBuilder {
     useScratch =
         epilogue && !padC &&
         (epilogue->inPlace || !accel::readAfter(epilogue->generic, g.c));
-    int64_t fullPanels = np / t.nr;
     if (parallel && fullPanels > 1) {
       // One parallel region: the full column panels in `tasks` contiguous
       // chunks, each running every M and K block over its own panels (A's
@@ -702,6 +753,9 @@ struct AmxBuilder {
             b, loc, arith::AddIOp::create(b, loc, panelLo, idx(per * t.nr)),
             idx(fullPanels * t.nr));
         withRest = false;
+        if (taskPacked)
+          packTaskPanels(panelLo, per * t.nr,
+                         (fullPanels - (tasks - 1) * per) * t.nr);
         mBlocks();
       }
       panelLo = panelHi = Value();

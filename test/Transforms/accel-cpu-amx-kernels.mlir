@@ -165,18 +165,24 @@ func.func @fills_and_configs(%a: memref<32x256xbf16>, %b: memref<256x32xbf16>, %
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
 
-// 512 x 512 x 256 (2^26 multiply-adds) with threads: B's 128 k pairs and
-// A's 512 rows are packed in parallel, and one parallel region runs the 16
-// column panels of 32 as two tasks of 8 (each a contiguous chunk of panels
-// over every M and K block); C is written in place.
+// 512 x 512 x 256 (2^26 multiply-adds) with threads: A's 512 rows are
+// packed in parallel, and one parallel region runs the 16 column panels of
+// 32 as two tasks of 8 (each a contiguous chunk of panels over every M and
+// K block), each first packing its own 256 columns of B into their 16
+// panels of the packed B; C is written in place.
 // THREADS-LABEL: func @large
-// THREADS: memref.alloc() {{.*}} : memref<32x128x32xbf16>
-// THREADS: scf.forall (%{{.+}}) in (128)
+// THREADS-SAME: %[[B:[a-z0-9]+]]: memref<256x512xbf16>
+// THREADS: %[[BP:.+]] = memref.alloc() {{.*}} : memref<32x128x32xbf16>
+// THREADS-NOT: scf.forall (%{{.+}}) in (128)
 // THREADS: memref.alloc() {{.*}} : memref<32x8x16x32xbf16>
 // THREADS: scf.forall (%{{.+}}) in (512)
 // THREADS: scf.forall (%[[T:.+]]) in (2) {
 // THREADS: %[[LO:.+]] = arith.muli %[[T]], %c256
 // THREADS: %[[HI:.+]] = arith.minui %{{.+}}, %c512
+// THREADS: memref.subview %[[B]][0, %[[LO]]] [256, 256] [1, 1]
+// THREADS: %[[P0:.+]] = arith.divui %[[LO]], %c16
+// THREADS: memref.subview %[[BP]][%[[P0]], 0, 0] [16, 128, 32] [1, 1, 1]
+// THREADS: vector.interleave
 // THREADS: scf.for %{{.+}} = %[[LO]] to %[[HI]] step %c32
 // THREADS: amx.tile_mulf
 // THREADS-NOT: scf.forall

@@ -614,7 +614,13 @@ def AccelCpuAmxKernelsPass
       below, the parallel regions' start and join cost more than a second
       core saves), the packing loops are `scf.forall`s and one `scf.forall`
       of `threads` tasks runs contiguous chunks of column panels, each over
-      every M and K block;
+      every M and K block; when the full panels cover N exactly, each task
+      packs its own panels of B at its start (no core reads B the other
+      packed);
+    - B packed once before the loops around the GEMM when it is a slab of
+      a buffer nothing in them writes and the GEMM runs more often than
+      the buffer has slabs (FlashAttention's key and value tiles: packed
+      whole once per call, not per query block);
     - C is written in place when 16 divides M and N, else through a padded
       copy (copied in, unless the GEMM starts from zero, and back);
     - a zero `linalg.fill` of C right before the GEMM becomes the first K

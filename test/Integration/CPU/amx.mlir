@@ -39,9 +39,13 @@
 // CHECK: PASS
 // CHECK-LABEL: @i8_threads
 // CHECK: max abs err 0.00e+00
-// CHECK: accel-run: 11 of 11 functions passed
-// EXACT-COUNT-11: max abs err 0.00e+00
-// EXACT: accel-run: 11 of 11 functions passed
+// CHECK-LABEL: @threads_own_panels
+// CHECK: PASS
+// CHECK-LABEL: @i8_threads_own_panels
+// CHECK: max abs err 0.00e+00
+// CHECK: accel-run: 13 of 13 functions passed
+// EXACT-COUNT-13: max abs err 0.00e+00
+// EXACT: accel-run: 13 of 13 functions passed
 
 func.func @square(%a: tensor<128x128xbf16>, %b: tensor<128x128xbf16>) -> tensor<128x128xf32> {
   %z = arith.constant 0.0 : f32
@@ -123,4 +127,20 @@ func.func @threads_ragged(%a: tensor<520x260xbf16>, %b: tensor<260x520xbf16>) ->
 func.func @i8_threads(%a: tensor<520x260xi8>, %b: tensor<260x520xi8>, %c: tensor<520x520xi32>) -> tensor<520x520xi32> {
   %r = accel.matmul accumulate ins(%a, %b : tensor<520x260xi8>, tensor<260x520xi8>) outs(%c : tensor<520x520xi32>) -> tensor<520x520xi32>
   return %r : tensor<520x520xi32>
+}
+
+// N a whole number of 32-column panels: on two threads each task packs its
+// own panels of B. 480 = 15 panels: tasks of 8 and 7 (the last task's
+// smaller packing); K = 520 (padded to whole tile steps).
+func.func @threads_own_panels(%a: tensor<512x520xbf16>, %b: tensor<520x480xbf16>) -> tensor<512x480xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x480xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<512x480xf32>) -> tensor<512x480xf32>
+  %r = accel.matmul ins(%a, %b : tensor<512x520xbf16>, tensor<520x480xbf16>) outs(%o : tensor<512x480xf32>) -> tensor<512x480xf32>
+  return %r : tensor<512x480xf32>
+}
+
+func.func @i8_threads_own_panels(%a: tensor<512x300xi8>, %b: tensor<300x512xi8>, %c: tensor<512x512xi32>) -> tensor<512x512xi32> {
+  %r = accel.matmul accumulate ins(%a, %b : tensor<512x300xi8>, tensor<300x512xi8>) outs(%c : tensor<512x512xi32>) -> tensor<512x512xi32>
+  return %r : tensor<512x512xi32>
 }
