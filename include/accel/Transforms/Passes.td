@@ -629,11 +629,16 @@ def AccelCpuAmxKernelsPass
     - with `fuse-epilogues`, the elementwise `linalg.generic` that reads C
       next (accel-fuse-epilogues's form: bias, activation, residual, scale
       in place on C, or a cast to another type into another buffer of C's
-      shape) runs on each C block right after the block's last K block is
-      stored, while it is in L1 (a generic on the block's views, vectorized
-      by `accel-cpu-vectorize-elementwise`), and the whole-C generic goes;
-      with a padded C it reads the padded copy and writes the result in
-      place of the copy back.
+      shape) runs on each C block: the last K block's tiles go to a
+      `[2, mr, nr]` scratch (per task) instead of C, and along a panel's
+      row blocks the previous block's epilogue is applied inside the next
+      block's K loop, a row or two per K step (one-row generics on the
+      scratch slot and the output, vectorized by
+      `accel-cpu-vectorize-elementwise`), with the block's output and
+      residual rows prefetched across its K loop; the whole-C generic
+      goes. With a padded C it reads the padded copy and writes the result
+      in place of the copy back; out of place with C read afterwards, C is
+      stored and the epilogue reads each row strip from it.
 
     The tile configuration (`ldtilecfg`, palette 1, each tile's rows and
     bytes) is inserted by LLVM's X86 back end from the shapes the `amx`
