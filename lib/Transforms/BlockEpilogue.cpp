@@ -1,5 +1,4 @@
-//===- BlockEpilogue.cpp - epilogues applied per C block
-//-------------------===//
+//===- BlockEpilogue.cpp - epilogues applied per C block -----------------===//
 //
 // Part of the accel project, under the Apache License v2.0 with LLVM
 // Exceptions.

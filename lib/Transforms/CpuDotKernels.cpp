@@ -79,10 +79,10 @@ struct KernelBuilder {
   /// Prefetch the next row tile's C lines before each tile's K loop.
   bool prefetchC = true;
   /// The elementwise epilogue applied to the last K block's accumulators
-  /// (accel::emitRegisterEpilogue), and whether C itself is still stored
-  /// then (out of place with C read afterwards).
+  /// (accel::emitRegisterEpilogue), and whether an out-of-place one also
+  /// stores C then (C is read afterwards).
   std::optional<accel::BlockEpilogue> epilogue;
-  bool storeC = true;
+  bool alsoStoreC = false;
   /// Rows of A per M block (a multiple of mr; 0: all rows): every column
   /// tile and K block runs over one block of rows before the next, so the
   /// block's [mc, kc] of A stays in L2 instead of streaming all of A past
@@ -369,7 +369,7 @@ struct KernelBuilder {
           accel::emitRegisterEpilogue(b, loc, *epilogue, acc[i * groups + j],
                                       rowOf(i), colOf(j),
                                       mask && j == groups - 1 ? mask : Value());
-      if (storeC && !epilogue->inPlace)
+      if (alsoStoreC)
         storeTile();
     };
     std::optional<int64_t> isLast =
@@ -595,8 +595,8 @@ struct AccelCpuDotKernelsPass
           kb.epilogue.reset();
         if (kb.epilogue) {
           kb.epilogue->prepare(g.op);
-          kb.storeC = kb.epilogue->inPlace ||
-                      accel::readAfter(kb.epilogue->generic, g.c);
+          kb.alsoStoreC = !kb.epilogue->inPlace &&
+                          accel::readAfter(kb.epilogue->generic, g.c);
         }
       }
       // Threads over column tiles, unless the GEMM already runs inside a
