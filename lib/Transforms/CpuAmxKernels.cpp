@@ -38,6 +38,32 @@ using accel::DotGemm;
 using accel::DotKind;
 
 namespace {
+/// The widest row pitch at which A's tiles load from A itself rather than
+/// from a packed copy: 16 rows of a tile then span at most 4 KiB, one
+/// 64-byte row in each of 16 L1 sets, like a packed 1 KiB tile's. Wider
+/// pitches pack (at 4 KiB every row of a tile is in the same L1 set:
+/// 2048^3 bf16 measured 1.17x slower in place).
+constexpr int64_t kAPitchLimit = 256;
+
+/// Whether A's tiles can load from A in place: whole 16-row tiles and whole
+/// k steps, contiguous rows of static pitch at most kAPitchLimit bytes.
+/// FlashAttention's P (bf16 [tq, tk], written rounded by the softmax pass)
+/// and its query tile ([tq, d]) are such buffers; packing them was a copy
+/// of every element.
+bool aLoadsInPlace(const DotGemm &g, int64_t kstep) {
+  auto type = dyn_cast<MemRefType>(g.a.getType());
+  if (!type || type.getRank() != 2 || g.m % 16 || g.k % kstep ||
+      !accel::unitInnerStride(type))
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(strides[0]))
+    return false;
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  return strides[0] * bytes <= kAPitchLimit && strides[0] >= g.k;
+}
+
 /// Emits the AMX kernel of one GEMM in place of its op.
 ///
 /// Every tile is whole and A and B tiles are contiguous 1 KiB blocks: A and
@@ -64,6 +90,10 @@ struct AmxBuilder {
   int64_t mp = 0, np = 0, kp = 0;
   /// What the tiles read and write: packed A and B, C or its padded copy.
   Value aSrc, bPacked, cDst;
+  /// A's tiles load from A itself (its rows `kAPitchLimit` bytes apart at
+  /// most): aSrc is A, indexed [row, k], not a packed [Mp / 16, Kp / kstep,
+  /// 16, kstep] buffer.
+  bool aInPlace = false;
   /// When A is the bf16 rounding of an f32 buffer (fusedTruncation): that
   /// buffer and the truncation, which packA applies while it packs.
   Value aF32;
@@ -243,9 +273,12 @@ struct AmxBuilder {
       Value kt = arith::DivUIOp::create(b, loc, k, idx(kstep));
       Value tileRow0 = arith::DivUIOp::create(b, loc, row0, idx(16));
       for (int64_t i = 0; i < tm; ++i)
-        aTiles.push_back(amx::TileLoadOp::create(
-            b, loc, inTile(), aSrc,
-            ValueRange{add(tileRow0, i), kt, idx(0), idx(0)}));
+        aTiles.push_back(
+            aInPlace ? amx::TileLoadOp::create(b, loc, inTile(), aSrc,
+                                               ValueRange{add(row0, 16 * i), k})
+                     : amx::TileLoadOp::create(
+                           b, loc, inTile(), aSrc,
+                           ValueRange{add(tileRow0, i), kt, idx(0), idx(0)}));
       for (int64_t j = 0; j < tn; ++j)
         bTiles.push_back(amx::TileLoadOp::create(
             b, loc, inTile(), bPacked,
@@ -720,7 +753,10 @@ struct AmxBuilder {
     }
     if (!bPacked)
       bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group, parallel);
-    {
+    aInPlace = !aF32 && aLoadsInPlace(g, kstep);
+    if (aInPlace) {
+      aSrc = g.a;
+    } else {
       // A packed once, before the loops it does not change in (the query
       // tile of FlashAttention's Q·Kᵀ, the same for every key tile).
       OpBuilder::InsertionGuard guard(b);

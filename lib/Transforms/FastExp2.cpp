@@ -46,8 +46,17 @@
 // The rounding trick needs the default rounding mode (nearest-even) and no
 // reassociation of (xc + M) - M: the arith ops carry no fast-math flags.
 //
+// Two attributes on the math.exp2 shorten it (the online softmax of
+// FlashAttention sets them, DecomposeAttention.cpp): accel.exp2_bounded
+// (the operand is at most 128 or NaN: s - m' is at most 8) drops the upper
+// clamp, and accel.exp2_tolerance (the relative error the users allow:
+// 2^-17 where P is rounded to bf16 next) takes a polynomial of degree 4
+// (2.6e-6 relative; test/Integration/CPU/fast-exp2.mlir measures it) when
+// it is within the tolerance: 10 instructions instead of 13.
+//
 //===----------------------------------------------------------------------===//
 
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Transforms/Transforms.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -57,6 +66,11 @@
 using namespace mlir;
 
 namespace {
+/// The degree-4 polynomial's worst relative error evaluated in f32 with FMAs
+/// over [-0.5, 0.5] (2.6e-6 in exact arithmetic; test/Integration/CPU/
+/// fast-exp2.mlir measures it through the whole exp2).
+constexpr double kDegree4Error = 3.0e-6;
+
 struct FastExp2 : public OpRewritePattern<math::Exp2Op> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -74,32 +88,45 @@ struct FastExp2 : public OpRewritePattern<math::Exp2Op> {
     };
     Value x = op.getOperand();
     // max/min as compare and select, one vmaxps/vminps each on x86, which
-    // a NaN passes (the comparison is false: the select takes x).
+    // a NaN passes (the comparison is false: the select takes x). An
+    // operand known to be at most 128 (kExp2BoundedAttrName) needs no
+    // upper clamp.
     Value lo = splat(-126.0f), hi = splat(128.0f);
     Value xc = arith::SelectOp::create(
         rewriter, loc,
         arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, x, lo),
         lo, x);
-    xc = arith::SelectOp::create(
-        rewriter, loc,
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, xc, hi),
-        hi, xc);
+    if (!op->hasAttr(accel::kExp2BoundedAttrName))
+      xc = arith::SelectOp::create(
+          rewriter, loc,
+          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, xc,
+                                hi),
+          hi, xc);
     // 1.5 * 2^23 + 126 = 12583038: t's mantissa holds 2^22 + 126 + n.
     Value magic = splat(12583038.0f);
     Value t = arith::AddFOp::create(rewriter, loc, xc, magic);
     Value n = arith::SubFOp::create(rewriter, loc, t, magic);
     Value f = arith::SubFOp::create(rewriter, loc, xc, n);
     // Twice the relative-minimax coefficients of 2^f on [-0.5, 0.5]: 2^(1+f)
-    // (c6 first).
-    static constexpr float coefficients[] = {2 * 1.5349587192758918e-4f,
-                                             2 * 1.3401419855654240e-3f,
-                                             2 * 9.6184872090816500e-3f,
-                                             2 * 5.5503245443105700e-2f,
-                                             2 * 2.4022646248340607e-1f,
-                                             2 * 6.9314718246459960e-1f,
-                                             2.0f};
-    Value p = splat(coefficients[0]);
-    for (float c : ArrayRef<float>(coefficients).drop_front())
+    // (the highest power's first). Degree 6 by default; degree 4 where the
+    // users allow its error (kExp2ToleranceAttrName).
+    static constexpr float degree6[] = {2 * 1.5349587192758918e-4f,
+                                        2 * 1.3401419855654240e-3f,
+                                        2 * 9.6184872090816500e-3f,
+                                        2 * 5.5503245443105700e-2f,
+                                        2 * 2.4022646248340607e-1f,
+                                        2 * 6.9314718246459960e-1f,
+                                        2.0f};
+    static constexpr float degree4[] = {
+        2 * 0.009570101911169622f, 2 * 0.055917860319387246f,
+        2 * 0.24024744827863667f, 2 * 0.6931218147366893f,
+        2 * 0.9999992614457123f};
+    ArrayRef<float> coefficients = degree6;
+    if (auto tol = op->getAttrOfType<FloatAttr>(accel::kExp2ToleranceAttrName);
+        tol && tol.getValueAsDouble() >= kDegree4Error)
+      coefficients = degree4;
+    Value p = splat(coefficients.front());
+    for (float c : coefficients.drop_front())
       p = math::FmaOp::create(rewriter, loc, p, f, splat(c));
     Value bits = arith::BitcastOp::create(rewriter, loc, i32Type, t);
     Value exponent = arith::ShLIOp::create(

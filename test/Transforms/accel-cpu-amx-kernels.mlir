@@ -79,16 +79,20 @@ func.func @ragged(%a: memref<40x70xbf16>, %b: memref<70x50xbf16>, %c: memref<40x
 
 // int8, 32 x 32 x 128, accumulating (no fill): C is read and written in
 // place (16 divides M and N), its tiles loaded before the K loop; tdpbssd
-// (tile_muli, signed x signed) on 16 x 64 tiles, K = 128 in two steps.
+// (tile_muli, signed x signed) on 16 x 64 tiles, K = 128 in two steps. A's
+// rows are 128 bytes apart and its tiles whole: they load from A itself,
+// not from a packed copy.
 // CHECK-LABEL: func @i8_inplace
 // CHECK-SAME: (%[[A:.+]]: memref<32x128xi8>, %[[B:.+]]: memref<128x32xi8>, %[[C:.+]]: memref<32x32xi32>)
 // CHECK: %[[BP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x64xi8>
-// CHECK: %[[AP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x2x16x64xi8>
+// CHECK-NOT: memref.alloc
 // CHECK: amx.tile_load %[[C]][%c0, %c0] : memref<32x32xi32> into !amx.tile<16x16xi32>
 // CHECK: amx.tile_load %[[C]][%c0, %c16]
 // CHECK: amx.tile_load %[[C]][%c16, %c0]
 // CHECK: amx.tile_load %[[C]][%c16, %c16]
 // CHECK: scf.for %{{.+}} = %c0 to %c2 step %c1 iter_args
+// CHECK: amx.tile_load %[[A]][%c0, %{{.+}}] : memref<32x128xi8> into !amx.tile<16x64xi8>
+// CHECK: amx.tile_load %[[A]][%c16, %{{.+}}] : memref<32x128xi8> into !amx.tile<16x64xi8>
 // CHECK-COUNT-4: amx.tile_muli %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
 // CHECK: amx.tile_store %[[C]][%c0, %c0]
 // CHECK-NOT: linalg.copy
@@ -116,10 +120,13 @@ func.func @i8_inplace(%a: memref<32x128xi8>, %b: memref<128x32xi8>, %c: memref<3
 // A fill that is not zero stays, and C is loaded into the tiles. A config
 // naming another kernel (the AVX-512 dot kernel's) is left alone, whatever
 // the features; a config naming AMX's sets the tiles: 16 x 16 blocks, K
-// blocks of 64 (the first from zero, then a loop over the rest).
+// blocks of 64 (the first from zero, then a loop over the rest). A's rows
+// are 512 bytes apart: its tiles load from a packed copy.
 // CHECK-LABEL: func @fills_and_configs
 // CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[C1:.+]] : memref<32x32xf32>)
+// CHECK: %[[AP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x16x32xbf16>
 // CHECK: amx.tile_load %[[C1]][%c0, %c0] : memref<32x32xf32> into !amx.tile<16x16xf32>
+// CHECK: amx.tile_load %[[AP]][%c0, %{{.+}}, %c0, %c0] : memref<2x8x16x32xbf16> into !amx.tile<16x32xbf16>
 // CHECK: amx.tile_mulf
 // CHECK: linalg.generic
 // CHECK-SAME: kernel = "cpu-avx512bf16"
@@ -212,15 +219,13 @@ func.func @large(%a: memref<512x256xbf16>, %b: memref<256x512xbf16>, %c: memref<
 // FlashAttention's P·V on AMX: A is the bf16 rounding of an f32 buffer,
 // written by an elementwise generic only this GEMM reads. The kernel rounds
 // while it packs A (the truncation keeps its accel.bf16_flush), and the
-// generic is gone. The GEMM of the loop's other operand, a buffer defined
-// outside the loop and not written in it (the query tile of Q·Kᵀ), packs A
-// once, before the loop.
+// generic is gone. The GEMM of the loop's other operand (the query tile of
+// Q·Kᵀ, rows 128 bytes apart) loads A's tiles from A itself.
 // CHECK-LABEL: func @fused_and_hoisted
-// CHECK: %[[QA:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x2x16x32xbf16>
-// CHECK: vector.load %arg0{{.+}} : memref<32x64xbf16>, vector<32xbf16>
+// CHECK-NOT: memref<2x2x16x32xbf16>
 // CHECK: scf.for
 // CHECK-NOT: memref<2x2x16x32xbf16>
-// CHECK: amx.tile_load %[[QA]]
+// CHECK: amx.tile_load %arg0[%c0, %{{.+}}] : memref<32x64xbf16> into !amx.tile<16x32xbf16>
 // CHECK: vector.load %{{.+}} : memref<32x32xf32>, vector<32xf32>
 // CHECK: arith.truncf %{{.+}} {accel.bf16_flush} : vector<32xf32> to vector<32xbf16>
 // CHECK-NOT: linalg.generic
@@ -258,6 +263,42 @@ func.func @fused_and_hoisted(%q: memref<32x64xbf16>, %kt: memref<4x64x32xbf16>, 
       linalg.yield %r : f32
     }
     memref.dealloc %pb : memref<32x32xbf16>
+  }
+  return
+}
+
+// -----
+
+#mk3 = affine_map<(m, n, k) -> (m, k)>
+#kn3 = affine_map<(m, n, k) -> (k, n)>
+#mn3 = affine_map<(m, n, k) -> (m, n)>
+
+// A GEMM in a loop whose A is defined outside it and not written in it,
+// with rows 1 KiB apart (over the in-place limit): A is packed once, before
+// the loop.
+// CHECK-LABEL: func @hoisted_pack
+// CHECK: %[[QA:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x2x16x32xbf16>
+// CHECK: vector.load %arg0{{.+}} : memref<32x64xbf16, strided<[512, 1]>>, vector<32xbf16>
+// CHECK: scf.for
+// CHECK-NOT: memref<2x2x16x32xbf16>
+// CHECK: amx.tile_load %[[QA]]
+// CHECK: return
+func.func @hoisted_pack(%q: memref<32x64xbf16, strided<[512, 1]>>, %kt: memref<4x64x32xbf16>, %s: memref<4x32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %kti = memref.subview %kt[%i, 0, 0] [1, 64, 32] [1, 1, 1] : memref<4x64x32xbf16> to memref<64x32xbf16, strided<[32, 1], offset: ?>>
+    %si = memref.subview %s[%i, 0, 0] [1, 32, 32] [1, 1, 1] : memref<4x32x32xf32> to memref<32x32xf32, strided<[32, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#mk3, #kn3, #mn3], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%q, %kti : memref<32x64xbf16, strided<[512, 1]>>, memref<64x32xbf16, strided<[32, 1], offset: ?>>) outs(%si : memref<32x32xf32, strided<[32, 1], offset: ?>>) {
+    ^bb0(%a: bf16, %b: bf16, %c: f32):
+      %ae = arith.extf %a : bf16 to f32
+      %be = arith.extf %b : bf16 to f32
+      %p = arith.mulf %ae, %be : f32
+      %r = arith.addf %c, %p : f32
+      linalg.yield %r : f32
+    }
   }
   return
 }

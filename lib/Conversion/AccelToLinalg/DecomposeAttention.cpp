@@ -233,14 +233,21 @@ FlashState accel::builders::flashUpdate(OpBuilder &rewriter, Location loc,
   }
   // P = exp2(s - m') and its row sums in one pass over the tile (one
   // generic with two outputs: P, written at every (row, key), and the
-  // sum, reduced over the keys).
+  // sum, reduced over the keys). When P enters P·V in V's type (roundP),
+  // the pass writes it rounded: the sum adds the unrounded values, and P
+  // never exists in f32 (no f32 tile written and read back to round it).
+  // cpu-flash-amx compiles with bf16-subnormals=flush, and P lies in
+  // [0, 2^8]: a P below 2^-126 flushed to zero changes the output by under
+  // 2^-126 max|v|. The hardware conversion may do it.
+  bool pRounded = roundP && vElt != f32 && !pv;
+  Type pElt = pRounded ? vElt : f32;
   Value p, rowSum;
   {
     MLIRContext *ctx = rewriter.getContext();
     AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
     AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
     Value pInit = tensor::EmptyOp::create(rewriter, loc,
-                                          ArrayRef<OpFoldResult>{tq, tk}, f32);
+                                          ArrayRef<OpFoldResult>{tq, tk}, pElt);
     Value sumInit =
         filledTensor(rewriter, loc, {tq}, f32, rewriter.getF32FloatAttr(0.0f));
     auto expSum = linalg::GenericOp::create(
@@ -257,9 +264,23 @@ FlashState accel::builders::flashUpdate(OpBuilder &rewriter, Location loc,
                                           arith::NegFOp::create(nb, l, shift));
           else
             shifted = arith::SubFOp::create(nb, l, a[0], shift);
-          Value e = math::Exp2Op::create(nb, l, shifted);
+          // s - m' is at most 2^kLazyRescaleLog2 (or NaN): the vector exp2
+          // needs no upper clamp. A P rounded to bf16 allows an exp2 error
+          // of 2^-17 (1/256 of the rounding's 2^-9; the sum, of unrounded
+          // values, then errs by under 2^-17 relative too): a shorter
+          // polynomial.
+          auto e = math::Exp2Op::create(nb, l, shifted);
+          e->setAttr(kExp2BoundedAttrName, nb.getUnitAttr());
+          if (pRounded && pElt.isBF16())
+            e->setAttr(kExp2ToleranceAttrName, nb.getF64FloatAttr(0x1p-17));
           Value sum = arith::AddFOp::create(nb, l, a[3], e);
-          linalg::YieldOp::create(nb, l, ValueRange{e, sum});
+          Value pOut = e;
+          if (pRounded) {
+            pOut = builders::cast(nb, l, e, pElt);
+            if (auto trunc = pOut.getDefiningOp<arith::TruncFOp>())
+              trunc->setAttr(kBf16FlushAttrName, nb.getUnitAttr());
+          }
+          linalg::YieldOp::create(nb, l, ValueRange{pOut, sum});
         });
     p = expSum.getResult(0);
     rowSum = expSum.getResult(1);
@@ -311,18 +332,7 @@ FlashState accel::builders::flashUpdate(OpBuilder &rewriter, Location loc,
   if (pv)
     return {mNew, lNew, pv(p, accScaled)};
   Value pIn = p, vIn = vTile;
-  if (roundP && vElt != f32) {
-    // cpu-flash-amx compiles with bf16-subnormals=flush, and P lies in
-    // [0, 2^8]: a P below 2^-126 flushed to zero changes the output
-    // by under 2^-126 max|v|. The hardware conversion may do it.
-    pIn = tb.rowwise({p}, {false}, {tq, tk}, vElt,
-                     [&](OpBuilder &nb, Location l2, ValueRange a) {
-                       Value c = builders::cast(nb, l2, a[0], vElt);
-                       if (auto trunc = c.getDefiningOp<arith::TruncFOp>())
-                         trunc->setAttr(kBf16FlushAttrName, nb.getUnitAttr());
-                       return c;
-                     });
-  } else if (vElt != f32) {
+  if (!pRounded && vElt != f32) {
     vIn = tb.rowwise({vTile}, {false}, {tk, rewriter.getIndexAttr(dv)}, f32,
                      [&](OpBuilder &nb, Location l2, ValueRange a) {
                        return builders::cast(nb, l2, a[0], f32);

@@ -70,6 +70,19 @@ inline constexpr llvm::StringLiteral kUnorderedMaxAttrName =
 /// which emits `vcvtneps2bf16` on AVX512-BF16 hosts.
 inline constexpr llvm::StringLiteral kBf16FlushAttrName = "accel.bf16_flush";
 
+/// A unit attribute on a math.exp2 whose operand is at most 128 or NaN
+/// (the online softmax's s - m' is at most 2^kLazyRescaleLog2): the vector
+/// exp2 (FastExp2.cpp) then drops its upper clamp.
+inline constexpr llvm::StringLiteral kExp2BoundedAttrName =
+    "accel.exp2_bounded";
+
+/// A float attribute on a math.exp2: the relative error its users allow
+/// (cpu-flash-amx's P, rounded to bf16 after the exp2, allows 2^-17, 1/256
+/// of that rounding's): the vector exp2 takes the shortest of its
+/// polynomials within it. Without it, the f32 one (2 ulp).
+inline constexpr llvm::StringLiteral kExp2ToleranceAttrName =
+    "accel.exp2_tolerance";
+
 /// A precision policy (#accel.precision, or accel-lower-precision's options)
 /// with every default filled in; see docs/precision.md.
 struct PrecisionPolicy {
