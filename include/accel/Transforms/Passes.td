@@ -604,7 +604,10 @@ def AccelCpuAmxKernelsPass
       instruction's 32 (bf16) or 64 (i8) k values, zeros past M, N and K:
       every A and B tile is 1 KiB contiguous, rows 64 bytes apart (A read
       in place has its 16 rows K elements apart, in one L1 set when K
-      is a multiple of 2048 bytes);
+      is a multiple of 2048 bytes). An A whose rows are at most 256 bytes
+      apart, with whole 16-row tiles and k steps (FlashAttention's P and
+      query tile, K <= 128 bf16 or 256 i8), is read in place: its 16 rows
+      lie in 16 L1 sets, like a packed tile's;
     - a register block of `mr x nr` C values (default 32 x 32: four C tiles,
       two A and two B tiles, AMX's 8 tile registers) stays in tile
       registers across a K block of `kc` values; each A tile is multiplied
@@ -876,9 +879,13 @@ def AccelCpuVectorizeElementwisePass
     outer loops are tiled by 1 and the innermost by `width` lanes (kept whole
     when it is a reduction of at most `max-row` elements), remainders are
     peeled, and the tiles are vectorized. `math.exp2` on f32 vectors
-    becomes 15 x86 instructions (a degree-6 polynomial and an exponent
+    becomes 13 x86 instructions (a degree-6 polynomial and an exponent
     assembled by a magic-number add; under 2 ulp, exactly 0 at or below
-    -127); other `math.exp2` are expanded to `math.exp`, and `math.exp` on
+    -125.5); an exp2 marked `accel.exp2_bounded` (operand at most 128)
+    drops the upper clamp, and one marked `accel.exp2_tolerance` (the
+    relative error its users allow) takes a degree-4 polynomial (2.7e-6)
+    when that is within it: FlashAttention's softmax, whose P is rounded
+    to bf16 next, runs 10. Other `math.exp2` are expanded to `math.exp`, and `math.exp` on
     vectors becomes upstream's polynomial, so softmax rows run as vector
     code instead of scalar libm calls. Float sum and product reductions made
     here get `fastmath<reassoc>`, so LLVM adds a row's vectors and reduces
