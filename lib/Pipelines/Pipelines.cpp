@@ -66,6 +66,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     // A paged attention's invalid block table or lengths: the wrapper of
     // an accel-compile'd library returns ACCEL_ERR_INDEX.
     accel::AccelDecomposeAttentionPassOptions decompose;
+    decompose.fuseEpilogues = options.fuseEpilogues;
     if (options.guardAllocations)
       decompose.indexFailureCallee = "accel_index_out_of_range";
     pm.addPass(accel::createAccelDecomposeAttentionPass(decompose));

@@ -124,7 +124,21 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     accel-cpu-configure): P is rounded to V's type (bf16) instead, as
     FlashAttention does on GPUs, so both tile products are bf16 x bf16 ->
     f32 contractions for accel-cpu-amx-kernels; the fp64 oracle's gate then
-    allows the rounding of P (u_bf16 · max|v|).
+    allows the rounding of P (u_bf16 · max|v|). The pass that computes P
+    writes it rounded (its row sums add the unrounded values), and its
+    exp2 may err by 2^-17 (a shorter polynomial, FastExp2.cpp).
+
+    An epilogue (with `fuse-epilogues`): when the op's only user is an
+    elementwise `linalg.generic` over the output's [B, H, Sq, Dv] (every
+    loop parallel, its output indexed by the identity, the op's result read
+    through the identity, its other inputs through maps whose results are
+    loops or constants, no `linalg.index`), that generic is applied to each
+    output tile as it is written: a cast to bf16, a residual or bias add,
+    a scale, an activation, as torch-mlir and IREE emit them, cost no pass
+    over O. The tile's slice of each other input is read where the tile
+    lies; the generic's output becomes the loops' destination, and the
+    generic goes. The op's value enters the body in its own type (a bf16
+    result first rounded to bf16, as it would be without the fusion).
 
     `accel.paged_attention` (decode over a paged KV cache) becomes
     flash-decoding: the `G = Hq / Hkv` query heads of a KV head and the
@@ -171,7 +185,10 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
            "tile it uses">,
     Option<"tileKV", "tile-kv", "int64_t", "64",
            "Keys per tile, for an op without a cpu-flash or cpu-flash-amx "
-           "accel.lowering_config">
+           "accel.lowering_config">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Apply the elementwise linalg.generic that is an accel.attention's "
+           "only user to each output tile as it is written">
   ];
   let dependentDialects = ["::mlir::accel::AccelDialect",
                            "::mlir::arith::ArithDialect",

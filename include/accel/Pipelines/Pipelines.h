@@ -97,7 +97,8 @@ struct AccelCpuPipelineOptions
       llvm::cl::desc("Fuse a matmul's elementwise consumers (bias, "
                      "activation, residual) into one in-place epilogue "
                      "applied to the C register tiles before their store "
-                     "(accel-fuse-epilogues)"),
+                     "(accel-fuse-epilogues), and an attention's into the "
+                     "write of each output tile (accel-decompose-attention)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> fuseExpensiveEpilogues{
       *this, "fuse-expensive-epilogues",

@@ -23,7 +23,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include <cmath>
 
@@ -346,10 +348,46 @@ FlashState accel::builders::flashUpdate(OpBuilder &rewriter, Location loc,
   return {mNew, lNew, accNew};
 }
 
+/// The elementwise generic that `op`'s result feeds alone, which the
+/// decomposition applies to each output tile (the pass description says
+/// which): null when there is none.
+static linalg::GenericOp attentionEpilogue(AttentionOp op) {
+  Value result = op.getResult();
+  if (result.use_empty())
+    return {};
+  auto g = dyn_cast<linalg::GenericOp>(result.use_begin()->getOwner());
+  if (!g || !g.hasPureTensorSemantics() || g.getNumResults() != 1 ||
+      g.getNumDpsInits() != 1 || g.getNumLoops() != 4 ||
+      g.getNumParallelLoops() != 4 || g->getBlock() != op->getBlock() ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+      cast<RankedTensorType>(g.getResult(0).getType()).getShape() !=
+          cast<RankedTensorType>(result.getType()).getShape())
+    return {};
+  for (OpOperand &use : result.getUses())
+    if (use.getOwner() != g.getOperation() || g.isDpsInit(&use) ||
+        !g.getMatchingIndexingMap(&use).isIdentity())
+      return {};
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    if (!isa<RankedTensorType>(in->get().getType()))
+      return {};
+    for (AffineExpr e : g.getMatchingIndexingMap(in).getResults())
+      if (!isa<AffineDimExpr, AffineConstantExpr>(e))
+        return {};
+  }
+  bool plain = true;
+  g.getRegion().walk([&](Operation *inner) {
+    if (isa<linalg::IndexOp>(inner) || !isMemoryEffectFree(inner))
+      plain = false;
+  });
+  return plain ? g : linalg::GenericOp();
+}
+
 namespace {
 struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
-  DecomposeAttention(MLIRContext *ctx, int64_t tileQ, int64_t tileKV)
-      : OpRewritePattern(ctx), tileQ(tileQ), tileKV(tileKV) {}
+  DecomposeAttention(MLIRContext *ctx, int64_t tileQ, int64_t tileKV,
+                     bool fuseEpilogues)
+      : OpRewritePattern(ctx), tileQ(tileQ), tileKV(tileKV),
+        fuseEpilogues(fuseEpilogues) {}
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -378,6 +416,14 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
           op, "empty batch, heads, queries, head dimension or values");
     int64_t group = hq / hkv;
     Location loc = op.getLoc();
+    // The elementwise consumer applied to each output tile: the loops go
+    // where it is (after every operand of both) and write its output.
+    linalg::GenericOp epilogue =
+        fuseEpilogues ? attentionEpilogue(op) : linalg::GenericOp();
+    if (epilogue)
+      rewriter.setInsertionPoint(epilogue);
+    Value outInit =
+        epilogue ? epilogue.getDpsInitOperand(0)->get() : op.getInit();
     TileBuilder tb{rewriter, loc, rewriter.getF32Type()};
     Type f32 = tb.f32;
     // exp2 domain: log2(e) folded into the scale (and the additive mask).
@@ -457,7 +503,7 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
         scf::ForallOp::create(rewriter, loc,
                               ArrayRef<OpFoldResult>{rewriter.getIndexAttr(nB),
                                                      rewriter.getIndexAttr(hq)},
-                              ValueRange{op.getInit()}, std::nullopt);
+                              ValueRange{outInit}, std::nullopt);
     rewriter.setInsertionPointToStart(heads.getBody());
     Value bi = heads.getInductionVar(0), hi = heads.getInductionVar(1);
     Value hk = arith::DivUIOp::create(rewriter, loc, hi, tb.index(group));
@@ -693,14 +739,21 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
       // (extract + insert of the same slice bufferizes in place).
       Value oSlice =
           tb.slice(dest, {q0, zero}, {tq, rewriter.getIndexAttr(dv)}, 2);
-      Value oTile = tb.rowwise(
-          {state[2], state[1]}, {false, true}, {tq, rewriter.getIndexAttr(dv)},
-          oT.getElementType(),
-          [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
-            return builders::cast(nb, l2, safeDiv(nb, l2, a[0], a[1]),
-                                  oT.getElementType());
-          },
-          oSlice);
+      Value oTile;
+      if (!epilogue) {
+        oTile = tb.rowwise(
+            {state[2], state[1]}, {false, true},
+            {tq, rewriter.getIndexAttr(dv)}, oT.getElementType(),
+            [&](OpBuilder &nb, Location l2, ValueRange a) -> Value {
+              return builders::cast(nb, l2, safeDiv(nb, l2, a[0], a[1]),
+                                    oT.getElementType());
+            },
+            oSlice);
+      } else {
+        oTile = epilogueTile(rewriter, loc, epilogue, op.getResult(), state[2],
+                             state[1], {bi, hi, q0}, tqS, dv,
+                             oT.getElementType(), oSlice);
+      }
       SmallVector<OpFoldResult> strides2(2, one);
       Value inserted = tensor::InsertSliceOp::create(
           rewriter, loc, oTile, dest, ArrayRef<OpFoldResult>{q0, zero},
@@ -726,11 +779,97 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     tensor::ParallelInsertSliceOp::create(rewriter, loc, out,
                                           heads.getRegionIterArgs()[0],
                                           headOffsets, headSizes, strides4);
-    rewriter.replaceOp(op, heads.getResult(0));
+    if (epilogue) {
+      rewriter.replaceOp(epilogue, heads.getResult(0));
+      rewriter.eraseOp(op);
+    } else {
+      rewriter.replaceOp(op, heads.getResult(0));
+    }
     return success();
   }
 
+  /// One output tile ([tq, dv] at query row q0 of head (bi, hi)) with
+  /// `epilogue` applied: O = acc / l in the op's element type `oElt`, then
+  /// the generic's body on it and on the tile's slices of its other
+  /// inputs, written into `dest` (the tile's slice of the generic's
+  /// output, which the body may read).
+  static Value epilogueTile(OpBuilder &b, Location loc,
+                            linalg::GenericOp epilogue, Value attention,
+                            Value acc, Value l, ArrayRef<Value> at, int64_t tq,
+                            int64_t dv, Type oElt, Value dest) {
+    MLIRContext *ctx = b.getContext();
+    AffineMap full = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap row = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    SmallVector<Value> inputs{acc, l};
+    SmallVector<AffineMap> maps{full, row};
+    // Each other input's slice where the tile lies: loops 0 and 1 (batch,
+    // head) and constant indices give size-1 dimensions, dropped; loops 2
+    // and 3 the tile's rows and columns, the tile loops i and j.
+    SmallVector<int64_t> inputIndex(epilogue.getNumDpsInputs(), -1);
+    for (OpOperand *in : epilogue.getDpsInputOperands()) {
+      if (in->get() == attention)
+        continue;
+      auto type = cast<RankedTensorType>(in->get().getType());
+      SmallVector<OpFoldResult> offsets, sizes,
+          strides(type.getRank(), b.getIndexAttr(1));
+      SmallVector<int64_t> kept;
+      SmallVector<AffineExpr> exprs;
+      for (AffineExpr e : epilogue.getMatchingIndexingMap(in).getResults()) {
+        if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+          offsets.push_back(b.getIndexAttr(c.getValue()));
+          sizes.push_back(b.getIndexAttr(1));
+          continue;
+        }
+        unsigned loop = cast<AffineDimExpr>(e).getPosition();
+        if (loop < 2) {
+          offsets.push_back(at[loop]);
+          sizes.push_back(b.getIndexAttr(1));
+          continue;
+        }
+        int64_t extent = loop == 2 ? tq : dv;
+        // A size-1 dimension broadcast along the loop stays at 0.
+        bool broadcast = type.getDimSize(offsets.size()) == 1 && extent != 1;
+        offsets.push_back(broadcast   ? OpFoldResult(b.getIndexAttr(0))
+                          : loop == 2 ? OpFoldResult(at[2])
+                                      : OpFoldResult(b.getIndexAttr(0)));
+        sizes.push_back(b.getIndexAttr(broadcast ? 1 : extent));
+        if (broadcast)
+          continue;
+        kept.push_back(extent);
+        exprs.push_back(getAffineDimExpr(loop - 2, ctx));
+      }
+      auto sliceType = RankedTensorType::get(kept, type.getElementType());
+      inputIndex[in->getOperandNumber()] = inputs.size();
+      inputs.push_back(tensor::ExtractSliceOp::create(
+          b, loc, sliceType, in->get(), offsets, sizes, strides));
+      maps.push_back(AffineMap::get(2, 0, exprs, ctx));
+    }
+    maps.push_back(full);
+    Block &body = epilogue.getRegion().front();
+    return linalg::GenericOp::create(
+               b, loc, dest.getType(), inputs, ValueRange{dest}, maps,
+               SmallVector<IteratorType>(2, IteratorType::parallel),
+               [&](OpBuilder &nb, Location l2, ValueRange args) {
+                 Value o = builders::cast(
+                     nb, l2, safeDiv(nb, l2, args[0], args[1]), oElt);
+                 IRMapping mapping;
+                 for (OpOperand *in : epilogue.getDpsInputOperands()) {
+                   BlockArgument arg = body.getArgument(in->getOperandNumber());
+                   int64_t k = inputIndex[in->getOperandNumber()];
+                   mapping.map(arg, k < 0 ? o : args[k]);
+                 }
+                 mapping.map(body.getArguments().back(), args.back());
+                 for (Operation &inner : body.without_terminator())
+                   nb.clone(inner, mapping);
+                 yieldValue(
+                     nb, l2,
+                     mapping.lookup(body.getTerminator()->getOperand(0)));
+               })
+        .getResult(0);
+  }
+
   int64_t tileQ, tileKV;
+  bool fuseEpilogues;
 };
 
 struct AccelDecomposeAttentionPass
@@ -750,6 +889,8 @@ struct AccelDecomposeAttentionPass
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
+    if (fuseEpilogues)
+      decomposeAttentionWithEpilogues(getOperation(), tileQ, tileKV);
     populateDecomposeAttentionPatterns(patterns, tileQ, tileKV);
     populateDecomposePagedAttentionPatterns(patterns, pagesPerStep, splits,
                                             headsPerTask, indexFailureCallee);
@@ -760,5 +901,22 @@ struct AccelDecomposeAttentionPass
 
 void accel::populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
                                                int64_t tileQ, int64_t tileKV) {
-  patterns.add<DecomposeAttention>(patterns.getContext(), tileQ, tileKV);
+  patterns.add<DecomposeAttention>(patterns.getContext(), tileQ, tileKV,
+                                   /*fuseEpilogues=*/false);
+}
+
+void accel::decomposeAttentionWithEpilogues(Operation *root, int64_t tileQ,
+                                            int64_t tileKV) {
+  SmallVector<AttentionOp> ops;
+  root->walk([&](AttentionOp op) {
+    if (attentionEpilogue(op))
+      ops.push_back(op);
+  });
+  DecomposeAttention pattern(root->getContext(), tileQ, tileKV,
+                             /*fuseEpilogues=*/true);
+  PatternRewriter rewriter(root->getContext());
+  for (AttentionOp op : ops) {
+    rewriter.setInsertionPoint(op);
+    (void)pattern.matchAndRewrite(op, rewriter);
+  }
 }

@@ -55,6 +55,14 @@ void populateAccelSoftmaxToLinalgPatterns(RewritePatternSet &patterns);
 void populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
                                         int64_t tileQ, int64_t tileKV);
 
+/// The same for the accel.attention ops under `root` whose only user is an
+/// elementwise generic (accel-decompose-attention's fuse-epilogues): the
+/// generic is applied to each output tile as it is written, and goes. (A
+/// rewrite that also replaces an op after the attention, so not a pattern
+/// for the walk driver.)
+void decomposeAttentionWithEpilogues(Operation *root, int64_t tileQ,
+                                     int64_t tileKV);
+
 } // namespace accel
 } // namespace mlir
 
