@@ -9,7 +9,8 @@
 // through flash-decoding with the configuration stage's blocks (every KV
 // head in one task), one page a step, three splits and one KV head a task
 // on two threads (the combine), several pages a step with one split, and
-// the reference lowering (gather + attention).
+// the reference lowering (gather + attention); pages of 32 keys with a
+// causal step of two queries and a D of 48 (pages_of_32).
 // RUN: accel-run %s --repeat=0 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=3 --dist=normal --num-threads=2 --cpu-pipeline-options='paged-pages=1 paged-splits=3 paged-heads=1' | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=4 --cpu-pipeline-options='paged-pages=3 paged-splits=1' | FileCheck %s
@@ -35,7 +36,9 @@
 // CHECK: PASS
 // CHECK-LABEL: @no_pages
 // CHECK: PASS
-// CHECK: accel-run: 10 of 10 functions passed
+// CHECK-LABEL: @pages_of_32
+// CHECK: PASS
+// CHECK: accel-run: 11 of 11 functions passed
 
 func.func @mha_f32(%q: tensor<3x4x1x32xf32>, %kc: tensor<12x4x4x32xf32>, %vc: tensor<12x4x4x32xf32>, %bt: tensor<3x6xi32>, %len: tensor<3xi32>) -> tensor<3x4x1x32xf32> {
   %o = tensor.empty() : tensor<3x4x1x32xf32>
@@ -98,4 +101,10 @@ func.func @no_pages(%q: tensor<2x2x1x8xf32>, %kc: tensor<3x4x1x8xf32>, %vc: tens
   %o = tensor.empty() : tensor<2x2x1x8xf32>
   %r = accel.paged_attention ins(%q, %kc, %vc : tensor<2x2x1x8xf32>, tensor<3x4x1x8xf32>, tensor<3x4x1x8xf32>) block_table(%bt : tensor<2x0xi32>) kv_lengths(%len : tensor<2xi32>) outs(%o : tensor<2x2x1x8xf32>) -> tensor<2x2x1x8xf32>
   return %r : tensor<2x2x1x8xf32>
+}
+
+func.func @pages_of_32(%q: tensor<2x4x2x48xf32>, %kc: tensor<7x32x2x48xf32>, %vc: tensor<7x32x2x16xf32>, %bt: tensor<2x3xi32>, %len: tensor<2xi32>) -> tensor<2x4x2x16xf32> {
+  %o = tensor.empty() : tensor<2x4x2x16xf32>
+  %r = accel.paged_attention causal ins(%q, %kc, %vc : tensor<2x4x2x48xf32>, tensor<7x32x2x48xf32>, tensor<7x32x2x16xf32>) block_table(%bt : tensor<2x3xi32>) kv_lengths(%len : tensor<2xi32>) outs(%o : tensor<2x4x2x16xf32>) -> tensor<2x4x2x16xf32>
+  return %r : tensor<2x4x2x16xf32>
 }
