@@ -96,6 +96,15 @@ accel::findBlockEpilogue(linalg::LinalgOp gemm, Value c) {
   }
   // Every value it uses must exist where the GEMM is: allocations and
   // constants between them move up.
+  std::optional<SmallVector<Operation *>> hoist = hoistableBefore(g, gemm);
+  if (!hoist)
+    return std::nullopt;
+  e.hoist = std::move(*hoist);
+  return e;
+}
+
+std::optional<SmallVector<Operation *>>
+accel::hoistableBefore(linalg::GenericOp g, Operation *gemm) {
   llvm::SetVector<Operation *> hoist;
   auto usable = [&](Value v) {
     if (definedBefore(v, gemm))
@@ -121,10 +130,10 @@ accel::findBlockEpilogue(linalg::LinalgOp gemm, Value c) {
   });
   if (captured.wasInterrupted())
     return std::nullopt;
-  e.hoist = hoist.takeVector();
-  llvm::sort(e.hoist,
+  SmallVector<Operation *> ops = hoist.takeVector();
+  llvm::sort(ops,
              [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-  return e;
+  return ops;
 }
 
 linalg::GenericOp accel::emitBlockEpilogue(OpBuilder &b, Location loc,

@@ -44,6 +44,14 @@ struct BlockEpilogue {
   void prepare(Operation *gemm);
 };
 
+/// The ops that define what `g` uses (its operands and the values its body
+/// captures) between `gemm` and it, in block order, when each is an
+/// allocation or a constant whose operands exist at `gemm` (moving them
+/// before `gemm` lets `g`'s blocks be emitted where the GEMM is); none when
+/// some other value is defined after `gemm`.
+std::optional<SmallVector<Operation *>> hoistableBefore(linalg::GenericOp g,
+                                                        Operation *gemm);
+
 /// The epilogue of `gemm` (output `c`, a 2-D buffer of static shape): the
 /// next op in the block that may access C's buffer, when it is an
 /// elementwise linalg.generic on buffers (every loop parallel, C's shape,

@@ -323,7 +323,13 @@ static LogicalResult startFromFill(RewriterBase &rewriter,
 /// off read the padding, which may be anything), and erases a
 /// transfer_write that a later one to the same block overwrites with no
 /// access to the buffer between: what startFromFill's fills become.
-static void forwardAndEraseDeadWrites(func::FuncOp func) {
+///
+/// A write to a buffer of `deadAfterLastRead` (a C whose last reader was a
+/// fused out-of-place epilogue) that forwarded to a read is the last K
+/// block's, whose values only the epilogue read: it goes too.
+static void
+forwardAndEraseDeadWrites(func::FuncOp func,
+                          const llvm::DenseSet<Value> &deadAfterLastRead = {}) {
   auto same = [](vector::TransferWriteOp w, auto other) {
     return w.getBase() == other.getBase() &&
            w.getIndices() == other.getIndices() &&
@@ -338,7 +344,7 @@ static void forwardAndEraseDeadWrites(func::FuncOp func) {
     if (!isa<MemRefType>(write.getShapedType()))
       continue;
     Value root = rootBuffer(write.getBase());
-    bool overwritten = false;
+    bool overwritten = false, forwarded = false;
     Operation *next = write->getNextNode();
     while (next) {
       Operation *after = next->getNextNode();
@@ -346,6 +352,7 @@ static void forwardAndEraseDeadWrites(func::FuncOp func) {
         if (same(write, read)) {
           read.getResult().replaceAllUsesWith(write.getVector());
           read->erase();
+          forwarded = true;
           next = after;
           continue;
         }
@@ -360,9 +367,38 @@ static void forwardAndEraseDeadWrites(func::FuncOp func) {
         break;
       next = after;
     }
-    if (overwritten)
+    if (overwritten || (forwarded && deadAfterLastRead.contains(root)))
       write->erase();
   }
+}
+
+/// Whether nothing reads C's buffer (an allocation of this function) after
+/// `epilogue`, the out-of-place epilogue of `gemm`: its users are the GEMM,
+/// ops before it, the epilogue and deallocations.
+static bool deadAfterEpilogue(linalg::LinalgOp gemm, linalg::GenericOp epilogue,
+                              Value c) {
+  Value root = rootBuffer(c);
+  if (epilogue.getDpsInitOperand(0)->get() == c ||
+      !root.getDefiningOp<memref::AllocOp>())
+    return false;
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == v) {
+        worklist.push_back(view.getViewDest());
+        continue;
+      }
+      if (user == gemm.getOperation() || user == epilogue.getOperation() ||
+          isa<memref::DeallocOp>(user))
+        continue;
+      if (user->getBlock() == gemm->getBlock() && user->isBeforeInBlock(gemm))
+        continue;
+      return false;
+    }
+  }
+  return true;
 }
 
 /// Marks the epilogue tiles, with their C tile's vector shape bound.
@@ -372,49 +408,81 @@ static constexpr llvm::StringLiteral kRegisterEpilogueAttr =
 /// that every copy of it (peeling copies tiles) can be found again.
 static constexpr llvm::StringLiteral kEpilogueOfAttr = "__accel_epilogue_of__";
 
-/// Whether `g` updates `c` in place elementwise (accel-fuse-epilogues's
-/// form): buffers, every loop parallel, one init that is `c` itself,
-/// indexed by the identity over C's shape, inputs in other buffers indexed
-/// by loop dimensions only, no linalg.index and no side effects in the body.
-static bool isInPlaceEpilogue(linalg::GenericOp g, Value c) {
+/// Whether `g` is an elementwise epilogue of C (`c`) the register tiles can
+/// take: buffers, every loop parallel over C's shape, one init indexed by
+/// the identity, no linalg.index and no side effects in the body; and
+/// either in place (accel-fuse-epilogues's form: the init is `c`, other
+/// inputs in other buffers) or out of place (a cast to bf16, a quantisation:
+/// `c` read through the identity, the init another buffer than C and than
+/// every other input). Inputs other than `c` are indexed by loop dimensions
+/// only.
+static bool isTileEpilogue(linalg::GenericOp g, Value c) {
   auto cType = dyn_cast<MemRefType>(c.getType());
   if (!cType || !g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
-      g.getDpsInitOperand(0)->get() != c ||
       g.getNumParallelLoops() != g.getNumLoops() || g.hasIndexSemantics() ||
       g.getNumLoops() != static_cast<unsigned>(cType.getRank()) ||
       !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
     return false;
   if (g.getStaticLoopRanges() != SmallVector<int64_t>(cType.getShape()))
     return false;
-  Value root = rootBuffer(c);
+  Value init = g.getDpsInitOperand(0)->get();
+  bool inPlace = init == c;
+  Value root = rootBuffer(c), outRoot = rootBuffer(init);
+  if (!inPlace && (outRoot == root || !isa<MemRefType>(init.getType())))
+    return false;
+  bool readsC = false;
   for (OpOperand *in : g.getDpsInputOperands()) {
+    if (!inPlace && in->get() == c) {
+      if (!g.getMatchingIndexingMap(in).isIdentity())
+        return false;
+      readsC = true;
+      continue;
+    }
     if (!isa<MemRefType>(in->get().getType()) ||
-        rootBuffer(in->get()) == root)
+        rootBuffer(in->get()) == root || rootBuffer(in->get()) == outRoot)
       return false;
     for (AffineExpr e : g.getMatchingIndexingMap(in).getResults())
       if (!isa<AffineDimExpr>(e))
         return false;
   }
+  if (!inPlace && !readsC)
+    return false;
   for (Operation &op : g.getRegion().front().without_terminator())
     if (!isMemoryEffectFree(&op))
       return false;
   return true;
 }
 
-/// The in-place epilogue of `op`: the next op in the block that may touch
-/// C's buffer, when it is one (isInPlaceEpilogue) and no op between touches
-/// the buffers it reads.
+/// The epilogue of `op`: the next op in the block that may touch C's
+/// buffer, when it is one (isTileEpilogue) and no op between touches the
+/// buffers it reads or, out of place, the one it writes (its tiles run
+/// before those ops).
 static linalg::GenericOp findEpilogue(linalg::LinalgOp op) {
   Value c = op.getDpsInitOperand(0)->get();
   Value root = rootBuffer(c);
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
     auto g = dyn_cast<linalg::GenericOp>(next);
-    if (g && isInPlaceEpilogue(g, c)) {
+    if (g && isTileEpilogue(g, c)) {
+      SmallVector<Value> touched;
+      for (Value in : g.getDpsInputs())
+        if (in != c)
+          touched.push_back(rootBuffer(in));
+      if (g.getDpsInitOperand(0)->get() != c)
+        touched.push_back(rootBuffer(g.getDpsInitOperand(0)->get()));
       for (Operation *between = op->getNextNode(); between != next;
            between = between->getNextNode())
-        for (Value in : g.getDpsInputs())
-          if (accessesOtherThan(between, rootBuffer(in), nullptr, nullptr))
+        for (Value buffer : touched)
+          if (accessesOtherThan(between, buffer, nullptr, nullptr))
             return {};
+      // What it uses must exist where the contraction is (the out-of-place
+      // result is often allocated after it): allocations and constants
+      // between them move up.
+      std::optional<SmallVector<Operation *>> hoist =
+          accel::hoistableBefore(g, op);
+      if (!hoist)
+        return {};
+      for (Operation *def : *hoist)
+        def->moveBefore(op);
       return g;
     }
     if (accessesOtherThan(next, root, nullptr, nullptr))
@@ -467,10 +535,14 @@ peelLastIteration(RewriterBase &rewriter, scf::ForOp loop) {
 /// epilogue's output or is not available after `after`.
 static Operation *insertEpilogueTile(RewriterBase &rewriter,
                                      linalg::GenericOp epilogue,
-                                     linalg::LinalgOp tileOp, Operation *after,
+                                     linalg::LinalgOp tileOp, Value c,
+                                     Operation *after,
                                      ArrayRef<int64_t> bounds) {
   Value cTile = tileOp.getDpsInitOperand(0)->get();
-  Value target = epilogue.getDpsInitOperand(0)->get();
+  // C's block of the tile (a chain of subviews of C); an out-of-place
+  // epilogue writes the same block of its own output.
+  Value target = c;
+  Value out = epilogue.getDpsInitOperand(0)->get();
   if (!accel::definedBefore(cTile, after, /*orByOp=*/true))
     return nullptr;
   SmallVector<memref::SubViewOp> chain;
@@ -498,8 +570,14 @@ static Operation *insertEpilogueTile(RewriterBase &rewriter,
           rewriter, loc, d0 + d1, {offsets[d], offset});
   SmallVector<Value> operands;
   for (OpOperand &operand : epilogue->getOpOperands()) {
-    if (epilogue.isDpsInit(&operand)) {
+    if (operand.get() == c) {
       operands.push_back(cTile);
+      continue;
+    }
+    if (epilogue.isDpsInit(&operand)) {
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+      operands.push_back(memref::SubViewOp::create(rewriter, loc, out, offsets,
+                                                   sizes, strides));
       continue;
     }
     SmallVector<OpFoldResult> inOffsets, inSizes;
@@ -746,6 +824,8 @@ struct AccelCpuVectorizeContractionsPass
     });
     IRRewriter rewriter(&getContext());
     int64_t epilogueCount = 0;
+    // C buffers whose last reader was a fused out-of-place epilogue.
+    llvm::DenseSet<Value> deadAfterLastRead;
     for (linalg::LinalgOp op : targets) {
       std::optional<Roles> roles = rolesOf(op);
       if (!roles)
@@ -768,12 +848,17 @@ struct AccelCpuVectorizeContractionsPass
       // An in-place elementwise epilogue to apply to the last K block's
       // register tiles.
       linalg::GenericOp epilogue;
+      // C itself, which an out-of-place epilogue reads; whether nothing
+      // reads it after that epilogue (its last K block's stores go then).
+      Value c = op.getDpsInitOperand(0)->get();
+      bool deadC = false;
       if (fuseEpilogues) {
         epilogue = findEpilogue(op);
         if (epilogue &&
             ((!accel::isCheapEpilogue(epilogue) && !fuseExpensiveEpilogues) ||
              accel::dividesIntegers(epilogue)))
           epilogue = {};
+        deadC = epilogue && deadAfterEpilogue(op, epilogue, c);
       }
       unsigned numLoops = op.getNumLoops();
       SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
@@ -1037,7 +1122,7 @@ struct AccelCpuVectorizeContractionsPass
           allStarted &= !start;
           // The epilogue on this tile's C block, after it.
           if (last)
-            if (Operation *e = insertEpilogueTile(rewriter, epilogue, tileOp,
+            if (Operation *e = insertEpilogueTile(rewriter, epilogue, tileOp, c,
                                                   tileOp, bounds))
               epilogueTiles.push_back(e);
           return;
@@ -1061,7 +1146,7 @@ struct AccelCpuVectorizeContractionsPass
           if (kReg->isAncestor(regTile) && kReg != regTile) {
             moveLoopInvariantCode(cast<LoopLikeOpInterface>(kReg));
             if (Operation *e = insertEpilogueTile(rewriter, epilogue, regTile,
-                                                  kReg, bounds))
+                                                  c, kReg, bounds))
               epilogueTiles.push_back(e);
           }
         }
@@ -1090,6 +1175,8 @@ struct AccelCpuVectorizeContractionsPass
       // no tile does (the generic runs after the contraction as before).
       if (epilogue) {
         if (epilogueOk && lastTiles > 0 && epilogueTiles.size() == lastTiles) {
+          if (deadC)
+            deadAfterLastRead.insert(rootBuffer(c));
           rewriter.eraseOp(epilogue);
         } else {
           // Every copy, the peeled remainder tiles' included.
@@ -1129,11 +1216,17 @@ struct AccelCpuVectorizeContractionsPass
         SmallVector<int64_t> ranges = op.getStaticLoopRanges();
         if (ranges.size() != static_cast<size_t>(bound.size()))
           return;
-        Type cElt = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-        int64_t lanes =
-            cElt.isIntOrFloat()
-                ? std::max<int64_t>(1, 512 / cElt.getIntOrFloatBitWidth())
-                : 1;
+        // Lanes of the widest element type it touches: C's (f32), also
+        // when it writes a narrower output (an out-of-place cast).
+        int64_t lanes = 0;
+        for (Value operand : op->getOperands()) {
+          Type elt = getElementTypeOrSelf(operand);
+          int64_t n =
+              elt.isIntOrFloat()
+                  ? std::max<int64_t>(1, 512 / elt.getIntOrFloatBitWidth())
+                  : 1;
+          lanes = lanes ? std::min(lanes, n) : n;
+        }
         SmallVector<int64_t> vectorSizes;
         bool dynamic = false;
         for (auto [r, b] : llvm::zip(ranges, bound.asArrayRef())) {
@@ -1255,7 +1348,7 @@ struct AccelCpuVectorizeContractionsPass
       DominanceInfo dominance(getOperation());
       eliminateCommonSubExpressions(rewriter, dominance, getOperation());
     }
-    forwardAndEraseDeadWrites(getOperation());
+    forwardAndEraseDeadWrites(getOperation(), deadAfterLastRead);
     if (prefetchC)
       prefetchNextTiles(rewriter, getOperation());
     // Down to 1-D vectors: the contraction as outer products (one FMA per

@@ -174,3 +174,115 @@ func.func @int_division(%a: memref<32x24xi32>, %b: memref<24x32xi32>, %c: memref
   }
   return
 }
+
+// -----
+
+// Out of place: a bias and a cast to bf16 into another buffer. The last K
+// block's register tile adds the bias and writes the bf16 tile of D; C's
+// tile is still stored (C may be read later); the generic is gone.
+// CHECK-LABEL: func @bias_cast_out_of_place
+// CHECK-SAME: (%[[A:.+]]: memref<32x64xf32>, %[[B:.+]]: memref<64x32xf32>, %[[BIAS:.+]]: memref<32xf32>, %[[C:.+]]: memref<32x32xf32>, %[[D:.+]]: memref<32x32xbf16>)
+// CHECK-NOT: linalg.generic
+// First K block: no epilogue.
+// CHECK: %[[FIRST:.+]] = scf.for {{.*}} -> (vector<4x16xf32>)
+// CHECK-NOT: arith.truncf
+// CHECK: vector.transfer_write %[[FIRST]], %[[C]]
+// Last K block: C's tile stored, then the bias and the cast into D.
+// CHECK: scf.for %[[N:.+]] = %c0 to %c32 step %c16
+// CHECK: scf.for %[[M:.+]] = %c0 to %c32 step %c4
+// CHECK: %[[ACC:.+]] = scf.for {{.*}} -> (vector<4x16xf32>)
+// CHECK: vector.transfer_write %[[ACC]], %[[C]][%[[M]], %[[N]]]
+// CHECK: %[[SUM:.+]] = arith.addf %[[ACC]], %{{.+}} : vector<4x16xf32>
+// CHECK: %[[T:.+]] = arith.truncf %[[SUM]] : vector<4x16xf32> to vector<4x16xbf16>
+// CHECK: vector.transfer_write %[[T]], %[[D]][%[[M]], %[[N]]]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// OFF-LABEL: func @bias_cast_out_of_place
+// OFF: linalg.generic
+// OFF-SAME: outs(%{{.+}} : memref<32x32xbf16>)
+func.func @bias_cast_out_of_place(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %bias: memref<32xf32>, %c: memref<32x32xf32>, %d: memref<32x32xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<32x32xf32>, memref<32xf32>) outs(%d : memref<32x32xbf16>) {
+  ^bb0(%x: f32, %bv: f32, %o: bf16):
+    %s = arith.addf %x, %bv : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// Out of place, but D aliases an input of the epilogue (a view of the bias
+// buffer's root): not fused.
+// CHECK-LABEL: func @out_aliases_input
+// CHECK: linalg.generic
+func.func @out_aliases_input(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %c: memref<32x32xf32>, %e: memref<2x32x32xf32>) {
+  %r = memref.subview %e[0, 0, 0] [1, 32, 32] [1, 1, 1] : memref<2x32x32xf32> to memref<32x32xf32, strided<[32, 1]>>
+  %d = memref.subview %e[1, 0, 0] [1, 32, 32] [1, 1, 1] : memref<2x32x32xf32> to memref<32x32xf32, strided<[32, 1], offset: 1024>>
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %r : memref<32x32xf32>, memref<32x32xf32, strided<[32, 1]>>) outs(%d : memref<32x32xf32, strided<[32, 1], offset: 1024>>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The out-of-place result allocated after the matmul (as bufferization
+// leaves it): the allocation moves before the matmul, and the register
+// tiles write it.
+// CHECK-LABEL: func @output_allocated_after
+// CHECK: %[[D:.+]] = memref.alloc() {alignment = 64 : i64} : memref<32x32xbf16>
+// CHECK: scf.for
+// CHECK: arith.truncf %{{.+}} : vector<4x16xf32> to vector<4x16xbf16>
+// CHECK: vector.transfer_write %{{.+}}, %[[D]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[D]]
+func.func @output_allocated_after(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %c: memref<32x32xf32>) -> memref<32x32xbf16> {
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x32xf32>) outs(%c : memref<32x32xf32>)
+  %d = memref.alloc() {alignment = 64 : i64} : memref<32x32xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<32x32xf32>) outs(%d : memref<32x32xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return %d : memref<32x32xbf16>
+}
+
+// -----
+
+// C a temporary that nothing reads after the out-of-place epilogue (a
+// frontend's Linear in bf16): the last K block's register tiles write only
+// the bf16 result; the first K block still stores C for the second.
+// CHECK-LABEL: func @temporary_c
+// CHECK: %[[C:.+]] = memref.alloc() {alignment = 64 : i64} : memref<32x32xf32>
+// CHECK: %[[FIRST:.+]] = scf.for {{.*}} -> (vector<4x16xf32>)
+// CHECK: vector.transfer_write %[[FIRST]], %[[C]]
+// CHECK: %[[ACC:.+]] = scf.for {{.*}} -> (vector<4x16xf32>)
+// CHECK-NOT: vector.transfer_write %{{.+}}, %[[C]]
+// CHECK: arith.truncf %[[ACC]] : vector<4x16xf32> to vector<4x16xbf16>
+// CHECK: vector.transfer_write
+// CHECK-NOT: vector.transfer_write %{{.+}}, %[[C]]
+// CHECK: return
+func.func @temporary_c(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %d: memref<32x32xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() {alignment = 64 : i64} : memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<32x32xf32>) outs(%d : memref<32x32xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %c : memref<32x32xf32>
+  return
+}

@@ -531,7 +531,11 @@ def AccelCpuVectorizeContractionsPass
     other inputs) right after its K loop. Vectorized with the C tile's
     shape, the epilogue reads the accumulators the K loop leaves in
     registers and C is stored once; the generic itself goes. Applied to
-    every last-K tile or to none.
+    every last-K tile or to none. Out of place too: a generic that reads C
+    through the identity and writes another buffer (a cast to bf16) is
+    applied the same way, each tile writing its block of the output (an
+    output allocated after the GEMM moves before it); C's last-block
+    stores go when C is an allocation nothing reads after the epilogue.
 
     Only cheap epilogues are fused by default (arithmetic without division,
     compares, selects, absolute values: bias, ReLU, residual, scales). One
@@ -569,8 +573,9 @@ def AccelCpuVectorizeContractionsPass
            "Before each register tile's K loop, prefetch for writing the C "
            "lines of the next tile down the M loop">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
-           "Apply an in-place elementwise epilogue (accel-fuse-epilogues) "
-           "to each register tile of the last K block before its store">,
+           "Apply the elementwise epilogue after the GEMM (in place, as "
+           "accel-fuse-epilogues makes it, or out of place) to each "
+           "register tile of the last K block">,
     Option<"fuseExpensiveEpilogues", "fuse-expensive-epilogues", "bool",
            "false",
            "Fuse epilogues with math functions or divisions too (by "
