@@ -286,3 +286,22 @@ func.func @temporary_c(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %d: memref<
   memref.dealloc %c : memref<32x32xf32>
   return
 }
+
+// -----
+
+// Out of place with a boolean mask (an attention's masked logits): an i1
+// buffer is a byte per element, but a vector of i1 loads as packed bits,
+// so the generic stays a separate (scalar) pass.
+// CHECK-LABEL: func @i1_mask_stays
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : memref<32x32xf32>, memref<32x32xi1>)
+func.func @i1_mask_stays(%a: memref<32x64xf32>, %b: memref<64x32xf32>, %c: memref<32x32xf32>, %m: memref<32x32xi1>, %d: memref<32x32xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %m : memref<32x32xf32>, memref<32x32xi1>) outs(%d : memref<32x32xf32>) {
+  ^bb0(%x: f32, %k: i1, %o: f32):
+    %s = arith.select %k, %x, %ninf : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -35,7 +35,9 @@
 // CHECK: PASS
 // CHECK-LABEL: @tensor_arith_epilogue
 // CHECK: PASS
-// CHECK: accel-run: 9 of 9 functions passed
+// CHECK-LABEL: @masked_out_of_place
+// CHECK: PASS
+// CHECK: accel-run: 10 of 10 functions passed
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -216,4 +218,24 @@ func.func @tensor_arith_epilogue(%a: tensor<50x90xf32>, %b: tensor<90x70xf32>, %
   %s = arith.addf %mm, %res : tensor<50x70xf32>
   %t = arith.mulf %s, %scale : tensor<50x70xf32>
   return %t : tensor<50x70xf32>
+}
+
+// An out-of-place consumer reading a boolean mask (an attention's masked
+// logits, the differential sweep's case): not applied to the register tiles
+// (a vector of i1 loads packed bits), computed right.
+func.func @masked_out_of_place(%a: tensor<33x16xf32>, %b: tensor<16x100xf32>, %m: tensor<33x100xi1>) -> tensor<33x100xf32> {
+  %z = arith.constant 0.0 : f32
+  %c0 = tensor.empty() : tensor<33x100xf32>
+  %c = linalg.fill ins(%z : f32) outs(%c0 : tensor<33x100xf32>) -> tensor<33x100xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<33x16xf32>, tensor<16x100xf32>) outs(%c : tensor<33x100xf32>) -> tensor<33x100xf32>
+  %e = tensor.empty() : tensor<33x100xf32>
+  %half = arith.constant 0.5 : f32
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %m : tensor<33x100xf32>, tensor<33x100xi1>) outs(%e : tensor<33x100xf32>) {
+  ^bb0(%x: f32, %k: i1, %o: f32):
+    %s = arith.mulf %x, %half : f32
+    %t = arith.select %k, %s, %z : f32
+    linalg.yield %t : f32
+  } -> tensor<33x100xf32>
+  return %r : tensor<33x100xf32>
 }

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""A Llama decoder block on the CPU: accel's AOT library against the same
+block in JAX/XLA:CPU (issue 27, "Measure": goal >= 1.3).
+
+    python3 bench/llama_block.py [--threads=1|2] [--seqs=128,512,2048]
+                                 [--preset=8b|1b|small] [--samples=N]
+
+The block is examples/llama_block.py's (RMSNorm, Q/K/V projections,
+half-split RoPE, GQA attention with an additive causal mask, output
+projection + residual, RMSNorm, SwiGLU MLP + residual; f32, one sequence of
+S tokens), written in linalg as torch-mlir emits it and compiled whole by
+`accel-compile --target=cpu --features=host` (raised, fused, one exported
+function). The JAX side is the same block in jax.numpy under `jax.jit`
+(XLA:CPU; oneDNN inside for its matmuls). ONNX Runtime, the issue's other
+peer, is not run: the block would have to be built as an ONNX graph op by
+op, which this script does not do yet.
+
+Presets (d_model, query heads, KV heads, head dim, FFN): `8b` is Llama 3
+8B's layer (4096, 32, 8, 128, 14336; 218 M parameters, 0.87 GB in f32);
+`1b` Llama 3.2 1B's (2048, 32, 8, 64, 8192); `small` the test block's
+(64, 4, 2, 16, 128).
+
+Both outputs are checked against a float64 numpy evaluation of the block
+first: max |y - y64| / max |y64| must be under 1e-3 (FAIL otherwise; the
+column `err` prints it). Timing: the median of --samples calls after one
+untimed call (JAX's first call compiles). The process is pinned to the
+first --threads CPUs and XLA's Eigen pool is single-threaded for one thread
+(bench/peers.py's pin_cpus and set_thread_env); the accel library is built
+with threads=N and runs on N. Prints the CPU model and features, the commit
+and the versions. The ratio is JAX ms / accel ms (> 1: accel is faster).
+"""
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "python"))
+sys.path.insert(0, str(HERE.parent / "examples"))
+
+PRESETS = {
+    "8b": (4096, 32, 8, 128, 14336),
+    "1b": (2048, 32, 8, 64, 8192),
+    "small": (64, 4, 2, 16, 128),
+}
+
+
+def make_inputs(S, Dm, Hq, Hkv, D, F, seed):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    Dkv = Hkv * D
+    f = np.float32
+
+    def w(k, n):
+        return (rng.standard_normal((k, n)) / math.sqrt(k)).astype(f)
+    x = rng.standard_normal((S, Dm)).astype(f)
+    wn1 = (1 + 0.1 * rng.standard_normal(Dm)).astype(f)
+    wn2 = (1 + 0.1 * rng.standard_normal(Dm)).astype(f)
+    h = D // 2
+    inv = 500000.0 ** (-np.arange(h) / h)
+    ang = np.arange(S)[:, None] * inv[None, :]
+    cos, sin = np.cos(ang).astype(f), np.sin(ang).astype(f)
+    mask = np.where(np.tril(np.ones((S, S), bool)), 0.0, -np.inf).astype(f)
+    return [x, wn1, w(Dm, Dm), w(Dm, Dkv), w(Dm, Dkv), cos, sin, mask,
+            w(Dm, Dm), wn2, w(Dm, F), w(Dm, F), w(F, Dm)]
+
+
+def block_numpy(args, Hq, Hkv, D, xp, dtype):
+    """The block in numpy (float64 reference) or jax.numpy (xp)."""
+    x, wn1, wq, wk, wv, cos, sin, mask, wo, wn2, wg, wu, wd = args
+    S = x.shape[0]
+    R, h = Hq // Hkv, D // 2
+
+    def rms(t, g):
+        return t * (1 / xp.sqrt(xp.mean(t * t, axis=-1, keepdims=True) + 1e-5)) * g
+
+    def rope(t):
+        a, b = t[..., :h], t[..., h:]
+        c, s = cos[:, None, :], sin[:, None, :]
+        return xp.concatenate([a * c - b * s, b * c + a * s], axis=-1)
+    h1 = rms(x, wn1)
+    q = rope((h1 @ wq).reshape(S, Hq, D)).transpose(1, 0, 2)
+    k = rope((h1 @ wk).reshape(S, Hkv, D)).transpose(1, 0, 2)
+    v = (h1 @ wv).reshape(S, Hkv, D).transpose(1, 0, 2)
+    k, v = xp.repeat(k, R, axis=0), xp.repeat(v, R, axis=0)
+    s = q @ k.transpose(0, 2, 1) * dtype(1 / math.sqrt(D)) + mask
+    s = s - s.max(axis=-1, keepdims=True)
+    p = xp.exp(s)
+    p = p / p.sum(axis=-1, keepdims=True)
+    a = (p @ v).transpose(1, 0, 2).reshape(S, Hq * D)
+    r1 = a @ wo + x
+    h2 = rms(r1, wn2)
+    g = h2 @ wg
+    sw = g / (1 + xp.exp(-g)) * (h2 @ wu)
+    return sw @ wd + r1
+
+
+def median_ms(fn, samples):
+    fn()
+    times = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--threads", type=int, choices=(1, 2), default=1)
+    ap.add_argument("--seqs", default="128,512,2048",
+                    help="sequence lengths S, comma separated")
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="8b")
+    ap.add_argument("--samples", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    if args.samples < 1:
+        ap.error("--samples must be at least 1")
+    from peers import commit, machine, pin_cpus, set_thread_env, versions
+    set_thread_env(args.threads)
+    cpus = pin_cpus(args.threads)
+    import numpy as np
+    from accel import aot
+    import llama_block
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError as e:
+        print(f"jax: skipped ({e}); pip install -r bench/requirements-peers.txt")
+        jax = None
+    Dm, Hq, Hkv, D, F = PRESETS[args.preset]
+    print(f"# {machine()}; commit {commit()}")
+    print(f"# {versions()}; pinned to CPUs {cpus}; {args.threads} thread(s)")
+    print(f"# Llama block {args.preset}: d_model {Dm}, {Hq} query / {Hkv} KV heads "
+          f"of {D}, FFN {F}, f32; median of {args.samples} calls")
+    print(f"{'S':>6} {'GFLOP':>8} {'accel ms':>10} {'GFLOP/s':>8} {'err':>8} "
+          f"{'jax ms':>10} {'err':>8} {'jax/accel':>9}")
+    failed = False
+    for S in (int(s) for s in args.seqs.split(",")):
+        name = f"llama_block_{args.preset}_{S}"
+        text = llama_block.block(S, Dm, Hq, Hkv, D, F, name)
+        inputs = make_inputs(S, Dm, Hq, Hkv, D, F, args.seed)
+        ref = block_numpy([a.astype(np.float64) for a in inputs], Hq, Hkv, D,
+                          np, np.float64)
+        scale = float(np.abs(ref).max())
+        Dkv = Hkv * D
+        flop = 2 * S * (Dm * (Dm + 2 * Dkv) + Dm * Dm + 3 * Dm * F) + 4 * Hq * S * S * D
+
+        def err(y):
+            return float(np.abs(np.asarray(y, np.float64) - ref).max()) / scale
+        with tempfile.TemporaryDirectory() as tmp:
+            art = aot.compile(text, out_dir=Path(tmp) / "aot", name=name,
+                              features="host", options=f"threads={args.threads}")
+            lib = aot.load(art)
+            lib.num_threads = args.threads
+            kernel = lib[name]
+            out = np.empty((S, Dm), np.float32)
+            kernel(*inputs, out=[out])
+            e_accel = err(out)
+            ms_accel = median_ms(lambda: kernel(*inputs, out=[out]), args.samples)
+        ms_jax = e_jax = None
+        if jax is not None:
+            fn = jax.jit(lambda *a: block_numpy(a, Hq, Hkv, D, jnp, np.float32))
+            dev = [jax.device_put(a) for a in inputs]
+            y = fn(*dev).block_until_ready()
+            e_jax = err(y)
+            ms_jax = median_ms(lambda: fn(*dev).block_until_ready(), args.samples)
+            del dev, y
+        ok = e_accel < 1e-3 and (e_jax is None or e_jax < 1e-3)
+        failed |= not ok
+        ratio = "-" if ms_jax is None else f"{ms_jax / ms_accel:.2f}"
+        print(f"{S:>6} {flop / 1e9:>8.1f} {ms_accel:>10.1f} {flop / ms_accel / 1e6:>8.1f} "
+              f"{e_accel:>8.1e} {'-' if ms_jax is None else f'{ms_jax:.1f}':>10} "
+              f"{'-' if e_jax is None else f'{e_jax:.1e}':>8} {ratio:>9}"
+              f"{'' if ok else '  FAIL'}", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
