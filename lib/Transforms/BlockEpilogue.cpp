@@ -43,9 +43,10 @@ accel::findBlockEpilogue(linalg::LinalgOp gemm, Value c) {
     if (accessesOtherThan(next, root, nullptr, nullptr))
       return std::nullopt;
   }
+  // (A boolean mask read as a vector would be garbage: hasBooleanBuffer.)
   if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
       g.getNumLoops() != 2 || g.getNumParallelLoops() != 2 ||
-      g.hasIndexSemantics() ||
+      g.hasIndexSemantics() || hasBooleanBuffer(g) ||
       g.getStaticLoopRanges() != SmallVector<int64_t>(cType.getShape()))
     return std::nullopt;
   OpOperand *out = g.getDpsInitOperand(0);

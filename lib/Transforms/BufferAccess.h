@@ -21,6 +21,17 @@
 
 namespace mlir::accel {
 
+/// Whether `op` has an i1 buffer operand. Such a buffer holds a byte per
+/// element, but LLVM loads and stores an <N x i1> vector as N packed bits:
+/// vector code reading a boolean mask would see garbage, so the passes that
+/// vectorize elementwise ops leave these scalar.
+inline bool hasBooleanBuffer(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type t) {
+    auto m = dyn_cast<MemRefType>(t);
+    return m && m.getElementType().isInteger(1);
+  });
+}
+
 /// The buffer `v` is a view of (subview, expand_shape, cast, ...), or `v`.
 inline Value rootBuffer(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {

@@ -425,13 +425,8 @@ static bool isTileEpilogue(linalg::GenericOp g, Value c) {
     return false;
   if (g.getStaticLoopRanges() != SmallVector<int64_t>(cType.getShape()))
     return false;
-  // i1 buffers hold a byte per element, but LLVM loads and stores an
-  // <N x i1> vector as N packed bits: a vectorized read of a boolean mask
-  // sees garbage (accel-cpu-vectorize-elementwise leaves such ops scalar).
-  if (llvm::any_of(g->getOperandTypes(), [](Type t) {
-        auto m = dyn_cast<MemRefType>(t);
-        return m && m.getElementType().isInteger(1);
-      }))
+  // A boolean mask read as a vector would be garbage (hasBooleanBuffer).
+  if (accel::hasBooleanBuffer(g))
     return false;
   Value init = g.getDpsInitOperand(0)->get();
   bool inPlace = init == c;

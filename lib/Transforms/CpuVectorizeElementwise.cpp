@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ApplyOrReport.h"
+#include "BufferAccess.h"
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Transforms.h"
@@ -46,13 +47,9 @@ static bool isCandidate(linalg::LinalgOp op) {
   if (llvm::any_of(op.getStaticLoopRanges(),
                    [](int64_t r) { return ShapedType::isDynamic(r); }))
     return false;
-  // i1 buffers hold a byte per element, but LLVM loads and stores an
-  // <N x i1> vector as N packed bits: a vectorized read of a boolean mask
-  // would see garbage. Those ops stay scalar.
-  if (llvm::any_of(op->getOperandTypes(), [](Type t) {
-        auto m = dyn_cast<MemRefType>(t);
-        return m && m.getElementType().isInteger(1);
-      }))
+  // A boolean mask read as a vector would be garbage: those ops stay
+  // scalar (hasBooleanBuffer).
+  if (accel::hasBooleanBuffer(op))
     return false;
   // Broadcasts through constant indices (a size-1 mask dimension) are
   // left to scalar code: vectorizing them gave wrong reads.

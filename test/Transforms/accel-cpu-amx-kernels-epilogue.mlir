@@ -289,3 +289,36 @@ func.func @bias_written_between(%a: memref<32x64xbf16>, %b: memref<64x32xbf16>, 
   }
   return
 }
+
+// -----
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A consumer reading a boolean mask (bf16 attention's masked logits): an i1
+// buffer is a byte per element, but a vector of i1 loads packed bits, so it
+// stays a pass of its own and C is stored whole.
+// CHECK-LABEL: func @i1_mask_stays
+// CHECK-NOT: memref<2x32x32xf32>
+// CHECK: amx.tile_store
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : memref<64x64xf32>, memref<64x64xi1>)
+func.func @i1_mask_stays(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>, %m: memref<64x64xi1>, %d: memref<64x64xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %m : memref<64x64xf32>, memref<64x64xi1>) outs(%d : memref<64x64xf32>) {
+  ^bb0(%x: f32, %k: i1, %o: f32):
+    %s = arith.select %k, %x, %ninf : f32
+    linalg.yield %s : f32
+  }
+  return
+}
