@@ -921,7 +921,16 @@ struct AccelCpuVectorizeContractionsPass
       if (threads > 1 && pack && cache[0] > 0 &&
           !ShapedType::isDynamic(mExtent))
         sharedPanelsMc = balancedBlockRows(mExtent, cache[0], reg[0], threads);
-      if (threads > 1 && !sharedPanelsMc)
+      // Otherwise the threads take disjoint blocks of C. When M is one
+      // cache block (a prefill of 128 tokens against 4096-wide weights),
+      // every task owns whole columns of C and packs its own block of B,
+      // which no other task reads: packing stays (B read in place with rows
+      // 16 KiB apart made two threads slower than one, the Llama block at
+      // S 128). With several M blocks, tasks sharing a B block would each
+      // pack it: B is read in place.
+      bool oneRowBlock = !ShapedType::isDynamic(mExtent) && cache[0] > 0 &&
+                         mExtent <= cache[0];
+      if (threads > 1 && !sharedPanelsMc && !oneRowBlock)
         pack = false;
       // Cache level: N, K, M; or, in parallel, an scf.forall over the M and
       // N tiles (disjoint blocks of C) and the K tiles sequential inside, or

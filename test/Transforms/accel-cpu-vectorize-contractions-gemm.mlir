@@ -209,11 +209,16 @@ func.func @threads_enough_blocks(%a: memref<256x16xf32>, %b: memref<16x128xf32>,
 // rows); blocks of 52 give 26 and 24.
 // THREADS-LABEL: func @threads_balanced_blocks
 // THREADS: scf.forall (%{{.+}}) = (0) to (200) step (52) {
-// THREADS-LABEL: func @threads_few_rows_in_place
+// THREADS-LABEL: func @threads_one_row_block
 // THREADS-NOT: memref.alloc
 // THREADS: scf.forall (%{{.+}}) = (0) to (1024) step (32) {
-// THREADS-NOT: memref.alloc
+// THREADS: %[[OWN:.+]] = memref.alloc() {{.*}} : memref<2x32x16xf32>
+// THREADS: vector.store %{{.+}}, %[[OWN]]
+// THREADS: vector.transfer_read %[[OWN]]
 // THREADS: return
+// THREADS-LABEL: func @threads_two_row_blocks
+// THREADS: scf.forall (%{{.+}}) = (0) to (32) step (16) {
+// THREADS: scf.forall (%{{.+}}) = (0) to (100) step
 func.func @threads_shared_panels(%a: memref<128x64xf32>, %b: memref<64x1024xf32>, %c: memref<128x1024xf32>) {
   %z = arith.constant 0.0 : f32
   linalg.fill ins(%z : f32) outs(%c : memref<128x1024xf32>)
@@ -224,10 +229,19 @@ func.func @threads_balanced_blocks(%a: memref<200x64xf32>, %b: memref<64x1024xf3
   linalg.matmul ins(%a, %b : memref<200x64xf32>, memref<64x1024xf32>) outs(%c : memref<200x1024xf32>)
   return
 }
-// 32 rows give at most 2 M blocks (halving stops below 8 mr rows), too few
-// for 2 threads: B is read in place and the forall covers the N blocks.
-func.func @threads_few_rows_in_place(%a: memref<32x64xf32>, %b: memref<64x1024xf32>, %c: memref<32x1024xf32>) {
+// 32 rows are one M block, too few for 2 threads to share B's panels: the
+// forall covers the N blocks, each task owning whole columns of C, and each
+// packs its own block of B (no other task reads it; B read in place with
+// rows far apart made two threads slower than one, the Llama block at S
+// 128).
+func.func @threads_one_row_block(%a: memref<32x64xf32>, %b: memref<64x1024xf32>, %c: memref<32x1024xf32>) {
   linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x1024xf32>) outs(%c : memref<32x1024xf32>)
+  return
+}
+// 100 rows (two blocks of 64) are split into smaller blocks, enough for
+// both threads to share each packed block of B.
+func.func @threads_two_row_blocks(%a: memref<100x64xf32>, %b: memref<64x1024xf32>, %c: memref<100x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x64xf32>, memref<64x1024xf32>) outs(%c : memref<100x1024xf32>)
   return
 }
 
