@@ -610,6 +610,8 @@ class CpuLibrary:
         self._set_threads.restype = ctypes.c_int
         self._threads = getattr(self._dll, f"accel_{module}_num_threads")
         self._threads.restype = ctypes.c_int
+        self._release = getattr(self._dll, f"accel_{module}_release_memory")
+        self._release.restype = None
 
     @property
     def num_threads(self) -> int:
@@ -623,6 +625,12 @@ class CpuLibrary:
         if status != 0:
             raise ValueError(f"{self.module}: cannot run on {n} threads: "
                              f"{STATUS[status]}")
+
+    def release_memory(self) -> None:
+        """Frees the temporaries the library keeps between calls (blocks of
+        128 KiB and more, up to ACCEL_CACHE_MB of them; docs/aot.md,
+        "Temporaries"). Not while one of its kernels runs."""
+        self._release()
 
     def __getitem__(self, name: str) -> CpuKernel:
         try:

@@ -276,6 +276,12 @@ std::string mlir::accel::cpuabi::headerText(const Artifact &a) {
      << "_ABI_VERSION ||\n      strcmp(accel_" << m << "_info(), ACCEL_" << M
      << "_INFO) != 0)\n    return ACCEL_ERR_VERSION;\n"
      << "  return accel_" << m << "_check_cpu();\n}\n\n";
+  os << "/* Temporaries of 128 KiB and more are kept between calls, up to "
+        "ACCEL_CACHE_MB\n   (environment, read at the first free; default "
+        "4096, 0: none), so that a\n   call does not fault their pages in "
+        "again; this frees them. Not to be\n   called while a kernel of "
+        "this library runs. */\n"
+     << "void accel_" << m << "_release_memory(void);\n\n";
   os << "/* Threads (docs/aot.md, \"Threads\"). "
      << (a.threads > 1
              ? "Compiled with threads=" + std::to_string(a.threads) +
@@ -379,13 +385,13 @@ std::string mlir::accel::cpuabi::wrapperText(const Artifact &a) {
         "kernel code. */\n"
      << "/* The definitions below are the plain accel_<name>; each kernel's\n"
         "   signature-hashed name is an alias of it. */\n"
-     << (llvm::is_contained(a.features, "amx-tile") || a.threads > 1
-             ? "#define _GNU_SOURCE 1 /* syscall() for AMX's permission, "
-               "pthread_sigmask() */\n"
-             : "")
+     << "#define _GNU_SOURCE 1 /* posix_memalign() and madvise() for the "
+        "temporaries;\n   syscall() for AMX's permission, pthread_sigmask() "
+        "*/\n"
      << "#define ACCEL_" << upper(m) << "_PLAIN_SYMBOLS\n"
      << "#include \"" << m << ".h\"\n#include <cpuid.h>\n#include <setjmp.h>\n"
      << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+     << "#include <sys/mman.h>\n"
      << (a.threads > 1
              ? "#include <pthread.h>\n#include <signal.h>\n#include <time.h>\n"
                "#include <unistd.h>\n"
@@ -444,6 +450,8 @@ static char missing[512];
      << cString(infoString(a)) << ";\n}\n\n"
      << "int accel_" << m << "_abi_version(void) { return " << kAbiVersion
      << "; }\n\n"
+     << "static void release_blocks(void);\n"
+     << "void accel_" << m << "_release_memory(void) { release_blocks(); }\n\n"
      << "int accel_" << m << "_check_cpu(void) {\n"
      << R"c(  int state = __atomic_load_n(&cpu_state, __ATOMIC_ACQUIRE);
   if (!state) {
@@ -565,6 +573,114 @@ ACCEL_RT(index_out_of_range)(void) {
   longjmp(call->failed, 2);
 }
 
+/* Large temporaries are kept for the next call instead of going back to
+   malloc: glibc returns blocks over its mmap threshold to the kernel on
+   free, so every call would fault in and zero their pages again (40 % of
+   a bf16 Llama block's time at 128 tokens). A freed block of at least
+   CACHE_MIN bytes goes to a small cache; an allocation takes the smallest
+   cached block that holds it and is at most twice its size. The cache
+   holds at most `cache_limit` bytes (ACCEL_CACHE_MB in the environment,
+   read once; 0 turns it off; default 4096) and is emptied by
+   accel_<module>_release_memory(). Each block starts with a 64-byte
+   header holding its size: what the kernels get is 64-byte aligned (a
+   cache line, a 512-bit vector, an AMX tile row). */
+#define CACHE_MIN ((size_t)1 << 17)
+#define CACHE_SLOTS 64
+#define HEADER 64
+#define HUGE_PAGE ((size_t)2 << 20)
+static struct {
+  void *block[CACHE_SLOTS];
+  size_t bytes[CACHE_SLOTS];
+  size_t held;
+  long long limit; /* -1: not read yet */
+} cache = {{0}, {0}, 0, -1};
+static volatile char cache_locked;
+
+static void cache_lock(void) {
+  while (__atomic_exchange_n(&cache_locked, 1, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n(&cache_locked, __ATOMIC_RELAXED))
+      __builtin_ia32_pause();
+}
+static void cache_unlock(void) {
+  __atomic_store_n(&cache_locked, 0, __ATOMIC_RELEASE);
+}
+
+/* A block of at least `bytes` (past its header), or NULL. */
+static void *take_block(size_t bytes) {
+  size_t total = bytes + HEADER, best = CACHE_SLOTS, i;
+  char *p = NULL;
+  if (total < bytes)
+    return NULL;
+  if (total >= CACHE_MIN) {
+    cache_lock();
+    for (i = 0; i < CACHE_SLOTS; ++i)
+      if (cache.block[i] && cache.bytes[i] >= total &&
+          cache.bytes[i] / 2 <= total &&
+          (best == CACHE_SLOTS || cache.bytes[i] < cache.bytes[best]))
+        best = i;
+    if (best != CACHE_SLOTS) {
+      p = (char *)cache.block[best];
+      cache.block[best] = NULL;
+      cache.held -= cache.bytes[best];
+    }
+    cache_unlock();
+    if (p)
+      return p + HEADER;
+  }
+  if (total >= HUGE_PAGE) {
+    /* Whole 2 MiB pages, backed by huge pages where the OS allows it
+       (transparent_hugepage=madvise): a packed B of 100 MB walked by
+       tile loads would otherwise miss the TLB. The header sits at the end
+       of the first cache line before the data. */
+    size_t rounded = (total + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    if (rounded < total || posix_memalign((void **)&p, HUGE_PAGE, rounded))
+      return NULL;
+    madvise(p, rounded, MADV_HUGEPAGE);
+    total = rounded;
+  } else if (posix_memalign((void **)&p, HEADER, total)) {
+    return NULL;
+  }
+  memcpy(p, &total, sizeof total);
+  return p + HEADER;
+}
+
+static void give_block(void *q) {
+  char *p = (char *)q - HEADER;
+  size_t total, i;
+  memcpy(&total, p, sizeof total);
+  if (total >= CACHE_MIN) {
+    cache_lock();
+    if (cache.limit < 0) {
+      const char *env = getenv("ACCEL_CACHE_MB");
+      cache.limit = env ? atoll(env) : 4096;
+      cache.limit = cache.limit < 0 ? 0 : cache.limit << 20;
+    }
+    if (cache.held + total <= (size_t)cache.limit)
+      for (i = 0; i < CACHE_SLOTS; ++i)
+        if (!cache.block[i]) {
+          cache.block[i] = p;
+          cache.bytes[i] = total;
+          cache.held += total;
+          p = NULL;
+          break;
+        }
+    cache_unlock();
+  }
+  free(p);
+}
+
+/* Frees the cached temporaries (accel_<module>_release_memory). */
+static void release_blocks(void) {
+  size_t i;
+  cache_lock();
+  for (i = 0; i < CACHE_SLOTS; ++i) {
+    free(cache.block[i]);
+    cache.block[i] = NULL;
+  }
+  cache.held = 0;
+  cache_unlock();
+}
+
 __attribute__((visibility("hidden"))) void *ACCEL_RT(alloc)(uint64_t bytes) {
   void *p;
   struct frame *f = call;
@@ -579,7 +695,7 @@ __attribute__((visibility("hidden"))) void *ACCEL_RT(alloc)(uint64_t bytes) {
     f->live = live;
     f->capacity = capacity;
   }
-  p = malloc(bytes ? (size_t)bytes : 1);
+  p = take_block(bytes ? (size_t)bytes : 1);
   if (!p)
     ACCEL_RT(allocation_failed)();
   if (f)
@@ -597,7 +713,7 @@ __attribute__((visibility("hidden"))) void ACCEL_RT(free)(void *p) {
       f->live[i] = f->live[--f->count];
       break;
     }
-  free(p);
+  give_block(p);
 }
 
 static void begin_frame(struct frame *f) {
@@ -620,7 +736,7 @@ static void end_frame(void) {
   struct frame *f = call;
   size_t i;
   for (i = 0; i < f->count; ++i)
-    free(f->live[i]);
+    give_block(f->live[i]);
   if (f->live != f->slots)
     free(f->live);
   call = f->outer;

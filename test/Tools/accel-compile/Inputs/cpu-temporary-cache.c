@@ -1,0 +1,44 @@
+/* Calls cpu-allocation-failures.mlir's colsum, whose temporary is d0 x 1024
+   floats, with d0 = 16384 (64 MiB: over glibc's largest mmap threshold, so
+   without the library's cache every call maps, faults in and zeroes it
+   again), and counts the page faults of the calls
+   (test/Tools/accel-compile/cpu-temporary-cache.test). */
+#include "allocs.h"
+#include <stdio.h>
+#include <sys/resource.h>
+
+static long faults(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt + u.ru_majflt;
+}
+
+static int colsum(int64_t d0, float *out) {
+  float none = 0;
+  accel_tensor a = {&none, 2, {d0, 0}, {0, 1}};
+  accel_tensor r = {out, 1, {1024}, {1}};
+  out[0] = -1;
+  return accel_colsum(&a, &r);
+}
+
+int main(void) {
+  static float out[1024];
+  const int64_t d0 = 16384;
+  long before, per_call;
+  int i, s = colsum(d0, out);
+  printf("first call: %d out[0] = %g\n", s, out[0]);
+  /* 64 MiB is 16384 pages of 4 KiB or 32 huge pages: a call that maps its
+     temporary anew faults at least 32 times. */
+  before = faults();
+  for (i = 0; i < 8; ++i)
+    s |= colsum(d0, out);
+  per_call = (faults() - before) / 8;
+  printf("8 calls: %d out[0] = %g, %s\n", s, out[0],
+         per_call < 8 ? "temporaries reused" : "temporaries faulted in");
+  accel_allocs_release_memory();
+  before = faults();
+  s = colsum(d0, out);
+  printf("after release_memory: %d out[0] = %g, %s\n", s, out[0],
+         faults() - before >= 32 ? "faulted in" : "reused");
+  return 0;
+}
