@@ -463,3 +463,50 @@ def test_f16_and_bf16_libraries_load_on_baseline_x86_64(accel_compile, tmp_path,
         r = lib["mm"](x.astype(kinds[dtype]), y.astype(kinds[dtype]))
         assert r.dtype == kinds[out]
         np.testing.assert_array_equal(r.astype(np.float64), x @ y)
+
+
+def _llama_block_bf16(tmp_path, S, program=None):
+    """examples/llama_block.py's bf16 block at the test size (d_model 64,
+    4 query / 2 KV heads of 16, FFN 128), compiled for the host and run on
+    bench/llama_block.py's inputs rounded to bf16; max |y - y64| / max |y64|
+    against a float64 numpy evaluation of the block on those inputs."""
+    import importlib.util
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "llama_bench", root / "bench" / "llama_block.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    spec = importlib.util.spec_from_file_location(
+        "llama_block", root / "examples" / "llama_block.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    Dm, Hq, Hkv, D, F = bench.PRESETS["small"]
+    text = gen.block(S, Dm, Hq, Hkv, D, F, "blk", "bf16")
+    if program:
+        text = program(text)
+    inputs = [a.astype(ml_dtypes.bfloat16)
+              for a in bench.make_inputs(S, Dm, Hq, Hkv, D, F, 1)]
+    ref = bench.block_numpy([a.astype(np.float64) for a in inputs], Hq, Hkv, D,
+                            np, np.float64)
+    lib = aot.load(aot.compile(text, out_dir=tmp_path / f"blk{S}", name="blk",
+                               features="host"))
+    out = np.full((S, Dm), np.nan, ml_dtypes.bfloat16)
+    lib["blk"](*inputs, out=[out])
+    return float(np.abs(out.astype(np.float64) - ref).max() / np.abs(ref).max())
+
+
+def test_llama_block_in_bf16(accel_compile, tmp_path, accel_core):
+    # The whole bf16 block (AMX or AVX512-BF16 GEMMs and attention where the
+    # host has them, the f32 fallbacks elsewhere) within bench/
+    # llama_block.py's bf16 gate of the float64 block: measured 4.6e-3 and
+    # 4.8e-3 at 16 and 64 tokens (eight bf16 roundings from x to y), gate
+    # 1.5e-2; the output starts as NaN.
+    for S in (16, 64):
+        assert _llama_block_bf16(tmp_path, S) < 1.5e-2
+    # The gate catches one wrong op: RoPE's first half rotated the other
+    # way (b * s added instead of subtracted) is 0.21 off.
+    def wrong_rope(text):
+        return text.replace("%r = arith.subf %ac, %bs : bf16",
+                            "%r = arith.addf %ac, %bs : bf16")
+    assert _llama_block_bf16(tmp_path / "bad", 64, wrong_rope) > 1.5e-2
