@@ -45,6 +45,12 @@ namespace {
 /// 2048^3 bf16 measured 1.17x slower in place).
 constexpr int64_t kAPitchLimit = 256;
 
+/// Columns of B per piece packed in the loops (packsInLoop): a piece is
+/// [kc, kPieceCols] (512 KiB of bf16 at kc = 2048), packed from runs of
+/// 256 bytes of each of B's rows and then used by the row tiles of its
+/// four 32-column panels while it is in L2.
+constexpr int64_t kPieceCols = 256;
+
 /// Whether A's tiles can load from A in place: whole 16-row tiles and whole
 /// k steps, contiguous rows of static pitch at most kAPitchLimit bytes.
 /// FlashAttention's P (bf16 [tq, tk], written rounded by the softmax pass)
@@ -68,7 +74,8 @@ bool aLoadsInPlace(const DotGemm &g, int64_t kstep) {
 ///
 /// Every tile is whole and A and B tiles are contiguous 1 KiB blocks: A and
 /// B are packed once per call (packA; DotGemm.h's packDotB: one 16-column
-/// block of `kstep` k values, rows 64 bytes apart), zeros past M, N and K;
+/// block of `kstep` k values, rows 64 bytes apart), zeros past M, N and K,
+/// or B piece by piece in the loops when M is one M block (packsInLoop);
 /// C is written in place when 16 divides M and N, else through a padded
 /// copy (copied in unless the GEMM starts from zero, copied back after).
 struct AmxBuilder {
@@ -102,6 +109,17 @@ struct AmxBuilder {
   /// to each C block after its last K block, while the block is in L1; with
   /// a padded C, in the copy back instead.
   std::optional<accel::BlockEpilogue> epilogue;
+  /// B is packed piece by piece right before its tiles are used instead of
+  /// whole before the loops (packsInLoop): each (K block, column panel)
+  /// piece of B into `bPiece` ([nr / 16, kc / G, 16 G], one per region:
+  /// each thread its own), which the kernels then index from the piece's
+  /// first column and k.
+  bool packInLoop = false;
+  Value bPiece, pieceCol0;
+  /// The columns of the current region's full panels: every task's (or the
+  /// only region's), and the last task's.
+  int64_t panelWidth = 0, lastPanelWidth = 0;
+
   /// The last K block's C tiles go to a small buffer of one register block
   /// ([mr, nr] f32/i32, allocated per region: each thread its own), which
   /// the epilogue reads while it writes C or its output: C is written once
@@ -234,8 +252,13 @@ struct AmxBuilder {
               b, loc, accTile(), cDst,
               ValueRange{add(row0, 16 * i), add(col0, 16 * j)}));
       }
-    // B's block of 16 columns j: its packed panel col0 / 16 + j.
-    Value block0 = arith::DivUIOp::create(b, loc, col0, idx(16));
+    // B's block of 16 columns j: its packed panel col0 / 16 + j (in a
+    // piece packed in the loop: panel j, k from the block's start).
+    Value block0 = arith::DivUIOp::create(
+        b, loc,
+        packInLoop ? arith::SubIOp::create(b, loc, col0, pieceCol0).getResult()
+                   : col0,
+        idx(16));
     auto kLoop = scf::ForOp::create(b, loc, idx(0), idx(steps), idx(1), acc);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -243,7 +266,10 @@ struct AmxBuilder {
       Value k = arith::AddIOp::create(
           b, loc, k0,
           arith::MulIOp::create(b, loc, kLoop.getInductionVar(), idx(kstep)));
-      Value kk = arith::DivUIOp::create(b, loc, k, idx(group));
+      Value kk = arith::DivUIOp::create(
+          b, loc,
+          packInLoop ? arith::SubIOp::create(b, loc, k, k0).getResult() : k,
+          idx(group));
       if (last && useScratch) {
         // The epilogue's rows of this block, spread over the K steps:
         // [step perStep, (step + 1) perStep).
@@ -281,7 +307,7 @@ struct AmxBuilder {
                            ValueRange{add(tileRow0, i), kt, idx(0), idx(0)}));
       for (int64_t j = 0; j < tn; ++j)
         bTiles.push_back(amx::TileLoadOp::create(
-            b, loc, inTile(), bPacked,
+            b, loc, inTile(), packInLoop ? bPiece : bPacked,
             ValueRange{add(block0, j), kk, idx(0)}));
       SmallVector<Value> next;
       ValueRange in = kLoop.getRegionIterArgs();
@@ -420,6 +446,28 @@ struct AmxBuilder {
       applyEpilogue(rowBase, rows, col0, 16 * tn);
   }
 
+  /// Packs B's rows [k0, k0 + steps kstep) x columns [col0, col0 + cols)
+  /// into bPiece (packInLoop: K a multiple of kstep and N of 16, so every
+  /// piece is whole).
+  void packPiece(Value k0, int64_t steps, Value col0, int64_t cols) {
+    auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+    int64_t rows = steps * kstep;
+    Value slab =
+        memref::SubViewOp::create(b, loc, g.b, ArrayRef<OpFoldResult>{k0, col0},
+                                  ArrayRef<OpFoldResult>{st(rows), st(cols)},
+                                  ArrayRef<OpFoldResult>{st(1), st(1)});
+    Value into = memref::SubViewOp::create(
+        b, loc, bPiece, ArrayRef<OpFoldResult>{st(0), st(0), st(0)},
+        ArrayRef<OpFoldResult>{st(cols / 16), st(rows / group), st(16 * group)},
+        ArrayRef<OpFoldResult>{st(1), st(1), st(1)});
+    DotGemm piece = g;
+    piece.b = slab;
+    piece.k = rows;
+    piece.n = cols;
+    accel::packDotB(b, loc, piece, /*nr=*/16, kstep / group,
+                    /*parallel=*/false, into);
+  }
+
   /// Every column panel of nr columns (then the rest) of the rows [rowBase,
   /// rowBase + rows) over one K block; the full panels are the tasks of an
   /// scf.forall when `parallel`.
@@ -434,6 +482,56 @@ struct AmxBuilder {
   void panels(Value rowBase, int64_t rows, Value k0, int64_t steps, bool zero,
               bool last) {
     int64_t fullPanels = np / t.nr, restCols = np - fullPanels * t.nr;
+    if (packInLoop) {
+      // Pieces of kPieceCols columns (a multiple of nr): packed, then their
+      // panels' row tiles.
+      int64_t nc = std::max<int64_t>(kPieceCols / t.nr, 1) * t.nr;
+      auto piece = [&](Value c0, int64_t cols) {
+        packPiece(k0, steps, c0, cols);
+        pieceCol0 = c0;
+        int64_t tn = std::min(cols, t.nr) / 16;
+        if (cols <= t.nr) {
+          rowTiles(rowBase, rows, c0, tn, k0, steps, zero, last);
+          return;
+        }
+        OpBuilder::InsertionGuard guard(b);
+        auto nLoop = scf::ForOp::create(b, loc, c0, add(c0, cols), idx(t.nr));
+        b.setInsertionPointToStart(nLoop.getBody());
+        rowTiles(rowBase, rows, nLoop.getInductionVar(), tn, k0, steps, zero,
+                 last);
+      };
+      auto region = [&](int64_t width) {
+        int64_t full = width / nc, rest = width - full * nc;
+        if (full == 1) {
+          piece(panelLo, nc);
+        } else if (full > 1) {
+          OpBuilder::InsertionGuard guard(b);
+          auto cLoop = scf::ForOp::create(b, loc, panelLo,
+                                          add(panelLo, full * nc), idx(nc));
+          b.setInsertionPointToStart(cLoop.getBody());
+          piece(cLoop.getInductionVar(), nc);
+        }
+        if (rest > 0)
+          piece(add(panelLo, full * nc), rest);
+      };
+      if (panelLo && panelWidth == lastPanelWidth) {
+        region(panelWidth);
+      } else if (panelLo) {
+        // The last task's panels are fewer.
+        Value whole = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::SubIOp::create(b, loc, panelHi, panelLo), idx(panelWidth));
+        auto branch = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(branch.thenBlock());
+        region(panelWidth);
+        b.setInsertionPointToStart(branch.elseBlock());
+        region(lastPanelWidth);
+      }
+      if (withRest && restCols > 0)
+        piece(idx(fullPanels * t.nr), restCols);
+      return;
+    }
     if (panelLo) {
       OpBuilder::InsertionGuard guard(b);
       auto nLoop = scf::ForOp::create(b, loc, panelLo, panelHi, idx(t.nr));
@@ -485,6 +583,15 @@ struct AmxBuilder {
   /// Every M block of mc rows (a multiple of mr; 0 or more than M: one
   /// block) over the region's panels.
   void mBlocks() {
+    if (packInLoop)
+      bPiece = memref::AllocOp::create(
+          b, loc,
+          MemRefType::get(
+              {std::min(std::max<int64_t>(kPieceCols / t.nr, 1) * t.nr, np) /
+                   16,
+               std::min(t.kc, kp) / group, 16 * group},
+              inType()),
+          b.getI64IntegerAttr(64));
     if (useScratch) {
       scratch = memref::AllocOp::create(
           b, loc, MemRefType::get({2, t.mr, t.nr}, accType()),
@@ -729,6 +836,20 @@ struct AmxBuilder {
     return false;
   }
 
+  /// Whether B is packed piece by piece in the loops (packInLoop): when
+  /// the GEMM has one M block (M <= Mc, as a prefill of up to 256 tokens
+  /// or a decode step against a weight), each piece of B is then used by
+  /// every row tile while it is in L2, and packing it whole before the
+  /// loops wrote and read back a copy of B from memory (B is the weight:
+  /// the GEMM's largest operand). Whole pieces only: K a multiple of the
+  /// tile's k step, N of 16.
+  bool packsInLoop() {
+    int64_t mc = t.mc / t.mr * t.mr;
+    bool oneMBlock = mc <= 0 || mc >= mp;
+    return oneMBlock && g.k % kstep == 0 && g.n % 16 == 0 &&
+           isa<MemRefType>(g.b.getType());
+  }
+
   void build(bool parallel) {
     group = g.groupSize();
     kstep = g.kind == DotKind::Bf16 ? 32 : 64;
@@ -743,7 +864,9 @@ struct AmxBuilder {
     int64_t fullPanels = np / t.nr;
     bool taskPacked = false;
     bPacked = hoistedB();
-    if (!bPacked && parallel && fullPanels > 1 && g.n == fullPanels * t.nr) {
+    packInLoop = !bPacked && packsInLoop();
+    if (!bPacked && !packInLoop && parallel && fullPanels > 1 &&
+        g.n == fullPanels * t.nr) {
       int64_t groupsK =
           llvm::alignTo(llvm::divideCeil(g.k, group), kstep / group);
       bPacked = memref::AllocOp::create(
@@ -751,7 +874,7 @@ struct AmxBuilder {
           b.getI64IntegerAttr(64));
       taskPacked = true;
     }
-    if (!bPacked)
+    if (!bPacked && !packInLoop)
       bPacked = accel::packDotB(b, loc, g, /*nr=*/16, kstep / group, parallel);
     aInPlace = !aF32 && aLoadsInPlace(g, kstep);
     if (aInPlace) {
@@ -785,6 +908,8 @@ struct AmxBuilder {
         b.setInsertionPointToStart(forall.getBody());
         Value task = forall.getInductionVar(0);
         panelLo = arith::MulIOp::create(b, loc, task, idx(per * t.nr));
+        panelWidth = per * t.nr;
+        lastPanelWidth = (fullPanels - (tasks - 1) * per) * t.nr;
         panelHi = arith::MinUIOp::create(
             b, loc, arith::AddIOp::create(b, loc, panelLo, idx(per * t.nr)),
             idx(fullPanels * t.nr));
@@ -802,6 +927,7 @@ struct AmxBuilder {
       if (fullPanels > 0) {
         panelLo = idx(0);
         panelHi = idx(fullPanels * t.nr);
+        panelWidth = lastPanelWidth = fullPanels * t.nr;
       }
       mBlocks();
     }

@@ -302,3 +302,48 @@ func.func @hoisted_pack(%q: memref<32x64xbf16, strided<[512, 1]>>, %kt: memref<4
   }
   return
 }
+
+// -----
+
+// One M block (M <= Mc): B is packed piece by piece in the loops, each K
+// block's [64, 96] slab (here K blocks of 64: the configured tile) into one
+// [6, 32, 32] piece right before its three 32-column panels use it; the
+// kernels index the piece from its first column and k. No whole packed B.
+// CHECK-LABEL: func @pack_in_loop
+// CHECK-SAME: (%[[A:.+]]: memref<32x128xbf16>, %[[B:.+]]: memref<128x96xbf16>, %[[C:.+]]: memref<32x96xf32>)
+// CHECK: %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<6x32x32xbf16>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[S0:.+]] = memref.subview %[[B]][0, 0] [64, 96] [1, 1]
+// CHECK: vector.load %[[S0]]
+// CHECK: vector.interleave
+// CHECK: vector.store %{{.+}}, %[[P]]
+// CHECK: scf.for %{{.+}} = %c0 to %c96 step %c32 {
+// CHECK-COUNT-4: amx.tile_zero
+// CHECK: amx.tile_load %[[A]]
+// CHECK: amx.tile_load %[[A]]
+// CHECK: amx.tile_load %[[P]][%{{.+}}, %{{.+}}, %c0] : memref<6x32x32xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-4: amx.tile_mulf
+// CHECK: %[[S1:.+]] = memref.subview %[[B]][64, 0] [64, 96] [1, 1]
+// CHECK: vector.load %[[S1]]
+// CHECK: vector.store %{{.+}}, %[[P]]
+// CHECK: scf.for %{{.+}} = %c0 to %c96 step %c32 {
+// CHECK: amx.tile_load %[[C]]
+// CHECK: amx.tile_load %[[P]]
+// CHECK-NOT: memref.alloc
+// CHECK: return
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @pack_in_loop(%a: memref<32x128xbf16>, %b: memref<128x96xbf16>, %c: memref<32x96xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<32x96xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<32x128xbf16>, memref<128x96xbf16>) outs(%c : memref<32x96xf32>) attrs = {accel.lowering_config = #accel.lowering_config<kernel = "cpu-amx-bf16", tile = [0, 0, 64], mma = [32, 32, 32]>} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
