@@ -498,15 +498,15 @@ def _llama_block_bf16(tmp_path, S, program=None):
 
 def test_llama_block_in_bf16(accel_compile, tmp_path, accel_core):
     # The whole bf16 block (AMX or AVX512-BF16 GEMMs and attention where the
-    # host has them, the f32 fallbacks elsewhere) within bench/
-    # llama_block.py's bf16 gate of the float64 block: measured 4.6e-3 and
-    # 4.8e-3 at 16 and 64 tokens (eight bf16 roundings from x to y), gate
-    # 1.5e-2; the output starts as NaN.
+    # host has them, the f32 fallbacks elsewhere) against the float64 block:
+    # measured 4.6e-3 and 4.8e-3 at 16 and 64 tokens (eight bf16 roundings
+    # from x to y), gate 1e-2 (bench/llama_block.py's is 1.5e-2 for the
+    # large presets, 6.7e-3 measured); the output starts as NaN.
     for S in (16, 64):
-        assert _llama_block_bf16(tmp_path, S) < 1.5e-2
+        assert _llama_block_bf16(tmp_path, S) < 1e-2
     # The gate catches one wrong op: RoPE's first half rotated the other
     # way (b * s added instead of subtracted) is 0.21 off.
     def wrong_rope(text):
         return text.replace("%r = arith.subf %ac, %bs : bf16",
                             "%r = arith.addf %ac, %bs : bf16")
-    assert _llama_block_bf16(tmp_path / "bad", 64, wrong_rope) > 1.5e-2
+    assert _llama_block_bf16(tmp_path / "bad", 64, wrong_rope) > 1e-2
