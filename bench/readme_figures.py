@@ -50,6 +50,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN_SH = os.path.join(ROOT, "bench", "run.sh")
 SYSTOLIC = os.path.join(ROOT, "bench", "systolic.py")
+LLAMA = os.path.join(ROOT, "bench", "llama_block.py")
 
 # The README's rows, in its order (full shapes). test/Docs/readme-figures.test
 # checks that the README's table has exactly these labels.
@@ -58,6 +59,8 @@ LABELS = [
     "bf16 / int8 GEMM ÷ oneDNN bf16 / s8 matmul, 256³–2048³",
     "bf16 / int8 GEMM on AMX ÷ oneDNN bf16 / s8 matmul, 1 thread, 256³–2048³",
     "fused f32 attention ÷ unfused OpenBLAS, L 1k–8k, d 64/128",
+    "Llama decoder block in bf16 ÷ the same block in JAX/XLA:CPU, Llama 3 8B "
+    "layer, 1 and 2 threads, S 128–2048",
     "systolic GEMM utilisation (ideal MAC-cycles ÷ cycles), 256³, 512³, "
     "1024×256×512, 256×1024×256",
     "bf16 GEMM ÷ cuBLAS, 4096³ / 8192³ / 4096×14336×4096 / 16×4096×4096",
@@ -173,6 +176,11 @@ PRECISION_LINE = re.compile(
     r"^(\d+)(?:\s+[\d.]+){8}\s+([\d.]+)\s+([\d.]+)"
     r"(\s+INT8 MISMATCH)?(\s+BF16 MISMATCH)?$")
 
+# bench/llama_block.py's rows: S, GFLOP, accel ms, GFLOP/s, err, jax ms, err,
+# ort ms, err, jax/accel, ort/accel, then FAIL when an output is off.
+LLAMA_LINE = re.compile(
+    r"^\s*(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+"
+    r"\s+([\d.]+)\s+\S+(\s+FAIL)?\s*$", re.M)
 ATTN_LINE = re.compile(
     r"^(\d+), (\d+)(, causal)?\s+([\d.]+) \(\s*[\d.]+\)\s+"
     r"(?:-|[\d.]+ \(\s*[\d.]+\))\s+[\d.]+ \(\s*[\d.]+\)\s+([\d.]+)\s.*?"
@@ -322,7 +330,7 @@ def main():
     keep = [c for c in cases if args.quick or c[0] >= 1024]
     if rc != 0 or not keep:
         failed = True
-        rows.append((LABELS[2], f"failed: `{shown}` exited {rc} (log: "
+        rows.append((LABELS[3], f"failed: `{shown}` exited {rc} (log: "
                      f"{log_dir}/attention.log)", cmd_cell(shown)))
     else:
         lens = sorted({c[0] for c in keep})
@@ -335,6 +343,35 @@ def main():
                  f"{'/'.join(str(d) for d in dims)}")
         rows.append((label, value, cmd_cell(shown)))
 
+    # Llama block row: the bf16 block (bench/llama_block.py --dtype=bf16;
+    # Llama 3 8B's layer, --quick: 3.2 1B's at S 128 and 512) on 1 and 2
+    # threads, JAX's bf16 block ms / accel's.
+    preset, seqs = ("1b", "128,512") if args.quick else ("8b", "128,512,2048")
+    llama, shown_all, llama_failed, no_jax = [], [], False, False
+    for t in (1, 2):
+        rc, text, shown = run([sys.executable, LLAMA, "--dtype=bf16",
+                               f"--preset={preset}", f"--seqs={seqs}",
+                               f"--threads={t}"], log_dir, f"llama-{t}t")
+        shown_all.append(shown.replace(sys.executable, "python3", 1))
+        no_jax |= "# jax: skipped" in text
+        got = [(f"S {m.group(1)}, {t}t", float(m.group(2)), not m.group(3))
+               for m in LLAMA_LINE.finditer(text)]
+        llama += got
+        llama_failed |= rc != 0 or not got
+    llama_label = LABELS[4].replace(
+        "Llama 3 8B", "Llama 3.2 1B" if args.quick else "Llama 3 8B").replace(
+        "S 128–2048", f"S {seqs.split(',')[0]}–{seqs.split(',')[-1]}")
+    llama_cmd = ", ".join(f"`{c}`" for c in shown_all) + f", {rev}, {where}"
+    if no_jax:
+        rows.append((llama_label, "not regenerated: needs jax (pip install "
+                     "-r bench/requirements-peers.txt)", llama_cmd))
+    elif llama_failed:
+        failed = True
+        rows.append((llama_label, f"failed (logs: {log_dir}/llama-*.log)",
+                     llama_cmd))
+    else:
+        rows.append((llama_label, measured(llama), llama_cmd))
+
     # Systolic row: simulated cycles (the machine running them does not
     # matter).
     rc, text, shown = run([sys.executable, SYSTOLIC] + q, log_dir,
@@ -345,7 +382,7 @@ def main():
                        re.M)
     if rc != 0 or not m or not gemms:
         failed = True
-        rows.append((LABELS[3], f"failed: `{shown}` exited {rc} (log: "
+        rows.append((LABELS[5], f"failed: `{shown}` exited {rc} (log: "
                      f"{log_dir}/systolic.log)",
                      f"`{shown}`, {rev}, the cycle-level simulator"))
     else:
@@ -363,7 +400,7 @@ def main():
                      "simulator (deterministic cycles)"))
 
     # GPU rows.
-    for label in LABELS[4:]:
+    for label in LABELS[6:]:
         rows.append((label, NO_GPU, "`python3 bench/gpu/check.py device` on "
                      "a machine with an NVIDIA GPU, not run"))
 
