@@ -76,6 +76,16 @@ def block(S, Dm, Hq, Hkv, D, F, name, dt='f32'):
         w('    %sf = arith.extf %s : bf16 to f32' % (v, v))
         return v + 'f'
 
+    def round_mul(v, g, tmp):
+        # y = v * g with v an f32 value: in bf16, v is rounded first and
+        # the product is a bf16 one (torch's `.to(bf16) * weight`).
+        if bf:
+            w('    %%%s = arith.truncf %s : f32 to bf16' % (tmp, v))
+            w('    %%y = arith.mulf %%%s, %s : bf16' % (tmp, g))
+        else:
+            w('    %%y = arith.mulf %s, %s : f32' % (v, g))
+        w('    linalg.yield %y : §')
+
     def rms(x, g, out):
         w('  // RMSNorm(%s) * %s' % (x, g))
         w('  %%%s_e0 = tensor.empty() : tensor<%dxf32>' % (out, S))
@@ -97,12 +107,7 @@ def block(S, Dm, Hq, Hkv, D, F, name, dt='f32'):
         w('    %r = math.rsqrt %v : f32')
         a = ext('%a')
         w('    %%xr = arith.mulf %s, %%r : f32' % a)
-        if bf:
-            w('    %xt = arith.truncf %xr : f32 to bf16')
-            w('    %y = arith.mulf %xt, %g : bf16')
-        else:
-            w('    %y = arith.mulf %xr, %g : f32')
-        w('    linalg.yield %y : §')
+        round_mul('%xr', '%g', 'xt')
         w('  } -> tensor<%dx%dx§>' % (S, Dm))
 
     def mm(a, b, out, M, K, N):
@@ -182,9 +187,10 @@ def block(S, Dm, Hq, Hkv, D, F, name, dt='f32'):
     w('  %%ao = tensor.collapse_shape %%at [[0], [1, 2]] : tensor<%dx%dx%dx§> into tensor<%dx%dx§>' % (S, Hq, D, S, Dm))
     mm('ao', 'wo', 'op', S, Dm, Dm)
 
-    def residual(a, b, out):
-        w('  %%%s_e = tensor.empty() : tensor<%dx%dx§>' % (out, S, Dm))
-        w('  %%%s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%%%s, %%%s : tensor<%dx%dx§>, tensor<%dx%dx§>) outs(%%%s_e : tensor<%dx%dx§>) {' % (out, a, b, S, Dm, S, Dm, out, S, Dm))
+    def residual(a, b, out, empty=None):
+        empty = empty or out + '_e'
+        w('  %%%s = tensor.empty() : tensor<%dx%dx§>' % (empty, S, Dm))
+        w('  %%%s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%%%s, %%%s : tensor<%dx%dx§>, tensor<%dx%dx§>) outs(%%%s : tensor<%dx%dx§>) {' % (out, a, b, S, Dm, S, Dm, empty, S, Dm))
         w('  ^bb0(%a: §, %b: §, %o: §):')
         w('    %s = arith.addf %a, %b : §')
         w('    linalg.yield %s : §')
@@ -202,20 +208,10 @@ def block(S, Dm, Hq, Hkv, D, F, name, dt='f32'):
     w('    %ex = math.exp %n : f32')
     w('    %d = arith.addf %ex, %one : f32')
     w('    %%s = arith.divf %s, %%d : f32' % a)
-    if bf:
-        w('    %st = arith.truncf %s : f32 to bf16')
-        w('    %y = arith.mulf %st, %b : bf16')
-    else:
-        w('    %y = arith.mulf %s, %b : f32')
-    w('    linalg.yield %y : §')
+    round_mul('%s', '%b', 'st')
     w('  } -> tensor<%dx%dx§>' % (S, F))
     mm('sw', 'wd', 'dn', S, F, Dm)
-    w('  %%y_e = tensor.empty() : tensor<%dx%dx§>' % (S, Dm))
-    w('  %%out = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%%dn, %%r1 : tensor<%dx%dx§>, tensor<%dx%dx§>) outs(%%y_e : tensor<%dx%dx§>) {' % (S, Dm, S, Dm, S, Dm))
-    w('  ^bb0(%a: §, %b: §, %o: §):')
-    w('    %s = arith.addf %a, %b : §')
-    w('    linalg.yield %s : §')
-    w('  } -> tensor<%dx%dx§>' % (S, Dm))
+    residual('dn', 'r1', 'out', 'y_e')
     w('  return %%out : tensor<%dx%dx§>' % (S, Dm))
     w('}')
     return '\n'.join(L) + '\n'

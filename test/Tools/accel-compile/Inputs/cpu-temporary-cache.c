@@ -3,7 +3,7 @@
    without the library's cache every call maps, faults in and zeroes it
    again), and counts the page faults of the calls
    (test/Tools/accel-compile/cpu-temporary-cache.test). */
-#include "allocs.h"
+#include "allocs-colsum.h"
 #include <stdio.h>
 #include <sys/resource.h>
 
@@ -11,14 +11,6 @@ static long faults(void) {
   struct rusage u;
   getrusage(RUSAGE_SELF, &u);
   return u.ru_minflt + u.ru_majflt;
-}
-
-static int colsum(int64_t d0, float *out) {
-  float none = 0;
-  accel_tensor a = {&none, 2, {d0, 0}, {0, 1}};
-  accel_tensor r = {out, 1, {1024}, {1}};
-  out[0] = -1;
-  return accel_colsum(&a, &r);
 }
 
 int main(void) {
