@@ -46,9 +46,10 @@ namespace {
 constexpr int64_t kAPitchLimit = 256;
 
 /// Columns of B per piece packed in the loops (packsInLoop): a piece is
-/// [kc, kPieceCols] (512 KiB of bf16 at kc = 2048), packed from runs of
-/// 256 bytes of each of B's rows and then used by the row tiles of its
-/// four 32-column panels while it is in L2.
+/// [kc, kPieceCols] (1 MiB of bf16 at kc = 2048), packed from runs of 512
+/// bytes of each of B's rows and then used by the row tiles of its eight
+/// 32-column panels while it is in L2 (32-column pieces, runs of 64 bytes
+/// of rows 16 KiB apart, were 1.3x slower; docs/cpu-performance.md).
 constexpr int64_t kPieceCols = 256;
 
 /// Whether A's tiles can load from A in place: whole 16-row tiles and whole
@@ -110,10 +111,10 @@ struct AmxBuilder {
   /// a padded C, in the copy back instead.
   std::optional<accel::BlockEpilogue> epilogue;
   /// B is packed piece by piece right before its tiles are used instead of
-  /// whole before the loops (packsInLoop): each (K block, column panel)
-  /// piece of B into `bPiece` ([nr / 16, kc / G, 16 G], one per region:
-  /// each thread its own), which the kernels then index from the piece's
-  /// first column and k.
+  /// whole before the loops (packsInLoop): each (K block, kPieceCols
+  /// columns) piece of B into `bPiece` ([min(kPieceCols, Np) / 16, kc / G,
+  /// 16 G], one per region: each thread its own), which the kernels then
+  /// index from the piece's first column (pieceCol0) and the K block's k.
   bool packInLoop = false;
   Value bPiece, pieceCol0;
   /// The columns of the current region's full panels: every task's (or the

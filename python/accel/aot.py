@@ -629,7 +629,7 @@ class CpuLibrary:
     def release_memory(self) -> None:
         """Frees the temporaries the library keeps between calls (blocks of
         128 KiB and more, up to ACCEL_CACHE_MB of them; docs/aot.md,
-        "Temporaries"). Not while one of its kernels runs."""
+        "Temporaries"); blocks in use stay with their calls."""
         self._release()
 
     def __getitem__(self, name: str) -> CpuKernel:

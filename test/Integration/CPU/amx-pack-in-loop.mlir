@@ -5,11 +5,14 @@
 // fp64 oracle, NaN-prefilled outputs: several K blocks and a rest K block
 // (each piece indexed from its block's start), full panels and a 16-column
 // rest panel, rows padded to 16 (C through a padded copy), a bias + cast
-// epilogue, int8 bit-exact; one and two threads (the panels in tasks, each
-// task its own piece buffer).
+// epilogue, int8 bit-exact, decode steps (M 1 and 8; N below one piece and
+// one panel); one, two and three threads (the panels in tasks, each task
+// its own piece buffer; on three the last task has fewer panels, and each
+// task's panels end in a piece narrower than 256 columns).
 // REQUIRES: cpu-amx
 // RUN: accel-run %s --repeat=0 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --num-threads=2 --seed=3 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --num-threads=3 --seed=5 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=exact | FileCheck %s --check-prefix=EXACT
 // The pieces: [16 blocks of 16 columns, 1024 pairs of k, 32] for bf16 (kc
 // 2048), [16, 1024 quads, 64] for int8 (kc 4096); no whole packed B.
@@ -29,9 +32,13 @@
 // CHECK: PASS
 // CHECK-LABEL: @i8_prefill
 // CHECK: max abs err 0.00e+00
-// CHECK: accel-run: 3 of 3 functions passed
-// EXACT-COUNT-3: max abs err 0.00e+00
-// EXACT: accel-run: 3 of 3 functions passed
+// CHECK-LABEL: @decode
+// CHECK: PASS
+// CHECK-LABEL: @decode8
+// CHECK: PASS
+// CHECK: accel-run: 5 of 5 functions passed
+// EXACT-COUNT-5: max abs err 0.00e+00
+// EXACT: accel-run: 5 of 5 functions passed
 
 // M 200 (padded to 208), K 4160 (two K blocks of 2048 and a rest of 64),
 // N 1040 (32 full panels and a 16-column rest); 865 M multiply-adds: the
@@ -68,4 +75,24 @@ func.func @i8_prefill(%a: tensor<96x4224xi8>, %b: tensor<4224x528xi8>) -> tensor
   %o = linalg.fill ins(%z : i32) outs(%e : tensor<96x528xi32>) -> tensor<96x528xi32>
   %r = accel.matmul ins(%a, %b : tensor<96x4224xi8>, tensor<4224x528xi8>) outs(%o : tensor<96x528xi32>) -> tensor<96x528xi32>
   return %r : tensor<96x528xi32>
+}
+
+// A decode step: one row (padded to 16), K 4096 (two K blocks), N 48 (one
+// 32-column panel, then a 16-column rest; pieces of 32 and 16 columns).
+func.func @decode(%a: tensor<1x4096xbf16>, %b: tensor<4096x48xbf16>) -> tensor<1x48xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x48xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<1x48xf32>) -> tensor<1x48xf32>
+  %r = accel.matmul ins(%a, %b : tensor<1x4096xbf16>, tensor<4096x48xbf16>) outs(%o : tensor<1x48xf32>) -> tensor<1x48xf32>
+  return %r : tensor<1x48xf32>
+}
+
+// Eight rows against a [2048, 1008] weight: three pieces of 256 columns,
+// one of 224 (seven 32-column panels), then the 16-column rest.
+func.func @decode8(%a: tensor<8x2048xbf16>, %b: tensor<2048x1008xbf16>) -> tensor<8x1008xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1008xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<8x1008xf32>) -> tensor<8x1008xf32>
+  %r = accel.matmul ins(%a, %b : tensor<8x2048xbf16>, tensor<2048x1008xbf16>) outs(%o : tensor<8x1008xf32>) -> tensor<8x1008xf32>
+  return %r : tensor<8x1008xf32>
 }

@@ -279,8 +279,7 @@ std::string mlir::accel::cpuabi::headerText(const Artifact &a) {
   os << "/* Temporaries of 128 KiB and more are kept between calls, up to "
         "ACCEL_CACHE_MB\n   (environment, read at the first free; default "
         "4096, 0: none), so that a\n   call does not fault their pages in "
-        "again; this frees them. Not to be\n   called while a kernel of "
-        "this library runs. */\n"
+        "again; this frees them (those in use\n   stay with their calls). */\n"
      << "void accel_" << m << "_release_memory(void);\n\n";
   os << "/* Threads (docs/aot.md, \"Threads\"). "
      << (a.threads > 1
@@ -391,7 +390,7 @@ std::string mlir::accel::cpuabi::wrapperText(const Artifact &a) {
      << "#define ACCEL_" << upper(m) << "_PLAIN_SYMBOLS\n"
      << "#include \"" << m << ".h\"\n#include <cpuid.h>\n#include <setjmp.h>\n"
      << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
-     << "#include <sys/mman.h>\n"
+     << "#include <sys/mman.h>\n#include <unistd.h>\n"
      << (a.threads > 1
              ? "#include <pthread.h>\n#include <signal.h>\n#include <time.h>\n"
                "#include <unistd.h>\n"
@@ -579,105 +578,171 @@ ACCEL_RT(index_out_of_range)(void) {
    a bf16 Llama block's time at 128 tokens). A freed block of at least
    CACHE_MIN bytes goes to a small cache; an allocation takes the smallest
    cached block that holds it and is at most twice its size. The cache
-   holds at most `cache_limit` bytes (ACCEL_CACHE_MB in the environment,
-   read once; 0 turns it off; default 4096) and is emptied by
-   accel_<module>_release_memory(). Each block starts with a 64-byte
-   header holding its size: what the kernels get is 64-byte aligned (a
-   cache line, a 512-bit vector, an AMX tile row). */
+   holds at most `limit` bytes (ACCEL_CACHE_MB in the environment, read at
+   the first free; 0 turns it off; default 4096) in CACHE_SLOTS blocks; a
+   block that does not fit evicts smaller ones. It is emptied by
+   accel_<module>_release_memory(), and before giving up on a failed
+   allocation. Each block's data follows a 16-byte header (the bytes it
+   holds, the offset of the data from the block's start) at the end of the
+   64 bytes before it: the data is 64-byte aligned (a cache line, a 512-bit
+   vector, an AMX tile row) or, from 2 MiB, starts a run of whole 2 MiB
+   pages that are huge pages where the OS allows it. */
 #define CACHE_MIN ((size_t)1 << 17)
 #define CACHE_SLOTS 64
 #define HEADER 64
 #define HUGE_PAGE ((size_t)2 << 20)
 static struct {
-  void *block[CACHE_SLOTS];
+  char *data[CACHE_SLOTS];
   size_t bytes[CACHE_SLOTS];
   size_t held;
   long long limit; /* -1: not read yet */
 } cache = {{0}, {0}, 0, -1};
-static volatile char cache_locked;
+/* The process that holds the lock (0: free): a child of fork() finds its
+   parent's id there when another thread of the parent held it, and takes
+   the lock over (the parent's threads are gone). */
+static int cache_owner;
 
 static void cache_lock(void) {
-  while (__atomic_exchange_n(&cache_locked, 1, __ATOMIC_ACQUIRE))
-    while (__atomic_load_n(&cache_locked, __ATOMIC_RELAXED))
+  int self = (int)getpid(), seen;
+  for (;;) {
+    seen = 0;
+    if (__atomic_compare_exchange_n(&cache_owner, &seen, self, 0,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return;
+    if (seen != self)
+      __atomic_compare_exchange_n(&cache_owner, &seen, 0, 0, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED);
+    else
       __builtin_ia32_pause();
+  }
 }
 static void cache_unlock(void) {
-  __atomic_store_n(&cache_locked, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&cache_owner, 0, __ATOMIC_RELEASE);
 }
 
-/* A block of at least `bytes` (past its header), or NULL. */
-static void *take_block(size_t bytes) {
-  size_t total = bytes + HEADER, best = CACHE_SLOTS, i;
-  char *p = NULL;
-  if (total < bytes)
+static void header_of(char *data, size_t *bytes, size_t *lead) {
+  memcpy(bytes, data - 16, sizeof *bytes);
+  memcpy(lead, data - 8, sizeof *lead);
+}
+
+/* Frees every cached block (with the lock held). */
+static void empty_cache(void) {
+  size_t i, bytes, lead;
+  for (i = 0; i < CACHE_SLOTS; ++i)
+    if (cache.data[i]) {
+      header_of(cache.data[i], &bytes, &lead);
+      free(cache.data[i] - lead);
+      cache.data[i] = NULL;
+    }
+  cache.held = 0;
+}
+
+/* A new block holding at least `bytes`, or NULL. */
+static char *new_block(size_t bytes) {
+  void *start;
+  char *data;
+  size_t lead = HEADER, holds = bytes;
+  if (bytes >= HUGE_PAGE) {
+    /* Whole 2 MiB pages for the data (a packed weight of 100 MB walked by
+       tile loads misses the TLB on 4 KiB pages), after a first 2 MiB whose
+       last bytes hold the header and which stays on small pages. */
+    holds = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    lead = HUGE_PAGE;
+    if (holds < bytes)
+      return NULL;
+  }
+  if (holds + lead < holds || posix_memalign(&start, HEADER < lead ? lead : HEADER,
+                                             holds + lead))
     return NULL;
-  if (total >= CACHE_MIN) {
+  data = (char *)start + lead;
+  if (lead == HUGE_PAGE)
+    madvise(data, holds, MADV_HUGEPAGE);
+  memcpy(data - 16, &holds, sizeof holds);
+  memcpy(data - 8, &lead, sizeof lead);
+  return data;
+}
+
+/* A block of at least `bytes`, or NULL. */
+static void *take_block(size_t bytes) {
+  size_t best = CACHE_SLOTS, i;
+  char *data = NULL;
+  if (bytes >= CACHE_MIN) {
     cache_lock();
     for (i = 0; i < CACHE_SLOTS; ++i)
-      if (cache.block[i] && cache.bytes[i] >= total &&
-          cache.bytes[i] / 2 <= total &&
+      if (cache.data[i] && cache.bytes[i] >= bytes &&
+          cache.bytes[i] / 2 <= bytes &&
           (best == CACHE_SLOTS || cache.bytes[i] < cache.bytes[best]))
         best = i;
     if (best != CACHE_SLOTS) {
-      p = (char *)cache.block[best];
-      cache.block[best] = NULL;
+      data = cache.data[best];
+      cache.data[best] = NULL;
       cache.held -= cache.bytes[best];
     }
     cache_unlock();
-    if (p)
-      return p + HEADER;
+    if (data)
+      return data;
   }
-  if (total >= HUGE_PAGE) {
-    /* Whole 2 MiB pages, backed by huge pages where the OS allows it
-       (transparent_hugepage=madvise): a packed B of 100 MB walked by
-       tile loads would otherwise miss the TLB. The header sits at the end
-       of the first cache line before the data. */
-    size_t rounded = (total + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    if (rounded < total || posix_memalign((void **)&p, HUGE_PAGE, rounded))
-      return NULL;
-    madvise(p, rounded, MADV_HUGEPAGE);
-    total = rounded;
-  } else if (posix_memalign((void **)&p, HEADER, total)) {
-    return NULL;
+  data = new_block(bytes);
+  if (!data) {
+    /* The cache may hold what the allocation needs: give it back and try
+       once more. */
+    cache_lock();
+    empty_cache();
+    cache_unlock();
+    data = new_block(bytes);
   }
-  memcpy(p, &total, sizeof total);
-  return p + HEADER;
+  return data;
 }
 
 static void give_block(void *q) {
-  char *p = (char *)q - HEADER;
-  size_t total, i;
-  memcpy(&total, p, sizeof total);
-  if (total >= CACHE_MIN) {
+  char *data = (char *)q;
+  size_t bytes, lead, i, smallest;
+  header_of(data, &bytes, &lead);
+  if (bytes >= CACHE_MIN) {
     cache_lock();
     if (cache.limit < 0) {
       const char *env = getenv("ACCEL_CACHE_MB");
-      cache.limit = env ? atoll(env) : 4096;
-      cache.limit = cache.limit < 0 ? 0 : cache.limit << 20;
+      long long mb = env ? atoll(env) : 4096;
+      mb = mb < 0 ? 0 : mb > ((long long)1 << 30) ? (long long)1 << 30 : mb;
+      cache.limit = mb << 20;
     }
-    if (cache.held + total <= (size_t)cache.limit)
-      for (i = 0; i < CACHE_SLOTS; ++i)
-        if (!cache.block[i]) {
-          cache.block[i] = p;
-          cache.bytes[i] = total;
-          cache.held += total;
-          p = NULL;
+    /* Room for it, evicting smaller blocks (never a larger one). */
+    while (bytes <= (size_t)cache.limit) {
+      smallest = CACHE_SLOTS;
+      for (i = 0; i < CACHE_SLOTS; ++i) {
+        if (!cache.data[i] && cache.held + bytes <= (size_t)cache.limit)
           break;
-        }
+        if (cache.data[i] && (smallest == CACHE_SLOTS ||
+                              cache.bytes[i] < cache.bytes[smallest]))
+          smallest = i;
+      }
+      if (i < CACHE_SLOTS) {
+        cache.data[i] = data;
+        cache.bytes[i] = bytes;
+        cache.held += bytes;
+        data = NULL;
+        break;
+      }
+      if (smallest == CACHE_SLOTS || cache.bytes[smallest] >= bytes)
+        break;
+      {
+        size_t evicted, evictedLead;
+        header_of(cache.data[smallest], &evicted, &evictedLead);
+        free(cache.data[smallest] - evictedLead);
+        cache.data[smallest] = NULL;
+        cache.held -= cache.bytes[smallest];
+      }
+    }
     cache_unlock();
   }
-  free(p);
+  if (data)
+    free(data - lead);
 }
 
 /* Frees the cached temporaries (accel_<module>_release_memory). */
 static void release_blocks(void) {
-  size_t i;
   cache_lock();
-  for (i = 0; i < CACHE_SLOTS; ++i) {
-    free(cache.block[i]);
-    cache.block[i] = NULL;
-  }
-  cache.held = 0;
+  empty_cache();
   cache_unlock();
 }
 

@@ -6,6 +6,19 @@
 #include "allocs-colsum.h"
 #include <stdio.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+/* The process's address space in bytes (/proc/self/statm). */
+static long long address_space(void) {
+  long long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%lld", &pages) != 1)
+      pages = 0;
+    fclose(f);
+  }
+  return pages * sysconf(_SC_PAGESIZE);
+}
 
 static long faults(void) {
   struct rusage u;
@@ -32,5 +45,17 @@ int main(void) {
   s = colsum(d0, out);
   printf("after release_memory: %d out[0] = %g, %s\n", s, out[0],
          faults() - before >= 32 ? "faulted in" : "reused");
+  /* A failed allocation empties the cache and tries again: with 16 MiB of
+     address space left, a 24 MiB temporary (too small to reuse the cached
+     64 MiB block) fits only once that block is freed. */
+  {
+    struct rlimit limit;
+    getrlimit(RLIMIT_AS, &limit);
+    limit.rlim_cur = (rlim_t)(address_space() + (16 << 20));
+    setrlimit(RLIMIT_AS, &limit);
+    s = colsum(6144, out);
+    printf("24 MiB with 16 MiB of address space left: %d out[0] = %g\n", s,
+           out[0]);
+  }
   return 0;
 }
