@@ -515,20 +515,15 @@ struct AmxBuilder {
         if (rest > 0)
           piece(add(panelLo, full * nc), rest);
       };
-      if (panelLo && panelWidth == lastPanelWidth) {
+      if (panelLo && panelWidth == lastPanelWidth)
         region(panelWidth);
-      } else if (panelLo) {
+      else if (panelLo)
         // The last task's panels are fewer.
-        Value whole = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq,
-            arith::SubIOp::create(b, loc, panelHi, panelLo), idx(panelWidth));
-        auto branch = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(branch.thenBlock());
-        region(panelWidth);
-        b.setInsertionPointToStart(branch.elseBlock());
-        region(lastPanelWidth);
-      }
+        byTaskWidth(arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::eq,
+                        arith::SubIOp::create(b, loc, panelHi, panelLo),
+                        idx(panelWidth)),
+                    panelWidth, lastPanelWidth, region);
       if (withRest && restCols > 0)
         piece(idx(fullPanels * t.nr), restCols);
       return;
@@ -812,15 +807,22 @@ struct AmxBuilder {
       pack(cols);
       return;
     }
-    Value full = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ule,
-        arith::AddIOp::create(b, loc, col0, idx(cols)), idx(np));
-    auto branch = scf::IfOp::create(b, loc, full, /*withElse=*/true);
+    byTaskWidth(arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::ule,
+                    arith::AddIOp::create(b, loc, col0, idx(cols)), idx(np)),
+                cols, lastCols, pack);
+  }
+
+  /// emit(width) for a task whose static width is `width` when `whole`
+  /// holds, else `lastWidth` (the last task of a split): an scf.if.
+  void byTaskWidth(Value whole, int64_t width, int64_t lastWidth,
+                   llvm::function_ref<void(int64_t)> emit) {
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    pack(cols);
+    emit(width);
     b.setInsertionPointToStart(branch.elseBlock());
-    pack(lastCols);
+    emit(lastWidth);
   }
 
   /// Whether `v` is a multiple of `n`: a constant, an scf.for induction

@@ -625,16 +625,21 @@ static void header_of(char *data, size_t *bytes, size_t *lead) {
   memcpy(lead, data - 8, sizeof *lead);
 }
 
+/* Frees cached block i (with the lock held). */
+static void drop_slot(size_t i) {
+  size_t bytes, lead;
+  header_of(cache.data[i], &bytes, &lead);
+  free(cache.data[i] - lead);
+  cache.data[i] = NULL;
+  cache.held -= cache.bytes[i];
+}
+
 /* Frees every cached block (with the lock held). */
 static void empty_cache(void) {
-  size_t i, bytes, lead;
+  size_t i;
   for (i = 0; i < CACHE_SLOTS; ++i)
-    if (cache.data[i]) {
-      header_of(cache.data[i], &bytes, &lead);
-      free(cache.data[i] - lead);
-      cache.data[i] = NULL;
-    }
-  cache.held = 0;
+    if (cache.data[i])
+      drop_slot(i);
 }
 
 /* A new block holding at least `bytes`, or NULL. */
@@ -725,13 +730,7 @@ static void give_block(void *q) {
       }
       if (smallest == CACHE_SLOTS || cache.bytes[smallest] >= bytes)
         break;
-      {
-        size_t evicted, evictedLead;
-        header_of(cache.data[smallest], &evicted, &evictedLead);
-        free(cache.data[smallest] - evictedLead);
-        cache.data[smallest] = NULL;
-        cache.held -= cache.bytes[smallest];
-      }
+      drop_slot(smallest);
     }
     cache_unlock();
   }
