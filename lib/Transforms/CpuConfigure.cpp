@@ -41,6 +41,7 @@ static constexpr StringLiteral kFlashAmx = "cpu-flash-amx";
 static constexpr StringLiteral kPagedFlash = "cpu-paged-flash";
 static constexpr StringLiteral kDequant = "cpu-dequant";
 static constexpr StringLiteral kDequantLut = "cpu-dequant-lut";
+static constexpr StringLiteral kDequantAmx = "cpu-dequant-amx";
 static constexpr StringLiteral kLoops = "cpu-loops";
 
 //===----------------------------------------------------------------------===//
@@ -126,8 +127,8 @@ CpuDotTiles mlir::accel::chooseCpuDotTiles(const CpuIsa &isa) {
 }
 
 CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
-                                                   int64_t rows,
-                                                   int64_t bits) {
+                                                   int64_t rows, int64_t bits,
+                                                   bool amxOperands) {
   // Decode GEMV: each weight is unpacked, converted and scaled once per
   // tile of nr weight rows and used by its mr rows of A. int4 on AVX-512
   // looks the weights up (cpu-dequant-lut: vpermps does the unpacking,
@@ -141,6 +142,19 @@ CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
     return (!dynamic && rows < 2) ? CpuDequantTiles{1, 4, 32}
                                   : CpuDequantTiles{2, 2, 32};
   bool lut = bits == 4;
+  // int4 with bf16 A on AMX: from kCpuDequantAmxMinRows rows the table
+  // kernel's FMAs (2 per 32 weights and row) are the bound and the AMX one
+  // (a fixed cost per weight: unpacking into a 16 x 32 bf16 tile, then one
+  // tdpbf16ps for up to 16 rows) is faster (3.6x at 16 rows); the table
+  // kernel stays for one and two rows and, when the rows are unknown, for
+  // the calls with fewer rows (its 1 x 8 tile: decode at batch 1).
+  if (lut && amxOperands && isa.hasAmxBf16() &&
+      (dynamic || rows >= kCpuDequantAmxMinRows)) {
+    CpuDequantTiles t = dynamic ? CpuDequantTiles{1, 8, 32, true}
+                                : chooseCpuDequantTiles(isa, rows, bits);
+    t.amxRows = kCpuDequantAmxMinRows;
+    return t;
+  }
   if (!dynamic && rows < 2)
     return {1, 8, 32, lut};
   if (!dynamic && rows < 4)
@@ -151,12 +165,16 @@ CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
 std::optional<CpuDequantTiles>
 mlir::accel::getCpuDequantTiles(LoweringConfigAttr config) {
   if (!config ||
-      (config.getKernel() != kDequant && config.getKernel() != kDequantLut) ||
+      (config.getKernel() != kDequant && config.getKernel() != kDequantLut &&
+       config.getKernel() != kDequantAmx) ||
       config.getMma().size() != 3)
     return std::nullopt;
+  bool amx = config.getKernel() == kDequantAmx;
+  if (amx && config.getTile().size() != 2)
+    return std::nullopt;
   return CpuDequantTiles{config.getMma()[0], config.getMma()[1],
-                         config.getMma()[2],
-                         config.getKernel() == kDequantLut};
+                         config.getMma()[2], config.getKernel() != kDequant,
+                         amx ? config.getTile()[0] : 0};
 }
 
 std::string mlir::accel::checkCpuDequantTiles(const CpuDequantTiles &t) {
@@ -166,6 +184,9 @@ std::string mlir::accel::checkCpuDequantTiles(const CpuDequantTiles &t) {
   if (t.kc != 32)
     return "the K chunk must be 32 (two vectors of 16 f32), got " +
            std::to_string(t.kc);
+  if (t.amxRows < 0)
+    return "the AMX kernel's rows must not be negative, got " +
+           std::to_string(t.amxRows);
   int64_t registers = t.mr * t.nr + 2 * t.mr + (t.lut ? t.nr + 3 : 5);
   if (registers > 32)
     return "mr x nr = " + std::to_string(t.mr) + " x " + std::to_string(t.nr) +
@@ -504,18 +525,19 @@ configurePagedAttention(PagedAttentionOp op, LoweringConfigAttr given,
 }
 
 /// cpu-dequant(-lut) when K and the group are multiples of the 32-weight
-/// chunk, else cpu-loops (the reference generic as loops; correct, not
-/// fast).
+/// chunk (cpu-dequant-amx for int4 with bf16 A on AMX), else cpu-loops (the
+/// reference generic as loops; correct, not fast).
 static FailureOr<LoweringConfigAttr>
 configureDequantMatmul(DequantMatmulOp op, LoweringConfigAttr given,
-                       const CpuIsa &isa) {
+                       const CpuIsa &isa, const CpuConfigOverrides &o) {
   bool chunked = op.getK() % 32 == 0 && op.getGroup() % 32 == 0;
   if (given && given.getKernel() != kDequant &&
-      given.getKernel() != kDequantLut && given.getKernel() != kLoops)
+      given.getKernel() != kDequantLut && given.getKernel() != kDequantAmx &&
+      given.getKernel() != kLoops)
     return op.emitOpError("cannot use ")
            << given.getKernel()
            << " on the CPU: a dequant_matmul takes cpu-dequant, "
-              "cpu-dequant-lut or cpu-loops";
+              "cpu-dequant-lut, cpu-dequant-amx or cpu-loops";
   if (given && given.getKernel() == kLoops) {
     if (!given.getMma().empty() || !given.getTile().empty())
       return op.emitOpError("a cpu-loops config takes no tile and no mma");
@@ -536,27 +558,47 @@ configureDequantMatmul(DequantMatmulOp op, LoweringConfigAttr given,
     rows = ShapedType::isDynamic(d) || ShapedType::isDynamic(rows)
                ? ShapedType::kDynamic
                : rows * d;
-  CpuDequantTiles t = chooseCpuDequantTiles(isa, rows, op.getBits());
+  bool amxOperands = aType.getElementType().isBF16() && o.bf16Flush;
+  CpuDequantTiles t =
+      chooseCpuDequantTiles(isa, rows, op.getBits(), amxOperands);
   if (given) {
-    if (!given.getTile().empty() || given.getMma().size() != 3)
+    bool amx = given.getKernel() == kDequantAmx;
+    if (given.getMma().size() != 3 || given.getTile().size() != (amx ? 2u : 0u))
       return op.emitOpError("a ")
-             << given.getKernel()
-             << " config takes an mma [mr, nr, 32] and no tile";
+             << given.getKernel() << " config takes an mma [mr, nr, 32] and "
+             << (amx ? "a tile [rows, 16]" : "no tile");
     t = {given.getMma()[0], given.getMma()[1], given.getMma()[2],
-         given.getKernel() == kDequantLut};
+         given.getKernel() != kDequant, amx ? given.getTile()[0] : 0};
+    if (amx && (given.getTile()[0] < 1 || given.getTile()[1] != 16))
+      return op.emitOpError("cannot use cpu-dequant-amx: its tile is [rows "
+                            "from which the AMX kernel runs (at least 1), "
+                            "16 weight rows a tile], got [")
+             << given.getTile()[0] << ", " << given.getTile()[1] << "]";
   }
-  StringRef kernel = t.lut ? kDequantLut : kDequant;
+  StringRef kernel = t.amxRows ? kDequantAmx : t.lut ? kDequantLut : kDequant;
   if (t.lut && op.getBits() != 4)
-    return op.emitOpError("cannot use cpu-dequant-lut: it takes bits(4) "
-                          "weights (16 values a table), got bits(")
+    return op.emitOpError("cannot use ")
+           << kernel
+           << ": it takes bits(4) weights (16 values a table), got bits("
            << op.getBits() << ")";
   if (t.lut && isa.known && !isa.avx512f)
-    return op.emitOpError("cannot use cpu-dequant-lut: the CPU has no "
-                          "avx512f (vpermps on 16 lanes)");
+    return op.emitOpError("cannot use ")
+           << kernel << ": the CPU has no avx512f (vpermps on 16 lanes)";
+  if (t.amxRows) {
+    if (isa.known && !isa.hasAmxBf16())
+      return op.emitOpError("cannot use cpu-dequant-amx: the CPU has no ")
+             << (isa.amxTile ? "amx-bf16" : "amx-tile");
+    if (!amxOperands)
+      return op.emitOpError("cannot use cpu-dequant-amx: it takes bf16 "
+                            "activations (and bf16-subnormals=flush)");
+  }
   std::string why = checkCpuDequantTiles(t);
   if (!why.empty())
     return op.emitOpError("cannot use ") << kernel << ": " << why;
-  return LoweringConfigAttr::get(op.getContext(), kernel, {}, {},
+  SmallVector<int64_t> tile;
+  if (t.amxRows)
+    tile = {t.amxRows, 16};
+  return LoweringConfigAttr::get(op.getContext(), kernel, tile, {},
                                  {t.mr, t.nr, t.kc}, 0, "");
 }
 
@@ -569,7 +611,7 @@ mlir::accel::configureCpuOp(Operation *op, const CpuIsa &isa,
   if (auto mm = dyn_cast<MatmulOp>(op))
     return configureMatmul(mm, *given, isa, overrides);
   if (auto dq = dyn_cast<DequantMatmulOp>(op))
-    return configureDequantMatmul(dq, *given, isa);
+    return configureDequantMatmul(dq, *given, isa, overrides);
   if (auto pa = dyn_cast<PagedAttentionOp>(op))
     return configurePagedAttention(pa, *given, isa, overrides);
   return configureAttention(cast<AttentionOp>(op), *given, isa, overrides);

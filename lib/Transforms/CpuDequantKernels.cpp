@@ -39,13 +39,16 @@
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Transforms/CpuConfig.h"
 #include "accel/Transforms/Passes.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELCPUDEQUANTKERNELSPASS
@@ -354,6 +357,508 @@ struct KernelBuilder {
   }
 };
 
+/// cpu-dequant-amx's kernel: int4 weights times bf16 A on AMX tiles, W the
+/// left operand of each tdpbf16ps (16 weight rows of 32 K, unpacked into
+/// memory as exact bf16 integers q - z), A the right one (packed once into
+/// AMX's pairs: [K / 2, 16 rows] of bf16 pairs), a 16 x 16 f32 tile of
+/// C-transposed sums per group, scaled into 16 accumulators of 16 f32 (one
+/// per weight row, a lane per row of A). See the pass description.
+struct AmxKernelBuilder {
+  struct Buffers {
+    Value wbuf, part, offsets, scales;
+  };
+  OpBuilder &b;
+  Location loc;
+  const DequantGemm &g;
+  int64_t threads;
+  Type f32 = b.getF32Type(), bf16 = b.getBF16Type(), i32 = b.getI32Type(),
+       i16 = b.getI16Type();
+  VectorType v16 = VectorType::get({16}, f32);
+  VectorType w16 = VectorType::get({16}, i32);
+  VectorType halves = VectorType::get({32}, i16);
+  amx::TileType inTile = amx::TileType::get({16, 32}, bf16);
+  amx::TileType accTile = amx::TileType::get({16, 16}, f32);
+  int64_t groups = g.k / g.group;
+  /// Tile products per chunk of K: 4 (a 64-byte line of each weight row)
+  /// when they divide the group, else 2 or 1 (a chunk never spans two
+  /// groups).
+  int64_t steps = (g.group / 32) % 4 == 0 ? 4 : (g.group / 32) % 2 == 0 ? 2 : 1;
+  /// The stored weights' range.
+  int64_t qmin = g.isUnsigned ? 0 : -8, qmax = g.isUnsigned ? 15 : 7;
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return add(x, idx(y)); }
+  Value mul(Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, idx(y));
+  }
+  Value splatI32(int64_t v) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(w16, b.getI32IntegerAttr(v)));
+  }
+  Value toF32(Value x) {
+    if (getElementTypeOrSelf(x.getType()).isF32())
+      return x;
+    Type t = f32;
+    if (auto v = dyn_cast<VectorType>(x.getType()))
+      t = VectorType::get(v.getShape(), f32);
+    return arith::ExtFOp::create(b, loc, t, x);
+  }
+
+  /// Whether every zero point is an integer in the weights' own range
+  /// [qmin, qmax] (as GPTQ and AWQ store them): then q - z is an integer in
+  /// [-15, 15], which bf16 holds exactly. True without zero points.
+  Value zeroPointsExact() {
+    auto i1 = b.getI1Type();
+    if (!g.z)
+      return arith::ConstantIntOp::create(b, loc, i1, 1);
+    auto zT = cast<MemRefType>(g.z.getType());
+    int64_t count = zT.getNumElements();
+    // z clamped to the range, through an integer and back: z itself only
+    // when it is an integer in the range (NaN clamps to a bound).
+    auto ok = [&](Value z, Type t) {
+      auto vt = dyn_cast<VectorType>(t);
+      auto cst = [&](float v) -> Value {
+        if (vt)
+          return arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(v)));
+        return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32),
+                                              APFloat(v));
+      };
+      Type it = vt ? Type(VectorType::get(vt.getShape(), i32)) : i32;
+      Value c = arith::MinNumFOp::create(
+          b, loc, arith::MaxNumFOp::create(b, loc, z, cst(float(qmin))),
+          cst(float(qmax)));
+      Value back = arith::SIToFPOp::create(
+          b, loc, t, arith::FPToSIOp::create(b, loc, it, c));
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, back, z);
+    };
+    Value flat = g.z;
+    SmallVector<ReassociationIndices> all{{0, 1}};
+    bool collapsible =
+        memref::CollapseShapeOp::isGuaranteedCollapsible(zT, all);
+    Value result = arith::ConstantIntOp::create(b, loc, i1, 1);
+    int64_t vectors = collapsible ? count / 16 : 0;
+    if (collapsible)
+      flat = memref::CollapseShapeOp::create(b, loc, g.z, all);
+    if (vectors > 0) {
+      auto mask = VectorType::get({16}, i1);
+      Value init = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(mask, b.getBoolAttr(true)));
+      auto loop = scf::ForOp::create(b, loc, idx(0), idx(vectors * 16), idx(16),
+                                     ValueRange{init});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value z = toF32(vector::LoadOp::create(
+            b, loc, VectorType::get({16}, zT.getElementType()), flat,
+            ValueRange{loop.getInductionVar()}));
+        Value both = arith::AndIOp::create(b, loc, loop.getRegionIterArgs()[0],
+                                           ok(z, v16));
+        scf::YieldOp::create(b, loc, both);
+      }
+      result = vector::ReductionOp::create(b, loc, vector::CombiningKind::AND,
+                                           loop.getResult(0));
+    }
+    // The rest one at a time (all of it when z's rows are not contiguous).
+    auto scalar = [&](ValueRange at) {
+      return ok(toF32(memref::LoadOp::create(b, loc, flat, at)), f32);
+    };
+    auto loopAnd = [&](Value begin, Value end, auto body) {
+      auto loop =
+          scf::ForOp::create(b, loc, begin, end, idx(1), ValueRange{result});
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value both = arith::AndIOp::create(b, loc, loop.getRegionIterArgs()[0],
+                                         body(loop.getInductionVar()));
+      scf::YieldOp::create(b, loc, both);
+      return loop.getResult(0);
+    };
+    if (collapsible) {
+      if (vectors * 16 < count)
+        result = loopAnd(idx(vectors * 16), idx(count),
+                         [&](Value i) { return scalar(ValueRange{i}); });
+      return result;
+    }
+    int64_t cols = zT.getDimSize(1);
+    return loopAnd(idx(0), idx(zT.getDimSize(0) * cols), [&](Value i) {
+      Value r = arith::DivUIOp::create(b, loc, i, idx(cols));
+      Value c = arith::RemUIOp::create(b, loc, i, idx(cols));
+      return scalar(ValueRange{r, c});
+    });
+  }
+
+  /// A's rows in AMX's pairs, per block of 16 rows:
+  /// packed[mb, kp, 2 m + h] = A[16 mb + m, 2 kp + h], zeros past M. Per 32
+  /// K, the 16 rows' pairs (a 16 x 16 block of 32-bit lanes) are
+  /// transposed in registers (vector.transpose, lowered to shuffles by
+  /// the pass: `transposes` collects them); rows past M read the last row
+  /// and are replaced by zeros.
+  Value packA(Value rows, Value blocks,
+              SmallVectorImpl<Operation *> &transposes) {
+    auto type = MemRefType::get({ShapedType::kDynamic, g.k / 2, 32}, bf16);
+    Value packed = memref::AllocOp::create(b, loc, type, ValueRange{blocks},
+                                           b.getI64IntegerAttr(64));
+    auto aType = cast<MemRefType>(g.a.getType());
+    auto square = VectorType::get({16, 16}, i32);
+    auto bLoop = scf::ForOp::create(b, loc, idx(0), blocks, idx(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(bLoop.getBody());
+    Value mb = bLoop.getInductionVar();
+    auto kLoop = scf::ForOp::create(b, loc, idx(0), idx(g.k), idx(32));
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k = kLoop.getInductionVar();
+    Value lastRow = arith::SubIOp::create(b, loc, rows, idx(1));
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(w16, b.getI32IntegerAttr(0)));
+    Value block = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(square, b.getI32IntegerAttr(0)));
+    for (int64_t m = 0; m < 16; ++m) {
+      Value row = add(mul(mb, 16), m);
+      Value inA =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
+      Value v = vector::BitCastOp::create(
+          b, loc, w16,
+          vector::LoadOp::create(
+              b, loc, VectorType::get({32}, aType.getElementType()), g.a,
+              ValueRange{arith::MinUIOp::create(b, loc, row, lastRow), k}));
+      v = arith::SelectOp::create(b, loc, inA, v, zeros);
+      block = vector::InsertOp::create(b, loc, v, block, m);
+    }
+    auto transpose =
+        vector::TransposeOp::create(b, loc, block, ArrayRef<int64_t>{1, 0});
+    transposes.push_back(transpose);
+    Value kp = arith::DivUIOp::create(b, loc, k, idx(2));
+    for (int64_t j = 0; j < 16; ++j) {
+      Value pairs = vector::ExtractOp::create(b, loc, transpose, j);
+      vector::StoreOp::create(
+          b, loc,
+          vector::BitCastOp::create(b, loc, VectorType::get({32}, bf16), pairs),
+          packed, ValueRange{mb, add(kp, j), idx(0)});
+    }
+    return packed;
+  }
+
+  /// The lookup table: lane i holds bf16(i - 16) with zero points (the
+  /// index is q - z + 16), else bf16(q) for the nibble i, repeated in lanes
+  /// 16-31.
+  Value table() {
+    SmallVector<APFloat> values;
+    for (int64_t i = 0; i < 32; ++i) {
+      int64_t v =
+          g.z ? i - 16 : (g.isUnsigned || i % 16 < 8 ? i % 16 : i % 16 - 16);
+      APFloat f(static_cast<double>(v));
+      bool lost;
+      f.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
+      values.push_back(f);
+    }
+    Value t = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(VectorType::get({32}, bf16), values));
+    return vector::BitCastOp::create(b, loc, halves, t);
+  }
+
+  /// A tile's zero points as 16 - z (i16, the offset of the table's
+  /// index) and its scales in f32, [16, groups] each, for `nValid` rows
+  /// from n0.
+  void tileOperands(Value n0, int64_t nValid, Value offsets, Value scales) {
+    auto sT = cast<MemRefType>(g.s.getType());
+    int64_t vec = groups % 16 == 0 ? 16 : 1;
+    auto rLoop = scf::ForOp::create(b, loc, idx(0), idx(nValid), idx(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rLoop.getBody());
+    Value r = rLoop.getInductionVar();
+    Value n = add(n0, r);
+    auto gLoop = scf::ForOp::create(b, loc, idx(0), idx(groups), idx(vec));
+    b.setInsertionPointToStart(gLoop.getBody());
+    Value gi = gLoop.getInductionVar();
+    auto load = [&](Value from, Type elt) -> Value {
+      if (vec == 1)
+        return toF32(memref::LoadOp::create(b, loc, from, ValueRange{n, gi}));
+      return toF32(vector::LoadOp::create(b, loc, VectorType::get({vec}, elt),
+                                          from, ValueRange{n, gi}));
+    };
+    auto store = [&](Value v, Value to) {
+      if (vec == 1)
+        memref::StoreOp::create(b, loc, v, to, ValueRange{r, gi});
+      else
+        vector::StoreOp::create(b, loc, v, to, ValueRange{r, gi});
+    };
+    store(load(g.s, sT.getElementType()), scales);
+    if (!g.z)
+      return;
+    auto zT = cast<MemRefType>(g.z.getType());
+    Value z = load(g.z, zT.getElementType());
+    Type it = vec == 1 ? Type(i32) : Type(VectorType::get({vec}, i32));
+    Type ht = vec == 1 ? Type(i16) : Type(VectorType::get({vec}, i16));
+    Value sixteen = vec == 1
+                        ? Value(arith::ConstantIntOp::create(b, loc, i32, 16))
+                        : Value(arith::ConstantOp::create(
+                              b, loc,
+                              DenseElementsAttr::get(cast<ShapedType>(it),
+                                                     b.getI32IntegerAttr(16))));
+    Value offset = arith::SubIOp::create(
+        b, loc, sixteen, arith::FPToSIOp::create(b, loc, it, z));
+    store(arith::TruncIOp::create(b, loc, ht, offset), offsets);
+  }
+
+  /// The 32 bf16 values q - z of row `r` of `rowsOfW` (a view of W's
+  /// rows) at K offset `k` into `wbuf` at `at`, looked up in `table` by one
+  /// vpermw (which reads the low 5 bits of each 16-bit lane). Each byte,
+  /// zero-extended to 32 bits and or-ed with itself shifted left by 12, holds
+  /// its low nibble (weight k) in its low 16 bits and its high nibble (weight k
+  /// + 1) in bits 16-19: the pair in AMX's order. Without zero points the table
+  /// repeats after 16, so the bits above a nibble do not matter; with them the
+  /// nibbles are masked and `offset` (16 - z in each lane) added.
+  void unpackRow(Value table, Value offset, Value rowsOfW, int64_t r, Value k,
+                 Value wbuf, ValueRange at) {
+    auto bytes = VectorType::get({16}, b.getI8Type());
+    Value half = arith::DivUIOp::create(b, loc, k, idx(2));
+    Value packed = vector::LoadOp::create(b, loc, bytes, rowsOfW,
+                                          ValueRange{idx(r), half});
+    Value word = arith::ExtUIOp::create(b, loc, w16, packed);
+    Value spread = arith::OrIOp::create(
+        b, loc, word, arith::ShLIOp::create(b, loc, word, splatI32(12)));
+    if (offset)
+      spread = arith::AndIOp::create(b, loc, spread, splatI32(0x000f000f));
+    Value index = vector::BitCastOp::create(b, loc, halves, spread);
+    if (offset)
+      index = arith::AddIOp::create(b, loc, index, offset);
+    Value pairs = accel::X86PermuteI16Op::create(b, loc, halves, table, index);
+    vector::StoreOp::create(
+        b, loc,
+        vector::BitCastOp::create(b, loc, VectorType::get({32}, bf16), pairs),
+        wbuf, at);
+  }
+
+  /// C[16 mb .., n0 .. n0 + width] for every block mb of 16 rows of A, for
+  /// `width` <= 16 weight rows.
+  ///
+  /// K goes in chunks of `steps` x 32 (at most 128: a 64-byte line of each
+  /// weight row, and never past a group) through four stages, software
+  /// pipelined so that nothing waits for what was just issued before it
+  /// (AMX's tile loads do not forward from stores in flight, a tile store
+  /// waits for its chain of tdpbf16ps, vector loads do not forward from tile
+  /// stores): U(t) unpacks chunk t into slot t % 2 of `wbuf`; T(t)
+  /// multiplies it into a zeroed tile, carried to the next step; S(t)
+  /// stores that tile to slot t % 2 of `part`; E(t) adds the slot, times
+  /// its group's scales, into 16 accumulators (a lane per row of A). Step t
+  /// runs U(t), S(t - 2), T(t - 1), E(t - 3).
+  void tile(Value packed, Value blocks, Value rows, Value n0, int64_t width,
+            const Buffers &buf) {
+    tileOperands(n0, width, buf.offsets, buf.scales);
+    auto bLoop = scf::ForOp::create(b, loc, idx(0), blocks, idx(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(bLoop.getBody());
+    Value mb = bLoop.getInductionVar();
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
+    Value lookup = table();
+    int64_t chunkK = 32 * steps, chunks = g.k / chunkK;
+    // The tile's rows and the next tile's (the last tile asks for its
+    // own), as views from their first row: each row's address is a
+    // constant offset from one base.
+    auto rowsFrom = [&](Value first) -> Value {
+      auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+      return memref::SubViewOp::create(
+          b, loc, g.w, ArrayRef<OpFoldResult>{first, st(0)},
+          ArrayRef<OpFoldResult>{
+              st(width), st(cast<MemRefType>(g.w.getType()).getDimSize(1))},
+          ArrayRef<OpFoldResult>{st(1), st(1)});
+    };
+    Value mine = rowsFrom(n0);
+    Value next = rowsFrom(arith::MinUIOp::create(
+        b, loc, add(n0, width), idx(std::max<int64_t>(g.n - width, 0))));
+    auto slotOf = [&](Value t) {
+      return arith::RemUIOp::create(b, loc, t, idx(2)).getResult();
+    };
+    auto groupOf = [&](Value t) {
+      return arith::DivUIOp::create(b, loc, mul(t, chunkK), idx(g.group))
+          .getResult();
+    };
+    auto unpack = [&](Value t) {
+      Value k = mul(t, chunkK);
+      Value byteCol = arith::DivUIOp::create(b, loc, k, idx(2));
+      Value slot = slotOf(t), gi = groupOf(t);
+      for (int64_t r = 0; r < width; ++r) {
+        // The next tile's row at this column, into L2 while this tile
+        // works (one tile ahead: a decode step's weights stream from
+        // memory once).
+        memref::PrefetchOp::create(b, loc, next, ValueRange{idx(r), byteCol},
+                                   /*isWrite=*/false, /*localityHint=*/2,
+                                   /*isDataCache=*/true);
+        Value offset;
+        if (g.z)
+          offset = vector::BroadcastOp::create(
+              b, loc, halves,
+              memref::LoadOp::create(b, loc, buf.offsets,
+                                     ValueRange{idx(r), gi}));
+        for (int64_t st = 0; st < steps; ++st)
+          unpackRow(lookup, offset, mine, r, add(k, 32 * st), buf.wbuf,
+                    ValueRange{slot, idx(st), idx(r), idx(0)});
+      }
+    };
+    auto multiply = [&](Value t) -> Value {
+      Value slot = slotOf(t);
+      Value kp = mul(t, chunkK / 2);
+      Value c = amx::TileZeroOp::create(b, loc, accTile);
+      for (int64_t st = 0; st < steps; ++st) {
+        Value wt =
+            amx::TileLoadOp::create(b, loc, inTile, buf.wbuf,
+                                    ValueRange{slot, idx(st), idx(0), idx(0)});
+        Value at = amx::TileLoadOp::create(
+            b, loc, inTile, packed, ValueRange{mb, add(kp, 16 * st), idx(0)});
+        c = amx::TileMulFOp::create(b, loc, accTile, wt, at, c);
+      }
+      return c;
+    };
+    auto store = [&](Value t, Value c) {
+      amx::TileStoreOp::create(b, loc, buf.part,
+                               ValueRange{slotOf(t), idx(0), idx(0)}, c);
+    };
+    auto accumulate = [&](Value t, SmallVector<Value> acc) {
+      Value slot = slotOf(t), gi = groupOf(t);
+      for (int64_t r = 0; r < width; ++r) {
+        Value sum = vector::LoadOp::create(b, loc, v16, buf.part,
+                                           ValueRange{slot, idx(r), idx(0)});
+        Value scale = vector::BroadcastOp::create(
+            b, loc, v16,
+            memref::LoadOp::create(b, loc, buf.scales, ValueRange{idx(r), gi}));
+        acc[r] = vector::FMAOp::create(b, loc, sum, scale, acc[r]);
+      }
+      return acc;
+    };
+    // Step t's stages; `c` the tile T(t - 2) left (null before T(0)).
+    SmallVector<Value> acc(width, zero);
+    Value carried;
+    auto step = [&](Value t, int64_t known) {
+      // `known`: t when static, -1 inside the loop (every stage runs).
+      auto runs = [&](int64_t lag) {
+        return known < 0 || (known - lag >= 0 && known - lag < chunks);
+      };
+      auto minus = [&](int64_t lag) -> Value {
+        return known < 0
+                   ? arith::SubIOp::create(b, loc, t, idx(lag)).getResult()
+                   : idx(known - lag);
+      };
+      if (runs(0))
+        unpack(t);
+      if (runs(2))
+        store(minus(2), carried);
+      if (runs(1))
+        carried = multiply(minus(1));
+      if (runs(3))
+        acc = accumulate(minus(3), acc);
+    };
+    int64_t first = std::min<int64_t>(3, chunks);
+    for (int64_t t = 0; t < first; ++t)
+      step(idx(t), t);
+    if (chunks > 3) {
+      SmallVector<Value> init(acc);
+      init.push_back(carried);
+      auto loop = scf::ForOp::create(b, loc, idx(3), idx(chunks), idx(1), init);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      acc.assign(loop.getRegionIterArgs().begin(),
+                 loop.getRegionIterArgs().end() - 1);
+      carried = loop.getRegionIterArgs().back();
+      step(loop.getInductionVar(), -1);
+      SmallVector<Value> yield(acc);
+      yield.push_back(carried);
+      scf::YieldOp::create(b, loc, yield);
+      b.setInsertionPointAfter(loop);
+      ValueRange results = loop.getResults();
+      acc.assign(results.begin(), results.begin() + width);
+      carried = results.back();
+    }
+    for (int64_t t = chunks; t < chunks + 3; ++t)
+      step(idx(t), t);
+    // The accumulators are C-transposed: a gather of 16 (one per weight
+    // row) for each row of A.
+    for (int64_t r = 0; r < width; ++r)
+      vector::StoreOp::create(b, loc, acc[r], buf.part,
+                              ValueRange{idx(0), idx(r), idx(0)});
+    Value row0 = mul(mb, 16);
+    Value end = arith::MinUIOp::create(
+        b, loc, idx(16), arith::SubIOp::create(b, loc, rows, row0));
+    auto mLoop = scf::ForOp::create(b, loc, idx(0), end, idx(1));
+    b.setInsertionPointToStart(mLoop.getBody());
+    Value m = mLoop.getInductionVar();
+    SmallVector<int32_t> strides;
+    for (int32_t r = 0; r < 16; ++r)
+      strides.push_back(16 * r);
+    Value index = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(w16, ArrayRef<int32_t>(strides)));
+    SmallVector<bool> lanes;
+    for (int64_t r = 0; r < 16; ++r)
+      lanes.push_back(r < width);
+    Value valid = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(VectorType::get({16}, b.getI1Type()),
+                               ArrayRef<bool>(lanes)));
+    Value col = vector::GatherOp::create(b, loc, v16, buf.part,
+                                         ValueRange{idx(0), idx(0), m}, index,
+                                         valid, zero);
+    Value cRow = add(row0, m);
+    if (width == 16)
+      vector::StoreOp::create(b, loc, col, g.c, ValueRange{cRow, n0});
+    else
+      vector::MaskedStoreOp::create(b, loc, g.c, ValueRange{cRow, n0}, valid,
+                                    col);
+  }
+
+  /// Per-task buffers: the unpacked weight tiles of two chunks (zero rows
+  /// past the valid ones), two chunks' f32 tiles, the tile's zero point
+  /// offsets and scales, for `width` weight rows.
+  Buffers taskBuffers(int64_t width) {
+    auto alloc = [&](ArrayRef<int64_t> shape, Type elt) -> Value {
+      return memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
+                                     b.getI64IntegerAttr(64));
+    };
+    Buffers buf;
+    buf.wbuf = alloc({2, steps, 16, 32}, bf16);
+    buf.part = alloc({2, 16, 16}, f32);
+    buf.offsets = g.z ? alloc({width, groups}, i16) : Value();
+    buf.scales = alloc({width, groups}, f32);
+    Value zeros = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(VectorType::get({32}, bf16),
+                               b.getZeroAttr(bf16)));
+    for (int64_t slot = 0; slot < 2; ++slot)
+      for (int64_t st = 0; st < steps; ++st)
+        for (int64_t r = width; r < 16; ++r)
+          vector::StoreOp::create(
+              b, loc, zeros, buf.wbuf,
+              ValueRange{idx(slot), idx(st), idx(r), idx(0)});
+    return buf;
+  }
+
+  void build(bool parallel, SmallVectorImpl<Operation *> &transposes) {
+    Value rows = memref::DimOp::create(b, loc, g.a, 0);
+    Value blocks = arith::DivUIOp::create(b, loc, add(rows, 15), idx(16));
+    Value packed = packA(rows, blocks, transposes);
+    int64_t tiles = g.n / 16, rest = g.n % 16;
+    if (tiles > 0) {
+      // Tasks of whole tiles of 16 weight rows: per tile the unpacking is
+      // the work (the same for every tile).
+      int64_t tasks = parallel ? std::min(threads, tiles) : 1;
+      int64_t per = llvm::divideCeil(tiles, tasks);
+      tasks = llvm::divideCeil(tiles, per);
+      OpBuilder::InsertionGuard guard(b);
+      Value task = accel::openLoop(b, loc, tasks, tasks > 1);
+      Buffers buf = taskBuffers(16);
+      Value first = mul(task, per);
+      Value last = arith::MinUIOp::create(b, loc, add(first, per), idx(tiles));
+      auto tLoop = scf::ForOp::create(b, loc, first, last, idx(1));
+      b.setInsertionPointToStart(tLoop.getBody());
+      tile(packed, blocks, rows, mul(tLoop.getInductionVar(), 16), 16, buf);
+    }
+    if (rest > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      tile(packed, blocks, rows, idx(tiles * 16), rest, taskBuffers(rest));
+    }
+  }
+};
+
 struct AccelCpuDequantKernelsPass
     : public accel::impl::AccelCpuDequantKernelsPassBase<
           AccelCpuDequantKernelsPass> {
@@ -391,17 +896,57 @@ struct AccelCpuDequantKernelsPass
     if (failedConfig)
       return signalPassFailure();
     OpBuilder builder(&getContext());
+    SmallVector<Operation *> transposes;
     for (auto &[g, tiles] : gemms) {
       builder.setInsertionPoint(g.op);
       linalg::FillOp fill = accel::initializingFill(
           cast<linalg::LinalgOp>(g.op.getOperation()));
       KernelBuilder kb{builder, g.op.getLoc(), g, tiles};
       bool nested = accel::insideParallelLoop(g.op);
-      kb.build(threads > 1 && !nested);
+      bool parallel = threads > 1 && !nested;
+      if (tiles.amxRows > 0 && g.bits == 4) {
+        // AMX when there are rows enough and the zero points allow, else
+        // the table kernel.
+        Location loc = g.op.getLoc();
+        AmxKernelBuilder amxKernel{builder, loc, g, threads};
+        Value rows = memref::DimOp::create(builder, loc, g.a, 0);
+        Value enough = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::uge, rows,
+            arith::ConstantIndexOp::create(builder, loc, tiles.amxRows));
+        // (The zero points are read only when the rows ask for AMX.)
+        auto check = scf::IfOp::create(builder, loc, builder.getI1Type(),
+                                       enough, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointToStart(check.thenBlock());
+          scf::YieldOp::create(builder, loc, amxKernel.zeroPointsExact());
+          builder.setInsertionPointToStart(check.elseBlock());
+          scf::YieldOp::create(builder, loc, enough);
+        }
+        auto choice = scf::IfOp::create(builder, loc, check.getResult(0), true);
+        {
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointToStart(choice.thenBlock());
+          amxKernel.build(parallel, transposes);
+          builder.setInsertionPointToStart(choice.elseBlock());
+          kb.build(parallel);
+        }
+      } else {
+        kb.build(parallel);
+      }
       g.op->erase();
       // Every element of C is stored: its zero fill is dead.
       if (fill)
         fill->erase();
+    }
+    // The AMX kernels' 16 x 16 transposes of A as 4 rounds of shuffles
+    // (unpacks and lane permutes), not element by element.
+    if (!transposes.empty()) {
+      RewritePatternSet patterns(&getContext());
+      vector::populateVectorTransposeLoweringPatterns(
+          patterns, vector::VectorTransposeLowering::Shuffle16x16);
+      if (failed(applyOpPatternsGreedily(transposes, std::move(patterns))))
+        return signalPassFailure();
     }
   }
 };

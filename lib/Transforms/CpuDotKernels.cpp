@@ -640,12 +640,25 @@ struct LowerX86PermuteF32 : public OpRewritePattern<accel::X86PermuteF32Op> {
   }
 };
 
+struct LowerX86PermuteI16 : public OpRewritePattern<accel::X86PermuteI16Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(accel::X86PermuteI16Op op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(),
+        rewriter.getStringAttr("llvm.x86.avx512.permvar.hi.512"),
+        ValueRange{op.getTable(), op.getIndex()});
+    return success();
+  }
+};
+
 struct AccelCpuLowerDotPass
     : public accel::impl::AccelCpuLowerDotPassBase<AccelCpuLowerDotPass> {
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerX86DotU8S8, LowerX86PermuteF32>(&getContext());
+    patterns.add<LowerX86DotU8S8, LowerX86PermuteF32, LowerX86PermuteI16>(
+        &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

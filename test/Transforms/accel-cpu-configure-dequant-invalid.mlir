@@ -6,7 +6,7 @@
 
 func.func @matmul_kernel(%x: tensor<1x64xbf16>, %w: tensor<16x32xi8>, %s: tensor<16x2xbf16>,
                          %c: tensor<1x16xf32>) -> tensor<1x16xf32> {
-  // expected-error @+1 {{cannot use cpu-fma on the CPU: a dequant_matmul takes cpu-dequant, cpu-dequant-lut or cpu-loops}}
+  // expected-error @+1 {{cannot use cpu-fma on the CPU: a dequant_matmul takes cpu-dequant, cpu-dequant-lut, cpu-dequant-amx or cpu-loops}}
   %0 = accel.dequant_matmul bits(4) group(32)
          ins(%x, %w : tensor<1x64xbf16>, tensor<16x32xi8>)
          scales(%s : tensor<16x2xbf16>) outs(%c : tensor<1x16xf32>)

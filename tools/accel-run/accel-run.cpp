@@ -281,6 +281,10 @@ struct Arg {
   /// Sequence lengths of an attention, or the pages of a paged attention's
   /// block table: integers drawn from [0, lengthBound] (-1: neither).
   int64_t lengthBound = -1;
+  /// The zero points of a dequant_matmul: integers drawn from the stored
+  /// weights' range [zeroPointLo, zeroPointHi], as GPTQ/AWQ quantisers make
+  /// them (hi < lo: not zero points).
+  int64_t zeroPointLo = 0, zeroPointHi = -1;
   std::vector<uint8_t> bytes;
 };
 } // namespace
@@ -632,6 +636,9 @@ static void generate(Arg &arg, std::mt19937_64 &rng) {
       v = std::numeric_limits<double>::quiet_NaN();
     } else if (arg.lengthBound >= 0) {
       v = std::uniform_int_distribution<int64_t>(0, arg.lengthBound)(rng);
+    } else if (arg.zeroPointHi >= arg.zeroPointLo) {
+      v = std::uniform_int_distribution<int64_t>(arg.zeroPointLo,
+                                                 arg.zeroPointHi)(rng);
     } else if (t.isInteger(1)) {
       v = keep(rng) ? 1.0 : 0.0;
     } else if (t.isIndex()) {
@@ -833,6 +840,12 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
             arg.lengthBound = at.getKey().getType().getDimSize(2);
           else if (at.getQLengths() == a)
             arg.lengthBound = at.getQuery().getType().getDimSize(2);
+        } else if (auto dq = dyn_cast<DequantMatmulOp>(user)) {
+          if (dq.getZeroPoints() == a) {
+            int64_t levels = int64_t(1) << dq.getBits();
+            arg.zeroPointLo = dq.getIsUnsigned() ? 0 : -levels / 2;
+            arg.zeroPointHi = arg.zeroPointLo + levels - 1;
+          }
         } else if (auto pa = dyn_cast<PagedAttentionOp>(user)) {
           // Lengths the table can hold; pages of the pool (a pool of
           // static size: accel-run needs static shapes).

@@ -91,10 +91,24 @@ struct CpuAmxTiles {
 /// weights looked up in a 16-entry table per group with AVX-512's vpermps):
 /// mr rows of A times nr rows of W at a time, K in chunks of kc = 32 (two
 /// vectors of 16 f32), one accumulator vector per row pair.
+/// With `amxRows` > 0 (cpu-dequant-amx: int4 weights, bf16 A, AMX bf16
+/// tiles), calls with at least amxRows rows of A multiply 16 weight rows by
+/// 16 rows of A per tdpbf16ps (the weights as exact bf16 integers q - z,
+/// the scales applied per chunk of K in f32); fewer rows, or zero points
+/// that are not integers in the weights' range, run the mr x nr table
+/// kernel.
 struct CpuDequantTiles {
   int64_t mr, nr, kc;
   bool lut = false;
+  int64_t amxRows = 0;
 };
+
+/// The rows of A from which cpu-dequant-amx's AMX kernel beats its table
+/// kernel: its time hardly depends on the rows (the unpacking is the work),
+/// the table kernel's grows with them (4096 x 4096 on Sapphire Rapids, one
+/// thread: table 1.08 / 1.64 / 1.29 / 2.38 ms at 2 / 3 / 4 / 8 rows, AMX
+/// 1.28-1.32 ms; docs/quantization.md).
+constexpr int64_t kCpuDequantAmxMinRows = 3;
 
 /// The cpu-fma tiles for a contraction on `isa` with `overrides`.
 CpuFmaTiles chooseCpuFmaTiles(const CpuIsa &isa,
@@ -123,9 +137,10 @@ std::array<int64_t, 3> chooseCpuPagedTiles(const CpuIsa &isa,
 /// and bf16 subnormals may be flushed. The fp64 oracle's gate follows it
 /// (the rounding of P).
 /// The kernel and register tile of accel.dequant_matmul for `rows` rows of
-/// A (ShapedType::kDynamic: unknown) and `bits`-bit weights.
+/// A (ShapedType::kDynamic: unknown) and `bits`-bit weights; `amxOperands`:
+/// A is bf16 and bf16 subnormals may be flushed (AMX's tdpbf16ps does).
 CpuDequantTiles chooseCpuDequantTiles(const CpuIsa &isa, int64_t rows,
-                                      int64_t bits);
+                                      int64_t bits, bool amxOperands = false);
 
 bool cpuFlashOnAmx(Operation *op, const CpuIsa &isa, bool bf16Flush);
 

@@ -738,12 +738,48 @@ def AccelCpuDequantKernelsPass
     lanes): within the f32 matmul gate. With `threads`, the tiles of `nr`
     weight rows are tasks of an `scf.forall` (not inside another parallel
     loop). A config of `cpu-loops` or none leaves the generic to the loops.
+
+    `cpu-dequant-amx` (`tile = [rows, 16]`, int4 weights, bf16 A; chosen on
+    CPUs with AMX bf16 tiles): when A has at least `rows` rows and every
+    zero point is an integer in the weights' own range (as GPTQ and AWQ
+    store them: checked once a call), so that each `q - z` is an integer
+    bf16 holds exactly, the weights are multiplied on AMX tiles with W as
+    the tile product's left operand:
+
+    - A is packed once per call, per block of 16 rows, into AMX's pair
+      layout (`[K / 2, 16]` pairs of bf16, zeros past M; a 16 x 16
+      transpose of 32-bit pairs per 32 K): the right operand;
+    - per chunk of K (4 x 32, a 64-byte line of each weight row, never past
+      a group), each of 16 weight rows' bytes become bf16 `q - z` in memory:
+      a byte zero-extended to 32 bits and or-ed with itself shifted left by
+      12 holds its low nibble (weight k) in its low 16 bits and its high
+      nibble (weight k + 1) in bits 16-19, the pair in AMX's order; masked,
+      plus `16 - z`, it indexes a 32-entry table of bf16 `i - 16` in one
+      `accel.x86_permute_i16` (vpermw); without zero points the table
+      holds the nibbles' values, repeated after 16;
+    - the chunk's tdpbf16ps add into a zeroed 16 x 16 f32 tile (weight rows
+      by rows of A), stored, and each of its 16 rows, times the row's scale
+      for the chunk's group, is added to 16 f32 accumulators: the products
+      are exact and the sums f32, so the result stays within the f32
+      matmul gate (a scale multiplies a chunk's sum, not each weight:
+      another rounding order than `f32(f32(q - z) * s)`, the same gate);
+    - the four stages (unpack, multiply, store, scale) are software
+      pipelined over the chunks, each a chunk behind the one before, so
+      that no tile load waits for the stores just issued, no tile store
+      for its tdpbf16ps and no vector load for a tile store;
+    - at the end the accumulators (C transposed) go to C by a gather per
+      row of A; the next 16 weight rows are prefetched into L2 while a
+      tile works.
+
+    Fewer rows, or a zero point that fails the check, run the `mma` table
+    kernel instead (an `scf.if` on the call's rows and zero points).
   }];
   let options = [
     Option<"threads", "threads", "int64_t", "1",
            "Above 1: the tiles of nr weight rows in an scf.forall">
   ];
   let dependentDialects = [
+    "::mlir::amx::AMXDialect",
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
@@ -861,13 +897,15 @@ def AccelCpuDotKernelsPass
 }
 
 def AccelCpuLowerDotPass : Pass<"accel-cpu-lower-dot"> {
-  let summary = "accel.x86_dot_u8s8 and accel.x86_permute_f32 to their "
-                "AVX-512 intrinsics";
+  let summary = "accel.x86_dot_u8s8, accel.x86_permute_f32 and "
+                "accel.x86_permute_i16 to their AVX-512 intrinsics";
   let description = [{
     Replaces each `accel.x86_dot_u8s8` (emitted by `accel-cpu-dot-kernels`)
-    with `llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"`, and each
+    with `llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"`, each
     `accel.x86_permute_f32` (emitted by `accel-cpu-dequant-kernels`) with
-    `llvm.call_intrinsic "llvm.x86.avx512.permvar.sf.512"`. It runs
+    `llvm.call_intrinsic "llvm.x86.avx512.permvar.sf.512"`, and each
+    `accel.x86_permute_i16` with
+    `llvm.call_intrinsic "llvm.x86.avx512.permvar.hi.512"`. It runs
     after buffer deallocation, which refuses ops whose memory effects are
     unknown, such as intrinsic calls.
   }];

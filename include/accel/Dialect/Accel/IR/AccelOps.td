@@ -567,4 +567,29 @@ def Accel_X86PermuteF32Op : Accel_Op<"x86_permute_f32",
       "$table `,` $index attr-dict `:` type($table) `,` type($index)";
 }
 
+def Accel_X86PermuteI16Op : Accel_Op<"x86_permute_i16",
+                                    [Pure, AllTypesMatch<["table", "result"]>]> {
+  let summary = "AVX-512 vpermw: a 32-entry 16-bit table lookup (internal to "
+                "accel-cpu-dequant-kernels)";
+  let description = [{
+    `result[i] = table[index[i] & 31]`: the `vpermw` instruction (AVX512-BW;
+    a lane of `index` selects by its low 5 bits; the others are ignored).
+    `accel-cpu-dequant-kernels` emits it for `cpu-dequant-amx`: two int4
+    weights of a byte, spread over the two 16-bit halves of a 32-bit lane,
+    become their two bf16 values `q - z` in one instruction (a table of the
+    16 values, repeated in entries 16-31 so the bits above a nibble do not
+    matter); `accel-cpu-lower-dot` turns it into the LLVM intrinsic at the
+    end of the CPU pipeline.
+
+    ```mlir
+    %w = accel.x86_permute_i16 %table, %index : vector<32xi16>, vector<32xi16>
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[32], [I16]>:$table,
+                       VectorOfLengthAndType<[32], [I16]>:$index);
+  let results = (outs VectorOfLengthAndType<[32], [I16]>:$result);
+  let assemblyFormat =
+      "$table `,` $index attr-dict `:` type($table) `,` type($index)";
+}
+
 #endif // ACCEL_DIALECT_ACCEL_IR_ACCELOPS_TD
