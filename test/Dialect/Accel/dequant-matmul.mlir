@@ -37,3 +37,10 @@ func.func @permute(%t: vector<16xf32>, %i: vector<16xi32>) -> vector<16xf32> {
   %0 = accel.x86_permute_f32 %t, %i : vector<16xf32>, vector<16xi32>
   return %0 : vector<16xf32>
 }
+
+// CHECK-LABEL: func @permute_i16
+// CHECK: accel.x86_permute_i16 %{{.*}}, %{{.*}} : vector<32xi16>, vector<32xi16>
+func.func @permute_i16(%t: vector<32xi16>, %i: vector<32xi16>) -> vector<32xi16> {
+  %0 = accel.x86_permute_i16 %t, %i : vector<32xi16>, vector<32xi16>
+  return %0 : vector<32xi16>
+}

@@ -1,0 +1,128 @@
+// accel-cpu-dequant-kernels on a cpu-dequant-amx config: int4 weights with
+// zero points times bf16 A on AMX tiles, W the left operand of each
+// tdpbf16ps; the table kernel (the config's mma) when the zero points are
+// not integers in [0, 15] or, with unknown rows, for fewer rows than the
+// config's tile[0].
+// RUN: accel-opt %s -split-input-file --convert-accel-to-linalg --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --canonicalize --accel-cpu-dequant-kernels --canonicalize | FileCheck %s
+// RUN: accel-opt %s -split-input-file --convert-accel-to-linalg --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --canonicalize --accel-cpu-dequant-kernels=threads=2 --canonicalize | FileCheck %s --check-prefix=THREADS
+
+// 5 rows of A, 20 weight rows (a tile of 16 and one of 4), K 1024 in
+// chunks of 128 (one group each: 8 chunks, the pipelined loop runs steps 3
+// to 7).
+// CHECK-LABEL: func @int4_amx
+// The 16 values of the table: bf16 i - 16, indexed by q - z + 16.
+// CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[-1.600000e+01, -1.500000e+01, {{.*}}, 1.400000e+01, 1.500000e+01]> : vector<32xbf16>
+// CHECK-DAG: %[[NIBBLES:.*]] = arith.constant dense<983055> : vector<16xi32>
+// CHECK-DAG: %[[STRIDES:.*]] = arith.constant dense<[0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240]> : vector<16xi32>
+// The zero points, once: each clamped to [0, 15], through i32 and back,
+// equal to itself.
+// CHECK: %[[EACH:.*]] = scf.for %{{.*}} = %c0 to %c160 step %c16 iter_args(%{{.*}}) -> (vector<16xi1>) {
+// CHECK: arith.maxnumf
+// CHECK: arith.minnumf
+// CHECK: arith.fptosi
+// CHECK: arith.sitofp
+// CHECK: arith.cmpf oeq
+// CHECK: %[[ALL:.*]] = vector.reduction <and>, %[[EACH]] : vector<16xi1> into i1
+// CHECK: scf.if %[[ALL]] {
+// A in pairs, [blocks of 16 rows, K / 2, 32]: 16 x 16 transposes of 32-bit
+// lanes as shuffles (the first round interleaves rows 0 and 1).
+// CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x512x32xbf16>
+// CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c32 {
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29] : vector<16xi32>, vector<16xi32>
+// CHECK: vector.store %{{.*}}, %[[PACKED]]
+// The tile's buffers: two chunks of 4 unpacked tiles, two f32 tiles, its
+// zero point offsets and scales.
+// CHECK: %[[WBUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x4x16x32xbf16>
+// CHECK: %[[PART:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x16xf32>
+// CHECK: %[[OFFSETS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16x8xi16>
+// CHECK: %[[SCALES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16x8xf32>
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK: arith.subi %c16_i32, %{{.*}} : i32
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+// Chunk 0: the next tile's rows into L2, each row's bytes spread to 16-bit
+// nibble pairs, plus 16 - z, looked up (vpermw), stored.
+// CHECK: %[[NEXT:.*]] = memref.subview %arg1[4, 0] [16, 512] [1, 1]
+// CHECK: memref.prefetch %[[NEXT]][%c0, %c0], read, locality<2>, data
+// CHECK: %[[OFFSET:.*]] = vector.broadcast %{{.*}} : i16 to vector<32xi16>
+// CHECK: %[[BYTES:.*]] = vector.load %{{.*}}[%c0, %c0] : memref<16x512xi8, strided<[512, 1]>>, vector<16xi8>
+// CHECK: %[[WIDE:.*]] = arith.extui %[[BYTES]] : vector<16xi8> to vector<16xi32>
+// CHECK: %[[UP:.*]] = arith.shli %[[WIDE]], %{{.*}} : vector<16xi32>
+// CHECK: %[[BOTH:.*]] = arith.ori %[[WIDE]], %[[UP]] : vector<16xi32>
+// CHECK: %[[MASKED:.*]] = arith.andi %[[BOTH]], %[[NIBBLES]] : vector<16xi32>
+// CHECK: %[[HALVES:.*]] = vector.bitcast %[[MASKED]] : vector<16xi32> to vector<32xi16>
+// CHECK: %[[INDEX:.*]] = arith.addi %[[HALVES]], %[[OFFSET]] : vector<32xi16>
+// CHECK: %[[PAIRS:.*]] = accel.x86_permute_i16 %{{.*}}, %[[INDEX]] : vector<32xi16>, vector<32xi16>
+// CHECK: %[[W:.*]] = vector.bitcast %[[PAIRS]] : vector<32xi16> to vector<32xbf16>
+// CHECK: vector.store %[[W]], %[[WBUF]][%c0, %c0, %c0, %c0]
+// Chunk 0's products (after chunk 1 is unpacked): 4 steps into a zeroed
+// tile; stored one step later.
+// CHECK: amx.tile_zero : !amx.tile<16x16xf32>
+// CHECK: amx.tile_load %[[WBUF]][%c0, %c0, %c0, %c0] : memref<2x4x16x32xbf16> into !amx.tile<16x32xbf16>
+// CHECK: amx.tile_load %{{.*}}[%c0, %c0, %c0] : memref<?x512x32xbf16> into !amx.tile<16x32xbf16>
+// CHECK: amx.tile_mulf
+// CHECK-COUNT-3: amx.tile_mulf
+// CHECK: amx.tile_store %[[PART]][%c0, %c0, %c0]
+// The steady state: 16 accumulators and the tile in flight.
+// CHECK: scf.for %{{.*}} = %c3 to %c8 step %c1 iter_args({{.*}}) -> ({{(vector<16xf32>, )+}}!amx.tile<16x16xf32>) {
+// CHECK: accel.x86_permute_i16
+// CHECK: amx.tile_store %[[PART]]
+// CHECK: amx.tile_mulf
+// CHECK: %[[SUM:.*]] = vector.load %[[PART]]
+// CHECK: %[[SCALE:.*]] = vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK: vector.fma %[[SUM]], %[[SCALE]], %{{.*}} : vector<16xf32>
+// CHECK: scf.yield
+// C-transposed accumulators to C: a gather of 16 per row of A.
+// CHECK: scf.for %[[M:.*]] = %c0 to %c5 step %c1 {
+// CHECK: %[[COL:.*]] = vector.gather %[[PART]][%c0, %c0, %[[M]]] [%[[STRIDES]]]
+// CHECK: vector.store %[[COL]], %arg4[%[[M]], %c0] : memref<5x20xf32>, vector<16xf32>
+// The last 4 weight rows: a tile of 4 valid rows, stored under a mask.
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<4x8xi16>
+// CHECK: vector.maskedstore %arg4[%{{.*}}, %c16]
+// CHECK: } else {
+// CHECK: accel.x86_permute_f32
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// THREADS-LABEL: func @int4_amx
+// THREADS: scf.if
+// THREADS-NOT: scf.forall
+// THREADS: amx.tile_mulf
+// THREADS: } else {
+func.func @int4_amx(%x: tensor<5x1024xbf16>, %w: tensor<20x512xi8>, %s: tensor<20x8xbf16>,
+                    %z: tensor<20x8xbf16>, %c: tensor<5x20xf32>) -> tensor<5x20xf32> {
+  %0 = accel.dequant_matmul bits(4) group(128) unsigned
+         ins(%x, %w : tensor<5x1024xbf16>, tensor<20x512xi8>)
+         scales(%s : tensor<20x8xbf16>) zero_points(%z : tensor<20x8xbf16>)
+         outs(%c : tensor<5x20xf32>)
+         {accel.lowering_config = #accel.lowering_config<kernel = "cpu-dequant-amx", tile = [3, 16], mma = [4, 4, 32]>}
+         -> tensor<5x20xf32>
+  return %0 : tensor<5x20xf32>
+}
+
+// -----
+
+// Unknown rows, signed weights without zero points (nothing to check), 64
+// weight rows: with threads, the 4 tiles in 2 tasks; the rows decide.
+// CHECK-LABEL: func @dynamic_rows
+// CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, {{.*}}, 7.000000e+00, -8.000000e+00, {{.*}}, -1.000000e+00, 0.000000e+00, {{.*}}, -1.000000e+00]> : vector<32xbf16>
+// CHECK: %[[ROWS:.*]] = memref.dim %arg0, %c0
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi uge, %[[ROWS]], %c3 : index
+// CHECK: scf.if %[[ENOUGH]] {
+// CHECK: %[[BLOCKS:.*]] = arith.divui
+// CHECK: memref.alloc(%[[BLOCKS]]) {alignment = 64 : i64} : memref<?x128x32xbf16>
+// CHECK-NOT: arith.addi %{{.*}} : vector<32xi16>
+// CHECK: accel.x86_permute_i16
+// CHECK: amx.tile_mulf
+// CHECK: } else {
+// CHECK: accel.x86_permute_f32
+// THREADS-LABEL: func @dynamic_rows
+// THREADS: scf.forall (%{{.*}}) in (2) {
+// THREADS: amx.tile_mulf
+func.func @dynamic_rows(%x: tensor<?x256xbf16>, %w: tensor<64x128xi8>, %s: tensor<64x2xbf16>,
+                        %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %0 = accel.dequant_matmul bits(4) group(128)
+         ins(%x, %w : tensor<?x256xbf16>, tensor<64x128xi8>)
+         scales(%s : tensor<64x2xbf16>) outs(%c : tensor<?x64xf32>)
+         {accel.lowering_config = #accel.lowering_config<kernel = "cpu-dequant-amx", tile = [3, 16], mma = [1, 8, 32]>}
+         -> tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
