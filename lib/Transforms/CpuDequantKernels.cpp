@@ -634,15 +634,14 @@ struct AmxKernelBuilder {
   /// `width` <= 16 weight rows.
   ///
   /// K goes in chunks of `steps` x 32 (at most 128: a 64-byte line of each
-  /// weight row, and never past a group) through four stages, software
-  /// pipelined so that nothing waits for what was just issued before it
-  /// (AMX's tile loads do not forward from stores in flight, a tile store
-  /// waits for its chain of tdpbf16ps, vector loads do not forward from tile
-  /// stores): U(t) unpacks chunk t into slot t % 2 of `wbuf`; T(t)
-  /// multiplies it into a zeroed tile, carried to the next step; S(t)
-  /// stores that tile to slot t % 2 of `part`; E(t) adds the slot, times
-  /// its group's scales, into 16 accumulators (a lane per row of A). Step t
-  /// runs U(t), S(t - 2), T(t - 1), E(t - 3).
+  /// weight row, and never past a group): U(t) unpacks chunk t into slot
+  /// t % 2 of `wbuf`; T(t) multiplies it into a zeroed tile and stores the
+  /// tile to slot t % 2 of `part`; E(t) adds the slot, times its group's
+  /// scales, into 16 accumulators (a lane per row of A). Step t runs U(t),
+  /// T(t), E(t - 1): the vector loads of E do not wait for the tile store
+  /// just issued (they do not forward from it). Deeper pipelines (T a step
+  /// behind U, the tile store another) were 5-10 % slower on Sapphire
+  /// Rapids (docs/quantization.md).
   void tile(Value packed, Value blocks, Value rows, Value n0, int64_t width,
             const Buffers &buf) {
     tileOperands(n0, width, buf.offsets, buf.scales);
@@ -727,51 +726,30 @@ struct AmxKernelBuilder {
       }
       return acc;
     };
-    // Step t's stages; `c` the tile T(t - 2) left (null before T(0)).
+    // Step t: U(t), T(t) (its tile stored at once), E(t - 1).
     SmallVector<Value> acc(width, zero);
-    Value carried;
-    auto step = [&](Value t, int64_t known) {
-      // `known`: t when static, -1 inside the loop (every stage runs).
-      auto runs = [&](int64_t lag) {
-        return known < 0 || (known - lag >= 0 && known - lag < chunks);
-      };
-      auto minus = [&](int64_t lag) -> Value {
-        return known < 0
-                   ? arith::SubIOp::create(b, loc, t, idx(lag)).getResult()
-                   : idx(known - lag);
-      };
-      if (runs(0))
+    auto step = [&](Value t, Value previous) {
+      if (t) {
         unpack(t);
-      if (runs(2))
-        store(minus(2), carried);
-      if (runs(1))
-        carried = multiply(minus(1));
-      if (runs(3))
-        acc = accumulate(minus(3), acc);
+        store(t, multiply(t));
+      }
+      if (previous)
+        acc = accumulate(previous, acc);
     };
-    int64_t first = std::min<int64_t>(3, chunks);
-    for (int64_t t = 0; t < first; ++t)
-      step(idx(t), t);
-    if (chunks > 3) {
-      SmallVector<Value> init(acc);
-      init.push_back(carried);
-      auto loop = scf::ForOp::create(b, loc, idx(3), idx(chunks), idx(1), init);
+    step(idx(0), Value());
+    if (chunks > 1) {
+      auto loop = scf::ForOp::create(b, loc, idx(1), idx(chunks), idx(1), acc);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
       acc.assign(loop.getRegionIterArgs().begin(),
-                 loop.getRegionIterArgs().end() - 1);
-      carried = loop.getRegionIterArgs().back();
-      step(loop.getInductionVar(), -1);
-      SmallVector<Value> yield(acc);
-      yield.push_back(carried);
-      scf::YieldOp::create(b, loc, yield);
+                 loop.getRegionIterArgs().end());
+      step(t, arith::SubIOp::create(b, loc, t, idx(1)));
+      scf::YieldOp::create(b, loc, acc);
       b.setInsertionPointAfter(loop);
-      ValueRange results = loop.getResults();
-      acc.assign(results.begin(), results.begin() + width);
-      carried = results.back();
+      acc.assign(loop.getResults().begin(), loop.getResults().end());
     }
-    for (int64_t t = chunks; t < chunks + 3; ++t)
-      step(idx(t), t);
+    step(Value(), idx(chunks - 1));
     // The accumulators are C-transposed: a gather of 16 (one per weight
     // row) for each row of A.
     for (int64_t r = 0; r < width; ++r)

@@ -7,8 +7,7 @@
 // RUN: accel-opt %s -split-input-file --convert-accel-to-linalg --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --canonicalize --accel-cpu-dequant-kernels=threads=2 --canonicalize | FileCheck %s --check-prefix=THREADS
 
 // 5 rows of A, 20 weight rows (a tile of 16 and one of 4), K 1024 in
-// chunks of 128 (one group each: 8 chunks, the pipelined loop runs steps 3
-// to 7).
+// chunks of 128 (one group each: 8 chunks, chunk 0 before the loop).
 // CHECK-LABEL: func @int4_amx
 // The 16 values of the table: bf16 i - 16, indexed by q - z + 16.
 // CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[-1.600000e+01, -1.500000e+01, {{.*}}, 1.400000e+01, 1.500000e+01]> : vector<32xbf16>
@@ -54,20 +53,22 @@
 // CHECK: %[[PAIRS:.*]] = accel.x86_permute_i16 %{{.*}}, %[[INDEX]] : vector<32xi16>, vector<32xi16>
 // CHECK: %[[W:.*]] = vector.bitcast %[[PAIRS]] : vector<32xi16> to vector<32xbf16>
 // CHECK: vector.store %[[W]], %[[WBUF]][%c0, %c0, %c0, %c0]
-// Chunk 0's products (after chunk 1 is unpacked): 4 steps into a zeroed
-// tile; stored one step later.
+// Chunk 0's products: 4 steps into a zeroed tile, stored at once.
 // CHECK: amx.tile_zero : !amx.tile<16x16xf32>
 // CHECK: amx.tile_load %[[WBUF]][%c0, %c0, %c0, %c0] : memref<2x4x16x32xbf16> into !amx.tile<16x32xbf16>
 // CHECK: amx.tile_load %{{.*}}[%c0, %c0, %c0] : memref<?x512x32xbf16> into !amx.tile<16x32xbf16>
 // CHECK: amx.tile_mulf
 // CHECK-COUNT-3: amx.tile_mulf
 // CHECK: amx.tile_store %[[PART]][%c0, %c0, %c0]
-// The steady state: 16 accumulators and the tile in flight.
-// CHECK: scf.for %{{.*}} = %c3 to %c8 step %c1 iter_args({{.*}}) -> ({{(vector<16xf32>, )+}}!amx.tile<16x16xf32>) {
+// The steady state (chunks 1-7, 16 accumulators): chunk t unpacked,
+// multiplied and stored, then chunk t - 1's tile times its scales added.
+// CHECK: scf.for %[[T:.*]] = %c1 to %c8 step %c1 iter_args({{.*}}) -> ({{(vector<16xf32>, )+}}vector<16xf32>) {
+// CHECK: %[[PREV:.*]] = arith.subi %[[T]], %c1 : index
 // CHECK: accel.x86_permute_i16
-// CHECK: amx.tile_store %[[PART]]
 // CHECK: amx.tile_mulf
-// CHECK: %[[SUM:.*]] = vector.load %[[PART]]
+// CHECK: amx.tile_store %[[PART]]
+// CHECK: %[[SLOT:.*]] = arith.remui %[[PREV]], %c2 : index
+// CHECK: %[[SUM:.*]] = vector.load %[[PART]][%[[SLOT]], %c0, %c0]
 // CHECK: %[[SCALE:.*]] = vector.broadcast %{{.*}} : f32 to vector<16xf32>
 // CHECK: vector.fma %[[SUM]], %[[SCALE]], %{{.*}} : vector<16xf32>
 // CHECK: scf.yield

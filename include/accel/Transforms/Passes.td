@@ -763,10 +763,9 @@ def AccelCpuDequantKernelsPass
       are exact and the sums f32, so the result stays within the f32
       matmul gate (a scale multiplies a chunk's sum, not each weight:
       another rounding order than `f32(f32(q - z) * s)`, the same gate);
-    - the four stages (unpack, multiply, store, scale) are software
-      pipelined over the chunks, each a chunk behind the one before, so
-      that no tile load waits for the stores just issued, no tile store
-      for its tdpbf16ps and no vector load for a tile store;
+    - a chunk is scaled into the accumulators while the next one is
+      unpacked and multiplied (two slots of each buffer), so that the vector
+      loads do not wait for the tile store just issued;
     - at the end the accumulators (C transposed) go to C by a gather per
       row of A; the next 16 weight rows are prefetched into L2 while a
       tile works.
