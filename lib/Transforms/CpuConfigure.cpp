@@ -142,15 +142,16 @@ CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
     return (!dynamic && rows < 2) ? CpuDequantTiles{1, 4, 32}
                                   : CpuDequantTiles{2, 2, 32};
   bool lut = bits == 4;
-  // int4 with bf16 A on AMX: from kCpuDequantAmxMinRows rows the table
-  // kernel's FMAs (2 per 32 weights and row) are the bound and the AMX one
-  // (a fixed cost per weight: unpacking into a 16 x 32 bf16 tile, then one
-  // tdpbf16ps for up to 16 rows) is faster (3.6x at 16 rows); the table
-  // kernel stays for one and two rows and, when the rows are unknown, for
-  // the calls with fewer rows (its 1 x 8 tile: decode at batch 1).
-  if (lut && amxOperands && isa.hasAmxBf16() &&
+  // int4 or int8 with bf16 A on AMX: from kCpuDequantAmxMinRows rows the
+  // table or converting kernel's FMAs (2 per 32 weights and row) are the
+  // bound and the AMX one (a fixed cost per weight: unpacking into a
+  // 16 x 32 bf16 tile, then one tdpbf16ps for up to 16 rows) is faster
+  // (int4 3.8x, int8 2.6x at 16 rows); the FMA kernels stay for one and two
+  // rows and, when the rows are unknown, for the calls with fewer rows (the
+  // 1 x 8 tile: decode at batch 1).
+  if (amxOperands && isa.hasAmxBf16() &&
       (dynamic || rows >= kCpuDequantAmxMinRows)) {
-    CpuDequantTiles t = dynamic ? CpuDequantTiles{1, 8, 32, true}
+    CpuDequantTiles t = dynamic ? CpuDequantTiles{1, 8, 32, lut}
                                 : chooseCpuDequantTiles(isa, rows, bits);
     t.amxRows = kCpuDequantAmxMinRows;
     return t;
@@ -525,7 +526,7 @@ configurePagedAttention(PagedAttentionOp op, LoweringConfigAttr given,
 }
 
 /// cpu-dequant(-lut) when K and the group are multiples of the 32-weight
-/// chunk (cpu-dequant-amx for int4 with bf16 A on AMX), else cpu-loops (the
+/// chunk (cpu-dequant-amx with bf16 A on AMX), else cpu-loops (the
 /// reference generic as loops; correct, not fast).
 static FailureOr<LoweringConfigAttr>
 configureDequantMatmul(DequantMatmulOp op, LoweringConfigAttr given,
@@ -567,8 +568,11 @@ configureDequantMatmul(DequantMatmulOp op, LoweringConfigAttr given,
       return op.emitOpError("a ")
              << given.getKernel() << " config takes an mma [mr, nr, 32] and "
              << (amx ? "a tile [rows, 16]" : "no tile");
+    // (cpu-dequant-amx's other kernel: the table for int4, converting for
+    // int8.)
     t = {given.getMma()[0], given.getMma()[1], given.getMma()[2],
-         given.getKernel() != kDequant, amx ? given.getTile()[0] : 0};
+         amx ? op.getBits() == 4 : given.getKernel() == kDequantLut,
+         amx ? given.getTile()[0] : 0};
     if (amx && (given.getTile()[0] < 1 || given.getTile()[1] != 16))
       return op.emitOpError("cannot use cpu-dequant-amx: its tile is [rows "
                             "from which the AMX kernel runs (at least 1), "

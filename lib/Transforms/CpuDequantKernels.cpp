@@ -357,12 +357,13 @@ struct KernelBuilder {
   }
 };
 
-/// cpu-dequant-amx's kernel: int4 weights times bf16 A on AMX tiles, W the
-/// left operand of each tdpbf16ps (16 weight rows of 32 K, unpacked into
-/// memory as exact bf16 integers q - z), A the right one (packed once into
-/// AMX's pairs: [K / 2, 16 rows] of bf16 pairs), a 16 x 16 f32 tile of
-/// C-transposed sums per group, scaled into 16 accumulators of 16 f32 (one
-/// per weight row, a lane per row of A). See the pass description.
+/// cpu-dequant-amx's kernel: int4 or int8 weights times bf16 A on AMX
+/// tiles, W the left operand of each tdpbf16ps (16 weight rows of 32 K,
+/// unpacked into memory as exact bf16 integers q - z), A the right one
+/// (packed once into AMX's pairs: [K / 2, 16 rows] of bf16 pairs), a
+/// 16 x 16 f32 tile of C-transposed sums per chunk of K, scaled into 16
+/// accumulators of 16 f32 (one per weight row, a lane per row of A). See
+/// the pass description.
 struct AmxKernelBuilder {
   struct Buffers {
     Value wbuf, part, offsets, scales;
@@ -384,7 +385,9 @@ struct AmxKernelBuilder {
   /// groups).
   int64_t steps = (g.group / 32) % 4 == 0 ? 4 : (g.group / 32) % 2 == 0 ? 2 : 1;
   /// The stored weights' range.
-  int64_t qmin = g.isUnsigned ? 0 : -8, qmax = g.isUnsigned ? 15 : 7;
+  int64_t levels = int64_t(1) << g.bits;
+  int64_t qmin = g.isUnsigned ? 0 : -levels / 2;
+  int64_t qmax = qmin + levels - 1;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
@@ -407,7 +410,9 @@ struct AmxKernelBuilder {
 
   /// Whether every zero point is an integer in the weights' own range
   /// [qmin, qmax] (as GPTQ and AWQ store them): then q - z is an integer in
-  /// [-15, 15], which bf16 holds exactly. True without zero points.
+  /// [-15, 15] (int4) or [-255, 255] (int8), which bf16 holds exactly (its
+  /// 8-bit significand holds every integer up to 256). True without zero
+  /// points.
   Value zeroPointsExact() {
     auto i1 = b.getI1Type();
     if (!g.z)
@@ -557,9 +562,9 @@ struct AmxKernelBuilder {
     return vector::BitCastOp::create(b, loc, halves, t);
   }
 
-  /// A tile's zero points as 16 - z (i16, the offset of the table's
-  /// index) and its scales in f32, [16, groups] each, for `nValid` rows
-  /// from n0.
+  /// A tile's zero points as 16 - z (int4: i16, the offset of the table's
+  /// index) or z in f32 (int8), and its scales in f32, [16, groups] each,
+  /// for `nValid` rows from n0.
   void tileOperands(Value n0, int64_t nValid, Value offsets, Value scales) {
     auto sT = cast<MemRefType>(g.s.getType());
     int64_t vec = groups % 16 == 0 ? 16 : 1;
@@ -588,6 +593,10 @@ struct AmxKernelBuilder {
       return;
     auto zT = cast<MemRefType>(g.z.getType());
     Value z = load(g.z, zT.getElementType());
+    if (g.bits == 8) {
+      store(z, offsets);
+      return;
+    }
     Type it = vec == 1 ? Type(i32) : Type(VectorType::get({vec}, i32));
     Type ht = vec == 1 ? Type(i16) : Type(VectorType::get({vec}, i16));
     Value sixteen = vec == 1
@@ -630,6 +639,31 @@ struct AmxKernelBuilder {
         wbuf, at);
   }
 
+  /// int8: the 32 bf16 values q - z of row `r` of `rowsOfW` at K offset
+  /// `k` into `wbuf` at `at`: 32 bytes sign- or zero-extended, converted
+  /// to f32, less `z` (16 lanes of the row's zero point, or null), rounded
+  /// to bf16 (exactly: integers of at most 255 in magnitude; vcvtne2ps2bf16
+  /// keeps K's order).
+  void unpackRow8(Value z, Value rowsOfW, int64_t r, Value k, Value wbuf,
+                  ValueRange at) {
+    auto bytes = VectorType::get({32}, b.getI8Type());
+    auto words = VectorType::get({32}, i32);
+    auto floats = VectorType::get({32}, f32);
+    Value q =
+        vector::LoadOp::create(b, loc, bytes, rowsOfW, ValueRange{idx(r), k});
+    Value f =
+        g.isUnsigned
+            ? Value(arith::UIToFPOp::create(
+                  b, loc, floats, arith::ExtUIOp::create(b, loc, words, q)))
+            : Value(arith::SIToFPOp::create(
+                  b, loc, floats, arith::ExtSIOp::create(b, loc, words, q)));
+    if (z)
+      f = arith::SubFOp::create(b, loc, f, z);
+    vector::StoreOp::create(
+        b, loc, arith::TruncFOp::create(b, loc, VectorType::get({32}, bf16), f),
+        wbuf, at);
+  }
+
   /// C[16 mb .., n0 .. n0 + width] for every block mb of 16 rows of A, for
   /// `width` <= 16 weight rows.
   ///
@@ -651,7 +685,7 @@ struct AmxKernelBuilder {
     Value mb = bLoop.getInductionVar();
     Value zero = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
-    Value lookup = table();
+    Value lookup = g.bits == 4 ? table() : Value();
     int64_t chunkK = 32 * steps, chunks = g.k / chunkK;
     // The tile's rows and the next tile's (the last tile asks for its
     // own), as views from their first row: each row's address is a
@@ -676,24 +710,33 @@ struct AmxKernelBuilder {
     };
     auto unpack = [&](Value t) {
       Value k = mul(t, chunkK);
-      Value byteCol = arith::DivUIOp::create(b, loc, k, idx(2));
+      Value byteCol =
+          g.bits == 4 ? arith::DivUIOp::create(b, loc, k, idx(2)).getResult()
+                      : k;
       Value slot = slotOf(t), gi = groupOf(t);
       for (int64_t r = 0; r < width; ++r) {
-        // The next tile's row at this column, into L2 while this tile
-        // works (one tile ahead: a decode step's weights stream from
-        // memory once).
-        memref::PrefetchOp::create(b, loc, next, ValueRange{idx(r), byteCol},
-                                   /*isWrite=*/false, /*localityHint=*/2,
-                                   /*isDataCache=*/true);
+        // The next tile's row at this column (each line of the chunk),
+        // into L2 while this tile works (one tile ahead: a decode step's
+        // weights stream from memory once).
+        for (int64_t line = 0; line < chunkK * g.bits / 8; line += 64)
+          memref::PrefetchOp::create(b, loc, next,
+                                     ValueRange{idx(r), add(byteCol, line)},
+                                     /*isWrite=*/false, /*localityHint=*/2,
+                                     /*isDataCache=*/true);
         Value offset;
         if (g.z)
           offset = vector::BroadcastOp::create(
-              b, loc, halves,
+              b, loc, g.bits == 4 ? halves : VectorType::get({32}, f32),
               memref::LoadOp::create(b, loc, buf.offsets,
                                      ValueRange{idx(r), gi}));
-        for (int64_t st = 0; st < steps; ++st)
-          unpackRow(lookup, offset, mine, r, add(k, 32 * st), buf.wbuf,
-                    ValueRange{slot, idx(st), idx(r), idx(0)});
+        for (int64_t st = 0; st < steps; ++st) {
+          SmallVector<Value> where{slot, idx(st), idx(r), idx(0)};
+          if (g.bits == 4)
+            unpackRow(lookup, offset, mine, r, add(k, 32 * st), buf.wbuf,
+                      where);
+          else
+            unpackRow8(offset, mine, r, add(k, 32 * st), buf.wbuf, where);
+        }
       }
     };
     auto multiply = [&](Value t) -> Value {
@@ -795,7 +838,8 @@ struct AmxKernelBuilder {
     Buffers buf;
     buf.wbuf = alloc({2, steps, 16, 32}, bf16);
     buf.part = alloc({2, 16, 16}, f32);
-    buf.offsets = g.z ? alloc({width, groups}, i16) : Value();
+    buf.offsets =
+        g.z ? alloc({width, groups}, g.bits == 4 ? i16 : f32) : Value();
     buf.scales = alloc({width, groups}, f32);
     Value zeros = arith::ConstantOp::create(
         b, loc,
@@ -858,6 +902,10 @@ struct AccelCpuDequantKernelsPass
           accel::getCpuDequantTiles(config);
       if (!t)
         return;
+      // cpu-dequant-amx falls back to the table kernel for int4, to the
+      // converting one for int8.
+      if (t->amxRows)
+        t->lut = g->bits == 4;
       if (t->lut && g->bits != 4) {
         op.emitOpError("accel-cpu-dequant-kernels: cpu-dequant-lut takes "
                        "bits(4) weights");
@@ -882,9 +930,9 @@ struct AccelCpuDequantKernelsPass
       KernelBuilder kb{builder, g.op.getLoc(), g, tiles};
       bool nested = accel::insideParallelLoop(g.op);
       bool parallel = threads > 1 && !nested;
-      if (tiles.amxRows > 0 && g.bits == 4) {
+      if (tiles.amxRows > 0) {
         // AMX when there are rows enough and the zero points allow, else
-        // the table kernel.
+        // the config's mma kernel (table or converting).
         Location loc = g.op.getLoc();
         AmxKernelBuilder amxKernel{builder, loc, g, threads};
         Value rows = memref::DimOp::create(builder, loc, g.a, 0);

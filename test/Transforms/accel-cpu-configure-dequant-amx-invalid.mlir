@@ -32,12 +32,12 @@ func.func @f32_activations(%x: tensor<16x64xf32>, %w: tensor<16x32xi8>, %s: tens
 
 // -----
 
-func.func @int8(%x: tensor<16x64xbf16>, %w: tensor<16x64xi8>, %s: tensor<16x2xbf16>,
-                %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-error @+1 {{cannot use cpu-dequant-amx: it takes bits(4) weights (16 values a table), got bits(8)}}
+func.func @f16_activations(%x: tensor<16x64xf16>, %w: tensor<16x64xi8>, %s: tensor<16x2xf16>,
+                           %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{cannot use cpu-dequant-amx: it takes bf16 activations (and bf16-subnormals=flush)}}
   %0 = accel.dequant_matmul bits(8) group(32)
-         ins(%x, %w : tensor<16x64xbf16>, tensor<16x64xi8>)
-         scales(%s : tensor<16x2xbf16>) outs(%c : tensor<16x16xf32>)
+         ins(%x, %w : tensor<16x64xf16>, tensor<16x64xi8>)
+         scales(%s : tensor<16x2xf16>) outs(%c : tensor<16x16xf32>)
          {accel.lowering_config = #accel.lowering_config<kernel = "cpu-dequant-amx", tile = [3, 16], mma = [4, 4, 32]>}
          -> tensor<16x16xf32>
   return %0 : tensor<16x16xf32>

@@ -3,9 +3,9 @@
 // (or an unknown count) take cpu-dequant-amx, tile [3, 16] (the rows from
 // which the AMX kernel runs, 16 weight rows a tile), its mma the table
 // kernel's tile for the calls with fewer rows (1 x 8 when the rows are
-// unknown); one or two rows, f32 activations, int8 weights and
-// bf16-subnormals=keep (AMX flushes bf16 subnormals) keep the table or
-// converting kernels.
+// unknown); int8 weights likewise (their other kernel converts); one or
+// two rows, f32 activations and bf16-subnormals=keep (AMX flushes bf16
+// subnormals) keep the table or converting kernels.
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16,amx-int8" | FileCheck %s
 // RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16,amx-int8 bf16-subnormals=keep" 2>/dev/null | FileCheck %s --check-prefix=KEEP
 // RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16,amx-int8 bf16-subnormals=keep" 2>&1 >/dev/null | FileCheck %s --check-prefix=KEEP-ERR
@@ -87,14 +87,31 @@ func.func @f32_activations(%x: tensor<16x256xf32>, %w: tensor<64x128xi8>, %s: te
 
 // -----
 
+// int8 on the tiles too (q - z within +-255: exact in bf16); its other
+// kernel converts (no table of 256 values).
 // CHECK-LABEL: func @int8
-// CHECK: #accel.lowering_config<kernel = "cpu-dequant", mma = [4, 4, 32]>
+// CHECK: #accel.lowering_config<kernel = "cpu-dequant-amx", tile = [3, 16], mma = [4, 4, 32]>
+// KEEP-LABEL: func @int8
+// KEEP: #accel.lowering_config<kernel = "cpu-dequant", mma = [4, 4, 32]>
 func.func @int8(%x: tensor<16x256xbf16>, %w: tensor<64x256xi8>, %s: tensor<64x2xbf16>,
                 %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %0 = accel.dequant_matmul bits(8) group(128)
          ins(%x, %w : tensor<16x256xbf16>, tensor<64x256xi8>)
          scales(%s : tensor<64x2xbf16>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+// One row of int8: the converting kernel.
+// CHECK-LABEL: func @int8_one_row
+// CHECK: #accel.lowering_config<kernel = "cpu-dequant", mma = [1, 8, 32]>
+func.func @int8_one_row(%x: tensor<1x256xbf16>, %w: tensor<64x256xi8>, %s: tensor<64x2xbf16>,
+                        %c: tensor<1x64xf32>) -> tensor<1x64xf32> {
+  %0 = accel.dequant_matmul bits(8) group(128)
+         ins(%x, %w : tensor<1x256xbf16>, tensor<64x256xi8>)
+         scales(%s : tensor<64x2xbf16>) outs(%c : tensor<1x64xf32>) -> tensor<1x64xf32>
+  return %0 : tensor<1x64xf32>
 }
 
 // -----

@@ -127,3 +127,40 @@ func.func @dynamic_rows(%x: tensor<?x256xbf16>, %w: tensor<64x128xi8>, %s: tenso
          -> tensor<?x64xf32>
   return %0 : tensor<?x64xf32>
 }
+
+// -----
+
+// int8 with zero points (one tile of 16 weight rows, so its prefetches ask
+// for its own rows): the zero points checked against [0, 255]; per row and
+// chunk two 64-byte lines asked for; each 32 bytes zero-extended,
+// converted, less z (f32, per row and group), rounded to bf16 (exact), into
+// the tile; the converting kernel behind the check.
+// CHECK-LABEL: func @int8_amx
+// CHECK-DAG: %[[MAX:.*]] = arith.constant dense<2.550000e+02> : vector<16xf32>
+// CHECK: arith.minnumf %{{.*}}, %[[MAX]] : vector<16xf32>
+// CHECK: scf.if
+// CHECK: %[[ZF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16x4xf32>
+// CHECK: memref.prefetch %arg1[%c0, %c0], read, locality<2>, data : memref<16x512xi8>
+// CHECK: memref.prefetch %arg1[%c0, %c64], read, locality<2>, data : memref<16x512xi8>
+// CHECK: %[[Z:.*]] = vector.broadcast %{{.*}} : f32 to vector<32xf32>
+// CHECK: %[[Q:.*]] = vector.load %{{.*}} : memref<16x512xi8{{.*}}>, vector<32xi8>
+// CHECK: %[[WIDE:.*]] = arith.extui %[[Q]] : vector<32xi8> to vector<32xi32>
+// CHECK: %[[F:.*]] = arith.uitofp %[[WIDE]] : vector<32xi32> to vector<32xf32>
+// CHECK: %[[D:.*]] = arith.subf %[[F]], %[[Z]] : vector<32xf32>
+// CHECK: %[[B:.*]] = arith.truncf %[[D]] : vector<32xf32> to vector<32xbf16>
+// CHECK: vector.store %[[B]]
+// CHECK: amx.tile_mulf
+// CHECK: } else {
+// CHECK-NOT: accel.x86_permute
+// CHECK: arith.uitofp %{{.*}} : vector<16xi8> to vector<16xf32>
+// CHECK: return
+func.func @int8_amx(%x: tensor<4x512xbf16>, %w: tensor<16x512xi8>, %s: tensor<16x4xbf16>,
+                    %z: tensor<16x4xbf16>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = accel.dequant_matmul bits(8) group(128) unsigned
+         ins(%x, %w : tensor<4x512xbf16>, tensor<16x512xi8>)
+         scales(%s : tensor<16x4xbf16>) zero_points(%z : tensor<16x4xbf16>)
+         outs(%c : tensor<4x16xf32>)
+         {accel.lowering_config = #accel.lowering_config<kernel = "cpu-dequant-amx", tile = [3, 16], mma = [4, 4, 32]>}
+         -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}

@@ -91,12 +91,12 @@ struct CpuAmxTiles {
 /// weights looked up in a 16-entry table per group with AVX-512's vpermps):
 /// mr rows of A times nr rows of W at a time, K in chunks of kc = 32 (two
 /// vectors of 16 f32), one accumulator vector per row pair.
-/// With `amxRows` > 0 (cpu-dequant-amx: int4 weights, bf16 A, AMX bf16
-/// tiles), calls with at least amxRows rows of A multiply 16 weight rows by
-/// 16 rows of A per tdpbf16ps (the weights as exact bf16 integers q - z,
-/// the scales applied per chunk of K in f32); fewer rows, or zero points
-/// that are not integers in the weights' range, run the mr x nr table
-/// kernel.
+/// With `amxRows` > 0 (cpu-dequant-amx: int4 or int8 weights, bf16 A, AMX
+/// bf16 tiles), calls with at least amxRows rows of A multiply 16 weight
+/// rows by 16 rows of A per tdpbf16ps (the weights as exact bf16 integers
+/// q - z, the scales applied per chunk of K in f32); fewer rows, or zero
+/// points that are not integers in the weights' range, run the mr x nr
+/// kernel (the table for int4: `lut` then follows the weights).
 struct CpuDequantTiles {
   int64_t mr, nr, kc;
   bool lut = false;

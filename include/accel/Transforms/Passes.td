@@ -739,12 +739,12 @@ def AccelCpuDequantKernelsPass
     weight rows are tasks of an `scf.forall` (not inside another parallel
     loop). A config of `cpu-loops` or none leaves the generic to the loops.
 
-    `cpu-dequant-amx` (`tile = [rows, 16]`, int4 weights, bf16 A; chosen on
-    CPUs with AMX bf16 tiles): when A has at least `rows` rows and every
-    zero point is an integer in the weights' own range (as GPTQ and AWQ
-    store them: checked once a call), so that each `q - z` is an integer
-    bf16 holds exactly, the weights are multiplied on AMX tiles with W as
-    the tile product's left operand:
+    `cpu-dequant-amx` (`tile = [rows, 16]`, int4 or int8 weights, bf16 A;
+    chosen on CPUs with AMX bf16 tiles): when A has at least `rows` rows and
+    every zero point is an integer in the weights' own range (as GPTQ and
+    AWQ store them: checked once a call), so that each `q - z` is an
+    integer bf16 holds exactly (at most 255 in magnitude), the weights are
+    multiplied on AMX tiles with W as the tile product's left operand:
 
     - A is packed once per call, per block of 16 rows, into AMX's pair
       layout (`[K / 2, 16]` pairs of bf16, zeros past M; a 16 x 16
@@ -756,7 +756,8 @@ def AccelCpuDequantKernelsPass
       nibble (weight k + 1) in bits 16-19, the pair in AMX's order; masked,
       plus `16 - z`, it indexes a 32-entry table of bf16 `i - 16` in one
       `accel.x86_permute_i16` (vpermw); without zero points the table
-      holds the nibbles' values, repeated after 16;
+      holds the nibbles' values, repeated after 16; int8: 32 bytes
+      extended, converted to f32, less z, rounded to bf16 (exactly);
     - the chunk's tdpbf16ps add into a zeroed 16 x 16 f32 tile (weight rows
       by rows of A), stored, and each of its 16 rows, times the row's scale
       for the chunk's group, is added to 16 f32 accumulators: the products
@@ -770,8 +771,9 @@ def AccelCpuDequantKernelsPass
       row of A; the next 16 weight rows are prefetched into L2 while a
       tile works.
 
-    Fewer rows, or a zero point that fails the check, run the `mma` table
-    kernel instead (an `scf.if` on the call's rows and zero points).
+    Fewer rows, or a zero point that fails the check, run the `mma` kernel
+    instead (the table for int4, converting for int8; an `scf.if` on the
+    call's rows and zero points).
   }];
   let options = [
     Option<"threads", "threads", "int64_t", "1",

@@ -1,4 +1,4 @@
-// int4 weight-only matmuls with bf16 activations on AMX tiles
+// int4 and int8 weight-only matmuls with bf16 activations on AMX tiles
 // (cpu-dequant-amx, accel-cpu-dequant-kernels) against the fp64 oracle,
 // NaN-prefilled outputs. accel-run draws zero points as integers in the
 // weights' range (as GPTQ/AWQ store them), so these run on the tiles:
@@ -10,7 +10,8 @@
 // tiles of 16 and a last tile of 1-15 (masked stores); bf16, f16 and f32
 // scales; batch dimensions; a bf16 output. Zero points with a fraction, or
 // outside [0, 15], run the table kernel instead (the check once a call):
-// @computed_zero_points.
+// @computed_zero_points. int8: signed without zero points, unsigned with
+// them (checked against [0, 255]), and computed ones (the converting kernel).
 // --dist=exact (integers in [-2, 2]): bit-exact results.
 // REQUIRES: cpu-amx
 // RUN: accel-run %s --repeat=0 | FileCheck %s
@@ -34,6 +35,12 @@
 // IR: amx.tile_mulf
 // IR-LABEL: func.func @computed_zero_points
 // IR: amx.tile_mulf
+// IR-LABEL: func.func @int8_signed
+// IR: amx.tile_mulf
+// IR-LABEL: func.func @int8_zero_points
+// IR: amx.tile_mulf
+// IR-LABEL: func.func @int8_computed_zero_points
+// IR: amx.tile_mulf
 
 // CHECK-LABEL: @rows16_group128
 // CHECK: PASS
@@ -49,7 +56,13 @@
 // CHECK: PASS
 // CHECK-LABEL: @computed_zero_points
 // CHECK: PASS
-// CHECK: accel-run: 7 of 7 functions passed
+// CHECK-LABEL: @int8_signed
+// CHECK: PASS
+// CHECK-LABEL: @int8_zero_points
+// CHECK: PASS
+// CHECK-LABEL: @int8_computed_zero_points
+// CHECK: PASS
+// CHECK: accel-run: 10 of 10 functions passed
 
 // 40 weight rows: two tiles and 8; K 512: 4 chunks of 128.
 func.func @rows16_group128(%x: tensor<16x512xbf16>, %w: tensor<40x256xi8>, %s: tensor<40x4xbf16>,
@@ -125,4 +138,36 @@ func.func @computed_zero_points(%x: tensor<16x256xbf16>, %w: tensor<32x128xi8>, 
          scales(%s : tensor<32x2xbf16>) zero_points(%z : tensor<32x2xbf16>)
          outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %y : tensor<16x32xf32>
+}
+
+// int8, signed, f32 scales in groups of 32: chunks of one tile product.
+func.func @int8_signed(%x: tensor<16x256xbf16>, %w: tensor<24x256xi8>, %s: tensor<24x8xf32>,
+                       %c: tensor<16x24xf32>) -> tensor<16x24xf32> {
+  %y = accel.dequant_matmul bits(8) group(32)
+         ins(%x, %w : tensor<16x256xbf16>, tensor<24x256xi8>)
+         scales(%s : tensor<24x8xf32>)
+         outs(%c : tensor<16x24xf32>) -> tensor<16x24xf32>
+  return %y : tensor<16x24xf32>
+}
+
+// int8, unsigned with zero points (q - z up to 255), 21 rows of A.
+func.func @int8_zero_points(%x: tensor<21x512xbf16>, %w: tensor<33x512xi8>, %s: tensor<33x4xbf16>,
+                            %z: tensor<33x4xbf16>, %c: tensor<21x33xf32>) -> tensor<21x33xf32> {
+  %y = accel.dequant_matmul bits(8) group(128) unsigned
+         ins(%x, %w : tensor<21x512xbf16>, tensor<33x512xi8>)
+         scales(%s : tensor<33x4xbf16>) zero_points(%z : tensor<33x4xbf16>)
+         outs(%c : tensor<21x33xf32>) -> tensor<21x33xf32>
+  return %y : tensor<21x33xf32>
+}
+
+// int8 zero points computed as for int4: the converting kernel.
+func.func @int8_computed_zero_points(%x: tensor<8x256xbf16>, %w: tensor<16x256xi8>, %s: tensor<16x2xbf16>,
+                                     %zi: tensor<16x2xbf16>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %two = arith.constant dense<2.0> : tensor<16x2xbf16>
+  %z = arith.mulf %zi, %two : tensor<16x2xbf16>
+  %y = accel.dequant_matmul bits(8) group(128) unsigned
+         ins(%x, %w : tensor<8x256xbf16>, tensor<16x256xi8>)
+         scales(%s : tensor<16x2xbf16>) zero_points(%z : tensor<16x2xbf16>)
+         outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
 }
