@@ -36,7 +36,10 @@ first --threads CPUs and XLA's Eigen pool is single-threaded for one thread
 (bench/peers.py's pin_cpus and set_thread_env); the accel library is built
 with threads=N and runs on N. Prints the CPU model and features, the commit
 and the versions. The ratios are the peer's ms / accel ms (> 1: accel is
-faster).
+faster). Memory: `tmp MB` is the most the block's temporaries asked for
+at once over its calls (the library's peak_temporary_bytes), `mem/tens`
+(tensors + that peak) ÷ tensors, the tensors being the inputs, weights and
+output (issue 27: peak memory ÷ the sum of its tensors).
 """
 
 import argparse
@@ -301,7 +304,7 @@ def main():
           f"of {D}, FFN {F}, {args.dtype}; median of {args.samples} calls")
     print(f"{'S':>6} {'GFLOP':>8} {'accel ms':>10} {'GFLOP/s':>8} {'err':>8} "
           f"{'jax ms':>10} {'err':>8} {'ort ms':>10} {'err':>8} {'jax/accel':>9} "
-          f"{'ort/accel':>9}")
+          f"{'ort/accel':>9} {'tmp MB':>8} {'mem/tens':>8}")
     failed = False
     bf = args.dtype == "bf16"
     if bf:
@@ -334,6 +337,10 @@ def main():
             kernel(*inputs, out=[out])
             e_accel = err(out)
             ms_accel = median_ms(lambda: kernel(*inputs, out=[out]), args.samples)
+            # Peak memory: the tensors (inputs, weights, output) and the most
+            # the block's temporaries held at once, over the calls above.
+            tmp_bytes = lib.peak_temporary_bytes()
+            tensor_bytes = sum(a.nbytes for a in inputs) + out.nbytes
         ms_jax = e_jax = None
         if jax is not None:
             fn = jax.jit((lambda *a: block_jax_bf16(a, Hq, Hkv, D, jnp)) if bf else
@@ -358,7 +365,8 @@ def main():
               f"{e_accel:>8.1e} {col(ms_jax, '.1f'):>10} {col(e_jax, '.1e'):>8} "
               f"{col(ms_ort, '.1f'):>10} {col(e_ort, '.1e'):>8} "
               f"{col(ms_jax and ms_jax / ms_accel, '.2f'):>9} "
-              f"{col(ms_ort and ms_ort / ms_accel, '.2f'):>9}"
+              f"{col(ms_ort and ms_ort / ms_accel, '.2f'):>9} "
+              f"{tmp_bytes / 1e6:>8.1f} {(tensor_bytes + tmp_bytes) / tensor_bytes:>8.2f}"
               f"{'' if ok else '  FAIL'}", flush=True)
     return 1 if failed else 0
 

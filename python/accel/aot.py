@@ -612,6 +612,9 @@ class CpuLibrary:
         self._threads.restype = ctypes.c_int
         self._release = getattr(self._dll, f"accel_{module}_release_memory")
         self._release.restype = None
+        self._peak = getattr(self._dll, f"accel_{module}_peak_temporary_bytes")
+        self._peak.argtypes = [ctypes.c_int]
+        self._peak.restype = ctypes.c_uint64
 
     @property
     def num_threads(self) -> int:
@@ -631,6 +634,13 @@ class CpuLibrary:
         128 KiB and more, up to ACCEL_CACHE_MB of them; docs/aot.md,
         "Temporaries"); blocks in use stay with their calls."""
         self._release()
+
+    def peak_temporary_bytes(self, reset: bool = False) -> int:
+        """The most memory the kernels' temporaries held at once (bytes of
+        their blocks, every thread together) since the library was loaded or
+        since a call with `reset=True`, which then counts again from what
+        they hold now (docs/aot.md, "Temporaries")."""
+        return int(self._peak(1 if reset else 0))
 
     def __getitem__(self, name: str) -> CpuKernel:
         try:

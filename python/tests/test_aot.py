@@ -297,6 +297,16 @@ def test_a_temporary_that_cannot_be_allocated_is_a_kernel_error(accel_compile, t
     lib.release_memory()
     np.testing.assert_array_equal(lib["colsum"](np.zeros((3000, 0), np.float32)),
                                   np.full(1024, 3000.0, np.float32))
+    # The peak of what the temporaries asked for: rows x 4 KiB (4096 rows:
+    # 16 MiB, the largest above; the failed calls got nothing) and the
+    # 4 KiB result, each request up to 64 bytes more for its alignment;
+    # reset, then a call of 1000 rows: its own.
+    def held(rows):
+        return rows * 4096 + 4096
+    assert held(4096) <= lib.peak_temporary_bytes(reset=True) <= held(4096) + 128
+    assert lib.peak_temporary_bytes() == 0
+    lib["colsum"](np.zeros((1000, 0), np.float32))
+    assert held(1000) <= lib.peak_temporary_bytes() <= held(1000) + 128
 
 
 def test_a_library_from_another_compilation_is_refused(accel_compile, tmp_path, accel_core):

@@ -280,7 +280,12 @@ std::string mlir::accel::cpuabi::headerText(const Artifact &a) {
         "ACCEL_CACHE_MB\n   (environment, read at the first free; default "
         "4096, 0: none), so that a\n   call does not fault their pages in "
         "again; this frees them (those in use\n   stay with their calls). */\n"
-     << "void accel_" << m << "_release_memory(void);\n\n";
+     << "void accel_" << m << "_release_memory(void);\n\n"
+     << "/* The most memory the kernels' temporaries held at once (bytes of "
+        "their blocks,\n   every thread together) since the library was "
+        "loaded or since a call\n   with `reset` nonzero, which then starts "
+        "the count again from what they\n   hold now. */\n"
+     << "uint64_t accel_" << m << "_peak_temporary_bytes(int reset);\n\n";
   os << "/* Threads (docs/aot.md, \"Threads\"). "
      << (a.threads > 1
              ? "Compiled with threads=" + std::to_string(a.threads) +
@@ -451,6 +456,9 @@ static char missing[512];
      << "; }\n\n"
      << "static void release_blocks(void);\n"
      << "void accel_" << m << "_release_memory(void) { release_blocks(); }\n\n"
+     << "static uint64_t peak_blocks(int reset);\n"
+     << "uint64_t accel_" << m
+     << "_peak_temporary_bytes(int reset) { return peak_blocks(reset); }\n\n"
      << "int accel_" << m << "_check_cpu(void) {\n"
      << R"c(  int state = __atomic_load_n(&cpu_state, __ATOMIC_ACQUIRE);
   if (!state) {
@@ -667,6 +675,41 @@ static char *new_block(size_t bytes) {
   return data;
 }
 
+/* Bytes the kernels' temporaries asked for and hold now, and the most
+   they held at once (accel_<module>_peak_temporary_bytes): counted when a
+   block is taken (the request is kept in its header, 24 bytes before the
+   data) and given back, whether it comes from the cache or malloc. The
+   blocks themselves may be larger (a cached block up to twice the
+   request; 2 MiB pages for the large ones, whose untouched tail is not
+   resident). */
+static size_t live_bytes, peak_bytes;
+
+static void count_block(char *data, size_t asked, int taken) {
+  size_t bytes = asked, now, peak;
+  if (taken)
+    memcpy(data - 24, &bytes, sizeof bytes);
+  else
+    memcpy(&bytes, data - 24, sizeof bytes);
+  if (!taken) {
+    __atomic_sub_fetch(&live_bytes, bytes, __ATOMIC_RELAXED);
+    return;
+  }
+  now = __atomic_add_fetch(&live_bytes, bytes, __ATOMIC_RELAXED);
+  peak = __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
+  while (now > peak && !__atomic_compare_exchange_n(&peak_bytes, &peak, now,
+                                                    1, __ATOMIC_RELAXED,
+                                                    __ATOMIC_RELAXED))
+    ;
+}
+
+static uint64_t peak_blocks(int reset) {
+  size_t peak = __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
+  if (reset)
+    __atomic_store_n(&peak_bytes, __atomic_load_n(&live_bytes, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+  return peak;
+}
+
 /* A block of at least `bytes`, or NULL. */
 static void *take_block(size_t bytes) {
   size_t best = CACHE_SLOTS, i;
@@ -684,8 +727,10 @@ static void *take_block(size_t bytes) {
       cache.held -= cache.bytes[best];
     }
     cache_unlock();
-    if (data)
+    if (data) {
+      count_block(data, bytes, 1);
       return data;
+    }
   }
   data = new_block(bytes);
   if (!data) {
@@ -696,12 +741,15 @@ static void *take_block(size_t bytes) {
     cache_unlock();
     data = new_block(bytes);
   }
+  if (data)
+    count_block(data, bytes, 1);
   return data;
 }
 
 static void give_block(void *q) {
   char *data = (char *)q;
   size_t bytes, lead, i, smallest;
+  count_block(data, 0, 0);
   header_of(data, &bytes, &lead);
   if (bytes >= CACHE_MIN) {
     cache_lock();
