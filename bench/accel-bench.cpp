@@ -2526,6 +2526,13 @@ static cl::list<int64_t>
     dequantRows("dequant-rows",
                 cl::desc("--mode=dequant: rows M of A (default 1, 8, 16)"),
                 cl::CommaSeparated);
+static cl::opt<std::string> dequantKernel(
+    "dequant-kernel",
+    cl::desc("--mode=dequant: the kernels' configuration: auto (the "
+             "configuration stage's), fma (the table kernel for int4, the "
+             "converting one for int8, the stage's register tile for M "
+             "rows), amx (cpu-dequant-amx from 1 row)"),
+    cl::init("auto"));
 
 /// accel.dequant_matmul (int4 with zero points, int8 symmetric; groups of
 /// 128) and oneDNN's bf16 matmul with the same weights in bf16, at the
@@ -2534,6 +2541,13 @@ static cl::list<int64_t>
 /// "int4 weight-only ÷ bf16 weights", goal 3.0) and the bytes int4 reads ÷
 /// the memory's read bandwidth measured in this run (goal 0.8).
 void benchDequant(MLIRContext &ctx) {
+  if (dequantKernel != "auto" && dequantKernel != "fma" &&
+      dequantKernel != "amx") {
+    llvm::errs() << "accel-bench: --dequant-kernel must be auto, fma or amx "
+                    "(got '"
+                 << dequantKernel << "')\n";
+    std::exit(1);
+  }
   std::vector<int64_t> rows(dequantRows.begin(), dequantRows.end());
   if (rows.empty())
     rows = quick ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 8, 16};
@@ -2551,7 +2565,8 @@ void benchDequant(MLIRContext &ctx) {
   llvm::outs() << "  int4: unsigned with zero points, int8: signed; bf16 "
                   "scales per group of 128 K. Times in µs (best of the "
                   "samples); GB/s: the int4 kernel's weight, scale and zero "
-                  "point bytes ÷ its time\n";
+                  "point bytes ÷ its time; kernels: "
+               << dequantKernel << "\n";
   llvm::outs() << llvm::formatv(
       "{0,-4} {1,-12} {2,9} {3,9} {4,10} {5,9} {6,9} {7,10} {8,10} {9,11} "
       "{10,9}\n",
@@ -2605,6 +2620,23 @@ void benchDequant(MLIRContext &ctx) {
       };
       std::string ta = tt({m, k}, "bf16"), tc = tt({m, n}, "f32"),
                   ts = tt({n, groups}, "bf16");
+      // A written configuration (--dequant-kernel), the register tile the
+      // stage picks for m rows on AVX-512 (accel-cpu-configure).
+      auto config = [&](int bits) -> std::string {
+        if (dequantKernel == "auto")
+          return "";
+        std::string mma = m < 2 ? "[1, 8, 32]" : m < 4 ? "[2, 8, 32]"
+                                                       : "[4, 4, 32]";
+        if (dequantKernel == "amx")
+          return " {accel.lowering_config = #accel.lowering_config<kernel = "
+                 "\"cpu-dequant-amx\", tile = [1, 16], mma = " +
+                 mma + ">}";
+        return std::string(
+                   " {accel.lowering_config = #accel.lowering_config<kernel "
+                   "= \"") +
+               (bits == 4 ? "cpu-dequant-lut" : "cpu-dequant") +
+               "\", mma = " + mma + ">}";
+      };
       auto text = [&](int bits) {
         std::string tw = tt({n, k * bits / 8}, "i8");
         std::string zArg = bits == 4 ? ", %z: " + ts : "";
@@ -2616,7 +2648,8 @@ void benchDequant(MLIRContext &ctx) {
                ") group(" + std::to_string(group) + ")" +
                (bits == 4 ? " unsigned" : "") + " ins(%a, %w : " + ta + ", " +
                tw + ") scales(%s : " + ts + ")" + zUse + " outs(%c : " + tc +
-               ") -> " + tc + "\n  return %0 : " + tc + "\n}\n";
+               ")" + config(bits) + " -> " + tc + "\n  return %0 : " + tc +
+               "\n}\n";
       };
       AccelKernel k4, k8;
       k4.name = k8.name = "dq";

@@ -53,6 +53,8 @@ CpuIsa CpuIsa::fromFeatures(StringRef features) {
   isa.known = true;
   isa.avx512f = hasCpuFeature(features, "avx512f");
   isa.avx512bf16 = hasCpuFeature(features, "avx512bf16");
+  // (LLVM's avx512bf16 implies avx512bw.)
+  isa.avx512bw = hasCpuFeature(features, "avx512bw") || isa.avx512bf16;
   isa.avx512vnni = hasCpuFeature(features, "avx512vnni");
   isa.amxTile = hasCpuFeature(features, "amx-tile");
   isa.amxBf16 = hasCpuFeature(features, "amx-bf16");
@@ -149,7 +151,7 @@ CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
   // (int4 3.8x, int8 2.6x at 16 rows); the FMA kernels stay for one and two
   // rows and, when the rows are unknown, for the calls with fewer rows (the
   // 1 x 8 tile: decode at batch 1).
-  if (amxOperands && isa.hasAmxBf16() &&
+  if (amxOperands && isa.hasAmxBf16() && isa.avx512bw &&
       (dynamic || rows >= kCpuDequantAmxMinRows)) {
     CpuDequantTiles t = dynamic ? CpuDequantTiles{1, 8, 32, lut}
                                 : chooseCpuDequantTiles(isa, rows, bits);
@@ -592,6 +594,9 @@ configureDequantMatmul(DequantMatmulOp op, LoweringConfigAttr given,
     if (isa.known && !isa.hasAmxBf16())
       return op.emitOpError("cannot use cpu-dequant-amx: the CPU has no ")
              << (isa.amxTile ? "amx-bf16" : "amx-tile");
+    if (isa.known && !isa.avx512bw)
+      return op.emitOpError("cannot use cpu-dequant-amx: the CPU has no "
+                            "avx512bw (vpermw, 16-bit lanes)");
     if (!amxOperands)
       return op.emitOpError("cannot use cpu-dequant-amx: it takes bf16 "
                             "activations (and bf16-subnormals=flush)");

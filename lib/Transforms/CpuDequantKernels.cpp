@@ -43,6 +43,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -408,75 +409,104 @@ struct AmxKernelBuilder {
     return arith::ExtFOp::create(b, loc, t, x);
   }
 
-  /// Whether every zero point is an integer in the weights' own range
-  /// [qmin, qmax] (as GPTQ and AWQ store them): then q - z is an integer in
-  /// [-15, 15] (int4) or [-255, 255] (int8), which bf16 holds exactly (its
-  /// 8-bit significand holds every integer up to 256). True without zero
-  /// points.
-  Value zeroPointsExact() {
+  /// Whether the kernel's rounding order is the op's: every zero point is
+  /// an integer in the weights' own range [qmin, qmax] (as GPTQ and AWQ
+  /// store them; then q - z is an integer in [-15, 15] (int4) or
+  /// [-255, 255] (int8), which bf16 holds exactly: its 8-bit significand
+  /// holds every integer up to 256), and every scale is finite and at most
+  /// 2^120 in magnitude (then no product (q - z) * s overflows, and a
+  /// chunk's sum times s is what the products sum to; an infinite scale
+  /// would give inf where q = z makes the op's product NaN). Checked once a
+  /// call.
+  Value operandsExact() {
     auto i1 = b.getI1Type();
-    if (!g.z)
-      return arith::ConstantIntOp::create(b, loc, i1, 1);
-    auto zT = cast<MemRefType>(g.z.getType());
-    int64_t count = zT.getNumElements();
-    // z clamped to the range, through an integer and back: z itself only
-    // when it is an integer in the range (NaN clamps to a bound).
-    auto ok = [&](Value z, Type t) {
-      auto vt = dyn_cast<VectorType>(t);
-      auto cst = [&](float v) -> Value {
-        if (vt)
+    Value all = arith::ConstantIntOp::create(b, loc, i1, 1);
+    if (g.z)
+      all = arith::AndIOp::create(
+          b, loc, all,
+          allOf(g.z, [&](Value z, Type t, auto cst) -> Value {
+            // z clamped to the range, through an integer and back: z itself
+            // only when it is an integer in the range (NaN clamps to a
+            // bound).
+            auto vt = dyn_cast<VectorType>(t);
+            Type it = vt ? Type(VectorType::get(vt.getShape(), i32)) : i32;
+            Value c = arith::MinNumFOp::create(
+                b, loc,
+                arith::MaxNumFOp::create(b, loc, z, cst(float(qmin))),
+                cst(float(qmax)));
+            Value back = arith::SIToFPOp::create(
+                b, loc, t, arith::FPToSIOp::create(b, loc, it, c));
+            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         back, z);
+          }));
+    return arith::AndIOp::create(
+        b, loc, all,
+        allOf(g.s, [&](Value s, Type t, auto cst) -> Value {
+          // |s| <= 2^120 (false for NaN and infinities).
+          return arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OLE,
+              math::AbsFOp::create(b, loc, s), cst(std::ldexp(1.0f, 120)));
+        }));
+  }
+
+  /// Whether `ok` holds for every element of the 2-D `values` (converted to
+  /// f32): 16 at a time when its rows are contiguous, else one at a time.
+  /// `ok(v, type, cst)` gets a value of `type` (f32 or vector<16xf32>) and
+  /// `cst(x)` makes a constant of that type.
+  template <typename Ok>
+  Value allOf(Value values, Ok ok) {
+    auto i1 = b.getI1Type();
+    auto vT = cast<MemRefType>(values.getType());
+    int64_t count = vT.getNumElements();
+    auto cstOf = [&](Type t) {
+      return [&, t](float v) -> Value {
+        if (auto vt = dyn_cast<VectorType>(t))
           return arith::ConstantOp::create(
               b, loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(v)));
         return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32),
                                               APFloat(v));
       };
-      Type it = vt ? Type(VectorType::get(vt.getShape(), i32)) : i32;
-      Value c = arith::MinNumFOp::create(
-          b, loc, arith::MaxNumFOp::create(b, loc, z, cst(float(qmin))),
-          cst(float(qmax)));
-      Value back = arith::SIToFPOp::create(
-          b, loc, t, arith::FPToSIOp::create(b, loc, it, c));
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, back, z);
     };
-    Value flat = g.z;
-    SmallVector<ReassociationIndices> all{{0, 1}};
+    Value flat = values;
+    SmallVector<ReassociationIndices> both{{0, 1}};
     bool collapsible =
-        memref::CollapseShapeOp::isGuaranteedCollapsible(zT, all);
+        memref::CollapseShapeOp::isGuaranteedCollapsible(vT, both);
     Value result = arith::ConstantIntOp::create(b, loc, i1, 1);
     int64_t vectors = collapsible ? count / 16 : 0;
     if (collapsible)
-      flat = memref::CollapseShapeOp::create(b, loc, g.z, all);
+      flat = memref::CollapseShapeOp::create(b, loc, values, both);
     if (vectors > 0) {
       auto mask = VectorType::get({16}, i1);
       Value init = arith::ConstantOp::create(
           b, loc, DenseElementsAttr::get(mask, b.getBoolAttr(true)));
-      auto loop = scf::ForOp::create(b, loc, idx(0), idx(vectors * 16), idx(16),
-                                     ValueRange{init});
+      auto loop = scf::ForOp::create(b, loc, idx(0), idx(vectors * 16),
+                                     idx(16), ValueRange{init});
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
-        Value z = toF32(vector::LoadOp::create(
-            b, loc, VectorType::get({16}, zT.getElementType()), flat,
+        Value v = toF32(vector::LoadOp::create(
+            b, loc, VectorType::get({16}, vT.getElementType()), flat,
             ValueRange{loop.getInductionVar()}));
-        Value both = arith::AndIOp::create(b, loc, loop.getRegionIterArgs()[0],
-                                           ok(z, v16));
-        scf::YieldOp::create(b, loc, both);
+        Value each = arith::AndIOp::create(b, loc, loop.getRegionIterArgs()[0],
+                                           ok(v, v16, cstOf(v16)));
+        scf::YieldOp::create(b, loc, each);
       }
       result = vector::ReductionOp::create(b, loc, vector::CombiningKind::AND,
                                            loop.getResult(0));
     }
-    // The rest one at a time (all of it when z's rows are not contiguous).
+    // The rest one at a time (all of it when the rows are not contiguous).
     auto scalar = [&](ValueRange at) {
-      return ok(toF32(memref::LoadOp::create(b, loc, flat, at)), f32);
+      return ok(toF32(memref::LoadOp::create(b, loc, flat, at)), f32,
+                cstOf(f32));
     };
     auto loopAnd = [&](Value begin, Value end, auto body) {
-      auto loop =
-          scf::ForOp::create(b, loc, begin, end, idx(1), ValueRange{result});
+      auto loop = scf::ForOp::create(b, loc, begin, end, idx(1),
+                                     ValueRange{result});
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value both = arith::AndIOp::create(b, loc, loop.getRegionIterArgs()[0],
+      Value each = arith::AndIOp::create(b, loc, loop.getRegionIterArgs()[0],
                                          body(loop.getInductionVar()));
-      scf::YieldOp::create(b, loc, both);
+      scf::YieldOp::create(b, loc, each);
       return loop.getResult(0);
     };
     if (collapsible) {
@@ -485,13 +515,14 @@ struct AmxKernelBuilder {
                          [&](Value i) { return scalar(ValueRange{i}); });
       return result;
     }
-    int64_t cols = zT.getDimSize(1);
-    return loopAnd(idx(0), idx(zT.getDimSize(0) * cols), [&](Value i) {
+    int64_t cols = vT.getDimSize(1);
+    return loopAnd(idx(0), idx(vT.getDimSize(0) * cols), [&](Value i) {
       Value r = arith::DivUIOp::create(b, loc, i, idx(cols));
       Value c = arith::RemUIOp::create(b, loc, i, idx(cols));
       return scalar(ValueRange{r, c});
     });
   }
+
 
   /// A's rows in AMX's pairs, per block of 16 rows:
   /// packed[mb, kp, 2 m + h] = A[16 mb + m, 2 kp + h], zeros past M. Per 32
@@ -562,8 +593,8 @@ struct AmxKernelBuilder {
     return vector::BitCastOp::create(b, loc, halves, t);
   }
 
-  /// A tile's zero points as 16 - z (int4: i16, the offset of the table's
-  /// index) or z in f32 (int8), and its scales in f32, [16, groups] each,
+  /// A tile's zero points as 16 - z or, signed, 8 - z (int4: i16, the
+  /// offset of the table's index) or z in f32 (int8), and its scales in f32, [16, groups] each,
   /// for `nValid` rows from n0.
   void tileOperands(Value n0, int64_t nValid, Value offsets, Value scales) {
     auto sT = cast<MemRefType>(g.s.getType());
@@ -599,14 +630,18 @@ struct AmxKernelBuilder {
     }
     Type it = vec == 1 ? Type(i32) : Type(VectorType::get({vec}, i32));
     Type ht = vec == 1 ? Type(i16) : Type(VectorType::get({vec}, i16));
-    Value sixteen = vec == 1
-                        ? Value(arith::ConstantIntOp::create(b, loc, i32, 16))
-                        : Value(arith::ConstantOp::create(
-                              b, loc,
-                              DenseElementsAttr::get(cast<ShapedType>(it),
-                                                     b.getI32IntegerAttr(16))));
+    // The index is q - z + 16: the nibble plus 16 - z (unsigned), or, as
+    // the nibble of a signed q is q + 16 below 0, the nibble xor 8 (q + 8)
+    // plus 8 - z (unpackRow).
+    int64_t base = g.isUnsigned ? 16 : 8;
+    Value first = vec == 1
+                      ? Value(arith::ConstantIntOp::create(b, loc, i32, base))
+                      : Value(arith::ConstantOp::create(
+                            b, loc,
+                            DenseElementsAttr::get(cast<ShapedType>(it),
+                                                   b.getI32IntegerAttr(base))));
     Value offset = arith::SubIOp::create(
-        b, loc, sixteen, arith::FPToSIOp::create(b, loc, it, z));
+        b, loc, first, arith::FPToSIOp::create(b, loc, it, z));
     store(arith::TruncIOp::create(b, loc, ht, offset), offsets);
   }
 
@@ -617,7 +652,9 @@ struct AmxKernelBuilder {
   /// its low nibble (weight k) in its low 16 bits and its high nibble (weight k
   /// + 1) in bits 16-19: the pair in AMX's order. Without zero points the table
   /// repeats after 16, so the bits above a nibble do not matter; with them the
-  /// nibbles are masked and `offset` (16 - z in each lane) added.
+  /// nibbles are masked (signed: and xor-ed with 8, giving q + 8) and
+  /// `offset` (16 - z, signed 8 - z, in each lane) added: the index is
+  /// q - z + 16, in [1, 31].
   void unpackRow(Value table, Value offset, Value rowsOfW, int64_t r, Value k,
                  Value wbuf, ValueRange at) {
     auto bytes = VectorType::get({16}, b.getI8Type());
@@ -629,6 +666,8 @@ struct AmxKernelBuilder {
         b, loc, word, arith::ShLIOp::create(b, loc, word, splatI32(12)));
     if (offset)
       spread = arith::AndIOp::create(b, loc, spread, splatI32(0x000f000f));
+    if (offset && !g.isUnsigned)
+      spread = arith::XOrIOp::create(b, loc, spread, splatI32(0x00080008));
     Value index = vector::BitCastOp::create(b, loc, halves, spread);
     if (offset)
       index = arith::AddIOp::create(b, loc, index, offset);
@@ -900,8 +939,23 @@ struct AccelCpuDequantKernelsPass
           accel::kLoweringConfigAttrName);
       std::optional<accel::CpuDequantTiles> t =
           accel::getCpuDequantTiles(config);
+      bool amx = config && config.getKernel() == "cpu-dequant-amx";
+      if (amx && (!t || config.getTile()[0] < 1 ||
+                  config.getTile()[1] != 16)) {
+        op.emitOpError("accel-cpu-dequant-kernels: cpu-dequant-amx takes an "
+                       "mma [mr, nr, 32] and a tile [rows, 16]");
+        failedConfig = true;
+        return;
+      }
       if (!t)
         return;
+      if (amx &&
+          !cast<MemRefType>(g->a.getType()).getElementType().isBF16()) {
+        op.emitOpError("accel-cpu-dequant-kernels: cpu-dequant-amx takes "
+                       "bf16 activations");
+        failedConfig = true;
+        return;
+      }
       // cpu-dequant-amx falls back to the table kernel for int4, to the
       // converting one for int8.
       if (t->amxRows)
@@ -945,7 +999,7 @@ struct AccelCpuDequantKernelsPass
         {
           OpBuilder::InsertionGuard guard(builder);
           builder.setInsertionPointToStart(check.thenBlock());
-          scf::YieldOp::create(builder, loc, amxKernel.zeroPointsExact());
+          scf::YieldOp::create(builder, loc, amxKernel.operandsExact());
           builder.setInsertionPointToStart(check.elseBlock());
           scf::YieldOp::create(builder, loc, enough);
         }

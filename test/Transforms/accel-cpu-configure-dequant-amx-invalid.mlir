@@ -3,8 +3,10 @@
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16" -verify-diagnostics
 // RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16" 2>&1 | FileCheck %s --check-prefix=NOAMX
 // RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16 bf16-subnormals=keep" 2>&1 | FileCheck %s --check-prefix=KEEP
-// NOAMX: accel-cpu-configure-dequant-amx-invalid.mlir:[[#@LINE+6]]:8: error: 'accel.dequant_matmul' op cannot use cpu-dequant-amx: the CPU has no amx-tile
-// KEEP: accel-cpu-configure-dequant-amx-invalid.mlir:[[#@LINE+5]]:8: error: 'accel.dequant_matmul' op cannot use cpu-dequant-amx: it takes bf16 activations (and bf16-subnormals=flush)
+// RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,amx-tile,amx-bf16" 2>&1 | FileCheck %s --check-prefix=NOBW
+// NOAMX: accel-cpu-configure-dequant-amx-invalid.mlir:[[#@LINE+7]]:8: error: 'accel.dequant_matmul' op cannot use cpu-dequant-amx: the CPU has no amx-tile
+// KEEP: accel-cpu-configure-dequant-amx-invalid.mlir:[[#@LINE+6]]:8: error: 'accel.dequant_matmul' op cannot use cpu-dequant-amx: it takes bf16 activations (and bf16-subnormals=flush)
+// NOBW: accel-cpu-configure-dequant-amx-invalid.mlir:[[#@LINE+5]]:8: error: 'accel.dequant_matmul' op cannot use cpu-dequant-amx: the CPU has no avx512bw (vpermw, 16-bit lanes)
 
 // Accepted on a CPU with AMX (this split expects nothing there).
 func.func @on_amx(%x: tensor<16x64xbf16>, %w: tensor<16x32xi8>, %s: tensor<16x2xbf16>,

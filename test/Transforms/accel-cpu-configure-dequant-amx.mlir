@@ -8,6 +8,8 @@
 // subnormals) keep the table or converting kernels.
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16,amx-int8" | FileCheck %s
 // RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16,amx-int8 bf16-subnormals=keep" 2>/dev/null | FileCheck %s --check-prefix=KEEP
+// Without AVX512-BW (no vpermw), the table.
+// RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,amx-tile,amx-bf16" 2>/dev/null | FileCheck %s --check-prefix=NOBW
 // RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16,amx-int8 bf16-subnormals=keep" 2>&1 >/dev/null | FileCheck %s --check-prefix=KEEP-ERR
 
 // CHECK-LABEL: func @one_row
@@ -38,6 +40,8 @@ func.func @two_rows(%x: tensor<2x256xbf16>, %w: tensor<64x128xi8>, %s: tensor<64
 // CHECK: #accel.lowering_config<kernel = "cpu-dequant-amx", tile = [3, 16], mma = [2, 8, 32]>
 // KEEP-LABEL: func @three_rows
 // KEEP: #accel.lowering_config<kernel = "cpu-dequant-lut", mma = [2, 8, 32]>
+// NOBW-LABEL: func @three_rows
+// NOBW: #accel.lowering_config<kernel = "cpu-dequant-lut", mma = [2, 8, 32]>
 func.func @three_rows(%x: tensor<3x256xbf16>, %w: tensor<64x128xi8>, %s: tensor<64x2xbf16>,
                       %z: tensor<64x2xbf16>, %c: tensor<3x64xf32>) -> tensor<3x64xf32> {
   %0 = accel.dequant_matmul bits(4) group(128) unsigned

@@ -13,15 +13,22 @@
 // CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[-1.600000e+01, -1.500000e+01, {{.*}}, 1.400000e+01, 1.500000e+01]> : vector<32xbf16>
 // CHECK-DAG: %[[NIBBLES:.*]] = arith.constant dense<983055> : vector<16xi32>
 // CHECK-DAG: %[[STRIDES:.*]] = arith.constant dense<[0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240]> : vector<16xi32>
-// The zero points, once: each clamped to [0, 15], through i32 and back,
-// equal to itself.
+// CHECK-DAG: %[[BOUND:.*]] = arith.constant dense<1.329228E+36> : vector<16xf32>
+// The zero points, once a call: each clamped to [0, 15], through i32 and
+// back, equal to itself.
 // CHECK: %[[EACH:.*]] = scf.for %{{.*}} = %c0 to %c160 step %c16 iter_args(%{{.*}}) -> (vector<16xi1>) {
 // CHECK: arith.maxnumf
 // CHECK: arith.minnumf
 // CHECK: arith.fptosi
 // CHECK: arith.sitofp
 // CHECK: arith.cmpf oeq
-// CHECK: %[[ALL:.*]] = vector.reduction <and>, %[[EACH]] : vector<16xi1> into i1
+// CHECK: %[[ZOK:.*]] = vector.reduction <and>, %[[EACH]] : vector<16xi1> into i1
+// And the scales: |s| <= 2^120 (no infinity, no NaN, no product that
+// overflows).
+// CHECK: math.absf %{{.*}} : vector<16xf32>
+// CHECK: arith.cmpf ole, %{{.*}}, %[[BOUND]] : vector<16xf32>
+// CHECK: %[[SOK:.*]] = vector.reduction <and>
+// CHECK: %[[ALL:.*]] = arith.andi %[[ZOK]], %[[SOK]] : i1
 // CHECK: scf.if %[[ALL]] {
 // A in pairs, [blocks of 16 rows, K / 2, 32]: 16 x 16 transposes of 32-bit
 // lanes as shuffles (the first round interleaves rows 0 and 1).
@@ -101,13 +108,19 @@ func.func @int4_amx(%x: tensor<5x1024xbf16>, %w: tensor<20x512xi8>, %s: tensor<2
 
 // -----
 
-// Unknown rows, signed weights without zero points (nothing to check), 64
+// Unknown rows, signed weights without zero points (only the scales to
+// check), 64
 // weight rows: with threads, the 4 tiles in 2 tasks; the rows decide.
 // CHECK-LABEL: func @dynamic_rows
 // CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, {{.*}}, 7.000000e+00, -8.000000e+00, {{.*}}, -1.000000e+00, 0.000000e+00, {{.*}}, -1.000000e+00]> : vector<32xbf16>
 // CHECK: %[[ROWS:.*]] = memref.dim %arg0, %c0
 // CHECK: %[[ENOUGH:.*]] = arith.cmpi uge, %[[ROWS]], %c3 : index
-// CHECK: scf.if %[[ENOUGH]] {
+// The scales are read only when the rows ask for the tiles.
+// CHECK: %[[OK:.*]] = scf.if %[[ENOUGH]] -> (i1) {
+// CHECK: math.absf
+// CHECK: } else {
+// CHECK: scf.yield %false : i1
+// CHECK: scf.if %[[OK]] {
 // CHECK: %[[BLOCKS:.*]] = arith.divui
 // CHECK: memref.alloc(%[[BLOCKS]]) {alignment = 64 : i64} : memref<?x128x32xbf16>
 // CHECK-NOT: arith.addi %{{.*}} : vector<32xi16>

@@ -32,6 +32,8 @@ struct CpuIsa {
   /// unknown features get the AVX-512 choices.
   bool known = false;
   bool avx512f = false;
+  /// AVX512-BW: 16-bit lanes (vpermw).
+  bool avx512bw = false;
   bool avx512bf16 = false;
   bool avx512vnni = false;
   /// AMX: the tile registers (amx-tile) and their bf16 and int8 dot

@@ -740,10 +740,11 @@ def AccelCpuDequantKernelsPass
     loop). A config of `cpu-loops` or none leaves the generic to the loops.
 
     `cpu-dequant-amx` (`tile = [rows, 16]`, int4 or int8 weights, bf16 A;
-    chosen on CPUs with AMX bf16 tiles): when A has at least `rows` rows and
-    every zero point is an integer in the weights' own range (as GPTQ and
-    AWQ store them: checked once a call), so that each `q - z` is an
-    integer bf16 holds exactly (at most 255 in magnitude), the weights are
+    chosen on CPUs with AMX bf16 tiles and AVX512-BW): when A has at least
+    `rows` rows, every zero point is an integer in the weights' own range
+    (as GPTQ and AWQ store them), so that each `q - z` is an integer bf16
+    holds exactly (at most 255 in magnitude), and every scale is finite and
+    at most 2^120 in magnitude (checked once a call), the weights are
     multiplied on AMX tiles with W as the tile product's left operand:
 
     - A is packed once per call, per block of 16 rows, into AMX's pair
@@ -754,7 +755,8 @@ def AccelCpuDequantKernelsPass
       a byte zero-extended to 32 bits and or-ed with itself shifted left by
       12 holds its low nibble (weight k) in its low 16 bits and its high
       nibble (weight k + 1) in bits 16-19, the pair in AMX's order; masked,
-      plus `16 - z`, it indexes a 32-entry table of bf16 `i - 16` in one
+      plus `16 - z` (signed: xor 8, plus `8 - z`), it indexes a 32-entry
+      table of bf16 `i - 16` in one
       `accel.x86_permute_i16` (vpermw); without zero points the table
       holds the nibbles' values, repeated after 16; int8: 32 bytes
       extended, converted to f32, less z, rounded to bf16 (exactly);
@@ -771,7 +773,7 @@ def AccelCpuDequantKernelsPass
       row of A; the next 16 weight rows are prefetched into L2 while a
       tile works.
 
-    Fewer rows, or a zero point that fails the check, run the `mma` kernel
+    Fewer rows, or a zero point or scale that fails the check, run the `mma` kernel
     instead (the table for int4, converting for int8; an `scf.if` on the
     call's rows and zero points).
   }];
@@ -781,7 +783,8 @@ def AccelCpuDequantKernelsPass
   ];
   let dependentDialects = [
     "::mlir::amx::AMXDialect",
-    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }

@@ -2,7 +2,7 @@
 // (cpu-dequant-amx, accel-cpu-dequant-kernels) against the fp64 oracle,
 // NaN-prefilled outputs. accel-run draws zero points as integers in the
 // weights' range (as GPTQ/AWQ store them), so these run on the tiles:
-// unsigned with zero points and signed without; groups of 32, 64 and 128
+// unsigned and signed, with zero points and without; groups of 32, 64 and 128
 // and per-channel (one, two and four tile products a chunk; a group of 512
 // spans four chunks); 1, 2 and 8 chunks (the pipeline's prologue and
 // epilogue alone, and its loop); 5, 16 and 37 rows of A (one block padded
@@ -17,6 +17,10 @@
 // RUN: accel-run %s --repeat=0 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --num-threads=2 --seed=3 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=exact --seed=5 | FileCheck %s
+// An infinite scale (the first of each function's): q = z then makes the
+// op's product NaN, which a chunk's sum times the scale would not, so the
+// scale check sends the call to the other kernel.
+// RUN: accel-run %s --repeat=0 --poison=2:0:inf | FileCheck %s
 // Every function but the fallback ones has the AMX kernel (and the table
 // kernel behind the check).
 // RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=+avx512f,+avx512bw,+avx512vl,+avx512bf16,+amx-tile,+amx-bf16,+amx-int8" --mlir-disable-threading --mlir-print-ir-after=accel-cpu-dequant-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
@@ -34,6 +38,8 @@
 // IR-LABEL: func.func @batched_bf16_out
 // IR: amx.tile_mulf
 // IR-LABEL: func.func @computed_zero_points
+// IR: amx.tile_mulf
+// IR-LABEL: func.func @int4_signed_zero_points
 // IR: amx.tile_mulf
 // IR-LABEL: func.func @int8_signed
 // IR: amx.tile_mulf
@@ -56,13 +62,15 @@
 // CHECK: PASS
 // CHECK-LABEL: @computed_zero_points
 // CHECK: PASS
+// CHECK-LABEL: @int4_signed_zero_points
+// CHECK: PASS
 // CHECK-LABEL: @int8_signed
 // CHECK: PASS
 // CHECK-LABEL: @int8_zero_points
 // CHECK: PASS
 // CHECK-LABEL: @int8_computed_zero_points
 // CHECK: PASS
-// CHECK: accel-run: 10 of 10 functions passed
+// CHECK: accel-run: 11 of 11 functions passed
 
 // 40 weight rows: two tiles and 8; K 512: 4 chunks of 128.
 func.func @rows16_group128(%x: tensor<16x512xbf16>, %w: tensor<40x256xi8>, %s: tensor<40x4xbf16>,
@@ -138,6 +146,17 @@ func.func @computed_zero_points(%x: tensor<16x256xbf16>, %w: tensor<32x128xi8>, 
          scales(%s : tensor<32x2xbf16>) zero_points(%z : tensor<32x2xbf16>)
          outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %y : tensor<16x32xf32>
+}
+
+// Signed int4 with zero points (z in [-8, 7]): the nibble of a q below 0
+// is q + 16, so the index is the nibble xor 8 plus 8 - z.
+func.func @int4_signed_zero_points(%x: tensor<16x256xbf16>, %w: tensor<24x128xi8>, %s: tensor<24x2xbf16>,
+                                   %z: tensor<24x2xbf16>, %c: tensor<16x24xf32>) -> tensor<16x24xf32> {
+  %y = accel.dequant_matmul bits(4) group(128)
+         ins(%x, %w : tensor<16x256xbf16>, tensor<24x128xi8>)
+         scales(%s : tensor<24x2xbf16>) zero_points(%z : tensor<24x2xbf16>)
+         outs(%c : tensor<16x24xf32>) -> tensor<16x24xf32>
+  return %y : tensor<16x24xf32>
 }
 
 // int8, signed, f32 scales in groups of 32: chunks of one tile product.

@@ -7,11 +7,17 @@
 // and unsigned weights with and without zero points, batch dimensions, one
 // and two threads, and the reference loops where K or the group is not a
 // multiple of 32. --dist=exact (integers in [-2, 2]): the results must be
-// bit-exact.
+// bit-exact. accel-run draws zero points as integers in the weights' range
+// (as quantisers make them); @computed_zero_points_* compute theirs (not
+// integers, or out of range with --dist=exact). On a CPU with AMX, bf16
+// activations from 3 rows run on the tiles (test/Integration/CPU/dequant-amx.mlir):
+// the AVX-512 run without AMX below keeps the table and converting tiles
+// covered there.
 // RUN: accel-run %s --repeat=0 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --num-threads=2 --seed=5 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=exact | FileCheck %s
 // RUN: accel-run %s --repeat=0 --cpu-pipeline-options="cpu-features=avx2,fma" --seed=7 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --cpu-pipeline-options="cpu-features=avx512f,avx512bw,avx512vl" --seed=9 | FileCheck %s
 // The kernels that ran: the table on AVX-512, the converting one without.
 // RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=avx512f,avx512bw,avx512vl" | FileCheck %s --check-prefix=IR
 // RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=avx2,fma" | FileCheck %s --check-prefix=IR-AVX2
@@ -34,7 +40,11 @@
 // CHECK: PASS
 // CHECK-LABEL: @small_group
 // CHECK: PASS
-// CHECK: accel-run: 8 of 8 functions passed
+// CHECK-LABEL: @computed_zero_points_int4
+// CHECK: PASS
+// CHECK-LABEL: @computed_zero_points_int8
+// CHECK: PASS
+// CHECK: accel-run: 10 of 10 functions passed
 
 // One row (1 x 8 tiles): 4 whole tiles of weight rows and 5 rows after them.
 func.func @gemv_int4_zp(%x: tensor<1x512xbf16>, %w: tensor<37x256xi8>, %s: tensor<37x4xbf16>, %z: tensor<37x4xbf16>, %c: tensor<1x37xf32>) -> tensor<1x37xf32> {
@@ -128,3 +138,27 @@ func.func @small_group(%x: tensor<2x60xf32>, %w: tensor<5x30xi8>, %s: tensor<5x1
   return %y : tensor<2x5xf32>
 }
 
+
+// Zero points computed (z = 2 zi, zi drawn as other inputs): fractions, or
+// with --dist=exact integers in [-4, 4], some past the weights' range.
+func.func @computed_zero_points_int4(%x: tensor<4x256xbf16>, %w: tensor<24x128xi8>, %s: tensor<24x2xbf16>,
+                                     %zi: tensor<24x2xbf16>, %c: tensor<4x24xf32>) -> tensor<4x24xf32> {
+  %two = arith.constant dense<2.0> : tensor<24x2xbf16>
+  %z = arith.mulf %zi, %two : tensor<24x2xbf16>
+  %y = accel.dequant_matmul bits(4) group(128) unsigned
+         ins(%x, %w : tensor<4x256xbf16>, tensor<24x128xi8>)
+         scales(%s : tensor<24x2xbf16>) zero_points(%z : tensor<24x2xbf16>)
+         outs(%c : tensor<4x24xf32>) -> tensor<4x24xf32>
+  return %y : tensor<4x24xf32>
+}
+
+func.func @computed_zero_points_int8(%x: tensor<2x128xf32>, %w: tensor<9x128xi8>, %s: tensor<9x4xf32>,
+                                     %zi: tensor<9x4xf32>, %c: tensor<2x9xf32>) -> tensor<2x9xf32> {
+  %two = arith.constant dense<2.0> : tensor<9x4xf32>
+  %z = arith.mulf %zi, %two : tensor<9x4xf32>
+  %y = accel.dequant_matmul bits(8) group(32)
+         ins(%x, %w : tensor<2x128xf32>, tensor<9x128xi8>)
+         scales(%s : tensor<9x4xf32>) zero_points(%z : tensor<9x4xf32>)
+         outs(%c : tensor<2x9xf32>) -> tensor<2x9xf32>
+  return %y : tensor<2x9xf32>
+}
