@@ -144,18 +144,18 @@ CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
     return (!dynamic && rows < 2) ? CpuDequantTiles{1, 4, 32}
                                   : CpuDequantTiles{2, 2, 32};
   bool lut = bits == 4;
-  // int4 or int8 with bf16 A on AMX: from kCpuDequantAmxMinRows rows the
+  // int4 or int8 with bf16 A on AMX: from cpuDequantAmxMinRows rows the
   // table or converting kernel's FMAs (2 per 32 weights and row) are the
   // bound and the AMX one (a fixed cost per weight: unpacking into a
   // 16 x 32 bf16 tile, then one tdpbf16ps for up to 16 rows) is faster
-  // (int4 3.8x, int8 2.6x at 16 rows); the FMA kernels stay for one and two
-  // rows and, when the rows are unknown, for the calls with fewer rows (the
-  // 1 x 8 tile: decode at batch 1).
+  // (int4 3.5x, int8 2.4x at 16 rows); the FMA kernels stay below (int4:
+  // 1-2 rows, int8: 1-4) and, when the rows are unknown, for the calls with
+  // fewer rows (the 1 x 8 tile: decode at batch 1).
   if (amxOperands && isa.hasAmxBf16() && isa.avx512bw &&
-      (dynamic || rows >= kCpuDequantAmxMinRows)) {
+      (dynamic || rows >= cpuDequantAmxMinRows(bits))) {
     CpuDequantTiles t = dynamic ? CpuDequantTiles{1, 8, 32, lut}
                                 : chooseCpuDequantTiles(isa, rows, bits);
-    t.amxRows = kCpuDequantAmxMinRows;
+    t.amxRows = cpuDequantAmxMinRows(bits);
     return t;
   }
   if (!dynamic && rows < 2)

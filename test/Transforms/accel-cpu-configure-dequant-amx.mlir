@@ -3,8 +3,8 @@
 // (or an unknown count) take cpu-dequant-amx, tile [3, 16] (the rows from
 // which the AMX kernel runs, 16 weight rows a tile), its mma the table
 // kernel's tile for the calls with fewer rows (1 x 8 when the rows are
-// unknown); int8 weights likewise (their other kernel converts); one or
-// two rows, f32 activations and bf16-subnormals=keep (AMX flushes bf16
+// unknown); int8 weights from five rows (their other kernel converts);
+// fewer rows, f32 activations and bf16-subnormals=keep (AMX flushes bf16
 // subnormals) keep the table or converting kernels.
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16,amx-int8" | FileCheck %s
 // RUN: not accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16,amx-int8 bf16-subnormals=keep" 2>/dev/null | FileCheck %s --check-prefix=KEEP
@@ -91,10 +91,11 @@ func.func @f32_activations(%x: tensor<16x256xf32>, %w: tensor<64x128xi8>, %s: te
 
 // -----
 
-// int8 on the tiles too (q - z within +-255: exact in bf16); its other
-// kernel converts (no table of 256 values).
+// int8 on the tiles too (q - z within +-255: exact in bf16) from five rows
+// (its converting kernel is faster to four); its other kernel converts (no
+// table of 256 values).
 // CHECK-LABEL: func @int8
-// CHECK: #accel.lowering_config<kernel = "cpu-dequant-amx", tile = [3, 16], mma = [4, 4, 32]>
+// CHECK: #accel.lowering_config<kernel = "cpu-dequant-amx", tile = [5, 16], mma = [4, 4, 32]>
 // KEEP-LABEL: func @int8
 // KEEP: #accel.lowering_config<kernel = "cpu-dequant", mma = [4, 4, 32]>
 func.func @int8(%x: tensor<16x256xbf16>, %w: tensor<64x256xi8>, %s: tensor<64x2xbf16>,
@@ -103,6 +104,18 @@ func.func @int8(%x: tensor<16x256xbf16>, %w: tensor<64x256xi8>, %s: tensor<64x2x
          ins(%x, %w : tensor<16x256xbf16>, tensor<64x256xi8>)
          scales(%s : tensor<64x2xbf16>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @int8_four_rows
+// CHECK: #accel.lowering_config<kernel = "cpu-dequant", mma = [4, 4, 32]>
+func.func @int8_four_rows(%x: tensor<4x256xbf16>, %w: tensor<64x256xi8>, %s: tensor<64x2xbf16>,
+                          %c: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %0 = accel.dequant_matmul bits(8) group(128)
+         ins(%x, %w : tensor<4x256xbf16>, tensor<64x256xi8>)
+         scales(%s : tensor<64x2xbf16>) outs(%c : tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
 }
 
 // -----

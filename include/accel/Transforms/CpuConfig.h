@@ -105,12 +105,16 @@ struct CpuDequantTiles {
   int64_t amxRows = 0;
 };
 
-/// The rows of A from which cpu-dequant-amx's AMX kernel beats its table
-/// kernel: its time hardly depends on the rows (the unpacking is the work),
-/// the table kernel's grows with them (4096 x 4096 on Sapphire Rapids, one
-/// thread: table 1.08 / 1.64 / 1.29 / 2.38 ms at 2 / 3 / 4 / 8 rows, AMX
-/// 1.28-1.32 ms; docs/quantization.md).
-constexpr int64_t kCpuDequantAmxMinRows = 3;
+/// The rows of A from which cpu-dequant-amx's AMX kernel beats the FMA
+/// kernels for `bits`-bit weights: its time hardly depends on the rows (the
+/// unpacking is the work), theirs grows with them. 4096 x 4096 on one
+/// Sapphire Rapids core, each kernel written into the config
+/// (bench/results/dequant-kernels-1t-2026-12-05-a4538fd.txt), ms at 2 / 3 /
+/// 4 / 8 rows: int4 table 0.97 / 1.53 / 1.24 / 2.27 against AMX 1.25-1.34;
+/// int8 converting 1.29 / 2.00 / 1.64 / 2.71 against AMX 1.93-2.07.
+constexpr int64_t cpuDequantAmxMinRows(int64_t bits) {
+  return bits == 4 ? 3 : 5;
+}
 
 /// The cpu-fma tiles for a contraction on `isa` with `overrides`.
 CpuFmaTiles chooseCpuFmaTiles(const CpuIsa &isa,

@@ -576,10 +576,11 @@ def Accel_X86PermuteI16Op : Accel_Op<"x86_permute_i16",
     a lane of `index` selects by its low 5 bits; the others are ignored).
     `accel-cpu-dequant-kernels` emits it for `cpu-dequant-amx`: two int4
     weights of a byte, spread over the two 16-bit halves of a 32-bit lane,
-    become their two bf16 values `q - z` in one instruction (a table of the
-    16 values, repeated in entries 16-31 so the bits above a nibble do not
-    matter); `accel-cpu-lower-dot` turns it into the LLVM intrinsic at the
-    end of the CPU pipeline.
+    become their two bf16 values `q - z` in one instruction: without zero
+    points from a table of the 16 nibbles' values repeated in entries
+    16-31 (so the bits above a nibble do not matter), with them from the
+    32 values `i - 16` indexed by `q - z + 16`. `accel-cpu-lower-dot` turns
+    it into the LLVM intrinsic at the end of the CPU pipeline.
 
     ```mlir
     %w = accel.x86_permute_i16 %table, %index : vector<32xi16>, vector<32xi16>
