@@ -149,6 +149,9 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  // Each temporary freed after its last use, not at the function's end: a
+  // whole program's peak is then not the sum of its temporaries.
+  pm.addNestedPass<func::FuncOp>(accel::createAccelFreeEarlyPass());
   pm.addNestedPass<func::FuncOp>(accel::createAccelReturnArgumentsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Strided copies (insert_slice, concat) as loops, not memrefCopy calls.

@@ -1000,6 +1000,34 @@ def AccelReturnArgumentsPass
   }];
 }
 
+def AccelFreeEarlyPass : Pass<"accel-free-early", "::mlir::func::FuncOp"> {
+  let summary = "Free each temporary right after its last use in its block";
+  let description = [{
+    Ownership-based buffer deallocation frees a block's temporaries at the
+    end of the block: in a whole program (a decoder block) every temporary
+    then lives until the function returns and the peak is their sum. This
+    pass moves each `memref.dealloc` up to just after the op of its block
+    that holds (itself or in its regions) the last use of the buffer or of a
+    memref derived from it (the memref results of any op that takes it:
+    views, casts, loops that carry it). A buffer whose derived values reach
+    a call, a return, another block, `memref.extract_aligned_pointer_as_index`,
+    an unrealized cast or an LLVM op keeps its dealloc. Run after the
+    deallocation pipeline (`memref.dealloc` ops).
+
+    ```mlir
+    %a = memref.alloc() : memref<1024xf32>
+    linalg.fill ins(%x : f32) outs(%a : memref<1024xf32>)
+    "use"(%a) : (memref<1024xf32>) -> ()
+    %b = memref.alloc() : memref<1024xf32>
+    ...
+    memref.dealloc %a : memref<1024xf32>
+    ```
+
+    becomes `... "use"(%a); memref.dealloc %a; %b = memref.alloc() ...`: %a's
+    block can serve %b.
+  }];
+}
+
 def AccelFuseEpiloguesPass : Pass<"accel-fuse-epilogues"> {
   let summary = "A matmul's elementwise consumers as one in-place epilogue";
   let description = [{

@@ -1,6 +1,6 @@
 /* accel_<module>_peak_temporary_bytes of cpu-allocation-failures.mlir's
    colsum (a 2 MiB temporary, freed before the d0 x 1024 floats of the
-   second, and three of 4 KiB), printed in KiB
+   second is made, and its 4 KiB result), printed in KiB
    (test/Tools/accel-compile/cpu-temporary-cache.test). */
 #include "allocs-colsum.h"
 #include <stdio.h>
