@@ -117,6 +117,16 @@ std::optional<DequantGemm> matchDequant(linalg::GenericOp op) {
   return g;
 }
 
+/// `x` (a float or a vector of floats) extended to f32.
+Value extendToF32(OpBuilder &b, Location loc, Value x) {
+  if (getElementTypeOrSelf(x.getType()).isF32())
+    return x;
+  Type t = b.getF32Type();
+  if (auto v = dyn_cast<VectorType>(x.getType()))
+    t = VectorType::get(v.getShape(), t);
+  return arith::ExtFOp::create(b, loc, t, x);
+}
+
 struct KernelBuilder {
   OpBuilder &b;
   Location loc;
@@ -130,14 +140,7 @@ struct KernelBuilder {
   Value mul(Value x, int64_t y) {
     return arith::MulIOp::create(b, loc, x, idx(y));
   }
-  Value toF32(Value x) {
-    if (getElementTypeOrSelf(x.getType()).isF32())
-      return x;
-    Type t = f32;
-    if (auto v = dyn_cast<VectorType>(x.getType()))
-      t = VectorType::get(v.getShape(), f32);
-    return arith::ExtFOp::create(b, loc, t, x);
-  }
+  Value toF32(Value x) { return extendToF32(b, loc, x); }
 
   /// A' [M, K] in f32, each 32-chunk even-then-odd for int4.
   Value convertA(Value rows) {
@@ -400,14 +403,7 @@ struct AmxKernelBuilder {
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(w16, b.getI32IntegerAttr(v)));
   }
-  Value toF32(Value x) {
-    if (getElementTypeOrSelf(x.getType()).isF32())
-      return x;
-    Type t = f32;
-    if (auto v = dyn_cast<VectorType>(x.getType()))
-      t = VectorType::get(v.getShape(), f32);
-    return arith::ExtFOp::create(b, loc, t, x);
-  }
+  Value toF32(Value x) { return extendToF32(b, loc, x); }
 
   /// Whether the kernel's rounding order is the op's: every zero point is
   /// an integer in the weights' own range [qmin, qmax] (as GPTQ and AWQ

@@ -627,29 +627,20 @@ struct LowerX86DotU8S8 : public OpRewritePattern<accel::X86DotU8S8Op> {
   }
 };
 
-/// accel.x86_permute_f32 -> the vpermps intrinsic.
-struct LowerX86PermuteF32 : public OpRewritePattern<accel::X86PermuteF32Op> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(accel::X86PermuteF32Op op,
+/// accel.x86_permute_f32 -> vpermps, accel.x86_permute_i16 -> vpermw: the
+/// intrinsic takes the table, then the indices.
+template <typename PermuteOp>
+struct LowerX86Permute : public OpRewritePattern<PermuteOp> {
+  LowerX86Permute(MLIRContext *ctx, StringRef intrinsic)
+      : OpRewritePattern<PermuteOp>(ctx), intrinsic(intrinsic) {}
+  LogicalResult matchAndRewrite(PermuteOp op,
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, op.getType(),
-        rewriter.getStringAttr("llvm.x86.avx512.permvar.sf.512"),
+        op, op.getType(), rewriter.getStringAttr(intrinsic),
         ValueRange{op.getTable(), op.getIndex()});
     return success();
   }
-};
-
-struct LowerX86PermuteI16 : public OpRewritePattern<accel::X86PermuteI16Op> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(accel::X86PermuteI16Op op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, op.getType(),
-        rewriter.getStringAttr("llvm.x86.avx512.permvar.hi.512"),
-        ValueRange{op.getTable(), op.getIndex()});
-    return success();
-  }
+  StringRef intrinsic;
 };
 
 struct AccelCpuLowerDotPass
@@ -657,8 +648,11 @@ struct AccelCpuLowerDotPass
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerX86DotU8S8, LowerX86PermuteF32, LowerX86PermuteI16>(
-        &getContext());
+    patterns.add<LowerX86DotU8S8>(&getContext());
+    patterns.add<LowerX86Permute<accel::X86PermuteF32Op>>(
+        &getContext(), "llvm.x86.avx512.permvar.sf.512");
+    patterns.add<LowerX86Permute<accel::X86PermuteI16Op>>(
+        &getContext(), "llvm.x86.avx512.permvar.hi.512");
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
