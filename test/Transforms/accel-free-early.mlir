@@ -132,3 +132,66 @@ func.func @unused() {
   memref.dealloc %a : memref<8xf32>
   return
 }
+
+// -----
+
+// Escapes through a loop's block argument, a memref of memrefs and an
+// asynchronous region; a dealloc of a cast (not of an allocation): each
+// dealloc stays.
+// CHECK-LABEL: func @iter_arg_to_call
+// CHECK: call @use_kept()
+// CHECK-NEXT: memref.dealloc
+func.func private @keep(memref<8xf32>)
+func.func private @use_kept()
+func.func @iter_arg_to_call() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<8xf32>
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%t = %a) -> memref<8xf32> {
+    func.call @keep(%t) : (memref<8xf32>) -> ()
+    scf.yield %t : memref<8xf32>
+  }
+  func.call @use_kept() : () -> ()
+  memref.dealloc %a : memref<8xf32>
+  return
+}
+
+// CHECK-LABEL: func @boxed
+// CHECK: "test.use"
+// CHECK-NEXT: memref.dealloc
+func.func @boxed() {
+  %a = memref.alloc() : memref<8xf32>
+  %box = memref.alloca() : memref<memref<8xf32>>
+  memref.store %a, %box[] : memref<memref<8xf32>>
+  "test.between"() : () -> ()
+  %b = memref.load %box[] : memref<memref<8xf32>>
+  "test.use"(%b) : (memref<8xf32>) -> ()
+  memref.dealloc %a : memref<8xf32>
+  return
+}
+
+// CHECK-LABEL: func @asynchronous
+// CHECK: async.await
+// CHECK-NEXT: memref.dealloc
+func.func @asynchronous() {
+  %a = memref.alloc() : memref<8xf32>
+  %tok = async.execute {
+    "test.use"(%a) : (memref<8xf32>) -> ()
+    async.yield
+  }
+  "test.between"() : () -> ()
+  async.await %tok : !async.token
+  memref.dealloc %a : memref<8xf32>
+  return
+}
+
+// CHECK-LABEL: func @cast_dealloc
+// CHECK: "test.use"
+// CHECK-NEXT: memref.dealloc
+func.func @cast_dealloc() {
+  %a = memref.alloc() : memref<8xf32>
+  %c = memref.cast %a : memref<8xf32> to memref<?xf32>
+  "test.use"(%a) : (memref<8xf32>) -> ()
+  memref.dealloc %c : memref<?xf32>
+  return
+}

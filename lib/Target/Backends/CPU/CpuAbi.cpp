@@ -702,12 +702,14 @@ static void count_block(char *data, size_t asked, int taken) {
     ;
 }
 
+/* With `reset`, the peak is swapped for what is held now in one step (a
+   rise from a call running meanwhile goes to one side or the other). */
 static uint64_t peak_blocks(int reset) {
-  size_t peak = __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
-  if (reset)
-    __atomic_store_n(&peak_bytes, __atomic_load_n(&live_bytes, __ATOMIC_RELAXED),
-                     __ATOMIC_RELAXED);
-  return peak;
+  if (!reset)
+    return __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
+  return __atomic_exchange_n(&peak_bytes,
+                             __atomic_load_n(&live_bytes, __ATOMIC_RELAXED),
+                             __ATOMIC_RELAXED);
 }
 
 /* A block of at least `bytes`, or NULL. */
