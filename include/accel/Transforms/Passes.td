@@ -1006,13 +1006,18 @@ def AccelFreeEarlyPass : Pass<"accel-free-early", "::mlir::func::FuncOp"> {
     Ownership-based buffer deallocation frees a block's temporaries at the
     end of the block: in a whole program (a decoder block) every temporary
     then lives until the function returns and the peak is their sum. This
-    pass moves each `memref.dealloc` up to just after the op of its block
-    that holds (itself or in its regions) the last use of the buffer or of a
-    memref derived from it (the memref results of any op that takes it:
-    views, casts, loops that carry it). A buffer whose derived values reach
-    a call, a return, another block, `memref.extract_aligned_pointer_as_index`,
-    an unrealized cast or an LLVM op keeps its dealloc. Run after the
-    deallocation pipeline (`memref.dealloc` ops).
+    pass moves the `memref.dealloc` of a `memref.alloc` of its block up to
+    just after the op of the block that holds (itself or in its regions) the
+    last use of the buffer or of an alias of it, when it can see every use
+    (an allow-list): aliases are followed forward through views, casts and
+    `extract_strided_metadata`'s base, and through the SCF ops the buffer
+    enters or is yielded to (every memref block argument and result of
+    theirs); every other use must be a memory effect the op declares on
+    that operand (loads, stores to it, linalg ops, copies, tile loads),
+    nested only in SCF or linalg ops. Anything else (a call, the buffer
+    stored as a value, an address taken, an asynchronous region, another
+    block, a dealloc of a view) keeps the dealloc where it is. Run after
+    the deallocation pipeline (`memref.dealloc` ops).
 
     ```mlir
     %a = memref.alloc() : memref<1024xf32>
