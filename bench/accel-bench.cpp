@@ -2625,8 +2625,9 @@ void benchDequant(MLIRContext &ctx) {
       auto config = [&](int bits) -> std::string {
         if (dequantKernel == "auto")
           return "";
-        std::string mma = m < 2 ? "[1, 8, 32]" : m < 4 ? "[2, 8, 32]"
-                                                       : "[4, 4, 32]";
+        std::string mma = m < 2   ? "[1, 8, 32]"
+                          : m < 4 ? "[2, 8, 32]"
+                                  : "[4, 4, 32]";
         if (dequantKernel == "amx")
           return " {accel.lowering_config = #accel.lowering_config<kernel = "
                  "\"cpu-dequant-amx\", tile = [1, 16], mma = " +

@@ -419,16 +419,14 @@ struct AmxKernelBuilder {
     Value all = arith::ConstantIntOp::create(b, loc, i1, 1);
     if (g.z)
       all = arith::AndIOp::create(
-          b, loc, all,
-          allOf(g.z, [&](Value z, Type t, auto cst) -> Value {
+          b, loc, all, allOf(g.z, [&](Value z, Type t, auto cst) -> Value {
             // z clamped to the range, through an integer and back: z itself
             // only when it is an integer in the range (NaN clamps to a
             // bound).
             auto vt = dyn_cast<VectorType>(t);
             Type it = vt ? Type(VectorType::get(vt.getShape(), i32)) : i32;
             Value c = arith::MinNumFOp::create(
-                b, loc,
-                arith::MaxNumFOp::create(b, loc, z, cst(float(qmin))),
+                b, loc, arith::MaxNumFOp::create(b, loc, z, cst(float(qmin))),
                 cst(float(qmax)));
             Value back = arith::SIToFPOp::create(
                 b, loc, t, arith::FPToSIOp::create(b, loc, it, c));
@@ -436,12 +434,11 @@ struct AmxKernelBuilder {
                                          back, z);
           }));
     return arith::AndIOp::create(
-        b, loc, all,
-        allOf(g.s, [&](Value s, Type t, auto cst) -> Value {
+        b, loc, all, allOf(g.s, [&](Value s, Type t, auto cst) -> Value {
           // |s| <= 2^120 (false for NaN and infinities).
-          return arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OLE,
-              math::AbsFOp::create(b, loc, s), cst(std::ldexp(1.0f, 120)));
+          return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE,
+                                       math::AbsFOp::create(b, loc, s),
+                                       cst(std::ldexp(1.0f, 120)));
         }));
   }
 
@@ -449,8 +446,7 @@ struct AmxKernelBuilder {
   /// f32): 16 at a time when its rows are contiguous, else one at a time.
   /// `ok(v, type, cst)` gets a value of `type` (f32 or vector<16xf32>) and
   /// `cst(x)` makes a constant of that type.
-  template <typename Ok>
-  Value allOf(Value values, Ok ok) {
+  template <typename Ok> Value allOf(Value values, Ok ok) {
     auto i1 = b.getI1Type();
     auto vT = cast<MemRefType>(values.getType());
     int64_t count = vT.getNumElements();
@@ -475,8 +471,8 @@ struct AmxKernelBuilder {
       auto mask = VectorType::get({16}, i1);
       Value init = arith::ConstantOp::create(
           b, loc, DenseElementsAttr::get(mask, b.getBoolAttr(true)));
-      auto loop = scf::ForOp::create(b, loc, idx(0), idx(vectors * 16),
-                                     idx(16), ValueRange{init});
+      auto loop = scf::ForOp::create(b, loc, idx(0), idx(vectors * 16), idx(16),
+                                     ValueRange{init});
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
@@ -496,8 +492,8 @@ struct AmxKernelBuilder {
                 cstOf(f32));
     };
     auto loopAnd = [&](Value begin, Value end, auto body) {
-      auto loop = scf::ForOp::create(b, loc, begin, end, idx(1),
-                                     ValueRange{result});
+      auto loop =
+          scf::ForOp::create(b, loc, begin, end, idx(1), ValueRange{result});
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value each = arith::AndIOp::create(b, loc, loop.getRegionIterArgs()[0],
@@ -518,7 +514,6 @@ struct AmxKernelBuilder {
       return scalar(ValueRange{r, c});
     });
   }
-
 
   /// A's rows in AMX's pairs, per block of 16 rows:
   /// packed[mb, kp, 2 m + h] = A[16 mb + m, 2 kp + h], zeros past M. Per 32
@@ -590,8 +585,8 @@ struct AmxKernelBuilder {
   }
 
   /// A tile's zero points as 16 - z or, signed, 8 - z (int4: i16, the
-  /// offset of the table's index) or z in f32 (int8), and its scales in f32, [16, groups] each,
-  /// for `nValid` rows from n0.
+  /// offset of the table's index) or z in f32 (int8), and its scales in f32,
+  /// [16, groups] each, for `nValid` rows from n0.
   void tileOperands(Value n0, int64_t nValid, Value offsets, Value scales) {
     auto sT = cast<MemRefType>(g.s.getType());
     int64_t vec = groups % 16 == 0 ? 16 : 1;
@@ -936,8 +931,7 @@ struct AccelCpuDequantKernelsPass
       std::optional<accel::CpuDequantTiles> t =
           accel::getCpuDequantTiles(config);
       bool amx = config && config.getKernel() == "cpu-dequant-amx";
-      if (amx && (!t || config.getTile()[0] < 1 ||
-                  config.getTile()[1] != 16)) {
+      if (amx && (!t || config.getTile()[0] < 1 || config.getTile()[1] != 16)) {
         op.emitOpError("accel-cpu-dequant-kernels: cpu-dequant-amx takes an "
                        "mma [mr, nr, 32] and a tile [rows, 16]");
         failedConfig = true;
@@ -945,8 +939,7 @@ struct AccelCpuDequantKernelsPass
       }
       if (!t)
         return;
-      if (amx &&
-          !cast<MemRefType>(g->a.getType()).getElementType().isBF16()) {
+      if (amx && !cast<MemRefType>(g->a.getType()).getElementType().isBF16()) {
         op.emitOpError("accel-cpu-dequant-kernels: cpu-dequant-amx takes "
                        "bf16 activations");
         failedConfig = true;
