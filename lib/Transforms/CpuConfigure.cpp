@@ -148,7 +148,8 @@ CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
   // table or converting kernel's FMAs (2 per 32 weights and row) are the
   // bound and the AMX one (a fixed cost per weight: unpacking into a
   // 16 x 32 bf16 tile, then one tdpbf16ps for up to 16 rows) is faster
-  // (int4 3.5x, int8 2.4x at 16 rows); the FMA kernels stay below (int4:
+  // (int4 3.2x, int8 2.4x at 16 rows, 4096 x 4096, dequant-kernels log of
+  // cpuDequantAmxMinRows); the FMA kernels stay below (int4:
   // 1-2 rows, int8: 1-4) and, when the rows are unknown, for the calls with
   // fewer rows (the 1 x 8 tile: decode at batch 1).
   if (amxOperands && isa.hasAmxBf16() && isa.avx512bw &&
@@ -166,17 +167,20 @@ CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
 }
 
 std::optional<CpuDequantTiles>
-mlir::accel::getCpuDequantTiles(LoweringConfigAttr config) {
+mlir::accel::getCpuDequantTiles(LoweringConfigAttr config, int64_t bits) {
   if (!config ||
       (config.getKernel() != kDequant && config.getKernel() != kDequantLut &&
        config.getKernel() != kDequantAmx) ||
       config.getMma().size() != 3)
     return std::nullopt;
   bool amx = config.getKernel() == kDequantAmx;
-  if (amx && config.getTile().size() != 2)
+  if (amx && (config.getTile().size() != 2 || config.getTile()[0] < 1 ||
+              config.getTile()[1] != 16))
     return std::nullopt;
+  // cpu-dequant-amx's other kernel: the table for int4, converting for int8.
   return CpuDequantTiles{config.getMma()[0], config.getMma()[1],
-                         config.getMma()[2], config.getKernel() != kDequant,
+                         config.getMma()[2],
+                         amx ? bits == 4 : config.getKernel() == kDequantLut,
                          amx ? config.getTile()[0] : 0};
 }
 
@@ -570,16 +574,14 @@ configureDequantMatmul(DequantMatmulOp op, LoweringConfigAttr given,
       return op.emitOpError("a ")
              << given.getKernel() << " config takes an mma [mr, nr, 32] and "
              << (amx ? "a tile [rows, 16]" : "no tile");
-    // (cpu-dequant-amx's other kernel: the table for int4, converting for
-    // int8.)
-    t = {given.getMma()[0], given.getMma()[1], given.getMma()[2],
-         amx ? op.getBits() == 4 : given.getKernel() == kDequantLut,
-         amx ? given.getTile()[0] : 0};
-    if (amx && (given.getTile()[0] < 1 || given.getTile()[1] != 16))
+    std::optional<CpuDequantTiles> written =
+        getCpuDequantTiles(given, op.getBits());
+    if (!written)
       return op.emitOpError("cannot use cpu-dequant-amx: its tile is [rows "
                             "from which the AMX kernel runs (at least 1), "
                             "16 weight rows a tile], got [")
              << given.getTile()[0] << ", " << given.getTile()[1] << "]";
+    t = *written;
   }
   StringRef kernel = t.amxRows ? kDequantAmx : t.lut ? kDequantLut : kDequant;
   if (t.lut && op.getBits() != 4)

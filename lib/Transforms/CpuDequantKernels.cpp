@@ -929,9 +929,9 @@ struct AccelCpuDequantKernelsPass
       auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
           accel::kLoweringConfigAttrName);
       std::optional<accel::CpuDequantTiles> t =
-          accel::getCpuDequantTiles(config);
+          accel::getCpuDequantTiles(config, g->bits);
       bool amx = config && config.getKernel() == "cpu-dequant-amx";
-      if (amx && (!t || config.getTile()[0] < 1 || config.getTile()[1] != 16)) {
+      if (amx && !t) {
         op.emitOpError("accel-cpu-dequant-kernels: cpu-dequant-amx takes an "
                        "mma [mr, nr, 32] and a tile [rows, 16]");
         failedConfig = true;
@@ -945,10 +945,6 @@ struct AccelCpuDequantKernelsPass
         failedConfig = true;
         return;
       }
-      // cpu-dequant-amx falls back to the table kernel for int4, to the
-      // converting one for int8.
-      if (t->amxRows)
-        t->lut = g->bits == 4;
       if (t->lut && g->bits != 4) {
         op.emitOpError("accel-cpu-dequant-kernels: cpu-dequant-lut takes "
                        "bits(4) weights");
@@ -982,7 +978,7 @@ struct AccelCpuDequantKernelsPass
         Value enough = arith::CmpIOp::create(
             builder, loc, arith::CmpIPredicate::uge, rows,
             arith::ConstantIndexOp::create(builder, loc, tiles.amxRows));
-        // (The zero points are read only when the rows ask for AMX.)
+        // (Zero points and scales are read only when the rows ask for AMX.)
         auto check = scf::IfOp::create(builder, loc, builder.getI1Type(),
                                        enough, /*withElseRegion=*/true);
         {

@@ -164,10 +164,15 @@ std::optional<CpuFmaTiles> getCpuFmaTiles(LoweringConfigAttr config);
 std::optional<CpuDotTiles> getCpuDotTiles(LoweringConfigAttr config);
 /// The AMX tiles of a configured contraction (nullopt: not an AMX config).
 std::optional<CpuAmxTiles> getCpuAmxTiles(LoweringConfigAttr config);
+/// The tiles of a configured dequant_matmul of `bits`-bit weights (nullopt:
+/// not a dequant kernel's config, or a cpu-dequant-amx one whose tile is not
+/// [rows >= 1, 16]).
+std::optional<CpuDequantTiles> getCpuDequantTiles(LoweringConfigAttr config,
+                                                  int64_t bits);
+/// Checks dequant tiles; the reason they do not fit, or an empty string.
+std::string checkCpuDequantTiles(const CpuDequantTiles &tiles);
 /// Checks AMX tiles for bf16 (`int8` false) or i8 operands; the reason they
 /// do not fit, or an empty string.
-std::optional<CpuDequantTiles> getCpuDequantTiles(LoweringConfigAttr config);
-std::string checkCpuDequantTiles(const CpuDequantTiles &tiles);
 std::string checkCpuAmxTiles(const CpuAmxTiles &tiles, bool int8);
 /// Checks cpu-fma tiles; the reason they do not fit, or an empty string.
 std::string checkCpuFmaTiles(const CpuFmaTiles &tiles);
