@@ -87,6 +87,19 @@ def attention_source(b, h, s, d, causal):
             f"outs(%o : {o}) -> {o}\n  return %0 : {o}\n}}\n")
 
 
+def dequant_source(m, n, k, group=128):
+    """C [m, n] f32 = A [m, k] bf16 times int4 W [n, k] (unsigned, zero
+    points, bf16 scales in groups of `group`): a decode step's projection
+    (issue 31)."""
+    a, w = f"tensor<{m}x{k}xbf16>", f"tensor<{n}x{k // 2}xi8>"
+    s, c = f"tensor<{n}x{k // group}xbf16>", f"tensor<{m}x{n}xf32>"
+    return (f"func.func @dequant(%a: {a}, %w: {w}, %s: {s}, %z: {s}) -> {c} {{\n"
+            f"  %c = tensor.empty() : {c}\n"
+            f"  %0 = accel.dequant_matmul bits(4) group({group}) unsigned "
+            f"ins(%a, %w : {a}, {w}) scales(%s : {s}) zero_points(%z : {s}) "
+            f"outs(%c : {c}) -> {c}\n  return %0 : {c}\n}}\n")
+
+
 # Tile configurations of the bf16 GEMM tried at 4096^3 ("" = the default
 # choice of convert-accel-to-gpu); the fastest one also runs at 8192^3.
 # The default on sm_90a is wgmma; the last one is the mma.sync kernel.
@@ -96,6 +109,9 @@ GEMM_CONFIGS = ["", "mma=wgmma tile-n=128", "mma=wgmma stages=3",
 ATTENTION = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True),
              (4, 16, 4096, 128, False), (4, 16, 4096, 128, True)]
 LLM_GEMMS = [(4096, 14336, 4096), (16, 4096, 4096)]
+# Weight-only int4 GEMV / skinny GEMM (M, N, K), issue 31's shapes.
+DEQUANT = [(1, 4096, 4096), (8, 4096, 4096), (16, 4096, 4096),
+           (1, 14336, 4096), (16, 14336, 4096)]
 ATTENTION_SWEEP = [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True),
                    (1, 16, 16384, 128, False), (1, 16, 16384, 128, True)]
 ATTENTION_CONFIGS = ["", "stages=3", "mma=mma.sync"]
@@ -130,6 +146,9 @@ def bench_cases(quick):
         for i, opt in enumerate(["", "mma=mma.sync"]):
             cases.append((f"gemm_bf16tb_{n}_c{i}", "gemm_bf16_tb", (n, n, n),
                           opt, gemm_source(n, n, n, transpose_b=True)))
+    for (m, n, k) in (DEQUANT[:1] if quick else DEQUANT):
+        cases.append((f"dequant_int4_{m}x{n}x{k}", "dequant_int4", (m, n, k),
+                      "", dequant_source(m, n, k)))
     for n in sizes:
         for i, opt in enumerate(["", "mma=mma.sync"]):
             cases.append((f"gemm_e4m3_{n}_c{i}", "gemm_e4m3", (n, n, n), opt,
@@ -524,6 +543,57 @@ def bench_gemm(work, plan, rows, repeats):
         gemm_once(work, case, rows, repeats)
 
 
+def bench_dequant(work, plan, rows, repeats):
+    """The int4 weight-only kernels (DequantKernel.h) against fp64 and
+    against cuBLAS's bf16 matmul with the same weights dequantised (what a
+    user without int4 kernels runs); the weights' bytes read per second.
+    Warm weights: W (at most 29 MiB) stays in the H200's 50 MiB L2 between
+    calls, so the GB/s can pass DRAM's."""
+    import torch
+    for case in [c for c in plan["bench"] if c["kind"] == "dequant_int4"]:
+        m, n, k = case["shape"]
+        group = 128
+        meta_path = os.path.join(work, case["metadata"])
+        meta = json.load(open(meta_path))
+        torch.manual_seed(0)
+        a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
+        q = torch.randint(0, 16, (n, k), device="cuda", dtype=torch.int32)
+        packed = (q[:, 0::2] | (q[:, 1::2] << 4)).to(torch.uint8).view(torch.int8)
+        scales = (torch.rand(n, k // group, device="cuda") * 0.02 + 0.001).to(torch.bfloat16)
+        zeros = torch.randint(0, 16, (n, k // group), device="cuda").to(torch.bfloat16)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+        ours = launcher(os.path.dirname(meta_path), meta,
+                        (a, packed.contiguous(), scales, zeros, c))
+        ours()
+        torch.cuda.synchronize()
+        # The op's dequantisation (exact here: integer zero points, bf16
+        # scales), then the f32 matmul gate of docs/numerics.md.
+        zf = zeros.double().repeat_interleave(group, dim=1)
+        sf = scales.double().repeat_interleave(group, dim=1)
+        w = (q.double() - zf) * sf
+        ref = a.double() @ w.t()
+        u = 2.0 ** -24
+        bound = k * u / (1 - k * u) * (a.double().abs() @ w.abs().t()) + 1e-30
+        worst = float(((c.double() - ref).abs() / bound).max())
+        ok = bool(torch.isfinite(c).all()) and worst <= 1.0
+        wb = w.to(torch.bfloat16)
+        del ref, bound, zf, sf, w
+        t_ours = timed(ours, repeats)
+        t_ref = timed(lambda: torch.matmul(a, wb.t()), repeats)
+        nbytes = n * k // 2 + 2 * 2 * n * (k // group) + 2 * m * k
+        log(f"int4 dequant {m}x{n}x{k} g{group}: ours {t_ours * 1e3:.1f} us "
+            f"({nbytes / t_ours / 1e6:.0f} GB/s), cuBLAS bf16 {t_ref * 1e3:.1f} us, "
+            f"cuBLAS / ours {t_ref / t_ours:.2f}; worst err/gate {worst:.3f} -> "
+            f"{'PASS' if ok else 'FAIL'}; "
+            f"{(meta.get('resources') or {}).get('registers', '?')} registers")
+        rows.append(("dequant", f"int4 g{group} {m}x{n}x{k}", f"{t_ref / t_ours:.3f}",
+                     "", f"ours {t_ours * 1e3:.1f} us ({nbytes / t_ours / 1e6:.0f} GB/s), "
+                     f"cuBLAS bf16 {t_ref * 1e3:.1f} us, {'PASS' if ok else 'FAIL'} "
+                     f"(err/gate {worst:.2f})"))
+        del a, q, packed, scales, zeros, c, wb
+        torch.cuda.empty_cache()
+
+
 def bench_attention(work, plan, rows, repeats):
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -695,6 +765,7 @@ def device(args):
         steps += [lambda: sass_summary(work, plan, rows),
                   lambda: time_with_launcher(work, plan, rows, repeats),
                   lambda: bench_gemm(work, plan, rows, repeats),
+                  lambda: bench_dequant(work, plan, rows, repeats),
                   lambda: bench_attention(work, plan, rows, repeats),
                   lambda: bench_fp8(work, plan, rows, repeats)]
     for step in steps:

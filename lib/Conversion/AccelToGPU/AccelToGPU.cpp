@@ -16,6 +16,7 @@
 
 #include "accel/Conversion/AccelToGPU/AccelToGPU.h"
 #include "AttentionKernel.h"
+#include "DequantKernel.h"
 #include "Epilogue.h"
 #include "GemmKernel.h"
 #include "KernelConfig.h"
@@ -83,7 +84,7 @@ namespace {
 /// function, seen through reshapes), and the op that places it among
 /// kernels that do not depend on each other.
 struct KernelItem {
-  enum Kind { Matmul, Attention, Elementwise, Row, Collective } kind;
+  enum Kind { Matmul, Attention, Dequant, Elementwise, Row, Collective } kind;
   size_t index;
   SmallVector<Value> reads, writes;
   Operation *anchor;
@@ -235,6 +236,8 @@ struct ConvertAccelToGPUPass
     SmallVector<MatmulOp> matmuls(func.getBody().front().getOps<MatmulOp>());
     SmallVector<AttentionOp> attentions(
         func.getBody().front().getOps<AttentionOp>());
+    SmallVector<DequantMatmulOp> dequants(
+        func.getBody().front().getOps<DequantMatmulOp>());
 
     // Each matmul's epilogue (checkGpuKernelFunction admitted it): the
     // kernel then writes the epilogue's result, not C.
@@ -295,6 +298,8 @@ struct ConvertAccelToGPUPass
     SmallVector<Operation *> written(computed);
     for (AttentionOp op : attentions)
       written.push_back(op);
+    for (DequantMatmulOp op : dequants)
+      written.push_back(op);
     for (shard::AllReduceOp op : reduces)
       written.push_back(op);
     for (const GpuEpilogue &e : elementwise)
@@ -306,7 +311,8 @@ struct ConvertAccelToGPUPass
     // The host buffer behind each value a kernel reads or writes.
     FailureOr<DenseMap<Value, std::string>> buffers = nameKernelBuffers(
         func, written,
-        "accel.matmul, accel.attention, accel.softmax or linalg.generic");
+        "accel.matmul, accel.dequant_matmul, accel.attention, accel.softmax "
+        "or linalg.generic");
     if (failed(buffers))
       return failure();
     DenseMap<Value, std::string> &bufferOf = *buffers;
@@ -355,6 +361,26 @@ struct ConvertAccelToGPUPass
                                   "another kernel)");
           item.reads.push_back(v);
         }
+      items.push_back(std::move(item));
+    }
+    // Weight-only quantised matmuls (DequantKernel.h).
+    SmallVector<GpuDequantPlan, 1> dequantPlans;
+    for (auto [j, op] : llvm::enumerate(dequants)) {
+      FailureOr<GpuDequantPlan> k = planGpuDequant(op, target);
+      if (failed(k))
+        return failure();
+      dequantPlans.push_back(*k);
+      KernelItem item{KernelItem::Dequant, j, {}, {op.getResult()}, op};
+      for (Value v : {op.getLhs(), op.getWeights(), op.getScales(),
+                      op.getZeroPoints()}) {
+        if (!v)
+          continue;
+        if (!bufferOf.count(v))
+          return op.emitOpError("reads a value that is not a kernel buffer "
+                                "(a function argument or the result of "
+                                "another kernel)");
+        item.reads.push_back(v);
+      }
       items.push_back(std::move(item));
     }
     for (auto [j, e] : llvm::enumerate(elementwise)) {
@@ -434,6 +460,13 @@ struct ConvertAccelToGPUPass
             b, attentions[i],
             (func.getSymName() + "_" + Twine(matmuls.size() + i)).str(), k,
             bufferOf, target);
+        continue;
+      }
+      if (item.kind == KernelItem::Dequant) {
+        emitGpuDequantKernel(
+            b, dequants[i],
+            (func.getSymName() + "_dequant" + Twine(i)).str(),
+            dequantPlans[i], bufferOf, target);
         continue;
       }
       if (item.kind == KernelItem::Elementwise) {

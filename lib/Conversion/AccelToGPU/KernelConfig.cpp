@@ -29,6 +29,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
+#include <algorithm>
 #include <cassert>
 
 using namespace mlir;
@@ -266,6 +267,12 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
       anyMatmul = true;
       continue;
     }
+    // A weight-only quantised matmul: its kernel (DequantKernel.h) writes
+    // its result; the generics that read it are elementwise kernels.
+    if (isa<DequantMatmulOp>(op)) {
+      anyMatmul = true;
+      continue;
+    }
     if (auto mm = dyn_cast<MatmulOp>(op)) {
       anyMatmul = true;
       // Its epilogue, if it has one, must be one the kernel can apply.
@@ -293,7 +300,8 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
     return op.emitOpError("has no GPU lowering (convert-accel-to-gpu "
                           "compiles functions of accel.matmul ops, each with "
                           "an optional elementwise epilogue on its result, "
-                          "accel.attention ops, elementwise linalg.generic "
+                          "accel.dequant_matmul and accel.attention ops, "
+                          "elementwise linalg.generic "
                           "ops, and row reductions with the ops around "
                           "them; accel-decompose-softmax makes accel.softmax "
                           "those)");
@@ -301,6 +309,69 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
   if (!attention && !anyMatmul)
     return func.emitOpError("has no accel.matmul to compile for the GPU");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Weight-only quantised matmul
+//===----------------------------------------------------------------------===//
+
+FailureOr<GpuDequantPlan>
+mlir::accel::planGpuDequant(DequantMatmulOp op, const GpuTargetInfo &target) {
+  auto aType = cast<RankedTensorType>(op.getLhs().getType());
+  auto cType = cast<RankedTensorType>(op.getInit().getType());
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"A", aType},
+                         {"C", cType}})
+    if (!t.hasStaticShape())
+      return op.emitOpError("needs static shapes on the GPU target (")
+             << name << " is " << t << ")";
+  FailureOr<LoweringConfigAttr> config = getLoweringConfig(op);
+  if (failed(config))
+    return failure();
+  if (*config)
+    return op.emitOpError("has a lowering_config; the GPU kernel of a "
+                          "dequant_matmul is configured by the stage alone "
+                          "(it has no tiles to choose)");
+  GpuDequantPlan k;
+  k.k = op.getK();
+  k.n = op.getN();
+  if (k.k == 0)
+    return op.emitOpError("has K = 0, which the GPU kernel does not take");
+  k.rows = aType.getNumElements() / k.k;
+  k.bits = op.getBits();
+  k.group = op.getGroup();
+  k.isUnsigned = op.getIsUnsigned();
+  k.aType = aType.getElementType();
+  k.scaleType = cast<RankedTensorType>(op.getScales().getType())
+                    .getElementType();
+  if (Value z = op.getZeroPoints()) {
+    k.hasZeroPoints = true;
+    k.zeroType = cast<RankedTensorType>(z.getType()).getElementType();
+  }
+  k.outType = cType.getElementType();
+
+  // A lane's chunk: the most weights in one load of at most 16 bytes that
+  // stay in one group (the verifier makes the group divide K and, for int4,
+  // even).
+  const int64_t maxChunk = 16 * 8 / k.bits;
+  k.chunk = 1;
+  for (int64_t c = maxChunk; c >= 1; c /= 2)
+    if (k.group % c == 0 && (c * k.bits) % 8 == 0) {
+      k.chunk = c;
+      break;
+    }
+  // A short K: smaller chunks (down to 8 weights), so that more lanes work.
+  while (k.chunk > 8 && k.chunk * target.getWarpSize() > k.k)
+    k.chunk /= 2;
+  // 128 threads (two waves of 64 on CDNA), four rows of W a warp: four
+  // 16-byte loads in flight a lane; up to 8 rows of A a block, so that a
+  // decode step's 1-16 rows read W once or twice and a lane keeps at most
+  // 32 sums.
+  k.warps = std::max<int64_t>(1, 128 / target.getWarpSize());
+  k.rowsPerWarp = 4;
+  k.rowsA = std::clamp<int64_t>(k.rows, 1, 8);
+  if (k.rows > 0 && k.n > 0 && failed(checkGrid(op, k.grid(), target)))
+    return failure();
+  return k;
 }
 
 int64_t mlir::accel::getGpuRowKernelThreads(int64_t columns,

@@ -226,6 +226,43 @@ LoweringConfigAttr getGpuAttentionConfigAttr(MLIRContext *ctx,
                                              const AttentionPlan &k,
                                              const GpuTargetInfo &target);
 
+//===----------------------------------------------------------------------===//
+// Weight-only quantised matmul
+//===----------------------------------------------------------------------===//
+
+/// Everything the kernel of one accel.dequant_matmul depends on
+/// (DequantKernel.h): the op flattened to C [rows, N] = A [rows, K] times
+/// the dequantised W [N, K] transposed, and the configuration chosen for
+/// the chip.
+struct GpuDequantPlan {
+  /// A's batch dimensions and M flattened (A and C are contiguous).
+  int64_t rows = 0, n = 0, k = 0;
+  int64_t bits = 4, group = 0;
+  bool isUnsigned = false, hasZeroPoints = false;
+  Type aType, scaleType, zeroType, outType;
+  /// Configuration. A warp computes `rowsPerWarp` consecutive rows of W
+  /// (output channels) for `rowsA` rows of A, over all of K: each lane
+  /// takes `chunk` consecutive weights at a time (one load of chunk * bits
+  /// / 8 bytes, never across a group: chunk divides the group), the warp
+  /// 32 or 64 chunks side by side, and the lanes' sums meet in a butterfly
+  /// of xor shuffles. A block is `warps` warps along N.
+  int64_t rowsPerWarp = 0, rowsA = 0, warps = 0, chunk = 0;
+
+  int64_t chunkBytes() const { return chunk * bits / 8; }
+  int64_t rowsPerBlock() const { return rowsPerWarp * warps; }
+  std::array<int64_t, 3> grid() const {
+    return {(n + rowsPerBlock() - 1) / rowsPerBlock(),
+            (rows + rowsA - 1) / rowsA, 1};
+  }
+};
+
+/// The kernel of `op` on `target`, analysed and configured (the stage's
+/// choice: no pass option or lowering_config applies to it); a located
+/// error for what the kernel does not take (dynamic shapes, a config
+/// written on the op, a grid past the chip's).
+FailureOr<GpuDequantPlan> planGpuDequant(DequantMatmulOp op,
+                                         const GpuTargetInfo &target);
+
 /// The kernel of `mm` or `op`, configured: its analysis, then its
 /// accel.lowering_config completed and checked, or the stage's choice with
 /// `options` (what both accel-gpu-configure and the conversion do).

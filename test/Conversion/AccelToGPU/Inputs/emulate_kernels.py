@@ -789,6 +789,13 @@ class Block:
                    'arith.ori': lambda: a | b,
                    'arith.xori': lambda: a ^ b,
                    'arith.shrui': lambda: a >> b}[n]()
+        elif n in ('arith.extui', 'arith.extsi'):
+            # Integers are held signed: zero extension keeps the source's
+            # low bits as an unsigned value (an i8 of -1 becomes 255).
+            width = int(parse_type(operand_types(op)[0])[2][1:])
+            v = np.asarray(ins[0]).astype(np.int64)
+            out = (v & ((1 << width) - 1) if n == 'arith.extui'
+                   else wrap(v, width))
         elif n == 'arith.index_castui':
             out = ins[0].astype(np.int64)
         elif n == 'memref.extract_aligned_pointer_as_index':
@@ -1727,6 +1734,10 @@ class Kernel:
 
 def emulate(kernel, rng):
     # Parameters: A, B, [C read], C written; with K = 0 no A and B.
+    if 'kind = "dequant"' in kernel.op.text:
+        raise Failure('is a dequant_matmul kernel, whose result this script '
+                      'cannot compute: check it on a record '
+                      '(--launch-record)')
     if (re.search(r'\bepilogue = ', kernel.op.text)
             or 'kind = "elementwise"' in kernel.op.text):
         raise Failure('has an epilogue, whose result this script cannot '
