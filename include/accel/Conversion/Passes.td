@@ -329,6 +329,9 @@ def AccelGpuConfigurePass
     the matrix instruction and the stages of the copy ring, chosen from the
     chip (`GpuTargetInfo`) and the op's shapes and types.
     `convert-accel-to-gpu` reads the attribute and chooses nothing itself.
+    An `accel.dequant_matmul` gets no attribute: its kernel follows from
+    the shape and the chip alone (the same function chooses it for both
+    passes); it is checked here, with the same located errors.
 
     An op that already carries a config (written by hand or by a tuner)
     keeps it, completed with what it leaves out and checked against the chip
@@ -524,6 +527,29 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     group only when nothing it reads outside the group is computed from
     the group, so one kernel can compute it; reductions over several
     loops, other combinations and integer accumulators are located errors.
+
+    Weight-only quantised matmuls: an `accel.dequant_matmul` (int4 or int8
+    weights with group scales and optional zero points, f32/f16/bf16
+    activations) becomes `gpu.func @<func>_dequant<j>` (DequantKernel.h),
+    a SIMT kernel for decode-sized M on every chip of both vendors: its
+    parameters A `[rows, K]` (batch dimensions and M flattened), W
+    `[N, K * bits / 8]` i8, the scales and zero points `[N, K / group]`,
+    C `[rows, N]`. A block is 128 threads (two waves of 64 on CDNA); a
+    warp takes 4 rows of W for up to 8 rows of A (the grid
+    `[ceil(N / (4 x warps)), ceil(rows / 8)]`), each lane `chunk`
+    consecutive weights per step in one load of up to 16 bytes (the chunk
+    divides the group; smaller for a K shorter than the warp's step). Each
+    weight is dequantised in registers as the op defines,
+    `f32(f32(q - z) * s)`, the integer made f32 by or-ing it into 2^23's
+    bits and subtracting 2^23 (full-rate integer and float ops, no
+    int-to-float conversion), multiplied into f32 sums by `math.fma`; a
+    butterfly of xor shuffles sums the lanes and lane 0 stores. Rows past
+    the ends are read clamped and never stored; a last partial K step is
+    guarded. `accel.launch` says `kind = "dequant"` and
+    `tile = [rows of A, rows of W, chunk]`. The configuration stage
+    chooses it from the shape alone: dynamic shapes, a lowering_config on
+    the op and a grid past the chip's are located errors. Its elementwise
+    consumers are kernels of their own.
 
     The kernels of a function are ordered by what they read: each after
     the kernels that write its inputs, otherwise in the order of their

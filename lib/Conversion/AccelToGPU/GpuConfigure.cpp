@@ -9,7 +9,8 @@
 // #accel.lowering_config to every matmul and attention that
 // convert-accel-to-gpu compiles (the top-level ops of public functions),
 // chosen by KernelConfig.cpp for the chip; an op that has one keeps it,
-// completed and checked.
+// completed and checked. A dequant_matmul is checked (planGpuDequant) and
+// gets none.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,6 +91,14 @@ struct AccelGpuConfigurePass
       if (failed(checkGpuKernelFunction(func)))
         return signalPassFailure();
       for (Operation &op : func.getBody().front()) {
+        // A dequant_matmul's kernel has nothing a config would record
+        // (planGpuDequant chooses it from the shape); it is checked here,
+        // so that both passes refuse the same ops.
+        if (auto dq = dyn_cast<DequantMatmulOp>(op)) {
+          if (failed(planGpuDequant(dq, *target)))
+            return signalPassFailure();
+          continue;
+        }
         if (!isa<MatmulOp, AttentionOp>(op))
           continue;
         FailureOr<LoweringConfigAttr> config =
