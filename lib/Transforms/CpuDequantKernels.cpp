@@ -371,6 +371,9 @@ struct KernelBuilder {
 struct AmxKernelBuilder {
   struct Buffers {
     Value wbuf, part, offsets, scales;
+    /// Several blocks of A (tileBlocks): two chunks' tiles and the
+    /// accumulators of each block.
+    Value partM, accM;
   };
   OpBuilder &b;
   Location loc;
@@ -694,32 +697,16 @@ struct AmxKernelBuilder {
         wbuf, at);
   }
 
-  /// C[16 mb .., n0 .. n0 + width] for every block mb of 16 rows of A, for
-  /// `width` <= 16 weight rows.
-  ///
-  /// K goes in chunks of `steps` x 32 (at most 128: a 64-byte line of each
-  /// weight row, and never past a group): U(t) unpacks chunk t into slot
-  /// t % 2 of `wbuf`; T(t) multiplies it into a zeroed tile and stores the
-  /// tile to slot t % 2 of `part`; E(t) adds the slot, times its group's
-  /// scales, into 16 accumulators (a lane per row of A). Step t runs U(t),
-  /// T(t), E(t - 1): the vector loads of E do not wait for the tile store
-  /// just issued (they do not forward from it). Deeper pipelines (T a step
-  /// behind U, the tile store another) were 5-10 % slower on Sapphire
-  /// Rapids (docs/quantization.md).
-  void tile(Value packed, Value blocks, Value rows, Value n0, int64_t width,
-            const Buffers &buf) {
-    tileOperands(n0, width, buf.offsets, buf.scales);
-    auto bLoop = scf::ForOp::create(b, loc, idx(0), blocks, idx(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(bLoop.getBody());
-    Value mb = bLoop.getInductionVar();
-    Value zero = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
-    Value lookup = g.bits == 4 ? table() : Value();
-    int64_t chunkK = 32 * steps, chunks = g.k / chunkK;
-    // The tile's rows and the next tile's (the last tile asks for its
-    // own), as views from their first row: each row's address is a
-    // constant offset from one base.
+  /// What a tile's chunk loop reads: W's rows of this tile and of the
+  /// next one (for the prefetch) as views from their first row (each row's
+  /// address a constant offset from one base), the int4 table, and K's
+  /// chunks of `steps` x 32 (at most 128: a 64-byte line of each weight
+  /// row, and never past a group).
+  struct TileRows {
+    Value mine, next, lookup;
+    int64_t width, chunkK, chunks;
+  };
+  TileRows tileRows(Value n0, int64_t width) {
     auto rowsFrom = [&](Value first) -> Value {
       auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
       return memref::SubViewOp::create(
@@ -728,106 +715,92 @@ struct AmxKernelBuilder {
               st(width), st(cast<MemRefType>(g.w.getType()).getDimSize(1))},
           ArrayRef<OpFoldResult>{st(1), st(1)});
     };
-    Value mine = rowsFrom(n0);
-    Value next = rowsFrom(arith::MinUIOp::create(
+    TileRows t;
+    t.width = width;
+    t.chunkK = 32 * steps;
+    t.chunks = g.k / t.chunkK;
+    t.mine = rowsFrom(n0);
+    // The last tile asks for its own rows.
+    t.next = rowsFrom(arith::MinUIOp::create(
         b, loc, add(n0, width), idx(std::max<int64_t>(g.n - width, 0))));
-    auto slotOf = [&](Value t) {
-      return arith::RemUIOp::create(b, loc, t, idx(2)).getResult();
-    };
-    auto groupOf = [&](Value t) {
-      return arith::DivUIOp::create(b, loc, mul(t, chunkK), idx(g.group))
-          .getResult();
-    };
-    auto unpack = [&](Value t) {
-      Value k = mul(t, chunkK);
-      Value byteCol =
-          g.bits == 4 ? arith::DivUIOp::create(b, loc, k, idx(2)).getResult()
-                      : k;
-      Value slot = slotOf(t), gi = groupOf(t);
-      for (int64_t r = 0; r < width; ++r) {
-        // The next tile's row at this column (each line of the chunk),
-        // into L2 while this tile works (one tile ahead: a decode step's
-        // weights stream from memory once).
-        for (int64_t line = 0; line < chunkK * g.bits / 8; line += 64)
-          memref::PrefetchOp::create(b, loc, next,
-                                     ValueRange{idx(r), add(byteCol, line)},
-                                     /*isWrite=*/false, /*localityHint=*/2,
-                                     /*isDataCache=*/true);
-        Value offset;
-        if (g.z)
-          offset = vector::BroadcastOp::create(
-              b, loc, g.bits == 4 ? halves : VectorType::get({32}, f32),
-              memref::LoadOp::create(b, loc, buf.offsets,
-                                     ValueRange{idx(r), gi}));
-        for (int64_t st = 0; st < steps; ++st) {
-          SmallVector<Value> where{slot, idx(st), idx(r), idx(0)};
-          if (g.bits == 4)
-            unpackRow(lookup, offset, mine, r, add(k, 32 * st), buf.wbuf,
-                      where);
-          else
-            unpackRow8(offset, mine, r, add(k, 32 * st), buf.wbuf, where);
-        }
-      }
-    };
-    auto multiply = [&](Value t) -> Value {
-      Value slot = slotOf(t);
-      Value kp = mul(t, chunkK / 2);
-      Value c = amx::TileZeroOp::create(b, loc, accTile);
+    t.lookup = g.bits == 4 ? table() : Value();
+    return t;
+  }
+  Value slotOf(Value t) {
+    return arith::RemUIOp::create(b, loc, t, idx(2)).getResult();
+  }
+  Value groupOf(const TileRows &rows, Value t) {
+    return arith::DivUIOp::create(b, loc, mul(t, rows.chunkK), idx(g.group))
+        .getResult();
+  }
+
+  /// U(t): chunk t of the tile's weight rows unpacked into slot t % 2 of
+  /// `wbuf`, the next tile's rows at the same columns prefetched into L2
+  /// (one tile ahead: a decode step's weights stream from memory once).
+  void unpackChunk(const TileRows &rows, Value t, const Buffers &buf) {
+    Value k = mul(t, rows.chunkK);
+    Value byteCol =
+        g.bits == 4 ? arith::DivUIOp::create(b, loc, k, idx(2)).getResult() : k;
+    Value slot = slotOf(t), gi = groupOf(rows, t);
+    for (int64_t r = 0; r < rows.width; ++r) {
+      for (int64_t line = 0; line < rows.chunkK * g.bits / 8; line += 64)
+        memref::PrefetchOp::create(b, loc, rows.next,
+                                   ValueRange{idx(r), add(byteCol, line)},
+                                   /*isWrite=*/false, /*localityHint=*/2,
+                                   /*isDataCache=*/true);
+      Value offset;
+      if (g.z)
+        offset = vector::BroadcastOp::create(
+            b, loc, g.bits == 4 ? halves : VectorType::get({32}, f32),
+            memref::LoadOp::create(b, loc, buf.offsets,
+                                   ValueRange{idx(r), gi}));
       for (int64_t st = 0; st < steps; ++st) {
-        Value wt =
-            amx::TileLoadOp::create(b, loc, inTile, buf.wbuf,
-                                    ValueRange{slot, idx(st), idx(0), idx(0)});
-        Value at = amx::TileLoadOp::create(
-            b, loc, inTile, packed, ValueRange{mb, add(kp, 16 * st), idx(0)});
-        c = amx::TileMulFOp::create(b, loc, accTile, wt, at, c);
+        SmallVector<Value> where{slot, idx(st), idx(r), idx(0)};
+        if (g.bits == 4)
+          unpackRow(rows.lookup, offset, rows.mine, r, add(k, 32 * st),
+                    buf.wbuf, where);
+        else
+          unpackRow8(offset, rows.mine, r, add(k, 32 * st), buf.wbuf, where);
       }
-      return c;
-    };
-    auto store = [&](Value t, Value c) {
-      amx::TileStoreOp::create(b, loc, buf.part,
-                               ValueRange{slotOf(t), idx(0), idx(0)}, c);
-    };
-    auto accumulate = [&](Value t, SmallVector<Value> acc) {
-      Value slot = slotOf(t), gi = groupOf(t);
-      for (int64_t r = 0; r < width; ++r) {
-        Value sum = vector::LoadOp::create(b, loc, v16, buf.part,
-                                           ValueRange{slot, idx(r), idx(0)});
-        Value scale = vector::BroadcastOp::create(
-            b, loc, v16,
-            memref::LoadOp::create(b, loc, buf.scales, ValueRange{idx(r), gi}));
-        acc[r] = vector::FMAOp::create(b, loc, sum, scale, acc[r]);
-      }
-      return acc;
-    };
-    // Step t: U(t), T(t) (its tile stored at once), E(t - 1).
-    SmallVector<Value> acc(width, zero);
-    auto step = [&](Value t, Value previous) {
-      if (t) {
-        unpack(t);
-        store(t, multiply(t));
-      }
-      if (previous)
-        acc = accumulate(previous, acc);
-    };
-    step(idx(0), Value());
-    if (chunks > 1) {
-      auto loop = scf::ForOp::create(b, loc, idx(1), idx(chunks), idx(1), acc);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value t = loop.getInductionVar();
-      acc.assign(loop.getRegionIterArgs().begin(),
-                 loop.getRegionIterArgs().end());
-      step(t, arith::SubIOp::create(b, loc, t, idx(1)));
-      scf::YieldOp::create(b, loc, acc);
-      b.setInsertionPointAfter(loop);
-      acc.assign(loop.getResults().begin(), loop.getResults().end());
     }
-    step(Value(), idx(chunks - 1));
-    // The accumulators are C-transposed: a gather of 16 (one per weight
-    // row) for each row of A.
-    for (int64_t r = 0; r < width; ++r)
-      vector::StoreOp::create(b, loc, acc[r], buf.part,
-                              ValueRange{idx(0), idx(r), idx(0)});
+  }
+
+  /// T(t) for block `mb` of A: chunk t's unpacked weights (slot t % 2)
+  /// times A's pairs, summed into a zeroed tile.
+  Value multiplyChunk(const TileRows &rows, Value packed, Value mb, Value t,
+                      const Buffers &buf) {
+    Value slot = slotOf(t);
+    Value kp = mul(t, rows.chunkK / 2);
+    Value c = amx::TileZeroOp::create(b, loc, accTile);
+    for (int64_t st = 0; st < steps; ++st) {
+      Value wt =
+          amx::TileLoadOp::create(b, loc, inTile, buf.wbuf,
+                                  ValueRange{slot, idx(st), idx(0), idx(0)});
+      Value at = amx::TileLoadOp::create(
+          b, loc, inTile, packed, ValueRange{mb, add(kp, 16 * st), idx(0)});
+      c = amx::TileMulFOp::create(b, loc, accTile, wt, at, c);
+    }
+    return c;
+  }
+
+  /// The tile's scale of weight row `r` in chunk t's group, in 16 lanes.
+  Value scaleOf(const TileRows &rows, const Buffers &buf, int64_t r,
+                Value t) {
+    return vector::BroadcastOp::create(
+        b, loc, v16,
+        memref::LoadOp::create(b, loc, buf.scales,
+                               ValueRange{idx(r), groupOf(rows, t)}));
+  }
+
+  /// C's rows [16 mb, 16 mb + 16) (those below `rows`) at columns n0 ..
+  /// n0 + width from `sums` [.., 16 weight rows, 16 rows of A] at
+  /// sums[at.., r, m]: a gather of 16 (one per weight row) for each row of
+  /// A.
+  void storeC(Value sums, ValueRange at, Value mb, Value rows, Value n0,
+              int64_t width) {
+    OpBuilder::InsertionGuard guard(b);
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
     Value row0 = mul(mb, 16);
     Value end = arith::MinUIOp::create(
         b, loc, idx(16), arith::SubIOp::create(b, loc, rows, row0));
@@ -846,9 +819,10 @@ struct AmxKernelBuilder {
         b, loc,
         DenseElementsAttr::get(VectorType::get({16}, b.getI1Type()),
                                ArrayRef<bool>(lanes)));
-    Value col = vector::GatherOp::create(b, loc, v16, buf.part,
-                                         ValueRange{idx(0), idx(0), m}, index,
-                                         valid, zero);
+    SmallVector<Value> from(at.begin(), at.end());
+    from.append({idx(0), m});
+    Value col =
+        vector::GatherOp::create(b, loc, v16, sums, from, index, valid, zero);
     Value cRow = add(row0, m);
     if (width == 16)
       vector::StoreOp::create(b, loc, col, g.c, ValueRange{cRow, n0});
@@ -857,10 +831,151 @@ struct AmxKernelBuilder {
                                     col);
   }
 
+  /// C[0 .., n0 .. n0 + width] for at most 16 rows of A (one block), for
+  /// `width` <= 16 weight rows.
+  ///
+  /// Step t runs U(t), T(t) with its tile stored at once to slot t % 2 of
+  /// `part`, and E(t - 1): the slot's sums times their group's scales
+  /// added into 16 accumulators in registers (one per weight row, a lane
+  /// per row of A). The vector loads of E do not wait for the tile store
+  /// just issued (they do not forward from it). Deeper pipelines (T a step
+  /// behind U, the tile store another) were 5-10 % slower on Sapphire
+  /// Rapids (docs/quantization.md).
+  void tile(Value packed, Value rows, Value n0, int64_t width,
+            const Buffers &buf) {
+    tileOperands(n0, width, buf.offsets, buf.scales);
+    OpBuilder::InsertionGuard guard(b);
+    Value mb = idx(0);
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
+    TileRows tr = tileRows(n0, width);
+    auto accumulate = [&](Value t, SmallVector<Value> acc) {
+      Value slot = slotOf(t);
+      for (int64_t r = 0; r < width; ++r) {
+        Value sum = vector::LoadOp::create(b, loc, v16, buf.part,
+                                           ValueRange{slot, idx(r), idx(0)});
+        acc[r] = vector::FMAOp::create(b, loc, sum, scaleOf(tr, buf, r, t),
+                                       acc[r]);
+      }
+      return acc;
+    };
+    // Step t: U(t), T(t) (its tile stored at once), E(t - 1).
+    SmallVector<Value> acc(width, zero);
+    auto step = [&](Value t, Value previous) {
+      if (t) {
+        unpackChunk(tr, t, buf);
+        amx::TileStoreOp::create(b, loc, buf.part,
+                                 ValueRange{slotOf(t), idx(0), idx(0)},
+                                 multiplyChunk(tr, packed, mb, t, buf));
+      }
+      if (previous)
+        acc = accumulate(previous, acc);
+    };
+    step(idx(0), Value());
+    if (tr.chunks > 1) {
+      auto loop =
+          scf::ForOp::create(b, loc, idx(1), idx(tr.chunks), idx(1), acc);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      acc.assign(loop.getRegionIterArgs().begin(),
+                 loop.getRegionIterArgs().end());
+      step(t, arith::SubIOp::create(b, loc, t, idx(1)));
+      scf::YieldOp::create(b, loc, acc);
+      b.setInsertionPointAfter(loop);
+      acc.assign(loop.getResults().begin(), loop.getResults().end());
+    }
+    step(Value(), idx(tr.chunks - 1));
+    // The accumulators are C-transposed: stored as [weight row, row of A],
+    // then gathered by rows of A.
+    for (int64_t r = 0; r < width; ++r)
+      vector::StoreOp::create(b, loc, acc[r], buf.part,
+                              ValueRange{idx(0), idx(r), idx(0)});
+    storeC(buf.part, ValueRange{idx(0)}, mb, rows, n0, width);
+  }
+
+  /// C[16 mb0 .., n0 .. n0 + width] for the `nb` (at most kBlocks) blocks
+  /// of 16 rows of A from mb0: each chunk of W is unpacked once for all of
+  /// them. Step t runs U(t), then for each block T(t) (its tile stored to
+  /// `partM` [t % 2, block]) and E(t - 1) of that block: its sums times
+  /// the scales (loaded once a step) added into `accM` [block], in memory
+  /// (16 accumulators a block do not fit in registers for several).
+  void tileBlocks(Value packed, Value mb0, Value nb, Value rows, Value n0,
+                  int64_t width, const Buffers &buf) {
+    tileOperands(n0, width, buf.offsets, buf.scales);
+    OpBuilder::InsertionGuard guard(b);
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
+    TileRows tr = tileRows(n0, width);
+    auto forBlocks = [&](llvm::function_ref<void(Value)> body) {
+      OpBuilder::InsertionGuard g2(b);
+      auto loop = scf::ForOp::create(b, loc, idx(0), nb, idx(1));
+      b.setInsertionPointToStart(loop.getBody());
+      body(loop.getInductionVar());
+    };
+    forBlocks([&](Value j) {
+      for (int64_t r = 0; r < width; ++r)
+        vector::StoreOp::create(b, loc, zero, buf.accM,
+                                ValueRange{j, idx(r), idx(0)});
+    });
+    auto accumulate = [&](Value j, Value t, ArrayRef<Value> scales) {
+      Value slot = slotOf(t);
+      for (int64_t r = 0; r < width; ++r) {
+        Value sum = vector::LoadOp::create(
+            b, loc, v16, buf.partM, ValueRange{slot, j, idx(r), idx(0)});
+        Value acc = vector::LoadOp::create(b, loc, v16, buf.accM,
+                                           ValueRange{j, idx(r), idx(0)});
+        vector::StoreOp::create(
+            b, loc, vector::FMAOp::create(b, loc, sum, scales[r], acc),
+            buf.accM, ValueRange{j, idx(r), idx(0)});
+      }
+    };
+    auto scalesAt = [&](Value t) {
+      SmallVector<Value> scales;
+      for (int64_t r = 0; r < width; ++r)
+        scales.push_back(scaleOf(tr, buf, r, t));
+      return scales;
+    };
+    // Step t: U(t); per block T(t) (stored at once), E(t - 1).
+    auto step = [&](Value t, Value previous) {
+      if (t)
+        unpackChunk(tr, t, buf);
+      SmallVector<Value> scales;
+      if (previous)
+        scales = scalesAt(previous);
+      forBlocks([&](Value j) {
+        if (t)
+          amx::TileStoreOp::create(
+              b, loc, buf.partM, ValueRange{slotOf(t), j, idx(0), idx(0)},
+              multiplyChunk(tr, packed, add(mb0, j), t, buf));
+        if (previous)
+          accumulate(j, previous, scales);
+      });
+    };
+    step(idx(0), Value());
+    if (tr.chunks > 1) {
+      auto loop = scf::ForOp::create(b, loc, idx(1), idx(tr.chunks), idx(1));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      step(t, arith::SubIOp::create(b, loc, t, idx(1)));
+    }
+    step(Value(), idx(tr.chunks - 1));
+    forBlocks([&](Value j) {
+      storeC(buf.accM, ValueRange{j}, add(mb0, j), rows, n0, width);
+    });
+  }
+
+  /// Blocks of 16 rows of A that share one unpacking of each chunk of W:
+  /// 128 rows, whose packed A (K x 128 bf16: 1 MiB at K = 4096) stays in
+  /// L2 while a task's weight tiles pass over it.
+  static constexpr int64_t kBlocks = 8;
+
   /// Per-task buffers: the unpacked weight tiles of two chunks (zero rows
   /// past the valid ones), two chunks' f32 tiles, the tile's zero point
-  /// offsets and scales, for `width` weight rows.
-  Buffers taskBuffers(int64_t width) {
+  /// offsets and scales, for `width` weight rows; with several blocks of A,
+  /// two chunks' tiles and the accumulators of kBlocks blocks.
+  Buffers taskBuffers(int64_t width, bool blocks) {
     auto alloc = [&](ArrayRef<int64_t> shape, Type elt) -> Value {
       return memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
                                      b.getI64IntegerAttr(64));
@@ -868,6 +983,10 @@ struct AmxKernelBuilder {
     Buffers buf;
     buf.wbuf = alloc({2, steps, 16, 32}, bf16);
     buf.part = alloc({2, 16, 16}, f32);
+    if (blocks) {
+      buf.partM = alloc({2, kBlocks, 16, 16}, f32);
+      buf.accM = alloc({kBlocks, 16, 16}, f32);
+    }
     buf.offsets =
         g.z ? alloc({width, groups}, g.bits == 4 ? i16 : f32) : Value();
     buf.scales = alloc({width, groups}, f32);
@@ -888,25 +1007,50 @@ struct AmxKernelBuilder {
     Value rows = memref::DimOp::create(b, loc, g.a, 0);
     Value blocks = arith::DivUIOp::create(b, loc, add(rows, 15), idx(16));
     Value packed = packA(rows, blocks, transposes);
-    int64_t tiles = g.n / 16, rest = g.n % 16;
-    if (tiles > 0) {
+    Value several = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                          blocks, idx(1));
+    // The weight tiles [first, last) of `width` rows from n0 = 16 x first,
+    // with one block of A (the accumulators in registers), or with several
+    // (kBlocks at a time, the block groups outermost: one group's packed A
+    // stays in L2 while the tiles pass over it).
+    auto tiles = [&](Value first, Value last, int64_t width,
+                     const Buffers &buf) {
+      OpBuilder::InsertionGuard guard(b);
+      auto choice = scf::IfOp::create(b, loc, several, true);
+      b.setInsertionPointToStart(choice.elseBlock());
+      auto one = scf::ForOp::create(b, loc, first, last, idx(1));
+      b.setInsertionPointToStart(one.getBody());
+      tile(packed, rows, mul(one.getInductionVar(), 16), width, buf);
+      b.setInsertionPointToStart(choice.thenBlock());
+      Value groupsOfA = arith::DivUIOp::create(b, loc, add(blocks, kBlocks - 1),
+                                               idx(kBlocks));
+      auto gLoop = scf::ForOp::create(b, loc, idx(0), groupsOfA, idx(1));
+      b.setInsertionPointToStart(gLoop.getBody());
+      Value mb0 = mul(gLoop.getInductionVar(), kBlocks);
+      Value nb = arith::MinUIOp::create(
+          b, loc, idx(kBlocks), arith::SubIOp::create(b, loc, blocks, mb0));
+      auto many = scf::ForOp::create(b, loc, first, last, idx(1));
+      b.setInsertionPointToStart(many.getBody());
+      tileBlocks(packed, mb0, nb, rows, mul(many.getInductionVar(), 16), width,
+                 buf);
+    };
+    int64_t full = g.n / 16, rest = g.n % 16;
+    if (full > 0) {
       // Tasks of whole tiles of 16 weight rows: per tile the unpacking is
       // the work (the same for every tile).
-      int64_t tasks = parallel ? std::min(threads, tiles) : 1;
-      int64_t per = llvm::divideCeil(tiles, tasks);
-      tasks = llvm::divideCeil(tiles, per);
+      int64_t tasks = parallel ? std::min(threads, full) : 1;
+      int64_t per = llvm::divideCeil(full, tasks);
+      tasks = llvm::divideCeil(full, per);
       OpBuilder::InsertionGuard guard(b);
       Value task = accel::openLoop(b, loc, tasks, tasks > 1);
-      Buffers buf = taskBuffers(16);
+      Buffers buf = taskBuffers(16, true);
       Value first = mul(task, per);
-      Value last = arith::MinUIOp::create(b, loc, add(first, per), idx(tiles));
-      auto tLoop = scf::ForOp::create(b, loc, first, last, idx(1));
-      b.setInsertionPointToStart(tLoop.getBody());
-      tile(packed, blocks, rows, mul(tLoop.getInductionVar(), 16), 16, buf);
+      tiles(first, arith::MinUIOp::create(b, loc, add(first, per), idx(full)),
+            16, buf);
     }
     if (rest > 0) {
-      OpBuilder::InsertionGuard guard(b);
-      tile(packed, blocks, rows, idx(tiles * 16), rest, taskBuffers(rest));
+      // The last weight rows: C's columns from 16 x full.
+      tiles(idx(full), idx(full + 1), rest, taskBuffers(rest, true));
     }
   }
 };

@@ -6,7 +6,10 @@
 // and per-channel (one, two and four tile products a chunk; a group of 512
 // spans four chunks); 1, 2 and 8 chunks (the pipeline's prologue and
 // epilogue alone, and its loop); 5, 16 and 37 rows of A (one block padded
-// with zeros, one whole, three with a padded last); weight rows in whole
+// with zeros, one whole, three with a padded last: from two blocks each
+// chunk of W is unpacked once for up to 8 blocks, tileBlocks), 150 int4
+// and 130 int8 rows (two groups of blocks, the second of 2 and 1 blocks,
+// partial); weight rows in whole
 // tiles of 16 and a last tile of 1-15 (masked stores); bf16, f16 and f32
 // scales; batch dimensions; a bf16 output. Zero points with a fraction, or
 // outside [0, 15], run the table kernel instead (the check once a call):
@@ -47,6 +50,10 @@
 // IR: amx.tile_mulf
 // IR-LABEL: func.func @int8_computed_zero_points
 // IR: amx.tile_mulf
+// IR-LABEL: func.func @rows150_two_groups
+// IR: amx.tile_mulf
+// IR-LABEL: func.func @int8_rows130
+// IR: amx.tile_mulf
 
 // CHECK-LABEL: @rows16_group128
 // CHECK: PASS
@@ -70,7 +77,11 @@
 // CHECK: PASS
 // CHECK-LABEL: @int8_computed_zero_points
 // CHECK: PASS
-// CHECK: accel-run: 11 of 11 functions passed
+// CHECK-LABEL: @rows150_two_groups
+// CHECK: PASS
+// CHECK-LABEL: @int8_rows130
+// CHECK: PASS
+// CHECK: accel-run: 13 of 13 functions passed
 
 // 40 weight rows: two tiles and 8; K 512: 4 chunks of 128.
 func.func @rows16_group128(%x: tensor<16x512xbf16>, %w: tensor<40x256xi8>, %s: tensor<40x4xbf16>,
@@ -189,4 +200,26 @@ func.func @int8_computed_zero_points(%x: tensor<8x256xbf16>, %w: tensor<16x256xi
          scales(%s : tensor<16x2xbf16>) zero_points(%z : tensor<16x2xbf16>)
          outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
+}
+
+// 150 rows: 10 blocks of A (the last of 6 rows) in two groups (8 and 2);
+// 40 weight rows (two tiles and a last of 8); 4 chunks of 128.
+func.func @rows150_two_groups(%x: tensor<150x512xbf16>, %w: tensor<40x256xi8>, %s: tensor<40x4xbf16>,
+                              %z: tensor<40x4xbf16>, %c: tensor<150x40xf32>) -> tensor<150x40xf32> {
+  %y = accel.dequant_matmul bits(4) group(128) unsigned
+         ins(%x, %w : tensor<150x512xbf16>, tensor<40x256xi8>)
+         scales(%s : tensor<40x4xbf16>) zero_points(%z : tensor<40x4xbf16>)
+         outs(%c : tensor<150x40xf32>) -> tensor<150x40xf32>
+  return %y : tensor<150x40xf32>
+}
+
+// int8, 130 rows: 9 blocks (8 and 1, the last of 2 rows); signed with zero
+// points, groups of 64 (chunks of two tile products); a last tile of 1.
+func.func @int8_rows130(%x: tensor<130x256xbf16>, %w: tensor<33x256xi8>, %s: tensor<33x4xbf16>,
+                        %z: tensor<33x4xbf16>, %c: tensor<130x33xf32>) -> tensor<130x33xf32> {
+  %y = accel.dequant_matmul bits(8) group(64)
+         ins(%x, %w : tensor<130x256xbf16>, tensor<33x256xi8>)
+         scales(%s : tensor<33x4xbf16>) zero_points(%z : tensor<33x4xbf16>)
+         outs(%c : tensor<130x33xf32>) -> tensor<130x33xf32>
+  return %y : tensor<130x33xf32>
 }
