@@ -118,48 +118,106 @@ SmallVector<Value> DequantKernelBuilder::step(Value kk, ArrayRef<Value> wRows,
   const int64_t sub = std::min(kSub, k.chunk);
   const int64_t aBytes = k.aType.getIntOrFloatBitWidth() / 8;
   auto aVec = VectorType::get({sub}, k.aType);
-  for (int64_t j = 0; j < k.chunk; j += sub) {
-    // The dequantised weights j .. j + sub of each row.
+  const int64_t perWord = 32 / k.bits, mask = (int64_t(1) << k.bits) - 1;
+  // Weights [j, j + sub) of every row (their stored bits from `stored(r,
+  // e)`, e < sub) dequantised, times A's rows at K offset kk + j, into
+  // `sums`.
+  auto multiply = [&](llvm::function_ref<Value(int64_t, int64_t)> stored,
+                      Value j, MutableArrayRef<Value> sums) {
     SmallVector<SmallVector<Value>> wv(R);
-    for (int64_t r = 0; r < R; ++r) {
-      Value byte;
-      for (int64_t e = j; e < j + sub; ++e) {
-        Value u;
-        if (k.bits == 4) {
-          // Weight e is the low nibble of byte e / 2 for even e, the high
-          // one for odd e.
-          if (e % 2 == 0)
-            byte = arith::ExtUIOp::create(
-                b, loc, i32Type,
-                vector::ExtractOp::create(b, loc, chunks[r], e / 2));
-          u = e % 2 == 0 ? arith::AndIOp::create(b, loc, byte, i32(15))
-                               .getResult()
-                         : arith::ShRUIOp::create(b, loc, byte, i32(4))
-                               .getResult();
-        } else {
-          u = arith::ExtUIOp::create(
-              b, loc, i32Type, vector::ExtractOp::create(b, loc, chunks[r], e));
-        }
-        Value q = weight(u);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t e = 0; e < sub; ++e) {
+        Value q = weight(stored(r, e));
         // The op's f32(f32(q - z) * s).
         if (zeros)
           q = arith::SubFOp::create(b, loc, q, z[r]);
         wv[r].push_back(arith::MulFOp::create(b, loc, q, s[r]));
       }
-    }
     for (auto [i, m] : llvm::enumerate(aRows)) {
-      Value av = vector::LoadOp::create(b, loc, aVec, a,
-                                        ValueRange{m, add(kk, j)}, false,
-                                        llvm::MaybeAlign(sub * aBytes));
+      // Aligned as the vector within A's rows, but the host promises 16
+      // bytes of alignment for a buffer at most.
+      Value av = vector::LoadOp::create(
+          b, loc, aVec, a, ValueRange{m, add(kk, j)}, false,
+          llvm::MaybeAlign(std::min<int64_t>(16, sub * aBytes)));
       for (int64_t e = 0; e < sub; ++e) {
         Value x = toF32(vector::ExtractOp::create(b, loc, av, e));
         for (int64_t r = 0; r < R; ++r) {
-          Value &sum = out[i * R + r];
+          Value &sum = sums[i * R + r];
           sum = math::FmaOp::create(b, loc, x, wv[r][e], sum);
         }
       }
     }
+  };
+
+  if (bytes % 4 != 0) {
+    // Chunks of 1-3 bytes (groups of 2 or 4 int4, of 1 or 2 int8): the
+    // bytes one by one; weight e of int4 is the low nibble of byte e / 2
+    // for even e, the high one for odd e.
+    SmallVector<Value> byteOf;
+    multiply(
+        [&](int64_t r, int64_t e) -> Value {
+          Value byte = arith::ExtUIOp::create(
+              b, loc, i32Type,
+              vector::ExtractOp::create(b, loc, chunks[r], e * k.bits / 8));
+          if (k.bits == 8)
+            return byte;
+          return e % 2 == 0
+                     ? arith::AndIOp::create(b, loc, byte, i32(15)).getResult()
+                     : arith::ShRUIOp::create(b, loc, byte, i32(4)).getResult();
+        },
+        cst(0), out);
+    return out;
   }
+
+  // The chunk as 32-bit words (little-endian: weight e of a word in bits
+  // [bits * e, bits * (e + 1))). The sub-blocks of `sub` weights run as a
+  // loop kept rolled, the words rotated through its iteration arguments
+  // (no dynamic indexing into registers): unrolled, the back ends hoist
+  // every sub-block's loads of A at once (256 VGPRs and spills on gfx1100
+  // at 8 rows of A).
+  const int64_t words = bytes / 4, wordsPerSub = sub / perWord;
+  SmallVector<Value> carried;
+  for (int64_t r = 0; r < R; ++r) {
+    Value v = vector::BitCastOp::create(
+        b, loc, VectorType::get({words}, i32Type), chunks[r]);
+    for (int64_t x = 0; x < words; ++x)
+      carried.push_back(vector::ExtractOp::create(b, loc, v, x));
+  }
+  auto storedIn = [&](ValueRange wordsOfRows) {
+    return [&, wordsOfRows](int64_t r, int64_t e) -> Value {
+      Value word = wordsOfRows[r * words + e / perWord];
+      int64_t shift = k.bits * (e % perWord);
+      if (shift)
+        word = arith::ShRUIOp::create(b, loc, word, i32(shift));
+      if (shift + k.bits < 32)
+        word = arith::AndIOp::create(b, loc, word, i32(mask));
+      return word;
+    };
+  };
+  const int64_t subs = k.chunk / sub;
+  if (subs == 1) {
+    multiply(storedIn(carried), cst(0), out);
+    return out;
+  }
+  carried.append(out.begin(), out.end());
+  auto loop = scf::ForOp::create(b, loc, cst(0), cst(subs), cst(1), carried);
+  keepRolled(loop);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ValueRange args = loop.getRegionIterArgs();
+    ValueRange wordArgs = args.take_front(R * words);
+    SmallVector<Value> sums(args.drop_front(R * words));
+    multiply(storedIn(wordArgs), mul(loop.getInductionVar(), sub), sums);
+    // The next sub-block's words first.
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t x = 0; x < words; ++x)
+        next.push_back(wordArgs[r * words + (x + wordsPerSub) % words]);
+    next.append(sums.begin(), sums.end());
+    scf::YieldOp::create(b, loc, next);
+  }
+  out.assign(loop.getResults().begin() + R * words, loop.getResults().end());
   return out;
 }
 
@@ -194,6 +252,10 @@ void DequantKernelBuilder::emit(Value a, Value w, Value scales, Value zeros,
   Value zero = f32(0);
   SmallVector<Value> init(k.rowsA * R, zero);
   auto loop = scf::ForOp::create(b, loc, cst(0), cst(steps), cst(1), init);
+  // Unrolled whole (4 steps at K = 4096), the back ends hoist every step's
+  // loads and conversions: 256 VGPRs and spills on gfx1100, spills on
+  // sm_80 at 8-16 rows of A.
+  keepRolled(loop);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());

@@ -361,13 +361,14 @@ mlir::accel::planGpuDequant(DequantMatmulOp op, const GpuTargetInfo &target) {
   // A short K: smaller chunks (down to 8 weights), so that more lanes work.
   while (k.chunk > 8 && k.chunk * target.getWarpSize() > k.k)
     k.chunk /= 2;
-  // 128 threads (two waves of 64 on CDNA), four rows of W a warp: four
-  // 16-byte loads in flight a lane; up to 8 rows of A a block, so that a
-  // decode step's 1-16 rows read W once or twice and a lane keeps at most
-  // 32 sums.
+  // 128 threads (two waves of 64 on CDNA). Up to 16 rows of A a block, so
+  // that a decode step's 1-16 rows read W once; rows of W a warp so that a
+  // lane keeps at most 16 sums (4 rows of W, four 16-byte loads in flight a
+  // lane, up to 4 rows of A; 32 sums spilled on gfx1100 at 8 rows of A).
   k.warps = std::max<int64_t>(1, 128 / target.getWarpSize());
-  k.rowsPerWarp = 4;
-  k.rowsA = std::clamp<int64_t>(k.rows, 1, 8);
+  k.rowsA = std::clamp<int64_t>(k.rows, 1, 16);
+  k.rowsPerWarp =
+      std::clamp<int64_t>(16 / int64_t(llvm::PowerOf2Ceil(k.rowsA)), 1, 4);
   if (k.rows > 0 && k.n > 0 && failed(checkGrid(op, k.grid(), target)))
     return failure();
   return k;

@@ -85,19 +85,22 @@
 
 // DIRECT: @int4_zero_points_dequant0: FAILED: is a dequant_matmul kernel
 
+// IR: #loop_unroll = #llvm.loop_unroll<disable = true>
+// IR: #loop_annotation = #llvm.loop_annotation<unroll = #loop_unroll>
 // IR-LABEL: gpu.func @int4_zero_points_dequant0(
 // IR-SAME: memref<3x256xbf16>, %{{.*}}: memref<40x128xi8>, %{{.*}}: memref<40x4xbf16>, %{{.*}}: memref<40x4xbf16>, %{{.*}}: memref<3x40xf32>)
 // IR-SAME: block = array<i64: 128, 1, 1>
 // IR-SAME: grid = array<i64: 3, 1, 1>, kind = "dequant", tile = array<i64: 3, 16, 8>
 // IR: scf.for
 // IR: vector.load %{{.*}} {alignment = 4 : i64} : memref<40x128xi8>, vector<4xi8>
-// IR: arith.extui %{{.*}} : i8 to i32
+// IR: vector.bitcast %{{.*}} : vector<4xi8> to vector<1xi32>
 // IR: arith.andi %{{.*}}, %c15_i32 : i32
 // IR: arith.ori %{{.*}}, %c1258291200_i32 : i32
 // IR: arith.bitcast %{{.*}} : i32 to f32
 // IR: arith.subf %{{.*}}, %cst{{.*}} : f32
 // IR: arith.subf
 // IR: arith.mulf
+// IR: arith.shrui %{{.*}}, %c4_i32 : i32
 // IR: vector.load %{{.*}} {alignment = 16 : i64} : memref<3x256xbf16>, vector<8xbf16>
 // IR: math.fma
 // IR: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
@@ -110,14 +113,22 @@
 // IR: scf.if
 // IR: arith.xori %{{.*}}, %c8_i32 : i32
 // IR-LABEL: gpu.func @int8_to_f16_dequant0(
-// IR-SAME: grid = array<i64: 3, 2, 1>
+// IR-SAME: grid = array<i64: 9, 1, 1>, kind = "dequant", tile = array<i64: 12, 4, 8>
 // IR: vector.load %{{.*}} {alignment = 8 : i64} : memref<33x128xi8>, vector<8xi8>
+// IR: vector.bitcast %{{.*}} : vector<8xi8> to vector<2xi32>
 // IR: arith.xori %{{.*}}, %c128_i32 : i32
 // IR: arith.truncf %{{.*}} : f32 to f16
+// The decode step: 16-byte chunks of 32 weights, whose four sub-blocks of
+// 8 run as a loop kept rolled, each row's words rotated through it.
 // IR-LABEL: gpu.func @decode_k4096_dequant0(
 // IR-SAME: tile = array<i64: 1, 16, 32>
 // IR-NOT: scf.if
 // IR: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x2048xi8>, vector<16xi8>
+// IR: vector.bitcast %{{.*}} : vector<16xi8> to vector<4xi32>
+// IR: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[W0:arg[0-9]+]] = %{{[0-9]+}}, %[[W1:arg[0-9]+]] = %{{[0-9]+}}, %[[W2:arg[0-9]+]] = %{{[0-9]+}}, %[[W3:arg[0-9]+]] = %{{[0-9]+}},
+// IR: arith.shrui %[[W0]], %c28_i32 : i32
+// IR: scf.yield %[[W1]], %[[W2]], %[[W3]], %[[W0]],
+// IR: } {loop_annotation = #loop_annotation}
 // IR-LABEL: gpu.func @dequant_silu_elementwise0(
 
 func.func @int4_zero_points(%a: tensor<3x256xbf16>, %w: tensor<40x128xi8>, %s: tensor<40x4xbf16>, %z: tensor<40x4xbf16>) -> tensor<3x40xf32> {

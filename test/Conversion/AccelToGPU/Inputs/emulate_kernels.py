@@ -1082,11 +1082,13 @@ class Block:
             src = parse_type(op.text.rsplit(' : ', 1)[1].split('->')[0]
                              .strip(' ()'))[2]
             if elt_bytes(src) == 1:
-                # vector<4xi8> (f8 codes read as i8) -> vector<1xi32>,
-                # element 0 in the low byte.
-                v = np.asarray(ins[0]).astype(np.int64) & 0xFF
-                out = (v[:, 0] | (v[:, 1] << 8) | (v[:, 2] << 16)
-                       | (v[:, 3] << 24)).reshape(self.T, 1)
+                # vector<4nxi8> (f8 codes read as i8, packed int4 or int8
+                # weights) -> vector<nxi32>, little-endian: byte 4 w of
+                # the source in the low byte of word w.
+                v = (np.asarray(ins[0]).astype(np.int64) & 0xFF).reshape(
+                    self.T, -1, 4)
+                out = (v[:, :, 0] | (v[:, :, 1] << 8) | (v[:, :, 2] << 16)
+                       | (v[:, :, 3] << 24))
             elif src == 'f16':
                 # vector<2xf16> -> vector<1xi32>, element 0 in the low half.
                 bits = ins[0].astype(np.float16).view(np.uint16).astype(
