@@ -120,6 +120,13 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     dequant.threads = options.threads;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuDequantKernelsPass(dequant));
+    // B as [N, K] (a linear layer's weight), transposed for the kernels
+    // above: blocks transposed in registers instead of loops reading a row
+    // apart per element.
+    accel::AccelCpuTransposeKernelsPassOptions transposeKernels;
+    transposeKernels.threads = options.threads;
+    pm.addNestedPass<func::FuncOp>(
+        accel::createAccelCpuTransposeKernelsPass(transposeKernels));
   }
 
   // Contractions: cache and register tiles, vectorized (other ops become

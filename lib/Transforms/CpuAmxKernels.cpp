@@ -26,6 +26,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::accel {
@@ -453,10 +455,16 @@ struct AmxBuilder {
   void packPiece(Value k0, int64_t steps, Value col0, int64_t cols) {
     auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
     int64_t rows = steps * kstep;
-    Value slab =
-        memref::SubViewOp::create(b, loc, g.b, ArrayRef<OpFoldResult>{k0, col0},
-                                  ArrayRef<OpFoldResult>{st(rows), st(cols)},
-                                  ArrayRef<OpFoldResult>{st(1), st(1)});
+    // B stored [N, K]: the piece's columns are rows of the buffer.
+    Value slab = g.bTransposed
+                     ? memref::SubViewOp::create(
+                           b, loc, g.b, ArrayRef<OpFoldResult>{col0, k0},
+                           ArrayRef<OpFoldResult>{st(cols), st(rows)},
+                           ArrayRef<OpFoldResult>{st(1), st(1)})
+                     : memref::SubViewOp::create(
+                           b, loc, g.b, ArrayRef<OpFoldResult>{k0, col0},
+                           ArrayRef<OpFoldResult>{st(rows), st(cols)},
+                           ArrayRef<OpFoldResult>{st(1), st(1)});
     Value into = memref::SubViewOp::create(
         b, loc, bPiece, ArrayRef<OpFoldResult>{st(0), st(0), st(0)},
         ArrayRef<OpFoldResult>{st(cols / 16), st(rows / group), st(16 * group)},
@@ -648,6 +656,8 @@ struct AmxBuilder {
   /// each (query block, key tile) of a bf16 attention on AMX packed its
   /// key and value tiles again (~15 % of the time, docs/cpu-performance.md).
   Value hoistedB() {
+    if (g.bTransposed)
+      return {};
     auto view = g.b.getDefiningOp<memref::SubViewOp>();
     if (!view || !view.hasUnitStride())
       return {};
@@ -788,10 +798,17 @@ struct AmxBuilder {
       auto packedType = cast<MemRefType>(bPacked.getType());
       int64_t groupsK = packedType.getDimSize(1);
       auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-      Value slab = memref::SubViewOp::create(
-          b, loc, g.b, ArrayRef<OpFoldResult>{st(0), col0},
-          ArrayRef<OpFoldResult>{st(bType.getDimSize(0)), st(n)},
-          ArrayRef<OpFoldResult>{st(1), st(1)});
+      // B stored [N, K]: the columns are rows of the buffer.
+      Value slab =
+          g.bTransposed
+              ? memref::SubViewOp::create(
+                    b, loc, g.b, ArrayRef<OpFoldResult>{col0, st(0)},
+                    ArrayRef<OpFoldResult>{st(n), st(bType.getDimSize(1))},
+                    ArrayRef<OpFoldResult>{st(1), st(1)})
+              : memref::SubViewOp::create(
+                    b, loc, g.b, ArrayRef<OpFoldResult>{st(0), col0},
+                    ArrayRef<OpFoldResult>{st(bType.getDimSize(0)), st(n)},
+                    ArrayRef<OpFoldResult>{st(1), st(1)});
       Value panel0 = arith::DivUIOp::create(b, loc, col0, idx(16));
       Value into = memref::SubViewOp::create(
           b, loc, bPacked, ArrayRef<OpFoldResult>{panel0, st(0), st(0)},
@@ -1064,11 +1081,21 @@ struct AccelCpuAmxKernelsPass
     // config names; the others the features' (AMX first), with the
     // options' tiles.
     SmallVector<std::pair<DotGemm, accel::CpuAmxTiles>> gemms;
+    // Each GEMM's B transpose whose input it reads instead (bTransposed).
+    llvm::DenseMap<Operation *, Operation *> transposeOfB;
     std::string why;
     func.walk([&](linalg::LinalgOp op) {
       std::optional<DotGemm> g = accel::matchDotGemm(op);
       if (!g)
         return;
+      // B made by transposing a buffer stored [N, K] (a linear layer's
+      // weight, accel-cpu-transpose-rhs): packed from that buffer, and the
+      // transpose goes (below), instead of a copy of B per call.
+      if (linalg::TransposeOp t = accel::matchTransposedB(*g)) {
+        g->b = t.getInput();
+        g->bTransposed = true;
+        transposeOfB[op] = t;
+      }
       bool int8 = g->kind == DotKind::I8;
       auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
           accel::kLoweringConfigAttrName);
@@ -1142,11 +1169,34 @@ struct AccelCpuAmxKernelsPass
       kb.build(threads > 1 && !nested && large);
       if (kb.epilogue)
         kb.epilogue->generic->erase();
+      Operation *transpose = transposeOfB.lookup(g.op);
       g.op->erase();
+      // The copy of B nothing reads now, and its buffer.
+      if (transpose) {
+        Value copy = cast<linalg::TransposeOp>(transpose).getInit();
+        transpose->erase();
+        if (copy.use_empty())
+          copy.getDefiningOp()->erase();
+      }
       if (fused)
         fused->generic->erase();
       if (dropFill)
         fill->erase();
+    }
+    // B stored [N, K]: the packing's 16 x 16 transposes of words as 4
+    // rounds of shuffles.
+    SmallVector<Operation *> transposes;
+    func.walk([&](vector::TransposeOp t) {
+      if (t.getResultVectorType() ==
+          VectorType::get({16, 16}, IntegerType::get(&getContext(), 32)))
+        transposes.push_back(t);
+    });
+    if (!transposes.empty()) {
+      RewritePatternSet patterns(&getContext());
+      vector::populateVectorTransposeLoweringPatterns(
+          patterns, vector::VectorTransposeLowering::Shuffle16x16);
+      if (failed(applyOpPatternsGreedily(transposes, std::move(patterns))))
+        return signalPassFailure();
     }
   }
 };

@@ -126,6 +126,40 @@ struct Packer {
     return dotPanelIndex(b, loc, g, nr, kk, col, t);
   }
 
+  /// B's element (k, col): B[k, col], or B[col, k] stored [N, K].
+  Value loadB(Value k, Value col) {
+    return memref::LoadOp::create(
+        b, loc, g.b, g.bTransposed ? ValueRange{col, k} : ValueRange{k, col});
+  }
+
+  /// B stored [N, K]: per 16 columns and 16 groups from k0 = G kk0, the
+  /// columns' 16 rows of 16 words, transposed: row j holds group kk0 + j of
+  /// each column, G elements each, which is its panel.
+  void packTransposedBlock(Value packed, Value kk0, Value col) {
+    Type i32 = b.getI32Type();
+    int64_t gs = groupSize();
+    auto words = vec(16, i32);
+    auto square = VectorType::get({16, 16}, i32);
+    Value k0 = arith::MulIOp::create(b, loc, kk0, idx(gs));
+    Value m = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(square, b.getI32IntegerAttr(0)));
+    for (int64_t r = 0; r < 16; ++r) {
+      Value row = vector::LoadOp::create(
+          b, loc, panelType(), g.b,
+          ValueRange{arith::AddIOp::create(b, loc, col, idx(r)), k0});
+      m = vector::InsertOp::create(
+          b, loc, vector::BitCastOp::create(b, loc, words, row), m, r);
+    }
+    Value t = vector::TransposeOp::create(b, loc, m, ArrayRef<int64_t>{1, 0});
+    for (int64_t j = 0; j < 16; ++j)
+      vector::StoreOp::create(
+          b, loc,
+          vector::BitCastOp::create(b, loc, panelType(),
+                                    vector::ExtractOp::create(b, loc, t, j)),
+          packed,
+          panelIndex(arith::AddIOp::create(b, loc, kk0, idx(j)), col, 0));
+  }
+
   /// Bp[kk, n, t] = B[G kk + t, n], zeros past N and past K.
   Value pack() {
     Type elt = inType();
@@ -143,8 +177,19 @@ struct Packer {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
     int64_t fullGroups = g.k / gs, fullCols = g.n / 16 * 16;
     Value c0 = idx(0), c1 = idx(1), cg = idx(gs);
+    // B stored [N, K]: blocks of 16 groups and 16 columns; the groups past
+    // the last whole 16 one by one below.
+    int64_t vectorGroups = g.bTransposed ? fullGroups / 16 * 16 : fullGroups;
+    if (g.bTransposed && vectorGroups > 0 && fullCols > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      Value kb = openLoop(b, loc, vectorGroups / 16, parallel);
+      Value kk0 = arith::MulIOp::create(b, loc, kb, idx(16));
+      auto nLoop = scf::ForOp::create(b, loc, c0, idx(fullCols), idx(16));
+      b.setInsertionPointToStart(nLoop.getBody());
+      packTransposedBlock(packed, kk0, nLoop.getInductionVar());
+    }
     // Whole groups of rows, 16 columns at a time.
-    if (fullGroups > 0 && fullCols > 0) {
+    if (!g.bTransposed && fullGroups > 0 && fullCols > 0) {
       OpBuilder::InsertionGuard guard(b);
       Value kk = openLoop(b, loc, fullGroups, parallel);
       Value k0 = arith::MulIOp::create(b, loc, kk, cg);
@@ -188,8 +233,7 @@ struct Packer {
         {
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(read.thenBlock());
-          Value v = memref::LoadOp::create(b, loc, g.b, ValueRange{k, col});
-          scf::YieldOp::create(b, loc, v);
+          scf::YieldOp::create(b, loc, loadB(k, col));
           b.setInsertionPointToStart(read.elseBlock());
           scf::YieldOp::create(b, loc, zero);
         }
@@ -197,13 +241,50 @@ struct Packer {
                                 panelIndex(kk, col, t));
       }
     };
-    scalarCols(fullCols, 0, fullGroups);
-    scalarCols(0, fullGroups, groupsK);
+    scalarCols(fullCols, 0, vectorGroups);
+    scalarCols(0, vectorGroups, groupsK);
     return packed;
   }
 
 };
 } // namespace
+
+linalg::TransposeOp mlir::accel::matchTransposedB(const DotGemm &g) {
+  auto alloc = g.b.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return {};
+  Operation *gemm = g.op;
+  linalg::TransposeOp transpose;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == gemm)
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || t.getInit() != g.b || transpose)
+      return {};
+    transpose = t;
+  }
+  if (!transpose || transpose->getBlock() != gemm->getBlock() ||
+      !transpose->isBeforeInBlock(gemm) ||
+      transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return {};
+  auto in = dyn_cast<MemRefType>(transpose.getInput().getType());
+  if (!in || !in.hasStaticShape() || !unitInnerStride(in))
+    return {};
+  // Nothing between them may write the transpose's input: allocations,
+  // and fills of buffers allocated here, only (as the pipeline puts C's
+  // zero fill there).
+  for (Operation *op = transpose->getNextNode(); op != gemm;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op) || isa<memref::AllocOp>(op))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(op);
+        fill && fill.hasPureBufferSemantics() &&
+        fill.getOutputs()[0].getDefiningOp<memref::AllocOp>())
+      continue;
+    return {};
+  }
+  return transpose;
+}
 
 bool mlir::accel::insideParallelLoop(Operation *op) {
   return op->getParentOfType<scf::ForallOp>() ||

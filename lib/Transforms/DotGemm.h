@@ -37,6 +37,11 @@ struct DotGemm {
   DotKind kind;
   Value a, b, c;
   int64_t m, n, k;
+  /// B is stored as [N, K] (element (k, n) at b[n, k]: a linear layer's
+  /// weight in PyTorch's layout), which packDotB reads directly. Set by
+  /// accel-cpu-amx-kernels for a B that a linalg.transpose made from such
+  /// a buffer (matchTransposedB).
+  bool bTransposed = false;
 
   /// K values one 32-bit lane takes: 2 (bf16) or 4 (i8).
   int64_t groupSize() const { return kind == DotKind::Bf16 ? 2 : 4; }
@@ -53,6 +58,13 @@ struct DotGemm {
 /// of panels of `nr` columns: [col / nr, kk, (col mod nr) G + t].
 SmallVector<Value> dotPanelIndex(OpBuilder &b, Location loc, const DotGemm &g,
                                  int64_t nr, Value kk, Value col, int64_t t);
+
+/// A B stored as [N, K] behind `g`'s B: when g.b is a buffer that a 2-D
+/// linalg.transpose (permutation [1, 0]) fills from a buffer with unit
+/// inner stride just before the GEMM (only allocations and fills of other
+/// buffers between them) and nothing but the two reads or writes it, the
+/// transpose; the GEMM may then read its input instead.
+linalg::TransposeOp matchTransposedB(const DotGemm &g);
 
 /// `op` as a row-major GEMM with static sizes whose operands a dot
 /// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k), unit
@@ -81,7 +93,10 @@ Value openLoop(OpBuilder &b, Location loc, int64_t count, bool parallel);
 /// = B[G kk + t, n], zeros past N and past K. Emitted at `b`'s insertion
 /// point; with `parallel`, the whole groups of rows are the tasks of an
 /// scf.forall. With `into` (a buffer of that shape), it packs there instead
-/// of into a new buffer.
+/// of into a new buffer. With `g.bTransposed` (B stored [N, K]) a group of
+/// a column is one 32-bit word of B's row: per 16 columns and 16 groups,
+/// 16 row loads and a 16 x 16 transpose of words (vector.transpose, for
+/// the caller to lower) give 16 panels.
 Value packDotB(OpBuilder &b, Location loc, const DotGemm &g, int64_t nr,
                int64_t groupMultiple = 1, bool parallel = false,
                Value into = {});
