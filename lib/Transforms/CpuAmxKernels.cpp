@@ -26,8 +26,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::accel {
@@ -1091,11 +1089,8 @@ struct AccelCpuAmxKernelsPass
       // B made by transposing a buffer stored [N, K] (a linear layer's
       // weight, accel-cpu-transpose-rhs): packed from that buffer, and the
       // transpose goes (below), instead of a copy of B per call.
-      if (linalg::TransposeOp t = accel::matchTransposedB(*g)) {
-        g->b = t.getInput();
-        g->bTransposed = true;
+      if (linalg::TransposeOp t = accel::adoptTransposedB(*g))
         transposeOfB[op] = t;
-      }
       bool int8 = g->kind == DotKind::I8;
       auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
           accel::kLoweringConfigAttrName);
@@ -1172,12 +1167,8 @@ struct AccelCpuAmxKernelsPass
       Operation *transpose = transposeOfB.lookup(g.op);
       g.op->erase();
       // The copy of B nothing reads now, and its buffer.
-      if (transpose) {
-        Value copy = cast<linalg::TransposeOp>(transpose).getInit();
-        transpose->erase();
-        if (copy.use_empty())
-          copy.getDefiningOp()->erase();
-      }
+      if (transpose)
+        accel::eraseTransposeOfB(transpose);
       if (fused)
         fused->generic->erase();
       if (dropFill)
@@ -1185,19 +1176,8 @@ struct AccelCpuAmxKernelsPass
     }
     // B stored [N, K]: the packing's 16 x 16 transposes of words as 4
     // rounds of shuffles.
-    SmallVector<Operation *> transposes;
-    func.walk([&](vector::TransposeOp t) {
-      if (t.getResultVectorType() ==
-          VectorType::get({16, 16}, IntegerType::get(&getContext(), 32)))
-        transposes.push_back(t);
-    });
-    if (!transposes.empty()) {
-      RewritePatternSet patterns(&getContext());
-      vector::populateVectorTransposeLoweringPatterns(
-          patterns, vector::VectorTransposeLowering::Shuffle16x16);
-      if (failed(applyOpPatternsGreedily(transposes, std::move(patterns))))
-        return signalPassFailure();
-    }
+    if (failed(accel::lowerPackingTransposes(func)))
+      return signalPassFailure();
   }
 };
 } // namespace

@@ -556,10 +556,17 @@ struct AccelCpuDotKernelsPass
     // A contraction the configuration stage configured gets the kernel it
     // names (with its tiles); the others the features' and the options'.
     SmallVector<std::pair<DotGemm, accel::CpuDotTiles>> gemms;
+    // Each bf16 GEMM's B transpose whose input it packs instead (B stored
+    // [N, K], a linear layer's weight): no copy of B per call. (int8 also
+    // sums B's columns from B as [K, N], so it keeps the copy.)
+    llvm::DenseMap<Operation *, Operation *> transposeOfB;
     func.walk([&](linalg::LinalgOp op) {
       std::optional<DotGemm> g = matchDotGemm(op);
       if (!g)
         return;
+      if (g->kind == DotKind::Bf16)
+        if (linalg::TransposeOp t = accel::adoptTransposedB(*g))
+          transposeOfB[op] = t;
       auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
           accel::kLoweringConfigAttrName);
       if (config) {
@@ -603,12 +610,17 @@ struct AccelCpuDotKernelsPass
       // parallel loop (e.g. FlashAttention's heads).
       bool nested = accel::insideParallelLoop(g.op);
       kb.build(threads > 1 && !nested);
+      Operation *transpose = transposeOfB.lookup(g.op);
       g.op->erase();
+      if (transpose)
+        accel::eraseTransposeOfB(transpose);
       if (fill)
         fill->erase();
       if (kb.epilogue)
         kb.epilogue->generic->erase();
     }
+    if (failed(accel::lowerPackingTransposes(func)))
+      return signalPassFailure();
   }
 };
 } // namespace

@@ -57,8 +57,8 @@ bool isInnerTranspose(linalg::TransposeOp op) {
     return false;
   auto in = dyn_cast<MemRefType>(op.getInput().getType());
   auto out = dyn_cast<MemRefType>(op.getInit().getType());
-  if (!in || !out || in.getRank() < 2 || !accel::unitInnerStride(in) ||
-      !accel::unitInnerStride(out))
+  if (!in || !out || in.getRank() < 2 || !in.getElementType().isIntOrFloat() ||
+      !accel::unitInnerStride(in) || !accel::unitInnerStride(out))
     return false;
   unsigned width = in.getElementTypeBitWidth();
   if (width != 8 && width != 16 && width != 32)
@@ -115,7 +115,7 @@ struct TransposeBuilder {
   /// its 16 p elements gathered from the p transposed rows of words by
   /// shuffles, one 64-byte store.
   void block(ValueRange outer, Value i, Value j, Type elt, int64_t p,
-             Value rows, bool streaming) {
+             Value rows, bool streaming, llvm::MaybeAlign storeAlign) {
     Type i32 = b.getI32Type();
     // The source lines of the block after the next (rows i + 2 edge ..,
     // clamped to the last row) into L1: a block's 16 p rows are lines a
@@ -180,7 +180,8 @@ struct TransposeBuilder {
         }
         SmallVector<Value> at(outer);
         at.append({add(j, p * w + q), i});
-        vector::StoreOp::create(b, loc, dst, op.getInit(), at, streaming);
+        vector::StoreOp::create(b, loc, dst, op.getInit(), at, streaming,
+                                storeAlign);
       }
     }
   }
@@ -200,6 +201,18 @@ struct TransposeBuilder {
         outType.hasStaticShape() &&
         outType.getNumElements() * outType.getElementTypeBitWidth() / 8 >=
             kStreamingBytes;
+    // Every block row starts on a 64-byte boundary when the destination is
+    // an allocation aligned so, laid out row-major with rows a multiple of
+    // 64 bytes (a block's columns start 64 bytes apart): the stores say so,
+    // and a non-temporal one is then one vmovntdq, not eight movnti.
+    llvm::MaybeAlign storeAlign;
+    auto alloc = op.getInit().getDefiningOp<memref::AllocOp>();
+    if (alloc && alloc.getAlignment() && *alloc.getAlignment() >= 64 &&
+        outType.hasStaticShape() && outType.getLayout().isIdentity() &&
+        outType.getDimSize(rank - 1) * outType.getElementTypeBitWidth() / 8 %
+                64 ==
+            0)
+      storeAlign = llvm::Align(64);
     OpBuilder::InsertionGuard guard(b);
     // The leading (batch) dimensions, one loop each.
     SmallVector<Value> outer;
@@ -243,7 +256,7 @@ struct TransposeBuilder {
       auto [iLo, iHi] = blocksOf(it, rowBlocks);
       Value j = mul(loop(jLo, jHi, 1), edge);
       Value i = mul(loop(iLo, iHi, 1), edge);
-      block(outer, i, j, elt, p, rows, streaming);
+      block(outer, i, j, elt, p, rows, streaming, storeAlign);
     }
     // The columns past the last whole block, for the rows in blocks; then
     // the rows past them, all columns.

@@ -6,11 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "DotGemm.h"
+#include "BufferAccess.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -270,20 +273,46 @@ linalg::TransposeOp mlir::accel::matchTransposedB(const DotGemm &g) {
   auto in = dyn_cast<MemRefType>(transpose.getInput().getType());
   if (!in || !in.hasStaticShape() || !unitInnerStride(in))
     return {};
-  // Nothing between them may write the transpose's input: allocations,
-  // and fills of buffers allocated here, only (as the pipeline puts C's
-  // zero fill there).
+  // Nothing between them may write the transpose's input (any view of
+  // its buffer; ops with unknown effects count as writes): C's zero fill
+  // and allocations are what the pipeline puts there.
+  Value source = rootBuffer(transpose.getInput());
   for (Operation *op = transpose->getNextNode(); op != gemm;
-       op = op->getNextNode()) {
-    if (isMemoryEffectFree(op) || isa<memref::AllocOp>(op))
-      continue;
-    if (auto fill = dyn_cast<linalg::FillOp>(op);
-        fill && fill.hasPureBufferSemantics() &&
-        fill.getOutputs()[0].getDefiningOp<memref::AllocOp>())
-      continue;
-    return {};
-  }
+       op = op->getNextNode())
+    if (!isMemoryEffectFree(op) && mayWrite(op, source))
+      return {};
   return transpose;
+}
+
+linalg::TransposeOp mlir::accel::adoptTransposedB(DotGemm &g) {
+  linalg::TransposeOp t = matchTransposedB(g);
+  if (t) {
+    g.b = t.getInput();
+    g.bTransposed = true;
+  }
+  return t;
+}
+
+void mlir::accel::eraseTransposeOfB(Operation *transpose) {
+  Value copy = cast<linalg::TransposeOp>(transpose).getInit();
+  transpose->erase();
+  if (copy.use_empty())
+    copy.getDefiningOp()->erase();
+}
+
+LogicalResult mlir::accel::lowerPackingTransposes(Operation *root) {
+  SmallVector<Operation *> transposes;
+  root->walk([&](vector::TransposeOp t) {
+    if (t.getResultVectorType() ==
+        VectorType::get({16, 16}, IntegerType::get(root->getContext(), 32)))
+      transposes.push_back(t);
+  });
+  if (transposes.empty())
+    return success();
+  RewritePatternSet patterns(root->getContext());
+  vector::populateVectorTransposeLoweringPatterns(
+      patterns, vector::VectorTransposeLowering::Shuffle16x16);
+  return applyOpPatternsGreedily(transposes, std::move(patterns));
 }
 
 bool mlir::accel::insideParallelLoop(Operation *op) {

@@ -66,6 +66,18 @@ SmallVector<Value> dotPanelIndex(OpBuilder &b, Location loc, const DotGemm &g,
 /// transpose; the GEMM may then read its input instead.
 linalg::TransposeOp matchTransposedB(const DotGemm &g);
 
+/// matchTransposedB's transpose, with `g` then reading its input
+/// (bTransposed); null, and `g` unchanged, when there is none.
+linalg::TransposeOp adoptTransposedB(DotGemm &g);
+
+/// Erases `transpose` (adoptTransposedB's, once its GEMM is built and gone)
+/// and its copy's allocation when nothing else uses it.
+void eraseTransposeOfB(Operation *transpose);
+
+/// Lowers the 16 x 16 transposes of 32-bit words that packDotB made for a
+/// B stored [N, K] in `root` to 4 rounds of shuffles (Shuffle16x16).
+LogicalResult lowerPackingTransposes(Operation *root);
+
 /// `op` as a row-major GEMM with static sizes whose operands a dot
 /// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k), unit
 /// inner strides, and the body `out + ext(a) * ext(b)` with bf16 -> f32

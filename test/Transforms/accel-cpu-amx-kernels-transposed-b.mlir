@@ -1,4 +1,7 @@
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-amx-kernels{features=amx-tile,amx-bf16,amx-int8}))' | FileCheck %s
+// The AVX512-BF16 dot kernels (no AMX) pack a bf16 B from [N, K] the same
+// way; int8 keeps the copy (its column sums read B as [K, N]).
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16,avx512vnni}))' | FileCheck %s --check-prefix=DOT
 // B made by a linalg.transpose of a buffer stored [N, K] (what
 // accel-cpu-transpose-rhs makes of a linear layer's weight): the AMX
 // kernel packs from that buffer and the transpose and its copy go. A group
@@ -27,6 +30,12 @@
 // CHECK-COUNT-16: vector.store %{{.+}}, %[[BP]][%{{.+}}, %{{.+}}, %{{.+}}] : memref<3x64x32xbf16>, vector<32xbf16>
 // CHECK: memref.load %[[W]][%{{.+}}, %{{.+}}] : memref<40x100xbf16>
 // CHECK: amx.tile_mulf
+// DOT-LABEL: func @linear_bf16
+// DOT-NOT: linalg.transpose
+// DOT: vector.load %arg1[%{{.+}}, %{{.+}}] : memref<40x100xbf16>, vector<32xbf16>
+// DOT: vector.shuffle {{.*}} : vector<16xi32>, vector<16xi32>
+// DOT: x86vector.avx512.dot
+// DOT-NOT: linalg.transpose
 func.func @linear_bf16(%a: memref<24x100xbf16>, %w: memref<40x100xbf16>, %c: memref<24x40xf32>) {
   %t = memref.alloc() : memref<100x40xbf16>
   linalg.transpose ins(%w : memref<40x100xbf16>) outs(%t : memref<100x40xbf16>) permutation = [1, 0]
@@ -82,6 +91,8 @@ func.func @linear_bf16_in_loop(%a: memref<8x256xbf16>, %w: memref<48x256xbf16>, 
 // CHECK-NOT: linalg.transpose
 // CHECK: vector.load %{{.+}}[%{{.+}}, %{{.+}}] : memref<32x128xi8{{.*}}>, vector<64xi8>
 // CHECK: amx.tile_muli
+// DOT-LABEL: func @linear_i8
+// DOT: linalg.transpose
 func.func @linear_i8(%a: memref<16x128xi8>, %w: memref<32x128xi8>, %c: memref<16x32xi32>) {
   %t = memref.alloc() : memref<128x32xi8>
   linalg.transpose ins(%w : memref<32x128xi8>) outs(%t : memref<128x32xi8>) permutation = [1, 0]
@@ -114,6 +125,38 @@ func.func @written_between(%a: memref<16x64xbf16>, %w: memref<32x64xbf16>, %c: m
   linalg.transpose ins(%w : memref<32x64xbf16>) outs(%t : memref<64x32xbf16>) permutation = [1, 0]
   %zero = arith.constant 0.0 : bf16
   linalg.fill ins(%zero : bf16) outs(%w : memref<32x64xbf16>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %t : memref<16x64xbf16>, memref<64x32xbf16>) outs(%c : memref<16x32xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+
+// The weight is an allocation the function filled, then zeroed after the
+// transpose: the GEMM must read the copy (the fill writes the transpose's
+// input, whatever the buffer).
+// CHECK-LABEL: func @allocated_weight_written_between
+// CHECK: linalg.transpose
+// CHECK: amx.tile_mulf
+func.func @allocated_weight_written_between(%a: memref<16x64xbf16>, %w0: memref<32x64xbf16>, %c: memref<16x32xf32>) {
+  %w = memref.alloc() : memref<32x64xbf16>
+  memref.copy %w0, %w : memref<32x64xbf16> to memref<32x64xbf16>
+  %t = memref.alloc() : memref<64x32xbf16>
+  linalg.transpose ins(%w : memref<32x64xbf16>) outs(%t : memref<64x32xbf16>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : bf16
+  %view = memref.subview %w[0, 0] [16, 64] [1, 1] : memref<32x64xbf16> to memref<16x64xbf16, strided<[64, 1]>>
+  linalg.fill ins(%zero : bf16) outs(%view : memref<16x64xbf16, strided<[64, 1]>>)
   linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %t : memref<16x64xbf16>, memref<64x32xbf16>) outs(%c : memref<16x32xf32>) {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):

@@ -61,12 +61,21 @@ func.func @i8_batched(%a: memref<2x64x128xi8>, %b: memref<2x128x64xi8>) {
   return
 }
 
-// 4 MiB of destination: non-temporal stores.
+// 4 MiB of destination: non-temporal stores; into an allocation aligned to
+// 64 bytes with rows a multiple of 64 bytes, 64-byte aligned ones.
 // CHECK-LABEL: func.func @large
 // CHECK: vector.store {{.*}} {nontemporal = true} : memref<1024x2048xbf16>, vector<32xbf16>
+// CHECK-LABEL: func.func @large_allocated
+// CHECK: vector.store {{.*}} {alignment = 64 : i64, nontemporal = true} : memref<1024x2048xbf16>, vector<32xbf16>
 func.func @large(%a: memref<2048x1024xbf16>, %b: memref<1024x2048xbf16>) {
   linalg.transpose ins(%a : memref<2048x1024xbf16>) outs(%b : memref<1024x2048xbf16>) permutation = [1, 0]
   return
+}
+
+func.func @large_allocated(%a: memref<2048x1024xbf16>) -> memref<1024x2048xbf16> {
+  %b = memref.alloc() {alignment = 64 : i64} : memref<1024x2048xbf16>
+  linalg.transpose ins(%a : memref<2048x1024xbf16>) outs(%b : memref<1024x2048xbf16>) permutation = [1, 0]
+  return %b : memref<1024x2048xbf16>
 }
 
 // CHECK-LABEL: func.func @outer_swap
@@ -78,8 +87,15 @@ func.func @outer_swap(%a: memref<4x8x16xf32>, %b: memref<8x4x16xf32>) {
 
 // CHECK-LABEL: func.func @f64
 // CHECK: linalg.transpose
+// CHECK-LABEL: func.func @index
+// CHECK: linalg.transpose
 func.func @f64(%a: memref<16x16xf64>, %b: memref<16x16xf64>) {
   linalg.transpose ins(%a : memref<16x16xf64>) outs(%b : memref<16x16xf64>) permutation = [1, 0]
+  return
+}
+
+func.func @index(%a: memref<40x20xindex>, %b: memref<20x40xindex>) {
+  linalg.transpose ins(%a : memref<40x20xindex>) outs(%b : memref<20x40xindex>) permutation = [1, 0]
   return
 }
 

@@ -802,11 +802,20 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
   const std::string &name = job.name;
   if (func.getBody().getBlocks().size() != 1)
     return fail("@" + name + " must have a single block"), failure();
+  // Elements the reference and the buffers hold: integers and floats (an
+  // index or complex tensor has no byte layout here).
+  auto elementsHeld = [](RankedTensorType rt) {
+    return rt.getElementType().isIntOrFloat();
+  };
   for (Type t : func.getResultTypes()) {
     auto rt = dyn_cast<RankedTensorType>(t);
     if (!rt || !rt.hasStaticShape())
       return fail("@" + name + " must return statically shaped tensors, got " +
                   typeStr(t)),
+             failure();
+    if (!elementsHeld(rt))
+      return fail("@" + name + " returns " + typeStr(rt) +
+                  "; accel-run runs tensors of integers and floats only"),
              failure();
     if (exceedsOracle(rt))
       return fail("@" + name + " returns " + typeStr(rt) +
@@ -825,6 +834,11 @@ static LogicalResult prepare(Job &job, bool useNpy, MLIRContext &context) {
         return fail("argument #" + Twine(a.getArgNumber()) + " of @" + name +
                     " has a dynamic shape (" + typeStr(rt) +
                     "); accel-run needs static shapes"),
+               failure();
+      if (!elementsHeld(rt))
+        return fail("argument #" + Twine(a.getArgNumber()) + " of @" + name +
+                    " is " + typeStr(rt) +
+                    "; accel-run runs tensors of integers and floats only"),
                failure();
       arg.elementType = rt.getElementType();
       arg.shape.assign(rt.getShape().begin(), rt.getShape().end());

@@ -10,6 +10,13 @@
 // RUN: not accel-run %s --entry=dynamic 2>&1 | FileCheck %s --check-prefix=CHECK-DYN
 // CHECK-DYN: accel-run: error: argument #0 of @dynamic has a dynamic shape (tensor<?x4xf32>); accel-run needs static shapes
 
+// Index and complex tensors have no byte layout in the reference: an
+// error, not a crash (found by a review of accel-cpu-transpose-kernels).
+// RUN: not accel-run %s --entry=index_result 2>&1 | FileCheck %s --check-prefix=CHECK-INDEX
+// CHECK-INDEX: accel-run: error: @index_result returns tensor<4x3xindex>; accel-run runs tensors of integers and floats only
+// RUN: not accel-run %s --entry=complex_arg 2>&1 | FileCheck %s --check-prefix=CHECK-CPLX-ARG
+// CHECK-CPLX-ARG: accel-run: error: argument #0 of @complex_arg is tensor<2xcomplex<f32>>; accel-run runs tensors of integers and floats only
+
 // RUN: not accel-run %s --entry=not_modelled 2>&1 | FileCheck %s --check-prefix=CHECK-ORACLE
 // CHECK-ORACLE: errors.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'tensor.pad' op is not modelled by the fp64 oracle
 
@@ -169,4 +176,15 @@ func.func @broadcast_b(%a: tensor<3x4x5xf32>, %b: tensor<5x6xf32>, %c: tensor<3x
 func.func @unsigned_cast(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>, %c: tensor<4x16xi32>) -> tensor<4x16xi32> {
   %0 = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : tensor<4x8xi8>, tensor<8x16xi8>) outs(%c : tensor<4x16xi32>) -> tensor<4x16xi32>
   return %0 : tensor<4x16xi32>
+}
+
+func.func @index_result(%a: tensor<3x4xindex>) -> tensor<4x3xindex> {
+  %e = tensor.empty() : tensor<4x3xindex>
+  %t = linalg.transpose ins(%a : tensor<3x4xindex>) outs(%e : tensor<4x3xindex>) permutation = [1, 0]
+  return %t : tensor<4x3xindex>
+}
+
+func.func @complex_arg(%a: tensor<2xcomplex<f32>>) -> tensor<2xf32> {
+  %e = tensor.empty() : tensor<2xf32>
+  return %e : tensor<2xf32>
 }
