@@ -108,49 +108,57 @@ struct KernelBuilder {
   /// i8: A enters vpdpbusd as unsigned (a + 128), which adds 128 x the
   /// column sums of B to every row: `sums` = -128 x B's column sums, which
   /// the micro-kernels add to the C tile they load in the first K block.
+  /// Summed from the packed panels (zeros past N and K), whatever B's
+  /// layout: per 16 columns, the groups' 64 bytes widened and added, then
+  /// each column's 4 lanes.
   void columnSums() {
-    Type i32 = b.getI32Type(), i8 = b.getI8Type();
-    int64_t fullCols = g.n / 16 * 16;
+    Type i32 = b.getI32Type();
+    int64_t gs = groupSize();
+    int64_t groupsK = cast<MemRefType>(packed.getType()).getDimSize(1);
     Value c0 = idx(0), c1 = idx(1);
     sums = memref::AllocOp::create(b, loc,
                                    MemRefType::get({(g.n + 15) / 16 * 16}, i32),
                                    b.getI64IntegerAttr(64));
-    Value zero16 = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vec(16, i32), b.getI32IntegerAttr(0)));
-    // sums[n] = -128 * sum_k B[k, n], 16 columns at a time.
+    auto wideType = vec(16 * gs, i32);
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(wideType, b.getI32IntegerAttr(0)));
     auto nLoop =
         scf::ForOp::create(b, loc, c0, idx((g.n + 15) / 16 * 16), idx(16));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(nLoop.getBody());
+    Value col = nLoop.getInductionVar();
+    auto kLoop =
+        scf::ForOp::create(b, loc, c0, idx(groupsK), c1, ValueRange{zero});
     {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(nLoop.getBody());
-      Value col = nLoop.getInductionVar();
-      Value rest = arith::SubIOp::create(b, loc, idx(g.n), col);
-      Value mask = vector::CreateMaskOp::create(b, loc, vec(16, b.getI1Type()),
-                                                ValueRange{rest});
-      Value zero8 = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(vec(16, i8), b.getI8IntegerAttr(0)));
-      auto kLoop =
-          scf::ForOp::create(b, loc, c0, idx(g.k), c1, ValueRange{zero16});
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(kLoop.getBody());
-      Value row = vector::MaskedLoadOp::create(
-          b, loc, vec(16, i8), g.b, ValueRange{kLoop.getInductionVar(), col},
-          mask, zero8);
-      Value wide = arith::ExtSIOp::create(b, loc, vec(16, i32), row);
+      Value panel =
+          vector::LoadOp::create(b, loc, panelType(), packed,
+                                 panelIndex(kLoop.getInductionVar(), col, 0));
+      Value wide = arith::ExtSIOp::create(b, loc, wideType, panel);
       scf::YieldOp::create(
           b, loc,
           ValueRange{
               arith::AddIOp::create(b, loc, kLoop.getRegionIterArgs()[0], wide)
                   .getResult()});
-      b.setInsertionPointAfter(kLoop);
-      Value scaled = arith::MulIOp::create(
-          b, loc, kLoop.getResult(0),
-          arith::ConstantOp::create(
-              b, loc,
-              DenseElementsAttr::get(vec(16, i32), b.getI32IntegerAttr(-128))));
-      vector::StoreOp::create(b, loc, scaled, sums, ValueRange{col});
     }
-    (void)fullCols;
+    // Lane 4 c + t of the sum holds column c's k = 4 kk + t terms.
+    Value total;
+    for (int64_t t = 0; t < gs; ++t) {
+      SmallVector<int64_t> lanes;
+      for (int64_t c = 0; c < 16; ++c)
+        lanes.push_back(c * gs + t);
+      Value part = vector::ShuffleOp::create(b, loc, kLoop.getResult(0),
+                                             kLoop.getResult(0), lanes);
+      total =
+          total ? arith::AddIOp::create(b, loc, total, part).getResult() : part;
+    }
+    Value scaled = arith::MulIOp::create(
+        b, loc, total,
+        arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(vec(16, i32), b.getI32IntegerAttr(-128))));
+    vector::StoreOp::create(b, loc, scaled, sums, ValueRange{col});
   }
 
   /// acc += a (G inputs broadcast to every lane) . panel (16 columns x G).
@@ -556,17 +564,15 @@ struct AccelCpuDotKernelsPass
     // A contraction the configuration stage configured gets the kernel it
     // names (with its tiles); the others the features' and the options'.
     SmallVector<std::pair<DotGemm, accel::CpuDotTiles>> gemms;
-    // Each bf16 GEMM's B transpose whose input it packs instead (B stored
-    // [N, K], a linear layer's weight): no copy of B per call. (int8 also
-    // sums B's columns from B as [K, N], so it keeps the copy.)
+    // Each GEMM's B transpose whose input it packs instead (B stored
+    // [N, K], a linear layer's weight): no copy of B per call.
     llvm::DenseMap<Operation *, Operation *> transposeOfB;
     func.walk([&](linalg::LinalgOp op) {
       std::optional<DotGemm> g = matchDotGemm(op);
       if (!g)
         return;
-      if (g->kind == DotKind::Bf16)
-        if (linalg::TransposeOp t = accel::adoptTransposedB(*g))
-          transposeOfB[op] = t;
+      if (linalg::TransposeOp t = accel::adoptTransposedB(*g))
+        transposeOfB[op] = t;
       auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
           accel::kLoweringConfigAttrName);
       if (config) {

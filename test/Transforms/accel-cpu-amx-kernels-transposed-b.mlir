@@ -1,6 +1,6 @@
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-amx-kernels{features=amx-tile,amx-bf16,amx-int8}))' | FileCheck %s
-// The AVX512-BF16 dot kernels (no AMX) pack a bf16 B from [N, K] the same
-// way; int8 keeps the copy (its column sums read B as [K, N]).
+// The AVX512-BF16 and VNNI dot kernels (no AMX) pack B from [N, K] the
+// same way (int8's column sums come from the packed panels).
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-cpu-dot-kernels{features=avx512f,avx512bf16,avx512vnni}))' | FileCheck %s --check-prefix=DOT
 // B made by a linalg.transpose of a buffer stored [N, K] (what
 // accel-cpu-transpose-rhs makes of a linear layer's weight): the AMX
@@ -92,7 +92,9 @@ func.func @linear_bf16_in_loop(%a: memref<8x256xbf16>, %w: memref<48x256xbf16>, 
 // CHECK: vector.load %{{.+}}[%{{.+}}, %{{.+}}] : memref<32x128xi8{{.*}}>, vector<64xi8>
 // CHECK: amx.tile_muli
 // DOT-LABEL: func @linear_i8
-// DOT: linalg.transpose
+// DOT-NOT: linalg.transpose
+// DOT: vector.load %arg1[%{{.+}}, %{{.+}}] : memref<32x128xi8>, vector<64xi8>
+// DOT: accel.x86_dot_u8s8
 func.func @linear_i8(%a: memref<16x128xi8>, %w: memref<32x128xi8>, %c: memref<16x32xi32>) {
   %t = memref.alloc() : memref<128x32xi8>
   linalg.transpose ins(%w : memref<32x128xi8>) outs(%t : memref<128x32xi8>) permutation = [1, 0]
@@ -118,6 +120,8 @@ func.func @linear_i8(%a: memref<16x128xi8>, %w: memref<32x128xi8>, %c: memref<16
 // read the copy, which stays.
 // CHECK-LABEL: func @written_between
 // CHECK: linalg.transpose
+// DOT-LABEL: func @written_between
+// DOT: linalg.transpose
 // CHECK: linalg.fill {{.*}} outs(%arg1 : memref<32x64xbf16>)
 // CHECK: amx.tile_mulf
 func.func @written_between(%a: memref<16x64xbf16>, %w: memref<32x64xbf16>, %c: memref<16x32xf32>) {

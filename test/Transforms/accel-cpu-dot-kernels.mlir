@@ -198,9 +198,13 @@ module attributes {accel.target = #accel.target<name = "t", kind = cpu, chip = "
 // CHECK: %[[AV:.+]] = memref.load %[[A]]
 // CHECK: arith.xori %[[AV]], %c-128_i8 : i8
 // CHECK: memref.store %{{.+}}, %[[AP]]
+// B's column sums from the packed panels (zeros past N and K): per 16
+// columns the groups' 64 bytes widened and added, then each column's 4
+// lanes.
 // CHECK: %[[SUMS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<80xi32>
-// CHECK: vector.maskedload %[[B]]
-// CHECK: arith.extsi %{{.+}} : vector<16xi8> to vector<16xi32>
+// CHECK: vector.load %[[BP]][{{.*}}] : memref<{{.*}}xi8>, vector<64xi8>
+// CHECK: arith.extsi %{{.+}} : vector<64xi8> to vector<64xi32>
+// CHECK: vector.shuffle {{.*}} [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60] : vector<64xi32>, vector<64xi32>
 // CHECK: arith.muli %{{.+}}, %cst{{.*}} : vector<16xi32>
 // CHECK: vector.store %{{.+}}, %[[SUMS]]
 // The first K block (here the only one) adds the sums to the C tile it

@@ -863,6 +863,10 @@ def AccelCpuDotKernelsPass
     - B is packed once per call into groups of G = 2 or 4 K rows
       interleaved, `Bp[K/G, N16, G]` (N padded to 16 columns and K to a
       whole group, with zeros), so one 512-bit load gives 16 columns x G;
+      a B that a `linalg.transpose` made from a buffer stored `[N, K]`
+      (a linear layer's weight) is packed from that buffer and the
+      transpose goes, as in `accel-cpu-amx-kernels` (a group of a column
+      is a 32-bit word of the weight's row: 16 x 16 word transposes);
     - the C tile `mr x nr` (default 6 x 64: 24 zmm accumulators) stays in
       registers over a block of `kc` K values; each k group broadcasts A's
       32-bit group of the row across the lanes and issues one dot per 16
@@ -873,7 +877,8 @@ def AccelCpuDotKernelsPass
     - int8: vpdpbusd multiplies unsigned by signed bytes, so A enters as
       `a xor 0x80` (= a + 128), through a copy whose K is padded to whole
       groups (each group then broadcasts straight from memory), and the C
-      tiles loaded in the first K block get `-128 x` the column sums of B;
+      tiles loaded in the first K block get `-128 x` the column sums of B
+      (summed from the packed panels, whichever layout B had);
       the i32 result is bit-exact (wrapping like the reference).
 
     bf16 products are exact in f32 and summed in f32, as the widened f32
