@@ -1176,7 +1176,7 @@ struct AccelCpuAmxKernelsPass
     }
     // B stored [N, K]: the packing's 16 x 16 transposes of words as 4
     // rounds of shuffles.
-    if (failed(accel::lowerPackingTransposes(func)))
+    if (failed(accel::lowerWordTransposes(func)))
       return signalPassFailure();
   }
 };

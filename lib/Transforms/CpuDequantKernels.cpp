@@ -522,10 +522,9 @@ struct AmxKernelBuilder {
   /// packed[mb, kp, 2 m + h] = A[16 mb + m, 2 kp + h], zeros past M. Per 32
   /// K, the 16 rows' pairs (a 16 x 16 block of 32-bit lanes) are
   /// transposed in registers (vector.transpose, lowered to shuffles by
-  /// the pass: `transposes` collects them); rows past M read the last row
+  /// the pass: lowerWordTransposes); rows past M read the last row
   /// and are replaced by zeros.
-  Value packA(Value rows, Value blocks,
-              SmallVectorImpl<Operation *> &transposes) {
+  Value packA(Value rows, Value blocks) {
     auto type = MemRefType::get({ShapedType::kDynamic, g.k / 2, 32}, bf16);
     Value packed = memref::AllocOp::create(b, loc, type, ValueRange{blocks},
                                            b.getI64IntegerAttr(64));
@@ -557,7 +556,6 @@ struct AmxKernelBuilder {
     }
     auto transpose =
         vector::TransposeOp::create(b, loc, block, ArrayRef<int64_t>{1, 0});
-    transposes.push_back(transpose);
     Value kp = arith::DivUIOp::create(b, loc, k, idx(2));
     for (int64_t j = 0; j < 16; ++j) {
       Value pairs = vector::ExtractOp::create(b, loc, transpose, j);
@@ -1003,10 +1001,10 @@ struct AmxKernelBuilder {
     return buf;
   }
 
-  void build(bool parallel, SmallVectorImpl<Operation *> &transposes) {
+  void build(bool parallel) {
     Value rows = memref::DimOp::create(b, loc, g.a, 0);
     Value blocks = arith::DivUIOp::create(b, loc, add(rows, 15), idx(16));
-    Value packed = packA(rows, blocks, transposes);
+    Value packed = packA(rows, blocks);
     Value several = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                           blocks, idx(1));
     // The weight tiles [first, last) of `width` rows from n0 = 16 x first,
@@ -1105,7 +1103,6 @@ struct AccelCpuDequantKernelsPass
     if (failedConfig)
       return signalPassFailure();
     OpBuilder builder(&getContext());
-    SmallVector<Operation *> transposes;
     for (auto &[g, tiles] : gemms) {
       builder.setInsertionPoint(g.op);
       linalg::FillOp fill = accel::initializingFill(
@@ -1136,7 +1133,7 @@ struct AccelCpuDequantKernelsPass
         {
           OpBuilder::InsertionGuard guard(builder);
           builder.setInsertionPointToStart(choice.thenBlock());
-          amxKernel.build(parallel, transposes);
+          amxKernel.build(parallel);
           builder.setInsertionPointToStart(choice.elseBlock());
           kb.build(parallel);
         }
@@ -1148,15 +1145,9 @@ struct AccelCpuDequantKernelsPass
       if (fill)
         fill->erase();
     }
-    // The AMX kernels' 16 x 16 transposes of A as 4 rounds of shuffles
-    // (unpacks and lane permutes), not element by element.
-    if (!transposes.empty()) {
-      RewritePatternSet patterns(&getContext());
-      vector::populateVectorTransposeLoweringPatterns(
-          patterns, vector::VectorTransposeLowering::Shuffle16x16);
-      if (failed(applyOpPatternsGreedily(transposes, std::move(patterns))))
-        return signalPassFailure();
-    }
+    // The AMX kernels' 16 x 16 transposes of A.
+    if (failed(accel::lowerWordTransposes(func)))
+      return signalPassFailure();
   }
 };
 } // namespace

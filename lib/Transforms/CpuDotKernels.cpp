@@ -625,7 +625,7 @@ struct AccelCpuDotKernelsPass
       if (kb.epilogue)
         kb.epilogue->generic->erase();
     }
-    if (failed(accel::lowerPackingTransposes(func)))
+    if (failed(accel::lowerWordTransposes(func)))
       return signalPassFailure();
   }
 };

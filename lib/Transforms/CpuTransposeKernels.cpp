@@ -30,8 +30,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_ACCELCPUTRANSPOSEKERNELSPASS
@@ -76,7 +74,6 @@ struct TransposeBuilder {
   Location loc;
   linalg::TransposeOp op;
   int64_t threads;
-  SmallVectorImpl<Operation *> &transposes;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
@@ -144,9 +141,8 @@ struct TransposeBuilder {
         m = vector::InsertOp::create(
             b, loc, vector::BitCastOp::create(b, loc, words, row), m, r);
       }
-      auto tr = vector::TransposeOp::create(b, loc, m, ArrayRef<int64_t>{1, 0});
-      transposes.push_back(tr);
-      t.push_back(tr);
+      t.push_back(
+          vector::TransposeOp::create(b, loc, m, ArrayRef<int64_t>{1, 0}));
     }
     for (int64_t w = 0; w < kBlock; ++w) {
       // Word w of every source row: elements j + p w .. j + p w + p - 1,
@@ -279,18 +275,12 @@ struct AccelCpuTransposeKernelsPass
     if (ops.empty())
       return;
     OpBuilder builder(&getContext());
-    SmallVector<Operation *> transposes;
     for (linalg::TransposeOp op : ops) {
       builder.setInsertionPoint(op);
-      TransposeBuilder{builder, op.getLoc(), op, threads, transposes}.build();
+      TransposeBuilder{builder, op.getLoc(), op, threads}.build();
       op->erase();
     }
-    // The 16 x 16 transposes of words as 4 rounds of shuffles (unpacks and
-    // lane permutes), not element by element.
-    RewritePatternSet patterns(&getContext());
-    vector::populateVectorTransposeLoweringPatterns(
-        patterns, vector::VectorTransposeLowering::Shuffle16x16);
-    if (failed(applyOpPatternsGreedily(transposes, std::move(patterns))))
+    if (failed(accel::lowerWordTransposes(getOperation())))
       return signalPassFailure();
   }
 };

@@ -300,7 +300,7 @@ void mlir::accel::eraseTransposeOfB(Operation *transpose) {
     copy.getDefiningOp()->erase();
 }
 
-LogicalResult mlir::accel::lowerPackingTransposes(Operation *root) {
+LogicalResult mlir::accel::lowerWordTransposes(Operation *root) {
   SmallVector<Operation *> transposes;
   root->walk([&](vector::TransposeOp t) {
     if (t.getResultVectorType() ==

@@ -74,9 +74,11 @@ linalg::TransposeOp adoptTransposedB(DotGemm &g);
 /// and its copy's allocation when nothing else uses it.
 void eraseTransposeOfB(Operation *transpose);
 
-/// Lowers the 16 x 16 transposes of 32-bit words that packDotB made for a
-/// B stored [N, K] in `root` to 4 rounds of shuffles (Shuffle16x16).
-LogicalResult lowerPackingTransposes(Operation *root);
+/// Lowers the 16 x 16 transposes of 32-bit words in `root` (packDotB's for
+/// a B stored [N, K], the transpose and dequant kernels' blocks) to 4
+/// rounds of shuffles: unpacks, then lane permutes (Shuffle16x16), not
+/// element by element.
+LogicalResult lowerWordTransposes(Operation *root);
 
 /// `op` as a row-major GEMM with static sizes whose operands a dot
 /// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k), unit

@@ -342,6 +342,20 @@ struct ConvertAccelToGPUPass
         }
       items.push_back(std::move(item));
     }
+    // `item` reads `values` (null ones skipped), each a kernel buffer.
+    auto readBuffers = [&](Operation *op, KernelItem &item,
+                           ArrayRef<Value> values) -> LogicalResult {
+      for (Value v : values) {
+        if (!v)
+          continue;
+        if (!bufferOf.count(v))
+          return op->emitOpError("reads a value that is not a kernel buffer "
+                                 "(a function argument or the result of "
+                                 "another kernel)");
+        item.reads.push_back(v);
+      }
+      return success();
+    };
     // Attention kernels are numbered after the matmuls.
     SmallVector<AttentionPlan, 1> plans;
     for (auto [j, op] : llvm::enumerate(attentions)) {
@@ -350,17 +364,10 @@ struct ConvertAccelToGPUPass
         return failure();
       plans.push_back(*k);
       KernelItem item{KernelItem::Attention, j, {}, {op.getResult()}, op};
-      if (k->skv > 0)
-        for (Value v :
-             {op.getQuery(), op.getKey(), op.getValue(), op.getMask()}) {
-          if (!v)
-            continue;
-          if (!bufferOf.count(v))
-            return op.emitOpError("reads a value that is not a kernel buffer "
-                                  "(a function argument or the result of "
-                                  "another kernel)");
-          item.reads.push_back(v);
-        }
+      if (k->skv > 0 && failed(readBuffers(op, item,
+                                           {op.getQuery(), op.getKey(),
+                                            op.getValue(), op.getMask()})))
+        return failure();
       items.push_back(std::move(item));
     }
     // Weight-only quantised matmuls (DequantKernel.h).
@@ -371,16 +378,10 @@ struct ConvertAccelToGPUPass
         return failure();
       dequantPlans.push_back(*k);
       KernelItem item{KernelItem::Dequant, j, {}, {op.getResult()}, op};
-      for (Value v : {op.getLhs(), op.getWeights(), op.getScales(),
-                      op.getZeroPoints()}) {
-        if (!v)
-          continue;
-        if (!bufferOf.count(v))
-          return op.emitOpError("reads a value that is not a kernel buffer "
-                                "(a function argument or the result of "
-                                "another kernel)");
-        item.reads.push_back(v);
-      }
+      if (failed(readBuffers(op, item,
+                             {op.getLhs(), op.getWeights(), op.getScales(),
+                              op.getZeroPoints()})))
+        return failure();
       items.push_back(std::move(item));
     }
     for (auto [j, e] : llvm::enumerate(elementwise)) {
