@@ -453,16 +453,7 @@ struct AmxBuilder {
   void packPiece(Value k0, int64_t steps, Value col0, int64_t cols) {
     auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
     int64_t rows = steps * kstep;
-    // B stored [N, K]: the piece's columns are rows of the buffer.
-    Value slab = g.bTransposed
-                     ? memref::SubViewOp::create(
-                           b, loc, g.b, ArrayRef<OpFoldResult>{col0, k0},
-                           ArrayRef<OpFoldResult>{st(cols), st(rows)},
-                           ArrayRef<OpFoldResult>{st(1), st(1)})
-                     : memref::SubViewOp::create(
-                           b, loc, g.b, ArrayRef<OpFoldResult>{k0, col0},
-                           ArrayRef<OpFoldResult>{st(rows), st(cols)},
-                           ArrayRef<OpFoldResult>{st(1), st(1)});
+    Value slab = accel::viewOfB(b, loc, g, k0, col0, rows, cols);
     Value into = memref::SubViewOp::create(
         b, loc, bPiece, ArrayRef<OpFoldResult>{st(0), st(0), st(0)},
         ArrayRef<OpFoldResult>{st(cols / 16), st(rows / group), st(16 * group)},
@@ -792,21 +783,10 @@ struct AmxBuilder {
   /// panels).
   void packTaskPanels(Value col0, int64_t cols, int64_t lastCols) {
     auto pack = [&](int64_t n) {
-      auto bType = cast<MemRefType>(g.b.getType());
       auto packedType = cast<MemRefType>(bPacked.getType());
       int64_t groupsK = packedType.getDimSize(1);
       auto st = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-      // B stored [N, K]: the columns are rows of the buffer.
-      Value slab =
-          g.bTransposed
-              ? memref::SubViewOp::create(
-                    b, loc, g.b, ArrayRef<OpFoldResult>{col0, st(0)},
-                    ArrayRef<OpFoldResult>{st(n), st(bType.getDimSize(1))},
-                    ArrayRef<OpFoldResult>{st(1), st(1)})
-              : memref::SubViewOp::create(
-                    b, loc, g.b, ArrayRef<OpFoldResult>{st(0), col0},
-                    ArrayRef<OpFoldResult>{st(bType.getDimSize(0)), st(n)},
-                    ArrayRef<OpFoldResult>{st(1), st(1)});
+      Value slab = accel::viewOfB(b, loc, g, st(0), col0, g.k, n);
       Value panel0 = arith::DivUIOp::create(b, loc, col0, idx(16));
       Value into = memref::SubViewOp::create(
           b, loc, bPacked, ArrayRef<OpFoldResult>{panel0, st(0), st(0)},

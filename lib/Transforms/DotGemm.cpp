@@ -284,6 +284,20 @@ linalg::TransposeOp mlir::accel::matchTransposedB(const DotGemm &g) {
   return transpose;
 }
 
+Value mlir::accel::viewOfB(OpBuilder &b, Location loc, const DotGemm &g,
+                           OpFoldResult k0, OpFoldResult col0, int64_t rows,
+                           int64_t cols) {
+  SmallVector<OpFoldResult> offsets{k0, col0};
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(rows), b.getIndexAttr(cols)};
+  if (g.bTransposed) {
+    std::swap(offsets[0], offsets[1]);
+    std::swap(sizes[0], sizes[1]);
+  }
+  return memref::SubViewOp::create(
+      b, loc, g.b, offsets, sizes,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+}
+
 linalg::TransposeOp mlir::accel::adoptTransposedB(DotGemm &g) {
   linalg::TransposeOp t = matchTransposedB(g);
   if (t) {

@@ -66,6 +66,12 @@ SmallVector<Value> dotPanelIndex(OpBuilder &b, Location loc, const DotGemm &g,
 /// transpose; the GEMM may then read its input instead.
 linalg::TransposeOp matchTransposedB(const DotGemm &g);
 
+/// B's rows [k0, k0 + rows) x columns [col0, col0 + cols) as a view of
+/// g.b (of its [N, K] buffer, swapped, when g.bTransposed): a GEMM over
+/// that slab is `g` with this B, K = rows and N = cols.
+Value viewOfB(OpBuilder &b, Location loc, const DotGemm &g, OpFoldResult k0,
+              OpFoldResult col0, int64_t rows, int64_t cols);
+
 /// matchTransposedB's transpose, with `g` then reading its input
 /// (bTransposed); null, and `g` unchanged, when there is none.
 linalg::TransposeOp adoptTransposedB(DotGemm &g);

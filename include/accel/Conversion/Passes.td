@@ -534,9 +534,10 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     a SIMT kernel for decode-sized M on every chip of both vendors: its
     parameters A `[rows, K]` (batch dimensions and M flattened), W
     `[N, K * bits / 8]` i8, the scales and zero points `[N, K / group]`,
-    C `[rows, N]`. A block is 128 threads (two waves of 64 on CDNA); a
-    warp takes 4 rows of W for up to 8 rows of A (the grid
-    `[ceil(N / (4 x warps)), ceil(rows / 8)]`), each lane `chunk`
+    C `[rows, N]`. A block is 128 threads (two waves of 64 on CDNA) and up
+    to 16 rows of A; a warp takes R rows of W (4 for up to 4 rows of A, 2
+    for 5-8, 1 for 9-16: at most 16 sums a lane), the grid
+    `[ceil(N / (R x warps)), ceil(rows / 16)]`; each lane `chunk`
     consecutive weights per step in one load of up to 16 bytes (the chunk
     divides the group; smaller for a K shorter than the warp's step). Each
     weight is dequantised in registers as the op defines,
