@@ -120,6 +120,13 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     dequant.threads = options.threads;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuDequantKernelsPass(dequant));
+    // f32 with B as [N, K] and few rows of A: dot products along W's rows,
+    // no transposed copy.
+    accel::AccelCpuRowDotKernelsPassOptions rowDot;
+    rowDot.threads = options.threads;
+    rowDot.features = options.cpuFeatures;
+    pm.addNestedPass<func::FuncOp>(
+        accel::createAccelCpuRowDotKernelsPass(rowDot));
     // B as [N, K] (a linear layer's weight), transposed for the kernels
     // above: blocks transposed in registers instead of loops reading a row
     // apart per element.

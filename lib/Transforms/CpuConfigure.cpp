@@ -43,6 +43,7 @@ static constexpr StringLiteral kDequant = "cpu-dequant";
 static constexpr StringLiteral kDequantLut = "cpu-dequant-lut";
 static constexpr StringLiteral kDequantAmx = "cpu-dequant-amx";
 static constexpr StringLiteral kLoops = "cpu-loops";
+static constexpr StringLiteral kRowDot = "cpu-row-dot";
 
 //===----------------------------------------------------------------------===//
 // What the CPU has
@@ -164,6 +165,51 @@ CpuDequantTiles mlir::accel::chooseCpuDequantTiles(const CpuIsa &isa,
   if (!dynamic && rows < 4)
     return {2, 8, 32, lut};
   return {4, 4, 32, lut};
+}
+
+std::optional<CpuRowDotTiles>
+mlir::accel::chooseCpuRowDotTiles(const CpuIsa &isa, int64_t rows) {
+  if (ShapedType::isDynamic(rows) || rows < 1 || rows > cpuRowDotMaxRows)
+    return std::nullopt;
+  // The dequant kernel's tiles without the dequantisation: mr x nr
+  // accumulators, mr A vectors and a weight vector in the 32 zmm. 1 x 8 and
+  // 2 x 8 keep 8 and 16 independent FMA chains on the streaming weight;
+  // from 4 rows the kernel reads W's rows again per 4 rows of A (from L2),
+  // and 4 x 6 reads A's rows fewer times than 4 x 4 (4096 x 4096, one
+  // Sapphire Rapids core, ms: M 16 10.1 / 10.5, M 32 16.3 / 18.6, M 64
+  // 29.4 / 35.2; 4 rows 5.4 / 5.1; 8 x 2 within 10 % of both). Against
+  // cpu-fma on the transposed copy (same run): M 48 26.6 / 38.8, M 64
+  // 31.9 / 42.3, M 96 47.3 / 47.1, M 128 59.7 / 56.3: cpuRowDotMaxRows =
+  // 64 (bench/results/row-dot-1t-2026-12-06.txt).
+  // Without AVX-512 a vector of 16 f32 takes two of the 16 ymm: 1 x 4, 2 x 2.
+  if (isa.known && !isa.avx512f)
+    return rows < 2 ? CpuRowDotTiles{1, 4} : CpuRowDotTiles{2, 2};
+  if (rows < 2)
+    return CpuRowDotTiles{1, 8};
+  if (rows < 4)
+    return CpuRowDotTiles{2, 8};
+  if (rows < 16)
+    return CpuRowDotTiles{4, 4};
+  return CpuRowDotTiles{4, 6};
+}
+
+std::optional<CpuRowDotTiles>
+mlir::accel::getCpuRowDotTiles(LoweringConfigAttr config) {
+  if (!config || config.getKernel() != kRowDot || config.getMma().size() != 3)
+    return std::nullopt;
+  return CpuRowDotTiles{config.getMma()[0], config.getMma()[1]};
+}
+
+std::string mlir::accel::checkCpuRowDotTiles(const CpuRowDotTiles &t) {
+  if (t.mr < 1 || t.nr < 1)
+    return "mr and nr must be positive, got " + std::to_string(t.mr) + " x " +
+           std::to_string(t.nr);
+  int64_t registers = t.mr * t.nr + t.mr + 1;
+  if (registers > 32)
+    return "mr x nr = " + std::to_string(t.mr) + " x " + std::to_string(t.nr) +
+           " needs " + std::to_string(registers) +
+           " vector registers; AVX-512 has 32";
+  return "";
 }
 
 std::optional<CpuDequantTiles>
@@ -369,19 +415,74 @@ static StringRef dotKernelFor(DotOperands operands, const CpuIsa &isa) {
   return "";
 }
 
+/// Whether `mm` is what cpu-row-dot takes: f32 A, B and C without scales or
+/// batch dimensions, B as [N, K] (`transpose_b`), static non-empty sizes.
+static bool rowDotOperandsOf(MatmulOp mm) {
+  auto a = mm.getLhs().getType(), b = mm.getRhs().getType();
+  auto c = mm.getInit().getType();
+  return mm.getTransposeB() && !mm.getLhsScale() && a.getRank() == 2 &&
+         b.getRank() == 2 && c.getRank() == 2 && a.hasStaticShape() &&
+         b.hasStaticShape() && c.hasStaticShape() &&
+         a.getElementType().isF32() && b.getElementType().isF32() &&
+         c.getElementType().isF32() && a.getNumElements() > 0 &&
+         b.getNumElements() > 0;
+}
+
+/// cpu-row-dot's config for `mm`: the given mma [mr, nr, 16] or the choice.
+static FailureOr<LoweringConfigAttr> configureRowDot(MatmulOp mm,
+                                                     LoweringConfigAttr given,
+                                                     const CpuIsa &isa,
+                                                     bool operandsOk) {
+  if (!operandsOk)
+    return mm.emitOpError("cannot use cpu-row-dot: it takes f32 A, B and C "
+                          "of static sizes without batch dimensions or "
+                          "scales, B as [N, K] (transpose_b)");
+  if (given && !given.getTile().empty())
+    return mm.emitOpError("cannot use cpu-row-dot: it takes no tile (W is "
+                          "read whole per row block), got ")
+           << given.getTile().size() << " entries";
+  int64_t rows = mm.getLhs().getType().getDimSize(0);
+  std::optional<CpuRowDotTiles> t = chooseCpuRowDotTiles(isa, rows);
+  if (!t)
+    t = CpuRowDotTiles{4, 4};
+  ArrayRef<int64_t> mma = given ? given.getMma() : ArrayRef<int64_t>();
+  if (!mma.empty()) {
+    if (mma.size() != 3 || mma[2] != 16)
+      return mm.emitOpError("cannot use cpu-row-dot: its mma is [mr, nr, 16] "
+                            "(16 f32 a vector along K)");
+    t = CpuRowDotTiles{mma[0], mma[1]};
+  }
+  if (std::string why = checkCpuRowDotTiles(*t); !why.empty())
+    return mm.emitOpError("cannot use cpu-row-dot: ") << why;
+  return LoweringConfigAttr::get(mm.getContext(), kRowDot, {}, {},
+                                 {t->mr, t->nr, 16}, 0, "");
+}
+
 static FailureOr<LoweringConfigAttr>
 configureMatmul(MatmulOp mm, LoweringConfigAttr given, const CpuIsa &isa,
                 const CpuConfigOverrides &o) {
   MLIRContext *ctx = mm.getContext();
   DotOperands operands = dotOperandsOf(mm, o);
   StringRef dot = dotKernelFor(operands, isa);
-  StringRef kernel = given ? given.getKernel() : (dot.empty() ? StringRef(kFma) : dot);
+  // f32 with B as [N, K] and few rows: dot products along K on W's rows
+  // (unless the options name cpu-fma tiles).
+  bool rowDotOperands = rowDotOperandsOf(mm);
+  std::optional<CpuRowDotTiles> rowDot;
+  if (rowDotOperands && o.cacheTile.empty() && o.registerTile.empty())
+    rowDot = chooseCpuRowDotTiles(isa, mm.getLhs().getType().getDimSize(0));
+  StringRef kernel = given          ? given.getKernel()
+                     : !dot.empty() ? dot
+                     : rowDot       ? StringRef(kRowDot)
+                                    : StringRef(kFma);
   bool isAmx = kernel == kAmxBf16 || kernel == kAmxI8;
   bool isDot = kernel == kBf16Dot || kernel == kI8Dot;
+  if (kernel == kRowDot)
+    return configureRowDot(mm, given, isa, rowDotOperands);
   if (kernel != kFma && !isAmx && !isDot)
     return mm.emitOpError("cannot use ")
            << kernel << " on the CPU: a matmul takes cpu-fma, "
-           << "cpu-avx512bf16, cpu-avx512vnni, cpu-amx-bf16 or cpu-amx-int8";
+           << "cpu-avx512bf16, cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8 or "
+              "cpu-row-dot";
   if (kernel != kFma) {
     bool bf16 = kernel == kBf16Dot || kernel == kAmxBf16;
     // The CPU first: a kernel it cannot run.

@@ -253,16 +253,19 @@ struct Packer {
 } // namespace
 
 linalg::TransposeOp mlir::accel::matchTransposedB(const DotGemm &g) {
-  auto alloc = g.b.getDefiningOp<memref::AllocOp>();
+  return matchTransposeInto(g.op, g.b);
+}
+
+linalg::TransposeOp mlir::accel::matchTransposeInto(Operation *gemm, Value b) {
+  auto alloc = b.getDefiningOp<memref::AllocOp>();
   if (!alloc)
     return {};
-  Operation *gemm = g.op;
   linalg::TransposeOp transpose;
   for (Operation *user : alloc->getUsers()) {
     if (user == gemm)
       continue;
     auto t = dyn_cast<linalg::TransposeOp>(user);
-    if (!t || t.getInit() != g.b || transpose)
+    if (!t || t.getInit() != b || transpose)
       return {};
     transpose = t;
   }

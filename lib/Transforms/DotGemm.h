@@ -66,6 +66,10 @@ SmallVector<Value> dotPanelIndex(OpBuilder &b, Location loc, const DotGemm &g,
 /// transpose; the GEMM may then read its input instead.
 linalg::TransposeOp matchTransposedB(const DotGemm &g);
 
+/// matchTransposedB for any GEMM: the transpose that fills `b` (an
+/// allocation `gemm` reads as its B) as above, or null.
+linalg::TransposeOp matchTransposeInto(Operation *gemm, Value b);
+
 /// B's rows [k0, k0 + rows) x columns [col0, col0 + cols) as a view of
 /// g.b (of its [N, K] buffer, swapped, when g.bTransposed): a GEMM over
 /// that slab is `g` with this B, K = rows and N = cols.

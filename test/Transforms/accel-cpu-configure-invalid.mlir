@@ -10,7 +10,7 @@
 // hand-written config the op or the CPU cannot take.
 
 func.func @gpu_kernel(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
-  // expected-error @+1 {{'accel.matmul' op cannot use wgmma on the CPU: a matmul takes cpu-fma, cpu-avx512bf16, cpu-avx512vnni, cpu-amx-bf16 or cpu-amx-int8}}
+  // expected-error @+1 {{'accel.matmul' op cannot use wgmma on the CPU: a matmul takes cpu-fma, cpu-avx512bf16, cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8 or cpu-row-dot}}
   %0 = accel.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "wgmma">} -> tensor<64x48xf32>
   return %0 : tensor<64x48xf32>
 }
@@ -87,4 +87,45 @@ func.func @not_a_config(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor
   // expected-error @+1 {{'accel.matmul' op has an accel.lowering_config that is not an #accel.lowering_config attribute}}
   %0 = accel.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) {accel.lowering_config = 3 : i64} -> tensor<64x48xf32>
   return %0 : tensor<64x48xf32>
+}
+
+// -----
+
+// cpu-row-dot reads B's rows: B must be [N, K].
+func.func @row_dot_not_transposed(%a: tensor<4x32xf32>, %b: tensor<32x48xf32>, %c: tensor<4x48xf32>) -> tensor<4x48xf32> {
+  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: it takes f32 A, B and C of static sizes without batch dimensions or scales, B as [N, K] (transpose_b)}}
+  %0 = accel.matmul ins(%a, %b : tensor<4x32xf32>, tensor<32x48xf32>) outs(%c : tensor<4x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot">} -> tensor<4x48xf32>
+  return %0 : tensor<4x48xf32>
+}
+
+// -----
+
+func.func @row_dot_bf16(%a: tensor<4x32xbf16>, %b: tensor<48x32xbf16>, %c: tensor<4x48xf32>) -> tensor<4x48xf32> {
+  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: it takes f32 A, B and C}}
+  %0 = accel.matmul transpose_b ins(%a, %b : tensor<4x32xbf16>, tensor<48x32xbf16>) outs(%c : tensor<4x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot">} -> tensor<4x48xf32>
+  return %0 : tensor<4x48xf32>
+}
+
+// -----
+
+func.func @row_dot_mma_k(%a: tensor<4x32xf32>, %b: tensor<48x32xf32>, %c: tensor<4x48xf32>) -> tensor<4x48xf32> {
+  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: its mma is [mr, nr, 16] (16 f32 a vector along K)}}
+  %0 = accel.matmul transpose_b ins(%a, %b : tensor<4x32xf32>, tensor<48x32xf32>) outs(%c : tensor<4x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot", mma = [4, 4, 8]>} -> tensor<4x48xf32>
+  return %0 : tensor<4x48xf32>
+}
+
+// -----
+
+func.func @row_dot_registers(%a: tensor<4x32xf32>, %b: tensor<48x32xf32>, %c: tensor<4x48xf32>) -> tensor<4x48xf32> {
+  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: mr x nr = 8 x 3 needs 33 vector registers; AVX-512 has 32}}
+  %0 = accel.matmul transpose_b ins(%a, %b : tensor<4x32xf32>, tensor<48x32xf32>) outs(%c : tensor<4x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot", mma = [8, 3, 16]>} -> tensor<4x48xf32>
+  return %0 : tensor<4x48xf32>
+}
+
+// -----
+
+func.func @row_dot_tile(%a: tensor<4x32xf32>, %b: tensor<48x32xf32>, %c: tensor<4x48xf32>) -> tensor<4x48xf32> {
+  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: it takes no tile (W is read whole per row block), got 3 entries}}
+  %0 = accel.matmul transpose_b ins(%a, %b : tensor<4x32xf32>, tensor<48x32xf32>) outs(%c : tensor<4x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot", tile = [4, 48, 32]>} -> tensor<4x48xf32>
+  return %0 : tensor<4x48xf32>
 }

@@ -116,6 +116,20 @@ constexpr int64_t cpuDequantAmxMinRows(int64_t bits) {
   return bits == 4 ? 3 : 5;
 }
 
+/// cpu-row-dot: an f32 matmul whose B is stored [N, K] (`transpose_b`, a
+/// linear layer's weight in PyTorch's layout) with few rows of A: mr rows of
+/// A times nr rows of W, dot products along K in vectors of 16 f32 (mr x nr
+/// accumulators), each summed across its lanes at the end of K. W is read
+/// in its own layout, once per mr rows of A; no transposed copy of it.
+struct CpuRowDotTiles {
+  int64_t mr, nr;
+};
+
+/// The rows of A up to which an f32 matmul with B as [N, K] takes
+/// cpu-row-dot rather than cpu-fma (which reads a transposed copy of W
+/// made per call). See chooseCpuRowDotTiles for the measurements.
+constexpr int64_t cpuRowDotMaxRows = 64;
+
 /// The cpu-fma tiles for a contraction on `isa` with `overrides`.
 CpuFmaTiles chooseCpuFmaTiles(const CpuIsa &isa,
                               const CpuConfigOverrides &overrides);
@@ -147,6 +161,16 @@ std::array<int64_t, 3> chooseCpuPagedTiles(const CpuIsa &isa,
 /// A is bf16 and bf16 subnormals may be flushed (AMX's tdpbf16ps does).
 CpuDequantTiles chooseCpuDequantTiles(const CpuIsa &isa, int64_t rows,
                                       int64_t bits, bool amxOperands = false);
+
+/// cpu-row-dot's register tile for `rows` rows of A (static), or nullopt
+/// past cpuRowDotMaxRows.
+std::optional<CpuRowDotTiles> chooseCpuRowDotTiles(const CpuIsa &isa,
+                                                   int64_t rows);
+/// The tiles of a cpu-row-dot config (`mma = [mr, nr, 16]`; nullopt: not
+/// one).
+std::optional<CpuRowDotTiles> getCpuRowDotTiles(LoweringConfigAttr config);
+/// Checks cpu-row-dot tiles; the reason they do not fit, or an empty string.
+std::string checkCpuRowDotTiles(const CpuRowDotTiles &tiles);
 
 bool cpuFlashOnAmx(Operation *op, const CpuIsa &isa, bool bf16Flush);
 

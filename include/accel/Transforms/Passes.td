@@ -719,6 +719,54 @@ def AccelCpuAmxKernelsPass
                            "::mlir::vector::VectorDialect"];
 }
 
+def AccelCpuRowDotKernelsPass
+    : Pass<"accel-cpu-row-dot-kernels", "::mlir::func::FuncOp"> {
+  let summary = "f32 matmuls with B as [N, K] and few rows of A as dot "
+                "products along the rows of the weight";
+  let description = [{
+    An f32 contraction `C[m, n] += A[m, k] * B[k, n]` on buffers of static
+    sizes whose B is an allocation that a `linalg.transpose` fills from a
+    buffer W `[N, K]` (what `accel-cpu-transpose-rhs` makes of
+    `accel.matmul transpose_b`, a linear layer's weight in PyTorch's layout;
+    W not written between them) and whose `accel.lowering_config` is
+    `cpu-row-dot` (`mma = [mr, nr, 16]`, from `accel-cpu-configure`: up to
+    16 rows of A, `cpuRowDotMaxRows`), becomes a register-tiled kernel that
+    reads W where it is, each C element a dot product of a row of A and a
+    row of W:
+
+    - a tile of `mr` rows of A and `nr` rows of W keeps `mr x nr`
+      accumulators of 16 f32; each step of 16 K loads `mr` A vectors and
+      `nr` W vectors, `mr x nr` FMAs;
+    - a K not a multiple of 16 ends with one masked step (zeros past K);
+    - each accumulator is summed across its lanes and added to C, or to the
+      value of C's initializing fill, which then goes;
+    - the next tile's `nr` W rows are prefetched while a tile reads its own.
+
+    The transpose and its copy go: W is read once per `mr` rows of A
+    (at M = 1, once), instead of transposed per call and read again. Rows of
+    A past a whole `mr` and rows of W past a whole `nr` get 1-row tiles. The
+    sum order differs from the reference loops (16 lanes, then across
+    lanes): within the f32 matmul gate. With `threads`, the tiles of `nr`
+    weight rows are the tasks of an `scf.forall` (not inside another
+    parallel loop). Contractions with another config are left alone; one
+    without a config takes the choice for its rows and `features`. A
+    `cpu-row-dot` contraction whose B is not such a transpose stays with
+    `accel-cpu-vectorize-contractions` (it reads the copy).
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", "1",
+           "Above 1: the tiles of nr weight rows in an scf.forall">,
+    Option<"features", "features", "std::string", "\"\"",
+           "CPU features, comma separated, for the tiles of contractions "
+           "without an accel.lowering_config (empty: the module's "
+           "accel.target; unknown: the AVX-512 tiles)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def AccelCpuTransposeKernelsPass
     : Pass<"accel-cpu-transpose-kernels", "::mlir::func::FuncOp"> {
   let summary = "Transpose the two innermost dimensions of buffers in "

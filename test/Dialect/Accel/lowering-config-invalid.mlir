@@ -4,7 +4,7 @@
 // target is rejected when the attribute is parsed; the chip's rules are the
 // conversion's (test/Conversion/AccelToGPU/invalid-lowering-config.mlir).
 
-// expected-error @+1 {{lowering_config 'kernel' must be mma.sync, wgmma, mfma, wmma, fma, systolic, cpu-fma, cpu-avx512bf16, cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8, cpu-flash, cpu-flash-amx, cpu-paged-flash, cpu-dequant, cpu-dequant-lut, cpu-dequant-amx or cpu-loops, got 'tpu'}}
+// expected-error @+1 {{lowering_config 'kernel' must be mma.sync, wgmma, mfma, wmma, fma, systolic, cpu-fma, cpu-avx512bf16, cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8, cpu-flash, cpu-flash-amx, cpu-paged-flash, cpu-dequant, cpu-dequant-lut, cpu-dequant-amx, cpu-row-dot or cpu-loops, got 'tpu'}}
 func.func private @f() attributes {c = #accel.lowering_config<kernel = "tpu">}
 
 // -----

@@ -365,14 +365,15 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                       "cpu-dequant",
                                       "cpu-dequant-lut",
                                       "cpu-dequant-amx",
+                                      "cpu-row-dot",
                                       "cpu-loops"};
   if (!llvm::is_contained(kernels, kernel))
     return emitError() << "lowering_config 'kernel' must be mma.sync, wgmma, "
                           "mfma, wmma, fma, systolic, cpu-fma, cpu-avx512bf16, "
                           "cpu-avx512vnni, cpu-amx-bf16, cpu-amx-int8, "
                           "cpu-flash, cpu-flash-amx, cpu-paged-flash, "
-                          "cpu-dequant, cpu-dequant-lut, cpu-dequant-amx "
-                          "or cpu-loops, got '"
+                          "cpu-dequant, cpu-dequant-lut, cpu-dequant-amx, "
+                          "cpu-row-dot or cpu-loops, got '"
                        << kernel << "'";
   bool cpu = kernel.starts_with("cpu-");
   auto positive = [&](StringRef name, ArrayRef<int64_t> list,

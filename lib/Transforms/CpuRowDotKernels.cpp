@@ -1,0 +1,299 @@
+//===- CpuRowDotKernels.cpp - accel-cpu-row-dot-kernels -------------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// cpu-row-dot: an f32 matmul whose B is a linear layer's weight W stored
+// [N, K] (accel.matmul transpose_b; accel-cpu-transpose-rhs made B a
+// transposed copy of W, which the cpu-fma kernel reads as [K, N]) with few
+// rows of A. Each C element is a dot product of a row of A and a row of W,
+// both contiguous along K, so the kernel reads W where it is:
+//
+//   - a tile of mr rows of A x nr rows of W keeps mr x nr accumulators of
+//     16 f32; each step of 16 K loads the mr A vectors once and each of the
+//     nr W vectors once, for mr FMAs each;
+//   - a K that is not a multiple of 16 ends with masked loads (zeros past K);
+//   - at the end of K each accumulator is summed across its lanes and added
+//     to C (to the initializing fill's value, whose fill then goes);
+//   - the next tile's W rows are prefetched while this one streams its own.
+//
+// The transposed copy of W goes: at M = 1 a decode step reads W once, at
+// the machine's bandwidth, instead of transposing it first (which read and
+// wrote it once more and then read the copy). Rows of A past a whole mr
+// and rows of W past a whole nr get 1-row tiles; with `threads` the tiles
+// of nr weight rows are the tasks of an scf.forall.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BufferAccess.h"
+#include "DotGemm.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
+#include "accel/Transforms/CpuConfig.h"
+#include "accel/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::accel {
+#define GEN_PASS_DEF_ACCELCPUROWDOTKERNELSPASS
+#include "accel/Transforms/Passes.h.inc"
+} // namespace mlir::accel
+
+using namespace mlir;
+
+namespace {
+
+/// C[M, N] += A[M, K] * W[N, K]^T on f32 buffers of static sizes, W the
+/// input of the transpose that made the contraction's B.
+struct RowDotGemm {
+  linalg::LinalgOp op;
+  linalg::TransposeOp transpose;
+  Value a, w, c;
+  int64_t m, n, k;
+};
+
+/// Whether `v` is a static-shaped 2-D f32 buffer with contiguous rows.
+bool f32Rows(Value v) {
+  auto t = dyn_cast<MemRefType>(v.getType());
+  return t && t.getRank() == 2 && t.hasStaticShape() &&
+         t.getElementType().isF32() && accel::unitInnerStride(t);
+}
+
+std::optional<RowDotGemm> matchRowDot(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  SmallVector<AffineMap> want = {AffineMap::get(3, 0, {m, k}, ctx),
+                                 AffineMap::get(3, 0, {k, n}, ctx),
+                                 AffineMap::get(3, 0, {m, n}, ctx)};
+  if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(want) ||
+      op.getIteratorTypesArray()[2] != utils::IteratorType::reduction)
+    return std::nullopt;
+  Value a = op.getDpsInputOperand(0)->get(),
+        b = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();
+  if (!f32Rows(a) || !f32Rows(c) || !isa<MemRefType>(b.getType()))
+    return std::nullopt;
+  // The body is exactly `acc + a * b` in f32: no conversions.
+  Block &body = op->getRegion(0).front();
+  if (body.getOperations().size() != 3)
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return std::nullopt;
+  Value acc = body.getArgument(2);
+  Value other = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto mul = other.getDefiningOp<arith::MulFOp>();
+  if (!mul || (add.getLhs() != acc && add.getRhs() != acc))
+    return std::nullopt;
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  if (!((mul.getLhs() == x && mul.getRhs() == y) ||
+        (mul.getLhs() == y && mul.getRhs() == x)))
+    return std::nullopt;
+  linalg::TransposeOp transpose = accel::matchTransposeInto(op, b);
+  if (!transpose || !f32Rows(transpose.getInput()))
+    return std::nullopt;
+  auto at = cast<MemRefType>(a.getType());
+  auto wt = cast<MemRefType>(transpose.getInput().getType());
+  return RowDotGemm{op,
+                    transpose,
+                    a,
+                    transpose.getInput(),
+                    c,
+                    at.getDimSize(0),
+                    wt.getDimSize(0),
+                    wt.getDimSize(1)};
+}
+
+struct RowDotBuilder {
+  OpBuilder &b;
+  Location loc;
+  const RowDotGemm &g;
+  accel::CpuRowDotTiles tiles;
+  /// The initializing fill's value (C's elements start there), or null: C
+  /// is read.
+  Value fillValue;
+  VectorType v16 = VectorType::get({16}, b.getF32Type());
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return add(x, idx(y)); }
+  Value mul(Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, idx(y));
+  }
+
+  /// One step of 16 K at `k`: every accumulator of the tile gains its
+  /// products. `mask` (the K tail): lanes past K load zeros.
+  void step(MutableArrayRef<Value> acc, Value m0, int64_t mr, Value n0,
+            int64_t nr, Value k, Value mask) {
+    auto load = [&](Value buffer, Value row) -> Value {
+      if (!mask)
+        return vector::LoadOp::create(b, loc, v16, buffer, ValueRange{row, k});
+      Value zero = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
+      return vector::MaskedLoadOp::create(b, loc, v16, buffer,
+                                          ValueRange{row, k}, mask, zero);
+    };
+    SmallVector<Value> rowsOfA;
+    for (int64_t i = 0; i < mr; ++i)
+      rowsOfA.push_back(load(g.a, add(m0, i)));
+    for (int64_t j = 0; j < nr; ++j) {
+      Value w = load(g.w, add(n0, j));
+      for (int64_t i = 0; i < mr; ++i) {
+        Value &c = acc[i * nr + j];
+        c = vector::FMAOp::create(b, loc, rowsOfA[i], w, c);
+      }
+    }
+  }
+
+  /// C[m0 .. m0 + mr, n0 .. n0 + nr] += A[m0.., :] . W[n0.., :]^T.
+  void tile(Value m0, int64_t mr, Value n0, int64_t nr) {
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
+    SmallVector<Value> init(mr * nr, zero);
+    int64_t whole = g.k / 16 * 16;
+    auto kLoop = scf::ForOp::create(b, loc, idx(0), idx(whole), idx(16), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value k = kLoop.getInductionVar();
+      // W streams from memory once: ask for the next tile's rows (nr rows
+      // on, the same columns) while this tile reads its own, so 2 nr rows'
+      // lines are in flight. Rows past N ask for the last row.
+      for (int64_t j = 0; j < nr; ++j) {
+        Value ahead =
+            arith::MinUIOp::create(b, loc, add(n0, nr + j), idx(g.n - 1));
+        memref::PrefetchOp::create(b, loc, g.w, ValueRange{ahead, k},
+                                   /*isWrite=*/false, /*localityHint=*/3,
+                                   /*isDataCache=*/true);
+      }
+      SmallVector<Value> acc(kLoop.getRegionIterArgs());
+      step(acc, m0, mr, n0, nr, k, Value());
+      scf::YieldOp::create(b, loc, acc);
+    }
+    SmallVector<Value> acc(kLoop.getResults());
+    if (int64_t rest = g.k - whole) {
+      Value mask = vector::ConstantMaskOp::create(
+          b, loc, VectorType::get({16}, b.getI1Type()),
+          ArrayRef<int64_t>{rest});
+      step(acc, m0, mr, n0, nr, idx(whole), mask);
+    }
+    for (int64_t i = 0; i < mr; ++i)
+      for (int64_t j = 0; j < nr; ++j) {
+        Value sum = vector::ReductionOp::create(
+            b, loc, b.getF32Type(), vector::CombiningKind::ADD, acc[i * nr + j],
+            Value(), arith::FastMathFlags::reassoc);
+        SmallVector<Value> at = {add(m0, i), add(n0, j)};
+        Value start = fillValue
+                          ? fillValue
+                          : memref::LoadOp::create(b, loc, g.c, at).getResult();
+        memref::StoreOp::create(
+            b, loc, arith::AddFOp::create(b, loc, start, sum), g.c, at);
+      }
+  }
+
+  /// Every row of A against W rows n0 .. n0 + nr.
+  void rowBlock(Value n0, int64_t nr) {
+    int64_t mr = tiles.mr, whole = g.m / mr * mr;
+    if (whole > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      auto loop = scf::ForOp::create(b, loc, idx(0), idx(whole), idx(mr));
+      b.setInsertionPointToStart(loop.getBody());
+      tile(loop.getInductionVar(), mr, n0, nr);
+    }
+    if (whole < g.m) {
+      OpBuilder::InsertionGuard guard(b);
+      auto loop = scf::ForOp::create(b, loc, idx(whole), idx(g.m), idx(1));
+      b.setInsertionPointToStart(loop.getBody());
+      tile(loop.getInductionVar(), 1, n0, nr);
+    }
+  }
+
+  void build(bool parallel) {
+    int64_t nr = tiles.nr, blocks = g.n / nr, rest = g.n % nr;
+    if (blocks > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      Value nb = accel::openLoop(b, loc, blocks, parallel && blocks > 1);
+      rowBlock(mul(nb, nr), nr);
+    }
+    if (rest > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      Value j = accel::openLoop(b, loc, rest, false);
+      rowBlock(add(j, blocks * nr), 1);
+    }
+  }
+};
+
+struct AccelCpuRowDotKernelsPass
+    : public accel::impl::AccelCpuRowDotKernelsPassBase<
+          AccelCpuRowDotKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    accel::CpuIsa isa = accel::CpuIsa::resolve(features, func);
+    SmallVector<std::pair<RowDotGemm, accel::CpuRowDotTiles>> gemms;
+    bool failedConfig = false;
+    func.walk([&](linalg::LinalgOp op) {
+      // The configuration stage's choice; without a config (the pass run
+      // on its own), the choice for the rows and the features.
+      auto config = op->getAttrOfType<accel::LoweringConfigAttr>(
+          accel::kLoweringConfigAttrName);
+      if (config && config.getKernel() != "cpu-row-dot")
+        return;
+      std::optional<RowDotGemm> g = matchRowDot(op);
+      // A config of cpu-row-dot whose B is not a transpose of an unchanged
+      // [N, K] buffer (W written between the copy and the product) stays
+      // with accel-cpu-vectorize-contractions, which reads the copy.
+      if (!g)
+        return;
+      std::optional<accel::CpuRowDotTiles> t =
+          config ? accel::getCpuRowDotTiles(config)
+                 : accel::chooseCpuRowDotTiles(isa, g->m);
+      if (config && !t) {
+        op.emitOpError("accel-cpu-row-dot-kernels: cpu-row-dot takes an mma "
+                       "[mr, nr, 16]");
+        failedConfig = true;
+        return;
+      }
+      if (!t)
+        return;
+      if (std::string why = accel::checkCpuRowDotTiles(*t); !why.empty()) {
+        op.emitOpError("accel-cpu-row-dot-kernels: ") << why;
+        failedConfig = true;
+        return;
+      }
+      gemms.push_back({*g, *t});
+    });
+    if (failedConfig)
+      return signalPassFailure();
+    OpBuilder builder(&getContext());
+    for (auto &[g, tiles] : gemms) {
+      builder.setInsertionPoint(g.op);
+      linalg::FillOp fill = accel::initializingFill(g.op);
+      Value fillValue;
+      if (fill && fill.getInputs()[0].getType().isF32())
+        fillValue = fill.getInputs()[0];
+      RowDotBuilder kb{builder, g.op.getLoc(), g, tiles, fillValue};
+      kb.build(threads > 1 && !accel::insideParallelLoop(g.op));
+      g.op->erase();
+      // Every element of C is stored from the fill's value: the fill is
+      // dead, and so is the transposed copy of W.
+      if (fillValue)
+        fill->erase();
+      accel::eraseTransposeOfB(g.transpose);
+    }
+  }
+};
+
+} // namespace
