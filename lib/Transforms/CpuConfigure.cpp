@@ -415,6 +415,36 @@ static StringRef dotKernelFor(DotOperands operands, const CpuIsa &isa) {
   return "";
 }
 
+/// cpu-fma's cache tile for a matmul with few rows (static M <= 128, the
+/// AVX-512 6 x 64 register tile): one M block, N whole (on several threads
+/// blocks of N / (2 threads), 64-aligned, two tasks a thread) and K blocks
+/// of 32. B is then read a block of 32 of its rows at a time, each row
+/// contiguous (32 x N: in L2), and each 32 x 64 piece of it from L1 by every
+/// register tile of A's rows; with Kc = 1024 a register tile read B's rows
+/// 256 bytes at a time, each on another page, once per 6 rows of A.
+/// f32 4096 x 4096 (B as [K, N]), one Sapphire Rapids core, ms, default ->
+/// this tile: M 1 8.2 -> 4.7 (the read bandwidth), M 4 11.0 -> 5.9, M 16
+/// 27.5 -> 9.0, M 32 22.5 -> 13.0, M 64 29.2 -> 20.4, M 96 35.3 -> 29.6,
+/// M 128 43.2 -> 39.9; Kc = 64 was slower below 128 rows, N blocks of 1024
+/// slower on one thread and faster on two (M 1 5.7 -> 3.8, M 64 19.2 ->
+/// 11.0) (bench/results/few-rows-cache-tile-2026-12-06.txt).
+static void fewRowsCacheTile(CpuFmaTiles &t, MatmulOp mm, int64_t threads) {
+  auto a = mm.getLhs().getType(), c = mm.getInit().getType();
+  if (t.registers != std::array<int64_t, 3>{6, 64, 1} || a.getRank() < 2 ||
+      c.getRank() < 2)
+    return;
+  int64_t m = a.getDimSize(a.getRank() - 2), n = c.getDimSize(c.getRank() - 1);
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) || m < 1 ||
+      m > 128 || n < 1)
+    return;
+  int64_t nc = 0;
+  if (threads > 1)
+    nc = llvm::alignTo(llvm::divideCeil(n, 2 * threads), 64);
+  if (nc >= n)
+    nc = 0;
+  t.cache = {m, nc, 32};
+}
+
 /// Whether `mm` is what cpu-row-dot takes: f32 A, B and C without scales or
 /// batch dimensions, B as [N, K] (`transpose_b`), static non-empty sizes.
 static bool rowDotOperandsOf(MatmulOp mm) {
@@ -516,10 +546,12 @@ configureMatmul(MatmulOp mm, LoweringConfigAttr given, const CpuIsa &isa,
   std::string why;
   if (kernel == kFma) {
     CpuFmaTiles t = chooseCpuFmaTiles(isa, o);
-    if (!givenTile.empty())
-      llvm::copy(givenTile, t.cache.begin());
     if (!givenMma.empty())
       llvm::copy(givenMma, t.registers.begin());
+    if (!givenTile.empty())
+      llvm::copy(givenTile, t.cache.begin());
+    else if (o.cacheTile.empty())
+      fewRowsCacheTile(t, mm, o.threads);
     why = checkCpuFmaTiles(t);
     tile.assign(t.cache.begin(), t.cache.end());
     mma.assign(t.registers.begin(), t.registers.end());

@@ -3,12 +3,15 @@
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni bf16-subnormals=keep cache-tile=64,256,512 register-tile=4,32,2 attention-tile-q=64" | FileCheck %s --check-prefix=OPTS
 // Without AVX-512 (16 vector registers): the 6 x 16 register tile.
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx2,fma" | FileCheck %s --check-prefix=AVX2
+// On two threads (the few-rows cache tile's N blocks):
+// RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f threads=2" | FileCheck %s --check-prefix=THREADS
 // The stage is deterministic: configuring its own output changes nothing.
 // RUN: accel-opt %s -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni" > %t.1
 // RUN: accel-opt %t.1 -split-input-file --accel-cpu-configure="features=avx512f,avx512bf16,avx512vnni" > %t.2
 // RUN: diff %t.1 %t.2
 
-// f32: the FMA kernel with the default cache and register tiles.
+// f32: the FMA kernel with the default cache and register tiles (200
+// rows: past the few-rows cache tile).
 // CHECK-LABEL: func @f32
 // CHECK: accel.matmul {{.*}}accel.lowering_config = #accel.lowering_config<kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]>
 // NOFEAT-LABEL: func @f32
@@ -17,9 +20,40 @@
 // AVX2-LABEL: func @f32
 // AVX2: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 16, 1]
 // OPTS: kernel = "cpu-fma", tile = [64, 256, 512], mma = [4, 32, 2]
-func.func @f32(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
-  %0 = accel.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
-  return %0 : tensor<64x48xf32>
+func.func @f32(%a: tensor<200x32xf32>, %b: tensor<32x48xf32>, %c: tensor<200x48xf32>) -> tensor<200x48xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<200x32xf32>, tensor<32x48xf32>) outs(%c : tensor<200x48xf32>) -> tensor<200x48xf32>
+  return %0 : tensor<200x48xf32>
+}
+
+// -----
+
+// f32 with up to 128 rows (6 x 64 register tile): one M block, N whole, K
+// blocks of 32 (on two threads N blocks of N / 4, 64-aligned); 129 rows,
+// dynamic rows, a given tile or the AVX2 register tile: the default.
+// CHECK-LABEL: func @few_rows
+// CHECK: kernel = "cpu-fma", tile = [8, 0, 32], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [128, 0, 32], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [64, 64, 64], mma = [6, 64, 1]>
+// THREADS-LABEL: func @few_rows
+// THREADS: kernel = "cpu-fma", tile = [8, 256, 32], mma = [6, 64, 1]>
+// THREADS: kernel = "cpu-fma", tile = [128, 256, 32], mma = [6, 64, 1]>
+// AVX2-LABEL: func @few_rows
+// AVX2: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 16, 1]>
+func.func @few_rows(%a8: tensor<8x256xf32>, %a128: tensor<128x256xf32>, %a129: tensor<129x256xf32>, %ad: tensor<?x256xf32>, %b: tensor<256x1000xf32>) -> (tensor<8x1000xf32>, tensor<128x1000xf32>, tensor<129x1000xf32>, tensor<?x1000xf32>, tensor<8x1000xf32>) {
+  %c8 = tensor.empty() : tensor<8x1000xf32>
+  %0 = accel.matmul ins(%a8, %b : tensor<8x256xf32>, tensor<256x1000xf32>) outs(%c8 : tensor<8x1000xf32>) -> tensor<8x1000xf32>
+  %c128 = tensor.empty() : tensor<128x1000xf32>
+  %1 = accel.matmul ins(%a128, %b : tensor<128x256xf32>, tensor<256x1000xf32>) outs(%c128 : tensor<128x1000xf32>) -> tensor<128x1000xf32>
+  %c129 = tensor.empty() : tensor<129x1000xf32>
+  %2 = accel.matmul ins(%a129, %b : tensor<129x256xf32>, tensor<256x1000xf32>) outs(%c129 : tensor<129x1000xf32>) -> tensor<129x1000xf32>
+  %i0 = arith.constant 0 : index
+  %m = tensor.dim %ad, %i0 : tensor<?x256xf32>
+  %cd = tensor.empty(%m) : tensor<?x1000xf32>
+  %3 = accel.matmul ins(%ad, %b : tensor<?x256xf32>, tensor<256x1000xf32>) outs(%cd : tensor<?x1000xf32>) -> tensor<?x1000xf32>
+  %4 = accel.matmul ins(%a8, %b : tensor<8x256xf32>, tensor<256x1000xf32>) outs(%c8 : tensor<8x1000xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-fma", tile = [64, 64, 64]>} -> tensor<8x1000xf32>
+  return %0, %1, %2, %3, %4 : tensor<8x1000xf32>, tensor<128x1000xf32>, tensor<129x1000xf32>, tensor<?x1000xf32>, tensor<8x1000xf32>
 }
 
 // -----
@@ -119,8 +153,8 @@ module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip =
 // CHECK: kernel = "cpu-row-dot", mma = [2, 8, 16]>
 // CHECK: kernel = "cpu-row-dot", mma = [4, 4, 16]>
 // CHECK: kernel = "cpu-row-dot", mma = [4, 6, 16]>
-// CHECK: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]>
-// CHECK: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [65, 0, 32], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [4, 0, 32], mma = [6, 64, 1]>
 // NOFEAT-LABEL: func @linear_f32
 // NOFEAT: kernel = "cpu-row-dot", mma = [1, 8, 16]>
 // OPTS-LABEL: func @linear_f32
