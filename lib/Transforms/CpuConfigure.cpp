@@ -188,22 +188,33 @@ mlir::accel::chooseCpuRowDotTiles(const CpuIsa &isa, int64_t rows) {
     return CpuRowDotTiles{1, 8};
   if (rows < 4)
     return CpuRowDotTiles{2, 8};
+  // With more than one tile of A's rows, K in blocks of 256 (each tile's
+  // accumulators in memory between blocks): a block's 1 KiB of each W and
+  // A row is read from L1 by every tile. M 8 / 16 / 32 / 64 (4096 x 4096,
+  // one thread): 6.97 / 10.3 / 15.8 / 32.5 ms with K whole, 5.64 / 9.37 /
+  // 14.7 / 26.9 with blocks of 256; 128, 512 and 1024 were slower or the
+  // same (bench/results/row-dot-kblocks-1t-2026-12-06.txt).
   if (rows < 16)
-    return CpuRowDotTiles{4, 4};
-  return CpuRowDotTiles{4, 6};
+    return CpuRowDotTiles{4, 4, rows > 4 ? 256 : 0};
+  return CpuRowDotTiles{4, 6, 256};
 }
 
 std::optional<CpuRowDotTiles>
 mlir::accel::getCpuRowDotTiles(LoweringConfigAttr config) {
-  if (!config || config.getKernel() != kRowDot || config.getMma().size() != 3)
+  if (!config || config.getKernel() != kRowDot || config.getMma().size() != 3 ||
+      (!config.getTile().empty() && config.getTile().size() != 3))
     return std::nullopt;
-  return CpuRowDotTiles{config.getMma()[0], config.getMma()[1]};
+  return CpuRowDotTiles{config.getMma()[0], config.getMma()[1],
+                        config.getTile().empty() ? 0 : config.getTile()[2]};
 }
 
 std::string mlir::accel::checkCpuRowDotTiles(const CpuRowDotTiles &t) {
   if (t.mr < 1 || t.nr < 1)
     return "mr and nr must be positive, got " + std::to_string(t.mr) + " x " +
            std::to_string(t.nr);
+  if (t.kc < 0 || t.kc % 16 != 0)
+    return "the K block must be a multiple of 16 (0: whole), got " +
+           std::to_string(t.kc);
   int64_t registers = t.mr * t.nr + t.mr + 1;
   if (registers > 32)
     return "mr x nr = " + std::to_string(t.mr) + " x " + std::to_string(t.nr) +
@@ -467,24 +478,30 @@ static FailureOr<LoweringConfigAttr> configureRowDot(MatmulOp mm,
     return mm.emitOpError("cannot use cpu-row-dot: it takes f32 A, B and C "
                           "of static sizes without batch dimensions or "
                           "scales, B as [N, K] (transpose_b)");
-  if (given && !given.getTile().empty())
-    return mm.emitOpError("cannot use cpu-row-dot: it takes no tile (W is "
-                          "read whole per row block), got ")
-           << given.getTile().size() << " entries";
+  ArrayRef<int64_t> tile = given ? given.getTile() : ArrayRef<int64_t>();
+  if (!tile.empty() && (tile.size() != 3 || tile[0] != 0 || tile[1] != 0))
+    return mm.emitOpError("cannot use cpu-row-dot: its tile is [0, 0, Kc] "
+                          "(rows of A and W whole, K in blocks of Kc)");
   int64_t rows = mm.getLhs().getType().getDimSize(0);
   std::optional<CpuRowDotTiles> t = chooseCpuRowDotTiles(isa, rows);
   if (!t)
-    t = CpuRowDotTiles{4, 4};
+    t = CpuRowDotTiles{4, 6, 256};
   ArrayRef<int64_t> mma = given ? given.getMma() : ArrayRef<int64_t>();
   if (!mma.empty()) {
     if (mma.size() != 3 || mma[2] != 16)
       return mm.emitOpError("cannot use cpu-row-dot: its mma is [mr, nr, 16] "
                             "(16 f32 a vector along K)");
-    t = CpuRowDotTiles{mma[0], mma[1]};
+    t->mr = mma[0];
+    t->nr = mma[1];
   }
+  if (!tile.empty())
+    t->kc = tile[2];
   if (std::string why = checkCpuRowDotTiles(*t); !why.empty())
     return mm.emitOpError("cannot use cpu-row-dot: ") << why;
-  return LoweringConfigAttr::get(mm.getContext(), kRowDot, {}, {},
+  SmallVector<int64_t> configTile;
+  if (t->kc > 0)
+    configTile = {0, 0, t->kc};
+  return LoweringConfigAttr::get(mm.getContext(), kRowDot, configTile, {},
                                  {t->mr, t->nr, 16}, 0, "");
 }
 

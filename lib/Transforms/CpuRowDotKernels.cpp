@@ -17,7 +17,11 @@
 //   - a K that is not a multiple of 16 ends with masked loads (zeros past K);
 //   - at the end of K each accumulator is summed across its lanes and added
 //     to C (to the initializing fill's value, whose fill then goes);
-//   - the next tile's W rows are prefetched while this one streams its own.
+//   - the next tile's W rows are prefetched while this one streams its own;
+//   - with several tiles of A's rows, K runs in blocks of kc (the config's
+//     tile [0, 0, kc]): every tile runs over a block in turn, keeping its
+//     accumulators in a slot in memory between blocks, so the block's W and
+//     A rows are read from L1 by each tile rather than whole rows from L2.
 //
 // The transposed copy of W goes: at M = 1 a decode step reads W once, at
 // the machine's bandwidth, instead of transposing it first (which read and
@@ -156,20 +160,17 @@ struct RowDotBuilder {
     }
   }
 
-  /// C[m0 .. m0 + mr, n0 .. n0 + nr] += A[m0.., :] . W[n0.., :]^T.
-  void tile(Value m0, int64_t mr, Value n0, int64_t nr) {
-    Value zero = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
-    SmallVector<Value> init(mr * nr, zero);
-    int64_t whole = g.k / 16 * 16;
-    auto kLoop = scf::ForOp::create(b, loc, idx(0), idx(whole), idx(16), init);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(kLoop.getBody());
-      Value k = kLoop.getInductionVar();
-      // W streams from memory once: ask for the next tile's rows (nr rows
-      // on, the same columns) while this tile reads its own, so 2 nr rows'
-      // lines are in flight. Rows past N ask for the last row.
+  /// Steps of 16 K over [kLo, kHi) (multiples of 16) from the accumulators
+  /// `init`; with `prefetch`, the next tile's W rows are asked for while
+  /// this tile streams its own (nr rows on, the same columns; rows past N
+  /// ask for the last row), so 2 nr rows' lines are in flight.
+  SmallVector<Value> sweep(ValueRange init, Value m0, int64_t mr, Value n0,
+                           int64_t nr, Value kLo, Value kHi, bool prefetch) {
+    auto kLoop = scf::ForOp::create(b, loc, kLo, kHi, idx(16), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k = kLoop.getInductionVar();
+    if (prefetch)
       for (int64_t j = 0; j < nr; ++j) {
         Value ahead =
             arith::MinUIOp::create(b, loc, add(n0, nr + j), idx(g.n - 1));
@@ -177,11 +178,17 @@ struct RowDotBuilder {
                                    /*isWrite=*/false, /*localityHint=*/3,
                                    /*isDataCache=*/true);
       }
-      SmallVector<Value> acc(kLoop.getRegionIterArgs());
-      step(acc, m0, mr, n0, nr, k, Value());
-      scf::YieldOp::create(b, loc, acc);
-    }
-    SmallVector<Value> acc(kLoop.getResults());
+    SmallVector<Value> acc(kLoop.getRegionIterArgs());
+    step(acc, m0, mr, n0, nr, k, Value());
+    scf::YieldOp::create(b, loc, acc);
+    return SmallVector<Value>(kLoop.getResults());
+  }
+
+  /// The K tail (one masked step when K is not a multiple of 16), then each
+  /// accumulator summed across its lanes into C.
+  void finish(SmallVector<Value> acc, Value m0, int64_t mr, Value n0,
+              int64_t nr) {
+    int64_t whole = g.k / 16 * 16;
     if (int64_t rest = g.k - whole) {
       Value mask = vector::ConstantMaskOp::create(
           b, loc, VectorType::get({16}, b.getI1Type()),
@@ -202,21 +209,114 @@ struct RowDotBuilder {
       }
   }
 
-  /// Every row of A against W rows n0 .. n0 + nr.
+  Value zeros() {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
+  }
+
+  /// C[m0 .. m0 + mr, n0 .. n0 + nr] += A[m0.., :] . W[n0.., :]^T, the whole
+  /// K in registers.
+  void tile(Value m0, int64_t mr, Value n0, int64_t nr) {
+    SmallVector<Value> init(mr * nr, zeros());
+    finish(sweep(init, m0, mr, n0, nr, idx(0), idx(g.k / 16 * 16),
+                 /*prefetch=*/true),
+           m0, mr, n0, nr);
+  }
+
+  /// Calls `body(m0, rows, slot)` for every tile of A's rows: whole tiles of
+  /// mr rows (slots 0 ..), then the rows past them one by one. The first
+  /// whole tile is peeled off when `peelFirst` (body(.., true)).
+  void forEachRowTile(
+      bool peelFirst,
+      llvm::function_ref<void(Value m0, int64_t rows, Value slot, bool first)>
+          body) {
+    int64_t mr = tiles.mr, count = g.m / mr;
+    int64_t from = 0;
+    if (peelFirst && count > 0) {
+      body(idx(0), mr, idx(0), true);
+      from = 1;
+    }
+    if (from < count) {
+      OpBuilder::InsertionGuard guard(b);
+      auto loop = scf::ForOp::create(b, loc, idx(from), idx(count), idx(1));
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      body(mul(t, mr), mr, t, false);
+    }
+    if (count * mr < g.m) {
+      OpBuilder::InsertionGuard guard(b);
+      auto loop = scf::ForOp::create(b, loc, idx(count * mr), idx(g.m), idx(1));
+      b.setInsertionPointToStart(loop.getBody());
+      Value m = loop.getInductionVar();
+      Value slot = add(m, count - count * mr);
+      body(m, 1, slot, false);
+    }
+  }
+
+  /// Every row of A against W rows n0 .. n0 + nr, K whole per tile.
   void rowBlock(Value n0, int64_t nr) {
-    int64_t mr = tiles.mr, whole = g.m / mr * mr;
-    if (whole > 0) {
+    forEachRowTile(false, [&](Value m0, int64_t rows, Value, bool) {
+      tile(m0, rows, n0, nr);
+    });
+  }
+
+  /// rowBlock with K in blocks of kc: per block every tile of A's rows runs
+  /// over it, its accumulators kept in `slots` between blocks, so the
+  /// block's nr W rows and A's rows (kc values each) are read from L1 by
+  /// every tile instead of whole rows from L2.
+  void rowBlockInKBlocks(Value n0, int64_t nr) {
+    int64_t mr = tiles.mr;
+    int64_t count = g.m / mr, slots = count + (g.m - count * mr);
+    auto slotsType = MemRefType::get({slots, mr * nr, 16}, b.getF32Type());
+    Value acc =
+        memref::AllocOp::create(b, loc, slotsType, b.getI64IntegerAttr(64));
+    auto load = [&](Value slot, int64_t n) {
+      SmallVector<Value> v;
+      for (int64_t i = 0; i < n; ++i)
+        v.push_back(vector::LoadOp::create(b, loc, v16, acc,
+                                           ValueRange{slot, idx(i), idx(0)}));
+      return v;
+    };
+    auto store = [&](ValueRange v, Value slot) {
+      for (auto [i, x] : llvm::enumerate(v))
+        vector::StoreOp::create(b, loc, x, acc,
+                                ValueRange{slot, idx(i), idx(0)});
+    };
+    int64_t whole = g.k / 16 * 16;
+    {
+      // Zeros in every slot.
       OpBuilder::InsertionGuard guard(b);
-      auto loop = scf::ForOp::create(b, loc, idx(0), idx(whole), idx(mr));
+      auto loop = scf::ForOp::create(b, loc, idx(0), idx(slots), idx(1));
       b.setInsertionPointToStart(loop.getBody());
-      tile(loop.getInductionVar(), mr, n0, nr);
+      store(SmallVector<Value>(mr * nr, zeros()), loop.getInductionVar());
     }
-    if (whole < g.m) {
+    {
       OpBuilder::InsertionGuard guard(b);
-      auto loop = scf::ForOp::create(b, loc, idx(whole), idx(g.m), idx(1));
-      b.setInsertionPointToStart(loop.getBody());
-      tile(loop.getInductionVar(), 1, n0, nr);
+      auto kLoop =
+          scf::ForOp::create(b, loc, idx(0), idx(whole), idx(tiles.kc));
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value kLo = kLoop.getInductionVar();
+      Value kHi =
+          arith::MinUIOp::create(b, loc, add(kLo, tiles.kc), idx(whole));
+      // Only the first tile asks for the next W rows: the others read this
+      // block's from L1.
+      forEachRowTile(true, [&](Value m0, int64_t rows, Value slot, bool first) {
+        store(sweep(load(slot, rows * nr), m0, rows, n0, nr, kLo, kHi,
+                    /*prefetch=*/first),
+              slot);
+      });
     }
+    forEachRowTile(false, [&](Value m0, int64_t rows, Value slot, bool) {
+      finish(load(slot, rows * nr), m0, rows, n0, nr);
+    });
+    // (The buffer-deallocation pipeline frees the slots after their last
+    // use.)
+  }
+
+  /// K in blocks of kc: with more than one tile of A's rows (one tile reads
+  /// its rows once anyway) and more than kc of K.
+  bool inKBlocks() const {
+    return tiles.kc > 0 && g.m > tiles.mr && g.k / 16 * 16 > tiles.kc;
   }
 
   void build(bool parallel) {
@@ -224,12 +324,18 @@ struct RowDotBuilder {
     if (blocks > 0) {
       OpBuilder::InsertionGuard guard(b);
       Value nb = accel::openLoop(b, loc, blocks, parallel && blocks > 1);
-      rowBlock(mul(nb, nr), nr);
+      if (inKBlocks())
+        rowBlockInKBlocks(mul(nb, nr), nr);
+      else
+        rowBlock(mul(nb, nr), nr);
     }
     if (rest > 0) {
       OpBuilder::InsertionGuard guard(b);
       Value j = accel::openLoop(b, loc, rest, false);
-      rowBlock(add(j, blocks * nr), 1);
+      if (inKBlocks())
+        rowBlockInKBlocks(add(j, blocks * nr), 1);
+      else
+        rowBlock(add(j, blocks * nr), 1);
     }
   }
 };

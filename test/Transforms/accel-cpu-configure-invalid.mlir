@@ -125,7 +125,15 @@ func.func @row_dot_registers(%a: tensor<4x32xf32>, %b: tensor<48x32xf32>, %c: te
 // -----
 
 func.func @row_dot_tile(%a: tensor<4x32xf32>, %b: tensor<48x32xf32>, %c: tensor<4x48xf32>) -> tensor<4x48xf32> {
-  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: it takes no tile (W is read whole per row block), got 3 entries}}
+  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: its tile is [0, 0, Kc] (rows of A and W whole, K in blocks of Kc)}}
   %0 = accel.matmul transpose_b ins(%a, %b : tensor<4x32xf32>, tensor<48x32xf32>) outs(%c : tensor<4x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot", tile = [4, 48, 32]>} -> tensor<4x48xf32>
   return %0 : tensor<4x48xf32>
+}
+
+// -----
+
+func.func @row_dot_k_block(%a: tensor<8x32xf32>, %b: tensor<48x32xf32>, %c: tensor<8x48xf32>) -> tensor<8x48xf32> {
+  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: the K block must be a multiple of 16 (0: whole), got 20}}
+  %0 = accel.matmul transpose_b ins(%a, %b : tensor<8x32xf32>, tensor<48x32xf32>) outs(%c : tensor<8x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot", tile = [0, 0, 20]>} -> tensor<8x48xf32>
+  return %0 : tensor<8x48xf32>
 }

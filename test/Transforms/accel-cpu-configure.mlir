@@ -146,13 +146,13 @@ module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip =
 
 // f32 with B as [N, K] (transpose_b) and up to 64 rows of A: cpu-row-dot,
 // its register tile by the rows (1 x 8, 2 x 8, 4 x 4, 4 x 6; AVX2 1 x 4 and
-// 2 x 2); 65 rows and more, a batch dimension, or cpu-fma tiles in the
+// 2 x 2) and, past one tile of rows, K blocks of 256; 65 rows and more, a batch dimension, or cpu-fma tiles in the
 // options: cpu-fma on the transposed copy.
 // CHECK-LABEL: func @linear_f32
 // CHECK: kernel = "cpu-row-dot", mma = [1, 8, 16]>
 // CHECK: kernel = "cpu-row-dot", mma = [2, 8, 16]>
-// CHECK: kernel = "cpu-row-dot", mma = [4, 4, 16]>
-// CHECK: kernel = "cpu-row-dot", mma = [4, 6, 16]>
+// CHECK: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 4, 16]>
+// CHECK: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 6, 16]>
 // CHECK: kernel = "cpu-fma", tile = [65, 0, 32], mma = [6, 64, 1]>
 // CHECK: kernel = "cpu-fma", tile = [4, 0, 32], mma = [6, 64, 1]>
 // NOFEAT-LABEL: func @linear_f32

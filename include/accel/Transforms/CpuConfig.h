@@ -121,8 +121,12 @@ constexpr int64_t cpuDequantAmxMinRows(int64_t bits) {
 /// A times nr rows of W, dot products along K in vectors of 16 f32 (mr x nr
 /// accumulators), each summed across its lanes at the end of K. W is read
 /// in its own layout, once per mr rows of A; no transposed copy of it.
+/// With several tiles of A's rows, K runs in blocks of kc (0: whole), each
+/// tile's accumulators kept in memory between blocks, so that a block's W
+/// and A rows are read from L1 by every tile.
 struct CpuRowDotTiles {
   int64_t mr, nr;
+  int64_t kc = 0;
 };
 
 /// The rows of A up to which an f32 matmul with B as [N, K] takes
@@ -166,8 +170,8 @@ CpuDequantTiles chooseCpuDequantTiles(const CpuIsa &isa, int64_t rows,
 /// past cpuRowDotMaxRows.
 std::optional<CpuRowDotTiles> chooseCpuRowDotTiles(const CpuIsa &isa,
                                                    int64_t rows);
-/// The tiles of a cpu-row-dot config (`mma = [mr, nr, 16]`; nullopt: not
-/// one).
+/// The tiles of a cpu-row-dot config (`mma = [mr, nr, 16]`, `tile = [0,
+/// 0, kc]` or none; nullopt: not one).
 std::optional<CpuRowDotTiles> getCpuRowDotTiles(LoweringConfigAttr config);
 /// Checks cpu-row-dot tiles; the reason they do not fit, or an empty string.
 std::string checkCpuRowDotTiles(const CpuRowDotTiles &tiles);

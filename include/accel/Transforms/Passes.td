@@ -730,7 +730,7 @@ def AccelCpuRowDotKernelsPass
     `accel.matmul transpose_b`, a linear layer's weight in PyTorch's layout;
     W not written between them) and whose `accel.lowering_config` is
     `cpu-row-dot` (`mma = [mr, nr, 16]`, from `accel-cpu-configure`: up to
-    16 rows of A, `cpuRowDotMaxRows`), becomes a register-tiled kernel that
+    64 rows of A, `cpuRowDotMaxRows`), becomes a register-tiled kernel that
     reads W where it is, each C element a dot product of a row of A and a
     row of W:
 
@@ -740,7 +740,13 @@ def AccelCpuRowDotKernelsPass
     - a K not a multiple of 16 ends with one masked step (zeros past K);
     - each accumulator is summed across its lanes and added to C, or to the
       value of C's initializing fill, which then goes;
-    - the next tile's `nr` W rows are prefetched while a tile reads its own.
+    - the next tile's `nr` W rows are prefetched while a tile reads its own;
+    - with a K block (`tile = [0, 0, kc]`, chosen as 256 past one tile of
+      A's rows) and more than one tile of A's rows, each block of K is run
+      by every tile of rows in turn, each tile's accumulators kept in a
+      slot in memory between blocks, so that a block's W and A rows (kc
+      values each) are read from L1 by every tile (only the first tile
+      prefetches); the slots are summed into C after the last block.
 
     The transpose and its copy go: W is read once per `mr` rows of A
     (at M = 1, once), instead of transposed per call and read again. Rows of

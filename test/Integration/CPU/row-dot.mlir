@@ -1,10 +1,12 @@
-// f32 matmuls with B as [N, K] (a linear layer's weight) and up to 16 rows
+// f32 matmuls with B as [N, K] (a linear layer's weight) and up to 64 rows
 // of A take cpu-row-dot (accel-cpu-row-dot-kernels): dot products along the
 // rows of W, no transposed copy. Checked on the CPU against the fp64 oracle
 // with NaN-prefilled outputs. The shapes leave every remainder: rows of A
-// past a whole mr (1 x 8 / 2 x 8 / 4 x 4 tiles), rows of W past a whole nr
-// (1-row tiles), K past a whole 16 (the masked step), K < 16 (only the
-// masked step); an accumulating matmul (C read, no fill), a bias + ReLU
+// past a whole mr (1 x 8 / 2 x 8 / 4 x 4 / 4 x 6 tiles), rows of W past a
+// whole nr (1-row tiles), K past a whole 16 (the masked step), K < 16 (only
+// the masked step), K in blocks of 256 with several tiles of A's rows (the
+// last block partial; lone rows' accumulators kept too); an accumulating
+// matmul (C read, no fill), a bias + ReLU
 // epilogue after it, one and two threads (the tiles of W rows shared), and
 // the AVX2 tiles (1 x 4, 2 x 2).
 // RUN: accel-run %s --repeat=0 | FileCheck %s
@@ -51,14 +53,17 @@ func.func @rows_3(%x: tensor<3x96xf32>, %w: tensor<20x96xf32>) -> tensor<3x20xf3
   return %y : tensor<3x20xf32>
 }
 
-// M 7 (4 x 4 and 3 rows), N 30 (7 blocks of 4 and 2), K 100 (6 x 16 and 4).
-func.func @rows_7_k_tail(%x: tensor<7x100xf32>, %w: tensor<30x100xf32>) -> tensor<7x30xf32> {
+// M 7 (4 x 4 and 3 rows), N 30 (7 blocks of 4 and 2), K 600: blocks of
+// 256, 256 and 80 (the accumulators of the 4-row tile and of each lone row
+// kept between them), then a masked step of 8.
+func.func @rows_7_k_tail(%x: tensor<7x600xf32>, %w: tensor<30x600xf32>) -> tensor<7x30xf32> {
   %c = tensor.empty() : tensor<7x30xf32>
-  %y = accel.matmul transpose_b ins(%x, %w : tensor<7x100xf32>, tensor<30x100xf32>) outs(%c : tensor<7x30xf32>) -> tensor<7x30xf32>
+  %y = accel.matmul transpose_b ins(%x, %w : tensor<7x600xf32>, tensor<30x600xf32>) outs(%c : tensor<7x30xf32>) -> tensor<7x30xf32>
   return %y : tensor<7x30xf32>
 }
 
-// M 16, N 64, K 515, then bias and ReLU as torch-mlir emits them.
+// M 16 (4 x 6 tiles), N 64 (10 blocks of 6 and 4), K 515 (two blocks of
+// 256 and a masked step of 3), then bias and ReLU as torch-mlir emits them.
 func.func @rows_16_bias_relu(%x: tensor<16x515xf32>, %w: tensor<64x515xf32>, %bias: tensor<64xf32>) -> tensor<16x64xf32> {
   %c = tensor.empty() : tensor<16x64xf32>
   %y = accel.matmul transpose_b ins(%x, %w : tensor<16x515xf32>, tensor<64x515xf32>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>

@@ -212,7 +212,7 @@ def Accel_LoweringConfigAttr : AttrDef<Accel_Dialect, "LoweringConfig"> {
 
     | parameter | meaning |
     |---|---|
-    | `kernel` | the kernel strategy: `mma.sync`, `wgmma` (NVIDIA), `mfma`, `wmma` (AMD), `systolic`, `cpu-fma`, `cpu-avx512bf16`, `cpu-avx512vnni`, `cpu-amx-bf16`, `cpu-amx-int8`, `cpu-row-dot` (CPU matmul; `cpu-row-dot`: f32 with B as [N, K], `mma = [mr, nr, 16]`, no tile), `cpu-flash`, `cpu-flash-amx` (CPU attention), `cpu-dequant`, `cpu-dequant-lut`, `cpu-dequant-amx` (CPU weight-only quantised matmul, `mma = [mr, nr, 32]`; `cpu-dequant-amx` also `tile = [rows, 16]`), `cpu-loops` (the reference loops) |
+    | `kernel` | the kernel strategy: `mma.sync`, `wgmma` (NVIDIA), `mfma`, `wmma` (AMD), `systolic`, `cpu-fma`, `cpu-avx512bf16`, `cpu-avx512vnni`, `cpu-amx-bf16`, `cpu-amx-int8`, `cpu-row-dot` (CPU matmul; `cpu-row-dot`: f32 with B as [N, K], `mma = [mr, nr, 16]`, `tile = [0, 0, Kc]` or none), `cpu-flash`, `cpu-flash-amx` (CPU attention), `cpu-dequant`, `cpu-dequant-lut`, `cpu-dequant-amx` (CPU weight-only quantised matmul, `mma = [mr, nr, 32]`; `cpu-dequant-amx` also `tile = [rows, 16]`), `cpu-loops` (the reference loops) |
     | `tile` | matmul: the block tile `[M, N, K]` (CPU: the cache tile, 0 leaving a dimension whole); attention: `[query rows, keys per step]` |
     | `warps` | GPU matmul: warps `[along M, along N]`; GPU attention: `[warps]` |
     | `mma` | GPU: the matrix instruction `[m, n, k]` (informative: the chip and element types fix it); CPU matmul: the register tile `[mr, nr, kr]` (the C block held in registers; kr: K steps per iteration, or the k values one 32-bit lane of a dot instruction takes) |
