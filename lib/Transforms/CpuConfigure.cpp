@@ -179,8 +179,11 @@ mlir::accel::chooseCpuRowDotTiles(const CpuIsa &isa, int64_t rows) {
   // Sapphire Rapids core, ms: M 16 10.1 / 10.5, M 32 16.3 / 18.6, M 64
   // 29.4 / 35.2; 4 rows 5.4 / 5.1; 8 x 2 within 10 % of both). Against
   // cpu-fma on the transposed copy (same run): M 48 26.6 / 38.8, M 64
-  // 31.9 / 42.3, M 96 47.3 / 47.1, M 128 59.7 / 56.3: cpuRowDotMaxRows =
-  // 64 (bench/results/row-dot-1t-2026-12-06.txt).
+  // 31.9 / 42.3, M 96 47.3 / 47.1, M 128 59.7 / 56.3
+  // (bench/results/row-dot-1t-2026-12-06.txt); with K blocks (below) M 96
+  // 42.8 and M 128 54.9 / 61.1 (two runs) against 45-47 and 55.2 / 57.2
+  // for the copy and cpu-fma with its few-rows tile: cpuRowDotMaxRows = 96
+  // (bench/results/row-dot-kblocks-1t-2026-12-06.txt).
   // Without AVX-512 a vector of 16 f32 takes two of the 16 ymm: 1 x 4, 2 x 2.
   if (isa.known && !isa.avx512f)
     return rows < 2 ? CpuRowDotTiles{1, 4} : CpuRowDotTiles{2, 2};

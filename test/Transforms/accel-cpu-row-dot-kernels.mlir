@@ -90,7 +90,7 @@ func.func @written_between(%a: memref<2x32xf32>, %w: memref<8x32xf32>, %c: memre
 
 // -----
 
-// Another kernel's config (cpu-fma), B not a transpose, 65 rows without a
+// Another kernel's config (cpu-fma), B not a transpose, 129 rows without a
 // config, or bf16: not this pass's.
 // CHECK-LABEL: func @not_row_dot
 // CHECK-COUNT-4: linalg.transpose
@@ -99,7 +99,7 @@ func.func @written_between(%a: memref<2x32xf32>, %w: memref<8x32xf32>, %c: memre
 // CHECK: linalg.matmul
 // CHECK: linalg.matmul
 func.func @not_row_dot(%a: memref<2x32xf32>, %b: memref<32x8xf32>, %w: memref<8x32xf32>, %c: memref<2x8xf32>,
-                       %a65: memref<65x32xf32>, %c65: memref<65x8xf32>,
+                       %a129: memref<129x32xf32>, %c129: memref<129x8xf32>,
                        %ah: memref<2x32xbf16>, %wh: memref<8x32xbf16>) {
   %t = memref.alloc() {alignment = 64 : i64} : memref<32x8xf32>
   linalg.transpose ins(%w : memref<8x32xf32>) outs(%t : memref<32x8xf32>) permutation = [1, 0]
@@ -111,7 +111,7 @@ func.func @not_row_dot(%a: memref<2x32xf32>, %b: memref<32x8xf32>, %w: memref<8x
   linalg.transpose ins(%wh : memref<8x32xbf16>) outs(%th : memref<32x8xbf16>) permutation = [1, 0]
   linalg.matmul {accel.lowering_config = #accel.lowering_config<kernel = "cpu-fma", tile = [0, 0, 0], mma = [6, 64, 1]>} ins(%a, %t : memref<2x32xf32>, memref<32x8xf32>) outs(%c : memref<2x8xf32>)
   linalg.matmul ins(%a, %b : memref<2x32xf32>, memref<32x8xf32>) outs(%c : memref<2x8xf32>)
-  linalg.matmul ins(%a65, %t2 : memref<65x32xf32>, memref<32x8xf32>) outs(%c65 : memref<65x8xf32>)
+  linalg.matmul ins(%a129, %t2 : memref<129x32xf32>, memref<32x8xf32>) outs(%c129 : memref<129x8xf32>)
   linalg.matmul ins(%ah, %th : memref<2x32xbf16>, memref<32x8xbf16>) outs(%c : memref<2x8xf32>)
   return
 }

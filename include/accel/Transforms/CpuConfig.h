@@ -132,7 +132,7 @@ struct CpuRowDotTiles {
 /// The rows of A up to which an f32 matmul with B as [N, K] takes
 /// cpu-row-dot rather than cpu-fma (which reads a transposed copy of W
 /// made per call). See chooseCpuRowDotTiles for the measurements.
-constexpr int64_t cpuRowDotMaxRows = 64;
+constexpr int64_t cpuRowDotMaxRows = 96;
 
 /// The cpu-fma tiles for a contraction on `isa` with `overrides`.
 CpuFmaTiles chooseCpuFmaTiles(const CpuIsa &isa,

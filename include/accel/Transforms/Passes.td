@@ -730,7 +730,7 @@ def AccelCpuRowDotKernelsPass
     `accel.matmul transpose_b`, a linear layer's weight in PyTorch's layout;
     W not written between them) and whose `accel.lowering_config` is
     `cpu-row-dot` (`mma = [mr, nr, 16]`, from `accel-cpu-configure`: up to
-    64 rows of A, `cpuRowDotMaxRows`), becomes a register-tiled kernel that
+    96 rows of A, `cpuRowDotMaxRows`), becomes a register-tiled kernel that
     reads W where it is, each C element a dot product of a row of A and a
     row of W:
 

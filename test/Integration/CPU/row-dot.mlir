@@ -1,4 +1,4 @@
-// f32 matmuls with B as [N, K] (a linear layer's weight) and up to 64 rows
+// f32 matmuls with B as [N, K] (a linear layer's weight) and up to 96 rows
 // of A take cpu-row-dot (accel-cpu-row-dot-kernels): dot products along the
 // rows of W, no transposed copy. Checked on the CPU against the fp64 oracle
 // with NaN-prefilled outputs. The shapes leave every remainder: rows of A
@@ -21,7 +21,7 @@
 // IR: vector.reduction <add>
 // IR-LABEL: func.func @accumulate
 // IR-NOT: linalg.transpose
-// IR-LABEL: func.func @rows_17
+// IR-LABEL: func.func @rows_129
 
 // CHECK-LABEL: @decode
 // CHECK: PASS
@@ -35,7 +35,7 @@
 // CHECK: PASS
 // CHECK-LABEL: @accumulate
 // CHECK: PASS
-// CHECK-LABEL: @rows_17
+// CHECK-LABEL: @rows_129
 // CHECK: PASS
 // CHECK: accel-run: 7 of 7 functions passed
 
@@ -91,9 +91,9 @@ func.func @accumulate(%x: tensor<2x48xf32>, %w: tensor<24x48xf32>, %c: tensor<2x
   return %y : tensor<2x24xf32>
 }
 
-// 17 rows: past cpu-row-dot's rows, cpu-fma with the transposed copy.
-func.func @rows_17(%x: tensor<17x40xf32>, %w: tensor<24x40xf32>) -> tensor<17x24xf32> {
-  %c = tensor.empty() : tensor<17x24xf32>
-  %y = accel.matmul transpose_b ins(%x, %w : tensor<17x40xf32>, tensor<24x40xf32>) outs(%c : tensor<17x24xf32>) -> tensor<17x24xf32>
-  return %y : tensor<17x24xf32>
+// 129 rows: past cpu-row-dot's 96, cpu-fma with the transposed copy.
+func.func @rows_129(%x: tensor<129x40xf32>, %w: tensor<24x40xf32>) -> tensor<129x24xf32> {
+  %c = tensor.empty() : tensor<129x24xf32>
+  %y = accel.matmul transpose_b ins(%x, %w : tensor<129x40xf32>, tensor<24x40xf32>) outs(%c : tensor<129x24xf32>) -> tensor<129x24xf32>
+  return %y : tensor<129x24xf32>
 }
