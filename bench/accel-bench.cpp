@@ -2173,6 +2173,17 @@ std::vector<accel::CpuTuningEntry> candidatesAround(
         add({q, kv}, m.mma);
     return out;
   }
+  if (m.kernel == "cpu-row-dot" && m.mma.size() == 3) {
+    // Its tile is [0, 0, Kc] (or none: K whole); the register tiles that
+    // fit AVX-512's 32 vectors around the model's.
+    add(m.tile, m.mma);
+    for (int64_t kc : {0, 128, 256, 512, 1024})
+      add(kc ? SmallVector<int64_t, 3>{0, 0, kc} : SmallVector<int64_t, 3>{},
+          m.mma);
+    for (auto [mr, nr] : {std::pair<int64_t, int64_t>{4, 4}, {4, 6}, {2, 8}})
+      add(m.tile, {mr, nr, 16});
+    return out;
+  }
   if (m.tile.size() != 3 || m.mma.size() != 3)
     return {m};
   int64_t mr = m.mma[0], kq = m.kernel == "cpu-fma" ? 1 : m.mma[2];

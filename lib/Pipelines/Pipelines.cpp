@@ -125,6 +125,10 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     accel::AccelCpuRowDotKernelsPassOptions rowDot;
     rowDot.threads = options.threads;
     rowDot.features = options.cpuFeatures;
+    // cpu-fma tiles given as options: the configuration stage chose cpu-fma
+    // for the configured contractions; the others keep it too.
+    rowDot.configuredOnly =
+        !options.cacheTile.empty() || !options.registerTile.empty();
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuRowDotKernelsPass(rowDot));
     // B as [N, K] (a linear layer's weight), transposed for the kernels

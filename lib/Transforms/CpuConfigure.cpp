@@ -185,8 +185,12 @@ mlir::accel::chooseCpuRowDotTiles(const CpuIsa &isa, int64_t rows) {
   // for the copy and cpu-fma with its few-rows tile: cpuRowDotMaxRows = 96
   // (bench/results/row-dot-kblocks-1t-2026-12-06.txt).
   // Without AVX-512 a vector of 16 f32 takes two of the 16 ymm: 1 x 4, 2 x 2.
+  // Not measured there: up to 16 rows only (2 x 2 tiles read W's rows
+  // once per 2 rows of A).
   if (isa.known && !isa.avx512f)
-    return rows < 2 ? CpuRowDotTiles{1, 4} : CpuRowDotTiles{2, 2};
+    return rows > 16  ? std::optional<CpuRowDotTiles>()
+           : rows < 2 ? CpuRowDotTiles{1, 4}
+                      : CpuRowDotTiles{2, 2};
   if (rows < 2)
     return CpuRowDotTiles{1, 8};
   if (rows < 4)
@@ -205,24 +209,31 @@ mlir::accel::chooseCpuRowDotTiles(const CpuIsa &isa, int64_t rows) {
 std::optional<CpuRowDotTiles>
 mlir::accel::getCpuRowDotTiles(LoweringConfigAttr config) {
   if (!config || config.getKernel() != kRowDot || config.getMma().size() != 3 ||
-      (!config.getTile().empty() && config.getTile().size() != 3))
+      config.getMma()[2] != 16)
+    return std::nullopt;
+  ArrayRef<int64_t> tile = config.getTile();
+  if (!tile.empty() && (tile.size() != 3 || tile[0] != 0 || tile[1] != 0))
     return std::nullopt;
   return CpuRowDotTiles{config.getMma()[0], config.getMma()[1],
                         config.getTile().empty() ? 0 : config.getTile()[2]};
 }
 
-std::string mlir::accel::checkCpuRowDotTiles(const CpuRowDotTiles &t) {
+std::string mlir::accel::checkCpuRowDotTiles(const CpuRowDotTiles &t,
+                                             const CpuIsa &isa) {
   if (t.mr < 1 || t.nr < 1)
     return "mr and nr must be positive, got " + std::to_string(t.mr) + " x " +
            std::to_string(t.nr);
   if (t.kc < 0 || t.kc % 16 != 0)
     return "the K block must be a multiple of 16 (0: whole), got " +
            std::to_string(t.kc);
-  int64_t registers = t.mr * t.nr + t.mr + 1;
-  if (registers > 32)
+  // Vectors of 16 f32: mr x nr accumulators, mr A vectors, a W vector; 32
+  // zmm with AVX-512, else 8 (each takes two of the 16 ymm).
+  bool avx512 = !isa.known || isa.avx512f;
+  int64_t registers = t.mr * t.nr + t.mr + 1, limit = avx512 ? 32 : 8;
+  if (registers > limit)
     return "mr x nr = " + std::to_string(t.mr) + " x " + std::to_string(t.nr) +
-           " needs " + std::to_string(registers) +
-           " vector registers; AVX-512 has 32";
+           " needs " + std::to_string(registers) + " vectors of 16 f32; " +
+           (avx512 ? "AVX-512 has 32" : "without AVX-512 there are 8 (16 ymm)");
   return "";
 }
 
@@ -499,7 +510,7 @@ static FailureOr<LoweringConfigAttr> configureRowDot(MatmulOp mm,
   }
   if (!tile.empty())
     t->kc = tile[2];
-  if (std::string why = checkCpuRowDotTiles(*t); !why.empty())
+  if (std::string why = checkCpuRowDotTiles(*t, isa); !why.empty())
     return mm.emitOpError("cannot use cpu-row-dot: ") << why;
   SmallVector<int64_t> configTile;
   if (t->kc > 0)

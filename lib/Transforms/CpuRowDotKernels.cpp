@@ -107,6 +107,13 @@ std::optional<RowDotGemm> matchRowDot(linalg::LinalgOp op) {
   linalg::TransposeOp transpose = accel::matchTransposeInto(op, b);
   if (!transpose || !f32Rows(transpose.getInput()))
     return std::nullopt;
+  // W is read where it is while C is written: C may not share a buffer with
+  // W or A (the copy made that safe), nor A be the copy itself.
+  Value w = transpose.getInput();
+  Value cRoot = accel::rootBuffer(c);
+  if (a == b || c == b || cRoot == accel::rootBuffer(w) ||
+      cRoot == accel::rootBuffer(a))
+    return std::nullopt;
   auto at = cast<MemRefType>(a.getType());
   auto wt = cast<MemRefType>(transpose.getInput().getType());
   return RowDotGemm{op,
@@ -264,12 +271,19 @@ struct RowDotBuilder {
   /// over it, its accumulators kept in `slots` between blocks, so the
   /// block's nr W rows and A's rows (kc values each) are read from L1 by
   /// every tile instead of whole rows from L2.
-  void rowBlockInKBlocks(Value n0, int64_t nr) {
+  /// The accumulator slots of rowBlockInKBlocks for tiles of nr W rows: one
+  /// per tile of A's rows.
+  Value allocSlots(int64_t nr) {
     int64_t mr = tiles.mr;
     int64_t count = g.m / mr, slots = count + (g.m - count * mr);
     auto slotsType = MemRefType::get({slots, mr * nr, 16}, b.getF32Type());
-    Value acc =
-        memref::AllocOp::create(b, loc, slotsType, b.getI64IntegerAttr(64));
+    // (The buffer-deallocation pipeline frees it after its last use.)
+    return memref::AllocOp::create(b, loc, slotsType, b.getI64IntegerAttr(64));
+  }
+
+  void rowBlockInKBlocks(Value n0, int64_t nr, Value acc) {
+    int64_t mr = tiles.mr;
+    int64_t count = g.m / mr, slots = count + (g.m - count * mr);
     auto load = [&](Value slot, int64_t n) {
       SmallVector<Value> v;
       for (int64_t i = 0; i < n; ++i)
@@ -309,8 +323,6 @@ struct RowDotBuilder {
     forEachRowTile(false, [&](Value m0, int64_t rows, Value slot, bool) {
       finish(load(slot, rows * nr), m0, rows, n0, nr);
     });
-    // (The buffer-deallocation pipeline frees the slots after their last
-    // use.)
   }
 
   /// K in blocks of kc: with more than one tile of A's rows (one tile reads
@@ -319,21 +331,34 @@ struct RowDotBuilder {
     return tiles.kc > 0 && g.m > tiles.mr && g.k / 16 * 16 > tiles.kc;
   }
 
-  void build(bool parallel) {
+  /// `threads` > 1: the tiles of nr W rows in that many tasks of
+  /// consecutive tiles (an scf.forall), each with its own slots.
+  void build(int64_t threads) {
     int64_t nr = tiles.nr, blocks = g.n / nr, rest = g.n % nr;
+    bool slots = inKBlocks();
     if (blocks > 0) {
+      int64_t tasks = std::max<int64_t>(1, std::min(threads, blocks));
+      int64_t per = llvm::divideCeil(blocks, tasks);
+      tasks = llvm::divideCeil(blocks, per);
       OpBuilder::InsertionGuard guard(b);
-      Value nb = accel::openLoop(b, loc, blocks, parallel && blocks > 1);
-      if (inKBlocks())
-        rowBlockInKBlocks(mul(nb, nr), nr);
+      Value task = accel::openLoop(b, loc, tasks, tasks > 1);
+      Value acc = slots ? allocSlots(nr) : Value();
+      Value first = mul(task, per);
+      Value last = arith::MinUIOp::create(b, loc, add(first, per), idx(blocks));
+      auto loop = scf::ForOp::create(b, loc, first, last, idx(1));
+      b.setInsertionPointToStart(loop.getBody());
+      Value n0 = mul(loop.getInductionVar(), nr);
+      if (slots)
+        rowBlockInKBlocks(n0, nr, acc);
       else
-        rowBlock(mul(nb, nr), nr);
+        rowBlock(n0, nr);
     }
     if (rest > 0) {
       OpBuilder::InsertionGuard guard(b);
+      Value acc = slots ? allocSlots(1) : Value();
       Value j = accel::openLoop(b, loc, rest, false);
-      if (inKBlocks())
-        rowBlockInKBlocks(add(j, blocks * nr), 1);
+      if (slots)
+        rowBlockInKBlocks(add(j, blocks * nr), 1, acc);
       else
         rowBlock(add(j, blocks * nr), 1);
     }
@@ -363,18 +388,20 @@ struct AccelCpuRowDotKernelsPass
       // with accel-cpu-vectorize-contractions, which reads the copy.
       if (!g)
         return;
+      if (!config && configuredOnly)
+        return;
       std::optional<accel::CpuRowDotTiles> t =
           config ? accel::getCpuRowDotTiles(config)
                  : accel::chooseCpuRowDotTiles(isa, g->m);
       if (config && !t) {
         op.emitOpError("accel-cpu-row-dot-kernels: cpu-row-dot takes an mma "
-                       "[mr, nr, 16]");
+                       "[mr, nr, 16] and a tile [0, 0, Kc] or none");
         failedConfig = true;
         return;
       }
       if (!t)
         return;
-      if (std::string why = accel::checkCpuRowDotTiles(*t); !why.empty()) {
+      if (std::string why = accel::checkCpuRowDotTiles(*t, isa); !why.empty()) {
         op.emitOpError("accel-cpu-row-dot-kernels: ") << why;
         failedConfig = true;
         return;
@@ -391,7 +418,7 @@ struct AccelCpuRowDotKernelsPass
       if (fill && fill.getInputs()[0].getType().isF32())
         fillValue = fill.getInputs()[0];
       RowDotBuilder kb{builder, g.op.getLoc(), g, tiles, fillValue};
-      kb.build(threads > 1 && !accel::insideParallelLoop(g.op));
+      kb.build(accel::insideParallelLoop(g.op) ? 1 : threads);
       g.op->erase();
       // Every element of C is stored from the fill's value: the fill is
       // dead, and so is the transposed copy of W.

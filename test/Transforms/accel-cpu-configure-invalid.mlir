@@ -117,7 +117,7 @@ func.func @row_dot_mma_k(%a: tensor<4x32xf32>, %b: tensor<48x32xf32>, %c: tensor
 // -----
 
 func.func @row_dot_registers(%a: tensor<4x32xf32>, %b: tensor<48x32xf32>, %c: tensor<4x48xf32>) -> tensor<4x48xf32> {
-  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: mr x nr = 8 x 3 needs 33 vector registers; AVX-512 has 32}}
+  // expected-error @+1 {{'accel.matmul' op cannot use cpu-row-dot: mr x nr = 8 x 3 needs 33 vectors of 16 f32; AVX-512 has 32}}
   %0 = accel.matmul transpose_b ins(%a, %b : tensor<4x32xf32>, tensor<48x32xf32>) outs(%c : tensor<4x48xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot", mma = [8, 3, 16]>} -> tensor<4x48xf32>
   return %0 : tensor<4x48xf32>
 }

@@ -146,7 +146,7 @@ module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip =
 
 // f32 with B as [N, K] (transpose_b) and up to 96 rows of A: cpu-row-dot,
 // its register tile by the rows (1 x 8, 2 x 8, 4 x 4, 4 x 6; AVX2 1 x 4 and
-// 2 x 2) and, past one tile of rows, K blocks of 256; 97 rows and more, a batch dimension, or cpu-fma tiles in the
+// 2 x 2, up to 16 rows) and, past one tile of rows, K blocks of 256; 97 rows and more, a batch dimension, or cpu-fma tiles in the
 // options: cpu-fma on the transposed copy.
 // CHECK-LABEL: func @linear_f32
 // CHECK: kernel = "cpu-row-dot", mma = [1, 8, 16]>
@@ -162,7 +162,6 @@ module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip =
 // OPTS: kernel = "cpu-fma", tile = [64, 256, 512], mma = [4, 32, 2]
 // AVX2-LABEL: func @linear_f32
 // AVX2: kernel = "cpu-row-dot", mma = [1, 4, 16]>
-// AVX2: kernel = "cpu-row-dot", mma = [2, 2, 16]>
 // AVX2: kernel = "cpu-row-dot", mma = [2, 2, 16]>
 // AVX2: kernel = "cpu-row-dot", mma = [2, 2, 16]>
 // AVX2: kernel = "cpu-fma"

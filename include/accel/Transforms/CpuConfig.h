@@ -173,8 +173,9 @@ std::optional<CpuRowDotTiles> chooseCpuRowDotTiles(const CpuIsa &isa,
 /// The tiles of a cpu-row-dot config (`mma = [mr, nr, 16]`, `tile = [0,
 /// 0, kc]` or none; nullopt: not one).
 std::optional<CpuRowDotTiles> getCpuRowDotTiles(LoweringConfigAttr config);
-/// Checks cpu-row-dot tiles; the reason they do not fit, or an empty string.
-std::string checkCpuRowDotTiles(const CpuRowDotTiles &tiles);
+/// Checks cpu-row-dot tiles on `isa`; the reason they do not fit, or an
+/// empty string.
+std::string checkCpuRowDotTiles(const CpuRowDotTiles &tiles, const CpuIsa &isa);
 
 bool cpuFlashOnAmx(Operation *op, const CpuIsa &isa, bool bf16Flush);
 

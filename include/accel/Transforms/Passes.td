@@ -741,8 +741,9 @@ def AccelCpuRowDotKernelsPass
     - each accumulator is summed across its lanes and added to C, or to the
       value of C's initializing fill, which then goes;
     - the next tile's `nr` W rows are prefetched while a tile reads its own;
-    - with a K block (`tile = [0, 0, kc]`, chosen as 256 past one tile of
-      A's rows) and more than one tile of A's rows, each block of K is run
+    - with a K block (`tile = [0, 0, kc]`; chosen as 256 for the 4 x 4 and
+      4 x 6 tiles past one tile of A's rows) and more than one tile of A's
+      rows, each block of K is run
       by every tile of rows in turn, each tile's accumulators kept in a
       slot in memory between blocks, so that a block's W and A rows (kc
       values each) are read from L1 by every tile (only the first tile
@@ -753,9 +754,14 @@ def AccelCpuRowDotKernelsPass
     A past a whole `mr` and rows of W past a whole `nr` get 1-row tiles. The
     sum order differs from the reference loops (16 lanes, then across
     lanes): within the f32 matmul gate. With `threads`, the tiles of `nr`
-    weight rows are the tasks of an `scf.forall` (not inside another
-    parallel loop). Contractions with another config are left alone; one
-    without a config takes the choice for its rows and `features`. A
+    weight rows are shared by that many tasks of an `scf.forall` (not
+    inside another parallel loop), each with its own slots. A C that shares
+    a buffer with W or A is left alone (W is read in place). Contractions
+    with another config are left alone; one without a config takes the
+    choice for its rows and `features` (not with `configured-only`). A
+    `cpu-row-dot` config the kernel cannot take (mma not `[mr, nr, 16]`,
+    tile not `[0, 0, kc]`, more vectors than the registers hold) is a
+    located error. A
     `cpu-row-dot` contraction whose B is not such a transpose stays with
     `accel-cpu-vectorize-contractions` (it reads the copy).
   }];
@@ -765,7 +771,11 @@ def AccelCpuRowDotKernelsPass
     Option<"features", "features", "std::string", "\"\"",
            "CPU features, comma separated, for the tiles of contractions "
            "without an accel.lowering_config (empty: the module's "
-           "accel.target; unknown: the AVX-512 tiles)">
+           "accel.target; unknown: the AVX-512 tiles)">,
+    Option<"configuredOnly", "configured-only", "bool", "false",
+           "Only contractions whose accel.lowering_config is cpu-row-dot "
+           "(accel-cpu-pipeline sets it when cpu-fma tiles are given as "
+           "options)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",

@@ -37,7 +37,9 @@
 // CHECK: PASS
 // CHECK-LABEL: @rows_129
 // CHECK: PASS
-// CHECK: accel-run: 7 of 7 functions passed
+// CHECK-LABEL: @c_is_w
+// CHECK: PASS
+// CHECK: accel-run: 8 of 8 functions passed
 
 // M 1 (1 x 8), N 37 (4 blocks of 8 and 5), K 256.
 func.func @decode(%x: tensor<1x256xf32>, %w: tensor<37x256xf32>) -> tensor<1x37xf32> {
@@ -96,4 +98,11 @@ func.func @rows_129(%x: tensor<129x40xf32>, %w: tensor<24x40xf32>) -> tensor<129
   %c = tensor.empty() : tensor<129x24xf32>
   %y = accel.matmul transpose_b ins(%x, %w : tensor<129x40xf32>, tensor<24x40xf32>) outs(%c : tensor<129x24xf32>) -> tensor<129x24xf32>
   return %y : tensor<129x24xf32>
+}
+
+// C is W's own buffer (accumulate into the weight): W must not be read in
+// place while C is written; the copy stays (cpu-fma reads it).
+func.func @c_is_w(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %y = accel.matmul transpose_b accumulate ins(%x, %w : tensor<8x8xf32>, tensor<8x8xf32>) outs(%w : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
 }
