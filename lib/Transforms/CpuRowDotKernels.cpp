@@ -70,18 +70,7 @@ bool f32Rows(Value v) {
 }
 
 std::optional<RowDotGemm> matchRowDot(linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
-      !linalg::isaContractionOpInterface(op))
-    return std::nullopt;
-  MLIRContext *ctx = op.getContext();
-  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
-             k = getAffineDimExpr(2, ctx);
-  SmallVector<AffineMap> want = {AffineMap::get(3, 0, {m, k}, ctx),
-                                 AffineMap::get(3, 0, {k, n}, ctx),
-                                 AffineMap::get(3, 0, {m, n}, ctx)};
-  if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(want) ||
-      op.getIteratorTypesArray()[2] != utils::IteratorType::reduction)
+  if (!accel::isPlainGemm(op))
     return std::nullopt;
   Value a = op.getDpsInputOperand(0)->get(),
         b = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();

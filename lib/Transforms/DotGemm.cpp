@@ -31,20 +31,23 @@ bool mlir::accel::unitInnerStride(MemRefType t) {
 /// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k) and
 /// the body `out + ext(a) * ext(b)` with bf16 -> f32 (extf) or i8 -> i32
 /// (extsi) widening.
-std::optional<DotGemm> mlir::accel::matchDotGemm(linalg::LinalgOp op) {
+bool mlir::accel::isPlainGemm(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
-    return std::nullopt;
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
+      !linalg::isaContractionOpInterface(op))
+    return false;
   MLIRContext *ctx = op.getContext();
   AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
              k = getAffineDimExpr(2, ctx);
   SmallVector<AffineMap> want = {AffineMap::get(3, 0, {m, k}, ctx),
                                  AffineMap::get(3, 0, {k, n}, ctx),
                                  AffineMap::get(3, 0, {m, n}, ctx)};
-  if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(want))
-    return std::nullopt;
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  if (iters[2] != utils::IteratorType::reduction)
+  return op.getIndexingMapsArray() == ArrayRef<AffineMap>(want) &&
+         op.getIteratorTypesArray()[2] == utils::IteratorType::reduction;
+}
+
+std::optional<DotGemm> mlir::accel::matchDotGemm(linalg::LinalgOp op) {
+  if (!isPlainGemm(op))
     return std::nullopt;
   Value a = op.getDpsInputOperand(0)->get(),
         b = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();
@@ -90,7 +93,6 @@ std::optional<DotGemm> mlir::accel::matchDotGemm(linalg::LinalgOp op) {
   return DotGemm{
       op, kind, a, b, c, at.getDimSize(0), bt.getDimSize(1), at.getDimSize(1)};
 }
-
 
 namespace {
 /// Emits the packing of B (packDotB).

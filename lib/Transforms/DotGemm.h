@@ -90,6 +90,10 @@ void eraseTransposeOfB(Operation *transpose);
 /// element by element.
 LogicalResult lowerWordTransposes(Operation *root);
 
+/// Whether `op` is a contraction on buffers with maps (m, k), (k, n),
+/// (m, n) over loops (m, n, k), k a reduction: C[m, n] += A[m, k] B[k, n].
+bool isPlainGemm(linalg::LinalgOp op);
+
 /// `op` as a row-major GEMM with static sizes whose operands a dot
 /// instruction takes: maps (m, k), (k, n), (m, n) over loops (m, n, k), unit
 /// inner strides, and the body `out + ext(a) * ext(b)` with bf16 -> f32
