@@ -139,10 +139,8 @@ struct RowDotBuilder {
     auto load = [&](Value buffer, Value row) -> Value {
       if (!mask)
         return vector::LoadOp::create(b, loc, v16, buffer, ValueRange{row, k});
-      Value zero = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(v16, b.getF32FloatAttr(0.0f)));
       return vector::MaskedLoadOp::create(b, loc, v16, buffer,
-                                          ValueRange{row, k}, mask, zero);
+                                          ValueRange{row, k}, mask, zeros());
     };
     SmallVector<Value> rowsOfA;
     for (int64_t i = 0; i < mr; ++i)
@@ -256,23 +254,28 @@ struct RowDotBuilder {
     });
   }
 
-  /// rowBlock with K in blocks of kc: per block every tile of A's rows runs
-  /// over it, its accumulators kept in `slots` between blocks, so the
-  /// block's nr W rows and A's rows (kc values each) are read from L1 by
-  /// every tile instead of whole rows from L2.
+  /// The tiles of A's rows forEachRowTile visits: whole tiles of mr rows,
+  /// then the rows past them one by one.
+  int64_t rowTiles() const {
+    int64_t count = g.m / tiles.mr;
+    return count + (g.m - count * tiles.mr);
+  }
+
   /// The accumulator slots of rowBlockInKBlocks for tiles of nr W rows: one
   /// per tile of A's rows.
   Value allocSlots(int64_t nr) {
-    int64_t mr = tiles.mr;
-    int64_t count = g.m / mr, slots = count + (g.m - count * mr);
-    auto slotsType = MemRefType::get({slots, mr * nr, 16}, b.getF32Type());
+    auto slotsType =
+        MemRefType::get({rowTiles(), tiles.mr * nr, 16}, b.getF32Type());
     // (The buffer-deallocation pipeline frees it after its last use.)
     return memref::AllocOp::create(b, loc, slotsType, b.getI64IntegerAttr(64));
   }
 
+  /// rowBlock with K in blocks of kc: per block every tile of A's rows runs
+  /// over it, its accumulators kept in the slots `acc` between blocks, so
+  /// the block's nr W rows and A's rows (kc values each) are read from L1 by
+  /// every tile instead of whole rows from L2.
   void rowBlockInKBlocks(Value n0, int64_t nr, Value acc) {
-    int64_t mr = tiles.mr;
-    int64_t count = g.m / mr, slots = count + (g.m - count * mr);
+    int64_t mr = tiles.mr, slots = rowTiles();
     auto load = [&](Value slot, int64_t n) {
       SmallVector<Value> v;
       for (int64_t i = 0; i < n; ++i)
