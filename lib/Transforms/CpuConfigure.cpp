@@ -443,16 +443,17 @@ static StringRef dotKernelFor(DotOperands operands, const CpuIsa &isa) {
 /// cpu-fma's cache tile for a matmul with few rows (static M <= 128, the
 /// AVX-512 6 x 64 register tile): one M block, N whole (on several threads
 /// blocks of N / (2 threads), 64-aligned, two tasks a thread) and K blocks
-/// of 32. B is then read a block of 32 of its rows at a time, each row
-/// contiguous (32 x N: in L2), and each 32 x 64 piece of it from L1 by every
-/// register tile of A's rows; with Kc = 1024 a register tile read B's rows
-/// 256 bytes at a time, each on another page, once per 6 rows of A.
-/// f32 4096 x 4096 (B as [K, N]), one Sapphire Rapids core, ms, default ->
-/// this tile: M 1 8.2 -> 4.7 (the read bandwidth), M 4 11.0 -> 5.9, M 16
-/// 27.5 -> 9.0, M 32 22.5 -> 13.0, M 64 29.2 -> 20.4, M 96 35.3 -> 29.6,
-/// M 128 43.2 -> 39.9; Kc = 64 was slower below 128 rows, N blocks of 1024
-/// slower on one thread and faster on two (M 1 5.7 -> 3.8, M 64 19.2 ->
-/// 11.0) (bench/results/few-rows-cache-tile-2026-12-06.txt).
+/// of 32 up to 64 rows; from 65, blocks of 512 columns and 256 of K. B is then
+/// read a block of 32 of its rows at a time, each row contiguous (32 x N: in
+/// L2), and each 32 x 64 piece of it from L1 by every register tile of A's
+/// rows; with Kc = 1024 a register tile read B's rows 256 bytes at a time, each
+/// on another page, once per 6 rows of A. f32 4096 x 4096 (B as [K, N]), one
+/// Sapphire Rapids core, ms, default -> this tile: M 1 8.2 -> 4.7 (the read
+/// bandwidth), M 4 11.0 -> 5.9, M 16 27.5 -> 9.0, M 32 22.5 -> 13.0, M 64 29.2
+/// -> 20.4, M 96 35.3 -> 29.6, M 128 43.2 -> 39.9; Kc = 64 was slower below 128
+/// rows, N blocks of 1024 slower on one thread and faster on two (M 1 5.7
+/// -> 3.8, M 64 19.2 -> 11.0)
+/// (bench/results/few-rows-cache-tile-2026-12-06.txt).
 static void fewRowsCacheTile(CpuFmaTiles &t, MatmulOp mm, int64_t threads) {
   auto a = mm.getLhs().getType(), c = mm.getInit().getType();
   if (t.registers != std::array<int64_t, 3>{6, 64, 1} || a.getRank() < 2 ||
@@ -462,9 +463,19 @@ static void fewRowsCacheTile(CpuFmaTiles &t, MatmulOp mm, int64_t threads) {
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) || m < 1 ||
       m > 128 || n < 1)
     return;
+  // From 65 rows, C's traffic per K block of 32 (all of C's rows) outweighs
+  // it: blocks of 512 columns and 256 of K (M 96 / 128: 32.6 / 39.3 ->
+  // 29.5 / 34.8 ms; the same or better on two threads; M 64 the same). On
+  // several threads at most N / (2 threads) columns, so that the M block
+  // stays whole (each task packs only its own columns of B).
+  int64_t perTask = llvm::alignTo(llvm::divideCeil(n, 2 * threads), 64);
+  if (m > 64) {
+    t.cache = {m, threads > 1 ? std::min<int64_t>(512, perTask) : 512, 256};
+    return;
+  }
   int64_t nc = 0;
   if (threads > 1)
-    nc = llvm::alignTo(llvm::divideCeil(n, 2 * threads), 64);
+    nc = perTask;
   if (nc >= n)
     nc = 0;
   t.cache = {m, nc, 32};

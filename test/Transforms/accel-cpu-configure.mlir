@@ -28,17 +28,18 @@ func.func @f32(%a: tensor<200x32xf32>, %b: tensor<32x48xf32>, %c: tensor<200x48x
 // -----
 
 // f32 with up to 128 rows (6 x 64 register tile): one M block, N whole, K
-// blocks of 32 (on two threads N blocks of N / 4, 64-aligned); 129 rows,
+// blocks of 32 (on two threads N blocks of N / 4, 64-aligned), from 65 rows
+// N blocks of 512 (on two threads at most N / 4) and K blocks of 256; 129 rows,
 // dynamic rows, a given tile or the AVX2 register tile: the default.
 // CHECK-LABEL: func @few_rows
 // CHECK: kernel = "cpu-fma", tile = [8, 0, 32], mma = [6, 64, 1]>
-// CHECK: kernel = "cpu-fma", tile = [128, 0, 32], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [128, 512, 256], mma = [6, 64, 1]>
 // CHECK: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]>
 // CHECK: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 64, 1]>
 // CHECK: kernel = "cpu-fma", tile = [64, 64, 64], mma = [6, 64, 1]>
 // THREADS-LABEL: func @few_rows
 // THREADS: kernel = "cpu-fma", tile = [8, 256, 32], mma = [6, 64, 1]>
-// THREADS: kernel = "cpu-fma", tile = [128, 256, 32], mma = [6, 64, 1]>
+// THREADS: kernel = "cpu-fma", tile = [128, 256, 256], mma = [6, 64, 1]>
 // AVX2-LABEL: func @few_rows
 // AVX2: kernel = "cpu-fma", tile = [132, 1024, 1024], mma = [6, 16, 1]>
 func.func @few_rows(%a8: tensor<8x256xf32>, %a128: tensor<128x256xf32>, %a129: tensor<129x256xf32>, %ad: tensor<?x256xf32>, %b: tensor<256x1000xf32>) -> (tensor<8x1000xf32>, tensor<128x1000xf32>, tensor<129x1000xf32>, tensor<?x1000xf32>, tensor<8x1000xf32>) {
@@ -153,7 +154,7 @@ module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip =
 // CHECK: kernel = "cpu-row-dot", mma = [2, 8, 16]>
 // CHECK: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 4, 16]>
 // CHECK: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 6, 16]>
-// CHECK: kernel = "cpu-fma", tile = [97, 0, 32], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [97, 512, 256], mma = [6, 64, 1]>
 // CHECK: kernel = "cpu-fma", tile = [4, 0, 32], mma = [6, 64, 1]>
 // NOFEAT-LABEL: func @linear_f32
 // NOFEAT: kernel = "cpu-row-dot", mma = [1, 8, 16]>

@@ -9,11 +9,13 @@
 // RUN: accel-run %s --repeat=0 --num-threads=2 --seed=3 --dist=normal --cpu-pipeline-options=cache-tile=132,512,128 | FileCheck %s
 // RUN: accel-run %s --repeat=0 | FileCheck %s
 // Each task's own packed copy of B, inside the parallel loop (70 rows: the
-// few-rows cache tile [70, 320, 32] on two threads, 5 panels of 32 x 64):
+// few-rows cache tile [70, 320, 256] on two threads, 5 panels of 256 x 64;
+// the M block whole):
 // RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=+avx512f,+avx512bw,+avx512vl,+avx512dq,+fma threads=2" --mlir-disable-threading --mlir-print-ir-after=accel-cpu-vectorize-contractions -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
 // IR-LABEL: func.func @one_block_70x300x1100
 // IR: scf.forall
-// IR: memref.alloc() {{.*}} : memref<5x32x64xf32>
+// IR-NOT: scf.forall {{.*}} step (320, 36)
+// IR: memref.alloc() {{.*}} : memref<5x256x64xf32>
 // CHECK-LABEL: @one_block_70x300x1100
 // CHECK: PASS
 // CHECK-LABEL: @prefill_128x512x2048
