@@ -131,13 +131,6 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
         !options.cacheTile.empty() || !options.registerTile.empty();
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuRowDotKernelsPass(rowDot));
-    // B as [N, K] (a linear layer's weight), transposed for the kernels
-    // above: blocks transposed in registers instead of loops reading a row
-    // apart per element.
-    accel::AccelCpuTransposeKernelsPassOptions transposeKernels;
-    transposeKernels.threads = options.threads;
-    pm.addNestedPass<func::FuncOp>(
-        accel::createAccelCpuTransposeKernelsPass(transposeKernels));
   }
 
   // Contractions: cache and register tiles, vectorized (other ops become
@@ -155,6 +148,14 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.fuseExpensiveEpilogues = options.fuseExpensiveEpilogues;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuVectorizeContractionsPass(tiles));
+    // B as [N, K] (a linear layer's weight) that a kernel above still reads
+    // transposed (the cpu-fma kernel packs its panels from [N, K] where it
+    // packs): blocks transposed in registers instead of loops reading a row
+    // apart per element.
+    accel::AccelCpuTransposeKernelsPassOptions transposeKernels;
+    transposeKernels.threads = options.threads;
+    pm.addNestedPass<func::FuncOp>(
+        accel::createAccelCpuTransposeKernelsPass(transposeKernels));
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuVectorizeElementwisePass());
     pm.addPass(createCanonicalizerPass());

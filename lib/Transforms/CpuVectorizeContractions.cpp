@@ -14,6 +14,7 @@
 #include "ApplyOrReport.h"
 #include "BlockEpilogue.h"
 #include "BufferAccess.h"
+#include "DotGemm.h"
 #include "accel/Transforms/CpuConfig.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -54,6 +55,10 @@ using accel::rootBuffer;
 /// Marks the register-level tiles between tiling and vectorization.
 static constexpr llvm::StringLiteral kRegisterTileAttr =
     "__accel_register_tile__";
+/// Marks the transposes whose copy of B a contraction's panels were packed
+/// without (packRhsBlockFromNK), to erase once nothing reads the copy.
+static constexpr llvm::StringLiteral kPackedFromAttr =
+    "__accel_packed_from_source__";
 /// Marks the fills that start a register tile's C block, with the block's
 /// vector shape bound.
 static constexpr llvm::StringLiteral kRegisterFillAttr =
@@ -677,6 +682,184 @@ static PackedRhs packRhsBlock(RewriterBase &rewriter, Operation *anchor,
   return {block, panels};
 }
 
+/// packRhsBlock for a B that is a transposed copy `copy` ([K, N]) of
+/// `source` ([N, K] with unit inner stride: a linear layer's weight), read
+/// from `source` itself so the copy can go: per panel, 16 rows of the
+/// source (16 columns of B) at a time along the block's K, each 16 x 16
+/// square of 32-bit words loaded row by row (K contiguous), transposed in
+/// registers (vector.transpose, lowered by lowerWordTransposes) and stored
+/// as 16 panel rows. The panels' K extent is rounded up to 16 (rows past
+/// the block's K are zeros, never read). `block` is `copy` or a subview of
+/// it; null when it is neither.
+static std::optional<PackedRhs>
+packRhsBlockFromNK(RewriterBase &rewriter, Operation *anchor, Value block,
+                   Value copy, Value source, int64_t kcMax, int64_t ncMax,
+                   int64_t nr, bool parallel) {
+  constexpr int64_t sq = 16;
+  auto blockType = cast<MemRefType>(block.getType());
+  Type elt = blockType.getElementType();
+  if (nr % sq != 0 || !elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() != 32)
+    return std::nullopt;
+  Location loc = anchor->getLoc();
+  rewriter.setInsertionPoint(anchor);
+  // The block's [k0, n0] offsets in `copy` (summed along a chain of 2-D
+  // unit-stride subviews: the threads' blocks, then the K blocks) and its
+  // [kc, nc] sizes, swapped onto source.
+  Value srcView = source;
+  if (block != copy) {
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+    SmallVector<OpFoldResult> offsets(2, rewriter.getIndexAttr(0)), sizes;
+    for (Value v = block; v != copy;) {
+      auto view = v.getDefiningOp<memref::SubViewOp>();
+      if (!view || !view.hasUnitStride() ||
+          view.getSourceType().getRank() != 2 || view.getType().getRank() != 2)
+        return std::nullopt;
+      if (sizes.empty())
+        sizes = view.getMixedSizes();
+      for (auto [i, o] : llvm::enumerate(view.getMixedOffsets()))
+        offsets[i] = affine::makeComposedFoldedAffineApply(
+            rewriter, loc, d0 + d1, {offsets[i], o});
+      v = view.getSource();
+    }
+    std::swap(offsets[0], offsets[1]);
+    std::swap(sizes[0], sizes[1]);
+    srcView = memref::SubViewOp::create(
+        rewriter, loc, source, offsets, sizes,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                               rewriter.getIndexAttr(1)});
+  }
+  int64_t numPanels = llvm::divideCeil(ncMax, nr);
+  auto panelsType = MemRefType::get(
+      {numPanels, static_cast<int64_t>(llvm::alignTo(kcMax, sq)), nr}, elt);
+  Value panels = memref::AllocOp::create(rewriter, loc, panelsType,
+                                         rewriter.getI64IntegerAttr(64));
+  auto idx = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value c0 = idx(rewriter, 0), c1 = idx(rewriter, 1);
+  Value kc = memref::DimOp::create(rewriter, loc, srcView, 1);
+  Value nc = memref::DimOp::create(rewriter, loc, srcView, 0);
+  Value pad =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elt));
+  Type i32 = rewriter.getI32Type();
+  auto rowType = VectorType::get({sq}, elt);
+  auto wordsType = VectorType::get({sq}, i32);
+  auto squareType = VectorType::get({sq, sq}, i32);
+  auto maskType = VectorType::get({sq}, rewriter.getI1Type());
+  MLIRContext *ctx = rewriter.getContext();
+  AffineMap rowMap = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  // One 16 x 16 square: source rows [n, n + 16) (clamped to nc - 1 past
+  // it, masked off) along K from k, into panel `panel`'s rows k.. at lanes
+  // [lane, lane + 16). `full`: no row past nc and no k past kc.
+  auto square = [&](OpBuilder &b, Location loc, Value panel, Value lane,
+                    Value n, Value k, bool full) {
+    Value m = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(squareType, b.getI32IntegerAttr(0)));
+    Value kLeft, lastRow;
+    if (!full) {
+      kLeft = arith::MinSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, kc, k), idx(b, sq));
+      lastRow = arith::SubIOp::create(b, loc, nc, c1);
+    }
+    for (int64_t r = 0; r < sq; ++r) {
+      Value row = arith::AddIOp::create(b, loc, n, idx(b, r));
+      Value v;
+      if (full) {
+        v = vector::LoadOp::create(b, loc, rowType, srcView,
+                                   ValueRange{row, k});
+      } else {
+        Value inN =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, nc);
+        Value width = arith::SelectOp::create(b, loc, inN, kLeft, c0);
+        Value at = arith::MinSIOp::create(b, loc, row, lastRow);
+        Value mask =
+            vector::CreateMaskOp::create(b, loc, maskType, ValueRange{width});
+        v = vector::TransferReadOp::create(
+            b, loc, rowType, srcView, ValueRange{at, k},
+            AffineMapAttr::get(rowMap), pad, mask, b.getBoolArrayAttr({false}));
+      }
+      m = vector::InsertOp::create(
+          b, loc, vector::BitCastOp::create(b, loc, wordsType, v), m, r);
+    }
+    Value t = vector::TransposeOp::create(b, loc, m, ArrayRef<int64_t>{1, 0});
+    for (int64_t j = 0; j < sq; ++j)
+      vector::StoreOp::create(
+          b, loc,
+          vector::BitCastOp::create(b, loc, rowType,
+                                    vector::ExtractOp::create(b, loc, t, j)),
+          panels,
+          ValueRange{panel, arith::AddIOp::create(b, loc, k, idx(b, j)), lane});
+  };
+  // Panel j: for each 16 of its columns (16 source rows, read along K as
+  // 16 streams), the squares along K; whole squares unmasked.
+  auto copyPanel = [&](OpBuilder &b, Location loc, Value j) {
+    Value panel = affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(1, 0, getAffineDimExpr(0, ctx).floorDiv(nr)),
+        ValueRange{j});
+    Value kWhole = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, kc, idx(b, sq)), idx(b, sq));
+    for (int64_t lane = 0; lane < nr; lane += sq) {
+      Value n = arith::AddIOp::create(b, loc, j, idx(b, lane));
+      Value laneIdx = idx(b, lane);
+      Value rowsIn = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sle,
+          arith::AddIOp::create(b, loc, n, idx(b, sq)), nc);
+      auto ifFull = scf::IfOp::create(b, loc, TypeRange{}, rowsIn,
+                                      /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifFull.thenBlock());
+        scf::ForOp::create(
+            b, loc, c0, kWhole, idx(b, sq), ValueRange{},
+            [&](OpBuilder &b, Location loc, Value k, ValueRange) {
+              // The same rows two squares ahead.
+              Value ahead = arith::AddIOp::create(b, loc, k, idx(b, 2 * sq));
+              for (int64_t r = 0; r < sq; ++r)
+                memref::PrefetchOp::create(
+                    b, loc, srcView,
+                    ValueRange{arith::AddIOp::create(b, loc, n, idx(b, r)),
+                               ahead},
+                    /*isWrite=*/false, /*localityHint=*/3,
+                    /*isDataCache=*/true);
+              square(b, loc, panel, laneIdx, n, k, /*full=*/true);
+              scf::YieldOp::create(b, loc);
+            });
+        scf::ForOp::create(
+            b, loc, kWhole, kc, idx(b, sq), ValueRange{},
+            [&](OpBuilder &b, Location loc, Value k, ValueRange) {
+              square(b, loc, panel, laneIdx, n, k, /*full=*/false);
+              scf::YieldOp::create(b, loc);
+            });
+        b.setInsertionPointToStart(ifFull.elseBlock());
+        // The last panel's columns past nc: masked rows, zeros.
+        scf::ForOp::create(
+            b, loc, c0, kc, idx(b, sq), ValueRange{},
+            [&](OpBuilder &b, Location loc, Value k, ValueRange) {
+              square(b, loc, panel, laneIdx, n, k, /*full=*/false);
+              scf::YieldOp::create(b, loc);
+            });
+      }
+    }
+  };
+  Value cNr = idx(rewriter, nr);
+  if (parallel)
+    scf::ForallOp::create(
+        rewriter, loc, ArrayRef<OpFoldResult>{c0}, ArrayRef<OpFoldResult>{nc},
+        ArrayRef<OpFoldResult>{cNr}, ValueRange{}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          copyPanel(b, loc, ivs[0]);
+          scf::InParallelOp::create(b, loc);
+        });
+  else
+    scf::ForOp::create(rewriter, loc, c0, nc, cNr, ValueRange{},
+                       [&](OpBuilder &b, Location loc, Value j, ValueRange) {
+                         copyPanel(b, loc, j);
+                         scf::YieldOp::create(b, loc);
+                       });
+  return PackedRhs{block, panels};
+}
+
 /// Makes the register tile `tileOp` read its B operand (a subview of
 /// `packed.block` at [k, n], n a multiple of `nr`) from the panels.
 static LogicalResult readPackedRhs(RewriterBase &rewriter,
@@ -906,12 +1089,21 @@ struct AccelCpuVectorizeContractionsPass
         kcMax = std::min(kcMax, kExtent);
       if (!ShapedType::isDynamic(nExtent))
         ncMax = std::min(ncMax, nExtent);
+      // B a transposed copy of a [N, K] buffer (a linear layer's weight,
+      // accel-cpu-transpose-rhs's copy): packed from [N, K] itself, and the
+      // copy goes when every tile reads the panels. Packing then pays
+      // whatever B's shape (the copy costs more than the packing).
+      linalg::TransposeOp transposeB;
+      if (packRhs && roles->batch.empty() && rhsIsKN && reg[1] % 16 == 0)
+        transposeB =
+            accel::matchTransposeInto(op, op.getDpsInputOperand(1)->get());
       bool pack = packRhs && roles->batch.empty() && rhsIsKN &&
-                  rhsRowStrideBytes > tiles.packRhsMinRowBytes &&
+                  (transposeB ||
+                   (rhsRowStrideBytes > tiles.packRhsMinRowBytes &&
+                    (ShapedType::isDynamic(mExtent) || mExtent >= 4 * reg[0]) &&
+                    (ShapedType::isDynamic(nExtent) || nExtent > reg[1]))) &&
                   !ShapedType::isDynamic(kcMax) &&
-                  !ShapedType::isDynamic(ncMax) && kcMax > 0 &&
-                  (ShapedType::isDynamic(mExtent) || mExtent >= 4 * reg[0]) &&
-                  (ShapedType::isDynamic(nExtent) || nExtent > reg[1]);
+                  !ShapedType::isDynamic(ncMax) && kcMax > 0;
       // In parallel with a packed B: N and K cache loops sequential, the
       // threads copy disjoint panels of each B block, then share it, an
       // scf.forall over the M blocks computing C's block row (BLIS's
@@ -932,6 +1124,10 @@ struct AccelCpuVectorizeContractionsPass
                          mExtent <= cache[0];
       if (threads > 1 && !sharedPanelsMc && !oneRowBlock)
         pack = false;
+      if (!pack)
+        transposeB = {};
+      else if (transposeB)
+        transposeB->setAttr(kPackedFromAttr, rewriter.getUnitAttr());
       // Cache level: N, K, M; or, in parallel, an scf.forall over the M and
       // N tiles (disjoint blocks of C) and the K tiles sequential inside, or
       // (sharedPanelsMc) N and K sequential with an scf.forall over M inside.
@@ -1122,8 +1318,14 @@ struct AccelCpuVectorizeContractionsPass
             if (mLoop.isDefinedOutsideOfLoop(block))
               anchor = parent;
           }
-          packed = packRhsBlock(rewriter, anchor, block, kcMax, ncMax, reg[1],
-                                /*parallel=*/sharedPanelsMc != 0);
+          if (transposeB)
+            packed = packRhsBlockFromNK(
+                rewriter, anchor, block, transposeB.getInit(),
+                transposeB.getInput(), kcMax, ncMax, reg[1],
+                /*parallel=*/sharedPanelsMc != 0);
+          if (!packed)
+            packed = packRhsBlock(rewriter, anchor, block, kcMax, ncMax, reg[1],
+                                  /*parallel=*/sharedPanelsMc != 0);
         }
         // Register level: N, M, then K innermost.
         FailureOr<scf::SCFTilingResult> micro =
@@ -1204,8 +1406,26 @@ struct AccelCpuVectorizeContractionsPass
         }
       }
     }
+    // The panels' 16 x 16 transposes (packRhsBlockFromNK's) become shuffles
+    // before canonicalization folds them into element-by-element moves.
+    if (failed(accel::lowerWordTransposes(getOperation())))
+      return signalPassFailure();
     if (failed(canonicalize(getOperation(), getArgument(), maxIterations)))
       return signalPassFailure();
+    // A copy of B that nothing reads any more (every tile reads the panels
+    // packed from its source) goes, with its transpose (marked, and found
+    // again after canonicalization).
+    SmallVector<linalg::TransposeOp> packedFrom;
+    getOperation().walk([&](linalg::TransposeOp t) {
+      if (t->hasAttr(kPackedFromAttr))
+        packedFrom.push_back(t);
+    });
+    for (linalg::TransposeOp t : packedFrom) {
+      t->removeAttr(kPackedFromAttr);
+      if (llvm::all_of(t.getInit().getUsers(),
+                       [&](Operation *user) { return user == t; }))
+        accel::eraseTransposeOfB(t);
+    }
 
     // Vectorize the register tiles: static ones as they are, remainder tiles
     // of unknown size (at most the register tile: peeled loops of unknown

@@ -37,6 +37,64 @@ func.func @pack_rhs(%a: memref<32x64xf32>, %b: memref<64x40xf32, strided<[1024, 
 
 // -----
 
+// B a transposed copy of a [N, K] buffer (a linear layer's weight, what
+// accel-cpu-transpose-rhs makes): each block of B is packed from the
+// [N, K] source itself, 16 source rows along K at a time, each 16 x 16
+// square loaded row by row, transposed by shuffles and stored as 16 panel
+// rows; whole squares unmasked, the last panel's rows past N masked off
+// (zeros). The copy and its transpose go. With B's rows 160 bytes apart and
+// M = 8 rows the copy is packed anyway (packing is cheaper than the copy).
+// CHECK-LABEL: func @pack_rhs_from_nk
+// CHECK-SAME: (%[[A:.+]]: memref<8x64xf32>, %[[W:.+]]: memref<40x64xf32>, %[[C:.+]]: memref<8x40xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: memref<64x40xf32>
+// CHECK: scf.for %[[N0:.+]] = %c0 to %c40 step %c32
+// CHECK: scf.for %[[K0:.+]] = %c0 to %c64 step %c32
+// CHECK: %[[SRC:.+]] = memref.subview %[[W]][%[[N0]], %[[K0]]] [%{{.+}}, 32] [1, 1]
+// CHECK: %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x16xf32>
+// CHECK: scf.if
+// CHECK: scf.for %{{.+}} = %c0 to %c32 step %c16
+// CHECK: memref.prefetch %[[SRC]]
+// CHECK-COUNT-16: vector.load %[[W]][{{.*}}] : memref<40x64xf32>, vector<16xf32>
+// CHECK: vector.shuffle
+// CHECK-COUNT-16: vector.store %{{.+}}, %[[P]][{{.*}}] : memref<2x32x16xf32>, vector<16xf32>
+// CHECK: } else {
+// CHECK: vector.create_mask
+// CHECK: vector.transfer_read %[[SRC]]
+// CHECK-NOT: memref<64x40xf32>
+// CHECK: vector.transfer_read %[[P]]{{.*}} : memref<2x32x16xf32>, vector<1x16xf32>
+// CHECK-NOT: memref<64x40xf32>
+// CHECK: return
+// Packing off: the product reads the copy.
+// PLAIN-LABEL: func @pack_rhs_from_nk
+// PLAIN: linalg.transpose
+// PLAIN: vector.transfer_read %[[BT:.+]][{{.*}} : memref<64x40xf32>, vector<1x16xf32>
+func.func @pack_rhs_from_nk(%a: memref<8x64xf32>, %w: memref<40x64xf32>, %c: memref<8x40xf32>) {
+  %bt = memref.alloc() : memref<64x40xf32>
+  linalg.transpose ins(%w : memref<40x64xf32>) outs(%bt : memref<64x40xf32>) permutation = [1, 0]
+  linalg.matmul ins(%a, %bt : memref<8x64xf32>, memref<64x40xf32>) outs(%c : memref<8x40xf32>)
+  return
+}
+
+// -----
+
+// The copy read by something else too: it stays, with its transpose,
+// and the product reads it (in place: its rows are 160 bytes apart).
+// CHECK-LABEL: func @copy_read_elsewhere
+// CHECK: linalg.transpose
+// CHECK-NOT: memref.alloc
+// CHECK: vector.transfer_read %{{.+}} : memref<64x40xf32>, vector<1x16xf32>
+// CHECK: memref.copy
+func.func @copy_read_elsewhere(%a: memref<32x64xf32>, %w: memref<40x64xf32>, %c: memref<32x40xf32>, %d: memref<64x40xf32>) {
+  %bt = memref.alloc() : memref<64x40xf32>
+  linalg.transpose ins(%w : memref<40x64xf32>) outs(%bt : memref<64x40xf32>) permutation = [1, 0]
+  linalg.matmul ins(%a, %bt : memref<32x64xf32>, memref<64x40xf32>) outs(%c : memref<32x40xf32>)
+  memref.copy %bt, %d : memref<64x40xf32> to memref<64x40xf32>
+  return
+}
+
+// -----
+
 // B's rows 160 bytes apart: read in place (packing measured no faster at
 // a stride of 2 KiB and below).
 // CHECK-LABEL: func @narrow_rows_no_pack
@@ -64,13 +122,14 @@ func.func @few_rows_no_pack(%a: memref<8x64xf32>, %b: memref<64x40xf32, strided<
 // register tiles start from zero (no read of C before their K loop), the
 // second block's read what the first wrote, and the fill of C is gone.
 // Transposing B (accel-cpu-transpose-rhs's copy) between the fill and the
-// product touches other buffers only and does not stop it.
+// product touches other buffers only and does not stop it (the panels are
+// then packed from the transpose's source, and the transpose goes:
+// @pack_rhs_from_nk).
 // CHECK-LABEL: func @start_from_fill
 // CHECK-SAME: %[[C:[^:]+]]: memref<32x40xf32>)
 // CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
 // CHECK-NOT: linalg.fill
-// CHECK: linalg.transpose
-// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.transpose
 // First K block: the accumulators start at zero.
 // CHECK: scf.for %{{.+}} = %c0 to %c32 step %c1 iter_args(%{{.+}} = %[[ZERO]]) -> (vector<4x16xf32>)
 // CHECK: vector.transfer_write %{{.+}}, %[[C]]

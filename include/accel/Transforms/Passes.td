@@ -515,7 +515,18 @@ def AccelCpuVectorizeContractionsPass
     columns, and the register tiles read B from there:
     their K loop then reads B at a stride of nr elements instead of N (a
     power-of-two N aliased L1/L2 sets, and every k step touched another
-    page; with closer rows, B read in place measured as fast). `C = fill; C += A B` with a static
+    page; with closer rows, B read in place measured as fast). A B that
+    a `linalg.transpose` (permutation [1, 0]) made from a 32-bit buffer
+    W `[N, K]` with contiguous rows (`accel-cpu-transpose-rhs`'s copy of
+    a linear layer's weight; nothing else reading the copy, nothing
+    writing W in between) is packed whatever its row stride and M, from W
+    itself: per nr columns, 16 rows of W along the block's K at a time,
+    each 16 x 16 square loaded row by row, transposed by shuffles and
+    stored as 16 panel rows (K rounded up to 16 in the panels, squares
+    past N or K masked); when every register tile reads the panels the
+    copy and its transpose go. M x 4096 x 4096, M 97-512, one and two
+    threads: `[N, K]` ÷ `[K, N]` 0.98-1.05, was 1.14-1.45 with the copy
+    (docs/cpu-performance.md). `C = fill; C += A B` with a static
     K > 0: the register tiles of the first K block start from the fill
     value (a per-tile fill, forwarded into registers) and the fill of the
     whole C is dropped, so C is written once and never read back. Operands
@@ -811,7 +822,12 @@ def AccelCpuTransposeKernelsPass
     Measured (bench/results/transpose-b-1t-2026-12-05.txt, one Sapphire
     Rapids core): a bf16 4096 x 4096 transpose 155 -> 16.5 ms; bf16
     linear layers with B as `[N, K]` 3.5-8.2x faster, f32 1.8-7.2x, still
-    1.1-2.6x the same GEMM with B as `[K, N]` (the copy per call).
+    1.1-2.6x the same GEMM with B as `[K, N]` (the copy per call). The CPU
+    pipeline runs it after the kernels, which read most such B from
+    `[N, K]` themselves (AMX, dot, cpu-row-dot, and cpu-fma where it
+    packs B): what is left is a transpose written by the program, and the
+    copies of the kernels that do not (cpu-fma reading B in place: batched
+    products, two threads with several M blocks that do not share panels).
 
     Example: `%t = linalg.transpose ins(%w : memref<4096x4096xbf16>)
     outs(%o : memref<4096x4096xbf16>) permutation = [1, 0]` becomes 128 x

@@ -40,12 +40,14 @@
 // CHECK: PASS
 // CHECK: accel-run: 7 of 7 functions passed
 
-// K 100 (6 blocks of 16 and 4), N 72 (4 blocks and 8). 130 rows: past
-// cpu-row-dot's 96 (row-dot.mlir), cpu-fma on the transposed copy.
-func.func @f32_linear(%x: tensor<130x100xf32>, %w: tensor<72x100xf32>) -> tensor<130x72xf32> {
-  %c = tensor.empty() : tensor<130x72xf32>
-  %y = accel.matmul transpose_b ins(%x, %w : tensor<130x100xf32>, tensor<72x100xf32>) outs(%c : tensor<130x72xf32>) -> tensor<130x72xf32>
-  return %y : tensor<130x72xf32>
+// K 100 (6 blocks of 16 and 4), N 72 (4 blocks and 8). Batched: cpu-fma
+// on the transposed copy (without a batch, up to 96 rows take cpu-row-dot,
+// row-dot.mlir, and more rows cpu-fma's panels packed from [N, K],
+// fma-pack-nk.mlir: no copy).
+func.func @f32_linear(%x: tensor<2x30x100xf32>, %w: tensor<2x72x100xf32>) -> tensor<2x30x72xf32> {
+  %c = tensor.empty() : tensor<2x30x72xf32>
+  %y = accel.matmul transpose_b ins(%x, %w : tensor<2x30x100xf32>, tensor<2x72x100xf32>) outs(%c : tensor<2x30x72xf32>) -> tensor<2x30x72xf32>
+  return %y : tensor<2x30x72xf32>
 }
 
 // K 200 (6 blocks of 32 and 8), N 100 (3 blocks and 4).

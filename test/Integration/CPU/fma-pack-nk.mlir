@@ -1,0 +1,64 @@
+// f32 matmuls with B as [N, K] (a linear layer's weight) past cpu-row-dot's
+// 96 rows: the cpu-fma kernel packs its panels of B from the [N, K] weight
+// itself (16 x 16 squares transposed in registers), and the transposed copy
+// of B goes. Against the fp64 oracle, NaN-prefilled outputs. Every shape
+// leaves a partial last panel (columns past N: zero rows), a K that 16
+// does not divide (masked squares) and a partial last M tile; with the
+// cache tile given, several N and K blocks per call (the panels packed per
+// block, the last blocks partial). Two threads: C's blocks are tasks that
+// each pack their own block of B (one M block), or the threads share each
+// packed block (M blocks enough for both: the panels packed in parallel).
+// RUN: accel-run %s --repeat=0 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --seed=3 --cpu-pipeline-options=cache-tile=48,128,64 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --seed=4 --num-threads=2 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --seed=5 --num-threads=2 --cpu-pipeline-options=cache-tile=48,128,64 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --seed=6 --dist=exact --cpu-pipeline-options=cache-tile=48,128,64 | FileCheck %s
+// Without AVX-512 (the 6 x 16 register tile: one square a panel).
+// RUN: accel-run %s --repeat=0 --seed=7 --cpu-pipeline-options="cpu-features=+avx2,+fma" | FileCheck %s
+// No transpose and no copy of B is left (the IR after the kernels):
+// RUN: accel-opt %s --accel-cpu-pipeline --mlir-disable-threading --mlir-print-ir-after=accel-cpu-transpose-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
+// On two threads too (the blocks of B views of the threads' blocks):
+// RUN: accel-opt %s --accel-cpu-pipeline=threads=2 --mlir-disable-threading --mlir-print-ir-after=accel-cpu-transpose-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
+// IR-LABEL: func.func @linear_300
+// IR-NOT: linalg.transpose
+// IR-NOT: memref<300x200xf32>
+// IR: memref.prefetch %arg1
+// IR-NOT: memref<300x200xf32>
+// IR-LABEL: func.func @narrow_k
+
+// CHECK-LABEL: @linear_300
+// CHECK: PASS
+// CHECK-LABEL: @wide_n
+// CHECK: PASS
+// CHECK-LABEL: @narrow_k
+// CHECK: PASS
+// CHECK-LABEL: @accumulate
+// CHECK: PASS
+// CHECK: accel-run: 4 of 4 functions passed
+
+// M 310, K 300 (18 squares and 12), N 200 (3 panels and 8 columns).
+func.func @linear_300(%x: tensor<310x300xf32>, %w: tensor<200x300xf32>) -> tensor<310x200xf32> {
+  %c = tensor.empty() : tensor<310x200xf32>
+  %y = accel.matmul transpose_b ins(%x, %w : tensor<310x300xf32>, tensor<200x300xf32>) outs(%c : tensor<310x200xf32>) -> tensor<310x200xf32>
+  return %y : tensor<310x200xf32>
+}
+
+// M 97 (one past cpu-row-dot), N 600 (past a 512-column block), K 530.
+func.func @wide_n(%x: tensor<97x530xf32>, %w: tensor<600x530xf32>) -> tensor<97x600xf32> {
+  %c = tensor.empty() : tensor<97x600xf32>
+  %y = accel.matmul transpose_b ins(%x, %w : tensor<97x530xf32>, tensor<600x530xf32>) outs(%c : tensor<97x600xf32>) -> tensor<97x600xf32>
+  return %y : tensor<97x600xf32>
+}
+
+// K 9 (one masked square), N 40 (one panel, mostly padding).
+func.func @narrow_k(%x: tensor<200x9xf32>, %w: tensor<40x9xf32>) -> tensor<200x40xf32> {
+  %c = tensor.empty() : tensor<200x40xf32>
+  %y = accel.matmul transpose_b ins(%x, %w : tensor<200x9xf32>, tensor<40x9xf32>) outs(%c : tensor<200x40xf32>) -> tensor<200x40xf32>
+  return %y : tensor<200x40xf32>
+}
+
+// C += A W^T on a C that holds values (no fill to fold).
+func.func @accumulate(%x: tensor<130x70xf32>, %w: tensor<90x70xf32>, %c: tensor<130x90xf32>) -> tensor<130x90xf32> {
+  %y = accel.matmul transpose_b ins(%x, %w : tensor<130x70xf32>, tensor<90x70xf32>) outs(%c : tensor<130x90xf32>) -> tensor<130x90xf32>
+  return %y : tensor<130x90xf32>
+}
