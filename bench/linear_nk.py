@@ -13,8 +13,8 @@ this process (preallocated outputs, warm weights: one copy each): C[M, N] =
 A[M, K] · W with W as [N, K] (`transpose_b`) and as [K, N]. bf16 and int8
 products sum in f32 and i32. The [N, K] one is what a model's weights are;
 on AMX and the AVX512-BF16/VNNI dot kernels B is packed from [N, K] itself,
-f32 with up to 96 rows takes cpu-row-dot (dot products along W's rows),
-otherwise accel-cpu-transpose-kernels makes a transposed copy per call.
+f32 with up to 24 rows takes cpu-row-dot (dot products along W's rows),
+more rows cpu-fma with its panels of B packed from [N, K] (no copy).
 Both results are checked against float64 numpy (normwise error under
 1e-2 for bf16, 1e-5 for f32, exact for int8; FAIL otherwise). Prints the
 CPU model and features, the commit, and per row the median ms of each and

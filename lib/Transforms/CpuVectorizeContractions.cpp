@@ -1097,6 +1097,11 @@ struct AccelCpuVectorizeContractionsPass
       if (packRhs && roles->batch.empty() && rhsIsKN && reg[1] % 16 == 0)
         transposeB =
             accel::matchTransposeInto(op, op.getDpsInputOperand(1)->get());
+      // C in W's buffer (accumulating into the weight): a block packed from W
+      // would read what earlier blocks wrote; the copy (made before) stays.
+      if (transposeB && rootBuffer(op.getDpsInitOperand(0)->get()) ==
+                            rootBuffer(transposeB.getInput()))
+        transposeB = {};
       bool pack = packRhs && roles->batch.empty() && rhsIsKN &&
                   (transposeB ||
                    (rhsRowStrideBytes > tiles.packRhsMinRowBytes &&

@@ -145,17 +145,26 @@ module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip =
 
 // -----
 
-// f32 with B as [N, K] (transpose_b) and up to 96 rows of A: cpu-row-dot,
+// f32 with B as [N, K] (transpose_b) and up to 24 rows of A: cpu-row-dot,
 // its register tile by the rows (1 x 8, 2 x 8, 4 x 4, 4 x 6; AVX2 1 x 4 and
-// 2 x 2, up to 16 rows) and, past one tile of rows, K blocks of 256; 97 rows and more, a batch dimension, or cpu-fma tiles in the
-// options: cpu-fma on the transposed copy.
+// 2 x 2, up to 16 rows) and, past one tile of rows, K blocks of 256; 25 rows
+// and more: cpu-fma with blocks of 256 x 256 (its panels packed from [N, K],
+// 16 rows of W at a time along K; the [K, N] rule's K blocks of 32 made that
+// slow); a batch dimension: cpu-fma on the transposed copy, the [K, N]
+// rule's tile; cpu-fma tiles in the options: cpu-fma.
 // CHECK-LABEL: func @linear_f32
 // CHECK: kernel = "cpu-row-dot", mma = [1, 8, 16]>
 // CHECK: kernel = "cpu-row-dot", mma = [2, 8, 16]>
 // CHECK: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 4, 16]>
 // CHECK: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 6, 16]>
-// CHECK: kernel = "cpu-fma", tile = [97, 512, 256], mma = [6, 64, 1]>
+// CHECK: kernel = "cpu-fma", tile = [25, 256, 256], mma = [6, 64, 1]>
 // CHECK: kernel = "cpu-fma", tile = [4, 0, 32], mma = [6, 64, 1]>
+// THREADS-LABEL: func @linear_f32
+// THREADS: kernel = "cpu-row-dot", mma = [1, 8, 16]>
+// THREADS: kernel = "cpu-row-dot", mma = [2, 8, 16]>
+// THREADS: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 4, 16]>
+// THREADS: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 6, 16]>
+// THREADS: kernel = "cpu-fma", tile = [25, 64, 256], mma = [6, 64, 1]>
 // NOFEAT-LABEL: func @linear_f32
 // NOFEAT: kernel = "cpu-row-dot", mma = [1, 8, 16]>
 // OPTS-LABEL: func @linear_f32
@@ -166,18 +175,18 @@ module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip =
 // AVX2: kernel = "cpu-row-dot", mma = [2, 2, 16]>
 // AVX2: kernel = "cpu-row-dot", mma = [2, 2, 16]>
 // AVX2: kernel = "cpu-fma"
-func.func @linear_f32(%a1: tensor<1x64xf32>, %a3: tensor<3x64xf32>, %a15: tensor<15x64xf32>, %a96: tensor<96x64xf32>, %a97: tensor<97x64xf32>, %ab: tensor<2x4x64xf32>, %w: tensor<32x64xf32>, %wb: tensor<2x32x64xf32>) -> (tensor<1x32xf32>, tensor<3x32xf32>, tensor<15x32xf32>, tensor<96x32xf32>, tensor<97x32xf32>, tensor<2x4x32xf32>) {
+func.func @linear_f32(%a1: tensor<1x64xf32>, %a3: tensor<3x64xf32>, %a15: tensor<15x64xf32>, %a24: tensor<24x64xf32>, %a25: tensor<25x64xf32>, %ab: tensor<2x4x64xf32>, %w: tensor<32x64xf32>, %wb: tensor<2x32x64xf32>) -> (tensor<1x32xf32>, tensor<3x32xf32>, tensor<15x32xf32>, tensor<24x32xf32>, tensor<25x32xf32>, tensor<2x4x32xf32>) {
   %c1 = tensor.empty() : tensor<1x32xf32>
   %0 = accel.matmul transpose_b ins(%a1, %w : tensor<1x64xf32>, tensor<32x64xf32>) outs(%c1 : tensor<1x32xf32>) -> tensor<1x32xf32>
   %c3 = tensor.empty() : tensor<3x32xf32>
   %1 = accel.matmul transpose_b ins(%a3, %w : tensor<3x64xf32>, tensor<32x64xf32>) outs(%c3 : tensor<3x32xf32>) -> tensor<3x32xf32>
   %c15 = tensor.empty() : tensor<15x32xf32>
   %2 = accel.matmul transpose_b ins(%a15, %w : tensor<15x64xf32>, tensor<32x64xf32>) outs(%c15 : tensor<15x32xf32>) -> tensor<15x32xf32>
-  %c96 = tensor.empty() : tensor<96x32xf32>
-  %3 = accel.matmul transpose_b ins(%a96, %w : tensor<96x64xf32>, tensor<32x64xf32>) outs(%c96 : tensor<96x32xf32>) -> tensor<96x32xf32>
-  %c97 = tensor.empty() : tensor<97x32xf32>
-  %4 = accel.matmul transpose_b ins(%a97, %w : tensor<97x64xf32>, tensor<32x64xf32>) outs(%c97 : tensor<97x32xf32>) -> tensor<97x32xf32>
+  %c24 = tensor.empty() : tensor<24x32xf32>
+  %3 = accel.matmul transpose_b ins(%a24, %w : tensor<24x64xf32>, tensor<32x64xf32>) outs(%c24 : tensor<24x32xf32>) -> tensor<24x32xf32>
+  %c25 = tensor.empty() : tensor<25x32xf32>
+  %4 = accel.matmul transpose_b ins(%a25, %w : tensor<25x64xf32>, tensor<32x64xf32>) outs(%c25 : tensor<25x32xf32>) -> tensor<25x32xf32>
   %cb = tensor.empty() : tensor<2x4x32xf32>
   %5 = accel.matmul transpose_b ins(%ab, %wb : tensor<2x4x64xf32>, tensor<2x32x64xf32>) outs(%cb : tensor<2x4x32xf32>) -> tensor<2x4x32xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<1x32xf32>, tensor<3x32xf32>, tensor<15x32xf32>, tensor<96x32xf32>, tensor<97x32xf32>, tensor<2x4x32xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x32xf32>, tensor<3x32xf32>, tensor<15x32xf32>, tensor<24x32xf32>, tensor<25x32xf32>, tensor<2x4x32xf32>
 }

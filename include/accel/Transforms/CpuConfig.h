@@ -130,9 +130,9 @@ struct CpuRowDotTiles {
 };
 
 /// The rows of A up to which an f32 matmul with B as [N, K] takes
-/// cpu-row-dot rather than cpu-fma (which reads a transposed copy of W
-/// made per call). See chooseCpuRowDotTiles for the measurements.
-constexpr int64_t cpuRowDotMaxRows = 96;
+/// cpu-row-dot rather than cpu-fma (whose panels of B are packed from W's
+/// rows). See chooseCpuRowDotTiles for the measurements.
+constexpr int64_t cpuRowDotMaxRows = 24;
 
 /// The cpu-fma tiles for a contraction on `isa` with `overrides`.
 CpuFmaTiles chooseCpuFmaTiles(const CpuIsa &isa,

@@ -524,7 +524,8 @@ def AccelCpuVectorizeContractionsPass
     each 16 x 16 square loaded row by row, transposed by shuffles and
     stored as 16 panel rows (K rounded up to 16 in the panels, squares
     past N or K masked); when every register tile reads the panels the
-    copy and its transpose go. M x 4096 x 4096, M 97-512, one and two
+    copy and its transpose go (not when C is W's buffer: the copy is made
+    before the product writes it). M x 4096 x 4096, M 97-512, one and two
     threads: `[N, K]` ÷ `[K, N]` 0.98-1.05, was 1.14-1.45 with the copy
     (docs/cpu-performance.md). `C = fill; C += A B` with a static
     K > 0: the register tiles of the first K block start from the fill
@@ -741,7 +742,8 @@ def AccelCpuRowDotKernelsPass
     `accel.matmul transpose_b`, a linear layer's weight in PyTorch's layout;
     W not written between them) and whose `accel.lowering_config` is
     `cpu-row-dot` (`mma = [mr, nr, 16]`, from `accel-cpu-configure`: up to
-    96 rows of A, `cpuRowDotMaxRows`), becomes a register-tiled kernel that
+    24 rows of A, `cpuRowDotMaxRows`; from 25 rows cpu-fma with its panels
+    packed from W is faster), becomes a register-tiled kernel that
     reads W where it is, each C element a dot product of a row of A and a
     row of W:
 

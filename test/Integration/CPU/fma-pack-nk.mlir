@@ -34,7 +34,9 @@
 // CHECK: PASS
 // CHECK-LABEL: @accumulate
 // CHECK: PASS
-// CHECK: accel-run: 4 of 4 functions passed
+// CHECK-LABEL: @c_is_w
+// CHECK: PASS
+// CHECK: accel-run: 5 of 5 functions passed
 
 // M 310, K 300 (18 squares and 12), N 200 (3 panels and 8 columns).
 func.func @linear_300(%x: tensor<310x300xf32>, %w: tensor<200x300xf32>) -> tensor<310x200xf32> {
@@ -61,4 +63,12 @@ func.func @narrow_k(%x: tensor<200x9xf32>, %w: tensor<40x9xf32>) -> tensor<200x4
 func.func @accumulate(%x: tensor<130x70xf32>, %w: tensor<90x70xf32>, %c: tensor<130x90xf32>) -> tensor<130x90xf32> {
   %y = accel.matmul transpose_b ins(%x, %w : tensor<130x70xf32>, tensor<90x70xf32>) outs(%c : tensor<130x90xf32>) -> tensor<130x90xf32>
   return %y : tensor<130x90xf32>
+}
+
+// C is W's own buffer (accumulate into the weight): panels packed from W
+// per block would read columns that earlier blocks already wrote; the copy
+// stays (made before the product) and the panels come from it.
+func.func @c_is_w(%x: tensor<200x200xf32>, %w: tensor<200x200xf32>) -> tensor<200x200xf32> {
+  %y = accel.matmul transpose_b accumulate ins(%x, %w : tensor<200x200xf32>, tensor<200x200xf32>) outs(%w : tensor<200x200xf32>) -> tensor<200x200xf32>
+  return %y : tensor<200x200xf32>
 }

@@ -1,4 +1,4 @@
-// f32 matmuls with B as [N, K] (a linear layer's weight) and up to 96 rows
+// f32 matmuls with B as [N, K] (a linear layer's weight) and up to 24 rows
 // of A take cpu-row-dot (accel-cpu-row-dot-kernels): dot products along the
 // rows of W, no transposed copy. Checked on the CPU against the fp64 oracle
 // with NaN-prefilled outputs. The shapes leave every remainder: rows of A
@@ -21,7 +21,7 @@
 // IR: vector.reduction <add>
 // IR-LABEL: func.func @accumulate
 // IR-NOT: linalg.transpose
-// IR-LABEL: func.func @rows_129
+// IR-LABEL: func.func @rows_25
 
 // CHECK-LABEL: @decode
 // CHECK: PASS
@@ -35,7 +35,7 @@
 // CHECK: PASS
 // CHECK-LABEL: @accumulate
 // CHECK: PASS
-// CHECK-LABEL: @rows_129
+// CHECK-LABEL: @rows_25
 // CHECK: PASS
 // CHECK-LABEL: @c_is_w
 // CHECK: PASS
@@ -93,15 +93,17 @@ func.func @accumulate(%x: tensor<2x48xf32>, %w: tensor<24x48xf32>, %c: tensor<2x
   return %y : tensor<2x24xf32>
 }
 
-// 129 rows: past cpu-row-dot's 96, cpu-fma with the transposed copy.
-func.func @rows_129(%x: tensor<129x40xf32>, %w: tensor<24x40xf32>) -> tensor<129x24xf32> {
-  %c = tensor.empty() : tensor<129x24xf32>
-  %y = accel.matmul transpose_b ins(%x, %w : tensor<129x40xf32>, tensor<24x40xf32>) outs(%c : tensor<129x24xf32>) -> tensor<129x24xf32>
-  return %y : tensor<129x24xf32>
+// 25 rows: one past cpu-row-dot's 24, cpu-fma (its panels packed from
+// [N, K]: fma-pack-nk.mlir).
+func.func @rows_25(%x: tensor<25x40xf32>, %w: tensor<24x40xf32>) -> tensor<25x24xf32> {
+  %c = tensor.empty() : tensor<25x24xf32>
+  %y = accel.matmul transpose_b ins(%x, %w : tensor<25x40xf32>, tensor<24x40xf32>) outs(%c : tensor<25x24xf32>) -> tensor<25x24xf32>
+  return %y : tensor<25x24xf32>
 }
 
 // C is W's own buffer (accumulate into the weight): W must not be read in
-// place while C is written; the copy stays (cpu-fma reads it).
+// place while C is written; the copy stays (cpu-fma reads it, and packs
+// its panels from it rather than from W).
 func.func @c_is_w(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %y = accel.matmul transpose_b accumulate ins(%x, %w : tensor<8x8xf32>, tensor<8x8xf32>) outs(%w : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %y : tensor<8x8xf32>
