@@ -7,7 +7,8 @@ above cpu-row-dot's rows").
                                        [--samples=10] [--features=host]
 For each M, five AOT libraries (`accel-compile --target=cpu`), each with its
 kernel written on the op (`accel.lowering_config`, which overrides the
-model), called alternately in this process on the same inputs:
+model), called alternately in this process on the same inputs (each round
+of calls starting at the next variant):
   row-dot     cpu-row-dot, dot products along W's rows (4 x 6 tiles, K
               blocks of 256; 1 x 8 / 2 x 8 / 4 x 4 below 16 rows)
   fma-nk      cpu-fma with the [N, K] few-rows tile [M, 256, 256] (on
@@ -118,8 +119,11 @@ def main():
                 errs.append(err)
                 failed |= not err <= 1e-5
                 runs.append((kernel, ins, out, []))
-            for _ in range(args.samples):
-                for kernel, ins, out, ts in runs:
+            # Each round starts at another variant: the one called first
+            # after the previous round's last measured up to 1.4x slower.
+            for i in range(args.samples):
+                for kernel, ins, out, ts in runs[i % len(runs):] + \
+                        runs[:i % len(runs)]:
                     t = time.perf_counter()
                     kernel(*ins, out=out)
                     ts.append(time.perf_counter() - t)
