@@ -185,14 +185,15 @@ mlir::accel::chooseCpuRowDotTiles(const CpuIsa &isa, int64_t rows) {
   // for the copy and cpu-fma with its few-rows tile: the limit was 96
   // (bench/results/row-dot-kblocks-1t-2026-12-06.txt). Since cpu-fma packs
   // its panels from W itself (no copy), against cpu-fma with the [N, K]
-  // few-rows tile ([M, 256, 256], fewRowsCacheTile), 4096 x 4096, ms, one
-  // thread: M 16 10.7 / 13.1, M 24 11.6 / 14.2, M 32 16.0 / 15.0, M 48
-  // 22.8 / 18.9, M 64 34.9 / 24.1, M 96 54.8 / 30.5; two threads: M 16
-  // 5.8 / 7.0, M 24 7.4 / 8.1, M 32 10.3 / 8.7, M 48 15.2 / 12.3
-  // (cpu-row-dot shares W's rows between the threads and gains 1.2-1.9x
-  // from the second, cpu-fma 1.5-2x; `bench/linear_nk_kernels.py`,
-  // bench/results/linear-nk-kernels-{1t,2t}-2026-12-06.txt):
-  // cpuRowDotMaxRows = 24.  // Without AVX-512 a vector of 16 f32 takes two of the 16 ymm: 1 x 4, 2 x 2.
+  // few-rows tile ([M, 256, 256], fewRowsCacheTile), 4096 x 4096, one
+  // thread, ms: M 16 11.2 / 12.4, M 24 12.3 / 13.4, M 32 15.0 / 14.6, M 48
+  // 22.8 / 18.9, M 64 29.7 / 23.7, M 96 49.5 / 31.6; on two threads
+  // cpu-row-dot gains 1.2-1.9x from the second thread, cpu-fma 1.5-2x, and
+  // from 48 rows cpu-fma was faster in every run (24 and 32 rows changed
+  // sides between runs on this noisy guest) (`bench/linear_nk_kernels.py`,
+  // bench/results/linear-nk-kernels-{1t,2t}-2026-12-06-ba38be8.txt):
+  // cpuRowDotMaxRows = 24.
+  // Without AVX-512 a vector of 16 f32 takes two of the 16 ymm: 1 x 4, 2 x 2.
   // Not measured there: up to 16 rows only (2 x 2 tiles read W's rows
   // once per 2 rows of A).
   if (isa.known && !isa.avx512f)
@@ -478,13 +479,13 @@ static void fewRowsCacheTile(CpuFmaTiles &t, MatmulOp mm, int64_t threads) {
   // stays whole (each task packs only its own columns of B).
   int64_t perTask = llvm::alignTo(llvm::divideCeil(n, 2 * threads), 64);
   // B as [N, K] (transpose_b, past cpu-row-dot's rows; 32-bit elements, no
-  // batch dimension): the panels are packed from W's rows, 16 at a time along the block's K, which K blocks
-  // of 32 (128 bytes of each row) make slow; blocks of 256 x 256 instead.
-  // 4096 x 4096, ms, [M, 256, 256] against the [K, N] rule's tile on
-  // [N, K]: one thread M 32 / 64 / 96 / 128 15.0 / 24.1 / 30.5 / 38.0
-  // against 21.1 / 32.2 / 32.6 / 39.5; two threads M 32 / 64 / 128 8.7 /
-  // 14.2 / 22.3 against 11.1 / 18.4 / 24.3 ([M, 256, 512] measured within
-  // noise of it; bench/results/linear-nk-kernels-{1t,2t}-2026-12-06.txt).
+  // batch dimension): the panels are packed from W's rows, 16 at a time along
+  // the block's K, which K blocks of 32 (128 bytes of each row) make slow;
+  // blocks of 256 x 256 instead. 4096 x 4096, ms, [M, 256, 256] against the [K,
+  // N] rule's tile on [N, K], one thread: M 32 / 64 / 96 / 128 14.6 / 23.7
+  // / 31.6 / 41.0 against 21.5 / 32.8 / 32.0 / 41.6; two threads M 32 / 64 11.9
+  // / 13.4 against 13.4 / 18.8, at 128 the same ([M, 256, 512] measured within
+  // noise of it; bench/results/linear-nk-kernels-*-2026-12-06-ba38be8.txt).
   auto b = mm.getRhs().getType();
   if (mm.getTransposeB() && b.getRank() == 2 &&
       b.getElementType().getIntOrFloatBitWidth() == 32) {
