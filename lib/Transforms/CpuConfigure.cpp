@@ -487,7 +487,7 @@ static void fewRowsCacheTile(CpuFmaTiles &t, MatmulOp mm, int64_t threads) {
   // / 13.4 against 13.4 / 18.8, at 128 the same ([M, 256, 512] measured within
   // noise of it; bench/results/linear-nk-kernels-*-2026-12-06-ba38be8.txt).
   auto b = mm.getRhs().getType();
-  if (mm.getTransposeB() && b.getRank() == 2 &&
+  if (mm.getTransposeB() && a.getRank() == 2 && b.getRank() == 2 &&
       b.getElementType().getIntOrFloatBitWidth() == 32) {
     t.cache = {m, threads > 1 ? std::min<int64_t>(256, perTask) : 256, 256};
     return;

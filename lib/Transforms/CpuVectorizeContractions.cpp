@@ -777,7 +777,7 @@ packRhsBlockFromNK(RewriterBase &rewriter, Operation *anchor, Value block,
             vector::CreateMaskOp::create(b, loc, maskType, ValueRange{width});
         v = vector::TransferReadOp::create(
             b, loc, rowType, srcView, ValueRange{at, k},
-            AffineMapAttr::get(rowMap), pad, mask, b.getBoolArrayAttr({false}));
+            AffineMapAttr::get(rowMap), pad, mask, b.getBoolArrayAttr({true}));
       }
       m = vector::InsertOp::create(
           b, loc, vector::BitCastOp::create(b, loc, wordsType, v), m, r);
@@ -813,8 +813,11 @@ packRhsBlockFromNK(RewriterBase &rewriter, Operation *anchor, Value block,
         scf::ForOp::create(
             b, loc, c0, kWhole, idx(b, sq), ValueRange{},
             [&](OpBuilder &b, Location loc, Value k, ValueRange) {
-              // The same rows two squares ahead.
-              Value ahead = arith::AddIOp::create(b, loc, k, idx(b, 2 * sq));
+              // The same rows two squares ahead (the block's last whole
+              // square at most).
+              Value ahead = arith::MinSIOp::create(
+                  b, loc, arith::AddIOp::create(b, loc, k, idx(b, 2 * sq)),
+                  arith::SubIOp::create(b, loc, kWhole, idx(b, sq)));
               for (int64_t r = 0; r < sq; ++r)
                 memref::PrefetchOp::create(
                     b, loc, srcView,
@@ -1097,11 +1100,18 @@ struct AccelCpuVectorizeContractionsPass
       if (packRhs && roles->batch.empty() && rhsIsKN && reg[1] % 16 == 0)
         transposeB =
             accel::matchTransposeInto(op, op.getDpsInputOperand(1)->get());
-      // C in W's buffer (accumulating into the weight): a block packed from W
-      // would read what earlier blocks wrote; the copy (made before) stays.
-      if (transposeB && rootBuffer(op.getDpsInitOperand(0)->get()) ==
-                            rootBuffer(transposeB.getInput()))
-        transposeB = {};
+      // C in W's buffer (accumulating into the weight), or a fused epilogue
+      // writing it: a block packed from W would read what earlier blocks
+      // wrote; the copy (made before) stays.
+      if (transposeB) {
+        Value w = rootBuffer(transposeB.getInput());
+        bool writesW = rootBuffer(op.getDpsInitOperand(0)->get()) == w;
+        if (epilogue)
+          for (Value out : epilogue.getDpsInits())
+            writesW |= rootBuffer(out) == w;
+        if (writesW)
+          transposeB = {};
+      }
       bool pack = packRhs && roles->batch.empty() && rhsIsKN &&
                   (transposeB ||
                    (rhsRowStrideBytes > tiles.packRhsMinRowBytes &&

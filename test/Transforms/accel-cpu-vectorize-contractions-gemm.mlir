@@ -59,8 +59,8 @@ func.func @pack_rhs(%a: memref<32x64xf32>, %b: memref<64x40xf32, strided<[1024, 
 // CHECK: vector.shuffle
 // CHECK-COUNT-16: vector.store %{{.+}}, %[[P]][{{.*}}] : memref<2x32x16xf32>, vector<16xf32>
 // CHECK: } else {
-// CHECK: vector.create_mask
-// CHECK: vector.transfer_read %[[SRC]]
+// CHECK: %[[M:.+]] = vector.create_mask
+// CHECK: vector.maskedload %[[W]][{{.*}}], %[[M]]
 // CHECK-NOT: memref<64x40xf32>
 // CHECK: vector.transfer_read %[[P]]{{.*}} : memref<2x32x16xf32>, vector<1x16xf32>
 // CHECK-NOT: memref<64x40xf32>
@@ -90,6 +90,29 @@ func.func @copy_read_elsewhere(%a: memref<32x64xf32>, %w: memref<40x64xf32>, %c:
   linalg.transpose ins(%w : memref<40x64xf32>) outs(%bt : memref<64x40xf32>) permutation = [1, 0]
   linalg.matmul ins(%a, %bt : memref<32x64xf32>, memref<64x40xf32>) outs(%c : memref<32x40xf32>)
   memref.copy %bt, %d : memref<64x40xf32> to memref<64x40xf32>
+  return
+}
+
+// -----
+
+// A fused epilogue that writes W's buffer (C-shaped: a square W): a block
+// packed from W after an earlier block's epilogue wrote it would read the
+// new values, so the copy stays (made before the product) and the panels
+// come from it; the epilogue is still applied to the register tiles.
+// CHECK-LABEL: func @epilogue_writes_w
+// CHECK: linalg.transpose
+// CHECK: arith.maximumf %{{.+}} : vector<4x16xf32>
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @epilogue_writes_w(%a: memref<48x48xf32>, %w: memref<48x48xf32>, %c: memref<48x48xf32>) {
+  %bt = memref.alloc() : memref<48x48xf32>
+  linalg.transpose ins(%w : memref<48x48xf32>) outs(%bt : memref<48x48xf32>) permutation = [1, 0]
+  linalg.matmul ins(%a, %bt : memref<48x48xf32>, memref<48x48xf32>) outs(%c : memref<48x48xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%c : memref<48x48xf32>) outs(%w : memref<48x48xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
   return
 }
 

@@ -524,9 +524,10 @@ def AccelCpuVectorizeContractionsPass
     each 16 x 16 square loaded row by row, transposed by shuffles and
     stored as 16 panel rows (K rounded up to 16 in the panels, squares
     past N or K masked); when every register tile reads the panels the
-    copy and its transpose go (not when C is W's buffer: the copy is made
-    before the product writes it). M x 4096 x 4096, M 97-512, one and two
-    threads: `[N, K]` ÷ `[K, N]` 0.98-1.05, was 1.14-1.45 with the copy
+    copy and its transpose go (not when C or a fused epilogue's output is
+    W's buffer: the copy is made before the product writes it). 4096 x
+    4096, M 1-512 (with cpu-row-dot up to 24 rows): `[N, K]` ÷ `[K, N]`
+    0.90-1.04 on one thread, 0.93-1.20 on two; 1.14-1.76 with the copy
     (docs/cpu-performance.md). `C = fill; C += A B` with a static
     K > 0: the register tiles of the first K block start from the fill
     value (a per-tile fill, forwarded into registers) and the fill of the

@@ -1,5 +1,5 @@
 // f32 matmuls with B as [N, K] (a linear layer's weight) past cpu-row-dot's
-// 96 rows: the cpu-fma kernel packs its panels of B from the [N, K] weight
+// 24 rows: the cpu-fma kernel packs its panels of B from the [N, K] weight
 // itself (16 x 16 squares transposed in registers), and the transposed copy
 // of B goes. Against the fp64 oracle, NaN-prefilled outputs. Every shape
 // leaves a partial last panel (columns past N: zero rows), a K that 16
@@ -16,14 +16,19 @@
 // Without AVX-512 (the 6 x 16 register tile: one square a panel).
 // RUN: accel-run %s --repeat=0 --seed=7 --cpu-pipeline-options="cpu-features=+avx2,+fma" | FileCheck %s
 // No transpose and no copy of B is left (the IR after the kernels):
-// RUN: accel-opt %s --accel-cpu-pipeline --mlir-disable-threading --mlir-print-ir-after=accel-cpu-transpose-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
-// On two threads too (the blocks of B views of the threads' blocks):
-// RUN: accel-opt %s --accel-cpu-pipeline=threads=2 --mlir-disable-threading --mlir-print-ir-after=accel-cpu-transpose-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
+// RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=+avx512f,+avx512bw,+avx512vl" --mlir-disable-threading --mlir-print-ir-after=accel-cpu-transpose-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
+// On two threads too (@linear_300: the threads share each packed block, the
+// panels packed in parallel; @wide_n: each task packs its own blocks, views
+// of the task's block of the copy):
+// RUN: accel-opt %s --accel-cpu-pipeline="cpu-features=+avx512f,+avx512bw,+avx512vl threads=2" --mlir-disable-threading --mlir-print-ir-after=accel-cpu-transpose-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
 // IR-LABEL: func.func @linear_300
 // IR-NOT: linalg.transpose
 // IR-NOT: memref<300x200xf32>
 // IR: memref.prefetch %arg1
 // IR-NOT: memref<300x200xf32>
+// IR-LABEL: func.func @wide_n
+// IR-NOT: linalg.transpose
+// IR-NOT: memref<530x600xf32>
 // IR-LABEL: func.func @narrow_k
 
 // CHECK-LABEL: @linear_300

@@ -41,7 +41,7 @@
 // CHECK: accel-run: 7 of 7 functions passed
 
 // K 100 (6 blocks of 16 and 4), N 72 (4 blocks and 8). Batched: cpu-fma
-// on the transposed copy (without a batch, up to 96 rows take cpu-row-dot,
+// on the transposed copy (without a batch, up to 24 rows take cpu-row-dot,
 // row-dot.mlir, and more rows cpu-fma's panels packed from [N, K],
 // fma-pack-nk.mlir: no copy).
 func.func @f32_linear(%x: tensor<2x30x100xf32>, %w: tensor<2x72x100xf32>) -> tensor<2x30x72xf32> {
