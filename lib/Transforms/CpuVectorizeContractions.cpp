@@ -616,6 +616,31 @@ struct PackedRhs {
   Value panels; // the copy
 };
 
+/// Runs `copyPanel(b, loc, j)` for the panels' first columns j = 0, nr, ..
+/// below `nc`: an scf.forall when `parallel` (threads copy disjoint panels),
+/// else an scf.for.
+static void
+forEachPanel(RewriterBase &rewriter, Location loc, Value nc, int64_t nr,
+             bool parallel,
+             function_ref<void(OpBuilder &, Location, Value)> copyPanel) {
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value cNr = arith::ConstantIndexOp::create(rewriter, loc, nr);
+  if (parallel)
+    scf::ForallOp::create(
+        rewriter, loc, ArrayRef<OpFoldResult>{c0}, ArrayRef<OpFoldResult>{nc},
+        ArrayRef<OpFoldResult>{cNr}, ValueRange{}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          copyPanel(b, loc, ivs[0]);
+          scf::InParallelOp::create(b, loc);
+        });
+  else
+    scf::ForOp::create(rewriter, loc, c0, nc, cNr, ValueRange{},
+                       [&](OpBuilder &b, Location loc, Value j, ValueRange) {
+                         copyPanel(b, loc, j);
+                         scf::YieldOp::create(b, loc);
+                       });
+}
+
 /// Copies the cache block `block` ([kc, nc] of a [K, N] B) into panels of
 /// `nr` columns, before `anchor` (the M cache loop: once for all the M
 /// tiles that use the block). Columns past nc in the last panel are zero.
@@ -633,7 +658,6 @@ static PackedRhs packRhsBlock(RewriterBase &rewriter, Operation *anchor,
                                          rewriter.getI64IntegerAttr(64));
   Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  Value cNr = arith::ConstantIndexOp::create(rewriter, loc, nr);
   Value kc = memref::DimOp::create(rewriter, loc, block, 0);
   Value nc = memref::DimOp::create(rewriter, loc, block, 1);
   Value pad =
@@ -665,20 +689,7 @@ static PackedRhs packRhsBlock(RewriterBase &rewriter, Operation *anchor,
               scf::YieldOp::create(b, loc);
             });
   };
-  if (parallel)
-    scf::ForallOp::create(
-        rewriter, loc, ArrayRef<OpFoldResult>{c0}, ArrayRef<OpFoldResult>{nc},
-        ArrayRef<OpFoldResult>{cNr}, ValueRange{}, std::nullopt,
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          copyPanel(b, loc, ivs[0]);
-          scf::InParallelOp::create(b, loc);
-        });
-  else
-    scf::ForOp::create(rewriter, loc, c0, nc, cNr, ValueRange{},
-                       [&](OpBuilder &b, Location loc, Value j, ValueRange) {
-                         copyPanel(b, loc, j);
-                         scf::YieldOp::create(b, loc);
-                       });
+  forEachPanel(rewriter, loc, nc, nr, parallel, copyPanel);
   return {block, panels};
 }
 
@@ -845,21 +856,7 @@ packRhsBlockFromNK(RewriterBase &rewriter, Operation *anchor, Value block,
       }
     }
   };
-  Value cNr = idx(rewriter, nr);
-  if (parallel)
-    scf::ForallOp::create(
-        rewriter, loc, ArrayRef<OpFoldResult>{c0}, ArrayRef<OpFoldResult>{nc},
-        ArrayRef<OpFoldResult>{cNr}, ValueRange{}, std::nullopt,
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          copyPanel(b, loc, ivs[0]);
-          scf::InParallelOp::create(b, loc);
-        });
-  else
-    scf::ForOp::create(rewriter, loc, c0, nc, cNr, ValueRange{},
-                       [&](OpBuilder &b, Location loc, Value j, ValueRange) {
-                         copyPanel(b, loc, j);
-                         scf::YieldOp::create(b, loc);
-                       });
+  forEachPanel(rewriter, loc, nc, nr, parallel, copyPanel);
   return PackedRhs{block, panels};
 }
 
