@@ -153,6 +153,18 @@ FailureOr<LinalgMatmulForm> accel::matchLinalgMatmul(linalg::LinalgOp op,
   return form;
 }
 
+/// Whether `perm` swaps the last two dimensions and keeps the others.
+static bool swapsLastTwo(ArrayRef<int64_t> perm) {
+  size_t r = perm.size();
+  if (r < 2 || perm[r - 1] != static_cast<int64_t>(r - 2) ||
+      perm[r - 2] != static_cast<int64_t>(r - 1))
+    return false;
+  for (size_t i = 0; i + 2 < r; ++i)
+    if (perm[i] != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
 /// linalg.matmul / linalg.batch_matmul on tensors -> accel.matmul.
 template <typename LinalgOpTy>
 struct RaiseLinalgMatmul : public OpRewritePattern<LinalgOpTy> {
@@ -165,10 +177,22 @@ struct RaiseLinalgMatmul : public OpRewritePattern<LinalgOpTy> {
         matchLinalgMatmul(cast<linalg::LinalgOp>(op.getOperation()), why);
     if (failed(form))
       return rewriter.notifyMatchFailure(op, why);
-    auto raised = MatmulOp::create(
-        rewriter, op.getLoc(), form->init.getType(), form->lhs, form->rhs,
-        /*lhs_scale=*/Value(), /*rhs_scale=*/Value(), form->init,
-        form->transposeB, form->accumulate);
+    // B as a linalg.transpose of its last two dimensions (what torch-mlir
+    // makes of nn.Linear: matmul(x, t(W)) with W [N, K]): the op reads W
+    // itself, transpose_b toggled, so every target reads the weight in its
+    // own layout instead of a transposed copy (the transpose stays for any
+    // other user).
+    Value rhs = form->rhs;
+    bool transposeB = form->transposeB;
+    if (auto t = rhs.getDefiningOp<linalg::TransposeOp>();
+        t && swapsLastTwo(t.getPermutation())) {
+      rhs = t.getInput();
+      transposeB = !transposeB;
+    }
+    auto raised = MatmulOp::create(rewriter, op.getLoc(), form->init.getType(),
+                                   form->lhs, rhs,
+                                   /*lhs_scale=*/Value(), /*rhs_scale=*/Value(),
+                                   form->init, transposeB, form->accumulate);
     rewriter.replaceOp(op, raised.getResult());
     return success();
   }

@@ -180,3 +180,61 @@ func.func @softmax_memrefs(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
   linalg.softmax dimension(1) ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>)
   return
 }
+
+// -----
+
+// B a linalg.transpose of W [N, K] (torch-mlir's nn.Linear: matmul(x,
+// t(W))): the op reads W with transpose_b, and the transpose goes.
+// CHECK-LABEL: func @matmul_of_transposed_weight
+// CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[W:.+]]: tensor<16x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: accel.matmul transpose_b ins(%[[X]], %[[W]] : tensor<4x8xf32>, tensor<16x8xf32>) outs(%{{.+}} : tensor<4x16xf32>)
+func.func @matmul_of_transposed_weight(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %wt = linalg.transpose ins(%w : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %c = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %0 = linalg.matmul ins(%x, %wt : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// Batched: the transpose swaps the last two dimensions and keeps the batch.
+// A transpose with another user stays for it; the op still reads W.
+// CHECK-LABEL: func @batch_matmul_of_transposed_weight
+// CHECK-SAME: (%[[X:.+]]: tensor<2x4x8xbf16>, %[[W:.+]]: tensor<2x16x8xbf16>, %{{.+}}: tensor<2x4x16xf32>)
+// CHECK: %[[WT:.+]] = linalg.transpose ins(%[[W]]
+// CHECK: accel.matmul transpose_b accumulate ins(%[[X]], %[[W]] : tensor<2x4x8xbf16>, tensor<2x16x8xbf16>)
+// CHECK: return %{{.+}}, %[[WT]]
+func.func @batch_matmul_of_transposed_weight(%x: tensor<2x4x8xbf16>, %w: tensor<2x16x8xbf16>, %c: tensor<2x4x16xf32>) -> (tensor<2x4x16xf32>, tensor<2x8x16xbf16>) {
+  %e = tensor.empty() : tensor<2x8x16xbf16>
+  %wt = linalg.transpose ins(%w : tensor<2x16x8xbf16>) outs(%e : tensor<2x8x16xbf16>) permutation = [0, 2, 1]
+  %0 = linalg.batch_matmul ins(%x, %wt : tensor<2x4x8xbf16>, tensor<2x8x16xbf16>) outs(%c : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %0, %wt : tensor<2x4x16xf32>, tensor<2x8x16xbf16>
+}
+
+// -----
+
+// Transposed twice (the transpose, then maps reading B as (n, k)): B as
+// [K, N] again. A transpose of other dimensions is not folded.
+// CHECK-LABEL: func @transposed_twice
+// CHECK-NOT: linalg.transpose
+// CHECK: accel.matmul accumulate ins(%{{.+}}, %arg1 : tensor<4x8xf32>, tensor<8x16xf32>)
+// CHECK-LABEL: func @batch_dims_transposed
+// CHECK: linalg.transpose
+// CHECK: accel.matmul accumulate ins
+func.func @transposed_twice(%x: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<16x8xf32>
+  %bt = linalg.transpose ins(%b : tensor<8x16xf32>) outs(%e : tensor<16x8xf32>) permutation = [1, 0]
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+                     ins(%x, %bt : tensor<4x8xf32>, tensor<16x8xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+func.func @batch_dims_transposed(%x: tensor<2x4x8xf32>, %b: tensor<8x2x16xf32>, %c: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
+  %e = tensor.empty() : tensor<2x8x16xf32>
+  %bt = linalg.transpose ins(%b : tensor<8x2x16xf32>) outs(%e : tensor<2x8x16xf32>) permutation = [1, 0, 2]
+  %0 = linalg.batch_matmul ins(%x, %bt : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%c : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}

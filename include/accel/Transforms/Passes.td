@@ -52,6 +52,11 @@ def AccelRaisePass : Pass<"accel-raise"> {
     - `linalg.matmul` and `linalg.batch_matmul` on tensors, in the default
       layout or with B transposed through `indexing_maps` (the form of the
       old `matmul_transpose_b`), become `accel.matmul` (`transpose_b`).
+      A B that is a `linalg.transpose` of its last two dimensions (what
+      torch-mlir makes of `nn.Linear`: `matmul(x, t(W))`, W `[N, K]`) is
+      read through it: the op takes W with `transpose_b` toggled, so every
+      target reads the weight in its own layout (the CPU's kernels without
+      a copy of it); the transpose stays only for other users.
       linalg accumulates into its init, so the accel op gets `accumulate`,
       unless the init is a `linalg.fill` with zero: then the fill's
       destination becomes the init and the op computes C = A·B.

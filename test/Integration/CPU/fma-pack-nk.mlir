@@ -30,6 +30,14 @@
 // IR-NOT: linalg.transpose
 // IR-NOT: memref<530x600xf32>
 // IR-LABEL: func.func @narrow_k
+// IR-NOT: linalg.transpose
+// IR-LABEL: func.func @torch_linear_decode
+// IR-NOT: linalg.transpose
+// IR: vector.reduction <add>
+// IR-LABEL: func.func @torch_linear
+// IR-NOT: linalg.transpose
+// IR: memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}x256x64xf32>
+// IR-NOT: memref<300x200xf32>
 
 // CHECK-LABEL: @linear_300
 // CHECK: PASS
@@ -41,7 +49,11 @@
 // CHECK: PASS
 // CHECK-LABEL: @c_is_w
 // CHECK: PASS
-// CHECK: accel-run: 5 of 5 functions passed
+// CHECK-LABEL: @torch_linear_decode
+// CHECK: PASS
+// CHECK-LABEL: @torch_linear
+// CHECK: PASS
+// CHECK: accel-run: 7 of 7 functions passed
 
 // M 310, K 300 (18 squares and 12), N 200 (3 panels and 8 columns).
 func.func @linear_300(%x: tensor<310x300xf32>, %w: tensor<200x300xf32>) -> tensor<310x200xf32> {
@@ -76,4 +88,28 @@ func.func @accumulate(%x: tensor<130x70xf32>, %w: tensor<90x70xf32>, %c: tensor<
 func.func @c_is_w(%x: tensor<200x200xf32>, %w: tensor<200x200xf32>) -> tensor<200x200xf32> {
   %y = accel.matmul transpose_b accumulate ins(%x, %w : tensor<200x200xf32>, tensor<200x200xf32>) outs(%w : tensor<200x200xf32>) -> tensor<200x200xf32>
   return %y : tensor<200x200xf32>
+}
+
+// nn.Linear as torch-mlir writes it: matmul(x, t(W)), the transpose a
+// linalg.transpose of W [N, K]. accel-raise makes it accel.matmul
+// transpose_b on W: one row takes cpu-row-dot, 40 rows cpu-fma with panels
+// packed from W; no transpose is left in either.
+func.func @torch_linear_decode(%x: tensor<1x300xf32>, %w: tensor<200x300xf32>) -> tensor<1x200xf32> {
+  %e = tensor.empty() : tensor<300x200xf32>
+  %wt = linalg.transpose ins(%w : tensor<200x300xf32>) outs(%e : tensor<300x200xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %c = tensor.empty() : tensor<1x200xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%c : tensor<1x200xf32>) -> tensor<1x200xf32>
+  %y = linalg.matmul ins(%x, %wt : tensor<1x300xf32>, tensor<300x200xf32>) outs(%f : tensor<1x200xf32>) -> tensor<1x200xf32>
+  return %y : tensor<1x200xf32>
+}
+
+func.func @torch_linear(%x: tensor<40x300xf32>, %w: tensor<200x300xf32>) -> tensor<40x200xf32> {
+  %e = tensor.empty() : tensor<300x200xf32>
+  %wt = linalg.transpose ins(%w : tensor<200x300xf32>) outs(%e : tensor<300x200xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %c = tensor.empty() : tensor<40x200xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%c : tensor<40x200xf32>) -> tensor<40x200xf32>
+  %y = linalg.matmul ins(%x, %wt : tensor<40x300xf32>, tensor<300x200xf32>) outs(%f : tensor<40x200xf32>) -> tensor<40x200xf32>
+  return %y : tensor<40x200xf32>
 }
