@@ -527,7 +527,6 @@ struct AmxKernelBuilder {
     Value packed = memref::AllocOp::create(b, loc, type, ValueRange{blocks},
                                            b.getI64IntegerAttr(64));
     auto aType = cast<MemRefType>(g.a.getType());
-    auto square = VectorType::get({16, 16}, i32);
     auto bLoop = scf::ForOp::create(b, loc, idx(0), blocks, idx(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(bLoop.getBody());
@@ -538,8 +537,7 @@ struct AmxKernelBuilder {
     Value lastRow = arith::SubIOp::create(b, loc, rows, idx(1));
     Value zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(w16, b.getI32IntegerAttr(0)));
-    Value block = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(square, b.getI32IntegerAttr(0)));
+    SmallVector<Value> block;
     for (int64_t m = 0; m < 16; ++m) {
       Value row = add(mul(mb, 16), m);
       Value inA =
@@ -549,14 +547,11 @@ struct AmxKernelBuilder {
           vector::LoadOp::create(
               b, loc, VectorType::get({32}, aType.getElementType()), g.a,
               ValueRange{arith::MinUIOp::create(b, loc, row, lastRow), k}));
-      v = arith::SelectOp::create(b, loc, inA, v, zeros);
-      block = vector::InsertOp::create(b, loc, v, block, m);
+      block.push_back(arith::SelectOp::create(b, loc, inA, v, zeros));
     }
-    auto transpose =
-        vector::TransposeOp::create(b, loc, block, ArrayRef<int64_t>{1, 0});
     Value kp = arith::DivUIOp::create(b, loc, k, idx(2));
-    for (int64_t j = 0; j < 16; ++j) {
-      Value pairs = vector::ExtractOp::create(b, loc, transpose, j);
+    for (auto [j, pairs] :
+         llvm::enumerate(accel::transposeWords(b, loc, block))) {
       vector::StoreOp::create(
           b, loc,
           vector::BitCastOp::create(b, loc, VectorType::get({32}, bf16), pairs),

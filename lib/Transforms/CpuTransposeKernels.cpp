@@ -113,7 +113,6 @@ struct TransposeBuilder {
   /// shuffles, one 64-byte store.
   void block(ValueRange outer, Value i, Value j, Type elt, int64_t p,
              Value rows, bool streaming, llvm::MaybeAlign storeAlign) {
-    Type i32 = b.getI32Type();
     // The source lines of the block after the next (rows i + 2 edge ..,
     // clamped to the last row) into L1: a block's 16 p rows are lines a
     // row apart, which the hardware prefetchers do not follow.
@@ -128,30 +127,26 @@ struct TransposeBuilder {
                                  /*isDataCache=*/true);
     }
     auto rowType = VectorType::get({kBlock * p}, elt);
-    auto words = VectorType::get({kBlock}, i32);
-    auto square = VectorType::get({kBlock, kBlock}, i32);
-    SmallVector<Value> t;
+    // Per part, the columns of its transposed square of words.
+    SmallVector<SmallVector<Value>> t;
     for (int64_t part = 0; part < p; ++part) {
-      Value m = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(square, b.getI32IntegerAttr(0)));
+      SmallVector<Value> rows;
       for (int64_t r = 0; r < kBlock; ++r) {
         SmallVector<Value> at(outer);
         at.append({add(i, kBlock * part + r), j});
-        Value row = vector::LoadOp::create(b, loc, rowType, op.getInput(), at);
-        m = vector::InsertOp::create(
-            b, loc, vector::BitCastOp::create(b, loc, words, row), m, r);
+        rows.push_back(
+            vector::LoadOp::create(b, loc, rowType, op.getInput(), at));
       }
-      t.push_back(
-          vector::TransposeOp::create(b, loc, m, ArrayRef<int64_t>{1, 0}));
+      t.push_back(accel::transposeWords(b, loc, rows));
     }
     for (int64_t w = 0; w < kBlock; ++w) {
       // Word w of every source row: elements j + p w .. j + p w + p - 1,
       // interleaved; element q of each word is destination row j + p w +
       // q, whose columns i + 16 part .. come from transpose `part`.
       SmallVector<Value> rowsOfWords;
-      for (Value tr : t)
-        rowsOfWords.push_back(vector::BitCastOp::create(
-            b, loc, rowType, vector::ExtractOp::create(b, loc, tr, w)));
+      for (ArrayRef<Value> columns : t)
+        rowsOfWords.push_back(
+            vector::BitCastOp::create(b, loc, rowType, columns[w]));
       for (int64_t q = 0; q < p; ++q) {
         Value dst = rowsOfWords[0];
         if (p > 1) {

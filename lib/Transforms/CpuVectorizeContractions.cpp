@@ -753,10 +753,7 @@ packRhsBlockFromNK(RewriterBase &rewriter, Operation *anchor, Value block,
   Value nc = memref::DimOp::create(rewriter, loc, srcView, 0);
   Value pad =
       arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elt));
-  Type i32 = rewriter.getI32Type();
   auto rowType = VectorType::get({sq}, elt);
-  auto wordsType = VectorType::get({sq}, i32);
-  auto squareType = VectorType::get({sq, sq}, i32);
   auto maskType = VectorType::get({sq}, rewriter.getI1Type());
   MLIRContext *ctx = rewriter.getContext();
   AffineMap rowMap = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
@@ -765,8 +762,7 @@ packRhsBlockFromNK(RewriterBase &rewriter, Operation *anchor, Value block,
   // [lane, lane + 16). `full`: no row past nc and no k past kc.
   auto square = [&](OpBuilder &b, Location loc, Value panel, Value lane,
                     Value n, Value k, bool full) {
-    Value m = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(squareType, b.getI32IntegerAttr(0)));
+    SmallVector<Value> rows;
     Value kLeft, lastRow;
     if (!full) {
       kLeft = arith::MinSIOp::create(
@@ -790,16 +786,12 @@ packRhsBlockFromNK(RewriterBase &rewriter, Operation *anchor, Value block,
             b, loc, rowType, srcView, ValueRange{at, k},
             AffineMapAttr::get(rowMap), pad, mask, b.getBoolArrayAttr({true}));
       }
-      m = vector::InsertOp::create(
-          b, loc, vector::BitCastOp::create(b, loc, wordsType, v), m, r);
+      rows.push_back(v);
     }
-    Value t = vector::TransposeOp::create(b, loc, m, ArrayRef<int64_t>{1, 0});
-    for (int64_t j = 0; j < sq; ++j)
+    for (auto [j, column] :
+         llvm::enumerate(accel::transposeWords(b, loc, rows)))
       vector::StoreOp::create(
-          b, loc,
-          vector::BitCastOp::create(b, loc, rowType,
-                                    vector::ExtractOp::create(b, loc, t, j)),
-          panels,
+          b, loc, vector::BitCastOp::create(b, loc, rowType, column), panels,
           ValueRange{panel, arith::AddIOp::create(b, loc, k, idx(b, j)), lane});
   };
   // Panel j: for each 16 of its columns (16 source rows, read along K as

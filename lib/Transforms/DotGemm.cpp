@@ -141,26 +141,15 @@ struct Packer {
   /// columns' 16 rows of 16 words, transposed: row j holds group kk0 + j of
   /// each column, G elements each, which is its panel.
   void packTransposedBlock(Value packed, Value kk0, Value col) {
-    Type i32 = b.getI32Type();
-    int64_t gs = groupSize();
-    auto words = vec(16, i32);
-    auto square = VectorType::get({16, 16}, i32);
-    Value k0 = arith::MulIOp::create(b, loc, kk0, idx(gs));
-    Value m = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(square, b.getI32IntegerAttr(0)));
-    for (int64_t r = 0; r < 16; ++r) {
-      Value row = vector::LoadOp::create(
+    Value k0 = arith::MulIOp::create(b, loc, kk0, idx(groupSize()));
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < 16; ++r)
+      rows.push_back(vector::LoadOp::create(
           b, loc, panelType(), g.b,
-          ValueRange{arith::AddIOp::create(b, loc, col, idx(r)), k0});
-      m = vector::InsertOp::create(
-          b, loc, vector::BitCastOp::create(b, loc, words, row), m, r);
-    }
-    Value t = vector::TransposeOp::create(b, loc, m, ArrayRef<int64_t>{1, 0});
-    for (int64_t j = 0; j < 16; ++j)
+          ValueRange{arith::AddIOp::create(b, loc, col, idx(r)), k0}));
+    for (auto [j, column] : llvm::enumerate(transposeWords(b, loc, rows)))
       vector::StoreOp::create(
-          b, loc,
-          vector::BitCastOp::create(b, loc, panelType(),
-                                    vector::ExtractOp::create(b, loc, t, j)),
+          b, loc, vector::BitCastOp::create(b, loc, panelType(), column),
           packed,
           panelIndex(arith::AddIOp::create(b, loc, kk0, idx(j)), col, 0));
   }
@@ -317,6 +306,27 @@ void mlir::accel::eraseTransposeOfB(Operation *transpose) {
   transpose->erase();
   if (copy.use_empty())
     copy.getDefiningOp()->erase();
+}
+
+SmallVector<Value> mlir::accel::transposeWords(OpBuilder &b, Location loc,
+                                               ArrayRef<Value> rows) {
+  assert(rows.size() == 16 && "a square of 16 rows");
+  Type i32 = b.getI32Type();
+  auto words = VectorType::get({16}, i32);
+  auto square = VectorType::get({16, 16}, i32);
+  Value m = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(square, b.getI32IntegerAttr(0)));
+  for (auto [r, row] : llvm::enumerate(rows)) {
+    Value w = row.getType() == words
+                  ? row
+                  : vector::BitCastOp::create(b, loc, words, row).getResult();
+    m = vector::InsertOp::create(b, loc, w, m, r);
+  }
+  Value t = vector::TransposeOp::create(b, loc, m, ArrayRef<int64_t>{1, 0});
+  SmallVector<Value> columns;
+  for (int64_t j = 0; j < 16; ++j)
+    columns.push_back(vector::ExtractOp::create(b, loc, t, j));
+  return columns;
 }
 
 LogicalResult mlir::accel::lowerWordTransposes(Operation *root) {

@@ -84,6 +84,13 @@ linalg::TransposeOp adoptTransposedB(DotGemm &g);
 /// and its copy's allocation when nothing else uses it.
 void eraseTransposeOfB(Operation *transpose);
 
+/// The 16 x 16 transpose of 32-bit words: `rows` are 16 vectors of 64
+/// bytes (any element type), taken as 16 words each; returns the 16
+/// columns, column j holding word j of every row, as vector<16xi32>. A
+/// vector.transpose, for lowerWordTransposes to lower.
+SmallVector<Value> transposeWords(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> rows);
+
 /// Lowers the 16 x 16 transposes of 32-bit words in `root` (packDotB's for
 /// a B stored [N, K], the transpose and dequant kernels' blocks) to 4
 /// rounds of shuffles: unpacks, then lane permutes (Shuffle16x16), not
