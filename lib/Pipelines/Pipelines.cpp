@@ -144,6 +144,7 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     tiles.threads = options.threads;
     tiles.packRhs = options.packRhs;
     tiles.prefetchC = options.prefetchC;
+    tiles.prefetchB = options.prefetchB;
     tiles.fuseEpilogues = options.fuseEpilogues;
     tiles.fuseExpensiveEpilogues = options.fuseExpensiveEpilogues;
     pm.addNestedPass<func::FuncOp>(

@@ -960,6 +960,114 @@ static void prefetchNextTiles(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
+/// The most iterations `loop` runs: its trip count, or with an upper bound
+/// min(c, ...) (a cache tile's K loop: min(Kc, K - k)) and constant lower
+/// bound and step, those of c; none when unbounded.
+static std::optional<int64_t> maxTripCount(scf::ForOp loop) {
+  if (std::optional<APInt> trips = loop.getStaticTripCount())
+    return trips->getSExtValue();
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  auto min = loop.getUpperBound().getDefiningOp<affine::AffineMinOp>();
+  if (!lb || !step || *step <= 0 || !min)
+    return std::nullopt;
+  std::optional<int64_t> ub;
+  for (AffineExpr e : min.getAffineMap().getResults())
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      ub = std::min(ub.value_or(c.getValue()), c.getValue());
+  if (!ub)
+    return std::nullopt;
+  return llvm::divideCeil(std::max<int64_t>(0, *ub - *lb), *step);
+}
+
+/// In each register tile's K loop, prefetches the row of B (a row of nr
+/// lanes, one line or more) the loop reads `steps` iterations ahead,
+/// clamped to B's last row, when the loop reads more than `minBytes` of B
+/// (or an unknown amount): a panel streaming from L2 into every M tile.
+/// Reads whose K index is the last (contiguous) dimension are not rows.
+static void prefetchRhsRows(RewriterBase &rewriter, func::FuncOp func,
+                            int64_t steps, int64_t minBytes) {
+  if (steps <= 0)
+    return;
+  SmallVector<std::pair<scf::ForOp, vector::TransferReadOp>> reads;
+  func.walk([&](vector::ContractionOp contract) {
+    Operation *parent = contract->getParentOp();
+    if (isa_and_nonnull<vector::MaskOp>(parent))
+      parent = parent->getParentOp();
+    auto kLoop = dyn_cast_or_null<scf::ForOp>(parent);
+    if (!kLoop)
+      return;
+    auto read = contract.getRhs().getDefiningOp<vector::TransferReadOp>();
+    if (!read || read->getParentOp() != kLoop.getOperation())
+      return;
+    auto type = dyn_cast<MemRefType>(read.getShapedType());
+    VectorType vec = read.getVectorType();
+    AffineMap map = read.getPermutationMap();
+    if (!type || !type.getElementType().isIntOrFloat() ||
+        map.getNumResults() == 0 ||
+        map.getResults().back() !=
+            getAffineDimExpr(type.getRank() - 1, read.getContext()) ||
+        vec.getShape().back() * type.getElementTypeBitWidth() < 512 ||
+        llvm::any_of(vec.getShape().drop_back(),
+                     [](int64_t d) { return d != 1; }))
+      return;
+    std::optional<int64_t> trips = maxTripCount(kLoop);
+    int64_t rowBytes = vec.getNumElements() * type.getElementTypeBitWidth() / 8;
+    if (trips && *trips * rowBytes <= minBytes)
+      return;
+    reads.emplace_back(kLoop, read);
+  });
+  MLIRContext *ctx = func.getContext();
+  for (auto [kLoop, read] : reads) {
+    // The one index that moves with the loop: B's row.
+    Value iv = kLoop.getInductionVar();
+    std::optional<unsigned> axis;
+    bool several = false;
+    for (auto [i, index] : llvm::enumerate(read.getIndices())) {
+      bool uses = index == iv;
+      if (auto apply = index.getDefiningOp<affine::AffineApplyOp>())
+        uses |= llvm::is_contained(apply.getOperands(), iv);
+      if (!uses)
+        continue;
+      several |= axis.has_value();
+      axis = i;
+    }
+    if (!axis || several || *axis + 1 == read.getIndices().size())
+      continue;
+    auto type = cast<MemRefType>(read.getShapedType());
+    int64_t lineElems =
+        std::max<int64_t>(1, 512 / type.getElementTypeBitWidth());
+    Location loc = read.getLoc();
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+               d2 = getAffineDimExpr(2, ctx);
+    if (kLoop.isDefinedOutsideOfLoop(read.getBase()))
+      rewriter.setInsertionPoint(kLoop);
+    else
+      rewriter.setInsertionPoint(read);
+    Value last = affine::makeComposedAffineApply(
+        rewriter, loc, d0 - 1,
+        {memref::DimOp::create(rewriter, loc, read.getBase(), *axis)
+             .getResult()});
+    rewriter.setInsertionPoint(read);
+    // min(k + steps * step, last row).
+    Value ahead = affine::makeComposedAffineMin(
+        rewriter, loc, AffineMap::get(3, 0, {d0 + d1 * steps, d2}, ctx),
+        {read.getIndices()[*axis], kLoop.getStep(), last});
+    // Every line of an in-bounds row; a masked row's first line only (the
+    // lanes past it may lie past B's columns).
+    int64_t lanes = read.getMask() ? 1 : read.getVectorType().getShape().back();
+    for (int64_t c = 0; c < lanes; c += lineElems) {
+      SmallVector<Value> indices(read.getIndices());
+      indices[*axis] = ahead;
+      indices.back() = affine::makeComposedAffineApply(
+          rewriter, loc, d0 + c, {read.getIndices().back()});
+      memref::PrefetchOp::create(
+          rewriter, loc, read.getBase(), indices, rewriter.getBoolAttr(false),
+          rewriter.getI32IntegerAttr(3), rewriter.getBoolAttr(true));
+    }
+  }
+}
+
 namespace {
 struct AccelCpuVectorizeContractionsPass
     : public accel::impl::AccelCpuVectorizeContractionsPassBase<
@@ -1587,6 +1695,9 @@ struct AccelCpuVectorizeContractionsPass
     forwardAndEraseDeadWrites(getOperation(), deadAfterLastRead);
     if (prefetchC)
       prefetchNextTiles(rewriter, getOperation());
+    if (prefetchB)
+      prefetchRhsRows(rewriter, getOperation(), unconfigured.prefetchRhsSteps,
+                      unconfigured.prefetchRhsMinBytes);
     // Down to 1-D vectors: the contraction as outer products (one FMA per
     // row of the C tile per k), transfers as loads and stores.
     {

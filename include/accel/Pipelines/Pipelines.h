@@ -111,6 +111,11 @@ struct AccelCpuPipelineOptions
       llvm::cl::desc("Prefetch the next register tile's C lines before each "
                      "tile's K loop"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> prefetchB{
+      *this, "prefetch-b",
+      llvm::cl::desc("In cpu-fma's register tiles, prefetch B's rows a few K "
+                     "steps ahead when a tile reads more of B than L1 keeps"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> cpuFeatures{
       *this, "cpu-features",
       llvm::cl::desc("CPU features the code may use, comma separated (e.g. "

@@ -41,6 +41,9 @@ struct CpuIsa {
   bool amxTile = false;
   bool amxBf16 = false;
   bool amxInt8 = false;
+  /// L1D KiB a core, from the catalogue entry of the features
+  /// (cpuTargetForFeatures) or the module's target (0: unknown).
+  int64_t l1dKib = 0;
 
   bool hasAmxBf16() const { return amxTile && amxBf16; }
   bool hasAmxInt8() const { return amxTile && amxInt8; }
@@ -74,6 +77,12 @@ struct CpuFmaTiles {
   /// many bytes apart; a property of the CPU, not of one op (no field of
   /// the attribute: the pass takes it from the choice for its features).
   int64_t packRhsMinRowBytes = 2048;
+  /// The register tile's K loop prefetches B's row this many K steps ahead
+  /// (0: none) when the B rows one tile reads are more than
+  /// prefetchRhsMinBytes (those of fewer bytes stay in L1 across the M
+  /// tiles). CPU properties too, taken by the pass like packRhsMinRowBytes.
+  int64_t prefetchRhsSteps = 4;
+  int64_t prefetchRhsMinBytes = 32 * 1024;
 };
 
 /// The tiles of the dot kernels (accel-cpu-dot-kernels).

@@ -590,6 +590,10 @@ def AccelCpuVectorizeContractionsPass
     Option<"prefetchC", "prefetch-c", "bool", "true",
            "Before each register tile's K loop, prefetch for writing the C "
            "lines of the next tile down the M loop">,
+    Option<"prefetchB", "prefetch-b", "bool", "true",
+           "In each register tile's K loop, prefetch B's row a few K steps "
+           "ahead when the tile reads more of B than stays in L1 (the "
+           "steps and the limit: chooseCpuFmaTiles, from the features' L1D)">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
            "Apply the elementwise epilogue after the GEMM (in place, as "
            "accel-fuse-epilogues makes it, or out of place) to each "
