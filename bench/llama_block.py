@@ -4,14 +4,18 @@ block in JAX/XLA:CPU (issue 27, "Measure": goal >= 1.3).
 
     python3 bench/llama_block.py [--threads=1|2] [--seqs=128,512,2048]
                                  [--preset=8b|1b|small] [--dtype=f32|bf16]
-                                 [--samples=N]
+                                 [--samples=N] [--weights=nk|kn]
 
 The block is examples/llama_block.py's (RMSNorm, Q/K/V projections,
 half-split RoPE, GQA attention with an additive causal mask, output
 projection + residual, RMSNorm, SwiGLU MLP + residual; one sequence of S
 tokens; f32, or bf16 as torch-mlir lowers a bf16 model: --dtype=bf16), written in linalg as torch-mlir emits it and compiled whole by
 `accel-compile --target=cpu --features=host` (raised, fused, one exported
-function). The JAX side is the same block in jax.numpy under `jax.jit`
+function). accel's projection weights are [out, in] as nn.Linear stores
+them, each transposed into its matmul as torch-mlir emits aten.linear
+(`--weights=kn`: [in, out], multiplied directly); the peers get the [in,
+out] arrays, which their matmuls read without a transpose. The JAX side is
+the same block in jax.numpy under `jax.jit`
 (XLA:CPU; oneDNN inside for its matmuls). ONNX Runtime, the issue's other
 peer, runs the f32 block as an ONNX graph (block_ort: MatMul on MLAS with
 the weights as initializers, prepacked once, com.microsoft
@@ -80,6 +84,22 @@ def make_inputs(S, Dm, Hq, Hkv, D, F, seed):
     mask = np.where(np.tril(np.ones((S, S), bool)), 0.0, -np.inf).astype(f)
     return [x, wn1, w(Dm, Dm), w(Dm, Dkv), w(Dm, Dkv), cos, sin, mask,
             w(Dm, Dm), wn2, w(Dm, F), w(Dm, F), w(F, Dm)]
+
+
+# The projection weights among make_inputs' arrays (wq, wk, wv, wo, wg, wu,
+# wd): [in, out] there, as the numpy and JAX blocks multiply them.
+WEIGHTS = (2, 3, 4, 8, 10, 11, 12)
+
+
+def accel_inputs(inputs, weights):
+    """The arrays for examples/llama_block.py's function with `weights`
+    'nk' (nn.Linear's [out, in]: each projection weight transposed, a
+    contiguous copy of the same values) or 'kn' (as they are)."""
+    import numpy as np
+    if weights == "kn":
+        return list(inputs)
+    return [np.ascontiguousarray(a.T) if i in WEIGHTS else a
+            for i, a in enumerate(inputs)]
 
 
 def block_numpy(args, Hq, Hkv, D, xp, dtype):
@@ -270,6 +290,11 @@ def main():
     ap.add_argument("--dtype", choices=("f32", "bf16"), default="f32",
                     help="activations and weights (bf16: AMX/AVX512-BF16 "
                          "GEMMs and attention)")
+    ap.add_argument("--weights", choices=("nk", "kn"), default="nk",
+                    help="accel's projection weights: as nn.Linear stores "
+                         "them, [out, in], transposed into each matmul as "
+                         "torch-mlir emits it (nk), or [in, out] (kn); the "
+                         "peers always get [in, out]")
     ap.add_argument("--samples", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -315,7 +340,8 @@ def main():
     gate = 1.5e-2 if bf else 1e-3
     for S in (int(s) for s in args.seqs.split(",")):
         name = f"llama_block_{args.preset}_{S}"
-        text = llama_block.block(S, Dm, Hq, Hkv, D, F, name, args.dtype)
+        text = llama_block.block(S, Dm, Hq, Hkv, D, F, name, args.dtype,
+                                 args.weights)
         inputs = make_inputs(S, Dm, Hq, Hkv, D, F, args.seed)
         if bf:
             inputs = [a.astype(ml_dtypes.bfloat16) for a in inputs]
@@ -327,6 +353,7 @@ def main():
 
         def err(y):
             return float(np.abs(np.asarray(y, np.float64) - ref).max()) / scale
+        ours = accel_inputs(inputs, args.weights)
         with tempfile.TemporaryDirectory() as tmp:
             art = aot.compile(text, out_dir=Path(tmp) / "aot", name=name,
                               features="host", options=f"threads={args.threads}")
@@ -334,13 +361,14 @@ def main():
             lib.num_threads = args.threads
             kernel = lib[name]
             out = np.empty((S, Dm), ml_dtypes.bfloat16 if bf else np.float32)
-            kernel(*inputs, out=[out])
+            kernel(*ours, out=[out])
             e_accel = err(out)
-            ms_accel = median_ms(lambda: kernel(*inputs, out=[out]), args.samples)
+            ms_accel = median_ms(lambda: kernel(*ours, out=[out]), args.samples)
             # Peak memory: the tensors (inputs, weights, output) and the most
             # the block's temporaries held at once, over the calls above.
             tmp_bytes = lib.peak_temporary_bytes()
-            tensor_bytes = sum(a.nbytes for a in inputs) + out.nbytes
+            tensor_bytes = sum(a.nbytes for a in ours) + out.nbytes
+        del ours
         ms_jax = e_jax = None
         if jax is not None:
             fn = jax.jit((lambda *a: block_jax_bf16(a, Hq, Hkv, D, jnp)) if bf else

@@ -10,7 +10,7 @@
 // A Llama decoder block: x [128 tokens, d_model 4096], 32 query heads and 8
 // key/value heads of 128, FFN 14336. mask is the additive attention mask
 // (callers pass the causal one: 0 on and below the diagonal, -inf above).
-func.func @llama_block_8b(%x: tensor<128x4096xf32>, %wn1: tensor<4096xf32>, %wq: tensor<4096x4096xf32>, %wk: tensor<4096x1024xf32>, %wv: tensor<4096x1024xf32>, %cos: tensor<128x64xf32>, %sin: tensor<128x64xf32>, %mask: tensor<128x128xf32>, %wo: tensor<4096x4096xf32>, %wn2: tensor<4096xf32>, %wg: tensor<4096x14336xf32>, %wu: tensor<4096x14336xf32>, %wd: tensor<14336x4096xf32>) -> tensor<128x4096xf32> {
+func.func @llama_block_8b(%x: tensor<128x4096xf32>, %wn1: tensor<4096xf32>, %wq: tensor<4096x4096xf32>, %wk: tensor<1024x4096xf32>, %wv: tensor<1024x4096xf32>, %cos: tensor<128x64xf32>, %sin: tensor<128x64xf32>, %mask: tensor<128x128xf32>, %wo: tensor<4096x4096xf32>, %wn2: tensor<4096xf32>, %wg: tensor<14336x4096xf32>, %wu: tensor<14336x4096xf32>, %wd: tensor<4096x14336xf32>) -> tensor<128x4096xf32> {
   %zero = arith.constant 0.0 : f32
   // RMSNorm(x) * wn1
   %h1_e0 = tensor.empty() : tensor<128xf32>
@@ -33,15 +33,21 @@ func.func @llama_block_8b(%x: tensor<128x4096xf32>, %wn1: tensor<4096xf32>, %wq:
     %y = arith.mulf %xr, %g : f32
     linalg.yield %y : f32
   } -> tensor<128x4096xf32>
+  %wq_te = tensor.empty() : tensor<4096x4096xf32>
+  %wq_t = linalg.transpose ins(%wq : tensor<4096x4096xf32>) outs(%wq_te : tensor<4096x4096xf32>) permutation = [1, 0]
   %qp_e = tensor.empty() : tensor<128x4096xf32>
   %qp_z = linalg.fill ins(%zero : f32) outs(%qp_e : tensor<128x4096xf32>) -> tensor<128x4096xf32>
-  %qp = linalg.matmul ins(%h1, %wq : tensor<128x4096xf32>, tensor<4096x4096xf32>) outs(%qp_z : tensor<128x4096xf32>) -> tensor<128x4096xf32>
+  %qp = linalg.matmul ins(%h1, %wq_t : tensor<128x4096xf32>, tensor<4096x4096xf32>) outs(%qp_z : tensor<128x4096xf32>) -> tensor<128x4096xf32>
+  %wk_te = tensor.empty() : tensor<4096x1024xf32>
+  %wk_t = linalg.transpose ins(%wk : tensor<1024x4096xf32>) outs(%wk_te : tensor<4096x1024xf32>) permutation = [1, 0]
   %kp_e = tensor.empty() : tensor<128x1024xf32>
   %kp_z = linalg.fill ins(%zero : f32) outs(%kp_e : tensor<128x1024xf32>) -> tensor<128x1024xf32>
-  %kp = linalg.matmul ins(%h1, %wk : tensor<128x4096xf32>, tensor<4096x1024xf32>) outs(%kp_z : tensor<128x1024xf32>) -> tensor<128x1024xf32>
+  %kp = linalg.matmul ins(%h1, %wk_t : tensor<128x4096xf32>, tensor<4096x1024xf32>) outs(%kp_z : tensor<128x1024xf32>) -> tensor<128x1024xf32>
+  %wv_te = tensor.empty() : tensor<4096x1024xf32>
+  %wv_t = linalg.transpose ins(%wv : tensor<1024x4096xf32>) outs(%wv_te : tensor<4096x1024xf32>) permutation = [1, 0]
   %vp_e = tensor.empty() : tensor<128x1024xf32>
   %vp_z = linalg.fill ins(%zero : f32) outs(%vp_e : tensor<128x1024xf32>) -> tensor<128x1024xf32>
-  %vp = linalg.matmul ins(%h1, %wv : tensor<128x4096xf32>, tensor<4096x1024xf32>) outs(%vp_z : tensor<128x1024xf32>) -> tensor<128x1024xf32>
+  %vp = linalg.matmul ins(%h1, %wv_t : tensor<128x4096xf32>, tensor<4096x1024xf32>) outs(%vp_z : tensor<128x1024xf32>) -> tensor<128x1024xf32>
   %q3 = tensor.expand_shape %qp [[0], [1, 2]] output_shape [128, 32, 128] : tensor<128x4096xf32> into tensor<128x32x128xf32>
   %k3 = tensor.expand_shape %kp [[0], [1, 2]] output_shape [128, 8, 128] : tensor<128x1024xf32> into tensor<128x8x128xf32>
   %v3 = tensor.expand_shape %vp [[0], [1, 2]] output_shape [128, 8, 128] : tensor<128x1024xf32> into tensor<128x8x128xf32>
@@ -124,9 +130,11 @@ func.func @llama_block_8b(%x: tensor<128x4096xf32>, %wn1: tensor<4096xf32>, %wq:
   %at_e = tensor.empty() : tensor<128x32x128xf32>
   %at = linalg.transpose ins(%att : tensor<32x128x128xf32>) outs(%at_e : tensor<128x32x128xf32>) permutation = [1, 0, 2]
   %ao = tensor.collapse_shape %at [[0], [1, 2]] : tensor<128x32x128xf32> into tensor<128x4096xf32>
+  %wo_te = tensor.empty() : tensor<4096x4096xf32>
+  %wo_t = linalg.transpose ins(%wo : tensor<4096x4096xf32>) outs(%wo_te : tensor<4096x4096xf32>) permutation = [1, 0]
   %op_e = tensor.empty() : tensor<128x4096xf32>
   %op_z = linalg.fill ins(%zero : f32) outs(%op_e : tensor<128x4096xf32>) -> tensor<128x4096xf32>
-  %op = linalg.matmul ins(%ao, %wo : tensor<128x4096xf32>, tensor<4096x4096xf32>) outs(%op_z : tensor<128x4096xf32>) -> tensor<128x4096xf32>
+  %op = linalg.matmul ins(%ao, %wo_t : tensor<128x4096xf32>, tensor<4096x4096xf32>) outs(%op_z : tensor<128x4096xf32>) -> tensor<128x4096xf32>
   %r1_e = tensor.empty() : tensor<128x4096xf32>
   %r1 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%op, %x : tensor<128x4096xf32>, tensor<128x4096xf32>) outs(%r1_e : tensor<128x4096xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
@@ -154,12 +162,16 @@ func.func @llama_block_8b(%x: tensor<128x4096xf32>, %wn1: tensor<4096xf32>, %wq:
     %y = arith.mulf %xr, %g : f32
     linalg.yield %y : f32
   } -> tensor<128x4096xf32>
+  %wg_te = tensor.empty() : tensor<4096x14336xf32>
+  %wg_t = linalg.transpose ins(%wg : tensor<14336x4096xf32>) outs(%wg_te : tensor<4096x14336xf32>) permutation = [1, 0]
   %gate_e = tensor.empty() : tensor<128x14336xf32>
   %gate_z = linalg.fill ins(%zero : f32) outs(%gate_e : tensor<128x14336xf32>) -> tensor<128x14336xf32>
-  %gate = linalg.matmul ins(%h2, %wg : tensor<128x4096xf32>, tensor<4096x14336xf32>) outs(%gate_z : tensor<128x14336xf32>) -> tensor<128x14336xf32>
+  %gate = linalg.matmul ins(%h2, %wg_t : tensor<128x4096xf32>, tensor<4096x14336xf32>) outs(%gate_z : tensor<128x14336xf32>) -> tensor<128x14336xf32>
+  %wu_te = tensor.empty() : tensor<4096x14336xf32>
+  %wu_t = linalg.transpose ins(%wu : tensor<14336x4096xf32>) outs(%wu_te : tensor<4096x14336xf32>) permutation = [1, 0]
   %up_e = tensor.empty() : tensor<128x14336xf32>
   %up_z = linalg.fill ins(%zero : f32) outs(%up_e : tensor<128x14336xf32>) -> tensor<128x14336xf32>
-  %up = linalg.matmul ins(%h2, %wu : tensor<128x4096xf32>, tensor<4096x14336xf32>) outs(%up_z : tensor<128x14336xf32>) -> tensor<128x14336xf32>
+  %up = linalg.matmul ins(%h2, %wu_t : tensor<128x4096xf32>, tensor<4096x14336xf32>) outs(%up_z : tensor<128x14336xf32>) -> tensor<128x14336xf32>
   %sw_e = tensor.empty() : tensor<128x14336xf32>
   %sw = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%gate, %up : tensor<128x14336xf32>, tensor<128x14336xf32>) outs(%sw_e : tensor<128x14336xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
@@ -171,9 +183,11 @@ func.func @llama_block_8b(%x: tensor<128x4096xf32>, %wn1: tensor<4096xf32>, %wq:
     %y = arith.mulf %s, %b : f32
     linalg.yield %y : f32
   } -> tensor<128x14336xf32>
+  %wd_te = tensor.empty() : tensor<14336x4096xf32>
+  %wd_t = linalg.transpose ins(%wd : tensor<4096x14336xf32>) outs(%wd_te : tensor<14336x4096xf32>) permutation = [1, 0]
   %dn_e = tensor.empty() : tensor<128x4096xf32>
   %dn_z = linalg.fill ins(%zero : f32) outs(%dn_e : tensor<128x4096xf32>) -> tensor<128x4096xf32>
-  %dn = linalg.matmul ins(%sw, %wd : tensor<128x14336xf32>, tensor<14336x4096xf32>) outs(%dn_z : tensor<128x4096xf32>) -> tensor<128x4096xf32>
+  %dn = linalg.matmul ins(%sw, %wd_t : tensor<128x14336xf32>, tensor<14336x4096xf32>) outs(%dn_z : tensor<128x4096xf32>) -> tensor<128x4096xf32>
   %y_e = tensor.empty() : tensor<128x4096xf32>
   %out = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%dn, %r1 : tensor<128x4096xf32>, tensor<128x4096xf32>) outs(%y_e : tensor<128x4096xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):

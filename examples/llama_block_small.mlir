@@ -10,7 +10,7 @@
 // A Llama decoder block: x [16 tokens, d_model 64], 4 query heads and 2
 // key/value heads of 16, FFN 128. mask is the additive attention mask
 // (callers pass the causal one: 0 on and below the diagonal, -inf above).
-func.func @llama_block_small(%x: tensor<16x64xf32>, %wn1: tensor<64xf32>, %wq: tensor<64x64xf32>, %wk: tensor<64x32xf32>, %wv: tensor<64x32xf32>, %cos: tensor<16x8xf32>, %sin: tensor<16x8xf32>, %mask: tensor<16x16xf32>, %wo: tensor<64x64xf32>, %wn2: tensor<64xf32>, %wg: tensor<64x128xf32>, %wu: tensor<64x128xf32>, %wd: tensor<128x64xf32>) -> tensor<16x64xf32> {
+func.func @llama_block_small(%x: tensor<16x64xf32>, %wn1: tensor<64xf32>, %wq: tensor<64x64xf32>, %wk: tensor<32x64xf32>, %wv: tensor<32x64xf32>, %cos: tensor<16x8xf32>, %sin: tensor<16x8xf32>, %mask: tensor<16x16xf32>, %wo: tensor<64x64xf32>, %wn2: tensor<64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>, %wd: tensor<64x128xf32>) -> tensor<16x64xf32> {
   %zero = arith.constant 0.0 : f32
   // RMSNorm(x) * wn1
   %h1_e0 = tensor.empty() : tensor<16xf32>
@@ -33,15 +33,21 @@ func.func @llama_block_small(%x: tensor<16x64xf32>, %wn1: tensor<64xf32>, %wq: t
     %y = arith.mulf %xr, %g : f32
     linalg.yield %y : f32
   } -> tensor<16x64xf32>
+  %wq_te = tensor.empty() : tensor<64x64xf32>
+  %wq_t = linalg.transpose ins(%wq : tensor<64x64xf32>) outs(%wq_te : tensor<64x64xf32>) permutation = [1, 0]
   %qp_e = tensor.empty() : tensor<16x64xf32>
   %qp_z = linalg.fill ins(%zero : f32) outs(%qp_e : tensor<16x64xf32>) -> tensor<16x64xf32>
-  %qp = linalg.matmul ins(%h1, %wq : tensor<16x64xf32>, tensor<64x64xf32>) outs(%qp_z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %qp = linalg.matmul ins(%h1, %wq_t : tensor<16x64xf32>, tensor<64x64xf32>) outs(%qp_z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %wk_te = tensor.empty() : tensor<64x32xf32>
+  %wk_t = linalg.transpose ins(%wk : tensor<32x64xf32>) outs(%wk_te : tensor<64x32xf32>) permutation = [1, 0]
   %kp_e = tensor.empty() : tensor<16x32xf32>
   %kp_z = linalg.fill ins(%zero : f32) outs(%kp_e : tensor<16x32xf32>) -> tensor<16x32xf32>
-  %kp = linalg.matmul ins(%h1, %wk : tensor<16x64xf32>, tensor<64x32xf32>) outs(%kp_z : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %kp = linalg.matmul ins(%h1, %wk_t : tensor<16x64xf32>, tensor<64x32xf32>) outs(%kp_z : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %wv_te = tensor.empty() : tensor<64x32xf32>
+  %wv_t = linalg.transpose ins(%wv : tensor<32x64xf32>) outs(%wv_te : tensor<64x32xf32>) permutation = [1, 0]
   %vp_e = tensor.empty() : tensor<16x32xf32>
   %vp_z = linalg.fill ins(%zero : f32) outs(%vp_e : tensor<16x32xf32>) -> tensor<16x32xf32>
-  %vp = linalg.matmul ins(%h1, %wv : tensor<16x64xf32>, tensor<64x32xf32>) outs(%vp_z : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %vp = linalg.matmul ins(%h1, %wv_t : tensor<16x64xf32>, tensor<64x32xf32>) outs(%vp_z : tensor<16x32xf32>) -> tensor<16x32xf32>
   %q3 = tensor.expand_shape %qp [[0], [1, 2]] output_shape [16, 4, 16] : tensor<16x64xf32> into tensor<16x4x16xf32>
   %k3 = tensor.expand_shape %kp [[0], [1, 2]] output_shape [16, 2, 16] : tensor<16x32xf32> into tensor<16x2x16xf32>
   %v3 = tensor.expand_shape %vp [[0], [1, 2]] output_shape [16, 2, 16] : tensor<16x32xf32> into tensor<16x2x16xf32>
@@ -124,9 +130,11 @@ func.func @llama_block_small(%x: tensor<16x64xf32>, %wn1: tensor<64xf32>, %wq: t
   %at_e = tensor.empty() : tensor<16x4x16xf32>
   %at = linalg.transpose ins(%att : tensor<4x16x16xf32>) outs(%at_e : tensor<16x4x16xf32>) permutation = [1, 0, 2]
   %ao = tensor.collapse_shape %at [[0], [1, 2]] : tensor<16x4x16xf32> into tensor<16x64xf32>
+  %wo_te = tensor.empty() : tensor<64x64xf32>
+  %wo_t = linalg.transpose ins(%wo : tensor<64x64xf32>) outs(%wo_te : tensor<64x64xf32>) permutation = [1, 0]
   %op_e = tensor.empty() : tensor<16x64xf32>
   %op_z = linalg.fill ins(%zero : f32) outs(%op_e : tensor<16x64xf32>) -> tensor<16x64xf32>
-  %op = linalg.matmul ins(%ao, %wo : tensor<16x64xf32>, tensor<64x64xf32>) outs(%op_z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %op = linalg.matmul ins(%ao, %wo_t : tensor<16x64xf32>, tensor<64x64xf32>) outs(%op_z : tensor<16x64xf32>) -> tensor<16x64xf32>
   %r1_e = tensor.empty() : tensor<16x64xf32>
   %r1 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%op, %x : tensor<16x64xf32>, tensor<16x64xf32>) outs(%r1_e : tensor<16x64xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
@@ -154,12 +162,16 @@ func.func @llama_block_small(%x: tensor<16x64xf32>, %wn1: tensor<64xf32>, %wq: t
     %y = arith.mulf %xr, %g : f32
     linalg.yield %y : f32
   } -> tensor<16x64xf32>
+  %wg_te = tensor.empty() : tensor<64x128xf32>
+  %wg_t = linalg.transpose ins(%wg : tensor<128x64xf32>) outs(%wg_te : tensor<64x128xf32>) permutation = [1, 0]
   %gate_e = tensor.empty() : tensor<16x128xf32>
   %gate_z = linalg.fill ins(%zero : f32) outs(%gate_e : tensor<16x128xf32>) -> tensor<16x128xf32>
-  %gate = linalg.matmul ins(%h2, %wg : tensor<16x64xf32>, tensor<64x128xf32>) outs(%gate_z : tensor<16x128xf32>) -> tensor<16x128xf32>
+  %gate = linalg.matmul ins(%h2, %wg_t : tensor<16x64xf32>, tensor<64x128xf32>) outs(%gate_z : tensor<16x128xf32>) -> tensor<16x128xf32>
+  %wu_te = tensor.empty() : tensor<64x128xf32>
+  %wu_t = linalg.transpose ins(%wu : tensor<128x64xf32>) outs(%wu_te : tensor<64x128xf32>) permutation = [1, 0]
   %up_e = tensor.empty() : tensor<16x128xf32>
   %up_z = linalg.fill ins(%zero : f32) outs(%up_e : tensor<16x128xf32>) -> tensor<16x128xf32>
-  %up = linalg.matmul ins(%h2, %wu : tensor<16x64xf32>, tensor<64x128xf32>) outs(%up_z : tensor<16x128xf32>) -> tensor<16x128xf32>
+  %up = linalg.matmul ins(%h2, %wu_t : tensor<16x64xf32>, tensor<64x128xf32>) outs(%up_z : tensor<16x128xf32>) -> tensor<16x128xf32>
   %sw_e = tensor.empty() : tensor<16x128xf32>
   %sw = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%gate, %up : tensor<16x128xf32>, tensor<16x128xf32>) outs(%sw_e : tensor<16x128xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
@@ -171,9 +183,11 @@ func.func @llama_block_small(%x: tensor<16x64xf32>, %wn1: tensor<64xf32>, %wq: t
     %y = arith.mulf %s, %b : f32
     linalg.yield %y : f32
   } -> tensor<16x128xf32>
+  %wd_te = tensor.empty() : tensor<128x64xf32>
+  %wd_t = linalg.transpose ins(%wd : tensor<64x128xf32>) outs(%wd_te : tensor<128x64xf32>) permutation = [1, 0]
   %dn_e = tensor.empty() : tensor<16x64xf32>
   %dn_z = linalg.fill ins(%zero : f32) outs(%dn_e : tensor<16x64xf32>) -> tensor<16x64xf32>
-  %dn = linalg.matmul ins(%sw, %wd : tensor<16x128xf32>, tensor<128x64xf32>) outs(%dn_z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %dn = linalg.matmul ins(%sw, %wd_t : tensor<16x128xf32>, tensor<128x64xf32>) outs(%dn_z : tensor<16x64xf32>) -> tensor<16x64xf32>
   %y_e = tensor.empty() : tensor<16x64xf32>
   %out = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%dn, %r1 : tensor<16x64xf32>, tensor<16x64xf32>) outs(%y_e : tensor<16x64xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):

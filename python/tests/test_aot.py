@@ -499,6 +499,8 @@ def _llama_block_bf16(tmp_path, S, program=None):
               for a in bench.make_inputs(S, Dm, Hq, Hkv, D, F, 1)]
     ref = bench.block_numpy([a.astype(np.float64) for a in inputs], Hq, Hkv, D,
                             np, np.float64)
+    # The program's weights are [out, in] (nn.Linear's layout).
+    inputs = bench.accel_inputs(inputs, "nk")
     lib = aot.load(aot.compile(text, out_dir=tmp_path / f"blk{S}", name="blk",
                                features="host"))
     out = np.full((S, Dm), np.nan, ml_dtypes.bfloat16)
