@@ -5,6 +5,7 @@ block in JAX/XLA:CPU (issue 27, "Measure": goal >= 1.3).
     python3 bench/llama_block.py [--threads=1|2] [--seqs=128,512,2048]
                                  [--preset=8b|1b|small] [--dtype=f32|bf16]
                                  [--samples=N] [--weights=nk|kn]
+                                 [--options=OPTS] [--peers=jax,ort]
 
 The block is examples/llama_block.py's (RMSNorm, Q/K/V projections,
 half-split RoPE, GQA attention with an additive causal mask, output
@@ -295,6 +296,13 @@ def main():
                          "them, [out, in], transposed into each matmul as "
                          "torch-mlir emits it (nk), or [in, out] (kn); the "
                          "peers always get [in, out]")
+    ap.add_argument("--options", default="",
+                    help="more accel-compile --options for accel's library "
+                         "(e.g. prefetch-b=0 to compare a code-generation "
+                         "choice)")
+    ap.add_argument("--peers", default="jax,ort",
+                    help="peers to run, comma separated (jax, ort; empty: "
+                         "none)")
     ap.add_argument("--samples", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -306,14 +314,23 @@ def main():
     import numpy as np
     from accel import aot
     import llama_block
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError as e:
-        print(f"# jax: skipped ({e}); pip install -r bench/requirements-peers.txt")
-        jax = None
+    peers = {p for p in args.peers.split(",") if p}
+    if peers - {"jax", "ort"}:
+        ap.error("--peers takes jax and ort")
+    jax = None
+    if "jax" not in peers:
+        print("# jax: skipped (--peers)")
+    else:
+        try:
+            import jax
+            import jax.numpy as jnp
+        except ImportError as e:
+            print(f"# jax: skipped ({e}); pip install -r "
+                  "bench/requirements-peers.txt")
     ort = None
-    if args.dtype == "bf16":
+    if "ort" not in peers:
+        print("# onnxruntime: skipped (--peers)")
+    elif args.dtype == "bf16":
         print("# onnxruntime: skipped (its CPU provider has no bf16 MatMul)")
     else:
         try:
@@ -356,7 +373,8 @@ def main():
         ours = accel_inputs(inputs, args.weights)
         with tempfile.TemporaryDirectory() as tmp:
             art = aot.compile(text, out_dir=Path(tmp) / "aot", name=name,
-                              features="host", options=f"threads={args.threads}")
+                              features="host",
+                              options=f"threads={args.threads} {args.options}".strip())
             lib = aot.load(art)
             lib.num_threads = args.threads
             kernel = lib[name]
