@@ -173,6 +173,8 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   // whole program's peak is then not the sum of its temporaries.
   pm.addNestedPass<func::FuncOp>(accel::createAccelFreeEarlyPass());
   pm.addNestedPass<func::FuncOp>(accel::createAccelReturnArgumentsPass());
+  if (options.resultsInPlace)
+    pm.addPass(accel::createAccelCpuResultsInPlacePass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Strided copies (insert_slice, concat) as loops, not memrefCopy calls.
   pm.addPass(accel::createAccelCpuLowerCopiesPass());

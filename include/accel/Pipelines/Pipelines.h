@@ -111,6 +111,12 @@ struct AccelCpuPipelineOptions
       llvm::cl::desc("Prefetch the next register tile's C lines before each "
                      "tile's K loop"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> resultsInPlace{
+      *this, "results-in-place",
+      llvm::cl::desc("Results a function allocates become arguments the "
+                     "caller's buffers are passed in "
+                     "(accel-cpu-results-in-place; accel-compile sets it)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> prefetchB{
       *this, "prefetch-b",
       llvm::cl::desc("In cpu-fma's register tiles, prefetch B's rows a few K "

@@ -85,6 +85,10 @@ struct Kernel {
   std::vector<Buffer> args, results;
   std::string signature; // the function type as MLIR prints it
   std::vector<SizeCheck> sizeChecks;
+  /// Results the kernel writes into a buffer it takes as an argument
+  /// appended after `args`, in this order (accel.result_args of
+  /// accel-cpu-results-in-place): the caller's buffer where it can be.
+  std::vector<int64_t> resultArgs;
 };
 
 struct Artifact {

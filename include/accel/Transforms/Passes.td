@@ -1154,6 +1154,27 @@ def AccelReturnArgumentsPass
   }];
 }
 
+def AccelCpuResultsInPlacePass
+    : Pass<"accel-cpu-results-in-place", "::mlir::ModuleOp"> {
+  let summary = "Write results the function allocates into the caller's "
+                "buffers (AOT libraries)";
+  let description = [{
+    A function whose result is a buffer it allocates (a `tensor.empty`
+    result, as frontends write one) makes an AOT library copy it into the
+    caller's buffer after every call (a GEMM's whole C). For each such
+    result of a public function that nothing in the module calls (a
+    `memref.alloc` in the entry block with a static shape and the identity
+    layout, returned once and never freed), this pass appends an argument
+    of its type, replaces the allocation with it (the function still
+    returns it), and lists the results moved, in the order of the new
+    arguments, in `accel.result_args`. accel-compile's C wrapper passes the
+    caller's buffer there when its elements are aligned and it overlaps no
+    other buffer of the call, else a temporary that it copies out as before
+    (docs/aot.md). Run after the deallocation pipeline;
+    `accel-cpu-pipeline{results-in-place=1}`, which accel-compile sets.
+  }];
+}
+
 def AccelFreeEarlyPass : Pass<"accel-free-early", "::mlir::func::FuncOp"> {
   let summary = "Free each temporary right after its last use in its block";
   let description = [{

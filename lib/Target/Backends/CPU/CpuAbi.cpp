@@ -537,6 +537,46 @@ static void describe(void *desc, const accel_tensor *t) {
   memcpy(p + 24 + 8 * t->rank, strides, 8 * t->rank);
 }
 
+/* The bytes a row-major contiguous tensor spans. */
+static uint64_t span_bytes(const accel_tensor *t, size_t elem) {
+  uint64_t count = 1;
+  int64_t i;
+  for (i = 0; i < t->rank; ++i)
+    count *= (uint64_t)t->sizes[i];
+  return count * elem;
+}
+
+/* Whether two tensors' bytes overlap. */
+static int overlap(const accel_tensor *a, size_t aelem, const accel_tensor *b,
+                   size_t belem) {
+  const char *p = (const char *)a->data, *q = (const char *)b->data;
+  uint64_t n = span_bytes(a, aelem), m = span_bytes(b, belem);
+  return n && m && p < q + m && q < p + n;
+}
+
+__attribute__((visibility("hidden"))) void *ACCEL_RT(alloc)(uint64_t bytes);
+
+/* The buffer a result the kernel writes in place goes to: the caller's
+   when its elements are aligned (the kernel's code assumes no more of a
+   buffer it is given) and it overlaps no other buffer of the call
+   (`shared`), else a 64-byte aligned temporary of the call, which
+   take_result then copies out. */
+static void describe_result(void *desc, const accel_tensor *t, size_t elem,
+                            int shared) {
+  uint64_t bytes;
+  char *block, *aligned;
+  if (!shared && (uintptr_t)t->data % elem == 0) {
+    describe(desc, t);
+    return;
+  }
+  bytes = span_bytes(t, elem);
+  block = (char *)ACCEL_RT(alloc)(bytes + 64);
+  aligned = block + ((64 - ((uintptr_t)block & 63)) & 63);
+  describe(desc, t);
+  memcpy(desc, &block, 8);
+  memcpy((char *)desc + 8, &aligned, 8);
+}
+
 /* The temporaries of what runs on this thread: an entry point's call, or
    one task of a parallel loop (on a thread of the library or of the
    caller's pool, which may be the calling thread: frames nest). The
@@ -1221,6 +1261,9 @@ static int check_processes(void) {
       os << resultType << " *", first = false;
     for (size_t i = 0; i < nArgs; ++i, first = false)
       os << (first ? "" : ", ") << descType(k.args[i].shape.size()) << " *";
+    for (int64_t r : k.resultArgs)
+      os << (first ? "" : ", ") << descType(k.results[r].shape.size()) << " *",
+          first = false;
     if (first)
       os << "void";
     os << ");\n\nint accel_" << k.name << "(";
@@ -1262,12 +1305,31 @@ static int check_processes(void) {
        << "  {\n";
     if (nResults)
       os << "    " << resultType << " out;\n";
+    // Results written in place: the caller's buffer unless it is shared
+    // with another buffer of the call (then a temporary, copied out).
+    for (int64_t r : k.resultArgs) {
+      std::string t = "result" + std::to_string(r);
+      size_t elem = k.results[r].elemBytes;
+      os << "    " << descType(k.results[r].shape.size()) << " w" << r
+         << ";\n    describe_result(&w" << r << ", " << t << ", " << elem
+         << ", 0";
+      for (size_t i = 0; i < nArgs; ++i)
+        os << "\n        || overlap(" << t << ", " << elem << ", arg" << i
+           << ", " << k.args[i].elemBytes << ")";
+      for (size_t j = 0; j < nResults; ++j)
+        if (j != size_t(r))
+          os << "\n        || overlap(" << t << ", " << elem << ", result" << j
+             << ", " << k.results[j].elemBytes << ")";
+      os << ");\n";
+    }
     os << "    _mlir_ciface_" << k.name << "(";
     first = true;
     if (nResults)
       os << "&out", first = false;
     for (size_t i = 0; i < nArgs; ++i, first = false)
       os << (first ? "" : ", ") << "&d" << i;
+    for (int64_t r : k.resultArgs)
+      os << (first ? "" : ", ") << "&w" << r, first = false;
     os << ");\n";
     for (size_t i = 0; i < nResults; ++i) {
       std::string desc = nResults > 1 ? "&out.r" + std::to_string(i) : "&out";

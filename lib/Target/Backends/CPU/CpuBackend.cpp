@@ -19,6 +19,7 @@
 #include "accel/Target/CpuSizeChecks.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
@@ -203,6 +204,10 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
                         "': a CPU library runs on 1 to 1024 threads "
                         "(docs/aot.md, \"Threads\")");
   options.parallelForCalls = true;
+  // Results the kernel allocates are written into the caller's buffers
+  // (accel.result_args below), unless --options says otherwise (an A/B).
+  if (!llvm::StringRef(opts.pipelineOptions).contains("results-in-place"))
+    options.resultsInPlace = true;
   artifact.threads = options.threads;
   // Temporaries sized at run time are checked and allocated through the
   // wrapper, which turns a failure into ACCEL_ERR_ALLOC (docs/aot.md).
@@ -220,6 +225,12 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
       return backendError("cannot compile '" + opts.inputName +
                           "' for the CPU");
   }
+  for (abi::Kernel &k : artifact.kernels)
+    if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(k.name))
+      if (auto moved = f->getAttrOfType<DenseI64ArrayAttr>("accel.result_args"))
+        for (int64_t r : moved.asArrayRef())
+          if (r >= 0 && size_t(r) < k.results.size())
+            k.resultArgs.push_back(r);
   // Folding makes constants of its own (a tensor.splat of a constant becomes
   // a splat constant of its full shape): check them again before LLVM
   // materializes them.
