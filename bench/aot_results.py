@@ -7,9 +7,10 @@ buffers (accel-cpu-results-in-place; docs/aot.md, "Results").
 For each GEMM (M = N = K = size, a tensor.empty result as frontends write
 it) two AOT libraries (`accel-compile --target=cpu`): `copy`, built with
 `results-in-place=0` (the kernel's buffer copied into the caller's after
-the call), and `in place` (the default). Both are called alternately in
-this process on the same numpy arrays, each round starting at the other
-one; every result is checked against float64 (bf16 and i8: the inputs'
+the call), and `in place` (the default). Both are called in this process
+on the same numpy arrays, in rounds of one untimed and three timed calls
+of each, each round starting at the other one (with threads, 3 ms between
+the libraries: idle workers spin 1 ms); every result is checked against float64 (bf16 and i8: the inputs'
 exact values; f32 1e-5 normwise, bf16 1e-2, i8 exact). Prints the CPU,
 the commit and per case the median ms of each and copy ÷ in place.
 """
@@ -64,7 +65,7 @@ def main():
     pin_cpus(args.threads)
     print(f"aot_results: {machine()}; commit {commit()}; features "
           f"{args.features}; {args.threads} thread(s); median of "
-          f"{args.samples} alternating calls, ms")
+          f"{3 * args.samples} calls in {args.samples} alternating rounds, ms")
     print(f"{'dtype':>5s} {'size':>5s} {'copy':>9s} {'in place':>9s} "
           f"{'copy/in place':>13s}  check")
     rng = np.random.default_rng(0)
@@ -93,14 +94,28 @@ def main():
                                 max(np.abs(ref).max(), 1e-30))
                     errs.append(err)
                     failed |= not err <= gate
-                    for _ in range(3):
+                    # Warm-up: 3 calls and 0.2 s (the first calls on two
+                    # threads run at one thread's speed: bench/aot_threads.py).
+                    t0 = time.perf_counter()
+                    for i in range(1 << 30):
                         kernel(*x, out=out)
+                        if i >= 2 and time.perf_counter() - t0 > 0.2:
+                            break
                     runs.append((kernel, out, []))
+                # Rounds of a few calls of each library, each starting at
+                # the other one: a library's idle workers spin for 1 ms
+                # after its last call and would take the other library's
+                # cores, so each block waits 3 ms and makes one untimed
+                # call first.
                 for i in range(args.samples):
                     for kernel, out, ts in runs[i % 2:] + runs[:i % 2]:
-                        t = time.perf_counter()
+                        if args.threads > 1:
+                            time.sleep(0.003)
                         kernel(*x, out=out)
-                        ts.append(time.perf_counter() - t)
+                        for _ in range(3):
+                            t = time.perf_counter()
+                            kernel(*x, out=out)
+                            ts.append(time.perf_counter() - t)
                 ms = [float(np.median(r[2])) * 1e3 for r in runs]
                 ok = "ok" if all(e <= gate for e in errs) else "FAIL"
                 print(f"{dtype:>5s} {n:5d} {ms[0]:9.3f} {ms[1]:9.3f} "
