@@ -117,6 +117,22 @@ def test_results_written_in_place_or_copied(accel_compile, tmp_path, accel_core)
     skew[...] = np.nan
     assert skew.ctypes.data % 64 == 4
     np.testing.assert_allclose(lib["mm"](a, b, out=[skew], copy=False), ref, **ok)
+    # A returned transpose's stores assume 64-byte alignment (its
+    # non-temporal and aligned vector stores): the caller's array is used
+    # only when it has it; numpy's own (16-byte aligned) gets a temporary.
+    # (Written in place regardless, such a call faulted.)
+    t = "tensor<64x64xf32>"
+    src = (f"func.func @tr(%x: {t}) -> {t} {{\n  %e = tensor.empty() : {t}\n"
+           f"  %y = linalg.transpose ins(%x : {t}) outs(%e : {t}) "
+           f"permutation = [1, 0]\n  return %y : {t}\n}}\n")
+    tr = aot.load(aot.compile(src, out_dir=tmp_path / "tr", name="tr",
+                              features="host"))
+    np.testing.assert_array_equal(tr["tr"](a), a.T)
+    for offset in (0, 4, 16):
+        start = (-raw.ctypes.data % 64) // 4 + offset // 4
+        view = raw[start:start + 64 * 64].reshape(64, 64)
+        view[...] = np.nan
+        np.testing.assert_array_equal(tr["tr"](a, out=[view], copy=False), a.T)
 
 
 def test_concurrent_calls_from_threads(f32_lib):

@@ -6,7 +6,7 @@
 // the results moved, in the order of the new arguments.
 // CHECK-LABEL: func @allocated
 // CHECK-SAME: (%[[A:.+]]: memref<4x8xf32>, %[[OUT:.+]]: memref<4x8xf32>) -> memref<4x8xf32>
-// CHECK-SAME: accel.result_args = array<i64: 0>
+// CHECK-SAME: accel.result_arg_alignments = array<i64: 1>, accel.result_args = array<i64: 0>
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.copy ins(%[[A]] : memref<4x8xf32>) outs(%[[OUT]] : memref<4x8xf32>)
 // CHECK: return %[[OUT]]
@@ -18,11 +18,29 @@ func.func @allocated(%a: memref<4x8xf32>) -> memref<4x8xf32> {
 
 // -----
 
+// Accesses that assume an alignment of the buffer (a transpose's stores
+// into a 64-byte aligned allocation), through a view: the wrapper passes the
+// caller's buffer only when it has that alignment.
+// CHECK-LABEL: func @aligned_stores
+// CHECK-SAME: (%{{.+}}: vector<16xf32>, %[[OUT:.+]]: memref<4x16xf32>) -> memref<4x16xf32>
+// CHECK-SAME: accel.result_arg_alignments = array<i64: 64>, accel.result_args = array<i64: 0>
+// CHECK: memref.subview %[[OUT]]
+// CHECK: vector.store {{.*}} {alignment = 64 : i64}
+func.func @aligned_stores(%v: vector<16xf32>) -> memref<4x16xf32> {
+  %c0 = arith.constant 0 : index
+  %r = memref.alloc() {alignment = 64 : i64} : memref<4x16xf32>
+  %row = memref.subview %r[1, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<16xf32, strided<[1], offset: 16>>
+  vector.store %v, %row[%c0] {alignment = 64 : i64} : memref<16xf32, strided<[1], offset: 16>>, vector<16xf32>
+  return %r : memref<4x16xf32>
+}
+
+// -----
+
 // Two results: an out-argument returned (already the caller's buffer) and
 // an allocated one, which moves; a temporary freed in the function stays.
 // CHECK-LABEL: func @mixed
 // CHECK-SAME: (%[[A:.+]]: memref<4xf32>, %[[B:.+]]: memref<4xf32>, %[[OUT:.+]]: memref<2xi32>) -> (memref<4xf32>, memref<2xi32>)
-// CHECK-SAME: accel.result_args = array<i64: 1>
+// CHECK-SAME: accel.result_arg_alignments = array<i64: 1>, accel.result_args = array<i64: 1>
 // CHECK: %[[T:.+]] = memref.alloc() : memref<16xf32>
 // CHECK: memref.dealloc %[[T]]
 // CHECK: return %[[B]], %[[OUT]]

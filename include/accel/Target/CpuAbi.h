@@ -89,6 +89,9 @@ struct Kernel {
   /// appended after `args`, in this order (accel.result_args of
   /// accel-cpu-results-in-place): the caller's buffer where it can be.
   std::vector<int64_t> resultArgs;
+  /// The alignment in bytes the kernel's accesses assume of each of those
+  /// buffers (accel.result_arg_alignments; 1: the element's).
+  std::vector<int64_t> resultArgAlignments;
 };
 
 struct Artifact {

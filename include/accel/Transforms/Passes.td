@@ -1167,9 +1167,11 @@ def AccelCpuResultsInPlacePass
     layout, returned once and never freed), this pass appends an argument
     of its type, replaces the allocation with it (the function still
     returns it), and lists the results moved, in the order of the new
-    arguments, in `accel.result_args`. accel-compile's C wrapper passes the
-    caller's buffer there when its elements are aligned and it overlaps no
-    other buffer of the call, else a temporary that it copies out as before
+    arguments, in `accel.result_args`, with the largest `alignment` the
+    function's accesses to each assume (through views) in
+    `accel.result_arg_alignments`. accel-compile's C wrapper passes the
+    caller's buffer there when it has that alignment and overlaps no other
+    buffer of the call, else a temporary that it copies out as before
     (docs/aot.md). Run after the deallocation pipeline;
     `accel-cpu-pipeline{results-in-place=1}`, which accel-compile sets.
   }];

@@ -549,7 +549,7 @@ static uint64_t span_bytes(const accel_tensor *t, size_t elem) {
 /* Whether two tensors' bytes overlap. */
 static int overlap(const accel_tensor *a, size_t aelem, const accel_tensor *b,
                    size_t belem) {
-  const char *p = (const char *)a->data, *q = (const char *)b->data;
+  uintptr_t p = (uintptr_t)a->data, q = (uintptr_t)b->data;
   uint64_t n = span_bytes(a, aelem), m = span_bytes(b, belem);
   return n && m && p < q + m && q < p + n;
 }
@@ -557,24 +557,23 @@ static int overlap(const accel_tensor *a, size_t aelem, const accel_tensor *b,
 __attribute__((visibility("hidden"))) void *ACCEL_RT(alloc)(uint64_t bytes);
 
 /* The buffer a result the kernel writes in place goes to: the caller's
-   when its elements are aligned (the kernel's code assumes no more of a
-   buffer it is given) and it overlaps no other buffer of the call
-   (`shared`), else a 64-byte aligned temporary of the call, which
-   take_result then copies out. */
+   when it has the alignment the kernel's accesses assume of it (`align`,
+   at least the element's) and overlaps no other buffer of the call
+   (`shared`), else a temporary of the call (64-byte aligned, as every
+   ACCEL_RT(alloc) block), which take_result then copies out. */
 static void describe_result(void *desc, const accel_tensor *t, size_t elem,
-                            int shared) {
-  uint64_t bytes;
-  char *block, *aligned;
-  if (!shared && (uintptr_t)t->data % elem == 0) {
+                            size_t align, int shared) {
+  void *block;
+  if (align < elem)
+    align = elem;
+  if (!shared && (uintptr_t)t->data % align == 0) {
     describe(desc, t);
     return;
   }
-  bytes = span_bytes(t, elem);
-  block = (char *)ACCEL_RT(alloc)(bytes + 64);
-  aligned = block + ((64 - ((uintptr_t)block & 63)) & 63);
+  block = ACCEL_RT(alloc)(span_bytes(t, elem));
   describe(desc, t);
   memcpy(desc, &block, 8);
-  memcpy((char *)desc + 8, &aligned, 8);
+  memcpy((char *)desc + 8, &block, 8);
 }
 
 /* The temporaries of what runs on this thread: an entry point's call, or
@@ -1307,12 +1306,12 @@ static int check_processes(void) {
       os << "    " << resultType << " out;\n";
     // Results written in place: the caller's buffer unless it is shared
     // with another buffer of the call (then a temporary, copied out).
-    for (int64_t r : k.resultArgs) {
+    for (auto [j, r] : llvm::enumerate(k.resultArgs)) {
       std::string t = "result" + std::to_string(r);
       size_t elem = k.results[r].elemBytes;
       os << "    " << descType(k.results[r].shape.size()) << " w" << r
          << ";\n    describe_result(&w" << r << ", " << t << ", " << elem
-         << ", 0";
+         << ", " << k.resultArgAlignments[j] << ", 0";
       for (size_t i = 0; i < nArgs; ++i)
         os << "\n        || overlap(" << t << ", " << elem << ", arg" << i
            << ", " << k.args[i].elemBytes << ")";

@@ -206,7 +206,7 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
   options.parallelForCalls = true;
   // Results the kernel allocates are written into the caller's buffers
   // (accel.result_args below), unless --options says otherwise (an A/B).
-  if (!llvm::StringRef(opts.pipelineOptions).contains("results-in-place"))
+  if (!options.resultsInPlace.getNumOccurrences())
     options.resultsInPlace = true;
   artifact.threads = options.threads;
   // Temporaries sized at run time are checked and allocated through the
@@ -225,12 +225,36 @@ llvm::Error compileCpu(ModuleOp module, ArtifactSink &sink,
       return backendError("cannot compile '" + opts.inputName +
                           "' for the CPU");
   }
-  for (abi::Kernel &k : artifact.kernels)
-    if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(k.name))
-      if (auto moved = f->getAttrOfType<DenseI64ArrayAttr>("accel.result_args"))
-        for (int64_t r : moved.asArrayRef())
-          if (r >= 0 && size_t(r) < k.results.size())
-            k.resultArgs.push_back(r);
+  // Results the kernel writes into buffers it is given, appended to its
+  // arguments (accel-cpu-results-in-place), with the alignment its
+  // accesses assume of each; `_mlir_ciface_` must take exactly those.
+  for (abi::Kernel &k : artifact.kernels) {
+    auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(k.name);
+    auto ciface =
+        module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" + k.name);
+    if (!f || !ciface)
+      return backendError("the CPU pipeline lost the function '" + k.name +
+                          "'");
+    auto moved = f->getAttrOfType<DenseI64ArrayAttr>("accel.result_args");
+    auto aligns =
+        f->getAttrOfType<DenseI64ArrayAttr>("accel.result_arg_alignments");
+    if (moved)
+      for (auto [j, r] : llvm::enumerate(moved.asArrayRef())) {
+        if (r < 0 || size_t(r) >= k.results.size() || !aligns ||
+            aligns.size() != moved.size())
+          return backendError("the function '" + k.name +
+                              "' has a malformed accel.result_args");
+        k.resultArgs.push_back(r);
+        k.resultArgAlignments.push_back(std::max<int64_t>(1, aligns[j]));
+      }
+    size_t expected =
+        (k.results.empty() ? 0 : 1) + k.args.size() + k.resultArgs.size();
+    if (ciface.getNumArguments() != expected)
+      return backendError("the function '" + k.name + "' takes " +
+                          std::to_string(ciface.getNumArguments()) +
+                          " descriptors after lowering, not " +
+                          std::to_string(expected));
+  }
   // Folding makes constants of its own (a tensor.splat of a constant becomes
   // a splat constant of its full shape): check them again before LLVM
   // materializes them.
