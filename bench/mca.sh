@@ -146,12 +146,15 @@ def instructions(body):
     return out
 
 def loop_span(label):
-    """Lines from `label:` to the branch back to it."""
+    """Lines from `label:` to the branch back to it; None when the loop's
+    blocks are laid out around its header (a masked remainder tile's loop:
+    the branch back comes before the header, from a block llc placed
+    above it), which is not the micro-kernel."""
     start = next(i for i, l in enumerate(lines) if l.startswith(label + ":"))
     for j in range(start + 1, len(lines)):
         if re.match(r"\s+j\w+\s+" + re.escape(label) + r"\s*(#.*)?$", lines[j]):
             return start, j
-    fail("no branch back to " + label)
+    return None
 
 FMA = re.compile(r"^v?f(n?m(add|sub)|madd|msub)\w*(ps|pd)\b")
 def width(ins):
@@ -167,7 +170,10 @@ for i, l in enumerate(lines):
     j = i + 1
     while j < len(lines) and lines[j].lstrip().startswith("#"):
         if "This Inner Loop Header" in lines[j]:
-            a, b = loop_span(mt.group(1))
+            span = loop_span(mt.group(1))
+            if span is None:
+                break
+            a, b = span
             body = instructions(lines[a:b + 1])
             fmas = [x for x in body if FMA.match(x)]
             if best is None or len(fmas) > best[3]:
@@ -236,8 +242,9 @@ for l in lines[a:a + 12]:
     pm = re.search(r"Parent Loop (BB\d+_\d+)", l)
     if pm:
         parent = "." + "L" + pm.group(1)
-if parent:
-    pa, pb = loop_span(parent)
+span = loop_span(parent) if parent else None
+if span:
+    pa, pb = span
     outer = instructions(lines[pa:a] + lines[b + 1:pb + 1])
     open(f"{work}/outer.s", "w").write("\n".join(outer) + "\n")
     ocyc, _ = cycles_per_iter(run_mca(f"{work}/outer.s"))
