@@ -120,12 +120,13 @@ CpuFmaTiles mlir::accel::chooseCpuFmaTiles(const CpuIsa &isa,
   // streams from L2 into each M tile (the L1 prefetchers leave its loads
   // waiting), a smaller one stays in L1 for the next tile and a prefetch
   // is only a load slot. On a Sapphire Rapids core (L1D 48 KiB), one
-  // thread, GFLOP/s without / with (bench/run.sh --mode=gemm, two runs):
-  // 256^3 139-141 / 148, 512^3 (B read in place, rows 2 KiB apart) 120-125
-  // / 139-143, 1024^3 145-151 / 150-153, 2048^3 146-147 / 149-150; the
-  // 4096 x 4096 x 64 Bt product (16 KiB panels) 112-116 / 83-86, which the
-  // limit keeps off. 2 steps ahead was slower than none, 8 and 16 within
-  // 1 % of 4.
+  // thread, GFLOP/s without / with, three interleaved rounds
+  // (bench/results/prefetch-b-2026-12-06-6c0fd97.txt): 256^3 138-140 /
+  // 146-147, 512^3 (B read in place, rows 2 KiB apart) 122-142 / 140-143,
+  // 1024^3 149-153 / 147-152, 2048^3 145-146 / 145-150; before the limit,
+  // the 4096 x 4096 x 64 Bt product (16 KiB panels) 112-116 / 83-86. 2
+  // steps ahead was slower than none, 8 and 16 within 1 % of 4
+  // (docs/cpu-performance.md, "B's rows prefetched in the K loop").
   if (isa.l1dKib > 0)
     t.prefetchRhsMinBytes = isa.l1dKib * 1024 * 2 / 3;
   if (o.cacheTile.size() == 3)
