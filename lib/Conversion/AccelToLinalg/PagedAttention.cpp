@@ -560,53 +560,10 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       Value t = stepLoop.getInductionVar();
       Value k0 =
           arith::MulIOp::create(rewriter, loc, t, idx(rewriter, loc, tk));
-      // The pages of the step kPrefetchSteps ahead are prefetched: they lie
-      // anywhere in the pool, so the hardware prefetchers cannot guess them,
-      // and a step's own reads alone leave DRAM's latency exposed.
-      {
-        Value ahead = arith::AddIOp::create(rewriter, loc, t,
-                                            idx(rewriter, loc, kPrefetchSteps));
-        Value inRange = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::slt, ahead, usedSteps);
-        auto pf = scf::IfOp::create(rewriter, loc, TypeRange{}, inRange,
-                                    /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard g(rewriter);
-        rewriter.setInsertionPointToStart(pf.thenBlock());
-        Value firstPage = arith::MulIOp::create(rewriter, loc, ahead,
-                                                idx(rewriter, loc, pps));
-        Value lastPage = arith::MinSIOp::create(
-            rewriter, loc,
-            arith::AddIOp::create(rewriter, loc, firstPage,
-                                  idx(rewriter, loc, pps)),
-            arith::CeilDivSIOp::create(rewriter, loc, len,
-                                       idx(rewriter, loc, ps.page)));
-        auto pages = scf::ForOp::create(rewriter, loc, firstPage, lastPage,
-                                        idx(rewriter, loc, 1));
-        rewriter.setInsertionPointToStart(pages.getBody());
-        Value page = indexAt(rewriter, loc, op.getBlockTable(),
-                             ValueRange{bi, pages.getInductionVar()});
-        auto rowsLoop = scf::ForOp::create(rewriter, loc, idx(rewriter, loc, 0),
-                                           idx(rewriter, loc, ps.page),
-                                           idx(rewriter, loc, 1));
-        rewriter.setInsertionPointToStart(rowsLoop.getBody());
-        Value j = rowsLoop.getInductionVar();
-        auto headsLoop = scf::ForOp::create(
-            rewriter, loc, h0,
-            arith::AddIOp::create(rewriter, loc, h0, idx(rewriter, loc, hpt)),
-            idx(rewriter, loc, 1));
-        rewriter.setInsertionPointToStart(headsLoop.getBody());
-        Value hi = headsLoop.getInductionVar();
-        for (auto [buffer, width] :
-             {std::pair<Value, int64_t>{kBuffer, ps.d}, {vBuffer, ps.dv}}) {
-          // Every 64-byte line of the row (its first element's offset).
-          int64_t perLine = std::max<int64_t>(1, 64 / eltBytes);
-          for (int64_t c = 0; c < width; c += perLine)
-            memref::PrefetchOp::create(
-                rewriter, loc, buffer,
-                ValueRange{page, j, hi, idx(rewriter, loc, c)},
-                /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
-        }
-      }
+      // The sequence's pages that hold keys (the key loop below prefetches
+      // a later step's while this step reads its own).
+      Value usedPages = arith::CeilDivSIOp::create(rewriter, loc, len,
+                                                   idx(rewriter, loc, ps.page));
       // The task's KV heads one after the other on the step's pages (the
       // heads of a token lie together in the pool).
       auto headLoop = scf::ForOp::create(
@@ -688,12 +645,38 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       Value s = forPages(sInit, [&](Value n, Value col0, Value sAcc) -> Value {
         Value kPage = pageOf(op.getKeyCache(), n, ps.d);
         Value c0i = idx(rewriter, loc, 0);
+        // The page kPrefetchSteps steps ahead at this page's place in its
+        // step (this page again on the last steps: no branch, a prefetch of
+        // lines in the cache). The pages lie anywhere in the pool, where no
+        // hardware prefetcher finds them, and a step's own reads alone leave
+        // DRAM's latency exposed. Each key row below prefetches that page's
+        // rows of the same key and head, K and V, every 64-byte line, so the
+        // prefetches are spread over the step's work: all of a step's issued
+        // at its start (1024 for 16-token pages of 8 heads of 128 bf16)
+        // took 37 % of a bf16 call's samples, and the dot products waited
+        // behind them (docs/decode-attention.md).
+        Value aheadN = arith::MinSIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, n,
+                                  idx(rewriter, loc, pps * kPrefetchSteps)),
+            arith::SubIOp::create(rewriter, loc, usedPages,
+                                  idx(rewriter, loc, 1)));
+        Value aheadPage =
+            indexAt(rewriter, loc, op.getBlockTable(), ValueRange{bi, aheadN});
         auto keys =
             scf::ForOp::create(rewriter, loc, c0i, idx(rewriter, loc, ps.page),
                                idx(rewriter, loc, 1), ValueRange{sAcc});
         OpBuilder::InsertionGuard g(rewriter);
         rewriter.setInsertionPointToStart(keys.getBody());
         Value j = keys.getInductionVar();
+        int64_t perLine = std::max<int64_t>(1, 64 / eltBytes);
+        for (auto [buffer, width] :
+             {std::pair<Value, int64_t>{kBuffer, ps.d}, {vBuffer, ps.dv}})
+          for (int64_t c = 0; c < width; c += perLine)
+            memref::PrefetchOp::create(
+                rewriter, loc, buffer,
+                ValueRange{aheadPage, j, hi, idx(rewriter, loc, c)},
+                /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
         Value kRow = vector::TransferReadOp::create(
             rewriter, loc, VectorType::get({ps.d}, kElt), kPage,
             ValueRange{j, c0i}, std::nullopt, ArrayRef<bool>{true});

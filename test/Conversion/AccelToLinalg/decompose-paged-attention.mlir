@@ -35,19 +35,28 @@
 // CHECK:         %[[KB:.*]] = bufferization.to_buffer %arg1 read_only : tensor<8x16x2x32xf16> to memref<8x16x2x32xf16>
 // CHECK:         %[[VB:.*]] = bufferization.to_buffer %arg2 read_only : tensor<8x16x2x16xf16> to memref<8x16x2x16xf16>
 // CHECK:         scf.for
-// The pages of the step two ahead: every 64-byte line of each row.
-// CHECK:           scf.if
-// CHECK:             scf.for
-// CHECK:               scf.for
-// CHECK:                 memref.prefetch %[[KB]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}], read, locality<3>, data
-// CHECK:                 memref.prefetch %[[VB]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}], read, locality<3>, data
+// The pages that hold keys: ceil(length / 16).
+// CHECK:           %[[USED:.*]] = arith.ceildivsi %{{.*}}, %c16{{.*}} : index
 // Both KV heads of the task in turn on the step's pages.
 // CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args
 // CHECK:           scf.for
 // CHECK:             scf.if
-// CHECK:               tensor.extract %{{.*}} : tensor<2x6xi32>
-// CHECK:               tensor.extract_slice %arg1[%{{.*}}, 0, %{{.*}}, 0] [1, 16, 1, 32] [1, 1, 1, 1] : tensor<8x16x2x32xf16> to tensor<16x32xf16>
-// CHECK:               scf.for
+// CHECK:               %[[PAGE:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[N:.*]]] : tensor<2x6xi32>
+// CHECK:               tensor.extract_slice %arg1[%{{.*}}, 0, %[[HEAD:.*]], 0] [1, 16, 1, 32] [1, 1, 1, 1] : tensor<8x16x2x32xf16> to tensor<16x32xf16>
+// The page a step (2 pages) ahead, the last one past the end, through the
+// table; each key row prefetches its row there, same key and head: every
+// 64-byte line of K (32 f16) and V (16 f16).
+// CHECK:               %[[AHEAD:.*]] = arith.addi %[[N]], %c2{{.*}} : index
+// CHECK:               %[[LAST:.*]] = arith.subi %[[USED]], %c1{{.*}} : index
+// CHECK:               %[[CLAMPED:.*]] = arith.minsi %[[AHEAD]], %[[LAST]] : index
+// CHECK:               %[[P2:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[CLAMPED]]] : tensor<2x6xi32>
+// CHECK:               %[[P2I:.*]] = arith.index_cast %[[P2]] : i32 to index
+// CHECK:               scf.for %[[J:.*]] = %{{.*}} to %c16
+// CHECK-NEXT:            %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:            memref.prefetch %[[KB]][%[[P2I]], %[[J]], %[[HEAD]], %[[C0]]], read, locality<3>, data
+// CHECK-NEXT:            %[[C0V:.*]] = arith.constant 0 : index
+// CHECK-NEXT:            memref.prefetch %[[VB]][%[[P2I]], %[[J]], %[[HEAD]], %[[C0V]]], read, locality<3>, data
+// CHECK-NOT:             memref.prefetch
 // CHECK:                 vector.transfer_read {{.*}} : tensor<16x32xf16>, vector<32xf16>
 // CHECK:                 arith.extf {{.*}} : vector<32xf16> to vector<32xf32>
 // CHECK:                 scf.for
