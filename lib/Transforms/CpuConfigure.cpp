@@ -354,6 +354,16 @@ mlir::accel::chooseCpuPagedTiles(const CpuIsa &isa, const CpuConfigOverrides &o,
   return {pages, std::clamp<int64_t>(splits, 1, steps), heads};
 }
 
+std::array<int64_t, 2>
+mlir::accel::chooseCpuPagedPvTile(const CpuIsa &isa) {
+  // 4 rows (a GQA group of 4 query heads) x 64 columns: 16 zmm accumulators,
+  // 4 for V's widened row and a broadcast of P, of AVX-512's 32; without it
+  // 2 x 32 (8 ymm accumulators of 16). The cpu-fma kernel's budget.
+  if (isa.known && !isa.avx512f)
+    return {2, 32};
+  return {4, 64};
+}
+
 std::string mlir::accel::checkCpuFmaTiles(const CpuFmaTiles &t) {
   if (llvm::any_of(t.cache, [](int64_t s) { return s < 0; }))
     return "the cache tile needs 3 sizes >= 0 [Mc, Nc, Kc]";
@@ -729,19 +739,18 @@ configurePagedAttention(PagedAttentionOp op, LoweringConfigAttr given,
     return op.emitOpError("cannot use ")
            << given.getKernel()
            << " on the CPU: a paged_attention takes cpu-paged-flash";
-  if (given && (!given.getMma().empty() ||
-                (!given.getTile().empty() && given.getTile().size() != 2 &&
-                 given.getTile().size() != 3)))
-    return op.emitOpError("a cpu-paged-flash config takes a tile [pages per "
-                          "step, splits] or [pages per step, splits, KV heads "
-                          "per task] and no mma");
+  // (The attribute's verifier holds a cpu-paged-flash tile to 2 or 3 sizes
+  // and its mma to 2.)
   std::array<int64_t, 3> t =
       chooseCpuPagedTiles(isa, o, op.getQuery().getType().getDimSize(0),
                           op.getKeyCache().getType().getDimSize(2),
                           op.getPageSize(), op.getMaxPages());
   if (given && !given.getTile().empty())
     llvm::copy(given.getTile(), t.begin());
-  return LoweringConfigAttr::get(op.getContext(), kPagedFlash, t, {}, {}, 0,
+  std::array<int64_t, 2> pv = chooseCpuPagedPvTile(isa);
+  if (given && !given.getMma().empty())
+    llvm::copy(given.getMma(), pv.begin());
+  return LoweringConfigAttr::get(op.getContext(), kPagedFlash, t, {}, pv, 0,
                                  "");
 }
 

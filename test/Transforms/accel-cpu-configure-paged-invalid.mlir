@@ -8,12 +8,3 @@ func.func @kernel(%q: tensor<1x2x1x8xf32>, %kc: tensor<4x4x1x8xf32>, %vc: tensor
   %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x8xf32>, tensor<4x4x1x8xf32>, tensor<4x4x1x8xf32>) block_table(%bt : tensor<1x2xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x8xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-flash", tile = [2, 2]>} -> tensor<1x2x1x8xf32>
   return %r : tensor<1x2x1x8xf32>
 }
-
-// -----
-
-// Its blocks are [pages per step, splits (, KV heads per task)].
-func.func @mma(%q: tensor<1x2x1x8xf32>, %kc: tensor<4x4x1x8xf32>, %vc: tensor<4x4x1x8xf32>, %bt: tensor<1x2xi32>, %len: tensor<1xi32>, %o: tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32> {
-  // expected-error @+1 {{a cpu-paged-flash config takes a tile [pages per step, splits] or [pages per step, splits, KV heads per task] and no mma}}
-  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x8xf32>, tensor<4x4x1x8xf32>, tensor<4x4x1x8xf32>) block_table(%bt : tensor<1x2xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x8xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-paged-flash", tile = [1, 1], mma = [1, 2, 3]>} -> tensor<1x2x1x8xf32>
-  return %r : tensor<1x2x1x8xf32>
-}

@@ -161,7 +161,14 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
     libraries return ACCEL_ERR_INDEX) before any kernel runs. `pages`,
     `splits` and `heads` come from a `cpu-paged-flash` accel.lowering_config
     (accel-cpu-configure; tile [pages, splits] or [pages, splits, heads]),
-    else the options below.
+    else the options below. P · V runs on each page where it lies, in
+    register tiles of `pv-tile` = [rows, columns] (the config's `mma`): each
+    row's columns of the accumulator one f32 vector kept in registers over
+    the page's keys up to the length (V widened in registers; the keys past
+    the length never read). The tile is fitted to the op: rows a divisor of
+    `G · Sq`, columns the greatest power of two dividing Dv; under 8
+    columns V is widened into a copy, its rows past the length zeroed, and
+    contracted by accel.matmul.
   }];
   let options = [
     Option<"pagesPerStep", "pages", "int64_t", "4",
@@ -174,6 +181,10 @@ def AccelDecomposeAttentionPass : Pass<"accel-decompose-attention"> {
            "KV heads one task runs over the same pages (0: all of them, "
            "else the greatest common divisor with Hkv), for an op without a "
            "cpu-paged-flash accel.lowering_config">,
+    ListOption<"pvTile", "pv-tile", "int64_t",
+               "P · V's register tile [rows, columns] of accel.paged_attention "
+               "(empty: 4,64), for an op whose cpu-paged-flash "
+               "accel.lowering_config has no mma">,
     Option<"indexFailureCallee", "index-failure-callee", "std::string",
            "\"\"",
            "A function `() -> ()` that must not return, called when a paged "

@@ -163,6 +163,11 @@ std::array<int64_t, 3> chooseCpuPagedTiles(const CpuIsa &isa,
                                            int64_t batch, int64_t kvHeads,
                                            int64_t pageSize, int64_t maxPages);
 
+/// The register tile of a paged attention's P · V [packed query rows,
+/// accumulator columns]: each row's columns one f32 vector kept in
+/// registers across a page's keys (the cpu-paged-flash config's `mma`).
+std::array<int64_t, 2> chooseCpuPagedPvTile(const CpuIsa &isa);
+
 /// Whether `op` is an accel.attention the CPU lowering runs on AMX tiles
 /// (cpu-flash-amx: both tile products on AMX, P rounded to bf16 before
 /// P·V, as FlashAttention does): its config names cpu-flash-amx, or it has

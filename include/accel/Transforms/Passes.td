@@ -407,7 +407,7 @@ def AccelCpuConfigurePass
     | other matmuls | `cpu-fma` (`accel-cpu-vectorize-contractions`) | cache tile `[Mc, Nc, Kc]` | register tile `[mr, nr, kr]` |
     | attention, bf16 Q/K/V, AMX bf16 tiles (and bf16-subnormals=flush) | `cpu-flash-amx` (`accel-decompose-attention`; P rounded to bf16, both products on AMX) | `[query rows, keys per step]` | — |
     | other attention | `cpu-flash` (`accel-decompose-attention`) | `[query rows, keys per step]` | — |
-    | paged_attention (decode over a paged KV cache) | `cpu-paged-flash` (`accel-decompose-attention`: flash-decoding) | `[pages per step, splits, KV heads per task]` | — |
+    | paged_attention (decode over a paged KV cache) | `cpu-paged-flash` (`accel-decompose-attention`: flash-decoding) | `[pages per step, splits, KV heads per task]` | P · V's register tile `[rows, columns]` (4 x 64 with AVX-512, else 2 x 32) |
 
     The dot kernels are chosen only where they apply (static sizes, no
     batch dimension, both operands of the same type, nonempty) and, for

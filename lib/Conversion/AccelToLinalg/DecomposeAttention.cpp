@@ -888,12 +888,24 @@ struct AccelDecomposeAttentionPass
              "and heads not negative";
       return signalPassFailure();
     }
+    SmallVector<int64_t> pv = {4, 64};
+    if (!pvTile.empty()) {
+      if (pvTile.size() != 2 ||
+          llvm::any_of(pvTile, [](int64_t v) { return v <= 0; })) {
+        mlir::emitError(getOperation()->getLoc())
+            << "accel-decompose-attention: pv-tile takes 2 positive sizes "
+               "[rows, columns]";
+        return signalPassFailure();
+      }
+      pv.assign(pvTile.begin(), pvTile.end());
+    }
     RewritePatternSet patterns(&getContext());
     if (fuseEpilogues)
       decomposeAttentionWithEpilogues(getOperation(), tileQ, tileKV);
     populateDecomposeAttentionPatterns(patterns, tileQ, tileKV);
     populateDecomposePagedAttentionPatterns(patterns, pagesPerStep, splits,
-                                            headsPerTask, indexFailureCallee);
+                                            headsPerTask, pv,
+                                            indexFailureCallee);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -415,12 +415,76 @@ struct PagedAttentionToLinalg : public OpRewritePattern<PagedAttentionOp> {
 // Flash-decoding
 //===----------------------------------------------------------------------===//
 
+/// acc + P[:, col0 : col0 + T] · V for one page `vPage` [T, Dv] read where it
+/// lies: blocks of `pvRows` rows x `pvCols` columns of the accumulator, each
+/// row's columns one f32 vector kept in registers across the page's first
+/// `kept` keys (V's row widened in registers, times P's element broadcast).
+/// The keys past the length are never read (a pool may hold NaN there), so
+/// neither a copy of V nor a mask is needed. pvCols divides Dv.
+static Value emitPagePV(OpBuilder &b, Location loc, Value p, Value vPage,
+                        Value acc, Value col0, Value kept, int64_t rows,
+                        int64_t dv, int64_t pvRows, int64_t pvCols) {
+  Type f32 = b.getF32Type();
+  Type vElt = cast<RankedTensorType>(vPage.getType()).getElementType();
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto vecF = VectorType::get({pvCols}, f32);
+  OpBuilder::InsertionGuard g(b);
+  auto rowBlocks =
+      scf::ForOp::create(b, loc, c(0), c(rows), c(pvRows), ValueRange{acc});
+  b.setInsertionPointToStart(rowBlocks.getBody());
+  Value r0 = rowBlocks.getInductionVar();
+  auto colBlocks = scf::ForOp::create(b, loc, c(0), c(dv), c(pvCols),
+                                      rowBlocks.getRegionIterArgs());
+  b.setInsertionPointToStart(colBlocks.getBody());
+  Value c0 = colBlocks.getInductionVar();
+  Value tile = colBlocks.getRegionIterArgs()[0];
+  SmallVector<Value> rowIdx, accs;
+  for (int64_t i = 0; i < pvRows; ++i) {
+    rowIdx.push_back(arith::AddIOp::create(b, loc, r0, c(i)));
+    accs.push_back(vector::TransferReadOp::create(
+        b, loc, vecF, tile, ValueRange{rowIdx[i], c0}, std::nullopt,
+        ArrayRef<bool>{true}));
+  }
+  auto keys = scf::ForOp::create(b, loc, c(0), kept, c(1), accs);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(keys.getBody());
+    Value j = keys.getInductionVar();
+    Value v = vector::TransferReadOp::create(
+        b, loc, VectorType::get({pvCols}, vElt), vPage, ValueRange{j, c0},
+        std::nullopt, ArrayRef<bool>{true});
+    if (vElt != f32)
+      v = arith::ExtFOp::create(b, loc, vecF, v);
+    Value col = arith::AddIOp::create(b, loc, col0, j);
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < pvRows; ++i) {
+      Value pij = tensor::ExtractOp::create(b, loc, p, ValueRange{rowIdx[i], col});
+      Value pv = vector::BroadcastOp::create(b, loc, vecF, pij);
+      next.push_back(vector::FMAOp::create(b, loc, pv, v,
+                                           keys.getRegionIterArgs()[i]));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  for (int64_t i = 0; i < pvRows; ++i)
+    tile = vector::TransferWriteOp::create(b, loc, keys.getResult(i), tile,
+                                           ValueRange{rowIdx[i], c0},
+                                           ArrayRef<bool>{true})
+               .getResult();
+  scf::YieldOp::create(b, loc, tile);
+  b.setInsertionPointAfter(colBlocks);
+  scf::YieldOp::create(b, loc, colBlocks.getResults());
+  return rowBlocks.getResult(0);
+}
+
+
 struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
   DecomposePagedAttention(MLIRContext *ctx, int64_t pagesPerStep,
                           int64_t splits, int64_t headsPerTask,
+                          std::array<int64_t, 2> pvTile,
                           std::string failureCallee)
       : OpRewritePattern(ctx), pagesPerStep(pagesPerStep), splits(splits),
-        headsPerTask(headsPerTask), failureCallee(std::move(failureCallee)) {}
+        headsPerTask(headsPerTask), pvTile(pvTile),
+        failureCallee(std::move(failureCallee)) {}
 
   LogicalResult matchAndRewrite(PagedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -430,6 +494,7 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       return rewriter.notifyMatchFailure(
           op, "no query heads, queries or pages: the reference lowering's");
     int64_t pps = pagesPerStep, nSplits = splits, heads = headsPerTask;
+    std::array<int64_t, 2> pv = pvTile;
     if (auto config =
             op->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
         config && config.getKernel() == "cpu-paged-flash" &&
@@ -437,7 +502,19 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       pps = config.getTile()[0];
       nSplits = config.getTile()[1];
       heads = config.getTile().size() == 3 ? config.getTile()[2] : 0;
+      if (config.getMma().size() == 2)
+        llvm::copy(config.getMma(), pv.begin());
     }
+    // P · V's register tile fitted to the op: rows a divisor of G · Sq, the
+    // columns the greatest power of two dividing Dv (at most the tile's);
+    // below 8 columns (Dv = 5) V is widened into a copy and contracted by
+    // accel.matmul instead.
+    int64_t pvRows = std::clamp<int64_t>(pv[0], 1, ps.rows());
+    while (ps.rows() % pvRows)
+      --pvRows;
+    int64_t pvCols = int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(
+        1, std::min<int64_t>(pv[1], ps.dv & -ps.dv)))));
+    bool pvInPlace = pvCols >= 8;
     pps = std::clamp<int64_t>(pps, 1, ps.pages);
     int64_t steps = (ps.pages + pps - 1) / pps;
     nSplits = std::clamp<int64_t>(nSplits, 1, steps);
@@ -762,6 +839,20 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       // length zeroed) times P's columns of the page.
       auto pv = [&](Value p, Value acc) -> Value {
         return forPages(acc, [&](Value n, Value col0, Value accIn) -> Value {
+          if (pvInPlace) {
+            // The page's keys up to the length (at least one: the page is
+            // read only when it holds keys).
+            Value kept = arith::MinSIOp::create(
+                rewriter, loc,
+                arith::SubIOp::create(
+                    rewriter, loc, len,
+                    arith::MulIOp::create(rewriter, loc, n,
+                                          idx(rewriter, loc, ps.page))),
+                idx(rewriter, loc, ps.page));
+            return emitPagePV(rewriter, loc, p,
+                              pageOf(op.getValueCache(), n, ps.dv), accIn,
+                              col0, kept, rows, ps.dv, pvRows, pvCols);
+          }
           // The last page's rows past the length are not the sequence's
           // (a pool may hold NaN there): zeros, since 0 · NaN would reach
           // the output through P's zero columns. One elementwise pass that
@@ -934,6 +1025,7 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
   }
 
   int64_t pagesPerStep, splits, headsPerTask;
+  std::array<int64_t, 2> pvTile;
   std::string failureCallee;
 };
 } // namespace
@@ -946,8 +1038,10 @@ void accel::populateAccelPagedAttentionToLinalgPatterns(
 
 void accel::populateDecomposePagedAttentionPatterns(
     RewritePatternSet &patterns, int64_t pagesPerStep, int64_t splits,
-    int64_t headsPerTask, StringRef indexFailureCallee) {
-  patterns.add<DecomposePagedAttention>(patterns.getContext(), pagesPerStep,
-                                        splits, headsPerTask,
-                                        indexFailureCallee.str());
+    int64_t headsPerTask, ArrayRef<int64_t> pvTile,
+    StringRef indexFailureCallee) {
+  assert(pvTile.size() == 2 && "P · V tile [rows, columns]");
+  patterns.add<DecomposePagedAttention>(
+      patterns.getContext(), pagesPerStep, splits, headsPerTask,
+      std::array<int64_t, 2>{pvTile[0], pvTile[1]}, indexFailureCallee.str());
 }

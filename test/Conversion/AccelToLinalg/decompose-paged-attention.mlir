@@ -15,6 +15,21 @@
 // One KV head a task: the forall runs the heads.
 // RUN: accel-opt %s --accel-decompose-attention="pages=2 splits=3 heads=1" | FileCheck %s --check-prefix=HEADS
 // HEADS: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 2, 3)
+// Under 8 columns of P · V's tile (here 4), V is widened into a copy with
+// the rows past the length zeroed and contracted by accel.matmul.
+// RUN: accel-opt %s --accel-decompose-attention="pages=2 splits=3 pv-tile=4,4" | FileCheck %s --check-prefix=NARROW
+// NARROW:      arith.cmpi slt, %{{.*}}, %{{.*}} : index
+// NARROW:      arith.select
+// NARROW:      accel.matmul accumulate ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
+// The config's mma outranks pv-tile: AVX2's 2 x 32, fitted to 2 x 16.
+// RUN: accel-opt %s --accel-cpu-configure="features=avx2,fma" --accel-decompose-attention="pv-tile=4,4" | FileCheck %s --check-prefix=PVCONFIG
+// PVCONFIG:     scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c2
+// PVCONFIG:       scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c16
+// PVCONFIG:         scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>) {
+// PVCONFIG-NOT: accel.matmul
+// A bad pv-tile is an error.
+// RUN: not accel-opt %s --accel-decompose-attention="pv-tile=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADPV
+// BADPV: error: accel-decompose-attention: pv-tile takes 2 positive sizes [rows, columns]
 // A cpu-paged-flash config outranks the options.
 // RUN: accel-opt %s --accel-cpu-configure="paged-pages=4 paged-splits=2" --accel-decompose-attention="pages=1 splits=1" | FileCheck %s --check-prefix=CONFIG
 
@@ -63,10 +78,24 @@
 // CHECK:                   vector.reduction <add>, %{{.*}} fastmath<reassoc,contract> : vector<32xf32> into f32
 // CHECK:                   tensor.insert
 // CHECK:           math.exp2
+// P · V on the page where it lies: the page's keys up to the length
+// (min(len - 16 n, 16)); a register tile of the 4 rows x 16 columns (the
+// default 4 x 64 fitted to Dv = 16), the accumulator's rows read once,
+// each key's V row widened in registers and P's element broadcast.
 // CHECK:           scf.for
 // CHECK:             scf.if
-// CHECK:               tensor.extract_slice %arg2[%{{.*}}, 0, %{{.*}}, 0] [1, 16, 1, 16] [1, 1, 1, 1] : tensor<8x16x2x16xf16> to tensor<16x16xf16>
-// CHECK:               accel.matmul accumulate ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK:               %[[KEPT0:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK:               %[[KEPT:.*]] = arith.minsi %[[KEPT0]], %c16{{.*}} : index
+// CHECK:               %[[VPAGE:.*]] = tensor.extract_slice %arg2[%{{.*}}, 0, %{{.*}}, 0] [1, 16, 1, 16] [1, 1, 1, 1] : tensor<8x16x2x16xf16> to tensor<16x16xf16>
+// CHECK:               scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c4
+// CHECK:                 scf.for %[[C0:.*]] = %c0{{.*}} to %c16{{.*}} step %c16
+// CHECK-COUNT-4:           vector.transfer_read %{{.*}} : tensor<4x16xf32>, vector<16xf32>
+// CHECK:                   scf.for %[[J:.*]] = %c0{{.*}} to %[[KEPT]] step %c1{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK:                     vector.transfer_read %[[VPAGE]][%[[J]], %[[C0]]]{{.*}} : tensor<16x16xf16>, vector<16xf16>
+// CHECK:                     arith.extf %{{.*}} : vector<16xf16> to vector<16xf32>
+// CHECK-COUNT-4:             vector.fma
+// CHECK:                   vector.transfer_write
+// CHECK-NOT:           accel.matmul
 // CHECK:         scf.forall.in_parallel
 // The combine over the splits.
 // CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]

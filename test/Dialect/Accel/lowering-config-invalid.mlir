@@ -57,3 +57,15 @@ func.func private @f() attributes {c = #accel.lowering_config<kernel = "cpu-fma"
 
 // expected-error @+1 {{lowering_config of a CPU kernel takes no warps or stages (its register tile is 'mma')}}
 func.func private @f() attributes {c = #accel.lowering_config<kernel = "cpu-fma", tile = [132, 0, 1024], stages = 2>}
+
+// -----
+
+// A paged attention's mma is P · V's register tile [rows, columns].
+// expected-error @+1 {{lowering_config 'mma' must have 2 entries, got 3}}
+func.func private @f() attributes {c = #accel.lowering_config<kernel = "cpu-paged-flash", tile = [1, 1], mma = [4, 64, 1]>}
+
+// -----
+
+// Every other kernel's mma has 3 entries.
+// expected-error @+1 {{lowering_config 'mma' must have 3 entries, got 2}}
+func.func private @f() attributes {c = #accel.lowering_config<kernel = "cpu-fma", tile = [0, 0, 0], mma = [4, 64]>}

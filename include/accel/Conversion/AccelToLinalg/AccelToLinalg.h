@@ -38,12 +38,14 @@ void populateAccelPagedAttentionToLinalgPatterns(
 
 /// accel.paged_attention -> flash-decoding (accel-decompose-attention):
 /// `splits` ranges of steps of `pagesPerStep` pages, `headsPerTask` KV
-/// heads a task (0: all), unless the op's cpu-paged-flash config says
-/// otherwise; `indexFailureCallee` (if not empty) is called when a block
-/// table or length is invalid.
+/// heads a task (0: all), P · V in register tiles of `pvTile` = [rows,
+/// columns], unless the op's cpu-paged-flash config says otherwise;
+/// `indexFailureCallee` (if not empty) is called when a block table or
+/// length is invalid.
 void populateDecomposePagedAttentionPatterns(
     RewritePatternSet &patterns, int64_t pagesPerStep, int64_t splits,
-    int64_t headsPerTask, llvm::StringRef indexFailureCallee);
+    int64_t headsPerTask, llvm::ArrayRef<int64_t> pvTile,
+    llvm::StringRef indexFailureCallee);
 
 /// Only accel.softmax's pattern: a max reduction, a sum of exp(x - max) and
 /// the quotient, as linalg.generic ops (the GPU row kernels take these).
