@@ -354,8 +354,7 @@ mlir::accel::chooseCpuPagedTiles(const CpuIsa &isa, const CpuConfigOverrides &o,
   return {pages, std::clamp<int64_t>(splits, 1, steps), heads};
 }
 
-std::array<int64_t, 2>
-mlir::accel::chooseCpuPagedPvTile(const CpuIsa &isa) {
+std::array<int64_t, 2> mlir::accel::chooseCpuPagedPvTile(const CpuIsa &isa) {
   // 4 rows (a GQA group of 4 query heads) x 64 columns: 16 zmm accumulators,
   // 4 for V's widened row and a broadcast of P, of AVX-512's 32; without it
   // 2 x 32 (8 ymm accumulators of 16). The cpu-fma kernel's budget.

@@ -903,9 +903,8 @@ struct AccelDecomposeAttentionPass
     if (fuseEpilogues)
       decomposeAttentionWithEpilogues(getOperation(), tileQ, tileKV);
     populateDecomposeAttentionPatterns(patterns, tileQ, tileKV);
-    populateDecomposePagedAttentionPatterns(patterns, pagesPerStep, splits,
-                                            headsPerTask, pv,
-                                            indexFailureCallee);
+    populateDecomposePagedAttentionPatterns(
+        patterns, pagesPerStep, splits, headsPerTask, pv, indexFailureCallee);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

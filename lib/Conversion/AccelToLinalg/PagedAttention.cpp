@@ -458,10 +458,11 @@ static Value emitPagePV(OpBuilder &b, Location loc, Value p, Value vPage,
     Value col = arith::AddIOp::create(b, loc, col0, j);
     SmallVector<Value> next;
     for (int64_t i = 0; i < pvRows; ++i) {
-      Value pij = tensor::ExtractOp::create(b, loc, p, ValueRange{rowIdx[i], col});
+      Value pij =
+          tensor::ExtractOp::create(b, loc, p, ValueRange{rowIdx[i], col});
       Value pv = vector::BroadcastOp::create(b, loc, vecF, pij);
-      next.push_back(vector::FMAOp::create(b, loc, pv, v,
-                                           keys.getRegionIterArgs()[i]));
+      next.push_back(
+          vector::FMAOp::create(b, loc, pv, v, keys.getRegionIterArgs()[i]));
     }
     scf::YieldOp::create(b, loc, next);
   }
@@ -475,7 +476,6 @@ static Value emitPagePV(OpBuilder &b, Location loc, Value p, Value vPage,
   scf::YieldOp::create(b, loc, colBlocks.getResults());
   return rowBlocks.getResult(0);
 }
-
 
 struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
   DecomposePagedAttention(MLIRContext *ctx, int64_t pagesPerStep,
@@ -512,8 +512,8 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
     int64_t pvRows = std::clamp<int64_t>(pv[0], 1, ps.rows());
     while (ps.rows() % pvRows)
       --pvRows;
-    int64_t pvCols = int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(
-        1, std::min<int64_t>(pv[1], ps.dv & -ps.dv)))));
+    int64_t pvCols = int64_t(llvm::bit_floor(uint64_t(
+        std::max<int64_t>(1, std::min<int64_t>(pv[1], ps.dv & -ps.dv)))));
     bool pvInPlace = pvCols >= 8;
     pps = std::clamp<int64_t>(pps, 1, ps.pages);
     int64_t steps = (ps.pages + pps - 1) / pps;
@@ -850,8 +850,8 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
                                           idx(rewriter, loc, ps.page))),
                 idx(rewriter, loc, ps.page));
             return emitPagePV(rewriter, loc, p,
-                              pageOf(op.getValueCache(), n, ps.dv), accIn,
-                              col0, kept, rows, ps.dv, pvRows, pvCols);
+                              pageOf(op.getValueCache(), n, ps.dv), accIn, col0,
+                              kept, rows, ps.dv, pvRows, pvCols);
           }
           // The last page's rows past the length are not the sequence's
           // (a pool may hold NaN there): zeros, since 0 · NaN would reach
