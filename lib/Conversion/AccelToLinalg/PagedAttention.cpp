@@ -584,6 +584,10 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
           rewriter, loc, ok, indexAt(rewriter, loc, op.getKvLengths(), bi), c0);
       Value usedSteps = arith::CeilDivSIOp::create(rewriter, loc, len,
                                                    idx(rewriter, loc, tk));
+      // The sequence's pages that hold keys (the key loop below prefetches
+      // a later step's while this step reads its own).
+      Value usedPages = arith::CeilDivSIOp::create(rewriter, loc, len,
+                                                   idx(rewriter, loc, ps.page));
       Value t0 = arith::MinSIOp::create(
           rewriter, loc,
           arith::MulIOp::create(rewriter, loc, si,
@@ -637,10 +641,6 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
       Value t = stepLoop.getInductionVar();
       Value k0 =
           arith::MulIOp::create(rewriter, loc, t, idx(rewriter, loc, tk));
-      // The sequence's pages that hold keys (the key loop below prefetches
-      // a later step's while this step reads its own).
-      Value usedPages = arith::CeilDivSIOp::create(rewriter, loc, len,
-                                                   idx(rewriter, loc, ps.page));
       // The task's KV heads one after the other on the step's pages (the
       // heads of a token lie together in the pool).
       auto headLoop = scf::ForOp::create(
@@ -834,9 +834,10 @@ struct DecomposePagedAttention : public OpRewritePattern<PagedAttentionOp> {
         scf::YieldOp::create(rewriter, loc, s);
       }
       s = maskIf.getResult(0);
-      // acc += P · V page by page: V read from the pool by one elementwise
-      // pass (widened to f32 for the contraction kernel, the rows past the
-      // length zeroed) times P's columns of the page.
+      // acc += P · V page by page: on the page where it lies in a register
+      // tile (emitPagePV), else V read from the pool by one elementwise pass
+      // (widened to f32 for the contraction kernel, the rows past the length
+      // zeroed) times P's columns of the page.
       auto pv = [&](Value p, Value acc) -> Value {
         return forPages(acc, [&](Value n, Value col0, Value accIn) -> Value {
           if (pvInPlace) {

@@ -47,11 +47,11 @@
 // of each key row with each packed query row, then P · V page by page.
 // The pools as buffers for the prefetches (read only: never copied).
 // CHECK:       scf.forall (%[[B:.*]], %[[G:.*]], %[[S:.*]]) in (2, 1, 3)
+// The pages that hold keys: ceil(length / 16).
+// CHECK:         %[[USED:.*]] = arith.ceildivsi %{{.*}}, %c16{{.*}} : index
 // CHECK:         %[[KB:.*]] = bufferization.to_buffer %arg1 read_only : tensor<8x16x2x32xf16> to memref<8x16x2x32xf16>
 // CHECK:         %[[VB:.*]] = bufferization.to_buffer %arg2 read_only : tensor<8x16x2x16xf16> to memref<8x16x2x16xf16>
 // CHECK:         scf.for
-// The pages that hold keys: ceil(length / 16).
-// CHECK:           %[[USED:.*]] = arith.ceildivsi %{{.*}}, %c16{{.*}} : index
 // Both KV heads of the task in turn on the step's pages.
 // CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args
 // CHECK:           scf.for

@@ -395,13 +395,12 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   // attention [pages per step, splits] (and its mma the P · V register tile
   // [rows, columns]); a CPU matmul's cache tile of 0 leaves its dimension
   // whole.
+  size_t mmaSize = kernel == "cpu-paged-flash" ? 2 : 3;
   if (failed(positive("tile", tile, {2, 3},
                       /*zeroIsWhole=*/cpu && !kernel.starts_with("cpu-flash") &&
                           kernel != "cpu-paged-flash")) ||
       failed(positive("warps", warps, {1, 2})) ||
-      failed(positive("mma", mma,
-                      kernel == "cpu-paged-flash" ? ArrayRef<size_t>{2}
-                                                  : ArrayRef<size_t>{3})))
+      failed(positive("mma", mma, {mmaSize})))
     return failure();
   if (stages < 0)
     return emitError() << "lowering_config 'stages' must not be negative, got "
