@@ -10,8 +10,11 @@
 // head in one task), one page a step, three splits and one KV head a task
 // on two threads (the combine), several pages a step with one split, and
 // the reference lowering (gather + attention); pages of 32 keys with a
-// causal step of two queries and a D of 48 (pages_of_32).
+// causal step of two queries and a D of 48 (pages_of_32). P · V runs on
+// each page in the configuration stage's register tile (4 x 64 with
+// AVX-512; the AVX2 run below: 2 x 32), or through a copy of V for Dv = 5.
 // RUN: accel-run %s --repeat=0 | FileCheck %s
+// RUN: accel-run %s --repeat=0 --seed=6 --cpu-pipeline-options='cpu-features=avx2,fma' | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=3 --dist=normal --num-threads=2 --cpu-pipeline-options='paged-pages=1 paged-splits=3 paged-heads=1' | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=4 --cpu-pipeline-options='paged-pages=3 paged-splits=1' | FileCheck %s
 // RUN: accel-run %s --repeat=0 --seed=5 --cpu-pipeline-options=decompose-attention=0 | FileCheck %s
