@@ -2092,6 +2092,16 @@ struct TuneCase {
   std::function<void()> clear;
   std::function<std::vector<double>()> output;
   double flop = 0, bytes = 0, tolerance = 0;
+  /// Softmax elements among the FLOPs (the calibrated model's second term;
+  /// RooflineCost::scores).
+  double scores = 0;
+  /// Filled by the search: the kernel, and the median of the tiles the
+  /// configuration stage will run (the kept winner's, else the model's).
+  std::string kernel;
+  double measuredMs = 0;
+  /// The work those tiles execute (accel::getKernelCost): what the
+  /// calibrated model prices.
+  double kernelFlop = 0, kernelScores = 0;
 };
 
 /// `text` with `config` (an #accel.lowering_config) on its accel op.
@@ -2204,6 +2214,115 @@ std::vector<accel::CpuTuningEntry> candidatesAround(
   return out;
 }
 } // namespace
+
+/// The calibrated time model (docs/configure.md, "Calibrated time
+/// model"): per kernel, this run's cases join the samples the cache's
+/// calibration holds (a case measured again replaces its old sample), the
+/// rates are fitted to all of them and written back. Each case's time is
+/// predicted three ways: by the calibration the cache held before this run
+/// (out of sample unless the case was among its samples), by a fit that
+/// leaves the case out, and by the catalogue roofline.
+static void calibrateTimeModel(accel::CpuTuningCache &cache,
+                               std::vector<TuneCase> &cases,
+                               const std::string &cpu,
+                               const accel::TargetSpec &spec) {
+  int64_t threads = benchThreads;
+  llvm::outs() << llvm::formatv(
+      "\nCalibrated time model on {0}, {1} thread(s): time = FLOPs / rate + "
+      "softmax elements x their cost + a call's fixed cost, fitted per "
+      "kernel to the medians above (the tiles the configuration stage "
+      "runs) and the cache's earlier samples; predicted ÷ measured by the "
+      "cache's calibration before this run (\"in fit\": the case was "
+      "among its samples), by a fit leaving the case out, and by the "
+      "catalogue roofline\n",
+      cpu, threads);
+  llvm::outs() << "| case | kernel | measured ms | before this run | "
+                  "leave one out | roofline |\n|---|---|---|---|---|---|\n";
+  std::vector<std::string> kernels;
+  for (const TuneCase &c : cases)
+    if (!c.kernel.empty() && !llvm::is_contained(kernels, c.kernel))
+      kernels.push_back(c.kernel);
+  std::vector<std::string> summary;
+  for (const std::string &kernel : kernels) {
+    const accel::CpuKernelCalibration *before =
+        cache.findCalibration(cpu, kernel, threads);
+    std::vector<accel::CpuTimingSample> samples;
+    if (before)
+      for (const accel::CpuTimingSample &s : before->samples)
+        if (llvm::none_of(cases, [&](const TuneCase &c) {
+              return c.kernel == kernel && c.label == s.label;
+            }))
+          samples.push_back(s);
+    size_t earlier = samples.size();
+    for (const TuneCase &c : cases)
+      if (c.kernel == kernel)
+        samples.push_back(
+            {c.label, c.kernelFlop, c.kernelScores, c.measuredMs});
+    auto ratio = [](double predicted, double measured) {
+      return llvm::formatv("{0:f2}", predicted / measured).str();
+    };
+    double worst = 0;
+    size_t loo = 0;
+    for (size_t i = earlier; i < samples.size(); ++i) {
+      const accel::CpuTimingSample &s = samples[i];
+      const TuneCase &c = *llvm::find_if(cases, [&](const TuneCase &c) {
+        return c.kernel == kernel && c.label == s.label;
+      });
+      double bytesMs = c.bytes / (spec.memoryGbps * 1e9 * threads) * 1e3;
+      std::string beforeText = "-";
+      if (before) {
+        bool inFit = llvm::any_of(before->samples, [&](auto &o) {
+          return o.label == s.label;
+        });
+        beforeText = ratio(std::max(accel::predictCalibratedMs(
+                                        *before, s.flops, s.scores),
+                                    bytesMs),
+                           s.ms) +
+                     (inFit ? " (in fit)" : "");
+      }
+      std::vector<accel::CpuTimingSample> others = samples;
+      others.erase(others.begin() + i);
+      std::optional<accel::CpuKernelCalibration> without =
+          accel::fitCpuKernelCalibration(cpu, kernel, threads, others);
+      std::string looText = "-";
+      if (without) {
+        double r = std::max(accel::predictCalibratedMs(*without, s.flops,
+                                                       s.scores),
+                            bytesMs) /
+                   s.ms;
+        worst = std::max(worst, std::fabs(r - 1));
+        ++loo;
+        looText = llvm::formatv("{0:f2}", r).str();
+      }
+      double peak = (c.peakKind == "bf16" ? spec.peakBf16
+                     : c.peakKind == "i8" ? spec.peakI8
+                                          : spec.peakF32) *
+                    1e12 * threads;
+      double rooflineMs =
+          std::max(c.flop / peak, c.bytes / (spec.memoryGbps * 1e9 * threads)) *
+          1e3;
+      llvm::outs() << llvm::formatv("| {0} | {1} | {2:f3} | {3} | {4} | "
+                                    "{5} |\n",
+                                    s.label, kernel, s.ms, beforeText, looText,
+                                    ratio(rooflineMs, s.ms));
+    }
+    std::optional<accel::CpuKernelCalibration> fit =
+        accel::fitCpuKernelCalibration(cpu, kernel, threads, samples);
+    if (!fit)
+      continue;
+    cache.putCalibration(*fit);
+    summary.push_back(llvm::formatv(
+        "| {0} | {1:f1} | {2:f3} | {3:f1} | {4} ({5} earlier) | {6} |",
+        kernel, fit->gflops, fit->nsPerScore, fit->usPerCall, samples.size(),
+        earlier,
+        loo ? llvm::formatv("{0:f0} %", worst * 100).str() : std::string("-")));
+  }
+  llvm::outs() << "\n| kernel | rate GFLOP/s | ns a softmax element | us a "
+                  "call | samples | worst leave-one-out error |\n"
+                  "|---|---|---|---|---|---|\n";
+  for (const std::string &row : summary)
+    llvm::outs() << row << "\n";
+}
 
 void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
   accel::AccelCpuPipelineOptions hostOptions;
@@ -2325,6 +2444,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
         c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
         c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
         c.flop = 4.0 * H * L * L * d * (causal ? 0.5 : 1.0);
+        c.scores = double(H) * L * L * (causal ? 0.5 : 1.0);
         c.bytes = 16.0 * n;
         c.tolerance = 1e-4;
         cases.push_back(std::move(c));
@@ -2428,6 +2548,24 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
                  c.bytes / (spec.memoryGbps * 1e9 * benchThreads)) *
         1e3;
     double measuredMs = keep ? bestMs : untunedMs;
+    c.kernel = model->kernel;
+    c.measuredMs = measuredMs;
+    c.kernelFlop = c.flop;
+    c.kernelScores = c.scores;
+    {
+      const accel::CpuTuningEntry &ran = keep ? kept[best] : kept[0];
+      OwningOpRef<ModuleOp> configured = parseSourceString<ModuleOp>(
+          withConfig(c.text, configText(ran)), &ctx);
+      if (configured)
+        configured->walk([&](Operation *op) {
+          if (!op->hasAttr(accel::kLoweringConfigAttrName))
+            return;
+          if (std::optional<accel::RooflineCost> w = accel::getKernelCost(op)) {
+            c.kernelFlop = w->flops;
+            c.kernelScores = w->scores;
+          }
+        });
+    }
     if (keep) {
       accel::CpuTuningEntry e = kept[best];
       e.untunedMs = untunedMs;
@@ -2450,6 +2588,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
         predictedMs / measuredMs);
     llvm::outs().flush();
   }
+  calibrateTimeModel(cache, cases, cpu, spec);
   std::string text = accel::printCpuTuningCache(cache);
   std::error_code ec;
   llvm::raw_fd_ostream file(tuningCachePath, ec);

@@ -27,8 +27,8 @@
 
 using namespace mlir;
 
-void accel::buildAccelCpuPipeline(OpPassManager &pm,
-                                  const AccelCpuPipelineOptions &options) {
+void accel::buildAccelCpuConfigurePipeline(
+    OpPassManager &pm, const AccelCpuPipelineOptions &options) {
   // Frontends' linalg/tosa matmuls enter as accel ops; unfused attention
   // chains become one accel.attention.
   pm.addPass(accel::createAccelRaisePass());
@@ -62,6 +62,11 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
   configure.tuningCache = options.tuningCache;
   configure.threads = options.threads;
   pm.addPass(accel::createAccelCpuConfigurePass(configure));
+}
+
+void accel::buildAccelCpuPipeline(OpPassManager &pm,
+                                  const AccelCpuPipelineOptions &options) {
+  buildAccelCpuConfigurePipeline(pm, options);
   if (options.decomposeAttention) {
     // A paged attention's invalid block table or lengths: the wrapper of
     // an accel-compile'd library returns ACCEL_ERR_INDEX.

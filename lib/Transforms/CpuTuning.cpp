@@ -13,6 +13,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <array>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::accel;
@@ -48,6 +50,154 @@ void CpuTuningCache::put(const CpuTuningEntry &e) {
       return;
     }
   entries.push_back(e);
+}
+
+const CpuKernelCalibration *
+CpuTuningCache::findCalibration(llvm::StringRef cpu, llvm::StringRef kernel,
+                                int64_t threads) const {
+  for (const CpuKernelCalibration &c : calibrations)
+    if (c.cpu == cpu && c.kernel == kernel && c.threads == threads)
+      return &c;
+  return nullptr;
+}
+
+void CpuTuningCache::putCalibration(const CpuKernelCalibration &c) {
+  for (CpuKernelCalibration &old : calibrations)
+    if (old.cpu == c.cpu && old.kernel == c.kernel &&
+        old.threads == c.threads) {
+      old = c;
+      return;
+    }
+  calibrations.push_back(c);
+}
+
+double mlir::accel::predictCalibratedMs(const CpuKernelCalibration &c,
+                                        double flops, double scores) {
+  return flops / (c.gflops * 1e6) + scores * c.nsPerScore * 1e-6 +
+         c.usPerCall * 1e-3;
+}
+
+/// Solves the n x n system `a` x = `b` (n <= 3) by Gaussian elimination
+/// with partial pivoting; false when it is singular.
+static bool solveSmall(double a[3][3], double b[3], int n, double x[3]) {
+  for (int col = 0; col < n; ++col) {
+    int pivot = col;
+    for (int r = col + 1; r < n; ++r)
+      if (std::fabs(a[r][col]) > std::fabs(a[pivot][col]))
+        pivot = r;
+    if (std::fabs(a[pivot][col]) < 1e-12)
+      return false;
+    std::swap(a[col], a[pivot]);
+    std::swap(b[col], b[pivot]);
+    for (int r = col + 1; r < n; ++r) {
+      double f = a[r][col] / a[col][col];
+      for (int c = col; c < n; ++c)
+        a[r][c] -= f * a[col][c];
+      b[r] -= f * b[col];
+    }
+  }
+  for (int r = n - 1; r >= 0; --r) {
+    double v = b[r];
+    for (int c = r + 1; c < n; ++c)
+      v -= a[r][c] * x[c];
+    x[r] = v / a[r][r];
+  }
+  return true;
+}
+
+/// The least-squares solution over `rows` of the terms in `idx` (the
+/// others 0), or none when it is singular or a term is negative.
+static std::optional<std::array<double, 3>>
+solveTerms(llvm::ArrayRef<std::array<double, 3>> rows, llvm::ArrayRef<int> idx,
+           std::optional<size_t> skip = std::nullopt) {
+  int n = idx.size();
+  double a[3][3] = {}, b[3] = {}, x[3] = {};
+  for (auto [r, row] : llvm::enumerate(rows)) {
+    if (skip && r == *skip)
+      continue;
+    for (int i = 0; i < n; ++i) {
+      b[i] += row[idx[i]];
+      for (int j = 0; j < n; ++j)
+        a[i][j] += row[idx[i]] * row[idx[j]];
+    }
+  }
+  if (!solveSmall(a, b, n, x))
+    return std::nullopt;
+  std::array<double, 3> full{};
+  for (int i = 0; i < n; ++i) {
+    if (!(x[i] >= 0) || !std::isfinite(x[i]))
+      return std::nullopt;
+    full[idx[i]] = x[i];
+  }
+  if (!(full[0] > 0))
+    return std::nullopt;
+  return full;
+}
+
+std::optional<CpuKernelCalibration> mlir::accel::fitCpuKernelCalibration(
+    llvm::StringRef cpu, llvm::StringRef kernel, int64_t threads,
+    llvm::ArrayRef<CpuTimingSample> samples) {
+  // time = x0 * flops + x1 * scores + x2, every x >= 0, minimising
+  // sum((predicted / measured - 1)^2): a least-squares problem in the
+  // features divided by the measured time, against 1. Features scaled to
+  // O(1): FLOPs in GFLOP, scores in G, time in ms.
+  std::vector<std::array<double, 3>> rows;
+  for (const CpuTimingSample &s : samples) {
+    if (!(s.ms > 0) || !(s.flops > 0) || s.scores < 0)
+      continue;
+    rows.push_back({s.flops * 1e-9 / s.ms, s.scores * 1e-9 / s.ms, 1 / s.ms});
+  }
+  if (rows.empty())
+    return std::nullopt;
+  bool anyScores = llvm::any_of(rows, [](auto &r) { return r[1] > 0; });
+  // Which terms: the rate alone, or with the softmax elements' cost, a
+  // call's cost or both, whichever predicts each sample best from the
+  // others (leave-one-out error; the fewer terms on a tie). A term the
+  // samples do not need would fit their noise and extrapolate badly (a
+  // call's cost of 0.7 ms fitted to attention at L >= 1024 and applied at
+  // L 64). With no sample to spare, the rate alone.
+  std::optional<std::array<double, 3>> best;
+  double bestLoo = INFINITY;
+  for (std::vector<int> idx : std::vector<std::vector<int>>{
+           {0}, {0, 1}, {0, 2}, {0, 1, 2}}) {
+    if (llvm::is_contained(idx, 1) && !anyScores)
+      continue;
+    std::optional<std::array<double, 3>> all = solveTerms(rows, idx);
+    if (!all)
+      continue;
+    double loo = 0;
+    if (rows.size() > idx.size()) {
+      for (size_t i = 0; i < rows.size() && std::isfinite(loo); ++i) {
+        std::optional<std::array<double, 3>> x = solveTerms(rows, idx, i);
+        if (!x) {
+          loo = INFINITY;
+          break;
+        }
+        double e = rows[i][0] * (*x)[0] + rows[i][1] * (*x)[1] +
+                   rows[i][2] * (*x)[2] - 1;
+        loo += e * e;
+      }
+    } else if (idx.size() > 1) {
+      continue;
+    }
+    if (loo < bestLoo * (1 - 1e-9) || !best) {
+      bestLoo = loo;
+      best = all;
+    }
+  }
+  if (!best)
+    return std::nullopt;
+  CpuKernelCalibration c;
+  c.cpu = cpu.str();
+  c.kernel = kernel.str();
+  c.threads = threads;
+  // x0 is ms per GFLOP: GFLOP/s = 1e3 / x0; x1 ms per G scores = 1e-3 ns
+  // each; x2 ms = 1e3 us.
+  c.gflops = 1e3 / (*best)[0];
+  c.nsPerScore = (*best)[1] * 1e-3;
+  c.usPerCall = (*best)[2] * 1e3;
+  c.samples.assign(samples.begin(), samples.end());
+  return c;
 }
 
 static llvm::Error cacheError(const llvm::Twine &why) {
@@ -123,6 +273,62 @@ mlir::accel::parseCpuTuningCache(llvm::StringRef text) {
     e.predictedMs = o->getNumber("predicted_ms").value_or(0);
     cache.entries.push_back(std::move(e));
   }
+  if (root->get("calibrations") && !root->getArray("calibrations"))
+    return cacheError("\"calibrations\" is not an array");
+  if (const llvm::json::Array *cals = root->getArray("calibrations")) {
+    for (auto [i, item] : llvm::enumerate(*cals)) {
+      auto bad = [&, i = i](const llvm::Twine &why) {
+        return cacheError("calibration " + llvm::Twine(i) + ": " + why);
+      };
+      const llvm::json::Object *o = item.getAsObject();
+      if (!o)
+        return bad("not an object");
+      CpuKernelCalibration c;
+      for (auto [field, into] :
+           {std::pair<llvm::StringRef, std::string *>{"cpu", &c.cpu},
+            {"kernel", &c.kernel}}) {
+        std::optional<llvm::StringRef> s = o->getString(field);
+        if (!s || s->empty())
+          return bad("no \"" + field + "\" string");
+        *into = s->str();
+      }
+      std::optional<int64_t> threads = o->getInteger("threads");
+      if (!threads || *threads < 1)
+        return bad("no \"threads\" count (1 or more)");
+      c.threads = *threads;
+      std::optional<double> gflops = o->getNumber("gflops");
+      if (!gflops || !(*gflops > 0) || !std::isfinite(*gflops))
+        return bad("no \"gflops\" rate (> 0)");
+      c.gflops = *gflops;
+      for (auto [field, into] :
+           {std::pair<llvm::StringRef, double *>{"ns_per_score",
+                                                 &c.nsPerScore},
+            {"us_per_call", &c.usPerCall}}) {
+        std::optional<double> v = o->getNumber(field);
+        if (o->get(field) && (!v || !(*v >= 0) || !std::isfinite(*v)))
+          return bad("\"" + field + "\" is not a time (>= 0)");
+        *into = v.value_or(0);
+      }
+      if (const llvm::json::Array *list = o->getArray("samples"))
+        for (const llvm::json::Value &v : *list) {
+          const llvm::json::Object *so = v.getAsObject();
+          std::optional<llvm::StringRef> label =
+              so ? so->getString("case") : std::nullopt;
+          std::optional<double> flops =
+              so ? so->getNumber("flops") : std::nullopt;
+          std::optional<double> ms = so ? so->getNumber("ms") : std::nullopt;
+          if (!label || !flops || !ms || *flops < 0 || !(*ms > 0))
+            return bad("a sample without \"case\", \"flops\" >= 0 and "
+                       "\"ms\" > 0");
+          c.samples.push_back({label->str(), *flops,
+                               so->getNumber("scores").value_or(0), *ms});
+        }
+      if (cache.findCalibration(c.cpu, c.kernel, c.threads))
+        return bad("a second calibration of " + c.kernel + " on " + c.cpu +
+                   " with " + llvm::Twine(c.threads) + " thread(s)");
+      cache.calibrations.push_back(std::move(c));
+    }
+  }
   return cache;
 }
 
@@ -157,6 +363,27 @@ std::string mlir::accel::printCpuTuningCache(const CpuTuningCache &cache) {
   llvm::json::Object root{{"format", kFormat},
                           {"version", kVersion},
                           {"entries", std::move(entries)}};
+  if (!cache.calibrations.empty()) {
+    llvm::json::Array cals;
+    for (const CpuKernelCalibration &c : cache.calibrations) {
+      llvm::json::Array samples;
+      for (const CpuTimingSample &s : c.samples) {
+        llvm::json::Object so{{"case", s.label}, {"flops", s.flops}};
+        if (s.scores > 0)
+          so["scores"] = s.scores;
+        so["ms"] = s.ms;
+        samples.push_back(std::move(so));
+      }
+      cals.push_back(llvm::json::Object{{"cpu", c.cpu},
+                                        {"kernel", c.kernel},
+                                        {"threads", c.threads},
+                                        {"gflops", c.gflops},
+                                        {"ns_per_score", c.nsPerScore},
+                                        {"us_per_call", c.usPerCall},
+                                        {"samples", std::move(samples)}});
+    }
+    root["calibrations"] = std::move(cals);
+  }
   return llvm::formatv("{0:2}", llvm::json::Value(std::move(root))).str() +
          "\n";
 }

@@ -15,6 +15,7 @@
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Target/Catalogue.h"
 #include "accel/Target/CostModel.h"
+#include "accel/Transforms/CpuTuning.h"
 #include "accel/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -73,6 +74,57 @@ static double keptPairs(int64_t sq, int64_t skv, std::optional<int64_t> diag,
   return kept;
 }
 
+/// Number of (query, key) pairs a blocked attention kernel computes in one
+/// head: query tiles of `tq` rows, each running whole key tiles of `tkv`
+/// from the first that its first row's window reaches to the last that
+/// its last row keeps (DecomposeAttention.cpp's key loop); a tile's keys
+/// outside the band are masked, not skipped.
+static double visitedPairs(int64_t sq, int64_t skv, std::optional<int64_t> diag,
+                           std::optional<int64_t> window, int64_t tq,
+                           int64_t tkv) {
+  int64_t d = diag.value_or(skv - sq);
+  double pairs = 0;
+  for (int64_t q0 = 0; q0 < sq; q0 += tq) {
+    int64_t rows = std::min(tq, sq - q0);
+    int64_t last = std::max<int64_t>(std::min(skv, q0 + rows + d), 0);
+    int64_t end = std::min(skv, (last + tkv - 1) / tkv * tkv);
+    int64_t begin = 0;
+    if (window)
+      begin = std::min(end, std::max<int64_t>(q0 + d - (*window - 1), 0) /
+                                tkv * tkv);
+    pairs += double(rows) * double(std::max<int64_t>(end - begin, 0));
+  }
+  return pairs;
+}
+
+std::optional<RooflineCost> accel::getKernelCost(Operation *op) {
+  std::optional<RooflineCost> c = getRooflineCost(op);
+  auto at = dyn_cast<AttentionOp>(op);
+  auto config = op->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
+  if (!c || !at || !at.getCausal() || !config ||
+      !config.getKernel().starts_with("cpu-flash") ||
+      config.getTile().size() != 2)
+    return c;
+  ArrayRef<int64_t> q = at.getQuery().getType().getShape();
+  ArrayRef<int64_t> v = at.getValue().getType().getShape();
+  int64_t b = q[0], h = q[1], sq = q[2], d = q[3], skv = v[2], dv = v[3];
+  int64_t tq = config.getTile()[0], tkv = config.getTile()[1];
+  if (tq <= 0 || tkv <= 0)
+    return c;
+  std::optional<int64_t> diag;
+  if (Value dg = at.getDiagonal()) {
+    auto cst = dg.getDefiningOp<arith::ConstantIndexOp>();
+    if (!cst)
+      return c;
+    diag = cst.value();
+  }
+  double pairs = visitedPairs(sq, skv, diag, at.getWindow(), std::min(tq, sq),
+                              std::min(tkv, skv));
+  c->flops = double(b * h) * pairs * (2.0 * d + 2.0 * dv + 5.0);
+  c->scores = double(b * h) * pairs;
+  return c;
+}
+
 std::optional<RooflineCost> accel::getRooflineCost(Operation *op) {
   RooflineCost c;
   if (auto pa = dyn_cast<PagedAttentionOp>(op)) {
@@ -91,6 +143,7 @@ std::optional<RooflineCost> accel::getRooflineCost(Operation *op) {
                        ? keptPairs(sq, skv, std::nullopt, std::nullopt)
                        : double(sq) * double(skv);
     c.flops = double(b * hq) * pairs * (2.0 * d + 2.0 * dv + 5.0);
+    c.scores = double(b * hq) * pairs;
     double elt = std::max<double>(1, qT.getElementTypeBitWidth() / 8.0);
     c.bytes = numBytes(pa.getQuery()) + numBytes(pa.getInit()) +
               numBytes(pa.getBlockTable()) + numBytes(pa.getKvLengths()) +
@@ -124,6 +177,7 @@ std::optional<RooflineCost> accel::getRooflineCost(Operation *op) {
   if (auto sm = dyn_cast<SoftmaxOp>(op)) {
     // max, subtract, exp, sum, divide.
     c.flops = 5.0 * double(sm.getInput().getType().getNumElements());
+    c.scores = double(sm.getInput().getType().getNumElements());
     c.bytes = numBytes(sm.getInput()) + numBytes(sm.getInit());
     c.precision = sm.getInput().getType().getElementType();
     return c;
@@ -142,6 +196,7 @@ std::optional<RooflineCost> accel::getRooflineCost(Operation *op) {
                                   : double(sq) * double(skv);
     // Q·Kᵀ and P·V, plus the softmax on each kept logit.
     c.flops = double(b * h) * pairs * (2.0 * d + 2.0 * dv + 5.0);
+    c.scores = double(b * h) * pairs;
     c.bytes = numBytes(at.getQuery()) + numBytes(at.getKey()) +
               numBytes(at.getValue()) + numBytes(at.getInit());
     if (Value m = at.getMask())
@@ -215,6 +270,7 @@ std::optional<RooflinePoint> accel::getFunctionRoofline(func::FuncOp func,
       return;
     any = true;
     point.cost.flops += c->flops;
+    point.cost.scores += c->scores;
     point.predictedSeconds += *seconds;
     if (c->flops > topFlops) {
       topFlops = c->flops;
@@ -422,14 +478,41 @@ struct AccelRooflinePass
       return signalPassFailure();
     TargetAttr target = *resolved;
     double bw = target.getMemoryGbps().convertToDouble() * 1e9;
+    if (threads < 1) {
+      module.emitError() << "accel-roofline: threads=" << int64_t(threads)
+                         << " is not a thread count (1 or more)";
+      return signalPassFailure();
+    }
+    // tuning-cache: calibrated times for the ops whose kernel (their
+    // lowering_config's) has a calibration on this CPU and thread count.
+    CpuTuningCache cache;
+    if (!tuningCache.empty()) {
+      if (target.getKind() != TargetKind::CPU) {
+        module.emitError() << "accel-roofline: tuning-cache holds CPU "
+                           << "calibrations; " << target.getName()
+                           << " is not a CPU";
+        return signalPassFailure();
+      }
+      auto loaded = loadCpuTuningCache(tuningCache);
+      if (!loaded) {
+        module.emitError() << "accel-roofline: tuning cache '" << tuningCache
+                           << "': " << llvm::toString(loaded.takeError());
+        return signalPassFailure();
+      }
+      cache = std::move(*loaded);
+    }
 
     SmallVector<RooflinePoint> points;
     std::string table;
     llvm::raw_string_ostream rows(table);
     rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11} {5,-8} {6,12}  "
-                          "{7}\n",
+                          "{7}{8}\n",
                           "#", "op", "FLOPs", "bytes", "FLOP/B", "bound",
-                          "predicted", "tiles");
+                          "predicted",
+                          tuningCache.empty()
+                              ? std::string()
+                              : llvm::formatv("{0,12}  ", "calibrated").str(),
+                          "tiles");
     module.walk([&](Operation *op) {
       if (!isa<MatmulOp, DequantMatmulOp, SoftmaxOp, AttentionOp,
                PagedAttentionOp>(op))
@@ -465,6 +548,35 @@ struct AccelRooflinePass
           human(cost->bytes, "B"), intensity,
           computeBound ? "compute" : "memory", ridge, humanTime(time),
           computeBound ? human(peak, "FLOP/s") : human(bw, "B/s"));
+      // The calibrated time: the fitted kernel rates, bounded below by the
+      // bytes at the bandwidth of the threads' cores.
+      std::string calibrated = "-";
+      if (!tuningCache.empty()) {
+        auto config =
+            op->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
+        const CpuKernelCalibration *cal =
+            config ? cache.findCalibration(target.getName(),
+                                           config.getKernel(), threads)
+                   : nullptr;
+        std::optional<RooflineCost> rc = getKernelCost(op);
+        if (!config) {
+          remark << "; no calibrated time (no lowering_config: run "
+                    "accel-cpu-configure first)";
+        } else if (!cal) {
+          remark << "; no calibration of " << config.getKernel() << " on "
+                 << target.getName() << " with " << int64_t(threads)
+                 << " thread(s) in the tuning cache";
+        } else {
+          double ms = std::max(predictCalibratedMs(*cal, rc->flops, rc->scores),
+                               bw > 0 ? rc->bytes / (bw * threads) * 1e3 : 0);
+          calibrated = humanTime(ms * 1e-3);
+          remark << llvm::formatv(
+              "; calibrated {0} ({1} on {2} thread(s): {3:f1} GFLOP/s, "
+              "{4:f3} ns a score, {5:f1} us a call; {6} samples)",
+              calibrated, cal->kernel, threads, cal->gflops, cal->nsPerScore,
+              cal->usPerCall, cal->samples.size());
+        }
+      }
       Diagnostic &note = remark.attachNote(op->getLoc());
       if (failed(plan))
         note << "no tiles on " << target.getName() << ": " << reason;
@@ -474,12 +586,16 @@ struct AccelRooflinePass
       else
         note << "tiles on " << target.getName() << ": " << plan->describe();
       rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11:f1} {5,-8} "
-                            "{6,12}  {7}\n",
+                            "{6,12}  {7}{8}\n",
                             points.size(), cost->name,
                             human(cost->flops, "FLOP"),
                             human(cost->bytes, "B"), intensity,
                             computeBound ? "compute" : "memory",
-                            humanTime(time), tiles);
+                            humanTime(time),
+                            tuningCache.empty()
+                                ? std::string()
+                                : llvm::formatv("{0,12}  ", calibrated).str(),
+                            tiles);
       points.push_back(RooflinePoint{
           cost->name, RooflineCost{cost->flops, cost->bytes, cost->precision},
           time, std::nullopt});

@@ -39,6 +39,22 @@
 // TWICE-THREADS: error: accel-cpu-configure: tuning cache '{{.*}}twice-threads.json': entry 2: a second entry for "k" on x86-64-avx512 with 2 thread(s)
 // RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/threads.json" 2>&1 | FileCheck %s --check-prefix=THREADS
 // THREADS: error: accel-cpu-configure: tuning cache '{{.*}}threads.json': entry 0: "threads" is not a thread count (1 or more)
+// Calibrated time models (docs/configure.md, "Calibrated time model"):
+// the cache is refused whole when one of them is malformed.
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cal-list.json" 2>&1 | FileCheck %s --check-prefix=CAL-LIST
+// CAL-LIST: error: accel-cpu-configure: tuning cache '{{.*}}cal-list.json': "calibrations" is not an array
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cal-kernel.json" 2>&1 | FileCheck %s --check-prefix=CAL-KERNEL
+// CAL-KERNEL: error: accel-cpu-configure: tuning cache '{{.*}}cal-kernel.json': calibration 0: no "kernel" string
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cal-threads.json" 2>&1 | FileCheck %s --check-prefix=CAL-THREADS
+// CAL-THREADS: error: accel-cpu-configure: tuning cache '{{.*}}cal-threads.json': calibration 0: no "threads" count (1 or more)
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cal-rate.json" 2>&1 | FileCheck %s --check-prefix=CAL-RATE
+// CAL-RATE: error: accel-cpu-configure: tuning cache '{{.*}}cal-rate.json': calibration 0: no "gflops" rate (> 0)
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cal-time.json" 2>&1 | FileCheck %s --check-prefix=CAL-TIME
+// CAL-TIME: error: accel-cpu-configure: tuning cache '{{.*}}cal-time.json': calibration 0: "us_per_call" is not a time (>= 0)
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cal-sample.json" 2>&1 | FileCheck %s --check-prefix=CAL-SAMPLE
+// CAL-SAMPLE: error: accel-cpu-configure: tuning cache '{{.*}}cal-sample.json': calibration 0: a sample without "case", "flops" >= 0 and "ms" > 0
+// RUN: not accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/cal-twice.json" 2>&1 | FileCheck %s --check-prefix=CAL-TWICE
+// CAL-TWICE: error: accel-cpu-configure: tuning cache '{{.*}}cal-twice.json': calibration 1: a second calibration of cpu-fma on x86-64-avx512 with 2 thread(s)
 // Options the user gave outrank the cache: the same bad entry is not read.
 // RUN: accel-opt %t/ops.mlir --accel-cpu-configure="features=avx512f tuning-cache=%t/width.json register-tile=6,64,1 attention-tile-q=32" | FileCheck %s --check-prefix=OPTIONS
 // OPTIONS: mma = [6, 64, 1]
@@ -52,6 +68,20 @@ func.func @g(%q: tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32> {
   %0 = accel.attention ins(%q, %q, %q : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%q : tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32>
   return %0 : tensor<1x2x64x32xf32>
 }
+//--- cal-list.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [], "calibrations": {}}
+//--- cal-kernel.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [], "calibrations": [{"cpu": "x86-64-avx512", "threads": 1, "gflops": 100}]}
+//--- cal-threads.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [], "calibrations": [{"cpu": "x86-64-avx512", "kernel": "cpu-fma", "gflops": 100}]}
+//--- cal-rate.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [], "calibrations": [{"cpu": "x86-64-avx512", "kernel": "cpu-fma", "threads": 1, "gflops": -5}]}
+//--- cal-time.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [], "calibrations": [{"cpu": "x86-64-avx512", "kernel": "cpu-fma", "threads": 1, "gflops": 100, "us_per_call": -1}]}
+//--- cal-sample.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [], "calibrations": [{"cpu": "x86-64-avx512", "kernel": "cpu-fma", "threads": 1, "gflops": 100, "samples": [{"case": "a", "flops": 1e9, "ms": 0}]}]}
+//--- cal-twice.json
+{"format": "accel-cpu-tuning", "version": 1, "entries": [], "calibrations": [{"cpu": "x86-64-avx512", "kernel": "cpu-fma", "threads": 2, "gflops": 100}, {"cpu": "x86-64-avx512", "kernel": "cpu-fma", "threads": 2, "gflops": 90}]}
 //--- text.json
 tiles: fast
 //--- other.json

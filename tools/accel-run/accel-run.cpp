@@ -35,6 +35,7 @@
 #include "accel/Target/Catalogue.h"
 #include "accel/Transforms/LowerPrecision.h"
 #include "accel/Transforms/Passes.h"
+#include "accel/Transforms/CpuTuning.h"
 #include "accel/Transforms/Roofline.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -778,8 +779,74 @@ struct Job {
   /// The function's roofline point (--roofline), taken before prepare()
   /// adds arguments; its measured time once timed.
   std::optional<RooflinePoint> roofline = std::nullopt;
+  /// With a tuning cache's calibrations: the calibrated time of its ops
+  /// (each with the kernel the configuration stage gives it), or why none.
+  std::optional<double> calibratedSeconds = std::nullopt;
+  std::string noCalibration;
 };
 } // namespace
+
+/// --roofline with a tuning cache (--cpu-pipeline-options=tuning-cache=F):
+/// each job's calibrated time. A copy of the module runs the CPU pipeline's
+/// stages up to the configuration stage, so each op is priced with the
+/// kernel it will run; an op of a kernel the cache has no calibration of
+/// (on this CPU kind and thread count) leaves its function without one,
+/// saying why.
+static LogicalResult priceCalibrated(ModuleOp module, MutableArrayRef<Job> jobs,
+                                     const AccelCpuPipelineOptions &options) {
+  auto cache = loadCpuTuningCache(options.tuningCache);
+  if (!cache) {
+    llvm::errs() << "accel-run: tuning cache '" << options.tuningCache
+                 << "': " << toString(cache.takeError()) << "\n";
+    return failure();
+  }
+  AccelCpuPipelineOptions configured;
+  configured.copyOptionValuesFrom(options);
+  configured.cpuFeatures = hostCompileFeatures(options);
+  std::string cpu = cpuTuningCpu(configured.cpuFeatures, module);
+  OwningOpRef<ModuleOp> copy(module.clone());
+  PassManager pm(module.getContext());
+  buildAccelCpuConfigurePipeline(pm, configured);
+  if (failed(pm.run(*copy)))
+    return failure();
+  TargetAttr target = lookupTarget(module.getContext(), cpu);
+  double bw = target ? target.getMemoryGbps().convertToDouble() * 1e9 : 0;
+  for (Job &job : jobs) {
+    auto fn = copy->lookupSymbol<func::FuncOp>(job.func.getSymName());
+    if (!fn || !job.roofline)
+      continue;
+    double ms = 0;
+    std::string why;
+    fn.walk([&](Operation *op) {
+      std::optional<RooflineCost> cost = getKernelCost(op);
+      if (!cost || !why.empty())
+        return;
+      auto config =
+          op->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
+      if (!config) {
+        why = op->getName().getStringRef().str() + " has no kernel";
+        return;
+      }
+      const CpuKernelCalibration *cal = cache->findCalibration(
+          cpu, config.getKernel(), int64_t(options.threads));
+      if (!cal) {
+        why = llvm::formatv("no calibration of {0} on {1} with {2} thread(s) "
+                            "in {3}",
+                            config.getKernel(), cpu, int64_t(options.threads),
+                            options.tuningCache)
+                  .str();
+        return;
+      }
+      ms += std::max(predictCalibratedMs(*cal, cost->flops, cost->scores),
+                     bw > 0 ? cost->bytes / (bw * options.threads) * 1e3 : 0);
+    });
+    if (why.empty())
+      job.calibratedSeconds = ms * 1e-3;
+    else
+      job.noCalibration = why;
+  }
+  return success();
+}
 
 /// Whether `type` has more elements than the fp64 oracle holds (2^31: it
 /// keeps every tensor as doubles); an overflowing count would otherwise
@@ -1045,6 +1112,15 @@ static FailureOr<bool> runAndCheck(Job &job, ExecutionEngine &engine) {
           "  roofline: {0:f2} GFLOP/s measured, {1:f2} predicted (measured / "
           "predicted time {2:f2})\n",
           measured, predicted, median * 1e-3 / job.roofline->predictedSeconds);
+      if (job.calibratedSeconds)
+        llvm::outs() << llvm::formatv(
+            "  calibrated model: {0:f3} ms predicted (predicted / measured "
+            "time {1:f2})\n",
+            *job.calibratedSeconds * 1e3,
+            *job.calibratedSeconds / (median * 1e-3));
+      else if (!job.noCalibration.empty())
+        llvm::outs() << "  calibrated model: none (" << job.noCalibration
+                     << ")\n";
     }
   }
   llvm::outs() << "  " << (allPassed ? "PASS" : "FAIL") << "\n";
@@ -2524,6 +2600,9 @@ int main(int argc, char **argv) {
                   "' has an accel op with static shapes that the cost "
                   "model prices on " +
                   rooflineTarget.getName().str());
+    if (!options.tuningCache.empty())
+      if (failed(priceCalibrated(*module, jobs, options)))
+        return 1;
   }
   for (Job &job : jobs)
     if (failed(prepare(job, /*useNpy=*/!npyInputs.empty(), context)))

@@ -160,6 +160,12 @@ struct AccelCpuPipelineOptions
 /// returned memref aliases it.
 void buildAccelCpuPipeline(OpPassManager &pm,
                            const AccelCpuPipelineOptions &options);
+/// The CPU pipeline's first stages, up to and including the configuration
+/// stage: the accel ops as they will be lowered, each with the
+/// lowering_config (kernel and tiles) the pipeline gives it. What accel-run
+/// --roofline prices with a calibrated time model.
+void buildAccelCpuConfigurePipeline(OpPassManager &pm,
+                                    const AccelCpuPipelineOptions &options);
 
 /// The machine and schedule of accel-systolic-pipeline; each option is the
 /// convert-accel-to-systolic option of the same name.

@@ -14,6 +14,11 @@
 // given config, completed and checked like any other. Without a cache the
 // choice is the model's alone.
 //
+// It also holds calibrated time models (docs/configure.md, "Calibrated time
+// model"): per CPU kind, kernel and thread count, the rates fitted to the
+// times the tuner measured, which accel-roofline and accel-run --roofline
+// use in place of the catalogue's peaks.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ACCEL_TRANSFORMS_CPUTUNING_H
@@ -23,6 +28,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,8 +49,49 @@ struct CpuTuningEntry {
   int64_t threads = 0;
 };
 
+/// One measured call of a kernel: a tuner case's work and median time.
+struct CpuTimingSample {
+  std::string label; // the tuner's case, e.g. "f32 GEMM 512³"
+  double flops = 0;  // RooflineCost::flops
+  double scores = 0; // RooflineCost::scores (softmax elements)
+  double ms = 0;     // the median time of one call
+};
+
+/// A kernel's time on a CPU kind and thread count, fitted to samples:
+///   time = flops / rate + scores x perScore + perCall
+/// (each term >= 0; a kernel's bytes at the catalogue bandwidth bound it
+/// from below where it is used). The fit minimises the squared relative
+/// error over the samples, so small and large calls weigh alike, and keeps
+/// only the terms that predict each sample best from the others
+/// (leave-one-out), so a term the samples do not need does not fit noise.
+struct CpuKernelCalibration {
+  std::string cpu, kernel;
+  int64_t threads = 1;
+  double gflops = 0;     // the rate of its products, GFLOP/s (> 0)
+  double nsPerScore = 0; // each softmax element: exp and row statistics
+  double usPerCall = 0;  // a call's fixed cost: threads, packing set-up
+  std::vector<CpuTimingSample> samples;
+};
+
+/// The calibration of `kernel` fitted to `samples` (at least one with
+/// flops > 0 and a time > 0); none when they do not determine a rate.
+std::optional<CpuKernelCalibration>
+fitCpuKernelCalibration(llvm::StringRef cpu, llvm::StringRef kernel,
+                        int64_t threads,
+                        llvm::ArrayRef<CpuTimingSample> samples);
+/// The calibrated time of `flops` and `scores` in ms (compute side only).
+double predictCalibratedMs(const CpuKernelCalibration &c, double flops,
+                           double scores);
+
 struct CpuTuningCache {
   std::vector<CpuTuningEntry> entries;
+  std::vector<CpuKernelCalibration> calibrations;
+  /// The calibration of `kernel` on `cpu` with `threads` threads, if any.
+  const CpuKernelCalibration *findCalibration(llvm::StringRef cpu,
+                                              llvm::StringRef kernel,
+                                              int64_t threads) const;
+  /// Adds `c`, replacing the one of the same CPU, kernel and threads.
+  void putCalibration(const CpuKernelCalibration &c);
   /// The entry for `cpu` and `key` measured on `threads` threads, else one
   /// that names no thread count (a parsed cache has at most one of each);
   /// an entry measured on another thread count never applies.
@@ -57,7 +104,7 @@ struct CpuTuningCache {
 };
 
 /// The cache in `text` (JSON: {"format": "accel-cpu-tuning", "version": 1,
-/// "entries": [...]}), or an error saying what is wrong and where.
+/// "entries": [...], "calibrations": [...]}, the last optional), or an error saying what is wrong and where.
 llvm::Expected<CpuTuningCache> parseCpuTuningCache(llvm::StringRef text);
 /// The same for the file at `path`.
 llvm::Expected<CpuTuningCache> loadCpuTuningCache(llvm::StringRef path);

@@ -96,6 +96,14 @@ def AccelRooflinePass : Pass<"accel-roofline", "::mlir::ModuleOp"> {
     model of docs/tiling.md: footprints against capacities, threads,
     registers); the table lists them in its last column.
 
+    With `tuning-cache` (a CPU target; docs/configure.md, "Calibrated time
+    model"), an op that carries a `lowering_config` (run
+    `accel-cpu-configure` first) whose kernel has a calibration on the
+    target and `threads` also gets the calibrated time: flops / rate +
+    softmax elements x their cost + a call's fixed cost, the rates fitted
+    to the tuner's measurements, bounded below by the bytes at the
+    bandwidth of `threads` cores. The table gains a column for it.
+
     ```
     accel-opt --accel-roofline=target=h100 model.mlir -o /dev/null
     ```
@@ -107,7 +115,14 @@ def AccelRooflinePass : Pass<"accel-roofline", "::mlir::ModuleOp"> {
     Option<"reportFile", "report", "std::string", "\"\"",
            "Write the table to this file ('-': stdout)">,
     Option<"svgFile", "svg", "std::string", "\"\"",
-           "Write a roofline plot (SVG) to this file">
+           "Write a roofline plot (SVG) to this file">,
+    Option<"tuningCache", "tuning-cache", "std::string", "\"\"",
+           "A tuning cache with calibrated time models (accel-bench "
+           "--mode=tune): ops configured for a kernel it has a calibration "
+           "of (this CPU, `threads`) also get the calibrated time">,
+    Option<"threads", "threads", "int64_t", "1",
+           "The threads the calibrated time is for (the calibration "
+           "measured on as many)">
   ];
 }
 

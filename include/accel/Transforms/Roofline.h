@@ -36,8 +36,18 @@ namespace accel {
 struct RooflineCost {
   double flops = 0, bytes = 0;
   Type precision;
+  /// The softmax elements among the FLOPs (attention's kept logits, a
+  /// softmax's inputs): what a calibrated time model prices apart
+  /// (exponentials, row statistics; CpuKernelCalibration).
+  double scores = 0;
 };
 std::optional<RooflineCost> getRooflineCost(Operation *op);
+/// The work the kernel of the op's lowering_config executes, which a
+/// calibrated time model prices: as getRooflineCost, except that a causal
+/// attention on a cpu-flash kernel counts every pair of the key tiles it
+/// visits (whole tiles of its config's [query, key] tile, the keys past
+/// the band masked, not skipped).
+std::optional<RooflineCost> getKernelCost(Operation *op);
 
 /// The bytes of a shaped type's elements (sub-byte types count as bytes).
 double getRooflineBytes(Type shaped);
