@@ -2222,14 +2222,16 @@ std::vector<accel::CpuTuningEntry> candidatesAround(
 /// predicted three ways: by the calibration the cache held before this run
 /// (out of sample unless the case was among its samples), by a fit that
 /// leaves the case out, and by the catalogue roofline.
-static void calibrateTimeModel(accel::CpuTuningCache &cache,
+static void calibrateTimeModel(MLIRContext &ctx, accel::CpuTuningCache &cache,
                                std::vector<TuneCase> &cases,
                                const std::string &cpu,
                                const accel::TargetSpec &spec) {
   int64_t threads = benchThreads;
+  accel::TargetAttr target = accel::lookupTarget(&ctx, cpu);
   llvm::outs() << llvm::formatv(
       "\nCalibrated time model on {0}, {1} thread(s): time = FLOPs / rate + "
-      "softmax elements x their cost + a call's fixed cost, fitted per "
+      "softmax elements x their cost + bytes x their cost + a call's cost, "
+      "fitted per "
       "kernel to the medians above (the tiles the configuration stage "
       "runs) and the cache's earlier samples; predicted ÷ measured by the "
       "cache's calibration before this run (\"in fit\": the case was "
@@ -2257,7 +2259,7 @@ static void calibrateTimeModel(accel::CpuTuningCache &cache,
     for (const TuneCase &c : cases)
       if (c.kernel == kernel)
         samples.push_back(
-            {c.label, c.kernelFlop, c.kernelScores, c.measuredMs});
+            {c.label, c.kernelFlop, c.kernelScores, c.bytes, c.measuredMs});
     auto ratio = [](double predicted, double measured) {
       return llvm::formatv("{0:f2}", predicted / measured).str();
     };
@@ -2268,17 +2270,20 @@ static void calibrateTimeModel(accel::CpuTuningCache &cache,
       const TuneCase &c = *llvm::find_if(cases, [&](const TuneCase &c) {
         return c.kernel == kernel && c.label == s.label;
       });
-      double bytesMs = c.bytes / (spec.memoryGbps * 1e9 * threads) * 1e3;
+      // What a calibration predicts for this case, in ms.
+      auto predict = [&](const accel::CpuKernelCalibration &cal) {
+        accel::RooflineCost cost;
+        cost.flops = s.flops;
+        cost.scores = s.scores;
+        cost.bytes = s.bytes;
+        return accel::getCalibratedSeconds(cost, cal, target, threads) * 1e3;
+      };
       std::string beforeText = "-";
       if (before) {
         bool inFit = llvm::any_of(before->samples, [&](auto &o) {
           return o.label == s.label;
         });
-        beforeText = ratio(std::max(accel::predictCalibratedMs(
-                                        *before, s.flops, s.scores),
-                                    bytesMs),
-                           s.ms) +
-                     (inFit ? " (in fit)" : "");
+        beforeText = ratio(predict(*before), s.ms) + (inFit ? " (in fit)" : "");
       }
       std::vector<accel::CpuTimingSample> others = samples;
       others.erase(others.begin() + i);
@@ -2286,10 +2291,7 @@ static void calibrateTimeModel(accel::CpuTuningCache &cache,
           accel::fitCpuKernelCalibration(cpu, kernel, threads, others);
       std::string looText = "-";
       if (without) {
-        double r = std::max(accel::predictCalibratedMs(*without, s.flops,
-                                                       s.scores),
-                            bytesMs) /
-                   s.ms;
+        double r = predict(*without) / s.ms;
         worst = std::max(worst, std::fabs(r - 1));
         ++loo;
         looText = llvm::formatv("{0:f2}", r).str();
@@ -2312,14 +2314,15 @@ static void calibrateTimeModel(accel::CpuTuningCache &cache,
       continue;
     cache.putCalibration(*fit);
     summary.push_back(llvm::formatv(
-        "| {0} | {1:f1} | {2:f3} | {3:f1} | {4} ({5} earlier) | {6} |",
-        kernel, fit->gflops, fit->nsPerScore, fit->usPerCall, samples.size(),
-        earlier,
+        "| {0} | {1:f1} | {2:f3} | {3:f4} | {4:f1} | {5} ({6} earlier) | {7} "
+        "|",
+        kernel, fit->gflops, fit->nsPerScore, fit->nsPerByte, fit->usPerCall,
+        samples.size(), earlier,
         loo ? llvm::formatv("{0:f0} %", worst * 100).str() : std::string("-")));
   }
-  llvm::outs() << "\n| kernel | rate GFLOP/s | ns a softmax element | us a "
-                  "call | samples | worst leave-one-out error |\n"
-                  "|---|---|---|---|---|---|\n";
+  llvm::outs() << "\n| kernel | rate GFLOP/s | ns a softmax element | ns a "
+                  "byte | us a call | samples | worst leave-one-out error |\n"
+                  "|---|---|---|---|---|---|---|\n";
   for (const std::string &row : summary)
     llvm::outs() << row << "\n";
 }
@@ -2588,7 +2591,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
         predictedMs / measuredMs);
     llvm::outs().flush();
   }
-  calibrateTimeModel(cache, cases, cpu, spec);
+  calibrateTimeModel(ctx, cache, cases, cpu, spec);
   std::string text = accel::printCpuTuningCache(cache);
   std::error_code ec;
   llvm::raw_fd_ostream file(tuningCachePath, ec);

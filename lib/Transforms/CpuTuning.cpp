@@ -72,20 +72,29 @@ void CpuTuningCache::putCalibration(const CpuKernelCalibration &c) {
 }
 
 double mlir::accel::predictCalibratedMs(const CpuKernelCalibration &c,
-                                        double flops, double scores) {
+                                        double flops, double scores,
+                                        double bytes) {
   return flops / (c.gflops * 1e6) + scores * c.nsPerScore * 1e-6 +
-         c.usPerCall * 1e-3;
+         bytes * c.nsPerByte * 1e-6 + c.usPerCall * 1e-3;
 }
 
-/// Solves the n x n system `a` x = `b` (n <= 3) by Gaussian elimination
-/// with partial pivoting; false when it is singular.
-static bool solveSmall(double a[3][3], double b[3], int n, double x[3]) {
+/// The terms of the fit: FLOPs, softmax elements, bytes, a call.
+static constexpr int kTerms = 4;
+using Row = std::array<double, kTerms>;
+
+/// Solves the n x n system `a` x = `b` (n <= kTerms) by Gaussian
+/// elimination with partial pivoting; false when it is singular.
+static bool solveSmall(double a[kTerms][kTerms], double b[kTerms], int n,
+                       double x[kTerms]) {
+  double scale = 0;
+  for (int i = 0; i < n; ++i)
+    scale = std::max(scale, std::fabs(a[i][i]));
   for (int col = 0; col < n; ++col) {
     int pivot = col;
     for (int r = col + 1; r < n; ++r)
       if (std::fabs(a[r][col]) > std::fabs(a[pivot][col]))
         pivot = r;
-    if (std::fabs(a[pivot][col]) < 1e-12)
+    if (!(std::fabs(a[pivot][col]) > 1e-12 * scale))
       return false;
     std::swap(a[col], a[pivot]);
     std::swap(b[col], b[pivot]);
@@ -105,13 +114,13 @@ static bool solveSmall(double a[3][3], double b[3], int n, double x[3]) {
   return true;
 }
 
-/// The least-squares solution over `rows` of the terms in `idx` (the
-/// others 0), or none when it is singular or a term is negative.
-static std::optional<std::array<double, 3>>
-solveTerms(llvm::ArrayRef<std::array<double, 3>> rows, llvm::ArrayRef<int> idx,
-           std::optional<size_t> skip = std::nullopt) {
+/// The least-squares solution over `rows` (but `skip`) of the terms in
+/// `idx` (the others 0), or none when it is singular or a term is negative.
+static std::optional<Row> solveTerms(llvm::ArrayRef<Row> rows,
+                                     llvm::ArrayRef<int> idx,
+                                     std::optional<size_t> skip = std::nullopt) {
   int n = idx.size();
-  double a[3][3] = {}, b[3] = {}, x[3] = {};
+  double a[kTerms][kTerms] = {}, b[kTerms] = {}, x[kTerms] = {};
   for (auto [r, row] : llvm::enumerate(rows)) {
     if (skip && r == *skip)
       continue;
@@ -123,7 +132,7 @@ solveTerms(llvm::ArrayRef<std::array<double, 3>> rows, llvm::ArrayRef<int> idx,
   }
   if (!solveSmall(a, b, n, x))
     return std::nullopt;
-  std::array<double, 3> full{};
+  Row full{};
   for (int i = 0; i < n; ++i) {
     if (!(x[i] >= 0) || !std::isfinite(x[i]))
       return std::nullopt;
@@ -134,54 +143,70 @@ solveTerms(llvm::ArrayRef<std::array<double, 3>> rows, llvm::ArrayRef<int> idx,
   return full;
 }
 
+static double predictRow(const Row &row, const Row &x) {
+  double t = 0;
+  for (int i = 0; i < kTerms; ++i)
+    t += row[i] * x[i];
+  return t;
+}
+
 std::optional<CpuKernelCalibration> mlir::accel::fitCpuKernelCalibration(
     llvm::StringRef cpu, llvm::StringRef kernel, int64_t threads,
     llvm::ArrayRef<CpuTimingSample> samples) {
-  // time = x0 * flops + x1 * scores + x2, every x >= 0, minimising
-  // sum((predicted / measured - 1)^2): a least-squares problem in the
-  // features divided by the measured time, against 1. Features scaled to
-  // O(1): FLOPs in GFLOP, scores in G, time in ms.
-  std::vector<std::array<double, 3>> rows;
+  // time = x0 * flops + x1 * scores + x2 * bytes + x3, every x >= 0,
+  // minimising sum((predicted / measured - 1)^2): a least-squares problem
+  // in the features divided by the measured time, against 1. Features
+  // scaled to O(1): FLOPs in GFLOP, scores in G, bytes in GB, time in ms.
+  std::vector<Row> rows;
   for (const CpuTimingSample &s : samples) {
-    if (!(s.ms > 0) || !(s.flops > 0) || s.scores < 0)
+    if (!(s.ms > 0) || !(s.flops > 0) || s.scores < 0 || s.bytes < 0)
       continue;
-    rows.push_back({s.flops * 1e-9 / s.ms, s.scores * 1e-9 / s.ms, 1 / s.ms});
+    rows.push_back({s.flops * 1e-9 / s.ms, s.scores * 1e-9 / s.ms,
+                    s.bytes * 1e-9 / s.ms, 1 / s.ms});
   }
   if (rows.empty())
     return std::nullopt;
-  bool anyScores = llvm::any_of(rows, [](auto &r) { return r[1] > 0; });
-  // Which terms: the rate alone, or with the softmax elements' cost, a
-  // call's cost or both, whichever predicts each sample best from the
-  // others (leave-one-out error; the fewer terms on a tie). A term the
-  // samples do not need would fit their noise and extrapolate badly (a
-  // call's cost of 0.7 ms fitted to attention at L >= 1024 and applied at
-  // L 64). With no sample to spare, the rate alone.
-  std::optional<std::array<double, 3>> best;
+  // Which terms: the rate, with any of the others, whichever predicts each
+  // sample best from the rest (leave-one-out error; the fewer terms on a
+  // tie). A term the samples do not need would fit their noise and
+  // extrapolate badly (a call's cost of 0.6 ms fitted to attention at
+  // L >= 1024 and applied at L 64). With no sample to spare, the rate
+  // alone.
+  std::optional<Row> best;
   double bestLoo = INFINITY;
-  for (std::vector<int> idx : std::vector<std::vector<int>>{
-           {0}, {0, 1}, {0, 2}, {0, 1, 2}}) {
-    if (llvm::is_contained(idx, 1) && !anyScores)
+  size_t bestTerms = 0;
+  for (unsigned mask = 0; mask < (1u << (kTerms - 1)); ++mask) {
+    llvm::SmallVector<int, kTerms> idx = {0};
+    bool unused = false;
+    for (int t = 1; t < kTerms; ++t)
+      if (mask & (1u << (t - 1))) {
+        idx.push_back(t);
+        unused |= llvm::none_of(rows, [&](const Row &r) { return r[t] > 0; });
+      }
+    if (unused || (idx.size() > 1 && rows.size() <= idx.size()))
       continue;
-    std::optional<std::array<double, 3>> all = solveTerms(rows, idx);
+    std::optional<Row> all = solveTerms(rows, idx);
     if (!all)
       continue;
     double loo = 0;
     if (rows.size() > idx.size()) {
-      for (size_t i = 0; i < rows.size() && std::isfinite(loo); ++i) {
-        std::optional<std::array<double, 3>> x = solveTerms(rows, idx, i);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        std::optional<Row> x = solveTerms(rows, idx, i);
         if (!x) {
           loo = INFINITY;
           break;
         }
-        double e = rows[i][0] * (*x)[0] + rows[i][1] * (*x)[1] +
-                   rows[i][2] * (*x)[2] - 1;
+        double e = predictRow(rows[i], *x) - 1;
         loo += e * e;
       }
-    } else if (idx.size() > 1) {
-      continue;
     }
-    if (loo < bestLoo * (1 - 1e-9) || !best) {
+    if (!std::isfinite(loo))
+      continue;
+    bool better = !best || loo < bestLoo * (1 - 1e-9) ||
+                  (loo <= bestLoo * (1 + 1e-9) && idx.size() < bestTerms);
+    if (better) {
       bestLoo = loo;
+      bestTerms = idx.size();
       best = all;
     }
   }
@@ -191,11 +216,12 @@ std::optional<CpuKernelCalibration> mlir::accel::fitCpuKernelCalibration(
   c.cpu = cpu.str();
   c.kernel = kernel.str();
   c.threads = threads;
-  // x0 is ms per GFLOP: GFLOP/s = 1e3 / x0; x1 ms per G scores = 1e-3 ns
-  // each; x2 ms = 1e3 us.
+  // x0 is ms per GFLOP: GFLOP/s = 1e3 / x0; x1 ms per G scores and x2 ms
+  // per GB = 1e-3 ns each; x3 ms = 1e3 us.
   c.gflops = 1e3 / (*best)[0];
   c.nsPerScore = (*best)[1] * 1e-3;
-  c.usPerCall = (*best)[2] * 1e3;
+  c.nsPerByte = (*best)[2] * 1e-3;
+  c.usPerCall = (*best)[3] * 1e3;
   c.samples.assign(samples.begin(), samples.end());
   return c;
 }
@@ -303,6 +329,7 @@ mlir::accel::parseCpuTuningCache(llvm::StringRef text) {
       for (auto [field, into] :
            {std::pair<llvm::StringRef, double *>{"ns_per_score",
                                                  &c.nsPerScore},
+            {"ns_per_byte", &c.nsPerByte},
             {"us_per_call", &c.usPerCall}}) {
         std::optional<double> v = o->getNumber(field);
         if (o->get(field) && (!v || !(*v >= 0) || !std::isfinite(*v)))
@@ -321,7 +348,8 @@ mlir::accel::parseCpuTuningCache(llvm::StringRef text) {
             return bad("a sample without \"case\", \"flops\" >= 0 and "
                        "\"ms\" > 0");
           c.samples.push_back({label->str(), *flops,
-                               so->getNumber("scores").value_or(0), *ms});
+                               so->getNumber("scores").value_or(0),
+                               so->getNumber("bytes").value_or(0), *ms});
         }
       if (cache.findCalibration(c.cpu, c.kernel, c.threads))
         return bad("a second calibration of " + c.kernel + " on " + c.cpu +
@@ -371,6 +399,8 @@ std::string mlir::accel::printCpuTuningCache(const CpuTuningCache &cache) {
         llvm::json::Object so{{"case", s.label}, {"flops", s.flops}};
         if (s.scores > 0)
           so["scores"] = s.scores;
+        if (s.bytes > 0)
+          so["bytes"] = s.bytes;
         so["ms"] = s.ms;
         samples.push_back(std::move(so));
       }
@@ -379,6 +409,7 @@ std::string mlir::accel::printCpuTuningCache(const CpuTuningCache &cache) {
                                         {"threads", c.threads},
                                         {"gflops", c.gflops},
                                         {"ns_per_score", c.nsPerScore},
+                                        {"ns_per_byte", c.nsPerByte},
                                         {"us_per_call", c.usPerCall},
                                         {"samples", std::move(samples)}});
     }

@@ -216,6 +216,18 @@ std::optional<double> accel::getRooflineSeconds(const RooflineCost &cost,
   return std::max(cost.flops / peak, bw > 0 ? cost.bytes / bw : 0);
 }
 
+double accel::getCalibratedSeconds(const RooflineCost &cost,
+                                   const CpuKernelCalibration &cal,
+                                   TargetAttr target, int64_t threads) {
+  double seconds =
+      predictCalibratedMs(cal, cost.flops, cost.scores, cost.bytes) * 1e-3;
+  double bw = target.getMemoryGbps().convertToDouble() * 1e9 * threads;
+  double l2 = double(target.getL2Kib()) * 1024 * threads;
+  if (bw > 0 && cost.bytes > l2)
+    seconds = std::max(seconds, cost.bytes / bw);
+  return seconds;
+}
+
 /// The op's cost with its name, for the table.
 static std::optional<Cost> costOf(Operation *op) {
   std::optional<RooflineCost> c = getRooflineCost(op);
@@ -567,14 +579,15 @@ struct AccelRooflinePass
                  << target.getName() << " with " << int64_t(threads)
                  << " thread(s) in the tuning cache";
         } else {
-          double ms = std::max(predictCalibratedMs(*cal, rc->flops, rc->scores),
-                               bw > 0 ? rc->bytes / (bw * threads) * 1e3 : 0);
-          calibrated = humanTime(ms * 1e-3);
+          calibrated = humanTime(
+              getCalibratedSeconds(*rc, *cal, target, threads));
           remark << llvm::formatv(
               "; calibrated {0} ({1} on {2} thread(s): {3:f1} GFLOP/s, "
-              "{4:f3} ns a score, {5:f1} us a call; {6} samples)",
-              calibrated, cal->kernel, threads, cal->gflops, cal->nsPerScore,
-              cal->usPerCall, cal->samples.size());
+              "{4:f3} ns a score, {5:f4} ns a byte, {6:f1} us a call; {7} "
+              "samples)",
+              calibrated, cal->kernel, int64_t(threads), cal->gflops,
+              cal->nsPerScore, cal->nsPerByte, cal->usPerCall,
+              cal->samples.size());
         }
       }
       Diagnostic &note = remark.attachNote(op->getLoc());

@@ -2,7 +2,8 @@
 // (docs/configure.md, "Calibrated time model"): an op whose
 // lowering_config names a kernel with a calibration on the target and
 // thread count also gets time = FLOPs / rate + softmax elements x their
-// cost + a call's cost, bounded below by the bytes at the bandwidth. The
+// cost + bytes x their cost + a call's cost, bounded below by the bytes at
+// the bandwidth when they exceed the cores' L2 (2 MiB here). The
 // calibrations here are written by hand, so every figure is exact.
 //
 // RUN: rm -rf %t && mkdir -p %t && split-file %s %t
@@ -10,19 +11,22 @@
 // RUN: FileCheck %s --check-prefix=TABLE < %t/table.txt
 //
 // 256^3: 33554432 FLOP at 100 GFLOP/s = 335.54 us, + 10 us a call.
-// CHECK: remark: roofline on x86-64-sapphirerapids: 33.55 MFLOP, {{.*}}; calibrated 345.54 us (cpu-fma on 1 thread(s): 100.0 GFLOP/s, 0.000 ns a score, 10.0 us a call; 2 samples)
+// CHECK: remark: roofline on x86-64-sapphirerapids: 33.55 MFLOP, {{.*}}; calibrated 345.54 us (cpu-fma on 1 thread(s): 100.0 GFLOP/s, 0.000 ns a score, 0.0000 ns a byte, 10.0 us a call; 2 samples)
 // A causal attention on cpu-flash with [64, 64] tiles: the first query
 // tile visits one key tile, the second two, so 64 x 64 + 64 x 128 = 12288
 // pairs a head (not the 8256 the band keeps), 24576 for the two heads:
 // 24576 x (2 x 64 + 2 x 64 + 5) = 6414336 FLOP at 100 GFLOP/s = 64.14 us,
-// + 24576 x 1 ns = 24.58 us: 88.72 us.
-// CHECK: remark: roofline on x86-64-sapphirerapids: 4.31 MFLOP, {{.*}}; calibrated 88.72 us (cpu-flash on 1 thread(s): 100.0 GFLOP/s, 1.000 ns a score, 0.0 us a call; 1 samples)
+// + 24576 x 1 ns = 24.58 us, + 262144 bytes x 0.1 ns = 26.21 us: 114.93 us.
+// CHECK: remark: roofline on x86-64-sapphirerapids: 4.31 MFLOP, {{.*}}; calibrated 114.93 us (cpu-flash on 1 thread(s): 100.0 GFLOP/s, 1.000 ns a score, 0.1000 ns a byte, 0.0 us a call; 1 samples)
 // With [128, 128] tiles one key tile covers all: 16384 pairs a head.
-// 32768 x 261 = 8552448 FLOP = 85.52 us, + 32.77 us = 118.29 us.
-// CHECK: remark: roofline on x86-64-sapphirerapids: 4.31 MFLOP, {{.*}}; calibrated 118.29 us
+// 32768 x 261 = 8552448 FLOP = 85.52 us, + 32.77 us + 26.21 us = 144.51 us.
+// CHECK: remark: roofline on x86-64-sapphirerapids: 4.31 MFLOP, {{.*}}; calibrated 144.51 us
 // An 8 x 4096 x 4096 call at 1000 GFLOP/s would take 268 us; its 33.75 MB
-// at 15 GB/s take 2.25 ms: the bytes bound it.
+// (more than the 2 MiB L2) at 15 GB/s take 2.25 ms: the bytes bound it.
 // CHECK: remark: roofline on x86-64-sapphirerapids: 268.44 MFLOP, 33.75 MB, {{.*}}; calibrated 2.25 ms (cpu-amx-bf16
+// 256^3 in bf16 at 1000 GFLOP/s: 33.55 us; its 524 KB would take 34.95 us
+// at 15 GB/s, but they fit the L2: no bound.
+// CHECK: remark: roofline on x86-64-sapphirerapids: 33.55 MFLOP, 524.29 KB, {{.*}}; calibrated 33.55 us (cpu-amx-bf16
 // A kernel the cache has no calibration of, and an op without a config:
 // CHECK: remark: roofline on x86-64-sapphirerapids: {{.*}}; no calibration of cpu-amx-int8 on x86-64-sapphirerapids with 1 thread(s) in the tuning cache
 // CHECK: remark: roofline on x86-64-sapphirerapids: {{.*}}; no calibrated time (no lowering_config: run accel-cpu-configure first)
@@ -30,9 +34,10 @@
 // TABLE: roofline on x86-64-sapphirerapids
 // TABLE: predicted calibrated  tiles
 // TABLE: accel.matmul {{.*}} 345.54 us
-// TABLE: accel.attention {{.*}} 88.72 us
-// TABLE: accel.attention {{.*}} 118.29 us
+// TABLE: accel.attention {{.*}} 114.93 us
+// TABLE: accel.attention {{.*}} 144.51 us
 // TABLE: accel.matmul {{.*}} 2.25 ms
+// TABLE: accel.matmul {{.*}} 33.55 us
 // TABLE: accel.matmul {{.*}} -
 // TABLE: accel.matmul {{.*}} -
 //
@@ -56,7 +61,7 @@
    "samples": [{"case": "a", "flops": 1e9, "ms": 10.01},
                {"case": "b", "flops": 2e9, "ms": 20.01}]},
   {"cpu": "x86-64-sapphirerapids", "kernel": "cpu-flash", "threads": 1,
-   "gflops": 100, "ns_per_score": 1,
+   "gflops": 100, "ns_per_score": 1, "ns_per_byte": 0.1,
    "samples": [{"case": "c", "flops": 1e9, "scores": 1e6, "ms": 11}]},
   {"cpu": "x86-64-sapphirerapids", "kernel": "cpu-amx-bf16", "threads": 1,
    "gflops": 1000},
@@ -84,6 +89,10 @@ func.func @attn128(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: t
 func.func @skinny(%a: tensor<8x4096xbf16>, %b: tensor<4096x4096xbf16>, %c: tensor<8x4096xf32>) -> tensor<8x4096xf32> {
   %0 = accel.matmul ins(%a, %b : tensor<8x4096xbf16>, tensor<4096x4096xbf16>) outs(%c : tensor<8x4096xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-amx-bf16", tile = [16, 0, 2048], mma = [16, 16, 32]>} -> tensor<8x4096xf32>
   return %0 : tensor<8x4096xf32>
+}
+func.func @bf16(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = accel.matmul ins(%a, %b : tensor<256x256xbf16>, tensor<256x256xbf16>) outs(%c : tensor<256x256xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-amx-bf16", tile = [256, 0, 256], mma = [32, 32, 32]>} -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
 }
 func.func @int8(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>, %c: tensor<64x64xi32>) -> tensor<64x64xi32> {
   %0 = accel.matmul ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) outs(%c : tensor<64x64xi32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-amx-int8", tile = [64, 0, 64], mma = [16, 16, 64]>} -> tensor<64x64xi32>

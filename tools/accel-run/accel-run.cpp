@@ -810,7 +810,11 @@ static LogicalResult priceCalibrated(ModuleOp module, MutableArrayRef<Job> jobs,
   if (failed(pm.run(*copy)))
     return failure();
   TargetAttr target = lookupTarget(module.getContext(), cpu);
-  double bw = target ? target.getMemoryGbps().convertToDouble() * 1e9 : 0;
+  if (!target) {
+    llvm::errs() << "accel-run: the host's CPU kind '" << cpu
+                 << "' has no catalogue entry\n";
+    return failure();
+  }
   for (Job &job : jobs) {
     auto fn = copy->lookupSymbol<func::FuncOp>(job.func.getSymName());
     if (!fn || !job.roofline)
@@ -837,8 +841,7 @@ static LogicalResult priceCalibrated(ModuleOp module, MutableArrayRef<Job> jobs,
                   .str();
         return;
       }
-      ms += std::max(predictCalibratedMs(*cal, cost->flops, cost->scores),
-                     bw > 0 ? cost->bytes / (bw * options.threads) * 1e3 : 0);
+      ms += getCalibratedSeconds(*cost, *cal, target, options.threads) * 1e3;
     });
     if (why.empty())
       job.calibratedSeconds = ms * 1e-3;

@@ -54,13 +54,14 @@ struct CpuTimingSample {
   std::string label; // the tuner's case, e.g. "f32 GEMM 512³"
   double flops = 0;  // RooflineCost::flops
   double scores = 0; // RooflineCost::scores (softmax elements)
+  double bytes = 0;  // RooflineCost::bytes (operands read, results written)
   double ms = 0;     // the median time of one call
 };
 
 /// A kernel's time on a CPU kind and thread count, fitted to samples:
-///   time = flops / rate + scores x perScore + perCall
-/// (each term >= 0; a kernel's bytes at the catalogue bandwidth bound it
-/// from below where it is used). The fit minimises the squared relative
+///   time = flops / rate + scores x perScore + bytes x perByte + perCall
+/// (each term >= 0; getCalibratedSeconds adds the bandwidth bound of an op
+/// larger than the cores' L2). The fit minimises the squared relative
 /// error over the samples, so small and large calls weigh alike, and keeps
 /// only the terms that predict each sample best from the others
 /// (leave-one-out), so a term the samples do not need does not fit noise.
@@ -69,7 +70,8 @@ struct CpuKernelCalibration {
   int64_t threads = 1;
   double gflops = 0;     // the rate of its products, GFLOP/s (> 0)
   double nsPerScore = 0; // each softmax element: exp and row statistics
-  double usPerCall = 0;  // a call's fixed cost: threads, packing set-up
+  double nsPerByte = 0;  // each operand byte: packing, copies, first reads
+  double usPerCall = 0;  // a call's fixed cost: threads, set-up
   std::vector<CpuTimingSample> samples;
 };
 
@@ -79,9 +81,10 @@ std::optional<CpuKernelCalibration>
 fitCpuKernelCalibration(llvm::StringRef cpu, llvm::StringRef kernel,
                         int64_t threads,
                         llvm::ArrayRef<CpuTimingSample> samples);
-/// The calibrated time of `flops` and `scores` in ms (compute side only).
+/// The calibrated time in ms of a call with this work (the fitted terms
+/// only; getCalibratedSeconds adds the bandwidth bound).
 double predictCalibratedMs(const CpuKernelCalibration &c, double flops,
-                           double scores);
+                           double scores, double bytes);
 
 struct CpuTuningCache {
   std::vector<CpuTuningEntry> entries;

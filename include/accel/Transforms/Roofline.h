@@ -28,6 +28,7 @@ namespace func {
 class FuncOp;
 } // namespace func
 namespace accel {
+struct CpuKernelCalibration;
 
 /// What an accel op (matmul, softmax, attention) with static shapes must
 /// do: its FLOPs, the bytes it moves at least (each operand read once, each
@@ -57,6 +58,14 @@ double getRooflineBytes(Type shaped);
 std::optional<double> getRooflineSeconds(const RooflineCost &cost,
                                          TargetAttr target);
 
+/// The calibrated time in seconds of an op of `cost` (getKernelCost) run
+/// on `threads` cores of the CPU `target` by the kernel `cal` describes:
+/// its fitted terms, and no less than the bytes at the cores' bandwidth
+/// when they exceed the cores' L2 (the calibration's samples run with
+/// their operands in cache, as a call after the op that wrote them does).
+double getCalibratedSeconds(const RooflineCost &cost,
+                            const CpuKernelCalibration &cal, TargetAttr target,
+                            int64_t threads);
 /// One point of a roofline plot: its work, the model's time and, when it was
 /// run, the time it took.
 struct RooflinePoint {
