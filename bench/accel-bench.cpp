@@ -2228,9 +2228,13 @@ static void calibrateTimeModel(MLIRContext &ctx, accel::CpuTuningCache &cache,
                                const accel::TargetSpec &spec) {
   int64_t threads = benchThreads;
   accel::TargetAttr target = accel::lookupTarget(&ctx, cpu);
+  // The byte term counts operands larger than the cores' L2 (the bound of
+  // accel::getCalibratedSeconds uses the same size).
+  double cacheBytes = double(target.getL2Kib()) * 1024 * threads;
   llvm::outs() << llvm::formatv(
       "\nCalibrated time model on {0}, {1} thread(s): time = FLOPs / rate + "
-      "softmax elements x their cost + bytes x their cost + a call's cost, "
+      "softmax elements x their cost + bytes beyond the L2 x their cost + a "
+      "call's cost, "
       "fitted per "
       "kernel to the medians above (the tiles the configuration stage "
       "runs) and the cache's earlier samples; predicted ÷ measured by the "
@@ -2288,7 +2292,8 @@ static void calibrateTimeModel(MLIRContext &ctx, accel::CpuTuningCache &cache,
       std::vector<accel::CpuTimingSample> others = samples;
       others.erase(others.begin() + i);
       std::optional<accel::CpuKernelCalibration> without =
-          accel::fitCpuKernelCalibration(cpu, kernel, threads, others);
+          accel::fitCpuKernelCalibration(cpu, kernel, threads, cacheBytes,
+                                        others);
       std::string looText = "-";
       if (without) {
         double r = predict(*without) / s.ms;
@@ -2309,7 +2314,8 @@ static void calibrateTimeModel(MLIRContext &ctx, accel::CpuTuningCache &cache,
                                     ratio(rooflineMs, s.ms));
     }
     std::optional<accel::CpuKernelCalibration> fit =
-        accel::fitCpuKernelCalibration(cpu, kernel, threads, samples);
+        accel::fitCpuKernelCalibration(cpu, kernel, threads, cacheBytes,
+                                       samples);
     if (!fit)
       continue;
     cache.putCalibration(*fit);

@@ -74,8 +74,9 @@ void CpuTuningCache::putCalibration(const CpuKernelCalibration &c) {
 double mlir::accel::predictCalibratedMs(const CpuKernelCalibration &c,
                                         double flops, double scores,
                                         double bytes) {
+  double traffic = bytes > c.cacheBytes ? bytes : 0;
   return flops / (c.gflops * 1e6) + scores * c.nsPerScore * 1e-6 +
-         bytes * c.nsPerByte * 1e-6 + c.usPerCall * 1e-3;
+         traffic * c.nsPerByte * 1e-6 + c.usPerCall * 1e-3;
 }
 
 /// The terms of the fit: FLOPs, softmax elements, bytes, a call.
@@ -152,7 +153,7 @@ static double predictRow(const Row &row, const Row &x) {
 
 std::optional<CpuKernelCalibration> mlir::accel::fitCpuKernelCalibration(
     llvm::StringRef cpu, llvm::StringRef kernel, int64_t threads,
-    llvm::ArrayRef<CpuTimingSample> samples) {
+    double cacheBytes, llvm::ArrayRef<CpuTimingSample> samples) {
   // time = x0 * flops + x1 * scores + x2 * bytes + x3, every x >= 0,
   // minimising sum((predicted / measured - 1)^2): a least-squares problem
   // in the features divided by the measured time, against 1. Features
@@ -161,8 +162,9 @@ std::optional<CpuKernelCalibration> mlir::accel::fitCpuKernelCalibration(
   for (const CpuTimingSample &s : samples) {
     if (!(s.ms > 0) || !(s.flops > 0) || s.scores < 0 || s.bytes < 0)
       continue;
+    double traffic = s.bytes > cacheBytes ? s.bytes : 0;
     rows.push_back({s.flops * 1e-9 / s.ms, s.scores * 1e-9 / s.ms,
-                    s.bytes * 1e-9 / s.ms, 1 / s.ms});
+                    traffic * 1e-9 / s.ms, 1 / s.ms});
   }
   if (rows.empty())
     return std::nullopt;
@@ -222,6 +224,7 @@ std::optional<CpuKernelCalibration> mlir::accel::fitCpuKernelCalibration(
   c.nsPerScore = (*best)[1] * 1e-3;
   c.nsPerByte = (*best)[2] * 1e-3;
   c.usPerCall = (*best)[3] * 1e3;
+  c.cacheBytes = cacheBytes;
   c.samples.assign(samples.begin(), samples.end());
   return c;
 }
@@ -330,6 +333,7 @@ mlir::accel::parseCpuTuningCache(llvm::StringRef text) {
            {std::pair<llvm::StringRef, double *>{"ns_per_score",
                                                  &c.nsPerScore},
             {"ns_per_byte", &c.nsPerByte},
+            {"cache_bytes", &c.cacheBytes},
             {"us_per_call", &c.usPerCall}}) {
         std::optional<double> v = o->getNumber(field);
         if (o->get(field) && (!v || !(*v >= 0) || !std::isfinite(*v)))
@@ -410,6 +414,7 @@ std::string mlir::accel::printCpuTuningCache(const CpuTuningCache &cache) {
                                         {"gflops", c.gflops},
                                         {"ns_per_score", c.nsPerScore},
                                         {"ns_per_byte", c.nsPerByte},
+                                        {"cache_bytes", c.cacheBytes},
                                         {"us_per_call", c.usPerCall},
                                         {"samples", std::move(samples)}});
     }

@@ -2,7 +2,8 @@
 // (docs/configure.md, "Calibrated time model"): an op whose
 // lowering_config names a kernel with a calibration on the target and
 // thread count also gets time = FLOPs / rate + softmax elements x their
-// cost + bytes x their cost + a call's cost, bounded below by the bytes at
+// cost + bytes x their cost (those above the calibration's cache_bytes) +
+// a call's cost, bounded below by the bytes at
 // the bandwidth when they exceed the cores' L2 (2 MiB here). The
 // calibrations here are written by hand, so every figure is exact.
 //
@@ -10,8 +11,9 @@
 // RUN: accel-opt %t/ops.mlir --accel-roofline="target=x86-64-sapphirerapids tuning-cache=%t/cache.json report=%t/table.txt" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=TABLE < %t/table.txt
 //
-// 256^3: 33554432 FLOP at 100 GFLOP/s = 335.54 us, + 10 us a call.
-// CHECK: remark: roofline on x86-64-sapphirerapids: 33.55 MFLOP, {{.*}}; calibrated 345.54 us (cpu-fma on 1 thread(s): 100.0 GFLOP/s, 0.000 ns a score, 0.0000 ns a byte, 10.0 us a call; 2 samples)
+// 256^3: 33554432 FLOP at 100 GFLOP/s = 335.54 us, + 10 us a call; its
+// 786432 bytes are under the calibration's cache_bytes: no byte term.
+// CHECK: remark: roofline on x86-64-sapphirerapids: 33.55 MFLOP, {{.*}}; calibrated 345.54 us (cpu-fma on 1 thread(s): 100.0 GFLOP/s, 0.000 ns a score, 1.0000 ns a byte, 10.0 us a call; 2 samples)
 // A causal attention on cpu-flash with [64, 64] tiles: the first query
 // tile visits one key tile, the second two, so 64 x 64 + 64 x 128 = 12288
 // pairs a head (not the 8256 the band keeps), 24576 for the two heads:
@@ -57,7 +59,7 @@
 {"format": "accel-cpu-tuning", "version": 1, "entries": [],
  "calibrations": [
   {"cpu": "x86-64-sapphirerapids", "kernel": "cpu-fma", "threads": 1,
-   "gflops": 100, "us_per_call": 10,
+   "gflops": 100, "us_per_call": 10, "ns_per_byte": 1, "cache_bytes": 1e6,
    "samples": [{"case": "a", "flops": 1e9, "ms": 10.01},
                {"case": "b", "flops": 2e9, "ms": 20.01}]},
   {"cpu": "x86-64-sapphirerapids", "kernel": "cpu-flash", "threads": 1,

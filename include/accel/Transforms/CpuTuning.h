@@ -59,7 +59,9 @@ struct CpuTimingSample {
 };
 
 /// A kernel's time on a CPU kind and thread count, fitted to samples:
-///   time = flops / rate + scores x perScore + bytes x perByte + perCall
+///   time = flops / rate + scores x perScore + bytes' x perByte + perCall
+/// where bytes' are the op's bytes when they exceed `cacheBytes` (the
+/// cores' L2 at calibration), else 0: operands in cache cost no traffic
 /// (each term >= 0; getCalibratedSeconds adds the bandwidth bound of an op
 /// larger than the cores' L2). The fit minimises the squared relative
 /// error over the samples, so small and large calls weigh alike, and keeps
@@ -72,6 +74,7 @@ struct CpuKernelCalibration {
   double nsPerScore = 0; // each softmax element: exp and row statistics
   double nsPerByte = 0;  // each operand byte: packing, copies, first reads
   double usPerCall = 0;  // a call's fixed cost: threads, set-up
+  double cacheBytes = 0; // operands up to this size: no byte term
   std::vector<CpuTimingSample> samples;
 };
 
@@ -79,7 +82,7 @@ struct CpuKernelCalibration {
 /// flops > 0 and a time > 0); none when they do not determine a rate.
 std::optional<CpuKernelCalibration>
 fitCpuKernelCalibration(llvm::StringRef cpu, llvm::StringRef kernel,
-                        int64_t threads,
+                        int64_t threads, double cacheBytes,
                         llvm::ArrayRef<CpuTimingSample> samples);
 /// The calibrated time in ms of a call with this work (the fitted terms
 /// only; getCalibratedSeconds adds the bandwidth bound).
