@@ -2284,16 +2284,15 @@ static void calibrateTimeModel(MLIRContext &ctx, accel::CpuTuningCache &cache,
       };
       std::string beforeText = "-";
       if (before) {
-        bool inFit = llvm::any_of(before->samples, [&](auto &o) {
-          return o.label == s.label;
-        });
+        bool inFit = llvm::any_of(before->samples,
+                                  [&](auto &o) { return o.label == s.label; });
         beforeText = ratio(predict(*before), s.ms) + (inFit ? " (in fit)" : "");
       }
       std::vector<accel::CpuTimingSample> others = samples;
       others.erase(others.begin() + i);
       std::optional<accel::CpuKernelCalibration> without =
           accel::fitCpuKernelCalibration(cpu, kernel, threads, cacheBytes,
-                                        others);
+                                         others);
       std::string looText = "-";
       if (without) {
         double r = predict(*without) / s.ms;

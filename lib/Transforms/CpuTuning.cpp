@@ -117,9 +117,9 @@ static bool solveSmall(double a[kTerms][kTerms], double b[kTerms], int n,
 
 /// The least-squares solution over `rows` (but `skip`) of the terms in
 /// `idx` (the others 0), or none when it is singular or a term is negative.
-static std::optional<Row> solveTerms(llvm::ArrayRef<Row> rows,
-                                     llvm::ArrayRef<int> idx,
-                                     std::optional<size_t> skip = std::nullopt) {
+static std::optional<Row>
+solveTerms(llvm::ArrayRef<Row> rows, llvm::ArrayRef<int> idx,
+           std::optional<size_t> skip = std::nullopt) {
   int n = idx.size();
   double a[kTerms][kTerms] = {}, b[kTerms] = {}, x[kTerms] = {};
   for (auto [r, row] : llvm::enumerate(rows)) {
@@ -330,8 +330,7 @@ mlir::accel::parseCpuTuningCache(llvm::StringRef text) {
         return bad("no \"gflops\" rate (> 0)");
       c.gflops = *gflops;
       for (auto [field, into] :
-           {std::pair<llvm::StringRef, double *>{"ns_per_score",
-                                                 &c.nsPerScore},
+           {std::pair<llvm::StringRef, double *>{"ns_per_score", &c.nsPerScore},
             {"ns_per_byte", &c.nsPerByte},
             {"cache_bytes", &c.cacheBytes},
             {"us_per_call", &c.usPerCall}}) {

@@ -90,8 +90,8 @@ static double visitedPairs(int64_t sq, int64_t skv, std::optional<int64_t> diag,
     int64_t end = std::min(skv, (last + tkv - 1) / tkv * tkv);
     int64_t begin = 0;
     if (window)
-      begin = std::min(end, std::max<int64_t>(q0 + d - (*window - 1), 0) /
-                                tkv * tkv);
+      begin = std::min(end, std::max<int64_t>(q0 + d - (*window - 1), 0) / tkv *
+                                tkv);
     pairs += double(rows) * double(std::max<int64_t>(end - begin, 0));
   }
   return pairs;
@@ -517,14 +517,13 @@ struct AccelRooflinePass
     SmallVector<RooflinePoint> points;
     std::string table;
     llvm::raw_string_ostream rows(table);
-    rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11} {5,-8} {6,12}  "
-                          "{7}{8}\n",
-                          "#", "op", "FLOPs", "bytes", "FLOP/B", "bound",
-                          "predicted",
-                          tuningCache.empty()
-                              ? std::string()
-                              : llvm::formatv("{0,12}  ", "calibrated").str(),
-                          "tiles");
+    rows << llvm::formatv(
+        "{0,-4} {1,-16} {2,14} {3,14} {4,11} {5,-8} {6,12}  "
+        "{7}{8}\n",
+        "#", "op", "FLOPs", "bytes", "FLOP/B", "bound", "predicted",
+        tuningCache.empty() ? std::string()
+                            : llvm::formatv("{0,12}  ", "calibrated").str(),
+        "tiles");
     module.walk([&](Operation *op) {
       if (!isa<MatmulOp, DequantMatmulOp, SoftmaxOp, AttentionOp,
                PagedAttentionOp>(op))
@@ -567,8 +566,8 @@ struct AccelRooflinePass
         auto config =
             op->getAttrOfType<LoweringConfigAttr>(kLoweringConfigAttrName);
         const CpuKernelCalibration *cal =
-            config ? cache.findCalibration(target.getName(),
-                                           config.getKernel(), threads)
+            config ? cache.findCalibration(target.getName(), config.getKernel(),
+                                           threads)
                    : nullptr;
         std::optional<RooflineCost> rc = getKernelCost(op);
         if (!config) {
@@ -579,8 +578,8 @@ struct AccelRooflinePass
                  << target.getName() << " with " << int64_t(threads)
                  << " thread(s) in the tuning cache";
         } else {
-          calibrated = humanTime(
-              getCalibratedSeconds(*rc, *cal, target, threads));
+          calibrated =
+              humanTime(getCalibratedSeconds(*rc, *cal, target, threads));
           remark << llvm::formatv(
               "; calibrated {0} ({1} on {2} thread(s): {3:f1} GFLOP/s, "
               "{4:f3} ns a score, {5:f4} ns a byte, {6:f1} us a call; {7} "
@@ -598,17 +597,15 @@ struct AccelRooflinePass
              << plan->problem;
       else
         note << "tiles on " << target.getName() << ": " << plan->describe();
-      rows << llvm::formatv("{0,-4} {1,-16} {2,14} {3,14} {4,11:f1} {5,-8} "
-                            "{6,12}  {7}{8}\n",
-                            points.size(), cost->name,
-                            human(cost->flops, "FLOP"),
-                            human(cost->bytes, "B"), intensity,
-                            computeBound ? "compute" : "memory",
-                            humanTime(time),
-                            tuningCache.empty()
-                                ? std::string()
-                                : llvm::formatv("{0,12}  ", calibrated).str(),
-                            tiles);
+      rows << llvm::formatv(
+          "{0,-4} {1,-16} {2,14} {3,14} {4,11:f1} {5,-8} "
+          "{6,12}  {7}{8}\n",
+          points.size(), cost->name, human(cost->flops, "FLOP"),
+          human(cost->bytes, "B"), intensity,
+          computeBound ? "compute" : "memory", humanTime(time),
+          tuningCache.empty() ? std::string()
+                              : llvm::formatv("{0,12}  ", calibrated).str(),
+          tiles);
       points.push_back(RooflinePoint{
           cost->name, RooflineCost{cost->flops, cost->bytes, cost->precision},
           time, std::nullopt});

@@ -110,7 +110,8 @@ struct CpuTuningCache {
 };
 
 /// The cache in `text` (JSON: {"format": "accel-cpu-tuning", "version": 1,
-/// "entries": [...], "calibrations": [...]}, the last optional), or an error saying what is wrong and where.
+/// "entries": [...], "calibrations": [...]}, the last optional), or an error
+/// saying what is wrong and where.
 llvm::Expected<CpuTuningCache> parseCpuTuningCache(llvm::StringRef text);
 /// The same for the file at `path`.
 llvm::Expected<CpuTuningCache> loadCpuTuningCache(llvm::StringRef path);
