@@ -162,8 +162,10 @@ void accel::buildAccelCpuPipeline(OpPassManager &pm,
     transposeKernels.threads = options.threads;
     pm.addNestedPass<func::FuncOp>(
         accel::createAccelCpuTransposeKernelsPass(transposeKernels));
+    accel::AccelCpuVectorizeElementwisePassOptions elementwise;
+    elementwise.threads = options.parallelElementwise ? options.threads : 1;
     pm.addNestedPass<func::FuncOp>(
-        accel::createAccelCpuVectorizeElementwisePass());
+        accel::createAccelCpuVectorizeElementwisePass(elementwise));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

@@ -13,6 +13,7 @@
 
 #include "ApplyOrReport.h"
 #include "BufferAccess.h"
+#include "DotGemm.h"
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Transforms/Transforms.h"
@@ -42,7 +43,8 @@ using namespace mlir;
 /// projected-permutation maps, parallel but for the innermost loop.
 static bool isCandidate(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || linalg::isaContractionOpInterface(op) ||
-      op.getNumLoops() == 0 || !isa<linalg::GenericOp, linalg::FillOp>(op))
+      op.getNumLoops() == 0 ||
+      !isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(op))
     return false;
   if (llvm::any_of(op.getStaticLoopRanges(),
                    [](int64_t r) { return ShapedType::isDynamic(r); }))
@@ -124,6 +126,32 @@ struct AccelCpuVectorizeElementwisePass
                             utils::IteratorType::reduction;
       if (innerReduction && ranges.back() > maxRow)
         continue;
+      // With threads, a large op outside any parallel loop runs its rows
+      // (every loop but the innermost) as an scf.forall: OpenMP's static
+      // schedule gives each thread a contiguous share. Inside a parallel
+      // loop (attention's heads) it stays sequential.
+      int64_t rows = 1, elements = 1;
+      for (unsigned i = 0; i < n; ++i) {
+        elements *= ranges[i];
+        if (i + 1 < n)
+          rows *= ranges[i];
+      }
+      if (threads > 1 && n > 1 && rows >= threads &&
+          elements >= minParallelElements &&
+          !accel::insideParallelLoop(op)) {
+        SmallVector<OpFoldResult> rowSizes(n, rewriter.getIndexAttr(1));
+        rowSizes.back() = rewriter.getIndexAttr(0);
+        scf::SCFTilingOptions rowOptions;
+        rowOptions.setTileSizes(rowSizes);
+        rowOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+        rewriter.setInsertionPoint(op);
+        FailureOr<scf::SCFTilingResult> byRows = scf::tileUsingSCF(
+            rewriter, cast<TilingInterface>(op.getOperation()), rowOptions);
+        if (succeeded(byRows) && byRows->tiledOps.size() == 1) {
+          rewriter.eraseOp(op);
+          op = cast<linalg::LinalgOp>(byRows->tiledOps.front());
+        }
+      }
       int64_t inner = innerReduction ? 0 : width; // 0: the whole row
       SmallVector<OpFoldResult> sizes(n, rewriter.getIndexAttr(1));
       sizes.back() = rewriter.getIndexAttr(inner);

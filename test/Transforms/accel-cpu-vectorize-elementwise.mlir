@@ -183,3 +183,23 @@ func.func @bool_mask_stays_scalar(%s: memref<8x32xf32>, %m: memref<8x32xi1>, %o:
   }
   return
 }
+
+// -----
+
+// A strided copy (the AMX kernels' padded C copied back: rows of 1008, 1000
+// kept): rows one at a time, 16 lanes at a time, the 8-column rest peeled.
+// Left to linalg-to-parallel-loops it was one scalar parallel loop over all
+// elements, which cost a 1024 x 1000 int8 GEMM on two threads 0.3 ms.
+// CHECK-LABEL: func.func @strided_copy
+// CHECK: scf.for %{{.*}} = %c0 to %c64
+// CHECK: scf.for %{{.*}} = %c0 to %c992 step %c16
+// CHECK: vector.transfer_read {{.*}} : memref<1x16xi32, strided<[1008, 1], offset: ?>>, vector<1x16xi32>
+// CHECK: vector.transfer_write {{.*}} : vector<1x16xi32>, memref<1x16xi32, strided<[1000, 1], offset: ?>>
+// CHECK: memref.subview {{.*}}[%{{.*}}, 992] [1, 8]
+// CHECK: vector.transfer_read {{.*}} vector<1x8xi32>
+// CHECK-NOT: linalg.copy
+func.func @strided_copy(%src: memref<64x1008xi32>, %dst: memref<64x1000xi32>) {
+  %corner = memref.subview %src[0, 0] [64, 1000] [1, 1] : memref<64x1008xi32> to memref<64x1000xi32, strided<[1008, 1]>>
+  linalg.copy ins(%corner : memref<64x1000xi32, strided<[1008, 1]>>) outs(%dst : memref<64x1000xi32>)
+  return
+}

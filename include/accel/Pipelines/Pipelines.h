@@ -117,6 +117,14 @@ struct AccelCpuPipelineOptions
                      "caller's buffers are passed in "
                      "(accel-cpu-results-in-place; accel-compile sets it)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> parallelElementwise{
+      *this, "parallel-elementwise",
+      llvm::cl::desc("With threads > 1: elementwise and row ops (norms, "
+                     "activations, copies) of 64 K elements and more outside "
+                     "any parallel loop run their rows on the threads "
+                     "(accel-cpu-vectorize-elementwise threads; 0: one "
+                     "thread runs them)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> prefetchB{
       *this, "prefetch-b",
       llvm::cl::desc("In cpu-fma's register tiles, prefetch B's rows a few K "

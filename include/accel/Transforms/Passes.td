@@ -1107,12 +1107,27 @@ def AccelCpuVectorizeElementwisePass
     here get `fastmath<reassoc>`, so LLVM adds a row's vectors and reduces
     the lanes as a tree instead of one dependent scalar add per element
     (every numerics gate on a sum bounds any summation order).
+
+    With `threads` > 1, an op of at least `min-parallel-elements` elements
+    that no parallel loop encloses first has its rows (every loop but the
+    innermost) tiled by 1 into an `scf.forall`, which becomes an OpenMP
+    loop (or the library's parallel-for); each row is then tiled and
+    vectorized as above. An AMX GEMM's padded C copied back, a norm or an
+    activation over a whole activation tensor then use every thread.
   }];
   let options = [
     Option<"width", "width", "int64_t", "16",
            "Vector lanes along the innermost parallel loop">,
     Option<"maxRow", "max-row", "int64_t", "256",
            "Longest innermost reduction vectorized whole">,
+    Option<"threads", "threads", "int64_t", "1",
+           "With more than 1: an op of at least `min-parallel-elements` "
+           "outside any parallel loop runs its rows as an scf.forall">,
+    Option<"minParallelElements", "min-parallel-elements", "int64_t",
+           "65536",
+           "The fewest elements an op needs for its rows to run on "
+           "`threads` threads (a parallel region's start and join cost "
+           "about what a thread copies 64 K elements in)">,
     MaxIterationsOption
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",

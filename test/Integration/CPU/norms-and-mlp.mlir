@@ -18,7 +18,11 @@
 // CHECK: PASS
 // CHECK-LABEL: @mlp_block
 // CHECK: PASS
-// CHECK: accel-run: 5 of 5 functions passed
+// CHECK-LABEL: @rmsnorm_rows_in_threads
+// CHECK: PASS
+// CHECK-LABEL: @swiglu_rows_in_threads
+// CHECK: PASS
+// CHECK: accel-run: 7 of 7 functions passed
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -154,4 +158,50 @@ func.func @mlp_block(%x: tensor<24x256xf32>, %wg: tensor<256x688xf32>, %wu: tens
     linalg.yield %s : f32
   } -> tensor<24x256xf32>
   return %y : tensor<24x256xf32>
+}
+
+// Ops of 64 K elements and more: with --num-threads=2 their rows run on
+// both threads (accel-cpu-vectorize-elementwise's scf.forall), the
+// sums of squares and the normalisation each split by rows.
+func.func @rmsnorm_rows_in_threads(%x: tensor<300x512xf32>, %w: tensor<512xf32>) -> tensor<300x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<300xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<300xf32>) -> tensor<300xf32>
+  %ss = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<300x512xf32>) outs(%z : tensor<300xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %sq, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<300xf32>
+  %e1 = tensor.empty() : tensor<300x512xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %ss, %w : tensor<300x512xf32>, tensor<300xf32>, tensor<512xf32>) outs(%e1 : tensor<300x512xf32>) {
+  ^bb0(%a: f32, %s: f32, %g: f32, %o: f32):
+    %n = arith.constant 512.0 : f32
+    %eps = arith.constant 1.0e-6 : f32
+    %mean = arith.divf %s, %n : f32
+    %v = arith.addf %mean, %eps : f32
+    %r = math.rsqrt %v : f32
+    %xr = arith.mulf %a, %r : f32
+    %out = arith.mulf %xr, %g : f32
+    linalg.yield %out : f32
+  } -> tensor<300x512xf32>
+  return %y : tensor<300x512xf32>
+}
+
+func.func @swiglu_rows_in_threads(%gate: tensor<130x1000xf32>, %up: tensor<130x1000xf32>) -> tensor<130x1000xf32> {
+  %e = tensor.empty() : tensor<130x1000xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<130x1000xf32>, tensor<130x1000xf32>) outs(%e : tensor<130x1000xf32>) {
+  ^bb0(%g: f32, %u: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %g : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %s = arith.divf %g, %d : f32
+    %out = arith.mulf %s, %u : f32
+    linalg.yield %out : f32
+  } -> tensor<130x1000xf32>
+  return %y : tensor<130x1000xf32>
 }
