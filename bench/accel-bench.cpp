@@ -2429,34 +2429,75 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
       cases.push_back(std::move(c));
     }
   }
-  for (int64_t L : lengths)
-    for (int64_t d : dims)
-      for (bool causal : {false, true}) {
-        int64_t H = attnHeads, n = H * L * d;
-        TuneCase c;
-        c.label = "f32 attention H" + std::to_string(H) + " L" +
-                  std::to_string(L) + " d" + std::to_string(d) +
-                  (causal ? " causal" : "");
-        c.name = "attn";
-        c.peakKind = "f32";
-        c.text = attentionText(H, L, d, causal);
-        auto q = std::make_shared<std::vector<float>>(randomBuffer(n, 1));
-        auto kk = std::make_shared<std::vector<float>>(randomBuffer(n, 2));
-        auto v = std::make_shared<std::vector<float>>(randomBuffer(n, 3));
-        auto o = std::make_shared<std::vector<float>>(n);
-        c.bind = [=](AccelKernel &k) {
-          for (auto *buf : {q.get(), kk.get(), v.get(), o.get()})
-            k.call.addMemref(buf->data(), {1, H, L, d});
-          k.call.addResults({4});
-        };
-        c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
-        c.output = [=] { return std::vector<double>(o->begin(), o->end()); };
-        c.flop = 4.0 * H * L * L * d * (causal ? 0.5 : 1.0);
-        c.scores = double(H) * L * L * (causal ? 0.5 : 1.0);
-        c.bytes = 16.0 * n;
-        c.tolerance = 1e-4;
-        cases.push_back(std::move(c));
-      }
+  // f32 attention, and bf16 where the host multiplies bf16 (AMX: the
+  // cpu-flash-amx kernel), so that both kernels get tiles and a
+  // calibration.
+  std::vector<std::string> attnTypes = {"f32"};
+  if (bf16)
+    attnTypes.push_back("bf16");
+  for (const std::string &dtype : attnTypes)
+    for (int64_t L : lengths)
+      for (int64_t d : dims)
+        for (bool causal : {false, true}) {
+          int64_t H = attnHeads, n = H * L * d;
+          bool isBf16 = dtype == "bf16";
+          TuneCase c;
+          c.label = dtype + " attention H" + std::to_string(H) + " L" +
+                    std::to_string(L) + " d" + std::to_string(d) +
+                    (causal ? " causal" : "");
+          c.name = "attn";
+          c.peakKind = dtype;
+          c.text = attentionText(H, L, d, causal);
+          if (isBf16) {
+            // Every operand and the output bf16 (the text is f32's).
+            for (size_t at = c.text.find("f32>"); at != std::string::npos;
+                 at = c.text.find("f32>", at))
+              c.text.replace(at, 3, "bf16");
+            auto bf16Of = [](const std::vector<float> &f) {
+              auto v = std::make_shared<std::vector<uint16_t>>(f.size());
+              std::transform(f.begin(), f.end(), v->begin(), toBf16);
+              return v;
+            };
+            auto q = bf16Of(randomBuffer(n, 1)), kk = bf16Of(randomBuffer(n, 2)),
+                 v = bf16Of(randomBuffer(n, 3));
+            auto o = std::make_shared<std::vector<uint16_t>>(n);
+            c.bind = [=](AccelKernel &k) {
+              for (auto *buf : {q.get(), kk.get(), v.get(), o.get()})
+                k.call.addMemref(buf->data(), {1, H, L, d});
+              k.call.addResults({4});
+            };
+            c.clear = [=] { std::fill(o->begin(), o->end(), uint16_t(0x7fc0)); };
+            c.output = [=] {
+              std::vector<double> out(o->size());
+              std::transform(o->begin(), o->end(), out.begin(),
+                             [](uint16_t h) { return double(fromBf16(h)); });
+              return out;
+            };
+            c.bytes = 8.0 * n;
+            // Other tiles round P to bf16 against other running maxima and
+            // the output to bf16: a few bf16 ulps of |O| <= 1.
+            c.tolerance = 3e-2;
+          } else {
+            auto q = std::make_shared<std::vector<float>>(randomBuffer(n, 1));
+            auto kk = std::make_shared<std::vector<float>>(randomBuffer(n, 2));
+            auto v = std::make_shared<std::vector<float>>(randomBuffer(n, 3));
+            auto o = std::make_shared<std::vector<float>>(n);
+            c.bind = [=](AccelKernel &k) {
+              for (auto *buf : {q.get(), kk.get(), v.get(), o.get()})
+                k.call.addMemref(buf->data(), {1, H, L, d});
+              k.call.addResults({4});
+            };
+            c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
+            c.output = [=] {
+              return std::vector<double>(o->begin(), o->end());
+            };
+            c.bytes = 16.0 * n;
+            c.tolerance = 1e-4;
+          }
+          c.flop = 4.0 * H * L * L * d * (causal ? 0.5 : 1.0);
+          c.scores = double(H) * L * L * (causal ? 0.5 : 1.0);
+          cases.push_back(std::move(c));
+        }
 
   auto peakOf = [&](const std::string &kind) {
     double tflops = kind == "bf16" ? spec.peakBf16
