@@ -2098,7 +2098,7 @@ struct TuneCase {
   /// Filled by the search: the kernel, and the median of the tiles the
   /// configuration stage will run (the kept winner's, else the model's).
   std::string kernel;
-  double measuredMs = 0;
+  double measuredMs = 0, rooflineMs = 0;
   /// The work those tiles execute (accel::getKernelCost): what the
   /// calibrated model prices.
   double kernelFlop = 0, kernelScores = 0;
@@ -2224,8 +2224,7 @@ std::vector<accel::CpuTuningEntry> candidatesAround(
 /// leaves the case out, and by the catalogue roofline.
 static void calibrateTimeModel(MLIRContext &ctx, accel::CpuTuningCache &cache,
                                std::vector<TuneCase> &cases,
-                               const std::string &cpu,
-                               const accel::TargetSpec &spec) {
+                               const std::string &cpu) {
   int64_t threads = benchThreads;
   accel::TargetAttr target = accel::lookupTarget(&ctx, cpu);
   // The byte term counts operands larger than the cores' L2 (the bound of
@@ -2234,9 +2233,7 @@ static void calibrateTimeModel(MLIRContext &ctx, accel::CpuTuningCache &cache,
   llvm::outs() << llvm::formatv(
       "\nCalibrated time model on {0}, {1} thread(s): time = FLOPs / rate + "
       "softmax elements x their cost + bytes beyond the L2 x their cost + a "
-      "call's cost, "
-      "fitted per "
-      "kernel to the medians above (the tiles the configuration stage "
+      "call's cost, fitted per kernel to the medians above (the tiles the configuration stage "
       "runs) and the cache's earlier samples; predicted ÷ measured by the "
       "cache's calibration before this run (\"in fit\": the case was "
       "among its samples), by a fit leaving the case out, and by the "
@@ -2298,19 +2295,12 @@ static void calibrateTimeModel(MLIRContext &ctx, accel::CpuTuningCache &cache,
         double r = predict(*without) / s.ms;
         worst = std::max(worst, std::fabs(r - 1));
         ++loo;
-        looText = llvm::formatv("{0:f2}", r).str();
+        looText = ratio(r, 1.0);
       }
-      double peak = (c.peakKind == "bf16" ? spec.peakBf16
-                     : c.peakKind == "i8" ? spec.peakI8
-                                          : spec.peakF32) *
-                    1e12 * threads;
-      double rooflineMs =
-          std::max(c.flop / peak, c.bytes / (spec.memoryGbps * 1e9 * threads)) *
-          1e3;
       llvm::outs() << llvm::formatv("| {0} | {1} | {2:f3} | {3} | {4} | "
                                     "{5} |\n",
                                     s.label, kernel, s.ms, beforeText, looText,
-                                    ratio(rooflineMs, s.ms));
+                                    ratio(c.rooflineMs, s.ms));
     }
     std::optional<accel::CpuKernelCalibration> fit =
         accel::fitCpuKernelCalibration(cpu, kernel, threads, cacheBytes,
@@ -2448,6 +2438,23 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
           c.name = "attn";
           c.peakKind = dtype;
           c.text = attentionText(H, L, d, causal);
+          // Q, K, V and O of one element type, owned by the case's
+          // closures; O is filled with `unwritten` before each checked call.
+          auto bindAttention = [&](auto q, auto kk, auto v, auto o,
+                                   auto unwritten, auto toDouble) {
+            c.bind = [=](AccelKernel &k) {
+              for (auto *buf : {q.get(), kk.get(), v.get(), o.get()})
+                k.call.addMemref(buf->data(), {1, H, L, d});
+              k.call.addResults({4});
+            };
+            c.clear = [=] { std::fill(o->begin(), o->end(), unwritten); };
+            c.output = [=] {
+              std::vector<double> out(o->size());
+              std::transform(o->begin(), o->end(), out.begin(), toDouble);
+              return out;
+            };
+            c.bytes = 4.0 * double(sizeof((*o)[0])) * n;
+          };
           if (isBf16) {
             // Every operand and the output bf16 (the text is f32's).
             for (size_t at = c.text.find("f32>"); at != std::string::npos;
@@ -2458,40 +2465,22 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
               std::transform(f.begin(), f.end(), v->begin(), toBf16);
               return v;
             };
-            auto q = bf16Of(randomBuffer(n, 1)), kk = bf16Of(randomBuffer(n, 2)),
-                 v = bf16Of(randomBuffer(n, 3));
-            auto o = std::make_shared<std::vector<uint16_t>>(n);
-            c.bind = [=](AccelKernel &k) {
-              for (auto *buf : {q.get(), kk.get(), v.get(), o.get()})
-                k.call.addMemref(buf->data(), {1, H, L, d});
-              k.call.addResults({4});
-            };
-            c.clear = [=] { std::fill(o->begin(), o->end(), uint16_t(0x7fc0)); };
-            c.output = [=] {
-              std::vector<double> out(o->size());
-              std::transform(o->begin(), o->end(), out.begin(),
-                             [](uint16_t h) { return double(fromBf16(h)); });
-              return out;
-            };
-            c.bytes = 8.0 * n;
+            bindAttention(bf16Of(randomBuffer(n, 1)), bf16Of(randomBuffer(n, 2)),
+                          bf16Of(randomBuffer(n, 3)),
+                          std::make_shared<std::vector<uint16_t>>(n),
+                          uint16_t(0x7fc0),
+                          [](uint16_t h) { return double(fromBf16(h)); });
             // Other tiles round P to bf16 against other running maxima and
             // the output to bf16: a few bf16 ulps of |O| <= 1.
             c.tolerance = 3e-2;
           } else {
-            auto q = std::make_shared<std::vector<float>>(randomBuffer(n, 1));
-            auto kk = std::make_shared<std::vector<float>>(randomBuffer(n, 2));
-            auto v = std::make_shared<std::vector<float>>(randomBuffer(n, 3));
-            auto o = std::make_shared<std::vector<float>>(n);
-            c.bind = [=](AccelKernel &k) {
-              for (auto *buf : {q.get(), kk.get(), v.get(), o.get()})
-                k.call.addMemref(buf->data(), {1, H, L, d});
-              k.call.addResults({4});
+            auto f32Of = [](std::vector<float> f) {
+              return std::make_shared<std::vector<float>>(std::move(f));
             };
-            c.clear = [=] { std::fill(o->begin(), o->end(), NAN); };
-            c.output = [=] {
-              return std::vector<double>(o->begin(), o->end());
-            };
-            c.bytes = 16.0 * n;
+            bindAttention(f32Of(randomBuffer(n, 1)), f32Of(randomBuffer(n, 2)),
+                          f32Of(randomBuffer(n, 3)),
+                          std::make_shared<std::vector<float>>(n), float(NAN),
+                          [](float x) { return double(x); });
             c.tolerance = 1e-4;
           }
           c.flop = 4.0 * H * L * L * d * (causal ? 0.5 : 1.0);
@@ -2599,6 +2588,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
     double measuredMs = keep ? bestMs : untunedMs;
     c.kernel = model->kernel;
     c.measuredMs = measuredMs;
+    c.rooflineMs = predictedMs;
     c.kernelFlop = c.flop;
     c.kernelScores = c.scores;
     {
@@ -2637,7 +2627,7 @@ void benchTune(MLIRContext &ctx, const accel::TargetSpec &spec) {
         predictedMs / measuredMs);
     llvm::outs().flush();
   }
-  calibrateTimeModel(ctx, cache, cases, cpu, spec);
+  calibrateTimeModel(ctx, cache, cases, cpu);
   std::string text = accel::printCpuTuningCache(cache);
   std::error_code ec;
   llvm::raw_fd_ostream file(tuningCachePath, ec);
