@@ -306,10 +306,52 @@ struct ExpandExtFromF8 : public OpRewritePattern<arith::ExtFOp> {
     return success();
   }
 };
+/// f32 -> tf32 -> f32 (accel-lower-precision's compute = tf32): the f32
+/// value rounded to TF32's 10 stored mantissa bits, to nearest even, on the
+/// bit pattern. TF32 has f32's exponent, so one rule covers normal and
+/// subnormal values; a carry out of the mantissa moves into the exponent
+/// (past the largest TF32 value: inf), and NaN stays the input NaN. The
+/// TF32 value never exists in memory (LLVM has no such type): the truncf
+/// is left without uses and erased by the pass.
+struct ExpandTf32RoundTrip : public OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::ExtFOp op,
+                                PatternRewriter &rewriter) const override {
+    auto trunc = op.getIn().getDefiningOp<arith::TruncFOp>();
+    if (!trunc || !isa<FloatTF32Type>(getElementTypeOrSelf(trunc.getType())))
+      return rewriter.notifyMatchFailure(op, "not an extf of a truncf to tf32");
+    Value in = trunc.getIn();
+    if (!getElementTypeOrSelf(in.getType()).isF32() ||
+        !getElementTypeOrSelf(op.getType()).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32 -> tf32 -> f32");
+    if (isa<VectorType>(in.getType()) &&
+        cast<VectorType>(in.getType()).isScalable())
+      return rewriter.notifyMatchFailure(op, "scalable vectors");
+    if (auto mode = trunc.getRoundingmode();
+        mode && *mode != arith::RoundingMode::to_nearest_even)
+      return rewriter.notifyMatchFailure(op, "rounding other than to nearest "
+                                             "even");
+    BitsBuilder bb{rewriter, op.getLoc(), in.getType()};
+    Value bits = bb.bitcast(in, rewriter.getI32Type());
+    // Half an ulp less one, plus the kept mantissa's last bit: ties go to
+    // the even neighbour.
+    Value odd = bb.band(bb.shr(bits, 13), 1);
+    Value rounded =
+        bb.band(bb.add(bb.add(bits, bb.i32(0xFFFu)), odd), 0xFFFFE000u);
+    Value isNaN = bb.cmp(arith::CmpIPredicate::ugt,
+                         bb.band(bits, 0x7FFFFFFFu), 0x7F800000u);
+    rewriter.replaceOp(op, bb.select(isNaN, in,
+                                     bb.bitcast(rounded,
+                                                rewriter.getF32Type())));
+    return success();
+  }
+};
 } // namespace
 
 void accel::populateExpandF8CastsPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExpandTruncToF8, ExpandExtFromF8>(patterns.getContext());
+  patterns.add<ExpandTruncToF8, ExpandExtFromF8, ExpandTf32RoundTrip>(
+      patterns.getContext());
 }
 
 namespace {
@@ -321,6 +363,12 @@ struct AccelExpandF8CastsPass
     RewritePatternSet patterns(&getContext());
     populateExpandF8CastsPatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // The truncf of each expanded tf32 round trip, now without uses.
+    getOperation()->walk([](arith::TruncFOp op) {
+      if (op->use_empty() &&
+          isa<FloatTF32Type>(getElementTypeOrSelf(op.getType())))
+        op->erase();
+    });
   }
 };
 } // namespace

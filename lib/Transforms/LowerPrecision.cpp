@@ -172,6 +172,12 @@ accel::planLowerPrecision(Operation *op, const LowerPrecisionOptions &options,
     plan.emulate = true;
   }
 
+  // TF32 keeps the op in f32: its inputs are rounded to TF32 values in
+  // f32, which every target multiplies exactly (tensor cores natively where
+  // they take TF32, f32 kernels elsewhere), so no target refuses it.
+  if (isa<FloatTF32Type>(p.compute))
+    plan.emulate = true;
+
   // What the target cannot do.
   if (options.target && !plan.emulate) {
     PrecisionSupport support = getPrecisionSupport(options.target, p.compute);
@@ -320,7 +326,7 @@ static Value quantise(OpBuilder &b, Location loc, Value x, Type compute,
                       Value scale, OverflowMode overflow) {
   if (scale)
     x = arith::DivFOp::create(b, loc, x, scale);
-  if (compute.isF16() || compute.isBF16())
+  if (compute.isF16() || compute.isBF16() || isa<FloatTF32Type>(compute))
     return arith::TruncFOp::create(b, loc, compute, x);
   double largest = getLargestQuantised(compute);
   auto clamp = [&](Value v) {
@@ -454,6 +460,8 @@ static Value lowerMatmul(RewriterBase &rewriter, MatmulOp op,
     auto mm = MatmulOp::create(rewriter, loc, c.getType(), a, b, Value(),
                                Value(), c, op.getTransposeB(), accumulate);
     markF32(mm);
+    if (isa<FloatTF32Type>(p.compute))
+      mm->setAttr(kTf32InputsAttrName, rewriter.getUnitAttr());
     return finish(rewriter, loc, mm.getResult(), Value(), Value(), p.output, c);
   }
 

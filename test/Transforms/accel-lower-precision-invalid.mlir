@@ -245,7 +245,7 @@ func.func @f16_accumulate_long_k(%a: tensor<8x2048xf32>, %b: tensor<2048x4xf32>,
 
 // -----
 
-// expected-error @+1 {{compute = f64 is not a precision accel ops compute in; expected f32, bf16, f16, f8E4M3FN, f8E5M2 or i8}}
+// expected-error @+1 {{compute = f64 is not a precision accel ops compute in; expected f32, tf32, bf16, f16, f8E4M3FN, f8E5M2 or i8}}
 func.func private @f() attributes {p = #accel.precision<compute = f64>}
 
 // -----

@@ -137,13 +137,15 @@ public:
                   Value bFrag, Value c) const override {
     bool k16 = instr.m == 16 && instr.n == 8 && instr.k == 16;
     bool k32 = instr.m == 16 && instr.n == 8 && instr.k == 32;
+    bool k8 = instr.m == 16 && instr.n == 8 && instr.k == 8;
     if (k16 && instr.input == GpuMmaType::F16)
       return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
                                       ArrayRef<int64_t>{16, 8, 16});
     bool f8 = instr.input == GpuMmaType::F8E4M3FN ||
               instr.input == GpuMmaType::F8E5M2;
+    bool tf32 = k8 && instr.input == GpuMmaType::TF32;
     if (!(k16 && instr.input == GpuMmaType::BF16) &&
-        !(k32 && instr.input == GpuMmaType::I8) && !(k32 && f8))
+        !(k32 && instr.input == GpuMmaType::I8) && !(k32 && f8) && !tf32)
       return {};
     // The other inputs go to NVVM (or PTX) on the registers themselves,
     // each holding 32 bits of a fragment row (two bf16, four i8 or f8).
@@ -191,6 +193,17 @@ public:
                                         LLVM::AsmDialect::AD_ATT),
               /*operand_attrs=*/ArrayAttr())
               .getResult(0);
+    } else if (tf32) {
+      // m16n8k8 .tf32: one f32 register per fragment element, whose low
+      // 13 bits the tensor cores ignore (the inputs are TF32 values:
+      // accel-lower-precision rounded them to nearest even).
+      d = NVVM::MmaOp::create(
+          b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 8},
+          std::nullopt, std::nullopt,
+          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                        NVVM::MMATypes::tf32},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
     } else if (instr.input == GpuMmaType::BF16) {
       d = NVVM::MmaOp::create(
           b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},

@@ -494,6 +494,22 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
 
   // The op's verifier admits f32, f16, bf16, f8 and i8 inputs (scales
   // only with f8 and i8), C never narrower than them.
+  // f32 inputs that accel-lower-precision rounded to TF32 values (compute =
+  // tf32) go to the tensor cores where the chip's mma.sync takes TF32
+  // (NVIDIA sm_80 and newer; AMD's xf32 MFMA of gfx942 is not used yet: the
+  // FMA kernel multiplies the same values exactly there).
+  std::string tf32Why;
+  if (k.inType.isF32() && k.inTypeB.isF32() &&
+      mm->hasAttr(kTf32InputsAttrName) && target.hasAsyncCopy() &&
+      target.findMma(GpuMmaType::TF32, tf32Why)) {
+    k.tf32 = true;
+    k.mma = *target.findMma(GpuMmaType::TF32, tf32Why);
+    s.inBytes = 4;
+    // cp.async moves 4-, 8- or 16-byte pieces: any row of f32 has them.
+    k.vecA = copyElements(s.k, s.inBytes);
+    k.vecB = copyElements(s.transposeB ? s.k : s.n, s.inBytes);
+    return k;
+  }
   if (k.inType.isF32()) {
     // f32 is multiplied exactly, by the FMA kernel (no matrix instruction:
     // tensor cores take f32 only as TF32). Its slices pass through
@@ -589,6 +605,9 @@ configureWgmma(const GemmKernel &k, const GpuTargetInfo &target,
   if (!target.hasWarpgroupMma())
     return no("wgmma needs sm_90a (the arch-specific Hopper target); " +
               target.getChip() + " has mma.sync only");
+  if (k.tf32)
+    return no("TF32 inputs run on mma.sync m16n8k8 (the wgmma kernel "
+              "takes 8- and 16-bit inputs)");
   const int64_t vec = 16 / s.inBytes;
   if (k.vecA != vec)
     return no("K = " + Twine(s.k) + " is not a multiple of " + Twine(vec) +
@@ -860,7 +879,7 @@ LogicalResult mlir::accel::configureGpuMatmul(MatmulOp mm, GemmKernel &k,
                                               const GpuConfigOverrides &o) {
   // f32: the FMA kernel, the only one it has (mma=auto or fma).
   const bool automatic = o.mma.empty() || o.mma == "auto";
-  if (k.inType.isF32() || o.mma == "fma") {
+  if ((k.inType.isF32() && !k.tf32) || o.mma == "fma") {
     if (!k.inType.isF32())
       return mm.emitOpError("of ")
              << k.inType

@@ -118,6 +118,11 @@ struct GemmKernel {
   /// wgmma only: B as [K, N] is read N-major (wgmma's transposed B,
   /// 16-bit types only); as [N, K] it is K-major like A.
   bool bMnMajor = false;
+  /// f32 inputs that are TF32 values (accel.tf32_inputs: accel-lower-
+  /// precision's compute = tf32 rounded them) on a chip whose tensor cores
+  /// take TF32: the mma.sync kernel multiplies them (m16n8k8) instead of
+  /// the FMA kernel.
+  bool tf32 = false;
 };
 
 /// Whether the wgmma kernel of `k` sums each K slice apart and promotes it

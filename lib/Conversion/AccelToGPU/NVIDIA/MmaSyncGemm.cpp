@@ -287,7 +287,28 @@ void GemmKernelBuilder::emitMmaSync() {
                   b, loc, fragA, lA,
                   ValueRange{stage, add(aRow, mt * 16), add(aCol, kk)},
                   /*transpose=*/false, /*numTiles=*/4));
-            for (int64_t np = 0; np < fragsN / 2; ++np) {
+            for (int64_t np = 0; np < fragsN / 2 && k.tf32 && !s.transposeB;
+                 ++np) {
+              // TF32 with B stored [k][n]: ldmatrix .trans moves 16-bit
+              // elements only, so each lane reads its two values of each
+              // n8 fragment itself: b0 = B[k + t][n + g], b1 = B[k + t +
+              // 4][n + g] (t = lane % 4, g = lane / 4).
+              Value t = rem(lane, 4), g = div(lane, 4);
+              for (int64_t h = 0; h < 2; ++h) {
+                Value col = add(add(warpCol, np * 16 + h * 8), g);
+                Value frag = zeroB;
+                for (int64_t j = 0; j < 2; ++j) {
+                  Value v = memref::LoadOp::create(
+                      b, loc, lB,
+                      ValueRange{stage, add(add(t, kk), 4 * j), col});
+                  frag = vector::InsertOp::create(b, loc, v, frag,
+                                                  ArrayRef<int64_t>{j, 0});
+                }
+                bs.push_back(frag);
+              }
+            }
+            for (int64_t np = 0; np < fragsN / 2 && !(k.tf32 && !s.transposeB);
+                 ++np) {
               Value quad = s.transposeB
                                ? nvgpu::LdMatrixOp::create(
                                      b, loc, quadB, lB,

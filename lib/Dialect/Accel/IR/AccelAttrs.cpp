@@ -252,11 +252,12 @@ FailureOr<PrecisionPolicy> mlir::accel::resolvePrecisionPolicy(
                        << ": accel ops do not accept the FNUZ fp8 variants "
                           "(gfx942's); use f8E4M3FN or f8E5M2";
   bool isI8 = compute.isInteger(8), isF8 = isOcpF8(compute);
+  bool isTf32 = isa<FloatTF32Type>(compute);
   if (!compute.isF32() && !compute.isBF16() && !compute.isF16() && !isF8 &&
-      !isI8)
+      !isI8 && !isTf32)
     return emitError() << "compute = " << str(compute)
                        << " is not a precision accel ops compute in; expected "
-                          "f32, bf16, f16, f8E4M3FN, f8E5M2 or i8";
+                          "f32, tf32, bf16, f16, f8E4M3FN, f8E5M2 or i8";
   if (compute.isF32()) {
     // f32 keeps the op as it is: nothing else applies.
     if (accumulate || output || scales || !scaleValues.empty() || overflow)

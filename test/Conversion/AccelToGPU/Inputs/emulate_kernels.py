@@ -1089,6 +1089,11 @@ class Block:
                     self.T, -1, 4)
                 out = (v[:, :, 0] | (v[:, :, 1] << 8) | (v[:, :, 2] << 16)
                        | (v[:, :, 3] << 24))
+            elif src == 'f32':
+                # vector<1xf32> -> vector<1xi32> (a TF32 fragment register):
+                # the f32 bit pattern.
+                out = np.asarray(ins[0]).astype(np.float32).view(
+                    np.uint32).astype(np.int64)
             elif src == 'f16':
                 # vector<2xf16> -> vector<1xi32>, element 0 in the low half.
                 bits = ins[0].astype(np.float16).view(np.uint16).astype(
@@ -1426,7 +1431,8 @@ class Block:
 
     def warp_mma(self, afr, bfr, cfr, integer=False):
         """afr (T,4,per), bfr (T,2,per), cfr (T,2,2) -> D fragments:
-        m16n8k16 (per = 2) or m16n8k32 (per = 4, 8-bit inputs), whose
+        m16n8k8 (per = 1, TF32), m16n8k16 (per = 2) or m16n8k32 (per = 4,
+        8-bit inputs), whose
         registers hold `per` consecutive K of a row of A / column of B.
         f32 sums are rounded to f32, integer sums wrap to i32."""
         warps = self.T // 32
@@ -1470,6 +1476,9 @@ class Block:
         if ('m = 16, n = 8, k = 32' in op.text and 'mma_type<s8>' in op.text
                 and 'mma_int_overflow<wrapped>' in op.text):
             return self.s8_mma(ins)
+        if ('m = 16, n = 8, k = 8' in op.text
+                and 'mma_type<tf32>' in op.text):
+            return self.tf32_mma(ins)
         if 'm = 16, n = 8, k = 16' not in op.text or 'bf16' not in op.text:
             raise Failure('unexpected nvvm.mma.sync')
 
@@ -1481,6 +1490,24 @@ class Block:
 
         a = unpack(ins[0:4])
         b = unpack(ins[4:6])
+        c = np.stack(ins[6:10], axis=1).reshape(self.T, 2, 2)
+        return self.warp_mma(a, b, c).reshape(self.T, 4)
+
+    def tf32_mma(self, ins):
+        """mma.sync m16n8k8 f32.tf32.tf32.f32: one f32 register per element
+        of A (a0: row g, column q; a1: row g + 8; a2, a3: column q + 4) and
+        B (b0: row q, column g; b1: row q + 4), q = lane % 4, g = lane / 4.
+        The tensor cores read TF32: the low 13 bits of each register are
+        ignored (dropped here), so a kernel that feeds f32 values which
+        are not TF32 computes with truncated ones."""
+        def tf32(regs):
+            r = np.stack([np.asarray(x).astype(np.int64) & 0xFFFFE000
+                          for x in regs], axis=1)
+            return r.astype(np.uint32).view(np.float32).reshape(
+                self.T, len(regs), 1)
+
+        a = tf32(ins[0:4])
+        b = tf32(ins[4:6])
         c = np.stack(ins[6:10], axis=1).reshape(self.T, 2, 2)
         return self.warp_mma(a, b, c).reshape(self.T, 4)
 
@@ -1778,6 +1805,11 @@ def emulate(kernel, rng):
             vals = f8_values(elt)
             codes = np.nonzero(np.abs(vals) <= 16)[0]
             x = rng.choice(codes, size=shape).astype(np.float64)
+        elif types[0][2] == 'f32' and 'mma = "fma"' not in kernel.op.text:
+            # f32 inputs of a tensor-core kernel (mma.sync m16n8k8 TF32:
+            # the matmul's accel.tf32_inputs): TF32 values, which it must
+            # multiply exactly, with f32 sums (the gate below).
+            x = round_to_tf32(rng.standard_normal(size=shape))
         elif types[0][2] == 'f32':
             # f32 inputs (the fma kernel): full 24-bit significands, so
             # that a kernel rounding them (to TF32's 11 bits) or summing
