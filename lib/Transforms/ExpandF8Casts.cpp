@@ -339,11 +339,10 @@ struct ExpandTf32RoundTrip : public OpRewritePattern<arith::ExtFOp> {
     Value odd = bb.band(bb.shr(bits, 13), 1);
     Value rounded =
         bb.band(bb.add(bb.add(bits, bb.i32(0xFFFu)), odd), 0xFFFFE000u);
-    Value isNaN = bb.cmp(arith::CmpIPredicate::ugt,
-                         bb.band(bits, 0x7FFFFFFFu), 0x7F800000u);
-    rewriter.replaceOp(op, bb.select(isNaN, in,
-                                     bb.bitcast(rounded,
-                                                rewriter.getF32Type())));
+    Value isNaN = bb.cmp(arith::CmpIPredicate::ugt, bb.band(bits, 0x7FFFFFFFu),
+                         0x7F800000u);
+    rewriter.replaceOp(
+        op, bb.select(isNaN, in, bb.bitcast(rounded, rewriter.getF32Type())));
     return success();
   }
 };
