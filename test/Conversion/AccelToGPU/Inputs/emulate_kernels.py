@@ -320,6 +320,10 @@ def round_to(x, elt):
         return x.astype(np.float16).astype(np.float32)
     if elt == 'bf16':
         return bf16_round(x)
+    if elt == 'tf32':
+        # accel-lower-precision's compute = tf32 (truncf to tf32, extf back
+        # in one kernel; the GPU pipelines expand it to integer arithmetic).
+        return np.where(np.isnan(x), x, round_to_tf32(x)).astype(np.float32)
     return x
 
 
