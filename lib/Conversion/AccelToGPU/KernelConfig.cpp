@@ -890,8 +890,9 @@ LogicalResult mlir::accel::configureGpuMatmul(MatmulOp mm, GemmKernel &k,
     if (!automatic && o.mma != "fma")
       return mm.emitOpError("of f32 inputs cannot use ")
              << o.mma
-             << ": f32 is multiplied exactly by the fma kernel (TF32 / xf32 "
-                "tensor-core kernels are not done); give mma=auto or fma";
+             << ": f32 is multiplied exactly by the fma kernel (TF32 tensor "
+                "cores take inputs rounded by accel-lower-precision "
+                "compute=tf32; xf32 is not done); give mma=auto or fma";
     FailureOr<GpuGemmConfig> config = configureFma(mm, k, target, o);
     if (failed(config))
       return failure();
