@@ -58,6 +58,7 @@ static std::optional<GpuIsa> amdIsa(StringRef chip) {
   isa.mfma = chip == "908" || chip == "90a" || chip == "950" || cdna3;
   isa.wmma = chip.starts_with("11") || chip.starts_with("12");
   isa.fp8Fnuz = cdna3;
+  isa.xf32Mfma = cdna3;
   isa.fp8Ocp = chip == "950" || chip.starts_with("12");
   isa.i8MatrixK = cdna3 || chip == "950" ? 32 : 16;
   // CDNA has wave64 only; RDNA 3 is compiled for wave32.

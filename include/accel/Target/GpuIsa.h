@@ -51,6 +51,9 @@ struct GpuIsa {
   /// AMD fp8 matrix instructions: on the FNUZ formats (gfx94x) or the OCP
   /// formats (gfx950, gfx12).
   bool fp8Fnuz = false, fp8Ocp = false;
+  /// AMD xf32 MFMA (v_mfma_f32_16x16x8_xf32: f32 registers read with
+  /// TF32's 10 mantissa bits): CDNA 3 (gfx94x) only; gfx950 dropped it.
+  bool xf32Mfma = false;
   /// K of the i8 MFMA 16x16 instruction: 32 from CDNA 3
   /// (v_mfma_i32_16x16x32_i8), 16 before; 16 for WMMA.
   int i8MatrixK = 16;

@@ -1343,7 +1343,8 @@ def AccelCpuTransposeRhsPass : Pass<"accel-cpu-transpose-rhs"> {
 
 def AccelLowerPrecisionPass
     : Pass<"accel-lower-precision", "::mlir::ModuleOp"> {
-  let summary = "Compute f32 matmuls and attention in bf16, f16, fp8 or int8";
+  let summary = "Compute f32 matmuls and attention in TF32, bf16, f16, fp8 "
+                "or int8";
   let description = [{
     Rewrites each f32 `accel.matmul` and `accel.attention` to take its
     inputs in the `compute` type (docs/precision.md has the whole policy):
@@ -1363,6 +1364,14 @@ def AccelLowerPrecisionPass
       statistics in f32;
     - the result is rounded to `output` and converted back to the op's f32.
 
+    `compute = tf32` (PyTorch's allow_tf32) keeps the op in f32: its inputs
+    are rounded to TF32 values held in f32 (`arith.truncf` to tf32 and
+    `arith.extf` back, which `accel-expand-f8-casts` turns into integer
+    arithmetic), and a matmul is marked `accel.tf32_inputs`, which puts it
+    on NVIDIA's TF32 tensor cores (mma.sync m16n8k8) and gfx942's xf32
+    MFMA; every other target multiplies the same values exactly in f32.
+    No target refuses it.
+
     An op's `accel.precision` attribute (`#accel.precision<...>`) replaces
     the options for that op; `compute = f32` keeps it in f32. Without
     `compute` only such ops are rewritten. Ops that are not f32 are left
@@ -1381,6 +1390,7 @@ def AccelLowerPrecisionPass
 
     ```
     accel-opt --accel-lower-precision="compute=bf16" in.mlir
+    accel-opt --accel-lower-precision="compute=tf32" in.mlir
     accel-opt --accel-lower-precision="compute=f8E4M3FN scales=given scale-values=0.02,0.01" in.mlir
     accel-opt --accel-lower-precision="compute=i8 target=x86-64-avx2 on-unsupported=emulate" in.mlir
     ```
@@ -1390,7 +1400,8 @@ def AccelLowerPrecisionPass
   }];
   let options = [
     Option<"compute", "compute", "std::string", "\"\"",
-           "Input type: bf16, f16, f8E4M3FN, f8E5M2 or i8 (empty: only ops "
+           "Input type: tf32, bf16, f16, f8E4M3FN, f8E5M2 or i8 (empty: only "
+           "ops "
            "with an accel.precision attribute are rewritten)">,
     Option<"accumulate", "accumulate", "std::string", "\"\"",
            "Matmul accumulator: f32 (default), i32 (i8, default), f16 (with "
@@ -1450,6 +1461,12 @@ def AccelExpandF8CastsPass : Pass<"accel-expand-f8-casts"> {
     NaN; the FNUZ formats, which have neither infinities nor -0, overflow to
     their one NaN, 0x80, and round negative values to +0; subnormals kept),
     bit for bit, as APFloat computes them.
+
+    It also expands accel-lower-precision's TF32 round trip, `arith.extf`
+    to f32 of an `arith.truncf` from f32 to tf32 (scalars and vectors):
+    the f32 bits rounded to TF32's 10 mantissa bits to nearest even,
+    `(bits + 0xFFF + bit 13) & 0xFFFFE000`, NaN kept; the truncf, left
+    without uses, is erased.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

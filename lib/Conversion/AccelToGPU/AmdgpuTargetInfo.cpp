@@ -53,6 +53,10 @@ public:
         instrs.push_back({GpuMmaType::F8E4M3FNUZ, false, 16, 16, 32});
         instrs.push_back({GpuMmaType::F8E5M2FNUZ, false, 16, 16, 32});
       }
+      // gfx942: v_mfma_f32_16x16x8_xf32, 2 K per lane, for f32 inputs that
+      // are TF32 values (accel.tf32_inputs).
+      if (isa.xf32Mfma)
+        instrs.push_back({GpuMmaType::TF32, false, 16, 16, 8});
     }
   }
 
@@ -108,8 +112,13 @@ public:
       return amdgpu::WMMAOp::create(b, loc, c.getType(), instr.m, instr.n,
                                     instr.k, a, bFrag, c);
     // i8 products wrap in i32, as accel.matmul's contract says.
-    return amdgpu::MFMAOp::create(b, loc, c.getType(), instr.m, instr.n,
-                                  instr.k, /*blocks=*/1, a, bFrag, c);
+    auto mfma = amdgpu::MFMAOp::create(b, loc, c.getType(), instr.m, instr.n,
+                                       instr.k, /*blocks=*/1, a, bFrag, c);
+    // f32 inputs (TF32 values): the xf32 instruction, which the MFMA
+    // wrapper selects with reducePrecision.
+    if (instr.input == GpuMmaType::TF32)
+      mfma.setReducePrecision(true);
+    return mfma;
   }
 
   /// llvm.amdgcn.exp2, the v_exp_f32 instruction (no device library;
@@ -132,7 +141,7 @@ protected:
                    "and f8E5M2FNUZ; the OCP formats need gfx950)";
     if (input == GpuMmaType::TF32)
       return rdna ? " (RDNA3 has no f32 WMMA)"
-                  : " (f32 MFMA is not lowered: use f16 or bf16 inputs)";
+                  : " (xf32 MFMA is CDNA 3's, gfx94x, only)";
     return "";
   }
 

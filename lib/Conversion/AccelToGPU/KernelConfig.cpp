@@ -495,20 +495,35 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
   // The op's verifier admits f32, f16, bf16, f8 and i8 inputs (scales
   // only with f8 and i8), C never narrower than them.
   // f32 inputs that accel-lower-precision rounded to TF32 values (compute =
-  // tf32) go to the tensor cores where the chip's mma.sync takes TF32
-  // (NVIDIA sm_80 and newer; AMD's xf32 MFMA of gfx942 is not used yet: the
-  // FMA kernel multiplies the same values exactly there).
+  // tf32) go to the matrix units where the chip has a TF32 instruction
+  // (NVIDIA mma.sync m16n8k8 from sm_80; AMD's xf32 MFMA on gfx942); the
+  // FMA kernel multiplies the same values exactly elsewhere (gfx1100).
   std::string tf32Why;
   if (k.inType.isF32() && k.inTypeB.isF32() &&
-      mm->hasAttr(kTf32InputsAttrName) && target.hasAsyncCopy() &&
-      target.findMma(GpuMmaType::TF32, tf32Why)) {
-    k.tf32 = true;
-    k.mma = *target.findMma(GpuMmaType::TF32, tf32Why);
-    s.inBytes = 4;
-    // cp.async moves 4-, 8- or 16-byte pieces: any row of f32 has them.
-    k.vecA = copyElements(s.k, s.inBytes);
-    k.vecB = copyElements(s.transposeB ? s.k : s.n, s.inBytes);
-    return k;
+      mm->hasAttr(kTf32InputsAttrName)) {
+    if (std::optional<GpuMmaInstr> instr =
+            target.findMma(GpuMmaType::TF32, tf32Why)) {
+      k.tf32 = true;
+      k.mma = *instr;
+      s.inBytes = 4;
+      if (target.hasAsyncCopy()) {
+        // cp.async moves 4-, 8- or 16-byte pieces: any row of f32 has them.
+        k.vecA = copyElements(s.k, s.inBytes);
+        k.vecB = copyElements(s.transposeB ? s.k : s.n, s.inBytes);
+      } else {
+        // Global loads into registers: the widest aligned vector of up to
+        // 16 bytes that divides the row.
+        auto widest = [&](int64_t length) {
+          int64_t v = 4;
+          while (v > 1 && length % v != 0)
+            v /= 2;
+          return v;
+        };
+        k.vecA = widest(s.k);
+        k.vecB = widest(s.transposeB ? s.k : s.n);
+      }
+      return k;
+    }
   }
   if (k.inType.isF32()) {
     // f32 is multiplied exactly, by the FMA kernel (no matrix instruction:
@@ -892,7 +907,8 @@ LogicalResult mlir::accel::configureGpuMatmul(MatmulOp mm, GemmKernel &k,
              << o.mma
              << ": f32 is multiplied exactly by the fma kernel (TF32 tensor "
                 "cores take inputs rounded by accel-lower-precision "
-                "compute=tf32; xf32 is not done); give mma=auto or fma";
+                "compute=tf32, as does gfx942's xf32 MFMA); give mma=auto or "
+                "fma";
     FailureOr<GpuGemmConfig> config = configureFma(mm, k, target, o);
     if (failed(config))
       return failure();

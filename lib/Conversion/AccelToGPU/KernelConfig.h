@@ -119,9 +119,9 @@ struct GemmKernel {
   /// 16-bit types only); as [N, K] it is K-major like A.
   bool bMnMajor = false;
   /// f32 inputs that are TF32 values (accel.tf32_inputs: accel-lower-
-  /// precision's compute = tf32 rounded them) on a chip whose tensor cores
-  /// take TF32: the mma.sync kernel multiplies them (m16n8k8) instead of
-  /// the FMA kernel.
+  /// precision's compute = tf32 rounded them) on a chip with a TF32 matrix
+  /// instruction: the chip's matrix kernel multiplies them (mma.sync
+  /// m16n8k8, xf32 MFMA 16x16x8) instead of the FMA kernel.
   bool tf32 = false;
 };
 

@@ -1,14 +1,16 @@
 // REQUIRES: numpy
-// TF32 on NVIDIA's tensor cores: an f32 accel.matmul whose inputs
+// TF32 on the matrix units: an f32 accel.matmul whose inputs
 // accel-lower-precision rounded to TF32 (compute = tf32 marks it
-// accel.tf32_inputs) runs on the mma.sync kernel, m16n8k8 .tf32, on sm_80
-// and sm_90a (not wgmma); AMD chips keep the FMA kernel (xf32 is not
-// used), which multiplies the same TF32 values exactly. The emulator
-// (Inputs/emulate_kernels.py) fills A and B with TF32 values, drops the
-// low 13 bits of every register the mma reads (as the tensor cores do),
-// and holds C to the f32 matmul gate: ragged M, N and K, B as [K, N] (each
-// lane reads its B fragment from shared memory: ldmatrix .trans moves
-// 16-bit elements only) and as [N, K] (ldmatrix), accumulation, batches.
+// accel.tf32_inputs) runs on NVIDIA's mma.sync kernel with m16n8k8 .tf32
+// on sm_80 and sm_90a (not wgmma), and on gfx942's MFMA kernel with
+// v_mfma_f32_16x16x8_xf32 (amdgpu.mfma reducePrecision); gfx1100 has no
+// f32 WMMA and keeps the FMA kernel, which multiplies the same TF32 values
+// exactly. The emulator (Inputs/emulate_kernels.py) fills A and B with
+// TF32 values, drops the low 13 bits of every register the mma or mfma
+// reads (as the hardware does), and holds C to the f32 matmul gate:
+// ragged M, N and K, B as [K, N] (on NVIDIA each lane reads its B fragment
+// from shared memory: ldmatrix .trans moves 16-bit elements only) and as
+// [N, K] (ldmatrix), accumulation, batches.
 // RUN: accel-opt %s --convert-accel-to-gpu=chip=sm_80 --mlir-print-op-generic -o %t.sm80.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.sm80.mlir | FileCheck %s
 // RUN: accel-opt %s --convert-accel-to-gpu=chip=sm_90a --mlir-print-op-generic -o %t.sm90a.mlir
@@ -18,6 +20,9 @@
 // RUN: accel-opt %s --convert-accel-to-gpu=chip=gfx942 --mlir-print-op-generic -o %t.gfx942.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.gfx942.mlir | FileCheck %s
 // RUN: FileCheck %s --check-prefix=AMD < %t.gfx942.mlir
+// RUN: accel-opt %s --convert-accel-to-gpu=chip=gfx1100 --mlir-print-op-generic -o %t.gfx1100.mlir
+// RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.gfx1100.mlir | FileCheck %s
+// RUN: FileCheck %s --check-prefix=RDNA < %t.gfx1100.mlir
 // Without the mark the FMA kernel runs (f32 inputs are not TF32 values):
 // RUN: sed 's/accel.tf32_inputs//' %s | accel-opt --convert-accel-to-gpu=chip=sm_80 | FileCheck %s --check-prefix=UNMARKED
 
@@ -31,7 +36,9 @@
 // KERNEL: "nvvm.mma.sync"{{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, operandSegmentSizes = array<i32: 4, 2, 4>, shape = #nvvm.shape<m = 16, n = 8, k = 8>
 // KERNEL-NOT: wgmma
 // MMA-COUNT-5: mma = "mma.sync"
-// AMD-COUNT-5: mma = "fma"
+// AMD-COUNT-5: mma = "mfma"
+// AMD-NOT: mma = "fma"
+// RDNA-COUNT-5: mma = "fma"
 // UNMARKED-COUNT-5: mma = "fma"
 
 func.func @kn_ragged(%a: tensor<67x100xf32>, %b: tensor<100x45xf32>) -> tensor<67x45xf32> {

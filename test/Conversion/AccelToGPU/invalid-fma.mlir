@@ -7,7 +7,7 @@
 
 func.func @f32_mma_sync(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %c = tensor.empty() : tensor<64x64xf32>
-  // expected-error @below {{of f32 inputs cannot use mma.sync: f32 is multiplied exactly by the fma kernel (TF32 tensor cores take inputs rounded by accel-lower-precision compute=tf32; xf32 is not done); give mma=auto or fma}}
+  // expected-error @below {{of f32 inputs cannot use mma.sync: f32 is multiplied exactly by the fma kernel (TF32 tensor cores take inputs rounded by accel-lower-precision compute=tf32, as does gfx942's xf32 MFMA); give mma=auto or fma}}
   %0 = accel.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync">} -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
 }

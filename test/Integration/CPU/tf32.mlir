@@ -10,6 +10,12 @@
 // RUN: accel-opt %s --accel-lower-precision="compute=tf32" -o %t.mlir
 // RUN: accel-run %t.mlir --repeat=0 | FileCheck %s
 // RUN: accel-run %t.mlir --repeat=0 --num-threads=2 --dist=normal --seed=5 | FileCheck %s
+// The error TF32 adds to the f32 program, against the model of its
+// roundings (2^-11 of each input; bf16's 2^-8 measures about 8x larger):
+// RUN: accel-run %s --repeat=0 --entry=linear --precision-report=compute=tf32 | FileCheck %s --check-prefix=REPORT
+// REPORT: precision compute=tf32
+// REPORT: @linear result #0: {{.*}} -> PASS
+// REPORT: accel-run: precision report passed
 // CHECK-LABEL: @linear
 // CHECK: PASS
 // CHECK-LABEL: @round

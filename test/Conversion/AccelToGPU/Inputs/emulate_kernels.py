@@ -52,7 +52,9 @@ What it models, from the PTX ISA:
     matrix (of its transpose).
   - mma.sync m16n8k16 .row.col: A, B, C/D fragments as in "Matrix
     Fragments for mma.m16n8k16" (f16 via nvgpu.mma.sync, bf16 via
-    nvvm.mma.sync on i32 registers holding two bf16, low half first).
+    nvvm.mma.sync on i32 registers holding two bf16, low half first), and
+    m16n8k8 .tf32 (one f32 per register; the tensor cores read TF32, so
+    the low 13 bits of each register are dropped).
   - loads and stores of global memory inside scf.if run for the threads
     whose condition holds; any out-of-bounds access is an error.
   - wgmma.mma_async (sm_90a, nvvm.wgmma.mma_async) m64nNk16 / k32: each
@@ -79,7 +81,9 @@ operand layouts, not from the compiler's GpuLaneLayout, which this checks):
     work-items and 64 KiB of LDS (the dynamic shared memory).
   - amdgpu.mfma 16x16x16 f16 / bf16 (gfx90a, gfx942), 16x16x16 i8
     (gfx90a only), 16x16x32 i8 and 16x16x32 f8 (gfx942 only: the FNUZ
-    formats f8E4M3FNUZ and f8E5M2FNUZ, A and B of either, f32 sums), one
+    formats f8E4M3FNUZ and f8E5M2FNUZ, A and B of either, f32 sums),
+    16x16x8 xf32 (gfx942 only: f32 sources with reducePrecision, read
+    with 10 mantissa bits, the low 13 dropped), one
     block, wave64: lane l holds A[l % 16][K0 + i] and B[K0 + i][l % 16]
     with K0 = (l / 16) (k / 4), i < k / 4, and D[4 (l / 16) + i][l % 16],
     i < 4. f8 registers hold codes, decoded by each operand's format.
@@ -1597,6 +1601,12 @@ class Block:
                                                              op.attr(key)))
         if 'mfma_perm_b none' not in op.text or 'negate' in op.text:
             raise Failure('amdgpu.mfma with a B permutation or negation')
+        xf32 = a_elt == 'f32'
+        if xf32 != bool(re.search(r'\breducePrecision\b', op.text)):
+            # f32 sources are the xf32 instruction only (reducePrecision);
+            # without it the wrapper would pick none on gfx942.
+            raise Failure('amdgpu.mfma of %s %s reducePrecision' % (
+                a_elt, 'without' if xf32 else 'with'))
         per = k_ // 4
         if a_shape != (per,) or c_shape != (4,) or self.k.wave != 64:
             raise Failure('amdgpu.mfma 16x16x%d takes %d inputs and 4 '
@@ -1604,6 +1614,14 @@ class Block:
         # f8 registers hold codes: decoded by each operand's own format.
         a, b = (f8_decode(e, x) if e.startswith('f8') else x
                 for e, x in ((a_elt, ins[0]), (b_elt, ins[1])))
+        if xf32:
+            # v_mfma_f32_16x16x8_xf32 reads TF32's 10 mantissa bits of each
+            # f32 register: the low 13 bits are dropped (the inputs of a
+            # compute = tf32 program have none).
+            a, b = (
+                (np.asarray(x, dtype=np.float32).view(np.uint32)
+                 & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+                for x in (a, b))
         c = ins[2]
         W = self.T // 64
         warp, lane = self.lane_views()
@@ -1696,7 +1714,8 @@ def operand_types(op):
 AMD_MFMA_K = {('gfx90a', 'f16'): 16, ('gfx90a', 'bf16'): 16,
               ('gfx90a', 'i8'): 16, ('gfx942', 'f16'): 16,
               ('gfx942', 'bf16'): 16, ('gfx942', 'i8'): 32,
-              ('gfx942', 'f8E4M3FNUZ'): 32, ('gfx942', 'f8E5M2FNUZ'): 32}
+              ('gfx942', 'f8E4M3FNUZ'): 32, ('gfx942', 'f8E5M2FNUZ'): 32,
+              ('gfx942', 'f32'): 8}
 AMD_WMMA_K = {('gfx1100', 'f16'): 16, ('gfx1100', 'bf16'): 16,
               ('gfx1100', 'i8'): 16}
 

@@ -47,8 +47,9 @@ inline llvm::hash_code hash_value(OverflowMode m) {
 inline constexpr llvm::StringLiteral kPrecisionAttrName = "accel.precision";
 /// A unit attribute accel-lower-precision puts on an f32 accel.matmul whose
 /// A and B it rounded to TF32 (compute = tf32): every input is a TF32 value
-/// held in f32, so tensor cores that take TF32 (NVIDIA mma.sync m16n8k8)
-/// multiply them exactly and the GPU configuration picks them.
+/// held in f32, so matrix units that take TF32 (NVIDIA mma.sync m16n8k8,
+/// gfx942's xf32 MFMA) multiply them exactly and the GPU configuration
+/// picks them.
 inline constexpr llvm::StringLiteral kTf32InputsAttrName = "accel.tf32_inputs";
 
 /// The discardable attribute that holds an op's #accel.lowering_config.
