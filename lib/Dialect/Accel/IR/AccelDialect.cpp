@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -39,6 +40,20 @@ void AccelDialect::initialize() {
 
 LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
+  if (attr.getName() == kTf32InputsAttrName) {
+    // A promise that A and B hold TF32 values: it only means something on
+    // an f32 matmul (the GPU configuration reads it there).
+    auto mm = dyn_cast<MatmulOp>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !mm ||
+        !getElementTypeOrSelf(mm.getLhs().getType()).isF32() ||
+        !getElementTypeOrSelf(mm.getRhs().getType()).isF32())
+      return op->emitError()
+             << "'" << kTf32InputsAttrName
+             << "' is a unit attribute of an accel.matmul with f32 A and B "
+                "(TF32 values held in f32: accel-lower-precision's compute "
+                "= tf32)";
+    return success();
+  }
   if (attr.getName() != kPrecisionAttrName)
     return success();
   if (!isa<PrecisionAttr>(attr.getValue()))
