@@ -506,6 +506,7 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
       k.tf32 = true;
       k.mma = *instr;
       s.inBytes = 4;
+      k.bMnMajor = !s.transposeB;
       if (target.hasAsyncCopy()) {
         // cp.async moves 4-, 8- or 16-byte pieces: any row of f32 has them.
         k.vecA = copyElements(s.k, s.inBytes);
@@ -620,9 +621,9 @@ configureWgmma(const GemmKernel &k, const GpuTargetInfo &target,
   if (!target.hasWarpgroupMma())
     return no("wgmma needs sm_90a (the arch-specific Hopper target); " +
               target.getChip() + " has mma.sync only");
-  if (k.tf32)
-    return no("TF32 inputs run on mma.sync m16n8k8 (the wgmma kernel "
-              "takes 8- and 16-bit inputs)");
+  if (k.tf32 && k.bMnMajor)
+    return no("TF32 wgmma reads B K-major only (the PTX ISA transposes "
+              "16-bit B only): B as [K, N] runs on mma.sync m16n8k8");
   const int64_t vec = 16 / s.inBytes;
   if (k.vecA != vec)
     return no("K = " + Twine(s.k) + " is not a multiple of " + Twine(vec) +

@@ -3,9 +3,9 @@
 // without a GPU: accel-lower-precision rounds each matmul's A and B to TF32
 // values (elementwise kernels) and marks the matmul accel.tf32_inputs;
 // accel-run records inputs of that program (--record), the emulator runs
-// the sm_80 and gfx942 kernels on them (the rounding kernels, then the
-// matmul on mma.sync m16n8k8 .tf32 / v_mfma_f32_16x16x8_xf32, its epilogue
-// fused), and accel-run --replay
+// the sm_80, sm_90a and gfx942 kernels on them (the rounding kernels, then
+// the matmul on mma.sync m16n8k8 .tf32, wgmma m64nNk8 .tf32 or
+// v_mfma_f32_16x16x8_xf32, its epilogue fused), and accel-run --replay
 // holds what they wrote to the oracle of the lowered program, which rounds
 // the inputs as the program says and sums in f32: the f32 matmul gate.
 // RUN: accel-opt %s --accel-lower-precision -o %t.low.mlir
@@ -14,6 +14,11 @@
 // RUN: accel-opt %t.low.mlir --accel-raise --convert-elementwise-to-linalg --accel-fuse-epilogues --accel-gpu-configure="chip=sm_80" --convert-accel-to-gpu="chip=sm_80" --mlir-print-op-generic -o %t.sm_80.mlir
 // RUN: FileCheck %s --check-prefix=KERNEL < %t.sm_80.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.sm_80.mlir --launch-record %t.rec | FileCheck %s --check-prefix=LAUNCH
+// RUN: accel-run %t.low.mlir --target=nvptx --replay=%t.rec | FileCheck %s
+// sm_90a: the [N, K] matmul on wgmma m64nNk8 .tf32, the other on mma.sync.
+// RUN: accel-opt %t.low.mlir --accel-raise --convert-elementwise-to-linalg --accel-fuse-epilogues --accel-gpu-configure="chip=sm_90a" --convert-accel-to-gpu="chip=sm_90a" --mlir-print-op-generic -o %t.sm_90a.mlir
+// RUN: FileCheck %s --check-prefix=HOPPER < %t.sm_90a.mlir
+// RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.sm_90a.mlir --launch-record %t.rec | FileCheck %s --check-prefix=LAUNCH
 // RUN: accel-run %t.low.mlir --target=nvptx --replay=%t.rec | FileCheck %s
 // gfx942: the same program with the matmuls on xf32 MFMA.
 // RUN: accel-opt %t.low.mlir --accel-raise --convert-elementwise-to-linalg --accel-fuse-epilogues --accel-gpu-configure="chip=gfx942" --convert-accel-to-gpu="chip=gfx942" --mlir-print-op-generic -o %t.gfx942.mlir
@@ -35,6 +40,9 @@
 
 // KERNEL-COUNT-2: mma = "mma.sync"
 // KERNEL-NOT: mma = "fma"
+
+// HOPPER: mma = "mma.sync",{{.*}}sym_name = "linear_relu_0"
+// HOPPER: mma = "wgmma",{{.*}}sym_name = "nk_residual_0"
 
 // AMD-COUNT-2: mma = "mfma"
 // AMD-NOT: mma = "fma"

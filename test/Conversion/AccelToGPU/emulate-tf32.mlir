@@ -2,7 +2,9 @@
 // TF32 on the matrix units: an f32 accel.matmul whose inputs
 // accel-lower-precision rounded to TF32 (compute = tf32 marks it
 // accel.tf32_inputs) runs on NVIDIA's mma.sync kernel with m16n8k8 .tf32
-// on sm_80 and sm_90a (not wgmma), and on gfx942's MFMA kernel with
+// on sm_80, on sm_90a's wgmma kernel with m64nNk8 .tf32 when B is [N, K]
+// (K-major: TF32 wgmma does not transpose B; B as [K, N] stays on
+// mma.sync there), and on gfx942's MFMA kernel with
 // v_mfma_f32_16x16x8_xf32 (amdgpu.mfma reducePrecision); gfx1100 has no
 // f32 WMMA and keeps the FMA kernel, which multiplies the same TF32 values
 // exactly. The emulator (Inputs/emulate_kernels.py) fills A and B with
@@ -15,8 +17,9 @@
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.sm80.mlir | FileCheck %s
 // RUN: accel-opt %s --convert-accel-to-gpu=chip=sm_90a --mlir-print-op-generic -o %t.sm90a.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.sm90a.mlir | FileCheck %s
-// RUN: FileCheck %s --check-prefix=KERNEL < %t.sm90a.mlir
-// RUN: FileCheck %s --check-prefix=MMA < %t.sm90a.mlir
+// RUN: FileCheck %s --check-prefix=KERNEL < %t.sm80.mlir
+// RUN: FileCheck %s --check-prefix=MMA < %t.sm80.mlir
+// RUN: FileCheck %s --check-prefix=HOPPER < %t.sm90a.mlir
 // RUN: accel-opt %s --convert-accel-to-gpu=chip=gfx942 --mlir-print-op-generic -o %t.gfx942.mlir
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.gfx942.mlir | FileCheck %s
 // RUN: FileCheck %s --check-prefix=AMD < %t.gfx942.mlir
@@ -36,6 +39,12 @@
 // KERNEL: "nvvm.mma.sync"{{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, operandSegmentSizes = array<i32: 4, 2, 4>, shape = #nvvm.shape<m = 16, n = 8, k = 8>
 // KERNEL-NOT: wgmma
 // MMA-COUNT-5: mma = "mma.sync"
+// HOPPER: mma = "mma.sync",{{.*}}sym_name = "kn_ragged_0"
+// HOPPER: "nvvm.wgmma.mma_async"{{.*}}shape = #nvvm.shape<m = 64, n = {{[0-9]+}}, k = 8>, typeA = #nvvm.wgmma_type<tf32>, typeB = #nvvm.wgmma_type<tf32>
+// HOPPER: mma = "wgmma",{{.*}}sym_name = "nk_0"
+// HOPPER: mma = "mma.sync",{{.*}}sym_name = "accumulate_0"
+// HOPPER: mma = "mma.sync",{{.*}}sym_name = "batched_0"
+// HOPPER: mma = "wgmma",{{.*}}sym_name = "nk_ragged_0"
 // AMD-COUNT-5: mma = "mfma"
 // AMD-NOT: mma = "fma"
 // RDNA-COUNT-5: mma = "fma"

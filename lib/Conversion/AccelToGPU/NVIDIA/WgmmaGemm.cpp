@@ -153,6 +153,9 @@ void GemmKernelBuilder::emitWgmma() {
         return NVVM::WGMMATypes::e4m3;
       if (isa<Float8E5M2Type>(t))
         return NVVM::WGMMATypes::e5m2;
+      // f32 A and B holding TF32 values (accel.tf32_inputs): m64nNk8 .tf32.
+      if (t.isF32())
+        return NVVM::WGMMATypes::tf32;
       return NVVM::WGMMATypes::s8;
     };
     NVVM::WGMMATypes typeA = mmaType(k.inType), typeB = mmaType(k.inTypeB);

@@ -57,7 +57,9 @@ What it models, from the PTX ISA:
     the low 13 bits of each register are dropped).
   - loads and stores of global memory inside scf.if run for the threads
     whose condition holds; any out-of-bounds access is an error.
-  - wgmma.mma_async (sm_90a, nvvm.wgmma.mma_async) m64nNk16 / k32: each
+  - wgmma.mma_async (sm_90a, nvvm.wgmma.mma_async) m64nNk16 / k32, and
+    m64nNk8 .tf32 (f32 in shared memory, read with its low 13 bits
+    dropped; K-major B only): each
     warpgroup of 128 threads must give one pair of shared-memory matrix
     descriptors; they are decoded (start address, leading and stride byte
     offsets, the 128-byte swizzle, which must be the layout) and A (K-major)
@@ -1296,7 +1298,8 @@ class Block:
         if m_ != 64 or not mask.all() or self.T % 128:
             raise Failure('wgmma needs m = 64 and whole warpgroups, all '
                           'threads active')
-        eb = 1 if t['A'] in ('e4m3', 'e5m2', 's8') else 2
+        eb = (1 if t['A'] in ('e4m3', 'e5m2', 's8')
+              else 4 if t['A'] == 'tf32' else 2)
         if k_ * eb != 32:
             raise Failure('wgmma k = %d on %s' % (k_, t['A']))
         if trans_b and eb != 2:
@@ -1329,6 +1332,11 @@ class Block:
                 A = decode8[t['A']][A.astype(np.int64)]
             if t['B'] in decode8:
                 B = decode8[t['B']][B.astype(np.int64)]
+            if t['A'] == 'tf32':
+                # m64nNk8 .tf32 reads TF32: each f32's low 13 bits dropped.
+                A, B = ((np.asarray(x, dtype=np.float32).view(np.uint32)
+                         & np.uint32(0xFFFFE000)).view(np.float32)
+                        for x in (A, B))
             C = np.zeros((64, n_))
             if scale_d:
                 C[rows, cols] = acc[ts][:, :]
