@@ -266,6 +266,42 @@ struct ConvertAccelToGPUPass
         epilogueOps.push_back(e->op);
       computed.push_back(e ? e->op.getOperation() : mm.getOperation());
     }
+    // Each attention's epilogue: the generic that is the only user of O
+    // (a residual add, a cast), applied to each element before the store.
+    // A generic that is already a matmul's epilogue (it reads a matmul's
+    // result too) stays that matmul's, and one that reads several
+    // attentions' results is the last one's: the others store O, which
+    // its kernel then reads.
+    SmallVector<std::optional<GpuEpilogue>> attentionEpilogues;
+    for (AttentionOp op : attentions) {
+      std::optional<GpuEpilogue> e;
+      Value o = op.getResult();
+      if (o.hasOneUse() && isa<linalg::GenericOp>(*o.getUsers().begin())) {
+        FailureOr<std::optional<GpuEpilogue>> found = findGpuEpilogue(op);
+        if (failed(found))
+          return failure();
+        e = std::move(*found);
+      }
+      if (e && llvm::is_contained(epilogueOps, e->op.getOperation()))
+        e.reset();
+      attentionEpilogues.push_back(std::move(e));
+    }
+    for (auto [i, e] : llvm::enumerate(attentionEpilogues)) {
+      if (!e)
+        continue;
+      for (size_t j = i + 1; j < attentionEpilogues.size(); ++j)
+        if (attentionEpilogues[j] && attentionEpilogues[j]->op == e->op) {
+          e.reset();
+          break;
+        }
+    }
+    // What each attention kernel writes: its epilogue's result or O.
+    SmallVector<Operation *> attentionWrites;
+    for (auto [op, e] : llvm::zip(attentions, attentionEpilogues)) {
+      if (e)
+        epilogueOps.push_back(e->op);
+      attentionWrites.push_back(e ? e->op.getOperation() : op.getOperation());
+    }
 
     // Row reductions with the generics around them (norms, softmax): one
     // row kernel a group (RowKernel.h).
@@ -284,7 +320,9 @@ struct ConvertAccelToGPUPass
     // cast).
     SmallVector<GpuEpilogue> elementwise;
     for (auto g : func.getBody().front().getOps<linalg::GenericOp>()) {
-      if (llvm::is_contained(computed, g.getOperation()) || inRowGroup(g))
+      if (llvm::is_contained(computed, g.getOperation()) ||
+          llvm::is_contained(attentionWrites, g.getOperation()) ||
+          inRowGroup(g))
         continue;
       FailureOr<GpuEpilogue> e = analyzeGpuElementwise(g);
       if (failed(e))
@@ -296,8 +334,7 @@ struct ConvertAccelToGPUPass
     SmallVector<shard::AllReduceOp> reduces(
         func.getBody().front().getOps<shard::AllReduceOp>());
     SmallVector<Operation *> written(computed);
-    for (AttentionOp op : attentions)
-      written.push_back(op);
+    llvm::append_range(written, attentionWrites);
     for (DequantMatmulOp op : dequants)
       written.push_back(op);
     for (shard::AllReduceOp op : reduces)
@@ -363,11 +400,23 @@ struct ConvertAccelToGPUPass
       if (failed(k))
         return failure();
       plans.push_back(*k);
-      KernelItem item{KernelItem::Attention, j, {}, {op.getResult()}, op};
+      Operation *writer = attentionWrites[j];
+      KernelItem item{
+          KernelItem::Attention, j, {}, {writer->getResult(0)}, writer};
       if (k->skv > 0 && failed(readBuffers(op, item,
                                            {op.getQuery(), op.getKey(),
                                             op.getValue(), op.getMask()})))
         return failure();
+      if (std::optional<GpuEpilogue> &e = attentionEpilogues[j])
+        for (unsigned n : e->bufferOperands) {
+          if (!bufferOf.count(e->op->getOperand(n)))
+            return e->op.emitOpError("reads operand #")
+                   << n
+                   << " in the GPU epilogue of an accel.attention, which is "
+                      "not a kernel buffer (a function argument or the "
+                      "result of another kernel)";
+          item.reads.push_back(e->op->getOperand(n));
+        }
       items.push_back(std::move(item));
     }
     // Weight-only quantised matmuls (DequantKernel.h).
@@ -460,7 +509,8 @@ struct ConvertAccelToGPUPass
         emitGpuAttentionKernel(
             b, attentions[i],
             (func.getSymName() + "_" + Twine(matmuls.size() + i)).str(), k,
-            bufferOf, target);
+            attentionEpilogues[i] ? &*attentionEpilogues[i] : nullptr, bufferOf,
+            target);
         continue;
       }
       if (item.kind == KernelItem::Dequant) {

@@ -79,6 +79,27 @@ void GpuAttentionBuilder::emit(Value gQ, Value gKArg, Value gVArg, Value gMask,
   return emitMmaSync(gQ, gMask, gO);
 }
 
+void GpuAttentionBuilder::storeO(Value v, Value gO, Value head, Value row,
+                                 Value col0, int64_t colStride,
+                                 int64_t alignBytes) {
+  if (!epilogue && colStride == 1) {
+    vector::StoreOp::create(b, loc, v, gO,
+                            ValueRange{batchIdx, head, row, col0}, false,
+                            llvm::MaybeAlign(alignBytes));
+    return;
+  }
+  int64_t n = cast<VectorType>(v.getType()).getNumElements();
+  for (int64_t e = 0; e < n; ++e) {
+    Value x = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e});
+    Value col = add(col0, e * colStride);
+    if (epilogue)
+      x = emitGpuEpilogueElement(b, loc, *epilogue, x, gEpilogue,
+                                 {batchIdx, head, row, col});
+    memref::StoreOp::create(b, loc, x, gO,
+                            ValueRange{batchIdx, head, row, col});
+  }
+}
+
 Value GpuAttentionBuilder::maskedLogit(Value dot, Value keyBase, int64_t c,
                                        Value qRow, Value head, Value gMask,
                                        Value diag) {
@@ -156,7 +177,7 @@ GpuAttentionBuilder::onlineSoftmax(ArrayRef<Value> x, Value blockMax,
 
 void mlir::accel::emitGpuAttentionKernel(
     OpBuilder &b, AttentionOp op, StringRef name, const AttentionPlan &k,
-    const DenseMap<Value, std::string> &bufferOf,
+    const GpuEpilogue *epilogue, const DenseMap<Value, std::string> &bufferOf,
     const GpuTargetInfo &target) {
   MLIRContext *ctx = b.getContext();
   Location loc = op.getLoc();
@@ -177,7 +198,15 @@ void mlir::accel::emitGpuAttentionKernel(
     if (op.getMask())
       addParam(op.getMask(), "in");
   }
-  addParam(op.getResult(), "out");
+  // The epilogue's buffers (a residual, a bias: read at their own shapes),
+  // then what the kernel writes: the epilogue's result or O.
+  Value written = op.getResult();
+  if (epilogue) {
+    for (unsigned n : epilogue->bufferOperands)
+      addParam(epilogue->op->getOperand(n), "in");
+    written = epilogue->op->getResult(0);
+  }
+  addParam(written, "out");
 
   auto func =
       gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
@@ -209,16 +238,26 @@ void mlir::accel::emitGpuAttentionKernel(
     launch.push_back(b.getNamedAttr(
         "mask",
         b.getStringAttr(k.maskType.isInteger(1) ? "bool" : "additive")));
+  // How many of the parameters before the written buffer the epilogue
+  // reads.
+  if (epilogue)
+    launch.push_back(b.getNamedAttr(
+        "epilogue", b.getI64IntegerAttr(epilogue->bufferOperands.size())));
   func->setAttr("accel.launch", b.getDictionaryAttr(launch));
 
   Block *entry = &func.getBody().front();
   OpBuilder body = OpBuilder::atBlockEnd(entry);
   GpuAttentionBuilder builder(body, loc, k, target, entry);
+  unsigned next = k.skv > 0 ? (k.maskType ? 4 : 3) : 0;
+  builder.epilogue = epilogue;
+  if (epilogue)
+    for (size_t i = 0; i < epilogue->bufferOperands.size(); ++i)
+      builder.gEpilogue.push_back(entry->getArgument(next++));
+  Value gO = entry->getArgument(next);
   if (k.skv > 0)
     builder.emit(entry->getArgument(0), entry->getArgument(1),
                  entry->getArgument(2),
-                 k.maskType ? entry->getArgument(3) : Value(),
-                 entry->getArgument(k.maskType ? 4 : 3));
+                 k.maskType ? entry->getArgument(3) : Value(), gO);
   else
-    builder.emit(Value(), Value(), Value(), Value(), entry->getArgument(0));
+    builder.emit(Value(), Value(), Value(), Value(), gO);
 }

@@ -24,13 +24,17 @@ namespace mlir::accel {
 
 class GpuTargetInfo;
 struct AttentionPlan;
+struct GpuEpilogue;
 
 /// Emits the kernel `name` of `op` (planned as `plan`, KernelConfig.h) at
 /// `b`'s insertion point, in a gpu.module; `bufferOf` names the host buffer
-/// of Q, K, V, the mask and O. convert-accel-to-gpu places it among the
+/// of Q, K, V, the mask and O. With `epilogue` (findGpuEpilogue of `op`),
+/// each element of O goes through it and the kernel writes its result
+/// instead of O. convert-accel-to-gpu places it among the
 /// function's other kernels by what it reads.
 void emitGpuAttentionKernel(OpBuilder &b, AttentionOp op, StringRef name,
                             const AttentionPlan &plan,
+                            const GpuEpilogue *epilogue,
                             const llvm::DenseMap<Value, std::string> &bufferOf,
                             const GpuTargetInfo &target);
 

@@ -20,6 +20,7 @@
 #ifndef ACCEL_LIB_CONVERSION_ACCELTOGPU_ATTENTIONKERNELBUILDER_H
 #define ACCEL_LIB_CONVERSION_ACCELTOGPU_ATTENTIONKERNELBUILDER_H
 
+#include "Epilogue.h"
 #include "KernelConfig.h"
 #include "KernelUtils.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
@@ -219,6 +220,18 @@ public:
   const AttentionPlan &k;
   const GpuTargetInfo &target;
   std::map<double, Value> floats;
+
+  /// The elementwise epilogue applied to each element of O before it is
+  /// stored (a residual add, a cast: the only user of the attention's
+  /// result, findGpuEpilogue), and its buffers; gO is then its result.
+  const GpuEpilogue *epilogue = nullptr;
+  SmallVector<Value> gEpilogue;
+  /// Stores `v` (a vector of O's type: columns col0, col0 + colStride, ...
+  /// of query row `row` of `head`) into gO: one vector store of `alignBytes`
+  /// alignment when the columns are consecutive and there is no epilogue,
+  /// else element by element, each through the epilogue when there is one.
+  void storeO(Value v, Value gO, Value head, Value row, Value col0,
+              int64_t colStride, int64_t alignBytes);
 
   Value gK, gV, sK, sV;
   Value tid, batchIdx, kvHead, kvLimit;

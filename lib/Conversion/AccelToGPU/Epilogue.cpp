@@ -227,8 +227,8 @@ bool mlir::accel::isGpuStorableType(Type t) {
 }
 
 FailureOr<std::optional<GpuEpilogue>>
-mlir::accel::findGpuEpilogue(MatmulOp mm) {
-  Value c = mm.getResult();
+mlir::accel::findGpuEpilogue(Operation *producer) {
+  Value c = producer->getResult(0);
   linalg::GenericOp g;
   for (Operation *user : c.getUsers())
     if (auto generic = dyn_cast<linalg::GenericOp>(user))
@@ -250,13 +250,16 @@ mlir::accel::findGpuEpilogue(MatmulOp mm) {
       }))
     return std::optional<GpuEpilogue>();
   auto fail = [&](const Twine &why) -> LogicalResult {
-    return g.emitOpError("cannot be the GPU epilogue of the accel.matmul "
-                         "whose result it reads: ")
-           << why;
+    return g.emitOpError("cannot be the GPU epilogue of the ")
+           << producer->getName() << " whose result it reads: " << why;
   };
   if (!llvm::all_of(c.getUsers(), [&](Operation *u) { return u == g; }))
-    return fail("the matmul's result has other users; the kernel keeps C "
-                "in registers and stores only the epilogue's result (run "
+    return fail(Twine(isa<AttentionOp>(producer)
+                          ? "the attention's result has other users; the "
+                            "kernel keeps O"
+                          : "the matmul's result has other users; the kernel "
+                            "keeps C") +
+                " in registers and stores only the epilogue's result (run "
                 "accel-fuse-epilogues, or split the function)");
   GpuEpilogue e;
   if (failed(analyzeElementwise(g, c, e, fail)))

@@ -79,13 +79,14 @@ std::string whyNotGpuBufferOperand(linalg::GenericOp g, OpOperand &operand,
 Value emitGpuIndex(OpBuilder &b, Location loc, AffineExpr e,
                    ArrayRef<Value> ivs);
 
-/// The epilogue of `mm`: the only user of its result when that is a
-/// linalg.generic. std::nullopt when the result has no generic user, or
-/// when a row reduction reads it (C is then stored for the row kernel); a
-/// located error when the generic is one a GEMM kernel cannot apply (not
-/// elementwise over C, an operand it cannot index, a body op that is not
-/// scalar arith or math) or when C has other users besides it.
-FailureOr<std::optional<GpuEpilogue>> findGpuEpilogue(MatmulOp mm);
+/// The epilogue of `producer` (an accel.matmul or accel.attention): the
+/// only user of its result when that is a linalg.generic. std::nullopt
+/// when the result has no generic user, or when a row reduction reads it
+/// (the result is then stored for the row kernel); a located error when the
+/// generic is one the kernel cannot apply (not elementwise over the
+/// result, an operand it cannot index, a body op that is not scalar arith
+/// or math) or when the result has other users besides it.
+FailureOr<std::optional<GpuEpilogue>> findGpuEpilogue(Operation *producer);
 
 /// A standalone elementwise generic as a GPU kernel of its own (no matmul
 /// under it: a residual add, SwiGLU's product, a cast): the same operands

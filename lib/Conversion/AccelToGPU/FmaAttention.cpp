@@ -274,9 +274,7 @@ void GpuAttentionBuilder::emitFma(Value gQ, Value gMask, Value gO) {
       Value v = arith::MulFOp::create(b, loc, o[r], inv4);
       if (!k.outType.isF32())
         v = arith::TruncFOp::create(b, loc, outType, v);
-      vector::StoreOp::create(b, loc, v, gO,
-                              ValueRange{batchIdx, head, qRow, runCol(r)},
-                              false, llvm::MaybeAlign(4 * outBytes));
+      storeO(v, gO, head, qRow, runCol(r), 1, 4 * outBytes);
     }
   }
   gpu::ReturnOp::create(b, loc);

@@ -295,19 +295,10 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
       Value v = arith::MulFOp::create(b, loc, accs[u], invVec);
       if (!k.outType.isF32())
         v = arith::TruncFOp::create(b, loc, outType, v);
-      Value col0 = add(accRow, u * 16);
-      if (layout.accRowStep == 1) {
-        // Consecutive columns: one vector store.
-        vector::StoreOp::create(b, loc, v, gO,
-                                ValueRange{batchIdx, head, qRow, col0}, false,
-                                llvm::MaybeAlign(na * outBytes));
-        continue;
-      }
-      for (int64_t e = 0; e < na; ++e)
-        memref::StoreOp::create(
-            b, loc, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}),
-            gO,
-            ValueRange{batchIdx, head, qRow, add(col0, e * layout.accRowStep)});
+      // Consecutive columns: one vector store (element by element with
+      // an epilogue, or RDNA's columns accRowStep apart).
+      storeO(v, gO, head, qRow, add(accRow, u * 16), layout.accRowStep,
+             na * outBytes);
     }
   }
   gpu::ReturnOp::create(b, loc);

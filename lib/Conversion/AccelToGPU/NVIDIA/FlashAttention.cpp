@@ -209,9 +209,7 @@ void GpuAttentionBuilder::storeOutput(ArrayRef<Value> accs, Value rowSum[2],
       v = arith::MulFOp::create(b, loc, v, invPair);
       if (!k.outType.isF32())
         v = arith::TruncFOp::create(b, loc, pairOut, v);
-      vector::StoreOp::create(
-          b, loc, v, gO, ValueRange{batchIdx, head, row, add(colBase, dt * 8)},
-          false, llvm::MaybeAlign(2 * outBytes));
+      storeO(v, gO, head, row, add(colBase, dt * 8), 1, 2 * outBytes);
     }
   }
 }
