@@ -287,6 +287,14 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
   // accel.attention.
   pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createAccelFuseAttentionPass());
+  // allow-tf32: the f32 ops' inputs rounded to TF32 in the program (the
+  // oracle of accel-run reads the same rounding) and the matmuls marked
+  // for the TF32 matrix instructions (docs/precision.md).
+  if (options.allowTf32) {
+    accel::AccelLowerPrecisionPassOptions tf32;
+    tf32.compute = "tf32";
+    pm.addPass(accel::createAccelLowerPrecisionPass(tf32));
+  }
   // A module with a shard.grid: each annotated function becomes one
   // process's part (local shapes); its all-reduces stay between the kernels
   // and become NCCL (RCCL) calls of the host library (docs/distributed.md).

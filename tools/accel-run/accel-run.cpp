@@ -2554,6 +2554,31 @@ int main(int argc, char **argv) {
     }
   }
 
+  // allow-tf32 in the GPU pipeline's options: the program run is the one
+  // accel-lower-precision{compute=tf32} makes (the pipeline runs it too),
+  // so that the oracle reads the inputs' rounding to TF32 as the kernels
+  // compute it, and holds them to the f32 gates.
+  if (target == "nvptx" || target == "amdgpu") {
+    bool tf32 = false;
+    if (target == "nvptx") {
+      AccelNvptxPipelineOptions o;
+      tf32 = succeeded(o.parseFromString(nvptxOptions)) && o.allowTf32;
+    } else {
+      AccelAmdgpuPipelineOptions o;
+      tf32 = succeeded(o.parseFromString(amdgpuOptions)) && o.allowTf32;
+    }
+    if (tf32) {
+      mlir::accel::registerAllAccelPasses();
+      PassManager pm(&context);
+      if (failed(parsePassPipeline("accel-raise,accel-fuse-attention,"
+                                   "accel-lower-precision{compute=tf32}",
+                                   pm)) ||
+          failed(pm.run(*module)))
+        return fail("allow-tf32: accel-lower-precision failed on '" +
+                    inputFile + "'");
+    }
+  }
+
   // The functions to run: those named by --entry, else every public one.
   std::vector<Job> jobs; // not moved once prepared: calls point into them
   if (!entry.empty()) {

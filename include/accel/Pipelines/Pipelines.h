@@ -268,6 +268,14 @@ struct AccelNvptxPipelineOptions
                      "GEMM kernel applies to C in registers before the "
                      "store (accel-fuse-epilogues)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> allowTf32{
+      *this, "allow-tf32",
+      llvm::cl::desc("PyTorch's allow_tf32: f32 matmuls and attention take "
+                     "their inputs rounded to TF32 (accel-lower-precision "
+                     "compute=tf32 on the ops without an accel.precision), "
+                     "and the matmuls run on the chip's TF32 matrix "
+                     "instruction where it has one"),
+      llvm::cl::init(false)};
 };
 
 /// accel-amdgpu-pipeline's options: the chip, convert-accel-to-gpu's block
@@ -301,6 +309,14 @@ struct AccelAmdgpuPipelineOptions
                      "GEMM kernel applies to C in registers before the "
                      "store (accel-fuse-epilogues)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> allowTf32{
+      *this, "allow-tf32",
+      llvm::cl::desc("PyTorch's allow_tf32: f32 matmuls and attention take "
+                     "their inputs rounded to TF32 (accel-lower-precision "
+                     "compute=tf32 on the ops without an accel.precision), "
+                     "and the matmuls run on the chip's TF32 matrix "
+                     "instruction where it has one"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("isa (AMDGCN assembly) or bin (a HSACO code object, "
