@@ -193,25 +193,18 @@ public:
                                         LLVM::AsmDialect::AD_ATT),
               /*operand_attrs=*/ArrayAttr())
               .getResult(0);
-    } else if (tf32) {
-      // m16n8k8 .tf32: one f32 register per fragment element, whose low
-      // 13 bits the tensor cores ignore (the inputs are TF32 values:
-      // accel-lower-precision rounded them to nearest even).
-      d = NVVM::MmaOp::create(
-          b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 8},
-          std::nullopt, std::nullopt,
-          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
-                                        NVVM::MMATypes::tf32},
-          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                         NVVM::MMALayout::col});
-    } else if (instr.input == GpuMmaType::BF16) {
-      d = NVVM::MmaOp::create(
-          b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},
-          std::nullopt, std::nullopt,
-          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                        NVVM::MMATypes::bf16},
-          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                         NVVM::MMALayout::col});
+    } else if (tf32 || instr.input == GpuMmaType::BF16) {
+      // bf16 m16n8k16: two bf16 per register. tf32 m16n8k8: one f32 per
+      // register, whose low 13 bits the tensor cores ignore (the inputs
+      // are TF32 values: accel-lower-precision rounded them to nearest
+      // even).
+      NVVM::MMATypes type = tf32 ? NVVM::MMATypes::tf32 : NVVM::MMATypes::bf16;
+      d = NVVM::MmaOp::create(b, loc, resultType, aRegs, bRegs, cRegs,
+                              ArrayRef<int64_t>{16, 8, tf32 ? 8 : 16},
+                              std::nullopt, std::nullopt,
+                              std::array<NVVM::MMATypes, 2>{type, type},
+                              std::array<NVVM::MMALayout, 2>{
+                                  NVVM::MMALayout::row, NVVM::MMALayout::col});
     } else {
       // i8: s32 sums that wrap on overflow (accel.matmul's i32 contract;
       // nvgpu.mma.sync would saturate).

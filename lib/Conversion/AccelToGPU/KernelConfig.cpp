@@ -37,9 +37,18 @@ using namespace mlir::accel;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-
 /// The largest number of elements (8, 4 or 2) a cp.async of a row of
 /// `length` elements of `bytes` each can move with every copy aligned.
+/// Elements per global load into registers of a row `length` elements of
+/// `bytes` each long: the widest aligned vector of up to 16 bytes that
+/// divides the row (any alignment: 1 element at worst).
+static int64_t loadElements(int64_t length, int64_t bytes) {
+  int64_t v = 16 / bytes;
+  while (v > 1 && length % v != 0)
+    v /= 2;
+  return v;
+}
+
 static int64_t copyElements(int64_t length, int64_t bytes) {
   for (int64_t v = 16 / bytes; v * bytes >= 4; v /= 2)
     if (length % v == 0)
@@ -512,16 +521,9 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
         k.vecA = copyElements(s.k, s.inBytes);
         k.vecB = copyElements(s.transposeB ? s.k : s.n, s.inBytes);
       } else {
-        // Global loads into registers: the widest aligned vector of up to
-        // 16 bytes that divides the row.
-        auto widest = [&](int64_t length) {
-          int64_t v = 4;
-          while (v > 1 && length % v != 0)
-            v /= 2;
-          return v;
-        };
-        k.vecA = widest(s.k);
-        k.vecB = widest(s.transposeB ? s.k : s.n);
+        // Global loads into registers.
+        k.vecA = loadElements(s.k, s.inBytes);
+        k.vecB = loadElements(s.transposeB ? s.k : s.n, s.inBytes);
       }
       return k;
     }
@@ -532,14 +534,8 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
     // registers, in the widest aligned vectors (up to 16 bytes) that divide
     // the rows.
     s.inBytes = 4;
-    auto widest = [&](int64_t length) {
-      int64_t v = 4;
-      while (v > 1 && length % v != 0)
-        v /= 2;
-      return v;
-    };
-    k.vecA = widest(s.k);
-    k.vecB = widest(s.transposeB ? s.k : s.n);
+    k.vecA = loadElements(s.k, s.inBytes);
+    k.vecB = loadElements(s.transposeB ? s.k : s.n, s.inBytes);
     return k;
   }
   std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
@@ -565,16 +561,9 @@ mlir::accel::analyzeGpuMatmul(MatmulOp mm, const GpuTargetInfo &target) {
   // The chip's memory pipeline decides the kernel body (GpuTargetInfo.h).
   const bool registerStaged = !target.hasAsyncCopy();
   if (registerStaged) {
-    // Global loads into registers take any aligned vector: the widest
-    // (up to 16 bytes) that divides the row.
-    auto widest = [&](int64_t length) {
-      int64_t v = 16 / s.inBytes;
-      while (v > 1 && length % v != 0)
-        v /= 2;
-      return v;
-    };
-    k.vecA = widest(s.k);
-    k.vecB = widest(s.transposeB ? s.k : s.n);
+    // Global loads into registers take any aligned vector.
+    k.vecA = loadElements(s.k, s.inBytes);
+    k.vecB = loadElements(s.transposeB ? s.k : s.n, s.inBytes);
   } else if (s.inBytes == 1 && !s.transposeB)
     return mm.emitOpError("of ")
            << k.inType
