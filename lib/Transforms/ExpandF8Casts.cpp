@@ -310,7 +310,8 @@ struct ExpandExtFromF8 : public OpRewritePattern<arith::ExtFOp> {
 /// value rounded to TF32's 10 stored mantissa bits, to nearest even, on the
 /// bit pattern. TF32 has f32's exponent, so one rule covers normal and
 /// subnormal values; a carry out of the mantissa moves into the exponent
-/// (past the largest TF32 value: inf), and NaN stays the input NaN. The
+/// (past the largest TF32 value: inf), and a NaN becomes a quiet NaN of
+/// the same sign with its top payload bits. The
 /// TF32 value never exists in memory (LLVM has no such type): the truncf
 /// is left without uses and erased by the pass.
 struct ExpandTf32RoundTrip : public OpRewritePattern<arith::ExtFOp> {
@@ -339,10 +340,15 @@ struct ExpandTf32RoundTrip : public OpRewritePattern<arith::ExtFOp> {
     Value odd = bb.band(bb.shr(bits, 13), 1);
     Value rounded =
         bb.band(bb.add(bb.add(bits, bb.i32(0xFFFu)), odd), 0xFFFFE000u);
+    // NaN: a quiet NaN with TF32's bits only (a payload in the low 13 bits
+    // alone would read as inf on TF32 hardware).
     Value isNaN = bb.cmp(arith::CmpIPredicate::ugt, bb.band(bits, 0x7FFFFFFFu),
                          0x7F800000u);
+    Value nan = bb.band(
+        arith::OrIOp::create(rewriter, op.getLoc(), bits, bb.i32(0x00400000u)),
+        0xFFFFE000u);
     rewriter.replaceOp(
-        op, bb.select(isNaN, in, bb.bitcast(rounded, rewriter.getF32Type())));
+        op, bb.bitcast(bb.select(isNaN, nan, rounded), rewriter.getF32Type()));
     return success();
   }
 };

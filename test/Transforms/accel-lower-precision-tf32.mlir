@@ -32,6 +32,7 @@
 // EXPAND: arith.addi
 // EXPAND: arith.andi %{{.+}}, %{{.+}} : i32
 // EXPAND: arith.cmpi ugt
+// EXPAND: arith.ori
 // EXPAND: arith.select
 // EXPAND-NOT: tf32
 // EXPAND: accel.matmul {{.*}}accel.tf32_inputs

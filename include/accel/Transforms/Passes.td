@@ -1465,7 +1465,8 @@ def AccelExpandF8CastsPass : Pass<"accel-expand-f8-casts"> {
     It also expands accel-lower-precision's TF32 round trip, `arith.extf`
     to f32 of an `arith.truncf` from f32 to tf32 (scalars and vectors):
     the f32 bits rounded to TF32's 10 mantissa bits to nearest even,
-    `(bits + 0xFFF + bit 13) & 0xFFFFE000`, NaN kept; the truncf, left
+    `(bits + 0xFFF + bit 13) & 0xFFFFE000`, a NaN quieted with its low 13
+    bits cleared; the truncf, left
     without uses, is erased.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];

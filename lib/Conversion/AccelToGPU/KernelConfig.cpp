@@ -37,8 +37,6 @@ using namespace mlir::accel;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// The largest number of elements (8, 4 or 2) a cp.async of a row of
-/// `length` elements of `bytes` each can move with every copy aligned.
 /// Elements per global load into registers of a row `length` elements of
 /// `bytes` each long: the widest aligned vector of up to 16 bytes that
 /// divides the row (any alignment: 1 element at worst).
@@ -49,6 +47,8 @@ static int64_t loadElements(int64_t length, int64_t bytes) {
   return v;
 }
 
+/// The largest number of elements (8, 4 or 2) a cp.async of a row of
+/// `length` elements of `bytes` each can move with every copy aligned.
 static int64_t copyElements(int64_t length, int64_t bytes) {
   for (int64_t v = 16 / bytes; v * bytes >= 4; v /= 2)
     if (length % v == 0)
@@ -458,8 +458,11 @@ GpuGemmConfig mlir::accel::getDefaultGpuGemmConfig(const GpuTargetInfo &target,
     c.tileM /= 2;
   while (c.tileN > 16 && c.tileN / 2 >= shape.n)
     c.tileN /= 2;
-  // 64 bytes of K per slice; 8-bit inputs multiply 32 deep (m16n8k32).
-  int64_t depth = shape.inBytes == 1 ? 32 : 16;
+  // 64 bytes of K per slice; 8-bit inputs multiply 32 deep (m16n8k32),
+  // TF32 8 deep (m16n8k8, MFMA 16x16x8): 16 f32 a slice, so that a 128 x
+  // 128 tile's ring fits the shared memory as the 16-bit one does (at 32
+  // f32 it outgrew gfx942's 64 KiB LDS and sm_86's 99 KiB).
+  int64_t depth = shape.inBytes == 1 ? 32 : shape.inBytes == 4 ? 8 : 16;
   c.tileK = std::min<int64_t>(
       2 * depth, std::max<int64_t>(depth, llvm::alignTo(shape.k, depth)));
   while (warps > 1 && !splitGpuWarps(c.tileM, c.tileN, warps, c))
@@ -744,7 +747,15 @@ static FailureOr<GpuGemmConfig> configureOwn(MatmulOp mm, const GemmKernel &k,
              << c.stages << " does not apply to " << target.getChip()
              << ": its kernel double-buffers LDS (stages = 2), loading "
                 "the next slice into registers while the waves multiply";
-  } else if (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % 16 != 0)
+  } else if (shape.inBytes == 4 &&
+             (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % 8 != 0))
+    return mm.emitOpError("tile ")
+           << c.tileM << "x" << c.tileN << "x" << c.tileK
+           << " is not made of 16x16x8 blocks (TF32: ldmatrix x4 loads 16 "
+              "rows of 8 f32 and mma.sync m16n8k8 is 8 deep): tile-m and "
+              "tile-n must be multiples of 16 and tile-k of 8";
+  else if (shape.inBytes != 4 &&
+           (c.tileM % 16 != 0 || c.tileN % 16 != 0 || c.tileK % 16 != 0))
     return mm.emitOpError("tile ")
            << c.tileM << "x" << c.tileN << "x" << c.tileK
            << " is not made of 16x16x16 blocks (ldmatrix x4 loads 16x16 "

@@ -1941,6 +1941,9 @@ def emulate_attention(kernel, rng):
     gate of docs/numerics.md plus the rounding of P to the input type
     (u_P max|v|); rows that keep no key must be exactly 0."""
     launch = re.search(r'accel\.launch = \{(.*?)\}', kernel.op.text).group(1)
+    if re.search(r'\bepilogue = \d', launch):
+        raise Failure('has an epilogue, whose result this script cannot '
+                      'compute: check it on a record (--launch-record)')
     scale = float(re.search(r'\bscale = ([-+\d.e]+)', launch).group(1))
     m = re.search(r'\bcausal_offset = (-?\d+)', launch)
     offset = int(m.group(1)) if m else None
