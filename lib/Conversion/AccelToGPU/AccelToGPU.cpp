@@ -358,6 +358,20 @@ struct ConvertAccelToGPUPass
     // writes order the kernels.
     SmallVector<KernelItem> items;
     SmallVector<GemmKernel> kernels;
+    // `item` also reads the buffers of its kernel's epilogue `e`, of an
+    // op named `producer`.
+    auto readEpilogue = [&](KernelItem &item, GpuEpilogue &e,
+                            StringRef producer) -> LogicalResult {
+      for (unsigned n : e.bufferOperands) {
+        if (!bufferOf.count(e.op->getOperand(n)))
+          return e.op.emitOpError("reads operand #")
+                 << n << " in the GPU epilogue of an " << producer
+                 << ", which is not a kernel buffer (a function argument or "
+                    "the result of another kernel)";
+        item.reads.push_back(e.op->getOperand(n));
+      }
+      return success();
+    };
     for (auto [i, mm, epilogue] : llvm::enumerate(matmuls, epilogues)) {
       FailureOr<GemmKernel> kernel = plan(mm, bufferOf, target);
       if (failed(kernel))
@@ -367,16 +381,8 @@ struct ConvertAccelToGPUPass
                       {computed[i]->getResult(0)}, computed[i]};
       if (kernel->accumulate)
         item.reads.push_back(mm.getInit());
-      if (epilogue)
-        for (unsigned n : epilogue->bufferOperands) {
-          if (!bufferOf.count(epilogue->op->getOperand(n)))
-            return epilogue->op.emitOpError("reads operand #")
-                   << n
-                   << " in the GPU epilogue of an accel.matmul, which is not "
-                      "a kernel buffer (a function argument or the result of "
-                      "another kernel)";
-          item.reads.push_back(epilogue->op->getOperand(n));
-        }
+      if (epilogue && failed(readEpilogue(item, *epilogue, "accel.matmul")))
+        return failure();
       items.push_back(std::move(item));
     }
     // `item` reads `values` (null ones skipped), each a kernel buffer.
@@ -407,16 +413,9 @@ struct ConvertAccelToGPUPass
                                            {op.getQuery(), op.getKey(),
                                             op.getValue(), op.getMask()})))
         return failure();
-      if (std::optional<GpuEpilogue> &e = attentionEpilogues[j])
-        for (unsigned n : e->bufferOperands) {
-          if (!bufferOf.count(e->op->getOperand(n)))
-            return e->op.emitOpError("reads operand #")
-                   << n
-                   << " in the GPU epilogue of an accel.attention, which is "
-                      "not a kernel buffer (a function argument or the "
-                      "result of another kernel)";
-          item.reads.push_back(e->op->getOperand(n));
-        }
+      if (std::optional<GpuEpilogue> &e = attentionEpilogues[j];
+          e && failed(readEpilogue(item, *e, "accel.attention")))
+        return failure();
       items.push_back(std::move(item));
     }
     // Weight-only quantised matmuls (DequantKernel.h).

@@ -254,12 +254,10 @@ mlir::accel::findGpuEpilogue(Operation *producer) {
            << producer->getName() << " whose result it reads: " << why;
   };
   if (!llvm::all_of(c.getUsers(), [&](Operation *u) { return u == g; }))
-    return fail(Twine(isa<AttentionOp>(producer)
-                          ? "the attention's result has other users; the "
-                            "kernel keeps O"
-                          : "the matmul's result has other users; the kernel "
-                            "keeps C") +
-                " in registers and stores only the epilogue's result (run "
+    // (An attention's epilogue is looked for only when the generic is the
+    // result's one use: convert-accel-to-gpu stores O otherwise.)
+    return fail("the matmul's result has other users; the kernel keeps C "
+                "in registers and stores only the epilogue's result (run "
                 "accel-fuse-epilogues, or split the function)");
   GpuEpilogue e;
   if (failed(analyzeElementwise(g, c, e, fail)))
