@@ -78,6 +78,22 @@ void GemmKernelBuilder::emit(Value a, Value bArg, Value cIn, Value c,
   return emitMmaSync();
 }
 
+/// Of the epilogues that are one generic (it reads several kernels'
+/// results), only the last kernel's stays: the others store their result,
+/// which that kernel then reads.
+static void
+keepLastOfShared(SmallVectorImpl<std::optional<GpuEpilogue>> &epilogues) {
+  for (auto [i, e] : llvm::enumerate(epilogues)) {
+    if (!e)
+      continue;
+    for (size_t j = i + 1; j < epilogues.size(); ++j)
+      if (epilogues[j] && epilogues[j]->op == e->op) {
+        e.reset();
+        break;
+      }
+  }
+}
+
 namespace {
 
 /// One kernel of a function: what it reads and writes (values of the
@@ -252,15 +268,7 @@ struct ConvertAccelToGPUPass
     // A generic that reads several matmuls' results (SwiGLU's
     // silu(x Wg) * (x Wu)) is the epilogue of the last of them; the others
     // store their C, which that kernel then reads.
-    for (auto [i, e] : llvm::enumerate(epilogues)) {
-      if (!e)
-        continue;
-      for (size_t j = i + 1; j < epilogues.size(); ++j)
-        if (epilogues[j] && epilogues[j]->op == e->op) {
-          e.reset();
-          break;
-        }
-    }
+    keepLastOfShared(epilogues);
     for (auto [mm, e] : llvm::zip(matmuls, epilogues)) {
       if (e)
         epilogueOps.push_back(e->op);
@@ -286,15 +294,7 @@ struct ConvertAccelToGPUPass
         e.reset();
       attentionEpilogues.push_back(std::move(e));
     }
-    for (auto [i, e] : llvm::enumerate(attentionEpilogues)) {
-      if (!e)
-        continue;
-      for (size_t j = i + 1; j < attentionEpilogues.size(); ++j)
-        if (attentionEpilogues[j] && attentionEpilogues[j]->op == e->op) {
-          e.reset();
-          break;
-        }
-    }
+    keepLastOfShared(attentionEpilogues);
     // What each attention kernel writes: its epilogue's result or O.
     SmallVector<Operation *> attentionWrites;
     for (auto [op, e] : llvm::zip(attentions, attentionEpilogues)) {
