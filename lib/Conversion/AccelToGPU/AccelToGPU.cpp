@@ -21,6 +21,7 @@
 #include "GemmKernel.h"
 #include "KernelConfig.h"
 #include "KernelUtils.h"
+#include "PagedAttentionKernel.h"
 #include "RowKernel.h"
 #include "accel/Conversion/AccelToGPU/GpuTargetInfo.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
@@ -100,7 +101,15 @@ namespace {
 /// function, seen through reshapes), and the op that places it among
 /// kernels that do not depend on each other.
 struct KernelItem {
-  enum Kind { Matmul, Attention, Dequant, Elementwise, Row, Collective } kind;
+  enum Kind {
+    Matmul,
+    Attention,
+    Dequant,
+    Paged,
+    Elementwise,
+    Row,
+    Collective
+  } kind;
   size_t index;
   SmallVector<Value> reads, writes;
   Operation *anchor;
@@ -254,6 +263,8 @@ struct ConvertAccelToGPUPass
         func.getBody().front().getOps<AttentionOp>());
     SmallVector<DequantMatmulOp> dequants(
         func.getBody().front().getOps<DequantMatmulOp>());
+    SmallVector<PagedAttentionOp> pagedOps(
+        func.getBody().front().getOps<PagedAttentionOp>());
 
     // Each matmul's epilogue (checkGpuKernelFunction admitted it): the
     // kernel then writes the epilogue's result, not C.
@@ -337,6 +348,8 @@ struct ConvertAccelToGPUPass
     llvm::append_range(written, attentionWrites);
     for (DequantMatmulOp op : dequants)
       written.push_back(op);
+    for (PagedAttentionOp op : pagedOps)
+      written.push_back(op);
     for (shard::AllReduceOp op : reduces)
       written.push_back(op);
     for (const GpuEpilogue &e : elementwise)
@@ -348,8 +361,8 @@ struct ConvertAccelToGPUPass
     // The host buffer behind each value a kernel reads or writes.
     FailureOr<DenseMap<Value, std::string>> buffers = nameKernelBuffers(
         func, written,
-        "accel.matmul, accel.dequant_matmul, accel.attention, accel.softmax "
-        "or linalg.generic");
+        "accel.matmul, accel.dequant_matmul, accel.attention, "
+        "accel.paged_attention, accel.softmax or linalg.generic");
     if (failed(buffers))
       return failure();
     DenseMap<Value, std::string> &bufferOf = *buffers;
@@ -429,6 +442,33 @@ struct ConvertAccelToGPUPass
       if (failed(readBuffers(op, item,
                              {op.getLhs(), op.getWeights(), op.getScales(),
                               op.getZeroPoints()})))
+        return failure();
+      items.push_back(std::move(item));
+    }
+    // Decode attention over a paged KV cache (PagedAttentionKernel.h):
+    // with several splits, a temporary of their states between its two
+    // kernels, named after the function's other temporaries.
+    SmallVector<GpuPagedPlan, 1> pagedPlans;
+    SmallVector<std::string, 1> pagedPartials;
+    unsigned nextTmp = 0;
+    for (auto &[v, name] : bufferOf) {
+      StringRef rest = name;
+      unsigned n;
+      if (rest.consume_front("tmp") && !rest.getAsInteger(10, n))
+        nextTmp = std::max(nextTmp, n + 1);
+    }
+    for (auto [j, op] : llvm::enumerate(pagedOps)) {
+      FailureOr<GpuPagedPlan> k = planGpuPagedAttention(op, target);
+      if (failed(k))
+        return failure();
+      pagedPlans.push_back(*k);
+      pagedPartials.push_back(
+          k->splits > 1 ? ("tmp" + Twine(nextTmp++)).str() : std::string());
+      KernelItem item{KernelItem::Paged, j, {}, {op.getResult()}, op};
+      if (failed(readBuffers(op, item,
+                             {op.getQuery(), op.getKeyCache(),
+                              op.getValueCache(), op.getBlockTable(),
+                              op.getKvLengths()})))
         return failure();
       items.push_back(std::move(item));
     }
@@ -517,6 +557,12 @@ struct ConvertAccelToGPUPass
             b, dequants[i],
             (func.getSymName() + "_dequant" + Twine(i)).str(),
             dequantPlans[i], bufferOf, target);
+        continue;
+      }
+      if (item.kind == KernelItem::Paged) {
+        emitGpuPagedAttentionKernels(
+            b, pagedOps[i], (func.getSymName() + "_paged" + Twine(i)).str(),
+            pagedPlans[i], pagedPartials[i], bufferOf, target);
         continue;
       }
       if (item.kind == KernelItem::Elementwise) {

@@ -99,6 +99,12 @@ struct AccelGpuConfigurePass
             return signalPassFailure();
           continue;
         }
+        // So is a paged_attention's (planGpuPagedAttention).
+        if (auto paged = dyn_cast<PagedAttentionOp>(op)) {
+          if (failed(planGpuPagedAttention(paged, *target)))
+            return signalPassFailure();
+          continue;
+        }
         if (!isa<MatmulOp, AttentionOp>(op))
           continue;
         FailureOr<LoweringConfigAttr> config =

@@ -282,6 +282,12 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
       anyMatmul = true;
       continue;
     }
+    // Decode attention over a paged KV cache: its kernels
+    // (PagedAttentionKernel.h) write its result.
+    if (isa<PagedAttentionOp>(op)) {
+      anyMatmul = true;
+      continue;
+    }
     if (auto mm = dyn_cast<MatmulOp>(op)) {
       anyMatmul = true;
       // Its epilogue, if it has one, must be one the kernel can apply.
@@ -309,7 +315,8 @@ LogicalResult mlir::accel::checkGpuKernelFunction(func::FuncOp func) {
     return op.emitOpError("has no GPU lowering (convert-accel-to-gpu "
                           "compiles functions of accel.matmul ops, each with "
                           "an optional elementwise epilogue on its result, "
-                          "accel.dequant_matmul and accel.attention ops, "
+                          "accel.dequant_matmul, accel.attention and "
+                          "accel.paged_attention ops, "
                           "elementwise linalg.generic "
                           "ops, and row reductions with the ops around "
                           "them; accel-decompose-softmax makes accel.softmax "
@@ -379,6 +386,117 @@ mlir::accel::planGpuDequant(DequantMatmulOp op, const GpuTargetInfo &target) {
   k.rowsPerWarp =
       std::clamp<int64_t>(16 / int64_t(llvm::PowerOf2Ceil(k.rowsA)), 1, 4);
   if (k.rows > 0 && k.n > 0 && failed(checkGrid(op, k.grid(), target)))
+    return failure();
+  return k;
+}
+
+//===----------------------------------------------------------------------===//
+// Decode attention over a paged KV cache
+//===----------------------------------------------------------------------===//
+
+FailureOr<GpuPagedPlan>
+mlir::accel::planGpuPagedAttention(PagedAttentionOp op,
+                                   const GpuTargetInfo &target) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  auto kType = cast<RankedTensorType>(op.getKeyCache().getType());
+  auto vType = cast<RankedTensorType>(op.getValueCache().getType());
+  auto tableType = cast<RankedTensorType>(op.getBlockTable().getType());
+  auto lengthType = cast<RankedTensorType>(op.getKvLengths().getType());
+  auto oType = cast<RankedTensorType>(op.getInit().getType());
+  for (auto [name, t] :
+       {std::pair<StringRef, RankedTensorType>{"Q", qType},
+        {"the key pool", kType},
+        {"the value pool", vType},
+        {"the block table", tableType},
+        {"kv_lengths", lengthType},
+        {"O", oType}})
+    if (!t.hasStaticShape())
+      return op.emitOpError("needs static shapes on the GPU target (")
+             << name << " is " << t
+             << "; the GPU kernels take the batch and the pool's pages as "
+                "compiled)";
+  FailureOr<LoweringConfigAttr> config = getLoweringConfig(op);
+  if (failed(config))
+    return failure();
+  if (*config)
+    return op.emitOpError("has a lowering_config; the GPU kernels of a "
+                          "paged_attention are configured by the stage alone");
+  // The verifier fixed the rest: B, Hq, Sq, D of Q; P, T, Hkv of both pools;
+  // Hkv divides Hq; the table [B, N], lengths [B], O [B, Hq, Sq, Dv].
+  GpuPagedPlan k;
+  k.batch = qType.getDimSize(0);
+  k.hq = qType.getDimSize(1);
+  k.sq = qType.getDimSize(2);
+  k.d = qType.getDimSize(3);
+  k.pages = kType.getDimSize(0);
+  k.pageSize = kType.getDimSize(1);
+  k.hkv = kType.getDimSize(2);
+  k.dv = vType.getDimSize(3);
+  k.maxPages = tableType.getDimSize(1);
+  k.inType = qType.getElementType();
+  k.outType = oType.getElementType();
+  k.tableType = tableType.getElementType();
+  k.lengthType = lengthType.getElementType();
+  k.causal = op.getCausal();
+  k.scale = op.getEffectiveScale();
+
+  if (k.maxPages == 0 || k.pages == 0 || k.pageSize == 0)
+    return op.emitOpError("has ")
+           << (k.maxPages == 0 ? "a block table of no pages"
+                               : "a pool of no keys")
+           << "; its GPU kernels read at least one page (every sequence "
+              "would be empty)";
+  const int64_t warp = target.getWarpSize();
+  const int64_t inBytes = k.inType.getIntOrFloatBitWidth() / 8;
+  // The widest run of at most 16 bytes that divides both head dimensions.
+  k.vec = 16 / inBytes;
+  while (k.vec > 1 && (k.d % k.vec != 0 || k.dv % k.vec != 0))
+    k.vec /= 2;
+  // Enough lanes a key that each holds one run of the longer row, up to
+  // the warp (then a lane holds several).
+  k.lanes = std::min<int64_t>(
+      warp, llvm::PowerOf2Ceil(std::max(k.runsK(), k.runsV())));
+  // 128 threads (two waves of 64 on CDNA); two keys a group a step, so
+  // that each lane has four 16-byte loads in flight.
+  k.warps = std::max<int64_t>(1, 128 / warp);
+  k.unroll = 2;
+  // Packed rows a block: a lane keeps each row's Q runs and O accumulators
+  // in registers, 128 f32 at most (fewer rows than that: one tile).
+  const int64_t perRow = (k.kRunsPerLane() + k.vRunsPerLane()) * k.vec;
+  k.rowsPerBlock = std::clamp<int64_t>(
+      int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(1, 128 / perRow)))), 1,
+      std::max<int64_t>(1, k.rows()));
+  // Shared memory for the groups' states: at most 32 KiB, so that several
+  // blocks share a multiprocessor.
+  while (k.rowsPerBlock > 1 && k.sharedBytes(warp) > 32 * 1024)
+    k.rowsPerBlock = (k.rowsPerBlock + 1) / 2;
+  if (k.sharedBytes(warp) > target.getMaxSharedMemoryPerBlock())
+    return op.emitOpError("needs ")
+           << k.sharedBytes(warp) << " bytes of shared memory for Dv = "
+           << k.dv << " on " << target.getChip() << ", which has "
+           << target.getMaxSharedMemoryPerBlock() << " a block";
+  // Splits of the keys (flash-decoding): enough blocks for two on every
+  // multiprocessor, each split at least 256 keys of a full table.
+  const int64_t blocks = k.batch * k.hkv * k.rowTiles();
+  const int64_t keys = k.maxPages * k.pageSize;
+  int64_t splits = 1;
+  if (blocks > 0 && keys > 0) {
+    splits = (2 * target.getNumMultiprocessors() + blocks - 1) / blocks;
+    splits = std::clamp<int64_t>(splits, 1, std::max<int64_t>(1, keys / 256));
+    splits = std::min(splits, k.maxPages);
+  }
+  k.pagesPerSplit = std::max<int64_t>(1, (k.maxPages + splits - 1) / splits);
+  k.splits = std::max<int64_t>(1, (k.maxPages + k.pagesPerSplit - 1) /
+                                      k.pagesPerSplit);
+  if (blocks > 0 && failed(checkGrid(op, k.grid(), target)))
+    return failure();
+  const int64_t elements = k.batch * k.hkv * k.rows() * k.dv;
+  if (k.splits > 1 &&
+      failed(checkGrid(op,
+                       {(elements + kGpuPagedCombineThreads - 1) /
+                            kGpuPagedCombineThreads,
+                        1, 1},
+                       target)))
     return failure();
   return k;
 }

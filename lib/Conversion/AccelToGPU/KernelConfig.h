@@ -268,6 +268,62 @@ struct GpuDequantPlan {
 FailureOr<GpuDequantPlan> planGpuDequant(DequantMatmulOp op,
                                          const GpuTargetInfo &target);
 
+/// Threads of a block of the paged attention's combine kernel (one an
+/// element of O).
+constexpr int64_t kGpuPagedCombineThreads = 256;
+
+/// What the kernels of an accel.paged_attention need
+/// (PagedAttentionKernel.h): the op's shapes and types, and the
+/// configuration the stage chose for the chip.
+struct GpuPagedPlan {
+  int64_t batch = 0, hq = 0, hkv = 0, sq = 0, d = 0, dv = 0;
+  /// P pages of T tokens in the pools; N pages a sequence (the table's
+  /// columns).
+  int64_t pages = 0, pageSize = 0, maxPages = 0;
+  Type inType, outType, tableType, lengthType;
+  bool causal = false;
+  double scale = 0;
+  /// Configuration. A key is read by a group of `lanes` lanes (a power of
+  /// two up to the warp), each loading runs of `vec` elements of its K and
+  /// V rows (16 bytes or less); a block is `warps` warps, so warps *
+  /// (warp / lanes) groups, each taking `unroll` keys a step. A block
+  /// holds `rowsPerBlock` of the G * Sq packed query rows of one KV head
+  /// (G = Hq / Hkv query heads, row g * Sq + i) and the keys of one of
+  /// `splits` ranges of `pagesPerSplit` pages of its sequence.
+  int64_t vec = 1, lanes = 1, warps = 1, unroll = 1, rowsPerBlock = 1,
+          splits = 1, pagesPerSplit = 1;
+
+  int64_t rows() const { return hq / hkv * sq; }
+  int64_t rowTiles() const {
+    return (rows() + rowsPerBlock - 1) / rowsPerBlock;
+  }
+  int64_t runsK() const { return d / vec; }
+  int64_t runsV() const { return dv / vec; }
+  /// Runs of a K (V) row a lane holds: lane l of a group runs l, l + lanes,
+  /// ... below runsK (runsV).
+  int64_t kRunsPerLane() const { return (runsK() + lanes - 1) / lanes; }
+  int64_t vRunsPerLane() const { return (runsV() + lanes - 1) / lanes; }
+  int64_t groups(int64_t warpSize) const {
+    return warps * (warpSize / lanes);
+  }
+  /// (split, KV head x row tile, sequence).
+  std::array<int64_t, 3> grid() const {
+    return {splits, hkv * rowTiles(), batch};
+  }
+  /// Bytes of shared memory: every group's (acc, m, l) of each row, then a
+  /// flag a warp.
+  int64_t sharedBytes(int64_t warpSize) const {
+    return (groups(warpSize) * rowsPerBlock * (dv + 2) + warps) * 4;
+  }
+};
+
+/// The kernels of `op` on `target`, analysed and configured (the stage's
+/// choice: no pass option or lowering_config applies); a located error for
+/// what they do not take (a batch or pool sized at run time, a config
+/// written on the op, a grid or shared memory past the chip's).
+FailureOr<GpuPagedPlan> planGpuPagedAttention(PagedAttentionOp op,
+                                              const GpuTargetInfo &target);
+
 /// The kernel of `mm` or `op`, configured: its analysis, then its
 /// accel.lowering_config completed and checked, or the stage's choice with
 /// `options` (what both accel-gpu-configure and the conversion do).

@@ -114,7 +114,7 @@ func.func @other(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tenso
   %o = tensor.empty() : tensor<1x1x64x64xf32>
   %0 = accel.attention ins(%q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>) outs(%o : tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
   %e = tensor.empty() : tensor<1x1x64x64xf32>
-  // expected-error @below {{'accel.softmax' op has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, accel.dequant_matmul and accel.attention ops, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
+  // expected-error @below {{'accel.softmax' op has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, accel.dequant_matmul, accel.attention and accel.paged_attention ops, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
   %1 = accel.softmax dimension(3) ins(%0 : tensor<1x1x64x64xf32>) outs(%e : tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
   return %1 : tensor<1x1x64x64xf32>
 }

@@ -188,7 +188,7 @@ func.func @uninitialized_operand(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -
 
 func.func @standalone_transpose(%x: tensor<32x16xf32>) -> tensor<16x32xf32> {
   %e = tensor.empty() : tensor<16x32xf32>
-  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, accel.dequant_matmul and accel.attention ops, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
+  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, accel.dequant_matmul, accel.attention and accel.paged_attention ops, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
   %t = linalg.transpose ins(%x : tensor<32x16xf32>) outs(%e : tensor<16x32xf32>) permutation = [1, 0]
   return %t : tensor<16x32xf32>
 }

@@ -60,7 +60,7 @@ func.func @odd_n(%a: tensor<64x64xbf16>, %b: tensor<64x37xbf16>, %c: tensor<64x3
 // A slice no generic reads has no GPU kernel (accel-fuse-slices folds the
 // slices generics read into their maps: RoPE, emulate-rope.mlir).
 func.func @slice(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
-  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, accel.dequant_matmul and accel.attention ops, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
+  // expected-error @below {{has no GPU lowering (convert-accel-to-gpu compiles functions of accel.matmul ops, each with an optional elementwise epilogue on its result, accel.dequant_matmul, accel.attention and accel.paged_attention ops, elementwise linalg.generic ops, and row reductions with the ops around them; accel-decompose-softmax makes accel.softmax those)}}
   %0 = tensor.extract_slice %x[0, 0] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }

@@ -165,6 +165,8 @@ def bf16_round(x):
 
 def elt_bytes(elt):
     """Bytes of an element type ('f8E4M3FN' -> 1)."""
+    if elt == 'i64':
+        return 8
     if elt in ('f32', 'i32'):
         return 4
     if elt in ('f16', 'bf16'):
@@ -1798,6 +1800,10 @@ def emulate(kernel, rng):
         raise Failure('is a dequant_matmul kernel, whose result this script '
                       'cannot compute: check it on a record '
                       '(--launch-record)')
+    if 'kind = "paged' in kernel.op.text:
+        raise Failure('is a paged_attention kernel, whose result this script '
+                      'cannot compute: check it on a record '
+                      '(--launch-record)')
     if (re.search(r'\bepilogue = ', kernel.op.text)
             or 'kind = "elementwise"' in kernel.op.text):
         raise Failure('has an epilogue, whose result this script cannot '
@@ -2047,7 +2053,7 @@ def emulate_attention(kernel, rng):
 
 def decode_buffer(raw, elt, shape):
     """A recorded buffer's bytes as the emulator holds memory: float32
-    values for f32 / f16 / bf16, exact integers in float64 for i8 / i32,
+    values for f32 / f16 / bf16, exact integers in float64 for i8 / i32 / i64,
     codes for f8."""
     if elt == 'f32':
         a = np.frombuffer(raw, '<f4').astype(np.float32)
@@ -2060,6 +2066,10 @@ def decode_buffer(raw, elt, shape):
         a = np.frombuffer(raw, np.int8).astype(np.float64)
     elif elt == 'i32':
         a = np.frombuffer(raw, '<i4').astype(np.float64)
+    elif elt == 'i64':
+        # Block tables and lengths: exact below 2^53; beyond, the kernels'
+        # range checks still see a value out of range.
+        a = np.frombuffer(raw, '<i8').astype(np.float64)
     elif elt.startswith('f8'):
         a = np.frombuffer(raw, np.uint8).astype(np.float64)
     else:
@@ -2069,6 +2079,8 @@ def decode_buffer(raw, elt, shape):
 
 def encode_buffer(a, elt):
     """decode_buffer's inverse: the bytes the kernel left in memory."""
+    if elt == 'i64':
+        return a.astype('<i8').tobytes()
     if elt == 'f32':
         return a.astype('<f4').tobytes()
     if elt == 'f16':
