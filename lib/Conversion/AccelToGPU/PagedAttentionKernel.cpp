@@ -392,26 +392,34 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
       enterIf(ult(idx, total));
     Value rho = div(idx, runsV), run = rem(idx, runsV);
     Value col = mul(run, E);
-    Value m;
-    for (int64_t q = 0; q < groups; ++q) {
-      Value mq = memref::LoadOp::create(b, loc, states,
-                                        ValueRange{cst(q), rho, cst(k.dv)});
-      m = m ? maxF(m, mq) : mq;
-    }
+    // Rolled loops over the groups (up to 128 of them when a key takes one
+    // lane: unrolled, sm_80 spilled).
+    auto maxLoop = scf::ForOp::create(
+        b, loc, cst(0), cst(groups), cst(1), ValueRange{negInf()},
+        [&](OpBuilder &, Location, Value q, ValueRange mm) {
+          Value mq = memref::LoadOp::create(b, loc, states,
+                                            ValueRange{q, rho, cst(k.dv)});
+          scf::YieldOp::create(b, loc, ValueRange{maxF(mm[0], mq)});
+        });
+    Value m = maxLoop.getResult(0);
     Value mUse = usableMax(m);
-    Value l = f32(0), acc = zeroVec();
-    for (int64_t q = 0; q < groups; ++q) {
-      Value mq = memref::LoadOp::create(b, loc, states,
-                                        ValueRange{cst(q), rho, cst(k.dv)});
-      Value lq = memref::LoadOp::create(
-          b, loc, states, ValueRange{cst(q), rho, cst(k.dv + 1)});
-      Value w = exp2(subF(mq, mUse));
-      l = fma(w, lq, l);
-      Value aq = vector::LoadOp::create(b, loc, f32Vec(), states,
-                                        ValueRange{cst(q), rho, col}, false,
-                                        llvm::MaybeAlign(4));
-      acc = fma(splat(w), aq, acc);
-    }
+    auto sumLoop = scf::ForOp::create(
+        b, loc, cst(0), cst(groups), cst(1), ValueRange{f32(0), zeroVec()},
+        [&](OpBuilder &, Location, Value q, ValueRange sums) {
+          Value mq = memref::LoadOp::create(b, loc, states,
+                                            ValueRange{q, rho, cst(k.dv)});
+          Value lq = memref::LoadOp::create(
+              b, loc, states, ValueRange{q, rho, cst(k.dv + 1)});
+          Value w = exp2(subF(mq, mUse));
+          Value aq = vector::LoadOp::create(b, loc, f32Vec(), states,
+                                            ValueRange{q, rho, col}, false,
+                                            llvm::MaybeAlign(4));
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{fma(w, lq, sums[0]), fma(splat(w), aq, sums[1])});
+        });
+    keepRolled(sumLoop);
+    Value l = sumLoop.getResult(0), acc = sumLoop.getResult(1);
     // The block's row and its query head and query.
     Value r = add(mul(rt, Rb), rho);
     if (R % Rb != 0)

@@ -28,6 +28,31 @@
 // RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.gfx1100.mlir --launch-record %t.rec | FileCheck %s --check-prefix=LAUNCH
 // RUN: accel-run %s --target=nvptx --replay=%t.rec | FileCheck %s
 //
+// The check fails wrong kernels: the butterfly's xor 4 made xor 0 (a lane
+// adds its own partial dot product instead of its neighbour's: the groups
+// of 8 lanes and more), and the combine kernel without its weights
+// 2^(m_s - M) (one split's states summed as they are).
+// RUN: sed -e 's/<{value = 4 : i32}>/<{value = 0 : i32}>/' %t.sm_80.mlir > %t.bad1.mlir
+// RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.bad1.mlir --launch-record %t.rec
+// RUN: not accel-run %s --target=nvptx --replay=%t.rec | FileCheck %s --check-prefix=BAD-BUTTERFLY
+// RUN: sed -e '/function_type = (memref<1x1x4x4x66xf32>, memref<1x4x1x64xbf16>)/,/"gpu.return"/s/"arith.subf"(\(%[0-9]*\), %[0-9]*)/"arith.subf"(\1, \1)/' %t.sm_80.mlir > %t.bad2.mlir
+// RUN: not diff %t.sm_80.mlir %t.bad2.mlir > /dev/null
+// RUN: %numpy_python %S/Inputs/emulate_kernels.py %t.bad2.mlir --launch-record %t.rec
+// RUN: not accel-run %s --target=nvptx --replay=%t.rec | FileCheck %s --check-prefix=BAD-COMBINE
+// And the emulator refuses to judge a paged kernel on its own inputs.
+// RUN: not %numpy_python %S/Inputs/emulate_kernels.py %t.sm_80.mlir | FileCheck %s --check-prefix=DIRECT
+// BAD-BUTTERFLY-LABEL: @mha_f32
+// BAD-BUTTERFLY: FAIL
+// BAD-BUTTERFLY-LABEL: @gqa_bf16
+// BAD-BUTTERFLY: FAIL
+// BAD-BUTTERFLY-LABEL: @odd_head_dims
+// BAD-BUTTERFLY: FAIL
+// BAD-BUTTERFLY-LABEL: @long_context
+// BAD-BUTTERFLY: FAIL
+// BAD-COMBINE-LABEL: @long_context
+// BAD-COMBINE: FAIL
+// DIRECT: is a paged_attention kernel, whose result this script cannot compute
+//
 // Every chip splits these contexts alike (the splits are bounded by 256
 // keys each, not by the chip's multiprocessors), so the four chips'
 // kernels run on one record's buffers (the splits' temporary included).
