@@ -124,7 +124,7 @@ func.func @other(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tenso
 func.func @returns_arg(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> (tensor<1x1x64x64xf32>, tensor<1x1x64x64xf16>) {
   %o = tensor.empty() : tensor<1x1x64x64xf32>
   %0 = accel.attention ins(%q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>) outs(%o : tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
-  // expected-error @below {{'func.return' op result #1 is not computed by an accel.matmul, accel.dequant_matmul, accel.attention, accel.softmax or linalg.generic; the GPU kernels only return what they compute}}
+  // expected-error @below {{'func.return' op result #1 is not computed by an accel.matmul, accel.dequant_matmul, accel.attention, accel.paged_attention, accel.softmax or linalg.generic; the GPU kernels only return what they compute}}
   return %0, %q : tensor<1x1x64x64xf32>, tensor<1x1x64x64xf16>
 }
 

@@ -76,7 +76,7 @@ func.func @nothing(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 func.func @passthrough(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf16>) {
   %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-  // expected-error @below {{result #1 is not computed by an accel.matmul, accel.dequant_matmul, accel.attention, accel.softmax or linalg.generic; the GPU kernels only return what they compute}}
+  // expected-error @below {{result #1 is not computed by an accel.matmul, accel.dequant_matmul, accel.attention, accel.paged_attention, accel.softmax or linalg.generic; the GPU kernels only return what they compute}}
   return %0, %a : tensor<64x64xf32>, tensor<64x64xf16>
 }
 
