@@ -100,6 +100,22 @@ def dequant_source(m, n, k, group=128):
             f"outs(%c : {c}) -> {c}\n  return %0 : {c}\n}}\n")
 
 
+def paged_source(b, ctx, hq=32, hkv=8, d=128, page=16):
+    """Decode attention over a paged bf16 KV cache (issue 31): b sequences
+    of up to ctx keys in `page`-token pages of a pool of b * ctx / page
+    pages, Llama 3 8B's heads by default; O in bf16."""
+    n = ctx // page
+    q, o = f"tensor<{b}x{hq}x1x{d}xbf16>", f"tensor<{b}x{hq}x1x{d}xbf16>"
+    pool = f"tensor<{b * n}x{page}x{hkv}x{d}xbf16>"
+    bt, ln = f"tensor<{b}x{n}xi32>", f"tensor<{b}xi32>"
+    return (f"func.func @paged(%q: {q}, %kc: {pool}, %vc: {pool}, %bt: {bt}, "
+            f"%len: {ln}) -> {o} {{\n"
+            f"  %o = tensor.empty() : {o}\n"
+            f"  %0 = accel.paged_attention ins(%q, %kc, %vc : {q}, {pool}, {pool}) "
+            f"block_table(%bt : {bt}) kv_lengths(%len : {ln}) outs(%o : {o}) -> {o}\n"
+            f"  return %0 : {o}\n}}\n")
+
+
 # Tile configurations of the bf16 GEMM tried at 4096^3 ("" = the default
 # choice of convert-accel-to-gpu); the fastest one also runs at 8192^3.
 # The default on sm_90a is wgmma; the last one is the mma.sync kernel.
@@ -115,6 +131,9 @@ DEQUANT = [(1, 4096, 4096), (8, 4096, 4096), (16, 4096, 4096),
 ATTENTION_SWEEP = [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True),
                    (1, 16, 16384, 128, False), (1, 16, 16384, 128, True)]
 ATTENTION_CONFIGS = ["", "stages=3", "mma=mma.sync"]
+# Decode attention over a paged cache (batch, context), issue 31's
+# contexts.
+PAGED = [(1, 4096), (1, 32768), (8, 4096), (8, 32768)]
 
 
 def bench_cases(quick):
@@ -149,6 +168,9 @@ def bench_cases(quick):
     for (m, n, k) in (DEQUANT[:1] if quick else DEQUANT):
         cases.append((f"dequant_int4_{m}x{n}x{k}", "dequant_int4", (m, n, k),
                       "", dequant_source(m, n, k)))
+    for (b, ctx) in (PAGED[:1] if quick else PAGED):
+        cases.append((f"paged_bf16_{b}x{ctx}", "paged", (b, ctx), "",
+                      paged_source(b, ctx)))
     for n in sizes:
         for i, opt in enumerate(["", "mma=mma.sync"]):
             cases.append((f"gemm_e4m3_{n}_c{i}", "gemm_e4m3", (n, n, n), opt,
@@ -239,9 +261,12 @@ def prepare(args):
         # program description, docs/aot.md).
         metas = sorted(f for f in os.listdir(os.path.join(out, "k"))
                        if f.endswith(".json") and f != "kernel.json")
+        # Every kernel of the function, in launch order (a paged attention's
+        # split kernel, then its combine: their names sort so).
         plan["bench"].append({"name": name, "kind": kind, "shape": list(shape),
                               "options": opts,
-                              "metadata": f"bench/{name}/k/{metas[0]}"})
+                              "metadata": f"bench/{name}/k/{metas[0]}",
+                              "kernels": [f"bench/{name}/k/{m}" for m in metas]})
         meta = json.load(open(os.path.join(out, "k", metas[0])))
         log(f"compiled {name} ({opts}): grid {meta['grid']} block {meta['block']} "
             f"smem {meta['dynamic_shared_bytes']} regs "
@@ -262,9 +287,10 @@ def prepare(args):
                 plan["kernels"].append(kernel_row(
                     rec["test"] + " " + " ".join(rec["args"]), fn["name"], meta))
     for b in plan["bench"]:
-        meta = json.load(open(os.path.join(work, b["metadata"])))
-        ids.add(meta["compiler"])
-        plan["kernels"].append(kernel_row("bench " + b["options"], b["name"], meta))
+        for path in b.get("kernels") or [b["metadata"]]:
+            meta = json.load(open(os.path.join(work, path)))
+            ids.add(meta["compiler"])
+            plan["kernels"].append(kernel_row("bench " + b["options"], b["name"], meta))
     if len(ids) != 1:
         sys.exit(f"prepare: the kernels come from several compilers: {sorted(ids)}")
     plan["compiler"] = ids.pop()
@@ -458,7 +484,10 @@ def time_with_launcher(work, plan, rows, repeats):
     events, inputs it generates): the same kernels the CuPy-launched
     benchmarks below time, so the two timers check each other."""
     tool = os.path.join(work, "accel-launch")
-    metas = [os.path.join(work, b["metadata"]) for b in plan["bench"]]
+    # Not the paged attention's: accel-launch's own inputs make no valid
+    # block table (its kernels would read nothing; bench_paged times them).
+    metas = [os.path.join(work, b["metadata"]) for b in plan["bench"]
+             if b["kind"] != "paged"]
     if not metas:
         return
     r = subprocess.run([tool, "--time", f"--repeat={repeats}"] + metas,
@@ -604,6 +633,107 @@ def bench_dequant(work, plan, rows, repeats):
                      f"cuBLAS bf16 {t_ref * 1e3:.1f} us, {'PASS' if ok else 'FAIL'} "
                      f"(err/gate {worst:.2f})"))
         del a, q, packed, packs, launches, scales, zeros, c, wb, wbs
+        torch.cuda.empty_cache()
+
+
+def bench_paged(work, plan, rows, repeats):
+    """Decode attention over a paged bf16 KV cache (PagedAttentionKernel.h:
+    the split kernel, then the combine) against PyTorch SDPA's decode path
+    on the same keys gathered into a contiguous cache (FlashAttention-2
+    backend, GQA; its cache needs no table: a baseline that favours it),
+    and the bytes of K and V read per second. Cold pools: both sides cycle
+    through copies, 256 MiB or more, so each call reads from DRAM."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    for case in [c for c in plan["bench"] if c["kind"] == "paged"]:
+        b, ctx = case["shape"]
+        hq, hkv, d, page = 32, 8, 128, 16
+        n = ctx // page
+        pages = b * n
+        paths = [os.path.join(work, m) for m in case["kernels"]]
+        metas = [json.load(open(m)) for m in paths]
+        torch.manual_seed(2)
+        q = torch.randn(b, hq, 1, d, device="cuda").to(torch.bfloat16)
+        table = torch.randperm(pages, device="cuda").to(torch.int32).view(b, n)
+        lengths = torch.full((b,), ctx, device="cuda", dtype=torch.int32)
+        o = torch.full((b, hq, 1, d), float("nan"), device="cuda",
+                       dtype=torch.bfloat16)
+        pool_bytes = 2 * pages * page * hkv * d * 2
+        copies = max(1, -(-(256 << 20) // pool_bytes))
+        pools = [tuple(torch.randn(pages, page, hkv, d, device="cuda")
+                       .to(torch.bfloat16) for _ in range(2))
+                 for _ in range(copies)]
+        # The splits' states (the host library's workspace temporary).
+        part = None
+        if len(metas) > 1:
+            part = torch.empty(metas[0]["arguments"][-1]["byte_size"] // 4,
+                               device="cuda", dtype=torch.float32)
+        launches = []
+        for kc, vc in pools:
+            if part is None:
+                launches.append([launcher(os.path.dirname(paths[0]), metas[0],
+                                          (q, kc, vc, table, lengths, o))])
+            else:
+                launches.append([
+                    launcher(os.path.dirname(paths[0]), metas[0],
+                             (q, kc, vc, table, lengths, part)),
+                    launcher(os.path.dirname(paths[1]), metas[1], (part, o))])
+        turn = [0]
+
+        def ours():
+            for launch in launches[turn[0] % len(launches)]:
+                launch()
+            turn[0] += 1
+        for launch in launches[0]:
+            launch()
+        torch.cuda.synchronize()
+        # Reference: each sequence's keys gathered in its table's order,
+        # attention in float64 (GQA: query head h reads KV head h / 4).
+        kc, vc = pools[0]
+        keys = kc[table.long()].reshape(b, ctx, hkv, d).permute(0, 2, 1, 3)
+        vals = vc[table.long()].reshape(b, ctx, hkv, d).permute(0, 2, 1, 3)
+        rep = hq // hkv
+        kd = keys.double().repeat_interleave(rep, dim=1)
+        vd = vals.double().repeat_interleave(rep, dim=1)
+        p = torch.softmax(q.double() @ kd.transpose(-1, -2) / d ** 0.5, dim=-1)
+        ref = p @ vd
+        err = float((o.double() - ref).abs().max())
+        ok = bool(torch.isfinite(o).all()) and err <= 2e-2
+        del kd, vd, p, ref
+        t_ours = timed(ours, repeats)
+        nbytes = 2 * b * ctx * hkv * d * 2
+        line = (f"paged decode B={b} ctx={ctx} Hq={hq} Hkv={hkv} d={d} bf16: "
+                f"ours {t_ours * 1e3:.1f} us ({nbytes / t_ours / 1e6:.0f} GB/s, "
+                f"splits {metas[0].get('grid', ['?'])[0]}), max err {err:.2e} "
+                f"{'PASS' if ok else 'FAIL'}")
+        # SDPA on contiguous caches, as many copies.
+        conts = [tuple(t.contiguous() for t in (keys, vals))]
+        conts += [tuple(t.clone() for t in conts[0]) for _ in range(copies - 1)]
+        try:
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                def theirs():
+                    k_, v_ = conts[turn[0] % len(conts)]
+                    F.scaled_dot_product_attention(q, k_, v_, enable_gqa=True)
+                    turn[0] += 1
+                t_ref = timed(theirs, repeats)
+            line += (f"; SDPA (FA2, contiguous) {t_ref * 1e3:.1f} us "
+                     f"({nbytes / t_ref / 1e6:.0f} GB/s), SDPA / ours "
+                     f"{t_ref / t_ours:.2f}")
+            rows.append(("paged decode", f"B={b} ctx={ctx} bf16 vs SDPA FA2",
+                         f"{t_ref / t_ours:.3f}", ">= 1.0",
+                         f"ours {t_ours * 1e3:.1f} us "
+                         f"({nbytes / t_ours / 1e6:.0f} GB/s), SDPA "
+                         f"{t_ref * 1e3:.1f} us, {'PASS' if ok else 'FAIL'} "
+                         f"err {err:.1e}"))
+        except Exception as e:  # a backend missing on this build
+            line += f"; SDPA: {e}"
+            rows.append(("paged decode", f"B={b} ctx={ctx} bf16", "", "",
+                         f"ours {t_ours * 1e3:.1f} us "
+                         f"({nbytes / t_ours / 1e6:.0f} GB/s), "
+                         f"{'PASS' if ok else 'FAIL'} err {err:.1e}"))
+        log(line)
+        del q, table, lengths, o, pools, launches, keys, vals, conts, part
         torch.cuda.empty_cache()
 
 
@@ -779,6 +909,7 @@ def device(args):
                   lambda: time_with_launcher(work, plan, rows, repeats),
                   lambda: bench_gemm(work, plan, rows, repeats),
                   lambda: bench_dequant(work, plan, rows, repeats),
+                  lambda: bench_paged(work, plan, rows, repeats),
                   lambda: bench_attention(work, plan, rows, repeats),
                   lambda: bench_fp8(work, plan, rows, repeats)]
     for step in steps:
