@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
+#include "SystolicEmitter.h"
+#include "SystolicElementwise.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
 #include "accel/Systolic/ISA.h"
@@ -37,120 +39,9 @@ namespace mlir::accel {
 using namespace mlir;
 using namespace mlir::accel;
 namespace isa = ::sysarray;
+using namespace mlir::accel::systolic_emit;
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/// A row-major matrix inside a DRAM buffer, possibly read transposed:
-/// element (r, c) is at offset + r * stride + c, or offset + c * stride + r
-/// when `transposed`.
-struct View {
-  uint32_t buffer = 0;
-  int64_t offset = 0;
-  int64_t stride = 0;
-  bool transposed = false;
-
-  View t() const {
-    View v = *this;
-    v.transposed = !v.transposed;
-    return v;
-  }
-  /// The DRAM offset of the block starting at (r0, c0) and whether the DMA
-  /// transposes it.
-  int64_t at(int64_t r0, int64_t c0) const {
-    return transposed ? offset + c0 * stride + r0 : offset + r0 * stride + c0;
-  }
-};
-
-/// Emits instructions at the end of a program's body.
-class Emitter {
-public:
-  Emitter(OpBuilder &b, Location loc, const isa::MachineConfig &config)
-      : b(b), loc(loc), config(config) {}
-
-  void setDataflow(systolic::Dataflow d) {
-    if (current && *current == d)
-      return;
-    systolic::ConfigOp::create(b, loc, d);
-    current = d;
-  }
-  void mvin(const View &v, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
-            systolic::Space space, int64_t row) {
-    dma += double(rows * cols *
-                  isa::elemBytes(space == systolic::Space::Spad
-                                     ? config.inputType
-                                     : config.accType)) /
-           config.dramBytesPerCycle;
-    systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
-                             row, rows, cols, v.transposed);
-  }
-  void mvout(systolic::Space space, int64_t row, int64_t rows, int64_t cols,
-             const View &v, int64_t r0, int64_t c0) {
-    systolic::MvoutOp::create(b, loc, space, row, rows, cols, v.buffer,
-                              v.at(r0, c0), v.stride, v.transposed);
-  }
-  void preload(std::optional<int64_t> weights, int64_t cRow, int64_t m,
-               int64_t k, int64_t n, bool accumulate) {
-    systolic::PreloadOp::create(
-        b, loc, weights ? b.getI64IntegerAttr(*weights) : IntegerAttr(),
-        b.getI64IntegerAttr(cRow), b.getI64IntegerAttr(m),
-        b.getI64IntegerAttr(k), b.getI64IntegerAttr(n),
-        accumulate ? b.getUnitAttr() : UnitAttr());
-  }
-  void compute(int64_t aRow, std::optional<int64_t> bRow, int64_t m, int64_t k,
-               int64_t n, bool preloaded) {
-    array += std::max(m, k);
-    systolic::ComputeOp::create(
-        b, loc, b.getI64IntegerAttr(aRow),
-        bRow ? b.getI64IntegerAttr(*bRow) : IntegerAttr(),
-        b.getI64IntegerAttr(m), b.getI64IntegerAttr(k), b.getI64IntegerAttr(n),
-        preloaded ? b.getUnitAttr() : UnitAttr());
-  }
-  /// A vector op; `srcB` only for binary ops without a scalar.
-  void vector(systolic::VecOp op, int64_t dst, int64_t srcA,
-              std::optional<int64_t> srcB, int64_t rows, int64_t cols,
-              systolic::Bcast bcast = systolic::Bcast::None,
-              std::optional<float> fimm = std::nullopt,
-              std::optional<int64_t> iimm = std::nullopt,
-              bool accumulate = false, bool infIsZero = false,
-              bool toSpad = false) {
-    // Each op of the softmax depends on the one before: issue cycles plus
-    // the unit's pipeline (the simulator's model, docs/systolic-simulator.md).
-    double issue = std::ceil(double(rows * cols) / config.vectorLanes);
-    vec += (op == systolic::VecOp::Exp ? 4 * issue : issue) + 4;
-    systolic::VectorOp::create(
-        b, loc, systolic::VecOpAttr::get(b.getContext(), op),
-        b.getI64IntegerAttr(dst), b.getI64IntegerAttr(srcA),
-        srcB ? b.getI64IntegerAttr(*srcB) : IntegerAttr(),
-        b.getI64IntegerAttr(rows), b.getI64IntegerAttr(cols),
-        bcast == systolic::Bcast::None
-            ? systolic::BcastAttr()
-            : systolic::BcastAttr::get(b.getContext(), bcast),
-        fimm ? b.getF32FloatAttr(*fimm) : FloatAttr(),
-        iimm ? b.getI64IntegerAttr(*iimm) : IntegerAttr(),
-        accumulate ? b.getUnitAttr() : UnitAttr(),
-        infIsZero ? b.getUnitAttr() : UnitAttr(),
-        toSpad ? b.getUnitAttr() : UnitAttr());
-  }
-  void fence() { systolic::FenceOp::create(b, loc); }
-  void fill(int64_t dst, int64_t rows, int64_t cols, float value) {
-    vector(systolic::VecOp::Fill, dst, 0, std::nullopt, rows, cols,
-           systolic::Bcast::None, value);
-  }
-
-  const isa::MachineConfig &machine() const { return config; }
-
-  /// Attention's running cost estimate (see emitAttentionHead): the
-  /// array's, the vector unit's and the DMA's cycles since the last reset.
-  double array = 0, vec = 0, dma = 0, store = 0;
-
-private:
-  OpBuilder &b;
-  Location loc;
-  const isa::MachineConfig &config;
-  std::optional<systolic::Dataflow> current;
-};
 
 //===----------------------------------------------------------------------===//
 // Matmul
@@ -585,6 +476,8 @@ struct ConvertAccelToSystolicPass
   double predicted = 0;
   /// The zero buffer of each K = 0 matmul without accumulate.
   DenseMap<Operation *, uint32_t> zerosOf;
+  /// The vector-unit kernel of each elementwise op of the function.
+  DenseMap<Operation *, SystolicElementwise> elementwise;
 
   /// The machine for a program of `input` elements.
   isa::MachineConfig machine(isa::ElemType input) const {
@@ -595,8 +488,18 @@ struct ConvertAccelToSystolicPass
     // What the function holds, and its one input type.
     std::optional<isa::ElemType> input;
     Operation *firstCompute = nullptr;
+    // Elementwise generics and fills: kernels of the vector unit
+    // (SystolicElementwise.h).
+    elementwise.clear();
     for (Operation &op : func.getBody().front()) {
       Type in;
+      if (llvm::isa<linalg::GenericOp, linalg::FillOp>(op)) {
+        FailureOr<SystolicElementwise> k = analyzeSystolicElementwise(&op);
+        if (failed(k))
+          return failure();
+        elementwise[&op] = std::move(*k);
+        continue;
+      }
       if (auto mm = dyn_cast<MatmulOp>(op)) {
         in = mm.getLhs().getType().getElementType();
         if (mm.getLhsScale())
@@ -656,7 +559,9 @@ struct ConvertAccelToSystolicPass
         continue;
       } else {
         return op.emitOpError("has no systolic lowering (a systolic program "
-                              "holds accel.matmul and accel.attention)");
+                              "holds accel.matmul and accel.attention ops "
+                              "and elementwise linalg.generic and "
+                              "linalg.fill ops)");
       }
       auto t = *getSystolicElemType(in);
       if (input && *input != t)
@@ -668,10 +573,28 @@ struct ConvertAccelToSystolicPass
       if (!firstCompute)
         firstCompute = &op;
     }
+    if (!input && elementwise.empty())
+      return func.emitOpError("has no accel.matmul, accel.attention or "
+                              "elementwise op to compile for the systolic "
+                              "array");
+    // A program of elementwise kernels alone runs on an f32 machine.
     if (!input)
-      return func.emitOpError("has no accel.matmul or accel.attention to "
-                              "compile for the systolic array");
+      input = isa::ElemType::F32;
     isa::MachineConfig mc = machine(*input);
+    for (Operation &op : func.getBody().front()) {
+      auto it = elementwise.find(&op);
+      if (it == elementwise.end())
+        continue;
+      if (mc.accType != isa::ElemType::F32)
+        return op.emitOpError("has no systolic lowering in a program of i8 "
+                              "matmuls: the vector unit works on an f32 "
+                              "accumulator, theirs is i32");
+      int slots = getSystolicElementwiseSlots(it->second);
+      if (slots > int64_t(mc.accRows))
+        return op.emitOpError("has no systolic lowering: its body keeps ")
+               << slots << " values at once, more than the accumulator's "
+               << mc.accRows << " rows";
+    }
     if (mc.spadRows < 1 || mc.accRows < 1)
       return func.emitOpError("the SRAMs hold less than one row of the "
                               "array (spad-kib / acc-kib too small)");
@@ -699,7 +622,8 @@ struct ConvertAccelToSystolicPass
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       Operation *def = v.getDefiningOp();
-      if (!def || !llvm::isa<MatmulOp, AttentionOp>(def))
+      if (!def ||
+          (!llvm::isa<MatmulOp, AttentionOp>(def) && !elementwise.count(def)))
         return ret.emitOpError("result #")
                << i
                << " is not computed by an accel op; a systolic program only "
@@ -714,7 +638,7 @@ struct ConvertAccelToSystolicPass
     }
     unsigned scratch = 0;
     for (Operation &op : func.getBody().front())
-      if (llvm::isa<MatmulOp, AttentionOp>(op) &&
+      if ((llvm::isa<MatmulOp, AttentionOp>(op) || elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
         bufferOf[op.getResult(0)] = addBuffer(
             ("tmp" + Twine(scratch++)).str(), systolic::BufferRole::Scratch, 0,
@@ -741,8 +665,10 @@ struct ConvertAccelToSystolicPass
     Location loc = func.getLoc();
     auto config = systolic::ConfigAttr::get(
         ctx, mc.rows, mc.cols,
-        cast<RankedTensorType>(firstCompute->getOperand(0).getType())
-            .getElementType(),
+        firstCompute
+            ? cast<RankedTensorType>(firstCompute->getOperand(0).getType())
+                  .getElementType()
+            : Type(b.getF32Type()),
         mc.accType == isa::ElemType::I32 ? Type(b.getI32Type())
                                          : Type(b.getF32Type()),
         mc.spadRows, mc.spadBanks, mc.accRows, mc.accBanks,
@@ -760,6 +686,13 @@ struct ConvertAccelToSystolicPass
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         if (failed(emitAttention(e, at, bufferOf, mc, headToggle)))
           return failure();
+      } else if (auto it = elementwise.find(&op); it != elementwise.end()) {
+        for (const SystolicElementwise::Input &in : it->second.inputs)
+          if (!bufferOf.count(in.value))
+            return op.emitOpError("reads a value that is not in DRAM (a "
+                                  "function argument or the result of an op "
+                                  "of the program)");
+        predicted += emitSystolicElementwise(e, it->second, bufferOf);
       }
     }
     e.fence();

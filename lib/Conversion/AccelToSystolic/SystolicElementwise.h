@@ -1,0 +1,84 @@
+//===- SystolicElementwise.h - elementwise kernels on the vector unit ------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Elementwise linalg.generic ops (a matmul's bias, activation, residual and
+// cast, run after it; SwiGLU's product) and linalg.fill on the systolic
+// target: each a kernel of the vector unit. The output is walked in blocks
+// of rows x the accumulator's width; per block every input is moved in
+// from DRAM into accumulator rows (the DMA widens bf16 to f32; an input
+// broadcast along the rows is read with stride 0, one constant along the
+// columns is read as one column and applied per row), the body runs as
+// vector instructions on those rows, and mvout stores the result (rounding
+// f32 to bf16 for a bf16 output). The body's ops map to the unit's add,
+// sub, mul, div, max and exp; negation is a multiply by -1, a ReLU written
+// as select(cmpf ugt) a max; constants are immediates.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICELEMENTWISE_H
+#define ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICELEMENTWISE_H
+
+#include "SystolicEmitter.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::accel {
+
+/// One elementwise kernel of the vector unit: what it reads (each input's
+/// element strides per output dimension, 0 where it broadcasts) and the
+/// vector program of its body.
+struct SystolicElementwise {
+  Operation *op = nullptr;
+  /// The output's shape; rows are all dimensions but the last, flattened.
+  SmallVector<int64_t> shape;
+  struct Input {
+    Value value;
+    SmallVector<int64_t> strides; // per output dimension
+    /// Constant along the last dimension: one column, applied per row.
+    bool column = false;
+  };
+  SmallVector<Input> inputs;
+  /// A register of the program: an input (its index), an instruction's
+  /// result, or an immediate.
+  enum class Kind { Full, Column, Scalar };
+  struct Operand {
+    Kind kind = Kind::Scalar;
+    int reg = -1;
+    float imm = 0;
+  };
+  struct Instr {
+    systolic::VecOp op;
+    int dst;
+    Operand a, b; // b unused by exp / fill / copy
+    Kind kind;    // of dst
+  };
+  /// Registers 0 .. inputs - 1 are the inputs; each instruction defines a
+  /// new one.
+  int numRegs = 0;
+  SmallVector<Kind> regKind;
+  SmallVector<Instr> program;
+  Operand result;
+};
+
+/// The vector-unit kernel of `op` (a linalg.generic or linalg.fill whose
+/// result is a DRAM buffer); a located error naming the op and why when
+/// the vector unit cannot run it.
+FailureOr<SystolicElementwise> analyzeSystolicElementwise(Operation *op);
+
+/// The accumulator slots (each a block's rows) the kernel's registers take
+/// at once.
+int getSystolicElementwiseSlots(const SystolicElementwise &k);
+
+/// Emits the kernel's instructions; `bufferOf` gives each DRAM value's
+/// buffer. Returns the model's cycles for it.
+double emitSystolicElementwise(systolic_emit::Emitter &e,
+                               const SystolicElementwise &k,
+                               const llvm::DenseMap<Value, uint32_t> &bufferOf);
+
+} // namespace mlir::accel
+
+#endif // ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICELEMENTWISE_H

@@ -1,0 +1,139 @@
+//===- SystolicEmitter.h - systolic program emission -------------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The instruction emitter of convert-accel-to-systolic, shared by the
+// matmul and attention lowering (AccelToSystolic.cpp) and the elementwise
+// kernels on the vector unit (SystolicElementwise.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICEMITTER_H
+#define ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICEMITTER_H
+
+#include "accel/Dialect/Systolic/IR/SystolicOps.h"
+#include "accel/Systolic/ISA.h"
+#include "mlir/IR/Builders.h"
+#include <cmath>
+#include <optional>
+
+namespace mlir::accel::systolic_emit {
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A row-major matrix inside a DRAM buffer, possibly read transposed:
+/// element (r, c) is at offset + r * stride + c, or offset + c * stride + r
+/// when `transposed`.
+struct View {
+  uint32_t buffer = 0;
+  int64_t offset = 0;
+  int64_t stride = 0;
+  bool transposed = false;
+
+  View t() const {
+    View v = *this;
+    v.transposed = !v.transposed;
+    return v;
+  }
+  /// The DRAM offset of the block starting at (r0, c0) and whether the DMA
+  /// transposes it.
+  int64_t at(int64_t r0, int64_t c0) const {
+    return transposed ? offset + c0 * stride + r0 : offset + r0 * stride + c0;
+  }
+};
+
+/// Emits instructions at the end of a program's body.
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc, const ::sysarray::MachineConfig &config)
+      : b(b), loc(loc), config(config) {}
+
+  void setDataflow(systolic::Dataflow d) {
+    if (current && *current == d)
+      return;
+    systolic::ConfigOp::create(b, loc, d);
+    current = d;
+  }
+  void mvin(const View &v, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
+            systolic::Space space, int64_t row) {
+    dma += double(rows * cols *
+                  ::sysarray::elemBytes(space == systolic::Space::Spad
+                                     ? config.inputType
+                                     : config.accType)) /
+           config.dramBytesPerCycle;
+    systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
+                             row, rows, cols, v.transposed);
+  }
+  void mvout(systolic::Space space, int64_t row, int64_t rows, int64_t cols,
+             const View &v, int64_t r0, int64_t c0) {
+    systolic::MvoutOp::create(b, loc, space, row, rows, cols, v.buffer,
+                              v.at(r0, c0), v.stride, v.transposed);
+  }
+  void preload(std::optional<int64_t> weights, int64_t cRow, int64_t m,
+               int64_t k, int64_t n, bool accumulate) {
+    systolic::PreloadOp::create(
+        b, loc, weights ? b.getI64IntegerAttr(*weights) : IntegerAttr(),
+        b.getI64IntegerAttr(cRow), b.getI64IntegerAttr(m),
+        b.getI64IntegerAttr(k), b.getI64IntegerAttr(n),
+        accumulate ? b.getUnitAttr() : UnitAttr());
+  }
+  void compute(int64_t aRow, std::optional<int64_t> bRow, int64_t m, int64_t k,
+               int64_t n, bool preloaded) {
+    array += std::max(m, k);
+    systolic::ComputeOp::create(
+        b, loc, b.getI64IntegerAttr(aRow),
+        bRow ? b.getI64IntegerAttr(*bRow) : IntegerAttr(),
+        b.getI64IntegerAttr(m), b.getI64IntegerAttr(k), b.getI64IntegerAttr(n),
+        preloaded ? b.getUnitAttr() : UnitAttr());
+  }
+  /// A vector op; `srcB` only for binary ops without a scalar.
+  void vector(systolic::VecOp op, int64_t dst, int64_t srcA,
+              std::optional<int64_t> srcB, int64_t rows, int64_t cols,
+              systolic::Bcast bcast = systolic::Bcast::None,
+              std::optional<float> fimm = std::nullopt,
+              std::optional<int64_t> iimm = std::nullopt,
+              bool accumulate = false, bool infIsZero = false,
+              bool toSpad = false) {
+    // Each op of the softmax depends on the one before: issue cycles plus
+    // the unit's pipeline (the simulator's model, docs/systolic-simulator.md).
+    double issue = std::ceil(double(rows * cols) / config.vectorLanes);
+    vec += (op == systolic::VecOp::Exp ? 4 * issue : issue) + 4;
+    systolic::VectorOp::create(
+        b, loc, systolic::VecOpAttr::get(b.getContext(), op),
+        b.getI64IntegerAttr(dst), b.getI64IntegerAttr(srcA),
+        srcB ? b.getI64IntegerAttr(*srcB) : IntegerAttr(),
+        b.getI64IntegerAttr(rows), b.getI64IntegerAttr(cols),
+        bcast == systolic::Bcast::None
+            ? systolic::BcastAttr()
+            : systolic::BcastAttr::get(b.getContext(), bcast),
+        fimm ? b.getF32FloatAttr(*fimm) : FloatAttr(),
+        iimm ? b.getI64IntegerAttr(*iimm) : IntegerAttr(),
+        accumulate ? b.getUnitAttr() : UnitAttr(),
+        infIsZero ? b.getUnitAttr() : UnitAttr(),
+        toSpad ? b.getUnitAttr() : UnitAttr());
+  }
+  void fence() { systolic::FenceOp::create(b, loc); }
+  void fill(int64_t dst, int64_t rows, int64_t cols, float value) {
+    vector(systolic::VecOp::Fill, dst, 0, std::nullopt, rows, cols,
+           systolic::Bcast::None, value);
+  }
+
+  const ::sysarray::MachineConfig &machine() const { return config; }
+
+  /// Attention's running cost estimate (see emitAttentionHead): the
+  /// array's, the vector unit's and the DMA's cycles since the last reset.
+  double array = 0, vec = 0, dma = 0, store = 0;
+
+private:
+  OpBuilder &b;
+  Location loc;
+  const ::sysarray::MachineConfig &config;
+  std::optional<systolic::Dataflow> current;
+};
+
+} // namespace mlir::accel::systolic_emit
+
+#endif // ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICEMITTER_H
