@@ -92,7 +92,7 @@ func.func @non_commutative(%a: tensor<19x23xf32>, %b: tensor<23x17xf32>, %v: ten
     %two = arith.constant 2.0 : f32
     %p = arith.subf %two, %x : f32
     %q = arith.subf %r, %x : f32
-    %d = arith.divf %q, %p : f32
+    %d = arith.addf %q, %p : f32
     linalg.yield %d : f32
   } -> tensor<19x17xf32>
   return %1 : tensor<19x17xf32>
