@@ -617,20 +617,8 @@ struct ConvertAccelToGPUPass
     const int64_t threads = kGpuElementwiseThreads;
     const int64_t blocks = ceilDiv(numel, threads);
     auto func =
-        gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
-    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    func.setKnownBlockSizeAttr(
-        b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-    func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({int32_t(blocks), 1, 1}));
-    NamedAttribute launch[] = {
-        b.getNamedAttr("grid", b.getDenseI64ArrayAttr({blocks, 1, 1})),
-        b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
-        b.getNamedAttr("dynamic_shared_memory", b.getI64IntegerAttr(0)),
-        b.getNamedAttr("chip", b.getStringAttr(target.getChip())),
-        b.getNamedAttr("args", b.getArrayAttr(args)),
-        b.getNamedAttr("access", b.getArrayAttr(access)),
-        b.getNamedAttr("kind", b.getStringAttr("elementwise"))};
-    func->setAttr("accel.launch", b.getDictionaryAttr(launch));
+        createGpuKernel(b, loc, name, params, {blocks, 1, 1}, threads, 0,
+                        target.getChip(), args, access, "elementwise");
 
     Block *entry = &func.getBody().front();
     OpBuilder body = OpBuilder::atBlockEnd(entry);
@@ -736,26 +724,11 @@ struct ConvertAccelToGPUPass
     args.push_back(StringAttr::get(ctx, bufferOf.lookup(written)));
     access.push_back(StringAttr::get(ctx, "out"));
 
-    auto func =
-        gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
     const GpuGemmConfig &c = k.config;
     int64_t threads = c.warpsM * c.warpsN * target.getWarpSize();
     std::array<int64_t, 3> grid = {ceilDiv(s.n, c.tileN), ceilDiv(s.m, c.tileM),
                                    s.batch};
-    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    func.setKnownBlockSizeAttr(
-        b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-    func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(
-        {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
     SmallVector<NamedAttribute> launch = {
-        b.getNamedAttr("grid", b.getDenseI64ArrayAttr(grid)),
-        b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
-        b.getNamedAttr(
-            "dynamic_shared_memory",
-            b.getI64IntegerAttr(s.k == 0 ? 0 : getGpuGemmSharedBytes(s, c))),
-        b.getNamedAttr("chip", b.getStringAttr(target.getChip())),
-        b.getNamedAttr("args", b.getArrayAttr(args)),
-        b.getNamedAttr("access", b.getArrayAttr(access)),
         b.getNamedAttr("tile",
                        b.getDenseI64ArrayAttr({c.tileM, c.tileN, c.tileK})),
         b.getNamedAttr("warps", b.getDenseI64ArrayAttr({c.warpsM, c.warpsN})),
@@ -767,7 +740,10 @@ struct ConvertAccelToGPUPass
     if (epilogue)
       launch.push_back(b.getNamedAttr(
           "epilogue", b.getI64IntegerAttr(epilogue->bufferOperands.size())));
-    func->setAttr("accel.launch", b.getDictionaryAttr(launch));
+    auto func =
+        createGpuKernel(b, loc, name, params, grid, threads,
+                        s.k == 0 ? 0 : getGpuGemmSharedBytes(s, c),
+                        target.getChip(), args, access, /*kind=*/"", launch);
 
     Block *entry = &func.getBody().front();
     OpBuilder body = OpBuilder::atBlockEnd(entry);

@@ -208,23 +208,8 @@ void mlir::accel::emitGpuAttentionKernel(
   }
   addParam(written, "out");
 
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
   int64_t threads = k.warps() * target.getWarpSize();
-  std::array<int64_t, 3> grid = k.grid();
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(
-      {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
   SmallVector<NamedAttribute> launch = {
-      b.getNamedAttr("grid", b.getDenseI64ArrayAttr(grid)),
-      b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
-      b.getNamedAttr("dynamic_shared_memory",
-                     b.getI64IntegerAttr(k.skv > 0 ? k.sharedBytes() : 0)),
-      b.getNamedAttr("chip", b.getStringAttr(target.getChip())),
-      b.getNamedAttr("args", b.getArrayAttr(args)),
-      b.getNamedAttr("access", b.getArrayAttr(access)),
-      b.getNamedAttr("kind", b.getStringAttr("attention")),
       b.getNamedAttr("tile", b.getDenseI64ArrayAttr({k.blockM, k.blockN})),
       b.getNamedAttr("stages", b.getI64IntegerAttr(k.stages)),
       b.getNamedAttr("scale", b.getF64FloatAttr(k.scale))};
@@ -243,7 +228,9 @@ void mlir::accel::emitGpuAttentionKernel(
   if (epilogue)
     launch.push_back(b.getNamedAttr(
         "epilogue", b.getI64IntegerAttr(epilogue->bufferOperands.size())));
-  func->setAttr("accel.launch", b.getDictionaryAttr(launch));
+  auto func = createGpuKernel(b, loc, name, params, k.grid(), threads,
+                              k.skv > 0 ? k.sharedBytes() : 0, target.getChip(),
+                              args, access, "attention", launch);
 
   Block *entry = &func.getBody().front();
   OpBuilder body = OpBuilder::atBlockEnd(entry);

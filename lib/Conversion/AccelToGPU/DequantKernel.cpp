@@ -55,18 +55,8 @@ private:
   const GpuTargetInfo &target;
 
   /// i32 and f32 constants, made once in the entry block (as cst()).
-  Value constant(TypedAttr value) {
-    Value &c = typedConstants[value];
-    if (!c) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(entry);
-      c = arith::ConstantOp::create(b, loc, value);
-    }
-    return c;
-  }
   Value i32(int64_t v) { return constant(b.getI32IntegerAttr(int32_t(v))); }
   Value f32(double v) { return constant(b.getF32FloatAttr(float(v))); }
-  llvm::DenseMap<Attribute, Value> typedConstants;
   Value toF32(Value v) {
     return v.getType().isF32()
                ? v
@@ -348,26 +338,13 @@ void mlir::accel::emitGpuDequantKernel(
   args.push_back(StringAttr::get(ctx, bufferOf.lookup(op.getResult())));
   access.push_back(StringAttr::get(ctx, "out"));
 
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
   const int64_t threads = k.warps * target.getWarpSize();
-  std::array<int64_t, 3> grid = k.grid();
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(
-      {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
-  NamedAttribute launch[] = {
-      b.getNamedAttr("grid", b.getDenseI64ArrayAttr(grid)),
-      b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
-      b.getNamedAttr("dynamic_shared_memory", b.getI64IntegerAttr(0)),
-      b.getNamedAttr("chip", b.getStringAttr(target.getChip())),
-      b.getNamedAttr("args", b.getArrayAttr(args)),
-      b.getNamedAttr("access", b.getArrayAttr(access)),
-      b.getNamedAttr("kind", b.getStringAttr("dequant")),
-      // [rows of A, rows of W] a block, weights a lane's load.
-      b.getNamedAttr("tile", b.getDenseI64ArrayAttr(
-                                 {k.rowsA, k.rowsPerBlock(), k.chunk}))};
-  func->setAttr("accel.launch", b.getDictionaryAttr(launch));
+  // [rows of A, rows of W] a block, weights a lane's load.
+  auto func = createGpuKernel(
+      b, loc, name, params, k.grid(), threads, 0, target.getChip(), args,
+      access, "dequant",
+      {b.getNamedAttr("tile", b.getDenseI64ArrayAttr(
+                                  {k.rowsA, k.rowsPerBlock(), k.chunk}))});
 
   Block *entry = &func.getBody().front();
   OpBuilder body = OpBuilder::atBlockEnd(entry);

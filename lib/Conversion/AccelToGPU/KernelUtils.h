@@ -158,6 +158,17 @@ public:
     }
   }
 
+  /// A constant of `value` (any type), made once in the entry block.
+  Value constant(TypedAttr value) {
+    Value &c = typedConstants[value];
+    if (!c) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(entry);
+      c = arith::ConstantOp::create(b, loc, value);
+    }
+    return c;
+  }
+
   /// The zero of `type`.
   Value zeroOf(Type type) {
     return arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult();
@@ -229,9 +240,42 @@ protected:
   Location loc;
   Block *entry;
   llvm::DenseMap<int64_t, Value> constants;
+  llvm::DenseMap<Attribute, Value> typedConstants;
   /// copyCoord's results by (rows, cols, vec, first, threads).
   std::map<std::array<int64_t, 5>, std::pair<Value, Value>> copyCoords;
 };
+
+/// A gpu.func kernel `name` taking `params`, at `b`'s insertion point, with
+/// its known block (`threads` x 1 x 1) and grid sizes and the
+/// `accel.launch` attribute every launcher and the host library read
+/// (docs/gpu-runtime.md): grid, block, dynamic shared memory, chip, each
+/// parameter's buffer and access, the kernel's kind (none for a matmul)
+/// and `extra`, the kernel's own fields.
+inline gpu::GPUFuncOp
+createGpuKernel(OpBuilder &b, Location loc, StringRef name,
+                ArrayRef<Type> params, std::array<int64_t, 3> grid,
+                int64_t threads, int64_t sharedBytes, StringRef chip,
+                ArrayRef<Attribute> args, ArrayRef<Attribute> access,
+                StringRef kind, ArrayRef<NamedAttribute> extra = {}) {
+  auto func =
+      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(
+      {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
+  SmallVector<NamedAttribute> launch = {
+      b.getNamedAttr("grid", b.getDenseI64ArrayAttr(grid)),
+      b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
+      b.getNamedAttr("dynamic_shared_memory", b.getI64IntegerAttr(sharedBytes)),
+      b.getNamedAttr("chip", b.getStringAttr(chip)),
+      b.getNamedAttr("args", b.getArrayAttr(args)),
+      b.getNamedAttr("access", b.getArrayAttr(access))};
+  if (!kind.empty())
+    launch.push_back(b.getNamedAttr("kind", b.getStringAttr(kind)));
+  llvm::append_range(launch, extra);
+  func->setAttr("accel.launch", b.getDictionaryAttr(launch));
+  return func;
+}
 
 /// `v` seen through tensor.expand_shape / collapse_shape: a reshape of a
 /// contiguous buffer changes none of its bytes.

@@ -69,17 +69,6 @@ public:
 private:
   const GpuPagedPlan &k;
   const GpuTargetInfo &target;
-  llvm::DenseMap<Attribute, Value> typedConstants;
-
-  Value constant(TypedAttr value) {
-    Value &c = typedConstants[value];
-    if (!c) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(entry);
-      c = arith::ConstantOp::create(b, loc, value);
-    }
-    return c;
-  }
   Value f32(double v) { return constant(b.getF32FloatAttr(float(v))); }
   Value negInf() { return f32(-std::numeric_limits<double>::infinity()); }
   Value nan() { return f32(std::numeric_limits<double>::quiet_NaN()); }
@@ -489,33 +478,6 @@ void PagedKernelBuilder::emitCombine(Value gPart, Value gOut) {
       ValueRange{bIdx, add(mul(h, G), div(r, k.sq)), rem(r, k.sq), c});
 }
 
-/// A gpu.func `name` of `params` with its launch attributes.
-gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
-                            ArrayRef<Type> params, std::array<int64_t, 3> grid,
-                            int64_t threads, int64_t sharedBytes,
-                            ArrayRef<Attribute> args,
-                            ArrayRef<Attribute> access, StringRef kind,
-                            ArrayRef<NamedAttribute> extra,
-                            const GpuTargetInfo &target) {
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(
-      {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
-  SmallVector<NamedAttribute> launch = {
-      b.getNamedAttr("grid", b.getDenseI64ArrayAttr(grid)),
-      b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
-      b.getNamedAttr("dynamic_shared_memory", b.getI64IntegerAttr(sharedBytes)),
-      b.getNamedAttr("chip", b.getStringAttr(target.getChip())),
-      b.getNamedAttr("args", b.getArrayAttr(args)),
-      b.getNamedAttr("access", b.getArrayAttr(access)),
-      b.getNamedAttr("kind", b.getStringAttr(kind))};
-  llvm::append_range(launch, extra);
-  func->setAttr("accel.launch", b.getDictionaryAttr(launch));
-  return func;
-}
-
 } // namespace
 
 void mlir::accel::emitGpuPagedAttentionKernels(
@@ -559,9 +521,9 @@ void mlir::accel::emitGpuPagedAttentionKernels(
       b.getNamedAttr("tile", b.getDenseI64ArrayAttr(
                                  {k.rowsPerBlock, k.lanes, k.unroll})),
       b.getNamedAttr("splits", b.getI64IntegerAttr(k.splits))};
-  auto split = createKernel(b, loc, name, params, k.grid(), k.warps * warp,
-                            k.sharedBytes(warp), args, access, "paged", extra,
-                            target);
+  auto split = createGpuKernel(b, loc, name, params, k.grid(), k.warps * warp,
+                               k.sharedBytes(warp), target.getChip(), args,
+                               access, "paged", extra);
   {
     Block *entry = &split.getBody().front();
     OpBuilder body = OpBuilder::atBlockEnd(entry);
@@ -577,13 +539,13 @@ void mlir::accel::emitGpuPagedAttentionKernels(
   const int64_t total = k.batch * k.hkv * k.rows() * k.dv;
   std::array<int64_t, 3> grid = {
       (total + kCombineThreads - 1) / kCombineThreads, 1, 1};
-  auto combine = createKernel(
+  auto combine = createGpuKernel(
       b, loc, (name + "_combine").str(), {partType, oType}, grid,
-      kCombineThreads, 0,
+      kCombineThreads, 0, target.getChip(),
       {StringAttr::get(ctx, partials), out},
       {StringAttr::get(ctx, "in"), StringAttr::get(ctx, "out")},
       "paged_combine",
-      {b.getNamedAttr("splits", b.getI64IntegerAttr(k.splits))}, target);
+      {b.getNamedAttr("splits", b.getI64IntegerAttr(k.splits))});
   Block *entry = &combine.getBody().front();
   OpBuilder body = OpBuilder::atBlockEnd(entry);
   PagedKernelBuilder kb(body, loc, entry, k, target);

@@ -770,21 +770,10 @@ void mlir::accel::emitGpuRowKernel(
   int64_t reductions = llvm::count(group.roles, Role::Reduction);
   const int64_t sharedBytes = warps > 1 ? reductions * warps * 4 : 0;
 
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({int32_t(rows), 1, 1}));
-  NamedAttribute launch[] = {
-      b.getNamedAttr("grid", b.getDenseI64ArrayAttr({rows, 1, 1})),
-      b.getNamedAttr("block", b.getDenseI64ArrayAttr({threads, 1, 1})),
-      b.getNamedAttr("dynamic_shared_memory", b.getI64IntegerAttr(sharedBytes)),
-      b.getNamedAttr("chip", b.getStringAttr(target.getChip())),
-      b.getNamedAttr("args", b.getArrayAttr(args)),
-      b.getNamedAttr("access", b.getArrayAttr(access)),
-      b.getNamedAttr("kind", b.getStringAttr("row")),
-      b.getNamedAttr("columns", b.getI64IntegerAttr(group.columns()))};
-  func->setAttr("accel.launch", b.getDictionaryAttr(launch));
+  auto func = createGpuKernel(
+      b, loc, name, params, {rows, 1, 1}, threads, sharedBytes,
+      target.getChip(), args, access, "row",
+      {b.getNamedAttr("columns", b.getI64IntegerAttr(group.columns()))});
 
   Block *entry = &func.getBody().front();
   OpBuilder body = OpBuilder::atBlockEnd(entry);
