@@ -462,13 +462,13 @@ struct ConvertAccelToGPUPass
       if (failed(k))
         return failure();
       pagedPlans.push_back(*k);
-      pagedPartials.push_back(
-          k->splits > 1 ? ("tmp" + Twine(nextTmp++)).str() : std::string());
+      pagedPartials.push_back(k->splits > 1 ? ("tmp" + Twine(nextTmp++)).str()
+                                            : std::string());
       KernelItem item{KernelItem::Paged, j, {}, {op.getResult()}, op};
-      if (failed(readBuffers(op, item,
-                             {op.getQuery(), op.getKeyCache(),
-                              op.getValueCache(), op.getBlockTable(),
-                              op.getKvLengths()})))
+      if (failed(
+              readBuffers(op, item,
+                          {op.getQuery(), op.getKeyCache(), op.getValueCache(),
+                           op.getBlockTable(), op.getKvLengths()})))
         return failure();
       items.push_back(std::move(item));
     }

@@ -403,13 +403,12 @@ mlir::accel::planGpuPagedAttention(PagedAttentionOp op,
   auto tableType = cast<RankedTensorType>(op.getBlockTable().getType());
   auto lengthType = cast<RankedTensorType>(op.getKvLengths().getType());
   auto oType = cast<RankedTensorType>(op.getInit().getType());
-  for (auto [name, t] :
-       {std::pair<StringRef, RankedTensorType>{"Q", qType},
-        {"the key pool", kType},
-        {"the value pool", vType},
-        {"the block table", tableType},
-        {"kv_lengths", lengthType},
-        {"O", oType}})
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"Q", qType},
+                         {"the key pool", kType},
+                         {"the value pool", vType},
+                         {"the block table", tableType},
+                         {"kv_lengths", lengthType},
+                         {"O", oType}})
     if (!t.hasStaticShape())
       return op.emitOpError("needs static shapes on the GPU target (")
              << name << " is " << t
@@ -472,8 +471,8 @@ mlir::accel::planGpuPagedAttention(PagedAttentionOp op,
     k.rowsPerBlock = (k.rowsPerBlock + 1) / 2;
   if (k.sharedBytes(warp) > target.getMaxSharedMemoryPerBlock())
     return op.emitOpError("needs ")
-           << k.sharedBytes(warp) << " bytes of shared memory for Dv = "
-           << k.dv << " on " << target.getChip() << ", which has "
+           << k.sharedBytes(warp) << " bytes of shared memory for Dv = " << k.dv
+           << " on " << target.getChip() << ", which has "
            << target.getMaxSharedMemoryPerBlock() << " a block";
   // Splits of the keys (flash-decoding): enough blocks for two on every
   // multiprocessor, each split at least 256 keys of a full table.
@@ -492,11 +491,11 @@ mlir::accel::planGpuPagedAttention(PagedAttentionOp op,
     return failure();
   const int64_t elements = k.batch * k.hkv * k.rows() * k.dv;
   if (k.splits > 1 &&
-      failed(checkGrid(op,
-                       {(elements + kGpuPagedCombineThreads - 1) /
-                            kGpuPagedCombineThreads,
-                        1, 1},
-                       target)))
+      failed(checkGrid(
+          op,
+          {(elements + kGpuPagedCombineThreads - 1) / kGpuPagedCombineThreads,
+           1, 1},
+          target)))
     return failure();
   return k;
 }

@@ -303,9 +303,7 @@ struct GpuPagedPlan {
   /// ... below runsK (runsV).
   int64_t kRunsPerLane() const { return (runsK() + lanes - 1) / lanes; }
   int64_t vRunsPerLane() const { return (runsV() + lanes - 1) / lanes; }
-  int64_t groups(int64_t warpSize) const {
-    return warps * (warpSize / lanes);
-  }
+  int64_t groups(int64_t warpSize) const { return warps * (warpSize / lanes); }
   /// (split, KV head x row tile, sequence).
   std::array<int64_t, 3> grid() const {
     return {splits, hkv * rowTiles(), batch};

@@ -73,13 +73,9 @@ private:
   Value negInf() { return f32(-std::numeric_limits<double>::infinity()); }
   Value nan() { return f32(std::numeric_limits<double>::quiet_NaN()); }
   /// An integer constant of the table's or the lengths' type.
-  Value intOf(Type t, int64_t v) {
-    return constant(b.getIntegerAttr(t, v));
-  }
+  Value intOf(Type t, int64_t v) { return constant(b.getIntegerAttr(t, v)); }
   VectorType f32Vec() { return VectorType::get({k.vec}, b.getF32Type()); }
-  Value zeroVec() {
-    return constant(DenseElementsAttr::get(f32Vec(), 0.0f));
-  }
+  Value zeroVec() { return constant(DenseElementsAttr::get(f32Vec(), 0.0f)); }
   Value splat(Value s) {
     return vector::BroadcastOp::create(b, loc, f32Vec(), s);
   }
@@ -113,8 +109,8 @@ private:
   /// A run of `vec` elements of `src` at `idx`, as f32.
   Value loadRun(Value src, ValueRange idx, Type elt) {
     const int64_t bytes = k.vec * elt.getIntOrFloatBitWidth() / 8;
-    Value v = vector::LoadOp::create(b, loc, VectorType::get({k.vec}, elt),
-                                     src, idx, false, llvm::MaybeAlign(bytes));
+    Value v = vector::LoadOp::create(b, loc, VectorType::get({k.vec}, elt), src,
+                                     idx, false, llvm::MaybeAlign(bytes));
     if (!elt.isF32())
       v = arith::ExtFOp::create(b, loc, f32Vec(), v);
     return v;
@@ -131,8 +127,8 @@ private:
   /// Stores the f32 run `v` of O at (batch, query head, query, col).
   void storeO(Value v, Value o, ValueRange idx) {
     if (!k.outType.isF32())
-      v = arith::TruncFOp::create(b, loc,
-                                  VectorType::get({k.vec}, k.outType), v);
+      v = arith::TruncFOp::create(b, loc, VectorType::get({k.vec}, k.outType),
+                                  v);
     const int64_t bytes = k.vec * k.outType.getIntOrFloatBitWidth() / 8;
     vector::StoreOp::create(b, loc, v, o, idx, false, llvm::MaybeAlign(bytes));
   }
@@ -177,15 +173,15 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
       MemRefType::get({k.warps}, f32Type, MemRefLayoutAttrInterface(), wg);
   Value states =
       memref::ViewOp::create(b, loc, statesType, dyn, cst(0), ValueRange{});
-  Value flags = memref::ViewOp::create(
-      b, loc, flagsType, dyn, cst(statesType.getNumElements() * 4),
-      ValueRange{});
+  Value flags = memref::ViewOp::create(b, loc, flagsType, dyn,
+                                       cst(statesType.getNumElements() * 4),
+                                       ValueRange{});
 
   // 1. Validity of the sequence.
   Type lenType = k.lengthType, tabType = k.tableType;
   Value rawLen = memref::LoadOp::create(b, loc, gLengths, ValueRange{bIdx});
-  Value lenOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                      rawLen, intOf(lenType, 0));
+  Value lenOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, rawLen,
+                                      intOf(lenType, 0));
   // N * T <= 2^31 (verifier): an i32 length is at most N * T unless that is
   // 2^31.
   const int64_t maxKeys = N * T;
@@ -200,8 +196,8 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
       [&](OpBuilder &, Location, Value i0, ValueRange bad) {
         Value i = add(i0, tid);
         Value in = cmp(arith::CmpIPredicate::ult, i, nPages);
-        Value e = memref::LoadOp::create(
-            b, loc, gTable, ValueRange{bIdx, minS(i, cst(N - 1))});
+        Value e = memref::LoadOp::create(b, loc, gTable,
+                                         ValueRange{bIdx, minS(i, cst(N - 1))});
         Value eBad = arith::OrIOp::create(
             b, loc,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, e,
@@ -222,10 +218,9 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
   gpu::BarrierOp::create(b, loc);
   Value anyBad = f32(0);
   for (int64_t w = 0; w < k.warps; ++w)
-    anyBad = maxF(anyBad,
-                  memref::LoadOp::create(b, loc, flags, ValueRange{cst(w)}));
-  Value valid =
-      both(lenOk, cmpF(arith::CmpFPredicate::OEQ, anyBad, f32(0)));
+    anyBad =
+        maxF(anyBad, memref::LoadOp::create(b, loc, flags, ValueRange{cst(w)}));
+  Value valid = both(lenOk, cmpF(arith::CmpFPredicate::OEQ, anyBad, f32(0)));
 
   // The split's keys: [kBegin, kEnd), none for an invalid sequence.
   const int64_t splitKeys = k.pagesPerSplit * T;
@@ -253,8 +248,8 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
     Value qh = add(mul(h, G), g);
     // Query i keeps key j when j < length - Sq + i + 1 (may be <= 0).
     if (k.causal)
-      limitOf.push_back(arith::SubIOp::create(b, loc, add(len, add(i, 1)),
-                                              cst(k.sq)));
+      limitOf.push_back(
+          arith::SubIOp::create(b, loc, add(len, add(i, 1)), cst(k.sq)));
     SmallVector<Value> runs;
     for (int64_t x = 0; x < k.kRunsPerLane(); ++x) {
       auto [run, ok] = runValue(x, runsK);
@@ -285,12 +280,11 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
         for (int64_t u = 0; u < k.unroll; ++u) {
           Value j = add(add(kb, u * groups), gid);
           Value ok = cmp(arith::CmpIPredicate::slt, j, kEnd);
-          Value jc = select(ok, j, arith::SubIOp::create(b, loc, kEnd,
-                                                         cst(1)));
+          Value jc = select(ok, j, arith::SubIOp::create(b, loc, kEnd, cst(1)));
           Value entry = memref::LoadOp::create(b, loc, gTable,
                                                ValueRange{bIdx, div(jc, T)});
-          Value page = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
-                                                    entry);
+          Value page =
+              arith::IndexCastUIOp::create(b, loc, b.getIndexType(), entry);
           Value slot = rem(jc, T);
           SmallVector<Value> kr, vr;
           for (int64_t x = 0; x < k.kRunsPerLane(); ++x)
@@ -321,8 +315,8 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
               dot = addF(dot, shuffleXor(dot, off));
             Value keep = keyOk[u];
             if (k.causal)
-              keep = both(keep, cmp(arith::CmpIPredicate::slt, keys[u],
-                                    limitOf[rho]));
+              keep = both(
+                  keep, cmp(arith::CmpIPredicate::slt, keys[u], limitOf[rho]));
             dot = select(keep, dot, negInf());
             s.push_back(dot);
             blockMax = blockMax ? maxF(blockMax, dot) : dot;
@@ -397,8 +391,8 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
         [&](OpBuilder &, Location, Value q, ValueRange sums) {
           Value mq = memref::LoadOp::create(b, loc, states,
                                             ValueRange{q, rho, cst(k.dv)});
-          Value lq = memref::LoadOp::create(
-              b, loc, states, ValueRange{q, rho, cst(k.dv + 1)});
+          Value lq = memref::LoadOp::create(b, loc, states,
+                                            ValueRange{q, rho, cst(k.dv + 1)});
           Value w = exp2(subF(mq, mUse));
           Value aq = vector::LoadOp::create(b, loc, f32Vec(), states,
                                             ValueRange{q, rho, col}, false,
@@ -415,16 +409,16 @@ void PagedKernelBuilder::emitSplit(Value gQ, Value gK, Value gV, Value gTable,
       enterIf(ult(r, R));
     if (k.splits == 1) {
       Value none = cmpF(arith::CmpFPredicate::OEQ, l, f32(0));
-      Value inv = select(none, f32(0), arith::DivFOp::create(b, loc, f32(1), l));
+      Value inv =
+          select(none, f32(0), arith::DivFOp::create(b, loc, f32(1), l));
       Value o = select(valid, mulF(acc, splat(inv)), splat(nan()));
       Value g = div(r, k.sq), i = rem(r, k.sq);
       storeO(o, gOut, ValueRange{bIdx, add(mul(h, G), g), i, col});
       continue;
     }
     Value o = select(valid, acc, splat(nan()));
-    vector::StoreOp::create(b, loc, o, gOut,
-                            ValueRange{bIdx, h, split, r, col}, false,
-                            llvm::MaybeAlign(4));
+    vector::StoreOp::create(b, loc, o, gOut, ValueRange{bIdx, h, split, r, col},
+                            false, llvm::MaybeAlign(4));
     enterIf(cmp(arith::CmpIPredicate::eq, run, cst(0)));
     memref::StoreOp::create(b, loc, select(valid, m, nan()), gOut,
                             ValueRange{bIdx, h, split, r, cst(k.dv)});
@@ -462,10 +456,10 @@ void PagedKernelBuilder::emitCombine(Value gPart, Value gOut) {
       b, loc, cst(0), cst(k.splits), cst(1), ValueRange{f32(0), f32(0)},
       [&](OpBuilder &, Location, Value s, ValueRange sums) {
         Value w = exp2(subF(load(s, cst(k.dv)), mUse));
-        scf::YieldOp::create(b, loc,
-                             ValueRange{fma(w, load(s, c), sums[0]),
-                                        fma(w, load(s, cst(k.dv + 1)),
-                                            sums[1])});
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{fma(w, load(s, c), sums[0]),
+                       fma(w, load(s, cst(k.dv + 1)), sums[1])});
       });
   Value none = cmpF(arith::CmpFPredicate::OEQ, m, negInf());
   Value o = select(none, f32(0),
@@ -518,8 +512,8 @@ void mlir::accel::emitGpuPagedAttentionKernels(
   const int64_t warp = target.getWarpSize();
   NamedAttribute extra[] = {
       // [packed rows a block, lanes a key, keys a group a step]
-      b.getNamedAttr("tile", b.getDenseI64ArrayAttr(
-                                 {k.rowsPerBlock, k.lanes, k.unroll})),
+      b.getNamedAttr(
+          "tile", b.getDenseI64ArrayAttr({k.rowsPerBlock, k.lanes, k.unroll})),
       b.getNamedAttr("splits", b.getI64IntegerAttr(k.splits))};
   auto split = createGpuKernel(b, loc, name, params, k.grid(), k.warps * warp,
                                k.sharedBytes(warp), target.getChip(), args,

@@ -15,8 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
-#include "SystolicEmitter.h"
 #include "SystolicElementwise.h"
+#include "SystolicEmitter.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
 #include "accel/Systolic/ISA.h"

@@ -116,8 +116,8 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
   ProgramBuilder pb(k);
   Block &body = g.getRegion().front();
   DenseMap<Value, Operand> valueOf;
-  for (auto [i, arg] : llvm::enumerate(
-           body.getArguments().take_front(g.getNumDpsInputs())))
+  for (auto [i, arg] :
+       llvm::enumerate(body.getArguments().take_front(g.getNumDpsInputs())))
     valueOf[arg] = pb.input(int(i));
   auto notModelled = [&](Operation &op, StringRef why) {
     return g.emitOpError("has no systolic lowering: the vector unit ")
@@ -258,8 +258,8 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
                 "into the accumulator)";
     AffineMap map = g.getMatchingIndexingMap(in);
     SmallVector<int64_t> own = rowMajorStrides(t.getShape());
-    SystolicElementwise::Input input{in->get(),
-                                     SmallVector<int64_t>(rank, 0), false};
+    SystolicElementwise::Input input{in->get(), SmallVector<int64_t>(rank, 0),
+                                     false};
     int64_t lastDim = -1;
     for (auto [p, expr] : llvm::enumerate(map.getResults())) {
       if (auto d = dyn_cast<AffineDimExpr>(expr)) {
@@ -275,8 +275,7 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
         else if (t.getDimSize(p) != 1)
           return g.emitOpError("has no systolic lowering: operand #")
                  << in->getOperandNumber() << " has " << t.getDimSize(p)
-                 << " elements along loop " << pos << " of "
-                 << k.shape[pos];
+                 << " elements along loop " << pos << " of " << k.shape[pos];
         continue;
       }
       auto c = dyn_cast<AffineConstantExpr>(expr);
@@ -373,12 +372,11 @@ double mlir::accel::emitSystolicElementwise(
       m, std::max<int64_t>(1, mc.accRows / (sets * plan.slots)));
   int64_t set = 0;
   const uint32_t outBuf = bufferOf.lookup(k.op->getResult(0));
-  const int64_t outBytes =
-      cast<RankedTensorType>(k.op->getResult(0).getType())
-              .getElementType()
-              .isBF16()
-          ? 2
-          : 4;
+  const int64_t outBytes = cast<RankedTensorType>(k.op->getResult(0).getType())
+                                   .getElementType()
+                                   .isBF16()
+                               ? 2
+                               : 4;
   auto strideAt = [&](const SystolicElementwise::Input &in, int64_t d) {
     return d >= 0 && d < rank ? in.strides[d] : int64_t(0);
   };
@@ -440,10 +438,9 @@ double mlir::accel::emitSystolicElementwise(
         }
         e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc,
                 View{outBuf, o * m * n, n, false}, r0, c0);
-        predicted +=
-            std::max(e.dma - dma0 + double(rr * cc * outBytes) /
-                                        mc.dramBytesPerCycle,
-                     e.vec - vec0);
+        predicted += std::max(
+            e.dma - dma0 + double(rr * cc * outBytes) / mc.dramBytesPerCycle,
+            e.vec - vec0);
       }
     }
   }

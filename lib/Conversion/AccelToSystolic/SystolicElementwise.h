@@ -1,4 +1,4 @@
-//===- SystolicElementwise.h - elementwise kernels on the vector unit ------===//
+//===- SystolicElementwise.h - vector-unit kernels --------------*- C++ -*-===//
 //
 // Part of the accel project, under the Apache License v2.0 with LLVM
 // Exceptions.

@@ -1,4 +1,4 @@
-//===- SystolicEmitter.h - systolic program emission -------------*- C++ -*-===//
+//===- SystolicEmitter.h - systolic program emission ------------*- C++ -*-===//
 //
 // Part of the accel project, under the Apache License v2.0 with LLVM
 // Exceptions.
@@ -61,8 +61,8 @@ public:
             systolic::Space space, int64_t row) {
     dma += double(rows * cols *
                   ::sysarray::elemBytes(space == systolic::Space::Spad
-                                     ? config.inputType
-                                     : config.accType)) /
+                                            ? config.inputType
+                                            : config.accType)) /
            config.dramBytesPerCycle;
     systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
                              row, rows, cols, v.transposed);
