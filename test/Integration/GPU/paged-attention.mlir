@@ -5,8 +5,8 @@
 // one sequence of up to 4096 keys over 2 KV heads (many splits); a causal
 // speculative step of 4 queries in f16 with an i64 table; and f32 MHA.
 // accel-run draws the tables from the whole pool and the lengths from
-// [0, N * T]. Unsupported without a GPU; bench/gpu/check.py records these
-// RUN lines for a device run, and ptxas-catalogue.test assembles their
+// [0, N * T]. Unsupported without a GPU; bench/gpu/check.py records the
+// lines below for a device run, and ptxas-catalogue.test assembles their
 // kernels (test/Conversion/AccelToGPU/emulate-paged-attention.mlir
 // checks the same kernels through the emulator).
 // REQUIRES: cuda
