@@ -410,9 +410,20 @@ double mlir::accel::emitSystolicElementwise(
           int64_t offset = base[i] + r0 * rowStride;
           if (!in.column)
             offset += c0 * strideAt(in, rank - 1);
-          e.mvin(View{bufferOf.lookup(in.value), offset, rowStride, false}, 0,
-                 0, rr, in.column ? 1 : cc, systolic::Space::Acc,
-                 slotRow(int(i)));
+          View view{bufferOf.lookup(in.value), offset, rowStride, false};
+          if (in.column || rowStride != 0 || rr == 1) {
+            e.mvin(view, 0, 0, rr, in.column ? 1 : cc, systolic::Space::Acc,
+                   slotRow(int(i)));
+            continue;
+          }
+          // The same row for every row of the block (a bias over the
+          // columns): one row moved in, then doubled by vector copies, so
+          // the DMA reads it once, not rr times.
+          e.mvin(view, 0, 0, 1, cc, systolic::Space::Acc, slotRow(int(i)));
+          for (int64_t have = 1; have < rr; have *= 2)
+            e.vector(systolic::VecOp::Copy, slotRow(int(i)) + have,
+                     slotRow(int(i)), std::nullopt, std::min(have, rr - have),
+                     cc);
         }
         for (const Instr &in : k.program) {
           const int64_t cols = in.kind == Kind::Full ? cc : 1;

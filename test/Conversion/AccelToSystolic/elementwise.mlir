@@ -1,8 +1,8 @@
 // RUN: accel-opt %s --convert-accel-to-systolic="acc-kib=2" | FileCheck %s
 // The vector unit's kernel of an elementwise generic (SystolicElementwise.h):
 // per block of rows x the accumulator's width, each input moved into its
-// accumulator slot (the bias, constant along the rows, read with stride 0;
-// the per-row scale as one column), the body as vector ops (the per-row
+// accumulator slot (the bias, constant along the rows, read as one row and
+// doubled by vector copies; the per-row scale as one column), the body as vector ops (the per-row
 // scale by `bcast row`, the constant 2 filled in before the
 // non-commutative 2 - x, the ReLU's max by an immediate), the result
 // stored by mvout (which rounds to bf16). A 2 KiB accumulator holds 32
@@ -12,7 +12,10 @@
 // CHECK-LABEL: systolic.program @bias_scale_relu
 // CHECK-SAME: acc_rows = 32
 // CHECK-NEXT: systolic.mvin 0[0] stride 20 -> acc[0] rows 5 cols 16
-// CHECK-NEXT: systolic.mvin 1[0] stride 0 -> acc[5] rows 5 cols 16
+// CHECK-NEXT: systolic.mvin 1[0] stride 0 -> acc[5] rows 1 cols 16
+// CHECK-NEXT: systolic.vector copy 6, 5 rows 1 cols 16
+// CHECK-NEXT: systolic.vector copy 7, 5 rows 2 cols 16
+// CHECK-NEXT: systolic.vector copy 9, 5 rows 1 cols 16
 // CHECK-NEXT: systolic.mvin 2[0] stride 1 -> acc[10] rows 5 cols 1
 // CHECK-NEXT: systolic.vector add 5, 0, 5 rows 5 cols 16
 // CHECK-NEXT: systolic.vector mul 10, 5, 10 rows 5 cols 16 bcast row
@@ -22,11 +25,13 @@
 // CHECK-NEXT: systolic.mvout acc[10] rows 5 cols 16 -> 3[0] stride 20
 // The last 4 columns, in the other set of slots.
 // CHECK-NEXT: systolic.mvin 0[16] stride 20 -> acc[15] rows 5 cols 4
-// CHECK-NEXT: systolic.mvin 1[16] stride 0 -> acc[20] rows 5 cols 4
+// CHECK-NEXT: systolic.mvin 1[16] stride 0 -> acc[20] rows 1 cols 4
+// CHECK-COUNT-3: systolic.vector copy
 // CHECK-NEXT: systolic.mvin 2[0] stride 1 -> acc[25] rows 5 cols 1
 // The next 5 rows.
 // CHECK: systolic.mvin 0[100] stride 20 -> acc[0] rows 5 cols 16
-// CHECK-NEXT: systolic.mvin 1[0] stride 0 -> acc[5] rows 5 cols 16
+// CHECK-NEXT: systolic.mvin 1[0] stride 0 -> acc[5] rows 1 cols 16
+// CHECK-COUNT-3: systolic.vector copy
 // CHECK-NEXT: systolic.mvin 2[5] stride 1 -> acc[10] rows 5 cols 1
 // The last block: rows 35-39, columns 16-19.
 // CHECK: systolic.mvout acc[25] rows 5 cols 4 -> 3[716] stride 20
