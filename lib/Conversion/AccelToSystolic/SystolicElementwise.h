@@ -10,8 +10,9 @@
 // target: each a kernel of the vector unit. The output is walked in blocks
 // of rows x the accumulator's width; per block every input is moved in
 // from DRAM into accumulator rows (the DMA widens bf16 to f32; an input
-// broadcast along the rows is read with stride 0, one constant along the
-// columns is read as one column and applied per row), the body runs as
+// broadcast along the rows is read as one row and doubled by vector
+// copies, one constant along the columns is read as one column and applied
+// per row), the body runs as
 // vector instructions on those rows, and mvout stores the result (rounding
 // f32 to bf16 for a bf16 output). The body's ops map to the unit's add,
 // sub, mul, div, max and exp; negation is a multiply by -1, a ReLU written

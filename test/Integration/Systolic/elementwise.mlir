@@ -1,6 +1,6 @@
 // Elementwise ops on the systolic target's vector unit
-// (SystolicElementwise.h) against the fp64 oracle: a matmul's bias (a row
-// read with stride 0) and ReLU (maximumf and the select form), SiLU
+// (SystolicElementwise.h) against the fp64 oracle: a matmul's bias (one row
+// moved in, doubled by vector copies) and ReLU (maximumf, the select), SiLU
 // through exp and div into bf16 (mvout rounds), a batched matmul's
 // residual with a per-row scale (one column applied per row), SwiGLU's
 // product of two matmuls, a constant minus a block and a per-row value
