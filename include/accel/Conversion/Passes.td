@@ -279,8 +279,9 @@ def ConvertAccelToSystolicPass
                 "array programs";
   let description = [{
     Replaces every public function whose body is `accel.matmul` and
-    `accel.attention` ops on statically shaped tensors (plus `tensor.empty`
-    and constants) with a `systolic.program` of the same name. Function
+    `accel.attention` ops, elementwise `linalg.generic` ops and
+    `linalg.fill` on statically shaped tensors (plus `tensor.empty` and
+    constants) with a `systolic.program` of the same name. Function
     arguments and results become DRAM buffers (`arg n`, `result n`);
     intermediate tensors become scratch buffers.
 
@@ -311,6 +312,15 @@ def ConvertAccelToSystolicPass
     per score strip (a broadcast query dimension is a 0 stride, a
     broadcast key dimension one column added per row), and added after
     the scale.
+
+    Elementwise ops (a matmul's bias, activation, residual and cast, run
+    after it): kernels of the vector unit, block by block of rows x the
+    accumulator's width: each input moved into an accumulator slot (a
+    bias over the columns read as one row and doubled by vector copies, a
+    per-row value as one column applied with `bcast row`), the body as
+    add/sub/mul/div/max/exp (negation, a ReLU's select and constants
+    mapped onto them; a bf16 result rounded by mvout), two sets of slots
+    alternating so loads overlap the previous block (docs/systolic.md).
 
     Inputs are i8 (i32 accumulation, exact), bf16 or f32 (f32
     accumulation); one input type per program. Boolean or constant masks,
@@ -512,6 +522,16 @@ def ConvertAccelToGPUPass : Pass<"convert-accel-to-gpu", "::mlir::ModuleOp"> {
     blocks of 256 threads on a 1-D grid (the last block guarded), the loop
     indices from the thread's linear index, `accel.launch` with
     `kind = "elementwise"`.
+
+    Paged decode attention: an `accel.paged_attention` on static shapes
+    becomes flash-decoding on the CUDA cores (PagedAttentionKernel.h):
+    `@<func>_paged<j>` (kind "paged"; a block per split of the keys, KV head
+    x tile of packed GQA rows and sequence; the sequence's table and length
+    checked first, NaN outputs for invalid data; K and V rows read in place
+    through the block table) and, with several splits, `<that>_combine`
+    (kind "paged_combine") reading the splits' states from a `tmpN`
+    workspace buffer. The splits, rows a block and lanes a key are the
+    stage's choice (no lowering_config); docs/decode-attention.md.
 
     Row kernels (the ops around attention: RMSNorm, LayerNorm, softmax):
     a `linalg.generic` that reduces over one loop (its result indexed by

@@ -5,8 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Compiles each function of accel.matmul / accel.attention ops on static
-// tensors into a straight-line systolic.program (the instruction stream a
+// Compiles each function of accel.matmul / accel.attention ops (and the
+// elementwise ops around them, SystolicElementwise.cpp) on static tensors
+// into a straight-line systolic.program (the instruction stream a
 // host issues to a Gemmini-like array). The schedule model
 // (SystolicSchedule.cpp) picks the matmul dataflow and blocks; this file
 // lays the blocks out in the SRAMs, double-buffered, and emits the
