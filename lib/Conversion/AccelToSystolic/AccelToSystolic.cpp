@@ -590,7 +590,7 @@ struct ConvertAccelToSystolicPass
         return op.emitOpError("has no systolic lowering in a program of i8 "
                               "matmuls: the vector unit works on an f32 "
                               "accumulator, theirs is i32");
-      int slots = getSystolicElementwiseSlots(it->second);
+      int slots = it->second.slots;
       if (slots > int64_t(mc.accRows))
         return op.emitOpError("has no systolic lowering: its body keeps ")
                << slots << " values at once, more than the accumulator's "

@@ -45,7 +45,6 @@ public:
   /// A new register of `kind` defined by `op` on `a` (and `b`).
   Operand emit(systolic::VecOp op, Kind kind, Operand a, Operand b = {}) {
     int reg = k.numRegs++;
-    k.regKind.push_back(kind);
     k.program.push_back({op, reg, a, b, kind});
     return {kind, reg, 0};
   }
@@ -216,6 +215,43 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
   return success();
 }
 
+/// Sets k.slotOf and k.slots: an input's slot from the start, an
+/// instruction's from its definition, each freed after its last use (a
+/// vector op reads its sources before it writes, so its result may take a
+/// dying source's slot).
+void planSlots(SystolicElementwise &k) {
+  const int n = k.numRegs;
+  SmallVector<int> lastUse(n, -1);
+  const int end = int(k.program.size());
+  for (auto [i, in] : llvm::enumerate(k.program))
+    for (const Operand *o : {&in.a, &in.b})
+      if (o->reg >= 0)
+        lastUse[o->reg] = int(i);
+  if (k.result.reg >= 0)
+    lastUse[k.result.reg] = end;
+  k.slotOf.assign(n, -1);
+  k.slots = 0;
+  SmallVector<int> freeSlots;
+  auto take = [&] {
+    if (!freeSlots.empty())
+      return freeSlots.pop_back_val();
+    return k.slots++;
+  };
+  for (int r = 0; r < int(k.inputs.size()); ++r)
+    if (lastUse[r] >= 0)
+      k.slotOf[r] = take();
+  for (auto [i, in] : llvm::enumerate(k.program)) {
+    // Sources dying here free their slots first.
+    for (const Operand *o : {&in.a, &in.b})
+      if (o->reg >= 0 && lastUse[o->reg] == int(i) &&
+          !llvm::is_contained(freeSlots, k.slotOf[o->reg]))
+        freeSlots.push_back(k.slotOf[o->reg]);
+    k.slotOf[in.dst] = take();
+    if (lastUse[in.dst] < 0)
+      freeSlots.push_back(k.slotOf[in.dst]);
+  }
+}
+
 } // namespace
 
 FailureOr<SystolicElementwise>
@@ -235,6 +271,7 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
                              "fills with constants only");
     ProgramBuilder pb(k);
     k.result = pb.full(ProgramBuilder::scalar(float(value.getValueAsDouble())));
+    planSlots(k);
     return k;
   }
   auto g = cast<linalg::GenericOp>(op);
@@ -292,69 +329,16 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
     k.inputs.push_back(std::move(input));
   }
   k.numRegs = int(k.inputs.size());
-  for (const SystolicElementwise::Input &in : k.inputs)
-    k.regKind.push_back(in.column ? Kind::Column : Kind::Full);
   if (failed(analyzeBody(g, k)))
     return failure();
+  planSlots(k);
   return k;
-}
-
-namespace {
-
-/// Accumulator slots (each `rows` rows) of the program's registers: an
-/// input's from the start, an instruction's from its definition, each
-/// freed after its last use (a vector op reads its sources before it
-/// writes, so its result may take a dying source's slot).
-struct SlotPlan {
-  SmallVector<int> slotOf;
-  int slots = 0;
-};
-
-SlotPlan planSlots(const SystolicElementwise &k) {
-  const int n = k.numRegs;
-  SmallVector<int> lastUse(n, -1);
-  const int end = int(k.program.size());
-  for (auto [i, in] : llvm::enumerate(k.program))
-    for (const Operand *o : {&in.a, &in.b})
-      if (o->reg >= 0)
-        lastUse[o->reg] = int(i);
-  if (k.result.reg >= 0)
-    lastUse[k.result.reg] = end;
-  SlotPlan plan;
-  plan.slotOf.assign(n, -1);
-  SmallVector<int> freeSlots;
-  auto take = [&] {
-    if (!freeSlots.empty())
-      return freeSlots.pop_back_val();
-    return plan.slots++;
-  };
-  for (int r = 0; r < int(k.inputs.size()); ++r)
-    if (lastUse[r] >= 0)
-      plan.slotOf[r] = take();
-  for (auto [i, in] : llvm::enumerate(k.program)) {
-    // Sources dying here free their slots first.
-    for (const Operand *o : {&in.a, &in.b})
-      if (o->reg >= 0 && lastUse[o->reg] == int(i) &&
-          !llvm::is_contained(freeSlots, plan.slotOf[o->reg]))
-        freeSlots.push_back(plan.slotOf[o->reg]);
-    plan.slotOf[in.dst] = take();
-    if (lastUse[in.dst] < 0)
-      freeSlots.push_back(plan.slotOf[in.dst]);
-  }
-  return plan;
-}
-
-} // namespace
-
-int mlir::accel::getSystolicElementwiseSlots(const SystolicElementwise &k) {
-  return planSlots(k).slots;
 }
 
 double mlir::accel::emitSystolicElementwise(
     Emitter &e, const SystolicElementwise &k,
     const llvm::DenseMap<Value, uint32_t> &bufferOf) {
   const ::sysarray::MachineConfig &mc = e.machine();
-  SlotPlan plan = planSlots(k);
   const int64_t rank = k.shape.size();
   const int64_t n = rank >= 1 ? k.shape[rank - 1] : 1;
   const int64_t m = rank >= 2 ? k.shape[rank - 2] : 1;
@@ -367,9 +351,9 @@ double mlir::accel::emitSystolicElementwise(
   // Two sets of slots where the accumulator holds them: block i + 1's
   // loads overlap block i's vector work and store (the simulator orders
   // each row's readers and writers, so one set would wait for the last).
-  const int64_t sets = int64_t(mc.accRows) >= 2 * plan.slots ? 2 : 1;
-  const int64_t rows = std::min<int64_t>(
-      m, std::max<int64_t>(1, mc.accRows / (sets * plan.slots)));
+  const int64_t sets = int64_t(mc.accRows) >= 2 * k.slots ? 2 : 1;
+  const int64_t rows =
+      std::min<int64_t>(m, std::max<int64_t>(1, mc.accRows / (sets * k.slots)));
   int64_t set = 0;
   const uint32_t outBuf = bufferOf.lookup(k.op->getResult(0));
   const int64_t outBytes = cast<RankedTensorType>(k.op->getResult(0).getType())
@@ -398,13 +382,13 @@ double mlir::accel::emitSystolicElementwise(
       for (int64_t c0 = 0; c0 < n; c0 += width) {
         const int64_t cc = std::min(width, n - c0);
         const double dma0 = e.dma, vec0 = e.vec;
-        const int64_t setBase = set * plan.slots * rows;
+        const int64_t setBase = set * k.slots * rows;
         set = (set + 1) % sets;
         auto slotRow = [&](int reg) {
-          return setBase + int64_t(plan.slotOf[reg]) * rows;
+          return setBase + int64_t(k.slotOf[reg]) * rows;
         };
         for (auto [i, in] : llvm::enumerate(k.inputs)) {
-          if (plan.slotOf[i] < 0)
+          if (k.slotOf[i] < 0)
             continue;
           const int64_t rowStride = strideAt(in, rank - 2);
           int64_t offset = base[i] + r0 * rowStride;

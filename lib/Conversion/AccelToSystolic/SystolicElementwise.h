@@ -60,19 +60,18 @@ struct SystolicElementwise {
   /// Registers 0 .. inputs - 1 are the inputs; each instruction defines a
   /// new one.
   int numRegs = 0;
-  SmallVector<Kind> regKind;
   SmallVector<Instr> program;
   Operand result;
+  /// Each register's accumulator slot (each a block's rows; -1 for an
+  /// unused input), and how many slots are live at once.
+  SmallVector<int> slotOf;
+  int slots = 0;
 };
 
 /// The vector-unit kernel of `op` (a linalg.generic or linalg.fill whose
 /// result is a DRAM buffer); a located error naming the op and why when
 /// the vector unit cannot run it.
 FailureOr<SystolicElementwise> analyzeSystolicElementwise(Operation *op);
-
-/// The accumulator slots (each a block's rows) the kernel's registers take
-/// at once.
-int getSystolicElementwiseSlots(const SystolicElementwise &k);
 
 /// Emits the kernel's instructions; `bufferOf` gives each DRAM value's
 /// buffer. Returns the model's cycles for it.
