@@ -249,6 +249,15 @@ void accel::buildAccelSystolicPipeline(
   pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createAccelFuseAttentionPass());
   pm.addPass(createCanonicalizerPass());
+  // A matmul's elementwise consumers become one generic (in place on C
+  // where it keeps C's type), which the conversion applies to C's blocks
+  // in the accumulator; other chains of elementwise generics become one
+  // kernel of the vector unit.
+  if (options.fuseEpilogues) {
+    pm.addPass(createConvertElementwiseToLinalgPass());
+    pm.addPass(accel::createAccelFuseEpiloguesPass());
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+  }
   // Both passes take the machine and the choice options (the conversion
   // uses the latter only for ops the configuration stage left without a
   // config: none it can schedule).
@@ -268,6 +277,7 @@ void accel::buildAccelSystolicPipeline(
     o.tileK = options.tileK;
     o.attentionTileQ = options.attentionTileQ;
     o.attentionTileKV = options.attentionTileKV;
+    o.fuseEpilogues = options.fuseEpilogues;
     return o;
   };
   accel::AccelSystolicConfigurePassOptions configure;

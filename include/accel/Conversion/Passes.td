@@ -247,7 +247,11 @@ defvar SystolicOptions = [
            "Query rows per attention block (0: as many as fit)">,
     Option<"attentionTileKV", "attention-tile-kv", "int64_t", "0",
            "Keys per attention block, a multiple of min(rows, cols) (0: "
-           "as many as fit)">
+           "as many as fit)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Apply the elementwise kernel that reads a matmul's result to "
+           "each block of C while it is in the accumulator (false: a "
+           "kernel of its own after the matmul)">
   ];
 
 def AccelSystolicConfigurePass

@@ -227,6 +227,13 @@ struct AccelSystolicPipelineOptions
       *this, "attention-tile-kv",
       llvm::cl::desc("Keys per attention block (0: 4 array widths)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Fuse a matmul's elementwise consumers into one "
+                     "generic (accel-fuse-epilogues) and apply it to each "
+                     "block of C in the accumulator (false: each generic a "
+                     "kernel of the vector unit after the matmul)"),
+      llvm::cl::init(true)};
 };
 
 /// accel ops (and the linalg chains accel-raise and accel-fuse-attention

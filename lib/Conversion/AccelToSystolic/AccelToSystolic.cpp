@@ -29,6 +29,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 #include <cmath>
 
@@ -55,11 +56,17 @@ namespace {
 /// the Z block strips of the array's columns in the accumulator. X, Y and Z
 /// blocks each alternate between two halves, so the DMA of the next step
 /// overlaps the computes of this one; with one block of Q the X block stays
-/// for every block of S.
+/// for every block of S. Each finished strip of Z is stored to `z`, or
+/// given to `epilogue` (its accumulator row, rows, columns, position in Z,
+/// and the first accumulator row past the Z blocks).
+using StripEpilogue =
+    llvm::function_ref<void(int64_t accRow, int64_t rows, int64_t cols,
+                            int64_t r0, int64_t c0, int64_t spareRow)>;
 void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
                        const View &y, const View &z, std::optional<View> z0,
                        int64_t p, int64_t q, int64_t s, int64_t tileP,
-                       int64_t tileS, int64_t tileQ) {
+                       int64_t tileS, int64_t tileQ,
+                       StripEpilogue epilogue = nullptr) {
   const isa::MachineConfig &mc = e.machine();
   const int64_t R = mc.rows, C = mc.cols;
   const bool ws = dataflow == systolic::Dataflow::WS;
@@ -85,9 +92,15 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
     int64_t accRow, rows, cols, r0, c0;
   };
   SmallVector<PendingOut> pending;
+  auto store = [&](const PendingOut &o) {
+    if (epilogue)
+      epilogue(o.accRow, o.rows, o.cols, o.r0, o.c0, 2 * accSlot);
+    else
+      e.mvout(systolic::Space::Acc, o.accRow, o.rows, o.cols, z, o.r0, o.c0);
+  };
   auto flush = [&] {
     for (const PendingOut &o : pending)
-      e.mvout(systolic::Space::Acc, o.accRow, o.rows, o.cols, z, o.r0, o.c0);
+      store(o);
     pending.clear();
   };
   for (int64_t p0 = 0; p0 < p; p0 += tileP) {
@@ -135,12 +148,17 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
             const int64_t pc = std::min(R, pr - pp * R);
             e.preload(std::nullopt, accAt + ss * tileP + pp * R, pc, 0, sc,
                       z0 || q0 > 0);
-            flush();
+            // Only DMA may come between a preload and its computes: an
+            // epilogue's vector work follows them.
+            if (!epilogue)
+              flush();
             for (int64_t qq = 0; qq * granule < qr; ++qq)
               e.compute(aAt + qq * tileP + pp * R,
                         bAt + ss * tileQ + qq * granule, pc,
                         std::min(granule, qr - qq * granule), sc,
                         /*preloaded=*/qq == 0);
+            if (epilogue)
+              flush();
           }
         }
       }
@@ -148,8 +166,7 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
         PendingOut out{accAt + ss * tileP, pr, std::min(C, sr - ss * C), p0,
                        s0 + ss * C};
         if (ws)
-          e.mvout(systolic::Space::Acc, out.accRow, out.rows, out.cols, z,
-                  out.r0, out.c0);
+          store(out);
         else
           pending.push_back(out);
       }
@@ -454,11 +471,22 @@ struct ConvertAccelToSystolicPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    options = SystolicOptions{rows,          cols,           spadKib,
-                                     accKib,        spadBanks,      accBanks,
-                                     dramBytesPerCycle, dramLatency, vectorLanes,
-                                     dataflow,      tileM,          tileN,
-                                     tileK,         attentionTileQ, attentionTileKV};
+    options = SystolicOptions{rows,
+                              cols,
+                              spadKib,
+                              accKib,
+                              spadBanks,
+                              accBanks,
+                              dramBytesPerCycle,
+                              dramLatency,
+                              vectorLanes,
+                              dataflow,
+                              tileM,
+                              tileN,
+                              tileK,
+                              attentionTileQ,
+                              attentionTileKV,
+                              fuseEpilogues};
     if (failed(checkSystolicOptions(module, "convert-accel-to-systolic",
                                     options)))
       return signalPassFailure();
@@ -479,6 +507,16 @@ struct ConvertAccelToSystolicPass
   DenseMap<Operation *, uint32_t> zerosOf;
   /// The vector-unit kernel of each elementwise op of the function.
   DenseMap<Operation *, SystolicElementwise> elementwise;
+  /// Each matmul with work to schedule: its shape, schedule and the
+  /// epilogue applied to its C blocks (when schedule.epilogue).
+  struct MatmulPlan {
+    SystolicMatmulShape shape;
+    SystolicMatmulSchedule schedule;
+    std::optional<SystolicEpilogue> epilogue;
+  };
+  DenseMap<Operation *, MatmulPlan> plans;
+  /// The elementwise ops a matmul applies (emitted with it).
+  DenseSet<Operation *> fused;
 
   /// The machine for a program of `input` elements.
   isa::MachineConfig machine(isa::ElemType input) const {
@@ -599,6 +637,13 @@ struct ConvertAccelToSystolicPass
     if (mc.spadRows < 1 || mc.accRows < 1)
       return func.emitOpError("the SRAMs hold less than one row of the "
                               "array (spad-kib / acc-kib too small)");
+    // Every matmul's schedule, and the epilogues applied to C's blocks.
+    plans.clear();
+    fused.clear();
+    for (Operation &op : func.getBody().front())
+      if (auto mm = dyn_cast<MatmulOp>(op))
+        if (failed(planMatmul(mm, mc)))
+          return failure();
 
     // DRAM buffers: arguments, results, then scratch.
     MLIRContext *ctx = func.getContext();
@@ -638,12 +683,36 @@ struct ConvertAccelToSystolicPass
                               systolic::BufferRole::Result, i, t);
     }
     unsigned scratch = 0;
-    for (Operation &op : func.getBody().front())
+    for (Operation &op : func.getBody().front()) {
+      // A C that only its applied epilogue reads never reaches DRAM.
+      auto plan = plans.find(&op);
+      if (plan != plans.end() && plan->second.epilogue &&
+          !plan->second.epilogue->storeC)
+        continue;
       if ((llvm::isa<MatmulOp, AttentionOp>(op) || elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
         bufferOf[op.getResult(0)] = addBuffer(
             ("tmp" + Twine(scratch++)).str(), systolic::BufferRole::Scratch, 0,
             cast<RankedTensorType>(op.getResult(0).getType()));
+    }
+    // What the elementwise kernels read is in DRAM (C of an applied
+    // epilogue is in the accumulator).
+    for (Operation &op : func.getBody().front()) {
+      auto it = elementwise.find(&op);
+      if (it == elementwise.end())
+        continue;
+      for (auto [i, in] : llvm::enumerate(it->second.inputs)) {
+        auto plan = plans.find(in.value.getDefiningOp());
+        if (plan != plans.end() && plan->second.epilogue &&
+            plan->second.epilogue->kernel == &it->second &&
+            int(i) == plan->second.epilogue->cInput)
+          continue;
+        if (!bufferOf.count(in.value))
+          return op.emitOpError("reads a value that is not in DRAM (a "
+                                "function argument or the result of an op "
+                                "of the program)");
+      }
+    }
     // K = 0 without accumulate is all zeros: copied from a scratch buffer
     // (scratch starts zeroed, ISA.h) through the accumulator.
     zerosOf.clear();
@@ -687,12 +756,8 @@ struct ConvertAccelToSystolicPass
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         if (failed(emitAttention(e, at, bufferOf, mc, headToggle)))
           return failure();
-      } else if (auto it = elementwise.find(&op); it != elementwise.end()) {
-        for (const SystolicElementwise::Input &in : it->second.inputs)
-          if (!bufferOf.count(in.value))
-            return op.emitOpError("reads a value that is not in DRAM (a "
-                                  "function argument or the result of an op "
-                                  "of the program)");
+      } else if (auto it = elementwise.find(&op);
+                 it != elementwise.end() && !fused.count(&op)) {
         predicted += emitSystolicElementwise(e, it->second, bufferOf);
       }
     }
@@ -712,6 +777,50 @@ struct ConvertAccelToSystolicPass
     if (it == bufferOf.end())
       return std::nullopt;
     return it->second;
+  }
+
+  /// The schedule of `mm` (none for an empty C or K = 0), with the
+  /// epilogue applied to its C blocks where the configuration stage's rule
+  /// (configureSystolicMatmul) allows it.
+  LogicalResult planMatmul(MatmulOp mm, const isa::MachineConfig &mc) {
+    auto aType = mm.getLhs().getType();
+    auto cType = mm.getInit().getType();
+    int64_t rank = cType.getRank();
+    // Every config is checked, also where an empty problem needs none.
+    FailureOr<SystolicOptions> o = getSystolicOverrides(mm, options);
+    if (failed(o))
+      return failure();
+    SystolicMatmulShape shape;
+    shape.m = cType.getDimSize(rank - 2);
+    shape.n = cType.getDimSize(rank - 1);
+    shape.k = aType.getDimSize(rank - 1);
+    if (shape.m == 0 || shape.n == 0 || shape.k == 0 ||
+        computeProduct(cType.getShape().drop_back(2)) == 0)
+      return success();
+    shape.inBytes = isa::elemBytes(mc.inputType);
+    shape.outBytes =
+        isa::elemBytes(*getSystolicElemType(cType.getElementType()));
+    shape.accumulate = mm.getAccumulate();
+    std::optional<SystolicEpilogue> epilogue;
+    if (o->fuseEpilogues)
+      epilogue = matchSystolicEpilogue(mm, [&](Operation *op) {
+        auto it = elementwise.find(op);
+        return it == elementwise.end() ? nullptr : &it->second;
+      });
+    if (epilogue)
+      shape.epilogue = describeSystolicEpilogue(*epilogue, mc);
+    FailureOr<SystolicMatmulSchedule> schedule =
+        configureSystolicMatmul(mm, mc, shape, *o);
+    if (failed(schedule))
+      return failure();
+    if (!schedule->epilogue) {
+      epilogue.reset();
+      shape.epilogue.reset();
+    } else {
+      fused.insert(epilogue->kernel->op);
+    }
+    plans[mm] = {shape, *schedule, epilogue};
+    return success();
   }
 
   LogicalResult emitMatmul(Emitter &e, MatmulOp mm,
@@ -736,13 +845,10 @@ struct ConvertAccelToSystolicPass
                               "(a function argument or an accel op's "
                               "result)");
     }
-    uint32_t cBuf = bufferOf.lookup(mm.getResult());
-    // Every config is checked, also where an empty problem needs none.
-    FailureOr<SystolicOptions> o = getSystolicOverrides(mm, options);
-    if (failed(o))
-      return failure();
     if (m == 0 || n == 0 || batch == 0)
       return success(); // an empty C: nothing to write
+    // (No buffer, and unread, when only the applied epilogue reads C.)
+    uint32_t cBuf = bufferOf.lookup(mm.getResult());
     if (k == 0) {
       // Nothing to multiply: C (or zeros) through the accumulator.
       uint32_t src = c0Buf ? *c0Buf : zerosOf.lookup(mm);
@@ -761,19 +867,9 @@ struct ConvertAccelToSystolicPass
       return success();
     }
 
-    SystolicMatmulShape shape;
-    shape.m = m;
-    shape.n = n;
-    shape.k = k;
-    shape.inBytes = isa::elemBytes(mc.inputType);
-    shape.outBytes =
-        isa::elemBytes(*getSystolicElemType(cType.getElementType()));
-    shape.accumulate = mm.getAccumulate();
-    FailureOr<SystolicMatmulSchedule> schedule =
-        configureSystolicMatmul(mm, mc, shape, *o);
-    if (failed(schedule))
-      return failure();
-    predicted += batch * predictSystolicMatmulCycles(mc, shape, *schedule);
+    const MatmulPlan &plan = plans.find(mm)->second;
+    const SystolicMatmulSchedule &schedule = plan.schedule;
+    predicted += batch * predictSystolicMatmulCycles(mc, plan.shape, schedule);
     for (int64_t bi = 0; bi < batch; ++bi) {
       View a{*aBuf, bi * m * k, k, false};
       View bv = mm.getTransposeB() ? View{*bBuf, bi * n * k, k, true}
@@ -782,22 +878,44 @@ struct ConvertAccelToSystolicPass
       std::optional<View> c0;
       if (c0Buf)
         c0 = View{*c0Buf, bi * m * n, n, false};
-      switch (schedule->dataflow) {
+      // The epilogue on each finished strip of C: C stored first when
+      // something else reads it, then its other inputs moved in next to it
+      // (two sets of slots alternating between strips), its program, its
+      // result stored.
+      int set = 0;
+      auto strip = [&](int64_t accRow, int64_t rows, int64_t cols, int64_t r0,
+                       int64_t col0, int64_t spareRow) {
+        const SystolicEpilogue &ep = *plan.epilogue;
+        if (ep.storeC)
+          e.mvout(systolic::Space::Acc, accRow, rows, cols, c, r0, col0);
+        const int64_t slotRows = schedule.tileM;
+        emitSystolicEpilogue(
+            e, ep, bufferOf, bi, r0, col0, rows, cols, accRow,
+            spareRow + set * plan.shape.epilogue->slots * slotRows, slotRows);
+        set ^= 1;
+      };
+      StripEpilogue epilogue = nullptr;
+      if (plan.epilogue)
+        epilogue = strip;
+      switch (schedule.dataflow) {
       case SystolicDataflow::WS:
         emitBlockedMatmul(e, systolic::Dataflow::WS, a, bv, c, c0, m, k, n,
-                          schedule->tileM, schedule->tileN, schedule->tileK);
+                          schedule.tileM, schedule.tileN, schedule.tileK,
+                          epilogue);
         break;
       case SystolicDataflow::OS:
         emitBlockedMatmul(e, systolic::Dataflow::OS, a, bv, c, c0, m, k, n,
-                          schedule->tileM, schedule->tileN, schedule->tileK);
+                          schedule.tileM, schedule.tileN, schedule.tileK,
+                          epilogue);
         break;
       case SystolicDataflow::IS: {
+        // Never with an epilogue (configureSystolicMatmul).
         std::optional<View> c0t;
         if (c0)
           c0t = c0->t();
         emitBlockedMatmul(e, systolic::Dataflow::WS, bv.t(), a.t(), c.t(), c0t,
-                          n, k, m, schedule->tileM, schedule->tileN,
-                          schedule->tileK);
+                          n, k, m, schedule.tileM, schedule.tileN,
+                          schedule.tileK);
         break;
       }
       }

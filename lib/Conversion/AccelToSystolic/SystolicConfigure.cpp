@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SystolicElementwise.h"
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
@@ -29,8 +30,11 @@ using namespace mlir;
 using namespace mlir::accel;
 namespace isa = ::sysarray;
 
-FailureOr<LoweringConfigAttr>
-mlir::accel::configureSystolicOp(Operation *op, const SystolicOptions &options) {
+FailureOr<LoweringConfigAttr> mlir::accel::configureSystolicOp(
+    Operation *op, const SystolicOptions &options,
+    llvm::function_ref<
+        std::optional<SystolicEpilogueShape>(const isa::MachineConfig &)>
+        epilogue) {
   MLIRContext *ctx = op->getContext();
   FailureOr<SystolicOptions> o = getSystolicOverrides(op, options);
   if (failed(o))
@@ -60,6 +64,8 @@ mlir::accel::configureSystolicOp(Operation *op, const SystolicOptions &options) 
     shape.inBytes = isa::elemBytes(*in);
     shape.outBytes = isa::elemBytes(*out);
     shape.accumulate = mm.getAccumulate();
+    if (epilogue && o->fuseEpilogues)
+      shape.epilogue = epilogue(mc);
     FailureOr<SystolicMatmulSchedule> s =
         configureSystolicMatmul(mm, mc, shape, *o);
     if (failed(s))
@@ -105,21 +111,58 @@ struct AccelSystolicConfigurePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SystolicOptions options = SystolicOptions{rows,          cols,           spadKib,
-                                     accKib,        spadBanks,      accBanks,
-                                     dramBytesPerCycle, dramLatency, vectorLanes,
-                                     dataflow,      tileM,          tileN,
-                                     tileK,         attentionTileQ, attentionTileKV};
+    SystolicOptions options = SystolicOptions{rows,
+                                              cols,
+                                              spadKib,
+                                              accKib,
+                                              spadBanks,
+                                              accBanks,
+                                              dramBytesPerCycle,
+                                              dramLatency,
+                                              vectorLanes,
+                                              dataflow,
+                                              tileM,
+                                              tileN,
+                                              tileK,
+                                              attentionTileQ,
+                                              attentionTileKV,
+                                              fuseEpilogues};
     if (failed(checkSystolicOptions(module, "accel-systolic-configure",
                                     options)))
       return signalPassFailure();
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
+      // The elementwise kernels, as the conversion analyses them (what it
+      // cannot run is its to report: quietly skipped here).
+      DenseMap<Operation *, std::optional<SystolicElementwise>> kernels;
+      auto kernelOf = [&](Operation *op) -> const SystolicElementwise * {
+        if (!llvm::isa<linalg::GenericOp, linalg::FillOp>(op))
+          return nullptr;
+        auto [it, inserted] = kernels.try_emplace(op);
+        if (inserted) {
+          ScopedDiagnosticHandler quiet(op->getContext(),
+                                        [](Diagnostic &) { return success(); });
+          FailureOr<SystolicElementwise> k = analyzeSystolicElementwise(op);
+          if (succeeded(k))
+            it->second = std::move(*k);
+        }
+        return it->second ? &*it->second : nullptr;
+      };
       for (Operation &op : func.getBody().front()) {
         if (!llvm::isa<MatmulOp, AttentionOp>(op))
           continue;
-        FailureOr<LoweringConfigAttr> config = configureSystolicOp(&op, options);
+        std::optional<SystolicEpilogue> ep;
+        if (llvm::isa<MatmulOp>(op))
+          ep = matchSystolicEpilogue(&op, kernelOf);
+        auto epilogue = [&](const isa::MachineConfig &mc)
+            -> std::optional<SystolicEpilogueShape> {
+          if (!ep)
+            return std::nullopt;
+          return describeSystolicEpilogue(*ep, mc);
+        };
+        FailureOr<LoweringConfigAttr> config =
+            configureSystolicOp(&op, options, epilogue);
         if (failed(config))
           return signalPassFailure();
         if (*config)

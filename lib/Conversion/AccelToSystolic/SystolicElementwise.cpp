@@ -15,6 +15,7 @@
 #include "SystolicElementwise.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 #include <cmath>
@@ -115,8 +116,10 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
   ProgramBuilder pb(k);
   Block &body = g.getRegion().front();
   DenseMap<Value, Operand> valueOf;
+  // The inputs, then the output's initial value when the body reads it
+  // (analyzeSystolicElementwise made it the last input).
   for (auto [i, arg] :
-       llvm::enumerate(body.getArguments().take_front(g.getNumDpsInputs())))
+       llvm::enumerate(body.getArguments().take_front(k.inputs.size())))
     valueOf[arg] = pb.input(int(i));
   auto notModelled = [&](Operation &op, StringRef why) {
     return g.emitOpError("has no systolic lowering: the vector unit ")
@@ -283,10 +286,18 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
     return g.emitOpError("has no systolic lowering: the vector unit runs "
                          "elementwise generics (parallel loops, one result "
                          "in the loops' order)");
-  if (!g.getRegion().front().getArguments().back().use_empty())
-    return g.emitOpError("has no systolic lowering: its body reads its "
-                         "output's initial value");
-  for (OpOperand *in : g.getDpsInputOperands()) {
+  // A body that reads the output's initial value (accel-fuse-epilogues's
+  // in-place form, outs(%matmul)) reads it as one more input; a
+  // tensor.empty holds nothing to read.
+  SmallVector<OpOperand *> read(g.getDpsInputOperands());
+  if (!g.getRegion().front().getArguments().back().use_empty()) {
+    OpOperand *init = g.getDpsInitOperand(0);
+    if (init->get().getDefiningOp<tensor::EmptyOp>())
+      return g.emitOpError("has no systolic lowering: its body reads its "
+                           "output's initial value, a tensor.empty");
+    read.push_back(init);
+  }
+  for (OpOperand *in : read) {
     auto t = dyn_cast<RankedTensorType>(in->get().getType());
     if (!t || !t.hasStaticShape() || !isFloatElement(t.getElementType()))
       return g.emitOpError("has no systolic lowering: operand #")
@@ -335,109 +346,278 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
   return k;
 }
 
+namespace {
+
+/// Each input's element offset at index `o` of the output's outer
+/// dimensions (all but the last two, flattened).
+SmallVector<int64_t> inputBases(const SystolicElementwise &k, int64_t o) {
+  const int64_t rank = k.shape.size();
+  SmallVector<int64_t> base(k.inputs.size(), 0);
+  for (int64_t d = rank - 3, rest = o; d >= 0; --d) {
+    int64_t idx = rest % k.shape[d];
+    rest /= k.shape[d];
+    for (auto [i, in] : llvm::enumerate(k.inputs))
+      base[i] += idx * in.strides[d];
+  }
+  return base;
+}
+
+/// One block of the kernel: rows r0 .. r0 + rr and columns c0 .. c0 + cc
+/// of the output's 2-D slice `o`. `slotRow` gives a register's first
+/// accumulator row; the input `preloaded` (-1: none) is there already.
+void emitBlock(Emitter &e, const SystolicElementwise &k,
+               const llvm::DenseMap<Value, uint32_t> &bufferOf, int64_t o,
+               int64_t r0, int64_t c0, int64_t rr, int64_t cc,
+               llvm::function_ref<int64_t(int)> slotRow, int preloaded) {
+  const int64_t rank = k.shape.size();
+  const int64_t n = rank >= 1 ? k.shape[rank - 1] : 1;
+  const int64_t m = rank >= 2 ? k.shape[rank - 2] : 1;
+  auto strideAt = [&](const SystolicElementwise::Input &in, int64_t d) {
+    return d >= 0 && d < rank ? in.strides[d] : int64_t(0);
+  };
+  SmallVector<int64_t> base = inputBases(k, o);
+  for (auto [i, in] : llvm::enumerate(k.inputs)) {
+    if (k.slotOf[i] < 0 || int(i) == preloaded)
+      continue;
+    const int64_t rowStride = strideAt(in, rank - 2);
+    int64_t offset = base[i] + r0 * rowStride;
+    if (!in.column)
+      offset += c0 * strideAt(in, rank - 1);
+    View view{bufferOf.lookup(in.value), offset, rowStride, false};
+    if (in.column || rowStride != 0 || rr == 1) {
+      e.mvin(view, 0, 0, rr, in.column ? 1 : cc, systolic::Space::Acc,
+             slotRow(int(i)));
+      continue;
+    }
+    // The same row for every row of the block (a bias over the columns):
+    // one row moved in, then doubled by vector copies, so the DMA reads it
+    // once, not rr times.
+    e.mvin(view, 0, 0, 1, cc, systolic::Space::Acc, slotRow(int(i)));
+    for (int64_t have = 1; have < rr; have *= 2)
+      e.vector(systolic::VecOp::Copy, slotRow(int(i)) + have, slotRow(int(i)),
+               std::nullopt, std::min(have, rr - have), cc);
+  }
+  for (const Instr &in : k.program) {
+    const int64_t cols = in.kind == Kind::Full ? cc : 1;
+    std::optional<int64_t> srcB;
+    systolic::Bcast bcast = systolic::Bcast::None;
+    std::optional<float> imm;
+    if (in.op == systolic::VecOp::Fill) {
+      e.fill(slotRow(in.dst), rr, cols, in.a.imm);
+      continue;
+    }
+    if (in.op != systolic::VecOp::Exp) {
+      if (in.b.kind == Kind::Scalar) {
+        bcast = systolic::Bcast::Scalar;
+        imm = in.b.imm;
+      } else {
+        srcB = slotRow(in.b.reg);
+        if (in.b.kind == Kind::Column && in.kind == Kind::Full)
+          bcast = systolic::Bcast::Row;
+      }
+    }
+    e.vector(in.op, slotRow(in.dst), slotRow(in.a.reg), srcB, rr, cols, bcast,
+             imm);
+  }
+  e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc,
+          View{bufferOf.lookup(k.op->getResult(0)), o * m * n, n, false}, r0,
+          c0);
+}
+
+unsigned dramBytes(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType().isBF16() ? 2 : 4;
+}
+
+} // namespace
+
+namespace {
+
+/// The blocks of a kernel on its own: rows x the array's columns, and how
+/// many sets of slots alternate between them.
+struct Blocking {
+  int64_t m = 1, n = 1, outer = 1, rows = 1, sets = 1;
+};
+Blocking blockingOf(const SystolicElementwise &k,
+                    const ::sysarray::MachineConfig &mc) {
+  Blocking b;
+  const int64_t rank = k.shape.size();
+  b.n = rank >= 1 ? k.shape[rank - 1] : 1;
+  b.m = rank >= 2 ? k.shape[rank - 2] : 1;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    b.outer *= k.shape[d];
+  // Two sets of slots where the accumulator holds them: block i + 1's
+  // loads overlap block i's vector work and store (the simulator orders
+  // each row's readers and writers, so one set would wait for the last).
+  b.sets = int64_t(mc.accRows) >= 2 * k.slots ? 2 : 1;
+  b.rows = std::min<int64_t>(
+      b.m, std::max<int64_t>(1, mc.accRows / (b.sets * k.slots)));
+  return b;
+}
+
+/// The model's cycles of one block of rr x cc on its own: the load queue,
+/// the store queue and the vector unit run decoupled (the simulator's
+/// default timing model), so the slowest of them.
+double blockCycles(const SystolicElementwise &k,
+                   const ::sysarray::MachineConfig &mc, int64_t rr,
+                   int64_t cc) {
+  const int64_t rank = k.shape.size();
+  const double bw = mc.dramBytesPerCycle;
+  auto issue = [&](int64_t rows, int64_t cols) {
+    return std::ceil(double(rows * cols) / mc.vectorLanes) + 4;
+  };
+  double load = 0, vec = 0;
+  for (auto [i, in] : llvm::enumerate(k.inputs)) {
+    if (k.slotOf[i] < 0)
+      continue;
+    const double bytes = dramBytes(in.value);
+    const bool rowBroadcast =
+        !in.column && rank >= 2 && in.strides[rank - 2] == 0 && rr > 1;
+    load += bytes * (in.column ? rr : rowBroadcast ? cc : rr * cc) / bw;
+    if (rowBroadcast)
+      for (int64_t have = 1; have < rr; have *= 2)
+        vec += issue(std::min(have, rr - have), cc);
+  }
+  for (const Instr &in : k.program) {
+    const int64_t cols = in.kind == Kind::Full ? cc : 1;
+    vec += issue(rr, cols) +
+           (in.op == systolic::VecOp::Exp ? 3 * (issue(rr, cols) - 4) : 0);
+  }
+  const double store = double(rr * cc) * dramBytes(k.op->getResult(0)) / bw;
+  return std::max({load, store, vec});
+}
+
+} // namespace
+
+double mlir::accel::predictSystolicElementwiseCycles(
+    const SystolicElementwise &k, const ::sysarray::MachineConfig &mc,
+    bool oneSlice) {
+  const Blocking b = blockingOf(k, mc);
+  if (b.outer * b.m * b.n == 0)
+    return 0;
+  // Per block the slowest queue (the sets overlap blocks), and the DRAM
+  // latency of the first load (if any) and of the last store.
+  double cycles = 0;
+  for (int64_t r0 = 0; r0 < b.m; r0 += b.rows)
+    for (int64_t c0 = 0; c0 < b.n; c0 += mc.cols)
+      cycles += blockCycles(k, mc, std::min(b.rows, b.m - r0),
+                            std::min<int64_t>(mc.cols, b.n - c0));
+  return (oneSlice ? 1 : b.outer) * cycles +
+         (k.inputs.empty() ? 1.0 : 2.0) * mc.dramLatency;
+}
+
 double mlir::accel::emitSystolicElementwise(
     Emitter &e, const SystolicElementwise &k,
     const llvm::DenseMap<Value, uint32_t> &bufferOf) {
   const ::sysarray::MachineConfig &mc = e.machine();
-  const int64_t rank = k.shape.size();
-  const int64_t n = rank >= 1 ? k.shape[rank - 1] : 1;
-  const int64_t m = rank >= 2 ? k.shape[rank - 2] : 1;
-  int64_t outer = 1;
-  for (int64_t d = 0; d + 2 < rank; ++d)
-    outer *= k.shape[d];
-  if (outer * m * n == 0)
+  const Blocking b = blockingOf(k, mc);
+  if (b.outer * b.m * b.n == 0)
     return 0;
-  const int64_t width = mc.cols;
-  // Two sets of slots where the accumulator holds them: block i + 1's
-  // loads overlap block i's vector work and store (the simulator orders
-  // each row's readers and writers, so one set would wait for the last).
-  const int64_t sets = int64_t(mc.accRows) >= 2 * k.slots ? 2 : 1;
-  const int64_t rows =
-      std::min<int64_t>(m, std::max<int64_t>(1, mc.accRows / (sets * k.slots)));
   int64_t set = 0;
-  const uint32_t outBuf = bufferOf.lookup(k.op->getResult(0));
-  const int64_t outBytes = cast<RankedTensorType>(k.op->getResult(0).getType())
-                                   .getElementType()
-                                   .isBF16()
-                               ? 2
-                               : 4;
-  auto strideAt = [&](const SystolicElementwise::Input &in, int64_t d) {
-    return d >= 0 && d < rank ? in.strides[d] : int64_t(0);
-  };
-  // The model: per block the larger of its DMA and vector cycles (the sets
-  // overlap blocks), and the DRAM latency of the first load (if any) and
-  // the last store.
-  double predicted = (k.inputs.empty() ? 1.0 : 2.0) * mc.dramLatency;
-  for (int64_t o = 0; o < outer; ++o) {
-    // The outer dimensions' indices of block o, and each input's offset.
-    SmallVector<int64_t> base(k.inputs.size(), 0);
-    for (int64_t d = rank - 3, rest = o; d >= 0; --d) {
-      int64_t idx = rest % k.shape[d];
-      rest /= k.shape[d];
-      for (auto [i, in] : llvm::enumerate(k.inputs))
-        base[i] += idx * in.strides[d];
-    }
-    for (int64_t r0 = 0; r0 < m; r0 += rows) {
-      const int64_t rr = std::min(rows, m - r0);
-      for (int64_t c0 = 0; c0 < n; c0 += width) {
-        const int64_t cc = std::min(width, n - c0);
-        const double dma0 = e.dma, vec0 = e.vec;
-        const int64_t setBase = set * k.slots * rows;
-        set = (set + 1) % sets;
-        auto slotRow = [&](int reg) {
-          return setBase + int64_t(k.slotOf[reg]) * rows;
-        };
-        for (auto [i, in] : llvm::enumerate(k.inputs)) {
-          if (k.slotOf[i] < 0)
-            continue;
-          const int64_t rowStride = strideAt(in, rank - 2);
-          int64_t offset = base[i] + r0 * rowStride;
-          if (!in.column)
-            offset += c0 * strideAt(in, rank - 1);
-          View view{bufferOf.lookup(in.value), offset, rowStride, false};
-          if (in.column || rowStride != 0 || rr == 1) {
-            e.mvin(view, 0, 0, rr, in.column ? 1 : cc, systolic::Space::Acc,
-                   slotRow(int(i)));
-            continue;
-          }
-          // The same row for every row of the block (a bias over the
-          // columns): one row moved in, then doubled by vector copies, so
-          // the DMA reads it once, not rr times.
-          e.mvin(view, 0, 0, 1, cc, systolic::Space::Acc, slotRow(int(i)));
-          for (int64_t have = 1; have < rr; have *= 2)
-            e.vector(systolic::VecOp::Copy, slotRow(int(i)) + have,
-                     slotRow(int(i)), std::nullopt, std::min(have, rr - have),
-                     cc);
-        }
-        for (const Instr &in : k.program) {
-          const int64_t cols = in.kind == Kind::Full ? cc : 1;
-          std::optional<int64_t> srcB;
-          systolic::Bcast bcast = systolic::Bcast::None;
-          std::optional<float> imm;
-          if (in.op == systolic::VecOp::Fill) {
-            e.fill(slotRow(in.dst), rr, cols, in.a.imm);
-            continue;
-          }
-          if (in.op != systolic::VecOp::Exp) {
-            if (in.b.kind == Kind::Scalar) {
-              bcast = systolic::Bcast::Scalar;
-              imm = in.b.imm;
-            } else {
-              srcB = slotRow(in.b.reg);
-              if (in.b.kind == Kind::Column && in.kind == Kind::Full)
-                bcast = systolic::Bcast::Row;
-            }
-          }
-          e.vector(in.op, slotRow(in.dst), slotRow(in.a.reg), srcB, rr, cols,
-                   bcast, imm);
-        }
-        e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc,
-                View{outBuf, o * m * n, n, false}, r0, c0);
-        predicted += std::max(
-            e.dma - dma0 + double(rr * cc * outBytes) / mc.dramBytesPerCycle,
-            e.vec - vec0);
+  for (int64_t o = 0; o < b.outer; ++o)
+    for (int64_t r0 = 0; r0 < b.m; r0 += b.rows) {
+      const int64_t rr = std::min(b.rows, b.m - r0);
+      for (int64_t c0 = 0; c0 < b.n; c0 += mc.cols) {
+        const int64_t cc = std::min<int64_t>(mc.cols, b.n - c0);
+        const int64_t setBase = set * k.slots * b.rows;
+        set = (set + 1) % b.sets;
+        emitBlock(
+            e, k, bufferOf, o, r0, c0, rr, cc,
+            [&](int reg) { return setBase + int64_t(k.slotOf[reg]) * b.rows; },
+            /*preloaded=*/-1);
       }
     }
+  return predictSystolicElementwiseCycles(k, mc);
+}
+
+std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
+    Operation *matmul,
+    llvm::function_ref<const SystolicElementwise *(Operation *)> kernelOf) {
+  Value c = matmul->getResult(0);
+  auto cType = cast<RankedTensorType>(c.getType());
+  // The first elementwise kernel in the block that reads C.
+  const SystolicElementwise *kernel = nullptr;
+  for (Operation *user : c.getUsers()) {
+    const SystolicElementwise *k = kernelOf(user);
+    if (k && user->getBlock() == matmul->getBlock() &&
+        (!kernel || user->isBeforeInBlock(kernel->op)))
+      kernel = k;
   }
-  return predicted;
+  if (!kernel || ArrayRef<int64_t>(kernel->shape) != cType.getShape())
+    return std::nullopt;
+  // C read once, as a whole (the identity); everything else it reads is
+  // in DRAM before the matmul runs (its program moves there).
+  int cInput = -1;
+  SmallVector<int64_t> identity = rowMajorStrides(kernel->shape);
+  for (auto [i, in] : llvm::enumerate(kernel->inputs)) {
+    if (in.value == c) {
+      if (cInput >= 0 || in.column ||
+          ArrayRef<int64_t>(in.strides) != ArrayRef<int64_t>(identity))
+        return std::nullopt;
+      cInput = int(i);
+      continue;
+    }
+    if (Operation *def = in.value.getDefiningOp())
+      if (def->getBlock() != matmul->getBlock() ||
+          !def->isBeforeInBlock(matmul))
+        return std::nullopt;
+  }
+  if (cInput < 0 || kernel->slotOf[cInput] < 0)
+    return std::nullopt;
+  bool storeC = llvm::any_of(c.getUses(), [&](OpOperand &use) {
+    return use.getOwner() != kernel->op;
+  });
+  return SystolicEpilogue{kernel, cInput, storeC};
+}
+
+SystolicEpilogueShape
+mlir::accel::describeSystolicEpilogue(const SystolicEpilogue &ep,
+                                      const ::sysarray::MachineConfig &mc) {
+  const SystolicElementwise &k = *ep.kernel;
+  const int64_t rank = k.shape.size();
+  SystolicEpilogueShape s;
+  s.separateCycles = predictSystolicElementwiseCycles(k, mc, /*oneSlice=*/true);
+  s.slots = k.slots - 1;
+  for (auto [i, in] : llvm::enumerate(k.inputs)) {
+    if (int(i) == ep.cInput || k.slotOf[i] < 0)
+      continue;
+    const unsigned bytes = dramBytes(in.value);
+    if (in.column) {
+      s.colBytes += bytes;
+    } else if (in.strides[rank - 2] == 0) {
+      // One row read per strip, doubled by copies (about one block's worth
+      // of issue cycles, and their latencies).
+      s.rowBytes += bytes;
+      s.vectorOps += 1;
+      s.vectorInstrs += 4;
+    } else {
+      s.elemBytes += bytes;
+    }
+  }
+  for (const Instr &in : k.program) {
+    s.vectorOps += in.op == systolic::VecOp::Exp ? 4 : 1;
+    s.vectorInstrs += 1;
+  }
+  s.storeBytes = dramBytes(k.op->getResult(0)) +
+                 (ep.storeC ? dramBytes(k.inputs[ep.cInput].value) : 0);
+  return s;
+}
+
+void mlir::accel::emitSystolicEpilogue(
+    Emitter &e, const SystolicEpilogue &ep,
+    const llvm::DenseMap<Value, uint32_t> &bufferOf, int64_t outer, int64_t r0,
+    int64_t c0, int64_t rows, int64_t cols, int64_t cRow, int64_t spareRow,
+    int64_t slotRows) {
+  const SystolicElementwise &k = *ep.kernel;
+  const int cSlot = k.slotOf[ep.cInput];
+  // C's slot is the strip itself; the others follow one another from
+  // spareRow.
+  emitBlock(
+      e, k, bufferOf, outer, r0, c0, rows, cols,
+      [&](int reg) {
+        const int slot = k.slotOf[reg];
+        if (slot == cSlot)
+          return cRow;
+        return spareRow + int64_t(slot < cSlot ? slot : slot - 1) * slotRows;
+      },
+      ep.cInput);
 }

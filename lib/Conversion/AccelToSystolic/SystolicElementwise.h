@@ -24,6 +24,7 @@
 #define ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICELEMENTWISE_H
 
 #include "SystolicEmitter.h"
+#include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -73,11 +74,50 @@ struct SystolicElementwise {
 /// the vector unit cannot run it.
 FailureOr<SystolicElementwise> analyzeSystolicElementwise(Operation *op);
 
+/// The model's cycles of the kernel on its own (of one 2-D slice of its
+/// output when `oneSlice`).
+double predictSystolicElementwiseCycles(const SystolicElementwise &k,
+                                        const ::sysarray::MachineConfig &mc,
+                                        bool oneSlice = false);
+
 /// Emits the kernel's instructions; `bufferOf` gives each DRAM value's
 /// buffer. Returns the model's cycles for it.
 double emitSystolicElementwise(systolic_emit::Emitter &e,
                                const SystolicElementwise &k,
                                const llvm::DenseMap<Value, uint32_t> &bufferOf);
+
+/// A matmul's epilogue applied to its C blocks in the accumulator
+/// (docs/systolic.md, "Fused epilogues"): the elementwise kernel, which of
+/// its inputs is C, and whether C is also stored (something else reads
+/// it).
+struct SystolicEpilogue {
+  const SystolicElementwise *kernel = nullptr;
+  int cInput = -1;
+  bool storeC = false;
+};
+
+/// The epilogue of `matmul`: the first elementwise kernel (`kernelOf`, null
+/// for other ops) that reads its result, with C's shape, through the
+/// identity and once, whose other inputs are in DRAM before the matmul
+/// runs; std::nullopt when there is none.
+std::optional<SystolicEpilogue> matchSystolicEpilogue(
+    Operation *matmul,
+    llvm::function_ref<const SystolicElementwise *(Operation *)> kernelOf);
+
+/// What the epilogue adds to the matmul's program, for the schedule model.
+SystolicEpilogueShape
+describeSystolicEpilogue(const SystolicEpilogue &ep,
+                         const ::sysarray::MachineConfig &mc);
+
+/// The epilogue on one strip of C: `rows` x `cols` at (r0, c0) of the
+/// output's 2-D slice `outer`, C at accumulator row `cRow`, the kernel's
+/// other slots from `spareRow` on, `slotRows` rows each. Stores the
+/// result; C's own store is the caller's.
+void emitSystolicEpilogue(systolic_emit::Emitter &e, const SystolicEpilogue &ep,
+                          const llvm::DenseMap<Value, uint32_t> &bufferOf,
+                          int64_t outer, int64_t r0, int64_t c0, int64_t rows,
+                          int64_t cols, int64_t cRow, int64_t spareRow,
+                          int64_t slotRows);
 
 } // namespace mlir::accel
 

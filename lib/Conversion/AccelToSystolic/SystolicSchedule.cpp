@@ -84,7 +84,12 @@ bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
           sStrips = ceilDiv(sch.tileN, mc.cols);
   int64_t spad = 2 * qStrips * sch.tileM + 2 * sStrips * sch.tileK;
   int64_t acc = 2 * sStrips * sch.tileM;
-  (void)shape;
+  // A fused epilogue's other slots, two sets of a block's rows.
+  if (sch.epilogue) {
+    if (!shape.epilogue || sch.dataflow == SystolicDataflow::IS)
+      return false;
+    acc += 2 * shape.epilogue->slots * sch.tileM;
+  }
   return spad <= int64_t(mc.spadRows) && acc <= int64_t(mc.accRows);
 }
 
@@ -111,6 +116,24 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
         if (numQ > 1 || !aLoaded)
           bytes += double(pr * qr) * shape.inBytes;
         aLoaded = true;
+        // A fused epilogue's inputs are moved in after the block's last
+        // computes, its vector program runs beside the next block's.
+        const SystolicEpilogueShape *epi =
+            sch.epilogue && shape.epilogue && q0 + sch.tileK >= f.q
+                ? &*shape.epilogue
+                : nullptr;
+        double vec = 0;
+        if (epi) {
+          const int64_t strips = ceilDiv(sr, C);
+          bytes += epi->elemBytes * double(pr * sr) +
+                   epi->rowBytes * double(sr) +
+                   epi->colBytes * double(pr * strips);
+          for (int64_t ss = 0; ss < strips; ++ss)
+            vec += epi->vectorOps *
+                       std::ceil(double(pr * std::min(C, sr - ss * C)) /
+                                 mc.vectorLanes) +
+                   4 * epi->vectorInstrs;
+        }
         double dma = stepLoads + bytes / bw;
         stepLoads = 0;
         double array = 0;
@@ -134,10 +157,14 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
           // Two buffers: the load of step i + 2 waits for step i's computes
           // to release its half, so two steps take at least one latency,
           // one transfer and one step of computes.
-          total += std::max({dma, array, (mc.dramLatency + dma + array) / 2});
+          total +=
+              std::max({dma, array, vec, (mc.dramLatency + dma + array) / 2});
         }
       }
-      lastStore = double(pr * sr * shape.outBytes) / bw;
+      const double storeBytes = sch.epilogue && shape.epilogue
+                                    ? shape.epilogue->storeBytes
+                                    : shape.outBytes;
+      lastStore = double(pr * sr) * storeBytes / bw;
       storeTotal += lastStore;
     }
   }
@@ -158,6 +185,9 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
   for (SystolicDataflow d :
        {SystolicDataflow::WS, SystolicDataflow::OS, SystolicDataflow::IS}) {
     if (dataflow && *dataflow != d)
+      continue;
+    // IS holds Cᵀ's blocks: an epilogue is applied only with WS and OS.
+    if (shape.epilogue && d == SystolicDataflow::IS)
       continue;
     const Frame f = frameOf(shape, d);
     const int64_t g = depthGranule(mc, d);
@@ -182,7 +212,7 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
         // also takes a given tile-k that is not), up to the whole of it in
         // the dataflow's granule.
         for (int64_t tk : candidates(tileK, mc.rows, roundUp(f.q, g))) {
-          SystolicMatmulSchedule s{d, tm, tn, tk};
+          SystolicMatmulSchedule s{d, tm, tn, tk, shape.epilogue.has_value()};
           if (!fitsSystolic(mc, shape, s))
             continue;
           double c = predictSystolicMatmulCycles(mc, shape, s);
@@ -303,9 +333,22 @@ mlir::accel::configureSystolicMatmul(Operation *op,
                                      const SystolicMatmulShape &shape,
                                      const SystolicOptions &o) {
   std::optional<SystolicDataflow> forced = getForcedDataflow(o);
-  std::optional<SystolicMatmulSchedule> schedule =
-      chooseSystolicMatmulSchedule(mc, shape, forced, o.tileM, o.tileN,
-                                   o.tileK);
+  SystolicMatmulShape alone = shape;
+  alone.epilogue.reset();
+  std::optional<SystolicMatmulSchedule> schedule = chooseSystolicMatmulSchedule(
+      mc, alone, forced, o.tileM, o.tileN, o.tileK);
+  // With the epilogue applied to C's blocks where a schedule fits with it
+  // and the model predicts it faster than the matmul and the epilogue on
+  // its own; else the epilogue runs as a kernel of its own.
+  if (shape.epilogue && o.fuseEpilogues) {
+    std::optional<SystolicMatmulSchedule> fused = chooseSystolicMatmulSchedule(
+        mc, shape, forced, o.tileM, o.tileN, o.tileK);
+    if (fused &&
+        (!schedule || predictSystolicMatmulCycles(mc, shape, *fused) <
+                          predictSystolicMatmulCycles(mc, alone, *schedule) +
+                              shape.epilogue->separateCycles))
+      schedule = fused;
+  }
   if (!schedule)
     return op->emitOpError("has no ")
            << (forced ? stringifySystolicDataflow(*forced) : "")

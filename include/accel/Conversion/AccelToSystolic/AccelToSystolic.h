@@ -44,12 +44,40 @@ enum class SystolicDataflow { WS, OS, IS };
 
 const char *stringifySystolicDataflow(SystolicDataflow d);
 
+/// What an elementwise kernel applied to a matmul's C blocks in the
+/// accumulator adds to its program (convert-accel-to-systolic's fused
+/// epilogue, SystolicElementwise.h): per strip of C (a block's rows x the
+/// array's columns) its other inputs are moved in and its vector program
+/// runs before the result is stored.
+struct SystolicEpilogueShape {
+  /// Accumulator slots of a block's rows besides C's (two sets alternate
+  /// between strips).
+  int64_t slots = 0;
+  /// DRAM bytes read per element of C (inputs as large as C), per column of
+  /// a strip (an input broadcast along the rows, read once per strip), per
+  /// row of a strip (a per-row value).
+  double elemBytes = 0, rowBytes = 0, colBytes = 0;
+  /// The vector unit's issue cycles per strip in blocks of the strip (an
+  /// exp counts 4, the copies that double a row broadcast about 1), and
+  /// its instructions (each adds the unit's pipeline latency).
+  double vectorOps = 0, vectorInstrs = 0;
+  /// Bytes stored per element: the epilogue's result, and C's too when
+  /// something else reads C.
+  unsigned storeBytes = 4;
+  /// The model's cycles of the epilogue as a kernel of its own after the
+  /// matmul (per 2-D slice of C), what applying it saves at best.
+  double separateCycles = 0;
+};
+
 /// One matmul (a single batch element): C[M, N] (+)= A[M, K] . B[K, N].
 struct SystolicMatmulShape {
   int64_t m = 0, n = 0, k = 0;
   /// Element sizes of A/B (input type), C in DRAM, and whether C is read.
   unsigned inBytes = 1, outBytes = 4;
   bool accumulate = false;
+  /// An epilogue to apply to C's blocks in the accumulator (not with IS,
+  /// whose C blocks are transposed).
+  std::optional<SystolicEpilogueShape> epilogue;
 };
 
 /// Blocks of the tiled loop nest: Mt rows of A, Nt columns of B (a
@@ -58,6 +86,9 @@ struct SystolicMatmulShape {
 struct SystolicMatmulSchedule {
   SystolicDataflow dataflow = SystolicDataflow::WS;
   int64_t tileM = 0, tileN = 0, tileK = 0;
+  /// Whether the shape's epilogue is applied to C's blocks (it fits and
+  /// the dataflow is WS or OS); otherwise it runs as a kernel of its own.
+  bool epilogue = false;
 };
 
 /// Whether `schedule`'s double-buffered blocks fit in the SRAMs.
@@ -90,7 +121,7 @@ struct SystolicOptions {
   std::string dataflow = "auto";
   int64_t tileM = 0, tileN = 0, tileK = 0;
   int64_t attentionTileQ = 0, attentionTileKV = 0;
-
+  bool fuseEpilogues = true;
 };
 
 /// Checks `o` (machine sizes in range, a known dataflow, sizes not
@@ -138,7 +169,12 @@ chooseSystolicAttentionTiles(Operation *op,
                              int64_t tileQ, int64_t tileKV);
 
 /// The schedule of a matmul (`chooseSystolicMatmulSchedule` with the
-/// overrides of `o`); a located error at `op` when none fits.
+/// overrides of `o`): with the shape's epilogue applied to C's blocks when
+/// `o.fuseEpilogues`, a WS or OS schedule fits with it and the model
+/// predicts it faster than the best schedule without it plus the epilogue
+/// on its own (the accumulator rows the epilogue takes may force smaller
+/// blocks); else without (the epilogue then runs as a kernel of its own);
+/// a located error at `op` when none fits.
 FailureOr<SystolicMatmulSchedule>
 configureSystolicMatmul(Operation *op, const ::sysarray::MachineConfig &config,
                         const SystolicMatmulShape &shape,
@@ -151,8 +187,14 @@ class LoweringConfigAttr;
 /// `options`; a null attribute for an op that needs none or that the
 /// conversion refuses (an empty matmul, a type the array does not take); a
 /// located error when no schedule fits.
-FailureOr<LoweringConfigAttr> configureSystolicOp(Operation *op,
-                                                  const SystolicOptions &options);
+/// A matmul's `epilogue` (the elementwise kernel that reads its result,
+/// as convert-accel-to-systolic finds it) takes accumulator rows: the
+/// schedule accounts for them.
+FailureOr<LoweringConfigAttr>
+configureSystolicOp(Operation *op, const SystolicOptions &options,
+                    llvm::function_ref<std::optional<SystolicEpilogueShape>(
+                        const ::sysarray::MachineConfig &)>
+                        epilogue = nullptr);
 
 } // namespace accel
 } // namespace mlir

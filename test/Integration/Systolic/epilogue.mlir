@@ -1,0 +1,109 @@
+// A matmul's epilogue applied to its C blocks in the accumulator
+// (convert-accel-to-systolic, SystolicElementwise.h), against the fp64
+// oracle: a chain of elementwise generics as torch-mlir emits it (bias,
+// then ReLU; accel-fuse-epilogues makes them one in-place generic) over
+// several blocks of C, C also returned (stored, then the epilogue), a
+// batched matmul's residual, a bf16 GEMM into bf16 with a per-row scale,
+// and an in-place generic with no matmul (its initial value read from
+// DRAM). Four machines: the default (WS), a 4 KiB accumulator with OS,
+// 8x8 with 4 lanes, and the epilogues as kernels of their own.
+//
+// RUN: accel-run %s --target=systolic | FileCheck %s
+// RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="acc-kib=4 dataflow=os" | FileCheck %s
+// RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
+// RUN: accel-run %s --target=systolic --systolic-pipeline-options="fuse-epilogues=false" | FileCheck %s
+// CHECK: accel-run: 5 of 5 functions passed
+//
+// With fusion, no C of these programs reaches DRAM unless it is returned
+// (no scratch buffer); without it each C (and the bias sum before the
+// ReLU) is a scratch buffer.
+// RUN: accel-opt %s --accel-systolic-pipeline | FileCheck %s --check-prefix=FUSED
+// RUN: accel-opt %s --accel-systolic-pipeline="fuse-epilogues=false" | FileCheck %s --check-prefix=SEPARATE
+// FUSED-NOT: "tmp
+// SEPARATE: systolic.program @bias_then_relu {{.*}}"tmp1"
+// SEPARATE: systolic.program @batched_residual {{.*}}"tmp0"
+// SEPARATE: systolic.program @bf16_row_scale {{.*}}"tmp0"
+
+#id2 = affine_map<(i, j) -> (i, j)>
+#col2 = affine_map<(i, j) -> (j)>
+#row2 = affine_map<(i, j) -> (i)>
+#id3 = affine_map<(b, i, j) -> (b, i, j)>
+
+func.func @bias_then_relu(%a: tensor<70x96xf32>, %b: tensor<96x50xf32>, %bias: tensor<50xf32>) -> tensor<70x50xf32> {
+  %c = tensor.empty() : tensor<70x50xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<70x96xf32>, tensor<96x50xf32>) outs(%c : tensor<70x50xf32>) -> tensor<70x50xf32>
+  %e = tensor.empty() : tensor<70x50xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<70x50xf32>, tensor<50xf32>) outs(%e : tensor<70x50xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<70x50xf32>
+  %e2 = tensor.empty() : tensor<70x50xf32>
+  %2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%1 : tensor<70x50xf32>) outs(%e2 : tensor<70x50xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %cmp = arith.cmpf ugt, %x, %z : f32
+    %r = arith.select %cmp, %x, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<70x50xf32>
+  return %2 : tensor<70x50xf32>
+}
+
+// C is also returned; the epilogue (x * sigmoid(x), into bf16) follows
+// each strip's store.
+func.func @also_returned(%a: tensor<33x40xf32>, %b: tensor<40x45xf32>) -> (tensor<33x45xf32>, tensor<33x45xbf16>) {
+  %c = tensor.empty() : tensor<33x45xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<33x40xf32>, tensor<40x45xf32>) outs(%c : tensor<33x45xf32>) -> tensor<33x45xf32>
+  %e = tensor.empty() : tensor<33x45xbf16>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<33x45xf32>) outs(%e : tensor<33x45xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %x : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %s = arith.divf %x, %d : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<33x45xbf16>
+  return %0, %1 : tensor<33x45xf32>, tensor<33x45xbf16>
+}
+
+// A batched matmul plus a bf16 residual.
+func.func @batched_residual(%a: tensor<3x17x24xf32>, %b: tensor<3x24x20xf32>, %res: tensor<3x17x20xbf16>) -> tensor<3x17x20xf32> {
+  %c = tensor.empty() : tensor<3x17x20xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<3x17x24xf32>, tensor<3x24x20xf32>) outs(%c : tensor<3x17x20xf32>) -> tensor<3x17x20xf32>
+  %e = tensor.empty() : tensor<3x17x20xf32>
+  %1 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%0, %res : tensor<3x17x20xf32>, tensor<3x17x20xbf16>) outs(%e : tensor<3x17x20xf32>) {
+  ^bb0(%x: f32, %r: bf16, %o: f32):
+    %rf = arith.extf %r : bf16 to f32
+    %y = arith.addf %x, %rf : f32
+    linalg.yield %y : f32
+  } -> tensor<3x17x20xf32>
+  return %1 : tensor<3x17x20xf32>
+}
+
+// bf16 inputs, f32 C, a per-row scale, the result rounded to bf16.
+func.func @bf16_row_scale(%a: tensor<40x64xbf16>, %b: tensor<64x36xbf16>, %s: tensor<40xf32>) -> tensor<40x36xbf16> {
+  %c = tensor.empty() : tensor<40x36xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<40x64xbf16>, tensor<64x36xbf16>) outs(%c : tensor<40x36xf32>) -> tensor<40x36xf32>
+  %e = tensor.empty() : tensor<40x36xbf16>
+  %1 = linalg.generic {indexing_maps = [#id2, #row2, #id2], iterator_types = ["parallel", "parallel"]} ins(%0, %s : tensor<40x36xf32>, tensor<40xf32>) outs(%e : tensor<40x36xbf16>) {
+  ^bb0(%x: f32, %v: f32, %o: bf16):
+    %m = arith.mulf %x, %v : f32
+    %t = arith.truncf %m : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<40x36xbf16>
+  return %1 : tensor<40x36xbf16>
+}
+
+// No matmul: the body reads its output's initial value, an argument.
+func.func @init_read(%x: tensor<9x30xf32>, %acc: tensor<9x30xf32>) -> tensor<9x30xf32> {
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<9x30xf32>) outs(%acc : tensor<9x30xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %o, %two : f32
+    %s = arith.subf %v, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<9x30xf32>
+  return %1 : tensor<9x30xf32>
+}
