@@ -9,7 +9,11 @@ accel-run (every run is also checked against the fp64 oracle) and prints:
      cycles / the best of SCALE-Sim's WS, OS and IS; goal <= 1.05.
   3. Attention cycles / the two-GEMM lower bound (the ideal MAC-cycles of
      Q.K^T and P.V; causal counts the kept half).
-  4. The schedule model's predicted cycles / the simulator's (goal +-5%).
+  4. GEMM + epilogue (bias + ReLU; SiLU into bf16): the GEMM alone's
+     cycles / the GEMM with its epilogue applied to C's blocks in the
+     accumulator (the configuration stage's choice), and / the epilogue as
+     a kernel of its own (fuse-epilogues=false); goal >= 0.95 (issue 27).
+  5. The schedule model's predicted cycles / the simulator's (goal +-5%).
 
 Every number is printed with its bandwidth assumption. Standard library only.
 
@@ -49,6 +53,46 @@ def attention_src(b, h, s, d, dt, causal):
             f"  %o = tensor.empty() : {o}\n"
             f"  %0 = accel.attention {c}ins(%q, %k, %v : {t}, {t}, {t}) "
             f"outs(%o : {o}) -> {o}\n  return %0 : {o}\n}}\n")
+
+
+def epilogue_src(m, k, n, dt, kind):
+    """A GEMM and its epilogue as torch-mlir writes it (a separate generic)."""
+    a, b = f"tensor<{m}x{k}x{dt}>", f"tensor<{k}x{n}x{dt}>"
+    c = f"tensor<{m}x{n}xf32>"
+    head = (f"  %c = tensor.empty() : {c}\n"
+            f"  %0 = accel.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}\n")
+    if kind == "alone":
+        return (f"func.func @g(%a: {a}, %b: {b}) -> {c} {{\n{head}"
+                f"  return %0 : {c}\n}}\n")
+    if kind == "bias_relu":
+        return (f"func.func @g(%a: {a}, %b: {b}, %bias: tensor<{n}xf32>) -> {c} {{\n"
+                f"{head}  %e = tensor.empty() : {c}\n"
+                f"  %1 = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, "
+                f"affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], "
+                f"iterator_types = [\"parallel\", \"parallel\"]}} "
+                f"ins(%0, %bias : {c}, tensor<{n}xf32>) outs(%e : {c}) {{\n"
+                f"  ^bb0(%x: f32, %y: f32, %o: f32):\n"
+                f"    %s = arith.addf %x, %y : f32\n"
+                f"    %z = arith.constant 0.0 : f32\n"
+                f"    %r = arith.maximumf %s, %z : f32\n"
+                f"    linalg.yield %r : f32\n  }} -> {c}\n"
+                f"  return %1 : {c}\n}}\n")
+    o = f"tensor<{m}x{n}xbf16>"
+    return (f"func.func @g(%a: {a}, %b: {b}) -> {o} {{\n"
+            f"{head}  %e = tensor.empty() : {o}\n"
+            f"  %1 = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, "
+            f"affine_map<(i, j) -> (i, j)>], "
+            f"iterator_types = [\"parallel\", \"parallel\"]}} "
+            f"ins(%0 : {c}) outs(%e : {o}) {{\n"
+            f"  ^bb0(%x: f32, %o: bf16):\n"
+            f"    %one = arith.constant 1.0 : f32\n"
+            f"    %n = arith.negf %x : f32\n"
+            f"    %ex = math.exp %n : f32\n"
+            f"    %d = arith.addf %ex, %one : f32\n"
+            f"    %s = arith.divf %x, %d : f32\n"
+            f"    %t = arith.truncf %s : f32 to bf16\n"
+            f"    linalg.yield %t : bf16\n  }} -> {o}\n"
+            f"  return %1 : {o}\n}}\n")
 
 
 def run(src, options, mode="default"):
@@ -160,8 +204,37 @@ def main():
                      f"{ratio:.2f}", "(report)",
                      f"vector busy {res['vector']} of {res['cycles']}")
     print()
+
+    print("# 4. GEMM + epilogue: the GEMM alone's cycles / the GEMM with its "
+          "epilogue (default 16x16 machine, 16 B/cycle)")
+    print(f"{'dtype':5} {'M x K x N':>16} {'epilogue':10} {'alone':>8} "
+          f"{'fused':>8} {'ratio':>6} {'separate':>8} {'ratio':>6} "
+          f"{'model/sim':>9}")
+    epi_gemms = [(256, 128, 1024), (256, 1024, 128), (512, 512, 512)]
+    if args.quick:
+        epi_gemms = epi_gemms[:1]
+    default = machine(16, 16, 16)
+    for dt in ("f32", "bf16"):
+        for m, k, n in epi_gemms:
+            alone = run(epilogue_src(m, k, n, dt, "alone"), default)
+            for kind in ("bias_relu", "silu_bf16"):
+                src = epilogue_src(m, k, n, dt, kind)
+                fused = run(src, default)
+                separate = run(src, default + " fuse-epilogues=false")
+                rf = alone["cycles"] / fused["cycles"]
+                rs = alone["cycles"] / separate["cycles"]
+                mr = fused["predicted"] / fused["cycles"]
+                model_ratios.append(mr)
+                print(f"{dt:5} {m:>5}x{k}x{n:<6} {kind:10} "
+                      f"{alone['cycles']:>8} {fused['cycles']:>8} {rf:6.3f} "
+                      f"{separate['cycles']:>8} {rs:6.3f} {mr:9.3f}")
+                emit("epilogue", f"{dt} {m}x{k}x{n} {kind}", f"{rf:.3f}",
+                     ">= 0.95", f"separate {rs:.3f}; cycles alone "
+                     f"{alone['cycles']} fused {fused['cycles']} separate "
+                     f"{separate['cycles']}")
+    print()
     within = sum(1 for x in model_ratios if abs(x - 1) <= 0.05)
-    print(f"# 4. Schedule model / simulator: {within} of {len(model_ratios)} "
+    print(f"# 5. Schedule model / simulator: {within} of {len(model_ratios)} "
           f"within +-5%; range {min(model_ratios):.3f} .. "
           f"{max(model_ratios):.3f}")
     emit("model", "predicted / simulated within 5%",

@@ -56,9 +56,12 @@ namespace {
 /// the Z block strips of the array's columns in the accumulator. X, Y and Z
 /// blocks each alternate between two halves, so the DMA of the next step
 /// overlaps the computes of this one; with one block of Q the X block stays
-/// for every block of S. Each finished strip of Z is stored to `z`, or
-/// given to `epilogue` (its accumulator row, rows, columns, position in Z,
-/// and the first accumulator row past the Z blocks).
+/// for every block of S. Each strip of Z starts from `z0` or from what
+/// `init` moves in (its accumulator row, rows, columns and position in Z),
+/// else from zeros; each finished strip is stored to `z`, or given to
+/// `epilogue` (the same, and the first accumulator row past the Z blocks).
+using StripInit = llvm::function_ref<void(int64_t accRow, int64_t rows,
+                                          int64_t cols, int64_t r0, int64_t c0)>;
 using StripEpilogue =
     llvm::function_ref<void(int64_t accRow, int64_t rows, int64_t cols,
                             int64_t r0, int64_t c0, int64_t spareRow)>;
@@ -66,7 +69,8 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
                        const View &y, const View &z, std::optional<View> z0,
                        int64_t p, int64_t q, int64_t s, int64_t tileP,
                        int64_t tileS, int64_t tileQ,
-                       StripEpilogue epilogue = nullptr) {
+                       StripEpilogue epilogue = nullptr,
+                       StripInit init = nullptr) {
   const isa::MachineConfig &mc = e.machine();
   const int64_t R = mc.rows, C = mc.cols;
   const bool ws = dataflow == systolic::Dataflow::WS;
@@ -103,6 +107,18 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
       store(o);
     pending.clear();
   };
+  // The initial value of block (p0, s0)'s strips in its half of the
+  // accumulator. `init` runs one block ahead (after the previous block's
+  // computes, before its epilogue): its vector copies then overlap that
+  // block's computes instead of waiting behind its epilogue in the vector
+  // unit's in-order queue.
+  auto seedBlock = [&](int64_t p0, int64_t s0, int64_t accAt) {
+    const int64_t pr = std::min(tileP, p - p0), sr = std::min(tileS, s - s0);
+    for (int64_t ss = 0; ss * C < sr; ++ss)
+      init(accAt + ss * tileP, pr, std::min(C, sr - ss * C), p0, s0 + ss * C);
+  };
+  if (init && p > 0 && s > 0)
+    seedBlock(0, 0, 0);
   for (int64_t p0 = 0; p0 < p; p0 += tileP) {
     const int64_t pr = std::min(tileP, p - p0);
     int64_t aAt = -1;
@@ -114,6 +130,7 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
         for (int64_t ss = 0; ss * C < sr; ++ss)
           e.mvin(*z0, p0, s0 + ss * C, pr, std::min(C, sr - ss * C),
                  systolic::Space::Acc, accAt + ss * tileP);
+      const bool seeded = z0 || init;
       for (int64_t q0 = 0; q0 < q; q0 += tileQ) {
         const int64_t qr = std::min(tileQ, q - q0);
         if (numQ > 1 || aAt < 0) {
@@ -137,7 +154,7 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
             for (int64_t qq = 0; qq * R < qr; ++qq) {
               const int64_t qc = std::min(R, qr - qq * R);
               e.preload(bAt + ss * tileQ + qq * R, accAt + ss * tileP, pr, qc,
-                        sc, z0 || q0 > 0 || qq > 0);
+                        sc, seeded || q0 > 0 || qq > 0);
               e.compute(aAt + qq * tileP, std::nullopt, pr, qc, sc,
                         /*preloaded=*/true);
             }
@@ -147,7 +164,7 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
           for (int64_t pp = 0; pp * R < pr; ++pp) {
             const int64_t pc = std::min(R, pr - pp * R);
             e.preload(std::nullopt, accAt + ss * tileP + pp * R, pc, 0, sc,
-                      z0 || q0 > 0);
+                      seeded || q0 > 0);
             // Only DMA may come between a preload and its computes: an
             // epilogue's vector work follows them.
             if (!epilogue)
@@ -161,6 +178,16 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
               flush();
           }
         }
+      }
+      if (init) {
+        // The next block, in the other half.
+        int64_t np = p0, ns = s0 + tileS;
+        if (ns >= s) {
+          np += tileP;
+          ns = 0;
+        }
+        if (np < p)
+          seedBlock(np, ns, accToggle * accSlot);
       }
       for (int64_t ss = 0; ss * C < sr; ++ss) {
         PendingOut out{accAt + ss * tileP, pr, std::min(C, sr - ss * C), p0,
@@ -704,7 +731,7 @@ struct ConvertAccelToSystolicPass
       for (auto [i, in] : llvm::enumerate(it->second.inputs)) {
         auto plan = plans.find(in.value.getDefiningOp());
         if (plan != plans.end() && plan->second.epilogue &&
-            plan->second.epilogue->kernel == &it->second &&
+            plan->second.epilogue->kernel.op == &op &&
             int(i) == plan->second.epilogue->cInput)
           continue;
         if (!bufferOf.count(in.value))
@@ -801,24 +828,29 @@ struct ConvertAccelToSystolicPass
     shape.outBytes =
         isa::elemBytes(*getSystolicElemType(cType.getElementType()));
     shape.accumulate = mm.getAccumulate();
-    std::optional<SystolicEpilogue> epilogue;
+    std::optional<SystolicEpilogue> epilogue, seeded;
     if (o->fuseEpilogues)
       epilogue = matchSystolicEpilogue(mm, [&](Operation *op) {
         auto it = elementwise.find(op);
         return it == elementwise.end() ? nullptr : &it->second;
       });
-    if (epilogue)
+    if (epilogue) {
       shape.epilogue = describeSystolicEpilogue(*epilogue, mc);
+      if (!mm.getAccumulate())
+        seeded = seedSystolicEpilogue(*epilogue);
+      if (seeded)
+        shape.seededEpilogue = describeSystolicEpilogue(*seeded, mc);
+    }
     FailureOr<SystolicMatmulSchedule> schedule =
         configureSystolicMatmul(mm, mc, shape, *o);
     if (failed(schedule))
       return failure();
-    if (!schedule->epilogue) {
+    if (schedule->seeded)
+      epilogue = seeded;
+    else if (!schedule->epilogue)
       epilogue.reset();
-      shape.epilogue.reset();
-    } else {
-      fused.insert(epilogue->kernel->op);
-    }
+    if (epilogue)
+      fused.insert(epilogue->kernel.op);
     plans[mm] = {shape, *schedule, epilogue};
     return success();
   }
@@ -894,19 +926,28 @@ struct ConvertAccelToSystolicPass
             spareRow + set * plan.shape.epilogue->slots * slotRows, slotRows);
         set ^= 1;
       };
+      // A bias (or residual) the epilogue adds first is C's initial value.
+      auto seed = [&](int64_t accRow, int64_t rows, int64_t cols, int64_t r0,
+                      int64_t col0) {
+        emitSystolicEpilogueInit(e, *plan.epilogue, bufferOf, bi, r0, col0,
+                                 rows, cols, accRow);
+      };
       StripEpilogue epilogue = nullptr;
+      StripInit init = nullptr;
       if (plan.epilogue)
         epilogue = strip;
+      if (plan.epilogue && plan.epilogue->initInput >= 0)
+        init = seed;
       switch (schedule.dataflow) {
       case SystolicDataflow::WS:
         emitBlockedMatmul(e, systolic::Dataflow::WS, a, bv, c, c0, m, k, n,
                           schedule.tileM, schedule.tileN, schedule.tileK,
-                          epilogue);
+                          epilogue, init);
         break;
       case SystolicDataflow::OS:
         emitBlockedMatmul(e, systolic::Dataflow::OS, a, bv, c, c0, m, k, n,
                           schedule.tileM, schedule.tileN, schedule.tileK,
-                          epilogue);
+                          epilogue, init);
         break;
       case SystolicDataflow::IS: {
         // Never with an epilogue (configureSystolicMatmul).

@@ -32,8 +32,8 @@ namespace isa = ::sysarray;
 
 FailureOr<LoweringConfigAttr> mlir::accel::configureSystolicOp(
     Operation *op, const SystolicOptions &options,
-    llvm::function_ref<
-        std::optional<SystolicEpilogueShape>(const isa::MachineConfig &)>
+    llvm::function_ref<std::optional<SystolicEpilogueShape>(
+        const isa::MachineConfig &, bool)>
         epilogue) {
   MLIRContext *ctx = op->getContext();
   FailureOr<SystolicOptions> o = getSystolicOverrides(op, options);
@@ -64,8 +64,10 @@ FailureOr<LoweringConfigAttr> mlir::accel::configureSystolicOp(
     shape.inBytes = isa::elemBytes(*in);
     shape.outBytes = isa::elemBytes(*out);
     shape.accumulate = mm.getAccumulate();
-    if (epilogue && o->fuseEpilogues)
-      shape.epilogue = epilogue(mc);
+    if (epilogue && o->fuseEpilogues) {
+      shape.epilogue = epilogue(mc, /*seeded=*/false);
+      shape.seededEpilogue = epilogue(mc, /*seeded=*/true);
+    }
     FailureOr<SystolicMatmulSchedule> s =
         configureSystolicMatmul(mm, mc, shape, *o);
     if (failed(s))
@@ -152,14 +154,18 @@ struct AccelSystolicConfigurePass
       for (Operation &op : func.getBody().front()) {
         if (!llvm::isa<MatmulOp, AttentionOp>(op))
           continue;
-        std::optional<SystolicEpilogue> ep;
-        if (llvm::isa<MatmulOp>(op))
-          ep = matchSystolicEpilogue(&op, kernelOf);
-        auto epilogue = [&](const isa::MachineConfig &mc)
-            -> std::optional<SystolicEpilogueShape> {
-          if (!ep)
+        std::optional<SystolicEpilogue> ep, seeded;
+        if (auto mm = dyn_cast<MatmulOp>(op)) {
+          ep = matchSystolicEpilogue(mm, kernelOf);
+          if (ep && !mm.getAccumulate())
+            seeded = seedSystolicEpilogue(*ep);
+        }
+        auto epilogue = [&](const isa::MachineConfig &mc,
+                            bool wantSeeded) -> std::optional<SystolicEpilogueShape> {
+          const std::optional<SystolicEpilogue> &e = wantSeeded ? seeded : ep;
+          if (!e)
             return std::nullopt;
-          return describeSystolicEpilogue(*ep, mc);
+          return describeSystolicEpilogue(*e, mc);
         };
         FailureOr<LoweringConfigAttr> config =
             configureSystolicOp(&op, options, epilogue);

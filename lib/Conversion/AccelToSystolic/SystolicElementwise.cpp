@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -362,6 +363,34 @@ SmallVector<int64_t> inputBases(const SystolicElementwise &k, int64_t o) {
   return base;
 }
 
+/// Moves input `i`'s block of rr x cc at (r0, c0) (`base`: its offset for
+/// the block's outer index) into accumulator row `row` on.
+void loadInput(Emitter &e, const SystolicElementwise &k, int i,
+               const llvm::DenseMap<Value, uint32_t> &bufferOf, int64_t base,
+               int64_t r0, int64_t c0, int64_t rr, int64_t cc, int64_t row) {
+  const int64_t rank = k.shape.size();
+  const SystolicElementwise::Input &in = k.inputs[i];
+  auto strideAt = [&](int64_t d) {
+    return d >= 0 && d < rank ? in.strides[d] : int64_t(0);
+  };
+  const int64_t rowStride = strideAt(rank - 2);
+  int64_t offset = base + r0 * rowStride;
+  if (!in.column)
+    offset += c0 * strideAt(rank - 1);
+  View view{bufferOf.lookup(in.value), offset, rowStride, false};
+  if (in.column || rowStride != 0 || rr == 1) {
+    e.mvin(view, 0, 0, rr, in.column ? 1 : cc, systolic::Space::Acc, row);
+    return;
+  }
+  // The same row for every row of the block (a bias over the columns): one
+  // row moved in, then doubled by vector copies, so the DMA reads it once,
+  // not rr times.
+  e.mvin(view, 0, 0, 1, cc, systolic::Space::Acc, row);
+  for (int64_t have = 1; have < rr; have *= 2)
+    e.vector(systolic::VecOp::Copy, row + have, row, std::nullopt,
+             std::min(have, rr - have), cc);
+}
+
 /// One block of the kernel: rows r0 .. r0 + rr and columns c0 .. c0 + cc
 /// of the output's 2-D slice `o`. `slotRow` gives a register's first
 /// accumulator row; the input `preloaded` (-1: none) is there already.
@@ -376,27 +405,19 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
     return d >= 0 && d < rank ? in.strides[d] : int64_t(0);
   };
   SmallVector<int64_t> base = inputBases(k, o);
-  for (auto [i, in] : llvm::enumerate(k.inputs)) {
-    if (k.slotOf[i] < 0 || int(i) == preloaded)
-      continue;
-    const int64_t rowStride = strideAt(in, rank - 2);
-    int64_t offset = base[i] + r0 * rowStride;
-    if (!in.column)
-      offset += c0 * strideAt(in, rank - 1);
-    View view{bufferOf.lookup(in.value), offset, rowStride, false};
-    if (in.column || rowStride != 0 || rr == 1) {
-      e.mvin(view, 0, 0, rr, in.column ? 1 : cc, systolic::Space::Acc,
-             slotRow(int(i)));
-      continue;
-    }
-    // The same row for every row of the block (a bias over the columns):
-    // one row moved in, then doubled by vector copies, so the DMA reads it
-    // once, not rr times.
-    e.mvin(view, 0, 0, 1, cc, systolic::Space::Acc, slotRow(int(i)));
-    for (int64_t have = 1; have < rr; have *= 2)
-      e.vector(systolic::VecOp::Copy, slotRow(int(i)) + have, slotRow(int(i)),
-               std::nullopt, std::min(have, rr - have), cc);
-  }
+  // The load queue is in order and a load waits for the earlier readers of
+  // its rows: the input in the result's slot (free only once the previous
+  // result there is stored) goes last, so it holds up no other load.
+  SmallVector<int> order;
+  for (int i = 0, e = int(k.inputs.size()); i < e; ++i)
+    order.push_back(i);
+  if (k.result.reg >= 0)
+    std::stable_partition(order.begin(), order.end(), [&](int i) {
+      return k.slotOf[i] != k.slotOf[k.result.reg];
+    });
+  for (int i : order)
+    if (k.slotOf[i] >= 0 && i != preloaded)
+      loadInput(e, k, i, bufferOf, base[i], r0, c0, rr, cc, slotRow(i));
   for (const Instr &in : k.program) {
     const int64_t cols = in.kind == Kind::Full ? cc : 1;
     std::optional<int64_t> srcB;
@@ -529,6 +550,46 @@ double mlir::accel::emitSystolicElementwise(
   return predictSystolicElementwiseCycles(k, mc);
 }
 
+namespace {
+
+/// Folds the kernel's first op on C, C + X, into C's initial value: X
+/// (a block or a row broadcast, an input read nowhere else) is moved into
+/// C's rows before the matmul accumulates onto it, and the add's result is
+/// C itself. Returns X's input index, or -1 when the kernel has no such
+/// add.
+int foldInitialAdd(SystolicElementwise &k, int cInput) {
+  auto usesOf = [&](int reg) {
+    int n = k.result.reg == reg ? 1 : 0;
+    for (const Instr &in : k.program)
+      n += (in.a.reg == reg) + (in.b.reg == reg);
+    return n;
+  };
+  if (usesOf(cInput) != 1)
+    return -1;
+  auto it = llvm::find_if(k.program, [&](const Instr &in) {
+    return in.a.reg == cInput || in.b.reg == cInput;
+  });
+  if (it == k.program.end() || it->op != systolic::VecOp::Add ||
+      it->kind != Kind::Full)
+    return -1;
+  const Operand x = it->a.reg == cInput ? it->b : it->a;
+  if (x.kind != Kind::Full || x.reg < 0 || x.reg >= int(k.inputs.size()) ||
+      x.reg == cInput || k.inputs[x.reg].column || usesOf(x.reg) != 1)
+    return -1;
+  const int sum = it->dst;
+  k.program.erase(it);
+  for (Instr &in : k.program)
+    for (Operand *o : {&in.a, &in.b})
+      if (o->reg == sum)
+        o->reg = cInput;
+  if (k.result.reg == sum)
+    k.result.reg = cInput;
+  planSlots(k);
+  return x.reg;
+}
+
+} // namespace
+
 std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
     Operation *matmul,
     llvm::function_ref<const SystolicElementwise *(Operation *)> kernelOf) {
@@ -563,22 +624,37 @@ std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
   }
   if (cInput < 0 || kernel->slotOf[cInput] < 0)
     return std::nullopt;
-  bool storeC = llvm::any_of(c.getUses(), [&](OpOperand &use) {
+  SystolicEpilogue ep;
+  ep.original = kernel;
+  ep.kernel = *kernel;
+  ep.cInput = cInput;
+  ep.storeC = llvm::any_of(c.getUses(), [&](OpOperand &use) {
     return use.getOwner() != kernel->op;
   });
-  return SystolicEpilogue{kernel, cInput, storeC};
+  return ep;
+}
+
+std::optional<SystolicEpilogue>
+mlir::accel::seedSystolicEpilogue(const SystolicEpilogue &ep) {
+  SystolicEpilogue seeded = ep;
+  seeded.initInput = foldInitialAdd(seeded.kernel, ep.cInput);
+  if (seeded.initInput < 0)
+    return std::nullopt;
+  return seeded;
 }
 
 SystolicEpilogueShape
 mlir::accel::describeSystolicEpilogue(const SystolicEpilogue &ep,
                                       const ::sysarray::MachineConfig &mc) {
-  const SystolicElementwise &k = *ep.kernel;
+  const SystolicElementwise &k = ep.kernel;
   const int64_t rank = k.shape.size();
   SystolicEpilogueShape s;
-  s.separateCycles = predictSystolicElementwiseCycles(k, mc, /*oneSlice=*/true);
+  // On its own the kernel is the one before the fold.
+  s.separateCycles =
+      predictSystolicElementwiseCycles(*ep.original, mc, /*oneSlice=*/true);
   s.slots = k.slots - 1;
   for (auto [i, in] : llvm::enumerate(k.inputs)) {
-    if (int(i) == ep.cInput || k.slotOf[i] < 0)
+    if (int(i) == ep.cInput || (k.slotOf[i] < 0 && int(i) != ep.initInput))
       continue;
     const unsigned bytes = dramBytes(in.value);
     if (in.column) {
@@ -607,7 +683,7 @@ void mlir::accel::emitSystolicEpilogue(
     const llvm::DenseMap<Value, uint32_t> &bufferOf, int64_t outer, int64_t r0,
     int64_t c0, int64_t rows, int64_t cols, int64_t cRow, int64_t spareRow,
     int64_t slotRows) {
-  const SystolicElementwise &k = *ep.kernel;
+  const SystolicElementwise &k = ep.kernel;
   const int cSlot = k.slotOf[ep.cInput];
   // C's slot is the strip itself; the others follow one another from
   // spareRow.
@@ -620,4 +696,13 @@ void mlir::accel::emitSystolicEpilogue(
         return spareRow + int64_t(slot < cSlot ? slot : slot - 1) * slotRows;
       },
       ep.cInput);
+}
+
+void mlir::accel::emitSystolicEpilogueInit(
+    Emitter &e, const SystolicEpilogue &ep,
+    const llvm::DenseMap<Value, uint32_t> &bufferOf, int64_t outer, int64_t r0,
+    int64_t c0, int64_t rows, int64_t cols, int64_t cRow) {
+  const SystolicElementwise &k = ep.kernel;
+  loadInput(e, k, ep.initInput, bufferOf, inputBases(k, outer)[ep.initInput],
+            r0, c0, rows, cols, cRow);
 }

@@ -88,11 +88,16 @@ double emitSystolicElementwise(systolic_emit::Emitter &e,
 
 /// A matmul's epilogue applied to its C blocks in the accumulator
 /// (docs/systolic.md, "Fused epilogues"): the elementwise kernel, which of
-/// its inputs is C, and whether C is also stored (something else reads
+/// its inputs is C, the input added to C first that becomes C's initial
+/// value in the accumulator (-1: none; the kernel's program then starts
+/// after that add), and whether C is also stored (something else reads
 /// it).
 struct SystolicEpilogue {
-  const SystolicElementwise *kernel = nullptr;
+  /// The kernel as analysed, and as applied (after the fold).
+  const SystolicElementwise *original = nullptr;
+  SystolicElementwise kernel;
   int cInput = -1;
+  int initInput = -1;
   bool storeC = false;
 };
 
@@ -104,10 +109,26 @@ std::optional<SystolicEpilogue> matchSystolicEpilogue(
     Operation *matmul,
     llvm::function_ref<const SystolicElementwise *(Operation *)> kernelOf);
 
+/// The seeded form of `ep` (for a matmul that does not accumulate): when
+/// the kernel's only use of C is C + X, X a block or a row broadcast read
+/// nowhere else, X becomes C's initial value in the accumulator (a bias
+/// preloaded as Gemmini's D) and the kernel starts after that add, taking
+/// no accumulator rows for X; std::nullopt when it has no such add.
+std::optional<SystolicEpilogue> seedSystolicEpilogue(const SystolicEpilogue &ep);
+
 /// What the epilogue adds to the matmul's program, for the schedule model.
 SystolicEpilogueShape
 describeSystolicEpilogue(const SystolicEpilogue &ep,
                          const ::sysarray::MachineConfig &mc);
+
+/// The initial value of one strip of C (the epilogue's initInput) moved
+/// into accumulator row `cRow` on: a block, or a row moved in once and
+/// doubled by vector copies.
+void emitSystolicEpilogueInit(systolic_emit::Emitter &e,
+                              const SystolicEpilogue &ep,
+                              const llvm::DenseMap<Value, uint32_t> &bufferOf,
+                              int64_t outer, int64_t r0, int64_t c0,
+                              int64_t rows, int64_t cols, int64_t cRow);
 
 /// The epilogue on one strip of C: `rows` x `cols` at (r0, c0) of the
 /// output's 2-D slice `outer`, C at accumulator row `cRow`, the kernel's

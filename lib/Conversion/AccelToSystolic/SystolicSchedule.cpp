@@ -62,6 +62,13 @@ Frame frameOf(const SystolicMatmulShape &shape, SystolicDataflow d) {
 int64_t depthGranule(const isa::MachineConfig &mc, SystolicDataflow d) {
   return d == SystolicDataflow::OS ? mc.spadWidth() : mc.rows;
 }
+/// The epilogue `sch` applies to C's blocks (null: none).
+const SystolicEpilogueShape *appliedEpilogue(const SystolicMatmulShape &shape,
+                                             const SystolicMatmulSchedule &sch) {
+  const std::optional<SystolicEpilogueShape> &e =
+      sch.seeded ? shape.seededEpilogue : shape.epilogue;
+  return (sch.epilogue || sch.seeded) && e ? &*e : nullptr;
+}
 } // namespace
 
 bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
@@ -85,10 +92,11 @@ bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
   int64_t spad = 2 * qStrips * sch.tileM + 2 * sStrips * sch.tileK;
   int64_t acc = 2 * sStrips * sch.tileM;
   // A fused epilogue's other slots, two sets of a block's rows.
-  if (sch.epilogue) {
-    if (!shape.epilogue || sch.dataflow == SystolicDataflow::IS)
+  if (sch.epilogue || sch.seeded) {
+    const SystolicEpilogueShape *epi = appliedEpilogue(shape, sch);
+    if (!epi || sch.dataflow == SystolicDataflow::IS)
       return false;
-    acc += 2 * shape.epilogue->slots * sch.tileM;
+    acc += 2 * epi->slots * sch.tileM;
   }
   return spad <= int64_t(mc.spadRows) && acc <= int64_t(mc.accRows);
 }
@@ -119,9 +127,7 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
         // A fused epilogue's inputs are moved in after the block's last
         // computes, its vector program runs beside the next block's.
         const SystolicEpilogueShape *epi =
-            sch.epilogue && shape.epilogue && q0 + sch.tileK >= f.q
-                ? &*shape.epilogue
-                : nullptr;
+            q0 + sch.tileK >= f.q ? appliedEpilogue(shape, sch) : nullptr;
         double vec = 0;
         if (epi) {
           const int64_t strips = ceilDiv(sr, C);
@@ -161,9 +167,9 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
               std::max({dma, array, vec, (mc.dramLatency + dma + array) / 2});
         }
       }
-      const double storeBytes = sch.epilogue && shape.epilogue
-                                    ? shape.epilogue->storeBytes
-                                    : shape.outBytes;
+      const SystolicEpilogueShape *applied = appliedEpilogue(shape, sch);
+      const double storeBytes =
+          applied ? applied->storeBytes : double(shape.outBytes);
       lastStore = double(pr * sr) * storeBytes / bw;
       storeTotal += lastStore;
     }
@@ -335,19 +341,43 @@ mlir::accel::configureSystolicMatmul(Operation *op,
   std::optional<SystolicDataflow> forced = getForcedDataflow(o);
   SystolicMatmulShape alone = shape;
   alone.epilogue.reset();
+  alone.seededEpilogue.reset();
   std::optional<SystolicMatmulSchedule> schedule = chooseSystolicMatmulSchedule(
       mc, alone, forced, o.tileM, o.tileN, o.tileK);
+  double cycles =
+      schedule ? predictSystolicMatmulCycles(mc, alone, *schedule) +
+                     (shape.epilogue ? shape.epilogue->separateCycles : 0.0)
+               : 0.0;
   // With the epilogue applied to C's blocks where a schedule fits with it
   // and the model predicts it faster than the matmul and the epilogue on
-  // its own; else the epilogue runs as a kernel of its own.
-  if (shape.epilogue && o.fuseEpilogues) {
-    std::optional<SystolicMatmulSchedule> fused = chooseSystolicMatmulSchedule(
-        mc, shape, forced, o.tileM, o.tileN, o.tileK);
-    if (fused &&
-        (!schedule || predictSystolicMatmulCycles(mc, shape, *fused) <
-                          predictSystolicMatmulCycles(mc, alone, *schedule) +
-                              shape.epilogue->separateCycles))
+  // its own; its seeded form where that is faster still and buys other
+  // blocks (with the same blocks the seed's latency makes it slower, which
+  // the model does not see); else the epilogue runs as a kernel of its own.
+  if (o.fuseEpilogues) {
+    for (bool seeded : {false, true}) {
+      const std::optional<SystolicEpilogueShape> &e =
+          seeded ? shape.seededEpilogue : shape.epilogue;
+      if (!e)
+        continue;
+      SystolicMatmulShape variant = alone;
+      variant.epilogue = e;
+      std::optional<SystolicMatmulSchedule> fused = chooseSystolicMatmulSchedule(
+          mc, variant, forced, o.tileM, o.tileN, o.tileK);
+      if (!fused)
+        continue;
+      const double c = predictSystolicMatmulCycles(mc, variant, *fused);
+      if (schedule && c >= cycles)
+        continue;
+      if (seeded && schedule && schedule->epilogue &&
+          schedule->dataflow == fused->dataflow &&
+          schedule->tileM == fused->tileM && schedule->tileN == fused->tileN &&
+          schedule->tileK == fused->tileK)
+        continue;
+      fused->epilogue = !seeded;
+      fused->seeded = seeded;
       schedule = fused;
+      cycles = c;
+    }
   }
   if (!schedule)
     return op->emitOpError("has no ")

@@ -5,8 +5,11 @@
 // several blocks of C, C also returned (stored, then the epilogue), a
 // batched matmul's residual, a bf16 GEMM into bf16 with a per-row scale,
 // and an in-place generic with no matmul (its initial value read from
-// DRAM). Four machines: the default (WS), a 4 KiB accumulator with OS,
-// 8x8 with 4 lanes, and the epilogues as kernels of their own.
+// DRAM). Four machines: the default (WS), a 4 KiB accumulator with OS
+// (where the bias and the residual are seeded: C's initial value in the
+// accumulator; dropping the seed from the first preload's accumulate fails
+// both at err/gate > 1e5), 8x8 with 4 lanes, and the epilogues as kernels
+// of their own.
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="acc-kib=4 dataflow=os" | FileCheck %s

@@ -76,8 +76,9 @@ struct SystolicMatmulShape {
   unsigned inBytes = 1, outBytes = 4;
   bool accumulate = false;
   /// An epilogue to apply to C's blocks in the accumulator (not with IS,
-  /// whose C blocks are transposed).
-  std::optional<SystolicEpilogueShape> epilogue;
+  /// whose C blocks are transposed), and the same with its first add
+  /// folded into C's initial value (the seeded form, where it has one).
+  std::optional<SystolicEpilogueShape> epilogue, seededEpilogue;
 };
 
 /// Blocks of the tiled loop nest: Mt rows of A, Nt columns of B (a
@@ -87,8 +88,9 @@ struct SystolicMatmulSchedule {
   SystolicDataflow dataflow = SystolicDataflow::WS;
   int64_t tileM = 0, tileN = 0, tileK = 0;
   /// Whether the shape's epilogue is applied to C's blocks (it fits and
-  /// the dataflow is WS or OS); otherwise it runs as a kernel of its own.
-  bool epilogue = false;
+  /// the dataflow is WS or OS), or its seeded form; otherwise it runs as a
+  /// kernel of its own.
+  bool epilogue = false, seeded = false;
 };
 
 /// Whether `schedule`'s double-buffered blocks fit in the SRAMs.
@@ -173,8 +175,10 @@ chooseSystolicAttentionTiles(Operation *op,
 /// `o.fuseEpilogues`, a WS or OS schedule fits with it and the model
 /// predicts it faster than the best schedule without it plus the epilogue
 /// on its own (the accumulator rows the epilogue takes may force smaller
-/// blocks); else without (the epilogue then runs as a kernel of its own);
-/// a located error at `op` when none fits.
+/// blocks); its seeded form when that is faster still with other blocks
+/// (with the same blocks the seed's latency, which the model does not
+/// see, makes it slower); else without (the epilogue then runs as a kernel
+/// of its own); a located error at `op` when none fits.
 FailureOr<SystolicMatmulSchedule>
 configureSystolicMatmul(Operation *op, const ::sysarray::MachineConfig &config,
                         const SystolicMatmulShape &shape,
@@ -188,13 +192,14 @@ class LoweringConfigAttr;
 /// conversion refuses (an empty matmul, a type the array does not take); a
 /// located error when no schedule fits.
 /// A matmul's `epilogue` (the elementwise kernel that reads its result,
-/// as convert-accel-to-systolic finds it) takes accumulator rows: the
-/// schedule accounts for them.
-FailureOr<LoweringConfigAttr>
-configureSystolicOp(Operation *op, const SystolicOptions &options,
-                    llvm::function_ref<std::optional<SystolicEpilogueShape>(
-                        const ::sysarray::MachineConfig &)>
-                        epilogue = nullptr);
+/// as convert-accel-to-systolic finds it, for a machine; its seeded form
+/// when the flag is set) takes accumulator rows: the schedule accounts for
+/// them.
+FailureOr<LoweringConfigAttr> configureSystolicOp(
+    Operation *op, const SystolicOptions &options,
+    llvm::function_ref<std::optional<SystolicEpilogueShape>(
+        const ::sysarray::MachineConfig &, bool seeded)>
+        epilogue = nullptr);
 
 } // namespace accel
 } // namespace mlir
