@@ -269,10 +269,14 @@ def AccelSystolicConfigurePass
     keys]` that fit the scratchpad and the accumulator. A matmul with an
     empty C or K = 0 needs no schedule and gets none.
 
-    An op that already carries a config keeps it, completed and checked
-    against the machine; `dataflow` and the tile options override the model
-    for the ops without one. The conversion reads the configs and chooses
-    nothing itself. Deterministic.
+    A matmul whose result an elementwise kernel reads is scheduled with
+    that kernel's accumulator slots when the model predicts applying it
+    to C's blocks (or seeding C with its first add) faster than the matmul
+    and the kernel on its own; the conversion repeats that choice from the
+    written config. An op that already carries a config keeps it,
+    completed and checked against the machine; `dataflow` and the tile
+    options override the model for the ops without one. The conversion
+    reads the configs and chooses nothing itself. Deterministic.
   }];
   let options = SystolicOptions;
 }
@@ -317,14 +321,20 @@ def ConvertAccelToSystolicPass
     broadcast key dimension one column added per row), and added after
     the scale.
 
-    Elementwise ops (a matmul's bias, activation, residual and cast, run
-    after it): kernels of the vector unit, block by block of rows x the
+    Elementwise ops (a matmul's bias, activation, residual and cast):
+    kernels of the vector unit, block by block of rows x the
     accumulator's width: each input moved into an accumulator slot (a
     bias over the columns read as one row and doubled by vector copies, a
     per-row value as one column applied with `bcast row`), the body as
     add/sub/mul/div/max/exp (negation, a ReLU's select and constants
     mapped onto them; a bf16 result rounded by mvout), two sets of slots
     alternating so loads overlap the previous block (docs/systolic.md).
+    The kernel that reads a matmul's result is applied to each strip of C
+    in the accumulator after its last compute (fused; C is stored only
+    when something else reads it), or its first `C + X` becomes C's
+    initial value (seeded: X moved into C's rows a block ahead, the first
+    preload accumulating onto it), or it runs after the matmul as a
+    kernel of its own: the configuration's choice (`fuse-epilogues`).
 
     Inputs are i8 (i32 accumulation, exact), bf16 or f32 (f32
     accumulation); one input type per program. Boolean or constant masks,
