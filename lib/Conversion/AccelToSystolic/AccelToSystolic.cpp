@@ -920,11 +920,18 @@ struct ConvertAccelToSystolicPass
         const SystolicEpilogue &ep = *plan.epilogue;
         if (ep.storeC)
           e.mvout(systolic::Space::Acc, accRow, rows, cols, c, r0, col0);
-        const int64_t slotRows = schedule.tileM;
-        emitSystolicEpilogue(
-            e, ep, bufferOf, bi, r0, col0, rows, cols, accRow,
-            spareRow + set * plan.shape.epilogue->slots * slotRows, slotRows);
-        set ^= 1;
+        // In pieces of the schedule's epilogue rows, the sets alternating.
+        const int64_t slotRows =
+            schedule.epilogueRows
+                ? std::min(schedule.epilogueRows, schedule.tileM)
+                : schedule.tileM;
+        const int64_t slots = ep.kernel.slots - 1;
+        for (int64_t r = 0; r < rows; r += slotRows) {
+          emitSystolicEpilogue(e, ep, bufferOf, bi, r0 + r, col0,
+                               std::min(slotRows, rows - r), cols, accRow + r,
+                               spareRow + set * slots * slotRows, slotRows);
+          set ^= 1;
+        }
       };
       // A bias (or residual) the epilogue adds first is C's initial value.
       auto seed = [&](int64_t accRow, int64_t rows, int64_t cols, int64_t r0,

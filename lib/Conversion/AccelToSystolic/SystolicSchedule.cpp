@@ -96,7 +96,9 @@ bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
     const SystolicEpilogueShape *epi = appliedEpilogue(shape, sch);
     if (!epi || sch.dataflow == SystolicDataflow::IS)
       return false;
-    acc += 2 * epi->slots * sch.tileM;
+    acc +=
+        2 * epi->slots *
+        (sch.epilogueRows ? std::min(sch.epilogueRows, sch.tileM) : sch.tileM);
   }
   return spad <= int64_t(mc.spadRows) && acc <= int64_t(mc.accRows);
 }
@@ -130,15 +132,19 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
             q0 + sch.tileK >= f.q ? appliedEpilogue(shape, sch) : nullptr;
         double vec = 0;
         if (epi) {
+          // Each strip in pieces of epilogueRows: a row broadcast read and
+          // every instruction's latency once a piece.
           const int64_t strips = ceilDiv(sr, C);
+          const int64_t pieces = ceilDiv(
+              pr, sch.epilogueRows ? std::min(sch.epilogueRows, pr) : pr);
           bytes += epi->elemBytes * double(pr * sr) +
-                   epi->rowBytes * double(sr) +
+                   epi->rowBytes * double(sr * pieces) +
                    epi->colBytes * double(pr * strips);
           for (int64_t ss = 0; ss < strips; ++ss)
             vec += epi->vectorOps *
                        std::ceil(double(pr * std::min(C, sr - ss * C)) /
                                  mc.vectorLanes) +
-                   4 * epi->vectorInstrs;
+                   4 * epi->vectorInstrs * pieces;
         }
         double dma = stepLoads + bytes / bw;
         stepLoads = 0;
@@ -219,6 +225,12 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
         // the dataflow's granule.
         for (int64_t tk : candidates(tileK, mc.rows, roundUp(f.q, g))) {
           SystolicMatmulSchedule s{d, tm, tn, tk, shape.epilogue.has_value()};
+          // An epilogue's slots as tall as the blocks where they fit, else
+          // the tallest power of two that does.
+          if (s.epilogue)
+            for (s.epilogueRows = tm;
+                 s.epilogueRows > 1 && !fitsSystolic(mc, shape, s);)
+              s.epilogueRows = int64_t(llvm::PowerOf2Ceil(s.epilogueRows) / 2);
           if (!fitsSystolic(mc, shape, s))
             continue;
           double c = predictSystolicMatmulCycles(mc, shape, s);

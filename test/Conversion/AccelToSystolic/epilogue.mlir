@@ -1,6 +1,7 @@
 // RUN: accel-opt %s --convert-accel-to-systolic="dataflow=ws tile-m=16 tile-n=32 tile-k=32" | FileCheck %s
 // RUN: accel-opt %s --convert-accel-to-systolic="dataflow=ws tile-m=16 tile-n=32 tile-k=32 fuse-epilogues=false" | FileCheck %s --check-prefix=SEPARATE
 // RUN: accel-opt %s --convert-accel-to-systolic="dataflow=is" | FileCheck %s --check-prefix=IS
+// RUN: accel-opt %s --convert-accel-to-systolic="dataflow=ws tile-m=16 tile-n=32 tile-k=32 acc-kib=5" | FileCheck %s --check-prefix=PIECES
 // A matmul's epilogue applied to its C blocks in the accumulator
 // (SystolicElementwise.h, matchSystolicEpilogue): after a strip's last
 // compute, the epilogue's other inputs are moved in next to it, its
@@ -50,6 +51,20 @@
 // SEPARATE: systolic.mvin 4[0] stride 40 -> acc
 // SEPARATE: systolic.vector max
 // SEPARATE: systolic.mvout {{.*}} -> 3[0] stride 40
+
+// An 80-row accumulator: C's blocks take 64, the bias's two slots 8 rows
+// each, so each 16-row strip is done in two pieces of 8 rows.
+// PIECES-LABEL: systolic.program @bias_relu
+// PIECES: systolic.mvin 2[0] stride 0 -> acc[64] rows 1 cols 16
+// PIECES-COUNT-3: systolic.vector copy
+// PIECES-NEXT: systolic.vector add 64, 0, 64 rows 8 cols 16
+// PIECES-NEXT: systolic.vector max 64, 64 rows 8 cols 16
+// PIECES-NEXT: systolic.mvout acc[64] rows 8 cols 16 -> 3[0] stride 40
+// PIECES-NEXT: systolic.mvin 2[0] stride 0 -> acc[72] rows 1 cols 16
+// PIECES-COUNT-3: systolic.vector copy
+// PIECES-NEXT: systolic.vector add 72, 8, 72 rows 8 cols 16
+// PIECES-NEXT: systolic.vector max 72, 72 rows 8 cols 16
+// PIECES-NEXT: systolic.mvout acc[72] rows 8 cols 16 -> 3[320] stride 40
 
 // IS-LABEL: systolic.program @bias_relu
 // IS-SAME: tmp0

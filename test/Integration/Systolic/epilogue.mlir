@@ -8,14 +8,16 @@
 // DRAM). Four machines: the default (WS), a 4 KiB accumulator with OS
 // (where the bias and the residual are seeded: C's initial value in the
 // accumulator; dropping the seed from the first preload's accumulate fails
-// both at err/gate > 1e5), 8x8 with 4 lanes, and the epilogues as kernels
-// of their own.
+// both at err/gate > 1e5), 8x8 with 4 lanes, the epilogues as kernels
+// of their own, and an 80-row accumulator under blocks of 16 rows whose C
+// blocks leave 16 rows: the epilogues' slots in pieces of 8 rows.
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="acc-kib=4 dataflow=os" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="fuse-epilogues=false" | FileCheck %s
-// CHECK: accel-run: 5 of 5 functions passed
+// RUN: accel-run %s --target=systolic --systolic-pipeline-options="acc-kib=5 tile-m=16 tile-n=32 tile-k=32" | FileCheck %s
+// CHECK: accel-run: 6 of 6 functions passed
 //
 // With fusion, no C of these programs reaches DRAM unless it is returned
 // (no scratch buffer); without it each C (and the bias sum before the
@@ -97,6 +99,25 @@ func.func @bf16_row_scale(%a: tensor<40x64xbf16>, %b: tensor<64x36xbf16>, %s: te
     linalg.yield %t : bf16
   } -> tensor<40x36xbf16>
   return %1 : tensor<40x36xbf16>
+}
+
+// A bias, then SiLU (a second slot besides C's: seeded, the bias is C's
+// initial value and SiLU works on C's rows and one more slot).
+func.func @bias_silu(%a: tensor<48x40xf32>, %b: tensor<40x72xf32>, %bias: tensor<72xf32>) -> tensor<48x72xf32> {
+  %c = tensor.empty() : tensor<48x72xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<48x40xf32>, tensor<40x72xf32>) outs(%c : tensor<48x72xf32>) -> tensor<48x72xf32>
+  %e = tensor.empty() : tensor<48x72xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<48x72xf32>, tensor<72xf32>) outs(%e : tensor<48x72xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %s : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %r = arith.divf %s, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<48x72xf32>
+  return %1 : tensor<48x72xf32>
 }
 
 // No matmul: the body reads its output's initial value, an argument.

@@ -91,6 +91,10 @@ struct SystolicMatmulSchedule {
   /// the dataflow is WS or OS), or its seeded form; otherwise it runs as a
   /// kernel of its own.
   bool epilogue = false, seeded = false;
+  /// The rows of a strip of C the applied epilogue works on at a time,
+  /// the height of its slots (0: tileM). Fewer rows than tileM where its
+  /// slots would not fit beside C's blocks otherwise.
+  int64_t epilogueRows = 0;
 };
 
 /// Whether `schedule`'s double-buffered blocks fit in the SRAMs.
