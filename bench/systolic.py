@@ -13,7 +13,10 @@ accel-run (every run is also checked against the fp64 oracle) and prints:
      cycles / the GEMM with its epilogue applied to C's blocks in the
      accumulator (the configuration stage's choice), and / the epilogue as
      a kernel of its own (fuse-epilogues=false); goal >= 0.95 (issue 27).
-  5. The schedule model's predicted cycles / the simulator's (goal +-5%).
+  5. Softmax over the last dimension on the vector unit: elements per
+     cycle against the unit's bound (lanes / 8 issue slots an element:
+     rowmax, sub, 4 for exp, rowsum, div).
+  6. The schedule model's predicted cycles / the simulator's (goal +-5%).
 
 Every number is printed with its bandwidth assumption. Standard library only.
 
@@ -93,6 +96,14 @@ def epilogue_src(m, k, n, dt, kind):
             f"    %t = arith.truncf %s : f32 to bf16\n"
             f"    linalg.yield %t : bf16\n  }} -> {o}\n"
             f"  return %1 : {o}\n}}\n")
+
+
+def softmax_src(rows, n, dt):
+    t = f"tensor<{rows}x{n}x{dt}>"
+    return (f"func.func @g(%x: {t}) -> {t} {{\n"
+            f"  %e = tensor.empty() : {t}\n"
+            f"  %0 = accel.softmax dimension(1) ins(%x : {t}) outs(%e : {t}) "
+            f"-> {t}\n  return %0 : {t}\n}}\n")
 
 
 def run(src, options, mode="default"):
@@ -233,8 +244,28 @@ def main():
                      f"{alone['cycles']} fused {fused['cycles']} separate "
                      f"{separate['cycles']}")
     print()
+
+    print("# 5. Softmax on the vector unit (default 16x16 machine, 16 lanes, "
+          "16 B/cycle)")
+    print(f"{'dtype':5} {'rows x n':>12} {'cycles':>8} {'elem/cyc':>8} "
+          f"{'of bound':>8} {'model/sim':>9}")
+    sms = [(256, 128), (64, 1024), (16, 4096)]
+    if args.quick:
+        sms = sms[:1]
+    for dt in ("f32", "bf16"):
+        for rows, n in sms:
+            res = run(softmax_src(rows, n, dt), default)
+            rate = rows * n / res["cycles"]
+            bound = 16 / 8
+            mr = res["predicted"] / res["cycles"]
+            model_ratios.append(mr)
+            print(f"{dt:5} {rows:>5}x{n:<6} {res['cycles']:>8} {rate:8.3f} "
+                  f"{rate / bound:8.3f} {mr:9.3f}")
+            emit("softmax", f"{dt} {rows}x{n}", f"{rate / bound:.3f}",
+                 "(report)", f"cycles {res['cycles']}")
+    print()
     within = sum(1 for x in model_ratios if abs(x - 1) <= 0.05)
-    print(f"# 5. Schedule model / simulator: {within} of {len(model_ratios)} "
+    print(f"# 6. Schedule model / simulator: {within} of {len(model_ratios)} "
           f"within +-5%; range {min(model_ratios):.3f} .. "
           f"{max(model_ratios):.3f}")
     emit("model", "predicted / simulated within 5%",

@@ -286,10 +286,11 @@ def ConvertAccelToSystolicPass
   let summary = "Compile accel matmul and attention functions to systolic "
                 "array programs";
   let description = [{
-    Replaces every public function whose body is `accel.matmul` and
-    `accel.attention` ops, elementwise `linalg.generic` ops and
-    `linalg.fill` on statically shaped tensors (plus `tensor.empty` and
-    constants) with a `systolic.program` of the same name. Function
+    Replaces every public function whose body is `accel.matmul`,
+    `accel.attention` and `accel.softmax` ops, elementwise
+    `linalg.generic` ops and `linalg.fill` on statically shaped tensors
+    (plus `tensor.empty` and constants) with a `systolic.program` of the
+    same name. Function
     arguments and results become DRAM buffers (`arg n`, `result n`);
     intermediate tensors become scratch buffers.
 
@@ -335,6 +336,12 @@ def ConvertAccelToSystolicPass
     initial value (seeded: X moved into C's rows a block ahead, the first
     preload accumulating onto it), or it runs after the matmul as a
     kernel of its own: the configuration's choice (`fuse-epilogues`).
+
+    Softmax over the last dimension (f32 or bf16): a kernel of the vector
+    unit, blocks of whole rows in the accumulator (a row's strips side by
+    side): rowmax and rowsum accumulated across the strips, `x - max` with
+    a `-inf` max read as 0 and the division with a 0 sum giving 0 (a row of
+    `-inf` gives zeros), two sets of rows alternating between blocks.
 
     Inputs are i8 (i32 accumulation, exact), bf16 or f32 (f32
     accumulation); one input type per program. Boolean or constant masks,

@@ -18,6 +18,7 @@
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "SystolicElementwise.h"
 #include "SystolicEmitter.h"
+#include "SystolicSoftmax.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
 #include "accel/Systolic/ISA.h"
@@ -544,6 +545,8 @@ struct ConvertAccelToSystolicPass
   DenseMap<Operation *, MatmulPlan> plans;
   /// The elementwise ops a matmul applies (emitted with it).
   DenseSet<Operation *> fused;
+  /// The vector-unit kernel of each softmax.
+  DenseMap<Operation *, SystolicSoftmax> softmaxes;
 
   /// The machine for a program of `input` elements.
   isa::MachineConfig machine(isa::ElemType input) const {
@@ -557,8 +560,16 @@ struct ConvertAccelToSystolicPass
     // Elementwise generics and fills: kernels of the vector unit
     // (SystolicElementwise.h).
     elementwise.clear();
+    softmaxes.clear();
+    SmallVector<SoftmaxOp> softmaxOps;
     for (Operation &op : func.getBody().front()) {
       Type in;
+      // Softmaxes: kernels of the vector unit (SystolicSoftmax.h), checked
+      // once the machine is known.
+      if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+        softmaxOps.push_back(sm);
+        continue;
+      }
       if (llvm::isa<linalg::GenericOp, linalg::FillOp>(op)) {
         FailureOr<SystolicElementwise> k = analyzeSystolicElementwise(&op);
         if (failed(k))
@@ -625,9 +636,9 @@ struct ConvertAccelToSystolicPass
         continue;
       } else {
         return op.emitOpError("has no systolic lowering (a systolic program "
-                              "holds accel.matmul and accel.attention ops "
-                              "and elementwise linalg.generic and "
-                              "linalg.fill ops)");
+                              "holds accel.matmul, accel.attention and "
+                              "accel.softmax ops and elementwise "
+                              "linalg.generic and linalg.fill ops)");
       }
       auto t = *getSystolicElemType(in);
       if (input && *input != t)
@@ -639,11 +650,11 @@ struct ConvertAccelToSystolicPass
       if (!firstCompute)
         firstCompute = &op;
     }
-    if (!input && elementwise.empty())
-      return func.emitOpError("has no accel.matmul, accel.attention or "
-                              "elementwise op to compile for the systolic "
-                              "array");
-    // A program of elementwise kernels alone runs on an f32 machine.
+    if (!input && elementwise.empty() && softmaxOps.empty())
+      return func.emitOpError("has no accel.matmul, accel.attention, "
+                              "accel.softmax or elementwise op to compile "
+                              "for the systolic array");
+    // A program of vector-unit kernels alone runs on an f32 machine.
     if (!input)
       input = isa::ElemType::F32;
     isa::MachineConfig mc = machine(*input);
@@ -664,6 +675,12 @@ struct ConvertAccelToSystolicPass
     if (mc.spadRows < 1 || mc.accRows < 1)
       return func.emitOpError("the SRAMs hold less than one row of the "
                               "array (spad-kib / acc-kib too small)");
+    for (SoftmaxOp sm : softmaxOps) {
+      FailureOr<SystolicSoftmax> k = analyzeSystolicSoftmax(sm, mc);
+      if (failed(k))
+        return failure();
+      softmaxes[sm] = *k;
+    }
     // Every matmul's schedule, and the epilogues applied to C's blocks.
     plans.clear();
     fused.clear();
@@ -695,8 +712,8 @@ struct ConvertAccelToSystolicPass
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       Operation *def = v.getDefiningOp();
-      if (!def ||
-          (!llvm::isa<MatmulOp, AttentionOp>(def) && !elementwise.count(def)))
+      if (!def || (!llvm::isa<MatmulOp, AttentionOp, SoftmaxOp>(def) &&
+                   !elementwise.count(def)))
         return ret.emitOpError("result #")
                << i
                << " is not computed by an accel op; a systolic program only "
@@ -716,7 +733,8 @@ struct ConvertAccelToSystolicPass
       if (plan != plans.end() && plan->second.epilogue &&
           !plan->second.epilogue->storeC)
         continue;
-      if ((llvm::isa<MatmulOp, AttentionOp>(op) || elementwise.count(&op)) &&
+      if ((llvm::isa<MatmulOp, AttentionOp, SoftmaxOp>(op) ||
+           elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
         bufferOf[op.getResult(0)] = addBuffer(
             ("tmp" + Twine(scratch++)).str(), systolic::BufferRole::Scratch, 0,
@@ -786,6 +804,13 @@ struct ConvertAccelToSystolicPass
       } else if (auto it = elementwise.find(&op);
                  it != elementwise.end() && !fused.count(&op)) {
         predicted += emitSystolicElementwise(e, it->second, bufferOf);
+      } else if (auto sm = softmaxes.find(&op); sm != softmaxes.end()) {
+        if (!bufferOf.count(sm->second.input))
+          return op.emitOpError("reads a value that is not in DRAM (a "
+                                "function argument or the result of an op "
+                                "of the program)");
+        predicted += predictSystolicSoftmaxCycles(sm->second, mc);
+        emitSystolicSoftmax(e, sm->second, bufferOf);
       }
     }
     e.fence();

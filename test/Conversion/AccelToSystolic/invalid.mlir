@@ -68,7 +68,7 @@ func.func @head_dim_0(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf32>, %v: tens
 // -----
 
 func.func @other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{has no systolic lowering (a systolic program holds accel.matmul and accel.attention ops and elementwise linalg.generic and linalg.fill ops)}}
+  // expected-error @below {{has no systolic lowering (a systolic program holds accel.matmul, accel.attention and accel.softmax ops and elementwise linalg.generic and linalg.fill ops)}}
   %0 = arith.addf %a, %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -86,7 +86,7 @@ func.func @mixed(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %x: tensor<4x4xf32>) ->
 
 // -----
 
-// expected-error @below {{has no accel.matmul, accel.attention or elementwise op to compile for the systolic array}}
+// expected-error @below {{has no accel.matmul, accel.attention, accel.softmax or elementwise op to compile for the systolic array}}
 func.func @nothing(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %a : tensor<4xf32>
 }
