@@ -133,7 +133,7 @@ public:
       (in.op == Opcode::Preload ? in.accumulate : in.preloaded) = range(0, 1);
       break;
     case Opcode::Vector: {
-      in.vop = VecOp(range(0, 10));
+      in.vop = VecOp(range(0, 11));
       bool binary = in.vop == VecOp::Add || in.vop == VecOp::Sub ||
                     in.vop == VecOp::Mul || in.vop == VecOp::Div ||
                     in.vop == VecOp::Max;
@@ -534,7 +534,7 @@ TEST(SystolicBinary, EachDecoderMessage) {
        {1},
        "byte 239: instruction 3 (compute): unused byte must be 0, "
        "got 01h"},
-      {241, {11}, "byte 241: instruction 4 (vector): unknown vector op 11"},
+      {241, {12}, "byte 241: instruction 4 (vector): unknown vector op 12"},
       {243,
        {3},
        "byte 243: instruction 4 (vector mul): unknown bcast 3 (0 "

@@ -599,6 +599,8 @@ TEST(SystolicSimulatorTest, VectorOps) {
         [&](int i, int j) { return std::max(X(i, j), Y(i, j)); });
   check("exp", vec(VecOp::Exp, 8, 0, 0, 4, 4),
         [&](int i, int j) { return std::exp(X(i, j)); });
+  check("rsqrt", vec(VecOp::Rsqrt, 8, 0, 0, 4, 4),
+        [&](int i, int j) { return 1.0f / std::sqrt(X(i, j)); });
   check("mask causal", vec(VecOp::MaskCausal, 8, 0, 0, 4, 4),
         [&](int i, int j) { return j > i ? -kInf : X(i, j); });
   check("mask causal -1",
@@ -905,11 +907,11 @@ TEST(SystolicSimulatorTest, VectorFaults) {
     const char *message;
   };
   Instruction badOp = vec(VecOp::Copy, 8, 0, 0, 4, 4);
-  badOp.vop = VecOp(11);
+  badOp.vop = VecOp(12);
   Instruction badBcast = vec(VecOp::Add, 8, 0, 4, 4, 4);
   badBcast.bcast = Bcast(3);
   std::vector<Case> cases = {
-      {badOp, "instruction 1 (vector): unknown vector op 11"},
+      {badOp, "instruction 1 (vector): unknown vector op 12"},
       {badBcast, "instruction 1 (vector): unknown broadcast 3"},
       {vec(VecOp::Copy, 8, 0, 0, 4, 4, Bcast::None, 0x10),
        "unknown vector flags 0x10"},

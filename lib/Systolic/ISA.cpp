@@ -47,9 +47,9 @@ const char *sysarray::opcodeName(Opcode op) {
 }
 
 const char *sysarray::vecOpName(VecOp op) {
-  static const char *const names[] = {"fill",   "copy",   "add",        "sub",
-                                      "mul",    "div",    "max",        "exp",
-                                      "rowmax", "rowsum", "mask_causal"};
+  static const char *const names[] = {
+      "fill", "copy", "add",    "sub",    "mul",         "div",
+      "max",  "exp",  "rowmax", "rowsum", "mask_causal", "rsqrt"};
   return unsigned(op) < std::size(names) ? names[unsigned(op)] : "?";
 }
 

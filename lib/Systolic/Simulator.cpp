@@ -1041,7 +1041,7 @@ Error Simulator::vector(const Instruction &in) {
                               "accumulator; this machine's is {0}",
                               elemTypeName(cfg.accType))
                     .str());
-  if (uint8_t(in.vop) > uint8_t(VecOp::MaskCausal))
+  if (uint8_t(in.vop) > uint8_t(VecOp::Rsqrt))
     return fail(llvm::formatv("unknown vector op {0}", unsigned(in.vop)).str());
   if (uint8_t(in.bcast) > uint8_t(Bcast::Scalar))
     return fail(
@@ -1137,6 +1137,9 @@ Error Simulator::vector(const Instruction &in) {
       case VecOp::Exp:
         r = std::exp(a[j]);
         break;
+      case VecOp::Rsqrt:
+        r = 1.0f / std::sqrt(a[j]);
+        break;
       case VecOp::MaskCausal:
         r = int64_t(j) > int64_t(i) + in.iimm
                 ? -std::numeric_limits<float>::infinity()
@@ -1176,7 +1179,7 @@ Error Simulator::vector(const Instruction &in) {
   // exp, x2 when element-wise A and B share an accumulator bank), then
   // kVectorLatency cycles of pipeline before the results are written.
   uint64_t issue = (elems + cfg.vectorLanes - 1) / cfg.vectorLanes;
-  if (op == VecOp::Exp)
+  if (op == VecOp::Exp || op == VecOp::Rsqrt)
     issue *= kVectorExpFactor;
   if (readsB && in.bcast == Bcast::None) {
     uint32_t bankRows = std::max(1u, cfg.accBankRows());

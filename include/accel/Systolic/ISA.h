@@ -198,17 +198,18 @@ enum class Opcode : uint8_t {
 /// Vector unit operations. `B` is srcB element-wise (Bcast::None), srcB's
 /// column 0 per row (Bcast::Row) or `imm` (Bcast::Scalar).
 enum class VecOp : uint8_t {
-  Fill = 0,       // dst = imm
-  Copy = 1,       // dst = A
-  Add = 2,        // dst = A + B
-  Sub = 3,        // dst = A - B (kVecInfIsZero: a -inf B is read as 0)
-  Mul = 4,        // dst = A * B
-  Div = 5,        // dst = A / B (kVecInfIsZero: x / 0 is 0)
-  Max = 6,        // dst = max(A, B)
-  Exp = 7,        // dst = exp(A)
-  RowMax = 8,     // dst[i][0] = max_j A[i][j] (kVecAccumulate: and dst[i][0])
-  RowSum = 9,     // dst[i][0] = sum_j A[i][j] in j order (kVecAccumulate: +)
-  MaskCausal = 10 // dst[i][j] = j > i + imm ? -inf : A[i][j]
+  Fill = 0,        // dst = imm
+  Copy = 1,        // dst = A
+  Add = 2,         // dst = A + B
+  Sub = 3,         // dst = A - B (kVecInfIsZero: a -inf B is read as 0)
+  Mul = 4,         // dst = A * B
+  Div = 5,         // dst = A / B (kVecInfIsZero: x / 0 is 0)
+  Max = 6,         // dst = max(A, B)
+  Exp = 7,         // dst = exp(A)
+  RowMax = 8,      // dst[i][0] = max_j A[i][j] (kVecAccumulate: and dst[i][0])
+  RowSum = 9,      // dst[i][0] = sum_j A[i][j] in j order (kVecAccumulate: +)
+  MaskCausal = 10, // dst[i][j] = j > i + imm ? -inf : A[i][j]
+  Rsqrt = 11       // dst = 1 / sqrt(A)
 };
 
 enum class Bcast : uint8_t { None = 0, Row = 1, Scalar = 2 };

@@ -34,6 +34,12 @@ using Instr = SystolicElementwise::Instr;
 
 bool isFloatElement(Type t) { return t.isF32() || t.isBF16(); }
 
+/// The unit's one-operand ops, and those issued at a quarter rate.
+bool isTranscendental(systolic::VecOp op) {
+  return op == systolic::VecOp::Exp || op == systolic::VecOp::Rsqrt;
+}
+bool isUnary(systolic::VecOp op) { return isTranscendental(op); }
+
 /// Builds the vector program of a generic's body.
 class ProgramBuilder {
 public:
@@ -127,7 +133,7 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
            << why << " ('" << op.getName() << "' in its body)";
   };
   constexpr StringLiteral kOps = "has add, sub, mul, div, max (maximumf, a "
-                                 "ReLU's select), exp and negation";
+                                 "ReLU's select), exp, rsqrt and negation";
   // A value of the program, or a float constant defined outside the body.
   auto get = [&](Value v) -> std::optional<Operand> {
     auto it = valueOf.find(v);
@@ -173,6 +179,12 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
         out = ProgramBuilder::scalar(std::exp(ins[0].imm));
       else
         out = pb.emit(systolic::VecOp::Exp, ins[0].kind, ins[0]);
+    } else if (isa<math::RsqrtOp>(op)) {
+      // 1 / sqrt in f32 (two roundings; the oracle allows 2 units).
+      if (ins[0].kind == Kind::Scalar)
+        out = ProgramBuilder::scalar(1.0f / std::sqrt(ins[0].imm));
+      else
+        out = pb.emit(systolic::VecOp::Rsqrt, ins[0].kind, ins[0]);
     } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
       // ReLU as frontends write it: select(x > c or NaN, x, c) is max(x, c)
       // (NaN propagates in both).
@@ -427,7 +439,7 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
       e.fill(slotRow(in.dst), rr, cols, in.a.imm);
       continue;
     }
-    if (in.op != systolic::VecOp::Exp) {
+    if (!isUnary(in.op)) {
       if (in.b.kind == Kind::Scalar) {
         bcast = systolic::Bcast::Scalar;
         imm = in.b.imm;
@@ -501,7 +513,7 @@ double blockCycles(const SystolicElementwise &k,
   for (const Instr &in : k.program) {
     const int64_t cols = in.kind == Kind::Full ? cc : 1;
     vec += issue(rr, cols) +
-           (in.op == systolic::VecOp::Exp ? 3 * (issue(rr, cols) - 4) : 0);
+           (isTranscendental(in.op) ? 3 * (issue(rr, cols) - 4) : 0);
   }
   const double store = double(rr * cc) * dramBytes(k.op->getResult(0)) / bw;
   return std::max({load, store, vec});
@@ -670,7 +682,7 @@ mlir::accel::describeSystolicEpilogue(const SystolicEpilogue &ep,
     }
   }
   for (const Instr &in : k.program) {
-    s.vectorOps += in.op == systolic::VecOp::Exp ? 4 : 1;
+    s.vectorOps += isTranscendental(in.op) ? 4 : 1;
     s.vectorInstrs += 1;
   }
   s.storeBytes = dramBytes(k.op->getResult(0)) +

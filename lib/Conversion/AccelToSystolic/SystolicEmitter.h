@@ -100,7 +100,10 @@ public:
     // Each op of the softmax depends on the one before: issue cycles plus
     // the unit's pipeline (the simulator's model, docs/systolic-simulator.md).
     double issue = std::ceil(double(rows * cols) / config.vectorLanes);
-    vec += (op == systolic::VecOp::Exp ? 4 * issue : issue) + 4;
+    vec +=
+        (op == systolic::VecOp::Exp || op == systolic::VecOp::Rsqrt ? 4 * issue
+                                                                    : issue) +
+        4;
     systolic::VectorOp::create(
         b, loc, systolic::VecOpAttr::get(b.getContext(), op),
         b.getI64IntegerAttr(dst), b.getI64IntegerAttr(srcA),

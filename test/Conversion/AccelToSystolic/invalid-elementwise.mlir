@@ -6,7 +6,7 @@
 
 func.func @tanh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
-  // expected-error @below {{'linalg.generic' op has no systolic lowering: the vector unit has add, sub, mul, div, max (maximumf, a ReLU's select), exp and negation ('math.tanh' in its body)}}
+  // expected-error @below {{'linalg.generic' op has no systolic lowering: the vector unit has add, sub, mul, div, max (maximumf, a ReLU's select), exp, rsqrt and negation ('math.tanh' in its body)}}
   %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
   ^bb0(%v: f32, %o: f32):
     %t = math.tanh %v : f32

@@ -5,12 +5,13 @@
 // residual with a per-row scale (one column applied per row), SwiGLU's
 // product of two matmuls, a constant minus a block and a per-row value
 // minus a block (the non-commutative operands materialised), a fill, and
-// a program of elementwise ops alone (an f32 machine).
+// a program of elementwise ops alone (an f32 machine), and rsqrt (the
+// unit's rsqrt: 1 / sqrt in f32) of a per-row value scaling a block.
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="acc-kib=4 dataflow=os" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
-// CHECK: accel-run: 7 of 7 functions passed
+// CHECK: accel-run: 8 of 8 functions passed
 
 #id2 = affine_map<(i, j) -> (i, j)>
 #col2 = affine_map<(i, j) -> (j)>
@@ -120,4 +121,19 @@ func.func @relu_alone(%x: tensor<3x50xbf16>) -> tensor<3x50xbf16> {
     linalg.yield %t : bf16
   } -> tensor<3x50xbf16>
   return %1 : tensor<3x50xbf16>
+}
+
+// x * rsqrt(v * v + 1e-5), v per row: the rsqrt on one column.
+func.func @rsqrt_rows(%x: tensor<21x40xf32>, %v: tensor<21xf32>) -> tensor<21x40xf32> {
+  %e = tensor.empty() : tensor<21x40xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, affine_map<(i, j) -> (i)>, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %v : tensor<21x40xf32>, tensor<21xf32>) outs(%e : tensor<21x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %eps = arith.constant 1.0e-5 : f32
+    %sq = arith.mulf %b, %b : f32
+    %s = arith.addf %sq, %eps : f32
+    %r = math.rsqrt %s : f32
+    %y = arith.mulf %a, %r : f32
+    linalg.yield %y : f32
+  } -> tensor<21x40xf32>
+  return %1 : tensor<21x40xf32>
 }
