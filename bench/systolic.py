@@ -15,7 +15,9 @@ accel-run (every run is also checked against the fp64 oracle) and prints:
      a kernel of its own (fuse-epilogues=false); goal >= 0.95 (issue 27).
   5. Softmax over the last dimension on the vector unit: elements per
      cycle against the unit's bound (lanes / 8 issue slots an element:
-     rowmax, sub, 4 for exp, rowsum, div).
+     rowmax, sub, 4 for exp, rowsum, div); RMSNorm as frontends write it
+     (a row reduction, then an elementwise kernel): elements per cycle
+     against the load queue's bound (x read twice).
   6. The schedule model's predicted cycles / the simulator's (goal +-5%).
 
 Every number is printed with its bandwidth assumption. Standard library only.
@@ -104,6 +106,37 @@ def softmax_src(rows, n, dt):
             f"  %e = tensor.empty() : {t}\n"
             f"  %0 = accel.softmax dimension(1) ins(%x : {t}) outs(%e : {t}) "
             f"-> {t}\n  return %0 : {t}\n}}\n")
+
+
+def rmsnorm_src(rows, n):
+    """RMSNorm as torch-mlir writes it: a sum of squares, then x * rsqrt(mean
+    + eps) * w (the per-row factor fused into the last generic)."""
+    x, r = f"tensor<{rows}x{n}xf32>", f"tensor<{rows}xf32>"
+    return (f"func.func @g(%x: {x}, %w: tensor<{n}xf32>) -> {x} {{\n"
+            f"  %z = arith.constant 0.0 : f32\n"
+            f"  %e0 = tensor.empty() : {r}\n"
+            f"  %f = linalg.fill ins(%z : f32) outs(%e0 : {r}) -> {r}\n"
+            f"  %ss = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, "
+            f"affine_map<(i, j) -> (i)>], iterator_types = [\"parallel\", "
+            f"\"reduction\"]}} ins(%x : {x}) outs(%f : {r}) {{\n"
+            f"  ^bb0(%a: f32, %acc: f32):\n    %m = arith.mulf %a, %a : f32\n"
+            f"    %s = arith.addf %m, %acc : f32\n    linalg.yield %s : f32\n"
+            f"  }} -> {r}\n"
+            f"  %e = tensor.empty() : {x}\n"
+            f"  %y = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, "
+            f"affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (j)>, "
+            f"affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", "
+            f"\"parallel\"]}} ins(%x, %ss, %w : {x}, {r}, tensor<{n}xf32>) "
+            f"outs(%e : {x}) {{\n"
+            f"  ^bb0(%a: f32, %v: f32, %ww: f32, %o: f32):\n"
+            f"    %d = arith.constant {float(n)} : f32\n"
+            f"    %eps = arith.constant 1.0e-5 : f32\n"
+            f"    %mean = arith.divf %v, %d : f32\n"
+            f"    %ve = arith.addf %mean, %eps : f32\n"
+            f"    %rs = math.rsqrt %ve : f32\n"
+            f"    %t = arith.mulf %a, %rs : f32\n"
+            f"    %u = arith.mulf %t, %ww : f32\n    linalg.yield %u : f32\n"
+            f"  }} -> {x}\n  return %y : {x}\n}}\n")
 
 
 def run(src, options, mode="default"):
@@ -263,6 +296,20 @@ def main():
                   f"{rate / bound:8.3f} {mr:9.3f}")
             emit("softmax", f"{dt} {rows}x{n}", f"{rate / bound:.3f}",
                  "(report)", f"cycles {res['cycles']}")
+    print(f"{'RMSNorm':14} {'rows x n':>12} {'cycles':>8} {'elem/cyc':>8} "
+          f"{'DMA bound':>9} {'model/sim':>9}")
+    for rows, n in ([(256, 1024)] if args.quick else [(256, 1024), (64, 4096)]):
+        res = run(rmsnorm_src(rows, n), default)
+        rate = rows * n / res["cycles"]
+        # x read twice (the sum, the scaling) and y written: 8 B an element
+        # through the load queue at 16 B/cycle.
+        bound = 16 / 8
+        mr = res["predicted"] / res["cycles"]
+        model_ratios.append(mr)
+        print(f"{'f32':14} {rows:>5}x{n:<6} {res['cycles']:>8} {rate:8.3f} "
+              f"{rate / bound:9.3f} {mr:9.3f}")
+        emit("rmsnorm", f"f32 {rows}x{n}", f"{rate / bound:.3f}", "(report)",
+             f"cycles {res['cycles']}")
     print()
     within = sum(1 for x in model_ratios if abs(x - 1) <= 0.05)
     print(f"# 6. Schedule model / simulator: {within} of {len(model_ratios)} "

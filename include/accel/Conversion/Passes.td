@@ -343,6 +343,13 @@ def ConvertAccelToSystolicPass
     a `-inf` max read as 0 and the division with a 0 sum giving 0 (a row of
     `-inf` gives zeros), two sets of rows alternating between blocks.
 
+    Row reductions (a generic reducing its last loop by `addf` or
+    `maximumf`, from a constant fill): per block of rows, strip by strip,
+    the term's vector program and `rowsum` / `rowmax` into the rows'
+    column, the initial value combined at the end; with `math.rsqrt` on the
+    unit, RMSNorm, LayerNorm and a written-out softmax run as such kernels
+    and elementwise ones.
+
     Inputs are i8 (i32 accumulation, exact), bf16 or f32 (f32
     accumulation); one input type per program. Boolean or constant masks,
     sequence lengths, sliding windows, f16/f8 and scaled matmuls are

@@ -543,7 +543,9 @@ struct ConvertAccelToSystolicPass
     std::optional<SystolicEpilogue> epilogue;
   };
   DenseMap<Operation *, MatmulPlan> plans;
-  /// The elementwise ops a matmul applies (emitted with it).
+  /// The elementwise ops a matmul applies (emitted with it), and the fills
+  /// only reductions read (as their constant initial value): neither is a
+  /// kernel of its own.
   DenseSet<Operation *> fused;
   /// The vector-unit kernel of each softmax.
   DenseMap<Operation *, SystolicSoftmax> softmaxes;
@@ -684,6 +686,21 @@ struct ConvertAccelToSystolicPass
     // Every matmul's schedule, and the epilogues applied to C's blocks.
     plans.clear();
     fused.clear();
+    // A fill read only as a reduction's initial value: the reduction takes
+    // the constant, so the fill writes nothing anyone reads.
+    for (auto &[op, k] : elementwise) {
+      if (!llvm::isa<linalg::FillOp>(op))
+        continue;
+      bool onlyInits = !op->getResult(0).use_empty();
+      for (OpOperand &use : op->getResult(0).getUses()) {
+        auto it = elementwise.find(use.getOwner());
+        auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
+        onlyInits &= it != elementwise.end() && it->second.reduce && g &&
+                     g.isDpsInit(&use);
+      }
+      if (onlyInits)
+        fused.insert(op);
+    }
     for (Operation &op : func.getBody().front())
       if (auto mm = dyn_cast<MatmulOp>(op))
         if (failed(planMatmul(mm, mc)))
@@ -728,10 +745,13 @@ struct ConvertAccelToSystolicPass
     }
     unsigned scratch = 0;
     for (Operation &op : func.getBody().front()) {
-      // A C that only its applied epilogue reads never reaches DRAM.
+      // A C that only its applied epilogue reads never reaches DRAM, nor
+      // a fill that only reductions read.
       auto plan = plans.find(&op);
       if (plan != plans.end() && plan->second.epilogue &&
           !plan->second.epilogue->storeC)
+        continue;
+      if (llvm::isa<linalg::FillOp>(op) && fused.count(&op))
         continue;
       if ((llvm::isa<MatmulOp, AttentionOp, SoftmaxOp>(op) ||
            elementwise.count(&op)) &&

@@ -123,6 +123,25 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
   ProgramBuilder pb(k);
   Block &body = g.getRegion().front();
   DenseMap<Value, Operand> valueOf;
+  // A reduction's combiner (what the body yields: the output's value
+  // combined with a term) is the unit's rowsum or rowmax: the program
+  // computes the term.
+  Operation *combiner = nullptr;
+  Value term = body.getTerminator()->getOperand(0);
+  if (k.reduce) {
+    BlockArgument acc = body.getArguments().back();
+    combiner = term.getDefiningOp();
+    if (!combiner || !acc.hasOneUse() || combiner->getNumOperands() != 2 ||
+        !llvm::is_contained(combiner->getOperands(), Value(acc)) ||
+        !(k.reduce == systolic::VecOp::RowSum
+              ? isa<arith::AddFOp>(combiner)
+              : isa<arith::MaximumFOp>(combiner)))
+      return g.emitOpError("has no systolic lowering: the vector unit "
+                           "reduces by an addf or maximumf of the output's "
+                           "value and a term (rowsum, rowmax)");
+    term = combiner->getOperand(0) == acc ? combiner->getOperand(1)
+                                          : combiner->getOperand(0);
+  }
   // The inputs, then the output's initial value when the body reads it
   // (analyzeSystolicElementwise made it the last input).
   for (auto [i, arg] :
@@ -145,6 +164,8 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
     return std::nullopt;
   };
   for (Operation &op : body.without_terminator()) {
+    if (&op == combiner)
+      continue;
     SmallVector<Operand> ins;
     for (Value v : op.getOperands()) {
       if (isa<arith::SelectOp>(op) && v == op.getOperand(0))
@@ -224,7 +245,7 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
   }
   // The yielded value is an input, a computed value or a constant (the
   // output's initial value was refused before).
-  std::optional<Operand> yielded = get(body.getTerminator()->getOperand(0));
+  std::optional<Operand> yielded = get(term);
   if (!yielded)
     return notModelled(*body.getTerminator(), kOps);
   k.result = pb.full(*yielded);
@@ -270,6 +291,17 @@ void planSlots(SystolicElementwise &k) {
 
 } // namespace
 
+bool mlir::accel::isSystolicRowReduction(linalg::GenericOp g) {
+  const unsigned n = g.getNumLoops();
+  if (n < 1 || g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
+      g.getNumReductionLoops() != 1 ||
+      g.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return false;
+  AffineMap out = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  return out == AffineMap::getMultiDimIdentityMap(n, g.getContext())
+                    .getMajorSubMap(n - 1);
+}
+
 FailureOr<SystolicElementwise>
 mlir::accel::analyzeSystolicElementwise(Operation *op) {
   SystolicElementwise k;
@@ -291,19 +323,37 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
     return k;
   }
   auto g = cast<linalg::GenericOp>(op);
-  const int64_t rank = outType.getRank();
-  if (g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
-      g.getNumParallelLoops() != g.getNumLoops() ||
-      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
-      g.getNumLoops() != rank)
+  int64_t rank = outType.getRank();
+  if (isSystolicRowReduction(g)) {
+    // The loop space; the initial value, a constant fill.
+    rank += 1;
+    k.shape = g.getStaticLoopRanges();
+    auto *combiner =
+        g.getRegion().front().getTerminator()->getOperand(0).getDefiningOp();
+    const bool isMax = combiner && isa<arith::MaximumFOp>(combiner);
+    k.reduce = isMax ? systolic::VecOp::RowMax : systolic::VecOp::RowSum;
+    auto fill = g.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+    FloatAttr init;
+    if (!fill || !matchPattern(fill.getInputs()[0], m_Constant(&init)))
+      return g.emitOpError("has no systolic lowering: its reduction starts "
+                           "from a value that is not a constant fill");
+    const double c = init.getValueAsDouble();
+    if (isMax ? !(std::isinf(c) && c < 0) : c != 0.0)
+      k.reduceInit = float(c);
+  } else if (g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
+             g.getNumParallelLoops() != g.getNumLoops() ||
+             !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+             g.getNumLoops() != rank) {
     return g.emitOpError("has no systolic lowering: the vector unit runs "
                          "elementwise generics (parallel loops, one result "
-                         "in the loops' order)");
+                         "in the loops' order) and reductions over the last "
+                         "loop");
+  }
   // A body that reads the output's initial value (accel-fuse-epilogues's
   // in-place form, outs(%matmul)) reads it as one more input; a
   // tensor.empty holds nothing to read.
   SmallVector<OpOperand *> read(g.getDpsInputOperands());
-  if (!g.getRegion().front().getArguments().back().use_empty()) {
+  if (!k.reduce && !g.getRegion().front().getArguments().back().use_empty()) {
     OpOperand *init = g.getDpsInitOperand(0);
     if (init->get().getDefiningOp<tensor::EmptyOp>())
       return g.emitOpError("has no systolic lowering: its body reads its "
@@ -409,7 +459,8 @@ void loadInput(Emitter &e, const SystolicElementwise &k, int i,
 void emitBlock(Emitter &e, const SystolicElementwise &k,
                const llvm::DenseMap<Value, uint32_t> &bufferOf, int64_t o,
                int64_t r0, int64_t c0, int64_t rr, int64_t cc,
-               llvm::function_ref<int64_t(int)> slotRow, int preloaded) {
+               llvm::function_ref<int64_t(int)> slotRow, int preloaded,
+               bool store = true) {
   const int64_t rank = k.shape.size();
   const int64_t n = rank >= 1 ? k.shape[rank - 1] : 1;
   const int64_t m = rank >= 2 ? k.shape[rank - 2] : 1;
@@ -452,6 +503,8 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
     e.vector(in.op, slotRow(in.dst), slotRow(in.a.reg), srcB, rr, cols, bcast,
              imm);
   }
+  if (!store)
+    return;
   e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc,
           View{bufferOf.lookup(k.op->getResult(0)), o * m * n, n, false}, r0,
           c0);
@@ -521,10 +574,94 @@ double blockCycles(const SystolicElementwise &k,
 
 } // namespace
 
+namespace {
+
+/// A reduction's blocks: rows x the array's width of the loop space, the
+/// program's slots in two sets alternating between strips, and the rows'
+/// result column after them.
+struct ReductionBlocking {
+  int64_t m = 1, n = 1, outer = 1, rows = 1, sets = 1;
+};
+ReductionBlocking reductionBlockingOf(const SystolicElementwise &k,
+                                      const ::sysarray::MachineConfig &mc) {
+  ReductionBlocking b;
+  const int64_t rank = k.shape.size();
+  b.n = k.shape[rank - 1];
+  b.m = rank >= 2 ? k.shape[rank - 2] : 1;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    b.outer *= k.shape[d];
+  b.sets = int64_t(mc.accRows) >= 2 * k.slots + 1 ? 2 : 1;
+  b.rows = std::min<int64_t>(
+      b.m, std::max<int64_t>(1, mc.accRows / (b.sets * k.slots + 1)));
+  return b;
+}
+
+double predictReductionCycles(const SystolicElementwise &k,
+                              const ::sysarray::MachineConfig &mc,
+                              bool oneSlice) {
+  const ReductionBlocking b = reductionBlockingOf(k, mc);
+  if (b.outer * b.m * b.n == 0)
+    return 0;
+  double cycles = 2.0 * mc.dramLatency;
+  for (int64_t r0 = 0; r0 < b.m; r0 += b.rows) {
+    const int64_t rr = std::min(b.rows, b.m - r0);
+    for (int64_t c0 = 0; c0 < b.n; c0 += mc.cols) {
+      const int64_t cc = std::min<int64_t>(mc.cols, b.n - c0);
+      // The strip's program (its store aside) and its rowsum / rowmax.
+      cycles += blockCycles(k, mc, rr, cc) +
+                std::ceil(double(rr * cc) / mc.vectorLanes) + 4;
+    }
+  }
+  return (oneSlice ? 1 : b.outer) * cycles;
+}
+
+/// A row reduction: per block of rows, strip by strip of the reduced loop,
+/// the inputs moved in and the program run (two sets of slots alternating
+/// between strips), its value reduced into the rows' column (rowsum /
+/// rowmax, accumulated after the first strip); then the initial value
+/// combined and the column stored.
+void emitReduction(Emitter &e, const SystolicElementwise &k,
+                   const llvm::DenseMap<Value, uint32_t> &bufferOf) {
+  const ::sysarray::MachineConfig &mc = e.machine();
+  const ReductionBlocking b = reductionBlockingOf(k, mc);
+  const uint32_t outBuf = bufferOf.lookup(k.op->getResult(0));
+  const int64_t colRow = b.sets * k.slots * b.rows;
+  int64_t set = 0;
+  for (int64_t o = 0; o < b.outer; ++o)
+    for (int64_t r0 = 0; r0 < b.m; r0 += b.rows) {
+      const int64_t rr = std::min(b.rows, b.m - r0);
+      for (int64_t c0 = 0; c0 < b.n; c0 += mc.cols) {
+        const int64_t cc = std::min<int64_t>(mc.cols, b.n - c0);
+        const int64_t setBase = set * k.slots * b.rows;
+        set = (set + 1) % b.sets;
+        auto slotRow = [&](int reg) {
+          return setBase + int64_t(k.slotOf[reg]) * b.rows;
+        };
+        emitBlock(e, k, bufferOf, o, r0, c0, rr, cc, slotRow,
+                  /*preloaded=*/-1, /*store=*/false);
+        e.vector(*k.reduce, colRow, slotRow(k.result.reg), std::nullopt, rr, cc,
+                 systolic::Bcast::None, std::nullopt, std::nullopt,
+                 /*accumulate=*/c0 > 0);
+      }
+      if (k.reduceInit)
+        e.vector(*k.reduce == systolic::VecOp::RowSum ? systolic::VecOp::Add
+                                                      : systolic::VecOp::Max,
+                 colRow, colRow, std::nullopt, rr, 1, systolic::Bcast::Scalar,
+                 *k.reduceInit);
+      e.mvout(systolic::Space::Acc, colRow, rr, 1,
+              View{outBuf, o * b.m, 1, false}, r0, 0);
+    }
+}
+
+} // namespace
+
 double mlir::accel::predictSystolicElementwiseCycles(
     const SystolicElementwise &k, const ::sysarray::MachineConfig &mc,
     bool oneSlice) {
+  if (k.reduce)
+    return predictReductionCycles(k, mc, oneSlice);
   const Blocking b = blockingOf(k, mc);
+
   if (b.outer * b.m * b.n == 0)
     return 0;
   // Per block the slowest queue (the sets overlap blocks), and the DRAM
@@ -542,7 +679,12 @@ double mlir::accel::emitSystolicElementwise(
     Emitter &e, const SystolicElementwise &k,
     const llvm::DenseMap<Value, uint32_t> &bufferOf) {
   const ::sysarray::MachineConfig &mc = e.machine();
+  if (k.reduce) {
+    emitReduction(e, k, bufferOf);
+    return predictSystolicElementwiseCycles(k, mc);
+  }
   const Blocking b = blockingOf(k, mc);
+
   if (b.outer * b.m * b.n == 0)
     return 0;
   int64_t set = 0;
@@ -615,7 +757,8 @@ std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
         (!kernel || user->isBeforeInBlock(kernel->op)))
       kernel = k;
   }
-  if (!kernel || ArrayRef<int64_t>(kernel->shape) != cType.getShape())
+  if (!kernel || kernel->reduce ||
+      ArrayRef<int64_t>(kernel->shape) != cType.getShape())
     return std::nullopt;
   // C read once, as a whole (the identity); everything else it reads is
   // in DRAM before the matmul runs (its program moves there).

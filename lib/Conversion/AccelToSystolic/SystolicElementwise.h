@@ -35,8 +35,16 @@ namespace mlir::accel {
 /// vector program of its body.
 struct SystolicElementwise {
   Operation *op = nullptr;
-  /// The output's shape; rows are all dimensions but the last, flattened.
+  /// The loop space (the output's shape, or for a reduction the output's
+  /// and the reduced loop last); rows are all dimensions but the last,
+  /// flattened.
   SmallVector<int64_t> shape;
+  /// A reduction over the last loop: the body's value (`result`) summed or
+  /// maximised along each row (rowsum / rowmax across the strips) into the
+  /// output, and the initial value combined at the end when it is not the
+  /// combiner's neutral element (a constant fill).
+  std::optional<systolic::VecOp> reduce;
+  std::optional<float> reduceInit;
   struct Input {
     Value value;
     SmallVector<int64_t> strides; // per output dimension
@@ -68,6 +76,11 @@ struct SystolicElementwise {
   SmallVector<int> slotOf;
   int slots = 0;
 };
+
+/// Whether `g` reduces its last loop (every other loop parallel) into an
+/// output indexed by the other loops in order: a row reduction of the
+/// vector unit (rowsum, rowmax).
+bool isSystolicRowReduction(linalg::GenericOp g);
 
 /// The vector-unit kernel of `op` (a linalg.generic or linalg.fill whose
 /// result is a DRAM buffer); a located error naming the op and why when

@@ -48,14 +48,15 @@ func.func @reads_init(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 #id2 = affine_map<(i, j) -> (i, j)>
 
-func.func @reduction(%x: tensor<4x8xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{'linalg.generic' op has no systolic lowering: the vector unit runs elementwise generics (parallel loops, one result in the loops' order)}}
-  %0 = linalg.generic {indexing_maps = [#id2, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>) outs(%y : tensor<4xf32>) {
+// Two reduced loops (a whole-tensor sum): the unit reduces one row.
+func.func @reduction(%x: tensor<4x8xf32>, %y: tensor<f32>) -> tensor<f32> {
+  // expected-error @below {{'linalg.generic' op has no systolic lowering: the vector unit runs elementwise generics (parallel loops, one result in the loops' order) and reductions over the last loop}}
+  %0 = linalg.generic {indexing_maps = [#id2, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x8xf32>) outs(%y : tensor<f32>) {
   ^bb0(%v: f32, %o: f32):
     %s = arith.addf %v, %o : f32
     linalg.yield %s : f32
-  } -> tensor<4xf32>
-  return %0 : tensor<4xf32>
+  } -> tensor<f32>
+  return %0 : tensor<f32>
 }
 
 // -----
