@@ -348,7 +348,10 @@ def ConvertAccelToSystolicPass
     the term's vector program and `rowsum` / `rowmax` into the rows'
     column, the initial value combined at the end; with `math.rsqrt` on the
     unit, RMSNorm, LayerNorm and a written-out softmax run as such kernels
-    and elementwise ones.
+    and elementwise ones. A static `tensor.extract_slice` that keeps the
+    rank is a view of its source; a `tensor.concat` along the last
+    dimension of elementwise results read only by it is written in place
+    by them (RoPE's halves).
 
     Inputs are i8 (i32 accumulation, exact), bf16 or f32 (f32
     accumulation); one input type per program. Boolean or constant masks,

@@ -564,6 +564,7 @@ struct ConvertAccelToSystolicPass
     elementwise.clear();
     softmaxes.clear();
     SmallVector<SoftmaxOp> softmaxOps;
+    SmallVector<tensor::ConcatOp> concats;
     for (Operation &op : func.getBody().front()) {
       Type in;
       // Softmaxes: kernels of the vector unit (SystolicSoftmax.h), checked
@@ -633,6 +634,13 @@ struct ConvertAccelToSystolicPass
             return at.emitOpError("with a non-constant diagonal has no "
                                   "systolic lowering");
         }
+      } else if (llvm::isa<tensor::ConcatOp>(op)) {
+        concats.push_back(cast<tensor::ConcatOp>(op));
+        continue;
+      } else if (llvm::isa<tensor::ExtractSliceOp>(op)) {
+        // A view: the elementwise kernels that read it read its source
+        // (anything else reading it finds no DRAM buffer).
+        continue;
       } else if (llvm::isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(
                      op)) {
         continue;
@@ -677,6 +685,31 @@ struct ConvertAccelToSystolicPass
     if (mc.spadRows < 1 || mc.accRows < 1)
       return func.emitOpError("the SRAMs hold less than one row of the "
                               "array (spad-kib / acc-kib too small)");
+    // A concatenation along the last dimension of elementwise results, each
+    // read only by it: each kernel writes its part of the concatenation's
+    // buffer (RoPE's halves).
+    for (tensor::ConcatOp cat : concats) {
+      auto type = cat.getResultType();
+      const int64_t rank = type.getRank();
+      if (!type.hasStaticShape() || int64_t(cat.getDim()) != rank - 1)
+        return cat.emitOpError("has no systolic lowering: the vector unit's "
+                               "kernels write concatenations of static "
+                               "tensors along their last dimension");
+      SmallVector<int64_t> strides(rank, 1);
+      for (int64_t d = rank - 2; d >= 0; --d)
+        strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+      int64_t column = 0;
+      for (Value v : cat.getInputs()) {
+        Operation *def = v.getDefiningOp();
+        auto it = def ? elementwise.find(def) : elementwise.end();
+        if (it == elementwise.end() || it->second.reduce || !v.hasOneUse())
+          return cat.emitOpError("has no systolic lowering: it concatenates "
+                                 "the results of elementwise kernels, each "
+                                 "read only by it");
+        it->second.out = {cat.getResult(), column, strides};
+        column += cast<RankedTensorType>(v.getType()).getShape().back();
+      }
+    }
     for (SoftmaxOp sm : softmaxOps) {
       FailureOr<SystolicSoftmax> k = analyzeSystolicSoftmax(sm, mc);
       if (failed(k))
@@ -729,8 +762,10 @@ struct ConvertAccelToSystolicPass
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       Operation *def = v.getDefiningOp();
-      if (!def || (!llvm::isa<MatmulOp, AttentionOp, SoftmaxOp>(def) &&
-                   !elementwise.count(def)))
+      if (!def ||
+          (!llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp>(
+               def) &&
+           !elementwise.count(def)))
         return ret.emitOpError("result #")
                << i
                << " is not computed by an accel op; a systolic program only "
@@ -753,7 +788,12 @@ struct ConvertAccelToSystolicPass
         continue;
       if (llvm::isa<linalg::FillOp>(op) && fused.count(&op))
         continue;
-      if ((llvm::isa<MatmulOp, AttentionOp, SoftmaxOp>(op) ||
+      // A kernel that writes part of a concatenation has no buffer of its
+      // own.
+      if (auto it = elementwise.find(&op);
+          it != elementwise.end() && it->second.out.value != op.getResult(0))
+        continue;
+      if ((llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp>(op) ||
            elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
         bufferOf[op.getResult(0)] = addBuffer(

@@ -320,6 +320,7 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
     ProgramBuilder pb(k);
     k.result = pb.full(ProgramBuilder::scalar(float(value.getValueAsDouble())));
     planSlots(k);
+    k.out = {op->getResult(0), 0, rowMajorStrides(k.shape)};
     return k;
   }
   auto g = cast<linalg::GenericOp>(op);
@@ -370,7 +371,22 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
     AffineMap map = g.getMatchingIndexingMap(in);
     SmallVector<int64_t> own = rowMajorStrides(t.getShape());
     SystolicElementwise::Input input{in->get(), SmallVector<int64_t>(rank, 0),
-                                     false};
+                                     false, 0};
+    // A static slice that keeps the rank (RoPE's halves) is a view of its
+    // source: the source's strides times the slice's, from its start.
+    if (auto slice = in->get().getDefiningOp<tensor::ExtractSliceOp>()) {
+      RankedTensorType src = slice.getSourceType();
+      if (src.hasStaticShape() && src.getRank() == t.getRank() &&
+          !ShapedType::isDynamicShape(slice.getStaticOffsets()) &&
+          !ShapedType::isDynamicShape(slice.getStaticStrides())) {
+        SmallVector<int64_t> parent = rowMajorStrides(src.getShape());
+        for (int64_t d = 0; d < t.getRank(); ++d) {
+          own[d] = parent[d] * slice.getStaticStrides()[d];
+          input.offset += slice.getStaticOffsets()[d] * parent[d];
+        }
+        input.value = slice.getSource();
+      }
+    }
     int64_t lastDim = -1;
     for (auto [p, expr] : llvm::enumerate(map.getResults())) {
       if (auto d = dyn_cast<AffineDimExpr>(expr)) {
@@ -399,13 +415,15 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
     if (!input.column && input.strides[rank - 1] != 1)
       return g.emitOpError("has no systolic lowering: operand #")
              << in->getOperandNumber()
-             << " is not contiguous along the output's last dimension";
+             << " is not contiguous along the output's last dimension (the "
+                "DMA moves whole rows; a strided slice is not one)";
     k.inputs.push_back(std::move(input));
   }
   k.numRegs = int(k.inputs.size());
   if (failed(analyzeBody(g, k)))
     return failure();
   planSlots(k);
+  k.out = {op->getResult(0), 0, rowMajorStrides(outType.getShape())};
   return k;
 }
 
@@ -415,7 +433,9 @@ namespace {
 /// dimensions (all but the last two, flattened).
 SmallVector<int64_t> inputBases(const SystolicElementwise &k, int64_t o) {
   const int64_t rank = k.shape.size();
-  SmallVector<int64_t> base(k.inputs.size(), 0);
+  SmallVector<int64_t> base;
+  for (const SystolicElementwise::Input &in : k.inputs)
+    base.push_back(in.offset);
   for (int64_t d = rank - 3, rest = o; d >= 0; --d) {
     int64_t idx = rest % k.shape[d];
     rest /= k.shape[d];
@@ -423,6 +443,21 @@ SmallVector<int64_t> inputBases(const SystolicElementwise &k, int64_t o) {
       base[i] += idx * in.strides[d];
   }
   return base;
+}
+
+/// The result's view for index `o` of the outer dimensions: its rows at
+/// the output's row stride.
+View outputView(const SystolicElementwise &k,
+                const llvm::DenseMap<Value, uint32_t> &bufferOf, int64_t o) {
+  const int64_t rank = k.shape.size();
+  int64_t base = k.out.offset;
+  for (int64_t d = rank - 3, rest = o; d >= 0; --d) {
+    base += (rest % k.shape[d]) * k.out.strides[d];
+    rest /= k.shape[d];
+  }
+  const int64_t rowStride =
+      rank >= 2 ? k.out.strides[rank - 2] : (rank == 1 ? k.shape[0] : 1);
+  return View{bufferOf.lookup(k.out.value), base, rowStride, false};
 }
 
 /// Moves input `i`'s block of rr x cc at (r0, c0) (`base`: its offset for
@@ -461,23 +496,15 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
                int64_t r0, int64_t c0, int64_t rr, int64_t cc,
                llvm::function_ref<int64_t(int)> slotRow, int preloaded,
                bool store = true) {
-  const int64_t rank = k.shape.size();
-  const int64_t n = rank >= 1 ? k.shape[rank - 1] : 1;
-  const int64_t m = rank >= 2 ? k.shape[rank - 2] : 1;
-  auto strideAt = [&](const SystolicElementwise::Input &in, int64_t d) {
-    return d >= 0 && d < rank ? in.strides[d] : int64_t(0);
-  };
   SmallVector<int64_t> base = inputBases(k, o);
   // The load queue is in order and a load waits for the earlier readers of
   // its rows: the input in the result's slot (free only once the previous
   // result there is stored) goes last, so it holds up no other load.
-  SmallVector<int> order;
+  SmallVector<int> order, last;
   for (int i = 0, e = int(k.inputs.size()); i < e; ++i)
-    order.push_back(i);
-  if (k.result.reg >= 0)
-    std::stable_partition(order.begin(), order.end(), [&](int i) {
-      return k.slotOf[i] != k.slotOf[k.result.reg];
-    });
+    (k.result.reg >= 0 && k.slotOf[i] == k.slotOf[k.result.reg] ? last : order)
+        .push_back(i);
+  order.append(last.begin(), last.end());
   for (int i : order)
     if (k.slotOf[i] >= 0 && i != preloaded)
       loadInput(e, k, i, bufferOf, base[i], r0, c0, rr, cc, slotRow(i));
@@ -506,8 +533,7 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
   if (!store)
     return;
   e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc,
-          View{bufferOf.lookup(k.op->getResult(0)), o * m * n, n, false}, r0,
-          c0);
+          outputView(k, bufferOf, o), r0, c0);
 }
 
 unsigned dramBytes(Value v) {
@@ -766,7 +792,7 @@ std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
   SmallVector<int64_t> identity = rowMajorStrides(kernel->shape);
   for (auto [i, in] : llvm::enumerate(kernel->inputs)) {
     if (in.value == c) {
-      if (cInput >= 0 || in.column ||
+      if (cInput >= 0 || in.column || in.offset != 0 ||
           ArrayRef<int64_t>(in.strides) != ArrayRef<int64_t>(identity))
         return std::nullopt;
       cInput = int(i);

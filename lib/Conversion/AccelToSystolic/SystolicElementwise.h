@@ -46,12 +46,25 @@ struct SystolicElementwise {
   std::optional<systolic::VecOp> reduce;
   std::optional<float> reduceInit;
   struct Input {
+    /// The DRAM value read (a slice's source for a tensor.extract_slice:
+    /// the slice is a view of it).
     Value value;
     SmallVector<int64_t> strides; // per output dimension
     /// Constant along the last dimension: one column, applied per row.
     bool column = false;
+    /// The element offset of the view (a slice's start).
+    int64_t offset = 0;
   };
   SmallVector<Input> inputs;
+  /// Where the result goes: its own buffer, or the part of a
+  /// tensor.concat's buffer it fills (set by the conversion; element
+  /// offset and strides per output dimension, the last 1).
+  struct Output {
+    Value value;
+    int64_t offset = 0;
+    SmallVector<int64_t> strides;
+  };
+  Output out;
   /// A register of the program: an input (its index), an instruction's
   /// result, or an immediate.
   enum class Kind { Full, Column, Scalar };
