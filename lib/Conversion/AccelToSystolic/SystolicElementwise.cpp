@@ -544,8 +544,10 @@ unsigned dramBytes(Value v) {
 
 namespace {
 
-/// The blocks of a kernel on its own: rows x the array's columns, and how
-/// many sets of slots alternate between them.
+/// The blocks of a kernel on its own: rows x the array's columns of the
+/// loop space, and how many sets of slots alternate between them (between
+/// blocks; a reduction's between strips, its rows' result column after
+/// them).
 struct Blocking {
   int64_t m = 1, n = 1, outer = 1, rows = 1, sets = 1;
 };
@@ -560,9 +562,10 @@ Blocking blockingOf(const SystolicElementwise &k,
   // Two sets of slots where the accumulator holds them: block i + 1's
   // loads overlap block i's vector work and store (the simulator orders
   // each row's readers and writers, so one set would wait for the last).
-  b.sets = int64_t(mc.accRows) >= 2 * k.slots ? 2 : 1;
+  const int64_t column = k.reduce ? 1 : 0;
+  b.sets = int64_t(mc.accRows) >= 2 * k.slots + column ? 2 : 1;
   b.rows = std::min<int64_t>(
-      b.m, std::max<int64_t>(1, mc.accRows / (b.sets * k.slots)));
+      b.m, std::max<int64_t>(1, mc.accRows / (b.sets * k.slots + column)));
   return b;
 }
 
@@ -602,30 +605,10 @@ double blockCycles(const SystolicElementwise &k,
 
 namespace {
 
-/// A reduction's blocks: rows x the array's width of the loop space, the
-/// program's slots in two sets alternating between strips, and the rows'
-/// result column after them.
-struct ReductionBlocking {
-  int64_t m = 1, n = 1, outer = 1, rows = 1, sets = 1;
-};
-ReductionBlocking reductionBlockingOf(const SystolicElementwise &k,
-                                      const ::sysarray::MachineConfig &mc) {
-  ReductionBlocking b;
-  const int64_t rank = k.shape.size();
-  b.n = k.shape[rank - 1];
-  b.m = rank >= 2 ? k.shape[rank - 2] : 1;
-  for (int64_t d = 0; d + 2 < rank; ++d)
-    b.outer *= k.shape[d];
-  b.sets = int64_t(mc.accRows) >= 2 * k.slots + 1 ? 2 : 1;
-  b.rows = std::min<int64_t>(
-      b.m, std::max<int64_t>(1, mc.accRows / (b.sets * k.slots + 1)));
-  return b;
-}
-
 double predictReductionCycles(const SystolicElementwise &k,
                               const ::sysarray::MachineConfig &mc,
                               bool oneSlice) {
-  const ReductionBlocking b = reductionBlockingOf(k, mc);
+  const Blocking b = blockingOf(k, mc);
   if (b.outer * b.m * b.n == 0)
     return 0;
   double cycles = 2.0 * mc.dramLatency;
@@ -649,7 +632,7 @@ double predictReductionCycles(const SystolicElementwise &k,
 void emitReduction(Emitter &e, const SystolicElementwise &k,
                    const llvm::DenseMap<Value, uint32_t> &bufferOf) {
   const ::sysarray::MachineConfig &mc = e.machine();
-  const ReductionBlocking b = reductionBlockingOf(k, mc);
+  const Blocking b = blockingOf(k, mc);
   const uint32_t outBuf = bufferOf.lookup(k.op->getResult(0));
   const int64_t colRow = b.sets * k.slots * b.rows;
   int64_t set = 0;
