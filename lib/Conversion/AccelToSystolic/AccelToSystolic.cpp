@@ -676,7 +676,8 @@ struct ConvertAccelToSystolicPass
         return op.emitOpError("has no systolic lowering in a program of i8 "
                               "matmuls: the vector unit works on an f32 "
                               "accumulator, theirs is i32");
-      int slots = it->second.slots;
+      // A reduction's rows also keep their result column.
+      int slots = it->second.slots + (it->second.reduce ? 1 : 0);
       if (slots > int64_t(mc.accRows))
         return op.emitOpError("has no systolic lowering: its body keeps ")
                << slots << " values at once, more than the accumulator's "

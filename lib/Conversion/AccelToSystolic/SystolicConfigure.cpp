@@ -137,19 +137,22 @@ struct AccelSystolicConfigurePass
         continue;
       // The elementwise kernels, as the conversion analyses them (what it
       // cannot run is its to report: quietly skipped here).
-      DenseMap<Operation *, std::optional<SystolicElementwise>> kernels;
+      // All analysed first: the map does not grow while its entries are
+      // referenced.
+      DenseMap<Operation *, SystolicElementwise> kernels;
+      {
+        ScopedDiagnosticHandler quiet(func.getContext(),
+                                      [](Diagnostic &) { return success(); });
+        for (Operation &op : func.getBody().front())
+          if (llvm::isa<linalg::GenericOp, linalg::FillOp>(op))
+            if (FailureOr<SystolicElementwise> k =
+                    analyzeSystolicElementwise(&op);
+                succeeded(k))
+              kernels[&op] = std::move(*k);
+      }
       auto kernelOf = [&](Operation *op) -> const SystolicElementwise * {
-        if (!llvm::isa<linalg::GenericOp, linalg::FillOp>(op))
-          return nullptr;
-        auto [it, inserted] = kernels.try_emplace(op);
-        if (inserted) {
-          ScopedDiagnosticHandler quiet(op->getContext(),
-                                        [](Diagnostic &) { return success(); });
-          FailureOr<SystolicElementwise> k = analyzeSystolicElementwise(op);
-          if (succeeded(k))
-            it->second = std::move(*k);
-        }
-        return it->second ? &*it->second : nullptr;
+        auto it = kernels.find(op);
+        return it == kernels.end() ? nullptr : &it->second;
       };
       for (Operation &op : func.getBody().front()) {
         if (!llvm::isa<MatmulOp, AttentionOp>(op))

@@ -20,6 +20,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -635,10 +636,21 @@ void emitReduction(Emitter &e, const SystolicElementwise &k,
   const Blocking b = blockingOf(k, mc);
   const uint32_t outBuf = bufferOf.lookup(k.op->getResult(0));
   const int64_t colRow = b.sets * k.slots * b.rows;
+  const bool sum = *k.reduce == systolic::VecOp::RowSum;
   int64_t set = 0;
   for (int64_t o = 0; o < b.outer; ++o)
     for (int64_t r0 = 0; r0 < b.m; r0 += b.rows) {
       const int64_t rr = std::min(b.rows, b.m - r0);
+      if (b.n == 0) {
+        // Nothing to reduce: the initial value.
+        e.fill(colRow, rr, 1,
+               k.reduceInit
+                   ? *k.reduceInit
+                   : (sum ? 0.0f : -std::numeric_limits<float>::infinity()));
+        e.mvout(systolic::Space::Acc, colRow, rr, 1,
+                View{outBuf, o * b.m, 1, false}, r0, 0);
+        continue;
+      }
       for (int64_t c0 = 0; c0 < b.n; c0 += mc.cols) {
         const int64_t cc = std::min<int64_t>(mc.cols, b.n - c0);
         const int64_t setBase = set * k.slots * b.rows;
@@ -653,9 +665,8 @@ void emitReduction(Emitter &e, const SystolicElementwise &k,
                  /*accumulate=*/c0 > 0);
       }
       if (k.reduceInit)
-        e.vector(*k.reduce == systolic::VecOp::RowSum ? systolic::VecOp::Add
-                                                      : systolic::VecOp::Max,
-                 colRow, colRow, std::nullopt, rr, 1, systolic::Bcast::Scalar,
+        e.vector(sum ? systolic::VecOp::Add : systolic::VecOp::Max, colRow,
+                 colRow, std::nullopt, rr, 1, systolic::Bcast::Scalar,
                  *k.reduceInit);
       e.mvout(systolic::Space::Acc, colRow, rr, 1,
               View{outBuf, o * b.m, 1, false}, r0, 0);
@@ -800,6 +811,9 @@ std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
 
 std::optional<SystolicEpilogue>
 mlir::accel::seedSystolicEpilogue(const SystolicEpilogue &ep) {
+  // A C that something else reads is stored as C, not C + X.
+  if (ep.storeC)
+    return std::nullopt;
   SystolicEpilogue seeded = ep;
   seeded.initInput = foldInitialAdd(seeded.kernel, ep.cInput);
   if (seeded.initInput < 0)

@@ -191,7 +191,8 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
 std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
     const isa::MachineConfig &mc, const SystolicMatmulShape &shape,
     std::optional<SystolicDataflow> dataflow, int64_t tileM, int64_t tileN,
-    int64_t tileK) {
+    int64_t tileK,
+    llvm::function_ref<bool(const SystolicMatmulSchedule &)> allow) {
   std::optional<SystolicMatmulSchedule> best;
   double bestCycles = 0;
   for (SystolicDataflow d :
@@ -231,7 +232,7 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
             for (s.epilogueRows = tm;
                  s.epilogueRows > 1 && !fitsSystolic(mc, shape, s);)
               s.epilogueRows = int64_t(llvm::PowerOf2Ceil(s.epilogueRows) / 2);
-          if (!fitsSystolic(mc, shape, s))
+          if (!fitsSystolic(mc, shape, s) || (allow && !allow(s)))
             continue;
           double c = predictSystolicMatmulCycles(mc, shape, s);
           if (!best || c < bestCycles) {
@@ -373,17 +374,25 @@ mlir::accel::configureSystolicMatmul(Operation *op,
         continue;
       SystolicMatmulShape variant = alone;
       variant.epilogue = e;
-      std::optional<SystolicMatmulSchedule> fused = chooseSystolicMatmulSchedule(
-          mc, variant, forced, o.tileM, o.tileN, o.tileK);
+      // Seeded only on blocks where the epilogue's slots would not fit at
+      // full height: it saves rows there; elsewhere its seed's latency
+      // costs more than the model sees.
+      auto saves = [&](const SystolicMatmulSchedule &s) {
+        if (!seeded || !shape.epilogue)
+          return true;
+        SystolicMatmulShape unfolded = alone;
+        unfolded.epilogue = shape.epilogue;
+        SystolicMatmulSchedule full = s;
+        full.epilogueRows = 0;
+        return !fitsSystolic(mc, unfolded, full);
+      };
+      std::optional<SystolicMatmulSchedule> fused =
+          chooseSystolicMatmulSchedule(mc, variant, forced, o.tileM, o.tileN,
+                                       o.tileK, saves);
       if (!fused)
         continue;
       const double c = predictSystolicMatmulCycles(mc, variant, *fused);
       if (schedule && c >= cycles)
-        continue;
-      if (seeded && schedule && schedule->epilogue &&
-          schedule->dataflow == fused->dataflow &&
-          schedule->tileM == fused->tileM && schedule->tileN == fused->tileN &&
-          schedule->tileK == fused->tileK)
         continue;
       fused->epilogue = !seeded;
       fused->seeded = seeded;

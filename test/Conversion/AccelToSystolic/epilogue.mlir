@@ -52,19 +52,25 @@
 // SEPARATE: systolic.vector max
 // SEPARATE: systolic.mvout {{.*}} -> 3[0] stride 40
 
-// An 80-row accumulator: C's blocks take 64, the bias's two slots 8 rows
-// each, so each 16-row strip is done in two pieces of 8 rows.
+// An 80-row accumulator: C's blocks take 64 rows. The bias + ReLU is
+// seeded there (its bias slot would not fit at full height): the bias
+// moved into C's rows before the first compute. SwiGLU's two other slots
+// (the gate's C from DRAM and a temporary) in two sets of 4 rows: each
+// 16-row strip in four pieces.
 // PIECES-LABEL: systolic.program @bias_relu
-// PIECES: systolic.mvin 2[0] stride 0 -> acc[64] rows 1 cols 16
-// PIECES-COUNT-3: systolic.vector copy
-// PIECES-NEXT: systolic.vector add 64, 0, 64 rows 8 cols 16
-// PIECES-NEXT: systolic.vector max 64, 64 rows 8 cols 16
-// PIECES-NEXT: systolic.mvout acc[64] rows 8 cols 16 -> 3[0] stride 40
-// PIECES-NEXT: systolic.mvin 2[0] stride 0 -> acc[72] rows 1 cols 16
-// PIECES-COUNT-3: systolic.vector copy
-// PIECES-NEXT: systolic.vector add 72, 8, 72 rows 8 cols 16
-// PIECES-NEXT: systolic.vector max 72, 72 rows 8 cols 16
-// PIECES-NEXT: systolic.mvout acc[72] rows 8 cols 16 -> 3[320] stride 40
+// PIECES-NEXT: systolic.config ws
+// PIECES-NEXT: systolic.mvin 2[0] stride 0 -> acc[0] rows 1 cols 16
+// PIECES: systolic.compute
+// PIECES-NOT: systolic.vector add
+// PIECES: systolic.vector max 0, 0 rows 16 cols 16
+// PIECES-LABEL: systolic.program @swiglu
+// PIECES: systolic.mvin 4[0] stride 40 -> acc[64] rows 4 cols 16
+// PIECES-NEXT: systolic.vector mul 68, 64 rows 4 cols 16 bcast scalar imm -1.000000e+00
+// PIECES: systolic.vector mul 0, 68, 0 rows 4 cols 16
+// PIECES-NEXT: systolic.mvout acc[0] rows 4 cols 16 -> 3[0] stride 40
+// PIECES-NEXT: systolic.mvin 4[160] stride 40 -> acc[72] rows 4 cols 16
+// PIECES: systolic.vector mul 4, 76, 4 rows 4 cols 16
+// PIECES-NEXT: systolic.mvout acc[4] rows 4 cols 16 -> 3[160] stride 40
 
 // IS-LABEL: systolic.program @bias_relu
 // IS-SAME: tmp0

@@ -17,7 +17,7 @@
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="fuse-epilogues=false" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="acc-kib=5 tile-m=16 tile-n=32 tile-k=32" | FileCheck %s
-// CHECK: accel-run: 6 of 6 functions passed
+// CHECK: accel-run: 7 of 7 functions passed
 //
 // With fusion, no C of these programs reaches DRAM unless it is returned
 // (no scratch buffer); without it each C (and the bias sum before the
@@ -118,6 +118,22 @@ func.func @bias_silu(%a: tensor<48x40xf32>, %b: tensor<40x72xf32>, %bias: tensor
     linalg.yield %r : f32
   } -> tensor<48x72xf32>
   return %1 : tensor<48x72xf32>
+}
+
+// C returned beside its bias + ReLU: never seeded (C would be stored as
+// C + bias; the last machine seeds the bias of @bias_then_relu).
+func.func @bias_relu_c_returned(%a: tensor<40x24xf32>, %b: tensor<24x48xf32>, %bias: tensor<48xf32>) -> (tensor<40x48xf32>, tensor<40x48xf32>) {
+  %c = tensor.empty() : tensor<40x48xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<40x24xf32>, tensor<24x48xf32>) outs(%c : tensor<40x48xf32>) -> tensor<40x48xf32>
+  %e = tensor.empty() : tensor<40x48xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<40x48xf32>, tensor<48xf32>) outs(%e : tensor<40x48xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<40x48xf32>
+  return %0, %1 : tensor<40x48xf32>, tensor<40x48xf32>
 }
 
 // No matmul: the body reads its output's initial value, an argument.

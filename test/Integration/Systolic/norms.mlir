@@ -12,7 +12,7 @@
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="acc-kib=2" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
-// CHECK: accel-run: 5 of 5 functions passed
+// CHECK: accel-run: 6 of 6 functions passed
 
 #id2 = affine_map<(i, j) -> (i, j)>
 #row2 = affine_map<(i, j) -> (i)>
@@ -162,4 +162,17 @@ func.func @rmsnorm_bf16(%x: tensor<8x64xbf16>, %w: tensor<64xbf16>) -> tensor<8x
     linalg.yield %ub : bf16
   } -> tensor<8x64xbf16>
   return %y : tensor<8x64xbf16>
+}
+
+// Nothing to reduce: the initial value.
+func.func @sum_of_nothing(%x: tensor<5x0xf32>) -> tensor<5xf32> {
+  %c = arith.constant 1.5 : f32
+  %e0 = tensor.empty() : tensor<5xf32>
+  %f0 = linalg.fill ins(%c : f32) outs(%e0 : tensor<5xf32>) -> tensor<5xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<5x0xf32>) outs(%f0 : tensor<5xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %acc, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<5xf32>
+  return %s : tensor<5xf32>
 }

@@ -109,11 +109,13 @@ double predictSystolicMatmulCycles(const ::sysarray::MachineConfig &config,
                                    const SystolicMatmulSchedule &schedule);
 
 /// The fastest fitting schedule by the model. `dataflow` and the tile sizes
-/// (0: free) restrict the search; nullopt when nothing fits.
+/// (0: free) restrict the search, and so does `allow` when given; nullopt
+/// when nothing fits.
 std::optional<SystolicMatmulSchedule> chooseSystolicMatmulSchedule(
     const ::sysarray::MachineConfig &config, const SystolicMatmulShape &shape,
     std::optional<SystolicDataflow> dataflow, int64_t tileM = 0,
-    int64_t tileN = 0, int64_t tileK = 0);
+    int64_t tileN = 0, int64_t tileK = 0,
+    llvm::function_ref<bool(const SystolicMatmulSchedule &)> allow = nullptr);
 
 /// The options accel-systolic-configure and convert-accel-to-systolic share
 /// (in the order Passes.td declares them, so that either pass writes
@@ -179,10 +181,13 @@ chooseSystolicAttentionTiles(Operation *op,
 /// `o.fuseEpilogues`, a WS or OS schedule fits with it and the model
 /// predicts it faster than the best schedule without it plus the epilogue
 /// on its own (the accumulator rows the epilogue takes may force smaller
-/// blocks); its seeded form when that is faster still with other blocks
-/// (with the same blocks the seed's latency, which the model does not
-/// see, makes it slower); else without (the epilogue then runs as a kernel
-/// of its own); a located error at `op` when none fits.
+/// blocks); its seeded form when that is faster still, on blocks where the
+/// epilogue's slots would not fit at full height (elsewhere the seed's
+/// latency, which the model does not see, makes it slower); else without
+/// (the epilogue then runs as a kernel of its own). The rule depends on
+/// the blocks alone, so the conversion, given the blocks the
+/// configuration wrote, makes the same choice. A located error at `op`
+/// when none fits.
 FailureOr<SystolicMatmulSchedule>
 configureSystolicMatmul(Operation *op, const ::sysarray::MachineConfig &config,
                         const SystolicMatmulShape &shape,
