@@ -60,17 +60,28 @@ mlir::accel::analyzeSystolicSoftmax(SoftmaxOp op,
   for (int64_t d = 0; d + 1 < rank; ++d)
     k.rows *= in.getDimSize(d);
   k.strips = ceilDiv(std::max<int64_t>(k.n, 1), mc.cols);
-  // A block: its rows' strips side by side, then the max and the sum (a
-  // column each, a block's rows).
-  const int64_t perRow = k.strips + 2;
-  if (perRow > int64_t(mc.accRows))
+  // A block: its rows' strips side by side, then the partial maxima and
+  // sums (a column each, a block's rows).
+  auto layout = [&](int64_t partials) {
+    const int64_t perRow = k.strips + 2 * partials;
+    k.partials = partials;
+    k.sets = int64_t(mc.accRows) >= 2 * perRow ? 2 : 1;
+    k.blockRows = std::max<int64_t>(
+        1, std::min<int64_t>(k.rows, mc.accRows / (k.sets * perRow)));
+    return perRow <= int64_t(mc.accRows);
+  };
+  if (!layout(1))
     return op.emitOpError("rows of ")
-           << k.n << " elements take " << perRow
+           << k.n << " elements take " << k.strips + 2
            << " accumulator rows each (their strips of " << mc.cols
            << ", the max and the sum); the machine has " << mc.accRows;
-  k.sets = int64_t(mc.accRows) >= 2 * perRow ? 2 : 1;
-  k.blockRows = std::max<int64_t>(
-      1, std::min<int64_t>(k.rows, mc.accRows / (k.sets * perRow)));
+  // Enough partials that a reduction's result lands (4 cycles) before the
+  // next one into the same column issues, where the rows still fit.
+  const int64_t issue = ceilDiv(k.blockRows * mc.cols, mc.vectorLanes);
+  const int64_t partials =
+      std::min<int64_t>(k.strips, 1 + ceilDiv(4, std::max<int64_t>(issue, 1)));
+  if (partials > 1 && !layout(partials))
+    layout(1);
   return k;
 }
 
@@ -88,12 +99,15 @@ mlir::accel::predictSystolicSoftmaxCycles(const SystolicSoftmax &k,
   double cycles = 2.0 * mc.dramLatency;
   for (int64_t r0 = 0; r0 < k.rows; r0 += k.blockRows) {
     const int64_t rr = std::min(k.blockRows, k.rows - r0);
-    double vec = 0;
+    // rowmax, sub, exp, rowsum, div a strip: issue cycles alone (the
+    // partials and the grouping keep consecutive instructions independent),
+    // and the pipeline's latency once a phase.
+    double vec = 5 * 4;
     for (int64_t st = 0; st < k.strips; ++st) {
       const int64_t cc = std::min<int64_t>(mc.cols, k.n - st * mc.cols);
-      // rowmax, sub, exp, rowsum, div.
-      vec += 4 * issue(rr, cc) + issue(rr, cc, 4);
+      vec += 4 * (issue(rr, cc) - 4) + (issue(rr, cc, 4) - 4);
     }
+    vec += 2 * (k.partials - 1) * issue(rr, 1);
     const double load = double(rr * k.n * inBytes) / bw,
                  store = double(rr * k.n * outBytes) / bw;
     cycles += std::max({load, store, vec});
@@ -109,7 +123,8 @@ void mlir::accel::emitSystolicSoftmax(
   const int64_t C = e.machine().cols, br = k.blockRows;
   const uint32_t inBuf = bufferOf.lookup(k.input),
                  outBuf = bufferOf.lookup(k.result);
-  const int64_t setRows = (k.strips + 2) * br;
+  const int64_t P = k.partials;
+  const int64_t setRows = (k.strips + 2 * P) * br;
   int64_t set = 0;
   for (int64_t r0 = 0; r0 < k.rows; r0 += br) {
     const int64_t rr = std::min(br, k.rows - r0);
@@ -117,28 +132,37 @@ void mlir::accel::emitSystolicSoftmax(
     set = (set + 1) % k.sets;
     auto strip = [&](int64_t st) { return base + st * br; };
     auto width = [&](int64_t st) { return std::min(C, k.n - st * C); };
-    const int64_t mRow = base + k.strips * br, lRow = mRow + br;
+    // Partial p of the max at mRow + p * br, of the sum at lRow + p * br;
+    // partial 0 ends up holding the row's.
+    const int64_t mRow = base + k.strips * br, lRow = mRow + P * br;
     const View in{inBuf, r0 * k.n, k.n, false},
         out{outBuf, r0 * k.n, k.n, false};
     for (int64_t st = 0; st < k.strips; ++st)
       e.mvin(in, 0, st * C, rr, width(st), Space::Acc, strip(st));
-    // m = the row's max (NaN propagates).
+    // m = the row's max (NaN propagates), strip st into partial st % P.
     for (int64_t st = 0; st < k.strips; ++st)
-      e.vector(VecOp::RowMax, mRow, strip(st), std::nullopt, rr, width(st),
-               Bcast::None, std::nullopt, std::nullopt,
-               /*accumulate=*/st > 0);
-    // exp(x - m), a -inf m read as 0: a row of -inf gives zeros.
-    for (int64_t st = 0; st < k.strips; ++st) {
+      e.vector(VecOp::RowMax, mRow + (st % P) * br, strip(st), std::nullopt, rr,
+               width(st), Bcast::None, std::nullopt, std::nullopt,
+               /*accumulate=*/st >= P);
+    for (int64_t p = 1; p < P; ++p)
+      e.vector(VecOp::Max, mRow, mRow, mRow + p * br, rr, 1);
+    // exp(x - m), a -inf m read as 0: a row of -inf gives zeros. Every
+    // strip's sub, then every strip's exp: consecutive instructions of the
+    // in-order unit do not wait for each other's results.
+    for (int64_t st = 0; st < k.strips; ++st)
       e.vector(VecOp::Sub, strip(st), strip(st), mRow, rr, width(st),
                Bcast::Row, std::nullopt, std::nullopt, false,
                /*infIsZero=*/true);
-      e.vector(VecOp::Exp, strip(st), strip(st), std::nullopt, rr, width(st));
-    }
-    // l = the row's sum in column order; x / l, 0 where l is 0.
     for (int64_t st = 0; st < k.strips; ++st)
-      e.vector(VecOp::RowSum, lRow, strip(st), std::nullopt, rr, width(st),
-               Bcast::None, std::nullopt, std::nullopt,
-               /*accumulate=*/st > 0);
+      e.vector(VecOp::Exp, strip(st), strip(st), std::nullopt, rr, width(st));
+    // l = the row's sum (partials of every P-th strip, added at the end);
+    // x / l, 0 where l is 0.
+    for (int64_t st = 0; st < k.strips; ++st)
+      e.vector(VecOp::RowSum, lRow + (st % P) * br, strip(st), std::nullopt, rr,
+               width(st), Bcast::None, std::nullopt, std::nullopt,
+               /*accumulate=*/st >= P);
+    for (int64_t p = 1; p < P; ++p)
+      e.vector(VecOp::Add, lRow, lRow, lRow + p * br, rr, 1);
     for (int64_t st = 0; st < k.strips; ++st) {
       e.vector(VecOp::Div, strip(st), strip(st), lRow, rr, width(st),
                Bcast::Row, std::nullopt, std::nullopt, false,

@@ -34,8 +34,11 @@ struct SystolicSoftmax {
   /// Rows (all dimensions but the last, flattened) and their length.
   int64_t rows = 0, n = 0;
   /// Strips of the array's width a row takes, rows a block, sets of
-  /// accumulator rows alternating between blocks.
-  int64_t strips = 0, blockRows = 0, sets = 1;
+  /// accumulator rows alternating between blocks, and partial maxima and
+  /// sums a row keeps (strips go round them, so that consecutive
+  /// reductions of the in-order unit do not wait for each other's
+  /// results), combined at the end.
+  int64_t strips = 0, blockRows = 0, sets = 1, partials = 1;
 };
 
 /// The kernel of `op` on `machine`; a located error naming the op and why

@@ -1,28 +1,37 @@
 // RUN: accel-opt %s --split-input-file --convert-accel-to-systolic="acc-kib=1" --verify-diagnostics | FileCheck %s
 // accel.softmax over the last dimension on the vector unit
 // (SystolicSoftmax.h). A 1 KiB accumulator holds 16 rows; a row of 40
-// elements takes 3 strips plus the max and the sum, so blocks of 1 row in
-// two sets of 5 rows: the strips moved in, rowmax accumulated across
-// them, x - max (a -inf max read as 0), exp, rowsum accumulated, the
-// division (0 for a sum of 0), each strip stored.
+// elements takes 3 strips, and the max and the sum in 3 partials each (a
+// strip's reduction issues in one cycle, its result lands 4 later: strips
+// go round the partials so that consecutive reductions do not wait), so
+// blocks of 1 row in one set of 9 rows: the strips moved in, rowmax into
+// the partials and their max, every strip's x - max (a -inf max read as
+// 0), then every strip's exp, rowsum into the partials and their sum, the
+// division (0 for a sum of 0), each strip stored (rounded to bf16).
 
 // CHECK-LABEL: systolic.program @rows
 // CHECK-NEXT: systolic.mvin 0[0] stride 40 -> acc[0] rows 1 cols 16
 // CHECK-NEXT: systolic.mvin 0[16] stride 40 -> acc[1] rows 1 cols 16
 // CHECK-NEXT: systolic.mvin 0[32] stride 40 -> acc[2] rows 1 cols 8
 // CHECK-NEXT: systolic.vector rowmax 3, 0 rows 1 cols 16
-// CHECK-NEXT: systolic.vector rowmax 3, 1 rows 1 cols 16 accumulate
-// CHECK-NEXT: systolic.vector rowmax 3, 2 rows 1 cols 8 accumulate
+// CHECK-NEXT: systolic.vector rowmax 4, 1 rows 1 cols 16
+// CHECK-NEXT: systolic.vector rowmax 5, 2 rows 1 cols 8
+// CHECK-NEXT: systolic.vector max 3, 3, 4 rows 1 cols 1
+// CHECK-NEXT: systolic.vector max 3, 3, 5 rows 1 cols 1
 // CHECK-NEXT: systolic.vector sub 0, 0, 3 rows 1 cols 16 bcast row inf_is_zero
+// CHECK-NEXT: systolic.vector sub 1, 1, 3 rows 1 cols 16 bcast row inf_is_zero
+// CHECK-NEXT: systolic.vector sub 2, 2, 3 rows 1 cols 8 bcast row inf_is_zero
 // CHECK-NEXT: systolic.vector exp 0, 0 rows 1 cols 16
-// CHECK: systolic.vector rowsum 4, 0 rows 1 cols 16
-// CHECK-NEXT: systolic.vector rowsum 4, 1 rows 1 cols 16 accumulate
-// CHECK-NEXT: systolic.vector rowsum 4, 2 rows 1 cols 8 accumulate
-// CHECK-NEXT: systolic.vector div 0, 0, 4 rows 1 cols 16 bcast row inf_is_zero
+// CHECK: systolic.vector rowsum 6, 0 rows 1 cols 16
+// CHECK-NEXT: systolic.vector rowsum 7, 1 rows 1 cols 16
+// CHECK-NEXT: systolic.vector rowsum 8, 2 rows 1 cols 8
+// CHECK-NEXT: systolic.vector add 6, 6, 7 rows 1 cols 1
+// CHECK-NEXT: systolic.vector add 6, 6, 8 rows 1 cols 1
+// CHECK-NEXT: systolic.vector div 0, 0, 6 rows 1 cols 16 bcast row inf_is_zero
 // CHECK-NEXT: systolic.mvout acc[0] rows 1 cols 16 -> 1[0] stride 40
-// The next row in the other set, rounded to bf16 by the store.
-// CHECK: systolic.mvin 0[40] stride 40 -> acc[5] rows 1 cols 16
-// CHECK: systolic.mvout acc[7] rows 1 cols 8 -> 1[72] stride 40
+// The next row.
+// CHECK: systolic.mvin 0[40] stride 40 -> acc[0] rows 1 cols 16
+// CHECK: systolic.mvout acc[2] rows 1 cols 8 -> 1[72] stride 40
 func.func @rows(%x: tensor<3x40xf32>) -> tensor<3x40xbf16> {
   %e = tensor.empty() : tensor<3x40xbf16>
   %0 = accel.softmax dimension(1) ins(%x : tensor<3x40xf32>) outs(%e : tensor<3x40xbf16>) -> tensor<3x40xbf16>
