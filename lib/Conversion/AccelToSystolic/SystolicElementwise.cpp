@@ -35,11 +35,11 @@ using Instr = SystolicElementwise::Instr;
 
 bool isFloatElement(Type t) { return t.isF32() || t.isBF16(); }
 
-/// The unit's one-operand ops, and those issued at a quarter rate.
+/// The unit's one-operand ops of a body (exp, rsqrt), issued at a quarter
+/// rate.
 bool isTranscendental(systolic::VecOp op) {
   return op == systolic::VecOp::Exp || op == systolic::VecOp::Rsqrt;
 }
-bool isUnary(systolic::VecOp op) { return isTranscendental(op); }
 
 /// Builds the vector program of a generic's body.
 class ProgramBuilder {
@@ -518,7 +518,7 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
       e.fill(slotRow(in.dst), rr, cols, in.a.imm);
       continue;
     }
-    if (!isUnary(in.op)) {
+    if (!isTranscendental(in.op)) {
       if (in.b.kind == Kind::Scalar) {
         bcast = systolic::Bcast::Scalar;
         imm = in.b.imm;

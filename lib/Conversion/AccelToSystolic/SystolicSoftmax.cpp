@@ -52,7 +52,6 @@ mlir::accel::analyzeSystolicSoftmax(SoftmaxOp op,
                           "matmuls: the vector unit works on an f32 "
                           "accumulator, theirs is i32");
   SystolicSoftmax k;
-  k.op = op;
   k.input = op.getInput();
   k.result = op.getResult();
   k.n = in.getShape().back();

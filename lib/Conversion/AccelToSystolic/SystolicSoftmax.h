@@ -27,9 +27,7 @@ namespace mlir::accel {
 
 /// The blocks of a softmax on the vector unit.
 struct SystolicSoftmax {
-  /// The op, and its input and result (the DRAM values it reads and
-  /// writes).
-  Operation *op = nullptr;
+  /// The DRAM values it reads and writes.
   Value input, result;
   /// Rows (all dimensions but the last, flattened) and their length.
   int64_t rows = 0, n = 0;
