@@ -724,7 +724,139 @@ static LogicalResult fuseChain(Operation *root, PatternRewriter &rewriter) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// GQA's repeated key/value heads
+//===----------------------------------------------------------------------===//
+
+/// Whether `g` only copies its one input (its body yields the input).
+static bool yieldsInput(linalg::GenericOp g) {
+  if (!g.hasPureTensorSemantics() || g.getNumDpsInputs() != 1 ||
+      g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops())
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == g.getBody()->getArgument(0) &&
+         g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity();
+}
+
+/// When `v` [B, H, S, D] repeats each head of a [B, H / r, S, D] tensor r
+/// times in a row (GQA's repeat_kv, as frontends emit it), that tensor and
+/// r. Two spellings:
+///  - a copy through (b, h, s, d) -> (b, h floordiv r, s, d);
+///  - tensor.collapse_shape [[0], [1, 2], [3], [4]] of a broadcast
+///    [B, H / r, r, S, D] (linalg.broadcast, or a copying generic that
+///    reads (b, h, s, d) or the unit dimension at 0) of [B, H / r, S, D]
+///    or of [B, H / r, 1, S, D].
+static std::optional<std::pair<Value, int64_t>> headRepeatOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 4 || !type.hasStaticShape())
+    return std::nullopt;
+  auto staticType = [](Value x, int64_t rank) {
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    return t && t.getRank() == rank && t.hasStaticShape() ? t
+                                                          : RankedTensorType();
+  };
+  auto dimIs = [](AffineExpr e, unsigned pos) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    return d && d.getPosition() == pos;
+  };
+  if (auto g = v.getDefiningOp<linalg::GenericOp>()) {
+    if (!yieldsInput(g))
+      return std::nullopt;
+    Value in = g.getDpsInputs()[0];
+    RankedTensorType it = staticType(in, 4);
+    AffineMap map = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
+    if (!it || map.getNumResults() != 4 || !dimIs(map.getResult(0), 0) ||
+        !dimIs(map.getResult(2), 2) || !dimIs(map.getResult(3), 3))
+      return std::nullopt;
+    auto div = dyn_cast<AffineBinaryOpExpr>(map.getResult(1));
+    if (!div || div.getKind() != AffineExprKind::FloorDiv ||
+        !dimIs(div.getLHS(), 1))
+      return std::nullopt;
+    auto r = dyn_cast<AffineConstantExpr>(div.getRHS());
+    if (!r || r.getValue() < 1 || it.getDimSize(1) * r.getValue() !=
+                                      type.getDimSize(1) ||
+        it.getDimSize(0) != type.getDimSize(0) ||
+        it.getShape().drop_front(2) != type.getShape().drop_front(2))
+      return std::nullopt;
+    return std::make_pair(in, int64_t(r.getValue()));
+  }
+  auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || collapse.getReassociationIndices() !=
+                       SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}})
+    return std::nullopt;
+  Value wide = collapse.getSrc();
+  RankedTensorType wt = staticType(wide, 5);
+  if (!wt)
+    return std::nullopt;
+  Value in;
+  if (auto bc = wide.getDefiningOp<linalg::BroadcastOp>()) {
+    if (!bc.hasPureTensorSemantics() ||
+        bc.getDimensions() != ArrayRef<int64_t>{2})
+      return std::nullopt;
+    in = bc.getInput();
+  } else if (auto g = wide.getDefiningOp<linalg::GenericOp>()) {
+    if (!yieldsInput(g))
+      return std::nullopt;
+    in = g.getDpsInputs()[0];
+    AffineMap map = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
+    SmallVector<AffineExpr> r(map.getResults());
+    auto zero = r.size() == 5 ? dyn_cast<AffineConstantExpr>(r[2])
+                              : AffineConstantExpr();
+    bool ok = (r.size() == 4 && dimIs(r[0], 0) && dimIs(r[1], 1) &&
+               dimIs(r[2], 3) && dimIs(r[3], 4)) ||
+              (r.size() == 5 && dimIs(r[0], 0) && dimIs(r[1], 1) && zero &&
+               zero.getValue() == 0 && dimIs(r[3], 3) && dimIs(r[4], 4));
+    if (!ok)
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  // [B, H / r, 1, S, D] is read as [B, H / r, S, D].
+  if (RankedTensorType t5 = staticType(in, 5)) {
+    if (t5.getDimSize(2) != 1)
+      return std::nullopt;
+    if (auto expand = in.getDefiningOp<tensor::ExpandShapeOp>();
+        expand && expand.getReassociationIndices() ==
+                      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}})
+      in = expand.getSrc();
+    else
+      return std::nullopt;
+  }
+  RankedTensorType it = staticType(in, 4);
+  if (!it || it.getDimSize(0) != wt.getDimSize(0) ||
+      it.getDimSize(1) != wt.getDimSize(1) ||
+      it.getShape().drop_front(2) != wt.getShape().drop_front(3))
+    return std::nullopt;
+  return std::make_pair(in, wt.getDimSize(2));
+}
+
 namespace {
+/// accel.attention reading K and V through the same repeat of their heads
+/// reads the unrepeated K and V instead: grouped-query attention maps
+/// query head h to key/value head h / (Hq / Hkv) itself, so the repeated
+/// copies are never materialised.
+struct FoldHeadRepeat : public OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "not on tensors");
+    std::optional<std::pair<Value, int64_t>> k = headRepeatOf(op.getKey()),
+                                             v = headRepeatOf(op.getValue());
+    if (!k || !v || k->second != v->second || k->second == 1)
+      return rewriter.notifyMatchFailure(
+          op, "K and V are not the same repeat of their heads");
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getKeyMutable().assign(k->first);
+      op.getValueMutable().assign(v->first);
+    });
+    return success();
+  }
+};
+
 /// Fuses the chain ending in an `OpTy` P·V product.
 template <typename OpTy>
 struct FuseAttentionChain : public OpRewritePattern<OpTy> {
@@ -753,7 +885,8 @@ void accel::populateFuseAttentionPatterns(RewritePatternSet &patterns) {
   patterns
       .add<FuseAttentionChain<MatmulOp>, FuseAttentionChain<linalg::MatmulOp>,
            FuseAttentionChain<linalg::BatchMatmulOp>,
-           FuseAttentionChain<linalg::GenericOp>>(patterns.getContext());
+           FuseAttentionChain<linalg::GenericOp>, FoldHeadRepeat>(
+          patterns.getContext());
   // The fused op's mask, when it is a causal band in disguise.
   populateCausalMaskPatterns(patterns);
 }

@@ -270,6 +270,15 @@ def AccelFuseAttentionPass : Pass<"accel-fuse-attention"> {
     when `d` is not `Skv - Sq`), and the kernels skip the blocks above the
     band. A finite "removal" is taken only when every row keeps a key (a
     row it removes wholly would be a uniform softmax, not the band's 0).
+
+    Grouped-query attention's `repeat_kv` is folded: an accel.attention
+    whose K and V both repeat each of Hkv heads r times in a row (r > 1, the
+    same for both) reads the unrepeated `[B, Hkv, S, D]` K and V, since the
+    op maps query head h to key/value head h / (Hq / Hkv) itself; the
+    repeated copies are never built. The repeat is matched as frontends
+    write it: a copying `linalg.generic` that reads `(b, h floordiv r, s,
+    d)`, or `tensor.collapse_shape [[0], [1, 2], [3], [4]]` of a
+    `linalg.broadcast` (or copying generic) along a new dimension 2.
   }];
   let options = [MaxIterationsOption];
   let dependentDialects = ["::mlir::accel::AccelDialect",
