@@ -18,6 +18,7 @@
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "SystolicElementwise.h"
 #include "SystolicEmitter.h"
+#include "SystolicLayout.h"
 #include "SystolicSoftmax.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
@@ -549,6 +550,8 @@ struct ConvertAccelToSystolicPass
   DenseSet<Operation *> fused;
   /// The vector-unit kernel of each softmax.
   DenseMap<Operation *, SystolicSoftmax> softmaxes;
+  /// Where each tensor of the function lives in DRAM (SystolicLayout.h).
+  std::optional<SystolicLayouts> layouts;
 
   /// The machine for a program of `input` elements.
   isa::MachineConfig machine(isa::ElemType input) const {
@@ -564,7 +567,7 @@ struct ConvertAccelToSystolicPass
     elementwise.clear();
     softmaxes.clear();
     SmallVector<SoftmaxOp> softmaxOps;
-    SmallVector<tensor::ConcatOp> concats;
+    SmallVector<Operation *> kernels;
     for (Operation &op : func.getBody().front()) {
       Type in;
       // Softmaxes: kernels of the vector unit (SystolicSoftmax.h), checked
@@ -574,10 +577,7 @@ struct ConvertAccelToSystolicPass
         continue;
       }
       if (llvm::isa<linalg::GenericOp, linalg::FillOp>(op)) {
-        FailureOr<SystolicElementwise> k = analyzeSystolicElementwise(&op);
-        if (failed(k))
-          return failure();
-        elementwise[&op] = std::move(*k);
+        kernels.push_back(&op);
         continue;
       }
       if (auto mm = dyn_cast<MatmulOp>(op)) {
@@ -634,12 +634,19 @@ struct ConvertAccelToSystolicPass
             return at.emitOpError("with a non-constant diagonal has no "
                                   "systolic lowering");
         }
-      } else if (llvm::isa<tensor::ConcatOp>(op)) {
-        concats.push_back(cast<tensor::ConcatOp>(op));
+      } else if (auto cat = dyn_cast<tensor::ConcatOp>(op)) {
+        // Its inputs' kernels write their parts of its buffer
+        // (SystolicLayout.h).
+        auto type = cat.getResultType();
+        if (!type.hasStaticShape() ||
+            int64_t(cat.getDim()) != type.getRank() - 1)
+          return cat.emitOpError(
+              "has no systolic lowering: the kernels of a concatenation's "
+              "inputs write their parts of its buffer, along the last "
+              "dimension of static tensors");
         continue;
-      } else if (llvm::isa<tensor::ExtractSliceOp>(op)) {
-        // A view: the elementwise kernels that read it read its source
-        // (anything else reading it finds no DRAM buffer).
+      } else if (isSystolicView(&op)) {
+        // Another shape of its source's bytes (SystolicLayout.h).
         continue;
       } else if (llvm::isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(
                      op)) {
@@ -660,7 +667,7 @@ struct ConvertAccelToSystolicPass
       if (!firstCompute)
         firstCompute = &op;
     }
-    if (!input && elementwise.empty() && softmaxOps.empty())
+    if (!input && kernels.empty() && softmaxOps.empty())
       return func.emitOpError("has no accel.matmul, accel.attention, "
                               "accel.softmax or elementwise op to compile "
                               "for the systolic array");
@@ -668,6 +675,19 @@ struct ConvertAccelToSystolicPass
     if (!input)
       input = isa::ElemType::F32;
     isa::MachineConfig mc = machine(*input);
+    // Where every tensor lives, then the vector-unit kernels that read and
+    // write them.
+    FailureOr<SystolicLayouts> laid = SystolicLayouts::build(func);
+    if (failed(laid))
+      return failure();
+    layouts = std::move(*laid);
+    for (Operation *op : kernels) {
+      FailureOr<SystolicElementwise> k =
+          analyzeSystolicElementwise(op, *layouts);
+      if (failed(k))
+        return failure();
+      elementwise[op] = std::move(*k);
+    }
     for (Operation &op : func.getBody().front()) {
       auto it = elementwise.find(&op);
       if (it == elementwise.end())
@@ -686,31 +706,6 @@ struct ConvertAccelToSystolicPass
     if (mc.spadRows < 1 || mc.accRows < 1)
       return func.emitOpError("the SRAMs hold less than one row of the "
                               "array (spad-kib / acc-kib too small)");
-    // A concatenation along the last dimension of elementwise results, each
-    // read only by it: each kernel writes its part of the concatenation's
-    // buffer (RoPE's halves).
-    for (tensor::ConcatOp cat : concats) {
-      auto type = cat.getResultType();
-      const int64_t rank = type.getRank();
-      if (!type.hasStaticShape() || int64_t(cat.getDim()) != rank - 1)
-        return cat.emitOpError("has no systolic lowering: the vector unit's "
-                               "kernels write concatenations of static "
-                               "tensors along their last dimension");
-      SmallVector<int64_t> strides(rank, 1);
-      for (int64_t d = rank - 2; d >= 0; --d)
-        strides[d] = strides[d + 1] * type.getDimSize(d + 1);
-      int64_t column = 0;
-      for (Value v : cat.getInputs()) {
-        Operation *def = v.getDefiningOp();
-        auto it = def ? elementwise.find(def) : elementwise.end();
-        if (it == elementwise.end() || it->second.reduce || !v.hasOneUse())
-          return cat.emitOpError("has no systolic lowering: it concatenates "
-                                 "the results of elementwise kernels, each "
-                                 "read only by it");
-        it->second.out = {cat.getResult(), column, strides};
-        column += cast<RankedTensorType>(v.getType()).getShape().back();
-      }
-    }
     for (SoftmaxOp sm : softmaxOps) {
       FailureOr<SystolicSoftmax> k = analyzeSystolicSoftmax(sm, mc);
       if (failed(k))
@@ -763,10 +758,11 @@ struct ConvertAccelToSystolicPass
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       Operation *def = v.getDefiningOp();
-      if (!def ||
+      // (A returned view is its own root, SystolicLayouts::build.)
+      if (!def || !layouts->isRoot(v) ||
           (!llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp>(
                def) &&
-           !elementwise.count(def)))
+           !isSystolicView(def) && !elementwise.count(def)))
         return ret.emitOpError("result #")
                << i
                << " is not computed by an accel op; a systolic program only "
@@ -789,13 +785,13 @@ struct ConvertAccelToSystolicPass
         continue;
       if (llvm::isa<linalg::FillOp>(op) && fused.count(&op))
         continue;
-      // A kernel that writes part of a concatenation has no buffer of its
-      // own.
-      if (auto it = elementwise.find(&op);
-          it != elementwise.end() && it->second.out.value != op.getResult(0))
+      // A result written into another's buffer (placed: part of a
+      // concatenation, or laid out as a view of it reads) has none of its
+      // own; nor has a view of another buffer.
+      if (op.getNumResults() != 1 || !layouts->isRoot(op.getResult(0)))
         continue;
       if ((llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp>(op) ||
-           elementwise.count(&op)) &&
+           isSystolicView(&op) || elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
         bufferOf[op.getResult(0)] = addBuffer(
             ("tmp" + Twine(scratch++)).str(), systolic::BufferRole::Scratch, 0,
@@ -866,12 +862,24 @@ struct ConvertAccelToSystolicPass
                  it != elementwise.end() && !fused.count(&op)) {
         predicted += emitSystolicElementwise(e, it->second, bufferOf);
       } else if (auto sm = softmaxes.find(&op); sm != softmaxes.end()) {
-        if (!bufferOf.count(sm->second.input))
+        std::optional<Dram> in = dram(bufferOf, sm->second.input),
+                            out = dram(bufferOf, sm->second.result);
+        if (!in || !out)
           return op.emitOpError("reads a value that is not in DRAM (a "
                                 "function argument or the result of an op "
                                 "of the program)");
+        auto inRows = in->layout->rows(in->shape),
+             outRows = out->layout->rows(out->shape);
+        if (!inRows || !outRows)
+          return op.emitOpError("reads its input through a view whose "
+                                "dimensions do not flatten into rows of "
+                                "contiguous elements at one stride");
         predicted += predictSystolicSoftmaxCycles(sm->second, mc);
-        emitSystolicSoftmax(e, sm->second, bufferOf);
+        emitSystolicSoftmax(e, sm->second,
+                            View{in->buffer, inRows->first, inRows->second,
+                                 false},
+                            View{out->buffer, outRows->first, outRows->second,
+                                 false});
       }
     }
     e.fence();
@@ -883,13 +891,48 @@ struct ConvertAccelToSystolicPass
     return success();
   }
 
-  /// The buffer `v` lives in: an argument, a result or scratch.
-  static std::optional<uint32_t>
-  lookup(const DenseMap<Value, uint32_t> &bufferOf, Value v) {
-    auto it = bufferOf.find(v);
+  /// Where `v` is in DRAM: its layout and its root's buffer (an
+  /// argument, a result or scratch); std::nullopt when it is not in DRAM.
+  struct Dram {
+    const DramLayout *layout;
+    uint32_t buffer;
+    ArrayRef<int64_t> shape;
+
+    /// The matrix of the last two dimensions at index `outer` of the
+    /// others (flattened).
+    std::optional<View> matrix(int64_t outer) const {
+      return layout->matrix(buffer, shape, layout->offsetOf(shape, outer));
+    }
+  };
+  std::optional<Dram> dram(const DenseMap<Value, uint32_t> &bufferOf,
+                           Value v) const {
+    const DramLayout *l = layouts->lookup(v);
+    if (!l)
+      return std::nullopt;
+    auto it = bufferOf.find(l->root);
     if (it == bufferOf.end())
       return std::nullopt;
-    return it->second;
+    return Dram{l, it->second, cast<RankedTensorType>(v.getType()).getShape()};
+  }
+  /// The DMA views of `ref`'s matrices, one per index of its outer
+  /// dimensions; a located error when neither of the last two dimensions
+  /// is contiguous in its layout.
+  static FailureOr<SmallVector<View>> matrices(Operation *op, StringRef what,
+                                               const Dram &ref) {
+    SmallVector<View> views;
+    const int64_t outer = computeProduct(ref.shape.drop_back(
+        std::min<size_t>(2, ref.shape.size())));
+    for (int64_t i = 0; i < outer; ++i) {
+      std::optional<View> v = ref.matrix(i);
+      if (!v)
+        return op->emitOpError("reads or writes its ")
+               << what
+               << " through a view whose last two dimensions are both "
+                  "strided (the DMA moves rows or columns of contiguous "
+                  "elements)";
+      views.push_back(*v);
+    }
+    return views;
   }
 
   /// The schedule of `mm` (none for an empty C or K = 0), with the
@@ -950,38 +993,55 @@ struct ConvertAccelToSystolicPass
     int64_t m = cType.getDimSize(rank - 2), n = cType.getDimSize(rank - 1);
     int64_t k = aType.getDimSize(rank - 1);
     int64_t batch = computeProduct(cType.getShape().drop_back(2));
-    std::optional<uint32_t> aBuf = lookup(bufferOf, mm.getLhs()),
-                            bBuf = lookup(bufferOf, mm.getRhs());
-    if (!aBuf || !bBuf)
+    std::optional<Dram> aRef = dram(bufferOf, mm.getLhs()),
+                        bRef = dram(bufferOf, mm.getRhs());
+    if (!aRef || !bRef)
       return mm.emitOpError("reads a value that is not in DRAM (a function "
                             "argument or an accel op's result)");
-    std::optional<uint32_t> c0Buf;
+    std::optional<Dram> c0Ref;
     if (mm.getAccumulate()) {
-      c0Buf = lookup(bufferOf, mm.getInit());
-      if (!c0Buf)
+      c0Ref = dram(bufferOf, mm.getInit());
+      if (!c0Ref)
         return mm.emitOpError("accumulates into a value that is not in DRAM "
                               "(a function argument or an accel op's "
                               "result)");
     }
     if (m == 0 || n == 0 || batch == 0)
       return success(); // an empty C: nothing to write
-    // (No buffer, and unread, when only the applied epilogue reads C.)
-    uint32_t cBuf = bufferOf.lookup(mm.getResult());
+    // Each batch's matrices. (C has no buffer, and is not stored, when only
+    // the applied epilogue reads it.)
+    FailureOr<SmallVector<View>> as = matrices(mm, "A", *aRef),
+                                 bs = matrices(mm, "B", *bRef);
+    if (failed(as) || failed(bs))
+      return failure();
+    SmallVector<View> cs(batch, View{0, 0, n, false}), c0s;
+    if (std::optional<Dram> cRef = dram(bufferOf, mm.getResult())) {
+      FailureOr<SmallVector<View>> v = matrices(mm, "C", *cRef);
+      if (failed(v))
+        return failure();
+      cs = *v;
+    }
+    if (c0Ref) {
+      FailureOr<SmallVector<View>> v = matrices(mm, "initial C", *c0Ref);
+      if (failed(v))
+        return failure();
+      c0s = *v;
+    }
     if (k == 0) {
       // Nothing to multiply: C (or zeros) through the accumulator.
-      uint32_t src = c0Buf ? *c0Buf : zerosOf.lookup(mm);
       const int64_t chunk =
           std::min<int64_t>(mc.accRows, std::max<int64_t>(m, 1));
-      for (int64_t bi = 0; bi < batch; ++bi)
+      for (int64_t bi = 0; bi < batch; ++bi) {
+        View src = c0Ref ? c0s[bi]
+                         : View{zerosOf.lookup(mm), bi * m * n, n, false};
         for (int64_t r0 = 0; r0 < m; r0 += chunk)
           for (int64_t c0 = 0; c0 < n; c0 += mc.cols) {
             const int64_t rr = std::min(chunk, m - r0),
                           cc = std::min<int64_t>(mc.cols, n - c0);
-            e.mvin(View{src, bi * m * n, n, false}, r0, c0, rr, cc,
-                   systolic::Space::Acc, 0);
-            e.mvout(systolic::Space::Acc, 0, rr, cc,
-                    View{cBuf, bi * m * n, n, false}, r0, c0);
+            e.mvin(src, r0, c0, rr, cc, systolic::Space::Acc, 0);
+            e.mvout(systolic::Space::Acc, 0, rr, cc, cs[bi], r0, c0);
           }
+      }
       return success();
     }
 
@@ -989,13 +1049,12 @@ struct ConvertAccelToSystolicPass
     const SystolicMatmulSchedule &schedule = plan.schedule;
     predicted += batch * predictSystolicMatmulCycles(mc, plan.shape, schedule);
     for (int64_t bi = 0; bi < batch; ++bi) {
-      View a{*aBuf, bi * m * k, k, false};
-      View bv = mm.getTransposeB() ? View{*bBuf, bi * n * k, k, true}
-                                   : View{*bBuf, bi * k * n, n, false};
-      View c{cBuf, bi * m * n, n, false};
+      // B is stored [N, K] under transpose_b: its matrix read transposed.
+      View a = (*as)[bi], bv = mm.getTransposeB() ? (*bs)[bi].t() : (*bs)[bi];
+      View c = cs[bi];
       std::optional<View> c0;
-      if (c0Buf)
-        c0 = View{*c0Buf, bi * m * n, n, false};
+      if (c0Ref)
+        c0 = c0s[bi];
       // The epilogue on each finished strip of C: C stored first when
       // something else reads it, then its other inputs moved in next to it
       // (two sets of slots alternating between strips), its program, its
@@ -1079,29 +1138,37 @@ struct ConvertAccelToSystolicPass
     g.scale = at.getScale()
                   ? at.getScale()->convertToFloat()
                   : (g.d == 0 ? 1.0f : float(1.0 / std::sqrt(double(g.d))));
-    std::optional<uint32_t> qBuf = lookup(bufferOf, at.getQuery()),
-                            kBuf = lookup(bufferOf, at.getKey()),
-                            vBuf = lookup(bufferOf, at.getValue());
-    if (!qBuf || !kBuf || !vBuf)
+    std::optional<Dram> qRef = dram(bufferOf, at.getQuery()),
+                        kRef = dram(bufferOf, at.getKey()),
+                        vRef = dram(bufferOf, at.getValue()),
+                        oRef = dram(bufferOf, at.getResult());
+    if (!qRef || !kRef || !vRef || !oRef)
       return at.emitOpError("reads a value that is not in DRAM (a function "
                             "argument or an accel op's result)");
-    uint32_t oBuf = bufferOf.lookup(at.getResult());
+    // Each (batch, head)'s matrices.
+    FailureOr<SmallVector<View>> qs = matrices(at, "Q", *qRef),
+                                 ks = matrices(at, "K", *kRef),
+                                 vs = matrices(at, "V", *vRef),
+                                 os = matrices(at, "output", *oRef);
+    if (failed(qs) || failed(ks) || failed(vs) || failed(os))
+      return failure();
     // The mask broadcasts to [B, Hq, Sq, Skv] (numpy rules, aligned right):
     // element strides per dimension, 0 where it broadcasts.
-    std::optional<uint32_t> maskBuf;
+    std::optional<Dram> maskRef;
     int64_t maskStride[4] = {0, 0, 0, 0};
     if (Value mask = at.getMask()) {
-      maskBuf = lookup(bufferOf, mask);
-      if (!maskBuf)
+      maskRef = dram(bufferOf, mask);
+      if (!maskRef)
         return at.emitOpError("reads a value that is not in DRAM (a function "
                               "argument or an accel op's result)");
       auto mt = cast<RankedTensorType>(mask.getType());
-      int64_t stride = 1;
-      for (int64_t d = mt.getRank() - 1, full = 3; d >= 0; --d, --full) {
-        int64_t size = mt.getDimSize(d);
-        maskStride[full] = size == 1 ? 0 : stride;
-        stride *= size;
-      }
+      for (int64_t d = mt.getRank() - 1, full = 3; d >= 0; --d, --full)
+        maskStride[full] =
+            mt.getDimSize(d) == 1 ? 0 : maskRef->layout->strides[d];
+      if (maskStride[3] > 1)
+        return at.emitOpError("reads its mask through a view whose keys are "
+                              "strided (the DMA moves rows of contiguous "
+                              "elements)");
       g.masked = true;
       g.maskRowStride = maskStride[2];
       g.maskOneKey = maskStride[3] == 0;
@@ -1123,15 +1190,15 @@ struct ConvertAccelToSystolicPass
       for (int64_t h = 0; h < hq; ++h) {
         int64_t hk = h / (hq / hkv);
         std::optional<View> maskView;
-        if (maskBuf)
-          maskView = View{*maskBuf, b * maskStride[0] + h * maskStride[1],
+        if (maskRef)
+          maskView = View{maskRef->buffer,
+                          maskRef->layout->offset + b * maskStride[0] +
+                              h * maskStride[1],
                           g.maskRowStride, false};
-        View q{*qBuf, ((b * hq + h) * g.sq) * g.d, g.d, false};
-        View k{*kBuf, ((b * hkv + hk) * g.skv) * g.d, g.d, false};
-        View v{*vBuf, ((b * hkv + hk) * g.skv) * g.dv, g.dv, false};
-        View o{oBuf, ((b * hq + h) * g.sq) * g.dv, g.dv, false};
         if (g.sq > 0)
-          emitAttentionHead(e, g, q, k, v, o, maskView, toggle, predicted);
+          emitAttentionHead(e, g, (*qs)[b * hq + h], (*ks)[b * hkv + hk],
+                            (*vs)[b * hkv + hk], (*os)[b * hq + h], maskView,
+                            toggle, predicted);
       }
     return success();
   }

@@ -143,10 +143,12 @@ struct AccelSystolicConfigurePass
       {
         ScopedDiagnosticHandler quiet(func.getContext(),
                                       [](Diagnostic &) { return success(); });
+        FailureOr<SystolicLayouts> layouts = SystolicLayouts::build(func);
         for (Operation &op : func.getBody().front())
-          if (llvm::isa<linalg::GenericOp, linalg::FillOp>(op))
+          if (succeeded(layouts) &&
+              llvm::isa<linalg::GenericOp, linalg::FillOp>(op))
             if (FailureOr<SystolicElementwise> k =
-                    analyzeSystolicElementwise(&op);
+                    analyzeSystolicElementwise(&op, *layouts);
                 succeeded(k))
               kernels[&op] = std::move(*k);
       }

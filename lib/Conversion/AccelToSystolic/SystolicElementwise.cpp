@@ -303,8 +303,20 @@ bool mlir::accel::isSystolicRowReduction(linalg::GenericOp g) {
                     .getMajorSubMap(n - 1);
 }
 
+/// Where a kernel's result goes: its own buffer, or where it is placed
+/// (part of a concatenation, laid out as a view of it is read).
+static SystolicElementwise::Output outputOf(Operation *op,
+                                           const SystolicLayouts &layouts) {
+  Value r = op->getResult(0);
+  if (const DramLayout *l = layouts.lookup(r))
+    return {l->root, l->offset, l->strides};
+  return {r, 0,
+          rowMajorStrides(cast<RankedTensorType>(r.getType()).getShape())};
+}
+
 FailureOr<SystolicElementwise>
-mlir::accel::analyzeSystolicElementwise(Operation *op) {
+mlir::accel::analyzeSystolicElementwise(Operation *op,
+                                        const SystolicLayouts &layouts) {
   SystolicElementwise k;
   k.op = op;
   auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -321,7 +333,7 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
     ProgramBuilder pb(k);
     k.result = pb.full(ProgramBuilder::scalar(float(value.getValueAsDouble())));
     planSlots(k);
-    k.out = {op->getResult(0), 0, rowMajorStrides(k.shape)};
+    k.out = outputOf(op, layouts);
     return k;
   }
   auto g = cast<linalg::GenericOp>(op);
@@ -373,20 +385,12 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
     SmallVector<int64_t> own = rowMajorStrides(t.getShape());
     SystolicElementwise::Input input{in->get(), SmallVector<int64_t>(rank, 0),
                                      false, 0};
-    // A static slice that keeps the rank (RoPE's halves) is a view of its
-    // source: the source's strides times the slice's, from its start.
-    if (auto slice = in->get().getDefiningOp<tensor::ExtractSliceOp>()) {
-      RankedTensorType src = slice.getSourceType();
-      if (src.hasStaticShape() && src.getRank() == t.getRank() &&
-          !ShapedType::isDynamicShape(slice.getStaticOffsets()) &&
-          !ShapedType::isDynamicShape(slice.getStaticStrides())) {
-        SmallVector<int64_t> parent = rowMajorStrides(src.getShape());
-        for (int64_t d = 0; d < t.getRank(); ++d) {
-          own[d] = parent[d] * slice.getStaticStrides()[d];
-          input.offset += slice.getStaticOffsets()[d] * parent[d];
-        }
-        input.value = slice.getSource();
-      }
+    // Read where it lives: a view (a slice, a reshape, a transpose) reads
+    // its root's buffer through its layout (SystolicLayout.h).
+    if (const DramLayout *l = layouts.lookup(in->get())) {
+      own = l->strides;
+      input.offset = l->offset;
+      input.value = l->root;
     }
     int64_t lastDim = -1;
     for (auto [p, expr] : llvm::enumerate(map.getResults())) {
@@ -424,7 +428,10 @@ mlir::accel::analyzeSystolicElementwise(Operation *op) {
   if (failed(analyzeBody(g, k)))
     return failure();
   planSlots(k);
-  k.out = {op->getResult(0), 0, rowMajorStrides(outType.getShape())};
+  k.out = k.reduce ? SystolicElementwise::Output{op->getResult(0), 0,
+                                                 rowMajorStrides(
+                                                     outType.getShape())}
+                   : outputOf(op, layouts);
   return k;
 }
 

@@ -24,6 +24,7 @@
 #define ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICELEMENTWISE_H
 
 #include "SystolicEmitter.h"
+#include "SystolicLayout.h"
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/DenseMap.h"
@@ -46,8 +47,8 @@ struct SystolicElementwise {
   std::optional<systolic::VecOp> reduce;
   std::optional<float> reduceInit;
   struct Input {
-    /// The DRAM value read (a slice's source for a tensor.extract_slice:
-    /// the slice is a view of it).
+    /// The DRAM value read: the root of the operand's layout (a view's
+    /// source's buffer, SystolicLayout.h).
     Value value;
     SmallVector<int64_t> strides; // per output dimension
     /// Constant along the last dimension: one column, applied per row.
@@ -56,9 +57,10 @@ struct SystolicElementwise {
     int64_t offset = 0;
   };
   SmallVector<Input> inputs;
-  /// Where the result goes: its own buffer, or the part of a
-  /// tensor.concat's buffer it fills (set by the conversion; element
-  /// offset and strides per output dimension, the last 1).
+  /// Where the result goes: its layout's root's buffer (its own, or the
+  /// one it is placed in: a concatenation's part, or laid out as a view of
+  /// it reads, SystolicLayout.h), at an element offset and strides per
+  /// output dimension, the last 1.
   struct Output {
     Value value;
     int64_t offset = 0;
@@ -96,9 +98,11 @@ struct SystolicElementwise {
 bool isSystolicRowReduction(linalg::GenericOp g);
 
 /// The vector-unit kernel of `op` (a linalg.generic or linalg.fill whose
-/// result is a DRAM buffer); a located error naming the op and why when
-/// the vector unit cannot run it.
-FailureOr<SystolicElementwise> analyzeSystolicElementwise(Operation *op);
+/// result is a DRAM buffer), reading and writing its tensors where
+/// `layouts` puts them; a located error naming the op and why when the
+/// vector unit cannot run it.
+FailureOr<SystolicElementwise>
+analyzeSystolicElementwise(Operation *op, const SystolicLayouts &layouts);
 
 /// The model's cycles of the kernel on its own (of one 2-D slice of its
 /// output when `oneSlice`).

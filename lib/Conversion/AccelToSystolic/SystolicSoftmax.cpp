@@ -114,14 +114,12 @@ mlir::accel::predictSystolicSoftmaxCycles(const SystolicSoftmax &k,
   return cycles;
 }
 
-void mlir::accel::emitSystolicSoftmax(
-    Emitter &e, const SystolicSoftmax &k,
-    const llvm::DenseMap<Value, uint32_t> &bufferOf) {
+void mlir::accel::emitSystolicSoftmax(Emitter &e, const SystolicSoftmax &k,
+                                      const View &inRows,
+                                      const View &outRows) {
   if (k.rows == 0 || k.n == 0)
     return;
   const int64_t C = e.machine().cols, br = k.blockRows;
-  const uint32_t inBuf = bufferOf.lookup(k.input),
-                 outBuf = bufferOf.lookup(k.result);
   const int64_t P = k.partials;
   const int64_t setRows = (k.strips + 2 * P) * br;
   int64_t set = 0;
@@ -134,8 +132,8 @@ void mlir::accel::emitSystolicSoftmax(
     // Partial p of the max at mRow + p * br, of the sum at lRow + p * br;
     // partial 0 ends up holding the row's.
     const int64_t mRow = base + k.strips * br, lRow = mRow + P * br;
-    const View in{inBuf, r0 * k.n, k.n, false},
-        out{outBuf, r0 * k.n, k.n, false};
+    const View in{inRows.buffer, inRows.at(r0, 0), inRows.stride, false},
+        out{outRows.buffer, outRows.at(r0, 0), outRows.stride, false};
     for (int64_t st = 0; st < k.strips; ++st)
       e.mvin(in, 0, st * C, rr, width(st), Space::Acc, strip(st));
     // m = the row's max (NaN propagates), strip st into partial st % P.

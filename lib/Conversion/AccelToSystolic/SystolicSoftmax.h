@@ -51,9 +51,11 @@ analyzeSystolicSoftmax(SoftmaxOp op, const ::sysarray::MachineConfig &machine);
 double predictSystolicSoftmaxCycles(const SystolicSoftmax &k,
                                     const ::sysarray::MachineConfig &machine);
 
-/// Emits the kernel; `bufferOf` gives each DRAM value's buffer.
+/// Emits the kernel: `inRows` and `outRows` are the input's and the
+/// result's rows (every dimension but the last flattened) in DRAM.
 void emitSystolicSoftmax(systolic_emit::Emitter &e, const SystolicSoftmax &k,
-                         const llvm::DenseMap<Value, uint32_t> &bufferOf);
+                         const systolic_emit::View &inRows,
+                         const systolic_emit::View &outRows);
 
 } // namespace mlir::accel
 

@@ -1,0 +1,114 @@
+//===- SystolicLayout.h - where a systolic program's tensors live -*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The DRAM layout of every tensor of a function compiled for the systolic
+// array. A tensor lives in the buffer of a *root* (a function argument, a
+// result, or the result of an op of the program) at an element offset,
+// with an element stride per dimension. The ops that only give bytes
+// another shape are views and move no data:
+//
+//  - tensor.expand_shape, tensor.collapse_shape, linalg.transpose and a
+//    static tensor.extract_slice (rank-reducing or not) take their
+//    source's layout, reshaped, permuted or offset;
+//  - where a view cannot be read that way (a collapse of dimensions that
+//    are not contiguous in the source, e.g. attention's heads transposed
+//    back next to each other before the output projection), the view's
+//    result is a root of its own and the op that makes the source writes
+//    its result there, through the inverse layout ("placement"); so does a
+//    view the function returns;
+//  - tensor.concat along the last dimension places its inputs side by
+//    side in its own layout (RoPE's halves).
+//
+// Placement walks back through views to the op that makes the value; each
+// value on the way must have no other reader, and the op must be one that
+// writes through a layout (a matmul, an attention, an elementwise kernel
+// or a concatenation). Otherwise the view is a located error: a systolic
+// program does not copy tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICLAYOUT_H
+#define ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICLAYOUT_H
+
+#include "SystolicEmitter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::accel {
+
+/// Where a tensor's elements are: element (i0, .., in) of the tensor is
+/// element offset + Σ i_d · strides[d] of root's buffer.
+struct DramLayout {
+  Value root;
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+
+  /// The element offset of index `outer` of the dimensions before the
+  /// last `inner` ones (flattened, row-major over `shape`).
+  int64_t offsetOf(ArrayRef<int64_t> shape, int64_t outer,
+                   int64_t inner = 2) const;
+  /// The matrix of the last two dimensions (`rows` x `cols` of `shape`)
+  /// at element `base` as a DMA view: rows at a stride and contiguous
+  /// columns, or read transposed (contiguous rows, columns at a stride);
+  /// std::nullopt when neither dimension is contiguous.
+  std::optional<systolic_emit::View> matrix(uint32_t buffer,
+                                            ArrayRef<int64_t> shape,
+                                            int64_t base) const;
+  /// The rows of the tensor (every dimension but the last flattened) at
+  /// one stride, with contiguous columns: the offset of row 0 and the
+  /// stride; std::nullopt when the dimensions do not flatten so.
+  std::optional<std::pair<int64_t, int64_t>>
+  rows(ArrayRef<int64_t> shape) const;
+};
+
+/// Whether `op` only gives its source's bytes another shape (a view of
+/// the systolic target).
+bool isSystolicView(Operation *op);
+
+/// Whether `op`'s kernel writes its result through any layout whose last
+/// dimension is contiguous (so it can be placed): a matmul, an attention,
+/// an elementwise generic or a fill (not a row reduction, not a softmax).
+bool writesSystolicLayout(Operation *op);
+
+/// The layouts of one function's tensors.
+class SystolicLayouts {
+public:
+  /// Lays out `func`'s tensors; a located error names the view that
+  /// needs a copy and why.
+  static FailureOr<SystolicLayouts> build(func::FuncOp func);
+
+  /// The layout of `v`; null for a value that is not in DRAM (a
+  /// tensor.empty, a constant).
+  const DramLayout *lookup(Value v) const {
+    auto it = layouts.find(v);
+    return it == layouts.end() ? nullptr : &it->second;
+  }
+  /// Whether `v` owns a buffer (it is its own layout's root).
+  bool isRoot(Value v) const {
+    const DramLayout *l = lookup(v);
+    return l && l->root == v;
+  }
+
+private:
+  LogicalResult viewForward(Operation *view);
+  /// `v` (made by a view) owns a buffer `because`; the op that makes the
+  /// view's source writes it there.
+  LogicalResult makeRoot(Value v, Operation *view, StringRef because);
+  /// `v` is written through `layout`; the error is located at `blame`,
+  /// its message starts with `because` and says why not.
+  LogicalResult place(Value v, DramLayout layout, Operation *blame,
+                      StringRef because);
+  /// A last-dimension concatenation's inputs, side by side in its layout.
+  LogicalResult placeParts(tensor::ConcatOp cat);
+
+  llvm::DenseMap<Value, DramLayout> layouts;
+};
+
+} // namespace mlir::accel
+
+#endif // ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICLAYOUT_H
