@@ -161,11 +161,17 @@ bool mlir::accel::isSystolicView(Operation *op) {
   return llvm::isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
 }
 
-bool mlir::accel::writesSystolicLayout(Operation *op) {
-  if (llvm::isa<MatmulOp, AttentionOp, linalg::FillOp>(op))
-    return true;
+bool mlir::accel::writesSystolicLayout(Operation *op,
+                                       const DramLayout &layout) {
+  ArrayRef<int64_t> shape = shapeOf(op->getResult(0));
+  // The DMA stores rows of contiguous elements, or (mvout's transpose)
+  // columns; the vector unit's kernels store rows.
+  if (llvm::isa<MatmulOp, AttentionOp>(op))
+    return layout.matrix(0, shape, 0).has_value();
   auto g = dyn_cast<linalg::GenericOp>(op);
-  return g && !isSystolicRowReduction(g);
+  if (!llvm::isa<linalg::FillOp>(op) && !(g && !isSystolicRowReduction(g)))
+    return false;
+  return shape.empty() || shape.back() <= 1 || layout.strides.back() == 1;
 }
 
 FailureOr<SystolicLayouts> SystolicLayouts::build(func::FuncOp func) {
@@ -320,13 +326,12 @@ LogicalResult SystolicLayouts::place(Value v, DramLayout layout,
     layouts[v] = layout;
     return placeParts(cat);
   }
-  ArrayRef<int64_t> shape = shapeOf(v);
-  if (!writesSystolicLayout(def) ||
-      (!shape.empty() && shape.back() > 1 && layout.strides.back() != 1))
+  if (!writesSystolicLayout(def, layout))
     return refuse("it is made by '")
            << def->getName()
-           << "', which writes its result only to a buffer of its own (a "
-              "systolic program does not copy tensors)";
+           << "', which cannot write its result so (the DMA stores rows "
+              "or, from a matmul or an attention, columns of contiguous "
+              "elements; a systolic program does not copy tensors)";
   layouts[v] = layout;
   return success();
 }

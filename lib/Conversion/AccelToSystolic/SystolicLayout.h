@@ -70,10 +70,12 @@ struct DramLayout {
 /// the systolic target).
 bool isSystolicView(Operation *op);
 
-/// Whether `op`'s kernel writes its result through any layout whose last
-/// dimension is contiguous (so it can be placed): a matmul, an attention,
-/// an elementwise generic or a fill (not a row reduction, not a softmax).
-bool writesSystolicLayout(Operation *op);
+/// Whether `op`'s kernel can write its result through `layout` (be
+/// placed there): a matmul or an attention where one of the last two
+/// dimensions is contiguous (the DMA stores rows, or columns transposed),
+/// an elementwise generic or a fill where the last is (not a row
+/// reduction, not a softmax).
+bool writesSystolicLayout(Operation *op, const DramLayout &layout);
 
 /// The layouts of one function's tensors.
 class SystolicLayouts {
