@@ -18,7 +18,13 @@ accel-run (every run is also checked against the fp64 oracle) and prints:
      rowmax, sub, 4 for exp, rowsum, div); RMSNorm as frontends write it
      (a row reduction, then an elementwise kernel): elements per cycle
      against the load queue's bound (x read twice).
-  6. The schedule model's predicted cycles / the simulator's (goal +-5%).
+  6. The Llama decoder block of examples/llama_block.py as one program
+     (heads split and merged through DRAM layouts): cycles against the
+     array's bound (MACs / PEs) and against the DRAM bound (every argument
+     read once and the result written once, at the machine's bandwidth);
+     the small preset checked against fp64 through accel-run, Llama 3 8B's
+     layer (128 tokens) compiled by accel-compile and run by accel-sim.
+  7. The schedule model's predicted cycles / the simulator's (goal +-5%).
 
 Every number is printed with its bandwidth assumption. Standard library only.
 
@@ -139,28 +145,104 @@ def rmsnorm_src(rows, n):
             f"  }} -> {x}\n  return %y : {x}\n}}\n")
 
 
-def run(src, options, mode="default"):
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(src)
-        path = f.name
+def run(src, options, mode="default", dist="exact", path=None):
+    if path is None:
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir",
+                                         delete=False) as f:
+            f.write(src)
+            tmp = f.name
     try:
         out = subprocess.run(
-            [RUN, path, "--target=systolic", "--dist=exact",
+            [RUN, path or tmp, "--target=systolic", f"--dist={dist}",
              f"--sim-mode={mode}", f"--systolic-pipeline-options={options}"],
             capture_output=True, text=True)
     finally:
-        os.unlink(path)
+        if path is None:
+            os.unlink(tmp)
     text = out.stdout + out.stderr
-    cycles = re.search(r"g: (\d+) cycles", text)
+    cycles = re.search(r": (\d+) cycles \(", text)
     if out.returncode != 0 or not cycles:
         sys.exit(f"accel-run failed ({options}):\n{text}")
     pred = re.search(r"(\d+) cycles predicted", text)
     dma = re.search(r"the DMA (\d+) cycles", text)
     vec = re.search(r"vector unit is busy (\d+) cycles", text)
+    if "FAIL" in text:
+        sys.exit(f"accel-run: a result failed its check ({options}):\n{text}")
+    return parse_stats(text, pred)
+
+
+def parse_stats(text, pred=None):
+    cycles = re.search(r": (\d+) cycles \(", text)
+    dma = re.search(r"the DMA (\d+) cycles", text)
+    vec = re.search(r"vector unit is busy (\d+) cycles", text)
+    macs = re.search(r"(\d+) MACs on the", text)
+    read = re.search(r"DRAM ([0-9.]+) (KiB|MiB) read", text)
     return {"cycles": int(cycles.group(1)),
             "predicted": int(pred.group(1)) if pred else None,
             "dma": int(dma.group(1)) if dma else None,
-            "vector": int(vec.group(1)) if vec else None}
+            "vector": int(vec.group(1)) if vec else None,
+            "macs": int(macs.group(1)) if macs else None,
+            "read": float(read.group(1)) * (1024 if read.group(2) == "KiB"
+                                             else 1 << 20) if read else None}
+
+
+def block_bytes(path):
+    """Bytes of the function's arguments and results (f32 or bf16)."""
+    sig = open(path).read().split("func.func", 1)[1].split("{", 1)[0]
+    total = 0
+    for dims, ty in re.findall(r"tensor<((?:\d+x)+)(f32|bf16)>", sig):
+        n = 1
+        for d in dims.strip("x").split("x"):
+            n *= int(d)
+        total += n * (4 if ty == "f32" else 2)
+    return total
+
+
+def llama_section(args, emit, model_ratios):
+    print("# 6. The Llama decoder block (examples/llama_block.py), one "
+          "program, f32")
+    print(f"{'preset':6} {'array':8} {'cycles':>10} {'of PEs':>7} "
+          f"{'of DRAM':>7} {'read/min':>8} {'model/sim':>9}")
+    cases = [("small", 16, 16, "", 16), ("small", 8, 8, "vector-lanes=4", 16)]
+    for preset, r, c, extra, bw in cases:
+        path = os.path.join(ROOT, "examples", f"llama_block_{preset}.mlir")
+        res = run(None, machine(r, c, bw, extra), dist="uniform", path=path)
+        report_block(preset, r, c, bw, res, block_bytes(path), emit,
+                     model_ratios)
+    if args.quick:
+        return
+    # Llama 3 8B's layer: accel-compile, then accel-sim on random arguments
+    # (an fp64 oracle of 28 G MACs is left to the small preset's checks).
+    path = os.path.join(ROOT, "examples", "llama_block_8b.mlir")
+    with tempfile.TemporaryDirectory() as d:
+        out = subprocess.run(
+            [os.path.join(BUILD, "bin", "accel-compile"), path,
+             "--target=systolic", "-o", d], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"accel-compile failed:\n{out.stdout}{out.stderr}")
+        import json
+        meta = json.load(open(os.path.join(d, "llama_block_8b.json")))
+        sim = subprocess.run(
+            [os.path.join(BUILD, "bin", "accel-sim"),
+             os.path.join(d, meta["artifact"])], capture_output=True,
+            text=True)
+        if sim.returncode != 0:
+            sys.exit(f"accel-sim failed:\n{sim.stdout}{sim.stderr}")
+        res = parse_stats(sim.stdout + sim.stderr)
+        res["predicted"] = meta["predicted_cycles"]
+    report_block("8b", 16, 16, 16, res, block_bytes(path), emit, model_ratios)
+
+
+def report_block(preset, r, c, bw, res, nbytes, emit, model_ratios):
+    pe = res["macs"] / (r * c) / res["cycles"]
+    dram = nbytes / bw / res["cycles"]
+    mr = res["predicted"] / res["cycles"]
+    model_ratios.append(mr)
+    print(f"{preset:6} {r:>3}x{c:<4} {res['cycles']:>10} {pe:7.3f} "
+          f"{dram:7.3f} {res['read'] / nbytes:8.2f} {mr:9.3f}")
+    emit("llama-block", f"{preset} {r}x{c} {bw}B/cyc",
+         f"{max(pe, dram):.3f}", "(report)",
+         f"cycles {res['cycles']}; PE bound {pe:.3f}; DRAM bound {dram:.3f}")
 
 
 def machine(rows, cols, bw, extra=""):
@@ -311,8 +393,10 @@ def main():
         emit("rmsnorm", f"f32 {rows}x{n}", f"{rate / bound:.3f}", "(report)",
              f"cycles {res['cycles']}")
     print()
+    llama_section(args, emit, model_ratios)
+    print()
     within = sum(1 for x in model_ratios if abs(x - 1) <= 0.05)
-    print(f"# 6. Schedule model / simulator: {within} of {len(model_ratios)} "
+    print(f"# 7. Schedule model / simulator: {within} of {len(model_ratios)} "
           f"within +-5%; range {min(model_ratios):.3f} .. "
           f"{max(model_ratios):.3f}")
     emit("model", "predicted / simulated within 5%",
