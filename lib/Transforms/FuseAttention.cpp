@@ -31,6 +31,7 @@
 #include "accel/Transforms/Transforms.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -844,6 +845,12 @@ struct FoldHeadRepeat : public OpRewritePattern<AttentionOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return rewriter.notifyMatchFailure(op, "not on tensors");
+    // A module split over a device grid keeps the repeated heads: accel-
+    // shard splits K's and V's heads as the queries' (after the fold they
+    // would have to divide Hkv instead).
+    if (auto module = op->getParentOfType<ModuleOp>();
+        module && !module.getOps<shard::GridOp>().empty())
+      return rewriter.notifyMatchFailure(op, "the module is sharded");
     std::optional<std::pair<Value, int64_t>> k = headRepeatOf(op.getKey()),
                                              v = headRepeatOf(op.getValue());
     if (!k || !v || k->second != v->second || k->second == 1)

@@ -112,3 +112,30 @@ func.func @scaled_copy(%q: tensor<1x4x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: ten
   %o = accel.attention ins(%q, %kx, %vx : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) outs(%ke : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %o : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A module split over a device grid keeps the repeat: accel-shard splits
+// K's and V's heads as the queries' (folded, they would have to divide
+// Hkv).
+
+#rep2 = affine_map<(b, h, s, d) -> (b, h floordiv 2, s, d)>
+#id = affine_map<(b, h, s, d) -> (b, h, s, d)>
+shard.grid @grid(shape = 4)
+
+// CHECK-LABEL: func @sharded
+// CHECK-COUNT-2: linalg.generic
+// CHECK: accel.attention ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>)
+func.func @sharded(%q: tensor<1x4x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %ke = tensor.empty() : tensor<1x4x8x8xf32>
+  %kx = linalg.generic {indexing_maps = [#rep2, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%k : tensor<1x2x8x8xf32>) outs(%ke : tensor<1x4x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<1x4x8x8xf32>
+  %vx = linalg.generic {indexing_maps = [#rep2, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%v : tensor<1x2x8x8xf32>) outs(%ke : tensor<1x4x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<1x4x8x8xf32>
+  %o = accel.attention ins(%q, %kx, %vx : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) outs(%ke : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %o : tensor<1x4x8x8xf32>
+}

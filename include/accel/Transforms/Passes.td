@@ -278,7 +278,9 @@ def AccelFuseAttentionPass : Pass<"accel-fuse-attention"> {
     repeated copies are never built. The repeat is matched as frontends
     write it: a copying `linalg.generic` that reads `(b, h floordiv r, s,
     d)`, or `tensor.collapse_shape [[0], [1, 2], [3], [4]]` of a
-    `linalg.broadcast` (or copying generic) along a new dimension 2.
+    `linalg.broadcast` (or copying generic) along a new dimension 2. A
+    module with a `shard.grid` keeps the repeat (accel-shard splits K's and
+    V's heads as the queries').
   }];
   let options = [MaxIterationsOption];
   let dependentDialects = ["::mlir::accel::AccelDialect",

@@ -645,6 +645,15 @@ struct ConvertAccelToSystolicPass
               "inputs write their parts of its buffer, along the last "
               "dimension of static tensors");
         continue;
+      } else if (auto ins = dyn_cast<tensor::InsertSliceOp>(op)) {
+        // Its source's kernel writes its slice of the destination's buffer
+        // (SystolicLayout.h).
+        if (!isSystolicInsertion(ins))
+          return ins.emitOpError(
+              "has no systolic lowering: the kernel of an inserted slice "
+              "writes it into the destination's buffer, for static offsets, "
+              "sizes and strides and a source of the destination's rank");
+        continue;
       } else if (isSystolicView(&op)) {
         // Another shape of its source's bytes (SystolicLayout.h).
         continue;
@@ -760,8 +769,8 @@ struct ConvertAccelToSystolicPass
       Operation *def = v.getDefiningOp();
       // (A returned view is its own root, SystolicLayouts::build.)
       if (!def || !layouts->isRoot(v) ||
-          (!llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp>(
-               def) &&
+          (!llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp,
+                      tensor::InsertSliceOp>(def) &&
            !isSystolicView(def) && !elementwise.count(def)))
         return ret.emitOpError("result #")
                << i
@@ -790,7 +799,8 @@ struct ConvertAccelToSystolicPass
       // own; nor has a view of another buffer.
       if (op.getNumResults() != 1 || !layouts->isRoot(op.getResult(0)))
         continue;
-      if ((llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp>(op) ||
+      if ((llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp,
+                     tensor::InsertSliceOp>(op) ||
            isSystolicView(&op) || elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
         bufferOf[op.getResult(0)] = addBuffer(
@@ -1014,8 +1024,17 @@ struct ConvertAccelToSystolicPass
                                  bs = matrices(mm, "B", *bRef);
     if (failed(as) || failed(bs))
       return failure();
-    SmallVector<View> cs(batch, View{0, 0, n, false}), c0s;
-    if (std::optional<Dram> cRef = dram(bufferOf, mm.getResult())) {
+    // C stays in the accumulator, with no buffer, only when the applied
+    // epilogue alone reads it (its views are then never used).
+    auto planned = plans.find(mm);
+    const bool cInAccumulator = planned != plans.end() &&
+                                planned->second.epilogue &&
+                                !planned->second.epilogue->storeC;
+    SmallVector<View> cs(batch, View{}), c0s;
+    if (!cInAccumulator) {
+      std::optional<Dram> cRef = dram(bufferOf, mm.getResult());
+      if (!cRef)
+        return mm.emitOpError("writes a result that has no DRAM buffer");
       FailureOr<SmallVector<View>> v = matrices(mm, "C", *cRef);
       if (failed(v))
         return failure();

@@ -416,22 +416,39 @@ mlir::accel::analyzeSystolicElementwise(Operation *op,
                << in->getOperandNumber()
                << " is read through a map other than a broadcast";
     }
-    input.column = rank == 0 || input.strides[rank - 1] == 0;
-    if (!input.column && input.strides[rank - 1] != 1)
-      return g.emitOpError("has no systolic lowering: operand #")
-             << in->getOperandNumber()
-             << " is not contiguous along the output's last dimension (the "
-                "DMA moves whole rows; a strided slice is not one)";
+    // (Columns at a stride, interleaved RoPE's x[2i] and x[2i+1], are
+    // moved in a row at a time through the DMA's transpose: loadInput.)
     k.inputs.push_back(std::move(input));
+  }
+  // Unit loops index nothing: dropped, so that a loop space of [S, N, 1]
+  // (a reshape folded into the generic) runs as rows of N, not of 1.
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (k.reduce || k.shape[d] != 1)
+      kept.push_back(d);
+  if (kept.empty() && rank > 0)
+    kept.push_back(rank - 1);
+  auto keep = [&](SmallVector<int64_t> &v) {
+    SmallVector<int64_t> r;
+    for (int64_t d : kept)
+      r.push_back(v[d]);
+    v = std::move(r);
+  };
+  keep(k.shape);
+  for (SystolicElementwise::Input &input : k.inputs) {
+    keep(input.strides);
+    input.column = input.strides.empty() || input.strides.back() == 0;
   }
   k.numRegs = int(k.inputs.size());
   if (failed(analyzeBody(g, k)))
     return failure();
   planSlots(k);
-  k.out = k.reduce ? SystolicElementwise::Output{op->getResult(0), 0,
-                                                 rowMajorStrides(
-                                                     outType.getShape())}
-                   : outputOf(op, layouts);
+  if (k.reduce) {
+    k.out = {op->getResult(0), 0, rowMajorStrides(outType.getShape())};
+  } else {
+    k.out = outputOf(op, layouts);
+    keep(k.out.strides);
+  }
   return k;
 }
 
@@ -479,18 +496,28 @@ void loadInput(Emitter &e, const SystolicElementwise &k, int i,
     return d >= 0 && d < rank ? in.strides[d] : int64_t(0);
   };
   const int64_t rowStride = strideAt(rank - 2);
+  const int64_t colStride = in.column ? 1 : strideAt(rank - 1);
   int64_t offset = base + r0 * rowStride;
   if (!in.column)
-    offset += c0 * strideAt(rank - 1);
-  View view{bufferOf.lookup(in.value), offset, rowStride, false};
-  if (in.column || rowStride != 0 || rr == 1) {
-    e.mvin(view, 0, 0, rr, in.column ? 1 : cc, systolic::Space::Acc, row);
-    return;
+    offset += c0 * colStride;
+  const uint32_t buffer = bufferOf.lookup(in.value);
+  // The same row for every row of the block (a bias over the columns) is
+  // moved in once, then doubled by vector copies, so the DMA reads it
+  // once, not rr times.
+  const bool once = !in.column && rowStride == 0 && rr > 1;
+  const int64_t moved = once ? 1 : rr;
+  if (!in.column && colStride != 1 && cc > 1) {
+    // Columns at a stride: each row is a DRAM column block the DMA's
+    // transpose turns into one accumulator row.
+    for (int64_t r = 0; r < moved; ++r)
+      e.mvin(View{buffer, offset + r * rowStride, colStride, true}, 0, 0, 1, cc,
+             systolic::Space::Acc, row + r);
+  } else {
+    e.mvin(View{buffer, offset, rowStride, false}, 0, 0, moved,
+           in.column ? 1 : cc, systolic::Space::Acc, row);
   }
-  // The same row for every row of the block (a bias over the columns): one
-  // row moved in, then doubled by vector copies, so the DMA reads it once,
-  // not rr times.
-  e.mvin(view, 0, 0, 1, cc, systolic::Space::Acc, row);
+  if (!once)
+    return;
   for (int64_t have = 1; have < rr; have *= 2)
     e.vector(systolic::VecOp::Copy, row + have, row, std::nullopt,
              std::min(have, rr - have), cc);
@@ -540,8 +567,19 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
   }
   if (!store)
     return;
-  e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc,
-          outputView(k, bufferOf, o), r0, c0);
+  const View out = outputView(k, bufferOf, o);
+  const int64_t colStride = k.out.strides.empty() ? 1 : k.out.strides.back();
+  if (colStride == 1 || cc == 1) {
+    e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc, out, r0, c0);
+    return;
+  }
+  // Columns at a stride (interleaved pairs written back): each row stored
+  // as a DRAM column block through the DMA's transpose.
+  for (int64_t r = 0; r < rr; ++r)
+    e.mvout(
+        systolic::Space::Acc, slotRow(k.result.reg) + r, 1, cc,
+        View{out.buffer, out.at(r0 + r, 0) + c0 * colStride, colStride, true},
+        0, 0);
 }
 
 unsigned dramBytes(Value v) {

@@ -98,6 +98,27 @@ Value sourceOf(Operation *view) {
   return view->getOperand(0);
 }
 
+/// The ops whose kernels write `v`'s elements (through views,
+/// concatenations and insertions).
+void writersOf(Value v, SmallVectorImpl<Operation *> &out) {
+  Operation *def = v.getDefiningOp();
+  if (!def || llvm::isa<tensor::EmptyOp>(def))
+    return;
+  if (isSystolicView(def))
+    return writersOf(sourceOf(def), out);
+  if (auto cat = dyn_cast<tensor::ConcatOp>(def)) {
+    for (Value in : cat.getInputs())
+      writersOf(in, out);
+    return;
+  }
+  if (auto ins = dyn_cast<tensor::InsertSliceOp>(def)) {
+    writersOf(ins.getDest(), out);
+    writersOf(ins.getSource(), out);
+    return;
+  }
+  out.push_back(def);
+}
+
 } // namespace
 
 int64_t DramLayout::offsetOf(ArrayRef<int64_t> shape, int64_t outer,
@@ -151,6 +172,14 @@ DramLayout::rows(ArrayRef<int64_t> shape) const {
   return std::make_pair(offset, stride);
 }
 
+bool mlir::accel::isSystolicInsertion(tensor::InsertSliceOp op) {
+  return op.getSourceType().getRank() == op.getType().getRank() &&
+         op.getType().hasStaticShape() &&
+         !ShapedType::isDynamicShape(op.getStaticOffsets()) &&
+         !ShapedType::isDynamicShape(op.getStaticSizes()) &&
+         !ShapedType::isDynamicShape(op.getStaticStrides());
+}
+
 bool mlir::accel::isSystolicView(Operation *op) {
   if (auto t = dyn_cast<linalg::TransposeOp>(op))
     return t.hasPureTensorSemantics();
@@ -161,17 +190,19 @@ bool mlir::accel::isSystolicView(Operation *op) {
   return llvm::isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
 }
 
-bool mlir::accel::writesSystolicLayout(Operation *op,
-                                       const DramLayout &layout) {
-  ArrayRef<int64_t> shape = shapeOf(op->getResult(0));
+bool mlir::accel::writesSystolicLayout(Value v, const DramLayout &layout) {
+  Operation *op = v.getDefiningOp();
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!op || !type || op->getNumResults() != 1)
+    return false;
+  ArrayRef<int64_t> shape = type.getShape();
   // The DMA stores rows of contiguous elements, or (mvout's transpose)
-  // columns; the vector unit's kernels store rows.
+  // columns; the vector unit's kernels store rows, or a row at a time
+  // through the transpose where the columns are strided.
   if (llvm::isa<MatmulOp, AttentionOp>(op))
     return layout.matrix(0, shape, 0).has_value();
   auto g = dyn_cast<linalg::GenericOp>(op);
-  if (!llvm::isa<linalg::FillOp>(op) && !(g && !isSystolicRowReduction(g)))
-    return false;
-  return shape.empty() || shape.back() <= 1 || layout.strides.back() == 1;
+  return llvm::isa<linalg::FillOp>(op) || (g && !isSystolicRowReduction(g));
 }
 
 FailureOr<SystolicLayouts> SystolicLayouts::build(func::FuncOp func) {
@@ -204,18 +235,24 @@ FailureOr<SystolicLayouts> SystolicLayouts::build(func::FuncOp func) {
     for (Value r : op.getResults())
       if (isStaticTensor(r))
         l.layouts[r] = {r, 0, rowMajor(shapeOf(r))};
-    // A concatenation along the last dimension places its inputs.
+    // A concatenation along the last dimension places its inputs, an
+    // insertion its source (and its destination).
     if (auto cat = dyn_cast<tensor::ConcatOp>(op);
         cat && isStaticTensor(cat.getResult()) &&
         int64_t(cat.getDim()) == cat.getResultType().getRank() - 1)
       if (failed(l.placeParts(cat)))
+        return failure();
+    if (auto ins = dyn_cast<tensor::InsertSliceOp>(op);
+        ins && isSystolicInsertion(ins))
+      if (failed(l.placeParts(ins)))
         return failure();
   }
   return l;
 }
 
 LogicalResult SystolicLayouts::viewForward(Operation *op) {
-  const DramLayout &src = layouts.find(sourceOf(op))->second;
+  // (A copy: the map may grow below.)
+  const DramLayout src = layouts.find(sourceOf(op))->second;
   Value result = op->getResult(0);
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
     layouts[result] = expand(src, e.getReassociationIndices(),
@@ -288,6 +325,37 @@ LogicalResult SystolicLayouts::placeParts(tensor::ConcatOp cat) {
   return success();
 }
 
+LogicalResult SystolicLayouts::placeParts(tensor::InsertSliceOp ins) {
+  const DramLayout layout = layouts.find(ins.getResult())->second;
+  const std::string because =
+      "has no systolic lowering: the op that makes the inserted slice "
+      "writes it into the destination's buffer, and the destination is "
+      "updated in place, but ";
+  DramLayout part{layout.root, layout.offset, {}};
+  for (int64_t d = 0; d < ins.getType().getRank(); ++d) {
+    part.offset += ins.getStaticOffsets()[d] * layout.strides[d];
+    part.strides.push_back(layout.strides[d] * ins.getStaticStrides()[d]);
+  }
+  // The destination is updated in place: every op that writes it must
+  // run before every op that writes the slice, which overwrites it.
+  Value dest = ins.getDest();
+  if (!dest.getDefiningOp<tensor::EmptyOp>()) {
+    SmallVector<Operation *> before, after;
+    writersOf(dest, before);
+    writersOf(ins.getSource(), after);
+    for (Operation *a : before)
+      for (Operation *b : after)
+        if (a->getBlock() != b->getBlock() || !a->isBeforeInBlock(b))
+          return ins.emitOpError(because)
+                 << "'" << b->getName()
+                 << "', which writes the slice, runs before '" << a->getName()
+                 << "', which writes the destination";
+    if (failed(place(dest, layout, ins, because)))
+      return failure();
+  }
+  return place(ins.getSource(), part, ins, because);
+}
+
 LogicalResult SystolicLayouts::place(Value v, DramLayout layout,
                                      Operation *blame, StringRef because) {
   auto refuse = [&](StringRef why) {
@@ -326,11 +394,25 @@ LogicalResult SystolicLayouts::place(Value v, DramLayout layout,
     layouts[v] = layout;
     return placeParts(cat);
   }
-  if (!writesSystolicLayout(def, layout))
+  if (auto ins = dyn_cast<tensor::InsertSliceOp>(def);
+      ins && isSystolicInsertion(ins)) {
+    layouts[v] = layout;
+    return placeParts(ins);
+  }
+  if (!llvm::isa<MatmulOp, AttentionOp, linalg::GenericOp, linalg::FillOp>(
+          def) ||
+      (isa<linalg::GenericOp>(def) &&
+       isSystolicRowReduction(cast<linalg::GenericOp>(def))))
     return refuse("it is made by '")
            << def->getName()
-           << "', which cannot write its result so (the DMA stores rows "
-              "or, from a matmul or an attention, columns of contiguous "
+           << "', which writes only a buffer of its own (only matmuls, "
+              "attentions and elementwise kernels write in place; a "
+              "systolic program does not copy tensors)";
+  if (!writesSystolicLayout(v, layout))
+    return refuse("it is made by '")
+           << def->getName()
+           << "', which cannot write that layout (the DMA stores rows or, "
+              "from a matmul or an attention, columns of contiguous "
               "elements; a systolic program does not copy tensors)";
   layouts[v] = layout;
   return success();

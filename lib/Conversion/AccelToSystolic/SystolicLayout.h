@@ -1,4 +1,5 @@
-//===- SystolicLayout.h - where a systolic program's tensors live -*- C++ -*-===//
+//===- SystolicLayout.h - where a systolic program's tensors live -*- C++
+//-*-===//
 //
 // Part of the accel project, under the Apache License v2.0 with LLVM
 // Exceptions.
@@ -21,7 +22,10 @@
 //    its result there, through the inverse layout ("placement"); so does a
 //    view the function returns;
 //  - tensor.concat along the last dimension places its inputs side by
-//    side in its own layout (RoPE's halves).
+//    side in its own layout (RoPE's halves); tensor.insert_slice places
+//    its source in its slice of the destination, and the destination
+//    (unless a tensor.empty) in its own layout (interleaved RoPE's
+//    stride-2 inserts).
 //
 // Placement walks back through views to the op that makes the value; each
 // value on the way must have no other reader, and the op must be one that
@@ -70,12 +74,19 @@ struct DramLayout {
 /// the systolic target).
 bool isSystolicView(Operation *op);
 
-/// Whether `op`'s kernel can write its result through `layout` (be
-/// placed there): a matmul or an attention where one of the last two
-/// dimensions is contiguous (the DMA stores rows, or columns transposed),
-/// an elementwise generic or a fill where the last is (not a row
-/// reduction, not a softmax).
-bool writesSystolicLayout(Operation *op, const DramLayout &layout);
+/// Whether `op` is an insertion the layouts place: static offsets, sizes
+/// and strides, the source of the destination's rank (the source's op
+/// writes its slice of the destination's buffer; the destination, unless
+/// a tensor.empty, is updated in place).
+bool isSystolicInsertion(tensor::InsertSliceOp op);
+
+/// Whether the kernel of the op that makes `v` can write it through
+/// `layout` (`v` be placed there): a matmul or an attention where one of the
+/// last two dimensions is contiguous (the DMA stores rows, or columns
+/// transposed), an elementwise generic or a fill (rows, or a row at a time
+/// through the transpose where the columns are strided; not a row reduction,
+/// not a softmax).
+bool writesSystolicLayout(Value v, const DramLayout &layout);
 
 /// The layouts of one function's tensors.
 class SystolicLayouts {
@@ -107,6 +118,9 @@ private:
                       StringRef because);
   /// A last-dimension concatenation's inputs, side by side in its layout.
   LogicalResult placeParts(tensor::ConcatOp cat);
+  /// An insertion's source, at its slice of the insertion's layout, and
+  /// its destination (unless a tensor.empty), in the layout itself.
+  LogicalResult placeParts(tensor::InsertSliceOp ins);
 
   llvm::DenseMap<Value, DramLayout> layouts;
 };

@@ -39,18 +39,48 @@ func.func @half_split(%x: tensor<3x64xf32>, %cos: tensor<3x32xf32>, %sin: tensor
 
 // -----
 
-// Interleaved pairs: stride-2 slices are not rows the DMA can move.
+// Interleaved pairs: a stride-2 slice's row is moved in through the DMA's
+// transpose (16 elements at stride 2, one accumulator row each), the
+// result stored the same way into the stride-2 insert's columns.
+// CHECK-LABEL: systolic.program @interleaved
+// CHECK: systolic.mvin 0[0] stride 2 -> acc[{{[0-9]+}}] rows 1 cols 8 transpose
+// CHECK: systolic.mvin 0[16] stride 2 -> acc[{{[0-9]+}}] rows 1 cols 8 transpose
+// CHECK: systolic.mvin 0[32] stride 2 -> acc[{{[0-9]+}}] rows 1 cols 8 transpose
+// CHECK: systolic.mvout acc[{{[0-9]+}}] rows 1 cols 8 -> 2[1] stride 2 transpose
+// CHECK: systolic.mvout acc[{{[0-9]+}}] rows 1 cols 8 -> 2[17] stride 2 transpose
+// CHECK: systolic.mvout acc[{{[0-9]+}}] rows 1 cols 8 -> 2[33] stride 2 transpose
 #m = affine_map<(s, d) -> (s, d)>
-func.func @interleaved(%x: tensor<3x16xf32>, %cos: tensor<3x8xf32>) -> tensor<3x8xf32> {
+func.func @interleaved(%x: tensor<3x16xf32>, %cos: tensor<3x8xf32>) -> tensor<3x16xf32> {
   %xe = tensor.extract_slice %x[0, 0] [3, 8] [1, 2] : tensor<3x16xf32> to tensor<3x8xf32>
   %e = tensor.empty() : tensor<3x8xf32>
-  // expected-error @below {{'linalg.generic' op has no systolic lowering: operand #0 is not contiguous along the output's last dimension (the DMA moves whole rows; a strided slice is not one)}}
   %o = linalg.generic {indexing_maps = [#m, #m, #m], iterator_types = ["parallel", "parallel"]} ins(%xe, %cos : tensor<3x8xf32>, tensor<3x8xf32>) outs(%e : tensor<3x8xf32>) {
   ^bb0(%a: f32, %c: f32, %o: f32):
     %r = arith.mulf %a, %c : f32
     linalg.yield %r : f32
   } -> tensor<3x8xf32>
-  return %o : tensor<3x8xf32>
+  %z = tensor.empty() : tensor<3x16xf32>
+  %r = tensor.insert_slice %o into %z[0, 1] [3, 8] [1, 2] : tensor<3x8xf32> into tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
+}
+
+// -----
+
+// An insertion updates its destination in place: the slice's kernel must
+// run after the destination's.
+#m = affine_map<(s, d) -> (s, d)>
+func.func @insert_before_destination(%x: tensor<3x8xf32>) -> tensor<3x16xf32> {
+  %e = tensor.empty() : tensor<3x8xf32>
+  %o = linalg.generic {indexing_maps = [#m, #m], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<3x8xf32>) outs(%e : tensor<3x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<3x8xf32>
+  %z = tensor.empty() : tensor<3x16xf32>
+  %c = arith.constant 0.0 : f32
+  %d = linalg.fill ins(%c : f32) outs(%z : tensor<3x16xf32>) -> tensor<3x16xf32>
+  // expected-error @below {{'tensor.insert_slice' op has no systolic lowering: the op that makes the inserted slice writes it into the destination's buffer, and the destination is updated in place, but 'linalg.generic', which writes the slice, runs before 'linalg.fill', which writes the destination}}
+  %r = tensor.insert_slice %o into %d[0, 8] [3, 8] [1, 1] : tensor<3x8xf32> into tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
 }
 
 // -----

@@ -109,7 +109,7 @@ func.func @softmax_placed(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
   %s = accel.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
   %t = tensor.empty() : tensor<8x4xf32>
-  // expected-error @below {{'linalg.transpose' op has no systolic lowering: the function returns it, so the op that makes its source must write it into a buffer of its own, but it is made by 'accel.softmax', which cannot write its result so (the DMA stores rows or, from a matmul or an attention, columns of contiguous elements; a systolic program does not copy tensors)}}
+  // expected-error @below {{'linalg.transpose' op has no systolic lowering: the function returns it, so the op that makes its source must write it into a buffer of its own, but it is made by 'accel.softmax', which writes only a buffer of its own (only matmuls, attentions and elementwise kernels write in place; a systolic program does not copy tensors)}}
   %st = linalg.transpose ins(%s : tensor<4x8xf32>) outs(%t : tensor<8x4xf32>) permutation = [1, 0]
   return %st : tensor<8x4xf32>
 }
@@ -146,4 +146,16 @@ func.func @softmax_rows(%x: tensor<4x2x8xf32>) -> tensor<2x4x8xf32> {
   // expected-error @below {{'accel.softmax' op reads its input through a view whose dimensions do not flatten into rows of contiguous elements at one stride}}
   %s = accel.softmax dimension(2) ins(%xt : tensor<2x4x8xf32>) outs(%t : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %s : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A mask read transposed: its keys are strided, not rows the DMA moves.
+func.func @mask_transposed(%q: tensor<1x1x8x16xf32>, %k: tensor<1x1x8x16xf32>, %v: tensor<1x1x8x16xf32>, %m: tensor<8x8xf32>) -> tensor<1x1x8x16xf32> {
+  %t = tensor.empty() : tensor<8x8xf32>
+  %mt = linalg.transpose ins(%m : tensor<8x8xf32>) outs(%t : tensor<8x8xf32>) permutation = [1, 0]
+  %o = tensor.empty() : tensor<1x1x8x16xf32>
+  // expected-error @below {{'accel.attention' op reads its mask through a view whose keys are strided (the DMA moves rows of contiguous elements)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>) mask(%mt : tensor<8x8xf32>) outs(%o : tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32>
+  return %0 : tensor<1x1x8x16xf32>
 }

@@ -10,12 +10,13 @@
 //  - @transposed_and_sliced: a transposed argument and a rank-reducing
 //    slice of a batch as matmul operands;
 //  - @fused_projections: two matmuls writing their columns of one
-//    concatenation, then a bias + ReLU on a slice of it.
+//    concatenation, then a bias + ReLU on a slice of it;
+//  - @insert_into_filled: a stride-2 insertion into a filled tensor.
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="dataflow=os" | FileCheck %s
-// CHECK: accel-run: 4 of 4 functions passed
+// CHECK: accel-run: 5 of 5 functions passed
 
 func.func @heads(%q: tensor<24x64xf32>, %k: tensor<24x32xf32>, %v: tensor<24x32xf32>, %wo: tensor<64x64xf32>) -> tensor<24x64xf32> {
   %q3 = tensor.expand_shape %q [[0], [1, 2]] output_shape [24, 4, 16] : tensor<24x64xf32> into tensor<24x4x16xf32>
@@ -73,4 +74,21 @@ func.func @fused_projections(%x: tensor<18x32xf32>, %wa: tensor<32x24xf32>, %wb:
     linalg.yield %m : f32
   } -> tensor<18x40xf32>
   return %r : tensor<18x40xf32>
+}
+
+// An insertion into a filled destination: the fill writes the buffer, the
+// slice's kernel (after it) its columns 4, 6, .., 18 of rows 1 .. 5.
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @insert_into_filled(%x: tensor<5x8xf32>) -> tensor<7x24xf32> {
+  %z = tensor.empty() : tensor<7x24xf32>
+  %c = arith.constant 0.5 : f32
+  %d = linalg.fill ins(%c : f32) outs(%z : tensor<7x24xf32>) -> tensor<7x24xf32>
+  %e = tensor.empty() : tensor<5x8xf32>
+  %o = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<5x8xf32>) outs(%e : tensor<5x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<5x8xf32>
+  %r = tensor.insert_slice %o into %d[1, 4] [5, 8] [1, 2] : tensor<5x8xf32> into tensor<7x24xf32>
+  return %r : tensor<7x24xf32>
 }
