@@ -278,6 +278,7 @@ void accel::buildAccelSystolicPipeline(
     o.attentionTileQ = options.attentionTileQ;
     o.attentionTileKV = options.attentionTileKV;
     o.fuseEpilogues = options.fuseEpilogues;
+    o.cBuffers = options.cBuffers;
     return o;
   };
   accel::AccelSystolicConfigurePassOptions configure;

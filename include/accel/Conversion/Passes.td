@@ -251,7 +251,12 @@ defvar SystolicOptions = [
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
            "Apply the elementwise kernel that reads a matmul's result to "
            "each block of C while it is in the accumulator (false: a "
-           "kernel of its own after the matmul)">
+           "kernel of its own after the matmul)">,
+    Option<"cBuffers", "c-buffers", "int64_t", "0",
+           "Buffers of a matmul's C blocks in the accumulator: 2 (the next "
+           "block's computes overlap this one's stores), 1 (blocks twice "
+           "the rows; no epilogue applied to them) (0: the cost model's "
+           "choice)">
   ];
 
 def AccelSystolicConfigurePass

@@ -234,6 +234,11 @@ struct AccelSystolicPipelineOptions
                      "block of C in the accumulator (false: each generic a "
                      "kernel of the vector unit after the matmul)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> cBuffers{
+      *this, "c-buffers",
+      llvm::cl::desc("Buffers of a matmul's C blocks in the accumulator, 1 "
+                     "or 2 (0: the cost model's choice)"),
+      llvm::cl::init(0)};
 };
 
 /// accel ops (and the linalg chains accel-raise and accel-fuse-attention

@@ -57,8 +57,10 @@ namespace {
 /// WS, the scratchpad width for OS), Y blocks strips of the array's columns,
 /// the Z block strips of the array's columns in the accumulator. X, Y and Z
 /// blocks each alternate between two halves, so the DMA of the next step
-/// overlaps the computes of this one; with one block of Q the X block stays
-/// for every block of S. Each strip of Z starts from `z0` or from what
+/// overlaps the computes of this one (Z's with `cBuffers` = 2; with 1, one
+/// block twice the size, whose first computes wait for the previous
+/// block's stores); with one block of Q the X block stays for every block
+/// of S. Each strip of Z starts from `z0` or from what
 /// `init` moves in (its accumulator row, rows, columns and position in Z),
 /// else from zeros; each finished strip is stored to `z`, or given to
 /// `epilogue` (the same, and the first accumulator row past the Z blocks).
@@ -70,9 +72,12 @@ using StripEpilogue =
 void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
                        const View &y, const View &z, std::optional<View> z0,
                        int64_t p, int64_t q, int64_t s, int64_t tileP,
-                       int64_t tileS, int64_t tileQ,
+                       int64_t tileS, int64_t tileQ, int64_t cBuffers,
                        StripEpilogue epilogue = nullptr,
                        StripInit init = nullptr) {
+  // A seed runs one block ahead into the other buffer.
+  assert((cBuffers == 2 || (cBuffers == 1 && !init)) &&
+         "one buffer of C takes no seed");
   const isa::MachineConfig &mc = e.machine();
   const int64_t R = mc.rows, C = mc.cols;
   const bool ws = dataflow == systolic::Dataflow::WS;
@@ -100,7 +105,7 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
   SmallVector<PendingOut> pending;
   auto store = [&](const PendingOut &o) {
     if (epilogue)
-      epilogue(o.accRow, o.rows, o.cols, o.r0, o.c0, 2 * accSlot);
+      epilogue(o.accRow, o.rows, o.cols, o.r0, o.c0, cBuffers * accSlot);
     else
       e.mvout(systolic::Space::Acc, o.accRow, o.rows, o.cols, z, o.r0, o.c0);
   };
@@ -127,7 +132,8 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
     for (int64_t s0 = 0; s0 < s; s0 += tileS) {
       const int64_t sr = std::min(tileS, s - s0);
       const int64_t accAt = accToggle * accSlot;
-      accToggle ^= 1;
+      if (cBuffers == 2)
+        accToggle ^= 1;
       if (z0)
         for (int64_t ss = 0; ss * C < sr; ++ss)
           e.mvin(*z0, p0, s0 + ss * C, pr, std::min(C, sr - ss * C),
@@ -515,7 +521,8 @@ struct ConvertAccelToSystolicPass
                               tileK,
                               attentionTileQ,
                               attentionTileKV,
-                              fuseEpilogues};
+                              fuseEpilogues,
+                              cBuffers};
     if (failed(checkSystolicOptions(module, "convert-accel-to-systolic",
                                     options)))
       return signalPassFailure();
@@ -1113,12 +1120,12 @@ struct ConvertAccelToSystolicPass
       case SystolicDataflow::WS:
         emitBlockedMatmul(e, systolic::Dataflow::WS, a, bv, c, c0, m, k, n,
                           schedule.tileM, schedule.tileN, schedule.tileK,
-                          epilogue, init);
+                          schedule.cBuffers, epilogue, init);
         break;
       case SystolicDataflow::OS:
         emitBlockedMatmul(e, systolic::Dataflow::OS, a, bv, c, c0, m, k, n,
                           schedule.tileM, schedule.tileN, schedule.tileK,
-                          epilogue, init);
+                          schedule.cBuffers, epilogue, init);
         break;
       case SystolicDataflow::IS: {
         // Never with an epilogue (configureSystolicMatmul).
@@ -1127,7 +1134,7 @@ struct ConvertAccelToSystolicPass
           c0t = c0->t();
         emitBlockedMatmul(e, systolic::Dataflow::WS, bv.t(), a.t(), c.t(), c0t,
                           n, k, m, schedule.tileM, schedule.tileN,
-                          schedule.tileK);
+                          schedule.tileK, schedule.cBuffers);
         break;
       }
       }

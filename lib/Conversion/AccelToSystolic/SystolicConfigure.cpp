@@ -72,9 +72,10 @@ FailureOr<LoweringConfigAttr> mlir::accel::configureSystolicOp(
         configureSystolicMatmul(mm, mc, shape, *o);
     if (failed(s))
       return failure();
-    return LoweringConfigAttr::get(ctx, "systolic",
-                                   {s->tileM, s->tileN, s->tileK}, {}, {}, 0,
-                                   stringifySystolicDataflow(s->dataflow));
+    // stages: C's blocks in one buffer (1), or two (0, the default).
+    return LoweringConfigAttr::get(
+        ctx, "systolic", {s->tileM, s->tileN, s->tileK}, {}, {},
+        s->cBuffers == 1 ? 1 : 0, stringifySystolicDataflow(s->dataflow));
   }
   auto at = llvm::cast<AttentionOp>(op);
   auto qType = at.getQuery().getType(), kType = at.getKey().getType(),
@@ -128,7 +129,8 @@ struct AccelSystolicConfigurePass
                                               tileK,
                                               attentionTileQ,
                                               attentionTileKV,
-                                              fuseEpilogues};
+                                              fuseEpilogues,
+                                              cBuffers};
     if (failed(checkSystolicOptions(module, "accel-systolic-configure",
                                     options)))
       return signalPassFailure();

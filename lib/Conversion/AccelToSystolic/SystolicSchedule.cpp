@@ -74,7 +74,9 @@ const SystolicEpilogueShape *appliedEpilogue(const SystolicMatmulShape &shape,
 bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
                                const SystolicMatmulShape &shape,
                                const SystolicMatmulSchedule &sch) {
-  if (sch.tileM < 1 || sch.tileN < 1 || sch.tileK < 1)
+  if (sch.tileM < 1 || sch.tileN < 1 || sch.tileK < 1 ||
+      (sch.cBuffers != 1 && sch.cBuffers != 2) ||
+      (sch.cBuffers == 1 && (sch.epilogue || sch.seeded)))
     return false;
   // WS and IS cut a block's depth into R x C weight tiles, so it holds whole
   // tiles. OS streams the depth in slices of at most the scratchpad width:
@@ -90,7 +92,7 @@ bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
   int64_t qStrips = ceilDiv(sch.tileK, g),
           sStrips = ceilDiv(sch.tileN, mc.cols);
   int64_t spad = 2 * qStrips * sch.tileM + 2 * sStrips * sch.tileK;
-  int64_t acc = 2 * sStrips * sch.tileM;
+  int64_t acc = sch.cBuffers * sStrips * sch.tileM;
   // A fused epilogue's other slots, two sets of a block's rows.
   if (sch.epilogue || sch.seeded) {
     const SystolicEpilogueShape *epi = appliedEpilogue(shape, sch);
@@ -112,7 +114,8 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
   const double bw = mc.dramBytesPerCycle;
   const bool os = sch.dataflow == SystolicDataflow::OS;
   const int64_t numQ = ceilDiv(f.q, sch.tileK);
-  double total = 0, firstLoad = -1, lastStore = 0, storeTotal = 0;
+  double total = 0, firstLoad = -1, lastStore = 0, storeTotal = 0,
+         lastArray = 0;
   for (int64_t p0 = 0; p0 < f.p; p0 += sch.tileM) {
     const int64_t pr = std::min(sch.tileM, f.p - p0);
     bool aLoaded = false;
@@ -120,6 +123,16 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
       const int64_t sr = std::min(sch.tileN, f.s - s0);
       double stepLoads =
           shape.accumulate ? double(pr * sr * shape.outBytes) / bw : 0;
+      // One buffer of C: the block's first computes write the rows the
+      // previous block's stores still read. A strip's stores start once
+      // its last computes are done, so they overlap the previous block's
+      // last step but for one strip's computes, and the new block's
+      // strips follow them.
+      const int64_t strips = ceilDiv(sr, C);
+      double storeWait =
+          sch.cBuffers == 1 && firstLoad >= 0
+              ? std::max(0.0, lastStore - lastArray * (strips - 1) / strips)
+              : 0;
       for (int64_t q0 = 0; q0 < f.q; q0 += sch.tileK) {
         const int64_t qr = std::min(sch.tileK, f.q - q0);
         double bytes = double(qr * sr) * shape.inBytes;
@@ -162,6 +175,11 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
               array += R + qr;
           }
         }
+        if (storeWait > 0) {
+          array = std::max(array, storeWait + array / strips);
+          storeWait = 0;
+        }
+        lastArray = array;
         if (firstLoad < 0) {
           firstLoad = dma + mc.dramLatency;
           total += firstLoad + array;
@@ -191,7 +209,7 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
 std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
     const isa::MachineConfig &mc, const SystolicMatmulShape &shape,
     std::optional<SystolicDataflow> dataflow, int64_t tileM, int64_t tileN,
-    int64_t tileK,
+    int64_t tileK, int64_t cBuffers,
     llvm::function_ref<bool(const SystolicMatmulSchedule &)> allow) {
   std::optional<SystolicMatmulSchedule> best;
   double bestCycles = 0;
@@ -224,22 +242,31 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
         // Depth goes in multiples of the array's rows (fitsSystolic; OS
         // also takes a given tile-k that is not), up to the whole of it in
         // the dataflow's granule.
-        for (int64_t tk : candidates(tileK, mc.rows, roundUp(f.q, g))) {
-          SystolicMatmulSchedule s{d, tm, tn, tk, shape.epilogue.has_value()};
-          // An epilogue's slots as tall as the blocks where they fit, else
-          // the tallest power of two that does.
-          if (s.epilogue)
-            for (s.epilogueRows = tm;
-                 s.epilogueRows > 1 && !fitsSystolic(mc, shape, s);)
-              s.epilogueRows = int64_t(llvm::PowerOf2Ceil(s.epilogueRows) / 2);
-          if (!fitsSystolic(mc, shape, s) || (allow && !allow(s)))
-            continue;
-          double c = predictSystolicMatmulCycles(mc, shape, s);
-          if (!best || c < bestCycles) {
-            best = s;
-            bestCycles = c;
+        for (int64_t tk : candidates(tileK, mc.rows, roundUp(f.q, g)))
+          for (int64_t cb : {int64_t(2), int64_t(1)}) {
+            if (cBuffers && cb != cBuffers)
+              continue;
+            SystolicMatmulSchedule s{d, tm, tn, tk, shape.epilogue.has_value()};
+            s.cBuffers = cb;
+            if (cb == 1 && s.epilogue)
+              continue;
+            // An epilogue's slots as tall as the blocks where they fit, else
+            // the tallest power of two that does.
+            if (s.epilogue)
+              for (s.epilogueRows = tm;
+                   s.epilogueRows > 1 && !fitsSystolic(mc, shape, s);)
+                s.epilogueRows =
+                    int64_t(llvm::PowerOf2Ceil(s.epilogueRows) / 2);
+            if (!fitsSystolic(mc, shape, s) || (allow && !allow(s)))
+              continue;
+            double c = predictSystolicMatmulCycles(mc, shape, s);
+            // One buffer only where it is clearly faster (it costs the
+            // overlap of the stores, which the model prices roughly).
+            if (!best || c < bestCycles * (cb == 1 ? 0.97 : 1.0)) {
+              best = s;
+              bestCycles = c;
+            }
           }
-        }
   }
   return best;
 }
@@ -266,6 +293,11 @@ LogicalResult mlir::accel::checkSystolicOptions(ModuleOp module,
            << ": rows and cols must be in [1, 1024], SRAM sizes, banks, "
               "bandwidth and vector lanes positive, the latency and tile "
               "sizes not negative";
+  if (o.cBuffers < 0 || o.cBuffers > 2)
+    return module.emitError() << pass
+                              << ": c-buffers must be 0 (chosen), 1 or 2, "
+                                 "got "
+                              << o.cBuffers;
   return success();
 }
 
@@ -319,6 +351,9 @@ mlir::accel::getSystolicOverrides(Operation *op,
     if (!config.getDataflow().empty())
       return op->emitOpError("has a lowering_config dataflow; attention runs "
                              "weight-stationary on the array");
+    if (config.getStages() != 0)
+      return op->emitOpError("has a lowering_config stages; it counts the "
+                             "buffers of a matmul's C blocks on the array");
     if (!tile.empty() && tile.size() != 2)
       return op->emitOpError("has a lowering_config tile of ")
              << tile.size()
@@ -339,6 +374,8 @@ mlir::accel::getSystolicOverrides(Operation *op,
     o.tileN = tile[1];
     o.tileK = tile[2];
   }
+  // (The attribute's verifier keeps stages in 0 to 2.)
+  o.cBuffers = config.getStages() == 1 ? 1 : 2;
   return o;
 }
 
@@ -356,7 +393,7 @@ mlir::accel::configureSystolicMatmul(Operation *op,
   alone.epilogue.reset();
   alone.seededEpilogue.reset();
   std::optional<SystolicMatmulSchedule> schedule = chooseSystolicMatmulSchedule(
-      mc, alone, forced, o.tileM, o.tileN, o.tileK);
+      mc, alone, forced, o.tileM, o.tileN, o.tileK, o.cBuffers);
   double cycles =
       schedule ? predictSystolicMatmulCycles(mc, alone, *schedule) +
                      (shape.epilogue ? shape.epilogue->separateCycles : 0.0)
@@ -366,7 +403,8 @@ mlir::accel::configureSystolicMatmul(Operation *op,
   // its own; its seeded form where that is faster still and buys other
   // blocks (with the same blocks the seed's latency makes it slower, which
   // the model does not see); else the epilogue runs as a kernel of its own.
-  if (o.fuseEpilogues) {
+  // (C's blocks in one buffer take no epilogue.)
+  if (o.fuseEpilogues && o.cBuffers != 1) {
     for (bool seeded : {false, true}) {
       const std::optional<SystolicEpilogueShape> &e =
           seeded ? shape.seededEpilogue : shape.epilogue;
@@ -388,7 +426,7 @@ mlir::accel::configureSystolicMatmul(Operation *op,
       };
       std::optional<SystolicMatmulSchedule> fused =
           chooseSystolicMatmulSchedule(mc, variant, forced, o.tileM, o.tileN,
-                                       o.tileK, saves);
+                                       o.tileK, 2, saves);
       if (!fused)
         continue;
       const double c = predictSystolicMatmulCycles(mc, variant, *fused);

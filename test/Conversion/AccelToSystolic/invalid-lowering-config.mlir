@@ -41,6 +41,15 @@ func.func @attention_dataflow(%q: tensor<1x1x32x16xf32>, %k: tensor<1x1x32x16xf3
 
 // -----
 
+func.func @attention_stages(%q: tensor<1x1x32x16xf32>, %k: tensor<1x1x32x16xf32>, %v: tensor<1x1x32x16xf32>) -> tensor<1x1x32x16xf32> {
+  %o = tensor.empty() : tensor<1x1x32x16xf32>
+  // expected-error @below {{has a lowering_config stages; it counts the buffers of a matmul's C blocks on the array}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x32x16xf32>, tensor<1x1x32x16xf32>, tensor<1x1x32x16xf32>) outs(%o : tensor<1x1x32x16xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", stages = 1>} -> tensor<1x1x32x16xf32>
+  return %0 : tensor<1x1x32x16xf32>
+}
+
+// -----
+
 func.func @attention_keys(%q: tensor<1x1x32x16xf32>, %k: tensor<1x1x32x16xf32>, %v: tensor<1x1x32x16xf32>) -> tensor<1x1x32x16xf32> {
   %o = tensor.empty() : tensor<1x1x32x16xf32>
   // expected-error @below {{attention-tile-kv 20 is not a multiple of min(rows, cols) = 16}}

@@ -1,6 +1,7 @@
 // Pass options the machine cannot have, and blocks that do not fit.
 // RUN: not accel-opt %s --convert-accel-to-systolic="dataflow=xs" 2>&1 | FileCheck %s --check-prefix=DATAFLOW
 // RUN: not accel-opt %s --convert-accel-to-systolic="rows=0" 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not accel-opt %s --accel-systolic-configure="c-buffers=3" 2>&1 | FileCheck %s --check-prefix=CBUF
 // RUN: not accel-opt %s --convert-accel-to-systolic="dram-bytes-per-cycle=0" 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not accel-opt %s --convert-accel-to-systolic="rows=1024 cols=1024 spad-kib=1 acc-kib=1" 2>&1 | FileCheck %s --check-prefix=SRAM
 // RUN: not accel-opt %s --convert-accel-to-systolic="tile-n=20" 2>&1 | FileCheck %s --check-prefix=TILE
@@ -16,6 +17,7 @@
 
 // DATAFLOW: error: convert-accel-to-systolic: dataflow must be auto, ws, os or is, got 'xs'
 // RANGE: error: convert-accel-to-systolic: rows and cols must be in [1, 1024]
+// CBUF: error: accel-systolic-configure: c-buffers must be 0 (chosen), 1 or 2, got 3
 // SRAM: error: 'func.func' op the SRAMs hold less than one row of the array (spad-kib / acc-kib too small)
 // TILE: error: 'accel.matmul' op has no schedule on the 16x16 array whose double-buffered blocks fit 16384 scratchpad rows and 1024 accumulator rows with the given tile sizes (tile-n must be a multiple of cols, tile-k of rows for ws and is)
 // TILEK: error: 'accel.matmul' op has no ws schedule on the 16x16 array whose double-buffered blocks fit 16384 scratchpad rows and 1024 accumulator rows with the given tile sizes (tile-n must be a multiple of cols, tile-k of rows for ws and is)

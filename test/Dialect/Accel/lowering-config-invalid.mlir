@@ -44,8 +44,13 @@ func.func private @f() attributes {c = #accel.lowering_config<kernel = "systolic
 
 // -----
 
-// expected-error @+1 {{lowering_config of the systolic kernel takes no warps, mma or stages (the array has none)}}
-func.func private @f() attributes {c = #accel.lowering_config<kernel = "systolic", stages = 2>}
+// expected-error @+1 {{lowering_config of the systolic kernel takes no warps or mma (the array has none)}}
+func.func private @f() attributes {c = #accel.lowering_config<kernel = "systolic", warps = [2, 2]>}
+
+// -----
+
+// expected-error @+1 {{lowering_config of the systolic kernel takes stages 0 to 2 (buffers of a matmul's C blocks in the accumulator; 0: 2), got 3}}
+func.func private @f() attributes {c = #accel.lowering_config<kernel = "systolic", stages = 3>}
 
 // -----
 

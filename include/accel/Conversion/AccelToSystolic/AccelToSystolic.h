@@ -95,6 +95,11 @@ struct SystolicMatmulSchedule {
   /// the height of its slots (0: tileM). Fewer rows than tileM where its
   /// slots would not fit beside C's blocks otherwise.
   int64_t epilogueRows = 0;
+  /// Buffers of C's blocks in the accumulator: 2, the next block's
+  /// computes overlapping this one's stores, or 1, twice the block for
+  /// the same rows (a block's first computes wait for the previous one's
+  /// stores; never with an epilogue applied to the blocks).
+  int64_t cBuffers = 2;
 };
 
 /// Whether `schedule`'s double-buffered blocks fit in the SRAMs.
@@ -114,7 +119,7 @@ double predictSystolicMatmulCycles(const ::sysarray::MachineConfig &config,
 std::optional<SystolicMatmulSchedule> chooseSystolicMatmulSchedule(
     const ::sysarray::MachineConfig &config, const SystolicMatmulShape &shape,
     std::optional<SystolicDataflow> dataflow, int64_t tileM = 0,
-    int64_t tileN = 0, int64_t tileK = 0,
+    int64_t tileN = 0, int64_t tileK = 0, int64_t cBuffers = 0,
     llvm::function_ref<bool(const SystolicMatmulSchedule &)> allow = nullptr);
 
 /// The options accel-systolic-configure and convert-accel-to-systolic share
@@ -130,6 +135,9 @@ struct SystolicOptions {
   int64_t tileM = 0, tileN = 0, tileK = 0;
   int64_t attentionTileQ = 0, attentionTileKV = 0;
   bool fuseEpilogues = true;
+  /// Buffers of a matmul's C blocks in the accumulator (0: chosen; a
+  /// lowering_config gives 1 with `stages = 1`, else 2).
+  int64_t cBuffers = 0;
 };
 
 /// Checks `o` (machine sizes in range, a known dataflow, sizes not

@@ -416,9 +416,14 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "lowering_config 'dataflow' must be ws, os or is, "
                           "got '"
                        << dataflow << "'";
-  if (systolic && (!warps.empty() || !mma.empty() || stages != 0))
+  if (systolic && (!warps.empty() || !mma.empty()))
     return emitError() << "lowering_config of the systolic kernel takes no "
-                          "warps, mma or stages (the array has none)";
+                          "warps or mma (the array has none)";
+  if (systolic && stages > 2)
+    return emitError() << "lowering_config of the systolic kernel takes "
+                          "stages 0 to 2 (buffers of a matmul's C blocks in "
+                          "the accumulator; 0: 2), got "
+                       << stages;
   if (cpu && (!warps.empty() || stages != 0))
     return emitError() << "lowering_config of a CPU kernel takes no warps or "
                           "stages (its register tile is 'mma')";

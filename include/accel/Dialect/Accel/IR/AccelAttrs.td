@@ -216,7 +216,7 @@ def Accel_LoweringConfigAttr : AttrDef<Accel_Dialect, "LoweringConfig"> {
     | `tile` | matmul: the block tile `[M, N, K]` (CPU: the cache tile, 0 leaving a dimension whole); attention: `[query rows, keys per step]` |
     | `warps` | GPU matmul: warps `[along M, along N]`; GPU attention: `[warps]` |
     | `mma` | GPU: the matrix instruction `[m, n, k]` (informative: the chip and element types fix it); CPU matmul: the register tile `[mr, nr, kr]` (the C block held in registers; kr: K steps per iteration, or the k values one 32-bit lane of a dot instruction takes) |
-    | `stages` | GPU: buffers of the global-to-shared ring (0: the kernel's own) |
+    | `stages` | GPU: buffers of the global-to-shared ring (0: the kernel's own); systolic matmul: buffers of C's blocks in the accumulator, 1 or 2 (0: 2) |
     | `dataflow` | systolic matmul: `ws`, `os` or `is` |
 
     Example:

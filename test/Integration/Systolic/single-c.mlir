@@ -1,0 +1,57 @@
+// C's blocks in one accumulator buffer (`stages = 1` in the
+// lowering_config; the configuration stage picks it where it is clearly
+// faster): each block twice the rows of the double-buffered form, its
+// first computes waiting for the previous block's stores. Against the
+// fp64 oracle with last blocks of every dimension, in WS, OS and IS, with
+// an accumulating matmul (C's initial value moved into the rows the
+// previous block's stores read), with an epilogue (which then runs as a
+// kernel of its own), and the configuration stage's own choice for a
+// skinny GEMM (128 rows: one buffer of [128, 128] blocks).
+//
+// RUN: accel-run %s --target=systolic | FileCheck %s
+// RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
+// CHECK: accel-run: 6 of 6 functions passed
+
+func.func @ws(%a: tensor<100x200xf32>, %b: tensor<200x72xf32>) -> tensor<100x72xf32> {
+  %c = tensor.empty() : tensor<100x72xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<100x200xf32>, tensor<200x72xf32>) outs(%c : tensor<100x72xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [32, 32, 64], stages = 1, dataflow = "ws">} -> tensor<100x72xf32>
+  return %0 : tensor<100x72xf32>
+}
+
+func.func @os(%a: tensor<100x200xbf16>, %b: tensor<200x72xbf16>) -> tensor<100x72xf32> {
+  %c = tensor.empty() : tensor<100x72xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<100x200xbf16>, tensor<200x72xbf16>) outs(%c : tensor<100x72xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [32, 32, 64], stages = 1, dataflow = "os">} -> tensor<100x72xf32>
+  return %0 : tensor<100x72xf32>
+}
+
+func.func @is(%a: tensor<100x200xf32>, %b: tensor<200x72xf32>) -> tensor<100x72xf32> {
+  %c = tensor.empty() : tensor<100x72xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<100x200xf32>, tensor<200x72xf32>) outs(%c : tensor<100x72xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [32, 32, 64], stages = 1, dataflow = "is">} -> tensor<100x72xf32>
+  return %0 : tensor<100x72xf32>
+}
+
+func.func @accumulate(%a: tensor<72x96xf32>, %b: tensor<96x40xf32>, %c0: tensor<72x40xf32>) -> tensor<72x40xf32> {
+  %0 = accel.matmul accumulate ins(%a, %b : tensor<72x96xf32>, tensor<96x40xf32>) outs(%c0 : tensor<72x40xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [32, 16, 32], stages = 1, dataflow = "ws">} -> tensor<72x40xf32>
+  return %0 : tensor<72x40xf32>
+}
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+func.func @epilogue(%a: tensor<48x64xf32>, %b: tensor<64x40xf32>, %bias: tensor<40xf32>) -> tensor<48x40xf32> {
+  %c = tensor.empty() : tensor<48x40xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<48x64xf32>, tensor<64x40xf32>) outs(%c : tensor<48x40xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [16, 16, 32], stages = 1, dataflow = "ws">} -> tensor<48x40xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<48x40xf32>, tensor<40xf32>) outs(%c : tensor<48x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<48x40xf32>
+  return %1 : tensor<48x40xf32>
+}
+
+func.func @skinny(%a: tensor<128x512xf32>, %b: tensor<512x512xf32>) -> tensor<128x512xf32> {
+  %c = tensor.empty() : tensor<128x512xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<128x512xf32>, tensor<512x512xf32>) outs(%c : tensor<128x512xf32>) -> tensor<128x512xf32>
+  return %0 : tensor<128x512xf32>
+}
