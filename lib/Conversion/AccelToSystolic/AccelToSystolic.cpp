@@ -75,9 +75,6 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
                        int64_t tileS, int64_t tileQ, int64_t cBuffers,
                        StripEpilogue epilogue = nullptr,
                        StripInit init = nullptr) {
-  // A seed runs one block ahead into the other buffer.
-  assert((cBuffers == 2 || (cBuffers == 1 && !init)) &&
-         "one buffer of C takes no seed");
   const isa::MachineConfig &mc = e.machine();
   const int64_t R = mc.rows, C = mc.cols;
   const bool ws = dataflow == systolic::Dataflow::WS;
@@ -124,7 +121,10 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
     for (int64_t ss = 0; ss * C < sr; ++ss)
       init(accAt + ss * tileP, pr, std::min(C, sr - ss * C), p0, s0 + ss * C);
   };
-  if (init && p > 0 && s > 0)
+  // With two buffers the seed runs one block ahead, into the other one;
+  // with one, right before the block's computes (after the previous
+  // block's stores read its rows).
+  if (init && cBuffers == 2 && p > 0 && s > 0)
     seedBlock(0, 0, 0);
   for (int64_t p0 = 0; p0 < p; p0 += tileP) {
     const int64_t pr = std::min(tileP, p - p0);
@@ -134,6 +134,8 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
       const int64_t accAt = accToggle * accSlot;
       if (cBuffers == 2)
         accToggle ^= 1;
+      if (init && cBuffers == 1)
+        seedBlock(p0, s0, accAt);
       if (z0)
         for (int64_t ss = 0; ss * C < sr; ++ss)
           e.mvin(*z0, p0, s0 + ss * C, pr, std::min(C, sr - ss * C),
@@ -187,7 +189,7 @@ void emitBlockedMatmul(Emitter &e, systolic::Dataflow dataflow, const View &x,
           }
         }
       }
-      if (init) {
+      if (init && cBuffers == 2) {
         // The next block, in the other half.
         int64_t np = p0, ns = s0 + tileS;
         if (ns >= s) {

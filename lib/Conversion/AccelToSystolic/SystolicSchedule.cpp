@@ -75,8 +75,7 @@ bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
                                const SystolicMatmulShape &shape,
                                const SystolicMatmulSchedule &sch) {
   if (sch.tileM < 1 || sch.tileN < 1 || sch.tileK < 1 ||
-      (sch.cBuffers != 1 && sch.cBuffers != 2) ||
-      (sch.cBuffers == 1 && (sch.epilogue || sch.seeded)))
+      (sch.cBuffers != 1 && sch.cBuffers != 2))
     return false;
   // WS and IS cut a block's depth into R x C weight tiles, so it holds whole
   // tiles. OS streams the depth in slices of at most the scratchpad width:
@@ -115,7 +114,7 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
   const bool os = sch.dataflow == SystolicDataflow::OS;
   const int64_t numQ = ceilDiv(f.q, sch.tileK);
   double total = 0, firstLoad = -1, lastStore = 0, storeTotal = 0,
-         lastArray = 0;
+         lastArray = 0, lastVec = 0;
   for (int64_t p0 = 0; p0 < f.p; p0 += sch.tileM) {
     const int64_t pr = std::min(sch.tileM, f.p - p0);
     bool aLoaded = false;
@@ -127,12 +126,17 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
       // previous block's stores still read. A strip's stores start once
       // its last computes are done, so they overlap the previous block's
       // last step but for one strip's computes, and the new block's
-      // strips follow them.
+      // strips follow them. An applied epilogue starts after the block's
+      // last computes: its vector work and a strip's stores come first
+      // (and a seed's load into the freed rows).
       const int64_t strips = ceilDiv(sr, C);
-      double storeWait =
-          sch.cBuffers == 1 && firstLoad >= 0
-              ? std::max(0.0, lastStore - lastArray * (strips - 1) / strips)
-              : 0;
+      double storeWait = 0;
+      if (sch.cBuffers == 1 && firstLoad >= 0)
+        storeWait =
+            appliedEpilogue(shape, sch)
+                ? lastVec + lastStore / strips +
+                      (sch.seeded ? double(mc.dramLatency) : 0.0)
+                : std::max(0.0, lastStore - lastArray * (strips - 1) / strips);
       for (int64_t q0 = 0; q0 < f.q; q0 += sch.tileK) {
         const int64_t qr = std::min(sch.tileK, f.q - q0);
         double bytes = double(qr * sr) * shape.inBytes;
@@ -180,6 +184,7 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
           storeWait = 0;
         }
         lastArray = array;
+        lastVec = vec;
         if (firstLoad < 0) {
           firstLoad = dma + mc.dramLatency;
           total += firstLoad + array;
@@ -248,8 +253,6 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
               continue;
             SystolicMatmulSchedule s{d, tm, tn, tk, shape.epilogue.has_value()};
             s.cBuffers = cb;
-            if (cb == 1 && s.epilogue)
-              continue;
             // An epilogue's slots as tall as the blocks where they fit, else
             // the tallest power of two that does.
             if (s.epilogue)
@@ -403,8 +406,7 @@ mlir::accel::configureSystolicMatmul(Operation *op,
   // its own; its seeded form where that is faster still and buys other
   // blocks (with the same blocks the seed's latency makes it slower, which
   // the model does not see); else the epilogue runs as a kernel of its own.
-  // (C's blocks in one buffer take no epilogue.)
-  if (o.fuseEpilogues && o.cBuffers != 1) {
+  if (o.fuseEpilogues) {
     for (bool seeded : {false, true}) {
       const std::optional<SystolicEpilogueShape> &e =
           seeded ? shape.seededEpilogue : shape.epilogue;
@@ -426,7 +428,7 @@ mlir::accel::configureSystolicMatmul(Operation *op,
       };
       std::optional<SystolicMatmulSchedule> fused =
           chooseSystolicMatmulSchedule(mc, variant, forced, o.tileM, o.tileN,
-                                       o.tileK, 2, saves);
+                                       o.tileK, o.cBuffers, saves);
       if (!fused)
         continue;
       const double c = predictSystolicMatmulCycles(mc, variant, *fused);

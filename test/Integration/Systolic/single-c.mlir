@@ -4,13 +4,16 @@
 // first computes waiting for the previous block's stores. Against the
 // fp64 oracle with last blocks of every dimension, in WS, OS and IS, with
 // an accumulating matmul (C's initial value moved into the rows the
-// previous block's stores read), with an epilogue (which then runs as a
-// kernel of its own), and the configuration stage's own choice for a
-// skinny GEMM (128 rows: one buffer of [128, 128] blocks).
+// previous block's stores read), with a bias + ReLU fused (the bias in
+// rows past the one C block) and seeded (C's [128, 128] block fills the
+// accumulator: the bias is moved into C's rows right before the block's
+// computes, after the previous block's stores), and the configuration
+// stage's own choice for a skinny GEMM (128 rows: one buffer of
+// [128, 128] blocks).
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
-// CHECK: accel-run: 6 of 6 functions passed
+// CHECK: accel-run: 7 of 7 functions passed
 
 func.func @ws(%a: tensor<100x200xf32>, %b: tensor<200x72xf32>) -> tensor<100x72xf32> {
   %c = tensor.empty() : tensor<100x72xf32>
@@ -54,4 +57,17 @@ func.func @skinny(%a: tensor<128x512xf32>, %b: tensor<512x512xf32>) -> tensor<12
   %c = tensor.empty() : tensor<128x512xf32>
   %0 = accel.matmul ins(%a, %b : tensor<128x512xf32>, tensor<512x512xf32>) outs(%c : tensor<128x512xf32>) -> tensor<128x512xf32>
   return %0 : tensor<128x512xf32>
+}
+
+func.func @seeded(%a: tensor<200x64xf32>, %b: tensor<64x256xf32>, %bias: tensor<256xf32>) -> tensor<200x256xf32> {
+  %c = tensor.empty() : tensor<200x256xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<200x64xf32>, tensor<64x256xf32>) outs(%c : tensor<200x256xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [128, 128, 64], stages = 1, dataflow = "ws">} -> tensor<200x256xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<200x256xf32>, tensor<256xf32>) outs(%c : tensor<200x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<200x256xf32>
+  return %1 : tensor<200x256xf32>
 }
