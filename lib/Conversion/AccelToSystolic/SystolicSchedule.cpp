@@ -128,14 +128,17 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
       // last step but for one strip's computes, and the new block's
       // strips follow them. An applied epilogue starts after the block's
       // last computes: its vector work and a strip's stores come first
-      // (and a seed's load into the freed rows).
+      // (and a seed's load into the freed rows, doubled by vector copies
+      // over the block).
       const int64_t strips = ceilDiv(sr, C);
       double storeWait = 0;
       if (sch.cBuffers == 1 && firstLoad >= 0)
         storeWait =
             appliedEpilogue(shape, sch)
                 ? lastVec + lastStore / strips +
-                      (sch.seeded ? double(mc.dramLatency) : 0.0)
+                      (sch.seeded ? double(mc.dramLatency) +
+                                        double(pr * sr) / mc.vectorLanes
+                                  : 0.0)
                 : std::max(0.0, lastStore - lastArray * (strips - 1) / strips);
       for (int64_t q0 = 0; q0 < f.q; q0 += sch.tileK) {
         const int64_t qr = std::min(sch.tileK, f.q - q0);
