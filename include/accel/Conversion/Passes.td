@@ -255,8 +255,8 @@ defvar SystolicOptions = [
     Option<"cBuffers", "c-buffers", "int64_t", "0",
            "Buffers of a matmul's C blocks in the accumulator: 2 (the next "
            "block's computes overlap this one's stores), 1 (blocks twice "
-           "the rows; no epilogue applied to them) (0: the cost model's "
-           "choice)">
+           "the rows, the next block waiting for this one's stores) (0: "
+           "the cost model's choice)">
   ];
 
 def AccelSystolicConfigurePass

@@ -752,6 +752,34 @@ struct ConvertAccelToSystolicPass
       if (auto mm = dyn_cast<MatmulOp>(op))
         if (failed(planMatmul(mm, mc)))
           return failure();
+    // An epilogue applied to C's blocks runs where its matmul does: an
+    // insertion into a written destination (updated in place) still needs
+    // every writer of the destination to run before the slice's.
+    DenseMap<Operation *, Operation *> runsAt;
+    for (auto &[mm, plan] : plans)
+      if (plan.epilogue)
+        runsAt[plan.epilogue->kernel.op] = mm;
+    for (Operation &op : func.getBody().front()) {
+      auto ins = dyn_cast<tensor::InsertSliceOp>(op);
+      if (!ins || ins.getDest().getDefiningOp<tensor::EmptyOp>())
+        continue;
+      SmallVector<Operation *> before, after;
+      getSystolicWriters(ins.getDest(), before);
+      getSystolicWriters(ins.getSource(), after);
+      for (Operation *a : before)
+        for (Operation *b : after) {
+          Operation *ra = runsAt.lookup(a) ? runsAt.lookup(a) : a;
+          Operation *rb = runsAt.lookup(b) ? runsAt.lookup(b) : b;
+          if (!ra->isBeforeInBlock(rb))
+            return ins.emitOpError(
+                       "has no systolic lowering: the destination is updated "
+                       "in place, but '")
+                   << b->getName()
+                   << "', which writes the slice, is applied to a matmul's "
+                      "C blocks and so runs before '"
+                   << a->getName() << "', which writes the destination";
+        }
+    }
 
     // DRAM buffers: arguments, results, then scratch.
     MLIRContext *ctx = func.getContext();

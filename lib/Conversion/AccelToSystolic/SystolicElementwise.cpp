@@ -303,6 +303,30 @@ bool mlir::accel::isSystolicRowReduction(linalg::GenericOp g) {
                     .getMajorSubMap(n - 1);
 }
 
+/// The loops an elementwise kernel over `shape` keeps: the unit ones index
+/// nothing and are dropped, but at least two (or all) are kept, the last
+/// ones first.
+static SmallVector<int64_t> keptLoops(ArrayRef<int64_t> shape) {
+  const int64_t rank = shape.size();
+  SmallVector<bool> keep(rank, false);
+  int64_t n = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    if (shape[d] != 1) {
+      keep[d] = true;
+      ++n;
+    }
+  for (int64_t d = rank - 1; d >= 0 && n < std::min<int64_t>(2, rank); --d)
+    if (!keep[d]) {
+      keep[d] = true;
+      ++n;
+    }
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (keep[d])
+      kept.push_back(d);
+  return kept;
+}
+
 /// Where a kernel's result goes: its own buffer, or where it is placed
 /// (part of a concatenation, laid out as a view of it is read).
 static SystolicElementwise::Output outputOf(Operation *op,
@@ -423,11 +447,11 @@ mlir::accel::analyzeSystolicElementwise(Operation *op,
   // Unit loops index nothing: dropped, so that a loop space of [S, N, 1]
   // (a reshape folded into the generic) runs as rows of N, not of 1.
   SmallVector<int64_t> kept;
-  for (int64_t d = 0; d < rank; ++d)
-    if (k.reduce || k.shape[d] != 1)
+  if (k.reduce)
+    for (int64_t d = 0; d < rank; ++d)
       kept.push_back(d);
-  if (kept.empty() && rank > 0)
-    kept.push_back(rank - 1);
+  else
+    kept = keptLoops(k.shape);
   auto keep = [&](SmallVector<int64_t> &v) {
     SmallVector<int64_t> r;
     for (int64_t d : kept)
@@ -570,7 +594,10 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
   const View out = outputView(k, bufferOf, o);
   const int64_t colStride = k.out.strides.empty() ? 1 : k.out.strides.back();
   if (colStride == 1 || cc == 1) {
-    e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc, out, r0, c0);
+    // (One column at a stride is rows of one element: from column c0's.)
+    e.mvout(systolic::Space::Acc, slotRow(k.result.reg), rr, cc,
+            View{out.buffer, out.at(r0, 0) + c0 * colStride, out.stride, false},
+            0, 0);
     return;
   }
   // Columns at a stride (interleaved pairs written back): each row stored
@@ -822,8 +849,17 @@ std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
         (!kernel || user->isBeforeInBlock(kernel->op)))
       kernel = k;
   }
-  if (!kernel || kernel->reduce ||
-      ArrayRef<int64_t>(kernel->shape) != cType.getShape())
+  if (!kernel || kernel->reduce)
+    return std::nullopt;
+  // The kernel's loops are C's (unit batch dimensions dropped), C's rows
+  // and columns kept.
+  const int64_t rank = cType.getRank();
+  SmallVector<int64_t> kept = keptLoops(cType.getShape()), shape;
+  for (int64_t d : kept)
+    shape.push_back(cType.getDimSize(d));
+  if (kept.size() < 2 || kept[kept.size() - 2] != rank - 2 ||
+      kept.back() != rank - 1 ||
+      ArrayRef<int64_t>(kernel->shape) != ArrayRef<int64_t>(shape))
     return std::nullopt;
   // C read once, as a whole (the identity); everything else it reads is
   // in DRAM before the matmul runs (its program moves there).

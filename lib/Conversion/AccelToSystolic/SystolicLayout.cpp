@@ -98,27 +98,6 @@ Value sourceOf(Operation *view) {
   return view->getOperand(0);
 }
 
-/// The ops whose kernels write `v`'s elements (through views,
-/// concatenations and insertions).
-void writersOf(Value v, SmallVectorImpl<Operation *> &out) {
-  Operation *def = v.getDefiningOp();
-  if (!def || llvm::isa<tensor::EmptyOp>(def))
-    return;
-  if (isSystolicView(def))
-    return writersOf(sourceOf(def), out);
-  if (auto cat = dyn_cast<tensor::ConcatOp>(def)) {
-    for (Value in : cat.getInputs())
-      writersOf(in, out);
-    return;
-  }
-  if (auto ins = dyn_cast<tensor::InsertSliceOp>(def)) {
-    writersOf(ins.getDest(), out);
-    writersOf(ins.getSource(), out);
-    return;
-  }
-  out.push_back(def);
-}
-
 } // namespace
 
 int64_t DramLayout::offsetOf(ArrayRef<int64_t> shape, int64_t outer,
@@ -170,6 +149,28 @@ DramLayout::rows(ArrayRef<int64_t> shape) const {
                        ? std::max<int64_t>(shape.back(), 1)
                        : flat->strides[0];
   return std::make_pair(offset, stride);
+}
+
+/// The ops whose kernels write `v`'s elements (through views,
+/// concatenations and insertions).
+void mlir::accel::getSystolicWriters(Value v,
+                                     SmallVectorImpl<Operation *> &out) {
+  Operation *def = v.getDefiningOp();
+  if (!def || llvm::isa<tensor::EmptyOp>(def))
+    return;
+  if (isSystolicView(def))
+    return getSystolicWriters(sourceOf(def), out);
+  if (auto cat = dyn_cast<tensor::ConcatOp>(def)) {
+    for (Value in : cat.getInputs())
+      getSystolicWriters(in, out);
+    return;
+  }
+  if (auto ins = dyn_cast<tensor::InsertSliceOp>(def)) {
+    getSystolicWriters(ins.getDest(), out);
+    getSystolicWriters(ins.getSource(), out);
+    return;
+  }
+  out.push_back(def);
 }
 
 bool mlir::accel::isSystolicInsertion(tensor::InsertSliceOp op) {
@@ -341,8 +342,8 @@ LogicalResult SystolicLayouts::placeParts(tensor::InsertSliceOp ins) {
   Value dest = ins.getDest();
   if (!dest.getDefiningOp<tensor::EmptyOp>()) {
     SmallVector<Operation *> before, after;
-    writersOf(dest, before);
-    writersOf(ins.getSource(), after);
+    getSystolicWriters(dest, before);
+    getSystolicWriters(ins.getSource(), after);
     for (Operation *a : before)
       for (Operation *b : after)
         if (a->getBlock() != b->getBlock() || !a->isBeforeInBlock(b))

@@ -1,5 +1,4 @@
-//===- SystolicLayout.h - where a systolic program's tensors live -*- C++
-//-*-===//
+//===- SystolicLayout.h - systolic tensors' DRAM layouts --------*- C++ -*-===//
 //
 // Part of the accel project, under the Apache License v2.0 with LLVM
 // Exceptions.
@@ -73,6 +72,10 @@ struct DramLayout {
 /// Whether `op` only gives its source's bytes another shape (a view of
 /// the systolic target).
 bool isSystolicView(Operation *op);
+
+/// The ops whose kernels write `v`'s elements (through views,
+/// concatenations and insertions).
+void getSystolicWriters(Value v, SmallVectorImpl<Operation *> &out);
 
 /// Whether `op` is an insertion the layouts place: static offsets, sizes
 /// and strides, the source of the destination's rank (the source's op

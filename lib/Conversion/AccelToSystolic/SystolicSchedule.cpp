@@ -77,6 +77,13 @@ bool mlir::accel::fitsSystolic(const isa::MachineConfig &mc,
   if (sch.tileM < 1 || sch.tileN < 1 || sch.tileK < 1 ||
       (sch.cBuffers != 1 && sch.cBuffers != 2))
     return false;
+  // OS keeps a block's last output tile in the array until the next
+  // block's first preload flushes it, and stores the block after that: C's
+  // initial value (accumulate, a seed) moved into the one buffer before
+  // then would land under the previous block's sums.
+  if (sch.cBuffers == 1 && sch.dataflow == SystolicDataflow::OS &&
+      (shape.accumulate || sch.seeded))
+    return false;
   // WS and IS cut a block's depth into R x C weight tiles, so it holds whole
   // tiles. OS streams the depth in slices of at most the scratchpad width:
   // when tile-k (or K) is not a multiple of R, the block's last slice is
@@ -217,7 +224,7 @@ mlir::accel::predictSystolicMatmulCycles(const isa::MachineConfig &mc,
 std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
     const isa::MachineConfig &mc, const SystolicMatmulShape &shape,
     std::optional<SystolicDataflow> dataflow, int64_t tileM, int64_t tileN,
-    int64_t tileK, int64_t cBuffers,
+    int64_t tileK, int64_t cBuffers, bool seeded,
     llvm::function_ref<bool(const SystolicMatmulSchedule &)> allow) {
   std::optional<SystolicMatmulSchedule> best;
   double bestCycles = 0;
@@ -254,11 +261,13 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
           for (int64_t cb : {int64_t(2), int64_t(1)}) {
             if (cBuffers && cb != cBuffers)
               continue;
-            SystolicMatmulSchedule s{d, tm, tn, tk, shape.epilogue.has_value()};
+            SystolicMatmulSchedule s{d, tm, tn, tk,
+                                     shape.epilogue.has_value() && !seeded};
+            s.seeded = seeded && shape.seededEpilogue.has_value();
             s.cBuffers = cb;
             // An epilogue's slots as tall as the blocks where they fit, else
             // the tallest power of two that does.
-            if (s.epilogue)
+            if (s.epilogue || s.seeded)
               for (s.epilogueRows = tm;
                    s.epilogueRows > 1 && !fitsSystolic(mc, shape, s);)
                 s.epilogueRows =
@@ -417,6 +426,8 @@ mlir::accel::configureSystolicMatmul(Operation *op,
         continue;
       SystolicMatmulShape variant = alone;
       variant.epilogue = e;
+      if (seeded)
+        variant.seededEpilogue = e;
       // Seeded only on blocks where the epilogue's slots would not fit at
       // full height: it saves rows there; elsewhere its seed's latency
       // costs more than the model sees.
@@ -431,7 +442,7 @@ mlir::accel::configureSystolicMatmul(Operation *op,
       };
       std::optional<SystolicMatmulSchedule> fused =
           chooseSystolicMatmulSchedule(mc, variant, forced, o.tileM, o.tileN,
-                                       o.tileK, o.cBuffers, saves);
+                                       o.tileK, o.cBuffers, seeded, saves);
       if (!fused)
         continue;
       const double c = predictSystolicMatmulCycles(mc, variant, *fused);
@@ -452,8 +463,14 @@ mlir::accel::configureSystolicMatmul(Operation *op,
            << " accumulator rows"
            << (o.tileM || o.tileN || o.tileK ? " with the given tile sizes"
                                              : "")
+           << (o.cBuffers == 1 ? " and one buffer of C" : "")
            << " (tile-n must be a multiple of cols, tile-k of rows for ws "
-              "and is)";
+              "and is"
+           << (o.cBuffers == 1 && forced && *forced == SystolicDataflow::OS &&
+                       shape.accumulate
+                   ? "; os with one buffer of C takes no initial C"
+                   : "")
+           << ")";
   return *schedule;
 }
 

@@ -41,6 +41,17 @@ func.func @attention_dataflow(%q: tensor<1x1x32x16xf32>, %k: tensor<1x1x32x16xf3
 
 // -----
 
+// OS keeps a block's last tile in the array until the next block's first
+// preload: with one buffer of C, the next block's initial C would land
+// under it.
+func.func @os_one_buffer_accumulate(%a: tensor<32x16xf32>, %b: tensor<16x16xf32>, %c: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  // expected-error @below {{has no os schedule on the 16x16 array whose double-buffered blocks fit 4096 scratchpad rows and 1024 accumulator rows with the given tile sizes and one buffer of C (tile-n must be a multiple of cols, tile-k of rows for ws and is; os with one buffer of C takes no initial C)}}
+  %0 = accel.matmul accumulate ins(%a, %b : tensor<32x16xf32>, tensor<16x16xf32>) outs(%c : tensor<32x16xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [16, 16, 16], stages = 1, dataflow = "os">} -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
+}
+
+// -----
+
 func.func @attention_stages(%q: tensor<1x1x32x16xf32>, %k: tensor<1x1x32x16xf32>, %v: tensor<1x1x32x16xf32>) -> tensor<1x1x32x16xf32> {
   %o = tensor.empty() : tensor<1x1x32x16xf32>
   // expected-error @below {{has a lowering_config stages; it counts the buffers of a matmul's C blocks on the array}}

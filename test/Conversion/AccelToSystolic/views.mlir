@@ -159,3 +159,45 @@ func.func @mask_transposed(%q: tensor<1x1x8x16xf32>, %k: tensor<1x1x8x16xf32>, %
   %0 = accel.attention ins(%q, %k, %v : tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>) mask(%mt : tensor<8x8xf32>) outs(%o : tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32>
   return %0 : tensor<1x1x8x16xf32>
 }
+
+// -----
+
+// The ReLU is applied to the matmul's C blocks, so it runs (and writes its
+// slice) where the matmul does, before the fill that writes the
+// destination it is inserted into.
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @epilogue_before_destination(%a: tensor<32x16xf32>, %b: tensor<16x16xf32>) -> tensor<32x32xf32> {
+  %e0 = tensor.empty() : tensor<32x16xf32>
+  %c = accel.matmul ins(%a, %b : tensor<32x16xf32>, tensor<16x16xf32>) outs(%e0 : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<32x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e1 : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<32x16xf32>) outs(%e0 : tensor<32x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<32x16xf32>
+  // expected-error @below {{'tensor.insert_slice' op has no systolic lowering: the destination is updated in place, but 'linalg.generic', which writes the slice, is applied to a matmul's C blocks and so runs before 'linalg.fill', which writes the destination}}
+  %o = tensor.insert_slice %r into %z[0, 0] [32, 16] [1, 1] : tensor<32x16xf32> into tensor<32x32xf32>
+  return %o : tensor<32x32xf32>
+}
+
+// -----
+
+// A batch of one: the epilogue's loops drop the unit batch and still match
+// C's blocks, so it is applied to them (C never reaches DRAM).
+// CHECK-LABEL: systolic.program @batch_of_one_epilogue
+// CHECK-SAME: buffers [#systolic.buffer<"arg0", arg 0, tensor<1x32x16xf32>>, #systolic.buffer<"arg1", arg 1, tensor<1x16x16xf32>>, #systolic.buffer<"result0", result 0, tensor<1x32x16xf32>>]
+// CHECK: systolic.vector max
+#id3 = affine_map<(b, i, j) -> (b, i, j)>
+func.func @batch_of_one_epilogue(%a: tensor<1x32x16xf32>, %b: tensor<1x16x16xf32>) -> tensor<1x32x16xf32> {
+  %e0 = tensor.empty() : tensor<1x32x16xf32>
+  %c = accel.matmul ins(%a, %b : tensor<1x32x16xf32>, tensor<1x16x16xf32>) outs(%e0 : tensor<1x32x16xf32>) -> tensor<1x32x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%c : tensor<1x32x16xf32>) outs(%e0 : tensor<1x32x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<1x32x16xf32>
+  return %r : tensor<1x32x16xf32>
+}

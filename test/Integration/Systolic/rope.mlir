@@ -13,7 +13,7 @@
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="acc-kib=2" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
-// CHECK: accel-run: 4 of 4 functions passed
+// CHECK: accel-run: 5 of 5 functions passed
 
 #x = affine_map<(s, h, d) -> (s, h, d)>
 #t = affine_map<(s, h, d) -> (s, d)>
@@ -133,4 +133,32 @@ func.func @matmul_rope_stacked(%xin: tensor<20x32xbf16>, %w: tensor<32x48xbf16>,
   %st = tensor.concat dim(2) %oe3, %oo3 : (tensor<20x24x1xf32>, tensor<20x24x1xf32>) -> tensor<20x24x2xf32>
   %r = tensor.collapse_shape %st [[0], [1, 2]] : tensor<20x24x2xf32> into tensor<20x48xf32>
   return %r : tensor<20x48xf32>
+}
+
+// 17 pairs: each row's last pair is a strip of one column, moved and
+// stored at the stride too.
+func.func @rope_interleaved_17(%x: tensor<4x2x34xf32>, %cos: tensor<4x17xf32>, %sin: tensor<4x17xf32>) -> tensor<4x2x34xf32> {
+  %xe = tensor.extract_slice %x[0, 0, 0] [4, 2, 17] [1, 1, 2] : tensor<4x2x34xf32> to tensor<4x2x17xf32>
+  %xo = tensor.extract_slice %x[0, 0, 1] [4, 2, 17] [1, 1, 2] : tensor<4x2x34xf32> to tensor<4x2x17xf32>
+  %e = tensor.empty() : tensor<4x2x17xf32>
+  %oe = linalg.generic {indexing_maps = [#x3, #x3, #t3, #t3, #x3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%xe, %xo, %cos, %sin : tensor<4x2x17xf32>, tensor<4x2x17xf32>, tensor<4x17xf32>, tensor<4x17xf32>) outs(%e : tensor<4x2x17xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %s: f32, %o: f32):
+    %ac = arith.mulf %a, %c : f32
+    %bs = arith.mulf %b, %s : f32
+    %r = arith.subf %ac, %bs : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2x17xf32>
+  %oo = linalg.generic {indexing_maps = [#x3, #x3, #t3, #t3, #x3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%xe, %xo, %cos, %sin : tensor<4x2x17xf32>, tensor<4x2x17xf32>, tensor<4x17xf32>, tensor<4x17xf32>) outs(%e : tensor<4x2x17xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %s: f32, %o: f32):
+    %bc = arith.mulf %b, %c : f32
+    %as = arith.mulf %a, %s : f32
+    %r = arith.addf %bc, %as : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2x17xf32>
+  %out0 = tensor.empty() : tensor<4x2x34xf32>
+  %out1 = tensor.insert_slice %oe into %out0[0, 0, 0] [4, 2, 17] [1, 1, 2] : tensor<4x2x17xf32> into tensor<4x2x34xf32>
+  %out2 = tensor.insert_slice %oo into %out1[0, 0, 1] [4, 2, 17] [1, 1, 2] : tensor<4x2x17xf32> into tensor<4x2x34xf32>
+  return %out2 : tensor<4x2x34xf32>
 }

@@ -98,7 +98,8 @@ struct SystolicMatmulSchedule {
   /// Buffers of C's blocks in the accumulator: 2, the next block's
   /// computes overlapping this one's stores, or 1, twice the block for
   /// the same rows (a block's first computes wait for the previous one's
-  /// stores; never with an epilogue applied to the blocks).
+  /// stores and epilogue; a seed goes in right before the block, not one
+  /// ahead; OS takes no initial C or seed, fitsSystolic).
   int64_t cBuffers = 2;
 };
 
@@ -120,6 +121,7 @@ std::optional<SystolicMatmulSchedule> chooseSystolicMatmulSchedule(
     const ::sysarray::MachineConfig &config, const SystolicMatmulShape &shape,
     std::optional<SystolicDataflow> dataflow, int64_t tileM = 0,
     int64_t tileN = 0, int64_t tileK = 0, int64_t cBuffers = 0,
+    bool seeded = false,
     llvm::function_ref<bool(const SystolicMatmulSchedule &)> allow = nullptr);
 
 /// The options accel-systolic-configure and convert-accel-to-systolic share
