@@ -251,9 +251,29 @@ std::optional<SystolicMatmulSchedule> mlir::accel::chooseSystolicMatmulSchedule(
     // Rows of X are free (no granule); depth and width go by the array.
     if (f.p < 1 || f.s < 1 || f.q < 1)
       continue; // nothing to schedule (the caller handles empty problems)
+    // With an epilogue applied to the blocks, also the widest blocks that
+    // leave room for its slots (at full height or in pieces of the array's
+    // rows), which need not be powers of two: where C's best blocks fill
+    // the accumulator, they keep the epilogue fused.
+    auto widths = [&](int64_t tm) {
+      std::vector<int64_t> out =
+          candidates(tileN, mc.cols, roundUp(f.s, mc.cols));
+      if (tileN || !shape.epilogue || shape.epilogue->slots == 0)
+        return out;
+      for (int64_t cb : {int64_t(1), int64_t(2)})
+        for (int64_t h : {tm, std::min<int64_t>(tm, mc.rows)}) {
+          const int64_t left =
+              int64_t(mc.accRows) - 2 * shape.epilogue->slots * h;
+          const int64_t tn = left / (cb * tm) * mc.cols;
+          if (tn >= mc.cols && tn < roundUp(f.s, mc.cols) &&
+              !llvm::is_contained(out, tn))
+            out.push_back(tn);
+        }
+      return out;
+    };
     for (int64_t tm : candidates(tileM, std::min<int64_t>(mc.rows, f.p),
                                  std::max<int64_t>(f.p, 1)))
-      for (int64_t tn : candidates(tileN, mc.cols, roundUp(f.s, mc.cols)))
+      for (int64_t tn : widths(tm))
         // Depth goes in multiples of the array's rows (fitsSystolic; OS
         // also takes a given tile-k that is not), up to the whole of it in
         // the dataflow's granule.

@@ -13,7 +13,7 @@
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
-// CHECK: accel-run: 7 of 7 functions passed
+// CHECK: accel-run: 8 of 8 functions passed
 
 func.func @ws(%a: tensor<100x200xf32>, %b: tensor<200x72xf32>) -> tensor<100x72xf32> {
   %c = tensor.empty() : tensor<100x72xf32>
@@ -70,4 +70,24 @@ func.func @seeded(%a: tensor<200x64xf32>, %b: tensor<64x256xf32>, %bias: tensor<
     linalg.yield %r : f32
   } -> tensor<200x256xf32>
   return %1 : tensor<200x256xf32>
+}
+
+// SiLU into bf16 fused on blocks 48 wide (not a power of two: the widest
+// that leave its second slot room beside one buffer of C), with a last
+// block of 4 columns and 36 rows.
+func.func @silu_wide(%a: tensor<100x64xf32>, %b: tensor<64x100xf32>) -> tensor<100x100xbf16> {
+  %c = tensor.empty() : tensor<100x100xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<100x64xf32>, tensor<64x100xf32>) outs(%c : tensor<100x100xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [64, 48, 32], stages = 1, dataflow = "ws">} -> tensor<100x100xf32>
+  %e = tensor.empty() : tensor<100x100xbf16>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<100x100xf32>) outs(%e : tensor<100x100xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %x : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %s = arith.divf %x, %d : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<100x100xbf16>
+  return %1 : tensor<100x100xbf16>
 }
