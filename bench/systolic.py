@@ -23,7 +23,8 @@ accel-run (every run is also checked against the fp64 oracle) and prints:
      array's bound (MACs / PEs) and against the DRAM bound (every argument
      read once and the result written once, at the machine's bandwidth);
      the small preset checked against fp64 through accel-run, Llama 3 8B's
-     layer (128 tokens) compiled by accel-compile and run by accel-sim.
+     layer (128 tokens) compiled by accel-compile and run by accel-sim, and
+     its scratch buffers' bytes / its scratch values' (shared buffers).
   7. The schedule model's predicted cycles / the simulator's (goal +-5%).
 
 Every number is printed with its bandwidth assumption. Standard library only.
@@ -231,6 +232,15 @@ def llama_section(args, emit, model_ratios):
         res = parse_stats(sim.stdout + sim.stderr)
         res["predicted"] = meta["predicted_cycles"]
     report_block("8b", 16, 16, 16, res, block_bytes(path), emit, model_ratios)
+    # Scratch values sharing DRAM buffers where their lives do not meet.
+    planned = sum(b["bytes"] for b in meta["buffers"]
+                  if b["role"] == "scratch")
+    values = meta["scratch_tensor_bytes"]
+    print(f"8b scratch: {planned / 1e6:.1f} MB of buffers for "
+          f"{values / 1e6:.1f} MB of values ({planned / values:.3f})")
+    emit("llama-block", "8b scratch buffers / scratch values",
+         f"{planned / values:.3f}", "(report)",
+         f"{planned} of {values} bytes")
 
 
 def report_block(preset, r, c, bw, res, nbytes, emit, model_ratios):

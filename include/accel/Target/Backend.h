@@ -130,10 +130,12 @@ llvm::Expected<GpuKernelSet> compileGpuKernels(llvm::StringRef target,
 
 /// A program of the systolic back end, before it is written: the decoded
 /// program (machine, buffers, instructions) and the schedule model's
-/// prediction of its cycles, when it made one.
+/// prediction of its cycles, when it made one, and the bytes of its scratch
+/// values before they share buffers.
 struct SystolicProgram {
   sysarray::Program program;
   std::optional<int64_t> predictedCycles;
+  std::optional<int64_t> scratchTensorBytes;
 };
 
 /// The first half of the systolic back end: accel ops to programs in memory

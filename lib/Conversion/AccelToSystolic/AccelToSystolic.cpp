@@ -561,6 +561,94 @@ struct ConvertAccelToSystolicPass
   DenseMap<Operation *, SystolicSoftmax> softmaxes;
   /// Where each tensor of the function lives in DRAM (SystolicLayout.h).
   std::optional<SystolicLayouts> layouts;
+  /// The bytes of the function's scratch values (before planning).
+  int64_t scratchTensorBytes = 0;
+
+  /// Gives each scratch root (in `roots`, program order) a buffer: values
+  /// whose lives do not meet share one (of their element type, as large as
+  /// the largest), as the GPU programs' temporaries share their workspace.
+  /// A value lives from the first op that writes it (through placements)
+  /// to the last that reads it (through views), where the program runs
+  /// them (an epilogue applied to C's blocks at its matmul, `runsAt`).
+  /// `newBuffer` adds one. Returns the values' bytes in all.
+  int64_t
+  planScratch(func::FuncOp func, ArrayRef<Value> roots,
+              const DenseMap<Operation *, Operation *> &runsAt,
+              DenseMap<Value, uint32_t> &bufferOf,
+              llvm::function_ref<uint32_t(RankedTensorType)> newBuffer) {
+    DenseMap<Operation *, int64_t> position;
+    int64_t index = 0;
+    for (Operation &op : func.getBody().front())
+      position[&op] = index++;
+    auto at = [&](Operation *op) {
+      Operation *runs = runsAt.lookup(op);
+      return position.lookup(runs ? runs : op);
+    };
+    // Each root's last read: any op reading a value laid out in it.
+    DenseMap<Value, int64_t> lastRead;
+    for (Operation &op : func.getBody().front())
+      for (Value v : op.getOperands())
+        if (const DramLayout *l = layouts->lookup(v)) {
+          int64_t &last = lastRead[l->root];
+          last = std::max(last, at(&op));
+        }
+    struct Life {
+      Value root;
+      int64_t first, last;
+    };
+    SmallVector<Life> lives;
+    int64_t bytes = 0;
+    for (Value r : roots) {
+      SmallVector<Operation *> writers;
+      getSystolicWriters(r, writers);
+      int64_t first = at(r.getDefiningOp()), last = first;
+      for (Operation *w : writers) {
+        first = std::min(first, at(w));
+        last = std::max(last, at(w));
+      }
+      last = std::max(last, lastRead.lookup(r));
+      lives.push_back({r, first, last});
+      auto type = cast<RankedTensorType>(r.getType());
+      bytes += type.getNumElements() *
+               isa::elemBytes(*getSystolicElemType(type.getElementType()));
+    }
+    llvm::stable_sort(
+        lives, [](const Life &a, const Life &b) { return a.first < b.first; });
+    // Greedy by first write: the free buffer of the type that is largest
+    // already (it grows the least), else a new one.
+    struct Slot {
+      Type elem;
+      int64_t elems, last;
+      SmallVector<Value> roots;
+    };
+    SmallVector<Slot> slots;
+    for (const Life &life : lives) {
+      auto type = cast<RankedTensorType>(life.root.getType());
+      Slot *best = nullptr;
+      for (Slot &s : slots)
+        if (s.elem == type.getElementType() && s.last < life.first &&
+            (!best || s.elems > best->elems))
+          best = &s;
+      if (!best) {
+        slots.push_back({type.getElementType(), 0, 0, {}});
+        best = &slots.back();
+      }
+      best->elems = std::max(best->elems, type.getNumElements());
+      best->last = life.last;
+      best->roots.push_back(life.root);
+    }
+    for (Slot &s : slots) {
+      // One value keeps its own shape; a shared buffer is flat.
+      RankedTensorType type =
+          s.roots.size() == 1
+              ? cast<RankedTensorType>(s.roots.front().getType())
+              : RankedTensorType::get({s.elems}, s.elem);
+      uint32_t id = newBuffer(type);
+      for (Value r : s.roots)
+        bufferOf[r] = id;
+    }
+    return bytes;
+  }
 
   /// The machine for a program of `input` elements.
   isa::MachineConfig machine(isa::ElemType input) const {
@@ -821,7 +909,9 @@ struct ConvertAccelToSystolicPass
       bufferOf[v] = addBuffer(("result" + Twine(i)).str(),
                               systolic::BufferRole::Result, i, t);
     }
-    unsigned scratch = 0;
+    // The scratch values (roots that are neither arguments nor results),
+    // in program order; their buffers are planned below.
+    SmallVector<Value> scratchRoots;
     for (Operation &op : func.getBody().front()) {
       // A C that only its applied epilogue reads never reaches DRAM, nor
       // a fill that only reductions read.
@@ -840,10 +930,14 @@ struct ConvertAccelToSystolicPass
                      tensor::InsertSliceOp>(op) ||
            isSystolicView(&op) || elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
-        bufferOf[op.getResult(0)] = addBuffer(
-            ("tmp" + Twine(scratch++)).str(), systolic::BufferRole::Scratch, 0,
-            cast<RankedTensorType>(op.getResult(0).getType()));
+        scratchRoots.push_back(op.getResult(0));
     }
+    unsigned scratch = 0;
+    scratchTensorBytes = planScratch(
+        func, scratchRoots, runsAt, bufferOf, [&](RankedTensorType type) {
+          return addBuffer(("tmp" + Twine(scratch++)).str(),
+                           systolic::BufferRole::Scratch, 0, type);
+        });
     // What the elementwise kernels read is in DRAM (C of an applied
     // epilogue is in the accumulator).
     for (Operation &op : func.getBody().front()) {
@@ -934,6 +1028,10 @@ struct ConvertAccelToSystolicPass
     // prints both).
     program->setAttr("predicted_cycles",
                      b.getI64IntegerAttr(int64_t(std::llround(predicted))));
+    // The scratch values' bytes before they share buffers (the buffers'
+    // own sizes are in the buffer table).
+    program->setAttr("scratch_tensor_bytes",
+                     b.getI64IntegerAttr(scratchTensorBytes));
     func.erase();
     return success();
   }

@@ -66,6 +66,9 @@ mlir::accel::compileSystolicPrograms(ModuleOp module,
     if (auto predicted =
             programOp->getAttrOfType<IntegerAttr>("predicted_cycles"))
       compiled.predictedCycles = predicted.getInt();
+    if (auto scratch =
+            programOp->getAttrOfType<IntegerAttr>("scratch_tensor_bytes"))
+      compiled.scratchTensorBytes = scratch.getInt();
     programs.push_back(std::move(compiled));
   }
   return programs;
@@ -112,6 +115,9 @@ llvm::Error compileSystolic(ModuleOp module, ArtifactSink &sink,
         {"instructions", uint64_t(program->instructions.size())}};
     if (compiled.predictedCycles)
       meta["predicted_cycles"] = *compiled.predictedCycles;
+    // The scratch values' bytes before they share buffers.
+    if (compiled.scratchTensorBytes)
+      meta["scratch_tensor_bytes"] = *compiled.scratchTensorBytes;
     std::string json;
     llvm::raw_string_ostream os(json);
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta))) << "\n";
