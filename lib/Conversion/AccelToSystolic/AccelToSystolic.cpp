@@ -964,6 +964,8 @@ struct ConvertAccelToSystolicPass
           mm && !mm.getAccumulate() &&
           mm.getLhs().getType().getShape().back() == 0) {
         auto t = mm.getInit().getType();
+        // (Counted with the scratch values: it is one, never shared.)
+        scratchTensorBytes += t.getNumElements() * 4;
         zerosOf[mm] =
             addBuffer(("zeros" + Twine(scratch++)).str(),
                       systolic::BufferRole::Scratch, 0,

@@ -25,12 +25,16 @@ func.func @square(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>) -> tensor<
 // -----
 
 // SiLU into bf16 needs a second slot beside C: on a 512^3 f32 GEMM the
-// widest blocks that leave it room in one buffer are 112 columns (7
-// strips of 128 rows, the slot in pieces of 16 rows), not a power of two;
-// the epilogue stays fused (simulated 593,683 cycles, against 669,251 as
-// a kernel of its own).
+// blocks that leave it room in one buffer are 112 columns wide (7 strips of
+// 128 rows), not a power of two; the epilogue stays fused (simulated
+// 593,683 cycles, against 669,251 as a kernel of its own): C never reaches
+// DRAM.
 // CONFIG-LABEL: func @silu_wide
 // CONFIG: tile = [128, 112, {{[0-9]+}}], stages = 1, dataflow = "ws"
+// CHECK-LABEL: systolic.program @silu_wide
+// CHECK-SAME: buffers [#systolic.buffer<"arg0", arg 0, tensor<512x512xf32>>, #systolic.buffer<"arg1", arg 1, tensor<512x512xf32>>, #systolic.buffer<"result0", result 0, tensor<512x512xbf16>>]
+// CHECK: systolic.vector exp
+// CHECK: systolic.mvout acc[{{[0-9]+}}] rows {{[0-9]+}} cols 16 -> 2[{{[0-9]+}}] stride 512
 #id = affine_map<(i, j) -> (i, j)>
 func.func @silu_wide(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xbf16> {
   %c = tensor.empty() : tensor<512x512xf32>

@@ -72,9 +72,9 @@ func.func @seeded(%a: tensor<200x64xf32>, %b: tensor<64x256xf32>, %bias: tensor<
   return %1 : tensor<200x256xf32>
 }
 
-// SiLU into bf16 fused on blocks 48 wide (not a power of two: the widest
-// that leave its second slot room beside one buffer of C), with a last
-// block of 4 columns and 36 rows.
+// SiLU into bf16 fused on blocks 48 wide (not a power of two) in one
+// buffer of C, with a last block of 4 columns and 36 rows (the widths the
+// schedule itself picks are test/Conversion/AccelToSystolic/single-c.mlir's).
 func.func @silu_wide(%a: tensor<100x64xf32>, %b: tensor<64x100xf32>) -> tensor<100x100xbf16> {
   %c = tensor.empty() : tensor<100x100xf32>
   %0 = accel.matmul ins(%a, %b : tensor<100x64xf32>, tensor<64x100xf32>) outs(%c : tensor<100x100xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [64, 48, 32], stages = 1, dataflow = "ws">} -> tensor<100x100xf32>

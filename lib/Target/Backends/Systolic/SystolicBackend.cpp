@@ -62,7 +62,7 @@ mlir::accel::compileSystolicPrograms(ModuleOp module,
     if (failed(program))
       return backendError("program @" + programOp.getSymName() +
                           " does not verify");
-    SystolicProgram compiled{std::move(*program), std::nullopt};
+    SystolicProgram compiled{std::move(*program), std::nullopt, std::nullopt};
     if (auto predicted =
             programOp->getAttrOfType<IntegerAttr>("predicted_cycles"))
       compiled.predictedCycles = predicted.getInt();
