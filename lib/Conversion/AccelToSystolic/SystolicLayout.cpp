@@ -98,6 +98,33 @@ Value sourceOf(Operation *view) {
   return view->getOperand(0);
 }
 
+/// The layout of a view's source that gives its result `result`: always
+/// for a collapse and a transpose, for an expand where each group is
+/// contiguous in `result`, never for a slice (it is only part of its
+/// source).
+std::optional<DramLayout> sourceLayout(Operation *view,
+                                       const DramLayout &result) {
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(view))
+    return collapse(result, e.getReassociationIndices(),
+                    e.getResultType().getShape());
+  if (auto c = dyn_cast<tensor::CollapseShapeOp>(view))
+    return expand(result, c.getReassociationIndices(),
+                  c.getSrcType().getShape());
+  if (auto t = dyn_cast<linalg::TransposeOp>(view))
+    return unpermute(result, t.getPermutation());
+  return std::nullopt;
+}
+
+/// Whether `op`'s kernel writes its result through a layout at all (can
+/// be placed): a matmul, an attention, an elementwise generic or a fill;
+/// not a row reduction, not a softmax.
+bool isPlaceable(Operation *op) {
+  if (llvm::isa<MatmulOp, AttentionOp, linalg::FillOp>(op))
+    return true;
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  return g && !isSystolicRowReduction(g);
+}
+
 } // namespace
 
 int64_t DramLayout::offsetOf(ArrayRef<int64_t> shape, int64_t outer,
@@ -196,14 +223,14 @@ bool mlir::accel::writesSystolicLayout(Value v, const DramLayout &layout) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!op || !type || op->getNumResults() != 1)
     return false;
-  ArrayRef<int64_t> shape = type.getShape();
   // The DMA stores rows of contiguous elements, or (mvout's transpose)
   // columns; the vector unit's kernels store rows, or a row at a time
   // through the transpose where the columns are strided.
+  if (!isPlaceable(op))
+    return false;
   if (llvm::isa<MatmulOp, AttentionOp>(op))
-    return layout.matrix(0, shape, 0).has_value();
-  auto g = dyn_cast<linalg::GenericOp>(op);
-  return llvm::isa<linalg::FillOp>(op) || (g && !isSystolicRowReduction(g));
+    return layout.matrix(0, type.getShape(), 0).has_value();
+  return true;
 }
 
 FailureOr<SystolicLayouts> SystolicLayouts::build(func::FuncOp func) {
@@ -289,14 +316,7 @@ LogicalResult SystolicLayouts::makeRoot(Value v, Operation *view,
   DramLayout own{v, 0, rowMajor(shapeOf(v))};
   layouts[v] = own;
   // The source's layout inside the new root.
-  std::optional<DramLayout> src;
-  if (auto e = dyn_cast<tensor::ExpandShapeOp>(view))
-    src = collapse(own, e.getReassociationIndices(),
-                   e.getResultType().getShape());
-  else if (auto c = dyn_cast<tensor::CollapseShapeOp>(view))
-    src = expand(own, c.getReassociationIndices(), c.getSrcType().getShape());
-  else if (auto t = dyn_cast<linalg::TransposeOp>(view))
-    src = unpermute(own, t.getPermutation());
+  std::optional<DramLayout> src = sourceLayout(view, own);
   if (!src)
     return view->emitOpError("has no systolic lowering: ")
            << because
@@ -374,15 +394,7 @@ LogicalResult SystolicLayouts::place(Value v, DramLayout layout,
            << "') is also read elsewhere (a systolic program does not copy "
               "tensors)";
   if (isSystolicView(def)) {
-    std::optional<DramLayout> src;
-    if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
-      src = collapse(layout, e.getReassociationIndices(),
-                     e.getResultType().getShape());
-    else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
-      src = expand(layout, c.getReassociationIndices(),
-                   c.getSrcType().getShape());
-    else if (auto t = dyn_cast<linalg::TransposeOp>(def))
-      src = unpermute(layout, t.getPermutation());
+    std::optional<DramLayout> src = sourceLayout(def, layout);
     if (!src)
       return refuse("it is made by '")
              << def->getName()
@@ -400,10 +412,7 @@ LogicalResult SystolicLayouts::place(Value v, DramLayout layout,
     layouts[v] = layout;
     return placeParts(ins);
   }
-  if (!llvm::isa<MatmulOp, AttentionOp, linalg::GenericOp, linalg::FillOp>(
-          def) ||
-      (isa<linalg::GenericOp>(def) &&
-       isSystolicRowReduction(cast<linalg::GenericOp>(def))))
+  if (!isPlaceable(def))
     return refuse("it is made by '")
            << def->getName()
            << "', which writes only a buffer of its own (only matmuls, "
