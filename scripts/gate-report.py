@@ -11,7 +11,9 @@ gate:
     gate / measured is 1 / accel-run's "worst err/gate";
   - the precision report's normwise gates (`--precision-report`, cpu only):
     the normwise error of the lowered function against the f32 one, and its
-    gate.
+    gate;
+  - the program gates of functions of several ops (normwise and max abs
+    rows; docs/numerics.md, "The program gate"), e.g. the Llama block's.
 
 A gate more than 3 times the error it gates (--flag, default 3) is marked
 `>`: it would let an error of that size through unnoticed. The contract
@@ -58,6 +60,8 @@ DEFAULT_RUNS = [
     f"systolic {SYSTOLIC}/matmul.mlir",
     f"systolic {SYSTOLIC}/matmul-float.mlir",
     f"systolic {SYSTOLIC}/attention.mlir",
+    "cpu examples/llama_block_small.mlir",
+    "systolic examples/llama_block_small.mlir",
 ]
 
 FUNCTION = re.compile(r"^@(\S+)$")
@@ -65,6 +69,8 @@ CONTRACT = re.compile(r"^  result #(\d+) tensor<(?:[^>]*x)?(\w+)>: max abs err "
                       r"\S+, max rel err \S+, worst err/gate (\S+) -> (PASS|FAIL)")
 TIGHTEST = re.compile(r"^    tightest element \d+: err (\S+), gate (\S+)")
 PRECISION = re.compile(r"^precision (.*) \(normwise error")
+PROGRAM = re.compile(r"^    program gate: normwise err (\S+), gate (\S+); max abs err "
+                     r"(\S+), gate (\S+); err/gate \S+ -> (PASS|FAIL)")
 REPORTED = re.compile(r"^  @(\S+) result #(\d+): .*normwise rel err (\S+), "
                       r"gate (\S+), err/gate \S+ -> (PASS|FAIL)")
 
@@ -84,6 +90,16 @@ def parse(output):
             pending.update(measured=float(m.group(1)), gate=float(m.group(2)))
             rows.append(pending)
             pending = None
+        elif (m := PROGRAM.match(line)) and rows:
+            # After the contract row of the same result (its tightest line).
+            last = rows[-1]
+            for kind, err, gate in (("normwise", m.group(1), m.group(2)),
+                                    ("max abs", m.group(3), m.group(4))):
+                rows.append(dict(function=last["function"],
+                                 result=last["result"],
+                                 precision=f"program gate ({kind})",
+                                 measured=float(err), gate=float(gate),
+                                 verdict=m.group(5)))
         elif m := PRECISION.match(line):
             spec = m.group(1)
         elif (m := REPORTED.match(line)) and spec:

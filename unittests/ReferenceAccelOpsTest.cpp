@@ -321,6 +321,85 @@ TEST(ReferenceMatmul, TensorCoreChunks) {
 // The exact tier with tensor-core chunks: integer-valued products are
 // exact only while every chunk's Σ|a·b| fits the 14-bit sum (2^13 here),
 // not the f32 significand.
+// The program gate's draws (MatmulSpec::drawRounding): each draw is a
+// value the a-priori gate admits, with a zero bound of its own, and the
+// draws spread as roundings do: far inside the worst case (γ_K·Σ|ab| grows
+// as K, random roundings as √K), not collapsed onto the exact sum.
+TEST(ReferenceMatmul, DrawnRoundings) {
+  MLIRContext ctx;
+  const int64_t m = 4, k = 256, n = 4;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  ref::Tensor a({m, k}), b({k, n}), c({m, n});
+  for (double &x : a.data)
+    x = static_cast<float>(uniform(rng));
+  for (double &x : b.data)
+    x = static_cast<float>(uniform(rng));
+  for (Type acc :
+       {Type(Float32Type::get(&ctx)), Type(BFloat16Type::get(&ctx))}) {
+    ref::MatmulSpec spec;
+    spec.inputType = Float32Type::get(&ctx);
+    spec.accType = acc;
+    ref::Result bounded = ref::matmul(a, b, c, spec);
+    spec.drawRounding = [&] { return uniform(rng); };
+    double worstShare = 0, sumSquares = 0;
+    int64_t moved = 0, count = 0;
+    for (int draw = 0; draw < 20; ++draw) {
+      ref::Result drawn = ref::matmul(a, b, c, spec);
+      for (int64_t i = 0; i < m * n; ++i) {
+        double err = drawn.value.data[i] - bounded.value.data[i];
+        EXPECT_EQ(drawn.bound.data[i], 0.0);
+        EXPECT_LE(std::fabs(err), bounded.bound.data[i]);
+        worstShare =
+            std::max(worstShare, std::fabs(err) / bounded.bound.data[i]);
+        sumSquares +=
+            err * err / (bounded.bound.data[i] * bounded.bound.data[i]);
+        moved += err != 0.0;
+        ++count;
+      }
+    }
+    EXPECT_EQ(moved, count);
+    // Far inside the worst case at K = 256 (about 1/√K of it, typically).
+    EXPECT_LT(worstShare, 0.25);
+    EXPECT_GT(std::sqrt(sumSquares / double(count)), 1e-3);
+  }
+  // Integer sums are exact: nothing to draw.
+  ref::MatmulSpec exact;
+  exact.inputType = IntegerType::get(&ctx, 8);
+  exact.accType = IntegerType::get(&ctx, 32);
+  exact.drawRounding = [&] { return uniform(rng); };
+  ref::Tensor ai = tensor({1, 2}, {3, -2}), bi = tensor({2, 1}, {5, 7});
+  EXPECT_EQ(ref::matmul(ai, bi, ref::Tensor({1, 1}), exact).value.data[0], 1.0);
+}
+
+// Softmax's draws: an f32 kernel's roundings and one rounding to the
+// output type, inside PyTorch's tolerance (the a-priori gate), rows still
+// summing to one within their roundings; a row of -inf stays exactly 0.
+TEST(ReferenceSoftmax, DrawnRoundings) {
+  MLIRContext ctx;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  ref::Tensor x = tensor({2, 4}, {0.5, -3, 2, 1, -inf, -inf, -inf, -inf});
+  for (Type out :
+       {Type(Float32Type::get(&ctx)), Type(BFloat16Type::get(&ctx))}) {
+    ref::Result bounded = ref::softmax(x, 1, out);
+    auto draw = [&] { return uniform(rng); };
+    ref::Result drawn = ref::softmax(x, 1, out, draw);
+    double rowSum = 0;
+    for (int64_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(drawn.bound.data[i], 0.0);
+      EXPECT_NE(drawn.value.data[i], bounded.value.data[i]);
+      EXPECT_LE(std::fabs(drawn.value.data[i] - bounded.value.data[i]),
+                bounded.bound.data[i]);
+      rowSum += drawn.value.data[i];
+    }
+    EXPECT_NEAR(rowSum, 1.0, 8 * ref::unitRoundoff(out));
+    for (int64_t i = 4; i < 8; ++i)
+      EXPECT_EQ(drawn.value.data[i], 0.0);
+  }
+}
+
 TEST(ReferenceMatmul, TensorCoreChunksExactTier) {
   MLIRContext ctx;
   ref::MatmulSpec spec;

@@ -89,6 +89,7 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
     spec.flushBf16Subnormals = options.flushBf16Subnormals;
     spec.tensorCoreChunk = options.tensorCoreChunk;
     spec.tensorCoreUnit = options.tensorCoreUnit;
+    spec.drawRounding = options.drawRounding;
     if (mm.getLhsScale()) {
       spec.lhsScale = get(mm.getLhsScale()).data[0];
       spec.rhsScale = get(mm.getRhsScale()).data[0];
@@ -125,7 +126,8 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
   }
   if (auto sm = dyn_cast<SoftmaxOp>(op))
     return softmax(get(sm.getInput()), sm.getDimension(),
-                   sm.getInit().getType().getElementType());
+                   sm.getInit().getType().getElementType(),
+                   options.drawRounding);
   if (auto pa = dyn_cast<PagedAttentionOp>(op))
     return pagedAttention(pa, get, options);
   auto at = dyn_cast<AttentionOp>(op);

@@ -317,6 +317,20 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
               (!tensorCore || chunkMagMax * spec.tensorCoreUnit <= 1.0)) {
             value = prev + dot;
             bound = 0.0;
+          } else if (spec.drawRounding && !tensorCore && flushed == 0.0) {
+            // One draw of the roundings (MatmulSpec::drawRounding), in K's
+            // order: C first, then each product's addition.
+            double sum = prev, drawn = 0;
+            if (spec.accumulate)
+              drawn += spec.drawRounding() * uOut * std::fabs(sum);
+            for (int64_t p = 0; p < k; ++p) {
+              double x = ab[i * k + p];
+              double y = spec.transposeB ? bb[j * k + p] : bb[p * n + j];
+              sum += x * y;
+              drawn += spec.drawRounding() * uOut * std::fabs(sum);
+            }
+            value = sum + drawn;
+            bound = 0.0;
           }
         }
         // A result beyond the output format's range is, correctly, ±inf.
@@ -346,7 +360,8 @@ static std::pair<double, double> elementwiseTolerance(Type type) {
   return {1e-5, 1.3e-6};
 }
 
-Result ref::softmax(const Tensor &x, int64_t dim, Type outType) {
+Result ref::softmax(const Tensor &x, int64_t dim, Type outType,
+                    const std::function<double()> &drawRounding) {
   Result r{Tensor(x.shape), Tensor(x.shape)};
   int64_t len = x.shape[dim], inner = 1, outer = 1;
   for (int64_t i = dim + 1; i < x.rank(); ++i)
@@ -365,6 +380,28 @@ Result ref::softmax(const Tensor &x, int64_t dim, Type outType) {
         mx = std::max(mx, v);
       }
       double shift = mx == -kInf ? 0.0 : mx;
+      if (drawRounding && !nan && std::isfinite(mx)) {
+        // One draw of an f32 kernel's roundings (the declaration).
+        constexpr double u32 = 0x1p-24, kExpRoundoffs = 2.5;
+        double uOut = unitRoundoff(outType);
+        std::vector<double> e(len);
+        double drawnSum = 0;
+        for (int64_t i = 0; i < len; ++i) {
+          double t = x.data[at(i)] - shift;
+          t += drawRounding() * u32 * std::fabs(t);
+          e[i] = std::exp(t) * (1 + drawRounding() * kExpRoundoffs * u32);
+          drawnSum += e[i];
+          drawnSum += drawRounding() * u32 * drawnSum;
+        }
+        for (int64_t i = 0; i < len; ++i) {
+          double y = e[i] / drawnSum;
+          y *= 1 + drawRounding() * u32;
+          y *= 1 + drawRounding() * uOut;
+          r.value.data[at(i)] = y;
+          r.bound.data[at(i)] = 0.0;
+        }
+        continue;
+      }
       double sum = 0;
       for (int64_t i = 0; i < len; ++i)
         sum += std::exp(x.data[at(i)] - shift);

@@ -310,7 +310,8 @@ static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 
 static FailureOr<ref::Result>
 evaluateGeneric(linalg::GenericOp g,
-                function_ref<const ref::Result &(Value)> lookup) {
+                function_ref<const ref::Result &(Value)> lookup,
+                const std::function<double()> &drawRounding) {
   if (!g.hasPureTensorSemantics() || g.getNumResults() != 1)
     return g.emitOpError("the fp64 oracle models generics on tensors with "
                          "one result only");
@@ -363,10 +364,16 @@ evaluateGeneric(linalg::GenericOp g,
   // sum of their magnitudes and their number.
   std::vector<double> sums, errs, mags;
   std::vector<int64_t> terms;
+  // With drawRounding: init + the terms so far, each addition's rounding
+  // drawn.
+  std::vector<double> drawnSums;
+  double sumUnit = ref::unitRoundoff(outType.getElementType());
   if (sum) {
     sums.assign(out.data.size(), 0.0);
     errs = mags = sums;
     terms.assign(out.data.size(), 0);
+    if (drawRounding)
+      drawnSums = lookup(g.getDpsInits()[0]).value.data;
   }
   // A maximum's or minimum's terms, per output element: the extreme of the
   // non-NaN terms, the largest error of any term (each term is within its
@@ -440,6 +447,10 @@ evaluateGeneric(linalg::GenericOp g,
       if (failed(r))
         return op.emitOpError("is not modelled by the fp64 oracle in a "
                               "linalg.generic body");
+      // The op's own error (its operands are exact), drawn.
+      if (drawRounding && r->err != 0.0 && std::isfinite(r->value) &&
+          std::isfinite(r->err))
+        *r = Scalar{r->value + drawRounding() * r->err, 0.0};
       scalars[op.getResult(0)] = *r;
     }
     if (reduce) {
@@ -463,6 +474,11 @@ evaluateGeneric(linalg::GenericOp g,
           nanAllowed[outIndex] = true;
         }
         continue;
+      }
+      if (drawRounding) {
+        double &s = drawnSums[outIndex];
+        s += x.value;
+        s += drawRounding() * sumUnit * std::fabs(s);
       }
       sums[outIndex] += x.value;
       errs[outIndex] += x.err;
@@ -504,6 +520,10 @@ evaluateGeneric(linalg::GenericOp g,
                          initErr + errs[i] +
                              gamma * (std::fabs(init.value.data[i]) + mags[i]),
                          outType.getElementType());
+      // A drawn sum stays where its draws took it (a sum past the type's
+      // range is ±inf as without draws).
+      if (drawRounding && std::isfinite(drawnSums[i]) && y.err != 0.0)
+        y = Scalar{drawnSums[i], 0.0};
       out.data[i] = y.value;
       bound.data[i] = y.err;
       if (init.mayBeNaN(i)) {
@@ -630,18 +650,19 @@ evaluateSlices(Operation &op, function_ref<const ref::Result &(Value)> lookup,
 
 FailureOr<ref::Result>
 accel_run::evaluateStructured(Operation &op,
-                              function_ref<const ref::Result &(Value)> lookup) {
+                              function_ref<const ref::Result &(Value)> lookup,
+                              const std::function<double()> &drawRounding) {
   if (!isa<RankedTensorType>(op.getResult(0).getType()) ||
       !cast<RankedTensorType>(op.getResult(0).getType()).hasStaticShape())
     return op.emitOpError("the fp64 oracle needs static shapes");
   auto outType = cast<RankedTensorType>(op.getResult(0).getType());
   if (auto g = dyn_cast<linalg::GenericOp>(op))
-    return evaluateGeneric(g, lookup);
+    return evaluateGeneric(g, lookup, drawRounding);
   if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ConcatOp>(op))
     return evaluateSlices(op, lookup, outType);
   if (auto sm = dyn_cast<linalg::SoftmaxOp>(op))
     return ref::softmax(lookup(sm.getInput()).value, sm.getDimension(),
-                        outType.getElementType());
+                        outType.getElementType(), drawRounding);
   const ref::Result &in = lookup(op.getOperand(0));
   ref::Result r{ref::Tensor(outType.getShape()),
                 ref::Tensor(outType.getShape())};

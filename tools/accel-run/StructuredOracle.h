@@ -17,6 +17,7 @@
 
 #include "accel/Reference/Reference.h"
 #include "mlir/IR/Operation.h"
+#include <functional>
 
 namespace accel_run {
 
@@ -35,9 +36,16 @@ bool isStructured(mlir::Operation &op);
 /// runs its body in fp64 per element on exact operands, bounding the error
 /// of each rounding it makes (one u·|r| per op, propagated to first order).
 /// Ops or bodies it cannot evaluate are an error at the op.
+/// With `drawRounding` (uniform in [-1, 1]; accel-run's program gate) the
+/// operands are exact and each rounding is drawn instead of bounded: every
+/// op of a generic's body moves its result by a draw within its own bound,
+/// a sum rounds each partial sum by a draw within u·|s| of the output type
+/// (in the loops' order), softmax draws as ref::softmax says; the result's
+/// bound is then zero.
 mlir::FailureOr<mlir::accel::ref::Result> evaluateStructured(
     mlir::Operation &op,
-    llvm::function_ref<const mlir::accel::ref::Result &(mlir::Value)> lookup);
+    llvm::function_ref<const mlir::accel::ref::Result &(mlir::Value)> lookup,
+    const std::function<double()> &drawRounding = {});
 
 /// A scalar as the oracle knows it: the kernel's value is within `err` of
 /// `value`.

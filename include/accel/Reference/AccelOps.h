@@ -17,6 +17,7 @@
 #include "accel/Reference/Reference.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
+#include <functional>
 
 namespace mlir::accel::ref {
 
@@ -35,6 +36,9 @@ struct AccelOpOptions {
   /// promotes them into f32; 0: not used).
   int64_t tensorCoreChunk = 0;
   double tensorCoreUnit = 0;
+  /// Matmuls: MatmulSpec::drawRounding (a draw of the sums' roundings
+  /// instead of their bound; accel-run's program gate).
+  std::function<double()> drawRounding;
 };
 
 /// Whether evaluateAccelOp models `op`.

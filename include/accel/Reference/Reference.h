@@ -18,6 +18,7 @@
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/SmallVector.h"
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -120,6 +121,13 @@ struct MatmulSpec {
   /// f32 gate around the exact one. 0: not used (f32 accumulation).
   int64_t tensorCoreChunk = 0;
   double tensorCoreUnit = 0;
+  /// A draw of the sum's roundings instead of their bound (accel-run's
+  /// program gate, docs/numerics.md): each of the K additions (and C's)
+  /// rounds its partial sum s by drawRounding()·u_acc·|s|, drawRounding
+  /// uniform in [-1, 1]; the result is the drawn value with a zero bound.
+  /// Float sums of f32 accumulation or of C's type only: with tensorCore,
+  /// flushed subnormal products, a scale or the exact tier the bound stays.
+  std::function<double()> drawRounding;
 };
 /// The unit roundoff of the sum inside Hopper's fp8 tensor cores: 14 bits
 /// kept (DeepSeek-V3 technical report, arXiv 2412.19437, §3.3.2; the
@@ -149,8 +157,14 @@ Tensor dequantizeWeights(const Tensor &w, const Tensor &s, const Tensor *z,
                          bool isUnsigned);
 
 /// Max-subtracted softmax along `dim`; a row of -inf gives exact zeros.
-/// Gate: atol + rtol·|r| of the output type (PyTorch's table).
-Result softmax(const Tensor &x, int64_t dim, Type outType);
+/// Gate: atol + rtol·|r| of the output type (PyTorch's table). With
+/// `drawRounding` (uniform in [-1, 1]; accel-run's program gate): one draw
+/// of the roundings of a kernel that computes in f32 and rounds once to
+/// `outType`, as PyTorch's tolerance assumes (x - max and the division
+/// rounded in f32, exp within 2.5 f32 roundoffs, each addition of the sum
+/// rounding its partial sum, the output rounding), with a zero bound.
+Result softmax(const Tensor &x, int64_t dim, Type outType,
+               const std::function<double()> &drawRounding = {});
 
 /// Options of an attention that are not tensors.
 struct AttentionSpec {
