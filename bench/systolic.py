@@ -201,56 +201,80 @@ def block_bytes(path):
 
 def llama_section(args, emit, model_ratios):
     print("# 6. The Llama decoder block (examples/llama_block.py), one "
-          "program, f32")
-    print(f"{'preset':6} {'array':8} {'cycles':>10} {'of PEs':>7} "
-          f"{'of DRAM':>7} {'read/min':>8} {'model/sim':>9}")
+          "program, f32 and bf16")
+    print(f"{'preset':6} {'dtype':5} {'array':8} {'cycles':>10} "
+          f"{'of PEs':>7} {'of DRAM':>7} {'read/min':>8} {'model/sim':>9}")
     cases = [("small", 16, 16, "", 16), ("small", 8, 8, "vector-lanes=4", 16)]
-    for preset, r, c, extra, bw in cases:
-        path = os.path.join(ROOT, "examples", f"llama_block_{preset}.mlir")
-        res = run(None, machine(r, c, bw, extra), dist="uniform", path=path)
-        report_block(preset, r, c, bw, res, block_bytes(path), emit,
-                     model_ratios)
-    if args.quick:
-        return
-    # Llama 3 8B's layer: accel-compile, then accel-sim on random arguments
-    # (an fp64 oracle of 28 G MACs is left to the small preset's checks).
-    path = os.path.join(ROOT, "examples", "llama_block_8b.mlir")
-    with tempfile.TemporaryDirectory() as d:
-        out = subprocess.run(
-            [os.path.join(BUILD, "bin", "accel-compile"), path,
-             "--target=systolic", "-o", d], capture_output=True, text=True)
-        if out.returncode != 0:
-            sys.exit(f"accel-compile failed:\n{out.stdout}{out.stderr}")
-        import json
-        meta = json.load(open(os.path.join(d, "llama_block_8b.json")))
-        sim = subprocess.run(
-            [os.path.join(BUILD, "bin", "accel-sim"),
-             os.path.join(d, meta["artifact"])], capture_output=True,
-            text=True)
-        if sim.returncode != 0:
-            sys.exit(f"accel-sim failed:\n{sim.stdout}{sim.stderr}")
-        res = parse_stats(sim.stdout + sim.stderr)
-        res["predicted"] = meta["predicted_cycles"]
-    report_block("8b", 16, 16, 16, res, block_bytes(path), emit, model_ratios)
-    # Scratch values sharing DRAM buffers where their lives do not meet.
-    planned = sum(b["bytes"] for b in meta["buffers"]
-                  if b["role"] == "scratch")
-    values = meta["scratch_tensor_bytes"]
-    print(f"8b scratch: {planned / 1e6:.1f} MB of buffers for "
-          f"{values / 1e6:.1f} MB of values ({planned / values:.3f})")
-    emit("llama-block", "8b scratch buffers / scratch values",
-         f"{planned / values:.3f}", "(report)",
-         f"{planned} of {values} bytes")
+    with tempfile.TemporaryDirectory() as gen:
+        def block(preset, dtype):
+            """The block's .mlir: the shipped f32 one, or generated."""
+            if dtype == "f32":
+                return os.path.join(ROOT, "examples",
+                                    f"llama_block_{preset}.mlir")
+            out = os.path.join(gen, f"llama_block_{preset}_{dtype}.mlir")
+            if not os.path.exists(out):
+                subprocess.run([sys.executable,
+                                os.path.join(ROOT, "examples",
+                                             "llama_block.py"), preset,
+                                "--dtype", dtype, "-o", out], check=True)
+            return out
+
+        for dtype in ("f32", "bf16"):
+            for preset, r, c, extra, bw in cases:
+                path = block(preset, dtype)
+                res = run(None, machine(r, c, bw, extra), dist="uniform",
+                          path=path)
+                report_block(preset, dtype, r, c, bw, res, block_bytes(path),
+                             emit, model_ratios)
+        if args.quick:
+            return
+        # Llama 3 8B's layer: accel-compile, then accel-sim on random
+        # arguments (an fp64 oracle of 28 G MACs is left to the small
+        # preset's checks).
+        for dtype in ("f32", "bf16"):
+            path = block("8b", dtype)
+            name = os.path.splitext(os.path.basename(path))[0]
+            with tempfile.TemporaryDirectory() as d:
+                out = subprocess.run(
+                    [os.path.join(BUILD, "bin", "accel-compile"), path,
+                     "--target=systolic", "-o", d], capture_output=True,
+                    text=True)
+                if out.returncode != 0:
+                    sys.exit(f"accel-compile failed:\n{out.stdout}"
+                             f"{out.stderr}")
+                import json
+                meta = json.load(open(os.path.join(d, f"{name}.json")))
+                sim = subprocess.run(
+                    [os.path.join(BUILD, "bin", "accel-sim"),
+                     os.path.join(d, meta["artifact"])], capture_output=True,
+                    text=True)
+                if sim.returncode != 0:
+                    sys.exit(f"accel-sim failed:\n{sim.stdout}{sim.stderr}")
+                res = parse_stats(sim.stdout + sim.stderr)
+                res["predicted"] = meta["predicted_cycles"]
+            report_block("8b", dtype, 16, 16, 16, res, block_bytes(path),
+                         emit, model_ratios)
+            # Scratch values sharing DRAM buffers where their lives do not
+            # meet.
+            planned = sum(b["bytes"] for b in meta["buffers"]
+                          if b["role"] == "scratch")
+            values = meta["scratch_tensor_bytes"]
+            print(f"8b {dtype} scratch: {planned / 1e6:.1f} MB of buffers "
+                  f"for {values / 1e6:.1f} MB of values "
+                  f"({planned / values:.3f})")
+            emit("llama-block", f"8b {dtype} scratch buffers / scratch values",
+                 f"{planned / values:.3f}", "(report)",
+                 f"{planned} of {values} bytes")
 
 
-def report_block(preset, r, c, bw, res, nbytes, emit, model_ratios):
+def report_block(preset, dtype, r, c, bw, res, nbytes, emit, model_ratios):
     pe = res["macs"] / (r * c) / res["cycles"]
     dram = nbytes / bw / res["cycles"]
     mr = res["predicted"] / res["cycles"]
     model_ratios.append(mr)
-    print(f"{preset:6} {r:>3}x{c:<4} {res['cycles']:>10} {pe:7.3f} "
-          f"{dram:7.3f} {res['read'] / nbytes:8.2f} {mr:9.3f}")
-    emit("llama-block", f"{preset} {r}x{c} {bw}B/cyc",
+    print(f"{preset:6} {dtype:5} {r:>3}x{c:<4} {res['cycles']:>10} "
+          f"{pe:7.3f} {dram:7.3f} {res['read'] / nbytes:8.2f} {mr:9.3f}")
+    emit("llama-block", f"{preset} {dtype} {r}x{c} {bw}B/cyc",
          f"{max(pe, dram):.3f}", "(report)",
          f"cycles {res['cycles']}; PE bound {pe:.3f}; DRAM bound {dram:.3f}")
 

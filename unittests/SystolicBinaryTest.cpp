@@ -534,7 +534,7 @@ TEST(SystolicBinary, EachDecoderMessage) {
        {1},
        "byte 239: instruction 3 (compute): unused byte must be 0, "
        "got 01h"},
-      {241, {12}, "byte 241: instruction 4 (vector): unknown vector op 12"},
+      {241, {13}, "byte 241: instruction 4 (vector): unknown vector op 13"},
       {243,
        {3},
        "byte 243: instruction 4 (vector mul): unknown bcast 3 (0 "

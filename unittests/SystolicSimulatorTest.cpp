@@ -601,6 +601,41 @@ TEST(SystolicSimulatorTest, VectorOps) {
         [&](int i, int j) { return std::exp(X(i, j)); });
   check("rsqrt", vec(VecOp::Rsqrt, 8, 0, 0, 4, 4),
         [&](int i, int j) { return 1.0f / std::sqrt(X(i, j)); });
+  // round_bf16 on values chosen for it: ties to even (1 + 2^-8 down to 1,
+  // 1 + 3·2^-8 up to 1 + 2^-6), just past a tie, exact, an overflow to
+  // inf, a subnormal, NaN and -inf kept.
+  {
+    std::vector<float> r = {1.00390625f,
+                            1.01171875f,
+                            1.0f + 0x1p-8f + 0x1p-20f,
+                            -2.5f,
+                            3.4e38f,
+                            1e-40f,
+                            -0.3f,
+                            nan,
+                            -kInf,
+                            0.0f,
+                            -0.0f,
+                            65504.0f,
+                            1.0f / 3.0f,
+                            -7.0f,
+                            0x1p-126f,
+                            0x1.fffffep+127f};
+    std::vector<float> want = {1.0f,       0x1.04p+0f, 0x1.02p+0f,  -2.5f,
+                               kInf,       0x1p-133f,  -0x1.34p-2f, nan,
+                               -kInf,      0.0f,       -0.0f,       65536.0f,
+                               0x1.56p-2f, -7.0f,      0x1p-126f,   kInf};
+    std::vector<float> gotRound =
+        runVector(vec(VecOp::RoundBf16, 8, 0, 0, 4, 4), r, y, d);
+    for (int e = 0; e < 16; ++e) {
+      float g = gotRound[32 + e];
+      if (std::isnan(want[e]))
+        EXPECT_TRUE(std::isnan(g)) << e;
+      else
+        EXPECT_EQ(g, want[e]) << e << ": " << r[e];
+      EXPECT_EQ(std::signbit(g), std::signbit(want[e])) << e;
+    }
+  }
   check("mask causal", vec(VecOp::MaskCausal, 8, 0, 0, 4, 4),
         [&](int i, int j) { return j > i ? -kInf : X(i, j); });
   check("mask causal -1",
@@ -907,11 +942,11 @@ TEST(SystolicSimulatorTest, VectorFaults) {
     const char *message;
   };
   Instruction badOp = vec(VecOp::Copy, 8, 0, 0, 4, 4);
-  badOp.vop = VecOp(12);
+  badOp.vop = VecOp(13);
   Instruction badBcast = vec(VecOp::Add, 8, 0, 4, 4, 4);
   badBcast.bcast = Bcast(3);
   std::vector<Case> cases = {
-      {badOp, "instruction 1 (vector): unknown vector op 12"},
+      {badOp, "instruction 1 (vector): unknown vector op 13"},
       {badBcast, "instruction 1 (vector): unknown broadcast 3"},
       {vec(VecOp::Copy, 8, 0, 0, 4, 4, Bcast::None, 0x10),
        "unknown vector flags 0x10"},

@@ -429,7 +429,7 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     return zeros(at + 24, at + kInstructionBytes, where + ": unused byte");
   }
   case Opcode::Vector: {
-    if (sub > uint8_t(VecOp::Rsqrt))
+    if (sub > uint8_t(VecOp::RoundBf16))
       return error(at + 1,
                    where + ": unknown vector op " + Twine(unsigned(sub)));
     out.vop = VecOp(sub);

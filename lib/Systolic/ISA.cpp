@@ -48,8 +48,8 @@ const char *sysarray::opcodeName(Opcode op) {
 
 const char *sysarray::vecOpName(VecOp op) {
   static const char *const names[] = {
-      "fill", "copy", "add",    "sub",    "mul",         "div",
-      "max",  "exp",  "rowmax", "rowsum", "mask_causal", "rsqrt"};
+      "fill", "copy",   "add",    "sub",         "mul",   "div",       "max",
+      "exp",  "rowmax", "rowsum", "mask_causal", "rsqrt", "round_bf16"};
   return unsigned(op) < std::size(names) ? names[unsigned(op)] : "?";
 }
 

@@ -1041,7 +1041,7 @@ Error Simulator::vector(const Instruction &in) {
                               "accumulator; this machine's is {0}",
                               elemTypeName(cfg.accType))
                     .str());
-  if (uint8_t(in.vop) > uint8_t(VecOp::Rsqrt))
+  if (uint8_t(in.vop) > uint8_t(VecOp::RoundBf16))
     return fail(llvm::formatv("unknown vector op {0}", unsigned(in.vop)).str());
   if (uint8_t(in.bcast) > uint8_t(Bcast::Scalar))
     return fail(
@@ -1139,6 +1139,9 @@ Error Simulator::vector(const Instruction &in) {
         break;
       case VecOp::Rsqrt:
         r = 1.0f / std::sqrt(a[j]);
+        break;
+      case VecOp::RoundBf16:
+        r = bf16ToFloat(floatToBF16(a[j]));
         break;
       case VecOp::MaskCausal:
         r = int64_t(j) > int64_t(i) + in.iimm

@@ -209,7 +209,8 @@ enum class VecOp : uint8_t {
   RowMax = 8,      // dst[i][0] = max_j A[i][j] (kVecAccumulate: and dst[i][0])
   RowSum = 9,      // dst[i][0] = sum_j A[i][j] in j order (kVecAccumulate: +)
   MaskCausal = 10, // dst[i][j] = j > i + imm ? -inf : A[i][j]
-  Rsqrt = 11       // dst = 1 / sqrt(A)
+  Rsqrt = 11,      // dst = 1 / sqrt(A)
+  RoundBf16 = 12   // dst = A rounded to bf16 (nearest even), held as f32
 };
 
 enum class Bcast : uint8_t { None = 0, Row = 1, Scalar = 2 };

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SystolicElementwise.h"
+#include "accel/Systolic/Simulator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -39,6 +40,12 @@ bool isFloatElement(Type t) { return t.isF32() || t.isBF16(); }
 /// rate.
 bool isTranscendental(systolic::VecOp op) {
   return op == systolic::VecOp::Exp || op == systolic::VecOp::Rsqrt;
+}
+
+/// The unit's one-operand ops of a body: the transcendental ones and
+/// round_bf16 (a truncf inside the body).
+bool isUnary(systolic::VecOp op) {
+  return isTranscendental(op) || op == systolic::VecOp::RoundBf16;
 }
 
 /// Builds the vector program of a generic's body.
@@ -232,13 +239,20 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
       // bf16 to f32 is exact; the accumulator holds f32.
       out = ins[0];
     } else if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
-      // The store rounds f32 to bf16 (mvout, round to nearest even): only a
-      // rounding of what the body yields.
-      if (!trunc.getType().isBF16() || !trunc->hasOneUse() ||
-          !isa<linalg::YieldOp>(*trunc->getUsers().begin()))
-        return notModelled(op, "rounds to bf16 only as the result's store "
-                               "(a truncf the body yields)");
-      out = ins[0];
+      // f32 to bf16, round to nearest even. What the body yields the store
+      // rounds (mvout); a rounding in the middle of the body (PyTorch's
+      // RMSNorm casts x * rsqrt(...) to bf16 before the weight's product)
+      // is the unit's round_bf16.
+      if (!trunc.getType().isBF16())
+        return notModelled(op, "rounds to bf16 only");
+      if (trunc->hasOneUse() &&
+          isa<linalg::YieldOp>(*trunc->getUsers().begin()))
+        out = ins[0];
+      else if (ins[0].kind == Kind::Scalar)
+        out = ProgramBuilder::scalar(
+            sysarray::bf16ToFloat(sysarray::floatToBF16(ins[0].imm)));
+      else
+        out = pb.emit(systolic::VecOp::RoundBf16, ins[0].kind, ins[0]);
     } else {
       return notModelled(op, kOps);
     }
@@ -576,7 +590,7 @@ void emitBlock(Emitter &e, const SystolicElementwise &k,
       e.fill(slotRow(in.dst), rr, cols, in.a.imm);
       continue;
     }
-    if (!isTranscendental(in.op)) {
+    if (!isUnary(in.op)) {
       if (in.b.kind == Kind::Scalar) {
         bcast = systolic::Bcast::Scalar;
         imm = in.b.imm;

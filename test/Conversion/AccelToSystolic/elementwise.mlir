@@ -71,3 +71,52 @@ func.func @fill() -> tensor<3x40xf32> {
   %0 = linalg.fill ins(%v : f32) outs(%e : tensor<3x40xf32>) -> tensor<3x40xf32>
   return %0 : tensor<3x40xf32>
 }
+
+// A truncf in the middle of the body (PyTorch's RMSNorm casts x·rsqrt(..)
+// to bf16 before the weight's product) is the unit's round_bf16; the
+// truncf the body yields (here the bf16 mulf's own rounding) is the store's.
+// CHECK-LABEL: systolic.program @round_in_the_middle
+// CHECK: systolic.vector rsqrt 5, 5 rows 5 cols 1
+// CHECK-NEXT: systolic.vector mul 5, 0, 5 rows 5 cols 16 bcast row
+// CHECK-NEXT: systolic.vector round_bf16 5, 5 rows 5 cols 16
+// CHECK-NEXT: systolic.vector mul 10, 5, 10 rows 5 cols 16
+// CHECK-NEXT: systolic.mvout acc[10] rows 5 cols 16 -> 3[0] stride 16
+// CHECK: systolic.vector round_bf16 20, 20 rows 3 cols 16
+// CHECK-NOT: round_bf16
+// CHECK: systolic.fence
+
+#id2r = affine_map<(i, j) -> (i, j)>
+#row2r = affine_map<(i, j) -> (i)>
+#col2r = affine_map<(i, j) -> (j)>
+func.func @round_in_the_middle(%x: tensor<8x16xbf16>, %v: tensor<8xf32>, %w: tensor<16xbf16>) -> tensor<8x16xbf16> {
+  %e = tensor.empty() : tensor<8x16xbf16>
+  %y = linalg.generic {indexing_maps = [#id2r, #row2r, #col2r, #id2r], iterator_types = ["parallel", "parallel"]} ins(%x, %v, %w : tensor<8x16xbf16>, tensor<8xf32>, tensor<16xbf16>) outs(%e : tensor<8x16xbf16>) {
+  ^bb0(%a: bf16, %s: f32, %ww: bf16, %o: bf16):
+    %r = math.rsqrt %s : f32
+    %af = arith.extf %a : bf16 to f32
+    %t = arith.mulf %af, %r : f32
+    %tb = arith.truncf %t : f32 to bf16
+    %u = arith.mulf %tb, %ww : bf16
+    linalg.yield %u : bf16
+  } -> tensor<8x16xbf16>
+  return %y : tensor<8x16xbf16>
+}
+
+// A rounding of a constant folds into the immediate (0.3 -> 0.30078125).
+// CHECK-LABEL: systolic.program @round_a_constant
+// CHECK-NOT: round_bf16
+// CHECK: systolic.vector mul 0, 0 rows 4 cols 16 bcast scalar imm 0.30078125
+// CHECK-NOT: round_bf16
+// CHECK: systolic.fence
+func.func @round_a_constant(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<4x16xf32>
+  %y = linalg.generic {indexing_maps = [#id2r, #id2r], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 0.3 : f32
+    %cb = arith.truncf %c : f32 to bf16
+    %cf = arith.extf %cb : bf16 to f32
+    %u = arith.mulf %a, %cf : f32
+    linalg.yield %u : f32
+  } -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}

@@ -126,13 +126,13 @@ func.func @cmp_alone(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 #id2 = affine_map<(i, j) -> (i, j)>
 
-func.func @round_in_the_middle(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+func.func @round_to_f16(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
-  // expected-error @below {{'linalg.generic' op has no systolic lowering: the vector unit rounds to bf16 only as the result's store (a truncf the body yields) ('arith.truncf' in its body)}}
+  // expected-error @below {{'linalg.generic' op has no systolic lowering: the vector unit rounds to bf16 only ('arith.truncf' in its body)}}
   %0 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
   ^bb0(%v: f32, %o: f32):
-    %t = arith.truncf %v : f32 to bf16
-    %f = arith.extf %t : bf16 to f32
+    %t = arith.truncf %v : f32 to f16
+    %f = arith.extf %t : f16 to f32
     linalg.yield %f : f32
   } -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>

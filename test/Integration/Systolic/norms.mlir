@@ -6,13 +6,17 @@
 // (per-row values as one column, rsqrt the unit's rsqrt). RMSNorm,
 // LayerNorm (a reduction that reads the mean as a column), a softmax
 // written out (max from a -inf fill, exp, sum, divide), a sum from a
-// non-neutral fill (combined at the end), a bf16 RMSNorm. Three machines:
+// non-neutral fill (combined at the end), a bf16 RMSNorm, the bf16
+// RMSNorm as PyTorch writes it (x * rsqrt(..) rounded to bf16 in the
+// middle of the body, the unit's round_bf16, then the bf16 weight's
+// product) and round_bf16 alone (bit for bit: the oracle replays the
+// rounding of exact inputs, ties and all). Three machines:
 // the default, a 2 KiB accumulator, 8x8 with 4 lanes.
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="acc-kib=2" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
-// CHECK: accel-run: 6 of 6 functions passed
+// CHECK: accel-run: 8 of 8 functions passed
 
 #id2 = affine_map<(i, j) -> (i, j)>
 #row2 = affine_map<(i, j) -> (i)>
@@ -175,4 +179,43 @@ func.func @sum_of_nothing(%x: tensor<5x0xf32>) -> tensor<5xf32> {
     linalg.yield %t : f32
   } -> tensor<5xf32>
   return %s : tensor<5xf32>
+}
+
+func.func @rmsnorm_bf16_torch(%x: tensor<8x64xbf16>, %w: tensor<64xbf16>) -> tensor<8x64xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<8xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
+  %ss = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x64xbf16>) outs(%f0 : tensor<8xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %af = arith.extf %a : bf16 to f32
+    %m = arith.mulf %af, %af : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8x64xbf16>
+  %y = linalg.generic {indexing_maps = [#id2, #row2, #col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %ss, %w : tensor<8x64xbf16>, tensor<8xf32>, tensor<64xbf16>) outs(%e2 : tensor<8x64xbf16>) {
+  ^bb0(%a: bf16, %v: f32, %ww: bf16, %o: bf16):
+    %d = arith.constant 64.0 : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %mean = arith.divf %v, %d : f32
+    %ve = arith.addf %mean, %eps : f32
+    %rs = math.rsqrt %ve : f32
+    %af = arith.extf %a : bf16 to f32
+    %t = arith.mulf %af, %rs : f32
+    %tb = arith.truncf %t : f32 to bf16
+    %u = arith.mulf %tb, %ww : bf16
+    linalg.yield %u : bf16
+  } -> tensor<8x64xbf16>
+  return %y : tensor<8x64xbf16>
+}
+
+func.func @round_bf16(%x: tensor<21x40xf32>) -> tensor<21x40xf32> {
+  %e = tensor.empty() : tensor<21x40xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<21x40xf32>) outs(%e : tensor<21x40xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.truncf %a : f32 to bf16
+    %f = arith.extf %t : bf16 to f32
+    linalg.yield %f : f32
+  } -> tensor<21x40xf32>
+  return %y : tensor<21x40xf32>
 }

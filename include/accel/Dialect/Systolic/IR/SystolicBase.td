@@ -80,7 +80,8 @@ def Systolic_VecOp : I32EnumAttr<"VecOp", "vector unit operation", [
     I32EnumAttrCase<"RowMax", 8, "rowmax">,
     I32EnumAttrCase<"RowSum", 9, "rowsum">,
     I32EnumAttrCase<"MaskCausal", 10, "mask_causal">,
-    I32EnumAttrCase<"Rsqrt", 11, "rsqrt">
+    I32EnumAttrCase<"Rsqrt", 11, "rsqrt">,
+    I32EnumAttrCase<"RoundBf16", 12, "round_bf16">
   ]> {
   let cppNamespace = "::mlir::systolic";
   let genSpecializedAttr = 0;
