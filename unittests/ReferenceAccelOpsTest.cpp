@@ -318,9 +318,6 @@ TEST(ReferenceMatmul, TensorCoreChunks) {
   EXPECT_FALSE(ref::compare(tensorCoreProduct(a, b, 256), tc).passed());
 }
 
-// The exact tier with tensor-core chunks: integer-valued products are
-// exact only while every chunk's Σ|a·b| fits the 14-bit sum (2^13 here),
-// not the f32 significand.
 // The program gate's draws (MatmulSpec::drawRounding): each draw is a
 // value the a-priori gate admits, with a zero bound of its own, and the
 // draws spread as roundings do: far inside the worst case (γ_K·Σ|ab| grows
@@ -374,13 +371,16 @@ TEST(ReferenceMatmul, DrawnRoundings) {
 
 // Softmax's draws: an f32 kernel's roundings and one rounding to the
 // output type, inside PyTorch's tolerance (the a-priori gate), rows still
-// summing to one within their roundings; a row of -inf stays exactly 0.
+// summing to one within their roundings; a row of -inf stays exactly 0,
+// and so do the masked (-inf) entries of a row that keeps some (a draw
+// times an infinite value would be NaN).
 TEST(ReferenceSoftmax, DrawnRoundings) {
   MLIRContext ctx;
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   const double inf = std::numeric_limits<double>::infinity();
-  ref::Tensor x = tensor({2, 4}, {0.5, -3, 2, 1, -inf, -inf, -inf, -inf});
+  ref::Tensor x = tensor(
+      {3, 4}, {0.5, -3, 2, 1, -inf, -inf, -inf, -inf, -inf, 1.5, -inf, -0.25});
   for (Type out :
        {Type(Float32Type::get(&ctx)), Type(BFloat16Type::get(&ctx))}) {
     ref::Result bounded = ref::softmax(x, 1, out);
@@ -397,9 +397,19 @@ TEST(ReferenceSoftmax, DrawnRoundings) {
     EXPECT_NEAR(rowSum, 1.0, 8 * ref::unitRoundoff(out));
     for (int64_t i = 4; i < 8; ++i)
       EXPECT_EQ(drawn.value.data[i], 0.0);
+    for (int64_t i : {8, 10})
+      EXPECT_EQ(drawn.value.data[i], 0.0);
+    for (int64_t i : {9, 11}) {
+      EXPECT_TRUE(std::isfinite(drawn.value.data[i]));
+      EXPECT_LE(std::fabs(drawn.value.data[i] - bounded.value.data[i]),
+                bounded.bound.data[i]);
+    }
   }
 }
 
+// The exact tier with tensor-core chunks: integer-valued products are
+// exact only while every chunk's Σ|a·b| fits the 14-bit sum (2^13 here),
+// not the f32 significand.
 TEST(ReferenceMatmul, TensorCoreChunksExactTier) {
   MLIRContext ctx;
   ref::MatmulSpec spec;

@@ -42,6 +42,7 @@ pagedAttention(PagedAttentionOp op,
   spec.scale = op.getEffectiveScale();
   spec.causal = op.getCausal();
   spec.outType = op.getInit().getType().getElementType();
+  spec.drawRounding = options.drawRounding;
   if (options.roundProbabilities)
     spec.probabilityRoundoff =
         ref::unitRoundoff(op.getQuery().getType().getElementType());
@@ -158,6 +159,7 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
     for (double x : get(at.getQLengths()).data)
       spec.qLengths.push_back(length(x));
   spec.outType = at.getInit().getType().getElementType();
+  spec.drawRounding = options.drawRounding;
   const Tensor *mask = nullptr;
   if (at.getMask()) {
     mask = &get(at.getMask());

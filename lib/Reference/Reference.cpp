@@ -320,16 +320,21 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
           } else if (spec.drawRounding && !tensorCore && flushed == 0.0) {
             // One draw of the roundings (MatmulSpec::drawRounding), in K's
             // order: C first, then each product's addition.
+            // (An infinite or NaN sum is what it is: no draw.)
             double sum = prev, drawn = 0;
+            auto roundSum = [&] {
+              if (std::isfinite(sum))
+                drawn += spec.drawRounding() * uOut * std::fabs(sum);
+            };
             if (spec.accumulate)
-              drawn += spec.drawRounding() * uOut * std::fabs(sum);
+              roundSum();
             for (int64_t p = 0; p < k; ++p) {
               double x = ab[i * k + p];
               double y = spec.transposeB ? bb[j * k + p] : bb[p * n + j];
               sum += x * y;
-              drawn += spec.drawRounding() * uOut * std::fabs(sum);
+              roundSum();
             }
-            value = sum + drawn;
+            value = std::isfinite(sum) ? sum + drawn : sum;
             bound = 0.0;
           }
         }
@@ -387,7 +392,12 @@ Result ref::softmax(const Tensor &x, int64_t dim, Type outType,
         std::vector<double> e(len);
         double drawnSum = 0;
         for (int64_t i = 0; i < len; ++i) {
+          // A -inf input (a masked entry) is exactly 0 after exp.
           double t = x.data[at(i)] - shift;
+          if (!std::isfinite(t)) {
+            e[i] = std::exp(t);
+            continue;
+          }
           t += drawRounding() * u32 * std::fabs(t);
           e[i] = std::exp(t) * (1 + drawRounding() * kExpRoundoffs * u32);
           drawnSum += e[i];
@@ -460,6 +470,9 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
   };
   std::vector<double> logits(skv);
   std::vector<char> kept(skv);
+  const std::function<double()> &draw = spec.drawRounding;
+  const double u32 = std::ldexp(1.0, -24), uOut = unitRoundoff(spec.outType);
+  constexpr double kExpRoundoffs = 2.5;
   for (int64_t b = 0; b < bN; ++b) {
     int64_t kvLen = lengthOf(spec.kvLengths, b, skv),
             qLen = lengthOf(spec.qLengths, b, sq);
@@ -480,19 +493,27 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
         for (int64_t j = 0; j < skv; ++j) {
           const double *kj = k.data.data() + ((b * hkv + hk) * skv + j) * d;
           double dot = 0;
-          for (int64_t p = 0; p < d; ++p)
+          for (int64_t p = 0; p < d; ++p) {
             dot += qi[p] * kj[p];
+            if (draw && std::isfinite(dot))
+              dot += draw() * u32 * std::fabs(dot);
+          }
           double s = spec.scale * dot;
+          if (draw && std::isfinite(s))
+            s += draw() * u32 * std::fabs(s);
           bool keep = j < kvLen && i < qLen;
           if (spec.causal)
             keep &=
                 j <= i + off && (!spec.window || j > i + off - *spec.window);
           if (mask) {
             double mv = maskAt(b, h, i, j);
-            if (spec.boolMask)
+            if (spec.boolMask) {
               keep &= mv != 0.0;
-            else
+            } else {
               s += mv;
+              if (draw && std::isfinite(s))
+                s += draw() * u32 * std::fabs(s);
+            }
           }
           kept[j] = keep;
           logits[j] = keep ? s : -kInf;
@@ -505,7 +526,6 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
                   maxV, std::fabs(v.data[((b * hkv + hk) * skv + j) * dv + e]));
           }
         }
-        double u32 = std::ldexp(1.0, -24);
         // The dot products' own rounding is what atol covers at ordinary
         // magnitudes; large logits add their representation error, and the
         // output's own rounding and the f32 sum over the keys scale with |v|
@@ -518,6 +538,16 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
         double shift = mx == -kInf ? 0.0 : mx;
         double sum = 0;
         for (int64_t j = 0; j < skv; ++j) {
+          if (draw && kept[j] && std::isfinite(logits[j] - shift)) {
+            double t = logits[j] - shift;
+            t += draw() * u32 * std::fabs(t);
+            logits[j] = std::exp(t) * (1 + draw() * kExpRoundoffs * u32);
+            sum += logits[j];
+            sum += draw() * u32 * sum;
+            // P as the kernel multiplies it (rounded to the input type).
+            logits[j] *= 1 + draw() * spec.probabilityRoundoff;
+            continue;
+          }
           logits[j] = std::exp(logits[j] - shift);
           sum += logits[j];
         }
@@ -531,14 +561,20 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
           bool maskedNonFinite = false;
           for (int64_t j = 0; j < skv; ++j) {
             double vj = v.data[((b * hkv + hk) * skv + j) * dv + e];
-            if (kept[j])
+            if (kept[j]) {
               acc += logits[j] * vj;
-            else
+              if (draw && std::isfinite(acc))
+                acc += draw() * u32 * std::fabs(acc);
+            } else {
               maskedNonFinite |= !std::isfinite(vj);
+            }
           }
           int64_t idx = ((b * hq + h) * sq + i) * dv + e;
-          r.value.data[idx] = nan ? kNaN : sum == 0.0 ? 0.0 : acc / sum;
-          r.bound.data[idx] = sum == 0.0 ? 0.0 : rowBound;
+          double out = nan ? kNaN : sum == 0.0 ? 0.0 : acc / sum;
+          if (draw && std::isfinite(out) && sum != 0.0)
+            out *= (1 + draw() * u32) * (1 + draw() * uOut);
+          r.value.data[idx] = out;
+          r.bound.data[idx] = sum == 0.0 || draw ? 0.0 : rowBound;
           if (maskedNonFinite && sum != 0.0)
             r.allowNaN(idx);
         }

@@ -213,6 +213,7 @@ FailureOr<Scalar> accel_run::evaluateScalar(Operation &op,
     bool r = arith::applyCmpPredicate(cmp.getPredicate(), APFloat(a),
                                       APFloat(b));
     bool close = std::isfinite(a) && std::isfinite(b) &&
+                 (in[0].err != 0 || in[1].err != 0) &&
                  std::fabs(a - b) <= in[0].err + in[1].err;
     return Scalar{r ? 1.0 : 0.0, close ? 1.0 : 0.0};
   }
@@ -448,8 +449,10 @@ evaluateGeneric(linalg::GenericOp g,
         return op.emitOpError("is not modelled by the fp64 oracle in a "
                               "linalg.generic body");
       // The op's own error (its operands are exact), drawn.
-      if (drawRounding && r->err != 0.0 && std::isfinite(r->value) &&
-          std::isfinite(r->err))
+      // (Only floats: an integer's or a comparison's error says whether it
+      // may be another value, not by how much.)
+      if (drawRounding && isa<FloatType>(op.getResult(0).getType()) &&
+          r->err != 0.0 && std::isfinite(r->value) && std::isfinite(r->err))
         *r = Scalar{r->value + drawRounding() * r->err, 0.0};
       scalars[op.getResult(0)] = *r;
     }
@@ -478,7 +481,8 @@ evaluateGeneric(linalg::GenericOp g,
       if (drawRounding) {
         double &s = drawnSums[outIndex];
         s += x.value;
-        s += drawRounding() * sumUnit * std::fabs(s);
+        if (std::isfinite(s))
+          s += drawRounding() * sumUnit * std::fabs(s);
       }
       sums[outIndex] += x.value;
       errs[outIndex] += x.err;

@@ -184,6 +184,14 @@ struct AttentionSpec {
   /// FlashAttention does on GPUs); that moves the output by up to
   /// u_P·max|v| (Σ P = 1, each P rounded relatively).
   double probabilityRoundoff = 0;
+  /// A draw of an f32 kernel's roundings instead of the bound (accel-run's
+  /// program gate; uniform in [-1, 1]): each partial sum of the logits'
+  /// dot products, of the probabilities' sum and of P·V rounded by a draw
+  /// within u32·|s|, the scale, the additive mask, x - max and the
+  /// division by a draw within u32 of their result, exp within 2.5 u32,
+  /// P within probabilityRoundoff, the output within its type's roundoff.
+  /// The result's bound is then zero (NaN and empty rows as without).
+  std::function<double()> drawRounding;
 };
 /// Scaled dot-product attention with GQA, causal band, sliding window,
 /// per-batch sequence lengths and broadcast masks;

@@ -256,7 +256,22 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
     } else {
       return notModelled(op, kOps);
     }
-    valueOf[op.getResult(0)] = out;
+    // bf16 arithmetic rounds each result (the unit computes in f32): a
+    // value read further in the body is rounded there, one only yielded by
+    // the store. max, negation and selects of bf16 values are exact.
+    Value result = op.getResult(0);
+    bool onlyYielded =
+        result.hasOneUse() && isa<linalg::YieldOp>(*result.getUsers().begin());
+    if (result.getType().isBF16() && !onlyYielded &&
+        isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+            math::ExpOp, math::RsqrtOp>(op)) {
+      if (out.kind == Kind::Scalar)
+        out = ProgramBuilder::scalar(
+            sysarray::bf16ToFloat(sysarray::floatToBF16(out.imm)));
+      else
+        out = pb.emit(systolic::VecOp::RoundBf16, out.kind, out);
+    }
+    valueOf[result] = out;
   }
   // The yielded value is an input, a computed value or a constant (the
   // output's initial value was refused before).

@@ -10,13 +10,15 @@
 // RMSNorm as PyTorch writes it (x * rsqrt(..) rounded to bf16 in the
 // middle of the body, the unit's round_bf16, then the bf16 weight's
 // product) and round_bf16 alone (bit for bit: the oracle replays the
-// rounding of exact inputs, ties and all). Three machines:
+// rounding of exact inputs, ties and all), and bf16 arithmetic whose
+// intermediate (a bf16 sum read by a product) is rounded as the IR says,
+// bit for bit. Three machines:
 // the default, a 2 KiB accumulator, 8x8 with 4 lanes.
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="acc-kib=2" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
-// CHECK: accel-run: 8 of 8 functions passed
+// CHECK: accel-run: 9 of 9 functions passed
 
 #id2 = affine_map<(i, j) -> (i, j)>
 #row2 = affine_map<(i, j) -> (i)>
@@ -218,4 +220,15 @@ func.func @round_bf16(%x: tensor<21x40xf32>) -> tensor<21x40xf32> {
     linalg.yield %f : f32
   } -> tensor<21x40xf32>
   return %y : tensor<21x40xf32>
+}
+
+func.func @bf16_arith(%a: tensor<8x40xbf16>, %b: tensor<8x40xbf16>, %c: tensor<8x40xbf16>) -> tensor<8x40xbf16> {
+  %e = tensor.empty() : tensor<8x40xbf16>
+  %y = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a, %b, %c : tensor<8x40xbf16>, tensor<8x40xbf16>, tensor<8x40xbf16>) outs(%e : tensor<8x40xbf16>) {
+  ^bb0(%p: bf16, %q: bf16, %r: bf16, %o: bf16):
+    %s = arith.addf %p, %q : bf16
+    %t = arith.mulf %s, %r : bf16
+    linalg.yield %t : bf16
+  } -> tensor<8x40xbf16>
+  return %y : tensor<8x40xbf16>
 }
