@@ -365,6 +365,11 @@ static std::pair<double, double> elementwiseTolerance(Type type) {
   return {1e-5, 1.3e-6};
 }
 
+/// The draws of an f32 kernel's roundings (softmax, attention; accel-run's
+/// program gate): f32's unit roundoff, and exp's error in such units (the
+/// CPU kernels' polynomial measured 1.13, plus the result's rounding).
+static constexpr double kDrawU32 = 0x1p-24, kDrawExpRoundoffs = 2.5;
+
 Result ref::softmax(const Tensor &x, int64_t dim, Type outType,
                     const std::function<double()> &drawRounding) {
   Result r{Tensor(x.shape), Tensor(x.shape)};
@@ -387,7 +392,7 @@ Result ref::softmax(const Tensor &x, int64_t dim, Type outType,
       double shift = mx == -kInf ? 0.0 : mx;
       if (drawRounding && !nan && std::isfinite(mx)) {
         // One draw of an f32 kernel's roundings (the declaration).
-        constexpr double u32 = 0x1p-24, kExpRoundoffs = 2.5;
+        constexpr double u32 = kDrawU32, kExpRoundoffs = kDrawExpRoundoffs;
         double uOut = unitRoundoff(outType);
         std::vector<double> e(len);
         double drawnSum = 0;
@@ -471,8 +476,8 @@ Result ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
   std::vector<double> logits(skv);
   std::vector<char> kept(skv);
   const std::function<double()> &draw = spec.drawRounding;
-  const double u32 = std::ldexp(1.0, -24), uOut = unitRoundoff(spec.outType);
-  constexpr double kExpRoundoffs = 2.5;
+  const double u32 = kDrawU32, uOut = unitRoundoff(spec.outType);
+  constexpr double kExpRoundoffs = kDrawExpRoundoffs;
   for (int64_t b = 0; b < bN; ++b) {
     int64_t kvLen = lengthOf(spec.kvLengths, b, skv),
             qLen = lengthOf(spec.qLengths, b, sq);

@@ -1141,7 +1141,7 @@ Error Simulator::vector(const Instruction &in) {
         r = 1.0f / std::sqrt(a[j]);
         break;
       case VecOp::RoundBf16:
-        r = bf16ToFloat(floatToBF16(a[j]));
+        r = roundToBF16(a[j]);
         break;
       case VecOp::MaskCausal:
         r = int64_t(j) > int64_t(i) + in.iimm

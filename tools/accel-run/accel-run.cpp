@@ -1150,6 +1150,18 @@ static bool isProgram(func::FuncOp func) {
   return computing > 1;
 }
 
+/// 1.5·(m + 3·s) of draws' distances (mean m, standard deviation s): the
+/// statistical gates' (programGates, precisionGates) common form.
+static double statisticalGate(ArrayRef<double> d) {
+  constexpr double kMargin = 1.5, kDeviations = 3.0;
+  double mean = 0, var = 0;
+  for (double x : d)
+    mean += x / double(d.size());
+  for (double x : d)
+    var += (x - mean) * (x - mean) / double(d.size() - 1);
+  return kMargin * (mean + kDeviations * std::sqrt(var));
+}
+
 /// The program gate of each result of `job` (docs/numerics.md, "The
 /// program gate"), the one place it is computed. The per-element gate
 /// compounds each op's worst case through the program (59000 times the
@@ -1162,7 +1174,6 @@ static bool isProgram(func::FuncOp func) {
 /// give the mean m and standard deviation s of ‖f~ − f‖_F and of
 /// max |f~ − f|; each gate is 1.5·(m + 3·s), as the precision report's.
 static FailureOr<SmallVector<ProgramGate>> programGates(Job &job) {
-  constexpr double kMargin = 1.5, kDeviations = 3.0;
   unsigned numResults = job.func.getNumResults();
   int64_t smallest = std::numeric_limits<int64_t>::max();
   for (const ref::Result &r : job.expected)
@@ -1187,36 +1198,22 @@ static FailureOr<SmallVector<ProgramGate>> programGates(Job &job) {
       return failure();
     unbounded |= perturb.unbounded;
     for (unsigned i = 0; i < numResults; ++i) {
-      double sum = 0, largest = 0;
-      for (auto [y, r] :
-           llvm::zip((*drawn)[i].value.data, job.expected[i].value.data)) {
-        if (!std::isfinite(r) || !std::isfinite(y))
-          continue;
-        sum += (y - r) * (y - r);
-        largest = std::max(largest, std::fabs(y - r));
-      }
-      norms[i].push_back(std::sqrt(sum));
-      maxima[i].push_back(largest);
+      Distance d = distance((*drawn)[i].value, job.expected[i].value);
+      norms[i].push_back(d.errorNorm);
+      maxima[i].push_back(d.maxAbs);
     }
   }
-  auto gateOf = [&](ArrayRef<double> d) {
-    double mean = 0, var = 0;
-    for (double x : d)
-      mean += x / double(d.size());
-    for (double x : d)
-      var += (x - mean) * (x - mean) / double(d.size() - 1);
-    return kMargin * (mean + kDeviations * std::sqrt(var));
-  };
   SmallVector<ProgramGate> gates;
   for (unsigned i = 0; i < numResults; ++i)
-    gates.push_back({gateOf(norms[i]), gateOf(maxima[i]), unbounded});
+    gates.push_back(
+        {statisticalGate(norms[i]), statisticalGate(maxima[i]), unbounded});
   return gates;
 }
 
-/// A per-element gate for a rank's block of a result: unbounded elements
-/// (NaN, inf) check nothing there when the program gate holds the gathered
-/// whole on rank 0 (checkResults), as in checkResults itself.
-static ref::Tensor partGate(const ref::Tensor &bound) {
+/// A per-element gate whose unbounded elements (NaN, inf) check nothing,
+/// left to the program gate: a result's in checkResults, a rank's block of
+/// one (whose gathered whole rank 0 checks).
+static ref::Tensor uncheckedWhereUnbounded(const ref::Tensor &bound) {
   ref::Tensor t = bound;
   if (programGate != ProgramGateMode::Off)
     for (double &b : t.data)
@@ -1248,9 +1245,7 @@ checkResults(Job &job, llvm::function_ref<ref::Tensor(unsigned)> actualOf) {
     ref::Result relaxed;
     if (gated && unboundedElements) {
       relaxed = job.expected[i];
-      for (double &b : relaxed.bound.data)
-        if (!std::isfinite(b))
-          b = std::numeric_limits<double>::infinity();
+      relaxed.bound = uncheckedWhereUnbounded(relaxed.bound);
     }
     const ref::Result &expected =
         gated && unboundedElements ? relaxed : job.expected[i];
@@ -1600,7 +1595,6 @@ modelRoundings(Job &job, const std::optional<PrecisionPolicy> &policy) {
 /// (about 0.01-0.025).
 static FailureOr<SmallVector<double>>
 precisionGates(Job &job, const RoundingModel &model, StringRef spec) {
-  constexpr double kMargin = 1.5, kDeviations = 3.0;
   const double kFloor = std::ldexp(1.0, -18);
   unsigned numResults = job.func.getNumResults();
   int64_t smallest = std::numeric_limits<int64_t>::max();
@@ -1642,18 +1636,12 @@ precisionGates(Job &job, const RoundingModel &model, StringRef spec) {
   }
   SmallVector<double> gates;
   for (unsigned i = 0; i < numResults; ++i) {
-    double mean = 0, var = 0;
-    for (double n : norms[i])
-      mean += n / samples;
-    for (double n : norms[i])
-      var += (n - mean) * (n - mean) / (samples - 1);
     double reference = 0;
     for (double r : job.expected[i].value.data)
       if (std::isfinite(r))
         reference += r * r;
     reference = std::sqrt(reference);
-    gates.push_back(kMargin * (mean + kDeviations * std::sqrt(var)) +
-                    kFloor * reference);
+    gates.push_back(statisticalGate(norms[i]) + kFloor * reference);
   }
   return gates;
 }
@@ -2593,8 +2581,9 @@ static int runSharded(std::vector<Job> &jobs, ModuleOp selected,
         return rankFail("result #" + Twine(i) + " of @" + job.name +
                         " is " + typeStr(localType) +
                         ", not this rank's block");
-      ref::Result part{extractBlock(expected.value, b),
-                       extractBlock(partGate(expected.bound), b)};
+      ref::Result part{
+          extractBlock(expected.value, b),
+          extractBlock(uncheckedWhereUnbounded(expected.bound), b)};
       partsPassed &= ref::compare(mine, part).passed();
       std::vector<double> all;
       if (llvm::Error e = mpi::gather(mine.data, all))
@@ -2673,8 +2662,9 @@ static int runSharded(std::vector<Job> &jobs, ModuleOp selected,
           ShardBlock b = blockOf(
               wholeType.getShape(),
               splitAxesOf(local, "accel.result_split_axes", i), grid, rank);
-          ref::Result part{extractBlock(job.expected[i].value, b),
-                           extractBlock(partGate(job.expected[i].bound), b)};
+          ref::Result part{
+              extractBlock(job.expected[i].value, b),
+              extractBlock(uncheckedWhereUnbounded(job.expected[i].bound), b)};
           lastPassed &=
               ref::compare(readDescriptor(call.result(i), localType), part)
                   .passed();

@@ -93,6 +93,9 @@ std::string formatStats(const Program &program, const SimStats &stats,
 uint16_t floatToBF16(float f);
 /// bf16 bits -> f32 (exact).
 float bf16ToFloat(uint16_t b);
+/// f32 rounded to bf16 (nearest even) and held as f32: the vector unit's
+/// round_bf16.
+inline float roundToBF16(float f) { return bf16ToFloat(floatToBF16(f)); }
 
 } // namespace sysarray
 

@@ -58,6 +58,13 @@ public:
   }
   static Operand scalar(float v) { return {Kind::Scalar, -1, v}; }
 
+  /// `a` rounded to bf16: a constant folded, else the unit's round_bf16.
+  Operand roundBf16(Operand a) {
+    if (a.kind == Kind::Scalar)
+      return scalar(sysarray::roundToBF16(a.imm));
+    return emit(systolic::VecOp::RoundBf16, a.kind, a);
+  }
+
   /// A new register of `kind` defined by `op` on `a` (and `b`).
   Operand emit(systolic::VecOp op, Kind kind, Operand a, Operand b = {}) {
     int reg = k.numRegs++;
@@ -245,14 +252,10 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
       // is the unit's round_bf16.
       if (!trunc.getType().isBF16())
         return notModelled(op, "rounds to bf16 only");
-      if (trunc->hasOneUse() &&
-          isa<linalg::YieldOp>(*trunc->getUsers().begin()))
-        out = ins[0];
-      else if (ins[0].kind == Kind::Scalar)
-        out = ProgramBuilder::scalar(
-            sysarray::bf16ToFloat(sysarray::floatToBF16(ins[0].imm)));
-      else
-        out = pb.emit(systolic::VecOp::RoundBf16, ins[0].kind, ins[0]);
+      out =
+          trunc->hasOneUse() && isa<linalg::YieldOp>(*trunc->getUsers().begin())
+              ? ins[0]
+              : pb.roundBf16(ins[0]);
     } else {
       return notModelled(op, kOps);
     }
@@ -264,13 +267,8 @@ LogicalResult analyzeBody(linalg::GenericOp g, SystolicElementwise &k) {
         result.hasOneUse() && isa<linalg::YieldOp>(*result.getUsers().begin());
     if (result.getType().isBF16() && !onlyYielded &&
         isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
-            math::ExpOp, math::RsqrtOp>(op)) {
-      if (out.kind == Kind::Scalar)
-        out = ProgramBuilder::scalar(
-            sysarray::bf16ToFloat(sysarray::floatToBF16(out.imm)));
-      else
-        out = pb.emit(systolic::VecOp::RoundBf16, out.kind, out);
-    }
+            math::ExpOp, math::RsqrtOp>(op))
+      out = pb.roundBf16(out);
     valueOf[result] = out;
   }
   // The yielded value is an input, a computed value or a constant (the
