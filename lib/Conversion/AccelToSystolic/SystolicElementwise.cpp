@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
@@ -863,14 +864,64 @@ int foldInitialAdd(SystolicElementwise &k, int cInput) {
 
 } // namespace
 
+namespace {
+
+/// The ops that read `c`, directly or through reshapes of it (a
+/// tensor.expand_shape or collapse_shape is a view of the same bytes:
+/// reshape propagation moves a frontend's head split above the cast that
+/// follows a projection).
+void readersOf(Value c, SmallVectorImpl<Operation *> &readers) {
+  for (Operation *user : c.getUsers()) {
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+      readersOf(user->getResult(0), readers);
+    else
+      readers.push_back(user);
+  }
+}
+
+/// `k` over the loop space `shape` of as many elements: possible when it
+/// reads every input it uses and writes its output contiguously in row
+/// order over its own loops (a pointwise kernel on a reshaped view), so
+/// that the elements pair up in the same order over either space.
+std::optional<SystolicElementwise> reshapedKernel(const SystolicElementwise &k,
+                                                  ArrayRef<int64_t> shape) {
+  if (ArrayRef<int64_t>(k.shape) == shape)
+    return k;
+  if (k.reduce || computeProduct(k.shape) != computeProduct(shape))
+    return std::nullopt;
+  const SmallVector<int64_t> own = rowMajorStrides(k.shape),
+                             strides = rowMajorStrides(shape);
+  SystolicElementwise r = k;
+  r.shape.assign(shape.begin(), shape.end());
+  for (auto [i, in] : llvm::enumerate(r.inputs)) {
+    if (k.slotOf[i] < 0) {
+      // Unused: read nowhere, only its strides' rank must agree.
+      in.strides = strides;
+      continue;
+    }
+    if (in.column || ArrayRef<int64_t>(in.strides) != ArrayRef<int64_t>(own))
+      return std::nullopt;
+    in.strides = strides;
+  }
+  if (ArrayRef<int64_t>(r.out.strides) != ArrayRef<int64_t>(own))
+    return std::nullopt;
+  r.out.strides = strides;
+  return r;
+}
+
+} // namespace
+
 std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
     Operation *matmul,
     llvm::function_ref<const SystolicElementwise *(Operation *)> kernelOf) {
   Value c = matmul->getResult(0);
   auto cType = cast<RankedTensorType>(c.getType());
-  // The first elementwise kernel in the block that reads C.
+  // The first elementwise kernel in the block that reads C (or a reshape
+  // of it).
+  SmallVector<Operation *> readers;
+  readersOf(c, readers);
   const SystolicElementwise *kernel = nullptr;
-  for (Operation *user : c.getUsers()) {
+  for (Operation *user : readers) {
     const SystolicElementwise *k = kernelOf(user);
     if (k && user->getBlock() == matmul->getBlock() &&
         (!kernel || user->isBeforeInBlock(kernel->op)))
@@ -879,20 +930,23 @@ std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
   if (!kernel || kernel->reduce)
     return std::nullopt;
   // The kernel's loops are C's (unit batch dimensions dropped), C's rows
-  // and columns kept.
+  // and columns kept; a kernel over a reshape of C when it pairs the
+  // elements up in the same order (reshapedKernel).
   const int64_t rank = cType.getRank();
   SmallVector<int64_t> kept = keptLoops(cType.getShape()), shape;
   for (int64_t d : kept)
     shape.push_back(cType.getDimSize(d));
   if (kept.size() < 2 || kept[kept.size() - 2] != rank - 2 ||
-      kept.back() != rank - 1 ||
-      ArrayRef<int64_t>(kernel->shape) != ArrayRef<int64_t>(shape))
+      kept.back() != rank - 1)
+    return std::nullopt;
+  std::optional<SystolicElementwise> applied = reshapedKernel(*kernel, shape);
+  if (!applied)
     return std::nullopt;
   // C read once, as a whole (the identity); everything else it reads is
   // in DRAM before the matmul runs (its program moves there).
   int cInput = -1;
-  SmallVector<int64_t> identity = rowMajorStrides(kernel->shape);
-  for (auto [i, in] : llvm::enumerate(kernel->inputs)) {
+  SmallVector<int64_t> identity = rowMajorStrides(applied->shape);
+  for (auto [i, in] : llvm::enumerate(applied->inputs)) {
     if (in.value == c) {
       if (cInput >= 0 || in.column || in.offset != 0 ||
           ArrayRef<int64_t>(in.strides) != ArrayRef<int64_t>(identity))
@@ -905,15 +959,14 @@ std::optional<SystolicEpilogue> mlir::accel::matchSystolicEpilogue(
           !def->isBeforeInBlock(matmul))
         return std::nullopt;
   }
-  if (cInput < 0 || kernel->slotOf[cInput] < 0)
+  if (cInput < 0 || applied->slotOf[cInput] < 0)
     return std::nullopt;
   SystolicEpilogue ep;
   ep.original = kernel;
-  ep.kernel = *kernel;
+  ep.kernel = std::move(*applied);
   ep.cInput = cInput;
-  ep.storeC = llvm::any_of(c.getUses(), [&](OpOperand &use) {
-    return use.getOwner() != kernel->op;
-  });
+  ep.storeC = llvm::any_of(readers,
+                           [&](Operation *user) { return user != kernel->op; });
   return ep;
 }
 

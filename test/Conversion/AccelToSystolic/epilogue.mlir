@@ -135,3 +135,48 @@ func.func @swiglu(%x: tensor<20x32xf32>, %wg: tensor<32x40xf32>, %wu: tensor<32x
   } -> tensor<20x40xf32>
   return %1 : tensor<20x40xf32>
 }
+
+// An epilogue over a reshape of C (reshape propagation moves a frontend's
+// head split above the cast after a projection): a pointwise kernel whose
+// inputs and output are contiguous pairs C's elements with its own in the
+// same order, so it runs on C's blocks, the residual read as a 20x40
+// matrix; no C in DRAM.
+// CHECK-LABEL: systolic.program @through_expand
+// CHECK-NOT: tmp
+// CHECK: systolic.mvin 2[0] stride 40 -> acc[64] rows 16 cols 16
+// CHECK-NEXT: systolic.vector add 64, 0, 64 rows 16 cols 16
+// CHECK-NEXT: systolic.mvout acc[64] rows 16 cols 16 -> 3[0] stride 40
+#id3 = affine_map<(s, h, d) -> (s, h, d)>
+#last3 = affine_map<(s, h, d) -> (d)>
+func.func @through_expand(%a: tensor<20x32xf32>, %b: tensor<32x40xf32>, %res: tensor<20x5x8xf32>) -> tensor<20x5x8xbf16> {
+  %c = tensor.empty() : tensor<20x40xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<20x32xf32>, tensor<32x40xf32>) outs(%c : tensor<20x40xf32>) -> tensor<20x40xf32>
+  %x = tensor.expand_shape %0 [[0], [1, 2]] output_shape [20, 5, 8] : tensor<20x40xf32> into tensor<20x5x8xf32>
+  %e = tensor.empty() : tensor<20x5x8xbf16>
+  %1 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %res : tensor<20x5x8xf32>, tensor<20x5x8xf32>) outs(%e : tensor<20x5x8xbf16>) {
+  ^bb0(%v: f32, %r: f32, %o: bf16):
+    %s = arith.addf %v, %r : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<20x5x8xbf16>
+  return %1 : tensor<20x5x8xbf16>
+}
+
+// A bias per head (broadcast along the split dimension) does not pair up
+// with C's columns: the kernel stays one of its own, C in DRAM (tmp0).
+// CHECK-LABEL: systolic.program @per_head_bias
+// CHECK-SAME: "tmp0"
+// CHECK: systolic.mvout acc[0] rows 16 cols 16 -> 4[0] stride 40
+// CHECK: systolic.mvin 4[0] stride 8 -> acc[0] rows 5 cols 8
+func.func @per_head_bias(%a: tensor<20x32xf32>, %b: tensor<32x40xf32>, %bias: tensor<8xf32>) -> tensor<20x5x8xf32> {
+  %c = tensor.empty() : tensor<20x40xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<20x32xf32>, tensor<32x40xf32>) outs(%c : tensor<20x40xf32>) -> tensor<20x40xf32>
+  %x = tensor.expand_shape %0 [[0], [1, 2]] output_shape [20, 5, 8] : tensor<20x40xf32> into tensor<20x5x8xf32>
+  %e = tensor.empty() : tensor<20x5x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id3, #last3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %bias : tensor<20x5x8xf32>, tensor<8xf32>) outs(%e : tensor<20x5x8xf32>) {
+  ^bb0(%v: f32, %bb: f32, %o: f32):
+    %s = arith.addf %v, %bb : f32
+    linalg.yield %s : f32
+  } -> tensor<20x5x8xf32>
+  return %1 : tensor<20x5x8xf32>
+}

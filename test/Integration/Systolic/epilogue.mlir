@@ -4,8 +4,9 @@
 // then ReLU; accel-fuse-epilogues makes them one in-place generic) over
 // several blocks of C, C also returned (stored, then the epilogue), a
 // batched matmul's residual, a bf16 GEMM into bf16 with a per-row scale,
-// and an in-place generic with no matmul (its initial value read from
-// DRAM). Four machines: the default (WS), a 4 KiB accumulator with OS
+// an in-place generic with no matmul (its initial value read from DRAM),
+// a cast and residual over a reshape of C (applied to C's blocks) and a
+// bias per head over one (a kernel of its own). Four machines: the default (WS), a 4 KiB accumulator with OS
 // (where the bias and the residual are seeded: C's initial value in the
 // accumulator; dropping the seed from the first preload's accumulate fails
 // both at err/gate > 1e5), 8x8 with 4 lanes, the epilogues as kernels
@@ -17,14 +18,16 @@
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="fuse-epilogues=false" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="acc-kib=5 tile-m=16 tile-n=32 tile-k=32" | FileCheck %s
-// CHECK: accel-run: 7 of 7 functions passed
+// CHECK: accel-run: 9 of 9 functions passed
 //
 // With fusion, no C of these programs reaches DRAM unless it is returned
-// (no scratch buffer); without it each C (and the bias sum before the
-// ReLU) is a scratch buffer.
+// (no scratch buffer) or the epilogue cannot be applied to C's blocks (a
+// bias per head after a reshape of C); without it each C (and the bias
+// sum before the ReLU) is a scratch buffer.
 // RUN: accel-opt %s --accel-systolic-pipeline | FileCheck %s --check-prefix=FUSED
 // RUN: accel-opt %s --accel-systolic-pipeline="fuse-epilogues=false" | FileCheck %s --check-prefix=SEPARATE
 // FUSED-NOT: "tmp
+// FUSED: systolic.program @per_head_bias {{.*}}"tmp0"
 // SEPARATE: systolic.program @bias_then_relu {{.*}}"tmp1"
 // SEPARATE: systolic.program @batched_residual {{.*}}"tmp0"
 // SEPARATE: systolic.program @bf16_row_scale {{.*}}"tmp0"
@@ -146,4 +149,36 @@ func.func @init_read(%x: tensor<9x30xf32>, %acc: tensor<9x30xf32>) -> tensor<9x3
     linalg.yield %s : f32
   } -> tensor<9x30xf32>
   return %1 : tensor<9x30xf32>
+}
+
+// An epilogue over a reshape of C (the head split above the cast after a
+// projection, as reshape propagation leaves it): applied to C's blocks;
+// the reshape is also returned, so C is stored as well. And a bias per
+// head, which stays a kernel of its own.
+#last3 = affine_map<(s, h, d) -> (d)>
+func.func @cast_through_expand(%a: tensor<37x48xf32>, %b: tensor<48x40xf32>, %res: tensor<37x5x8xf32>) -> (tensor<37x5x8xbf16>, tensor<37x5x8xf32>) {
+  %c = tensor.empty() : tensor<37x40xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<37x48xf32>, tensor<48x40xf32>) outs(%c : tensor<37x40xf32>) -> tensor<37x40xf32>
+  %x = tensor.expand_shape %0 [[0], [1, 2]] output_shape [37, 5, 8] : tensor<37x40xf32> into tensor<37x5x8xf32>
+  %e = tensor.empty() : tensor<37x5x8xbf16>
+  %1 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %res : tensor<37x5x8xf32>, tensor<37x5x8xf32>) outs(%e : tensor<37x5x8xbf16>) {
+  ^bb0(%v: f32, %r: f32, %o: bf16):
+    %s = arith.addf %v, %r : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<37x5x8xbf16>
+  return %1, %x : tensor<37x5x8xbf16>, tensor<37x5x8xf32>
+}
+
+func.func @per_head_bias(%a: tensor<20x32xf32>, %b: tensor<32x40xf32>, %bias: tensor<8xf32>) -> tensor<20x5x8xf32> {
+  %c = tensor.empty() : tensor<20x40xf32>
+  %0 = accel.matmul ins(%a, %b : tensor<20x32xf32>, tensor<32x40xf32>) outs(%c : tensor<20x40xf32>) -> tensor<20x40xf32>
+  %x = tensor.expand_shape %0 [[0], [1, 2]] output_shape [20, 5, 8] : tensor<20x40xf32> into tensor<20x5x8xf32>
+  %e = tensor.empty() : tensor<20x5x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id3, #last3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %bias : tensor<20x5x8xf32>, tensor<8xf32>) outs(%e : tensor<20x5x8xf32>) {
+  ^bb0(%v: f32, %bb: f32, %o: f32):
+    %s = arith.addf %v, %bb : f32
+    linalg.yield %s : f32
+  } -> tensor<20x5x8xf32>
+  return %1 : tensor<20x5x8xf32>
 }
