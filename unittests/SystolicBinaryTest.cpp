@@ -122,6 +122,8 @@ public:
       in.row = u32();
       in.rows = u32();
       in.cols = u32();
+      if (in.op == Opcode::Mvin)
+        in.unpack = Unpack(range(0, 4));
       break;
     case Opcode::Preload:
     case Opcode::Compute:
@@ -298,6 +300,7 @@ Program smallProgram() {
   mvin.op = Opcode::Mvin;
   mvin.space = Space::Acc;
   mvin.transpose = true;
+  mvin.unpack = Unpack::U4;
   mvin.buffer = 0;
   mvin.offset = 0x0102030405060708ull;
   mvin.stride = 3;
@@ -371,8 +374,9 @@ TEST(SystolicBinary, GoldenBytes) {
       // config os
       1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
-      // mvin acc transpose: buffer 0, offset, stride 3, row 1, 2 x 3
-      2, 1, 1, 0, 0, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1, //
+      // mvin acc transpose unpack u4: buffer 0, offset, stride 3, row 1,
+      // 2 x 3
+      2, 1, 1, 4, 0, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1, //
       3, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, //
       // preload accumulate: no weights, c_row 2, m 2 k 0 n 4
       4, 0, 1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 2, 0, 0, 0, 2, 0, 0, 0, //
@@ -515,9 +519,9 @@ TEST(SystolicBinary, EachDecoderMessage) {
        "byte 146: instruction 1 (mvin): flag bits 2h are not "
        "valid here"},
       {147,
-       {1},
-       "byte 147: instruction 1 (mvin): reserved byte must be 0, "
-       "got 01h"},
+       {5},
+       "byte 147: instruction 1 (mvin): unknown unpack mode 5 (0 none, 1 "
+       "s8, 2 u8, 3 s4, 4 u4)"},
       {177,
        {1},
        "byte 177: instruction 2 (preload): unused byte must be "

@@ -516,6 +516,107 @@ TEST(SystolicSimulatorTest, TransposedMoves) {
       EXPECT_EQ(yt[r * 2 + c], bf16ToFloat(x16[c * 3 + r]));
 }
 
+// mvin's unpacking (weight-only quantised weights): an i8 buffer's bytes
+// as integers, one or two a byte, into bf16 and f32 scratchpads and the
+// f32 accumulator, plain and transposed, at odd nibble offsets; the DMA
+// moves the packed bytes.
+TEST(SystolicSimulatorTest, UnpackedMoves) {
+  // Bytes 0x00..0xFF: every nibble and byte value.
+  std::vector<uint8_t> bytes(256);
+  for (int i = 0; i < 256; ++i)
+    bytes[i] = uint8_t(i * 37 + 11);
+  auto integer = [&](Unpack u, uint64_t i) -> int {
+    switch (u) {
+    case Unpack::S8:
+      return int8_t(bytes[i]);
+    case Unpack::U8:
+      return bytes[i];
+    case Unpack::S4:
+    case Unpack::U4: {
+      int v = (bytes[i / 2] >> (i % 2 ? 4 : 0)) & 0xF;
+      return u == Unpack::S4 && v >= 8 ? v - 16 : v;
+    }
+    case Unpack::None:
+      break;
+    }
+    return 0;
+  };
+  for (ElemType in : {ElemType::BF16, ElemType::F32})
+    for (Unpack u : {Unpack::S8, Unpack::U8, Unpack::S4, Unpack::U4})
+      for (bool transpose : {false, true})
+        for (Space space : {Space::Spad, Space::Acc}) {
+          SCOPED_TRACE(std::string(elemTypeName(in)) + " " + unpackName(u) +
+                       (transpose ? " transposed" : "") +
+                       (space == Space::Acc ? " acc" : " spad"));
+          Program p;
+          p.config = machine(8, 8, in);
+          p.buffers = {buffer("w", ElemType::I8, {256}),
+                       buffer("y", in, {5, 7}, BufferRole::Result),
+                       buffer("yf", ElemType::F32, {5, 7}, BufferRole::Result)};
+          // A 5 x 7 block at an odd element offset and an odd stride.
+          Instruction load = mvin(0, 13, 21, space, 3, 5, 7, transpose);
+          load.unpack = u;
+          p.instructions = {load};
+          if (space == Space::Spad)
+            p.instructions.push_back(mvout(Space::Spad, 3, 5, 7, 1, 0, 7));
+          else
+            p.instructions.push_back(mvout(Space::Acc, 3, 5, 7, 2, 0, 7));
+          auto bufs = zeroBuffers(p);
+          bufs[0] = bytes;
+          SimStats st = run(p, bufs);
+          for (uint64_t r = 0; r < 5; ++r)
+            for (uint64_t c = 0; c < 7; ++c) {
+              uint64_t i = transpose ? 13 + c * 21 + r : 13 + r * 21 + c;
+              float want = float(integer(u, i));
+              float got;
+              if (space == Space::Acc)
+                got = valuesOf<float>(bufs[2])[r * 7 + c];
+              else if (in == ElemType::F32)
+                got = valuesOf<float>(bufs[1])[r * 7 + c];
+              else
+                got = bf16ToFloat(valuesOf<uint16_t>(bufs[1])[r * 7 + c]);
+              EXPECT_EQ(got, want) << r << "," << c;
+            }
+          // The bytes that hold the block's elements: a row of 7 nibbles
+          // from an odd nibble takes 4 bytes, from an even one 4 too (the
+          // last one half used); rows alternate parity at stride 21.
+          uint64_t want = 5 * 7;
+          if (unpackPerByte(u) == 2) {
+            want = 0;
+            uint64_t outer = transpose ? 7 : 5, inner = transpose ? 5 : 7;
+            for (uint64_t o = 0; o < outer; ++o)
+              want += ((13 + o * 21) % 2 + inner + 1) / 2;
+          }
+          EXPECT_EQ(st.dramReadBytes, want);
+        }
+
+  // Unpacking reads i8 buffers into float SRAMs only.
+  Program bad;
+  bad.config = machine(8, 8, ElemType::I8);
+  bad.buffers = {buffer("w", ElemType::I8, {64})};
+  Instruction load = mvin(0, 0, 8, Space::Spad, 0, 2, 8);
+  load.unpack = Unpack::S4;
+  bad.instructions = {load};
+  EXPECT_NE(errorOf(bad, zeroBuffers(bad)).find("cannot unpack (s4) i8 buffer "
+                                                "0 'w' into the spad of "
+                                                "i8"),
+            std::string::npos)
+      << errorOf(bad, zeroBuffers(bad));
+  bad.config = machine(8, 8, ElemType::F32);
+  bad.buffers = {buffer("w", ElemType::BF16, {64})};
+  EXPECT_NE(errorOf(bad, zeroBuffers(bad)).find("cannot unpack (s4) bf16"),
+            std::string::npos);
+  // Nibbles count as elements: 64 bytes hold 128, not 129.
+  bad.buffers = {buffer("w", ElemType::I8, {64})};
+  bad.instructions[0] = mvin(0, 121, 8, Space::Spad, 0, 1, 8);
+  bad.instructions[0].unpack = Unpack::S4;
+  EXPECT_NE(errorOf(bad, zeroBuffers(bad)).find("reaches element 128"),
+            std::string::npos)
+      << errorOf(bad, zeroBuffers(bad));
+  bad.instructions[0].offset = 120;
+  EXPECT_EQ(errorOf(bad, zeroBuffers(bad)), "");
+}
+
 //===----------------------------------------------------------------------===//
 // Vector unit
 //===----------------------------------------------------------------------===//

@@ -118,7 +118,7 @@ void encodeInstruction(Writer &w, const Instruction &inst) {
   case Opcode::Mvout:
     w.u8(uint8_t(inst.space));
     w.u8(inst.transpose ? kFlagTranspose : 0);
-    w.u8(0);
+    w.u8(inst.op == Opcode::Mvin ? uint8_t(inst.unpack) : 0);
     w.u32(inst.buffer);
     w.u64(inst.offset);
     w.u32(inst.stride);
@@ -400,8 +400,15 @@ Error Decoder::instruction(uint64_t at, unsigned index,
                                " (0 spad, 1 acc)");
     if (Error e = onlyFlags(kFlagTranspose))
       return e;
-    if (Error e = zeros(at + 3, at + 4, where + ": reserved byte"))
-      return e;
+    if (out.op == Opcode::Mvout) {
+      if (Error e = zeros(at + 3, at + 4, where + ": reserved byte"))
+        return e;
+    } else if (aux > uint8_t(Unpack::U4)) {
+      return error(at + 3, where + ": unknown unpack mode " +
+                               Twine(unsigned(aux)) +
+                               " (0 none, 1 s8, 2 u8, 3 s4, 4 u4)");
+    }
+    out.unpack = out.op == Opcode::Mvin ? Unpack(aux) : Unpack::None;
     out.space = Space(sub);
     out.transpose = flags & kFlagTranspose;
     out.buffer = u32(at + 4);

@@ -53,6 +53,11 @@ const char *sysarray::vecOpName(VecOp op) {
   return unsigned(op) < std::size(names) ? names[unsigned(op)] : "?";
 }
 
+const char *sysarray::unpackName(Unpack u) {
+  static const char *const names[] = {"", "s8", "u8", "s4", "u4"};
+  return unsigned(u) < std::size(names) ? names[unsigned(u)] : "?";
+}
+
 bool Instruction::operator==(const Instruction &o) const {
   // The float immediate compares by bits: a NaN fill equals itself and
   // -0.0 differs from 0.0, as the binary encoding does.
@@ -61,7 +66,7 @@ bool Instruction::operator==(const Instruction &o) const {
   std::memcpy(&b, &o.fimm, 4);
   return op == o.op && dataflow == o.dataflow && buffer == o.buffer &&
          offset == o.offset && stride == o.stride && space == o.space &&
-         row == o.row && transpose == o.transpose && rows == o.rows &&
+         row == o.row && transpose == o.transpose && unpack == o.unpack && rows == o.rows &&
          cols == o.cols && aRow == o.aRow && bRow == o.bRow && cRow == o.cRow &&
          m == o.m && k == o.k && n == o.n && accumulate == o.accumulate &&
          preloaded == o.preloaded && vop == o.vop && bcast == o.bcast &&

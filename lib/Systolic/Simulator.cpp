@@ -455,7 +455,9 @@ Error Simulator::checkSram(Space space, uint32_t row, uint32_t rows,
 
 Error Simulator::checkDram(const Instruction &in) {
   const Buffer &b = prog.buffers[in.buffer];
-  uint64_t elems = bufs[in.buffer].size() / elemBytes(b.type);
+  // (Unpacked 4-bit elements: two a byte, counted in nibbles.)
+  uint64_t elems =
+      bufs[in.buffer].size() / elemBytes(b.type) * unpackPerByte(in.unpack);
   uint64_t outer = in.transpose ? in.cols : in.rows;
   uint64_t inner = in.transpose ? in.rows : in.cols;
   uint64_t prod = 0, last = 0;
@@ -493,9 +495,22 @@ Error Simulator::mvin(const Instruction &in) {
     return e;
   const Buffer &b = prog.buffers[in.buffer];
   ElemType sramType = in.space == Space::Spad ? cfg.inputType : cfg.accType;
+  if (uint8_t(in.unpack) > uint8_t(Unpack::U4))
+    return fail(
+        llvm::formatv("unknown unpack mode {0}", unsigned(in.unpack)).str());
+  const bool unpack = in.unpack != Unpack::None;
+  if (unpack && (b.type != ElemType::I8 || (sramType != ElemType::BF16 &&
+                                            sramType != ElemType::F32)))
+    return fail(llvm::formatv("cannot unpack ({0}) {1} buffer {2} '{3}' into "
+                              "the {4} of {5}: unpacking reads i8 buffers "
+                              "into bf16 or f32 SRAMs",
+                              unpackName(in.unpack), elemTypeName(b.type),
+                              in.buffer, b.name, spaceName(in.space),
+                              elemTypeName(sramType))
+                    .str());
   bool widen = in.space == Space::Acc && sramType == ElemType::F32 &&
                b.type == ElemType::BF16;
-  if (b.type != sramType && !widen)
+  if (b.type != sramType && !widen && !unpack)
     return fail(llvm::formatv("cannot move {0} buffer {1} '{2}' into the {3} "
                               "of {4}",
                               elemTypeName(b.type), in.buffer, b.name,
@@ -509,9 +524,37 @@ Error Simulator::mvin(const Instruction &in) {
   uint32_t width = in.space == Space::Spad ? spadW_ : C;
   unsigned dBytes = elemBytes(b.type), sBytes = elemBytes(sramType);
   uint8_t *sram = sramBytes(in.space);
+  // The integer at unpacked element `i` of the buffer.
+  auto integerAt = [&](uint64_t i) -> int32_t {
+    switch (in.unpack) {
+    case Unpack::S8:
+      return int8_t(dram[i]);
+    case Unpack::U8:
+      return dram[i];
+    case Unpack::S4:
+    case Unpack::U4: {
+      int32_t v = (dram[i / 2] >> (i % 2 ? 4 : 0)) & 0xF;
+      return in.unpack == Unpack::S4 && v >= 8 ? v - 16 : v;
+    }
+    case Unpack::None:
+      break;
+    }
+    return 0;
+  };
   for (uint32_t r = 0; r < in.rows; ++r) {
     size_t sBase = (size_t(in.row) + r) * width;
-    if (widen) {
+    if (unpack) {
+      // Integers of at most 8 bits: exact in bf16 and f32.
+      for (uint32_t c = 0; c < in.cols; ++c) {
+        float v = float(integerAt(dramIndex(in, r, c)));
+        if (sramType == ElemType::F32) {
+          std::memcpy(sram + (sBase + c) * 4, &v, 4);
+        } else {
+          uint16_t h = floatToBF16(v);
+          std::memcpy(sram + (sBase + c) * 2, &h, 2);
+        }
+      }
+    } else if (widen) {
       for (uint32_t c = 0; c < in.cols; ++c) {
         uint16_t v;
         std::memcpy(&v, dram + dramIndex(in, r, c) * 2, 2);
@@ -527,7 +570,16 @@ Error Simulator::mvin(const Instruction &in) {
     }
   }
   uint64_t n = uint64_t(in.rows) * in.cols;
+  // 4-bit elements: the bytes that hold them (a row's odd first or last
+  // nibble takes its whole byte).
   uint64_t bytes = n * dBytes;
+  if (unpackPerByte(in.unpack) == 2) {
+    const uint64_t outer = in.transpose ? in.cols : in.rows,
+                   inner = in.transpose ? in.rows : in.cols;
+    bytes = 0;
+    for (uint64_t o = 0; o < outer; ++o)
+      bytes += ((in.offset + o * in.stride) % 2 + inner + 1) / 2;
+  }
   st.dramReadBytes += bytes;
   (in.space == Space::Spad ? st.spadWriteBytes : st.accWriteBytes) +=
       n * sBytes;

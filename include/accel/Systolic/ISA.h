@@ -38,7 +38,7 @@
 //                                    preload.
 //  mvin    buffer, offset, stride,   Copies a `rows x cols` block from DRAM
 //          space, row, rows, cols,   buffer `buffer` (element (r, c) at
-//          transpose                 offset + r*stride + c) into SRAM rows
+//          transpose, unpack         offset + r*stride + c) into SRAM rows
 //                                    row..row+rows-1 of `space`, columns
 //                                    0..cols-1. With `transpose` the DRAM
 //                                    block is `cols x rows` (element (r, c)
@@ -46,7 +46,13 @@
 //                                    c*stride + r). The DRAM element type
 //                                    must equal the SRAM one, except that
 //                                    the accumulator also takes bf16/f32
-//                                    (widened to f32) when it holds f32.
+//                                    (widened to f32) when it holds f32,
+//                                    and that `unpack` (see Unpack) reads
+//                                    an i8 buffer's bytes as integers into
+//                                    a bf16 or f32 SRAM (exact): one a byte,
+//                                    or two a byte (4-bit, the low nibble
+//                                    first), offset and stride then counted
+//                                    in nibbles.
 //  mvout   space, row, rows, cols,   Copies SRAM rows to DRAM (the same
 //          buffer, offset, stride,   addressing, `transpose` writes the
 //          transpose                 transposed block). From the accumulator
@@ -215,6 +221,22 @@ enum class VecOp : uint8_t {
 
 enum class Bcast : uint8_t { None = 0, Row = 1, Scalar = 2 };
 
+/// How mvin reads an i8 buffer into a float SRAM (weight-only quantised
+/// weights: the DMA widens them, the vector unit never sees the bytes).
+enum class Unpack : uint8_t {
+  None = 0, // the buffer's own elements
+  S8 = 1,   // a byte an integer, two's complement (-128..127)
+  U8 = 2,   // a byte an integer, unsigned (0..255)
+  S4 = 3,   // two integers a byte, two's complement (-8..7), low nibble first
+  U4 = 4,   // two integers a byte, unsigned (0..15), low nibble first
+};
+/// "s8", "u8", "s4", "u4" ("" for None, "?" outside the enum).
+const char *unpackName(Unpack u);
+/// Elements an i8 buffer's byte holds under `u` (2 for 4-bit, else 1).
+inline unsigned unpackPerByte(Unpack u) {
+  return u == Unpack::S4 || u == Unpack::U4 ? 2 : 1;
+}
+
 /// Vector flags.
 enum : uint8_t {
   kVecAccumulate = 1,
@@ -238,6 +260,7 @@ struct Instruction {
   Space space = Space::Spad;
   uint32_t row = 0;
   bool transpose = false;
+  Unpack unpack = Unpack::None; // mvin
   // mvin / mvout / vector block
   uint32_t rows = 0, cols = 0;
   // preload / compute

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
+#include "SystolicDequant.h"
 #include "SystolicElementwise.h"
 #include "SystolicEmitter.h"
 #include "SystolicLayout.h"
@@ -559,6 +560,7 @@ struct ConvertAccelToSystolicPass
   DenseSet<Operation *> fused;
   /// The vector-unit kernel of each softmax.
   DenseMap<Operation *, SystolicSoftmax> softmaxes;
+  DenseMap<Operation *, SystolicDequant> dequants;
   /// Where each tensor of the function lives in DRAM (SystolicLayout.h).
   std::optional<SystolicLayouts> layouts;
   /// The bytes of the function's scratch values (before planning).
@@ -663,6 +665,8 @@ struct ConvertAccelToSystolicPass
     // (SystolicElementwise.h).
     elementwise.clear();
     softmaxes.clear();
+    dequants.clear();
+    SmallVector<DequantMatmulOp> dequantOps;
     SmallVector<SoftmaxOp> softmaxOps;
     SmallVector<Operation *> kernels;
     for (Operation &op : func.getBody().front()) {
@@ -697,6 +701,16 @@ struct ConvertAccelToSystolicPass
             !mm.getLhs().getType().hasStaticShape() ||
             !mm.getRhs().getType().hasStaticShape())
           return mm.emitOpError("needs static shapes on the systolic target");
+      } else if (auto dq = dyn_cast<DequantMatmulOp>(op)) {
+        // Weight-only quantised weights: the program's input type is A's
+        // (SystolicDequant.h), checked once the machine is known.
+        in = cast<RankedTensorType>(dq.getLhs().getType()).getElementType();
+        if (!in.isF32() && !in.isBF16())
+          return dq.emitOpError("with ")
+                 << in
+                 << " activations has no systolic lowering (the array takes "
+                    "bf16 and f32)";
+        dequantOps.push_back(dq);
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         in = at.getQuery().getType().getElementType();
         if (at.getKvLengths() || at.getQLengths() || at.getWindow())
@@ -759,9 +773,10 @@ struct ConvertAccelToSystolicPass
         continue;
       } else {
         return op.emitOpError("has no systolic lowering (a systolic program "
-                              "holds accel.matmul, accel.attention and "
-                              "accel.softmax ops and elementwise "
-                              "linalg.generic and linalg.fill ops)");
+                              "holds accel.matmul, accel.dequant_matmul, "
+                              "accel.attention and accel.softmax ops and "
+                              "elementwise linalg.generic and linalg.fill "
+                              "ops)");
       }
       auto t = *getSystolicElemType(in);
       if (input && *input != t)
@@ -817,6 +832,12 @@ struct ConvertAccelToSystolicPass
       if (failed(k))
         return failure();
       softmaxes[sm] = *k;
+    }
+    for (DequantMatmulOp dq : dequantOps) {
+      FailureOr<SystolicDequant> k = analyzeSystolicDequant(dq, mc);
+      if (failed(k))
+        return failure();
+      dequants[dq] = *k;
     }
     // Every matmul's schedule, and the epilogues applied to C's blocks.
     plans.clear();
@@ -894,8 +915,8 @@ struct ConvertAccelToSystolicPass
       Operation *def = v.getDefiningOp();
       // (A returned view is its own root, SystolicLayouts::build.)
       if (!def || !layouts->isRoot(v) ||
-          (!llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp,
-                      tensor::InsertSliceOp>(def) &&
+          (!llvm::isa<MatmulOp, DequantMatmulOp, AttentionOp, SoftmaxOp,
+                      tensor::ConcatOp, tensor::InsertSliceOp>(def) &&
            !isSystolicView(def) && !elementwise.count(def)))
         return ret.emitOpError("result #")
                << i
@@ -926,8 +947,8 @@ struct ConvertAccelToSystolicPass
       // own; nor has a view of another buffer.
       if (op.getNumResults() != 1 || !layouts->isRoot(op.getResult(0)))
         continue;
-      if ((llvm::isa<MatmulOp, AttentionOp, SoftmaxOp, tensor::ConcatOp,
-                     tensor::InsertSliceOp>(op) ||
+      if ((llvm::isa<MatmulOp, DequantMatmulOp, AttentionOp, SoftmaxOp,
+                     tensor::ConcatOp, tensor::InsertSliceOp>(op) ||
            isSystolicView(&op) || elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
         scratchRoots.push_back(op.getResult(0));
@@ -1000,6 +1021,9 @@ struct ConvertAccelToSystolicPass
           return failure();
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         if (failed(emitAttention(e, at, bufferOf, mc, headToggle)))
+          return failure();
+      } else if (auto dq = dyn_cast<DequantMatmulOp>(op)) {
+        if (failed(emitDequant(e, dq, bufferOf, mc)))
           return failure();
       } else if (auto it = elementwise.find(&op);
                  it != elementwise.end() && !fused.count(&op)) {
@@ -1269,6 +1293,65 @@ struct ConvertAccelToSystolicPass
       }
       }
     }
+    return success();
+  }
+
+  /// A weight-only quantised matmul (SystolicDequant.h): A's and C's rows
+  /// at one stride, the weights, scales and zero points whole buffers.
+  LogicalResult emitDequant(Emitter &e, DequantMatmulOp dq,
+                            const DenseMap<Value, uint32_t> &bufferOf,
+                            const isa::MachineConfig &mc) {
+    const SystolicDequant &k = dequants.find(dq)->second;
+    SystolicDequantOperands ops;
+    auto rowsOf = [&](Value v, StringRef what) -> FailureOr<View> {
+      std::optional<Dram> d = dram(bufferOf, v);
+      if (!d)
+        return dq.emitOpError("reads or writes ")
+               << what
+               << " that is not in DRAM (a function argument or an accel "
+                  "op's result)";
+      auto r = d->layout->rows(d->shape);
+      if (!r)
+        return dq.emitOpError() << "reads or writes " << what
+                                << " through a view whose dimensions do not "
+                                   "flatten into rows at one stride";
+      return View{d->buffer, r->first, r->second, false};
+    };
+    auto wholeOf = [&](Value v, StringRef what) -> FailureOr<uint32_t> {
+      std::optional<Dram> d = dram(bufferOf, v);
+      auto shape = cast<RankedTensorType>(v.getType()).getShape();
+      auto r = d ? d->layout->rows(shape) : std::nullopt;
+      if (!d || !r || r->first != 0 || r->second != shape.back())
+        return dq.emitOpError("reads its ")
+               << what
+               << " through a view; the systolic array reads them as whole "
+                  "row-major buffers";
+      return d->buffer;
+    };
+    FailureOr<View> a = rowsOf(dq.getLhs(), "A");
+    if (failed(a))
+      return failure();
+    FailureOr<uint32_t> w = wholeOf(dq.getWeights(), "weights"),
+                        s = wholeOf(dq.getScales(), "scales");
+    if (failed(w) || failed(s))
+      return failure();
+    ops.a = *a;
+    ops.weights = *w;
+    ops.scales = *s;
+    if (Value z = dq.getZeroPoints()) {
+      FailureOr<uint32_t> zb = wholeOf(z, "zero points");
+      if (failed(zb))
+        return failure();
+      ops.zeroPoints = *zb;
+    }
+    if (k.m == 0 || k.n == 0)
+      return success();
+    FailureOr<View> c = rowsOf(dq.getResult(), "C");
+    if (failed(c))
+      return failure();
+    ops.c = *c;
+    predicted += predictSystolicDequantCycles(k, mc);
+    emitSystolicDequant(e, k, ops);
     return success();
   }
 

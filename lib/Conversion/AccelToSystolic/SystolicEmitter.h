@@ -65,7 +65,21 @@ public:
                                             : config.accType)) /
            config.dramBytesPerCycle;
     systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
-                             row, rows, cols, v.transposed);
+                             row, rows, cols, v.transposed,
+                             systolic::UnpackAttr());
+  }
+  /// mvin of an i8 buffer's integers (weight-only quantised weights) into
+  /// a float SRAM; `v` addresses the unpacked elements (nibbles for 4-bit).
+  void mvinUnpacked(const View &v, int64_t r0, int64_t c0, int64_t rows,
+                    int64_t cols, systolic::Space space, int64_t row,
+                    systolic::Unpack unpack) {
+    const bool nibbles =
+        unpack == systolic::Unpack::S4 || unpack == systolic::Unpack::U4;
+    dma += double(rows * (nibbles ? (cols + 1) / 2 : cols)) /
+           config.dramBytesPerCycle;
+    systolic::MvinOp::create(
+        b, loc, v.buffer, v.at(r0, c0), v.stride, space, row, rows, cols,
+        v.transposed, systolic::UnpackAttr::get(b.getContext(), unpack));
   }
   void mvout(systolic::Space space, int64_t row, int64_t rows, int64_t cols,
              const View &v, int64_t r0, int64_t c0) {

@@ -68,7 +68,7 @@ func.func @head_dim_0(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf32>, %v: tens
 // -----
 
 func.func @other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{has no systolic lowering (a systolic program holds accel.matmul, accel.attention and accel.softmax ops and elementwise linalg.generic and linalg.fill ops)}}
+  // expected-error @below {{has no systolic lowering (a systolic program holds accel.matmul, accel.dequant_matmul, accel.attention and accel.softmax ops and elementwise linalg.generic and linalg.fill ops)}}
   %0 = arith.addf %a, %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

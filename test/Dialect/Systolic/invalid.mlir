@@ -364,6 +364,33 @@ systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<64x8x
 
 // -----
 
+// Unpacking reads i8 buffers into bf16 or f32 SRAMs only.
+#i = #systolic.config<rows = 4, cols = 8, input = i8, acc = i32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #i buffers [#systolic.buffer<"w", arg 0, tensor<8x8xi8>>] {
+  // expected-error @+1 {{cannot unpack (s4) 'i8' buffer 0 ('w') into the 'i8' scratchpad: unpacking reads i8 buffers into bf16 or f32 SRAMs}}
+  systolic.mvin 0[0] stride 8 -> spad[0] rows 1 cols 8 unpack s4
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"w", arg 0, tensor<8x8xbf16>>] {
+  // expected-error @+1 {{cannot unpack (u8) 'bf16' buffer 0 ('w') into the 'f32' accumulator}}
+  systolic.mvin 0[0] stride 8 -> acc[0] rows 1 cols 8 unpack u8
+}
+
+// -----
+
+// 4-bit elements count in nibbles: 8 bytes hold 16 of them.
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"w", arg 0, tensor<8xi8>>] {
+  systolic.mvin 0[8] stride 8 -> spad[0] rows 1 cols 8 unpack u4
+  // expected-error @+1 {{reads elements [9, 17) of buffer 0 ('w', 16 elements)}}
+  systolic.mvin 0[9] stride 8 -> spad[0] rows 1 cols 8 unpack u4
+}
+
+// -----
+
 // The dataflow must be set before the array is used.
 #f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<64x8xf32>>, #systolic.buffer<"o", result 0, tensor<8x8xbf16>>] {

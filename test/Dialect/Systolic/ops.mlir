@@ -102,7 +102,6 @@ systolic.program @every config #systolic.config<rows = 4, cols = 8, input = f32,
 // CHECK-NEXT: systolic.mvout acc[0] rows 16 cols 16 -> 4[0] stride 16
 // CHECK-NEXT: systolic.mvout spad[0] rows 16 cols 16 -> 0[0] stride 32
 // CHECK-NEXT: }
-// CHECK-NEXT: }
 // i8 inputs: i8 -> i32 accumulation, an i32 bias, i32 -> i8 (saturating)
 // and i32 results, a dram bandwidth that is not a short decimal.
 systolic.program @int8 config #systolic.config<rows = 16, cols = 16, input = i8, acc = i32, spad_rows = 256, spad_banks = 1, acc_rows = 64, acc_banks = 1, dram_bytes_per_cycle = 0.1, dram_latency = 0, vector_lanes = 1>
@@ -124,4 +123,23 @@ systolic.program @int8 config #systolic.config<rows = 16, cols = 16, input = i8,
   systolic.mvout acc[0] rows 16 cols 16 -> 3[0] stride 16
   systolic.mvout acc[0] rows 16 cols 16 -> 4[0] stride 16
   systolic.mvout spad[0] rows 16 cols 16 -> 0[0] stride 32
+}
+
+// Unpacking an i8 buffer's bytes as integers (weight-only quantised
+// weights) into a bf16 scratchpad and the f32 accumulator; 4-bit offsets
+// and strides count nibbles (the 4x16 block of nibbles from nibble 191
+// ends at 255 of the 256 the 128 bytes hold).
+// CHECK-LABEL: systolic.program @unpack
+// CHECK-NEXT: systolic.mvin 0[0] stride 32 -> spad[0] rows 4 cols 16 unpack s8
+// CHECK-NEXT: systolic.mvin 0[0] stride 8 -> spad[4] rows 4 cols 16 transpose unpack u8
+// CHECK-NEXT: systolic.mvin 0[191] stride 16 -> acc[0] rows 4 cols 16 unpack s4
+// CHECK-NEXT: systolic.mvin 0[1] stride 64 -> acc[4] rows 4 cols 4 transpose unpack u4
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+systolic.program @unpack config #systolic.config<rows = 16, cols = 16, input = bf16, acc = f32, spad_rows = 64, spad_banks = 1, acc_rows = 64, acc_banks = 1, dram_bytes_per_cycle = 16.0, dram_latency = 10, vector_lanes = 16>
+    buffers [#systolic.buffer<"w", arg 0, tensor<4x32xi8>>] {
+  systolic.mvin 0[0] stride 32 -> spad[0] rows 4 cols 16 unpack s8
+  systolic.mvin 0[0] stride 8 -> spad[4] rows 4 cols 16 transpose unpack u8
+  systolic.mvin 0[191] stride 16 -> acc[0] rows 4 cols 16 unpack s4
+  systolic.mvin 0[1] stride 64 -> acc[4] rows 4 cols 4 transpose unpack u4
 }

@@ -207,7 +207,8 @@ public:
     if (auto mvin = dyn_cast<MvinOp>(op))
       return checkMove(op, /*isMvin=*/true, mvin.getBuffer(), mvin.getOffset(),
                        mvin.getStride(), mvin.getSpace(), mvin.getRow(),
-                       mvin.getRows(), mvin.getCols(), mvin.getTranspose());
+                       mvin.getRows(), mvin.getCols(), mvin.getTranspose(),
+                       mvin.getUnpack());
     if (auto mvout = dyn_cast<MvoutOp>(op))
       return checkMove(op, /*isMvin=*/false, mvout.getBuffer(),
                        mvout.getOffset(), mvout.getStride(), mvout.getSpace(),
@@ -296,7 +297,8 @@ private:
   LogicalResult checkMove(Operation *op, bool isMvin, int64_t bufferIndex,
                           int64_t offsetV, int64_t strideV, Space space,
                           int64_t rowV, int64_t rowsV, int64_t colsV,
-                          bool transpose) {
+                          bool transpose,
+                          std::optional<Unpack> unpack = std::nullopt) {
     if (failed(nonNegative(op, "buffer", bufferIndex)) ||
         failed(nonNegative(op, "offset", offsetV)) ||
         failed(nonNegative(op, "stride", strideV)) ||
@@ -333,7 +335,9 @@ private:
     llvm::APInt end(128, uint64_t(offsetV));
     end += llvm::APInt(128, dramRows - 1) * llvm::APInt(128, strideV);
     end += llvm::APInt(128, dramCols);
-    uint64_t numElements = buffer.getType().getNumElements();
+    // (4-bit unpacking counts in nibbles, two a byte.)
+    const bool nibbles = unpack && (*unpack == Unpack::S4 || *unpack == Unpack::U4);
+    uint64_t numElements = buffer.getType().getNumElements() * (nibbles ? 2 : 1);
     if (end.ugt(numElements))
       return op->emitOpError()
              << (isMvin ? "reads" : "writes") << " elements [" << offsetV
@@ -348,8 +352,18 @@ private:
              << (transpose ? "transposed " : "") << "row";
 
     // Types: equal, except that an f32 accumulator takes and gives f32 or
-    // bf16, and an i32 accumulator gives i8 (saturating).
+    // bf16, an i32 accumulator gives i8 (saturating), and unpacking reads
+    // an i8 buffer into a bf16 or f32 SRAM.
     Type sram = typeOf(space), dram = buffer.getType().getElementType();
+    if (unpack) {
+      if (!isI8(dram) || !(sram.isF32() || sram.isBF16()))
+        return op->emitOpError()
+               << "cannot unpack (" << stringifyUnpack(*unpack) << ") " << dram
+               << " buffer " << bufferIndex << " ('" << buffer.getName()
+               << "') into the " << sram << " " << sramName(space)
+               << ": unpacking reads i8 buffers into bf16 or f32 SRAMs";
+      return success();
+    }
     bool ok = sram == dram;
     if (space == Space::Acc && sram.isF32())
       ok = dram.isF32() || dram.isBF16();

@@ -100,6 +100,8 @@ FailureOr<sa::Program> mlir::systolic::toProgram(ProgramOp op) {
       out.rows = mvin.getRows();
       out.cols = mvin.getCols();
       out.transpose = mvin.getTranspose();
+      if (std::optional<Unpack> u = mvin.getUnpack())
+        out.unpack = sa::Unpack(uint8_t(*u));
     } else if (auto mvout = dyn_cast<MvoutOp>(inst)) {
       out.op = sa::Opcode::Mvout;
       out.buffer = mvout.getBuffer();
@@ -187,7 +189,11 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
     case sa::Opcode::Mvin:
       MvinOp::create(builder, at, inst.buffer, inst.offset, inst.stride,
                      fromSpace(inst.space), inst.row, inst.rows, inst.cols,
-                     inst.transpose);
+                     inst.transpose,
+                     inst.unpack == sa::Unpack::None
+                         ? UnpackAttr()
+                         : UnpackAttr::get(builder.getContext(),
+                                           Unpack(uint8_t(inst.unpack))));
       break;
     case sa::Opcode::Mvout:
       MvoutOp::create(builder, at, fromSpace(inst.space), inst.row, inst.rows,

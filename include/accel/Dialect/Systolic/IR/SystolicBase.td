@@ -56,6 +56,19 @@ def Systolic_SpaceAttr : EnumAttr<Systolic_Dialect, Systolic_Space, "space"> {
   let assemblyFormat = "$value";
 }
 
+def Systolic_Unpack : I32EnumAttr<"Unpack", "how mvin reads an i8 buffer's bytes as integers", [
+    I32EnumAttrCase<"S8", 1, "s8">,
+    I32EnumAttrCase<"U8", 2, "u8">,
+    I32EnumAttrCase<"S4", 3, "s4">,
+    I32EnumAttrCase<"U4", 4, "u4">
+  ]> {
+  let cppNamespace = "::mlir::systolic";
+  let genSpecializedAttr = 0;
+}
+def Systolic_UnpackAttr : EnumAttr<Systolic_Dialect, Systolic_Unpack, "unpack"> {
+  let assemblyFormat = "$value";
+}
+
 def Systolic_BufferRole : I32EnumAttr<"BufferRole", "what a DRAM buffer is", [
     I32EnumAttrCase<"Arg", 0, "arg">,
     I32EnumAttrCase<"Result", 1, "result">,

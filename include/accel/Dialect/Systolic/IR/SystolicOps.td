@@ -88,15 +88,24 @@ def Systolic_MvinOp : Systolic_InstOp<"mvin"> {
     Copies `rows x cols` elements of DRAM buffer `buffer` (element `(r, c)`
     at `offset + r * stride + c`, or `offset + c * stride + r` with
     `transpose`) into SRAM rows `row ..` of `space`.
+
+    With `unpack`, an i8 buffer's bytes are read as integers into a bf16 or
+    f32 SRAM (exact): `s8`/`u8` one a byte (signed, unsigned), `s4`/`u4`
+    two a byte (signed -8..7, unsigned 0..15; element `2i` in the low
+    nibble of byte `i`, `2i + 1` in the high one), `offset` and `stride`
+    then counted in nibbles. The DMA moves the packed bytes: weight-only
+    quantised weights reach the array as integers, never as a dequantised
+    copy in DRAM.
   }];
   let arguments = (ins
     I64Attr:$buffer, I64Attr:$offset, I64Attr:$stride,
     Systolic_SpaceAttr:$space, I64Attr:$row, I64Attr:$rows, I64Attr:$cols,
-    UnitAttr:$transpose
+    UnitAttr:$transpose, OptionalAttr<Systolic_UnpackAttr>:$unpack
   );
   let assemblyFormat = [{
     $buffer `[` $offset `]` `stride` $stride `->` `` $space `[` $row `]`
-    `rows` $rows `cols` $cols (`transpose` $transpose^)? attr-dict
+    `rows` $rows `cols` $cols (`transpose` $transpose^)?
+    (`unpack` `` $unpack^)? attr-dict
   }];
 }
 

@@ -1,0 +1,287 @@
+//===- SystolicDequant.cpp - weight-only quantised matmul -----------------===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SystolicDequant.h"
+#include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::accel;
+using namespace mlir::accel::systolic_emit;
+namespace isa = ::sysarray;
+
+namespace {
+
+/// Where the kernel's blocks sit: accumulator rows (Cᵀ of two strips, the
+/// partial sums of two groups, the scales of two groups, and with zero
+/// points two weight tiles and two groups' zero points) and scratchpad
+/// rows (the weight tiles, then Aᵀ's tiles).
+struct DequantLayout {
+  int64_t cBase, pBase, sBase, wAccBase, zBase, accRows;
+  int64_t aBase, aTiles, spadRows;
+
+  DequantLayout(const SystolicDequant &k, const isa::MachineConfig &mc) {
+    const int64_t blocks = k.mBlocks(), t = k.tileN;
+    cBase = 0;
+    pBase = 2 * blocks * t;
+    sBase = 4 * blocks * t;
+    wAccBase = sBase + 2 * t;
+    zBase = wAccBase + (k.zeroPoints ? 2 * t : 0);
+    accRows = zBase + (k.zeroPoints ? 2 * t : 0);
+    const int64_t kTiles = kTilesOf(k, mc);
+    aBase = k.wBuffers * t;
+    aTiles = (k.aResident ? kTiles : 2) * blocks;
+    spadRows = aBase + aTiles * int64_t(mc.rows);
+  }
+
+  /// K's tiles: each group in tiles of the array's rows (the last one of
+  /// a group shorter), so that no tile straddles two groups' scales.
+  static int64_t kTilesOf(const SystolicDequant &k,
+                          const isa::MachineConfig &mc) {
+    return k.groups() * ceilDiv(k.group, mc.rows);
+  }
+};
+
+/// Accumulator rows one strip row takes: two blocks of Cᵀ (strips
+/// alternate, so that a strip's stores overlap the next one's sums) and
+/// two partial blocks per block of C's columns, two scale columns, and
+/// with zero points two weight tiles and two zero-point columns.
+int64_t accRowsPerStripRow(const SystolicDequant &k) {
+  return 4 * k.mBlocks() + 2 + (k.zeroPoints ? 4 : 0);
+}
+
+} // namespace
+
+FailureOr<SystolicDequant>
+mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
+                                    const isa::MachineConfig &mc) {
+  auto aType = cast<RankedTensorType>(op.getLhs().getType());
+  auto cType = cast<RankedTensorType>(op.getInit().getType());
+  auto sType = cast<RankedTensorType>(op.getScales().getType());
+  for (Type t : {aType.getElementType(), sType.getElementType(),
+                 cType.getElementType()})
+    if (!t.isF32() && !t.isBF16())
+      return op.emitOpError("with ")
+             << t
+             << " operands has no systolic lowering (the array and the DMA "
+                "take bf16 and f32)";
+  if (!aType.hasStaticShape() || !cType.hasStaticShape())
+    return op.emitOpError("needs static shapes on the systolic target");
+  SystolicDequant k;
+  k.k = op.getK();
+  k.n = op.getN();
+  k.m = aType.getNumElements() / std::max<int64_t>(k.k, 1);
+  k.bits = op.getBits();
+  k.group = op.getGroup();
+  k.isUnsigned = op.getIsUnsigned();
+  k.zeroPoints = bool(op.getZeroPoints());
+  if (k.zeroPoints && mc.inputType != isa::ElemType::F32)
+    return op.emitOpError(
+        "with zero points has no systolic lowering on a bf16 array: the "
+        "array would hold q - z in bf16, which rounds a fractional zero "
+        "point (f32 activations hold it exactly; symmetric weights need no "
+        "zero points)");
+  k.scaleBytes = sType.getElementType().isBF16() ? 2 : 4;
+  k.cBytes = cType.getElementType().isBF16() ? 2 : 4;
+  if (k.m == 0 || k.n == 0)
+    return k;
+  k.tileM = std::min<int64_t>(mc.cols, k.m);
+  // Strips as tall as the accumulator allows (fewer strips read A again
+  // and fill the array fewer times), at most 512 rows, a multiple of 8.
+  const int64_t perRow = accRowsPerStripRow(k);
+  int64_t tile = std::min<int64_t>(int64_t(mc.accRows) / perRow, 512);
+  if (tile >= 8)
+    tile = tile / 8 * 8;
+  tile = std::min(tile, k.n);
+  if (tile < 1)
+    return op.emitOpError("has no systolic lowering on this machine: its ")
+           << k.mBlocks() << " blocks of C's columns need " << perRow
+           << " accumulator rows a weight row, the accumulator has "
+           << mc.accRows;
+  k.tileN = tile;
+  // Four weight tiles in flight cover the DMA's latency; Aᵀ stays in the
+  // scratchpad when it fits beside them.
+  k.wBuffers = 4;
+  k.aResident = true;
+  if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows))
+    k.aResident = false;
+  while (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows) &&
+         k.wBuffers > 2)
+    --k.wBuffers;
+  // Still too many: shorter strips (two weight tiles and two sets of Aᵀ's
+  // tiles must fit).
+  const int64_t room =
+      int64_t(mc.spadRows) - 2 * k.mBlocks() * int64_t(mc.rows);
+  if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows) && room >= 2)
+    k.tileN = std::min(k.tileN, room / k.wBuffers);
+  if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows))
+    return op.emitOpError("has no systolic lowering on this machine: its "
+                          "weight tiles and Aᵀ need ")
+           << DequantLayout(k, mc).spadRows << " scratchpad rows, it has "
+           << mc.spadRows;
+  return k;
+}
+
+double mlir::accel::predictSystolicDequantCycles(const SystolicDequant &k,
+                                                 const isa::MachineConfig &mc) {
+  if (k.m == 0 || k.n == 0)
+    return 0;
+  const double bw = mc.dramBytesPerCycle, lanes = mc.vectorLanes;
+  const int64_t R = mc.rows;
+  const double aBytes = isa::elemBytes(mc.inputType);
+  auto vecOp = [&](int64_t rows, int64_t cols) {
+    return std::ceil(double(rows * cols) / lanes) + 4;
+  };
+  double cycles = 0, stores = 0;
+  // Aᵀ moved in once up front when it stays.
+  if (k.aResident)
+    cycles += double(k.m * k.k) * aBytes / bw;
+  for (int64_t n0 = 0; n0 < k.n; n0 += k.tileN) {
+    const int64_t nr = std::min(k.tileN, k.n - n0);
+    for (int64_t g = 0; g < k.groups(); ++g) {
+      double array = 0, dma = 0, vec = 0;
+      for (int64_t k0 = 0; k0 < k.group; k0 += R) {
+        const int64_t kc = std::min(R, k.group - k0);
+        dma += double(nr * kc * k.bits) / 8 / bw;
+        if (!k.aResident)
+          dma += double(k.m * kc) * aBytes / bw;
+        if (k.zeroPoints)
+          vec += 2 * vecOp(nr, kc);
+        for (int64_t mb = 0; mb < k.mBlocks(); ++mb)
+          array += std::max(nr, kc);
+      }
+      dma += double(nr * (k.zeroPoints ? 2 : 1) * k.scaleBytes) / bw;
+      for (int64_t mb = 0; mb < k.mBlocks(); ++mb) {
+        const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
+        vec += (g == 0 ? 1 : 2) * vecOp(nr, mc2);
+      }
+      cycles += std::max({array, dma, vec});
+    }
+    stores += double(nr * k.m * k.cBytes) / bw;
+  }
+  // The first tiles' latency, the array's fill and drain, the last
+  // stores.
+  return std::max(cycles, stores) + 2.0 * mc.dramLatency + R + mc.cols;
+}
+
+void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
+                                      const SystolicDequantOperands &ops) {
+  if (k.m == 0 || k.n == 0)
+    return;
+  const isa::MachineConfig &mc = e.machine();
+  const int64_t R = mc.rows;
+  const DequantLayout l(k, mc);
+  const View w{ops.weights, 0, k.k, false};
+  const View s{ops.scales, 0, k.groups(), false};
+  const View z{ops.zeroPoints, 0, k.groups(), false};
+  const View at = ops.a.t(), ct = ops.c.t();
+  const int64_t blocks = k.mBlocks(), kTiles = DequantLayout::kTilesOf(k, mc);
+  const int64_t tilesPerGroup = ceilDiv(k.group, R);
+  e.setDataflow(systolic::Dataflow::WS);
+  // Aᵀ's tile of K tile `kt` and block `mb` (k0 its first K): in the
+  // scratchpad for good, or in one of two sets of tiles.
+  auto aTileRow = [&](int64_t kt, int64_t mb) {
+    const int64_t slot = k.aResident ? kt : kt % 2;
+    return l.aBase + (slot * blocks + mb) * R;
+  };
+  auto kOf = [&](int64_t kt) {
+    return (kt / tilesPerGroup) * k.group + (kt % tilesPerGroup) * R;
+  };
+  auto kcOf = [&](int64_t kt) {
+    const int64_t k0 = kt % tilesPerGroup * R;
+    return std::min(R, k.group - k0);
+  };
+  auto loadA = [&](int64_t kt) {
+    for (int64_t mb = 0; mb < blocks; ++mb)
+      e.mvin(at, kOf(kt), mb * k.tileM, kcOf(kt),
+             std::min(k.tileM, k.m - mb * k.tileM), systolic::Space::Spad,
+             aTileRow(kt, mb));
+  };
+  if (k.aResident)
+    for (int64_t kt = 0; kt < kTiles; ++kt)
+      loadA(kt);
+  if (k.k == 0) {
+    // Nothing to sum: C is zeros, from a filled strip of the accumulator.
+    for (int64_t n0 = 0; n0 < k.n; n0 += k.tileN) {
+      const int64_t nr = std::min(k.tileN, k.n - n0);
+      for (int64_t mb = 0; mb < blocks; ++mb) {
+        const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
+        e.vector(systolic::VecOp::Fill, l.cBase, l.cBase, std::nullopt, nr,
+                 mc2, systolic::Bcast::None, 0.0f);
+        e.mvout(systolic::Space::Acc, l.cBase, nr, mc2, ct, n0, mb * k.tileM);
+      }
+    }
+    return;
+  }
+  int64_t wSlot = 0;
+  for (int64_t n0 = 0; n0 < k.n; n0 += k.tileN) {
+    const int64_t nr = std::min(k.tileN, k.n - n0);
+    const int64_t cBase = l.cBase + (n0 / k.tileN % 2) * blocks * k.tileN;
+    for (int64_t g = 0; g < k.groups(); ++g) {
+      const int64_t set = g % 2;
+      const int64_t sRow = l.sBase + set * k.tileN;
+      const int64_t zRow = l.zBase + set * k.tileN;
+      // The group's scales (and zero points): one per row of Cᵀ.
+      e.mvin(s, n0, g, nr, 1, systolic::Space::Acc, sRow);
+      if (k.zeroPoints)
+        e.mvin(z, n0, g, nr, 1, systolic::Space::Acc, zRow);
+      for (int64_t t = 0; t < tilesPerGroup; ++t) {
+        const int64_t kt = g * tilesPerGroup + t;
+        const int64_t k0 = kOf(kt), kc = kcOf(kt);
+        if (!k.aResident)
+          loadA(kt);
+        const int64_t wRow = wSlot * k.tileN;
+        if (k.zeroPoints) {
+          // q - z on the vector unit, exact in f32, then into the
+          // scratchpad.
+          const int64_t stage = l.wAccBase + (wSlot % 2) * k.tileN;
+          e.mvinUnpacked(w, n0, k0, nr, kc, systolic::Space::Acc, stage,
+                         k.unpack());
+          e.vector(systolic::VecOp::Sub, stage, stage, zRow, nr, kc,
+                   systolic::Bcast::Row);
+          e.vector(systolic::VecOp::Copy, wRow, stage, std::nullopt, nr, kc,
+                   systolic::Bcast::None, std::nullopt, std::nullopt,
+                   /*accumulate=*/false, /*infIsZero=*/false,
+                   /*toSpad=*/true);
+        } else {
+          e.mvinUnpacked(w, n0, k0, nr, kc, systolic::Space::Spad, wRow,
+                         k.unpack());
+        }
+        wSlot = (wSlot + 1) % k.wBuffers;
+        // The group's partial block of each block of C's columns: Aᵀ's
+        // tile stationary, the weight rows streaming through it.
+        for (int64_t mb = 0; mb < blocks; ++mb) {
+          const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
+          const int64_t pRow =
+              (g == 0 ? cBase : l.pBase + set * blocks * k.tileN) +
+              mb * k.tileN;
+          e.preload(aTileRow(kt, mb), pRow, nr, kc, mc2, /*accumulate=*/t > 0);
+          e.compute(wRow, std::nullopt, nr, kc, mc2, /*preloaded=*/true);
+        }
+      }
+      // Scaled and added to Cᵀ (the first group's sums are Cᵀ already).
+      for (int64_t mb = 0; mb < blocks; ++mb) {
+        const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
+        const int64_t cRow = cBase + mb * k.tileN;
+        if (g == 0) {
+          e.vector(systolic::VecOp::Mul, cRow, cRow, sRow, nr, mc2,
+                   systolic::Bcast::Row);
+          continue;
+        }
+        const int64_t pRow = l.pBase + (set * blocks + mb) * k.tileN;
+        e.vector(systolic::VecOp::Mul, pRow, pRow, sRow, nr, mc2,
+                 systolic::Bcast::Row);
+        e.vector(systolic::VecOp::Add, cRow, cRow, pRow, nr, mc2);
+      }
+    }
+    for (int64_t mb = 0; mb < blocks; ++mb)
+      e.mvout(systolic::Space::Acc, cBase + mb * k.tileN, nr,
+              std::min(k.tileM, k.m - mb * k.tileM), ct, n0, mb * k.tileM);
+  }
+}

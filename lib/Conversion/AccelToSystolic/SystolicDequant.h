@@ -1,0 +1,86 @@
+//===- SystolicDequant.h - weight-only quantised matmul ---------*- C++ -*-===//
+//
+// Part of the accel project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// accel.dequant_matmul on the systolic target (docs/systolic.md, "Weight-only
+// quantised matmul"). The problem runs transposed, Cᵀ = W · Aᵀ, on the WS
+// dataflow: Aᵀ (the activations, a few rows at decode) is the stationary
+// tile, and the weights stream through it a row of W per cycle, moved in
+// by the DMA as packed bytes and unpacked to integers on the way
+// (`mvin unpack`: exact in bf16 and f32), so no dequantised copy exists
+// anywhere. Per strip of W's rows and per group of K, the array sums
+// A · q over the group into a partial block; the vector unit then scales
+// it by the group's scales (one per row of Cᵀ: a row broadcast) and adds it
+// to Cᵀ, which mvout stores transposed. With zero points (f32 activations
+// only), each weight tile goes through the accumulator first: q - z on the
+// vector unit, then copied into the scratchpad, exact in f32.
+//
+// Sums: each group's products are exact and summed in f32, the group's
+// sum scaled in f32 and the groups summed in f32: the error bound of the
+// op's rule (an f32 matmul of A and the dequantised weights) holds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICDEQUANT_H
+#define ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICDEQUANT_H
+
+#include "SystolicEmitter.h"
+#include "accel/Dialect/Accel/IR/AccelOps.h"
+
+namespace mlir::accel {
+
+/// One weight-only quantised matmul on the array.
+struct SystolicDequant {
+  /// Rows of A and C (the batch dimensions and M flattened), K, N.
+  int64_t m = 0, k = 0, n = 0;
+  /// Bits a weight, K a group, unsigned weights, zero points.
+  int64_t bits = 8, group = 0;
+  bool isUnsigned = false, zeroPoints = false;
+  /// W's rows a strip (Cᵀ's rows in the accumulator), columns of C a block
+  /// (at most the array's columns), weight tiles in flight in the
+  /// scratchpad, and whether all of Aᵀ stays in the scratchpad.
+  int64_t tileN = 0, tileM = 0, wBuffers = 2;
+  bool aResident = false;
+  /// Bytes of a scale (and zero point) and of an element of C in DRAM.
+  int64_t scaleBytes = 4, cBytes = 4;
+
+  int64_t groups() const { return k / group; }
+  int64_t mBlocks() const { return systolic_emit::ceilDiv(m, tileM); }
+  systolic::Unpack unpack() const {
+    if (bits == 4)
+      return isUnsigned ? systolic::Unpack::U4 : systolic::Unpack::S4;
+    return isUnsigned ? systolic::Unpack::U8 : systolic::Unpack::S8;
+  }
+};
+
+/// The kernel of `op` on `machine`: its shape and blocks; a located error
+/// naming the op and why when the array cannot run it (f16 operands, zero
+/// points with bf16 activations, an accumulator too small for one strip).
+FailureOr<SystolicDequant>
+analyzeSystolicDequant(DequantMatmulOp op,
+                       const ::sysarray::MachineConfig &machine);
+
+/// The model's cycles: per strip and group the slowest of the DMA (the
+/// packed weights, the scales, the activations, C), the array (a row of W
+/// a cycle) and the vector unit, plus the pipeline's fill.
+double predictSystolicDequantCycles(const SystolicDequant &k,
+                                    const ::sysarray::MachineConfig &machine);
+
+/// The DRAM operands of one kernel: A's and C's rows ([m, k] and [m, n]
+/// at a row stride), and the buffers of the weights, scales and zero
+/// points (row-major, whole).
+struct SystolicDequantOperands {
+  systolic_emit::View a, c;
+  uint32_t weights = 0, scales = 0, zeroPoints = 0;
+};
+
+/// Emits the kernel.
+void emitSystolicDequant(systolic_emit::Emitter &e, const SystolicDequant &k,
+                         const SystolicDequantOperands &operands);
+
+} // namespace mlir::accel
+
+#endif // ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICDEQUANT_H
