@@ -25,7 +25,15 @@ accel-run (every run is also checked against the fp64 oracle) and prints:
      the small preset checked against fp64 through accel-run, Llama 3 8B's
      layer (128 tokens) compiled by accel-compile and run by accel-sim, and
      its scratch buffers' bytes / its scratch values' (shared buffers).
-  7. The schedule model's predicted cycles / the simulator's (goal +-5%).
+  7. Weight-only quantised GEMV / skinny GEMM (decode: M = 1, 8, 16 rows
+     of bf16 activations times 4096x4096 weights; 16 and 4 DRAM bytes a
+     cycle): accel.dequant_matmul
+     with int4 (groups of 128) and int8 (per channel) weights against the
+     same product with bf16 weights (accel.matmul, B as [N, K]); cycles,
+     the speedup over bf16 weights, the DRAM bytes read a cycle against
+     the machine's bandwidth, and weights a cycle against the array's
+     bound (a row of W, `rows` weights, a cycle).
+  8. The schedule model's predicted cycles / the simulator's (goal +-5%).
 
 Every number is printed with its bandwidth assumption. Standard library only.
 
@@ -197,6 +205,60 @@ def block_bytes(path):
             n *= int(d)
         total += n * (4 if ty == "f32" else 2)
     return total
+
+
+def dequant_src(m, k, n, kind):
+    """C[m, n] = A[m, k] . W^T for W [n, k]: int4 (groups of 128), int8
+    (per channel) or bf16 weights."""
+    a = f"tensor<{m}x{k}xbf16>"
+    c = f"tensor<{m}x{n}xf32>"
+    if kind == "bf16":
+        w = f"tensor<{n}x{k}xbf16>"
+        return (f"func.func @{kind}(%x: {a}, %w: {w}) -> {c} {{\n"
+                f"  %c = tensor.empty() : {c}\n"
+                f"  %y = accel.matmul transpose_b ins(%x, %w : {a}, {w}) "
+                f"outs(%c : {c}) -> {c}\n  return %y : {c}\n}}\n")
+    bits, group = (4, 128) if kind == "int4" else (8, k)
+    w = f"tensor<{n}x{k * bits // 8}xi8>"
+    sc = f"tensor<{n}x{k // group}xbf16>"
+    return (f"func.func @{kind}(%x: {a}, %w: {w}, %s: {sc}) -> {c} {{\n"
+            f"  %c = tensor.empty() : {c}\n"
+            f"  %y = accel.dequant_matmul bits({bits}) group({group}) "
+            f"ins(%x, %w : {a}, {w}) scales(%s : {sc}) outs(%c : {c}) -> "
+            f"{c}\n  return %y : {c}\n}}\n")
+
+
+def decode_section(args, emit, model_ratios):
+    print("# 7. Weight-only quantised GEMV / skinny GEMM (bf16 activations, "
+          "16x16 machine at 16 and 4 DRAM B/cycle)")
+    print(f"{'M x K x N':>16} {'B/c':>3} {'weights':7} {'cycles':>9} "
+          f"{'vs bf16':>7} "
+          f"{'B/cycle':>7} {'of DRAM':>7} {'w/cycle':>7} {'of array':>8} "
+          f"{'model/sim':>9}")
+    # The default machine, and one with a quarter of its DRAM bandwidth
+    # (where the weights' bytes, not the array, set the pace).
+    shapes = [(1, 4096, 4096, 16), (8, 4096, 4096, 16), (16, 4096, 4096, 16),
+              (1, 4096, 4096, 4)]
+    if args.quick:
+        shapes = [(1, 1024, 1024, 16), (1, 1024, 1024, 4)]
+    for m, k, n, bw in shapes:
+        base = None
+        for kind in ("bf16", "int8", "int4"):
+            res = run(dequant_src(m, k, n, kind), machine(16, 16, bw),
+                      dist="uniform")
+            if kind == "bf16":
+                base = res["cycles"]
+            rate = res["read"] / res["cycles"]
+            weights = n * k / res["cycles"]
+            mr = res["predicted"] / res["cycles"]
+            model_ratios.append(mr)
+            print(f"{m:>5}x{k}x{n:<6} {bw:>3} {kind:7} {res['cycles']:>9} "
+                  f"{base / res['cycles']:7.2f} {rate:7.2f} {rate / bw:7.3f} "
+                  f"{weights:7.2f} {weights / 16:8.3f} {mr:9.3f}")
+            emit("decode", f"{m}x{k}x{n} {bw}B/cyc {kind}",
+                 f"{base / res['cycles']:.2f}", "(report: x bf16 weights)",
+                 f"cycles {res['cycles']}; DRAM {rate / bw:.3f} of {bw} "
+                 f"B/cycle; {weights:.2f} weights/cycle")
 
 
 def llama_section(args, emit, model_ratios):
@@ -429,8 +491,10 @@ def main():
     print()
     llama_section(args, emit, model_ratios)
     print()
+    decode_section(args, emit, model_ratios)
+    print()
     within = sum(1 for x in model_ratios if abs(x - 1) <= 0.05)
-    print(f"# 7. Schedule model / simulator: {within} of {len(model_ratios)} "
+    print(f"# 8. Schedule model / simulator: {within} of {len(model_ratios)} "
           f"within +-5%; range {min(model_ratios):.3f} .. "
           f"{max(model_ratios):.3f}")
     emit("model", "predicted / simulated within 5%",

@@ -615,6 +615,12 @@ TEST(SystolicSimulatorTest, UnpackedMoves) {
       << errorOf(bad, zeroBuffers(bad));
   bad.instructions[0].offset = 120;
   EXPECT_EQ(errorOf(bad, zeroBuffers(bad)), "");
+  // mvout never unpacks (nor counts nibbles: no write past the buffer).
+  bad.instructions = {mvout(Space::Spad, 0, 1, 8, 0, 120, 8)};
+  bad.instructions[0].unpack = Unpack::S4;
+  EXPECT_NE(errorOf(bad, zeroBuffers(bad)).find("mvout does not unpack"),
+            std::string::npos)
+      << errorOf(bad, zeroBuffers(bad));
 }
 
 //===----------------------------------------------------------------------===//

@@ -455,9 +455,9 @@ Error Simulator::checkSram(Space space, uint32_t row, uint32_t rows,
 
 Error Simulator::checkDram(const Instruction &in) {
   const Buffer &b = prog.buffers[in.buffer];
-  // (Unpacked 4-bit elements: two a byte, counted in nibbles.)
-  uint64_t elems =
-      bufs[in.buffer].size() / elemBytes(b.type) * unpackPerByte(in.unpack);
+  // (An mvin's unpacked 4-bit elements: two a byte, counted in nibbles.)
+  uint64_t elems = bufs[in.buffer].size() / elemBytes(b.type) *
+                   (in.op == Opcode::Mvin ? unpackPerByte(in.unpack) : 1);
   uint64_t outer = in.transpose ? in.cols : in.rows;
   uint64_t inner = in.transpose ? in.rows : in.cols;
   uint64_t prod = 0, last = 0;
@@ -610,6 +610,8 @@ Error Simulator::mvout(const Instruction &in) {
                     .str());
   if (Error e = checkSram(in.space, in.row, in.rows, in.cols, "source"))
     return e;
+  if (in.unpack != Unpack::None)
+    return fail("mvout does not unpack: its unpack mode must be none");
   const Buffer &b = prog.buffers[in.buffer];
   ElemType sramType = in.space == Space::Spad ? cfg.inputType : cfg.accType;
   bool ok = b.type == sramType;

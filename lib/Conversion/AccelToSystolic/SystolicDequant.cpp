@@ -19,41 +19,32 @@ namespace isa = ::sysarray;
 namespace {
 
 /// Where the kernel's blocks sit: accumulator rows (Cᵀ of two strips, the
-/// partial sums of two groups, the scales of two groups, and with zero
-/// points two weight tiles and two groups' zero points) and scratchpad
-/// rows (the weight tiles, then Aᵀ's tiles).
+/// partial sums of two groups when the groups are scaled after the array,
+/// the scales of two groups, and when the weights are dequantised on the
+/// vector unit two weight tiles and, with zero points, two groups' zero
+/// points) and scratchpad rows (the weight tiles, then Aᵀ's tiles).
 struct DequantLayout {
-  int64_t cBase, pBase, sBase, wAccBase, zBase, accRows;
+  int64_t cBase, pBase, sBase, stageBase, zBase, accRows;
   int64_t aBase, aTiles, spadRows;
 
   DequantLayout(const SystolicDequant &k, const isa::MachineConfig &mc) {
     const int64_t blocks = k.mBlocks(), t = k.tileN;
     cBase = 0;
     pBase = 2 * blocks * t;
-    sBase = 4 * blocks * t;
-    wAccBase = sBase + 2 * t;
-    zBase = wAccBase + (k.zeroPoints ? 2 * t : 0);
+    sBase = pBase + (k.exact ? 0 : 2 * blocks * t);
+    stageBase = sBase + 2 * t;
+    zBase = stageBase + (k.exact ? 2 * t : 0);
     accRows = zBase + (k.zeroPoints ? 2 * t : 0);
-    const int64_t kTiles = kTilesOf(k, mc);
     aBase = k.wBuffers * t;
-    aTiles = (k.aResident ? kTiles : 2) * blocks;
-    spadRows = aBase + aTiles * int64_t(mc.rows);
-  }
-
-  /// K's tiles: each group in tiles of the array's rows (the last one of
-  /// a group shorter), so that no tile straddles two groups' scales.
-  static int64_t kTilesOf(const SystolicDequant &k,
-                          const isa::MachineConfig &mc) {
-    return k.groups() * ceilDiv(k.group, mc.rows);
+    aTiles = (k.aResident ? k.groups() * k.tilesPerGroup() : 2) * blocks;
+    spadRows = aBase + aTiles * k.tileK;
   }
 };
 
-/// Accumulator rows one strip row takes: two blocks of Cᵀ (strips
-/// alternate, so that a strip's stores overlap the next one's sums) and
-/// two partial blocks per block of C's columns, two scale columns, and
-/// with zero points two weight tiles and two zero-point columns.
+/// Accumulator rows one strip row takes (DequantLayout).
 int64_t accRowsPerStripRow(const SystolicDequant &k) {
-  return 4 * k.mBlocks() + 2 + (k.zeroPoints ? 4 : 0);
+  return (k.exact ? 2 : 4) * k.mBlocks() + 2 + (k.exact ? 2 : 0) +
+         (k.zeroPoints ? 2 : 0);
 }
 
 } // namespace
@@ -81,7 +72,8 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   k.group = op.getGroup();
   k.isUnsigned = op.getIsUnsigned();
   k.zeroPoints = bool(op.getZeroPoints());
-  if (k.zeroPoints && mc.inputType != isa::ElemType::F32)
+  k.exact = mc.inputType == isa::ElemType::F32;
+  if (k.zeroPoints && !k.exact)
     return op.emitOpError(
         "with zero points has no systolic lowering on a bf16 array: the "
         "array would hold q - z in bf16, which rounds a fractional zero "
@@ -92,6 +84,8 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   if (k.m == 0 || k.n == 0)
     return k;
   k.tileM = std::min<int64_t>(mc.cols, k.m);
+  // A tile dequantised in the accumulator is at most its width.
+  k.tileK = k.exact ? std::min(mc.rows, mc.cols) : int64_t(mc.rows);
   // Strips as tall as the accumulator allows (fewer strips read A again
   // and fill the array fewer times), at most 512 rows, a multiple of 8.
   const int64_t perRow = accRowsPerStripRow(k);
@@ -116,8 +110,7 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
     --k.wBuffers;
   // Still too many: shorter strips (two weight tiles and two sets of Aᵀ's
   // tiles must fit).
-  const int64_t room =
-      int64_t(mc.spadRows) - 2 * k.mBlocks() * int64_t(mc.rows);
+  const int64_t room = int64_t(mc.spadRows) - 2 * k.mBlocks() * k.tileK;
   if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows) && room >= 2)
     k.tileN = std::min(k.tileN, room / k.wBuffers);
   if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows))
@@ -133,7 +126,6 @@ double mlir::accel::predictSystolicDequantCycles(const SystolicDequant &k,
   if (k.m == 0 || k.n == 0)
     return 0;
   const double bw = mc.dramBytesPerCycle, lanes = mc.vectorLanes;
-  const int64_t R = mc.rows;
   const double aBytes = isa::elemBytes(mc.inputType);
   auto vecOp = [&](int64_t rows, int64_t cols) {
     return std::ceil(double(rows * cols) / lanes) + 4;
@@ -146,80 +138,70 @@ double mlir::accel::predictSystolicDequantCycles(const SystolicDequant &k,
     const int64_t nr = std::min(k.tileN, k.n - n0);
     for (int64_t g = 0; g < k.groups(); ++g) {
       double array = 0, dma = 0, vec = 0;
-      for (int64_t k0 = 0; k0 < k.group; k0 += R) {
-        const int64_t kc = std::min(R, k.group - k0);
+      for (int64_t k0 = 0; k0 < k.group; k0 += k.tileK) {
+        const int64_t kc = std::min(k.tileK, k.group - k0);
         dma += double(nr * kc * k.bits) / 8 / bw;
         if (!k.aResident)
           dma += double(k.m * kc) * aBytes / bw;
-        if (k.zeroPoints)
-          vec += 2 * vecOp(nr, kc);
+        // Dequantised on the vector unit: (q - z), * s, into the
+        // scratchpad.
+        if (k.exact)
+          vec += (k.zeroPoints ? 3 : 2) * vecOp(nr, kc);
         for (int64_t mb = 0; mb < k.mBlocks(); ++mb)
           array += std::max(nr, kc);
       }
       dma += double(nr * (k.zeroPoints ? 2 : 1) * k.scaleBytes) / bw;
-      for (int64_t mb = 0; mb < k.mBlocks(); ++mb) {
-        const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
-        vec += (g == 0 ? 1 : 2) * vecOp(nr, mc2);
-      }
+      // The group's sums scaled and added after the array.
+      if (!k.exact)
+        for (int64_t mb = 0; mb < k.mBlocks(); ++mb) {
+          const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
+          vec += (g == 0 ? 1 : 2) * vecOp(nr, mc2);
+        }
       cycles += std::max({array, dma, vec});
     }
     stores += double(nr * k.m * k.cBytes) / bw;
   }
   // The first tiles' latency, the array's fill and drain, the last
   // stores.
-  return std::max(cycles, stores) + 2.0 * mc.dramLatency + R + mc.cols;
+  return std::max(cycles, stores) + 2.0 * mc.dramLatency + mc.rows + mc.cols;
 }
 
 void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
                                       const SystolicDequantOperands &ops) {
   if (k.m == 0 || k.n == 0)
     return;
-  const isa::MachineConfig &mc = e.machine();
-  const int64_t R = mc.rows;
-  const DequantLayout l(k, mc);
+  const DequantLayout l(k, e.machine());
   const View w{ops.weights, 0, k.k, false};
   const View s{ops.scales, 0, k.groups(), false};
   const View z{ops.zeroPoints, 0, k.groups(), false};
   const View at = ops.a.t(), ct = ops.c.t();
-  const int64_t blocks = k.mBlocks(), kTiles = DequantLayout::kTilesOf(k, mc);
-  const int64_t tilesPerGroup = ceilDiv(k.group, R);
+  const int64_t blocks = k.mBlocks(), perGroup = k.tilesPerGroup();
+  const int64_t kTiles = k.groups() * perGroup;
   e.setDataflow(systolic::Dataflow::WS);
-  // Aᵀ's tile of K tile `kt` and block `mb` (k0 its first K): in the
-  // scratchpad for good, or in one of two sets of tiles.
+  // Aᵀ's tile of K tile `kt` and block `mb`: in the scratchpad for good,
+  // or in one of two sets of tiles.
   auto aTileRow = [&](int64_t kt, int64_t mb) {
     const int64_t slot = k.aResident ? kt : kt % 2;
-    return l.aBase + (slot * blocks + mb) * R;
+    return l.aBase + (slot * blocks + mb) * k.tileK;
   };
   auto kOf = [&](int64_t kt) {
-    return (kt / tilesPerGroup) * k.group + (kt % tilesPerGroup) * R;
+    return (kt / perGroup) * k.group + (kt % perGroup) * k.tileK;
   };
   auto kcOf = [&](int64_t kt) {
-    const int64_t k0 = kt % tilesPerGroup * R;
-    return std::min(R, k.group - k0);
+    return std::min(k.tileK, k.group - (kt % perGroup) * k.tileK);
+  };
+  auto mcOf = [&](int64_t mb) {
+    return std::min(k.tileM, k.m - mb * k.tileM);
   };
   auto loadA = [&](int64_t kt) {
     for (int64_t mb = 0; mb < blocks; ++mb)
-      e.mvin(at, kOf(kt), mb * k.tileM, kcOf(kt),
-             std::min(k.tileM, k.m - mb * k.tileM), systolic::Space::Spad,
-             aTileRow(kt, mb));
+      e.mvin(at, kOf(kt), mb * k.tileM, kcOf(kt), mcOf(mb),
+             systolic::Space::Spad, aTileRow(kt, mb));
   };
   if (k.aResident)
     for (int64_t kt = 0; kt < kTiles; ++kt)
       loadA(kt);
-  if (k.k == 0) {
-    // Nothing to sum: C is zeros, from a filled strip of the accumulator.
-    for (int64_t n0 = 0; n0 < k.n; n0 += k.tileN) {
-      const int64_t nr = std::min(k.tileN, k.n - n0);
-      for (int64_t mb = 0; mb < blocks; ++mb) {
-        const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
-        e.vector(systolic::VecOp::Fill, l.cBase, l.cBase, std::nullopt, nr,
-                 mc2, systolic::Bcast::None, 0.0f);
-        e.mvout(systolic::Space::Acc, l.cBase, nr, mc2, ct, n0, mb * k.tileM);
-      }
-    }
-    return;
-  }
-  int64_t wSlot = 0;
+  int64_t wSlot = 0, stage = 0;
   for (int64_t n0 = 0; n0 < k.n; n0 += k.tileN) {
     const int64_t nr = std::min(k.tileN, k.n - n0);
     const int64_t cBase = l.cBase + (n0 / k.tileN % 2) * blocks * k.tileN;
@@ -231,21 +213,26 @@ void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
       e.mvin(s, n0, g, nr, 1, systolic::Space::Acc, sRow);
       if (k.zeroPoints)
         e.mvin(z, n0, g, nr, 1, systolic::Space::Acc, zRow);
-      for (int64_t t = 0; t < tilesPerGroup; ++t) {
-        const int64_t kt = g * tilesPerGroup + t;
+      for (int64_t t = 0; t < perGroup; ++t) {
+        const int64_t kt = g * perGroup + t;
         const int64_t k0 = kOf(kt), kc = kcOf(kt);
         if (!k.aResident)
           loadA(kt);
         const int64_t wRow = wSlot * k.tileN;
-        if (k.zeroPoints) {
-          // q - z on the vector unit, exact in f32, then into the
-          // scratchpad.
-          const int64_t stage = l.wAccBase + (wSlot % 2) * k.tileN;
-          e.mvinUnpacked(w, n0, k0, nr, kc, systolic::Space::Acc, stage,
+        wSlot = (wSlot + 1) % k.wBuffers;
+        if (k.exact) {
+          // The op's rule on the vector unit, w = f32(f32(q - z) * s),
+          // then into the scratchpad (f32: exact).
+          const int64_t st = l.stageBase + stage * k.tileN;
+          stage ^= 1;
+          e.mvinUnpacked(w, n0, k0, nr, kc, systolic::Space::Acc, st,
                          k.unpack());
-          e.vector(systolic::VecOp::Sub, stage, stage, zRow, nr, kc,
+          if (k.zeroPoints)
+            e.vector(systolic::VecOp::Sub, st, st, zRow, nr, kc,
+                     systolic::Bcast::Row);
+          e.vector(systolic::VecOp::Mul, st, st, sRow, nr, kc,
                    systolic::Bcast::Row);
-          e.vector(systolic::VecOp::Copy, wRow, stage, std::nullopt, nr, kc,
+          e.vector(systolic::VecOp::Copy, wRow, st, std::nullopt, nr, kc,
                    systolic::Bcast::None, std::nullopt, std::nullopt,
                    /*accumulate=*/false, /*infIsZero=*/false,
                    /*toSpad=*/true);
@@ -253,35 +240,37 @@ void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
           e.mvinUnpacked(w, n0, k0, nr, kc, systolic::Space::Spad, wRow,
                          k.unpack());
         }
-        wSlot = (wSlot + 1) % k.wBuffers;
-        // The group's partial block of each block of C's columns: Aᵀ's
-        // tile stationary, the weight rows streaming through it.
+        // Each block of C's columns: Aᵀ's tile stationary, the weight
+        // rows streaming through it; into Cᵀ over all of K (exact), or
+        // into the group's partial block (the first group's is Cᵀ).
         for (int64_t mb = 0; mb < blocks; ++mb) {
-          const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
-          const int64_t pRow =
-              (g == 0 ? cBase : l.pBase + set * blocks * k.tileN) +
+          const int64_t target =
+              (k.exact || g == 0 ? cBase : l.pBase + set * blocks * k.tileN) +
               mb * k.tileN;
-          e.preload(aTileRow(kt, mb), pRow, nr, kc, mc2, /*accumulate=*/t > 0);
-          e.compute(wRow, std::nullopt, nr, kc, mc2, /*preloaded=*/true);
+          const bool accumulate = k.exact ? kt > 0 : t > 0;
+          e.preload(aTileRow(kt, mb), target, nr, kc, mcOf(mb), accumulate);
+          e.compute(wRow, std::nullopt, nr, kc, mcOf(mb), /*preloaded=*/true);
         }
       }
-      // Scaled and added to Cᵀ (the first group's sums are Cᵀ already).
+      if (k.exact)
+        continue;
+      // The group's sums scaled and added to Cᵀ (the first group's in
+      // place).
       for (int64_t mb = 0; mb < blocks; ++mb) {
-        const int64_t mc2 = std::min(k.tileM, k.m - mb * k.tileM);
         const int64_t cRow = cBase + mb * k.tileN;
         if (g == 0) {
-          e.vector(systolic::VecOp::Mul, cRow, cRow, sRow, nr, mc2,
+          e.vector(systolic::VecOp::Mul, cRow, cRow, sRow, nr, mcOf(mb),
                    systolic::Bcast::Row);
           continue;
         }
         const int64_t pRow = l.pBase + (set * blocks + mb) * k.tileN;
-        e.vector(systolic::VecOp::Mul, pRow, pRow, sRow, nr, mc2,
+        e.vector(systolic::VecOp::Mul, pRow, pRow, sRow, nr, mcOf(mb),
                  systolic::Bcast::Row);
-        e.vector(systolic::VecOp::Add, cRow, cRow, pRow, nr, mc2);
+        e.vector(systolic::VecOp::Add, cRow, cRow, pRow, nr, mcOf(mb));
       }
     }
     for (int64_t mb = 0; mb < blocks; ++mb)
-      e.mvout(systolic::Space::Acc, cBase + mb * k.tileN, nr,
-              std::min(k.tileM, k.m - mb * k.tileM), ct, n0, mb * k.tileM);
+      e.mvout(systolic::Space::Acc, cBase + mb * k.tileN, nr, mcOf(mb), ct,
+              n0, mb * k.tileM);
   }
 }

@@ -11,16 +11,24 @@
 // tile, and the weights stream through it a row of W per cycle, moved in
 // by the DMA as packed bytes and unpacked to integers on the way
 // (`mvin unpack`: exact in bf16 and f32), so no dequantised copy exists
-// anywhere. Per strip of W's rows and per group of K, the array sums
-// A · q over the group into a partial block; the vector unit then scales
-// it by the group's scales (one per row of Cᵀ: a row broadcast) and adds it
-// to Cᵀ, which mvout stores transposed. With zero points (f32 activations
-// only), each weight tile goes through the accumulator first: q - z on the
-// vector unit, then copied into the scratchpad, exact in f32.
+// in DRAM. Two forms:
 //
-// Sums: each group's products are exact and summed in f32, the group's
-// sum scaled in f32 and the groups summed in f32: the error bound of the
-// op's rule (an f32 matmul of A and the dequantised weights) holds.
+// - bf16 activations (a bf16 array), no zero points: the integers go
+//   straight into the scratchpad; per strip of W's rows and per group of
+//   K the array sums A · q over the group (every product exact: bf16 times
+//   an integer of at most 8 bits) into a partial block; the vector unit
+//   scales it by the group's scales (one per row of Cᵀ: a row broadcast)
+//   and adds it to Cᵀ. An f32 matmul of A and the dequantised weights in
+//   another order of sums, inside the op's contract, except where an
+//   unscaled group sum leaves f32's range or a scale is not finite (the
+//   order of the products then decides inf against NaN).
+// - f32 activations (an f32 array): each weight tile goes through the
+//   accumulator, where the vector unit computes the op's own rule,
+//   w = f32(f32(q - z) * s), before it is copied into the scratchpad; the
+//   array then sums A · w over all of K. Zero points only here: on a bf16
+//   array q - z would be rounded to bf16.
+//
+// Cᵀ is stored transposed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,15 +47,23 @@ struct SystolicDequant {
   /// Bits a weight, K a group, unsigned weights, zero points.
   int64_t bits = 8, group = 0;
   bool isUnsigned = false, zeroPoints = false;
+  /// The weights dequantised on the vector unit before the array (f32
+  /// activations), else the groups' sums scaled after it.
+  bool exact = false;
   /// W's rows a strip (Cᵀ's rows in the accumulator), columns of C a block
-  /// (at most the array's columns), weight tiles in flight in the
-  /// scratchpad, and whether all of Aᵀ stays in the scratchpad.
-  int64_t tileN = 0, tileM = 0, wBuffers = 2;
+  /// (at most the array's columns), K a tile (the array's rows; at most the
+  /// accumulator's width when tiles are dequantised there), weight tiles
+  /// in flight in the scratchpad, and whether all of Aᵀ stays in the
+  /// scratchpad.
+  int64_t tileN = 0, tileM = 0, tileK = 0, wBuffers = 2;
   bool aResident = false;
   /// Bytes of a scale (and zero point) and of an element of C in DRAM.
   int64_t scaleBytes = 4, cBytes = 4;
 
   int64_t groups() const { return k / group; }
+  /// K's tiles a group (the last one shorter): no tile straddles two
+  /// groups' scales.
+  int64_t tilesPerGroup() const { return systolic_emit::ceilDiv(group, tileK); }
   int64_t mBlocks() const { return systolic_emit::ceilDiv(m, tileM); }
   systolic::Unpack unpack() const {
     if (bits == 4)
@@ -58,7 +74,7 @@ struct SystolicDequant {
 
 /// The kernel of `op` on `machine`: its shape and blocks; a located error
 /// naming the op and why when the array cannot run it (f16 operands, zero
-/// points with bf16 activations, an accumulator too small for one strip).
+/// points with bf16 activations, SRAMs too small for one strip).
 FailureOr<SystolicDequant>
 analyzeSystolicDequant(DequantMatmulOp op,
                        const ::sysarray::MachineConfig &machine);

@@ -2,16 +2,19 @@
 // the fp64 oracle: int4 and int8, signed and unsigned, groups of 16-128,
 // per channel, a group of 24 (tiles of 16 and 8 per group), C in f32 and
 // bf16, one to 40 rows of A (three blocks of C's columns), batch
-// dimensions, zero points on f32 activations. Machines: the default
-// (16x16), 8x8 with 4 lanes, a 2 KiB accumulator (strips of 8 and 16
-// rows), a 4 KiB scratchpad (Aᵀ moved in again per strip), and the OS
-// option (the kernel is WS either way).
+// dimensions, f32 activations (the weights dequantised on the vector
+// unit), zero points. Machines: the default (16x16), 8x8 with 4 lanes, a
+// 2 KiB accumulator (strips of 8 and 16 rows), a 4 KiB scratchpad (Aᵀ
+// moved in again per strip), the OS option (the kernel is WS either way),
+// and 32x16 (K tiles of 32 rows, or of 16 where the accumulator
+// dequantises them).
 //
 // RUN: accel-run %s --target=systolic | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="rows=8 cols=8 vector-lanes=4" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="acc-kib=2" | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="spad-kib=4" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="dataflow=os" | FileCheck %s
+// RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="rows=32 cols=16" | FileCheck %s
 // CHECK: accel-run: 8 of 8 functions passed
 //
 // The binary form: accel-compile writes it, accel-sim runs it (the
