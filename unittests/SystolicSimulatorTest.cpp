@@ -597,9 +597,10 @@ TEST(SystolicSimulatorTest, UnpackedMoves) {
   Instruction load = mvin(0, 0, 8, Space::Spad, 0, 2, 8);
   load.unpack = Unpack::S4;
   bad.instructions = {load};
-  EXPECT_NE(errorOf(bad, zeroBuffers(bad)).find("cannot unpack (s4) i8 buffer "
-                                                "0 'w' into the spad of "
-                                                "i8"),
+  EXPECT_NE(errorOf(bad, zeroBuffers(bad))
+                .find("cannot unpack (s4) i8 buffer "
+                      "0 'w' into the spad of "
+                      "i8"),
             std::string::npos)
       << errorOf(bad, zeroBuffers(bad));
   bad.config = machine(8, 8, ElemType::F32);

@@ -66,10 +66,11 @@ bool Instruction::operator==(const Instruction &o) const {
   std::memcpy(&b, &o.fimm, 4);
   return op == o.op && dataflow == o.dataflow && buffer == o.buffer &&
          offset == o.offset && stride == o.stride && space == o.space &&
-         row == o.row && transpose == o.transpose && unpack == o.unpack && rows == o.rows &&
-         cols == o.cols && aRow == o.aRow && bRow == o.bRow && cRow == o.cRow &&
-         m == o.m && k == o.k && n == o.n && accumulate == o.accumulate &&
-         preloaded == o.preloaded && vop == o.vop && bcast == o.bcast &&
-         vflags == o.vflags && dst == o.dst && srcA == o.srcA &&
-         srcB == o.srcB && a == b && iimm == o.iimm;
+         row == o.row && transpose == o.transpose && unpack == o.unpack &&
+         rows == o.rows && cols == o.cols && aRow == o.aRow && bRow == o.bRow &&
+         cRow == o.cRow && m == o.m && k == o.k && n == o.n &&
+         accumulate == o.accumulate && preloaded == o.preloaded &&
+         vop == o.vop && bcast == o.bcast && vflags == o.vflags &&
+         dst == o.dst && srcA == o.srcA && srcB == o.srcB && a == b &&
+         iimm == o.iimm;
 }

@@ -499,8 +499,8 @@ Error Simulator::mvin(const Instruction &in) {
     return fail(
         llvm::formatv("unknown unpack mode {0}", unsigned(in.unpack)).str());
   const bool unpack = in.unpack != Unpack::None;
-  if (unpack && (b.type != ElemType::I8 || (sramType != ElemType::BF16 &&
-                                            sramType != ElemType::F32)))
+  if (unpack && (b.type != ElemType::I8 ||
+                 (sramType != ElemType::BF16 && sramType != ElemType::F32)))
     return fail(llvm::formatv("cannot unpack ({0}) {1} buffer {2} '{3}' into "
                               "the {4} of {5}: unpacking reads i8 buffers "
                               "into bf16 or f32 SRAMs",

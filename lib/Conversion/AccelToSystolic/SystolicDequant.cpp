@@ -55,8 +55,8 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   auto aType = cast<RankedTensorType>(op.getLhs().getType());
   auto cType = cast<RankedTensorType>(op.getInit().getType());
   auto sType = cast<RankedTensorType>(op.getScales().getType());
-  for (Type t : {aType.getElementType(), sType.getElementType(),
-                 cType.getElementType()})
+  for (Type t :
+       {aType.getElementType(), sType.getElementType(), cType.getElementType()})
     if (!t.isF32() && !t.isBF16())
       return op.emitOpError("with ")
              << t
@@ -105,8 +105,7 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   k.aResident = true;
   if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows))
     k.aResident = false;
-  while (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows) &&
-         k.wBuffers > 2)
+  while (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows) && k.wBuffers > 2)
     --k.wBuffers;
   // Still too many: shorter strips (two weight tiles and two sets of Aᵀ's
   // tiles must fit).
@@ -190,9 +189,7 @@ void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
   auto kcOf = [&](int64_t kt) {
     return std::min(k.tileK, k.group - (kt % perGroup) * k.tileK);
   };
-  auto mcOf = [&](int64_t mb) {
-    return std::min(k.tileM, k.m - mb * k.tileM);
-  };
+  auto mcOf = [&](int64_t mb) { return std::min(k.tileM, k.m - mb * k.tileM); };
   auto loadA = [&](int64_t kt) {
     for (int64_t mb = 0; mb < blocks; ++mb)
       e.mvin(at, kOf(kt), mb * k.tileM, kcOf(kt), mcOf(mb),
@@ -270,7 +267,7 @@ void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
       }
     }
     for (int64_t mb = 0; mb < blocks; ++mb)
-      e.mvout(systolic::Space::Acc, cBase + mb * k.tileN, nr, mcOf(mb), ct,
-              n0, mb * k.tileM);
+      e.mvout(systolic::Space::Acc, cBase + mb * k.tileN, nr, mcOf(mb), ct, n0,
+              mb * k.tileM);
   }
 }

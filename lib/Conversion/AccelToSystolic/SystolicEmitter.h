@@ -77,9 +77,9 @@ public:
         unpack == systolic::Unpack::S4 || unpack == systolic::Unpack::U4;
     dma += double(rows * (nibbles ? (cols + 1) / 2 : cols)) /
            config.dramBytesPerCycle;
-    systolic::MvinOp::create(
-        b, loc, v.buffer, v.at(r0, c0), v.stride, space, row, rows, cols,
-        v.transposed, systolic::UnpackAttr::get(b.getContext(), unpack));
+    systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
+                             row, rows, cols, v.transposed,
+                             systolic::UnpackAttr::get(b.getContext(), unpack));
   }
   void mvout(systolic::Space space, int64_t row, int64_t rows, int64_t cols,
              const View &v, int64_t r0, int64_t c0) {

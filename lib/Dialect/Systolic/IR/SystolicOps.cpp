@@ -336,8 +336,10 @@ private:
     end += llvm::APInt(128, dramRows - 1) * llvm::APInt(128, strideV);
     end += llvm::APInt(128, dramCols);
     // (4-bit unpacking counts in nibbles, two a byte.)
-    const bool nibbles = unpack && (*unpack == Unpack::S4 || *unpack == Unpack::U4);
-    uint64_t numElements = buffer.getType().getNumElements() * (nibbles ? 2 : 1);
+    const bool nibbles =
+        unpack && (*unpack == Unpack::S4 || *unpack == Unpack::U4);
+    uint64_t numElements =
+        buffer.getType().getNumElements() * (nibbles ? 2 : 1);
     if (end.ugt(numElements))
       return op->emitOpError()
              << (isMvin ? "reads" : "writes") << " elements [" << offsetV
