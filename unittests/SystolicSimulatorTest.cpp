@@ -619,7 +619,7 @@ TEST(SystolicSimulatorTest, UnpackedMoves) {
   // mvout never unpacks (nor counts nibbles: no write past the buffer).
   bad.instructions = {mvout(Space::Spad, 0, 1, 8, 0, 120, 8)};
   bad.instructions[0].unpack = Unpack::S4;
-  EXPECT_NE(errorOf(bad, zeroBuffers(bad)).find("mvout does not unpack"),
+  EXPECT_NE(errorOf(bad, zeroBuffers(bad)).find("mvout does not unpack: its unpack mode must be none"),
             std::string::npos)
       << errorOf(bad, zeroBuffers(bad));
 }

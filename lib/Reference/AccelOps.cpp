@@ -114,12 +114,20 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
     Type f32 = Float32Type::get(op->getContext());
     spec.inputType = f32;
     spec.accType = f32;
+    // The program gate's draw: the f32 sum's roundings, and C's own
+    // rounding to its type (the weights' dequantisation is exact here).
+    spec.drawRounding = options.drawRounding;
     Result r = matmul(a, w, Tensor({rows, n}), spec);
     Type cElt = dq.getInit().getType().getElementType();
     if (cElt != f32)
-      for (int64_t i = 0; i < r.value.numElements(); ++i)
+      for (int64_t i = 0; i < r.value.numElements(); ++i) {
+        if (options.drawRounding && std::isfinite(r.value.data[i])) {
+          r.value.data[i] *= 1 + options.drawRounding() * unitRoundoff(cElt);
+          continue;
+        }
         r.bound.data[i] += unitRoundoff(cElt) * std::fabs(r.value.data[i]) +
                            underflowError(cElt);
+      }
     shape.back() = n;
     r.value.shape = shape;
     r.bound.shape = shape;

@@ -424,6 +424,32 @@ static void carryMatmulInputBounds(ref::Result &r, const ref::Result &a,
       }
 }
 
+/// The same for a weight-only quantised matmul: A's bound carried through
+/// the dequantised weights (exact: integers and scales are inputs, the
+/// dequantisation the op's own rule), every batch row against the same W.
+static void carryDequantInputBounds(ref::Result &r, const ref::Result &a,
+                                    DequantMatmulOp dq,
+                                    function_ref<const ref::Tensor &(Value)> get) {
+  if (a.bound.data.size() != a.value.data.size() ||
+      llvm::none_of(a.bound.data, [](double e) { return e != 0.0; }))
+    return;
+  const int64_t k = dq.getK(), n = dq.getN();
+  const int64_t rows = k ? a.value.numElements() / k : 0;
+  const ref::Tensor *z =
+      dq.getZeroPoints() ? &get(dq.getZeroPoints()) : nullptr;
+  ref::Result w{ref::dequantizeWeights(get(dq.getWeights()),
+                                       get(dq.getScales()), z, k, dq.getBits(),
+                                       dq.getGroup(), dq.getIsUnsigned()),
+                ref::Tensor()};
+  // As one [rows, K] x [N, K]ᵀ matmul (the batch dimensions flattened).
+  ref::Result flatA = a;
+  flatA.value.shape = flatA.bound.shape = {rows, k};
+  SmallVector<int64_t> shape = r.value.shape;
+  r.value.shape = r.bound.shape = {rows, n};
+  carryMatmulInputBounds(r, flatA, w, nullptr, /*transposeB=*/true);
+  r.value.shape = r.bound.shape = shape;
+}
+
 /// One draw of the program gate's model (programGates): every op's own
 /// error, its bound on exact operands, made real with a random size and sign.
 struct Perturbation {
@@ -655,6 +681,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
                                mm.getAccumulate() ? &env[mm.getInit()]
                                                   : nullptr,
                                mm.getTransposeB());
+      if (auto dq = dyn_cast<DequantMatmulOp>(op))
+        carryDequantInputBounds(*r, env[dq.getLhs()], dq, get);
       env[op.getResult(0)] = std::move(*r);
       continue;
     }

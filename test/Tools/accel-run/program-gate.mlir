@@ -52,6 +52,14 @@
 // RUN: accel-run %s --repeat=0 --entry=single --program-gate=on | FileCheck %s --check-prefix=ON
 // ON: result #0 tensor<8x64xf32>: {{.*}} -> PASS
 // ON-NEXT: program gate: {{.*}} -> PASS
+// A weight-only quantised matmul draws its f32 sum like a matmul (it
+// used to keep its whole bound: err/gate 0.000, the gate 13000 times the
+// error; now 20-25 times), on the CPU and on the systolic array (groups
+// summed, then scaled).
+// RUN: accel-run %s --repeat=0 --entry=dequant_square | FileCheck %s --check-prefix=DQ
+// RUN: accel-run %s --repeat=0 --entry=dequant_square --target=systolic | FileCheck %s --check-prefix=DQ
+// DQ: result #0 tensor<4x96xf32>: {{.*}} -> PASS
+// DQ-NEXT: program gate: {{.*}} err/gate 0.{{(0[1-9]|[1-9])[0-9]*}} -> PASS
 // RUN: accel-run %s --repeat=0 --program-gate=off | FileCheck %s --check-prefix=OFF
 // OFF-NOT: program gate
 // RUN: not accel-run %s --program-gate=sometimes 2>&1 | FileCheck %s --check-prefix=BAD
@@ -156,4 +164,20 @@ func.func @nan_at_masked_key(%q: tensor<1x1x8x8xf32>, %k: tensor<1x1x8x8xf32>, %
     linalg.yield %m : f32
   } -> tensor<1x1x8x8xf32>
   return %1 : tensor<1x1x8x8xf32>
+}
+
+#sq2 = affine_map<(i, j) -> (i, j)>
+func.func @dequant_square(%x: tensor<4x512xbf16>, %w: tensor<96x256xi8>, %s: tensor<96x4xbf16>) -> tensor<4x96xf32> {
+  %c = tensor.empty() : tensor<4x96xf32>
+  %y = accel.dequant_matmul bits(4) group(128)
+         ins(%x, %w : tensor<4x512xbf16>, tensor<96x256xi8>)
+         scales(%s : tensor<96x4xbf16>)
+         outs(%c : tensor<4x96xf32>) -> tensor<4x96xf32>
+  %e = tensor.empty() : tensor<4x96xf32>
+  %r = linalg.generic {indexing_maps = [#sq2, #sq2], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<4x96xf32>) outs(%e : tensor<4x96xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<4x96xf32>
+  return %r : tensor<4x96xf32>
 }

@@ -62,8 +62,8 @@ def corrupt(src, dst, kind):
         data[4:6] = struct.pack("<H", 2)
     elif kind == "opcode":          # instruction 1
         data[insts + 32] = 9
-    elif kind == "reserved":        # byte 3 of an mvin word (instruction 1)
-        data[insts + 32 + 3] = 1
+    elif kind == "unpack":          # byte 3 of an mvin word (instruction 1)
+        data[insts + 32 + 3] = 9
     elif kind == "unused":          # byte 17 of instruction 0 (a config)
         data[insts + 17] = 0x80
     elif kind == "input-type":
