@@ -450,6 +450,46 @@ static void carryDequantInputBounds(ref::Result &r, const ref::Result &a,
   r.value.shape = r.bound.shape = shape;
 }
 
+/// The same for a softmax along `dim`: inputs off by at most δ_k move
+/// p_j = e^{x_j} / Σ_k e^{x_k} by a factor within e^{±(δ_j + max_k δ_k)},
+/// so p_j's bound grows by (p_j + its own bound) · (e^{δ_j + max δ} - 1).
+/// A non-finite δ of a finite input leaves the row unbounded (NaN).
+static void carrySoftmaxInputBounds(ref::Result &r, const ref::Result &x,
+                                    int64_t dim) {
+  if (x.bound.data.size() != x.value.data.size() ||
+      llvm::none_of(x.bound.data, [](double e) { return e != 0.0; }))
+    return;
+  const ref::Tensor &v = x.value;
+  int64_t len = v.shape[dim], inner = 1;
+  for (int64_t d = dim + 1; d < v.rank(); ++d)
+    inner *= v.shape[d];
+  const int64_t outer = len * inner == 0 ? 0 : v.numElements() / (len * inner);
+  if (r.bound.data.size() != r.value.data.size())
+    r.bound.data.assign(r.value.data.size(), 0.0);
+  auto delta = [&](int64_t i) {
+    // A masked (-inf) or otherwise non-finite input moves nothing that a
+    // bound describes: its probability is what it is.
+    return std::isfinite(v.data[i]) ? x.bound.data[i] : 0.0;
+  };
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      auto at = [&](int64_t j) { return (o * len + j) * inner + in; };
+      double most = 0;
+      bool unbounded = false;
+      for (int64_t j = 0; j < len; ++j) {
+        double d = delta(at(j));
+        unbounded |= !std::isfinite(d);
+        most = std::max(most, d);
+      }
+      for (int64_t j = 0; j < len; ++j) {
+        int64_t i = at(j);
+        double grow = unbounded ? std::nan("") : std::expm1(delta(i) + most);
+        r.bound.data[i] +=
+            (std::fabs(r.value.data[i]) + r.bound.data[i]) * grow;
+      }
+    }
+}
+
 /// One draw of the program gate's model (programGates): every op's own
 /// error, its bound on exact operands, made real with a random size and sign.
 struct Perturbation {
@@ -683,6 +723,8 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
                                mm.getTransposeB());
       if (auto dq = dyn_cast<DequantMatmulOp>(op))
         carryDequantInputBounds(*r, env[dq.getLhs()], dq, get);
+      if (auto sm = dyn_cast<SoftmaxOp>(op))
+        carrySoftmaxInputBounds(*r, env[sm.getInput()], sm.getDimension());
       env[op.getResult(0)] = std::move(*r);
       continue;
     }

@@ -52,6 +52,14 @@
 // RUN: accel-run %s --repeat=0 --entry=single --program-gate=on | FileCheck %s --check-prefix=ON
 // ON: result #0 tensor<8x64xf32>: {{.*}} -> PASS
 // ON-NEXT: program gate: {{.*}} -> PASS
+// A softmax of computed logits: its per-element gate carries the logits'
+// bounds (x off by δ moves p by a factor within e^{±2 max δ}; without
+// that a correct kernel failed it at err/gate 3.2).
+// RUN: accel-run %s --repeat=0 --entry=logits_softmax | FileCheck %s --check-prefix=SM
+// SM: result #0 tensor<8x64xf32>: {{.*}} -> PASS
+// SM-NEXT: program gate: {{.*}} -> PASS
+// SM: accel-run: 1 of 1 functions passed
+//
 // A weight-only quantised matmul draws its f32 sum like a matmul (it
 // used to keep its whole bound: err/gate 0.000, the gate 13000 times the
 // error; now 20-25 times), on the CPU and on the systolic array (groups
@@ -180,4 +188,12 @@ func.func @dequant_square(%x: tensor<4x512xbf16>, %w: tensor<96x256xi8>, %s: ten
     linalg.yield %m : f32
   } -> tensor<4x96xf32>
   return %r : tensor<4x96xf32>
+}
+
+func.func @logits_softmax(%x: tensor<8x4096xf32>, %w: tensor<4096x64xf32>) -> tensor<8x64xf32> {
+  %c = tensor.empty() : tensor<8x64xf32>
+  %s = accel.matmul ins(%x, %w : tensor<8x4096xf32>, tensor<4096x64xf32>) outs(%c : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %o = tensor.empty() : tensor<8x64xf32>
+  %p = accel.softmax dimension(1) ins(%s : tensor<8x64xf32>) outs(%o : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %p : tensor<8x64xf32>
 }
