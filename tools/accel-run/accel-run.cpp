@@ -490,6 +490,74 @@ static void carrySoftmaxInputBounds(ref::Result &r, const ref::Result &x,
     }
 }
 
+/// The same for attention (Q [B, Hq, Sq, D], K [B, Hkv, Skv, D], V [B,
+/// Hkv, Skv, Dv]), over all keys (masked ones too: an upper bound): a
+/// score moves by at most e_i = |scale| Σ_d (δQ_id max_j|K_jd| + |Q_id|
+/// max_j δK_jd + δQ_id max_j δK_jd), so each probability by a factor
+/// within e^{±2 e_i} (the softmax's rule), and O_id, a convex combination
+/// of V's rows, by at most (e^{2 e_i} - 1) max_j |V_jd| + e^{2 e_i}
+/// max_j δV_jd. Non-finite V (at masked keys) is left out of the maxima.
+static void carryAttentionInputBounds(ref::Result &r, const ref::Result &q,
+                                      const ref::Result &k,
+                                      const ref::Result &v, double scale) {
+  auto inexact = [](const ref::Result &x) {
+    return x.bound.data.size() == x.value.data.size() &&
+           llvm::any_of(x.bound.data, [](double e) { return e != 0.0; });
+  };
+  bool inQ = inexact(q), inK = inexact(k), inV = inexact(v);
+  if (!inQ && !inK && !inV)
+    return;
+  const int64_t nB = q.value.shape[0], hq = q.value.shape[1],
+                sq = q.value.shape[2], d = q.value.shape[3];
+  const int64_t hkv = k.value.shape[1], skv = k.value.shape[2],
+                dv = v.value.shape[3];
+  if (hkv == 0 || r.value.numElements() == 0)
+    return;
+  if (r.bound.data.size() != r.value.data.size())
+    r.bound.data.assign(r.value.data.size(), 0.0);
+  auto bound = [](const ref::Result &x, bool has, int64_t i) {
+    return has ? x.bound.data[i] : 0.0;
+  };
+  std::vector<double> kMax(d), kErr(d), vMax(dv), vErr(dv);
+  for (int64_t b = 0; b < nB; ++b)
+    for (int64_t g = 0; g < hkv; ++g) {
+      // Per feature, the largest |K|, δK, |V| and δV over the keys.
+      std::fill(kMax.begin(), kMax.end(), 0.0);
+      std::fill(kErr.begin(), kErr.end(), 0.0);
+      std::fill(vMax.begin(), vMax.end(), 0.0);
+      std::fill(vErr.begin(), vErr.end(), 0.0);
+      for (int64_t j = 0; j < skv; ++j) {
+        for (int64_t c = 0; c < d; ++c) {
+          int64_t i = ((b * hkv + g) * skv + j) * d + c;
+          kMax[c] = std::max(kMax[c], std::fabs(k.value.data[i]));
+          kErr[c] = std::max(kErr[c], bound(k, inK, i));
+        }
+        for (int64_t c = 0; c < dv; ++c) {
+          int64_t i = ((b * hkv + g) * skv + j) * dv + c;
+          if (std::isfinite(v.value.data[i]))
+            vMax[c] = std::max(vMax[c], std::fabs(v.value.data[i]));
+          vErr[c] = std::max(vErr[c], bound(v, inV, i));
+        }
+      }
+      for (int64_t h = g * (hq / hkv); h < (g + 1) * (hq / hkv); ++h)
+        for (int64_t row = 0; row < sq; ++row) {
+          double e = 0;
+          for (int64_t c = 0; c < d; ++c) {
+            int64_t i = ((b * hq + h) * sq + row) * d + c;
+            double dq = bound(q, inQ, i);
+            e += dq * kMax[c] + std::fabs(q.value.data[i]) * kErr[c] +
+                 dq * kErr[c];
+          }
+          e *= std::fabs(scale);
+          double grow = std::expm1(2 * e);
+          for (int64_t c = 0; c < dv; ++c) {
+            int64_t o = ((b * hq + h) * sq + row) * dv + c;
+            r.bound.data[o] += grow * vMax[c] + (1 + grow) * vErr[c];
+          }
+        }
+    }
+}
+
 /// One draw of the program gate's model (programGates): every op's own
 /// error, its bound on exact operands, made real with a random size and sign.
 struct Perturbation {
@@ -725,6 +793,10 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
         carryDequantInputBounds(*r, env[dq.getLhs()], dq, get);
       if (auto sm = dyn_cast<SoftmaxOp>(op))
         carrySoftmaxInputBounds(*r, env[sm.getInput()], sm.getDimension());
+      if (auto at = dyn_cast<AttentionOp>(op))
+        carryAttentionInputBounds(*r, env[at.getQuery()], env[at.getKey()],
+                                  env[at.getValue()],
+                                  at.getEffectiveScale().value_or(1.0));
       env[op.getResult(0)] = std::move(*r);
       continue;
     }

@@ -60,6 +60,13 @@
 // SM-NEXT: program gate: {{.*}} -> PASS
 // SM: accel-run: 1 of 1 functions passed
 //
+// Attention of projected queries carries their bounds the same way
+// (without that a correct kernel failed it at err/gate 1.8).
+// RUN: accel-run %s --repeat=0 --entry=projected_queries | FileCheck %s --check-prefix=ATT
+// ATT: result #0 tensor<1x2x32x32xf32>: {{.*}} -> PASS
+// ATT-NEXT: program gate: {{.*}} -> PASS
+// ATT: accel-run: 1 of 1 functions passed
+//
 // A weight-only quantised matmul draws its f32 sum like a matmul (it
 // used to keep its whole bound: err/gate 0.000, the gate 13000 times the
 // error; now 20-25 times), on the CPU and on the systolic array (groups
@@ -196,4 +203,12 @@ func.func @logits_softmax(%x: tensor<8x4096xf32>, %w: tensor<4096x64xf32>) -> te
   %o = tensor.empty() : tensor<8x64xf32>
   %p = accel.softmax dimension(1) ins(%s : tensor<8x64xf32>) outs(%o : tensor<8x64xf32>) -> tensor<8x64xf32>
   return %p : tensor<8x64xf32>
+}
+
+func.func @projected_queries(%x: tensor<1x2x32x16384xf32>, %w: tensor<1x2x16384x32xf32>, %k: tensor<1x2x64x32xf32>, %v: tensor<1x2x64x32xf32>) -> tensor<1x2x32x32xf32> {
+  %c = tensor.empty() : tensor<1x2x32x32xf32>
+  %q = accel.matmul ins(%x, %w : tensor<1x2x32x16384xf32>, tensor<1x2x16384x32xf32>) outs(%c : tensor<1x2x32x32xf32>) -> tensor<1x2x32x32xf32>
+  %o = tensor.empty() : tensor<1x2x32x32xf32>
+  %a = accel.attention ins(%q, %k, %v : tensor<1x2x32x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%o : tensor<1x2x32x32xf32>) -> tensor<1x2x32x32xf32>
+  return %a : tensor<1x2x32x32xf32>
 }
