@@ -228,6 +228,42 @@ def dequant_src(m, k, n, kind):
             f"{c}\n  return %y : {c}\n}}\n")
 
 
+def mlp_src(d, f, kind):
+    """examples/quantized_mlp.mlir's program at d_model `d`, FFN `f`: int4
+    weights in groups of 128 (accel.dequant_matmul) or bf16 weights
+    (accel.matmul, B as [N, K])."""
+    src = open(os.path.join(ROOT, "examples", "quantized_mlp.mlir")).read()
+    src = src.replace("256", "DMODEL").replace("512", "FFN")
+    # The packed int4 weights' and scales' shapes: [N, K / 2], [N, K / 128].
+    src = (src.replace("tensor<FFNx128xi8>", f"tensor<{f}x{d // 2}xi8>")
+               .replace("tensor<FFNx2xbf16>", f"tensor<{f}x{d // 128}xbf16>")
+               .replace("tensor<DMODELxDMODELxi8>", f"tensor<{d}x{f // 2}xi8>")
+               .replace("tensor<DMODELx4xbf16>", f"tensor<{d}x{f // 128}xbf16>")
+               .replace("DMODEL", str(d)).replace("FFN", str(f)))
+    if kind == "int4":
+        return src
+    # bf16 weights: each dequant_matmul a plain matmul of [N, K] weights.
+    out = []
+    for line in src.splitlines():
+        m = re.match(r"(\s*%\w+) = accel.dequant_matmul .* ins\((%\w+), "
+                     r"(%\w+) : (tensor<\S+>), tensor<\S+>\) scales\(\S+ : "
+                     r"\S+\) outs\((%\w+) : (tensor<\S+>)\)", line)
+        if m:
+            res, a, w, at, c, ct = m.groups()
+            n, k = ct.split("x")[1], at.split("x")[1]
+            wt = f"tensor<{n}x{k}xbf16>"
+            line = (f"{res} = accel.matmul transpose_b ins({a}, {w} : {at}, "
+                    f"{wt}) outs({c} : {ct}) -> {ct}")
+        out.append(line)
+    src = "\n".join(out) + "\n"
+    for w, s_ in (("wg", "sg"), ("wu", "su"), ("wd", "sd")):
+        src = re.sub(rf"%{w}: tensor<(\d+)x\d+xi8>, %{s_}: tensor<\S+>",
+                     lambda m_: f"%{w}: tensor<{m_.group(1)}xKxbf16>", src)
+    return (src.replace(f"%wg: tensor<{f}xKxbf16>", f"%wg: tensor<{f}x{d}xbf16>")
+               .replace(f"%wu: tensor<{f}xKxbf16>", f"%wu: tensor<{f}x{d}xbf16>")
+               .replace(f"%wd: tensor<{d}xKxbf16>", f"%wd: tensor<{d}x{f}xbf16>"))
+
+
 def decode_section(args, emit, model_ratios):
     print("# 7. Weight-only quantised GEMV / skinny GEMM (bf16 activations, "
           "16x16 machine at 16 and 4 DRAM B/cycle)")

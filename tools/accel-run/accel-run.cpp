@@ -491,21 +491,27 @@ static void carrySoftmaxInputBounds(ref::Result &r, const ref::Result &x,
 }
 
 /// The same for attention (Q [B, Hq, Sq, D], K [B, Hkv, Skv, D], V [B,
-/// Hkv, Skv, Dv]), over all keys (masked ones too: an upper bound): a
-/// score moves by at most e_i = |scale| Σ_d (δQ_id max_j|K_jd| + |Q_id|
-/// max_j δK_jd + δQ_id max_j δK_jd), so each probability by a factor
-/// within e^{±2 e_i} (the softmax's rule), and O_id, a convex combination
-/// of V's rows, by at most (e^{2 e_i} - 1) max_j |V_jd| + e^{2 e_i}
-/// max_j δV_jd. Non-finite V (at masked keys) is left out of the maxima.
+/// Hkv, Skv, Dv]), over all keys with finite K and V (masked ones too: an
+/// upper bound; a non-finite key or value that a row keeps makes its
+/// output non-finite, beyond any bound): a score moves by at most
+/// e_i = |scale| Σ_d (δQ_id max_j|K_jd| + |Q_id| max_j δK_jd + δQ_id
+/// max_j δK_jd) + max δmask, so each probability by a factor within
+/// e^{±2 e_i} (the softmax's rule), and O_id, a convex combination of V's
+/// rows, by at most (e^{2 e_i} - 1) max_j |V_jd| + max_j δV_jd (times
+/// 1 + 2^-7 for P's and O's own roundings at the moved values). A NaN or
+/// infinite operand bound leaves the rows it reaches unbounded (NaN); rows
+/// that keep no key (exactly 0, bound 0) stay exact.
 static void carryAttentionInputBounds(ref::Result &r, const ref::Result &q,
                                       const ref::Result &k,
-                                      const ref::Result &v, double scale) {
+                                      const ref::Result &v,
+                                      const ref::Result *mask, double scale) {
   auto inexact = [](const ref::Result &x) {
     return x.bound.data.size() == x.value.data.size() &&
            llvm::any_of(x.bound.data, [](double e) { return e != 0.0; });
   };
-  bool inQ = inexact(q), inK = inexact(k), inV = inexact(v);
-  if (!inQ && !inK && !inV)
+  bool inQ = inexact(q), inK = inexact(k), inV = inexact(v),
+       inM = mask && inexact(*mask);
+  if (!inQ && !inK && !inV && !inM)
     return;
   const int64_t nB = q.value.shape[0], hq = q.value.shape[1],
                 sq = q.value.shape[2], d = q.value.shape[3];
@@ -518,41 +524,73 @@ static void carryAttentionInputBounds(ref::Result &r, const ref::Result &q,
   auto bound = [](const ref::Result &x, bool has, int64_t i) {
     return has ? x.bound.data[i] : 0.0;
   };
+  // The additive mask's largest bound over its finite entries (a masked
+  // -inf moves nothing).
+  double maskErr = 0;
+  bool unboundedMask = false;
+  if (inM)
+    for (auto [x, e] : llvm::zip(mask->value.data, mask->bound.data))
+      if (std::isfinite(x)) {
+        unboundedMask |= !std::isfinite(e);
+        maskErr = std::max(maskErr, e);
+      }
   std::vector<double> kMax(d), kErr(d), vMax(dv), vErr(dv);
   for (int64_t b = 0; b < nB; ++b)
     for (int64_t g = 0; g < hkv; ++g) {
-      // Per feature, the largest |K|, δK, |V| and δV over the keys.
+      // Per feature, the largest |K|, δK, |V| and δV over the keys whose
+      // K and V are finite.
       std::fill(kMax.begin(), kMax.end(), 0.0);
       std::fill(kErr.begin(), kErr.end(), 0.0);
       std::fill(vMax.begin(), vMax.end(), 0.0);
       std::fill(vErr.begin(), vErr.end(), 0.0);
+      bool unbounded = unboundedMask;
       for (int64_t j = 0; j < skv; ++j) {
+        const int64_t kAt = ((b * hkv + g) * skv + j) * d,
+                      vAt = ((b * hkv + g) * skv + j) * dv;
+        bool finite = true;
+        for (int64_t c = 0; c < d; ++c)
+          finite &= std::isfinite(k.value.data[kAt + c]);
+        for (int64_t c = 0; c < dv; ++c)
+          finite &= std::isfinite(v.value.data[vAt + c]);
+        if (!finite)
+          continue;
         for (int64_t c = 0; c < d; ++c) {
-          int64_t i = ((b * hkv + g) * skv + j) * d + c;
-          kMax[c] = std::max(kMax[c], std::fabs(k.value.data[i]));
-          kErr[c] = std::max(kErr[c], bound(k, inK, i));
+          double e = bound(k, inK, kAt + c);
+          unbounded |= !std::isfinite(e);
+          kMax[c] = std::max(kMax[c], std::fabs(k.value.data[kAt + c]));
+          kErr[c] = std::max(kErr[c], e);
         }
         for (int64_t c = 0; c < dv; ++c) {
-          int64_t i = ((b * hkv + g) * skv + j) * dv + c;
-          if (std::isfinite(v.value.data[i]))
-            vMax[c] = std::max(vMax[c], std::fabs(v.value.data[i]));
-          vErr[c] = std::max(vErr[c], bound(v, inV, i));
+          double e = bound(v, inV, vAt + c);
+          unbounded |= !std::isfinite(e);
+          vMax[c] = std::max(vMax[c], std::fabs(v.value.data[vAt + c]));
+          vErr[c] = std::max(vErr[c], e);
         }
       }
       for (int64_t h = g * (hq / hkv); h < (g + 1) * (hq / hkv); ++h)
         for (int64_t row = 0; row < sq; ++row) {
+          const int64_t oAt = ((b * hq + h) * sq + row) * dv;
+          bool keepsNothing = true;
+          for (int64_t c = 0; c < dv; ++c)
+            keepsNothing &=
+                r.value.data[oAt + c] == 0.0 && r.bound.data[oAt + c] == 0.0;
+          if (keepsNothing)
+            continue;
           double e = 0;
           for (int64_t c = 0; c < d; ++c) {
             int64_t i = ((b * hq + h) * sq + row) * d + c;
             double dq = bound(q, inQ, i);
+            if (!std::isfinite(dq))
+              e = std::nan("");
             e += dq * kMax[c] + std::fabs(q.value.data[i]) * kErr[c] +
                  dq * kErr[c];
           }
-          e *= std::fabs(scale);
+          e = e * std::fabs(scale) + maskErr;
           double grow = std::expm1(2 * e);
           for (int64_t c = 0; c < dv; ++c) {
-            int64_t o = ((b * hq + h) * sq + row) * dv + c;
-            r.bound.data[o] += grow * vMax[c] + (1 + grow) * vErr[c];
+            double carried = (grow * vMax[c] + vErr[c]) * (1 + 0x1p-7);
+            r.bound.data[oAt + c] +=
+                unbounded || std::isnan(e) ? std::nan("") : carried;
           }
         }
     }
@@ -794,9 +832,14 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
       if (auto sm = dyn_cast<SoftmaxOp>(op))
         carrySoftmaxInputBounds(*r, env[sm.getInput()], sm.getDimension());
       if (auto at = dyn_cast<AttentionOp>(op))
-        carryAttentionInputBounds(*r, env[at.getQuery()], env[at.getKey()],
-                                  env[at.getValue()],
-                                  at.getEffectiveScale().value_or(1.0));
+        carryAttentionInputBounds(
+            *r, env[at.getQuery()], env[at.getKey()], env[at.getValue()],
+            at.getMask() && !cast<RankedTensorType>(at.getMask().getType())
+                                 .getElementType()
+                                 .isInteger(1)
+                ? &env[at.getMask()]
+                : nullptr,
+            at.getEffectiveScale().value_or(1.0));
       env[op.getResult(0)] = std::move(*r);
       continue;
     }
