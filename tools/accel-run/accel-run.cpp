@@ -490,27 +490,96 @@ static void carrySoftmaxInputBounds(ref::Result &r, const ref::Result &x,
     }
 }
 
+/// The maxima over the keys a head group reads that the attention carry
+/// needs (carryAttentionRows): per feature the largest |K|, δK, |V| and
+/// δV over the keys whose K and V are finite, and whether an operand bound
+/// is not finite.
+struct KeyMaxima {
+  std::vector<double> kMax, kErr, vMax, vErr;
+  bool unbounded = false;
+
+  KeyMaxima(int64_t d, int64_t dv)
+      : kMax(d), kErr(d), vMax(dv), vErr(dv) {}
+  /// Adds one key: K's d elements from `kAt`, V's dv from `vAt`.
+  void add(const ref::Result &k, bool inK, int64_t kAt, const ref::Result &v,
+           bool inV, int64_t vAt) {
+    const int64_t d = kMax.size(), dv = vMax.size();
+    for (int64_t c = 0; c < d; ++c)
+      if (!std::isfinite(k.value.data[kAt + c]))
+        return;
+    for (int64_t c = 0; c < dv; ++c)
+      if (!std::isfinite(v.value.data[vAt + c]))
+        return;
+    for (int64_t c = 0; c < d; ++c) {
+      double e = inK ? k.bound.data[kAt + c] : 0.0;
+      unbounded |= !std::isfinite(e);
+      kMax[c] = std::max(kMax[c], std::fabs(k.value.data[kAt + c]));
+      kErr[c] = std::max(kErr[c], e);
+    }
+    for (int64_t c = 0; c < dv; ++c) {
+      double e = inV ? v.bound.data[vAt + c] : 0.0;
+      unbounded |= !std::isfinite(e);
+      vMax[c] = std::max(vMax[c], std::fabs(v.value.data[vAt + c]));
+      vErr[c] = std::max(vErr[c], e);
+    }
+  }
+};
+
+/// Adds to attention's bound `r` (O [B, Hq, Sq, Dv]) what its operands'
+/// bounds carry into query row (b, h, row) whose keys `m` describes
+/// (masked keys too: an upper bound; a non-finite key or value that a row
+/// keeps makes its output non-finite, beyond any bound): a score moves by
+/// at most e = |scale| Σ_d (δQ_d max|K_d| + |Q_d| max δK_d + δQ_d max δK_d)
+/// + maskErr, so each probability by a factor within e^{±2e} (the
+/// softmax's rule), and O_d, a convex combination of V's rows, by at most
+/// (e^{2e} - 1) max|V_d| + max δV_d (times 1 + 2^-7 for P's and O's own
+/// roundings at the moved values). A NaN or infinite operand bound leaves
+/// the row unbounded (NaN); a row that keeps no key (exactly 0, bound 0)
+/// stays exact.
+static void carryAttentionRow(ref::Result &r, const ref::Result &q, bool inQ,
+                              const KeyMaxima &m, int64_t b, int64_t h,
+                              int64_t row, double scale, double maskErr,
+                              bool unboundedMask) {
+  const int64_t hq = q.value.shape[1], sq = q.value.shape[2],
+                d = q.value.shape[3], dv = m.vMax.size();
+  const int64_t oAt = ((b * hq + h) * sq + row) * dv;
+  bool keepsNothing = true;
+  for (int64_t c = 0; c < dv; ++c)
+    keepsNothing &= r.value.data[oAt + c] == 0.0 && r.bound.data[oAt + c] == 0.0;
+  if (keepsNothing)
+    return;
+  double e = 0;
+  for (int64_t c = 0; c < d; ++c) {
+    int64_t i = ((b * hq + h) * sq + row) * d + c;
+    double dq = inQ ? q.bound.data[i] : 0.0;
+    if (!std::isfinite(dq))
+      e = std::nan("");
+    e += dq * m.kMax[c] + std::fabs(q.value.data[i]) * m.kErr[c] +
+         dq * m.kErr[c];
+  }
+  e = e * std::fabs(scale) + maskErr;
+  const bool unbounded = m.unbounded || unboundedMask || std::isnan(e);
+  const double grow = std::expm1(2 * e);
+  for (int64_t c = 0; c < dv; ++c)
+    r.bound.data[oAt + c] +=
+        unbounded ? std::nan("")
+                  : (grow * m.vMax[c] + m.vErr[c]) * (1 + 0x1p-7);
+}
+
+static bool hasBound(const ref::Result &x) {
+  return x.bound.data.size() == x.value.data.size() &&
+         llvm::any_of(x.bound.data, [](double e) { return e != 0.0; });
+}
+
 /// The same for attention (Q [B, Hq, Sq, D], K [B, Hkv, Skv, D], V [B,
-/// Hkv, Skv, Dv]), over all keys with finite K and V (masked ones too: an
-/// upper bound; a non-finite key or value that a row keeps makes its
-/// output non-finite, beyond any bound): a score moves by at most
-/// e_i = |scale| Σ_d (δQ_id max_j|K_jd| + |Q_id| max_j δK_jd + δQ_id
-/// max_j δK_jd) + max δmask, so each probability by a factor within
-/// e^{±2 e_i} (the softmax's rule), and O_id, a convex combination of V's
-/// rows, by at most (e^{2 e_i} - 1) max_j |V_jd| + max_j δV_jd (times
-/// 1 + 2^-7 for P's and O's own roundings at the moved values). A NaN or
-/// infinite operand bound leaves the rows it reaches unbounded (NaN); rows
-/// that keep no key (exactly 0, bound 0) stay exact.
+/// Hkv, Skv, Dv], an additive mask's largest bound over its finite
+/// entries): carryAttentionRow over each head group's keys.
 static void carryAttentionInputBounds(ref::Result &r, const ref::Result &q,
                                       const ref::Result &k,
                                       const ref::Result &v,
                                       const ref::Result *mask, double scale) {
-  auto inexact = [](const ref::Result &x) {
-    return x.bound.data.size() == x.value.data.size() &&
-           llvm::any_of(x.bound.data, [](double e) { return e != 0.0; });
-  };
-  bool inQ = inexact(q), inK = inexact(k), inV = inexact(v),
-       inM = mask && inexact(*mask);
+  bool inQ = hasBound(q), inK = hasBound(k), inV = hasBound(v),
+       inM = mask && hasBound(*mask);
   if (!inQ && !inK && !inV && !inM)
     return;
   const int64_t nB = q.value.shape[0], hq = q.value.shape[1],
@@ -521,11 +590,6 @@ static void carryAttentionInputBounds(ref::Result &r, const ref::Result &q,
     return;
   if (r.bound.data.size() != r.value.data.size())
     r.bound.data.assign(r.value.data.size(), 0.0);
-  auto bound = [](const ref::Result &x, bool has, int64_t i) {
-    return has ? x.bound.data[i] : 0.0;
-  };
-  // The additive mask's largest bound over its finite entries (a masked
-  // -inf moves nothing).
   double maskErr = 0;
   bool unboundedMask = false;
   if (inM)
@@ -534,66 +598,46 @@ static void carryAttentionInputBounds(ref::Result &r, const ref::Result &q,
         unboundedMask |= !std::isfinite(e);
         maskErr = std::max(maskErr, e);
       }
-  std::vector<double> kMax(d), kErr(d), vMax(dv), vErr(dv);
   for (int64_t b = 0; b < nB; ++b)
     for (int64_t g = 0; g < hkv; ++g) {
-      // Per feature, the largest |K|, δK, |V| and δV over the keys whose
-      // K and V are finite.
-      std::fill(kMax.begin(), kMax.end(), 0.0);
-      std::fill(kErr.begin(), kErr.end(), 0.0);
-      std::fill(vMax.begin(), vMax.end(), 0.0);
-      std::fill(vErr.begin(), vErr.end(), 0.0);
-      bool unbounded = unboundedMask;
-      for (int64_t j = 0; j < skv; ++j) {
-        const int64_t kAt = ((b * hkv + g) * skv + j) * d,
-                      vAt = ((b * hkv + g) * skv + j) * dv;
-        bool finite = true;
-        for (int64_t c = 0; c < d; ++c)
-          finite &= std::isfinite(k.value.data[kAt + c]);
-        for (int64_t c = 0; c < dv; ++c)
-          finite &= std::isfinite(v.value.data[vAt + c]);
-        if (!finite)
-          continue;
-        for (int64_t c = 0; c < d; ++c) {
-          double e = bound(k, inK, kAt + c);
-          unbounded |= !std::isfinite(e);
-          kMax[c] = std::max(kMax[c], std::fabs(k.value.data[kAt + c]));
-          kErr[c] = std::max(kErr[c], e);
-        }
-        for (int64_t c = 0; c < dv; ++c) {
-          double e = bound(v, inV, vAt + c);
-          unbounded |= !std::isfinite(e);
-          vMax[c] = std::max(vMax[c], std::fabs(v.value.data[vAt + c]));
-          vErr[c] = std::max(vErr[c], e);
-        }
-      }
+      KeyMaxima m(d, dv);
+      for (int64_t j = 0; j < skv; ++j)
+        m.add(k, inK, ((b * hkv + g) * skv + j) * d, v, inV,
+              ((b * hkv + g) * skv + j) * dv);
       for (int64_t h = g * (hq / hkv); h < (g + 1) * (hq / hkv); ++h)
-        for (int64_t row = 0; row < sq; ++row) {
-          const int64_t oAt = ((b * hq + h) * sq + row) * dv;
-          bool keepsNothing = true;
-          for (int64_t c = 0; c < dv; ++c)
-            keepsNothing &=
-                r.value.data[oAt + c] == 0.0 && r.bound.data[oAt + c] == 0.0;
-          if (keepsNothing)
-            continue;
-          double e = 0;
-          for (int64_t c = 0; c < d; ++c) {
-            int64_t i = ((b * hq + h) * sq + row) * d + c;
-            double dq = bound(q, inQ, i);
-            if (!std::isfinite(dq))
-              e = std::nan("");
-            e += dq * kMax[c] + std::fabs(q.value.data[i]) * kErr[c] +
-                 dq * kErr[c];
-          }
-          e = e * std::fabs(scale) + maskErr;
-          double grow = std::expm1(2 * e);
-          for (int64_t c = 0; c < dv; ++c) {
-            double carried = (grow * vMax[c] + vErr[c]) * (1 + 0x1p-7);
-            r.bound.data[oAt + c] +=
-                unbounded || std::isnan(e) ? std::nan("") : carried;
-          }
-        }
+        for (int64_t row = 0; row < sq; ++row)
+          carryAttentionRow(r, q, inQ, m, b, h, row, scale, maskErr,
+                            unboundedMask);
     }
+}
+
+/// The same for paged attention (pools [P, T, Hkv, D] and [P, T, Hkv,
+/// Dv]), over every token of the pool (the pages a sequence reads are some
+/// of them: an upper bound).
+static void carryPagedAttentionInputBounds(ref::Result &r, const ref::Result &q,
+                                           const ref::Result &k,
+                                           const ref::Result &v,
+                                           double scale) {
+  bool inQ = hasBound(q), inK = hasBound(k), inV = hasBound(v);
+  if (!inQ && !inK && !inV)
+    return;
+  const int64_t nB = q.value.shape[0], hq = q.value.shape[1],
+                sq = q.value.shape[2], d = q.value.shape[3];
+  const int64_t tokens = k.value.shape[0] * k.value.shape[1],
+                hkv = k.value.shape[2], dv = v.value.shape[3];
+  if (hkv == 0 || r.value.numElements() == 0)
+    return;
+  if (r.bound.data.size() != r.value.data.size())
+    r.bound.data.assign(r.value.data.size(), 0.0);
+  for (int64_t g = 0; g < hkv; ++g) {
+    KeyMaxima m(d, dv);
+    for (int64_t t = 0; t < tokens; ++t)
+      m.add(k, inK, (t * hkv + g) * d, v, inV, (t * hkv + g) * dv);
+    for (int64_t b = 0; b < nB; ++b)
+      for (int64_t h = g * (hq / hkv); h < (g + 1) * (hq / hkv); ++h)
+        for (int64_t row = 0; row < sq; ++row)
+          carryAttentionRow(r, q, inQ, m, b, h, row, scale, 0.0, false);
+  }
 }
 
 /// One draw of the program gate's model (programGates): every op's own
@@ -840,6 +884,11 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
                 ? &env[at.getMask()]
                 : nullptr,
             at.getEffectiveScale().value_or(1.0));
+      if (auto pa = dyn_cast<PagedAttentionOp>(op))
+        carryPagedAttentionInputBounds(*r, env[pa.getQuery()],
+                                       env[pa.getKeyCache()],
+                                       env[pa.getValueCache()],
+                                       pa.getEffectiveScale());
       env[op.getResult(0)] = std::move(*r);
       continue;
     }

@@ -61,9 +61,11 @@
 // SM: accel-run: 1 of 1 functions passed
 //
 // Attention of projected queries carries their bounds the same way
-// (without that a correct kernel failed it at err/gate 1.8).
+// (without that a correct kernel failed it at err/gate 1.8), and so does
+// paged attention (over every token of the pool).
 // RUN: accel-run %s --repeat=0 --entry=projected_queries | FileCheck %s --check-prefix=ATT
-// ATT: result #0 tensor<1x2x32x32xf32>: {{.*}} -> PASS
+// RUN: accel-run %s --repeat=0 --entry=projected_decode | FileCheck %s --check-prefix=ATT
+// ATT: result #0 tensor<1x2x{{32|1}}x32xf32>: {{.*}} -> PASS
 // ATT-NEXT: program gate: {{.*}} -> PASS
 // ATT: accel-run: 1 of 1 functions passed
 //
@@ -211,4 +213,12 @@ func.func @projected_queries(%x: tensor<1x2x32x16384xf32>, %w: tensor<1x2x16384x
   %o = tensor.empty() : tensor<1x2x32x32xf32>
   %a = accel.attention ins(%q, %k, %v : tensor<1x2x32x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>) outs(%o : tensor<1x2x32x32xf32>) -> tensor<1x2x32x32xf32>
   return %a : tensor<1x2x32x32xf32>
+}
+
+func.func @projected_decode(%x: tensor<1x2x1x16384xf32>, %w: tensor<1x2x16384x32xf32>, %kc: tensor<4x16x2x32xf32>, %vc: tensor<4x16x2x32xf32>, %table: tensor<1x4xi32>, %lens: tensor<1xi32>) -> tensor<1x2x1x32xf32> {
+  %c = tensor.empty() : tensor<1x2x1x32xf32>
+  %q = accel.matmul ins(%x, %w : tensor<1x2x1x16384xf32>, tensor<1x2x16384x32xf32>) outs(%c : tensor<1x2x1x32xf32>) -> tensor<1x2x1x32xf32>
+  %o = tensor.empty() : tensor<1x2x1x32xf32>
+  %a = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x32xf32>, tensor<4x16x2x32xf32>, tensor<4x16x2x32xf32>) block_table(%table : tensor<1x4xi32>) kv_lengths(%lens : tensor<1xi32>) outs(%o : tensor<1x2x1x32xf32>) -> tensor<1x2x1x32xf32>
+  return %a : tensor<1x2x1x32xf32>
 }
