@@ -32,7 +32,9 @@ accel-run (every run is also checked against the fp64 oracle) and prints:
      same product with bf16 weights (accel.matmul, B as [N, K]); cycles,
      the speedup over bf16 weights, the DRAM bytes read a cycle against
      the machine's bandwidth, and weights a cycle against the array's
-     bound (a row of W, `rows` weights, a cycle).
+     bound (a row of W, `rows` weights, a cycle); and the whole MLP of
+     examples/quantized_mlp.mlir at d_model x FFN 256 x 512 and Llama 3
+     8B's 4096 x 14336, int4 against bf16 weights.
   8. The schedule model's predicted cycles / the simulator's (goal +-5%).
 
 Every number is printed with its bandwidth assumption. Standard library only.
@@ -295,6 +297,24 @@ def decode_section(args, emit, model_ratios):
                  f"{base / res['cycles']:.2f}", "(report: x bf16 weights)",
                  f"cycles {res['cycles']}; DRAM {rate / bw:.3f} of {bw} "
                  f"B/cycle; {weights:.2f} weights/cycle")
+    # A whole Llama MLP at decode (examples/quantized_mlp.mlir's program:
+    # RMSNorm, gate/up/down projections, SwiGLU, residual) with int4 or
+    # bf16 weights, checked against fp64 like every row.
+    print(f"{'Llama MLP, d x FFN':>18} {'weights':7} {'cycles':>9} "
+          f"{'vs bf16':>7} {'model/sim':>9}")
+    for d, f in ([(256, 512)] if args.quick else [(256, 512), (4096, 14336)]):
+        base = None
+        for kind in ("bf16", "int4"):
+            res = run(mlp_src(d, f, kind), machine(16, 16, 16),
+                      dist="uniform")
+            if kind == "bf16":
+                base = res["cycles"]
+            mr = res["predicted"] / res["cycles"]
+            model_ratios.append(mr)
+            print(f"{d:>8}x{f:<9} {kind:7} {res['cycles']:>9} "
+                  f"{base / res['cycles']:7.2f} {mr:9.3f}")
+            emit("decode", f"MLP {d}x{f} {kind}", f"{base / res['cycles']:.2f}",
+                 "(report: x bf16 weights)", f"cycles {res['cycles']}")
 
 
 def llama_section(args, emit, model_ratios):
