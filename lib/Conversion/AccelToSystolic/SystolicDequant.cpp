@@ -33,9 +33,9 @@ struct DequantLayout {
     pBase = 2 * blocks * t;
     sBase = pBase + (k.exact ? 0 : 2 * blocks * t);
     stageBase = sBase + 2 * t;
-    zBase = stageBase + (k.exact ? 2 * t : 0);
+    zBase = stageBase + k.stagedRows() * t;
     accRows = zBase + (k.zeroPoints ? 2 * t : 0);
-    aBase = k.wBuffers * t;
+    aBase = k.wBuffers * k.parts() * t;
     aTiles = (k.aResident ? k.groups() * k.tilesPerGroup() : 2) * blocks;
     spadRows = aBase + aTiles * k.tileK;
   }
@@ -43,7 +43,7 @@ struct DequantLayout {
 
 /// Accumulator rows one strip row takes (DequantLayout).
 int64_t accRowsPerStripRow(const SystolicDequant &k) {
-  return (k.exact ? 2 : 4) * k.mBlocks() + 2 + (k.exact ? 2 : 0) +
+  return (k.exact ? 2 : 4) * k.mBlocks() + 2 + k.stagedRows() +
          (k.zeroPoints ? 2 : 0);
 }
 
@@ -73,19 +73,13 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   k.isUnsigned = op.getIsUnsigned();
   k.zeroPoints = bool(op.getZeroPoints());
   k.exact = mc.inputType == isa::ElemType::F32;
-  if (k.zeroPoints && !k.exact)
-    return op.emitOpError(
-        "with zero points has no systolic lowering on a bf16 array: the "
-        "array would hold q - z in bf16, which rounds a fractional zero "
-        "point (f32 activations hold it exactly; symmetric weights need no "
-        "zero points)");
   k.scaleBytes = sType.getElementType().isBF16() ? 2 : 4;
   k.cBytes = cType.getElementType().isBF16() ? 2 : 4;
   if (k.m == 0 || k.n == 0)
     return k;
   k.tileM = std::min<int64_t>(mc.cols, k.m);
   // A tile dequantised in the accumulator is at most its width.
-  k.tileK = k.exact ? std::min(mc.rows, mc.cols) : int64_t(mc.rows);
+  k.tileK = k.staged() ? std::min(mc.rows, mc.cols) : int64_t(mc.rows);
   // Strips as tall as the accumulator allows (fewer strips read A again
   // and fill the array fewer times), at most 512 rows, a multiple of 8.
   const int64_t perRow = accRowsPerStripRow(k);
@@ -111,7 +105,7 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   // tiles must fit).
   const int64_t room = int64_t(mc.spadRows) - 2 * k.mBlocks() * k.tileK;
   if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows) && room >= 2)
-    k.tileN = std::min(k.tileN, room / k.wBuffers);
+    k.tileN = std::min(k.tileN, room / (k.wBuffers * k.parts()));
   if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows))
     return op.emitOpError("has no systolic lowering on this machine: its "
                           "weight tiles and Aᵀ need ")
@@ -146,8 +140,10 @@ double mlir::accel::predictSystolicDequantCycles(const SystolicDequant &k,
         // scratchpad.
         if (k.exact)
           vec += (k.zeroPoints ? 3 : 2) * vecOp(nr, kc);
+        else if (k.zeroPoints)
+          vec += 8 * vecOp(nr, kc); // q - z, split in three, three copies
         for (int64_t mb = 0; mb < k.mBlocks(); ++mb)
-          array += std::max(nr, kc);
+          array += k.parts() * std::max(nr, kc);
       }
       dma += double(nr * (k.zeroPoints ? 2 : 1) * k.scaleBytes) / bw;
       // The group's sums scaled and added after the array.
@@ -215,9 +211,33 @@ void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
         const int64_t k0 = kOf(kt), kc = kcOf(kt);
         if (!k.aResident)
           loadA(kt);
-        const int64_t wRow = wSlot * k.tileN;
+        const int64_t wRow = wSlot * k.parts() * k.tileN;
         wSlot = (wSlot + 1) % k.wBuffers;
-        if (k.exact) {
+        if (k.split()) {
+          // x = q - z in f32, then hi, mid and lo: bf16 values whose sum
+          // is x exactly (each round_bf16 keeps 8 of x's at most 24
+          // significant bits, the remainder after two is a bf16).
+          const int64_t x = l.stageBase + stage * 2 * k.tileN,
+                        part = x + k.tileN;
+          stage ^= 1;
+          e.mvinUnpacked(w, n0, k0, nr, kc, systolic::Space::Acc, x,
+                         k.unpack());
+          e.vector(systolic::VecOp::Sub, x, x, zRow, nr, kc,
+                   systolic::Bcast::Row);
+          for (int64_t p = 0; p < 2; ++p) {
+            e.vector(systolic::VecOp::RoundBf16, part, x, std::nullopt, nr,
+                     kc);
+            e.vector(systolic::VecOp::Copy, wRow + p * k.tileN, part,
+                     std::nullopt, nr, kc, systolic::Bcast::None,
+                     std::nullopt, std::nullopt, /*accumulate=*/false,
+                     /*infIsZero=*/false, /*toSpad=*/true);
+            e.vector(systolic::VecOp::Sub, x, x, part, nr, kc);
+          }
+          e.vector(systolic::VecOp::Copy, wRow + 2 * k.tileN, x, std::nullopt,
+                   nr, kc, systolic::Bcast::None, std::nullopt, std::nullopt,
+                   /*accumulate=*/false, /*infIsZero=*/false,
+                   /*toSpad=*/true);
+        } else if (k.exact) {
           // The op's rule on the vector unit, w = f32(f32(q - z) * s),
           // then into the scratchpad (f32: exact).
           const int64_t st = l.stageBase + stage * k.tileN;
@@ -247,6 +267,13 @@ void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
           const bool accumulate = k.exact ? kt > 0 : t > 0;
           e.preload(aTileRow(kt, mb), target, nr, kc, mcOf(mb), accumulate);
           e.compute(wRow, std::nullopt, nr, kc, mcOf(mb), /*preloaded=*/true);
+          // The other parts through the same weights, onto the same sums.
+          for (int64_t p = 1; p < k.parts(); ++p) {
+            e.preload(std::nullopt, target, nr, kc, mcOf(mb),
+                      /*accumulate=*/true);
+            e.compute(wRow + p * k.tileN, std::nullopt, nr, kc, mcOf(mb),
+                      /*preloaded=*/false);
+          }
         }
       }
       if (k.exact)

@@ -25,8 +25,13 @@
 // - f32 activations (an f32 array): each weight tile goes through the
 //   accumulator, where the vector unit computes the op's own rule,
 //   w = f32(f32(q - z) * s), before it is copied into the scratchpad; the
-//   array then sums A · w over all of K. Zero points only here: on a bf16
-//   array q - z would be rounded to bf16.
+//   array then sums A · w over all of K.
+// - bf16 activations with zero points: q - z (f32, as the rule computes
+//   it) is not a bf16 for a fractional zero point, so each tile goes
+//   through the accumulator and is split there into three bf16 parts
+//   whose sum is q - z exactly (hi = round_bf16(x), mid = round_bf16(x -
+//   hi), lo = x - hi - mid); the array streams all three through Aᵀ's tile
+//   into the group's partial block, which is then scaled as above.
 //
 // Cᵀ is stored transposed.
 //
@@ -61,6 +66,15 @@ struct SystolicDequant {
   int64_t scaleBytes = 4, cBytes = 4;
 
   int64_t groups() const { return k / group; }
+  /// Weight tiles go through the accumulator first (dequantised there, or
+  /// q - z split there), and the bf16 parts each tile streams as (three:
+  /// q - z in f32 is hi + mid + lo in bf16, exactly; else one).
+  bool staged() const { return exact || zeroPoints; }
+  bool split() const { return zeroPoints && !exact; }
+  int64_t parts() const { return split() ? 3 : 1; }
+  /// Accumulator rows a strip row takes for staging (two tiles in flight,
+  /// and beside each a part when splitting).
+  int64_t stagedRows() const { return split() ? 4 : staged() ? 2 : 0; }
   /// K's tiles a group (the last one shorter): no tile straddles two
   /// groups' scales.
   int64_t tilesPerGroup() const { return systolic_emit::ceilDiv(group, tileK); }
@@ -73,8 +87,8 @@ struct SystolicDequant {
 };
 
 /// The kernel of `op` on `machine`: its shape and blocks; a located error
-/// naming the op and why when the array cannot run it (f16 operands, zero
-/// points with bf16 activations, SRAMs too small for one strip).
+/// naming the op and why when the array cannot run it (f16 operands, SRAMs
+/// too small for one strip).
 FailureOr<SystolicDequant>
 analyzeSystolicDequant(DequantMatmulOp op,
                        const ::sysarray::MachineConfig &machine);

@@ -1,4 +1,5 @@
 // RUN: accel-opt %s --convert-accel-to-systolic="acc-kib=1" | FileCheck %s
+// RUN: accel-opt %s --convert-accel-to-systolic | FileCheck %s --check-prefix=SPLIT
 // accel.dequant_matmul on the array (SystolicDequant.h), on a 16-row
 // accumulator that holds strips of two weight rows: Aᵀ's tiles moved in
 // once (transposed, into the scratchpad behind four weight tiles), per
@@ -59,6 +60,28 @@
 // CHECK-NEXT: systolic.compute preloaded spad[0] m 2 k 16 n 2
 // CHECK-NEXT: systolic.mvout acc[0] rows 2 cols 2 -> 4[0] stride 8 transpose
 
+// Zero points with bf16 activations: q - z in the accumulator, split into
+// hi, mid and lo bf16 parts (round_bf16, copy to the scratchpad, subtract,
+// twice, and the rest), the three streamed through the same Aᵀ tile onto
+// the same sums.
+// SPLIT-LABEL: systolic.program @zero_points_bf16
+// SPLIT: systolic.mvin 1[0] stride 16 -> acc[24] rows 4 cols 16 unpack u4
+// SPLIT-NEXT: systolic.vector sub 24, 24, 40 rows 4 cols 16 bcast row
+// SPLIT-NEXT: systolic.vector round_bf16 28, 24 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector copy to_spad 0, 28 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector sub 24, 24, 28 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector round_bf16 28, 24 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector copy to_spad 4, 28 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector sub 24, 24, 28 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector copy to_spad 8, 24 rows 4 cols 16
+// SPLIT-NEXT: systolic.preload weights spad[48] to acc[0] m 4 k 16 n 1
+// SPLIT-NEXT: systolic.compute preloaded spad[0] m 4 k 16 n 1
+// SPLIT-NEXT: systolic.preload to acc[0] m 4 k 16 n 1 accumulate
+// SPLIT-NEXT: systolic.compute spad[4] m 4 k 16 n 1
+// SPLIT-NEXT: systolic.preload to acc[0] m 4 k 16 n 1 accumulate
+// SPLIT-NEXT: systolic.compute spad[8] m 4 k 16 n 1
+// SPLIT-NEXT: systolic.vector mul 0, 0, 16 rows 4 cols 1 bcast row
+
 func.func @int4_two_groups(%x: tensor<3x64xbf16>, %w: tensor<20x32xi8>, %s: tensor<20x2xbf16>) -> tensor<3x20xbf16> {
   %c = tensor.empty() : tensor<3x20xbf16>
   %y = accel.dequant_matmul bits(4) group(32)
@@ -74,4 +97,13 @@ func.func @zero_points(%x: tensor<2x16xf32>, %w: tensor<8x16xi8>, %s: tensor<8x1
          scales(%s : tensor<8x1xf32>) zero_points(%z : tensor<8x1xf32>)
          outs(%c : tensor<2x8xf32>) -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
+}
+
+func.func @zero_points_bf16(%x: tensor<1x16xbf16>, %w: tensor<4x8xi8>, %s: tensor<4x1xbf16>, %z: tensor<4x1xbf16>) -> tensor<1x4xf32> {
+  %c = tensor.empty() : tensor<1x4xf32>
+  %y = accel.dequant_matmul bits(4) group(16) unsigned
+         ins(%x, %w : tensor<1x16xbf16>, tensor<4x8xi8>)
+         scales(%s : tensor<4x1xbf16>) zero_points(%z : tensor<4x1xbf16>)
+         outs(%c : tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
 }

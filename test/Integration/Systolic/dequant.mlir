@@ -3,7 +3,10 @@
 // per channel, a group of 24 (tiles of 16 and 8 per group), C in f32 and
 // bf16, one to 40 rows of A (three blocks of C's columns), batch
 // dimensions, f32 activations (the weights dequantised on the vector
-// unit), zero points. Machines: the default (16x16), 8x8 with 4 lanes, a
+// unit), zero points on f32 and on bf16 activations (integer ones, and
+// fractional ones an elementwise kernel computes: q - z split into three
+// bf16 parts; streaming only the first fails them at err/gate 281).
+// Machines: the default (16x16), 8x8 with 4 lanes, a
 // 2 KiB accumulator (strips of 8 and 16 rows), a 4 KiB scratchpad (Aᵀ
 // moved in again per strip), the OS option (the kernel is WS either way),
 // and 32x16 (K tiles of 32 rows, or of 16 where the accumulator
@@ -15,7 +18,7 @@
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="spad-kib=4" | FileCheck %s
 // RUN: accel-run %s --target=systolic --systolic-pipeline-options="dataflow=os" | FileCheck %s
 // RUN: accel-run %s --target=systolic --dist=normal --systolic-pipeline-options="rows=32 cols=16" | FileCheck %s
-// CHECK: accel-run: 8 of 8 functions passed
+// CHECK: accel-run: 10 of 10 functions passed
 //
 // The binary form: accel-compile writes it, accel-sim runs it (the
 // unpacking mvins encoded and decoded).
@@ -94,4 +97,30 @@ func.func @int8_zero_points_batched(%x: tensor<2x3x64xf32>, %w: tensor<20x64xi8>
          scales(%s : tensor<20x2xbf16>) zero_points(%z : tensor<20x2xbf16>)
          outs(%c : tensor<2x3x20xf32>) -> tensor<2x3x20xf32>
   return %y : tensor<2x3x20xf32>
+}
+
+func.func @int4_zero_points_bf16(%x: tensor<3x256xbf16>, %w: tensor<40x128xi8>, %s: tensor<40x2xbf16>, %z: tensor<40x2xbf16>) -> tensor<3x40xf32> {
+  %c = tensor.empty() : tensor<3x40xf32>
+  %y = accel.dequant_matmul bits(4) group(128) unsigned
+         ins(%x, %w : tensor<3x256xbf16>, tensor<40x128xi8>)
+         scales(%s : tensor<40x2xbf16>) zero_points(%z : tensor<40x2xbf16>)
+         outs(%c : tensor<3x40xf32>) -> tensor<3x40xf32>
+  return %y : tensor<3x40xf32>
+}
+
+#zid = affine_map<(i, j) -> (i, j)>
+func.func @fractional_zero_points_bf16(%x: tensor<2x64xbf16>, %w: tensor<24x64xi8>, %s: tensor<24x2xbf16>, %zin: tensor<24x2xbf16>) -> tensor<2x24xf32> {
+  %ze = tensor.empty() : tensor<24x2xbf16>
+  %z = linalg.generic {indexing_maps = [#zid, #zid], iterator_types = ["parallel", "parallel"]} ins(%zin : tensor<24x2xbf16>) outs(%ze : tensor<24x2xbf16>) {
+  ^bb0(%a: bf16, %o: bf16):
+    %k = arith.constant 97.3 : bf16
+    %m = arith.mulf %a, %k : bf16
+    linalg.yield %m : bf16
+  } -> tensor<24x2xbf16>
+  %c = tensor.empty() : tensor<2x24xf32>
+  %y = accel.dequant_matmul bits(8) group(32) unsigned
+         ins(%x, %w : tensor<2x64xbf16>, tensor<24x64xi8>)
+         scales(%s : tensor<24x2xbf16>) zero_points(%z : tensor<24x2xbf16>)
+         outs(%c : tensor<2x24xf32>) -> tensor<2x24xf32>
+  return %y : tensor<2x24xf32>
 }
