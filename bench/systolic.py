@@ -32,7 +32,8 @@ accel-run (every run is also checked against the fp64 oracle) and prints:
      same product with bf16 weights (accel.matmul, B as [N, K]); cycles,
      the speedup over bf16 weights, the DRAM bytes read a cycle against
      the machine's bandwidth, and weights a cycle against the array's
-     bound (a row of W, `rows` weights, a cycle); and the whole MLP of
+     bound (a row of W, `rows` weights, a cycle), int4 with zero points
+     (three bf16 parts of q - z a tile) too; and the whole MLP of
      examples/quantized_mlp.mlir at d_model x FFN 256 x 512 and Llama 3
      8B's 4096 x 14336, int4 against bf16 weights.
   8. The schedule model's predicted cycles / the simulator's (goal +-5%).
@@ -220,14 +221,20 @@ def dequant_src(m, k, n, kind):
                 f"  %c = tensor.empty() : {c}\n"
                 f"  %y = accel.matmul transpose_b ins(%x, %w : {a}, {w}) "
                 f"outs(%c : {c}) -> {c}\n  return %y : {c}\n}}\n")
-    bits, group = (4, 128) if kind == "int4" else (8, k)
+    bits, group = (8, k) if kind == "int8" else (4, 128)
     w = f"tensor<{n}x{k * bits // 8}xi8>"
     sc = f"tensor<{n}x{k // group}xbf16>"
-    return (f"func.func @{kind}(%x: {a}, %w: {w}, %s: {sc}) -> {c} {{\n"
+    # int4-zp: unsigned with zero points (AWQ-style).
+    zp = kind == "int4-zp"
+    name = kind.replace("-", "_")
+    return (f"func.func @{name}(%x: {a}, %w: {w}, %s: {sc}"
+            + (f", %z: {sc}" if zp else "") + f") -> {c} {{\n"
             f"  %c = tensor.empty() : {c}\n"
             f"  %y = accel.dequant_matmul bits({bits}) group({group}) "
-            f"ins(%x, %w : {a}, {w}) scales(%s : {sc}) outs(%c : {c}) -> "
-            f"{c}\n  return %y : {c}\n}}\n")
+            + ("unsigned " if zp else "") +
+            f"ins(%x, %w : {a}, {w}) scales(%s : {sc}) "
+            + (f"zero_points(%z : {sc}) " if zp else "") +
+            f"outs(%c : {c}) -> {c}\n  return %y : {c}\n}}\n")
 
 
 def mlp_src(d, f, kind):
@@ -281,7 +288,7 @@ def decode_section(args, emit, model_ratios):
         shapes = [(1, 1024, 1024, 16), (1, 1024, 1024, 4)]
     for m, k, n, bw in shapes:
         base = None
-        for kind in ("bf16", "int8", "int4"):
+        for kind in ("bf16", "int8", "int4", "int4-zp"):
             res = run(dequant_src(m, k, n, kind), machine(16, 16, bw),
                       dist="uniform")
             if kind == "bf16":

@@ -24,7 +24,7 @@ namespace {
 /// vector unit two weight tiles and, with zero points, two groups' zero
 /// points) and scratchpad rows (the weight tiles, then Aᵀ's tiles).
 struct DequantLayout {
-  int64_t cBase, pBase, sBase, stageBase, zBase, accRows;
+  int64_t cBase, pBase, sBase, stageBase, zBase, partBase, accRows;
   int64_t aBase, aTiles, spadRows;
 
   DequantLayout(const SystolicDequant &k, const isa::MachineConfig &mc) {
@@ -33,8 +33,14 @@ struct DequantLayout {
     pBase = 2 * blocks * t;
     sBase = pBase + (k.exact ? 0 : 2 * blocks * t);
     stageBase = sBase + 2 * t;
-    zBase = stageBase + k.stagedRows() * t;
+    zBase = stageBase + (k.staged() ? 2 * t : 0);
     accRows = zBase + (k.zeroPoints ? 2 * t : 0);
+    // A split's parts at the top of the accumulator, in another bank than
+    // the tile they are subtracted from where there is room (the vector
+    // unit reads two operands of one bank at half rate).
+    partBase = std::max<int64_t>(accRows, int64_t(mc.accRows) - 2 * t);
+    if (k.split())
+      accRows = partBase + 2 * t;
     aBase = k.wBuffers * k.parts() * t;
     aTiles = (k.aResident ? k.groups() * k.tilesPerGroup() : 2) * blocks;
     spadRows = aBase + aTiles * k.tileK;
@@ -217,8 +223,8 @@ void mlir::accel::emitSystolicDequant(Emitter &e, const SystolicDequant &k,
           // x = q - z in f32, then hi, mid and lo: bf16 values whose sum
           // is x exactly (each round_bf16 keeps 8 of x's at most 24
           // significant bits, the remainder after two is a bf16).
-          const int64_t x = l.stageBase + stage * 2 * k.tileN,
-                        part = x + k.tileN;
+          const int64_t x = l.stageBase + stage * k.tileN,
+                        part = l.partBase + stage * k.tileN;
           stage ^= 1;
           e.mvinUnpacked(w, n0, k0, nr, kc, systolic::Space::Acc, x,
                          k.unpack());

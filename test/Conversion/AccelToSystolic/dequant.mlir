@@ -61,18 +61,19 @@
 // CHECK-NEXT: systolic.mvout acc[0] rows 2 cols 2 -> 4[0] stride 8 transpose
 
 // Zero points with bf16 activations: q - z in the accumulator, split into
-// hi, mid and lo bf16 parts (round_bf16, copy to the scratchpad, subtract,
-// twice, and the rest), the three streamed through the same Aᵀ tile onto
-// the same sums.
+// hi, mid and lo bf16 parts (round_bf16 into rows at the top of the
+// accumulator, another bank than the tile's, copy to the scratchpad,
+// subtract, twice, and the rest), the three streamed through the same Aᵀ
+// tile onto the same sums.
 // SPLIT-LABEL: systolic.program @zero_points_bf16
 // SPLIT: systolic.mvin 1[0] stride 16 -> acc[24] rows 4 cols 16 unpack u4
-// SPLIT-NEXT: systolic.vector sub 24, 24, 40 rows 4 cols 16 bcast row
-// SPLIT-NEXT: systolic.vector round_bf16 28, 24 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector copy to_spad 0, 28 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector sub 24, 24, 28 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector round_bf16 28, 24 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector copy to_spad 4, 28 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector sub 24, 24, 28 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector sub 24, 24, 32 rows 4 cols 16 bcast row
+// SPLIT-NEXT: systolic.vector round_bf16 1016, 24 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector copy to_spad 0, 1016 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector sub 24, 24, 1016 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector round_bf16 1016, 24 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector copy to_spad 4, 1016 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector sub 24, 24, 1016 rows 4 cols 16
 // SPLIT-NEXT: systolic.vector copy to_spad 8, 24 rows 4 cols 16
 // SPLIT-NEXT: systolic.preload weights spad[48] to acc[0] m 4 k 16 n 1
 // SPLIT-NEXT: systolic.compute preloaded spad[0] m 4 k 16 n 1
