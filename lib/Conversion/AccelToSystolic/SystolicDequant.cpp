@@ -18,26 +18,29 @@ namespace isa = ::sysarray;
 
 namespace {
 
-/// Where the kernel's blocks sit: accumulator rows (Cᵀ of two strips, the
-/// partial sums of two groups when the groups are scaled after the array,
-/// the scales of two groups, and when the weights are dequantised on the
-/// vector unit two weight tiles and, with zero points, two groups' zero
-/// points) and scratchpad rows (the weight tiles, then Aᵀ's tiles).
+/// Where the kernel's blocks sit: accumulator rows (two staged weight
+/// tiles when tiles are dequantised or split in the accumulator, Cᵀ of two
+/// strips, the partial sums of two groups when the groups are scaled after
+/// the array, the scales of two groups, two groups' zero points, and a
+/// split's parts at the top) and scratchpad rows (the weight tiles, each
+/// of `parts` bf16 tiles, then Aᵀ's tiles).
 struct DequantLayout {
   int64_t cBase, pBase, sBase, stageBase, zBase, partBase, accRows;
   int64_t aBase, aTiles, spadRows;
 
   DequantLayout(const SystolicDequant &k, const isa::MachineConfig &mc) {
     const int64_t blocks = k.mBlocks(), t = k.tileN;
-    cBase = 0;
-    pBase = 2 * blocks * t;
+    // Two staged tiles first (the lowest bank), then Cᵀ, the partial
+    // blocks, the scales and the zero points.
+    stageBase = 0;
+    cBase = k.staged() ? 2 * t : 0;
+    pBase = cBase + 2 * blocks * t;
     sBase = pBase + (k.exact ? 0 : 2 * blocks * t);
-    stageBase = sBase + 2 * t;
-    zBase = stageBase + (k.staged() ? 2 * t : 0);
+    zBase = sBase + 2 * t;
     accRows = zBase + (k.zeroPoints ? 2 * t : 0);
     // A split's parts at the top of the accumulator, in another bank than
-    // the tile they are subtracted from where there is room (the vector
-    // unit reads two operands of one bank at half rate).
+    // the staged tiles where there is room (the vector unit reads two
+    // operands of one bank at half rate).
     partBase = std::max<int64_t>(accRows, int64_t(mc.accRows) - 2 * t);
     if (k.split())
       accRows = partBase + 2 * t;

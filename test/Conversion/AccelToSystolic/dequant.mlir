@@ -50,38 +50,38 @@
 // CHECK-SAME: input = f32
 // CHECK-NEXT: systolic.config ws
 // CHECK-NEXT: systolic.mvin 0[0] stride 16 -> spad[8] rows 16 cols 2 transpose
-// CHECK-NEXT: systolic.mvin 2[0] stride 1 -> acc[4] rows 2 cols 1
+// CHECK-NEXT: systolic.mvin 2[0] stride 1 -> acc[8] rows 2 cols 1
 // CHECK-NEXT: systolic.mvin 3[0] stride 1 -> acc[12] rows 2 cols 1
-// CHECK-NEXT: systolic.mvin 1[0] stride 16 -> acc[8] rows 2 cols 16 unpack u8
-// CHECK-NEXT: systolic.vector sub 8, 8, 12 rows 2 cols 16 bcast row
-// CHECK-NEXT: systolic.vector mul 8, 8, 4 rows 2 cols 16 bcast row
-// CHECK-NEXT: systolic.vector copy to_spad 0, 8 rows 2 cols 16
-// CHECK-NEXT: systolic.preload weights spad[8] to acc[0] m 2 k 16 n 2
+// CHECK-NEXT: systolic.mvin 1[0] stride 16 -> acc[0] rows 2 cols 16 unpack u8
+// CHECK-NEXT: systolic.vector sub 0, 0, 12 rows 2 cols 16 bcast row
+// CHECK-NEXT: systolic.vector mul 0, 0, 8 rows 2 cols 16 bcast row
+// CHECK-NEXT: systolic.vector copy to_spad 0, 0 rows 2 cols 16
+// CHECK-NEXT: systolic.preload weights spad[8] to acc[4] m 2 k 16 n 2
 // CHECK-NEXT: systolic.compute preloaded spad[0] m 2 k 16 n 2
-// CHECK-NEXT: systolic.mvout acc[0] rows 2 cols 2 -> 4[0] stride 8 transpose
+// CHECK-NEXT: systolic.mvout acc[4] rows 2 cols 2 -> 4[0] stride 8 transpose
 
 // Zero points with bf16 activations: q - z in the accumulator, split into
-// hi, mid and lo bf16 parts (round_bf16 into rows at the top of the
-// accumulator, another bank than the tile's, copy to the scratchpad,
+// hi, mid and lo bf16 parts (the tile in the lowest rows, each part
+// rounded into rows at the top: another bank; copy to the scratchpad,
 // subtract, twice, and the rest), the three streamed through the same Aᵀ
 // tile onto the same sums.
 // SPLIT-LABEL: systolic.program @zero_points_bf16
-// SPLIT: systolic.mvin 1[0] stride 16 -> acc[24] rows 4 cols 16 unpack u4
-// SPLIT-NEXT: systolic.vector sub 24, 24, 32 rows 4 cols 16 bcast row
-// SPLIT-NEXT: systolic.vector round_bf16 1016, 24 rows 4 cols 16
+// SPLIT: systolic.mvin 1[0] stride 16 -> acc[0] rows 4 cols 16 unpack u4
+// SPLIT-NEXT: systolic.vector sub 0, 0, 32 rows 4 cols 16 bcast row
+// SPLIT-NEXT: systolic.vector round_bf16 1016, 0 rows 4 cols 16
 // SPLIT-NEXT: systolic.vector copy to_spad 0, 1016 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector sub 24, 24, 1016 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector round_bf16 1016, 24 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector sub 0, 0, 1016 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector round_bf16 1016, 0 rows 4 cols 16
 // SPLIT-NEXT: systolic.vector copy to_spad 4, 1016 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector sub 24, 24, 1016 rows 4 cols 16
-// SPLIT-NEXT: systolic.vector copy to_spad 8, 24 rows 4 cols 16
-// SPLIT-NEXT: systolic.preload weights spad[48] to acc[0] m 4 k 16 n 1
+// SPLIT-NEXT: systolic.vector sub 0, 0, 1016 rows 4 cols 16
+// SPLIT-NEXT: systolic.vector copy to_spad 8, 0 rows 4 cols 16
+// SPLIT-NEXT: systolic.preload weights spad[48] to acc[8] m 4 k 16 n 1
 // SPLIT-NEXT: systolic.compute preloaded spad[0] m 4 k 16 n 1
-// SPLIT-NEXT: systolic.preload to acc[0] m 4 k 16 n 1 accumulate
+// SPLIT-NEXT: systolic.preload to acc[8] m 4 k 16 n 1 accumulate
 // SPLIT-NEXT: systolic.compute spad[4] m 4 k 16 n 1
-// SPLIT-NEXT: systolic.preload to acc[0] m 4 k 16 n 1 accumulate
+// SPLIT-NEXT: systolic.preload to acc[8] m 4 k 16 n 1 accumulate
 // SPLIT-NEXT: systolic.compute spad[8] m 4 k 16 n 1
-// SPLIT-NEXT: systolic.vector mul 0, 0, 16 rows 4 cols 1 bcast row
+// SPLIT-NEXT: systolic.vector mul 8, 8, 24 rows 4 cols 1 bcast row
 
 func.func @int4_two_groups(%x: tensor<3x64xbf16>, %w: tensor<20x32xi8>, %s: tensor<20x2xbf16>) -> tensor<3x20xbf16> {
   %c = tensor.empty() : tensor<3x20xbf16>
