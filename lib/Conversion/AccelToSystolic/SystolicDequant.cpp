@@ -26,6 +26,9 @@ namespace {
 /// of `parts` bf16 tiles, then Aᵀ's tiles).
 struct DequantLayout {
   int64_t cBase, pBase, sBase, stageBase, zBase, partBase, accRows;
+  /// The rows all of it takes when packed (the split's parts right after
+  /// the rest): `tileN` times the rows a strip row takes.
+  int64_t packedRows;
   int64_t aBase, aTiles, spadRows;
 
   DequantLayout(const SystolicDequant &k, const isa::MachineConfig &mc) {
@@ -41,6 +44,7 @@ struct DequantLayout {
     // A split's parts at the top of the accumulator, in another bank than
     // the staged tiles where there is room (the vector unit reads two
     // operands of one bank at half rate).
+    packedRows = accRows + (k.split() ? 2 * t : 0);
     partBase = std::max<int64_t>(accRows, int64_t(mc.accRows) - 2 * t);
     if (k.split())
       accRows = partBase + 2 * t;
@@ -50,10 +54,10 @@ struct DequantLayout {
   }
 };
 
-/// Accumulator rows one strip row takes (DequantLayout).
-int64_t accRowsPerStripRow(const SystolicDequant &k) {
-  return (k.exact ? 2 : 4) * k.mBlocks() + 2 + k.stagedRows() +
-         (k.zeroPoints ? 2 : 0);
+/// Accumulator rows one strip row takes (DequantLayout's, packed).
+int64_t accRowsPerStripRow(SystolicDequant k, const isa::MachineConfig &mc) {
+  k.tileN = 1;
+  return DequantLayout(k, mc).packedRows;
 }
 
 } // namespace
@@ -91,7 +95,7 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   k.tileK = k.staged() ? std::min(mc.rows, mc.cols) : int64_t(mc.rows);
   // Strips as tall as the accumulator allows (fewer strips read A again
   // and fill the array fewer times), at most 512 rows, a multiple of 8.
-  const int64_t perRow = accRowsPerStripRow(k);
+  const int64_t perRow = accRowsPerStripRow(k, mc);
   int64_t tile = std::min<int64_t>(int64_t(mc.accRows) / perRow, 512);
   if (tile >= 8)
     tile = tile / 8 * 8;

@@ -72,9 +72,6 @@ struct SystolicDequant {
   bool staged() const { return exact || zeroPoints; }
   bool split() const { return zeroPoints && !exact; }
   int64_t parts() const { return split() ? 3 : 1; }
-  /// Accumulator rows a strip row takes for staging (two tiles in flight,
-  /// and beside each a part when splitting).
-  int64_t stagedRows() const { return split() ? 4 : staged() ? 2 : 0; }
   /// K's tiles a group (the last one shorter): no tile straddles two
   /// groups' scales.
   int64_t tilesPerGroup() const { return systolic_emit::ceilDiv(group, tileK); }
