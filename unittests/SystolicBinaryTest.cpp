@@ -107,8 +107,15 @@ public:
 
   Instruction instruction() {
     Instruction in;
-    in.op = Opcode(range(1, 7));
+    in.op = Opcode(range(1, 8));
     switch (in.op) {
+    case Opcode::Sload:
+      in.reg = range(0, kScalarRegs - 1);
+      in.buffer = u32();
+      in.offset = (uint64_t(u32()) << 32) | u32();
+      in.lo = int64_t((uint64_t(u32()) << 32) | u32());
+      in.hi = int64_t((uint64_t(u32()) << 32) | u32());
+      break;
     case Opcode::Config:
       in.dataflow = Dataflow(range(0, 1));
       break;
@@ -124,6 +131,22 @@ public:
       in.cols = u32();
       if (in.op == Opcode::Mvin)
         in.unpack = Unpack(range(0, 4));
+      // An mvin with registers: the narrower fields of opcode 9.
+      if (in.op == Opcode::Mvin && range(0, 2) == 0) {
+        unsigned which = range(1, 3);
+        if (which & 1) {
+          in.pageReg = range(0, kScalarRegs - 1);
+          in.pageStride = u32();
+        }
+        if (which & 2) {
+          in.boundReg = range(0, kScalarRegs - 1);
+          in.boundBase = int32_t(u32());
+        }
+        in.buffer &= 0xFFFF;
+        in.offset &= 0xFFFFFFFF;
+        in.rows &= 0xFFFF;
+        in.cols &= 0xFFFF;
+      }
       break;
     case Opcode::Preload:
     case Opcode::Compute:
@@ -135,7 +158,7 @@ public:
       (in.op == Opcode::Preload ? in.accumulate : in.preloaded) = range(0, 1);
       break;
     case Opcode::Vector: {
-      in.vop = VecOp(range(0, 11));
+      in.vop = VecOp(range(0, 13));
       bool binary = in.vop == VecOp::Add || in.vop == VecOp::Sub ||
                     in.vop == VecOp::Mul || in.vop == VecOp::Div ||
                     in.vop == VecOp::Max;
@@ -149,8 +172,11 @@ public:
         uint32_t bits = u32(); // any pattern: NaNs, -0, denormals
         std::memcpy(&in.fimm, &bits, 4);
       }
-      if (in.vop == VecOp::MaskCausal)
+      if (in.vop == VecOp::MaskCausal || in.vop == VecOp::MaskKeys) {
         in.iimm = int64_t((uint64_t(u32()) << 32) | u32());
+        if (range(0, 1))
+          in.reg = range(0, kScalarRegs - 1);
+      }
       if ((in.vop == VecOp::RowMax || in.vop == VecOp::RowSum) && range(0, 1))
         in.vflags |= kVecAccumulate;
       if ((in.vop == VecOp::Sub || in.vop == VecOp::Div) && range(0, 1))
@@ -501,7 +527,7 @@ TEST(SystolicBinary, EachDecoderMessage) {
        "byte 104: buffer 0's name may only use [A-Za-z0-9_.-], "
        "got byte 2Bh"},
       {112, {0}, "byte 112: instruction 0: unknown opcode 0"},
-      {112, {8}, "byte 112: instruction 0: unknown opcode 8"},
+      {112, {10}, "byte 112: instruction 0: unknown opcode 10"},
       {113,
        {2},
        "byte 113: instruction 0 (config): unknown dataflow 2 (0 "
@@ -538,15 +564,16 @@ TEST(SystolicBinary, EachDecoderMessage) {
        {1},
        "byte 239: instruction 3 (compute): unused byte must be 0, "
        "got 01h"},
-      {241, {13}, "byte 241: instruction 4 (vector): unknown vector op 13"},
+      {241, {14}, "byte 241: instruction 4 (vector): unknown vector op 14"},
       {243,
        {3},
        "byte 243: instruction 4 (vector mul): unknown bcast 3 (0 "
        "none, 1 row, 2 scalar)"},
+      // (A mask's byte 3 is its register + 1.)
       {275,
-       {1},
-       "byte 275: instruction 5 (vector mask_causal): bcast "
-       "applies to the binary ops only"},
+       {17},
+       "byte 275: instruction 5 (vector mask_causal): register 16 "
+       "does not exist (0..15)"},
       {242,
        {8},
        "byte 242: instruction 4 (vector mul): reserved flag bits "

@@ -624,6 +624,141 @@ TEST(SystolicSimulatorTest, UnpackedMoves) {
       << errorOf(bad, zeroBuffers(bad));
 }
 
+// Scalar registers: sload checks its range; an mvin through a page
+// register reads the page the table names, a bound register cuts its lines
+// (zeros, nothing read, no address formed); masks add a register.
+TEST(SystolicSimulatorTest, RegisterAddressing) {
+  auto sload = [](uint8_t reg, uint32_t buf, uint64_t offset, int64_t lo,
+                  int64_t hi) {
+    Instruction i;
+    i.op = Opcode::Sload;
+    i.reg = reg;
+    i.buffer = buf;
+    i.offset = offset;
+    i.lo = lo;
+    i.hi = hi;
+    return i;
+  };
+  // A pool of 4 pages of 4 tokens x 8 elements; element (p, t, e) = 100p +
+  // 10t + e + 1 (never 0).
+  std::vector<float> pool(4 * 4 * 8);
+  for (int pg = 0; pg < 4; ++pg)
+    for (int t = 0; t < 4; ++t)
+      for (int e = 0; e < 8; ++e)
+        pool[(pg * 4 + t) * 8 + e] = float(100 * pg + 10 * t + e + 1);
+  auto program = [&](bool transpose) {
+    Program p;
+    p.config = machine(8, 8, ElemType::F32);
+    p.buffers = {buffer("pool", ElemType::F32, {4, 4, 8}),
+                 buffer("table", ElemType::I32, {3}),
+                 buffer("out", ElemType::F32, {8, 8}, BufferRole::Result)};
+    // r3 = table[1] (a page), r5 = table[2] (a length).
+    Instruction load = mvin(0, 8, 8, Space::Spad, 0, transpose ? 6 : 3,
+                            transpose ? 3 : 6, transpose);
+    load.pageReg = 3;
+    load.pageStride = 32;
+    load.boundReg = 5;
+    load.boundBase = 1;
+    p.instructions = {sload(3, 1, 1, 0, 3), sload(5, 1, 2, -10, 10), load,
+                      mvout(Space::Spad, 0, 8, 8, 2, 0, 8)};
+    return p;
+  };
+  for (bool transpose : {false, true}) {
+    SCOPED_TRACE(transpose ? "transposed" : "rows");
+    Program p = program(transpose);
+    for (int32_t len : {-3, 0, 1, 2, 3, 4, 9}) {
+      SCOPED_TRACE("length " + std::to_string(len));
+      auto bufs = zeroBuffers(p);
+      bufs[0] = bytesOf(pool);
+      // Page 2; the lines past len - 1 are zeros.
+      bufs[1] = bytesOf(std::vector<int32_t>{7, 2, len});
+      // NaN everywhere the block does not write.
+      bufs[2] = bytesOf(std::vector<float>(64, std::nanf("")));
+      SimStats st = run(p, bufs);
+      std::vector<float> out = valuesOf<float>(bufs[2]);
+      const int lines = 3, valid = std::clamp(len - 1, 0, lines);
+      for (int line = 0; line < lines; ++line)
+        for (int e = 0; e < 6; ++e) {
+          // Token 1 + line of page 2, element e.
+          float want = line < valid ? float(200 + 10 * (1 + line) + e + 1) : 0;
+          int r = transpose ? e : line, c = transpose ? line : e;
+          EXPECT_EQ(out[r * 8 + c], want) << line << "," << e;
+        }
+      EXPECT_EQ(st.dramReadBytes, uint64_t(8 + valid * 6 * 4));
+    }
+    // The page is checked when a line is read: page 4 is past the pool.
+    auto bufs = zeroBuffers(p);
+    bufs[1] = bytesOf(std::vector<int32_t>{0, 3, 3});
+    p.instructions[0].hi = 4;
+    bufs[1] = bytesOf(std::vector<int32_t>{0, 4, 3});
+    EXPECT_NE(errorOf(p, bufs).find("DRAM block reaches element"),
+              std::string::npos)
+        << errorOf(p, bufs);
+    // ... and not when the bound leaves nothing to read (a page past the
+    // sequence's end may hold anything).
+    bufs[1] = bytesOf(std::vector<int32_t>{0, 4, 1});
+    EXPECT_EQ(errorOf(p, bufs), "");
+    p.instructions[0].lo = -5;
+    bufs[1] = bytesOf(std::vector<int32_t>{0, -1, 3});
+    EXPECT_NE(errorOf(p, bufs).find("page register r3 holds -1"),
+              std::string::npos)
+        << errorOf(p, bufs);
+    // sload's range.
+    bufs[1] = bytesOf(std::vector<int32_t>{0, 2, 11});
+    EXPECT_EQ(errorOf(p, bufs),
+              "instruction 1 (sload): element 2 of buffer 1 'table' is 11, "
+              "outside [-10, 10]");
+  }
+
+  // Timing: the mvin waits for its registers' sloads (a DMA latency).
+  {
+    Program p = program(false);
+    p.config.dramLatency = 100;
+    auto bufs = zeroBuffers(p);
+    bufs[1] = bytesOf(std::vector<int32_t>{0, 1, 4});
+    uint64_t with = run(p, bufs).cycles;
+    p.instructions[2].pageReg = kNoReg;
+    p.instructions[2].boundReg = kNoReg;
+    p.instructions.erase(p.instructions.begin(), p.instructions.begin() + 2);
+    uint64_t without = run(p, bufs).cycles;
+    EXPECT_GE(with, without + 100);
+  }
+
+  // Masks: offset + register.
+  {
+    Program p;
+    p.config = machine(4, 4, ElemType::F32);
+    p.buffers = {buffer("len", ElemType::I32, {1}),
+                 buffer("out", ElemType::F32, {4, 4}, BufferRole::Result)};
+    Instruction keys = vec(VecOp::MaskKeys, 0, 0, 0, 2, 4);
+    keys.iimm = -2;
+    keys.reg = 0;
+    Instruction causal = vec(VecOp::MaskCausal, 2, 2, 0, 2, 4);
+    causal.iimm = -3;
+    causal.reg = 0;
+    p.instructions = {sload(0, 0, 0, 0, 8),
+                      vec(VecOp::Fill, 0, 0, 0, 4, 4, Bcast::None, 0, 1.0f),
+                      keys, causal, mvout(Space::Acc, 0, 4, 4, 1, 0, 4)};
+    auto bufs = zeroBuffers(p);
+    bufs[0] = bytesOf(std::vector<int32_t>{3});
+    run(p, bufs);
+    std::vector<float> out = valuesOf<float>(bufs[1]);
+    // Rows 0-1: keys j > 1 masked; rows 2-3: j > i + 0 masked.
+    std::vector<float> want = {1, 1, -kInf, -kInf, 1, 1, -kInf, -kInf,
+                               1, -kInf, -kInf, -kInf, 1, 1, -kInf, -kInf};
+    EXPECT_EQ(out, want);
+    // Only masks take a register.
+    p.instructions[1].reg = 0;
+    EXPECT_NE(errorOf(p, bufs).find("a register applies to "
+                                    "mask_causal/mask_keys, not fill"),
+              std::string::npos);
+    p.instructions[1].reg = kNoReg;
+    p.instructions[2].reg = 16;
+    EXPECT_NE(errorOf(p, bufs).find("offset register r16 does not exist"),
+              std::string::npos);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Vector unit
 //===----------------------------------------------------------------------===//
@@ -1050,11 +1185,11 @@ TEST(SystolicSimulatorTest, VectorFaults) {
     const char *message;
   };
   Instruction badOp = vec(VecOp::Copy, 8, 0, 0, 4, 4);
-  badOp.vop = VecOp(13);
+  badOp.vop = VecOp(14);
   Instruction badBcast = vec(VecOp::Add, 8, 0, 4, 4, 4);
   badBcast.bcast = Bcast(3);
   std::vector<Case> cases = {
-      {badOp, "instruction 1 (vector): unknown vector op 13"},
+      {badOp, "instruction 1 (vector): unknown vector op 14"},
       {badBcast, "instruction 1 (vector): unknown broadcast 3"},
       {vec(VecOp::Copy, 8, 0, 0, 4, 4, Bcast::None, 0x10),
        "unknown vector flags 0x10"},

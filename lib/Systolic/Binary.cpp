@@ -35,6 +35,13 @@ constexpr uint8_t kFlagTranspose = 1;  // mvin, mvout
 constexpr uint8_t kFlagAccumulate = 1; // preload
 constexpr uint8_t kFlagPreloaded = 1;  // compute
 constexpr uint8_t kVecFlagMask = kVecAccumulate | kVecInfIsZero | kVecToSpad;
+/// The opcode byte of an mvin with a page or bound register (its own
+/// layout; Instruction keeps Opcode::Mvin).
+constexpr uint8_t kOpMvinRegs = 9;
+
+bool isMaskVecOp(VecOp op) {
+  return op == VecOp::MaskCausal || op == VecOp::MaskKeys;
+}
 
 uint64_t padded(uint64_t n) { return (n + 7) & ~uint64_t(7); }
 
@@ -58,7 +65,7 @@ VecUse vecUse(VecOp op, Bcast bcast) {
   u.srcA = op != VecOp::Fill;
   u.srcB = isBinaryVecOp(op) && bcast != Bcast::Scalar;
   u.fimm = op == VecOp::Fill || (isBinaryVecOp(op) && bcast == Bcast::Scalar);
-  u.iimm = op == VecOp::MaskCausal;
+  u.iimm = isMaskVecOp(op);
   u.flags = 0;
   if (op == VecOp::RowMax || op == VecOp::RowSum)
     u.flags |= kVecAccumulate;
@@ -109,8 +116,35 @@ private:
 
 void encodeInstruction(Writer &w, const Instruction &inst) {
   size_t start = w.out.size();
+  if (inst.op == Opcode::Mvin &&
+      (inst.pageReg != kNoReg || inst.boundReg != kNoReg)) {
+    w.u8(kOpMvinRegs);
+    w.u8(uint8_t(inst.space));
+    w.u8(inst.transpose ? kFlagTranspose : 0);
+    w.u8(uint8_t(inst.unpack));
+    w.u16(uint16_t(inst.buffer));
+    w.u8(inst.pageReg);
+    w.u8(inst.boundReg);
+    w.u32(uint32_t(inst.offset));
+    w.u32(inst.stride);
+    w.u32(inst.row);
+    w.u16(uint16_t(inst.rows));
+    w.u16(uint16_t(inst.cols));
+    w.u32(inst.pageReg != kNoReg ? uint32_t(inst.pageStride) : 0);
+    w.u32(inst.boundReg != kNoReg ? uint32_t(int32_t(inst.boundBase)) : 0);
+    return;
+  }
   w.u8(uint8_t(inst.op));
   switch (inst.op) {
+  case Opcode::Sload:
+    w.u8(inst.reg);
+    w.u8(0);
+    w.u8(0);
+    w.u32(inst.buffer);
+    w.u64(inst.offset);
+    w.u64(uint64_t(inst.lo));
+    w.u64(uint64_t(inst.hi));
+    break;
   case Opcode::Config:
     w.u8(uint8_t(inst.dataflow));
     break;
@@ -150,7 +184,10 @@ void encodeInstruction(Writer &w, const Instruction &inst) {
     VecUse use = vecUse(inst.vop, inst.bcast);
     w.u8(uint8_t(inst.vop));
     w.u8(inst.vflags & use.flags);
-    w.u8(isBinaryVecOp(inst.vop) ? uint8_t(inst.bcast) : 0);
+    // Byte 3: the broadcast of a binary op, a mask's register + 1.
+    w.u8(isBinaryVecOp(inst.vop)                        ? uint8_t(inst.bcast)
+         : isMaskVecOp(inst.vop) && inst.reg != kNoReg ? uint8_t(inst.reg + 1)
+                                                        : 0);
     w.u32(inst.dst);
     w.u32(use.srcA ? inst.srcA : 0);
     w.u32(use.srcB ? inst.srcB : 0);
@@ -213,6 +250,7 @@ private:
                uint64_t &pos) const;
   Error buffer(uint64_t &pos, unsigned index, Buffer &out) const;
   Error instruction(uint64_t at, unsigned index, Instruction &out) const;
+  Error mvinWithRegisters(uint64_t at, unsigned index, Instruction &out) const;
 };
 
 Error Decoder::name(uint64_t at, uint64_t length, const Twine &what,
@@ -368,13 +406,66 @@ Error Decoder::buffer(uint64_t &pos, unsigned index, Buffer &out) const {
   return Error::success();
 }
 
+/// Opcode 9: an mvin with a page or bound register (docs/systolic-binary.md).
+Error Decoder::mvinWithRegisters(uint64_t at, unsigned index,
+                                 Instruction &out) const {
+  out.op = Opcode::Mvin;
+  std::string where = ("instruction " + Twine(index) + " (mvin)").str();
+  uint8_t space = u8(at + 1), flags = u8(at + 2), unpack = u8(at + 3);
+  if (space > uint8_t(Space::Acc))
+    return error(at + 1, where + ": unknown space " + Twine(unsigned(space)) +
+                             " (0 spad, 1 acc)");
+  if (flags & ~kFlagTranspose)
+    return error(at + 2, where + ": flag bits " +
+                             Twine(llvm::utohexstr(flags & ~kFlagTranspose)) +
+                             "h are not valid here");
+  if (unpack > uint8_t(Unpack::U4))
+    return error(at + 3, where + ": unknown unpack mode " +
+                             Twine(unsigned(unpack)) +
+                             " (0 none, 1 s8, 2 u8, 3 s4, 4 u4)");
+  out.space = Space(space);
+  out.transpose = flags & kFlagTranspose;
+  out.unpack = Unpack(unpack);
+  out.buffer = u16(at + 4);
+  out.pageReg = u8(at + 6);
+  out.boundReg = u8(at + 7);
+  for (unsigned i : {0u, 1u}) {
+    uint8_t reg = i ? out.boundReg : out.pageReg;
+    if (reg != kNoReg && reg >= kScalarRegs)
+      return error(at + 6 + i, where + ": register " + Twine(unsigned(reg)) +
+                                   " does not exist (0.." +
+                                   Twine(kScalarRegs - 1) + ", FFh none)");
+  }
+  if (out.pageReg == kNoReg && out.boundReg == kNoReg)
+    return error(at + 6, where + ": opcode 9 needs a page or a bound "
+                                 "register (an mvin without is opcode 2)");
+  out.offset = u32(at + 8);
+  out.stride = u32(at + 12);
+  out.row = u32(at + 16);
+  out.rows = u16(at + 20);
+  out.cols = u16(at + 22);
+  if (out.pageReg != kNoReg)
+    out.pageStride = u32(at + 24);
+  else if (Error e = zeros(at + 24, at + 28, where + ": page stride without "
+                                                    "a page register"))
+    return e;
+  if (out.boundReg != kNoReg)
+    out.boundBase = int32_t(u32(at + 28));
+  else if (Error e = zeros(at + 28, at + 32, where + ": bound base without "
+                                                    "a bound register"))
+    return e;
+  return Error::success();
+}
+
 Error Decoder::instruction(uint64_t at, unsigned index,
                            Instruction &out) const {
   uint8_t opcode = u8(at);
-  if (opcode < uint8_t(Opcode::Config) || opcode > uint8_t(Opcode::Fence))
+  if (opcode < uint8_t(Opcode::Config) || opcode > kOpMvinRegs)
     return error(at, "instruction " + Twine(index) + ": unknown opcode " +
                          Twine(unsigned(opcode)));
   out = Instruction();
+  if (opcode == kOpMvinRegs)
+    return mvinWithRegisters(at, index, out);
   out.op = Opcode(opcode);
   std::string where =
       ("instruction " + Twine(index) + " (" + opcodeName(out.op) + ")").str();
@@ -387,6 +478,19 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     return Error::success();
   };
   switch (out.op) {
+  case Opcode::Sload:
+    if (sub >= kScalarRegs)
+      return error(at + 1, where + ": register " + Twine(unsigned(sub)) +
+                               " does not exist (0.." +
+                               Twine(kScalarRegs - 1) + ")");
+    if (Error e = zeros(at + 2, at + 4, where + ": reserved byte"))
+      return e;
+    out.reg = sub;
+    out.buffer = u32(at + 4);
+    out.offset = u64(at + 8);
+    out.lo = int64_t(u64(at + 16));
+    out.hi = int64_t(u64(at + 24));
+    return Error::success();
   case Opcode::Config:
     if (sub > uint8_t(Dataflow::OS))
       return error(at + 1, where + ": unknown dataflow " +
@@ -436,13 +540,23 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     return zeros(at + 24, at + kInstructionBytes, where + ": unused byte");
   }
   case Opcode::Vector: {
-    if (sub > uint8_t(VecOp::RoundBf16))
+    if (sub > uint8_t(VecOp::MaskKeys))
       return error(at + 1,
                    where + ": unknown vector op " + Twine(unsigned(sub)));
     out.vop = VecOp(sub);
     where =
         ("instruction " + Twine(index) + " (vector " + vecOpName(out.vop) + ")")
             .str();
+    if (isMaskVecOp(out.vop)) {
+      // Byte 3: the register added to the offset, + 1 (0: none).
+      if (aux > kScalarRegs)
+        return error(at + 3, where + ": register " + Twine(unsigned(aux) - 1) +
+                                 " does not exist (0.." +
+                                 Twine(kScalarRegs - 1) + ")");
+      if (aux != 0)
+        out.reg = uint8_t(aux - 1);
+      aux = 0;
+    }
     if (aux > uint8_t(Bcast::Scalar))
       return error(at + 3, where + ": unknown bcast " + Twine(unsigned(aux)) +
                                " (0 none, 1 row, 2 scalar)");

@@ -179,6 +179,14 @@ private:
   Error preload(const Instruction &in);
   Error compute(const Instruction &in);
   Error vector(const Instruction &in);
+  Error sload(const Instruction &in);
+  /// mvin's move: the SRAM block of `in` from the DRAM block of `eff` (in,
+  /// or its lines cut by a bound register; `nothing`: none read), after
+  /// the registers it reads are ready (`regStart`).
+  Error moveIn(const Instruction &in, const Instruction &eff,
+               bool nothing = false, uint64_t regStart = 0);
+  /// A register an instruction reads: checked, and its value.
+  Error readReg(uint8_t reg, const char *what);
   void config(const Instruction &in);
   void fence();
   void finish();
@@ -283,6 +291,11 @@ private:
   std::vector<uint64_t> spadW, spadR, accW, accR; // per SRAM row
   std::vector<uint64_t> bufW, bufR;               // per DRAM buffer
   std::vector<Interval> arrayBusy, dmaBusy;
+  // Scalar registers: values, when each is written (its sload landed) and
+  // the latest start of an instruction that read it (a new sload waits
+  // for it).
+  int64_t regs[kScalarRegs] = {};
+  uint64_t regReady[kScalarRegs] = {}, regRead[kScalarRegs] = {};
 
   Fold fold;
   double mapSum = 0, utilSum = 0, ssUtilSum = 0;
@@ -421,6 +434,8 @@ Error Simulator::step(const Instruction &in) {
   case Opcode::Fence:
     fence();
     return Error::success();
+  case Opcode::Sload:
+    return sload(in);
   }
   return fail(llvm::formatv("unknown opcode {0}", unsigned(in.op)).str());
 }
@@ -516,8 +531,62 @@ Error Simulator::mvin(const Instruction &in) {
                               elemTypeName(b.type), in.buffer, b.name,
                               spaceName(in.space), elemTypeName(sramType))
                     .str());
-  if (Error e = checkDram(in))
-    return e;
+  if (in.op != Opcode::Mvin || (in.pageReg == kNoReg && in.boundReg == kNoReg))
+    return moveIn(in, in);
+  // Registers: the page moves the block, the bound cuts its lines. `eff` is
+  // the block the DMA reads (its lines cut), `in` the SRAM block it fills.
+  Instruction eff = in;
+  uint64_t regStart = 0;
+  const uint32_t lines = in.transpose ? in.cols : in.rows;
+  uint32_t valid = lines;
+  if (in.boundReg != kNoReg) {
+    if (Error e = readReg(in.boundReg, "bound"))
+      return e;
+    int64_t left = regs[in.boundReg] - in.boundBase;
+    if (__builtin_sub_overflow(regs[in.boundReg], in.boundBase, &left))
+      left = regs[in.boundReg] < 0 ? 0 : int64_t(lines);
+    valid = uint32_t(std::clamp<int64_t>(left, 0, lines));
+    regStart = std::max(regStart, regReady[in.boundReg]);
+  }
+  if (in.pageReg != kNoReg) {
+    if (Error e = readReg(in.pageReg, "page"))
+      return e;
+    regStart = std::max(regStart, regReady[in.pageReg]);
+    int64_t page = regs[in.pageReg];
+    uint64_t base = 0;
+    if (valid > 0 &&
+        (page < 0 ||
+         __builtin_mul_overflow(uint64_t(page), in.pageStride, &base) ||
+         __builtin_add_overflow(in.offset, base, &eff.offset)))
+      return fail(llvm::formatv("page register r{0} holds {1}: page {1} of "
+                                "{2} elements is outside buffer {3} '{4}'",
+                                unsigned(in.pageReg), page, in.pageStride,
+                                in.buffer, b.name)
+                      .str());
+  }
+  (in.transpose ? eff.cols : eff.rows) = valid;
+  return moveIn(in, eff, valid == 0, regStart);
+}
+
+Error Simulator::readReg(uint8_t reg, const char *what) {
+  if (reg >= kScalarRegs)
+    return fail(llvm::formatv("{0} register r{1} does not exist (the machine "
+                              "has r0..r{2})",
+                              what, unsigned(reg), kScalarRegs - 1)
+                    .str());
+  return Error::success();
+}
+
+Error Simulator::moveIn(const Instruction &in, const Instruction &eff,
+                        bool nothing, uint64_t regStart) {
+  const Buffer &b = prog.buffers[in.buffer];
+  ElemType sramType = in.space == Space::Spad ? cfg.inputType : cfg.accType;
+  const bool unpack = in.unpack != Unpack::None;
+  bool widen = in.space == Space::Acc && sramType == ElemType::F32 &&
+               b.type == ElemType::BF16;
+  if (!nothing)
+    if (Error e = checkDram(eff))
+      return e;
 
   // Functional.
   const uint8_t *dram = bufs[in.buffer].data();
@@ -541,12 +610,24 @@ Error Simulator::mvin(const Instruction &in) {
     }
     return 0;
   };
+  // The SRAM block is in's; the DMA reads eff's (the same, or its lines
+  // cut by a bound register: the others are zeros).
+  const uint32_t readRows = nothing ? 0 : eff.rows,
+                 readCols = nothing ? 0 : eff.cols;
   for (uint32_t r = 0; r < in.rows; ++r) {
     size_t sBase = (size_t(in.row) + r) * width;
+    if (r >= readRows || readCols < in.cols) {
+      // Zeros past the bound (all of the row, or its columns past it).
+      uint32_t from = r >= readRows ? 0 : readCols;
+      std::memset(sram + (sBase + from) * sBytes, 0,
+                  size_t(in.cols - from) * sBytes);
+      if (r >= readRows)
+        continue;
+    }
     if (unpack) {
       // Integers of at most 8 bits: exact in bf16 and f32.
-      for (uint32_t c = 0; c < in.cols; ++c) {
-        float v = float(integerAt(dramIndex(in, r, c)));
+      for (uint32_t c = 0; c < readCols; ++c) {
+        float v = float(integerAt(dramIndex(eff, r, c)));
         if (sramType == ElemType::F32) {
           std::memcpy(sram + (sBase + c) * 4, &v, 4);
         } else {
@@ -555,46 +636,51 @@ Error Simulator::mvin(const Instruction &in) {
         }
       }
     } else if (widen) {
-      for (uint32_t c = 0; c < in.cols; ++c) {
+      for (uint32_t c = 0; c < readCols; ++c) {
         uint16_t v;
-        std::memcpy(&v, dram + dramIndex(in, r, c) * 2, 2);
+        std::memcpy(&v, dram + dramIndex(eff, r, c) * 2, 2);
         accF[sBase + c] = bf16ToFloat(v);
       }
     } else if (!in.transpose) {
-      std::memcpy(sram + sBase * sBytes, dram + dramIndex(in, r, 0) * dBytes,
-                  size_t(in.cols) * sBytes);
+      std::memcpy(sram + sBase * sBytes, dram + dramIndex(eff, r, 0) * dBytes,
+                  size_t(readCols) * sBytes);
     } else {
-      for (uint32_t c = 0; c < in.cols; ++c)
+      for (uint32_t c = 0; c < readCols; ++c)
         std::memcpy(sram + (sBase + c) * sBytes,
-                    dram + dramIndex(in, r, c) * dBytes, sBytes);
+                    dram + dramIndex(eff, r, c) * dBytes, sBytes);
     }
   }
-  uint64_t n = uint64_t(in.rows) * in.cols;
+  uint64_t n = uint64_t(readRows) * readCols;
   // 4-bit elements: the bytes that hold them (a row's odd first or last
   // nibble takes its whole byte).
   uint64_t bytes = n * dBytes;
-  if (unpackPerByte(in.unpack) == 2) {
-    const uint64_t outer = in.transpose ? in.cols : in.rows,
-                   inner = in.transpose ? in.rows : in.cols;
+  if (unpackPerByte(in.unpack) == 2 && n > 0) {
+    const uint64_t outer = in.transpose ? readCols : readRows,
+                   inner = in.transpose ? readRows : readCols;
     bytes = 0;
     for (uint64_t o = 0; o < outer; ++o)
-      bytes += ((in.offset + o * in.stride) % 2 + inner + 1) / 2;
+      bytes += ((eff.offset + o * eff.stride) % 2 + inner + 1) / 2;
   }
   st.dramReadBytes += bytes;
   (in.space == Space::Spad ? st.spadWriteBytes : st.accWriteBytes) +=
-      n * sBytes;
+      uint64_t(in.rows) * in.cols * sBytes;
 
   // Timing: the load queue issues in order, each request when the earlier
   // readers and writers of its destination rows and the earlier writers of
   // its buffer are done (Gemmini's reservation station); the channel takes
   // ceil(bytes / bandwidth) cycles per request and the data lands
   // dramLatency later, so back-to-back requests overlap their latency.
+  // With registers it also waits for them (their sloads landed); a block
+  // the bound leaves empty reads nothing: its zeros land a cycle later.
   uint64_t tr = transferCycles(bytes, cfg.dramBytesPerCycle);
-  uint64_t lat = cfg.dramLatency;
-  uint64_t s = std::max({barrier, loadFree, bufW[in.buffer],
+  uint64_t lat = nothing ? 1 : cfg.dramLatency;
+  uint64_t s = std::max({barrier, loadFree, bufW[in.buffer], regStart,
                          writeHazard(in.space, in.row, in.rows)});
   uint64_t landed = s + lat + tr;
   loadFree = s + tr;
+  for (uint8_t reg : {in.pageReg, in.boundReg})
+    if (reg != kNoReg)
+      regRead[reg] = std::max(regRead[reg], s);
   bufR[in.buffer] = std::max(bufR[in.buffer], landed);
   setRange(lastW(in.space), in.row, in.rows, landed);
   dmaBusy.push_back({s, landed});
@@ -602,7 +688,55 @@ Error Simulator::mvin(const Instruction &in) {
   return Error::success();
 }
 
+Error Simulator::sload(const Instruction &in) {
+  if (Error e = readReg(in.reg, "destination"))
+    return e;
+  if (in.buffer >= bufs.size())
+    return fail(llvm::formatv("buffer {0} does not exist (the program has "
+                              "{1})",
+                              in.buffer, bufs.size())
+                    .str());
+  const Buffer &b = prog.buffers[in.buffer];
+  if (b.type != ElemType::I32)
+    return fail(llvm::formatv("loads i32 elements; buffer {0} '{1}' holds "
+                              "{2}",
+                              in.buffer, b.name, elemTypeName(b.type))
+                    .str());
+  uint64_t elems = bufs[in.buffer].size() / 4;
+  if (in.offset >= elems)
+    return fail(llvm::formatv("element {0} is outside buffer {1} '{2}' ({3} "
+                              "elements)",
+                              in.offset, in.buffer, b.name, elems)
+                    .str());
+  if (in.lo > in.hi)
+    return fail(llvm::formatv("the range [{0}, {1}] is empty", in.lo, in.hi)
+                    .str());
+  int32_t v;
+  std::memcpy(&v, bufs[in.buffer].data() + in.offset * 4, 4);
+  if (v < in.lo || v > in.hi)
+    return fail(llvm::formatv("element {0} of buffer {1} '{2}' is {3}, "
+                              "outside [{4}, {5}]",
+                              in.offset, in.buffer, b.name, v, in.lo, in.hi)
+                    .str());
+  regs[in.reg] = v;
+  st.dramReadBytes += 4;
+  // Timing: a 4-byte request of the load queue, after the buffer's writers
+  // and the register's earlier readers and writer.
+  uint64_t tr = transferCycles(4, cfg.dramBytesPerCycle);
+  uint64_t s = std::max({barrier, loadFree, bufW[in.buffer], regRead[in.reg],
+                         regReady[in.reg]});
+  uint64_t landed = s + cfg.dramLatency + tr;
+  loadFree = s + tr;
+  bufR[in.buffer] = std::max(bufR[in.buffer], landed);
+  regReady[in.reg] = landed;
+  dmaBusy.push_back({s, landed});
+  done(landed);
+  return Error::success();
+}
+
 Error Simulator::mvout(const Instruction &in) {
+  if (in.pageReg != kNoReg || in.boundReg != kNoReg)
+    return fail("page and bound registers apply to mvin only");
   if (in.buffer >= bufs.size())
     return fail(llvm::formatv("buffer {0} does not exist (the program has "
                               "{1})",
@@ -1095,7 +1229,7 @@ Error Simulator::vector(const Instruction &in) {
                               "accumulator; this machine's is {0}",
                               elemTypeName(cfg.accType))
                     .str());
-  if (uint8_t(in.vop) > uint8_t(VecOp::RoundBf16))
+  if (uint8_t(in.vop) > uint8_t(VecOp::MaskKeys))
     return fail(llvm::formatv("unknown vector op {0}", unsigned(in.vop)).str());
   if (uint8_t(in.bcast) > uint8_t(Bcast::Scalar))
     return fail(
@@ -1118,6 +1252,19 @@ Error Simulator::vector(const Instruction &in) {
   if (infIsZero && op != VecOp::Sub && op != VecOp::Div)
     return fail(Twine("kVecInfIsZero applies to sub/div, not ") +
                 vecOpName(op));
+  const bool masks = op == VecOp::MaskCausal || op == VecOp::MaskKeys;
+  int64_t imm = in.iimm;
+  if (in.reg != kNoReg) {
+    if (!masks)
+      return fail(Twine("a register applies to mask_causal/mask_keys, not ") +
+                  vecOpName(op));
+    if (Error e = readReg(in.reg, "offset"))
+      return e;
+    if (__builtin_add_overflow(in.iimm, regs[in.reg], &imm))
+      return fail(llvm::formatv("offset {0} + r{1} ({2}) overflows", in.iimm,
+                                unsigned(in.reg), regs[in.reg])
+                      .str());
+  }
   uint32_t rows = in.rows, cols = in.cols;
   bool readsA = op != VecOp::Fill;
   bool readsB = binary && in.bcast != Bcast::Scalar;
@@ -1198,9 +1345,14 @@ Error Simulator::vector(const Instruction &in) {
         r = roundToBF16(a[j]);
         break;
       case VecOp::MaskCausal:
-        r = int64_t(j) > int64_t(i) + in.iimm
+        // (i + imm saturates: an offset near the int64 limits masks all or
+        // nothing.)
+        r = int64_t(j) - int64_t(i) > imm
                 ? -std::numeric_limits<float>::infinity()
                 : a[j];
+        break;
+      case VecOp::MaskKeys:
+        r = int64_t(j) > imm ? -std::numeric_limits<float>::infinity() : a[j];
         break;
       default:
         break;
@@ -1251,6 +1403,8 @@ Error Simulator::vector(const Instruction &in) {
   // queues): it waits for its own previous instruction and for the data,
   // not for the array's instructions around it.
   uint64_t s = std::max({barrier, vecLast, vecFree});
+  if (in.reg != kNoReg)
+    s = std::max(s, regReady[in.reg]);
   if (readsA)
     s = std::max(s, maxRange(accW, in.srcA, rows));
   if (readsB)
@@ -1266,6 +1420,8 @@ Error Simulator::vector(const Instruction &in) {
     setRange(accR, in.srcB, rows, s + issue);
   setRange(lastW(dstSpace), in.dst, rows, landed);
   st.vectorCycles += issue;
+  if (in.reg != kNoReg)
+    regRead[in.reg] = std::max(regRead[in.reg], s);
   done(landed);
   vecLast = s;
   return Error::success();

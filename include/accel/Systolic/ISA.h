@@ -91,6 +91,30 @@
 //                                    (op must be Copy).
 //  fence                             Waits until every earlier instruction
 //                                    has finished.
+//  sload   reg, buffer, offset,      Loads element `offset` of the i32
+//          lo, hi                    buffer `buffer` into scalar register
+//                                    `reg` (one of kScalarRegs, all 0 at
+//                                    the start); the machine stops with an
+//                                    error if the value is outside
+//                                    [lo, hi] (run-time data checked where
+//                                    it is read: a length, a count).
+//
+// Scalar registers hold run-time data (a decode step's block table and
+// sequence lengths) that the instructions below read; the DMA does the
+// sloads in its load queue, in order with the mvins.
+//
+//  * mvin with a page register `p`: the block starts at offset +
+//    r[p] * pageStride (r[p] >= 0; the block must lie within
+//    [0, pageStride) of its page, the verifier checks, and the page
+//    within the buffer, the machine checks when it reads it).
+//  * mvin with a bound register `b`: only the DRAM block's first
+//    clamp(r[b] - boundBase, 0, n) lines are read (a line: a row, or a
+//    column with `transpose`; n of them); the SRAM elements of the other
+//    lines are set to zero and nothing is read for them (no address is
+//    formed, so a page past a sequence's end is never checked).
+//  * vector MaskCausal / MaskKeys with a register `reg`: the immediate is
+//    imm + r[reg].
+//
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,6 +223,7 @@ enum class Opcode : uint8_t {
   Compute = 5,
   Vector = 6,
   Fence = 7,
+  Sload = 8,
 };
 
 /// Vector unit operations. `B` is srcB element-wise (Bcast::None), srcB's
@@ -216,7 +241,8 @@ enum class VecOp : uint8_t {
   RowSum = 9,      // dst[i][0] = sum_j A[i][j] in j order (kVecAccumulate: +)
   MaskCausal = 10, // dst[i][j] = j > i + imm ? -inf : A[i][j]
   Rsqrt = 11,      // dst = 1 / sqrt(A)
-  RoundBf16 = 12   // dst = A rounded to bf16 (nearest even), held as f32
+  RoundBf16 = 12,  // dst = A rounded to bf16 (nearest even), held as f32
+  MaskKeys = 13    // dst[i][j] = j > imm ? -inf : A[i][j]
 };
 
 enum class Bcast : uint8_t { None = 0, Row = 1, Scalar = 2 };
@@ -247,8 +273,14 @@ enum : uint8_t {
 /// "No address" for preload.bRow and compute.bRow.
 inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 
+/// Scalar registers, and "no register" for mvin's page/bound and the
+/// vector masks' register.
+inline constexpr unsigned kScalarRegs = 16;
+inline constexpr uint8_t kNoReg = 0xFF;
+
 /// One instruction. Fields not used by an opcode are zero (kNone for the
-/// unused bRow), so two equal programs compare equal field by field.
+/// unused bRow, kNoReg for unused registers), so two equal programs compare
+/// equal field by field.
 struct Instruction {
   Opcode op = Opcode::Fence;
   // config
@@ -261,6 +293,17 @@ struct Instruction {
   uint32_t row = 0;
   bool transpose = false;
   Unpack unpack = Unpack::None; // mvin
+  /// mvin: the page register (kNoReg: none) and the elements a page
+  /// spans; the bound register (kNoReg: none) and its base.
+  uint8_t pageReg = kNoReg;
+  uint64_t pageStride = 0;
+  uint8_t boundReg = kNoReg;
+  int64_t boundBase = 0;
+  /// sload: the destination register, the range its value must be in.
+  /// vector MaskCausal / MaskKeys: the register added to iimm (kNoReg:
+  /// none).
+  uint8_t reg = kNoReg;
+  int64_t lo = 0, hi = 0;
   // mvin / mvout / vector block
   uint32_t rows = 0, cols = 0;
   // preload / compute
@@ -274,7 +317,7 @@ struct Instruction {
   uint8_t vflags = 0;
   uint32_t dst = 0, srcA = 0, srcB = 0;
   /// Vector immediate: the f32 scalar (Fill, Bcast::Scalar) or the signed
-  /// MaskCausal offset.
+  /// MaskCausal / MaskKeys offset.
   float fimm = 0.0f;
   int64_t iimm = 0;
 

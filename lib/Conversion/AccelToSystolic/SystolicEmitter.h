@@ -64,9 +64,37 @@ public:
                                             ? config.inputType
                                             : config.accType)) /
            config.dramBytesPerCycle;
-    systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
-                             row, rows, cols, v.transposed,
-                             systolic::UnpackAttr());
+    mvinOp(v, r0, c0, rows, cols, space, row, systolic::UnpackAttr(), {});
+  }
+  /// Run-time addressing of an mvin (the scalar registers; ISA.h): the
+  /// block at `pageStride * r[pageReg]` past the view's offset, and only
+  /// its DRAM lines below `r[boundReg] - boundBase` read (the rest zeros).
+  struct Registers {
+    std::optional<int64_t> pageReg;
+    int64_t pageStride = 0;
+    std::optional<int64_t> boundReg;
+    int64_t boundBase = 0;
+  };
+  void mvin(const View &v, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
+            systolic::Space space, int64_t row, const Registers &regs) {
+    dma += double(rows * cols *
+                  ::sysarray::elemBytes(space == systolic::Space::Spad
+                                            ? config.inputType
+                                            : config.accType)) /
+           config.dramBytesPerCycle;
+    mvinOp(v, r0, c0, rows, cols, space, row, systolic::UnpackAttr(), regs);
+  }
+  /// Scalar register `reg` = element `offset` of the i32 buffer `buffer`
+  /// (the machine stops unless it is in [lo, hi]).
+  void sload(uint32_t buffer, int64_t offset, int64_t lo, int64_t hi,
+             int64_t reg) {
+    systolic::SloadOp::create(b, loc, buffer, offset, lo, hi, reg);
+  }
+  /// mask_causal / mask_keys whose offset adds scalar register `reg`.
+  void mask(systolic::VecOp op, int64_t dst, int64_t rows, int64_t cols,
+            int64_t offset, std::optional<int64_t> reg) {
+    vector(op, dst, dst, std::nullopt, rows, cols, systolic::Bcast::None,
+           std::nullopt, offset, false, false, false, reg);
   }
   /// mvin of an i8 buffer's integers (weight-only quantised weights) into
   /// a float SRAM; `v` addresses the unpacked elements (nibbles for 4-bit).
@@ -77,9 +105,8 @@ public:
         unpack == systolic::Unpack::S4 || unpack == systolic::Unpack::U4;
     dma += double(rows * (nibbles ? (cols + 1) / 2 : cols)) /
            config.dramBytesPerCycle;
-    systolic::MvinOp::create(b, loc, v.buffer, v.at(r0, c0), v.stride, space,
-                             row, rows, cols, v.transposed,
-                             systolic::UnpackAttr::get(b.getContext(), unpack));
+    mvinOp(v, r0, c0, rows, cols, space, row,
+           systolic::UnpackAttr::get(b.getContext(), unpack), {});
   }
   void mvout(systolic::Space space, int64_t row, int64_t rows, int64_t cols,
              const View &v, int64_t r0, int64_t c0) {
@@ -110,7 +137,7 @@ public:
               std::optional<float> fimm = std::nullopt,
               std::optional<int64_t> iimm = std::nullopt,
               bool accumulate = false, bool infIsZero = false,
-              bool toSpad = false) {
+              bool toSpad = false, std::optional<int64_t> reg = std::nullopt) {
     // Each op of the softmax depends on the one before: issue cycles plus
     // the unit's pipeline (the simulator's model, docs/systolic-simulator.md).
     double issue = std::ceil(double(rows * cols) / config.vectorLanes);
@@ -128,6 +155,7 @@ public:
             : systolic::BcastAttr::get(b.getContext(), bcast),
         fimm ? b.getF32FloatAttr(*fimm) : FloatAttr(),
         iimm ? b.getI64IntegerAttr(*iimm) : IntegerAttr(),
+        reg ? b.getI64IntegerAttr(*reg) : IntegerAttr(),
         accumulate ? b.getUnitAttr() : UnitAttr(),
         infIsZero ? b.getUnitAttr() : UnitAttr(),
         toSpad ? b.getUnitAttr() : UnitAttr());
@@ -145,6 +173,23 @@ public:
   double array = 0, vec = 0, dma = 0, store = 0;
 
 private:
+  void mvinOp(const View &v, int64_t r0, int64_t c0, int64_t rows,
+              int64_t cols, systolic::Space space, int64_t row,
+              systolic::UnpackAttr unpack, const Registers &regs) {
+    auto i64 = [&](int64_t x) { return b.getI64IntegerAttr(x); };
+    auto opt = [&](bool present, int64_t x) {
+      return present ? i64(x) : IntegerAttr();
+    };
+    systolic::MvinOp::create(
+        b, loc, i64(v.buffer), i64(v.at(r0, c0)), i64(v.stride),
+        systolic::SpaceAttr::get(b.getContext(), space), i64(row), i64(rows),
+        i64(cols), v.transposed ? b.getUnitAttr() : UnitAttr(), unpack,
+        opt(regs.pageReg.has_value(), regs.pageReg.value_or(0)),
+        opt(regs.pageReg.has_value(), regs.pageStride),
+        opt(regs.boundReg.has_value(), regs.boundReg.value_or(0)),
+        opt(regs.boundReg.has_value(), regs.boundBase));
+  }
+
   OpBuilder &b;
   Location loc;
   const ::sysarray::MachineConfig &config;

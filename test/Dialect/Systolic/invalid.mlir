@@ -391,6 +391,132 @@ systolic.program @p config #f buffers [#systolic.buffer<"w", arg 0, tensor<8xi8>
 
 // -----
 
+// Scalar registers: r0..r15.
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{destination register 16 does not exist (0..15)}}
+  systolic.sload 1[0] range 0 to 64 -> reg 16
+}
+
+// -----
+
+// sload reads i32 buffers.
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{loads i32 elements; buffer 0 ('pool') holds 'f32'}}
+  systolic.sload 0[0] range 0 to 64 -> reg 0
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{reads element 2 of buffer 1 ('len', 2 elements)}}
+  systolic.sload 1[2] range 0 to 64 -> reg 0
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{range [5, 4] is empty}}
+  systolic.sload 1[0] range 5 to 4 -> reg 0
+}
+
+// -----
+
+// A paged block lies within its page (the machine checks the page).
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{reads elements [120, 136) of a page of 128 elements (buffer 0, 'pool')}}
+  systolic.mvin 0[120] stride 8 -> spad[0] rows 2 cols 8 page reg 1 stride 128
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{page register 16 does not exist (0..15)}}
+  systolic.mvin 0[0] stride 8 -> spad[0] rows 2 cols 8 page reg 16 stride 128
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{bound register -1 does not exist (0..15)}}
+  systolic.mvin 0[0] stride 8 -> spad[0] rows 2 cols 8 bound reg -1 base 0
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{page stride must be in [1, 2^32), got 0}}
+  systolic.mvin 0[0] stride 8 -> spad[0] rows 2 cols 8 page reg 1 stride 0
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{bound base 2147483648 does not fit in 32 bits}}
+  systolic.mvin 0[0] stride 8 -> spad[0] rows 2 cols 8 bound reg 1 base 2147483648
+}
+
+// -----
+
+// The register form's narrower fields (binary opcode 9).
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{with registers takes buffer < 2^16, offset < 2^32, rows and cols < 2^16}}
+  systolic.mvin 0[4294967296] stride 8 -> spad[0] rows 2 cols 8 page reg 1 stride 4294967295
+}
+
+// -----
+
+// The generic form can name one without the other.
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{takes a page register and a page stride together}}
+  systolic.mvin 0[0] stride 8 -> spad[0] rows 2 cols 8 {page_reg = 1 : i64}
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{takes a bound register and a bound base together}}
+  systolic.mvin 0[0] stride 8 -> spad[0] rows 2 cols 8 {bound_base = 1 : i64}
+}
+
+// -----
+
+// Masks take a register; other vector ops do not.
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{copy takes no register (only mask_causal and mask_keys)}}
+  systolic.vector copy 0, 0 rows 1 cols 8 {reg = 0 : i64}
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{offset register 16 does not exist (0..15)}}
+  systolic.vector mask_keys 0, 0 rows 1 cols 8 offset 0 plus reg 16
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{mask_keys needs an offset}}
+  systolic.vector mask_keys 0, 0 rows 1 cols 8
+}
+
+// -----
+
 // The dataflow must be set before the array is used.
 #f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<64x8xf32>>, #systolic.buffer<"o", result 0, tensor<8x8xbf16>>] {
@@ -819,7 +945,7 @@ systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<64x8x
 // 
 #f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<64x8xf32>>, #systolic.buffer<"o", result 0, tensor<8x8xbf16>>] {
-  // expected-error @+1 {{copy takes no offset (only mask_causal)}}
+  // expected-error @+1 {{copy takes no offset (only mask_causal and mask_keys)}}
   systolic.vector copy 0, 0 rows 1 cols 8 offset 1
 }
 

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Dialect/Systolic/IR/SystolicOps.h"
+#include "accel/Systolic/ISA.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/APInt.h"
@@ -205,10 +206,15 @@ public:
     if (auto c = dyn_cast<ConfigOp>(op))
       return check(c);
     if (auto mvin = dyn_cast<MvinOp>(op))
-      return checkMove(op, /*isMvin=*/true, mvin.getBuffer(), mvin.getOffset(),
-                       mvin.getStride(), mvin.getSpace(), mvin.getRow(),
-                       mvin.getRows(), mvin.getCols(), mvin.getTranspose(),
-                       mvin.getUnpack());
+      return failure(
+          failed(checkRegisters(mvin)) ||
+          failed(checkMove(op, /*isMvin=*/true, mvin.getBuffer(),
+                           mvin.getOffset(), mvin.getStride(), mvin.getSpace(),
+                           mvin.getRow(), mvin.getRows(), mvin.getCols(),
+                           mvin.getTranspose(), mvin.getUnpack(),
+                           mvin.getPageStride())));
+    if (auto sload = dyn_cast<SloadOp>(op))
+      return check(sload);
     if (auto mvout = dyn_cast<MvoutOp>(op))
       return checkMove(op, /*isMvin=*/false, mvout.getBuffer(),
                        mvout.getOffset(), mvout.getStride(), mvout.getSpace(),
@@ -286,6 +292,77 @@ private:
     return success();
   }
 
+  /// A scalar register operand.
+  static LogicalResult scalarReg(Operation *op, StringRef what, int64_t reg) {
+    if (reg < 0 || reg >= int64_t(sysarray::kScalarRegs))
+      return op->emitOpError()
+             << what << " register " << reg << " does not exist (0.."
+             << sysarray::kScalarRegs - 1 << ")";
+    return success();
+  }
+
+  /// An mvin's page and bound registers, and the narrower fields of the
+  /// register form (docs/systolic-binary.md, opcode 9).
+  LogicalResult checkRegisters(MvinOp op) {
+    std::optional<int64_t> page = op.getPageReg(), bound = op.getBoundReg();
+    if (page.has_value() != op.getPageStride().has_value())
+      return op.emitOpError("takes a page register and a page stride "
+                            "together");
+    if (bound.has_value() != op.getBoundBase().has_value())
+      return op.emitOpError("takes a bound register and a bound base "
+                            "together");
+    if (!page && !bound)
+      return success();
+    if ((page && failed(scalarReg(op, "page", *page))) ||
+        (bound && failed(scalarReg(op, "bound", *bound))))
+      return failure();
+    if (page && (int64_t(*op.getPageStride()) < 1 ||
+                 int64_t(*op.getPageStride()) > int64_t(UINT32_MAX)))
+      return op.emitOpError() << "page stride must be in [1, 2^32), got "
+                              << int64_t(*op.getPageStride());
+    if (bound) {
+      int64_t base = *op.getBoundBase();
+      if (base < INT32_MIN || base > INT32_MAX)
+        return op.emitOpError()
+               << "bound base " << base << " does not fit in 32 bits";
+    }
+    if (uint64_t(op.getBuffer()) > UINT16_MAX ||
+        uint64_t(op.getOffset()) > UINT32_MAX ||
+        uint64_t(op.getRows()) > UINT16_MAX ||
+        uint64_t(op.getCols()) > UINT16_MAX)
+      return op.emitOpError(
+          "with registers takes buffer < 2^16, offset < 2^32, rows and "
+          "cols < 2^16");
+    return success();
+  }
+
+  LogicalResult check(SloadOp op) {
+    if (failed(scalarReg(op, "destination", op.getReg())) ||
+        failed(nonNegative(op, "buffer", op.getBuffer())) ||
+        failed(nonNegative(op, "offset", op.getOffset())))
+      return failure();
+    if (uint64_t(op.getBuffer()) >= buffers.size())
+      return op.emitOpError() << "buffer index " << op.getBuffer()
+                              << " is out of range (the program has "
+                              << buffers.size() << " buffers)";
+    BufferAttr buffer = buffers[op.getBuffer()];
+    if (!isI32(buffer.getType().getElementType()))
+      return op.emitOpError()
+             << "loads i32 elements; buffer " << op.getBuffer() << " ('"
+             << buffer.getName() << "') holds "
+             << buffer.getType().getElementType();
+    if (int64_t(op.getOffset()) >= buffer.getType().getNumElements())
+      return op.emitOpError()
+             << "reads element " << op.getOffset() << " of buffer "
+             << op.getBuffer() << " ('" << buffer.getName() << "', "
+             << buffer.getType().getNumElements() << " elements)";
+    // (I64Attr accessors give the bits as uint64_t.)
+    int64_t lo = op.getLo(), hi = op.getHi();
+    if (lo > hi)
+      return op.emitOpError() << "range [" << lo << ", " << hi << "] is empty";
+    return success();
+  }
+
   LogicalResult check(ConfigOp op) {
     dataflow = op.getDataflow();
     // A config resets the array: the weights and the preload are gone.
@@ -298,7 +375,8 @@ private:
                           int64_t offsetV, int64_t strideV, Space space,
                           int64_t rowV, int64_t rowsV, int64_t colsV,
                           bool transpose,
-                          std::optional<Unpack> unpack = std::nullopt) {
+                          std::optional<Unpack> unpack = std::nullopt,
+                          std::optional<int64_t> pageStride = std::nullopt) {
     if (failed(nonNegative(op, "buffer", bufferIndex)) ||
         failed(nonNegative(op, "offset", offsetV)) ||
         failed(nonNegative(op, "stride", strideV)) ||
@@ -340,7 +418,14 @@ private:
         unpack && (*unpack == Unpack::S4 || *unpack == Unpack::U4);
     uint64_t numElements =
         buffer.getType().getNumElements() * (nibbles ? 2 : 1);
-    if (end.ugt(numElements))
+    // Paged: the block lies within its page (the machine checks the page).
+    if (pageStride && end.ugt(uint64_t(*pageStride)))
+      return op->emitOpError()
+             << "reads elements [" << offsetV << ", "
+             << llvm::toString(end, 10, /*Signed=*/false) << ") of a page of "
+             << *pageStride << " elements (buffer " << bufferIndex << ", '"
+             << buffer.getName() << "')";
+    if (!pageStride && end.ugt(numElements))
       return op->emitOpError()
              << (isMvin ? "reads" : "writes") << " elements [" << offsetV
              << ", " << llvm::toString(end, 10, /*Signed=*/false)
@@ -555,11 +640,17 @@ private:
     if (!needsImm && op.getFimm())
       return op.emitOpError()
              << name << " takes no imm (only fill and bcast scalar)";
-    bool isMask = vop == VecOp::MaskCausal;
+    bool isMask = vop == VecOp::MaskCausal || vop == VecOp::MaskKeys;
     if (isMask && !op.getIimm())
-      return op.emitOpError("mask_causal needs an offset");
+      return op.emitOpError() << name << " needs an offset";
     if (!isMask && op.getIimm())
-      return op.emitOpError() << name << " takes no offset (only mask_causal)";
+      return op.emitOpError()
+             << name << " takes no offset (only mask_causal and mask_keys)";
+    if (!isMask && op.getReg())
+      return op.emitOpError()
+             << name << " takes no register (only mask_causal and mask_keys)";
+    if (op.getReg() && failed(scalarReg(op, "offset", *op.getReg())))
+      return failure();
     bool isRowReduce = vop == VecOp::RowMax || vop == VecOp::RowSum;
     if (op.getAccumulate() && !isRowReduce)
       return op.emitOpError()

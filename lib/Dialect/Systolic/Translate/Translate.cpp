@@ -102,6 +102,21 @@ FailureOr<sa::Program> mlir::systolic::toProgram(ProgramOp op) {
       out.transpose = mvin.getTranspose();
       if (std::optional<Unpack> u = mvin.getUnpack())
         out.unpack = sa::Unpack(uint8_t(*u));
+      if (std::optional<int64_t> r = mvin.getPageReg()) {
+        out.pageReg = uint8_t(*r);
+        out.pageStride = uint64_t(*mvin.getPageStride());
+      }
+      if (std::optional<int64_t> r = mvin.getBoundReg()) {
+        out.boundReg = uint8_t(*r);
+        out.boundBase = *mvin.getBoundBase();
+      }
+    } else if (auto sload = dyn_cast<SloadOp>(inst)) {
+      out.op = sa::Opcode::Sload;
+      out.reg = uint8_t(sload.getReg());
+      out.buffer = sload.getBuffer();
+      out.offset = sload.getOffset();
+      out.lo = sload.getLo();
+      out.hi = sload.getHi();
     } else if (auto mvout = dyn_cast<MvoutOp>(inst)) {
       out.op = sa::Opcode::Mvout;
       out.buffer = mvout.getBuffer();
@@ -140,6 +155,8 @@ FailureOr<sa::Program> mlir::systolic::toProgram(ProgramOp op) {
       if (auto fimm = vector.getFimm())
         out.fimm = fimm->convertToFloat();
       out.iimm = vector.getIimm().value_or(0);
+      if (std::optional<int64_t> r = vector.getReg())
+        out.reg = uint8_t(*r);
       out.vflags = (vector.getAccumulate() ? sa::kVecAccumulate : 0) |
                    (vector.getInfIsZero() ? sa::kVecInfIsZero : 0) |
                    (vector.getToSpad() ? sa::kVecToSpad : 0);
@@ -186,14 +203,24 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
                        inst.dataflow == sa::Dataflow::WS ? Dataflow::WS
                                                          : Dataflow::OS);
       break;
-    case sa::Opcode::Mvin:
-      MvinOp::create(builder, at, inst.buffer, inst.offset, inst.stride,
-                     fromSpace(inst.space), inst.row, inst.rows, inst.cols,
-                     inst.transpose,
-                     inst.unpack == sa::Unpack::None
-                         ? UnpackAttr()
-                         : UnpackAttr::get(builder.getContext(),
-                                           Unpack(uint8_t(inst.unpack))));
+    case sa::Opcode::Mvin: {
+      bool paged = inst.pageReg != sa::kNoReg,
+           bounded = inst.boundReg != sa::kNoReg;
+      MvinOp::create(
+          builder, at, i64(inst.buffer), i64(inst.offset), i64(inst.stride),
+          SpaceAttr::get(ctx, fromSpace(inst.space)), i64(inst.row),
+          i64(inst.rows), i64(inst.cols), unit(inst.transpose),
+          inst.unpack == sa::Unpack::None
+              ? UnpackAttr()
+              : UnpackAttr::get(ctx, Unpack(uint8_t(inst.unpack))),
+          optI64(paged, inst.pageReg), optI64(paged, inst.pageStride),
+          optI64(bounded, inst.boundReg),
+          bounded ? builder.getI64IntegerAttr(inst.boundBase) : IntegerAttr());
+      break;
+    }
+    case sa::Opcode::Sload:
+      SloadOp::create(builder, at, inst.buffer, inst.offset, inst.lo, inst.hi,
+                      inst.reg);
       break;
     case sa::Opcode::Mvout:
       MvoutOp::create(builder, at, fromSpace(inst.space), inst.row, inst.rows,
@@ -218,7 +245,8 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
       uint32_t fbits;
       std::memcpy(&fbits, &inst.fimm, 4);
       bool hasFimm = vop == VecOp::Fill || (binary && scalar) || fbits != 0;
-      bool hasIimm = vop == VecOp::MaskCausal || inst.iimm != 0;
+      bool hasIimm = vop == VecOp::MaskCausal || vop == VecOp::MaskKeys ||
+                     inst.iimm != 0;
       VectorOp::create(
           builder, at, VecOpAttr::get(ctx, vop), i64(inst.dst), i64(inst.srcA),
           optI64((binary && !scalar) || inst.srcB != 0, inst.srcB),
@@ -228,6 +256,7 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
               : BcastAttr::get(ctx, Bcast(uint32_t(inst.bcast))),
           hasFimm ? builder.getF32FloatAttr(inst.fimm) : FloatAttr(),
           hasIimm ? builder.getI64IntegerAttr(inst.iimm) : IntegerAttr(),
+          optI64(inst.reg != sa::kNoReg, inst.reg),
           unit(inst.vflags & sa::kVecAccumulate),
           unit(inst.vflags & sa::kVecInfIsZero),
           unit(inst.vflags & sa::kVecToSpad));

@@ -1,4 +1,4 @@
-// Two systolic programs that between them use every instruction, every
+// Three systolic programs that between them use every instruction, every
 // operand form and every flag (input of the accel-systolic-translate tests).
 
 // f32 inputs: the vector unit, both dataflows, bf16 <-> f32 accumulator
@@ -65,4 +65,21 @@ systolic.program @int8 config #systolic.config<rows = 16, cols = 16, input = i8,
   systolic.mvout acc[0] rows 16 cols 16 -> 3[0] stride 16
   systolic.mvout acc[0] rows 16 cols 16 -> 4[0] stride 16
   systolic.mvout spad[0] rows 16 cols 16 -> 0[0] stride 32
+}
+
+// Run-time addressing: scalar loads, an mvin through a page register, a
+// bounded (transposed, unpacking) mvin, and masks that add a register.
+systolic.program @paged config #systolic.config<rows = 4, cols = 4, input = bf16, acc = f32, spad_rows = 64, spad_banks = 1, acc_rows = 32, acc_banks = 1, dram_bytes_per_cycle = 4.0, dram_latency = 9, vector_lanes = 4>
+    buffers [#systolic.buffer<"pool", arg 0, tensor<3x4x8xbf16>>,
+             #systolic.buffer<"table", arg 1, tensor<2x3xi32>>,
+             #systolic.buffer<"lens", arg 2, tensor<2xi32>>,
+             #systolic.buffer<"w", arg 3, tensor<4x8xi8>>] {
+  systolic.sload 2[1] range 0 to 12 -> reg 0
+  systolic.sload 1[4] range -2147483648 to 2147483647 -> reg 15
+  systolic.mvin 0[4] stride 8 -> spad[0] rows 4 cols 4 page reg 15 stride 32
+  systolic.mvin 0[0] stride 8 -> spad[4] rows 4 cols 4 transpose page reg 15 stride 32 bound reg 0 base -4
+  systolic.mvin 3[0] stride 16 -> spad[8] rows 4 cols 4 unpack s4 bound reg 0 base 2147483647
+  systolic.vector mask_keys 0, 0 rows 4 cols 4 offset -5 plus reg 0
+  systolic.vector mask_causal 0, 0 rows 4 cols 4 offset 0 plus reg 15
+  systolic.vector mask_keys 4, 4 rows 1 cols 4 offset 9223372036854775807
 }

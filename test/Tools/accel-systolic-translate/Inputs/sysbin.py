@@ -61,7 +61,13 @@ def corrupt(src, dst, kind):
     elif kind == "version":
         data[4:6] = struct.pack("<H", 2)
     elif kind == "opcode":          # instruction 1
+        data[insts + 32] = 10
+    elif kind == "mvin-no-registers":   # instruction 1 as opcode 9, no regs
         data[insts + 32] = 9
+        data[insts + 32 + 6:insts + 32 + 8] = b"\xff\xff"
+    elif kind == "sload-register":  # instruction 1 as an sload of r16
+        data[insts + 32] = 8
+        data[insts + 32 + 1] = 16
     elif kind == "unpack":          # byte 3 of an mvin word (instruction 1)
         data[insts + 32 + 3] = 9
     elif kind == "unused":          # byte 17 of instruction 0 (a config)

@@ -94,7 +94,8 @@ def Systolic_VecOp : I32EnumAttr<"VecOp", "vector unit operation", [
     I32EnumAttrCase<"RowSum", 9, "rowsum">,
     I32EnumAttrCase<"MaskCausal", 10, "mask_causal">,
     I32EnumAttrCase<"Rsqrt", 11, "rsqrt">,
-    I32EnumAttrCase<"RoundBf16", 12, "round_bf16">
+    I32EnumAttrCase<"RoundBf16", 12, "round_bf16">,
+    I32EnumAttrCase<"MaskKeys", 13, "mask_keys">
   ]> {
   let cppNamespace = "::mlir::systolic";
   let genSpecializedAttr = 0;

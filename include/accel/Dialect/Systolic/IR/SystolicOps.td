@@ -96,16 +96,32 @@ def Systolic_MvinOp : Systolic_InstOp<"mvin"> {
     then counted in nibbles. The DMA moves the packed bytes: weight-only
     quantised weights reach the array as integers, never as a dequantised
     copy in DRAM.
+
+    Run-time addressing through the scalar registers (`systolic.sload`
+    fills them): with `page reg p stride s` the block starts at
+    `offset + r[p] * s` (a page of a paged KV cache found through a block
+    table; the block must lie within `[0, s)`, and the machine stops with
+    an error when the page it reads is outside the buffer). With
+    `bound reg b base n` only the block's first `clamp(r[b] - n, 0, lines)`
+    DRAM lines (rows, or columns with `transpose`) are read; the SRAM
+    elements of the others are zeros and no address is formed for them (a
+    sequence's keys past its length, pages past its end). The register
+    form has narrower fields (docs/systolic-binary.md): buffer < 2^16,
+    offset and stride < 2^32, rows and cols < 2^16, base an i32.
   }];
   let arguments = (ins
     I64Attr:$buffer, I64Attr:$offset, I64Attr:$stride,
     Systolic_SpaceAttr:$space, I64Attr:$row, I64Attr:$rows, I64Attr:$cols,
-    UnitAttr:$transpose, OptionalAttr<Systolic_UnpackAttr>:$unpack
+    UnitAttr:$transpose, OptionalAttr<Systolic_UnpackAttr>:$unpack,
+    OptionalAttr<I64Attr>:$page_reg, OptionalAttr<I64Attr>:$page_stride,
+    OptionalAttr<I64Attr>:$bound_reg, OptionalAttr<I64Attr>:$bound_base
   );
   let assemblyFormat = [{
     $buffer `[` $offset `]` `stride` $stride `->` `` $space `[` $row `]`
     `rows` $rows `cols` $cols (`transpose` $transpose^)?
-    (`unpack` `` $unpack^)? attr-dict
+    (`unpack` `` $unpack^)?
+    (`page` `reg` $page_reg^ `stride` $page_stride)?
+    (`bound` `reg` $bound_reg^ `base` $bound_base)? attr-dict
   }];
 }
 
@@ -174,21 +190,44 @@ def Systolic_VectorOp : Systolic_InstOp<"vector"> {
     the (copied) values into scratchpad rows, rounded to the input type.
     Needs an f32 accumulator. `src_b` is present exactly for the binary ops
     (add, sub, mul, div, max) with bcast none or row, `imm` for fill and
-    bcast scalar, `offset` for mask_causal; `accumulate` only on rowmax and
-    rowsum, `inf_is_zero` only on sub and div, `to_spad` only on copy.
+    bcast scalar, `offset` for mask_causal and mask_keys (`plus reg r`
+    adds scalar register `r`: a run-time length); `accumulate` only on
+    rowmax and rowsum, `inf_is_zero` only on sub and div, `to_spad` only
+    on copy.
   }];
   let arguments = (ins
     Systolic_VecOpAttr:$op, I64Attr:$dst, I64Attr:$src_a,
     OptionalAttr<I64Attr>:$src_b, I64Attr:$rows, I64Attr:$cols,
     OptionalAttr<Systolic_BcastAttr>:$bcast, OptionalAttr<F32Attr>:$fimm,
-    OptionalAttr<I64Attr>:$iimm, UnitAttr:$accumulate, UnitAttr:$inf_is_zero,
-    UnitAttr:$to_spad
+    OptionalAttr<I64Attr>:$iimm, OptionalAttr<I64Attr>:$reg,
+    UnitAttr:$accumulate, UnitAttr:$inf_is_zero, UnitAttr:$to_spad
   );
   let assemblyFormat = [{
     `` $op (`to_spad` $to_spad^)? $dst `,` $src_a (`,` $src_b^)?
     `rows` $rows `cols` $cols (`bcast` `` $bcast^)? (`imm` $fimm^)?
-    (`offset` $iimm^)? (`accumulate` $accumulate^)?
+    (`offset` $iimm^)? (`plus` `reg` $reg^)? (`accumulate` $accumulate^)?
     (`inf_is_zero` $inf_is_zero^)? attr-dict
+  }];
+}
+
+def Systolic_SloadOp : Systolic_InstOp<"sload"> {
+  let summary = "Load an i32 of a DRAM buffer into a scalar register";
+  let description = [{
+    Reads element `offset` of the i32 buffer `buffer` into scalar register
+    `reg` (0..15; all 0 when the program starts). The machine stops with
+    an error when the value is outside `[lo, hi]`: run-time data (a
+    sequence length) is checked where it is read. mvin's page and bound
+    and the vector masks read the registers.
+
+    ```mlir
+    systolic.sload 4[1] range 0 to 4096 -> reg 0
+    ```
+  }];
+  let arguments = (ins
+    I64Attr:$buffer, I64Attr:$offset, I64Attr:$lo, I64Attr:$hi, I64Attr:$reg
+  );
+  let assemblyFormat = [{
+    $buffer `[` $offset `]` `range` $lo `to` $hi `->` `reg` $reg attr-dict
   }];
 }
 
