@@ -691,7 +691,10 @@ TEST(SystolicSimulatorTest, RegisterAddressing) {
     bufs[1] = bytesOf(std::vector<int32_t>{0, 3, 3});
     p.instructions[0].hi = 4;
     bufs[1] = bytesOf(std::vector<int32_t>{0, 4, 3});
-    EXPECT_NE(errorOf(p, bufs).find("DRAM block reaches element"),
+    EXPECT_NE(errorOf(p, bufs).find("instruction 2 (mvin): page register r3 "
+                                    "holds 4: page 4 of 32 elements is "
+                                    "outside buffer 0 'pool' (128 "
+                                    "elements)"),
               std::string::npos)
         << errorOf(p, bufs);
     // ... and not when the bound leaves nothing to read (a page past the

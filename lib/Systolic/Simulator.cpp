@@ -565,6 +565,19 @@ Error Simulator::mvin(const Instruction &in) {
                       .str());
   }
   (in.transpose ? eff.cols : eff.rows) = valid;
+  // A page outside the buffer: the table's entry, named.
+  if (in.pageReg != kNoReg && valid > 0)
+    if (Error err = checkDram(eff)) {
+      llvm::consumeError(std::move(err));
+      uint64_t elems = bufs[in.buffer].size() / elemBytes(b.type) *
+                       unpackPerByte(in.unpack);
+      return fail(llvm::formatv("page register r{0} holds {1}: page {1} of "
+                                "{2} elements is outside buffer {3} '{4}' "
+                                "({5} elements)",
+                                unsigned(in.pageReg), regs[in.pageReg],
+                                in.pageStride, in.buffer, b.name, elems)
+                      .str());
+    }
   return moveIn(in, eff, valid == 0, regStart);
 }
 

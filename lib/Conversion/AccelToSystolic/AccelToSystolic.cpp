@@ -35,6 +35,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 #include <cmath>
+#include <numeric>
 
 namespace mlir::accel {
 #define GEN_PASS_DEF_CONVERTACCELTOSYSTOLICPASS
@@ -224,6 +225,32 @@ namespace {
 // Attention
 //===----------------------------------------------------------------------===//
 
+/// A paged KV cache (accel.paged_attention) as one (sequence, KV head)
+/// reads it: key j lives in page j / pageTokens, found in the block table
+/// by an sload into a scalar register; only keys below the sequence's
+/// length (register lenReg) are read.
+struct PagedKV {
+  uint32_t kBuffer, vBuffer;
+  /// Element offsets within a page of (token 0, this KV head, element 0),
+  /// the token strides and the page strides.
+  int64_t kBase, vBase, kTokenStride, vTokenStride, kPageStride, vPageStride;
+  int64_t pageTokens, pages;
+  /// The table row of this sequence: element n at tableOffset + n *
+  /// tableStride of buffer tableBuffer.
+  uint32_t tableBuffer;
+  int64_t tableOffset, tableStride;
+  int64_t lenReg;
+  /// Query heads stacked in the rows and each one's queries; causal masks
+  /// per head (query i keeps keys j <= length - sq + i).
+  int64_t heads, sq;
+  bool causal;
+};
+
+/// The scalar registers of paged attention: two lengths (sequences
+/// alternate), the rest pages round robin.
+constexpr int64_t kLengthRegs = 2;
+constexpr int64_t kPageRegs = int64_t(::sysarray::kScalarRegs) - kLengthRegs;
+
 struct AttentionGeometry {
   int64_t sq, skv, d, dv;
   bool causal;
@@ -235,6 +262,10 @@ struct AttentionGeometry {
   bool masked = false;
   int64_t maskRowStride = 0;
   bool maskOneKey = false;
+  /// Keys of a strip of S (0: min(rows, cols)).
+  int64_t stripKeys = 0;
+  /// Keys and values from a paged cache (else the k and v views).
+  const PagedKV *paged = nullptr;
 };
 
 /// Spad and accumulator rows the attention blocks take.
@@ -245,7 +276,7 @@ struct AttentionLayout {
 
   AttentionLayout(const isa::MachineConfig &mc, const AttentionGeometry &g) {
     const int64_t R = mc.rows, C = mc.cols;
-    T = std::min(R, C);
+    T = g.stripKeys ? g.stripKeys : std::min(R, C);
     dStrips = ceilDiv(g.d, R);
     oStrips = ceilDiv(g.dv, C);
     sStrips = g.tileKV / T;
@@ -280,8 +311,25 @@ std::pair<int64_t, int64_t> mlir::accel::getSystolicAttentionRows(
   AttentionGeometry g{shape.sq, shape.skv, shape.d, shape.dv,
                       /*causal=*/false, /*offset=*/0, /*scale=*/1.0f,
                       tileQ, tileKV, shape.masked};
+  g.stripKeys = shape.stripKeys;
   AttentionLayout l(mc, g);
   return {l.spadRows, l.accRows};
+}
+
+SystolicAttentionShape
+mlir::accel::getSystolicPagedAttentionShape(Operation *op,
+                                            const isa::MachineConfig &mc) {
+  auto pa = llvm::cast<PagedAttentionOp>(op);
+  auto qType = pa.getQuery().getType(), kType = pa.getKeyCache().getType();
+  SystolicAttentionShape s;
+  const int64_t hq = qType.getDimSize(1), hkv = kType.getDimSize(2);
+  s.sq = (hkv > 0 ? hq / hkv : 1) * qType.getDimSize(2);
+  s.skv = pa.getBlockTable().getType().getDimSize(1) * kType.getDimSize(1);
+  s.d = qType.getDimSize(3);
+  s.dv = pa.getValueCache().getType().getDimSize(3);
+  s.stripKeys = std::gcd<int64_t>(std::min(mc.rows, mc.cols),
+                                  std::max<int64_t>(1, kType.getDimSize(1)));
+  return s;
 }
 
 std::optional<isa::ElemType> mlir::accel::getSystolicElemType(Type t) {
@@ -350,8 +398,52 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
     auto sAt = [&](size_t j, int64_t strip) {
       return int64_t(j % 2) * L.sSlot + strip * g.tileQ;
     };
+    // Paged: the page registers. Page n's table entry is loaded into
+    // register kLengthRegs + n % kPageRegs just before its first use (or
+    // ahead, after the block before it), never while an earlier page in
+    // that register still has loads to come.
+    int64_t nextPage = 0;
+    auto pageReg = [&](int64_t n) { return kLengthRegs + n % kPageRegs; };
+    auto sloadPages = [&](int64_t upTo) {
+      const PagedKV &p = *g.paged;
+      for (; nextPage <= std::min(upTo, p.pages - 1); ++nextPage)
+        e.sload(p.tableBuffer, p.tableOffset + nextPage * p.tableStride,
+                INT32_MIN, INT32_MAX, pageReg(nextPage));
+    };
+    // Each page's Kᵀ strips and V rows; only the keys below the length
+    // are read (the rest zeros), a page past it not at all.
+    auto loadPaged = [&](size_t j) {
+      const PagedKV &p = *g.paged;
+      const int64_t k0 = blocks[j], kr = keys(j), T = p.pageTokens;
+      for (int64_t n = k0 / T; n * T < k0 + kr; ++n) {
+        sloadPages(n);
+        const int64_t first = std::max(k0, n * T),
+                      last = std::min(k0 + kr, (n + 1) * T);
+        // Strips never straddle a page (stripKeys divides it).
+        for (int64_t key0 = first; key0 < last; key0 += L.T) {
+          const int64_t st = (key0 - k0) / L.T,
+                        kc = std::min(L.T, last - key0);
+          Emitter::Registers regs{pageReg(n), p.kPageStride, p.lenReg, key0};
+          View kv{p.kBuffer, p.kBase + (key0 - n * T) * p.kTokenStride,
+                  p.kTokenStride, false};
+          for (int64_t dd = 0; dd * R < g.d; ++dd)
+            e.mvin(kv.t(), dd * R, 0, std::min(R, g.d - dd * R), kc,
+                   Space::Spad, ktAt(j) + (st * L.dStrips + dd) * R, regs);
+        }
+        Emitter::Registers regs{pageReg(n), p.vPageStride, p.lenReg, first};
+        View vv{p.vBuffer, p.vBase + (first - n * T) * p.vTokenStride,
+                p.vTokenStride, false};
+        for (int64_t oo = 0; oo < L.oStrips; ++oo)
+          e.mvin(vv, 0, oo * C, last - first, std::min(C, g.dv - oo * C),
+                 Space::Spad, vAt(j) + oo * g.tileKV + (first - k0), regs);
+      }
+      // Ahead: the pages after this block whose registers are free.
+      sloadPages((k0 + kr) / T + kPageRegs - 1);
+    };
     // Kᵀ tiles (d x keys) by a transposing DMA, V rows per column strip.
     auto load = [&](size_t j) {
+      if (g.paged)
+        return loadPaged(j);
       const int64_t k0 = blocks[j], kr = keys(j);
       for (int64_t st = 0; st * L.T < kr; ++st)
         for (int64_t dd = 0; dd * R < g.d; ++dd)
@@ -397,6 +489,24 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         if (g.causal && key0 + kc(st) - 1 > q0 + g.offset)
           e.vector(VecOp::MaskCausal, sAt(j, st), sAt(j, st), std::nullopt, mr,
                    kc(st), Bcast::None, std::nullopt, q0 + g.offset - key0);
+        if (!g.paged)
+          continue;
+        // Paged: the length is a register. Keys j >= length masked; with
+        // causal queries, query i of its head keeps j <= length - sq + i
+        // (which also drops the keys past the length), a mask per head's
+        // rows of the block.
+        const PagedKV &p = *g.paged;
+        if (!p.causal || p.sq == 1) {
+          e.mask(VecOp::MaskKeys, sAt(j, st), mr, kc(st), -1 - key0,
+                 p.lenReg);
+          continue;
+        }
+        for (int64_t r = q0; r < q0 + mr;) {
+          const int64_t i = r % p.sq, run = std::min(p.sq - i, q0 + mr - r);
+          e.mask(VecOp::MaskCausal, sAt(j, st) + (r - q0), run, kc(st),
+                 i - p.sq - key0, p.lenReg);
+          r += run;
+        }
       }
       // m' = max(m, rowmax S); t = exp(m - m'); P = exp(S - m').
       e.vector(VecOp::Copy, L.tRow, L.mRow, std::nullopt, mr, 1);
@@ -745,6 +855,29 @@ struct ConvertAccelToSystolicPass
             return at.emitOpError("with a non-constant diagonal has no "
                                   "systolic lowering");
         }
+      } else if (auto pa = dyn_cast<PagedAttentionOp>(op)) {
+        in = pa.getQuery().getType().getElementType();
+        auto t = getSystolicElemType(in);
+        Type out = pa.getInit().getType().getElementType();
+        if (!t || *t == isa::ElemType::I8 || *t == isa::ElemType::I32 ||
+            !getSystolicElemType(out))
+          return pa.emitOpError("of ")
+                 << in << " -> " << out
+                 << " has no systolic lowering: attention runs on bf16 or "
+                    "f32 inputs with f32 or bf16 outputs";
+        for (Value v : {pa.getQuery(), pa.getKeyCache(), pa.getValueCache(),
+                        pa.getBlockTable(), pa.getKvLengths(), pa.getInit()})
+          if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+            return pa.emitOpError("needs static shapes on the systolic "
+                                  "target (the batch and the pool's pages "
+                                  "included)");
+        if (!pa.getBlockTable().getType().getElementType().isInteger(32) ||
+            !cast<RankedTensorType>(pa.getKvLengths().getType())
+                 .getElementType()
+                 .isInteger(32))
+          return pa.emitOpError("with an i64 block table or lengths has no "
+                                "systolic lowering (the machine's scalar "
+                                "loads read i32)");
       } else if (auto cat = dyn_cast<tensor::ConcatOp>(op)) {
         // Its inputs' kernels write their parts of its buffer
         // (SystolicLayout.h).
@@ -774,7 +907,8 @@ struct ConvertAccelToSystolicPass
       } else {
         return op.emitOpError("has no systolic lowering (a systolic program "
                               "holds accel.matmul, accel.dequant_matmul, "
-                              "accel.attention and accel.softmax ops and "
+                              "accel.attention, accel.paged_attention and "
+                              "accel.softmax ops and "
                               "elementwise linalg.generic and linalg.fill "
                               "ops)");
       }
@@ -915,8 +1049,9 @@ struct ConvertAccelToSystolicPass
       Operation *def = v.getDefiningOp();
       // (A returned view is its own root, SystolicLayouts::build.)
       if (!def || !layouts->isRoot(v) ||
-          (!llvm::isa<MatmulOp, DequantMatmulOp, AttentionOp, SoftmaxOp,
-                      tensor::ConcatOp, tensor::InsertSliceOp>(def) &&
+          (!llvm::isa<MatmulOp, DequantMatmulOp, AttentionOp,
+                      PagedAttentionOp, SoftmaxOp, tensor::ConcatOp,
+                      tensor::InsertSliceOp>(def) &&
            !isSystolicView(def) && !elementwise.count(def)))
         return ret.emitOpError("result #")
                << i
@@ -947,8 +1082,8 @@ struct ConvertAccelToSystolicPass
       // own; nor has a view of another buffer.
       if (op.getNumResults() != 1 || !layouts->isRoot(op.getResult(0)))
         continue;
-      if ((llvm::isa<MatmulOp, DequantMatmulOp, AttentionOp, SoftmaxOp,
-                     tensor::ConcatOp, tensor::InsertSliceOp>(op) ||
+      if ((llvm::isa<MatmulOp, DequantMatmulOp, AttentionOp, PagedAttentionOp,
+                     SoftmaxOp, tensor::ConcatOp, tensor::InsertSliceOp>(op) ||
            isSystolicView(&op) || elementwise.count(&op)) &&
           !bufferOf.count(op.getResult(0)))
         scratchRoots.push_back(op.getResult(0));
@@ -1021,6 +1156,9 @@ struct ConvertAccelToSystolicPass
           return failure();
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         if (failed(emitAttention(e, at, bufferOf, mc, headToggle)))
+          return failure();
+      } else if (auto pa = dyn_cast<PagedAttentionOp>(op)) {
+        if (failed(emitPagedAttention(e, pa, bufferOf, mc, headToggle)))
           return failure();
       } else if (auto dq = dyn_cast<DequantMatmulOp>(op)) {
         if (failed(emitDequant(e, dq, bufferOf, mc)))
@@ -1352,6 +1490,119 @@ struct ConvertAccelToSystolicPass
     ops.c = *c;
     predicted += predictSystolicDequantCycles(k, mc);
     emitSystolicDequant(e, k, ops);
+    return success();
+  }
+
+  /// accel.paged_attention: per sequence, its length into a register
+  /// (checked against the table's N * T tokens: the machine stops
+  /// otherwise); per KV head, the query heads that share it stacked into
+  /// one block of rows (when Q's and O's layouts put them one after the
+  /// other; else one head at a time) and the attention of
+  /// emitAttentionHead over the pages the table names.
+  LogicalResult emitPagedAttention(Emitter &e, PagedAttentionOp pa,
+                                   const DenseMap<Value, uint32_t> &bufferOf,
+                                   const isa::MachineConfig &mc, int &toggle) {
+    auto qType = pa.getQuery().getType(), kType = pa.getKeyCache().getType();
+    auto tType = pa.getBlockTable().getType();
+    const int64_t B = qType.getDimSize(0), hq = qType.getDimSize(1),
+                  sq = qType.getDimSize(2), pageTokens = kType.getDimSize(1),
+                  hkv = kType.getDimSize(2), pages = tType.getDimSize(1);
+    if (B == 0 || hq == 0 || sq == 0)
+      return success();
+    std::optional<Dram> qRef = dram(bufferOf, pa.getQuery()),
+                        kRef = dram(bufferOf, pa.getKeyCache()),
+                        vRef = dram(bufferOf, pa.getValueCache()),
+                        tRef = dram(bufferOf, pa.getBlockTable()),
+                        lRef = dram(bufferOf, pa.getKvLengths()),
+                        oRef = dram(bufferOf, pa.getResult());
+    if (!qRef || !kRef || !vRef || !tRef || !lRef || !oRef)
+      return pa.emitOpError("reads a value that is not in DRAM (a function "
+                            "argument or an accel op's result)");
+    FailureOr<SmallVector<View>> qs = matrices(pa, "Q", *qRef),
+                                 os = matrices(pa, "output", *oRef);
+    if (failed(qs) || failed(os))
+      return failure();
+    // Pages are addressed from the pool buffer's start: element (page,
+    // token, head, d) at page * s0 + token * s1 + head * s2 + d.
+    for (const Dram *pool : {&*kRef, &*vRef})
+      if (pool->layout->offset != 0 || pool->layout->strides.back() != 1)
+        return pa.emitOpError("reads a cache pool through a view that is "
+                              "not its buffer from the start with "
+                              "contiguous head elements (pages are "
+                              "addressed from the buffer's start)");
+    FailureOr<SystolicOptions> o = getSystolicOverrides(pa, options);
+    if (failed(o))
+      return failure();
+    SystolicAttentionShape shape = getSystolicPagedAttentionShape(pa, mc);
+    FailureOr<std::pair<int64_t, int64_t>> tiles =
+        chooseSystolicAttentionTiles(pa, mc, shape, o->attentionTileQ,
+                                     o->attentionTileKV);
+    if (failed(tiles))
+      return failure();
+    AttentionGeometry g{};
+    g.skv = shape.skv;
+    g.d = shape.d;
+    g.dv = shape.dv;
+    g.causal = false; // the paged masks, from the length register
+    g.scale = float(pa.getEffectiveScale());
+    g.tileQ = tiles->first;
+    g.tileKV = tiles->second;
+    g.stripKeys = shape.stripKeys;
+    ArrayRef<int64_t> ks = kRef->layout->strides, vs = vRef->layout->strides,
+                      ts = tRef->layout->strides, ls = lRef->layout->strides;
+    const int64_t group = hq / hkv;
+    // Rows [first, first + count) of views stacked: one view of count *
+    // sq rows when they follow each other at one stride.
+    auto stacked = [&](ArrayRef<View> views, int64_t first,
+                       int64_t count) -> std::optional<View> {
+      const View &v0 = views[first];
+      for (int64_t i = 1; i < count; ++i) {
+        const View &v = views[first + i];
+        if (v.transposed || v0.transposed || v.buffer != v0.buffer ||
+            v.stride != v0.stride || v.offset != v0.offset + i * sq * v0.stride)
+          return std::nullopt;
+      }
+      return v0;
+    };
+    for (int64_t b = 0; b < B; ++b) {
+      const int64_t lenReg = b % kLengthRegs;
+      e.sload(lRef->buffer, lRef->layout->offset + b * ls[0], 0,
+              pages * pageTokens, lenReg);
+      for (int64_t hk = 0; hk < hkv; ++hk) {
+        PagedKV p{kRef->buffer,
+                  vRef->buffer,
+                  hk * ks[2],
+                  hk * vs[2],
+                  ks[1],
+                  vs[1],
+                  ks[0],
+                  vs[0],
+                  pageTokens,
+                  pages,
+                  tRef->buffer,
+                  tRef->layout->offset + b * ts[0],
+                  ts[1],
+                  lenReg,
+                  group,
+                  sq,
+                  pa.getCausal()};
+        g.paged = &p;
+        const int64_t h0 = b * hq + hk * group;
+        std::optional<View> q = stacked(*qs, h0, group),
+                            out = stacked(*os, h0, group);
+        if (q && out) {
+          g.sq = group * sq;
+          emitAttentionHead(e, g, *q, View{}, View{}, *out, std::nullopt,
+                            toggle, predicted);
+          continue;
+        }
+        p.heads = 1;
+        g.sq = sq;
+        for (int64_t h = h0; h < h0 + group; ++h)
+          emitAttentionHead(e, g, (*qs)[h], View{}, View{}, (*os)[h],
+                            std::nullopt, toggle, predicted);
+      }
+    }
     return success();
   }
 

@@ -119,7 +119,7 @@ std::optional<DramLayout> sourceLayout(Operation *view,
 /// be placed): a matmul, an attention, an elementwise generic or a fill;
 /// not a row reduction, not a softmax.
 bool isPlaceable(Operation *op) {
-  if (llvm::isa<MatmulOp, AttentionOp, linalg::FillOp>(op))
+  if (llvm::isa<MatmulOp, AttentionOp, PagedAttentionOp, linalg::FillOp>(op))
     return true;
   auto g = dyn_cast<linalg::GenericOp>(op);
   return g && !isSystolicRowReduction(g);
@@ -228,7 +228,7 @@ bool mlir::accel::writesSystolicLayout(Value v, const DramLayout &layout) {
   // through the transpose where the columns are strided.
   if (!isPlaceable(op))
     return false;
-  if (llvm::isa<MatmulOp, AttentionOp>(op))
+  if (llvm::isa<MatmulOp, AttentionOp, PagedAttentionOp>(op))
     return layout.matrix(0, type.getShape(), 0).has_value();
   return true;
 }

@@ -382,7 +382,7 @@ mlir::accel::getSystolicOverrides(Operation *op,
            << " kernel; the systolic array runs the systolic kernel";
   SystolicOptions o = options;
   ArrayRef<int64_t> tile = config.getTile();
-  if (isa<AttentionOp>(op)) {
+  if (isa<AttentionOp, PagedAttentionOp>(op)) {
     if (!config.getDataflow().empty())
       return op->emitOpError("has a lowering_config dataflow; attention runs "
                              "weight-stationary on the array");
@@ -499,23 +499,37 @@ mlir::accel::chooseSystolicAttentionTiles(Operation *op,
                                           const isa::MachineConfig &mc,
                                           const SystolicAttentionShape &g,
                                           int64_t tileQ, int64_t tileKV) {
-  const int64_t T = std::min(mc.rows, mc.cols);
-  if (tileKV % T != 0)
+  const int64_t width = std::min(mc.rows, mc.cols);
+  const int64_t T = g.stripKeys ? g.stripKeys : width;
+  if (tileKV % T != 0) {
+    if (T == width)
+      return op->emitOpError("attention-tile-kv ")
+             << tileKV << " is not a multiple of min(rows, cols) = " << T;
     return op->emitOpError("attention-tile-kv ")
-           << tileKV << " is not a multiple of min(rows, cols) = " << T;
+           << tileKV << " is not a multiple of the " << T
+           << " keys of a strip (the gcd of min(rows, cols) and the page)";
+  }
   // Keys per block: 4 array widths (or all of them); query rows: the
-  // most that fit, up to 256.
-  const int64_t kv =
+  // most that fit, up to 256. When not even one query row fits, fewer
+  // keys (halved, whole strips; narrow strips of small pages take as many
+  // scratchpad rows as wide ones).
+  int64_t kv =
       tileKV ? tileKV
              : std::max<int64_t>(
-                   T, std::min<int64_t>(llvm::alignTo(g.skv, T), 4 * T));
-  int64_t tq = tileQ ? tileQ : std::max<int64_t>(1, std::min<int64_t>(g.sq, 256));
-  for (; tq >= 1; tq = tileQ ? 0 : tq / 2) {
-    auto [spad, acc] = getSystolicAttentionRows(mc, g, tq, kv);
-    if (spad <= int64_t(mc.spadRows) && acc <= int64_t(mc.accRows))
-      return std::make_pair(tq, kv);
-    if (tileQ || tq == 1)
+                   T, std::min<int64_t>(llvm::alignTo(g.skv, T), 4 * width));
+  for (;;) {
+    int64_t tq =
+        tileQ ? tileQ : std::max<int64_t>(1, std::min<int64_t>(g.sq, 256));
+    for (; tq >= 1; tq = tileQ ? 0 : tq / 2) {
+      auto [spad, acc] = getSystolicAttentionRows(mc, g, tq, kv);
+      if (spad <= int64_t(mc.spadRows) && acc <= int64_t(mc.accRows))
+        return std::make_pair(tq, kv);
+      if (tileQ || tq == 1)
+        break;
+    }
+    if (tileKV || kv == T)
       break;
+    kv = std::max<int64_t>(T, kv / 2 / T * T);
   }
   // The last size tried (the given one, or 1).
   int64_t last = tileQ ? tileQ : 1;

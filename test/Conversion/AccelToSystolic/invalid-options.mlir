@@ -28,7 +28,7 @@
 // OSK-NEXT: systolic.preload
 // FIT: error: 'accel.matmul' op has no os schedule on the 16x16 array
 // KV: error: 'accel.attention' op attention-tile-kv 20 is not a multiple of min(rows, cols) = 16
-// ATT: error: 'accel.attention' op blocks of 64 queries x 64 keys (d = 64) need {{[0-9]+}} scratchpad rows and {{[0-9]+}} accumulator rows; the machine has 8192 and 64
+// ATT: error: 'accel.attention' op blocks of 64 queries x 16 keys (d = 64) need {{[0-9]+}} scratchpad rows and {{[0-9]+}} accumulator rows; the machine has 8192 and 64
 
 func.func @mm(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>) -> tensor<64x64xi32> {
   %c = tensor.empty() : tensor<64x64xi32>

@@ -68,7 +68,7 @@ func.func @head_dim_0(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf32>, %v: tens
 // -----
 
 func.func @other_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{has no systolic lowering (a systolic program holds accel.matmul, accel.dequant_matmul, accel.attention and accel.softmax ops and elementwise linalg.generic and linalg.fill ops)}}
+  // expected-error @below {{has no systolic lowering (a systolic program holds accel.matmul, accel.dequant_matmul, accel.attention, accel.paged_attention and accel.softmax ops and elementwise linalg.generic and linalg.fill ops)}}
   %0 = arith.addf %a, %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -192,4 +192,44 @@ func.func @dequant_mixed(%x: tensor<1x64xf32>, %w: tensor<8x32xi8>, %s: tensor<8
   // expected-error @below {{takes 'bf16' inputs but an earlier op of @dequant_mixed takes f32: a systolic program has one input type}}
   %m = accel.matmul ins(%a, %a : tensor<4x4xbf16>, tensor<4x4xbf16>) outs(%c2 : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %y, %m : tensor<1x8xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// Paged attention: bf16 or f32, static shapes, i32 tables and lengths.
+func.func @paged_f16(%q: tensor<1x2x1x16xf16>, %kc: tensor<4x8x1x16xf16>, %vc: tensor<4x8x1x16xf16>, %bt: tensor<1x2xi32>, %len: tensor<1xi32>) -> tensor<1x2x1x16xf32> {
+  %o = tensor.empty() : tensor<1x2x1x16xf32>
+  // expected-error @below {{of 'f16' -> 'f32' has no systolic lowering: attention runs on bf16 or f32 inputs with f32 or bf16 outputs}}
+  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x16xf16>, tensor<4x8x1x16xf16>, tensor<4x8x1x16xf16>) block_table(%bt : tensor<1x2xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32>
+  return %r : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+func.func @paged_dynamic_pool(%q: tensor<1x2x1x16xf32>, %kc: tensor<?x8x1x16xf32>, %vc: tensor<?x8x1x16xf32>, %bt: tensor<1x2xi32>, %len: tensor<1xi32>) -> tensor<1x2x1x16xf32> {
+  %o = tensor.empty() : tensor<1x2x1x16xf32>
+  // expected-error @below {{needs static shapes on the systolic target (the batch and the pool's pages included)}}
+  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x16xf32>, tensor<?x8x1x16xf32>, tensor<?x8x1x16xf32>) block_table(%bt : tensor<1x2xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32>
+  return %r : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+func.func @paged_i64(%q: tensor<1x2x1x16xf32>, %kc: tensor<4x8x1x16xf32>, %vc: tensor<4x8x1x16xf32>, %bt: tensor<1x2xi64>, %len: tensor<1xi64>) -> tensor<1x2x1x16xf32> {
+  %o = tensor.empty() : tensor<1x2x1x16xf32>
+  // expected-error @below {{with an i64 block table or lengths has no systolic lowering (the machine's scalar loads read i32)}}
+  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x2x1x16xf32>, tensor<4x8x1x16xf32>, tensor<4x8x1x16xf32>) block_table(%bt : tensor<1x2xi64>) kv_lengths(%len : tensor<1xi64>) outs(%o : tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32>
+  return %r : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// Pages are addressed from the pool buffer's start: a pool that is a
+// slice of a larger value is not.
+func.func @paged_pool_view(%q: tensor<1x2x1x16xf32>, %pool: tensor<2x4x8x1x16xf32>, %bt: tensor<1x2xi32>, %len: tensor<1xi32>) -> tensor<1x2x1x16xf32> {
+  %kc = tensor.extract_slice %pool[1, 0, 0, 0, 0] [1, 4, 8, 1, 16] [1, 1, 1, 1, 1] : tensor<2x4x8x1x16xf32> to tensor<4x8x1x16xf32>
+  %o = tensor.empty() : tensor<1x2x1x16xf32>
+  // expected-error @below {{reads a cache pool through a view that is not its buffer from the start with contiguous head elements (pages are addressed from the buffer's start)}}
+  %r = accel.paged_attention ins(%q, %kc, %kc : tensor<1x2x1x16xf32>, tensor<4x8x1x16xf32>, tensor<4x8x1x16xf32>) block_table(%bt : tensor<1x2xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32>
+  return %r : tensor<1x2x1x16xf32>
 }

@@ -168,7 +168,18 @@ std::optional<::sysarray::ElemType> getSystolicElemType(Type type);
 struct SystolicAttentionShape {
   int64_t sq = 0, skv = 0, d = 0, dv = 0;
   bool masked = false;
+  /// Keys of a strip of S (0: min(rows, cols)); a paged attention's
+  /// strips never straddle a page (the gcd of the two).
+  int64_t stripKeys = 0;
 };
+
+/// An accel.paged_attention on the array: the query heads that share a KV
+/// head stacked into one block of rows (each KV page read once for all of
+/// them), all the block table's keys (pages past a sequence's length are
+/// not read, their keys masked), strips that never straddle a page.
+SystolicAttentionShape
+getSystolicPagedAttentionShape(Operation *pagedAttention,
+                               const ::sysarray::MachineConfig &config);
 
 /// Scratchpad and accumulator rows the double-buffered blocks of `tileQ`
 /// queries x `tileKV` keys take (AccelToSystolic.cpp's layout).

@@ -1,0 +1,65 @@
+// RUN: accel-opt %s --convert-accel-to-systolic --split-input-file | FileCheck %s
+
+// accel.paged_attention on the array (docs/systolic.md, "Paged
+// attention"): the sequence's length into register 0 (the machine stops
+// unless it is in [0, N * T]); per KV head, its query heads stacked into
+// one block of rows (2 heads x 1 query: m 2); each page's table entry
+// into a page register just before the page's first load, no range
+// check (entries past the length are never used); the page's Kᵀ and V
+// through that register (page stride T * Hkv * D = 1024), their lines
+// from the strip's first key cut at the length; the scores past the
+// length masked (mask_keys: key j of the strip at key0 is dropped when
+// j > length - 1 - key0).
+
+// CHECK-LABEL: systolic.program @decode
+// CHECK:      systolic.sload 4[0] range 0 to 48 -> reg 0
+// CHECK:      systolic.mvin 0[0] stride 32 -> spad[0] rows 2 cols 16
+// CHECK:      systolic.sload 3[0] range -2147483648 to 2147483647 -> reg 2
+// CHECK-NEXT: systolic.mvin 1[0] stride 64 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose page reg 2 stride 1024 bound reg 0 base 0
+// CHECK-NEXT: systolic.mvin 1[16] stride 64 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose page reg 2 stride 1024 bound reg 0 base 0
+// CHECK-NEXT: systolic.mvin 2[0] stride 64 -> spad[{{[0-9]+}}] rows 16 cols 16 page reg 2 stride 1024 bound reg 0 base 0
+// CHECK-NEXT: systolic.mvin 2[16] stride 64 -> spad[{{[0-9]+}}] rows 16 cols 16 page reg 2 stride 1024 bound reg 0 base 0
+// CHECK-NEXT: systolic.sload 3[1] range -2147483648 to 2147483647 -> reg 3
+// CHECK-NEXT: systolic.mvin 1[0] stride 64 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose page reg 3 stride 1024 bound reg 0 base 16
+// CHECK:      systolic.sload 3[2] range -2147483648 to 2147483647 -> reg 4
+// CHECK:      systolic.compute preloaded spad[0] m 2 k 16 n 16
+// CHECK:      systolic.vector mask_keys 0, 0 rows 2 cols 16 offset -1 plus reg 0
+// CHECK:      systolic.vector mask_keys 2, 2 rows 2 cols 16 offset -17 plus reg 0
+// CHECK:      systolic.vector mask_keys 4, 4 rows 2 cols 16 offset -33 plus reg 0
+// The second KV head: its queries (rows 2-3 of Q), the pages again.
+// CHECK:      systolic.mvin 0[64] stride 32 -> spad[{{[0-9]+}}] rows 2 cols 16
+// CHECK:      systolic.sload 3[0] range -2147483648 to 2147483647 -> reg 2
+// CHECK-NEXT: systolic.mvin 1[32] stride 64
+// CHECK-NOT:  systolic.sload 4
+// CHECK:      systolic.fence
+func.func @decode(%q: tensor<1x4x1x32xbf16>, %kc: tensor<6x16x2x32xbf16>, %vc: tensor<6x16x2x32xbf16>, %bt: tensor<1x3xi32>, %len: tensor<1xi32>) -> tensor<1x4x1x32xf32> {
+  %o = tensor.empty() : tensor<1x4x1x32xf32>
+  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x4x1x32xbf16>, tensor<6x16x2x32xbf16>, tensor<6x16x2x32xbf16>) block_table(%bt : tensor<1x3xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x4x1x32xf32>) -> tensor<1x4x1x32xf32>
+  return %r : tensor<1x4x1x32xf32>
+}
+
+// -----
+
+// Causal queries (3 a head, 2 heads a KV head: rows 0-2 and 3-5): query i
+// of a head keeps keys j <= length - 3 + i, a mask_causal per head's rows
+// (offset i - Sq - key0 plus the length). 8-token pages on a 16-wide
+// array: strips of 8 keys, one page each; two sequences alternate their
+// length registers.
+
+// CHECK-LABEL: systolic.program @spec
+// CHECK:      systolic.sload 4[0] range 0 to 16 -> reg 0
+// CHECK:      systolic.mvin 1[0] stride 32 -> spad[{{[0-9]+}}] rows 16 cols 8 transpose page reg 2 stride 256 bound reg 0 base 0
+// CHECK-NEXT: systolic.mvin 2[0] stride 32 -> spad[{{[0-9]+}}] rows 8 cols 16 page reg 2 stride 256 bound reg 0 base 0
+// CHECK:      systolic.mvin 1[0] stride 32 -> spad[{{[0-9]+}}] rows 16 cols 8 transpose page reg 3 stride 256 bound reg 0 base 8
+// CHECK:      systolic.vector mask_causal 0, 0 rows 3 cols 8 offset -3 plus reg 0
+// CHECK-NEXT: systolic.vector mask_causal 3, 3 rows 3 cols 8 offset -3 plus reg 0
+// CHECK:      systolic.vector mask_causal 6, 6 rows 3 cols 8 offset -11 plus reg 0
+// CHECK-NEXT: systolic.vector mask_causal 9, 9 rows 3 cols 8 offset -11 plus reg 0
+// CHECK-NOT:  mask_keys
+// CHECK:      systolic.sload 4[1] range 0 to 16 -> reg 1
+// CHECK:      mask_causal {{.*}} plus reg 1
+func.func @spec(%q: tensor<2x4x3x16xf32>, %kc: tensor<4x8x2x16xf32>, %vc: tensor<4x8x2x16xf32>, %bt: tensor<2x2xi32>, %len: tensor<2xi32>) -> tensor<2x4x3x16xf32> {
+  %o = tensor.empty() : tensor<2x4x3x16xf32>
+  %r = accel.paged_attention causal ins(%q, %kc, %vc : tensor<2x4x3x16xf32>, tensor<4x8x2x16xf32>, tensor<4x8x2x16xf32>) block_table(%bt : tensor<2x2xi32>) kv_lengths(%len : tensor<2xi32>) outs(%o : tensor<2x4x3x16xf32>) -> tensor<2x4x3x16xf32>
+  return %r : tensor<2x4x3x16xf32>
+}
