@@ -711,6 +711,15 @@ TEST(SystolicSimulatorTest, RegisterAddressing) {
     EXPECT_EQ(errorOf(p, bufs),
               "instruction 1 (sload): element 2 of buffer 1 'table' is 11, "
               "outside [-10, 10]");
+    p.instructions[1].lo = 11;
+    EXPECT_EQ(errorOf(p, bufs), "instruction 1 (sload): the range [11, 10] "
+                                "is empty");
+    // Registers address mvins only.
+    p.instructions[1].lo = -10;
+    bufs[1] = bytesOf(std::vector<int32_t>{0, 2, 3});
+    p.instructions[3].pageReg = 3;
+    EXPECT_EQ(errorOf(p, bufs), "instruction 3 (mvout): page and bound "
+                                "registers apply to mvin only");
   }
 
   // Timing: the mvin waits for its registers' sloads (a DMA latency).
@@ -747,7 +756,7 @@ TEST(SystolicSimulatorTest, RegisterAddressing) {
     run(p, bufs);
     std::vector<float> out = valuesOf<float>(bufs[1]);
     // Rows 0-1: keys j > 1 masked; rows 2-3: j > i + 0 masked.
-    std::vector<float> want = {1, 1, -kInf, -kInf, 1, 1, -kInf, -kInf,
+    std::vector<float> want = {1, 1,     -kInf, -kInf, 1, 1, -kInf, -kInf,
                                1, -kInf, -kInf, -kInf, 1, 1, -kInf, -kInf};
     EXPECT_EQ(out, want);
     // Only masks take a register.

@@ -185,9 +185,9 @@ void encodeInstruction(Writer &w, const Instruction &inst) {
     w.u8(uint8_t(inst.vop));
     w.u8(inst.vflags & use.flags);
     // Byte 3: the broadcast of a binary op, a mask's register + 1.
-    w.u8(isBinaryVecOp(inst.vop)                        ? uint8_t(inst.bcast)
+    w.u8(isBinaryVecOp(inst.vop)                       ? uint8_t(inst.bcast)
          : isMaskVecOp(inst.vop) && inst.reg != kNoReg ? uint8_t(inst.reg + 1)
-                                                        : 0);
+                                                       : 0);
     w.u32(inst.dst);
     w.u32(use.srcA ? inst.srcA : 0);
     w.u32(use.srcB ? inst.srcB : 0);
@@ -446,13 +446,15 @@ Error Decoder::mvinWithRegisters(uint64_t at, unsigned index,
   out.cols = u16(at + 22);
   if (out.pageReg != kNoReg)
     out.pageStride = u32(at + 24);
-  else if (Error e = zeros(at + 24, at + 28, where + ": page stride without "
-                                                    "a page register"))
+  else if (Error e = zeros(at + 24, at + 28,
+                           where + ": page stride without "
+                                   "a page register"))
     return e;
   if (out.boundReg != kNoReg)
     out.boundBase = int32_t(u32(at + 28));
-  else if (Error e = zeros(at + 28, at + 32, where + ": bound base without "
-                                                    "a bound register"))
+  else if (Error e = zeros(at + 28, at + 32,
+                           where + ": bound base without "
+                                   "a bound register"))
     return e;
   return Error::success();
 }
@@ -481,8 +483,8 @@ Error Decoder::instruction(uint64_t at, unsigned index,
   case Opcode::Sload:
     if (sub >= kScalarRegs)
       return error(at + 1, where + ": register " + Twine(unsigned(sub)) +
-                               " does not exist (0.." +
-                               Twine(kScalarRegs - 1) + ")");
+                               " does not exist (0.." + Twine(kScalarRegs - 1) +
+                               ")");
     if (Error e = zeros(at + 2, at + 4, where + ": reserved byte"))
       return e;
     out.reg = sub;

@@ -50,9 +50,9 @@ const char *sysarray::opcodeName(Opcode op) {
 
 const char *sysarray::vecOpName(VecOp op) {
   static const char *const names[] = {
-      "fill", "copy",   "add",    "sub",         "mul",   "div",       "max",
-      "exp",  "rowmax", "rowsum", "mask_causal", "rsqrt", "round_bf16",
-      "mask_keys"};
+      "fill",        "copy",  "add",        "sub",      "mul",
+      "div",         "max",   "exp",        "rowmax",   "rowsum",
+      "mask_causal", "rsqrt", "round_bf16", "mask_keys"};
   return unsigned(op) < std::size(names) ? names[unsigned(op)] : "?";
 }
 
@@ -75,7 +75,7 @@ bool Instruction::operator==(const Instruction &o) const {
          accumulate == o.accumulate && preloaded == o.preloaded &&
          vop == o.vop && bcast == o.bcast && vflags == o.vflags &&
          dst == o.dst && srcA == o.srcA && srcB == o.srcB && a == b &&
-         iimm == o.iimm && pageReg == o.pageReg &&
-         pageStride == o.pageStride && boundReg == o.boundReg &&
-         boundBase == o.boundBase && reg == o.reg && lo == o.lo && hi == o.hi;
+         iimm == o.iimm && pageReg == o.pageReg && pageStride == o.pageStride &&
+         boundReg == o.boundReg && boundBase == o.boundBase && reg == o.reg &&
+         lo == o.lo && hi == o.hi;
 }

@@ -569,8 +569,8 @@ Error Simulator::mvin(const Instruction &in) {
   if (in.pageReg != kNoReg && valid > 0)
     if (Error err = checkDram(eff)) {
       llvm::consumeError(std::move(err));
-      uint64_t elems = bufs[in.buffer].size() / elemBytes(b.type) *
-                       unpackPerByte(in.unpack);
+      uint64_t elems =
+          bufs[in.buffer].size() / elemBytes(b.type) * unpackPerByte(in.unpack);
       return fail(llvm::formatv("page register r{0} holds {1}: page {1} of "
                                 "{2} elements is outside buffer {3} '{4}' "
                                 "({5} elements)",
@@ -722,8 +722,8 @@ Error Simulator::sload(const Instruction &in) {
                               in.offset, in.buffer, b.name, elems)
                     .str());
   if (in.lo > in.hi)
-    return fail(llvm::formatv("the range [{0}, {1}] is empty", in.lo, in.hi)
-                    .str());
+    return fail(
+        llvm::formatv("the range [{0}, {1}] is empty", in.lo, in.hi).str());
   int32_t v;
   std::memcpy(&v, bufs[in.buffer].data() + in.offset * 4, 4);
   if (v < in.lo || v > in.hi)
@@ -736,8 +736,8 @@ Error Simulator::sload(const Instruction &in) {
   // Timing: a 4-byte request of the load queue, after the buffer's writers
   // and the register's earlier readers and writer.
   uint64_t tr = transferCycles(4, cfg.dramBytesPerCycle);
-  uint64_t s = std::max({barrier, loadFree, bufW[in.buffer], regRead[in.reg],
-                         regReady[in.reg]});
+  uint64_t s = std::max(
+      {barrier, loadFree, bufW[in.buffer], regRead[in.reg], regReady[in.reg]});
   uint64_t landed = s + cfg.dramLatency + tr;
   loadFree = s + tr;
   bufR[in.buffer] = std::max(bufR[in.buffer], landed);

@@ -421,8 +421,7 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
                       last = std::min(k0 + kr, (n + 1) * T);
         // Strips never straddle a page (stripKeys divides it).
         for (int64_t key0 = first; key0 < last; key0 += L.T) {
-          const int64_t st = (key0 - k0) / L.T,
-                        kc = std::min(L.T, last - key0);
+          const int64_t st = (key0 - k0) / L.T, kc = std::min(L.T, last - key0);
           Emitter::Registers regs{pageReg(n), p.kPageStride, p.lenReg, key0};
           View kv{p.kBuffer, p.kBase + (key0 - n * T) * p.kTokenStride,
                   p.kTokenStride, false};
@@ -497,8 +496,7 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         // rows of the block.
         const PagedKV &p = *g.paged;
         if (!p.causal || p.sq == 1) {
-          e.mask(VecOp::MaskKeys, sAt(j, st), mr, kc(st), -1 - key0,
-                 p.lenReg);
+          e.mask(VecOp::MaskKeys, sAt(j, st), mr, kc(st), -1 - key0, p.lenReg);
           continue;
         }
         for (int64_t r = q0; r < q0 + mr;) {
@@ -1049,9 +1047,9 @@ struct ConvertAccelToSystolicPass
       Operation *def = v.getDefiningOp();
       // (A returned view is its own root, SystolicLayouts::build.)
       if (!def || !layouts->isRoot(v) ||
-          (!llvm::isa<MatmulOp, DequantMatmulOp, AttentionOp,
-                      PagedAttentionOp, SoftmaxOp, tensor::ConcatOp,
-                      tensor::InsertSliceOp>(def) &&
+          (!llvm::isa<MatmulOp, DequantMatmulOp, AttentionOp, PagedAttentionOp,
+                      SoftmaxOp, tensor::ConcatOp, tensor::InsertSliceOp>(
+               def) &&
            !isSystolicView(def) && !elementwise.count(def)))
         return ret.emitOpError("result #")
                << i
@@ -1534,9 +1532,8 @@ struct ConvertAccelToSystolicPass
     if (failed(o))
       return failure();
     SystolicAttentionShape shape = getSystolicPagedAttentionShape(pa, mc);
-    FailureOr<std::pair<int64_t, int64_t>> tiles =
-        chooseSystolicAttentionTiles(pa, mc, shape, o->attentionTileQ,
-                                     o->attentionTileKV);
+    FailureOr<std::pair<int64_t, int64_t>> tiles = chooseSystolicAttentionTiles(
+        pa, mc, shape, o->attentionTileQ, o->attentionTileKV);
     if (failed(tiles))
       return failure();
     AttentionGeometry g{};
@@ -1569,23 +1566,12 @@ struct ConvertAccelToSystolicPass
       e.sload(lRef->buffer, lRef->layout->offset + b * ls[0], 0,
               pages * pageTokens, lenReg);
       for (int64_t hk = 0; hk < hkv; ++hk) {
-        PagedKV p{kRef->buffer,
-                  vRef->buffer,
-                  hk * ks[2],
-                  hk * vs[2],
-                  ks[1],
-                  vs[1],
-                  ks[0],
-                  vs[0],
-                  pageTokens,
-                  pages,
-                  tRef->buffer,
-                  tRef->layout->offset + b * ts[0],
-                  ts[1],
-                  lenReg,
-                  group,
-                  sq,
-                  pa.getCausal()};
+        PagedKV p{kRef->buffer, vRef->buffer,  hk * ks[2],
+                  hk * vs[2],   ks[1],         vs[1],
+                  ks[0],        vs[0],         pageTokens,
+                  pages,        tRef->buffer,  tRef->layout->offset + b * ts[0],
+                  ts[1],        lenReg,        group,
+                  sq,           pa.getCausal()};
         g.paged = &p;
         const int64_t h0 = b * hq + hk * group;
         std::optional<View> q = stacked(*qs, h0, group),

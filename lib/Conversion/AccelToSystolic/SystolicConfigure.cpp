@@ -82,22 +82,21 @@ FailureOr<LoweringConfigAttr> mlir::accel::configureSystolicOp(
     std::optional<isa::ElemType> in =
         getSystolicElemType(qType.getElementType());
     if (!in || *in == isa::ElemType::I8 || *in == isa::ElemType::I32 ||
-        !qType.hasStaticShape() || !pa.getKeyCache().getType().hasStaticShape() ||
+        !qType.hasStaticShape() ||
+        !pa.getKeyCache().getType().hasStaticShape() ||
         !pa.getValueCache().getType().hasStaticShape() ||
         !pa.getBlockTable().getType().hasStaticShape())
       return LoweringConfigAttr();
     isa::MachineConfig mc = getSystolicMachine(*o, *in);
     SystolicAttentionShape g = getSystolicPagedAttentionShape(pa, mc);
-    if (g.d == 0 || g.dv == 0 || g.sq == 0 || mc.spadRows < 1 ||
-        mc.accRows < 1)
+    if (g.d == 0 || g.dv == 0 || g.sq == 0 || mc.spadRows < 1 || mc.accRows < 1)
       return LoweringConfigAttr();
     FailureOr<std::pair<int64_t, int64_t>> tiles = chooseSystolicAttentionTiles(
         pa, mc, g, o->attentionTileQ, o->attentionTileKV);
     if (failed(tiles))
       return failure();
-    return LoweringConfigAttr::get(ctx, "systolic",
-                                   {tiles->first, tiles->second}, {}, {}, 0,
-                                   "");
+    return LoweringConfigAttr::get(
+        ctx, "systolic", {tiles->first, tiles->second}, {}, {}, 0, "");
   }
   auto at = llvm::cast<AttentionOp>(op);
   auto qType = at.getQuery().getType(), kType = at.getKey().getType(),

@@ -173,9 +173,9 @@ public:
   double array = 0, vec = 0, dma = 0, store = 0;
 
 private:
-  void mvinOp(const View &v, int64_t r0, int64_t c0, int64_t rows,
-              int64_t cols, systolic::Space space, int64_t row,
-              systolic::UnpackAttr unpack, const Registers &regs) {
+  void mvinOp(const View &v, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
+              systolic::Space space, int64_t row, systolic::UnpackAttr unpack,
+              const Registers &regs) {
     auto i64 = [&](int64_t x) { return b.getI64IntegerAttr(x); };
     auto opt = [&](bool present, int64_t x) {
       return present ? i64(x) : IntegerAttr();

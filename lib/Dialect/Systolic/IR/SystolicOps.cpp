@@ -347,10 +347,9 @@ private:
                               << buffers.size() << " buffers)";
     BufferAttr buffer = buffers[op.getBuffer()];
     if (!isI32(buffer.getType().getElementType()))
-      return op.emitOpError()
-             << "loads i32 elements; buffer " << op.getBuffer() << " ('"
-             << buffer.getName() << "') holds "
-             << buffer.getType().getElementType();
+      return op.emitOpError() << "loads i32 elements; buffer " << op.getBuffer()
+                              << " ('" << buffer.getName() << "') holds "
+                              << buffer.getType().getElementType();
     if (int64_t(op.getOffset()) >= buffer.getType().getNumElements())
       return op.emitOpError()
              << "reads element " << op.getOffset() << " of buffer "

@@ -245,8 +245,8 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
       uint32_t fbits;
       std::memcpy(&fbits, &inst.fimm, 4);
       bool hasFimm = vop == VecOp::Fill || (binary && scalar) || fbits != 0;
-      bool hasIimm = vop == VecOp::MaskCausal || vop == VecOp::MaskKeys ||
-                     inst.iimm != 0;
+      bool hasIimm =
+          vop == VecOp::MaskCausal || vop == VecOp::MaskKeys || inst.iimm != 0;
       VectorOp::create(
           builder, at, VecOpAttr::get(ctx, vop), i64(inst.dst), i64(inst.srcA),
           optI64((binary && !scalar) || inst.srcB != 0, inst.srcB),
