@@ -107,8 +107,15 @@ public:
 
   Instruction instruction() {
     Instruction in;
-    in.op = Opcode(range(1, 8));
+    in.op = Opcode(range(1, 9));
+    if (in.op == Opcode(9))
+      in.op = Opcode::Skip; // (9 is the register form of mvin)
     switch (in.op) {
+    case Opcode::Skip:
+      in.reg = range(0, kScalarRegs - 1);
+      in.count = u32();
+      in.iimm = int64_t((uint64_t(u32()) << 32) | u32());
+      break;
     case Opcode::Sload:
       in.reg = range(0, kScalarRegs - 1);
       in.buffer = u32();
@@ -527,7 +534,7 @@ TEST(SystolicBinary, EachDecoderMessage) {
        "byte 104: buffer 0's name may only use [A-Za-z0-9_.-], "
        "got byte 2Bh"},
       {112, {0}, "byte 112: instruction 0: unknown opcode 0"},
-      {112, {10}, "byte 112: instruction 0: unknown opcode 10"},
+      {112, {11}, "byte 112: instruction 0: unknown opcode 11"},
       {113,
        {2},
        "byte 113: instruction 0 (config): unknown dataflow 2 (0 "

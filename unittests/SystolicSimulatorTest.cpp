@@ -771,6 +771,52 @@ TEST(SystolicSimulatorTest, RegisterAddressing) {
   }
 }
 
+// skip: the next `count` instructions do not run when the register is at
+// most the bound; what follows issues once the register is loaded.
+TEST(SystolicSimulatorTest, Skip) {
+  Program p;
+  p.config = machine(4, 4, ElemType::F32);
+  p.config.dramLatency = 50;
+  p.buffers = {buffer("len", ElemType::I32, {1}),
+               buffer("out", ElemType::F32, {1, 4}, BufferRole::Result)};
+  Instruction load;
+  load.op = Opcode::Sload;
+  load.reg = 7;
+  load.buffer = 0;
+  load.lo = -100;
+  load.hi = 100;
+  Instruction skip;
+  skip.op = Opcode::Skip;
+  skip.reg = 7;
+  skip.iimm = 3;
+  skip.count = 1;
+  p.instructions = {vec(VecOp::Fill, 0, 0, 0, 1, 4, Bcast::None, 0, 1.0f), load,
+                    skip, vec(VecOp::Fill, 0, 0, 0, 1, 4, Bcast::None, 0, 2.0f),
+                    mvout(Space::Acc, 0, 1, 4, 1, 0, 4)};
+  for (int32_t len : {-7, 3, 4, 90}) {
+    SCOPED_TRACE(len);
+    auto bufs = zeroBuffers(p);
+    bufs[0] = bytesOf(std::vector<int32_t>{len});
+    SimStats st = run(p, bufs);
+    const bool skipped = len <= 3;
+    EXPECT_EQ(valuesOf<float>(bufs[1]),
+              std::vector<float>(4, skipped ? 1.0f : 2.0f));
+    EXPECT_EQ(st.skippedInstructions, skipped ? 1u : 0u);
+    EXPECT_EQ(st.instructions, skipped ? 4u : 5u);
+    // The store issues after the sload landed (50 cycles and more).
+    EXPECT_GT(st.cycles, 50u);
+  }
+  // It skips instructions that exist.
+  p.instructions[2].count = 3;
+  auto bufs = zeroBuffers(p);
+  EXPECT_EQ(errorOf(p, bufs), "instruction 2 (skip): skips 3 instructions; 2 "
+                              "follow it");
+  p.instructions[2].count = 1;
+  p.instructions[2].reg = 16;
+  EXPECT_EQ(errorOf(p, bufs), "instruction 2 (skip): condition register r16 "
+                              "does not exist (the machine has r0..r15)");
+}
+
 //===----------------------------------------------------------------------===//
 // Vector unit
 //===----------------------------------------------------------------------===//

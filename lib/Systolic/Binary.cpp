@@ -145,6 +145,13 @@ void encodeInstruction(Writer &w, const Instruction &inst) {
     w.u64(uint64_t(inst.lo));
     w.u64(uint64_t(inst.hi));
     break;
+  case Opcode::Skip:
+    w.u8(inst.reg);
+    w.u8(0);
+    w.u8(0);
+    w.u32(inst.count);
+    w.u64(uint64_t(inst.iimm));
+    break;
   case Opcode::Config:
     w.u8(uint8_t(inst.dataflow));
     break;
@@ -462,7 +469,7 @@ Error Decoder::mvinWithRegisters(uint64_t at, unsigned index,
 Error Decoder::instruction(uint64_t at, unsigned index,
                            Instruction &out) const {
   uint8_t opcode = u8(at);
-  if (opcode < uint8_t(Opcode::Config) || opcode > kOpMvinRegs)
+  if (opcode < uint8_t(Opcode::Config) || opcode > uint8_t(Opcode::Skip))
     return error(at, "instruction " + Twine(index) + ": unknown opcode " +
                          Twine(unsigned(opcode)));
   out = Instruction();
@@ -493,6 +500,17 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     out.lo = int64_t(u64(at + 16));
     out.hi = int64_t(u64(at + 24));
     return Error::success();
+  case Opcode::Skip:
+    if (sub >= kScalarRegs)
+      return error(at + 1, where + ": register " + Twine(unsigned(sub)) +
+                               " does not exist (0.." + Twine(kScalarRegs - 1) +
+                               ")");
+    if (Error e = zeros(at + 2, at + 4, where + ": reserved byte"))
+      return e;
+    out.reg = sub;
+    out.count = u32(at + 4);
+    out.iimm = int64_t(u64(at + 8));
+    return zeros(at + 16, at + kInstructionBytes, where + ": unused byte");
   case Opcode::Config:
     if (sub > uint8_t(Dataflow::OS))
       return error(at + 1, where + ": unknown dataflow " +

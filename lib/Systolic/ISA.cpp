@@ -44,6 +44,8 @@ const char *sysarray::opcodeName(Opcode op) {
     return "fence";
   case Opcode::Sload:
     return "sload";
+  case Opcode::Skip:
+    return "skip";
   }
   return "unknown";
 }
@@ -77,5 +79,5 @@ bool Instruction::operator==(const Instruction &o) const {
          dst == o.dst && srcA == o.srcA && srcB == o.srcB && a == b &&
          iimm == o.iimm && pageReg == o.pageReg && pageStride == o.pageStride &&
          boundReg == o.boundReg && boundBase == o.boundBase && reg == o.reg &&
-         lo == o.lo && hi == o.hi;
+         lo == o.lo && hi == o.hi && count == o.count;
 }

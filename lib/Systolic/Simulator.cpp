@@ -180,6 +180,8 @@ private:
   Error compute(const Instruction &in);
   Error vector(const Instruction &in);
   Error sload(const Instruction &in);
+  /// Moves `index` past the skipped instructions when the condition holds.
+  Error skip(const Instruction &in);
   /// mvin's move: the SRAM block of `in` from the DRAM block of `eff` (in,
   /// or its lines cut by a bound register; `nothing`: none read), after
   /// the registers it reads are ready (`regStart`).
@@ -436,6 +438,8 @@ Error Simulator::step(const Instruction &in) {
     return Error::success();
   case Opcode::Sload:
     return sload(in);
+  case Opcode::Skip:
+    return skip(in);
   }
   return fail(llvm::formatv("unknown opcode {0}", unsigned(in.op)).str());
 }
@@ -542,7 +546,7 @@ Error Simulator::mvin(const Instruction &in) {
   if (in.boundReg != kNoReg) {
     if (Error e = readReg(in.boundReg, "bound"))
       return e;
-    int64_t left = regs[in.boundReg] - in.boundBase;
+    int64_t left = 0;
     if (__builtin_sub_overflow(regs[in.boundReg], in.boundBase, &left))
       left = regs[in.boundReg] < 0 ? 0 : int64_t(lines);
     valid = uint32_t(std::clamp<int64_t>(left, 0, lines));
@@ -698,6 +702,25 @@ Error Simulator::moveIn(const Instruction &in, const Instruction &eff,
   setRange(lastW(in.space), in.row, in.rows, landed);
   dmaBusy.push_back({s, landed});
   done(landed);
+  return Error::success();
+}
+
+Error Simulator::skip(const Instruction &in) {
+  if (Error e = readReg(in.reg, "condition"))
+    return e;
+  const uint64_t after = prog.instructions.size() - index - 1;
+  if (in.count == 0 || in.count > after)
+    return fail(
+        llvm::formatv("skips {0} instructions; {1} follow it", in.count, after)
+            .str());
+  // The host decides once the register is loaded: nothing after the skip
+  // issues before that.
+  barrier = std::max(barrier, regReady[in.reg]);
+  regRead[in.reg] = std::max(regRead[in.reg], barrier);
+  if (regs[in.reg] <= in.iimm) {
+    index += in.count;
+    st.skippedInstructions += in.count;
+  }
   return Error::success();
 }
 
@@ -1358,8 +1381,8 @@ Error Simulator::vector(const Instruction &in) {
         r = roundToBF16(a[j]);
         break;
       case VecOp::MaskCausal:
-        // (i + imm saturates: an offset near the int64 limits masks all or
-        // nothing.)
+        // (j - i > imm cannot overflow: an offset near the int64 limits
+        // masks all or nothing.)
         r = int64_t(j) - int64_t(i) > imm
                 ? -std::numeric_limits<float>::infinity()
                 : a[j];
@@ -1513,6 +1536,9 @@ std::string sysarray::formatStats(const Program &program, const SimStats &s,
                          formatNumber(c.dramBytesPerCycle), c.dramLatency)
                .str();
   }
-  out += llvm::formatv("{0} instructions.", s.instructions).str();
+  out += llvm::formatv("{0} instructions", s.instructions).str();
+  if (s.skippedInstructions)
+    out += llvm::formatv(" ({0} more skipped)", s.skippedInstructions).str();
+  out += ".";
   return out;
 }

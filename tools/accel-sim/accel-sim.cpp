@@ -590,6 +590,7 @@ void writeStatsJson(llvm::raw_ostream &os, const Program &p, const SimStats &s,
       j.attribute("dmaBusyCycles", s.dmaBusyCycles);
       j.attribute("instructions", s.instructions);
       j.attribute("vectorInstructions", s.vectorInstructions);
+      j.attribute("skippedInstructions", s.skippedInstructions);
     });
     j.attributeArray("results", [&] {
       for (const Checksum &sum : sums) {

@@ -98,6 +98,11 @@
 //                                    error if the value is outside
 //                                    [lo, hi] (run-time data checked where
 //                                    it is read: a length, a count).
+//  skip    count, reg, imm           When r[reg] <= imm, the next `count`
+//                                    instructions are not executed (a
+//                                    forward branch: the key blocks past a
+//                                    sequence's length). What follows
+//                                    issues once r[reg] is loaded.
 //
 // Scalar registers hold run-time data (a decode step's block table and
 // sequence lengths) that the instructions below read; the DMA does the
@@ -224,6 +229,7 @@ enum class Opcode : uint8_t {
   Vector = 6,
   Fence = 7,
   Sload = 8,
+  Skip = 10, // (9 is the binary code of an mvin with registers)
 };
 
 /// Vector unit operations. `B` is srcB element-wise (Bcast::None), srcB's
@@ -239,7 +245,7 @@ enum class VecOp : uint8_t {
   Exp = 7,         // dst = exp(A)
   RowMax = 8,      // dst[i][0] = max_j A[i][j] (kVecAccumulate: and dst[i][0])
   RowSum = 9,      // dst[i][0] = sum_j A[i][j] in j order (kVecAccumulate: +)
-  MaskCausal = 10, // dst[i][j] = j > i + imm ? -inf : A[i][j]
+  MaskCausal = 10, // dst[i][j] = j - i > imm ? -inf : A[i][j]
   Rsqrt = 11,      // dst = 1 / sqrt(A)
   RoundBf16 = 12,  // dst = A rounded to bf16 (nearest even), held as f32
   MaskKeys = 13    // dst[i][j] = j > imm ? -inf : A[i][j]
@@ -304,6 +310,9 @@ struct Instruction {
   /// none).
   uint8_t reg = kNoReg;
   int64_t lo = 0, hi = 0;
+  /// skip: the instructions it skips (its register is `reg`, its
+  /// threshold `iimm`).
+  uint32_t count = 0;
   // mvin / mvout / vector block
   uint32_t rows = 0, cols = 0;
   // preload / compute

@@ -70,6 +70,8 @@ struct SimStats {
   /// Vector instructions executed (ScaleSim timing leaves their
   /// vectorCycles out of `cycles`).
   uint64_t vectorInstructions = 0;
+  /// Instructions a skip passed over (not in `instructions`).
+  uint64_t skippedInstructions = 0;
 };
 
 /// Runs `program` on `buffers` (one byte vector per program.buffers entry,

@@ -266,6 +266,10 @@ struct AttentionGeometry {
   int64_t stripKeys = 0;
   /// Keys and values from a paged cache (else the k and v views).
   const PagedKV *paged = nullptr;
+  /// The scalar register of the sequence's key length (paged attention,
+  /// kv_lengths): keys past it are neither read nor kept, and the key
+  /// blocks past it are skipped.
+  std::optional<int64_t> lengthReg;
 };
 
 /// Spad and accumulator rows the attention blocks take.
@@ -381,8 +385,10 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       e.fill(L.oBase + oo * g.tileQ, mr, std::min(C, g.dv - oo * C), 0.0f);
     // The key blocks this query block sees: up to the last key its last
     // row keeps.
-    const int64_t lastKey =
-        g.causal ? std::min(g.skv - 1, q0 + mr - 1 + g.offset) : g.skv - 1;
+    // (With a run-time length the band moves with it: every block.)
+    const int64_t lastKey = g.causal && !g.lengthReg
+                                ? std::min(g.skv - 1, q0 + mr - 1 + g.offset)
+                                : g.skv - 1;
     SmallVector<int64_t> blocks;
     for (int64_t k0 = 0; k0 <= lastKey; k0 += g.tileKV)
       blocks.push_back(k0);
@@ -444,14 +450,20 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       if (g.paged)
         return loadPaged(j);
       const int64_t k0 = blocks[j], kr = keys(j);
+      // With a length register only the keys below it are read.
+      auto cut = [&](int64_t key0) {
+        return g.lengthReg
+                   ? Emitter::Registers{std::nullopt, 0, g.lengthReg, key0}
+                   : Emitter::Registers{};
+      };
       for (int64_t st = 0; st * L.T < kr; ++st)
         for (int64_t dd = 0; dd * R < g.d; ++dd)
           e.mvin(k.t(), dd * R, k0 + st * L.T, std::min(R, g.d - dd * R),
                  std::min(L.T, kr - st * L.T), Space::Spad,
-                 ktAt(j) + (st * L.dStrips + dd) * R);
+                 ktAt(j) + (st * L.dStrips + dd) * R, cut(k0 + st * L.T));
       for (int64_t oo = 0; oo < L.oStrips; ++oo)
         e.mvin(v, k0, oo * C, kr, std::min(C, g.dv - oo * C), Space::Spad,
-               vAt(j) + oo * g.tileKV);
+               vAt(j) + oo * g.tileKV, cut(k0));
     };
     // S = Q Kᵀ on the array.
     auto scores = [&](size_t j) {
@@ -484,6 +496,16 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
                  g.maskOneKey ? 1 : kc(st), Space::Acc, L.maskRow);
           e.vector(VecOp::Add, sAt(j, st), sAt(j, st), L.maskRow, mr, kc(st),
                    g.maskOneKey ? Bcast::Row : Bcast::None);
+        }
+        if (g.lengthReg && !g.paged) {
+          // kv_lengths: keys j >= length dropped; the causal band aligned
+          // to the sequence's own end (diagonal + length - Skv).
+          e.mask(VecOp::MaskKeys, sAt(j, st), mr, kc(st), -1 - key0,
+                 g.lengthReg);
+          if (g.causal)
+            e.mask(VecOp::MaskCausal, sAt(j, st), mr, kc(st),
+                   q0 + g.offset - g.skv - key0, g.lengthReg);
+          continue;
         }
         if (g.causal && key0 + kc(st) - 1 > q0 + g.offset)
           e.vector(VecOp::MaskCausal, sAt(j, st), sAt(j, st), std::nullopt, mr,
@@ -558,13 +580,29 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       scores(0);
       firstScores = e.array - before;
     }
+    // With a run-time length, the blocks past it are skipped: their loads
+    // and scores, and their softmax and P.V (the blocks after a skipped
+    // one are skipped too, so nothing reads what a skipped block would
+    // have written). Block 0 always runs (a length of 0 keeps nothing).
+    auto beginSkip = [&](size_t j) -> Operation * {
+      return g.lengthReg && j > 0 ? e.beginSkip(*g.lengthReg, blocks[j])
+                                  : nullptr;
+    };
+    auto endSkip = [&](Operation *skip) {
+      if (skip)
+        e.endSkip(skip);
+    };
     for (size_t j = 0; j < blocks.size(); ++j) {
       if (j + 1 < blocks.size()) {
+        Operation *skip = beginSkip(j + 1);
         load(j + 1);
         scores(j + 1);
+        endSkip(skip);
       }
+      Operation *skip = beginSkip(j);
       softmax(j);
       values(j);
+      endSkip(skip);
       // Steady state: the slowest of the DMA, the array and the vector
       // unit per block (the model of docs/systolic.md). The last block's
       // work overlaps the next query block's first loads and scores, so
@@ -821,10 +859,18 @@ struct ConvertAccelToSystolicPass
         dequantOps.push_back(dq);
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         in = at.getQuery().getType().getElementType();
-        if (at.getKvLengths() || at.getQLengths() || at.getWindow())
+        if (at.getQLengths() || at.getWindow())
           return at.emitOpError(
-              "with sequence lengths or a window has no systolic lowering "
-              "yet (plain, causal and additively masked attention do)");
+              "with query lengths or a window has no systolic lowering yet "
+              "(plain, causal and additively masked attention and key "
+              "lengths do)");
+        if (Value len = at.getKvLengths();
+            len && !cast<RankedTensorType>(len.getType())
+                        .getElementType()
+                        .isInteger(32))
+          return at.emitOpError("with i64 key lengths has no systolic "
+                                "lowering (the machine's scalar loads read "
+                                "i32)");
         if (Value mask = at.getMask()) {
           auto mt = cast<RankedTensorType>(mask.getType());
           if (!mt.getElementType().isF32() && !mt.getElementType().isBF16())
@@ -1521,13 +1567,26 @@ struct ConvertAccelToSystolicPass
     if (failed(qs) || failed(os))
       return failure();
     // Pages are addressed from the pool buffer's start: element (page,
-    // token, head, d) at page * s0 + token * s1 + head * s2 + d.
-    for (const Dram *pool : {&*kRef, &*vRef})
-      if (pool->layout->offset != 0 || pool->layout->strides.back() != 1)
-        return pa.emitOpError("reads a cache pool through a view that is "
-                              "not its buffer from the start with "
-                              "contiguous head elements (pages are "
-                              "addressed from the buffer's start)");
+    // token, head, d) at page * s0 + token * s1 + head * s2 + d, the pool
+    // the whole buffer, row-major (so a table entry past the pool is
+    // outside the buffer, where the machine stops).
+    for (const Dram *pool : {&*kRef, &*vRef}) {
+      auto root = cast<RankedTensorType>(pool->layout->root.getType());
+      SmallVector<int64_t> rowMajor = computeStrides(pool->shape);
+      if (pool->layout->offset != 0 ||
+          ArrayRef<int64_t>(pool->layout->strides) != ArrayRef(rowMajor) ||
+          root.getNumElements() != computeProduct(pool->shape))
+        return pa.emitOpError("reads a cache pool through a view (pages "
+                              "are addressed in the pool's own row-major "
+                              "buffer)");
+      // The register form of mvin (docs/systolic-binary.md, opcode 9).
+      if (rowMajor[0] > int64_t(UINT32_MAX) || pageTokens > UINT16_MAX ||
+          pool->buffer > UINT16_MAX)
+        return pa.emitOpError("has pages of ")
+               << rowMajor[0] << " elements and " << pageTokens
+               << " tokens; the systolic array's paged moves take pages "
+                  "below 2^32 elements and 2^16 tokens";
+    }
     FailureOr<SystolicOptions> o = getSystolicOverrides(pa, options);
     if (failed(o))
       return failure();
@@ -1573,6 +1632,7 @@ struct ConvertAccelToSystolicPass
                   ts[1],        lenReg,        group,
                   sq,           pa.getCausal()};
         g.paged = &p;
+        g.lengthReg = lenReg;
         const int64_t h0 = b * hq + hk * group;
         std::optional<View> q = stacked(*qs, h0, group),
                             out = stacked(*os, h0, group);
@@ -1662,7 +1722,31 @@ struct ConvertAccelToSystolicPass
       return failure();
     g.tileQ = tiles->first;
     g.tileKV = tiles->second;
-    for (int64_t b = 0; b < B; ++b)
+    // kv_lengths: run-time data, any i32 (a length past Skv keeps every key
+    // and moves the causal band; one at or below 0 keeps none).
+    std::optional<Dram> lenRef;
+    if (Value len = at.getKvLengths()) {
+      lenRef = dram(bufferOf, len);
+      if (!lenRef)
+        return at.emitOpError("reads a value that is not in DRAM (a function "
+                              "argument or an accel op's result)");
+      // The register form of mvin (docs/systolic-binary.md, opcode 9).
+      for (const Dram *kv : {&*kRef, &*vRef}) {
+        auto root = cast<RankedTensorType>(kv->layout->root.getType());
+        if (root.getNumElements() > int64_t(UINT32_MAX) ||
+            kv->buffer > UINT16_MAX || g.tileKV > UINT16_MAX)
+          return at.emitOpError("with key lengths reads K and V through "
+                                "bounded moves, which take buffers below "
+                                "2^32 elements and blocks below 2^16 keys");
+      }
+    }
+    for (int64_t b = 0; b < B; ++b) {
+      if (lenRef) {
+        g.lengthReg = b % kLengthRegs;
+        e.sload(lenRef->buffer,
+                lenRef->layout->offset + b * lenRef->layout->strides[0],
+                INT32_MIN, INT32_MAX, *g.lengthReg);
+      }
       for (int64_t h = 0; h < hq; ++h) {
         int64_t hk = h / (hq / hkv);
         std::optional<View> maskView;
@@ -1676,6 +1760,7 @@ struct ConvertAccelToSystolicPass
                             (*vs)[b * hkv + hk], (*os)[b * hq + h], maskView,
                             toggle, predicted);
       }
+    }
     return success();
   }
 };

@@ -90,6 +90,22 @@ public:
              int64_t reg) {
     systolic::SloadOp::create(b, loc, buffer, offset, lo, hi, reg);
   }
+  /// A forward branch on run-time data: the instructions emitted until
+  /// `endSkip` are skipped when scalar register `reg` holds at most `imm`.
+  Operation *beginSkip(int64_t reg, int64_t imm) {
+    return systolic::SkipOp::create(b, loc, 1, reg, imm);
+  }
+  /// Closes `skip`: its count, or no skip when nothing was emitted.
+  void endSkip(Operation *skip) {
+    int64_t count = 0;
+    for (Operation *op = skip->getNextNode(); op; op = op->getNextNode())
+      ++count;
+    if (count == 0) {
+      skip->erase();
+      return;
+    }
+    cast<systolic::SkipOp>(skip).setCount(count);
+  }
   /// mask_causal / mask_keys whose offset adds scalar register `reg`.
   void mask(systolic::VecOp op, int64_t dst, int64_t rows, int64_t cols,
             int64_t offset, std::optional<int64_t> reg) {

@@ -149,7 +149,7 @@ func.func @attention_constant(%k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, 
 // -----
 
 func.func @windowed(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
-  // expected-error @below {{with sequence lengths or a window has no systolic lowering yet (plain, causal and additively masked attention do)}}
+  // expected-error @below {{with query lengths or a window has no systolic lowering yet (plain, causal and additively masked attention and key lengths do)}}
   %0 = accel.attention causal window(2) ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
   return %0 : tensor<1x1x4x8xf32>
 }
@@ -229,7 +229,56 @@ func.func @paged_i64(%q: tensor<1x2x1x16xf32>, %kc: tensor<4x8x1x16xf32>, %vc: t
 func.func @paged_pool_view(%q: tensor<1x2x1x16xf32>, %pool: tensor<2x4x8x1x16xf32>, %bt: tensor<1x2xi32>, %len: tensor<1xi32>) -> tensor<1x2x1x16xf32> {
   %kc = tensor.extract_slice %pool[1, 0, 0, 0, 0] [1, 4, 8, 1, 16] [1, 1, 1, 1, 1] : tensor<2x4x8x1x16xf32> to tensor<4x8x1x16xf32>
   %o = tensor.empty() : tensor<1x2x1x16xf32>
-  // expected-error @below {{reads a cache pool through a view that is not its buffer from the start with contiguous head elements (pages are addressed from the buffer's start)}}
+  // expected-error @below {{reads a cache pool through a view (pages are addressed in the pool's own row-major buffer)}}
   %r = accel.paged_attention ins(%q, %kc, %kc : tensor<1x2x1x16xf32>, tensor<4x8x1x16xf32>, tensor<4x8x1x16xf32>) block_table(%bt : tensor<1x2xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32>
   return %r : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+func.func @query_lengths(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %ql: tensor<1xi32>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  // expected-error @below {{with query lengths or a window has no systolic lowering yet (plain, causal and additively masked attention and key lengths do)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) q_lengths(%ql : tensor<1xi32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+func.func @key_lengths_i64(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %kl: tensor<1xi64>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  // expected-error @below {{with i64 key lengths has no systolic lowering (the machine's scalar loads read i32)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) kv_lengths(%kl : tensor<1xi64>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+// A pool that is the first pages of a larger buffer: a table entry past
+// them would read the rest, so it is refused too.
+func.func @paged_pool_prefix(%q: tensor<1x2x1x16xf32>, %pool: tensor<8x8x1x16xf32>, %bt: tensor<1x2xi32>, %len: tensor<1xi32>) -> tensor<1x2x1x16xf32> {
+  %kc = tensor.extract_slice %pool[0, 0, 0, 0] [4, 8, 1, 16] [1, 1, 1, 1] : tensor<8x8x1x16xf32> to tensor<4x8x1x16xf32>
+  %o = tensor.empty() : tensor<1x2x1x16xf32>
+  // expected-error @below {{reads a cache pool through a view (pages are addressed in the pool's own row-major buffer)}}
+  %r = accel.paged_attention ins(%q, %kc, %kc : tensor<1x2x1x16xf32>, tensor<4x8x1x16xf32>, tensor<4x8x1x16xf32>) block_table(%bt : tensor<1x2xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32>
+  return %r : tensor<1x2x1x16xf32>
+}
+
+// -----
+
+// The register form of mvin takes pages of fewer than 2^16 tokens.
+func.func @paged_huge_pages(%q: tensor<1x1x1x1xf32>, %kc: tensor<1x65536x1x1xf32>, %vc: tensor<1x65536x1x1xf32>, %bt: tensor<1x1xi32>, %len: tensor<1xi32>) -> tensor<1x1x1x1xf32> {
+  %o = tensor.empty() : tensor<1x1x1x1xf32>
+  // expected-error @below {{has pages of 65536 elements and 65536 tokens; the systolic array's paged moves take pages below 2^32 elements and 2^16 tokens}}
+  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x1x1x1xf32>, tensor<1x65536x1x1xf32>, tensor<1x65536x1x1xf32>) block_table(%bt : tensor<1x1xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  return %r : tensor<1x1x1x1xf32>
+}
+
+// -----
+
+// Key lengths bound K's and V's moves, whose register form takes buffers
+// below 2^32 elements.
+func.func @key_lengths_huge(%q: tensor<1x1x1x1xf32>, %k: tensor<1x1x4294967296x1xf32>, %v: tensor<1x1x4294967296x1xf32>, %kl: tensor<1xi32>) -> tensor<1x1x1x1xf32> {
+  %o = tensor.empty() : tensor<1x1x1x1xf32>
+  // expected-error @below {{with key lengths reads K and V through bounded moves, which take buffers below 2^32 elements and blocks below 2^16 keys}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x1x1xf32>, tensor<1x1x4294967296x1xf32>, tensor<1x1x4294967296x1xf32>) kv_lengths(%kl : tensor<1xi32>) outs(%o : tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x1x1xf32>
 }

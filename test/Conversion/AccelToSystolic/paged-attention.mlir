@@ -63,3 +63,51 @@ func.func @spec(%q: tensor<2x4x3x16xf32>, %kc: tensor<4x8x2x16xf32>, %vc: tensor
   %r = accel.paged_attention causal ins(%q, %kc, %vc : tensor<2x4x3x16xf32>, tensor<4x8x2x16xf32>, tensor<4x8x2x16xf32>) block_table(%bt : tensor<2x2xi32>) kv_lengths(%len : tensor<2xi32>) outs(%o : tensor<2x4x3x16xf32>) -> tensor<2x4x3x16xf32>
   return %r : tensor<2x4x3x16xf32>
 }
+
+// -----
+
+// Two key blocks of 64 (8 pages of 16): the second block's loads and
+// scores, and its softmax and P.V, are each a run skipped when the length
+// is at most 64; its page registers are loaded ahead, after the first
+// block's loads.
+
+// CHECK-LABEL: systolic.program @long
+// CHECK:      systolic.sload 3[3] range -2147483648 to 2147483647 -> reg 5
+// CHECK-NEXT: systolic.mvin 1[0] stride 16 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose page reg 5 stride 256 bound reg 0 base 48
+// CHECK-NEXT: systolic.mvin 2[0] stride 16
+// CHECK-NEXT: systolic.sload 3[4] range -2147483648 to 2147483647 -> reg 6
+// CHECK-NEXT: systolic.sload 3[5]
+// CHECK-NEXT: systolic.sload 3[6]
+// CHECK-NEXT: systolic.sload 3[7] range -2147483648 to 2147483647 -> reg 9
+// CHECK:      systolic.skip 16 if reg 0 le 64
+// CHECK-NEXT: systolic.mvin 1[0] stride 16 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose page reg 6 stride 256 bound reg 0 base 64
+// CHECK:      systolic.skip 41 if reg 0 le 64
+// CHECK:      systolic.vector mask_keys 4, 4 rows 1 cols 16 offset -65 plus reg 0
+func.func @long(%q: tensor<1x1x1x16xf32>, %kc: tensor<8x16x1x16xf32>, %vc: tensor<8x16x1x16xf32>, %bt: tensor<1x8xi32>, %len: tensor<1xi32>) -> tensor<1x1x1x16xf32> {
+  %o = tensor.empty() : tensor<1x1x1x16xf32>
+  %r = accel.paged_attention ins(%q, %kc, %vc : tensor<1x1x1x16xf32>, tensor<8x16x1x16xf32>, tensor<8x16x1x16xf32>) block_table(%bt : tensor<1x8xi32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x1x1x16xf32>) -> tensor<1x1x1x16xf32>
+  return %r : tensor<1x1x1x16xf32>
+}
+
+// -----
+
+// accel.attention with kv_lengths: the same registers without pages. The
+// length, unchecked (any i32 is valid); K's and V's moves bounded by it;
+// mask_keys and the causal band offset by it (diagonal - Skv = -2); the
+// key block past 64 skipped.
+
+// CHECK-LABEL: systolic.program @padded
+// CHECK:      systolic.sload 3[0] range -2147483648 to 2147483647 -> reg 0
+// CHECK:      systolic.mvin 1[0] stride 16 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose bound reg 0 base 0
+// CHECK-NEXT: systolic.mvin 1[256] stride 16 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose bound reg 0 base 16
+// CHECK:      systolic.mvin 2[0] stride 16 -> spad[{{[0-9]+}}] rows 64 cols 16 bound reg 0 base 0
+// CHECK:      systolic.skip 4 if reg 0 le 64
+// CHECK-NEXT: systolic.mvin 1[1024] stride 16 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose bound reg 0 base 64
+// CHECK:      systolic.vector mask_keys 0, 0 rows 2 cols 16 offset -1 plus reg 0
+// CHECK-NEXT: systolic.vector mask_causal 0, 0 rows 2 cols 16 offset -2 plus reg 0
+// CHECK:      systolic.skip 15 if reg 0 le 64
+func.func @padded(%q: tensor<1x1x2x16xf32>, %k: tensor<1x1x80x16xf32>, %v: tensor<1x1x80x16xf32>, %len: tensor<1xi32>) -> tensor<1x1x2x16xf32> {
+  %o = tensor.empty() : tensor<1x1x2x16xf32>
+  %0 = accel.attention causal ins(%q, %k, %v : tensor<1x1x2x16xf32>, tensor<1x1x80x16xf32>, tensor<1x1x80x16xf32>) kv_lengths(%len : tensor<1xi32>) outs(%o : tensor<1x1x2x16xf32>) -> tensor<1x1x2x16xf32>
+  return %0 : tensor<1x1x2x16xf32>
+}

@@ -517,6 +517,50 @@ systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x
 
 // -----
 
+// A skip passes over instructions that exist.
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{skips 3 instructions; 2 follow it}}
+  systolic.skip 3 if reg 0 le 4
+  systolic.fence
+  systolic.fence
+}
+
+// -----
+
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  // expected-error @+1 {{condition register 16 does not exist (0..15)}}
+  systolic.skip 1 if reg 16 le 4
+  systolic.fence
+}
+
+// -----
+
+// The dataflow after a skipped run must not depend on run-time data.
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  systolic.config ws
+  systolic.skip 1 if reg 0 le 4
+  // expected-error @+1 {{inside a skipped run: the dataflow after it would depend on run-time data}}
+  systolic.config os
+}
+
+// -----
+
+// After a skipped run the preload is unknown: a compute needs its own.
+#f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
+systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
+  systolic.config ws
+  systolic.preload weights spad[0] to acc[0] m 4 k 4 n 8
+  systolic.skip 1 if reg 0 le 4
+  systolic.mvin 0[0] stride 8 -> spad[8] rows 4 cols 4
+  // expected-error @+1 {{needs a preload before it}}
+  systolic.compute preloaded spad[8] m 4 k 4 n 8
+}
+
+// -----
+
 // The dataflow must be set before the array is used.
 #f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<64x8xf32>>, #systolic.buffer<"o", result 0, tensor<8x8xbf16>>] {

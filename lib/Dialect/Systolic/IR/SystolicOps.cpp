@@ -215,6 +215,8 @@ public:
                            mvin.getPageStride())));
     if (auto sload = dyn_cast<SloadOp>(op))
       return check(sload);
+    if (auto skip = dyn_cast<SkipOp>(op))
+      return check(skip);
     if (auto mvout = dyn_cast<MvoutOp>(op))
       return checkMove(op, /*isMvin=*/false, mvout.getBuffer(),
                        mvout.getOffset(), mvout.getStride(), mvout.getSpace(),
@@ -253,6 +255,11 @@ private:
   Operation *preloadEnder = nullptr;
   /// WS: the k x n weights in the array, once a preload loaded some.
   std::optional<std::pair<uint64_t, uint64_t>> weights;
+  /// The instruction being checked, the body's size, and the runs skips
+  /// may pass over ([from, to) positions; their ends).
+  size_t position = 0, total = 0;
+  SmallVector<std::pair<size_t, size_t>> skipFrom;
+  SmallVector<size_t> skipEnds;
 
   void endPreload(Operation *op) {
     if (preload)
@@ -336,6 +343,31 @@ private:
     return success();
   }
 
+public:
+  /// Called before instruction `position` of the body (of `total`): where
+  /// a skipped run ends, the array state is unknown.
+  void at(size_t pos, size_t totalInsts) {
+    position = pos;
+    total = totalInsts;
+    if (llvm::is_contained(skipEnds, pos)) {
+      endPreload(nullptr);
+      weights.reset();
+    }
+  }
+
+private:
+  LogicalResult check(SkipOp op) {
+    if (failed(scalarReg(op, "condition", op.getReg())))
+      return failure();
+    const int64_t count = op.getCount(), after = total - position - 1;
+    if (count < 1 || count > after)
+      return op.emitOpError()
+             << "skips " << count << " instructions; " << after << " follow it";
+    skipEnds.push_back(position + 1 + count);
+    skipFrom.push_back({position + 1, position + 1 + count});
+    return success();
+  }
+
   LogicalResult check(SloadOp op) {
     if (failed(scalarReg(op, "destination", op.getReg())) ||
         failed(nonNegative(op, "buffer", op.getBuffer())) ||
@@ -363,6 +395,10 @@ private:
   }
 
   LogicalResult check(ConfigOp op) {
+    for (auto [from, to] : skipFrom)
+      if (position >= from && position < to)
+        return op.emitOpError("inside a skipped run: the dataflow after it "
+                              "would depend on run-time data");
     dataflow = op.getDataflow();
     // A config resets the array: the weights and the preload are gone.
     endPreload(op);
@@ -685,8 +721,11 @@ private:
 
 LogicalResult ProgramOp::verifyRegions() {
   ProgramChecker checker(*this);
-  for (Operation &op : getBodyBlock())
+  const size_t total = getBodyBlock().getOperations().size();
+  for (auto [i, op] : llvm::enumerate(getBodyBlock())) {
+    checker.at(i, total);
     if (failed(checker.check(&op)))
       return failure();
+  }
   return success();
 }

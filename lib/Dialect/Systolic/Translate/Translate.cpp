@@ -110,6 +110,11 @@ FailureOr<sa::Program> mlir::systolic::toProgram(ProgramOp op) {
         out.boundReg = uint8_t(*r);
         out.boundBase = *mvin.getBoundBase();
       }
+    } else if (auto skip = dyn_cast<SkipOp>(inst)) {
+      out.op = sa::Opcode::Skip;
+      out.reg = uint8_t(skip.getReg());
+      out.count = uint32_t(skip.getCount());
+      out.iimm = int64_t(skip.getImm());
     } else if (auto sload = dyn_cast<SloadOp>(inst)) {
       out.op = sa::Opcode::Sload;
       out.reg = uint8_t(sload.getReg());
@@ -218,6 +223,9 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
           bounded ? builder.getI64IntegerAttr(inst.boundBase) : IntegerAttr());
       break;
     }
+    case sa::Opcode::Skip:
+      SkipOp::create(builder, at, inst.count, inst.reg, inst.iimm);
+      break;
     case sa::Opcode::Sload:
       SloadOp::create(builder, at, inst.buffer, inst.offset, inst.lo, inst.hi,
                       inst.reg);

@@ -68,7 +68,7 @@ systolic.program @int8 config #systolic.config<rows = 16, cols = 16, input = i8,
 }
 
 // Run-time addressing: scalar loads, an mvin through a page register, a
-// bounded (transposed, unpacking) mvin, and masks that add a register.
+// bounded (transposed, unpacking) mvin, masks that add a register, skips.
 systolic.program @paged config #systolic.config<rows = 4, cols = 4, input = bf16, acc = f32, spad_rows = 64, spad_banks = 1, acc_rows = 32, acc_banks = 1, dram_bytes_per_cycle = 4.0, dram_latency = 9, vector_lanes = 4>
     buffers [#systolic.buffer<"pool", arg 0, tensor<3x4x8xbf16>>,
              #systolic.buffer<"table", arg 1, tensor<2x3xi32>>,
@@ -81,5 +81,8 @@ systolic.program @paged config #systolic.config<rows = 4, cols = 4, input = bf16
   systolic.mvin 3[0] stride 16 -> spad[8] rows 4 cols 4 unpack s4 bound reg 0 base 2147483647
   systolic.vector mask_keys 0, 0 rows 4 cols 4 offset -5 plus reg 0
   systolic.vector mask_causal 0, 0 rows 4 cols 4 offset 0 plus reg 15
+  systolic.skip 2 if reg 0 le 16
   systolic.vector mask_keys 4, 4 rows 1 cols 4 offset 9223372036854775807
+  systolic.skip 1 if reg 15 le -9223372036854775808
+  systolic.fence
 }

@@ -210,6 +210,28 @@ def Systolic_VectorOp : Systolic_InstOp<"vector"> {
   }];
 }
 
+def Systolic_SkipOp : Systolic_InstOp<"skip"> {
+  let summary = "Skip the next instructions when a scalar register is at "
+                "most a bound";
+  let description = [{
+    When scalar register `reg` holds at most `imm`, the next `count`
+    instructions are not executed: a forward branch on run-time data (the
+    key blocks past a sequence's length). Nothing after the skip issues
+    before the register is loaded. The skipped instructions must leave the
+    array as they found it for what follows: the verifier takes the
+    preload and the weights as unknown after them and refuses a `config`
+    among them.
+
+    ```mlir
+    systolic.skip 40 if reg 0 le 64
+    ```
+  }];
+  let arguments = (ins I64Attr:$count, I64Attr:$reg, I64Attr:$imm);
+  let assemblyFormat = [{
+    $count `if` `reg` $reg `le` $imm attr-dict
+  }];
+}
+
 def Systolic_SloadOp : Systolic_InstOp<"sload"> {
   let summary = "Load an i32 of a DRAM buffer into a scalar register";
   let description = [{
