@@ -363,9 +363,9 @@ def paged_section(args, emit, model_ratios):
         emit("paged", f"context {ctx}", f"{rate / 16:.3f}",
              ">= 0.8 of DRAM", f"cycles {res['cycles']}; {rate:.2f} B/cycle")
     # A table twice as long as the sequence: the pages past its length are
-    # not read (their DMA is free) but the program is straight-line, so the
-    # array and the vector unit still run their blocks. (Not a model row:
-    # the model cannot know a run-time length.)
+    # not read and their key blocks are skipped (systolic `skip`), so it
+    # takes about half the full table's time. (Not a model row: the model
+    # cannot know a run-time length.)
     ctx = 1024 if args.quick else 4096
     full = run(paged_src(ctx), machine(16, 16, 16), dist="uniform",
                extra=(f"--poison=4:0:{ctx}",))
