@@ -107,10 +107,17 @@ public:
 
   Instruction instruction() {
     Instruction in;
-    in.op = Opcode(range(1, 9));
+    in.op = Opcode(range(1, 10));
     if (in.op == Opcode(9))
       in.op = Opcode::Skip; // (9 is the register form of mvin)
+    if (in.op == Opcode(10) && range(0, 1))
+      in.op = Opcode::Ssub;
     switch (in.op) {
+    case Opcode::Ssub:
+      in.reg = range(0, kScalarRegs - 1);
+      in.regA = range(0, 2) ? range(0, kScalarRegs - 1) : kNoReg;
+      in.regB = range(0, kScalarRegs - 1);
+      break;
     case Opcode::Skip:
       in.reg = range(0, kScalarRegs - 1);
       in.count = u32();
@@ -165,7 +172,7 @@ public:
       (in.op == Opcode::Preload ? in.accumulate : in.preloaded) = range(0, 1);
       break;
     case Opcode::Vector: {
-      in.vop = VecOp(range(0, 13));
+      in.vop = VecOp(range(0, 15));
       bool binary = in.vop == VecOp::Add || in.vop == VecOp::Sub ||
                     in.vop == VecOp::Mul || in.vop == VecOp::Div ||
                     in.vop == VecOp::Max;
@@ -179,7 +186,7 @@ public:
         uint32_t bits = u32(); // any pattern: NaNs, -0, denormals
         std::memcpy(&in.fimm, &bits, 4);
       }
-      if (in.vop == VecOp::MaskCausal || in.vop == VecOp::MaskKeys) {
+      if (isMaskVecOp(in.vop)) {
         in.iimm = int64_t((uint64_t(u32()) << 32) | u32());
         if (range(0, 1))
           in.reg = range(0, kScalarRegs - 1);
@@ -534,7 +541,7 @@ TEST(SystolicBinary, EachDecoderMessage) {
        "byte 104: buffer 0's name may only use [A-Za-z0-9_.-], "
        "got byte 2Bh"},
       {112, {0}, "byte 112: instruction 0: unknown opcode 0"},
-      {112, {11}, "byte 112: instruction 0: unknown opcode 11"},
+      {112, {12}, "byte 112: instruction 0: unknown opcode 12"},
       {113,
        {2},
        "byte 113: instruction 0 (config): unknown dataflow 2 (0 "
@@ -571,7 +578,7 @@ TEST(SystolicBinary, EachDecoderMessage) {
        {1},
        "byte 239: instruction 3 (compute): unused byte must be 0, "
        "got 01h"},
-      {241, {14}, "byte 241: instruction 4 (vector): unknown vector op 14"},
+      {241, {16}, "byte 241: instruction 4 (vector): unknown vector op 16"},
       {243,
        {3},
        "byte 243: instruction 4 (vector mul): unknown bcast 3 (0 "

@@ -759,10 +759,71 @@ TEST(SystolicSimulatorTest, RegisterAddressing) {
     std::vector<float> want = {1, 1,     -kInf, -kInf, 1, 1, -kInf, -kInf,
                                1, -kInf, -kInf, -kInf, 1, 1, -kInf, -kInf};
     EXPECT_EQ(out, want);
+    // mask_rows (rows i > -3 + r5) and mask_lower on rows 0-1 (j - i <=
+    // -3 + r5), with r5 = ssub: r0 - r6 = 3 - (-1) = 4, or 0 - r6 = 1.
+    for (bool zeroA : {false, true}) {
+      SCOPED_TRACE(zeroA ? "0 - r6" : "r0 - r6");
+      Program q = p;
+      Instruction negOne;
+      negOne.op = Opcode::Sload;
+      negOne.reg = 6;
+      negOne.buffer = 0;
+      negOne.offset = 1;
+      negOne.lo = -8;
+      negOne.hi = 8;
+      Instruction sub;
+      sub.op = Opcode::Ssub;
+      sub.reg = 5;
+      sub.regA = zeroA ? kNoReg : 0;
+      sub.regB = 6;
+      Instruction rows = vec(VecOp::MaskRows, 0, 0, 0, 4, 4);
+      rows.iimm = -3;
+      rows.reg = 5;
+      Instruction lower = vec(VecOp::MaskLower, 0, 0, 0, 2, 4);
+      lower.iimm = -3;
+      lower.reg = 5;
+      q.buffers[0].shape = {2};
+      q.instructions = {p.instructions[0], negOne, sub,
+                        p.instructions[1], rows,   lower,
+                        p.instructions[4]};
+      auto qb = zeroBuffers(q);
+      qb[0] = bytesOf(std::vector<int32_t>{3, -1});
+      run(q, qb);
+      const int64_t r5 = zeroA ? 1 : 4;
+      std::vector<float> expect(16, 1.0f);
+      for (int64_t i = 0; i < 4; ++i)
+        for (int64_t j = 0; j < 4; ++j)
+          if (i > -3 + r5 || (i < 2 && j - i <= -3 + r5))
+            expect[i * 4 + j] = -kInf;
+      EXPECT_EQ(valuesOf<float>(qb[1]), expect);
+    }
+    // ssub stops on overflow: r0 = 3 doubled (r1 = 0 - r0, r0 = r0 - r1)
+    // until it passes 2^63.
+    {
+      Program q = p;
+      q.instructions = {p.instructions[0]};
+      Instruction neg, twice;
+      neg.op = twice.op = Opcode::Ssub;
+      neg.reg = 1;
+      neg.regB = 0;
+      twice.reg = 0;
+      twice.regA = 0;
+      twice.regB = 1;
+      for (int i = 0; i < 62; ++i) {
+        q.instructions.push_back(neg);
+        q.instructions.push_back(twice);
+      }
+      auto qb = zeroBuffers(q);
+      qb[0] = bytesOf(std::vector<int32_t>{3});
+      // 3 * 2^61 - (-3 * 2^61) = 3 * 2^62 > 2^63 - 1: the 62nd doubling.
+      EXPECT_EQ(errorOf(q, qb),
+                "instruction 124 (ssub): r0 - r1 (6917529027641081856 - "
+                "-6917529027641081856) overflows");
+    }
     // Only masks take a register.
     p.instructions[1].reg = 0;
-    EXPECT_NE(errorOf(p, bufs).find("a register applies to "
-                                    "mask_causal/mask_keys, not fill"),
+    EXPECT_NE(errorOf(p, bufs).find("a register applies to the masks, not "
+                                    "fill"),
               std::string::npos);
     p.instructions[1].reg = kNoReg;
     p.instructions[2].reg = 16;
@@ -1243,11 +1304,11 @@ TEST(SystolicSimulatorTest, VectorFaults) {
     const char *message;
   };
   Instruction badOp = vec(VecOp::Copy, 8, 0, 0, 4, 4);
-  badOp.vop = VecOp(14);
+  badOp.vop = VecOp(16);
   Instruction badBcast = vec(VecOp::Add, 8, 0, 4, 4, 4);
   badBcast.bcast = Bcast(3);
   std::vector<Case> cases = {
-      {badOp, "instruction 1 (vector): unknown vector op 14"},
+      {badOp, "instruction 1 (vector): unknown vector op 16"},
       {badBcast, "instruction 1 (vector): unknown broadcast 3"},
       {vec(VecOp::Copy, 8, 0, 0, 4, 4, Bcast::None, 0x10),
        "unknown vector flags 0x10"},

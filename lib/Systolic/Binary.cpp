@@ -39,10 +39,6 @@ constexpr uint8_t kVecFlagMask = kVecAccumulate | kVecInfIsZero | kVecToSpad;
 /// layout; Instruction keeps Opcode::Mvin).
 constexpr uint8_t kOpMvinRegs = 9;
 
-bool isMaskVecOp(VecOp op) {
-  return op == VecOp::MaskCausal || op == VecOp::MaskKeys;
-}
-
 uint64_t padded(uint64_t n) { return (n + 7) & ~uint64_t(7); }
 
 bool isNameChar(char c) {
@@ -151,6 +147,11 @@ void encodeInstruction(Writer &w, const Instruction &inst) {
     w.u8(0);
     w.u32(inst.count);
     w.u64(uint64_t(inst.iimm));
+    break;
+  case Opcode::Ssub:
+    w.u8(inst.reg);
+    w.u8(inst.regA);
+    w.u8(inst.regB);
     break;
   case Opcode::Config:
     w.u8(uint8_t(inst.dataflow));
@@ -469,7 +470,7 @@ Error Decoder::mvinWithRegisters(uint64_t at, unsigned index,
 Error Decoder::instruction(uint64_t at, unsigned index,
                            Instruction &out) const {
   uint8_t opcode = u8(at);
-  if (opcode < uint8_t(Opcode::Config) || opcode > uint8_t(Opcode::Skip))
+  if (opcode < uint8_t(Opcode::Config) || opcode > uint8_t(Opcode::Ssub))
     return error(at, "instruction " + Twine(index) + ": unknown opcode " +
                          Twine(unsigned(opcode)));
   out = Instruction();
@@ -511,6 +512,19 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     out.count = u32(at + 4);
     out.iimm = int64_t(u64(at + 8));
     return zeros(at + 16, at + kInstructionBytes, where + ": unused byte");
+  case Opcode::Ssub: {
+    // (The first source may be FFh: 0.)
+    const uint8_t regs[3] = {sub, flags, aux};
+    for (unsigned i = 0; i < 3; ++i)
+      if (regs[i] >= kScalarRegs && !(i == 1 && regs[i] == kNoReg))
+        return error(at + 1 + i,
+                     where + ": register " + Twine(unsigned(regs[i])) +
+                         " does not exist (0.." + Twine(kScalarRegs - 1) + ")");
+    out.reg = sub;
+    out.regA = flags;
+    out.regB = aux;
+    return zeros(at + 4, at + kInstructionBytes, where + ": unused byte");
+  }
   case Opcode::Config:
     if (sub > uint8_t(Dataflow::OS))
       return error(at + 1, where + ": unknown dataflow " +
@@ -560,7 +574,7 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     return zeros(at + 24, at + kInstructionBytes, where + ": unused byte");
   }
   case Opcode::Vector: {
-    if (sub > uint8_t(VecOp::MaskKeys))
+    if (sub > uint8_t(VecOp::MaskLower))
       return error(at + 1,
                    where + ": unknown vector op " + Twine(unsigned(sub)));
     out.vop = VecOp(sub);

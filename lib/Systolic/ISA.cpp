@@ -46,15 +46,18 @@ const char *sysarray::opcodeName(Opcode op) {
     return "sload";
   case Opcode::Skip:
     return "skip";
+  case Opcode::Ssub:
+    return "ssub";
   }
   return "unknown";
 }
 
 const char *sysarray::vecOpName(VecOp op) {
   static const char *const names[] = {
-      "fill",        "copy",  "add",        "sub",      "mul",
-      "div",         "max",   "exp",        "rowmax",   "rowsum",
-      "mask_causal", "rsqrt", "round_bf16", "mask_keys"};
+      "fill",       "copy",      "add",         "sub",
+      "mul",        "div",       "max",         "exp",
+      "rowmax",     "rowsum",    "mask_causal", "rsqrt",
+      "round_bf16", "mask_keys", "mask_rows",   "mask_lower"};
   return unsigned(op) < std::size(names) ? names[unsigned(op)] : "?";
 }
 
@@ -79,5 +82,6 @@ bool Instruction::operator==(const Instruction &o) const {
          dst == o.dst && srcA == o.srcA && srcB == o.srcB && a == b &&
          iimm == o.iimm && pageReg == o.pageReg && pageStride == o.pageStride &&
          boundReg == o.boundReg && boundBase == o.boundBase && reg == o.reg &&
-         lo == o.lo && hi == o.hi && count == o.count;
+         lo == o.lo && hi == o.hi && count == o.count && regA == o.regA &&
+         regB == o.regB;
 }

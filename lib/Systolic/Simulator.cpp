@@ -182,6 +182,7 @@ private:
   Error sload(const Instruction &in);
   /// Moves `index` past the skipped instructions when the condition holds.
   Error skip(const Instruction &in);
+  Error ssub(const Instruction &in);
   /// mvin's move: the SRAM block of `in` from the DRAM block of `eff` (in,
   /// or its lines cut by a bound register; `nothing`: none read), after
   /// the registers it reads are ready (`regStart`).
@@ -440,6 +441,8 @@ Error Simulator::step(const Instruction &in) {
     return sload(in);
   case Opcode::Skip:
     return skip(in);
+  case Opcode::Ssub:
+    return ssub(in);
   }
   return fail(llvm::formatv("unknown opcode {0}", unsigned(in.op)).str());
 }
@@ -702,6 +705,35 @@ Error Simulator::moveIn(const Instruction &in, const Instruction &eff,
   setRange(lastW(in.space), in.row, in.rows, landed);
   dmaBusy.push_back({s, landed});
   done(landed);
+  return Error::success();
+}
+
+Error Simulator::ssub(const Instruction &in) {
+  const bool zeroA = in.regA == kNoReg;
+  for (auto [reg, what] :
+       {std::pair{in.reg, "destination"},
+        std::pair{zeroA ? uint8_t(0) : in.regA, "first source"},
+        std::pair{in.regB, "second source"}})
+    if (Error e = readReg(reg, what))
+      return e;
+  const int64_t a = zeroA ? 0 : regs[in.regA];
+  int64_t v;
+  if (__builtin_sub_overflow(a, regs[in.regB], &v))
+    return fail(
+        llvm::formatv("{0} - r{1} ({2} - {3}) overflows",
+                      zeroA ? std::string("0") : "r" + std::to_string(in.regA),
+                      unsigned(in.regB), a, regs[in.regB])
+            .str());
+  regs[in.reg] = v;
+  // Timing: one cycle of the scalar unit once the sources are loaded and
+  // the destination's earlier readers have started.
+  uint64_t s = std::max({barrier, zeroA ? 0 : regReady[in.regA],
+                         regReady[in.regB], regRead[in.reg], regReady[in.reg]});
+  if (!zeroA)
+    regRead[in.regA] = std::max(regRead[in.regA], s);
+  regRead[in.regB] = std::max(regRead[in.regB], s);
+  regReady[in.reg] = s + 1;
+  done(s + 1);
   return Error::success();
 }
 
@@ -1265,7 +1297,7 @@ Error Simulator::vector(const Instruction &in) {
                               "accumulator; this machine's is {0}",
                               elemTypeName(cfg.accType))
                     .str());
-  if (uint8_t(in.vop) > uint8_t(VecOp::MaskKeys))
+  if (uint8_t(in.vop) > uint8_t(VecOp::MaskLower))
     return fail(llvm::formatv("unknown vector op {0}", unsigned(in.vop)).str());
   if (uint8_t(in.bcast) > uint8_t(Bcast::Scalar))
     return fail(
@@ -1288,11 +1320,11 @@ Error Simulator::vector(const Instruction &in) {
   if (infIsZero && op != VecOp::Sub && op != VecOp::Div)
     return fail(Twine("kVecInfIsZero applies to sub/div, not ") +
                 vecOpName(op));
-  const bool masks = op == VecOp::MaskCausal || op == VecOp::MaskKeys;
+  const bool masks = isMaskVecOp(op);
   int64_t imm = in.iimm;
   if (in.reg != kNoReg) {
     if (!masks)
-      return fail(Twine("a register applies to mask_causal/mask_keys, not ") +
+      return fail(Twine("a register applies to the masks, not ") +
                   vecOpName(op));
     if (Error e = readReg(in.reg, "offset"))
       return e;
@@ -1389,6 +1421,14 @@ Error Simulator::vector(const Instruction &in) {
         break;
       case VecOp::MaskKeys:
         r = int64_t(j) > imm ? -std::numeric_limits<float>::infinity() : a[j];
+        break;
+      case VecOp::MaskRows:
+        r = int64_t(i) > imm ? -std::numeric_limits<float>::infinity() : a[j];
+        break;
+      case VecOp::MaskLower:
+        r = int64_t(j) - int64_t(i) <= imm
+                ? -std::numeric_limits<float>::infinity()
+                : a[j];
         break;
       default:
         break;

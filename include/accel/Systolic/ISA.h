@@ -98,6 +98,9 @@
 //                                    error if the value is outside
 //                                    [lo, hi] (run-time data checked where
 //                                    it is read: a length, a count).
+//  ssub    reg, regA, regB           r[reg] = r[regA] - r[regB], r[regA]
+//                                    read as 0 when regA is kNoReg (the
+//                                    machine stops on overflow).
 //  skip    count, reg, imm           When r[reg] <= imm, the next `count`
 //                                    instructions are not executed (a
 //                                    forward branch: the key blocks past a
@@ -117,8 +120,8 @@
 //    column with `transpose`; n of them); the SRAM elements of the other
 //    lines are set to zero and nothing is read for them (no address is
 //    formed, so a page past a sequence's end is never checked).
-//  * vector MaskCausal / MaskKeys with a register `reg`: the immediate is
-//    imm + r[reg].
+//  * vector masks (MaskCausal, MaskKeys, MaskRows, MaskLower) with a
+//    register `reg`: the immediate is imm + r[reg].
 //
 //
 //===----------------------------------------------------------------------===//
@@ -230,6 +233,7 @@ enum class Opcode : uint8_t {
   Fence = 7,
   Sload = 8,
   Skip = 10, // (9 is the binary code of an mvin with registers)
+  Ssub = 11,
 };
 
 /// Vector unit operations. `B` is srcB element-wise (Bcast::None), srcB's
@@ -248,8 +252,17 @@ enum class VecOp : uint8_t {
   MaskCausal = 10, // dst[i][j] = j - i > imm ? -inf : A[i][j]
   Rsqrt = 11,      // dst = 1 / sqrt(A)
   RoundBf16 = 12,  // dst = A rounded to bf16 (nearest even), held as f32
-  MaskKeys = 13    // dst[i][j] = j > imm ? -inf : A[i][j]
+  MaskKeys = 13,   // dst[i][j] = j > imm ? -inf : A[i][j]
+  MaskRows = 14,   // dst[i][j] = i > imm ? -inf : A[i][j]
+  MaskLower = 15   // dst[i][j] = j - i <= imm ? -inf : A[i][j]
 };
+
+/// The masks: an integer offset (`iimm`), plus a register when one is
+/// given.
+inline bool isMaskVecOp(VecOp op) {
+  return op == VecOp::MaskCausal || op == VecOp::MaskKeys ||
+         op == VecOp::MaskRows || op == VecOp::MaskLower;
+}
 
 enum class Bcast : uint8_t { None = 0, Row = 1, Scalar = 2 };
 
@@ -313,6 +326,9 @@ struct Instruction {
   /// skip: the instructions it skips (its register is `reg`, its
   /// threshold `iimm`).
   uint32_t count = 0;
+  /// ssub: the registers subtracted (r[reg] = r[regA] - r[regB]; regA
+  /// kNoReg: 0).
+  uint8_t regA = kNoReg, regB = kNoReg;
   // mvin / mvout / vector block
   uint32_t rows = 0, cols = 0;
   // preload / compute

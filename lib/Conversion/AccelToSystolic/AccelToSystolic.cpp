@@ -270,6 +270,13 @@ struct AttentionGeometry {
   /// kv_lengths): keys past it are neither read nor kept, and the key
   /// blocks past it are skipped.
   std::optional<int64_t> lengthReg;
+  /// accel.attention's run-time band: the register of the query length
+  /// (q_lengths: rows past it keep nothing, query blocks past it are
+  /// skipped), and the one added to `offset` for the causal band (off =
+  /// offset + r[offsetReg]: the key length, minus the query length, or
+  /// both); the sliding window (keep j > i + off - window).
+  std::optional<int64_t> qLengthReg, offsetReg;
+  std::optional<int64_t> window;
 };
 
 /// Spad and accumulator rows the attention blocks take.
@@ -385,12 +392,19 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       e.fill(L.oBase + oo * g.tileQ, mr, std::min(C, g.dv - oo * C), 0.0f);
     // The key blocks this query block sees: up to the last key its last
     // row keeps.
-    // (With a run-time length the band moves with it: every block.)
-    const int64_t lastKey = g.causal && !g.lengthReg
+    // The key blocks this query block sees (static band only: a run-time
+    // one moves with the lengths, so every block): up to the last key its
+    // last row keeps, from the first its first row keeps in a window.
+    const bool staticBand = !g.offsetReg && !g.paged;
+    const int64_t lastKey = g.causal && staticBand
                                 ? std::min(g.skv - 1, q0 + mr - 1 + g.offset)
                                 : g.skv - 1;
+    int64_t firstBlock = 0;
+    if (g.window && staticBand)
+      firstBlock = std::max<int64_t>(0, q0 + g.offset - *g.window + 1) /
+                   g.tileKV * g.tileKV;
     SmallVector<int64_t> blocks;
-    for (int64_t k0 = 0; k0 <= lastKey; k0 += g.tileKV)
+    for (int64_t k0 = firstBlock; k0 <= lastKey; k0 += g.tileKV)
       blocks.push_back(k0);
     auto keys = [&](size_t j) {
       return std::min(g.tileKV, lastKey + 1 - blocks[j]);
@@ -497,21 +511,27 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
           e.vector(VecOp::Add, sAt(j, st), sAt(j, st), L.maskRow, mr, kc(st),
                    g.maskOneKey ? Bcast::Row : Bcast::None);
         }
-        if (g.lengthReg && !g.paged) {
-          // kv_lengths: keys j >= length dropped; the causal band aligned
-          // to the sequence's own end (diagonal + length - Skv).
-          e.mask(VecOp::MaskKeys, sAt(j, st), mr, kc(st), -1 - key0,
-                 g.lengthReg);
-          if (g.causal)
+        if (!g.paged) {
+          // Keys j >= the key length, rows i >= the query length dropped;
+          // the causal band (j <= i + off) and the window (j > i + off -
+          // W) at off = offset (+ the register: the sequence's own end).
+          // A static band masks only the strips it cuts.
+          if (g.lengthReg)
+            e.mask(VecOp::MaskKeys, sAt(j, st), mr, kc(st), -1 - key0,
+                   g.lengthReg);
+          if (g.qLengthReg)
+            e.mask(VecOp::MaskRows, sAt(j, st), mr, kc(st), -1 - q0,
+                   g.qLengthReg);
+          const int64_t last = key0 + kc(st) - 1;
+          if (g.causal && (!staticBand || last > q0 + g.offset))
             e.mask(VecOp::MaskCausal, sAt(j, st), mr, kc(st),
-                   q0 + g.offset - g.skv - key0, g.lengthReg);
+                   q0 + g.offset - key0, g.offsetReg);
+          if (g.window &&
+              (!staticBand || key0 <= q0 + mr - 1 + g.offset - *g.window))
+            e.mask(VecOp::MaskLower, sAt(j, st), mr, kc(st),
+                   q0 - key0 + g.offset - *g.window, g.offsetReg);
           continue;
         }
-        if (g.causal && key0 + kc(st) - 1 > q0 + g.offset)
-          e.vector(VecOp::MaskCausal, sAt(j, st), sAt(j, st), std::nullopt, mr,
-                   kc(st), Bcast::None, std::nullopt, q0 + g.offset - key0);
-        if (!g.paged)
-          continue;
         // Paged: the length is a register. Keys j >= length masked; with
         // causal queries, query i of its head keeps j <= length - sq + i
         // (which also drops the keys past the length), a mask per head's
@@ -571,35 +591,49 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         }
       }
     };
-    // The array's cycles for the first block's scores: the vector unit
-    // cannot start this query block before them.
-    double firstScores = 0;
-    if (!blocks.empty()) {
-      load(0);
-      double before = e.array;
-      scores(0);
-      firstScores = e.array - before;
-    }
     // With a run-time length, the blocks past it are skipped: their loads
     // and scores, and their softmax and P.V (the blocks after a skipped
     // one are skipped too, so nothing reads what a skipped block would
     // have written). Block 0 always runs (a length of 0 keeps nothing).
-    auto beginSkip = [&](size_t j) -> Operation * {
-      return g.lengthReg && j > 0 ? e.beginSkip(*g.lengthReg, blocks[j])
-                                  : nullptr;
+    // With query lengths, a query block past its sequence's length skips
+    // every key block (its rows keep nothing: O stays 0 and is stored).
+    // With a run-time causal band, a key block past the band of the query
+    // block's last row (k0 > q0 + mr - 1 + off) is skipped too. Each test
+    // is monotone in the block, so a skipped block's successors are.
+    auto beginSkip = [&](size_t j) {
+      SmallVector<Operation *, 3> skips;
+      if (g.qLengthReg)
+        skips.push_back(e.beginSkip(*g.qLengthReg, q0));
+      if (g.lengthReg && blocks[j] > 0)
+        skips.push_back(e.beginSkip(*g.lengthReg, blocks[j]));
+      if (g.causal && g.offsetReg && !g.paged)
+        skips.push_back(
+            e.beginSkip(*g.offsetReg, blocks[j] - q0 - mr - g.offset));
+      return skips;
     };
-    auto endSkip = [&](Operation *skip) {
-      if (skip)
+    auto endSkip = [&](ArrayRef<Operation *> skips) {
+      for (Operation *skip : llvm::reverse(skips))
         e.endSkip(skip);
     };
+    // The array's cycles for the first block's scores: the vector unit
+    // cannot start this query block before them.
+    double firstScores = 0;
+    if (!blocks.empty()) {
+      auto skip = beginSkip(0);
+      load(0);
+      double before = e.array;
+      scores(0);
+      firstScores = e.array - before;
+      endSkip(skip);
+    }
     for (size_t j = 0; j < blocks.size(); ++j) {
       if (j + 1 < blocks.size()) {
-        Operation *skip = beginSkip(j + 1);
+        auto skip = beginSkip(j + 1);
         load(j + 1);
         scores(j + 1);
         endSkip(skip);
       }
-      Operation *skip = beginSkip(j);
+      auto skip = beginSkip(j);
       softmax(j);
       values(j);
       endSkip(skip);
@@ -859,18 +893,13 @@ struct ConvertAccelToSystolicPass
         dequantOps.push_back(dq);
       } else if (auto at = dyn_cast<AttentionOp>(op)) {
         in = at.getQuery().getType().getElementType();
-        if (at.getQLengths() || at.getWindow())
-          return at.emitOpError(
-              "with query lengths or a window has no systolic lowering yet "
-              "(plain, causal and additively masked attention and key "
-              "lengths do)");
-        if (Value len = at.getKvLengths();
-            len && !cast<RankedTensorType>(len.getType())
-                        .getElementType()
-                        .isInteger(32))
-          return at.emitOpError("with i64 key lengths has no systolic "
-                                "lowering (the machine's scalar loads read "
-                                "i32)");
+        for (Value len : {at.getKvLengths(), at.getQLengths()})
+          if (len && !cast<RankedTensorType>(len.getType())
+                          .getElementType()
+                          .isInteger(32))
+            return at.emitOpError("with i64 sequence lengths has no "
+                                  "systolic lowering (the machine's scalar "
+                                  "loads read i32)");
         if (Value mask = at.getMask()) {
           auto mt = cast<RankedTensorType>(mask.getType());
           if (!mt.getElementType().isF32() && !mt.getElementType().isBF16())
@@ -1722,14 +1751,29 @@ struct ConvertAccelToSystolicPass
       return failure();
     g.tileQ = tiles->first;
     g.tileKV = tiles->second;
-    // kv_lengths: run-time data, any i32 (a length past Skv keeps every key
-    // and moves the causal band; one at or below 0 keeps none).
-    std::optional<Dram> lenRef;
+    // Sequence lengths: run-time data, any i32 (a key length past Skv
+    // keeps every key and moves the causal band; one at or below 0 keeps
+    // none; likewise for queries).
+    std::optional<Dram> lenRef, qLenRef;
+    if (Value len = at.getQLengths()) {
+      qLenRef = dram(bufferOf, len);
+      if (!qLenRef)
+        return at.emitOpError("reads a value that is not in DRAM (a function "
+                              "argument or an accel op's result)");
+    }
+    g.window = at.getWindow();
     if (Value len = at.getKvLengths()) {
       lenRef = dram(bufferOf, len);
       if (!lenRef)
         return at.emitOpError("reads a value that is not in DRAM (a function "
                               "argument or an accel op's result)");
+      // The bound counts the keys of K's and V's rows: key-contiguous
+      // (transposed) views would cut the head dimension instead.
+      for (const View &kv : llvm::concat<const View>(*ks, *vs))
+        if (kv.transposed)
+          return at.emitOpError("with key lengths reads K and V through "
+                                "views whose keys are contiguous; the "
+                                "bounded moves take rows of keys");
       // The register form of mvin (docs/systolic-binary.md, opcode 9).
       for (const Dram *kv : {&*kRef, &*vRef}) {
         auto root = cast<RankedTensorType>(kv->layout->root.getType());
@@ -1740,12 +1784,37 @@ struct ConvertAccelToSystolicPass
                                 "2^32 elements and blocks below 2^16 keys");
       }
     }
+    // The band's offset: off[b] = diagonal + (kvlen - Skv) - (qlen - Sq),
+    // its static part here and the lengths' in a register (ssub). A
+    // diagonal beyond +-2^40 keeps all or nothing as one at the bound does
+    // (indices and lengths are below 2^31): clamped, no offset overflows.
+    g.offset =
+        std::clamp<int64_t>(g.offset, -(int64_t(1) << 40), int64_t(1) << 40);
+    if (lenRef)
+      g.offset -= g.skv;
+    if (qLenRef)
+      g.offset += g.sq;
     for (int64_t b = 0; b < B; ++b) {
-      if (lenRef) {
-        g.lengthReg = b % kLengthRegs;
-        e.sload(lenRef->buffer,
-                lenRef->layout->offset + b * lenRef->layout->strides[0],
-                INT32_MIN, INT32_MAX, *g.lengthReg);
+      // Sequences alternate between two sets of registers (a sequence's
+      // loads need not wait for the previous one's last reads).
+      const int64_t set = b % 2;
+      auto load = [&](const Dram &ref, int64_t reg) {
+        e.sload(ref.buffer, ref.layout->offset + b * ref.layout->strides[0],
+                INT32_MIN, INT32_MAX, reg);
+        return reg;
+      };
+      if (lenRef)
+        g.lengthReg = load(*lenRef, set);
+      if (qLenRef)
+        g.qLengthReg = load(*qLenRef, 2 + set);
+      if (lenRef && qLenRef) {
+        g.offsetReg = 4 + set;
+        e.ssub(*g.lengthReg, *g.qLengthReg, *g.offsetReg);
+      } else if (qLenRef) {
+        g.offsetReg = 4 + set;
+        e.ssub(std::nullopt, *g.qLengthReg, *g.offsetReg);
+      } else if (lenRef) {
+        g.offsetReg = g.lengthReg;
       }
       for (int64_t h = 0; h < hq; ++h) {
         int64_t hk = h / (hq / hkv);

@@ -90,6 +90,12 @@ public:
              int64_t reg) {
     systolic::SloadOp::create(b, loc, buffer, offset, lo, hi, reg);
   }
+  /// r[reg] = r[regA] - r[regB] (r[regA] read as 0 without regA).
+  void ssub(std::optional<int64_t> regA, int64_t regB, int64_t reg) {
+    systolic::SsubOp::create(
+        b, loc, regA ? b.getI64IntegerAttr(*regA) : IntegerAttr(),
+        b.getI64IntegerAttr(regB), b.getI64IntegerAttr(reg));
+  }
   /// A forward branch on run-time data: the instructions emitted until
   /// `endSkip` are skipped when scalar register `reg` holds at most `imm`.
   Operation *beginSkip(int64_t reg, int64_t imm) {

@@ -148,14 +148,6 @@ func.func @attention_constant(%k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, 
 
 // -----
 
-func.func @windowed(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
-  // expected-error @below {{with query lengths or a window has no systolic lowering yet (plain, causal and additively masked attention and key lengths do)}}
-  %0 = accel.attention causal window(2) ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
-  return %0 : tensor<1x1x4x8xf32>
-}
-
-// -----
-
 func.func @constant_mask(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
   %m = arith.constant dense<1.0> : tensor<4x4xf32>
   // expected-error @below {{reads a value that is not in DRAM (a function argument or an accel op's result)}}
@@ -236,16 +228,8 @@ func.func @paged_pool_view(%q: tensor<1x2x1x16xf32>, %pool: tensor<2x4x8x1x16xf3
 
 // -----
 
-func.func @query_lengths(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %ql: tensor<1xi32>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
-  // expected-error @below {{with query lengths or a window has no systolic lowering yet (plain, causal and additively masked attention and key lengths do)}}
-  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) q_lengths(%ql : tensor<1xi32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
-  return %0 : tensor<1x1x4x8xf32>
-}
-
-// -----
-
 func.func @key_lengths_i64(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %kl: tensor<1xi64>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
-  // expected-error @below {{with i64 key lengths has no systolic lowering (the machine's scalar loads read i32)}}
+  // expected-error @below {{with i64 sequence lengths has no systolic lowering (the machine's scalar loads read i32)}}
   %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) kv_lengths(%kl : tensor<1xi64>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
   return %0 : tensor<1x1x4x8xf32>
 }
@@ -281,4 +265,17 @@ func.func @key_lengths_huge(%q: tensor<1x1x1x1xf32>, %k: tensor<1x1x4294967296x1
   // expected-error @below {{with key lengths reads K and V through bounded moves, which take buffers below 2^32 elements and blocks below 2^16 keys}}
   %0 = accel.attention ins(%q, %k, %v : tensor<1x1x1x1xf32>, tensor<1x1x4294967296x1xf32>, tensor<1x1x4294967296x1xf32>) kv_lengths(%kl : tensor<1xi32>) outs(%o : tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
   return %0 : tensor<1x1x1x1xf32>
+}
+
+// -----
+
+// Lengths bound the moves' rows of keys: K read key-contiguous (a
+// transposed view) is refused.
+func.func @key_lengths_transposed_k(%q: tensor<1x1x4x8xf32>, %kt: tensor<1x1x8x16xf32>, %v: tensor<1x1x16x8xf32>, %kl: tensor<1xi32>) -> tensor<1x1x4x8xf32> {
+  %e = tensor.empty() : tensor<1x1x16x8xf32>
+  %k = linalg.transpose ins(%kt : tensor<1x1x8x16xf32>) outs(%e : tensor<1x1x16x8xf32>) permutation = [0, 1, 3, 2]
+  %o = tensor.empty() : tensor<1x1x4x8xf32>
+  // expected-error @below {{with key lengths reads K and V through views whose keys are contiguous; the bounded moves take rows of keys}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x16x8xf32>, tensor<1x1x16x8xf32>) kv_lengths(%kl : tensor<1xi32>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
 }

@@ -495,7 +495,7 @@ systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x
 // Masks take a register; other vector ops do not.
 #f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #f buffers [#systolic.buffer<"pool", arg 0, tensor<4x16x8xf32>>, #systolic.buffer<"len", arg 1, tensor<2xi32>>] {
-  // expected-error @+1 {{copy takes no register (only mask_causal and mask_keys)}}
+  // expected-error @+1 {{copy takes no register (only the masks)}}
   systolic.vector copy 0, 0 rows 1 cols 8 {reg = 0 : i64}
 }
 
@@ -989,7 +989,7 @@ systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<64x8x
 // 
 #f = #systolic.config<rows = 4, cols = 8, input = f32, acc = f32, spad_rows = 64, spad_banks = 2, acc_rows = 32, acc_banks = 2, dram_bytes_per_cycle = 8.0, dram_latency = 10, vector_lanes = 4>
 systolic.program @p config #f buffers [#systolic.buffer<"a", arg 0, tensor<64x8xf32>>, #systolic.buffer<"o", result 0, tensor<8x8xbf16>>] {
-  // expected-error @+1 {{copy takes no offset (only mask_causal and mask_keys)}}
+  // expected-error @+1 {{copy takes no offset (only the masks)}}
   systolic.vector copy 0, 0 rows 1 cols 8 offset 1
 }
 

@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <cmath>
+#include <map>
 #include <optional>
 
 using namespace mlir;
@@ -217,6 +218,11 @@ public:
       return check(sload);
     if (auto skip = dyn_cast<SkipOp>(op))
       return check(skip);
+    if (auto ssub = dyn_cast<SsubOp>(op))
+      return failure(failed(scalarReg(op, "destination", ssub.getReg())) ||
+                     (ssub.getRegA() &&
+                      failed(scalarReg(op, "first source", *ssub.getRegA()))) ||
+                     failed(scalarReg(op, "second source", ssub.getRegB())));
     if (auto mvout = dyn_cast<MvoutOp>(op))
       return checkMove(op, /*isMvin=*/false, mvout.getBuffer(),
                        mvout.getOffset(), mvout.getStride(), mvout.getSpace(),
@@ -255,11 +261,12 @@ private:
   Operation *preloadEnder = nullptr;
   /// WS: the k x n weights in the array, once a preload loaded some.
   std::optional<std::pair<uint64_t, uint64_t>> weights;
-  /// The instruction being checked, the body's size, and the runs skips
-  /// may pass over ([from, to) positions; their ends).
+  /// The instruction being checked, the body's size, the ends of the runs
+  /// skips may pass over (position past the run: how many end there) and
+  /// how many runs the current instruction is in.
   size_t position = 0, total = 0;
-  SmallVector<std::pair<size_t, size_t>> skipFrom;
-  SmallVector<size_t> skipEnds;
+  std::map<size_t, unsigned> skipEnds;
+  unsigned activeSkips = 0;
 
   void endPreload(Operation *op) {
     if (preload)
@@ -349,7 +356,10 @@ public:
   void at(size_t pos, size_t totalInsts) {
     position = pos;
     total = totalInsts;
-    if (llvm::is_contained(skipEnds, pos)) {
+    // (Positions only grow: the ends reached are the map's first.)
+    if (!skipEnds.empty() && skipEnds.begin()->first == pos) {
+      activeSkips -= skipEnds.begin()->second;
+      skipEnds.erase(skipEnds.begin());
       endPreload(nullptr);
       weights.reset();
     }
@@ -363,8 +373,8 @@ private:
     if (count < 1 || count > after)
       return op.emitOpError()
              << "skips " << count << " instructions; " << after << " follow it";
-    skipEnds.push_back(position + 1 + count);
-    skipFrom.push_back({position + 1, position + 1 + count});
+    ++skipEnds[position + 1 + count];
+    ++activeSkips;
     return success();
   }
 
@@ -395,10 +405,9 @@ private:
   }
 
   LogicalResult check(ConfigOp op) {
-    for (auto [from, to] : skipFrom)
-      if (position >= from && position < to)
-        return op.emitOpError("inside a skipped run: the dataflow after it "
-                              "would depend on run-time data");
+    if (activeSkips > 0)
+      return op.emitOpError("inside a skipped run: the dataflow after it "
+                            "would depend on run-time data");
     dataflow = op.getDataflow();
     // A config resets the array: the weights and the preload are gone.
     endPreload(op);
@@ -675,15 +684,14 @@ private:
     if (!needsImm && op.getFimm())
       return op.emitOpError()
              << name << " takes no imm (only fill and bcast scalar)";
-    bool isMask = vop == VecOp::MaskCausal || vop == VecOp::MaskKeys;
+    bool isMask = vop == VecOp::MaskCausal || vop == VecOp::MaskKeys ||
+                  vop == VecOp::MaskRows || vop == VecOp::MaskLower;
     if (isMask && !op.getIimm())
       return op.emitOpError() << name << " needs an offset";
     if (!isMask && op.getIimm())
-      return op.emitOpError()
-             << name << " takes no offset (only mask_causal and mask_keys)";
+      return op.emitOpError() << name << " takes no offset (only the masks)";
     if (!isMask && op.getReg())
-      return op.emitOpError()
-             << name << " takes no register (only mask_causal and mask_keys)";
+      return op.emitOpError() << name << " takes no register (only the masks)";
     if (op.getReg() && failed(scalarReg(op, "offset", *op.getReg())))
       return failure();
     bool isRowReduce = vop == VecOp::RowMax || vop == VecOp::RowSum;

@@ -110,6 +110,11 @@ FailureOr<sa::Program> mlir::systolic::toProgram(ProgramOp op) {
         out.boundReg = uint8_t(*r);
         out.boundBase = *mvin.getBoundBase();
       }
+    } else if (auto ssub = dyn_cast<SsubOp>(inst)) {
+      out.op = sa::Opcode::Ssub;
+      out.reg = uint8_t(ssub.getReg());
+      out.regA = ssub.getRegA() ? uint8_t(*ssub.getRegA()) : sa::kNoReg;
+      out.regB = uint8_t(ssub.getRegB());
     } else if (auto skip = dyn_cast<SkipOp>(inst)) {
       out.op = sa::Opcode::Skip;
       out.reg = uint8_t(skip.getReg());
@@ -223,6 +228,10 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
           bounded ? builder.getI64IntegerAttr(inst.boundBase) : IntegerAttr());
       break;
     }
+    case sa::Opcode::Ssub:
+      SsubOp::create(builder, at, optI64(inst.regA != sa::kNoReg, inst.regA),
+                     i64(inst.regB), i64(inst.reg));
+      break;
     case sa::Opcode::Skip:
       SkipOp::create(builder, at, inst.count, inst.reg, inst.iimm);
       break;
@@ -253,8 +262,7 @@ ProgramOp mlir::systolic::fromProgram(OpBuilder &builder, Location loc,
       uint32_t fbits;
       std::memcpy(&fbits, &inst.fimm, 4);
       bool hasFimm = vop == VecOp::Fill || (binary && scalar) || fbits != 0;
-      bool hasIimm =
-          vop == VecOp::MaskCausal || vop == VecOp::MaskKeys || inst.iimm != 0;
+      bool hasIimm = sa::isMaskVecOp(inst.vop) || inst.iimm != 0;
       VectorOp::create(
           builder, at, VecOpAttr::get(ctx, vop), i64(inst.dst), i64(inst.srcA),
           optI64((binary && !scalar) || inst.srcB != 0, inst.srcB),

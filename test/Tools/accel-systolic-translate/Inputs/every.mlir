@@ -85,4 +85,8 @@ systolic.program @paged config #systolic.config<rows = 4, cols = 4, input = bf16
   systolic.vector mask_keys 4, 4 rows 1 cols 4 offset 9223372036854775807
   systolic.skip 1 if reg 15 le -9223372036854775808
   systolic.fence
+  systolic.ssub reg 0 - reg 15 -> reg 3
+  systolic.ssub - reg 3 -> reg 4
+  systolic.vector mask_rows 0, 0 rows 4 cols 4 offset -1 plus reg 4
+  systolic.vector mask_lower 0, 0 rows 4 cols 4 offset 2
 }

@@ -61,7 +61,7 @@ def corrupt(src, dst, kind):
     elif kind == "version":
         data[4:6] = struct.pack("<H", 2)
     elif kind == "opcode":          # instruction 1
-        data[insts + 32] = 11
+        data[insts + 32] = 12
     elif kind == "mvin-no-registers":   # instruction 1 as opcode 9, no regs
         data[insts + 32] = 9
         data[insts + 32 + 6:insts + 32 + 8] = b"\xff\xff"

@@ -95,7 +95,9 @@ def Systolic_VecOp : I32EnumAttr<"VecOp", "vector unit operation", [
     I32EnumAttrCase<"MaskCausal", 10, "mask_causal">,
     I32EnumAttrCase<"Rsqrt", 11, "rsqrt">,
     I32EnumAttrCase<"RoundBf16", 12, "round_bf16">,
-    I32EnumAttrCase<"MaskKeys", 13, "mask_keys">
+    I32EnumAttrCase<"MaskKeys", 13, "mask_keys">,
+    I32EnumAttrCase<"MaskRows", 14, "mask_rows">,
+    I32EnumAttrCase<"MaskLower", 15, "mask_lower">
   ]> {
   let cppNamespace = "::mlir::systolic";
   let genSpecializedAttr = 0;

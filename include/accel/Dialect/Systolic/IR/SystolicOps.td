@@ -190,8 +190,9 @@ def Systolic_VectorOp : Systolic_InstOp<"vector"> {
     the (copied) values into scratchpad rows, rounded to the input type.
     Needs an f32 accumulator. `src_b` is present exactly for the binary ops
     (add, sub, mul, div, max) with bcast none or row, `imm` for fill and
-    bcast scalar, `offset` for mask_causal and mask_keys (`plus reg r`
-    adds scalar register `r`: a run-time length); `accumulate` only on
+    bcast scalar, `offset` for the masks (mask_causal, mask_keys,
+    mask_rows, mask_lower; `plus reg r` adds scalar register `r`: a
+    run-time length); `accumulate` only on
     rowmax and rowsum, `inf_is_zero` only on sub and div, `to_spad` only
     on copy.
   }];
@@ -229,6 +230,25 @@ def Systolic_SkipOp : Systolic_InstOp<"skip"> {
   let arguments = (ins I64Attr:$count, I64Attr:$reg, I64Attr:$imm);
   let assemblyFormat = [{
     $count `if` `reg` $reg `le` $imm attr-dict
+  }];
+}
+
+def Systolic_SsubOp : Systolic_InstOp<"ssub"> {
+  let summary = "Subtract two scalar registers";
+  let description = [{
+    `r[reg] = r[reg_a] - r[reg_b]` (0 for a missing `reg_a`); the machine
+    stops on overflow (the causal band of a padded batch: key length minus
+    query length).
+
+    ```mlir
+    systolic.ssub reg 0 - reg 1 -> reg 2
+    systolic.ssub - reg 1 -> reg 3
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$reg_a, I64Attr:$reg_b,
+                       I64Attr:$reg);
+  let assemblyFormat = [{
+    (`reg` $reg_a^)? `-` `reg` $reg_b `->` `reg` $reg attr-dict
   }];
 }
 
