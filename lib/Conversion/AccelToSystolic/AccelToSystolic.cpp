@@ -254,7 +254,9 @@ constexpr int64_t kPageRegs = int64_t(::sysarray::kScalarRegs) - kLengthRegs;
 struct AttentionGeometry {
   int64_t sq, skv, d, dv;
   bool causal;
-  int64_t offset; // keep key j for query i when j <= i + offset
+  /// Keep key j for query i when j <= i + offset (+ r[offsetReg] with a
+  /// run-time band: then this is its static part).
+  int64_t offset;
   float scale;
   int64_t tileQ, tileKV;
   /// An additive mask: its buffer, the element strides of its query and key
@@ -277,6 +279,9 @@ struct AttentionGeometry {
   /// both); the sliding window (keep j > i + off - window).
   std::optional<int64_t> qLengthReg, offsetReg;
   std::optional<int64_t> window;
+  /// With a window and a run-time band: -r[offsetReg] (the blocks wholly
+  /// below the window are skipped on it).
+  std::optional<int64_t> negOffsetReg;
 };
 
 /// Spad and accumulator rows the attention blocks take.
@@ -390,8 +395,6 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
     e.fill(L.lRow, mr, 1, 0.0f);
     for (int64_t oo = 0; oo < L.oStrips; ++oo)
       e.fill(L.oBase + oo * g.tileQ, mr, std::min(C, g.dv - oo * C), 0.0f);
-    // The key blocks this query block sees: up to the last key its last
-    // row keeps.
     // The key blocks this query block sees (static band only: a run-time
     // one moves with the lengths, so every block): up to the last key its
     // last row keeps, from the first its first row keeps in a window.
@@ -591,17 +594,19 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         }
       }
     };
-    // With a run-time length, the blocks past it are skipped: their loads
-    // and scores, and their softmax and P.V (the blocks after a skipped
-    // one are skipped too, so nothing reads what a skipped block would
-    // have written). Block 0 always runs (a length of 0 keeps nothing).
-    // With query lengths, a query block past its sequence's length skips
-    // every key block (its rows keep nothing: O stays 0 and is stored).
-    // With a run-time causal band, a key block past the band of the query
-    // block's last row (k0 > q0 + mr - 1 + off) is skipped too. Each test
-    // is monotone in the block, so a skipped block's successors are.
+    // With run-time lengths, a key block that keeps no key for any row of
+    // the query block is skipped: its loads and scores, and its softmax
+    // and P.V. Such a block leaves the online softmax's m, l and O as they
+    // were, and a block that runs reads only what its own loads and scores
+    // wrote, so any block may be skipped. Skipped: every key block of a
+    // query block past the query length (its rows keep nothing: O stays 0
+    // and is stored); the blocks past the key length (block 0 runs: a
+    // length of 0 keeps nothing anyway); with a run-time causal band those
+    // past the band of the query block's last row (k0 > q0 + mr - 1 +
+    // off) and, in a window, those wholly below it for its first row
+    // (k0 + kr - 1 <= q0 + off - W).
     auto beginSkip = [&](size_t j) {
-      SmallVector<Operation *, 3> skips;
+      SmallVector<Operation *, 4> skips;
       if (g.qLengthReg)
         skips.push_back(e.beginSkip(*g.qLengthReg, q0));
       if (g.lengthReg && blocks[j] > 0)
@@ -609,6 +614,10 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       if (g.causal && g.offsetReg && !g.paged)
         skips.push_back(
             e.beginSkip(*g.offsetReg, blocks[j] - q0 - mr - g.offset));
+      if (g.window && g.negOffsetReg && !g.paged)
+        skips.push_back(
+            e.beginSkip(*g.negOffsetReg,
+                        g.offset - (blocks[j] + keys(j) - 1 - q0 + *g.window)));
       return skips;
     };
     auto endSkip = [&](ArrayRef<Operation *> skips) {
@@ -1807,14 +1816,19 @@ struct ConvertAccelToSystolicPass
         g.lengthReg = load(*lenRef, set);
       if (qLenRef)
         g.qLengthReg = load(*qLenRef, 2 + set);
-      if (lenRef && qLenRef) {
+      // (Only a causal band reads the offset.)
+      if (g.causal && lenRef && qLenRef) {
         g.offsetReg = 4 + set;
         e.ssub(*g.lengthReg, *g.qLengthReg, *g.offsetReg);
-      } else if (qLenRef) {
+      } else if (g.causal && qLenRef) {
         g.offsetReg = 4 + set;
         e.ssub(std::nullopt, *g.qLengthReg, *g.offsetReg);
-      } else if (lenRef) {
+      } else if (g.causal && lenRef) {
         g.offsetReg = g.lengthReg;
+      }
+      if (g.window && g.offsetReg) {
+        g.negOffsetReg = 6 + set;
+        e.ssub(std::nullopt, *g.offsetReg, *g.negOffsetReg);
       }
       for (int64_t h = 0; h < hq; ++h) {
         int64_t hk = h / (hq / hkv);

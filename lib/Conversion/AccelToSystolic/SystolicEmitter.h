@@ -112,7 +112,8 @@ public:
     }
     cast<systolic::SkipOp>(skip).setCount(count);
   }
-  /// mask_causal / mask_keys whose offset adds scalar register `reg`.
+  /// A mask (mask_causal, mask_keys, mask_rows, mask_lower) whose offset
+  /// adds scalar register `reg`.
   void mask(systolic::VecOp op, int64_t dst, int64_t rows, int64_t cols,
             int64_t offset, std::optional<int64_t> reg) {
     vector(op, dst, dst, std::nullopt, rows, cols, systolic::Bcast::None,

@@ -117,20 +117,24 @@ func.func @padded(%q: tensor<1x1x2x16xf32>, %k: tensor<1x1x80x16xf32>, %v: tenso
 // Both lengths, causal, a window: off = (diagonal - Skv + Sq) + (kvlen -
 // qlen) = 0 + r4, r4 = r0 - r2 (ssub). Each key block is skipped when the
 // query block is past the query length (r2 <= q0), the block past the key
-// length (r0 <= k0, not for block 0), or past the band of the query
-// block's last row (r4 <= k0 - q0 - 16); mask_rows drops the rows past the
-// query length, mask_lower the keys below the window.
+// length (r0 <= k0, not for block 0), past the band of the query block's
+// last row (r4 <= k0 - q0 - 16), or wholly below the window for its first
+// row (r6 = -off <= -(k0 + 15 - q0 + 8)); mask_rows drops the rows past
+// the query length, mask_lower the keys below the window.
 // (Blocks of 16 x 16 through its lowering_config.)
 
 // CHECK-LABEL: systolic.program @lengths_window
 // CHECK:      systolic.sload 3[0] range -2147483648 to 2147483647 -> reg 0
 // CHECK-NEXT: systolic.sload 4[0] range -2147483648 to 2147483647 -> reg 2
 // CHECK-NEXT: systolic.ssub reg 0 - reg 2 -> reg 4
-// CHECK:      systolic.skip 5 if reg 2 le 0
-// CHECK-NEXT: systolic.skip 4 if reg 4 le -16
+// CHECK-NEXT: systolic.ssub - reg 4 -> reg 6
 // CHECK:      systolic.skip 6 if reg 2 le 0
-// CHECK-NEXT: systolic.skip 5 if reg 0 le 16
-// CHECK-NEXT: systolic.skip 4 if reg 4 le 0
+// CHECK-NEXT: systolic.skip 5 if reg 4 le -16
+// CHECK-NEXT: systolic.skip 4 if reg 6 le -23
+// CHECK:      systolic.skip 7 if reg 2 le 0
+// CHECK-NEXT: systolic.skip 6 if reg 0 le 16
+// CHECK-NEXT: systolic.skip 5 if reg 4 le 0
+// CHECK-NEXT: systolic.skip 4 if reg 6 le -39
 // CHECK:      systolic.vector mask_keys 0, 0 rows 16 cols 16 offset -1 plus reg 0
 // CHECK-NEXT: systolic.vector mask_rows 0, 0 rows 16 cols 16 offset -1 plus reg 2
 // CHECK-NEXT: systolic.vector mask_causal 0, 0 rows 16 cols 16 offset 0 plus reg 4
@@ -139,6 +143,7 @@ func.func @padded(%q: tensor<1x1x2x16xf32>, %k: tensor<1x1x80x16xf32>, %v: tenso
 // CHECK:      systolic.sload 3[1] range -2147483648 to 2147483647 -> reg 1
 // CHECK-NEXT: systolic.sload 4[1] range -2147483648 to 2147483647 -> reg 3
 // CHECK-NEXT: systolic.ssub reg 1 - reg 3 -> reg 5
+// CHECK-NEXT: systolic.ssub - reg 5 -> reg 7
 func.func @lengths_window(%q: tensor<2x1x20x16xf32>, %k: tensor<2x1x40x16xf32>, %v: tensor<2x1x40x16xf32>, %len: tensor<2xi32>, %ql: tensor<2xi32>) -> tensor<2x1x20x16xf32> {
   %o = tensor.empty() : tensor<2x1x20x16xf32>
   %0 = accel.attention causal window(8) ins(%q, %k, %v : tensor<2x1x20x16xf32>, tensor<2x1x40x16xf32>, tensor<2x1x40x16xf32>) kv_lengths(%len : tensor<2xi32>) q_lengths(%ql : tensor<2xi32>) outs(%o : tensor<2x1x20x16xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [16, 16]>} -> tensor<2x1x20x16xf32>
