@@ -324,9 +324,14 @@ std::pair<int64_t, int64_t> mlir::accel::getSystolicAttentionRows(
     const isa::MachineConfig &mc, const SystolicAttentionShape &shape,
     int64_t tileQ, int64_t tileKV) {
   // The layout depends on the sizes, the blocks and the mask only.
-  AttentionGeometry g{shape.sq, shape.skv, shape.d, shape.dv,
-                      /*causal=*/false, /*offset=*/0, /*scale=*/1.0f,
-                      tileQ, tileKV, shape.masked};
+  AttentionGeometry g{};
+  g.sq = shape.sq;
+  g.skv = shape.skv;
+  g.d = shape.d;
+  g.dv = shape.dv;
+  g.tileQ = tileQ;
+  g.tileKV = tileKV;
+  g.masked = shape.masked;
   g.stripKeys = shape.stripKeys;
   AttentionLayout l(mc, g);
   return {l.spadRows, l.accRows};
@@ -1050,7 +1055,10 @@ struct ConvertAccelToSystolicPass
       softmaxes[sm] = *k;
     }
     for (DequantMatmulOp dq : dequantOps) {
-      FailureOr<SystolicDequant> k = analyzeSystolicDequant(dq, mc);
+      FailureOr<SystolicOptions> o = getSystolicOverrides(dq, options);
+      if (failed(o))
+        return failure();
+      FailureOr<SystolicDequant> k = analyzeSystolicDequant(dq, mc, *o);
       if (failed(k))
         return failure();
       dequants[dq] = *k;

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SystolicDequant.h"
 #include "SystolicElementwise.h"
 #include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "accel/Dialect/Accel/IR/AccelAttrs.h"
@@ -76,6 +77,26 @@ FailureOr<LoweringConfigAttr> mlir::accel::configureSystolicOp(
     return LoweringConfigAttr::get(
         ctx, "systolic", {s->tileM, s->tileN, s->tileK}, {}, {},
         s->cBuffers == 1 ? 1 : 0, stringifySystolicDataflow(s->dataflow));
+  }
+  if (auto dq = llvm::dyn_cast<DequantMatmulOp>(op)) {
+    // Its program's input type is A's (bf16 or f32); what the array does
+    // not take is the conversion's to report.
+    auto aType = cast<RankedTensorType>(dq.getLhs().getType());
+    std::optional<isa::ElemType> in =
+        getSystolicElemType(aType.getElementType());
+    if (!in || (*in != isa::ElemType::BF16 && *in != isa::ElemType::F32) ||
+        !aType.hasStaticShape() || !dq.getInit().getType().hasStaticShape())
+      return LoweringConfigAttr();
+    isa::MachineConfig mc = getSystolicMachine(*o, *in);
+    if (mc.spadRows < 1 || mc.accRows < 1)
+      return LoweringConfigAttr();
+    FailureOr<SystolicDequant> k = analyzeSystolicDequant(dq, mc, *o);
+    if (failed(k))
+      return failure();
+    if (k->m == 0 || k->n == 0)
+      return LoweringConfigAttr();
+    return LoweringConfigAttr::get(ctx, "systolic", {k->tileM, k->tileN}, {},
+                                   {}, 0, "");
   }
   if (auto pa = llvm::dyn_cast<PagedAttentionOp>(op)) {
     auto qType = pa.getQuery().getType();
@@ -180,7 +201,8 @@ struct AccelSystolicConfigurePass
         return it == kernels.end() ? nullptr : &it->second;
       };
       for (Operation &op : func.getBody().front()) {
-        if (!llvm::isa<MatmulOp, AttentionOp, PagedAttentionOp>(op))
+        if (!llvm::isa<MatmulOp, AttentionOp, PagedAttentionOp,
+                       DequantMatmulOp>(op))
           continue;
         std::optional<SystolicEpilogue> ep, seeded;
         if (auto mm = dyn_cast<MatmulOp>(op)) {

@@ -64,7 +64,8 @@ int64_t accRowsPerStripRow(SystolicDequant k, const isa::MachineConfig &mc) {
 
 FailureOr<SystolicDequant>
 mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
-                                    const isa::MachineConfig &mc) {
+                                    const isa::MachineConfig &mc,
+                                    const SystolicOptions &options) {
   auto aType = cast<RankedTensorType>(op.getLhs().getType());
   auto cType = cast<RankedTensorType>(op.getInit().getType());
   auto sType = cast<RankedTensorType>(op.getScales().getType());
@@ -90,7 +91,12 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   k.cBytes = cType.getElementType().isBF16() ? 2 : 4;
   if (k.m == 0 || k.n == 0)
     return k;
-  k.tileM = std::min<int64_t>(mc.cols, k.m);
+  const int64_t wantM = options.dequantTileM, wantN = options.dequantTileN;
+  if (wantM < 0 || wantN < 0 || wantM > int64_t(mc.cols))
+    return op.emitOpError("has a lowering_config tile [")
+           << wantM << ", " << wantN << "]: a block takes 1 to the array's "
+           << mc.cols << " columns of rows of A, a strip at least one row of W";
+  k.tileM = std::min<int64_t>(wantM ? wantM : int64_t(mc.cols), k.m);
   // A tile dequantised in the accumulator is at most its width.
   k.tileK = k.staged() ? std::min(mc.rows, mc.cols) : int64_t(mc.rows);
   // Strips as tall as the accumulator allows (fewer strips read A again
@@ -105,7 +111,11 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
            << k.mBlocks() << " blocks of C's columns need " << perRow
            << " accumulator rows a weight row, the accumulator has "
            << mc.accRows;
-  k.tileN = tile;
+  if (wantN && std::min(wantN, k.n) * perRow > int64_t(mc.accRows))
+    return op.emitOpError("has a lowering_config strip of ")
+           << wantN << " rows of W; each takes " << perRow
+           << " accumulator rows, the accumulator has " << mc.accRows;
+  k.tileN = wantN ? std::min(wantN, k.n) : tile;
   // Four weight tiles in flight cover the DMA's latency; Aᵀ stays in the
   // scratchpad when it fits beside them.
   k.wBuffers = 4;
@@ -117,7 +127,8 @@ mlir::accel::analyzeSystolicDequant(DequantMatmulOp op,
   // Still too many: shorter strips (two weight tiles and two sets of Aᵀ's
   // tiles must fit).
   const int64_t room = int64_t(mc.spadRows) - 2 * k.mBlocks() * k.tileK;
-  if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows) && room >= 2)
+  if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows) && room >= 2 &&
+      !wantN)
     k.tileN = std::min(k.tileN, room / (k.wBuffers * k.parts()));
   if (DequantLayout(k, mc).spadRows > int64_t(mc.spadRows))
     return op.emitOpError("has no systolic lowering on this machine: its "

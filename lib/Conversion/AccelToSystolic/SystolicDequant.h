@@ -41,6 +41,7 @@
 #define ACCEL_LIB_CONVERSION_ACCELTOSYSTOLIC_SYSTOLICDEQUANT_H
 
 #include "SystolicEmitter.h"
+#include "accel/Conversion/AccelToSystolic/AccelToSystolic.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 
 namespace mlir::accel {
@@ -86,9 +87,16 @@ struct SystolicDequant {
 /// The kernel of `op` on `machine`: its shape and blocks; a located error
 /// naming the op and why when the array cannot run it (f16 operands, SRAMs
 /// too small for one strip).
+///
+/// The blocks are chosen here (the configuration stage writes them into
+/// the op's lowering_config, the conversion reads them back): a block of
+/// C's columns as wide as the array (`tileM`), strips as tall as the
+/// accumulator allows up to 512 rows (`tileN`); `options.dequantTileM/N`
+/// (from a lowering_config) fix them, checked against the machine.
 FailureOr<SystolicDequant>
 analyzeSystolicDequant(DequantMatmulOp op,
-                       const ::sysarray::MachineConfig &machine);
+                       const ::sysarray::MachineConfig &machine,
+                       const SystolicOptions &options);
 
 /// The model's cycles: per strip and group the slowest of the DMA (the
 /// packed weights, the scales, the activations, C), the array (a row of W

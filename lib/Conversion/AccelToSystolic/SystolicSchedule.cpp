@@ -399,6 +399,22 @@ mlir::accel::getSystolicOverrides(Operation *op,
     }
     return o;
   }
+  if (isa<DequantMatmulOp>(op)) {
+    if (!config.getDataflow().empty() || config.getStages() != 0)
+      return op->emitOpError("has a lowering_config dataflow or stages; a "
+                             "weight-only quantised matmul runs "
+                             "weight-stationary with its own buffering");
+    if (!tile.empty() && tile.size() != 2)
+      return op->emitOpError("has a lowering_config tile of ")
+             << tile.size()
+             << " entries; a weight-only quantised matmul takes [M, N] (rows "
+                "of A a block, rows of W a strip)";
+    if (!tile.empty()) {
+      o.dequantTileM = tile[0];
+      o.dequantTileN = tile[1];
+    }
+    return o;
+  }
   if (!tile.empty() && tile.size() != 3)
     return op->emitOpError("has a lowering_config tile of ")
            << tile.size() << " entries; a matmul takes [M, N, K]";

@@ -69,3 +69,20 @@ func.func @att(%q: tensor<1x2x97x64xf32>, %k: tensor<1x2x200x64xf32>, %v: tensor
   %0 = accel.attention ins(%q, %k, %v : tensor<1x2x97x64xf32>, tensor<1x2x200x64xf32>, tensor<1x2x200x64xf32>) outs(%o : tensor<1x2x97x64xf32>) -> tensor<1x2x97x64xf32>
   return %0 : tensor<1x2x97x64xf32>
 }
+
+// A weight-only quantised matmul: [rows of A a block (the array's
+// columns), rows of W a strip (as tall as the accumulator allows, up to
+// 512)]; a hand-written one is kept and the conversion obeys it (the
+// staged/alone diff above; Integration/Systolic/dequant-config.mlir runs one).
+// CHECK-LABEL: func.func @dequant
+// CHECK: accel.dequant_matmul {{.*}} {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [16, 96]>}
+// CHECK: accel.dequant_matmul {{.*}} {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [4, 32]>}
+// OPTS-LABEL: func.func @dequant
+// OPTS: accel.dequant_matmul {{.*}} {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [8, 144]>}
+// OPTS: accel.dequant_matmul {{.*}} {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [4, 32]>}
+func.func @dequant(%a: tensor<20x256xbf16>, %w: tensor<1024x128xi8>, %s: tensor<1024x2xbf16>) -> (tensor<20x1024xf32>, tensor<20x1024xf32>) {
+  %c = tensor.empty() : tensor<20x1024xf32>
+  %0 = accel.dequant_matmul bits(4) group(128) ins(%a, %w : tensor<20x256xbf16>, tensor<1024x128xi8>) scales(%s : tensor<1024x2xbf16>) outs(%c : tensor<20x1024xf32>) -> tensor<20x1024xf32>
+  %1 = accel.dequant_matmul bits(4) group(128) ins(%a, %w : tensor<20x256xbf16>, tensor<1024x128xi8>) scales(%s : tensor<1024x2xbf16>) outs(%c : tensor<20x1024xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [4, 32]>} -> tensor<20x1024xf32>
+  return %0, %1 : tensor<20x1024xf32>, tensor<20x1024xf32>
+}

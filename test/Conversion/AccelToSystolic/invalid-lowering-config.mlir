@@ -77,3 +77,42 @@ func.func @empty_gpu_kernel(%a: tensor<0x16xi8>, %b: tensor<16x16xi8>) -> tensor
   %0 = accel.matmul ins(%a, %b : tensor<0x16xi8>, tensor<16x16xi8>) outs(%c : tensor<0x16xi32>) {accel.lowering_config = #accel.lowering_config<kernel = "wgmma">} -> tensor<0x16xi32>
   return %0 : tensor<0x16xi32>
 }
+
+// -----
+
+// accel.dequant_matmul's config: tile [M, N] (rows of A a block of C's
+// columns, at most the array's columns; rows of W a strip, within the
+// accumulator), no dataflow or stages.
+func.func @dequant_tile_of_three(%a: tensor<4x256xbf16>, %w: tensor<96x128xi8>, %s: tensor<96x2xbf16>) -> tensor<4x96xf32> {
+  %c = tensor.empty() : tensor<4x96xf32>
+  // expected-error @below {{has a lowering_config tile of 3 entries; a weight-only quantised matmul takes [M, N] (rows of A a block, rows of W a strip)}}
+  %0 = accel.dequant_matmul bits(4) group(128) ins(%a, %w : tensor<4x256xbf16>, tensor<96x128xi8>) scales(%s : tensor<96x2xbf16>) outs(%c : tensor<4x96xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [4, 32, 16]>} -> tensor<4x96xf32>
+  return %0 : tensor<4x96xf32>
+}
+
+// -----
+
+func.func @dequant_dataflow(%a: tensor<4x256xbf16>, %w: tensor<96x128xi8>, %s: tensor<96x2xbf16>) -> tensor<4x96xf32> {
+  %c = tensor.empty() : tensor<4x96xf32>
+  // expected-error @below {{has a lowering_config dataflow or stages; a weight-only quantised matmul runs weight-stationary with its own buffering}}
+  %0 = accel.dequant_matmul bits(4) group(128) ins(%a, %w : tensor<4x256xbf16>, tensor<96x128xi8>) scales(%s : tensor<96x2xbf16>) outs(%c : tensor<4x96xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [4, 32], dataflow = "os">} -> tensor<4x96xf32>
+  return %0 : tensor<4x96xf32>
+}
+
+// -----
+
+func.func @dequant_wide_block(%a: tensor<40x256xbf16>, %w: tensor<96x128xi8>, %s: tensor<96x2xbf16>) -> tensor<40x96xf32> {
+  %c = tensor.empty() : tensor<40x96xf32>
+  // expected-error @below {{has a lowering_config tile [32, 16]: a block takes 1 to the array's 16 columns of rows of A, a strip at least one row of W}}
+  %0 = accel.dequant_matmul bits(4) group(128) ins(%a, %w : tensor<40x256xbf16>, tensor<96x128xi8>) scales(%s : tensor<96x2xbf16>) outs(%c : tensor<40x96xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [32, 16]>} -> tensor<40x96xf32>
+  return %0 : tensor<40x96xf32>
+}
+
+// -----
+
+func.func @dequant_tall_strip(%a: tensor<40x256xbf16>, %w: tensor<4096x128xi8>, %s: tensor<4096x2xbf16>) -> tensor<40x4096xf32> {
+  %c = tensor.empty() : tensor<40x4096xf32>
+  // expected-error @below {{has a lowering_config strip of 2048 rows of W; each takes 14 accumulator rows, the accumulator has 1024}}
+  %0 = accel.dequant_matmul bits(4) group(128) ins(%a, %w : tensor<40x256xbf16>, tensor<4096x128xi8>) scales(%s : tensor<4096x2xbf16>) outs(%c : tensor<40x4096xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [16, 2048]>} -> tensor<40x4096xf32>
+  return %0 : tensor<40x4096xf32>
+}

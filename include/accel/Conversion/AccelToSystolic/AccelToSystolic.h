@@ -140,6 +140,9 @@ struct SystolicOptions {
   /// Buffers of a matmul's C blocks in the accumulator (0: chosen; a
   /// lowering_config gives 1 with `stages = 1`, else 2).
   int64_t cBuffers = 0;
+  /// An accel.dequant_matmul's blocks (its lowering_config's tile [M, N]:
+  /// rows of A a block of C's columns, W's rows a strip; 0: chosen).
+  int64_t dequantTileM = 0, dequantTileN = 0;
 };
 
 /// Checks `o` (machine sizes in range, a known dataflow, sizes not
