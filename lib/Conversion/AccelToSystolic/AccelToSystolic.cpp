@@ -282,6 +282,9 @@ struct AttentionGeometry {
   /// With a window and a run-time band: -r[offsetReg] (the blocks wholly
   /// below the window are skipped on it).
   std::optional<int64_t> negOffsetReg;
+  /// accel.attention with GQA heads stacked in the rows: each head's
+  /// queries (row r is query r % headRows of its head; 0: not stacked).
+  int64_t headRows = 0;
 };
 
 /// Spad and accumulator rows the attention blocks take.
@@ -335,6 +338,21 @@ std::pair<int64_t, int64_t> mlir::accel::getSystolicAttentionRows(
   g.stripKeys = shape.stripKeys;
   AttentionLayout l(mc, g);
   return {l.spadRows, l.accRows};
+}
+
+SystolicAttentionShape mlir::accel::getSystolicAttentionShape(Operation *op) {
+  auto at = llvm::cast<AttentionOp>(op);
+  auto qType = at.getQuery().getType(), kType = at.getKey().getType();
+  SystolicAttentionShape s;
+  const int64_t hq = qType.getDimSize(1), hkv = kType.getDimSize(1);
+  // GQA without a mask: a KV head's query heads stacked in the rows.
+  const int64_t group = !at.getMask() && hkv > 0 ? hq / hkv : 1;
+  s.sq = group * qType.getDimSize(2);
+  s.skv = kType.getDimSize(2);
+  s.d = qType.getDimSize(3);
+  s.dv = at.getValue().getType().getDimSize(3);
+  s.masked = static_cast<bool>(at.getMask());
+  return s;
 }
 
 SystolicAttentionShape
@@ -404,12 +422,37 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
     // one moves with the lengths, so every block): up to the last key its
     // last row keeps, from the first its first row keeps in a window.
     const bool staticBand = !g.offsetReg && !g.paged;
+    // The queries the block's rows hold: q0 .. q0 + mr - 1, or with heads
+    // stacked the indices within their heads (all of them when the block
+    // spans a head's end).
+    int64_t iMin = q0, iMax = q0 + mr - 1;
+    if (g.headRows) {
+      iMin = q0 % g.headRows;
+      iMax = iMin + mr - 1;
+      if (iMax >= g.headRows) {
+        iMin = 0;
+        iMax = g.headRows - 1;
+      }
+    }
+    // Rows [q0, q0 + mr) in runs of one head: fn(first row - q0, rows,
+    // query index of the first row).
+    auto headRuns =
+        [&](llvm::function_ref<void(int64_t, int64_t, int64_t)> fn) {
+          if (!g.headRows)
+            return fn(0, mr, q0);
+          for (int64_t r = q0; r < q0 + mr;) {
+            const int64_t i = r % g.headRows,
+                          run = std::min(g.headRows - i, q0 + mr - r);
+            fn(r - q0, run, i);
+            r += run;
+          }
+        };
     const int64_t lastKey = g.causal && staticBand
-                                ? std::min(g.skv - 1, q0 + mr - 1 + g.offset)
+                                ? std::min(g.skv - 1, iMax + g.offset)
                                 : g.skv - 1;
     int64_t firstBlock = 0;
     if (g.window && staticBand)
-      firstBlock = std::max<int64_t>(0, q0 + g.offset - *g.window + 1) /
+      firstBlock = std::max<int64_t>(0, iMin + g.offset - *g.window + 1) /
                    g.tileKV * g.tileKV;
     SmallVector<int64_t> blocks;
     for (int64_t k0 = firstBlock; k0 <= lastKey; k0 += g.tileKV)
@@ -524,20 +567,23 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
           // the causal band (j <= i + off) and the window (j > i + off -
           // W) at off = offset (+ the register: the sequence's own end).
           // A static band masks only the strips it cuts.
+          // With heads stacked, the row masks per head's run of rows.
           if (g.lengthReg)
             e.mask(VecOp::MaskKeys, sAt(j, st), mr, kc(st), -1 - key0,
                    g.lengthReg);
-          if (g.qLengthReg)
-            e.mask(VecOp::MaskRows, sAt(j, st), mr, kc(st), -1 - q0,
-                   g.qLengthReg);
           const int64_t last = key0 + kc(st) - 1;
-          if (g.causal && (!staticBand || last > q0 + g.offset))
-            e.mask(VecOp::MaskCausal, sAt(j, st), mr, kc(st),
-                   q0 + g.offset - key0, g.offsetReg);
-          if (g.window &&
-              (!staticBand || key0 <= q0 + mr - 1 + g.offset - *g.window))
-            e.mask(VecOp::MaskLower, sAt(j, st), mr, kc(st),
-                   q0 - key0 + g.offset - *g.window, g.offsetReg);
+          headRuns([&](int64_t at, int64_t rows, int64_t i0) {
+            const int64_t s0 = sAt(j, st) + at;
+            if (g.qLengthReg)
+              e.mask(VecOp::MaskRows, s0, rows, kc(st), -1 - i0, g.qLengthReg);
+            if (g.causal && (!staticBand || last > i0 + g.offset))
+              e.mask(VecOp::MaskCausal, s0, rows, kc(st), i0 + g.offset - key0,
+                     g.offsetReg);
+            if (g.window &&
+                (!staticBand || key0 <= i0 + rows - 1 + g.offset - *g.window))
+              e.mask(VecOp::MaskLower, s0, rows, kc(st),
+                     i0 - key0 + g.offset - *g.window, g.offsetReg);
+          });
           continue;
         }
         // Paged: the length is a register. Keys j >= length masked; with
@@ -613,16 +659,16 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
     auto beginSkip = [&](size_t j) {
       SmallVector<Operation *, 4> skips;
       if (g.qLengthReg)
-        skips.push_back(e.beginSkip(*g.qLengthReg, q0));
+        skips.push_back(e.beginSkip(*g.qLengthReg, iMin));
       if (g.lengthReg && blocks[j] > 0)
         skips.push_back(e.beginSkip(*g.lengthReg, blocks[j]));
       if (g.causal && g.offsetReg && !g.paged)
         skips.push_back(
-            e.beginSkip(*g.offsetReg, blocks[j] - q0 - mr - g.offset));
+            e.beginSkip(*g.offsetReg, blocks[j] - iMax - 1 - g.offset));
       if (g.window && g.negOffsetReg && !g.paged)
-        skips.push_back(
-            e.beginSkip(*g.negOffsetReg,
-                        g.offset - (blocks[j] + keys(j) - 1 - q0 + *g.window)));
+        skips.push_back(e.beginSkip(
+            *g.negOffsetReg,
+            g.offset - (blocks[j] + keys(j) - 1 - iMin + *g.window)));
       return skips;
     };
     auto endSkip = [&](ArrayRef<Operation *> skips) {
@@ -1653,18 +1699,8 @@ struct ConvertAccelToSystolicPass
     ArrayRef<int64_t> ks = kRef->layout->strides, vs = vRef->layout->strides,
                       ts = tRef->layout->strides, ls = lRef->layout->strides;
     const int64_t group = hq / hkv;
-    // Rows [first, first + count) of views stacked: one view of count *
-    // sq rows when they follow each other at one stride.
-    auto stacked = [&](ArrayRef<View> views, int64_t first,
-                       int64_t count) -> std::optional<View> {
-      const View &v0 = views[first];
-      for (int64_t i = 1; i < count; ++i) {
-        const View &v = views[first + i];
-        if (v.transposed || v0.transposed || v.buffer != v0.buffer ||
-            v.stride != v0.stride || v.offset != v0.offset + i * sq * v0.stride)
-          return std::nullopt;
-      }
-      return v0;
+    auto stacked = [&](ArrayRef<View> views, int64_t first, int64_t count) {
+      return stackViews(views, first, count, sq);
     };
     for (int64_t b = 0; b < B; ++b) {
       const int64_t lenReg = b % kLengthRegs;
@@ -1696,6 +1732,21 @@ struct ConvertAccelToSystolicPass
       }
     }
     return success();
+  }
+
+  /// Views [first, first + count) of `rows` rows each as one view of
+  /// count * rows rows, when they follow each other at one stride (a GQA
+  /// group's query heads).
+  static std::optional<View> stackViews(ArrayRef<View> views, int64_t first,
+                                        int64_t count, int64_t rows) {
+    const View &v0 = views[first];
+    for (int64_t i = 1; i < count; ++i) {
+      const View &v = views[first + i];
+      if (v.transposed || v0.transposed || v.buffer != v0.buffer ||
+          v.stride != v0.stride || v.offset != v0.offset + i * rows * v0.stride)
+        return std::nullopt;
+    }
+    return v0;
   }
 
   LogicalResult emitAttention(Emitter &e, AttentionOp at,
@@ -1761,9 +1812,9 @@ struct ConvertAccelToSystolicPass
     if (g.d == 0 || g.dv == 0)
       return at.emitOpError("with an empty head dimension has no systolic "
                             "lowering");
-    FailureOr<std::pair<int64_t, int64_t>> tiles = chooseSystolicAttentionTiles(
-        at, mc, {g.sq, g.skv, g.d, g.dv, g.masked}, o->attentionTileQ,
-        o->attentionTileKV);
+    FailureOr<std::pair<int64_t, int64_t>> tiles =
+        chooseSystolicAttentionTiles(at, mc, getSystolicAttentionShape(at),
+                                     o->attentionTileQ, o->attentionTileKV);
     if (failed(tiles))
       return failure();
     g.tileQ = tiles->first;
@@ -1837,6 +1888,28 @@ struct ConvertAccelToSystolicPass
       if (g.window && g.offsetReg) {
         g.negOffsetReg = 6 + set;
         e.ssub(std::nullopt, *g.offsetReg, *g.negOffsetReg);
+      }
+      // GQA without a mask: a KV head's query heads stacked in the rows
+      // (K and V read once for the group), when Q's and O's layouts put
+      // them one after the other.
+      const int64_t group = hq / hkv;
+      if (!maskRef && group > 1 && g.sq > 0) {
+        bool all = true;
+        for (int64_t hk = 0; hk < hkv && all; ++hk)
+          all = stackViews(*qs, b * hq + hk * group, group, g.sq) &&
+                stackViews(*os, b * hq + hk * group, group, g.sq);
+        if (all) {
+          AttentionGeometry gs = g;
+          gs.sq = group * g.sq;
+          gs.headRows = g.sq;
+          for (int64_t hk = 0; hk < hkv; ++hk)
+            emitAttentionHead(
+                e, gs, *stackViews(*qs, b * hq + hk * group, group, g.sq),
+                (*ks)[b * hkv + hk], (*vs)[b * hkv + hk],
+                *stackViews(*os, b * hq + hk * group, group, g.sq),
+                std::nullopt, toggle, predicted);
+          continue;
+        }
       }
       for (int64_t h = 0; h < hq; ++h) {
         int64_t hk = h / (hq / hkv);

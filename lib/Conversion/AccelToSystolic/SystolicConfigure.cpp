@@ -128,12 +128,7 @@ FailureOr<LoweringConfigAttr> mlir::accel::configureSystolicOp(
       !qType.hasStaticShape() ||
       !kType.hasStaticShape() || !vType.hasStaticShape())
     return LoweringConfigAttr();
-  SystolicAttentionShape g;
-  g.sq = qType.getDimSize(2);
-  g.d = qType.getDimSize(3);
-  g.skv = kType.getDimSize(2);
-  g.dv = vType.getDimSize(3);
-  g.masked = static_cast<bool>(at.getMask());
+  SystolicAttentionShape g = getSystolicAttentionShape(at);
   if (g.d == 0 || g.dv == 0)
     return LoweringConfigAttr();
   isa::MachineConfig mc = getSystolicMachine(*o, *in);

@@ -149,3 +149,33 @@ func.func @lengths_window(%q: tensor<2x1x20x16xf32>, %k: tensor<2x1x40x16xf32>, 
   %0 = accel.attention causal window(8) ins(%q, %k, %v : tensor<2x1x20x16xf32>, tensor<2x1x40x16xf32>, tensor<2x1x40x16xf32>) kv_lengths(%len : tensor<2xi32>) q_lengths(%ql : tensor<2xi32>) outs(%o : tensor<2x1x20x16xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "systolic", tile = [16, 16]>} -> tensor<2x1x20x16xf32>
   return %0 : tensor<2x1x20x16xf32>
 }
+
+// -----
+
+// accel.attention with GQA and no mask stacks a KV head's query heads in
+// the rows, as paged attention does: Q of heads 0-1 (1 query each) in one
+// block of 2 rows, K and V read once for both; causal masks per head's
+// run of rows (Sq 3: rows 0-2 and 3-5, offset 17 - 16 for the last strip).
+
+// CHECK-LABEL: systolic.program @gqa_decode
+// CHECK:      systolic.mvin 0[0] stride 32 -> spad[0] rows 2 cols 16
+// CHECK-NEXT: systolic.mvin 0[16] stride 32 -> spad[2] rows 2 cols 16
+// CHECK:      systolic.compute preloaded spad[0] m 2 k 16 n 16
+// CHECK:      systolic.mvout acc[{{[0-9]+}}] rows 2 cols 16 -> 3[0] stride 32
+// CHECK:      systolic.mvin 0[64] stride 32 -> spad[{{[0-9]+}}] rows 2 cols 16
+func.func @gqa_decode(%q: tensor<1x4x1x32xbf16>, %k: tensor<1x2x48x32xbf16>, %v: tensor<1x2x48x32xbf16>) -> tensor<1x4x1x32xf32> {
+  %o = tensor.empty() : tensor<1x4x1x32xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x4x1x32xbf16>, tensor<1x2x48x32xbf16>, tensor<1x2x48x32xbf16>) outs(%o : tensor<1x4x1x32xf32>) -> tensor<1x4x1x32xf32>
+  return %0 : tensor<1x4x1x32xf32>
+}
+
+// CHECK-LABEL: systolic.program @gqa_causal
+// CHECK:      systolic.mvin 0[0] stride 16 -> spad[0] rows 6 cols 16
+// CHECK:      systolic.vector mask_causal 6, 6 rows 3 cols 4 offset 1
+// CHECK-NEXT: systolic.vector mask_causal 9, 9 rows 3 cols 4 offset 1
+// CHECK:      systolic.mvout acc[{{[0-9]+}}] rows 6 cols 16 -> 3[0] stride 16
+func.func @gqa_causal(%q: tensor<1x4x3x16xf32>, %k: tensor<1x2x20x16xf32>, %v: tensor<1x2x20x16xf32>) -> tensor<1x4x3x16xf32> {
+  %o = tensor.empty() : tensor<1x4x3x16xf32>
+  %0 = accel.attention causal ins(%q, %k, %v : tensor<1x4x3x16xf32>, tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>) outs(%o : tensor<1x4x3x16xf32>) -> tensor<1x4x3x16xf32>
+  return %0 : tensor<1x4x3x16xf32>
+}

@@ -176,6 +176,10 @@ struct SystolicAttentionShape {
   int64_t stripKeys = 0;
 };
 
+/// An accel.attention on the array: without a mask, a GQA group's query
+/// heads stacked into one block of rows (K and V read once for them).
+SystolicAttentionShape getSystolicAttentionShape(Operation *attention);
+
 /// An accel.paged_attention on the array: the query heads that share a KV
 /// head stacked into one block of rows (each KV page read once for all of
 /// them), all the block table's keys (pages past a sequence's length are
