@@ -126,6 +126,19 @@ Instruction vec(VecOp op, uint32_t dst, uint32_t srcA, uint32_t srcB,
 
 Instruction fence() { return Instruction(); }
 
+/// r[reg] = element `offset` of i32 buffer `buf`, in [lo, hi].
+Instruction sload(uint8_t reg, uint32_t buf, uint64_t offset, int64_t lo,
+                  int64_t hi) {
+  Instruction i;
+  i.op = Opcode::Sload;
+  i.reg = reg;
+  i.buffer = buf;
+  i.offset = offset;
+  i.lo = lo;
+  i.hi = hi;
+  return i;
+}
+
 template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &v) {
   std::vector<uint8_t> b(v.size() * sizeof(T));
   std::memcpy(b.data(), v.data(), b.size());
@@ -628,17 +641,6 @@ TEST(SystolicSimulatorTest, UnpackedMoves) {
 // register reads the page the table names, a bound register cuts its lines
 // (zeros, nothing read, no address formed); masks add a register.
 TEST(SystolicSimulatorTest, RegisterAddressing) {
-  auto sload = [](uint8_t reg, uint32_t buf, uint64_t offset, int64_t lo,
-                  int64_t hi) {
-    Instruction i;
-    i.op = Opcode::Sload;
-    i.reg = reg;
-    i.buffer = buf;
-    i.offset = offset;
-    i.lo = lo;
-    i.hi = hi;
-    return i;
-  };
   // A pool of 4 pages of 4 tokens x 8 elements; element (p, t, e) = 100p +
   // 10t + e + 1 (never 0).
   std::vector<float> pool(4 * 4 * 8);
@@ -764,13 +766,7 @@ TEST(SystolicSimulatorTest, RegisterAddressing) {
     for (bool zeroA : {false, true}) {
       SCOPED_TRACE(zeroA ? "0 - r6" : "r0 - r6");
       Program q = p;
-      Instruction negOne;
-      negOne.op = Opcode::Sload;
-      negOne.reg = 6;
-      negOne.buffer = 0;
-      negOne.offset = 1;
-      negOne.lo = -8;
-      negOne.hi = 8;
+      Instruction negOne = sload(6, 0, 1, -8, 8);
       Instruction sub;
       sub.op = Opcode::Ssub;
       sub.reg = 5;
@@ -840,12 +836,7 @@ TEST(SystolicSimulatorTest, Skip) {
   p.config.dramLatency = 50;
   p.buffers = {buffer("len", ElemType::I32, {1}),
                buffer("out", ElemType::F32, {1, 4}, BufferRole::Result)};
-  Instruction load;
-  load.op = Opcode::Sload;
-  load.reg = 7;
-  load.buffer = 0;
-  load.lo = -100;
-  load.hi = 100;
+  Instruction load = sload(7, 0, 0, -100, 100);
   Instruction skip;
   skip.op = Opcode::Skip;
   skip.reg = 7;

@@ -259,6 +259,15 @@ private:
   Error buffer(uint64_t &pos, unsigned index, Buffer &out) const;
   Error instruction(uint64_t at, unsigned index, Instruction &out) const;
   Error mvinWithRegisters(uint64_t at, unsigned index, Instruction &out) const;
+  /// Byte `at` names scalar register `reg` (0..15).
+  static Error scalarReg(uint64_t at, const std::string &where, uint8_t reg,
+                         const char *none = "") {
+    if (reg < kScalarRegs)
+      return Error::success();
+    return error(at, where + ": register " + Twine(unsigned(reg)) +
+                         " does not exist (0.." + Twine(kScalarRegs - 1) +
+                         none + ")");
+  }
 };
 
 Error Decoder::name(uint64_t at, uint64_t length, const Twine &what,
@@ -439,10 +448,9 @@ Error Decoder::mvinWithRegisters(uint64_t at, unsigned index,
   out.boundReg = u8(at + 7);
   for (unsigned i : {0u, 1u}) {
     uint8_t reg = i ? out.boundReg : out.pageReg;
-    if (reg != kNoReg && reg >= kScalarRegs)
-      return error(at + 6 + i, where + ": register " + Twine(unsigned(reg)) +
-                                   " does not exist (0.." +
-                                   Twine(kScalarRegs - 1) + ", FFh none)");
+    if (reg != kNoReg)
+      if (Error e = scalarReg(at + 6 + i, where, reg, ", FFh none"))
+        return e;
   }
   if (out.pageReg == kNoReg && out.boundReg == kNoReg)
     return error(at + 6, where + ": opcode 9 needs a page or a bound "
@@ -489,10 +497,8 @@ Error Decoder::instruction(uint64_t at, unsigned index,
   };
   switch (out.op) {
   case Opcode::Sload:
-    if (sub >= kScalarRegs)
-      return error(at + 1, where + ": register " + Twine(unsigned(sub)) +
-                               " does not exist (0.." + Twine(kScalarRegs - 1) +
-                               ")");
+    if (Error e = scalarReg(at + 1, where, sub))
+      return e;
     if (Error e = zeros(at + 2, at + 4, where + ": reserved byte"))
       return e;
     out.reg = sub;
@@ -502,10 +508,8 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     out.hi = int64_t(u64(at + 24));
     return Error::success();
   case Opcode::Skip:
-    if (sub >= kScalarRegs)
-      return error(at + 1, where + ": register " + Twine(unsigned(sub)) +
-                               " does not exist (0.." + Twine(kScalarRegs - 1) +
-                               ")");
+    if (Error e = scalarReg(at + 1, where, sub))
+      return e;
     if (Error e = zeros(at + 2, at + 4, where + ": reserved byte"))
       return e;
     out.reg = sub;
@@ -516,10 +520,9 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     // (The first source may be FFh: 0.)
     const uint8_t regs[3] = {sub, flags, aux};
     for (unsigned i = 0; i < 3; ++i)
-      if (regs[i] >= kScalarRegs && !(i == 1 && regs[i] == kNoReg))
-        return error(at + 1 + i,
-                     where + ": register " + Twine(unsigned(regs[i])) +
-                         " does not exist (0.." + Twine(kScalarRegs - 1) + ")");
+      if (!(i == 1 && regs[i] == kNoReg))
+        if (Error e = scalarReg(at + 1 + i, where, regs[i]))
+          return e;
     out.reg = sub;
     out.regA = flags;
     out.regB = aux;
@@ -583,10 +586,9 @@ Error Decoder::instruction(uint64_t at, unsigned index,
             .str();
     if (isMaskVecOp(out.vop)) {
       // Byte 3: the register added to the offset, + 1 (0: none).
-      if (aux > kScalarRegs)
-        return error(at + 3, where + ": register " + Twine(unsigned(aux) - 1) +
-                                 " does not exist (0.." +
-                                 Twine(kScalarRegs - 1) + ")");
+      if (aux != 0)
+        if (Error e = scalarReg(at + 3, where, uint8_t(aux - 1)))
+          return e;
       if (aux != 0)
         out.reg = uint8_t(aux - 1);
       aux = 0;
