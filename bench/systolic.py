@@ -343,6 +343,11 @@ def paged_src(ctx, hq=32, hkv=8, d=128, page=16):
             f"  return %r : {o}\n}}\n")
 
 
+def kv_bytes(ctx, hkv=8, d=128):
+    """Bytes of one of K or V (bf16) for `ctx` keys."""
+    return ctx * hkv * d * 2
+
+
 def paged_section(args, emit, model_ratios):
     print("# 9. Paged decode attention (accel.paged_attention: 32 query "
           "heads / 8 KV heads, d 128, bf16, 16-token pages, the whole "
@@ -354,7 +359,7 @@ def paged_section(args, emit, model_ratios):
         # its length; the pages are drawn from the pool).
         res = run(paged_src(ctx), machine(16, 16, 16), dist="uniform",
                   extra=(f"--poison=4:0:{ctx}",))
-        kv = 2 * ctx * 8 * 128 * 2
+        kv = 2 * kv_bytes(ctx)
         rate = kv / res["cycles"]
         mr = res["predicted"] / res["cycles"]
         model_ratios.append(mr)
@@ -371,7 +376,7 @@ def paged_section(args, emit, model_ratios):
                extra=(f"--poison=4:0:{ctx}",))
     half = run(paged_src(ctx), machine(16, 16, 16), dist="uniform",
                extra=(f"--poison=4:0:{ctx // 2}",))
-    kv = ctx * 8 * 128 * 2
+    kv = kv_bytes(ctx)
     rate = kv / half["cycles"]
     print(f"{ctx // 2:>8} of {ctx}-token table: {half['cycles']} cycles, "
           f"{rate / 16:.3f} of DRAM ({half['cycles'] / full['cycles']:.3f} "
@@ -379,6 +384,23 @@ def paged_section(args, emit, model_ratios):
     emit("paged", f"length {ctx // 2} of a {ctx}-token table",
          f"{rate / 16:.3f}", "(report)",
          f"cycles {half['cycles']} vs {full['cycles']} for the full table")
+    # The same step with a contiguous cache (accel.attention, no paging):
+    # GQA heads stacked as well, so the same bytes and about the same time.
+    q = "tensor<1x32x1x128xbf16>"
+    kv = f"tensor<1x8x{ctx}x128xbf16>"
+    o = "tensor<1x32x1x128xf32>"
+    plain = run(f"func.func @plain(%q: {q}, %k: {kv}, %v: {kv}) -> {o} {{\n"
+                f"  %o = tensor.empty() : {o}\n"
+                f"  %r = accel.attention ins(%q, %k, %v : {q}, {kv}, {kv}) "
+                f"outs(%o : {o}) -> {o}\n  return %r : {o}\n}}\n",
+                machine(16, 16, 16), dist="uniform")
+    rate = 2 * kv_bytes(ctx) / plain["cycles"]
+    mr = plain["predicted"] / plain["cycles"]
+    model_ratios.append(mr)
+    print(f"{ctx:>8} contiguous (accel.attention): {plain['cycles']} cycles, "
+          f"{rate / 16:.3f} of DRAM, model/sim {mr:.3f}")
+    emit("paged", f"context {ctx}, contiguous accel.attention",
+         f"{rate / 16:.3f}", "(report)", f"cycles {plain['cycles']}")
 
 
 def llama_section(args, emit, model_ratios):

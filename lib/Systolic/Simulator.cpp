@@ -538,7 +538,7 @@ Error Simulator::mvin(const Instruction &in) {
                               elemTypeName(b.type), in.buffer, b.name,
                               spaceName(in.space), elemTypeName(sramType))
                     .str());
-  if (in.op != Opcode::Mvin || (in.pageReg == kNoReg && in.boundReg == kNoReg))
+  if (in.pageReg == kNoReg && in.boundReg == kNoReg)
     return moveIn(in, in);
   // Registers: the page moves the block, the bound cuts its lines. `eff` is
   // the block the DMA reads (its lines cut), `in` the SRAM block it fills.

@@ -240,9 +240,9 @@ struct PagedKV {
   uint32_t tableBuffer;
   int64_t tableOffset, tableStride;
   int64_t lenReg;
-  /// Query heads stacked in the rows and each one's queries; causal masks
-  /// per head (query i keeps keys j <= length - sq + i).
-  int64_t heads, sq;
+  /// Each query head's queries; causal masks per head's run of rows
+  /// (query i keeps keys j <= length - sq + i).
+  int64_t sq;
   bool causal;
 };
 
@@ -421,7 +421,7 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
     // The key blocks this query block sees (static band only: a run-time
     // one moves with the lengths, so every block): up to the last key its
     // last row keeps, from the first its first row keeps in a window.
-    const bool staticBand = !g.offsetReg && !g.paged;
+    const bool staticBand = !g.offsetReg;
     // The queries the block's rows hold: q0 .. q0 + mr - 1, or with heads
     // stacked the indices within their heads (all of them when the block
     // spans a head's end).
@@ -595,12 +595,10 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
           e.mask(VecOp::MaskKeys, sAt(j, st), mr, kc(st), -1 - key0, p.lenReg);
           continue;
         }
-        for (int64_t r = q0; r < q0 + mr;) {
-          const int64_t i = r % p.sq, run = std::min(p.sq - i, q0 + mr - r);
-          e.mask(VecOp::MaskCausal, sAt(j, st) + (r - q0), run, kc(st),
-                 i - p.sq - key0, p.lenReg);
-          r += run;
-        }
+        headRuns([&](int64_t at, int64_t rows, int64_t i0) {
+          e.mask(VecOp::MaskCausal, sAt(j, st) + at, rows, kc(st),
+                 i0 - p.sq - key0, p.lenReg);
+        });
       }
       // m' = max(m, rowmax S); t = exp(m - m'); P = exp(S - m').
       e.vector(VecOp::Copy, L.tRow, L.mRow, std::nullopt, mr, 1);
@@ -662,10 +660,10 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         skips.push_back(e.beginSkip(*g.qLengthReg, iMin));
       if (g.lengthReg && blocks[j] > 0)
         skips.push_back(e.beginSkip(*g.lengthReg, blocks[j]));
-      if (g.causal && g.offsetReg && !g.paged)
+      if (g.causal && g.offsetReg)
         skips.push_back(
             e.beginSkip(*g.offsetReg, blocks[j] - iMax - 1 - g.offset));
-      if (g.window && g.negOffsetReg && !g.paged)
+      if (g.window && g.negOffsetReg)
         skips.push_back(e.beginSkip(
             *g.negOffsetReg,
             g.offset - (blocks[j] + keys(j) - 1 - iMin + *g.window)));
@@ -1707,12 +1705,12 @@ struct ConvertAccelToSystolicPass
       e.sload(lRef->buffer, lRef->layout->offset + b * ls[0], 0,
               pages * pageTokens, lenReg);
       for (int64_t hk = 0; hk < hkv; ++hk) {
-        PagedKV p{kRef->buffer, vRef->buffer,  hk * ks[2],
-                  hk * vs[2],   ks[1],         vs[1],
-                  ks[0],        vs[0],         pageTokens,
-                  pages,        tRef->buffer,  tRef->layout->offset + b * ts[0],
-                  ts[1],        lenReg,        group,
-                  sq,           pa.getCausal()};
+        PagedKV p{kRef->buffer,  vRef->buffer, hk * ks[2],
+                  hk * vs[2],    ks[1],        vs[1],
+                  ks[0],         vs[0],        pageTokens,
+                  pages,         tRef->buffer, tRef->layout->offset + b * ts[0],
+                  ts[1],         lenReg,       sq,
+                  pa.getCausal()};
         g.paged = &p;
         g.lengthReg = lenReg;
         const int64_t h0 = b * hq + hk * group;
@@ -1720,12 +1718,13 @@ struct ConvertAccelToSystolicPass
                             out = stacked(*os, h0, group);
         if (q && out) {
           g.sq = group * sq;
+          g.headRows = sq;
           emitAttentionHead(e, g, *q, View{}, View{}, *out, std::nullopt,
                             toggle, predicted);
           continue;
         }
-        p.heads = 1;
         g.sq = sq;
+        g.headRows = 0;
         for (int64_t h = h0; h < h0 + group; ++h)
           emitAttentionHead(e, g, (*qs)[h], View{}, View{}, (*os)[h],
                             std::nullopt, toggle, predicted);

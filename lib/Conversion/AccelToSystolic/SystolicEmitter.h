@@ -59,12 +59,7 @@ public:
   }
   void mvin(const View &v, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
             systolic::Space space, int64_t row) {
-    dma += double(rows * cols *
-                  ::sysarray::elemBytes(space == systolic::Space::Spad
-                                            ? config.inputType
-                                            : config.accType)) /
-           config.dramBytesPerCycle;
-    mvinOp(v, r0, c0, rows, cols, space, row, systolic::UnpackAttr(), {});
+    mvin(v, r0, c0, rows, cols, space, row, Registers{});
   }
   /// Run-time addressing of an mvin (the scalar registers; ISA.h): the
   /// block at `pageStride * r[pageReg]` past the view's offset, and only
