@@ -77,14 +77,18 @@ def gemm_source(m, n, k, dtype="bf16", out="f32", transpose_b=False):
             f"  return %0 : {c}\n}}\n")
 
 
-def attention_source(b, h, s, d, causal):
-    t = f"tensor<{b}x{h}x{s}x{d}xbf16>"
+def attention_source(b, h, s, d, causal, dtype="bf16"):
+    """Attention on bf16 Q, K, V; dtype "tf32": f32 inputs that hold TF32
+    values (accel.tf32_inputs, what compute = tf32 leaves), the TF32
+    attention kernel."""
+    t = f"tensor<{b}x{h}x{s}x{d}x{'f32' if dtype == 'tf32' else dtype}>"
     o = f"tensor<{b}x{h}x{s}x{d}xf32>"
     c = "causal " if causal else ""
+    mark = " {accel.tf32_inputs}" if dtype == "tf32" else ""
     return (f"func.func @attn(%q: {t}, %k: {t}, %v: {t}) -> {o} {{\n"
             f"  %o = tensor.empty() : {o}\n"
             f"  %0 = accel.attention {c}ins(%q, %k, %v : {t}, {t}, {t}) "
-            f"outs(%o : {o}) -> {o}\n  return %0 : {o}\n}}\n")
+            f"outs(%o : {o}){mark} -> {o}\n  return %0 : {o}\n}}\n")
 
 
 def dequant_source(m, n, k, group=128):
@@ -131,6 +135,9 @@ DEQUANT = [(1, 4096, 4096), (8, 4096, 4096), (16, 4096, 4096),
 ATTENTION_SWEEP = [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True),
                    (1, 16, 16384, 128, False), (1, 16, 16384, 128, True)]
 ATTENTION_CONFIGS = ["", "stages=3", "mma=mma.sync"]
+# TF32 attention (f32 inputs, compute = tf32 / allow_tf32; issue 27).
+ATTENTION_TF32 = [(4, 16, 4096, 128, False), (4, 16, 4096, 128, True),
+                  (4, 32, 4096, 64, True)]
 # Decode attention over a paged cache (batch, context), issue 31's
 # contexts.
 PAGED = [(1, 4096), (1, 32768), (8, 4096), (8, 32768)]
@@ -168,6 +175,10 @@ def bench_cases(quick):
     for (m, n, k) in (DEQUANT[:1] if quick else DEQUANT):
         cases.append((f"dequant_int4_{m}x{n}x{k}", "dequant_int4", (m, n, k),
                       "", dequant_source(m, n, k)))
+    for (b, h, s, d, causal) in (ATTENTION_TF32[:1] if quick else ATTENTION_TF32):
+        cases.append((f"attn_tf32_{b}_{h}_{s}_{d}_{int(causal)}", "attention_tf32",
+                      (b, h, s, d, causal), "",
+                      attention_source(b, h, s, d, causal, "tf32")))
     for (b, ctx) in (PAGED[:1] if quick else PAGED):
         cases.append((f"paged_bf16_{b}x{ctx}", "paged", (b, ctx), "",
                       paged_source(b, ctx)))
@@ -789,6 +800,75 @@ def bench_attention(work, plan, rows, repeats):
         torch.cuda.empty_cache()
 
 
+def round_tf32(x):
+    """f32 rounded to the nearest TF32 value, ties to even (what compute =
+    tf32's rounding kernels give the attention kernel)."""
+    import torch
+    bits = x.contiguous().view(torch.int32)
+    bits = (bits + 0xFFF + ((bits >> 13) & 1)) & ~0x1FFF
+    return bits.view(torch.float32)
+
+
+def bench_attention_tf32(work, plan, rows, repeats):
+    """The TF32 attention kernel on TF32 values against PyTorch's f32 SDPA
+    with TF32 allowed (its memory-efficient backend: FA2 takes no f32) and,
+    for scale, FA2 on the same values in bf16; checked against the f32 math
+    backend within a TF32-sized bound."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    for case in [c for c in plan["bench"] if c["kind"] == "attention_tf32"]:
+        b, h, s, d, causal = case["shape"]
+        meta_path = os.path.join(work, case["metadata"])
+        meta = json.load(open(meta_path))
+        torch.manual_seed(3)
+        q, k, v = (round_tf32(torch.randn(b, h, s, d, device="cuda"))
+                   for _ in range(3))
+        o = torch.full((b, h, s, d), float("nan"), device="cuda")
+        ours = launcher(os.path.dirname(meta_path), meta, (q, k, v, o))
+        ours()
+        torch.cuda.synchronize()
+        err = 0.0
+        torch.backends.cuda.matmul.allow_tf32 = False
+        with sdpa_kernel(SDPBackend.MATH):
+            for i in range(b):
+                ref = F.scaled_dot_product_attention(
+                    q[i:i + 1], k[i:i + 1], v[i:i + 1], is_causal=causal)
+                err = max(err, float((o[i:i + 1] - ref).abs().max()))
+                del ref
+        # P rounded to TF32 (2^-11) over O's |values| (about 1 here), with
+        # room for the f32 reference's own error.
+        ok = bool(torch.isfinite(o).all()) and err <= 4e-3
+        flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+        t_ours = timed(ours, repeats)
+        line = (f"attention TF32 B={b} H={h} S={s} d={d} causal={causal}: ours "
+                f"{flops / t_ours / 1e9:.1f} TFLOP/s, max err {err:.2e} "
+                f"{'PASS' if ok else 'FAIL'}")
+        torch.backends.cuda.matmul.allow_tf32 = True
+        qb, kb, vb = (x.to(torch.bfloat16) for x in (q, k, v))
+        for name, backend, args in (
+                ("SDPA f32 (mem-efficient, TF32 allowed)",
+                 SDPBackend.EFFICIENT_ATTENTION, (q, k, v)),
+                ("SDPA bf16 FA2", SDPBackend.FLASH_ATTENTION, (qb, kb, vb))):
+            try:
+                with sdpa_kernel(backend):
+                    t_ref = timed(lambda: F.scaled_dot_product_attention(
+                        *args, is_causal=causal), repeats)
+                ratio = t_ref / t_ours
+                line += (f"; {name} {flops / t_ref / 1e9:.1f} TFLOP/s, "
+                         f"ours/theirs {ratio:.2f}")
+                rows.append(("attention tf32", f"{b},{h},{s},{d},causal={causal} "
+                             f"vs {name}", f"{ratio:.3f}", "",
+                             f"ours {flops / t_ours / 1e9:.1f} TF/s, "
+                             f"{'PASS' if ok else 'FAIL'} err {err:.1e}"))
+            except Exception as e:  # a backend missing on this build
+                line += f"; {name}: {e}"
+        torch.backends.cuda.matmul.allow_tf32 = False
+        log(line)
+        del q, k, v, o, qb, kb, vb
+        torch.cuda.empty_cache()
+
+
 def bench_fp8(work, plan, rows, repeats):
     """e4m3 x e4m3 -> f32 with B as [N, K] (what the 8-bit kernels take),
     against torch._scaled_mm with unit scales."""
@@ -911,6 +991,7 @@ def device(args):
                   lambda: bench_dequant(work, plan, rows, repeats),
                   lambda: bench_paged(work, plan, rows, repeats),
                   lambda: bench_attention(work, plan, rows, repeats),
+                  lambda: bench_attention_tf32(work, plan, rows, repeats),
                   lambda: bench_fp8(work, plan, rows, repeats)]
     for step in steps:
         try:

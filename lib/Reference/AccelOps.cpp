@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Reference/AccelOps.h"
+#include "accel/Dialect/Accel/IR/AccelAttrs.h"
 #include "accel/Dialect/Accel/IR/AccelOps.h"
 
 #include <algorithm>
@@ -149,8 +150,10 @@ ref::evaluateAccelOp(Operation *op, function_ref<const Tensor &(Value)> get,
                            "or an explicit scale");
   spec.scale = *scale;
   if (options.roundProbabilities)
-    spec.probabilityRoundoff =
-        unitRoundoff(at.getQuery().getType().getElementType());
+    spec.probabilityRoundoff = unitRoundoff(
+        options.tf32Probabilities && at->hasAttr(kTf32InputsAttrName)
+            ? FloatTF32Type::get(op->getContext())
+            : at.getQuery().getType().getElementType());
   spec.causal = at.getCausal();
   if (at.getDiagonal())
     spec.diagonal = static_cast<int64_t>(get(at.getDiagonal()).data[0]);

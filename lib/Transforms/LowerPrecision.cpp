@@ -518,8 +518,13 @@ static Value lowerAttention(RewriterBase &rewriter, AttentionOp op,
       rewriter, loc, init.getType(), quantised[0], quantised[1], quantised[2],
       op.getMask(), op.getKvLengths(), op.getQLengths(), op.getDiagonal(), init,
       scaleAttr, op.getCausalAttr(), op.getWindowAttr());
-  if (plan.emulate)
+  if (plan.emulate) {
     markF32(attention);
+    // Q, K and V hold TF32 values: the GPUs' TF32 / xf32 attention kernels
+    // (which round P to TF32 too) may take them.
+    if (isa<FloatTF32Type>(p.compute))
+      attention->setAttr(kTf32InputsAttrName, rewriter.getUnitAttr());
+  }
   return finish(rewriter, loc, attention.getResult(), valueScale, Value(),
                 p.output, o);
 }

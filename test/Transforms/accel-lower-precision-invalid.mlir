@@ -316,7 +316,7 @@ func.func @not_a_policy(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8
 // values in f32 inputs: on other ops, other types or as a value it is an
 // error.
 func.func @tf32_on_bf16(%a: tensor<8x16xbf16>, %b: tensor<16x4xbf16>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  // expected-error @+1 {{'accel.tf32_inputs' is a unit attribute of an accel.matmul with f32 A and B (TF32 values held in f32: accel-lower-precision's compute = tf32)}}
+  // expected-error @+1 {{'accel.tf32_inputs' is a unit attribute of an accel.matmul with f32 A and B or an accel.attention with f32 Q, K and V (TF32 values held in f32: accel-lower-precision's compute = tf32)}}
   %0 = accel.matmul ins(%a, %b : tensor<8x16xbf16>, tensor<16x4xbf16>) outs(%c : tensor<8x4xf32>) {accel.tf32_inputs} -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
@@ -335,4 +335,12 @@ func.func @tf32_not_unit(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<
   // expected-error @+1 {{'accel.tf32_inputs' is a unit attribute of an accel.matmul with f32 A and B}}
   %0 = accel.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%c : tensor<8x4xf32>) {accel.tf32_inputs = true} -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @tf32_on_bf16_attention(%q: tensor<1x1x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %o: tensor<1x1x8x16xf32>) -> tensor<1x1x8x16xf32> {
+  // expected-error @+1 {{'accel.tf32_inputs' is a unit attribute of an accel.matmul with f32 A and B or an accel.attention with f32 Q, K and V}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>) outs(%o : tensor<1x1x8x16xf32>) {accel.tf32_inputs} -> tensor<1x1x8x16xf32>
+  return %0 : tensor<1x1x8x16xf32>
 }

@@ -2,7 +2,8 @@
 // values held in f32 (an elementwise truncf to tf32 and extf back), keeps
 // the matmul in f32 and marks it accel.tf32_inputs (the GPU configuration
 // puts it on TF32 tensor cores); attention's Q, K and V are rounded the
-// same way, without the mark. No target refuses it (every target multiplies
+// same way, with the same mark (the GPUs' TF32 / xf32 attention kernels,
+// which round P to TF32 too). No target refuses it (every target multiplies
 // TF32 values exactly in f32). accel-expand-f8-casts turns the round trip
 // into integer arithmetic on the f32 bits (round to nearest even, NaN
 // kept), with no tf32 value left.
@@ -23,7 +24,7 @@
 // CHECK-LABEL: func.func @attention
 // CHECK-COUNT-3: arith.truncf %{{.+}} : f32 to tf32
 // CHECK: accel.attention
-// CHECK-SAME: {accel.precision = #accel.precision<compute = f32>}
+// CHECK-SAME: {accel.precision = #accel.precision<compute = f32>, accel.tf32_inputs}
 
 // EXPAND-LABEL: func.func @matmul
 // EXPAND-NOT: tf32

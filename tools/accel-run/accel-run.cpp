@@ -859,6 +859,7 @@ evaluate(func::FuncOp func, ArrayRef<ref::Tensor> args,
           target != "cpu" ||
           (cpuPipelineOptions &&
            hostKernelsRoundAttentionProbabilities(*cpuPipelineOptions, &op));
+      options.tf32Probabilities = target == "nvptx" || target == "amdgpu";
       options.flushBf16Subnormals = kernelsFlushBf16Subnormals;
       options.tensorCoreChunk = tensorCore.chunk;
       options.tensorCoreUnit = tensorCore.unit;

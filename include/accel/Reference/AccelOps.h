@@ -28,6 +28,10 @@ struct AccelOpOptions {
   /// attention on AMX tiles, cpu-flash-amx; otherwise the CPU keeps P in
   /// f32).
   bool roundProbabilities = false;
+  /// With roundProbabilities: an attention marked accel.tf32_inputs rounds
+  /// P to TF32 (the GPUs' TF32 and xf32 attention kernels) instead of to
+  /// its f32 inputs' type.
+  bool tf32Probabilities = false;
   /// bf16 matmuls may treat subnormals as zero (MatmulSpec's flag: the CPU
   /// kernels on AVX512-BF16 with `bf16-subnormals=flush`).
   bool flushBf16Subnormals = false;

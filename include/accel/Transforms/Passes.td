@@ -1378,9 +1378,11 @@ def AccelLowerPrecisionPass
     `compute = tf32` (PyTorch's allow_tf32) keeps the op in f32: its inputs
     are rounded to TF32 values held in f32 (`arith.truncf` to tf32 and
     `arith.extf` back, which `accel-expand-f8-casts` turns into integer
-    arithmetic), and a matmul is marked `accel.tf32_inputs`, which puts it
-    on NVIDIA's TF32 tensor cores (mma.sync m16n8k8) and gfx942's xf32
-    MFMA; every other target multiplies the same values exactly in f32.
+    arithmetic), and the op is marked `accel.tf32_inputs`, which puts it
+    on NVIDIA's TF32 tensor cores (mma.sync m16n8k8; a matmul also on
+    wgmma m64nNk8) and gfx942's xf32 MFMA (attention there rounds P to
+    TF32 before P·V); every other target multiplies the same values exactly
+    in f32.
     No target refuses it.
 
     An op's `accel.precision` attribute (`#accel.precision<...>`) replaces

@@ -71,6 +71,15 @@ public:
   Value maxF(Value x, Value y) {
     return arith::MaximumFOp::create(b, loc, x, y);
   }
+  /// An f32 rounded to the nearest TF32 value (ties to even), held in f32:
+  /// P before a TF32 / xf32 P.V, whose matrix units would drop its low 13
+  /// bits (the GPU pipelines expand the round trip to integer arithmetic,
+  /// accel-expand-f8-casts).
+  Value roundToTf32(Value v) {
+    Value t =
+        arith::TruncFOp::create(b, loc, FloatTF32Type::get(b.getContext()), v);
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), t);
+  }
   /// Extracts rows 2h, 2h+1 of an ldmatrix x4 result: the two b registers
   /// of one n8 B fragment.
   Value bFragment(Value quad, int64_t h);

@@ -1094,7 +1094,7 @@ int64_t AttentionPlan::sharedBytes() const {
   if (fma)
     // One buffer of K [blockN][D + 4] and V [blockN][Dv + 4], f32.
     return blockN * (d + dv + 2 * kGpuFmaRowPad) * inBytes();
-  const int64_t pad = kGpuSharedRowPad;
+  const int64_t pad = getGpuSharedRowPad(inBytes());
   if (wgmma)
     // Q [D/64][blockM][128 B] and `stages` of K [D/64][blockN][128 B] and
     // V [Dv/64][blockN][128 B] in the 128-byte swizzle, plus the slack
@@ -1102,12 +1102,10 @@ int64_t AttentionPlan::sharedBytes() const {
     return (blockM * d + stages * blockN * (d + dv)) * inBytes() +
            kGpuWgmmaSwizzleAtom;
   if (registerStaged)
-    // One buffer of K [64][D + pad] and of V transposed [Dv][64 + pad].
-    return (kGpuAttentionBlockN * (d + pad) +
-            dv * (kGpuAttentionBlockN + pad)) *
-           inBytes();
-  return (kGpuAttentionBlockM * (d + pad) +
-          stages * kGpuAttentionBlockN * (d + pad + dv + pad)) *
+    // One buffer of K [blockN][D + pad] and of V transposed
+    // [Dv][blockN + pad].
+    return (blockN * (d + pad) + dv * (blockN + pad)) * inBytes();
+  return (blockM * (d + pad) + stages * blockN * (d + pad + dv + pad)) *
          inBytes();
 }
 
@@ -1156,7 +1154,21 @@ mlir::accel::analyzeGpuAttention(AttentionOp op, const GpuTargetInfo &target) {
   // The verifier keeps the scale finite; D is static here.
   k.scale = *op.getEffectiveScale();
 
-  if (k.inType.isF32()) {
+  // f32 inputs that accel-lower-precision rounded to TF32 values (compute =
+  // tf32) go to the matrix units where the chip has a TF32 instruction
+  // (mma.sync m16n8k8 from sm_80, xf32 MFMA on gfx942), as a matmul's do;
+  // the fma kernel multiplies the same values exactly elsewhere (gfx1100).
+  std::string tf32Why;
+  std::optional<GpuMmaInstr> tf32Instr;
+  // Head dimensions past 128 (whose Q fragments and O accumulators would
+  // not fit the registers) stay on the fma kernel, which takes up to 256.
+  auto fitsMatrixKernel = [](int64_t v) {
+    return v >= 16 && v <= 128 && v % 16 == 0;
+  };
+  if (k.inType.isF32() && op->hasAttr(kTf32InputsAttrName) &&
+      fitsMatrixKernel(k.d) && fitsMatrixKernel(k.dv))
+    tf32Instr = target.findMma(GpuMmaType::TF32, tf32Why);
+  if (k.inType.isF32() && !tf32Instr) {
     // f32: the fma kernel, no matrix instruction. Each of a query's 4
     // lanes holds a quarter of D and of Dv in 16-byte runs (registers).
     k.fma = true;
@@ -1170,17 +1182,21 @@ mlir::accel::analyzeGpuAttention(AttentionOp op, const GpuTargetInfo &target) {
                   "holding runs of 4 of Q and O in registers)";
     return k;
   }
-  std::optional<GpuMmaType> mmaType = getGpuMmaType(k.inType);
+  std::optional<GpuMmaType> mmaType =
+      tf32Instr ? GpuMmaType::TF32 : getGpuMmaType(k.inType);
   std::string why;
-  std::optional<GpuMmaInstr> instr =
-      mmaType ? target.findMma(*mmaType, why) : std::nullopt;
-  if (!instr || (*mmaType != GpuMmaType::F16 && *mmaType != GpuMmaType::BF16))
+  std::optional<GpuMmaInstr> instr = tf32Instr ? tf32Instr
+                                     : mmaType ? target.findMma(*mmaType, why)
+                                               : std::nullopt;
+  if (!instr || (*mmaType != GpuMmaType::F16 && *mmaType != GpuMmaType::BF16 &&
+                 *mmaType != GpuMmaType::TF32))
     return op.emitOpError("of ")
            << k.inType
            << " inputs has no GPU lowering: the attention kernels take f16 "
               "or bf16 Q, K and V (matrix instructions) or f32 (the fma "
-              "kernel)";
+              "kernel, or TF32 / xf32 matrix instructions for TF32 values)";
   k.mma = *instr;
+  k.tf32 = tf32Instr.has_value();
   k.registerStaged = !target.hasAsyncCopy();
   k.lanes = target.getLaneLayout(k.mma);
   assert(k.registerStaged == k.lanes.has_value() &&
@@ -1200,7 +1216,14 @@ mlir::accel::analyzeGpuAttention(AttentionOp op, const GpuTargetInfo &target) {
     [[maybe_unused]] bool halves =
         l.accRowStep == 2 && l.accLaneRowStep == 1 && l.kGroups == 1 &&
         l.kPerLane == 16 && l.accPerLane == 8 && target.getWarpSize() == 32;
-    assert((direct || halves) && "an AMD lane layout emitLds cannot reuse");
+    // xf32 MFMA 16x16x8: a lane holds 2 K of an operand but 4 rows of the
+    // accumulator, so its 4 keys feed two MFMAs (keys 4G + 2s, 4G + 2s + 1
+    // as K 2G, 2G + 1 of step s; V^T's fragments read the same keys).
+    [[maybe_unused]] bool pairs =
+        l.accRowStep == 1 && l.accLaneRowStep == l.accPerLane &&
+        l.accPerLane == 2 * l.kPerLane && l.kPerLane * l.kGroups == 8;
+    assert((direct || halves || pairs) &&
+           "an AMD lane layout emitLds cannot reuse");
   }
   for (auto [name, v] : {std::pair<StringRef, int64_t>{"D", k.d}, {"Dv", k.dv}})
     if (v < 16 || v > 128 || v % 16 != 0)
@@ -1218,14 +1241,24 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
                                                  const GpuConfigOverrides &o) {
   const int64_t stages = o.stages;
   const StringRef mma = o.mma;
+  if (k.tf32 && mma == "fma") {
+    // TF32 values multiply exactly on the fma kernel too (the user's
+    // choice: no rounding of P).
+    k.tf32 = false;
+    k.fma = true;
+    k.registerStaged = false;
+    k.lanes.reset();
+  }
   if (k.fma) {
     // f32: the fma kernel only; its blocks, warps and single buffer are
     // its own (a config may only repeat them).
     if (!mma.empty() && mma != "auto" && mma != "fma")
       return op.emitOpError("of f32 inputs cannot use ")
              << mma
-             << ": f32 attention runs on the fma kernel (TF32 / xf32 "
-                "tensor-core kernels are not done); give mma=auto or fma";
+             << ": f32 attention runs on the fma kernel unless its inputs are "
+                "TF32 values (accel-lower-precision's compute = tf32, on a "
+                "chip with TF32 / xf32 matrix instructions); give mma=auto "
+                "or fma";
     k.blockM = kGpuFmaAttentionBlockM;
     k.blockN = kGpuFmaAttentionBlockN;
     k.stages = 1;
@@ -1281,6 +1314,9 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
       whyNot = ("wgmma needs sm_90a (the arch-specific Hopper target); " +
                 target.getChip() + " has mma.sync only")
                    .str();
+    else if (k.tf32)
+      whyNot = "TF32 attention runs on mma.sync m16n8k8 (there is no TF32 "
+               "wgmma attention kernel)";
     else if (k.d % 64 != 0 || k.dv % 64 != 0)
       whyNot =
           ("head dimensions D = " + Twine(k.d) + " and Dv = " + Twine(k.dv) +
@@ -1294,6 +1330,23 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
     } else if (mma == "wgmma") {
       return op.emitOpError("cannot use wgmma (mma=wgmma): ") << whyNot;
     }
+  }
+  // TF32: f32 tiles take twice the shared memory of 16-bit ones, so the
+  // key blocks are 64 keys where the ring fits and 32 where it does not
+  // (D = 128 on sm_80 and sm_86, on gfx942's 64 KiB LDS); a config may
+  // pick either.
+  if (k.tf32) {
+    if (o.blockN == 32 || o.blockN == 64)
+      k.blockN = o.blockN;
+    else if (!o.blockN && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
+      k.blockN = 32;
+    if ((o.blockM && o.blockM != k.blockM) ||
+        (o.blockN && o.blockN != k.blockN))
+      return op.emitOpError("has a lowering_config tile = [")
+             << o.blockM << ", " << o.blockN << "]; the TF32 "
+             << getGpuAttentionKernelName(k, target)
+             << " attention kernel works on blocks of " << k.blockM
+             << " query rows and 64 or 32 keys";
   }
   // The blocks and warps are the kernel's own; a config may only repeat
   // them.
@@ -1322,17 +1375,20 @@ LogicalResult mlir::accel::configureGpuAttention(AttentionOp op,
            << k.blockN << "][" << k.d << "] and V [" << k.blockN << "][" << k.dv
            << "], plus 1 KiB of alignment); " << target.getChip() << " has "
            << target.getMaxSharedMemoryPerBlock() << " per block";
+  const int64_t pad = getGpuSharedRowPad(k.inBytes());
   if (!k.registerStaged && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
     return op.emitOpError("needs ")
-           << k.sharedBytes() << " bytes of shared memory (Q [64][" << k.d
-           << " + 8] and " << k.stages << " stages of K [64][" << k.d
-           << " + 8] and V [64][" << k.dv << " + 8]); " << target.getChip()
-           << " has " << target.getMaxSharedMemoryPerBlock() << " per block";
+           << k.sharedBytes() << " bytes of shared memory (Q [" << k.blockM
+           << "][" << k.d << " + " << pad << "] and " << k.stages
+           << " stages of K [" << k.blockN << "][" << k.d << " + " << pad
+           << "] and V [" << k.blockN << "][" << k.dv << " + " << pad << "]); "
+           << target.getChip() << " has " << target.getMaxSharedMemoryPerBlock()
+           << " per block";
   if (k.registerStaged && k.sharedBytes() > target.getMaxSharedMemoryPerBlock())
     return op.emitOpError("needs ")
-           << k.sharedBytes() << " bytes of LDS (K [64][" << k.d
-           << " + 8] and V transposed [" << k.dv << "][64 + 8]); "
-           << target.getChip() << " has "
+           << k.sharedBytes() << " bytes of LDS (K [" << k.blockN << "][" << k.d
+           << " + " << pad << "] and V transposed [" << k.dv << "][" << k.blockN
+           << " + " << pad << "]); " << target.getChip() << " has "
            << target.getMaxSharedMemoryPerBlock() << " per workgroup";
   if (!k.registerStaged && k.stages < 2)
     return op.emitOpError("needs at least 2 stages (one key block copied "

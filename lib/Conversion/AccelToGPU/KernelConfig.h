@@ -197,6 +197,12 @@ struct AttentionPlan {
   /// warps (256 threads).
   bool fma = false;
   int64_t fmaWarps = 0;
+  /// f32 Q, K and V that are TF32 values (accel.tf32_inputs) on a chip
+  /// with a TF32 matrix instruction: the mma.sync kernel with m16n8k8 .tf32
+  /// (NVIDIA, sm_90a included) or the LDS kernel with xf32 MFMA 16x16x8
+  /// (gfx942); P is rounded to TF32 before P.V. blockN is 64 or, where the
+  /// f32 tiles would not fit the shared memory, 32.
+  bool tf32 = false;
   int64_t blockM = kGpuAttentionBlockM, blockN = kGpuAttentionBlockN;
 
   int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }

@@ -76,7 +76,7 @@ func.func @diagonal(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: te
 
 func.func @f8(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>) -> tensor<1x1x64x64xf32> {
   %o = tensor.empty() : tensor<1x1x64x64xf32>
-  // expected-error @below {{'accel.attention' op of 'f8E4M3FN' inputs has no GPU lowering: the attention kernels take f16 or bf16 Q, K and V (matrix instructions) or f32 (the fma kernel)}}
+  // expected-error @below {{'accel.attention' op of 'f8E4M3FN' inputs has no GPU lowering: the attention kernels take f16 or bf16 Q, K and V (matrix instructions) or f32 (the fma kernel, or TF32 / xf32 matrix instructions for TF32 values)}}
   %0 = accel.attention ins(%q, %k, %v : tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>) outs(%o : tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
   return %0 : tensor<1x1x64x64xf32>
 }

@@ -79,7 +79,7 @@ func.func @attention_f16(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x128x64xf16>,
 
 func.func @attention_f32_mma_sync(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
   %o = tensor.empty() : tensor<1x2x128x64xf32>
-  // expected-error @below {{of f32 inputs cannot use mma.sync: f32 attention runs on the fma kernel (TF32 / xf32 tensor-core kernels are not done); give mma=auto or fma}}
+  // expected-error @below {{of f32 inputs cannot use mma.sync: f32 attention runs on the fma kernel unless its inputs are TF32 values (accel-lower-precision's compute = tf32, on a chip with TF32 / xf32 matrix instructions); give mma=auto or fma}}
   %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) outs(%o : tensor<1x2x128x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync">} -> tensor<1x2x128x64xf32>
   return %0 : tensor<1x2x128x64xf32>
 }

@@ -138,3 +138,33 @@ func.func @huge_stages(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<6
   %0 = accel.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync", stages = 1000>} -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
 }
+
+// -----
+
+// TF32 attention (f32 inputs marked accel.tf32_inputs) runs on mma.sync
+// m16n8k8 on sm_90a too.
+func.func @attention_tf32_wgmma(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %o = tensor.empty() : tensor<1x2x128x64xf32>
+  // expected-error @below {{cannot use wgmma (mma=wgmma): TF32 attention runs on mma.sync m16n8k8 (there is no TF32 wgmma attention kernel)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) outs(%o : tensor<1x2x128x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "wgmma">, accel.tf32_inputs} -> tensor<1x2x128x64xf32>
+  return %0 : tensor<1x2x128x64xf32>
+}
+
+// -----
+
+func.func @attention_tf32_blocks(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %o = tensor.empty() : tensor<1x2x128x64xf32>
+  // expected-error @below {{has a lowering_config tile = [64, 48]; the TF32 mma.sync attention kernel works on blocks of 64 query rows and 64 or 32 keys}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) outs(%o : tensor<1x2x128x64xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync", tile = [64, 48]>, accel.tf32_inputs} -> tensor<1x2x128x64xf32>
+  return %0 : tensor<1x2x128x64xf32>
+}
+
+// -----
+
+// Key blocks of 64 at D = 128 in 3 stages: 231 KiB, past sm_90a's 227.
+func.func @attention_tf32_shared(%q: tensor<1x2x128x128xf32>, %k: tensor<1x2x128x128xf32>, %v: tensor<1x2x128x128xf32>) -> tensor<1x2x128x128xf32> {
+  %o = tensor.empty() : tensor<1x2x128x128xf32>
+  // expected-error @below {{needs 236544 bytes of shared memory (Q [64][128 + 4] and 3 stages of K [64][128 + 4] and V [64][128 + 4]); sm_90a has 232448 per block}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x2x128x128xf32>, tensor<1x2x128x128xf32>, tensor<1x2x128x128xf32>) outs(%o : tensor<1x2x128x128xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "mma.sync", tile = [64, 64], stages = 3>, accel.tf32_inputs} -> tensor<1x2x128x128xf32>
+  return %0 : tensor<1x2x128x128xf32>
+}

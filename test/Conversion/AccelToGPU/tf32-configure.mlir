@@ -28,3 +28,37 @@ func.func @nk(%a: tensor<4096x4096xf32>, %b: tensor<4096x4096xf32>, %c: tensor<4
   %r = accel.matmul transpose_b ins(%a, %b : tensor<4096x4096xf32>, tensor<4096x4096xf32>) outs(%c : tensor<4096x4096xf32>) {accel.tf32_inputs} -> tensor<4096x4096xf32>
   return %r : tensor<4096x4096xf32>
 }
+
+// TF32 attention: key blocks of 64 where Q and two stages of K and V in f32
+// fit, else 32 (D = 128 on sm_80, sm_86 and gfx942); mma.sync m16n8k8 on
+// sm_90a too; past D = 128 the fma kernel.
+// GFX942: kernel = "mfma", tile = [64, 32], warps = [4], mma = [16, 16, 8], stages = 1
+// GFX942: kernel = "mfma", tile = [64, 64], warps = [4], mma = [16, 16, 8], stages = 1
+// GFX942: kernel = "fma"
+// SM86: kernel = "mma.sync", tile = [64, 32], warps = [4], mma = [16, 8, 8], stages = 2
+// SM86: kernel = "mma.sync", tile = [64, 64], warps = [4], mma = [16, 8, 8], stages = 2
+// SM86: kernel = "fma"
+// SM80: kernel = "mma.sync", tile = [64, 32], warps = [4], mma = [16, 8, 8], stages = 2
+// SM80: kernel = "mma.sync", tile = [64, 64], warps = [4], mma = [16, 8, 8], stages = 2
+// SM80: kernel = "fma"
+// SM90: kernel = "mma.sync", tile = [64, 64], warps = [4], mma = [16, 8, 8], stages = 2
+// SM90: kernel = "mma.sync", tile = [64, 64], warps = [4], mma = [16, 8, 8], stages = 2
+// SM90: kernel = "fma"
+
+func.func @attention_d128(%q: tensor<1x8x1024x128xf32>, %k: tensor<1x8x1024x128xf32>, %v: tensor<1x8x1024x128xf32>) -> tensor<1x8x1024x128xf32> {
+  %o = tensor.empty() : tensor<1x8x1024x128xf32>
+  %0 = accel.attention causal ins(%q, %k, %v : tensor<1x8x1024x128xf32>, tensor<1x8x1024x128xf32>, tensor<1x8x1024x128xf32>) outs(%o : tensor<1x8x1024x128xf32>) {accel.tf32_inputs} -> tensor<1x8x1024x128xf32>
+  return %0 : tensor<1x8x1024x128xf32>
+}
+
+func.func @attention_d64(%q: tensor<1x8x1024x64xf32>, %k: tensor<1x8x1024x64xf32>, %v: tensor<1x8x1024x64xf32>) -> tensor<1x8x1024x64xf32> {
+  %o = tensor.empty() : tensor<1x8x1024x64xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x8x1024x64xf32>, tensor<1x8x1024x64xf32>, tensor<1x8x1024x64xf32>) outs(%o : tensor<1x8x1024x64xf32>) {accel.tf32_inputs} -> tensor<1x8x1024x64xf32>
+  return %0 : tensor<1x8x1024x64xf32>
+}
+
+func.func @attention_d256(%q: tensor<1x8x256x256xf32>, %k: tensor<1x8x256x256xf32>, %v: tensor<1x8x256x128xf32>) -> tensor<1x8x256x128xf32> {
+  %o = tensor.empty() : tensor<1x8x256x128xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x8x256x256xf32>, tensor<1x8x256x256xf32>, tensor<1x8x256x128xf32>) outs(%o : tensor<1x8x256x128xf32>) {accel.tf32_inputs} -> tensor<1x8x256x128xf32>
+  return %0 : tensor<1x8x256x128xf32>
+}

@@ -1,5 +1,5 @@
 // f32 programs on an NVIDIA GPU against the fp64 oracle: matmuls on the
-// exact fma kernel (FFMA, no TF32) with remainders in M, N and K, B as
+// exact fma kernel (FFMA, no TF32 unless allow-tf32) with remainders in M, N and K, B as
 // [N, K], a batch, a bias + GELU epilogue and the 128 x 128 tile, and
 // attention on the fma attention kernel (causal GQA, an additive mask).
 // Unsupported without a GPU; bench/gpu/check.py records these RUN lines
@@ -8,6 +8,10 @@
 //
 // RUN: accel-run %s --target=nvptx --dist=normal | FileCheck %s
 // RUN: accel-run %s --target=nvptx --dist=normal --nvptx-pipeline-options="chip=sm_90a" | FileCheck %s
+// allow-tf32: the same programs with their inputs rounded to TF32, the
+// matmuls on mma.sync m16n8k8 / wgmma m64nNk8 .tf32 and the attention on
+// the TF32 mma.sync kernel, against the oracle of the rounded program.
+// RUN: accel-run %s --target=nvptx --dist=normal --nvptx-pipeline-options="chip=sm_90a allow-tf32=1" | FileCheck %s
 // CHECK: accel-run: 6 of 6 functions passed
 
 #id = affine_map<(i, j) -> (i, j)>

@@ -34,11 +34,11 @@ SmallVector<Value> GpuAttentionBuilder::loadKeyBlock(Value j) {
   auto vecType = VectorType::get({vec}, k.inType);
   Value zeros = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(vecType, b.getZeroAttr(k.inType)));
-  Value n0 = mul(j, kBlockN);
+  Value n0 = mul(j, k.blockN);
   SmallVector<Value> regs;
   for (auto [src, cols] : {std::pair<Value, int64_t>{gK, k.d}, {gV, k.dv}}) {
-    for (int64_t first = 0; first < kBlockN * (cols / vec); first += threads) {
-      auto [r, c] = copyCoord(kBlockN, cols, first);
+    for (int64_t first = 0; first < k.blockN * (cols / vec); first += threads) {
+      auto [r, c] = copyCoord(k.blockN, cols, first);
       // Keys past kvLimit read a clamped row and become zeros.
       Value key = add(n0, r);
       Value valid = cmp(arith::CmpIPredicate::ult, key, kvLimit);
@@ -56,14 +56,14 @@ void GpuAttentionBuilder::storeKeyBlock(ArrayRef<Value> regs) {
   const int64_t threads = kWarps * target.getWarpSize();
   const int64_t vec = 16 / k.inBytes();
   size_t next = 0;
-  for (int64_t first = 0; first < kBlockN * (k.d / vec); first += threads) {
-    auto [r, c] = copyCoord(kBlockN, k.d, first);
+  for (int64_t first = 0; first < k.blockN * (k.d / vec); first += threads) {
+    auto [r, c] = copyCoord(k.blockN, k.d, first);
     vector::StoreOp::create(b, loc, regs[next++], sK, ValueRange{r, c});
   }
   // V transposed, element by element: a fragment of V^T is then 4
   // consecutive keys of one column.
-  for (int64_t first = 0; first < kBlockN * (k.dv / vec); first += threads) {
-    auto [r, c] = copyCoord(kBlockN, k.dv, first);
+  for (int64_t first = 0; first < k.blockN * (k.dv / vec); first += threads) {
+    auto [r, c] = copyCoord(k.blockN, k.dv, first);
     Value v = regs[next++];
     for (int64_t i = 0; i < vec; ++i)
       memref::StoreOp::create(
@@ -76,10 +76,15 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
                                   Value gMask, Value gO) {
   MLIRContext *ctx = b.getContext();
   const int64_t wave = target.getWarpSize();
-  const int64_t pad = kGpuSharedRowPad;
+  const int64_t pad = getGpuSharedRowPad(k.inBytes());
   const int64_t kp = layout.kPerLane;   // D, Dv or keys per lane and tile
   const int64_t na = layout.accPerLane; // keys or Dv per accumulator
-  const int64_t keyTiles = kBlockN / 16, oTiles = k.dv / 16;
+  const int64_t keyTiles = k.blockN / 16, oTiles = k.dv / 16;
+  // K of one instruction: 16, or 8 on xf32 MFMA 16x16x8 (TF32 values),
+  // whose lanes hold 2 K of an operand but 4 keys of the S^T accumulator:
+  // those feed two MFMAs of P.V (`pairs`).
+  const int64_t kStep = kp * layout.kGroups;
+  const bool pairs = na == 2 * kp && layout.accRowStep == 1;
   // MFMA: the S^T accumulators are laid out as the B operand; WMMA: a
   // lane holds every other key of its query (rows 2e + l / 16) and needs
   // all 16 as the B operand, so the two half-waves exchange theirs.
@@ -124,9 +129,9 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
 
   if (k.skv > 0) {
     auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto kType = MemRefType::get({kBlockN, k.d + pad}, k.inType,
+    auto kType = MemRefType::get({k.blockN, k.d + pad}, k.inType,
                                  MemRefLayoutAttrInterface(), wg);
-    auto vType = MemRefType::get({k.dv, kBlockN + pad}, k.inType,
+    auto vType = MemRefType::get({k.dv, k.blockN + pad}, k.inType,
                                  MemRefLayoutAttrInterface(), wg);
     Value dyn = gpu::DynamicSharedMemoryOp::create(
         b, loc,
@@ -155,7 +160,7 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
     const bool qInRegisters = !(wave == 32 && k.d + k.dv > 128);
     SmallVector<Value> qFrags;
     if (qInRegisters)
-      for (int64_t kd = 0; kd < k.d; kd += 16)
+      for (int64_t kd = 0; kd < k.d; kd += kStep)
         qFrags.push_back(loadQ(kd));
 
     // The next key block is prefetched into registers while the waves
@@ -188,7 +193,7 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
           SmallVector<Value> nextRegs;
           if (prefetch)
             nextRegs = loadKeyBlock(add(j, 1));
-          Value n0 = mul(j, kBlockN);
+          Value n0 = mul(j, k.blockN);
 
           // S^T: 4 tiles of 16 keys; lane holds keys 16t + e * accRowStep
           // + accRow of its query.
@@ -196,14 +201,15 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
           // Q's fragments of this block where they are not kept in
           // registers (the body is built twice, once a key loop).
           SmallVector<Value> qBlock;
-          for (int64_t kd = 0; kd < k.d; kd += 16)
+          for (int64_t kd = 0; kd < k.d; kd += kStep)
             for (int64_t t = 0; t < keyTiles; ++t) {
               Value kFrag = vector::LoadOp::create(
                   b, loc, fragType, sK,
                   ValueRange{add(laneR, t * 16), add(kRun, kd)});
               if (!qInRegisters && t == 0)
                 qBlock.push_back(loadQ(kd));
-              Value qFrag = qInRegisters ? qFrags[kd / 16] : qBlock[kd / 16];
+              Value qFrag =
+                  qInRegisters ? qFrags[kd / kStep] : qBlock[kd / kStep];
               s[t] = target.createMma(b, loc, k.mma, kFrag, qFrag, s[t]);
             }
 
@@ -235,10 +241,28 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
           for (Value &acc : o)
             acc = arith::MulFOp::create(b, loc, acc, alphaVec);
 
-          // O^T += V^T.P^T: P rounded to the input type is the B operand.
+          // O^T += V^T.P^T: P rounded to the input type (TF32 for f32
+          // inputs, to nearest even: xf32 MFMA would not round it) is the
+          // B operand.
           Value lowHalf =
               exchange ? cmp(arith::CmpIPredicate::eq, laneG, cst(0)) : Value();
-          for (int64_t t = 0; t < keyTiles; ++t) {
+          for (int64_t t = 0; t < keyTiles && pairs; ++t)
+            for (int64_t half = 0; half < na / kp; ++half) {
+              // Keys 4G + 2 half, + 1 of tile t as K 2G, 2G + 1.
+              SmallVector<Value> keys;
+              for (Value x : ArrayRef<Value>(p).slice(t * na + half * kp, kp))
+                keys.push_back(roundToTf32(x));
+              Value pFrag = vector::FromElementsOp::create(
+                  b, loc, VectorType::get({kp}, f32Type), keys);
+              for (int64_t u = 0; u < oTiles; ++u) {
+                Value vFrag = vector::LoadOp::create(
+                    b, loc, fragType, sV,
+                    ValueRange{add(laneR, u * 16),
+                               add(accRow, t * 16 + half * kp)});
+                o[u] = target.createMma(b, loc, k.mma, vFrag, pFrag, o[u]);
+              }
+            }
+          for (int64_t t = 0; t < keyTiles && !pairs; ++t) {
             ArrayRef<Value> mine = ArrayRef<Value>(p).slice(t * na, na);
             SmallVector<Value> keys(mine);
             if (exchange) {

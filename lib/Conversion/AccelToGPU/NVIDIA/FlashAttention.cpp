@@ -30,7 +30,7 @@ using namespace mlir;
 using namespace mlir::accel;
 
 Value GpuAttentionBuilder::bFragment(Value quad, int64_t h) {
-  auto fragB = VectorType::get({2, 2}, k.inType);
+  auto fragB = VectorType::get({2, 4 / k.inBytes()}, k.inType);
   Value frag = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(fragB, b.getZeroAttr(k.inType)));
   for (int64_t j = 0; j < 2; ++j)
@@ -69,10 +69,10 @@ void GpuAttentionBuilder::copyTile(Value src, ValueRange srcPre, Value dst,
 
 Value GpuAttentionBuilder::issueKeyBlock(Value j, Value stage) {
   SmallVector<Value> tokens;
-  Value n0 = mul(j, kBlockN);
-  copyTile(gK, {batchIdx, kvHead}, sK, {stage}, kBlockN, k.d, n0, kvLimit,
+  Value n0 = mul(j, k.blockN);
+  copyTile(gK, {batchIdx, kvHead}, sK, {stage}, k.blockN, k.d, n0, kvLimit,
            tokens);
-  copyTile(gV, {batchIdx, kvHead}, sV, {stage}, kBlockN, k.dv, n0, kvLimit,
+  copyTile(gV, {batchIdx, kvHead}, sV, {stage}, k.blockN, k.dv, n0, kvLimit,
            tokens);
   return nvgpu::DeviceAsyncCreateGroupOp::create(
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
@@ -217,9 +217,17 @@ void GpuAttentionBuilder::storeOutput(ArrayRef<Value> accs, Value rowSum[2],
 void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
   MLIRContext *ctx = b.getContext();
   const int64_t warp = target.getWarpSize();
-  const int64_t pad = kGpuSharedRowPad;
+  // Rows padded by 16 bytes (8 16-bit elements, 4 f32): the 8 rows one
+  // ldmatrix reads, and (TF32) the rows of V a quad reads, fall in
+  // different banks.
+  const int64_t pad = getGpuSharedRowPad(k.inBytes());
   const int64_t S = k.stages;
+  const int64_t blockN = k.blockN;
   const int64_t fragsO = k.dv / 8;
+  // K of one mma.sync: 16 (f16, bf16) or 8 (TF32); elements of a 16-byte
+  // ldmatrix row and of a 32-bit fragment register.
+  const int64_t kStep = k.mma.k, rowElems = 16 / k.inBytes(),
+                perReg = 4 / k.inBytes();
   Type f32Type = b.getF32Type();
   auto accType = VectorType::get({2, 2}, f32Type);
   const double negInf = -std::numeric_limits<double>::infinity();
@@ -235,7 +243,7 @@ void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
   kvHead = div(head, k.hq / k.hkv);
   Value rowBase = add(add(m0, warpRow), div(lane, 4));
   Value colBase = mul(rem(lane, 4), 2);
-  Value l16 = rem(lane, 16), half8 = mul(div(lane, 16), 8);
+  Value l16 = rem(lane, 16), half8 = mul(div(lane, 16), rowElems);
 
   Value zeroAcc =
       arith::ConstantOp::create(b, loc, DenseElementsAttr::get(accType, 0.0f));
@@ -246,9 +254,9 @@ void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
     auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     auto qType = MemRefType::get({kBlockM, k.d + pad}, k.inType,
                                  MemRefLayoutAttrInterface(), wg);
-    auto kType = MemRefType::get({S, kBlockN, k.d + pad}, k.inType,
+    auto kType = MemRefType::get({S, blockN, k.d + pad}, k.inType,
                                  MemRefLayoutAttrInterface(), wg);
-    auto vType = MemRefType::get({S, kBlockN, k.dv + pad}, k.inType,
+    auto vType = MemRefType::get({S, blockN, k.dv + pad}, k.inType,
                                  MemRefLayoutAttrInterface(), wg);
     Value dyn = gpu::DynamicSharedMemoryOp::create(
         b, loc,
@@ -277,17 +285,21 @@ void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
     nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup,
                                      b.getI32IntegerAttr(S - 1));
     gpu::BarrierOp::create(b, loc);
-    auto fragA = VectorType::get({4, 2}, k.inType);
+    // Q's A fragments, one ldmatrix x4 per mma K: matrices (rows 0-7, the
+    // first 16 bytes of K), (rows 8-15, the first), (rows 0-7, the
+    // second), (rows 8-15, the second).
+    auto fragA = VectorType::get({4, perReg}, k.inType);
     SmallVector<Value> qFrags;
-    for (int64_t kd = 0; kd < k.d; kd += 16)
+    for (int64_t kd = 0; kd < k.d; kd += kStep)
       qFrags.push_back(nvgpu::LdMatrixOp::create(
           b, loc, fragA, sQ, ValueRange{add(warpRow, l16), add(half8, kd)},
           /*transpose=*/false, /*numTiles=*/4));
 
-    // ldmatrix row offsets: K as [n][k] (matrices (n 0-7, k 0-7),
-    // (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15)).
-    Value kRow = add(half8, rem(lane, 8));
-    Value kCol = mul(rem(div(lane, 8), 2), 8);
+    // ldmatrix row offsets: K as [n][k] (matrices (n 0-7, 16 bytes of k),
+    // (n 0-7, the next 16 bytes), (n 8-15, the first), (n 8-15, the next)):
+    // the b0, b1 registers of two n8 tiles.
+    Value kRow = add(mul(div(lane, 16), 8), rem(lane, 8));
+    Value kCol = mul(rem(div(lane, 8), 2), rowElems);
 
     SmallVector<Value> init(accs);
     init.append({f32(negInf), f32(negInf), f32(0), f32(0)});
@@ -305,13 +317,13 @@ void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
           Value next = add(j, S - 1);
           issueKeyBlock(next, rem(next, S));
           Value stage = rem(j, S);
-          Value n0 = mul(j, kBlockN);
+          Value n0 = mul(j, blockN);
 
-          // S = Q.K^T: 8 n8 tiles of keys.
-          SmallVector<Value> s(kBlockN / 8, zeroAcc);
-          for (int64_t kd = 0; kd < k.d; kd += 16) {
+          // S = Q.K^T: blockN / 8 n8 tiles of keys.
+          SmallVector<Value> s(blockN / 8, zeroAcc);
+          for (int64_t kd = 0; kd < k.d; kd += kStep) {
             SmallVector<Value> kFrags;
-            for (int64_t np = 0; np < kBlockN / 16; ++np) {
+            for (int64_t np = 0; np < blockN / 16; ++np) {
               Value quad = nvgpu::LdMatrixOp::create(
                   b, loc, fragA, sK,
                   ValueRange{stage, add(kRow, np * 16), add(kCol, kd)},
@@ -320,8 +332,8 @@ void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
               kFrags.push_back(bFragment(quad, 1));
             }
             for (auto [nt, acc] : llvm::enumerate(s))
-              acc = target.createMma(b, loc, k.mma, qFrags[kd / 16], kFrags[nt],
-                                     acc);
+              acc = target.createMma(b, loc, k.mma, qFrags[kd / kStep],
+                                     kFrags[nt], acc);
           }
 
           Value alpha[2];
@@ -337,28 +349,60 @@ void GpuAttentionBuilder::emitMmaSync(Value gQ, Value gMask, Value gO) {
           for (Value &acc : o)
             acc = arith::MulFOp::create(b, loc, acc, scaleO);
 
-          // O += P.V, 16 keys at a time. The C fragments of key tiles 2kc
-          // and 2kc + 1 are the A fragment of keys 16kc .. 16kc + 15.
-          auto fragAF32 = VectorType::get({4, 2}, f32Type);
-          for (int64_t kc = 0; kc < kBlockN / 16; ++kc) {
-            Value pa = vector::FromElementsOp::create(
-                b, loc, fragAF32,
-                ValueRange{P(2 * kc, 0, 0), P(2 * kc, 0, 1), P(2 * kc, 1, 0),
-                           P(2 * kc, 1, 1), P(2 * kc + 1, 0, 0),
-                           P(2 * kc + 1, 0, 1), P(2 * kc + 1, 1, 0),
-                           P(2 * kc + 1, 1, 1)});
-            pa = arith::TruncFOp::create(b, loc, fragA, pa);
-            for (int64_t np = 0; np < k.dv / 16; ++np) {
-              // V as [k][n], read transposed: matrices (k 0-7, n 0-7),
-              // (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15).
-              Value quad = nvgpu::LdMatrixOp::create(
-                  b, loc, fragA, sV,
-                  ValueRange{stage, add(l16, kc * 16), add(half8, np * 16)},
-                  /*transpose=*/true, /*numTiles=*/4);
-              for (int64_t h = 0; h < 2; ++h) {
-                Value &acc = o[2 * np + h];
-                acc = target.createMma(b, loc, k.mma, pa, bFragment(quad, h),
-                                       acc);
+          if (k.tf32) {
+            // O += P.V on m16n8k8 .tf32, 8 keys at a time. The C fragment
+            // of key tile nt holds keys 2t and 2t + 1 (t = lane % 4) of
+            // rows g and g + 8; the A fragment wants K t and t + 4: the
+            // keys are summed in the order 0, 2, 4, 6, 1, 3, 5, 7, so K t
+            // is key 2t and K t + 4 key 2t + 1, and V's B fragment reads
+            // the same keys (b0 = V[2t][g], b1 = V[2t + 1][g]). P is
+            // rounded to TF32 (to nearest even) first: the tensor cores
+            // would drop its low 13 bits.
+            auto fragAF32 = VectorType::get({4, 1}, f32Type);
+            auto fragBF32 = VectorType::get({2, 1}, f32Type);
+            Value quadRow = mul(rem(lane, 4), 2), quadCol = div(lane, 4);
+            for (int64_t nt = 0; nt < blockN / 8; ++nt) {
+              Value pa = vector::FromElementsOp::create(
+                  b, loc, fragAF32,
+                  ValueRange{roundToTf32(P(nt, 0, 0)), roundToTf32(P(nt, 1, 0)),
+                             roundToTf32(P(nt, 0, 1)),
+                             roundToTf32(P(nt, 1, 1))});
+              Value key = add(quadRow, nt * 8);
+              for (int64_t dt = 0; dt < fragsO; ++dt) {
+                Value col = add(quadCol, dt * 8);
+                Value v0 = memref::LoadOp::create(b, loc, sV,
+                                                  ValueRange{stage, key, col});
+                Value v1 = memref::LoadOp::create(
+                    b, loc, sV, ValueRange{stage, add(key, 1), col});
+                Value vb = vector::FromElementsOp::create(b, loc, fragBF32,
+                                                          ValueRange{v0, v1});
+                o[dt] = target.createMma(b, loc, k.mma, pa, vb, o[dt]);
+              }
+            }
+          } else {
+            // O += P.V, 16 keys at a time. The C fragments of key tiles
+            // 2kc and 2kc + 1 are the A fragment of keys 16kc .. 16kc + 15.
+            auto fragAF32 = VectorType::get({4, 2}, f32Type);
+            for (int64_t kc = 0; kc < blockN / 16; ++kc) {
+              Value pa = vector::FromElementsOp::create(
+                  b, loc, fragAF32,
+                  ValueRange{P(2 * kc, 0, 0), P(2 * kc, 0, 1), P(2 * kc, 1, 0),
+                             P(2 * kc, 1, 1), P(2 * kc + 1, 0, 0),
+                             P(2 * kc + 1, 0, 1), P(2 * kc + 1, 1, 0),
+                             P(2 * kc + 1, 1, 1)});
+              pa = arith::TruncFOp::create(b, loc, fragA, pa);
+              for (int64_t np = 0; np < k.dv / 16; ++np) {
+                // V as [k][n], read transposed: matrices (k 0-7, n 0-7),
+                // (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15).
+                Value quad = nvgpu::LdMatrixOp::create(
+                    b, loc, fragA, sV,
+                    ValueRange{stage, add(l16, kc * 16), add(half8, np * 16)},
+                    /*transpose=*/true, /*numTiles=*/4);
+                for (int64_t h = 0; h < 2; ++h) {
+                  Value &acc = o[2 * np + h];
+                  acc = target.createMma(b, loc, k.mma, pa, bFragment(quad, h),
+                                         acc);
+                }
               }
             }
           }

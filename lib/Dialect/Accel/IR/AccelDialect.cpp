@@ -41,17 +41,24 @@ void AccelDialect::initialize() {
 LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
   if (attr.getName() == kTf32InputsAttrName) {
-    // A promise that A and B hold TF32 values: it only means something on
-    // an f32 matmul (the GPU configuration reads it there).
-    auto mm = dyn_cast<MatmulOp>(op);
-    if (!isa<UnitAttr>(attr.getValue()) || !mm ||
-        !getElementTypeOrSelf(mm.getLhs().getType()).isF32() ||
-        !getElementTypeOrSelf(mm.getRhs().getType()).isF32())
+    // A promise that the multiplied inputs hold TF32 values: it only means
+    // something on an f32 matmul or attention (the GPU configuration reads
+    // it there).
+    auto isF32 = [](Value v) {
+      return getElementTypeOrSelf(v.getType()).isF32();
+    };
+    bool applies = false;
+    if (auto mm = dyn_cast<MatmulOp>(op))
+      applies = isF32(mm.getLhs()) && isF32(mm.getRhs());
+    if (auto at = dyn_cast<AttentionOp>(op))
+      applies =
+          isF32(at.getQuery()) && isF32(at.getKey()) && isF32(at.getValue());
+    if (!isa<UnitAttr>(attr.getValue()) || !applies)
       return op->emitError()
              << "'" << kTf32InputsAttrName
-             << "' is a unit attribute of an accel.matmul with f32 A and B "
-                "(TF32 values held in f32: accel-lower-precision's compute "
-                "= tf32)";
+             << "' is a unit attribute of an accel.matmul with f32 A and B or "
+                "an accel.attention with f32 Q, K and V (TF32 values held in "
+                "f32: accel-lower-precision's compute = tf32)";
     return success();
   }
   if (attr.getName() != kPrecisionAttrName)

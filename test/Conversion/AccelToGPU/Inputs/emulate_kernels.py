@@ -2053,8 +2053,8 @@ def emulate_attention(kernel, rng):
 
 def decode_buffer(raw, elt, shape):
     """A recorded buffer's bytes as the emulator holds memory: float32
-    values for f32 / f16 / bf16, exact integers in float64 for i8 / i32 / i64,
-    codes for f8."""
+    values for f32 / f16 / bf16 and 0 / 1 for i1, exact integers in float64
+    for i8 / i32 / i64, codes for f8."""
     if elt == 'f32':
         a = np.frombuffer(raw, '<f4').astype(np.float32)
     elif elt == 'f16':
@@ -2072,6 +2072,9 @@ def decode_buffer(raw, elt, shape):
         a = np.frombuffer(raw, '<i8').astype(np.float64)
     elif elt.startswith('f8'):
         a = np.frombuffer(raw, np.uint8).astype(np.float64)
+    elif elt == 'i1':
+        # A byte per element (a bool mask), as the kernels load it.
+        a = (np.frombuffer(raw, np.uint8) != 0).astype(np.float32)
     else:
         raise Failure('cannot decode a recorded buffer of %s' % elt)
     return a.reshape(shape).copy()

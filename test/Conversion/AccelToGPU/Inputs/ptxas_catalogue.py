@@ -7,8 +7,10 @@ ptxas for its chip.
 For every `accel-run %s --target=nvptx ...` RUN line of the .mlir files in
 CATALOGUE_DIR (test/Integration/GPU, what bench/gpu/check.py launches on a
 GPU), records the kernels with `accel-run --record` (the PTX a launch would
-load), then runs `ptxas -v -arch=<chip>` on each. Prints a line per kernel
-and a summary; exits 1 if any kernel does not assemble or spills.
+load), then runs `ptxas -v -arch=<chip>` once on each function's PTX module.
+Prints a line per kernel (its matrix instruction, registers and spills,
+read from its own entry) and a summary; exits 1 if any kernel does not
+assemble or spills.
 """
 import concurrent.futures
 import json
@@ -46,25 +48,53 @@ def main():
                 meta = json.load(open(os.path.join(rec, f)))
                 jobs.append((name, ' '.join(args), rec, meta))
 
-    def assemble(job):
-        name, args, rec, meta = job
-        r = subprocess.run([ptxas, '-v', '-arch=' + meta['chip'],
-                            os.path.join(rec, meta['ptx']), '-o',
-                            os.path.join(rec, meta['kernel'] + '.cubin')],
+    # A function's kernels share one PTX module: each module is assembled
+    # once, and each kernel is judged by its own entry's part of the PTX
+    # and of ptxas's report.
+    modules = sorted({(os.path.join(rec, meta['ptx']), meta['chip'])
+                      for _, _, rec, meta in jobs})
+
+    def assemble(module):
+        ptx, chip = module
+        r = subprocess.run([ptxas, '-v', '-arch=' + chip, ptx, '-o',
+                            os.path.splitext(ptx)[0] + '.cubin'],
                            capture_output=True, text=True)
-        spills = re.findall(r'(\d+) bytes spill stores', r.stderr)
-        regs = re.findall(r'Used (\d+) registers', r.stderr)
-        ok = r.returncode == 0 and spills and all(s == '0' for s in spills)
-        ptx = open(os.path.join(rec, meta['ptx'])).read()
-        return ok, '%s %s @%s (%s, %s): %s' % (
-            name, args, meta['kernel'], meta['chip'],
-            'wgmma' if 'wgmma.mma_async' in ptx else
-            'mma.sync' if 'mma.sync' in ptx else 'fma',
-            ('ok, %s registers, no spills' % regs[-1]) if ok else
-            'FAILED\n' + r.stderr)
+        # Per entry: ptxas's lines from "Compiling entry function 'X'" to
+        # the next one, and the PTX from ".entry X(" to the next entry.
+        report = {}
+        for part in re.split(r"(?=ptxas info\s*: Compiling entry function)",
+                             r.stderr):
+            m = re.search(r"Compiling entry function '([^']+)'", part)
+            if m:
+                report[m.group(1)] = part
+        text = open(ptx).read()
+        bodies = {}
+        for part in re.split(r'(?=\.entry\s)', text):
+            m = re.match(r'\.entry\s+([\w$]+)', part)
+            if m:
+                bodies[m.group(1)] = part
+        return r, report, bodies
 
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(assemble, jobs))
+        assembled = dict(zip(modules, pool.map(assemble, modules)))
+
+    results = []
+    for name, args, rec, meta in jobs:
+        r, report, bodies = assembled[(os.path.join(rec, meta['ptx']),
+                                       meta['chip'])]
+        part = report.get(meta['kernel'], '')
+        body = bodies.get(meta['kernel'], '')
+        spills = re.findall(r'(\d+) bytes spill stores', part)
+        regs = re.findall(r'Used (\d+) registers', part)
+        ok = (r.returncode == 0 and body and spills and regs and
+              all(x == '0' for x in spills))
+        line = '%s %s @%s (%s, %s): %s' % (
+            name, args, meta['kernel'], meta['chip'],
+            'wgmma' if 'wgmma.mma_async' in body else
+            'mma.sync' if 'mma.sync' in body else 'fma',
+            ('ok, %s registers, no spills' % regs[-1]) if ok else
+            'FAILED\n' + (r.stderr if r.returncode or not part else part))
+        results.append((ok, line))
     for _, line in results:
         print(line)
     bad = sum(1 for ok, _ in results if not ok)
