@@ -299,8 +299,8 @@ static void addGpuKernelPasses(OpPassManager &pm, const Options &options,
   pm.addPass(accel::createAccelRaisePass());
   pm.addPass(accel::createAccelFuseAttentionPass());
   // allow-tf32: the f32 ops' inputs rounded to TF32 in the program (the
-  // oracle of accel-run reads the same rounding) and the matmuls marked
-  // for the TF32 matrix instructions (docs/precision.md).
+  // oracle of accel-run reads the same rounding) and the matmuls and
+  // attention marked for the TF32 matrix instructions (docs/precision.md).
   if (options.allowTf32) {
     accel::AccelLowerPrecisionPassOptions tf32;
     tf32.compute = "tf32";

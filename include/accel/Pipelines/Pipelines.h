@@ -285,8 +285,8 @@ struct AccelNvptxPipelineOptions
       llvm::cl::desc("PyTorch's allow_tf32: f32 matmuls and attention take "
                      "their inputs rounded to TF32 (accel-lower-precision "
                      "compute=tf32 on the ops without an accel.precision), "
-                     "and the matmuls run on the chip's TF32 matrix "
-                     "instruction where it has one"),
+                     "and the matmuls and attention run on the chip's "
+                     "TF32 matrix instruction where it has one"),
       llvm::cl::init(false)};
 };
 
@@ -326,8 +326,8 @@ struct AccelAmdgpuPipelineOptions
       llvm::cl::desc("PyTorch's allow_tf32: f32 matmuls and attention take "
                      "their inputs rounded to TF32 (accel-lower-precision "
                      "compute=tf32 on the ops without an accel.precision), "
-                     "and the matmuls run on the chip's TF32 matrix "
-                     "instruction where it has one"),
+                     "and the matmuls and attention run on the chip's "
+                     "TF32 matrix instruction where it has one"),
       llvm::cl::init(false)};
   PassOptions::Option<std::string> format{
       *this, "format",

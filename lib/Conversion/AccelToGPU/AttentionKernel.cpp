@@ -11,11 +11,13 @@
 //
 //   - the Q tile [64][D] is copied once to shared memory (cp.async) and from
 //     there into registers as mma.sync A fragments (ldmatrix);
-//   - the keys are visited in blocks of 64; a ring of `stages` shared
-//     buffers holds K [64][D] and V [64][Dv] of the next blocks in flight
-//     while the warps work on the oldest (one cp.async group per block);
-//   - S = Q.K^T with mma.sync m16n8k16 (K rows are the col-major B operand:
-//     ldmatrix without .trans), scaled by scale*log2(e) so that exp2
+//   - the keys are visited in blocks of blockN (64; TF32: 64 or 32); a ring
+//     of `stages` shared buffers holds K [blockN][D] and V [blockN][Dv] of
+//     the next blocks in flight while the warps work on the oldest (one
+//     cp.async group per block);
+//   - S = Q.K^T with mma.sync m16n8k16 (m16n8k8 .tf32 for TF32 values; K
+//     rows are the col-major B operand: ldmatrix without .trans), scaled by
+//     scale*log2(e) so that exp2
 //     (ex2.approx) stands for exp;
 //   - online softmax in registers: each row lives in the 4 lanes of a quad,
 //     so its max and (at the end) its sum are reduced with two xor

@@ -45,7 +45,6 @@ public:
   /// Query rows per block, keys per step, warps per block (16 rows each) of
   /// the mma.sync and AMD kernels.
   static constexpr int64_t kBlockM = kGpuAttentionBlockM,
-                           kBlockN = kGpuAttentionBlockN,
                            kWarps = kGpuAttentionWarps;
 
   /// The mma.sync kernel (NVIDIA/FlashAttention.cpp).
@@ -219,11 +218,11 @@ public:
   /// The kernel of chips with lane-layout fragments and no asynchronous
   /// copies (AMD MFMA): emit()'s body there.
   void emitLds(const GpuLaneLayout &layout, Value gQ, Value gMask, Value gO);
-  /// This thread's part of key block `j`: K [64][D] and V [64][Dv] in
-  /// vectors of 16 bytes from global memory, zeros past kvLimit.
+  /// This thread's part of key block `j`: K [blockN][D] and V [blockN][Dv]
+  /// in vectors of 16 bytes from global memory, zeros past kvLimit.
   SmallVector<Value> loadKeyBlock(Value j);
-  /// Stores loadKeyBlock's registers into LDS: K as [64][D + pad], V
-  /// transposed as [Dv][64 + pad].
+  /// Stores loadKeyBlock's registers into LDS: K as [blockN][D + pad], V
+  /// transposed as [Dv][blockN + pad].
   void storeKeyBlock(ArrayRef<Value> regs);
 
   const AttentionPlan &k;

@@ -190,7 +190,8 @@ struct AttentionPlan {
   std::optional<GpuLaneLayout> lanes;
   /// sm_90a: the warpgroup-MMA kernel (AttentionBuilder::emitWgmma), with
   /// blocks of blockM = 128 query rows (2 warpgroups) and blockN keys a
-  /// step; else the mma.sync (or AMD) kernel with 64 x 64.
+  /// step; else the mma.sync (or AMD) kernel with 64 x 64 (TF32: 64 x 64
+  /// or 64 x 32).
   bool wgmma = false;
   /// f32 inputs: the fma kernel (AttentionBuilder::emitFma), on any chip,
   /// with blocks of 64 query rows and 32 keys, 4 lanes a query; `fmaWarps`

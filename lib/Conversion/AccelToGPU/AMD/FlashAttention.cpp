@@ -195,8 +195,8 @@ void GpuAttentionBuilder::emitLds(const GpuLaneLayout &layout, Value gQ,
             nextRegs = loadKeyBlock(add(j, 1));
           Value n0 = mul(j, k.blockN);
 
-          // S^T: 4 tiles of 16 keys; lane holds keys 16t + e * accRowStep
-          // + accRow of its query.
+          // S^T: blockN / 16 tiles of 16 keys; lane holds keys 16t + e *
+          // accRowStep + accRow of its query.
           SmallVector<Value> s(keyTiles, zeroAcc);
           // Q's fragments of this block where they are not kept in
           // registers (the body is built twice, once a key loop).

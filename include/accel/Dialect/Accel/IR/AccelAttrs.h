@@ -45,11 +45,12 @@ inline llvm::hash_code hash_value(OverflowMode m) {
 
 /// Name of the discardable attribute that holds an op's #accel.precision.
 inline constexpr llvm::StringLiteral kPrecisionAttrName = "accel.precision";
-/// A unit attribute accel-lower-precision puts on an f32 accel.matmul whose
-/// A and B it rounded to TF32 (compute = tf32): every input is a TF32 value
-/// held in f32, so matrix units that take TF32 (NVIDIA mma.sync m16n8k8,
-/// gfx942's xf32 MFMA) multiply them exactly and the GPU configuration
-/// picks them.
+/// A unit attribute accel-lower-precision puts on an f32 accel.matmul (A
+/// and B) or accel.attention (Q, K and V) whose inputs it rounded to TF32
+/// (compute = tf32): every input is a TF32 value held in f32, so matrix
+/// units that take TF32 (NVIDIA mma.sync m16n8k8, gfx942's xf32 MFMA)
+/// multiply them exactly and the GPU configuration picks them (attention
+/// then rounds P to TF32 too).
 inline constexpr llvm::StringLiteral kTf32InputsAttrName = "accel.tf32_inputs";
 
 /// The discardable attribute that holds an op's #accel.lowering_config.
