@@ -264,6 +264,10 @@ struct AttentionGeometry {
   bool masked = false;
   int64_t maskRowStride = 0;
   bool maskOneKey = false;
+  /// With heads stacked (headRows): the element stride from one query
+  /// head's mask rows to the next's (0 where the mask broadcasts over the
+  /// heads).
+  int64_t maskHeadStride = 0;
   /// Keys of a strip of S (0: min(rows, cols)).
   int64_t stripKeys = 0;
   /// Keys and values from a paged cache (else the k and v views).
@@ -312,9 +316,11 @@ struct AttentionLayout {
     mRow = oBase + oStrips * g.tileQ;
     lRow = mRow + g.tileQ;
     tRow = lRow + g.tileQ;
-    // The mask of one strip of S, when there is one.
+    // The mask of a block of S, double-buffered as S is (its moves go out
+    // with the block's K and V, a block ahead of the softmax that adds
+    // it), when there is one.
     maskRow = tRow + g.tileQ;
-    accRows = maskRow + (g.masked ? g.tileQ : 0);
+    accRows = maskRow + (g.masked ? 2 * sSlot : 0);
   }
   bool fits(const isa::MachineConfig &mc) const {
     return spadRows <= mc.spadRows && accRows <= mc.accRows;
@@ -345,8 +351,8 @@ SystolicAttentionShape mlir::accel::getSystolicAttentionShape(Operation *op) {
   auto qType = at.getQuery().getType(), kType = at.getKey().getType();
   SystolicAttentionShape s;
   const int64_t hq = qType.getDimSize(1), hkv = kType.getDimSize(1);
-  // GQA without a mask: a KV head's query heads stacked in the rows.
-  const int64_t group = !at.getMask() && hkv > 0 ? hq / hkv : 1;
+  // GQA: a KV head's query heads stacked in the rows.
+  const int64_t group = hkv > 0 ? hq / hkv : 1;
   s.sq = group * qType.getDimSize(2);
   s.skv = kType.getDimSize(2);
   s.d = qType.getDimSize(3);
@@ -510,10 +516,36 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       // Ahead: the pages after this block whose registers are free.
       sloadPages((k0 + kr) / T + kPageRegs - 1);
     };
+    // The mask of block j's strips into its slot (added to S by softmax):
+    // widened into the accumulator by the DMA (a broadcast query dimension
+    // is a 0 stride; a broadcast key dimension one column added per row).
+    // With heads stacked, one move where the heads' mask rows follow each
+    // other at the row stride (a per-head mask), else one per head's run
+    // of rows (a mask broadcast over the heads).
+    auto maskAt = [&](size_t j, int64_t st) {
+      return L.maskRow + int64_t(j % 2) * L.sSlot + st * g.tileQ;
+    };
+    auto loadMask = [&](size_t j) {
+      const int64_t k0 = blocks[j], kr = keys(j);
+      for (int64_t st = 0; st * L.T < kr; ++st) {
+        const int64_t col = g.maskOneKey ? 0 : k0 + st * L.T,
+                      cols = g.maskOneKey ? 1 : std::min(L.T, kr - st * L.T);
+        if (!g.headRows || g.maskHeadStride == g.headRows * g.maskRowStride)
+          e.mvin(*mask, q0, col, mr, cols, Space::Acc, maskAt(j, st));
+        else
+          headRuns([&](int64_t first, int64_t rows, int64_t i) {
+            View head = *mask;
+            head.offset += (q0 + first) / g.headRows * g.maskHeadStride;
+            e.mvin(head, i, col, rows, cols, Space::Acc, maskAt(j, st) + first);
+          });
+      }
+    };
     // Kᵀ tiles (d x keys) by a transposing DMA, V rows per column strip.
     auto load = [&](size_t j) {
       if (g.paged)
         return loadPaged(j);
+      if (mask)
+        loadMask(j);
       const int64_t k0 = blocks[j], kr = keys(j);
       // With a length register only the keys below it are read.
       auto cut = [&](int64_t key0) {
@@ -553,15 +585,10 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
         e.vector(VecOp::Mul, sAt(j, st), sAt(j, st), std::nullopt, mr, kc(st),
                  Bcast::Scalar, g.scale);
         const int64_t key0 = k0 + st * L.T;
-        if (mask) {
-          // s += mask: its block widened into the accumulator by the DMA (a
-          // broadcast query dimension is a 0 stride; a broadcast key
-          // dimension one column added per row).
-          e.mvin(*mask, q0, g.maskOneKey ? 0 : key0, mr,
-                 g.maskOneKey ? 1 : kc(st), Space::Acc, L.maskRow);
-          e.vector(VecOp::Add, sAt(j, st), sAt(j, st), L.maskRow, mr, kc(st),
-                   g.maskOneKey ? Bcast::Row : Bcast::None);
-        }
+        if (mask)
+          // s += the mask (loadMask moved it with the block's K and V).
+          e.vector(VecOp::Add, sAt(j, st), sAt(j, st), maskAt(j, st), mr,
+                   kc(st), g.maskOneKey ? Bcast::Row : Bcast::None);
         if (!g.paged) {
           // Keys j >= the key length, rows i >= the query length dropped;
           // the causal band (j <= i + off) and the window (j > i + off -
@@ -1888,11 +1915,11 @@ struct ConvertAccelToSystolicPass
         g.negOffsetReg = 6 + set;
         e.ssub(std::nullopt, *g.offsetReg, *g.negOffsetReg);
       }
-      // GQA without a mask: a KV head's query heads stacked in the rows
-      // (K and V read once for the group), when Q's and O's layouts put
-      // them one after the other.
+      // GQA: a KV head's query heads stacked in the rows (K and V read
+      // once for the group), when Q's and O's layouts put them one after
+      // the other; a mask is read per head's run of rows.
       const int64_t group = hq / hkv;
-      if (!maskRef && group > 1 && g.sq > 0) {
+      if (group > 1 && g.sq > 0) {
         bool all = true;
         for (int64_t hk = 0; hk < hkv && all; ++hk)
           all = stackViews(*qs, b * hq + hk * group, group, g.sq) &&
@@ -1901,12 +1928,20 @@ struct ConvertAccelToSystolicPass
           AttentionGeometry gs = g;
           gs.sq = group * g.sq;
           gs.headRows = g.sq;
-          for (int64_t hk = 0; hk < hkv; ++hk)
+          gs.maskHeadStride = maskStride[1];
+          for (int64_t hk = 0; hk < hkv; ++hk) {
+            std::optional<View> maskView;
+            if (maskRef)
+              maskView = View{maskRef->buffer,
+                              maskRef->layout->offset + b * maskStride[0] +
+                                  hk * group * maskStride[1],
+                              g.maskRowStride, false};
             emitAttentionHead(
                 e, gs, *stackViews(*qs, b * hq + hk * group, group, g.sq),
                 (*ks)[b * hkv + hk], (*vs)[b * hkv + hk],
-                *stackViews(*os, b * hq + hk * group, group, g.sq),
-                std::nullopt, toggle, predicted);
+                *stackViews(*os, b * hq + hk * group, group, g.sq), maskView,
+                toggle, predicted);
+          }
           continue;
         }
       }

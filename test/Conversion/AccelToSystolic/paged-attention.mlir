@@ -179,3 +179,27 @@ func.func @gqa_causal(%q: tensor<1x4x3x16xf32>, %k: tensor<1x2x20x16xf32>, %v: t
   %0 = accel.attention causal ins(%q, %k, %v : tensor<1x4x3x16xf32>, tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>) outs(%o : tensor<1x4x3x16xf32>) -> tensor<1x4x3x16xf32>
   return %0 : tensor<1x4x3x16xf32>
 }
+
+// -----
+
+// GQA with an additive mask stacks the heads too: Q of heads 0-1 in one
+// block of 6 rows, K and V read once for both; the mask (broadcast over the
+// heads, 3 rows) moved per head's run of rows, with the block's K and V,
+// into the block's mask slot (acc 48: after S, O, m, l and t), then added.
+// CHECK-LABEL: systolic.program @gqa_mask_runs
+// CHECK:      systolic.mvin 0[0] stride 16 -> spad[0] rows 6 cols 16
+// CHECK:      systolic.mvin 3[0] stride 20 -> acc[48] rows 3 cols 16
+// CHECK-NEXT: systolic.mvin 3[0] stride 20 -> acc[51] rows 3 cols 16
+// CHECK-NEXT: systolic.mvin 3[16] stride 20 -> acc[54] rows 3 cols 4
+// CHECK-NEXT: systolic.mvin 3[16] stride 20 -> acc[57] rows 3 cols 4
+// CHECK-NEXT: systolic.mvin 1[0] stride 16 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose
+// CHECK:      systolic.vector add 0, 0, 48 rows 6 cols 16
+// CHECK:      systolic.vector add 6, 6, 54 rows 6 cols 4
+// CHECK:      systolic.mvin 1[320] stride 16 -> spad[{{[0-9]+}}] rows 16 cols 16 transpose
+// CHECK-NEXT: systolic.mvin 1[576] stride 16 -> spad[{{[0-9]+}}] rows 16 cols 4 transpose
+// CHECK-NOT:  systolic.mvin 1[
+func.func @gqa_mask_runs(%q: tensor<1x4x3x16xf32>, %k: tensor<1x2x20x16xf32>, %v: tensor<1x2x20x16xf32>, %m: tensor<1x1x3x20xf32>) -> tensor<1x4x3x16xf32> {
+  %o = tensor.empty() : tensor<1x4x3x16xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x4x3x16xf32>, tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>) mask(%m : tensor<1x1x3x20xf32>) outs(%o : tensor<1x4x3x16xf32>) -> tensor<1x4x3x16xf32>
+  return %0 : tensor<1x4x3x16xf32>
+}
