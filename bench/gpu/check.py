@@ -748,6 +748,24 @@ def bench_paged(work, plan, rows, repeats):
         torch.cuda.empty_cache()
 
 
+def sdpa_max_error(o, q, k, v, causal):
+    """max |o - softmax(q k^T / sqrt(d)) v| by PyTorch's math backend in f32,
+    one batch at a time (the f32 scores of a whole benchmark shape take
+    8 GiB)."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    err = 0.0
+    with sdpa_kernel(SDPBackend.MATH):
+        for i in range(q.shape[0]):
+            ref = F.scaled_dot_product_attention(
+                q[i:i + 1].float(), k[i:i + 1].float(), v[i:i + 1].float(),
+                is_causal=causal)
+            err = max(err, float((o[i:i + 1] - ref).abs().max()))
+            del ref
+    return err
+
+
 def bench_attention(work, plan, rows, repeats):
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -763,16 +781,8 @@ def bench_attention(work, plan, rows, repeats):
         ours = launcher(os.path.dirname(meta_path), meta, (q, k, v, o))
         ours()
         torch.cuda.synchronize()
-        # Reference: the math backend in f32 on the same bf16 inputs, one
-        # batch at a time (the f32 scores of all four take 8 GiB).
-        err = 0.0
-        with sdpa_kernel(SDPBackend.MATH):
-            for i in range(b):
-                ref = F.scaled_dot_product_attention(
-                    q[i:i + 1].float(), k[i:i + 1].float(), v[i:i + 1].float(),
-                    is_causal=causal)
-                err = max(err, float((o[i:i + 1] - ref).abs().max()))
-                del ref
+        # Reference: the math backend in f32 on the same bf16 inputs.
+        err = sdpa_max_error(o, q, k, v, causal)
         ok = bool(torch.isfinite(o).all()) and err <= 2e-2
         flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
         t_ours = timed(ours, repeats)
@@ -829,14 +839,8 @@ def bench_attention_tf32(work, plan, rows, repeats):
         ours = launcher(os.path.dirname(meta_path), meta, (q, k, v, o))
         ours()
         torch.cuda.synchronize()
-        err = 0.0
         torch.backends.cuda.matmul.allow_tf32 = False
-        with sdpa_kernel(SDPBackend.MATH):
-            for i in range(b):
-                ref = F.scaled_dot_product_attention(
-                    q[i:i + 1], k[i:i + 1], v[i:i + 1], is_causal=causal)
-                err = max(err, float((o[i:i + 1] - ref).abs().max()))
-                del ref
+        err = sdpa_max_error(o, q, k, v, causal)
         # P rounded to TF32 (2^-11) over O's |values| (about 1 here), with
         # room for the f32 reference's own error.
         ok = bool(torch.isfinite(o).all()) and err <= 4e-3
