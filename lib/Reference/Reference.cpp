@@ -125,6 +125,15 @@ Tensor ref::dequantizeWeights(const Tensor &w, const Tensor &s,
   return out;
 }
 
+/// Whether `v` is an integer (±inf too, NaN not): v == trunc(v), without
+/// the libm call the generic x86-64 build makes of std::trunc (the fp64
+/// matmul asks it three times a product).
+static bool isIntegral(double v) {
+  if (std::isnan(v))
+    return false;
+  return !(std::fabs(v) < 0x1p52) || v == double(int64_t(v));
+}
+
 Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
                    const MatmulSpec &spec) {
   int64_t rank = a.rank();
@@ -241,9 +250,9 @@ Result ref::matmul(const Tensor &a, const Tensor &b, const Tensor &c,
             chunkMag += std::fabs(x * y);
             chunkMagMax = std::max(chunkMagMax, chunkMag);
           }
-          integral &= x == std::trunc(x) && y == std::trunc(y);
-          double onGrid = x * y * invTiny;
-          offGrid += onGrid != std::trunc(onGrid);
+          if (integral)
+            integral = isIntegral(x) && isIntegral(y);
+          offGrid += !isIntegral(x * y * invTiny);
           if (flushBf16 && (isSubnormal(x) || isSubnormal(y)))
             flushed += std::fabs(x * y);
         }
