@@ -423,6 +423,28 @@ def paged_section(args, emit, model_ratios):
          f"{rate / 16:.3f}", "(report)",
          f"cycles {masked['cycles']} ({masked['cycles'] / plain['cycles']:.3f}"
          f" of unmasked)")
+    # The same padding mask as a boolean (i1 [1, 1, 1, ctx], true keeps):
+    # a byte a key, widened by the DMA into the additive mask it means
+    # (`unpack mask`), so the same program with half the mask's bytes.
+    m = f"tensor<1x1x1x{ctx}xi1>"
+    boolean = run(f"func.func @masked(%q: {q}, %k: {kv}, %v: {kv}, %m: {m}) "
+                  f"-> {o} {{\n  %o = tensor.empty() : {o}\n"
+                  f"  %r = accel.attention ins(%q, %k, %v : {q}, {kv}, {kv}) "
+                  f"mask(%m : {m}) outs(%o : {o}) -> {o}\n"
+                  f"  return %r : {o}\n}}\n",
+                  machine(16, 16, 16), dist="uniform")
+    nbytes = 2 * kv_bytes(ctx) + 32 * ctx
+    rate = nbytes / boolean["cycles"]
+    mr = boolean["predicted"] / boolean["cycles"]
+    model_ratios.append(mr)
+    print(f"{ctx:>8} contiguous, boolean padding mask: {boolean['cycles']} "
+          f"cycles ({boolean['cycles'] / plain['cycles']:.3f} of unmasked), "
+          f"{rate / 16:.3f} of DRAM, model/sim {mr:.3f}")
+    emit("paged",
+         f"context {ctx}, contiguous accel.attention, boolean padding mask",
+         f"{rate / 16:.3f}", "(report)",
+         f"cycles {boolean['cycles']} "
+         f"({boolean['cycles'] / plain['cycles']:.3f} of unmasked)")
 
 
 def llama_section(args, emit, model_ratios):

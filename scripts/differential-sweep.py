@@ -23,7 +23,7 @@ Each case ends as one of:
   rejected  a located `error:` and exit code 1 before anything ran, whose
             message matches an entry of scripts/sweep-rejections.txt for
             that target: the target does not implement the program, and
-            says so (the systolic target has no f16/f8 or boolean masks);
+            says so (the systolic target has no f16/f8 or f16 masks);
   REJECTED  the same, but the message matches no entry (a bug: a program
             the target should take, or a reason nobody expected). The cpu
             target, which takes every program the verifier accepts, has no

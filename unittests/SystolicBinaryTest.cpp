@@ -559,9 +559,9 @@ TEST(SystolicBinary, EachDecoderMessage) {
        "byte 146: instruction 1 (mvin): flag bits 2h are not "
        "valid here"},
       {147,
-       {5},
-       "byte 147: instruction 1 (mvin): unknown unpack mode 5 (0 none, 1 "
-       "s8, 2 u8, 3 s4, 4 u4)"},
+       {6},
+       "byte 147: instruction 1 (mvin): unknown unpack mode 6 (0 none, 1 "
+       "s8, 2 u8, 3 s4, 4 u4, 5 mask)"},
       {177,
        {1},
        "byte 177: instruction 2 (preload): unused byte must be "

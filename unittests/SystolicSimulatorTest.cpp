@@ -532,14 +532,22 @@ TEST(SystolicSimulatorTest, TransposedMoves) {
 // mvin's unpacking (weight-only quantised weights): an i8 buffer's bytes
 // as integers, one or two a byte, into bf16 and f32 scratchpads and the
 // f32 accumulator, plain and transposed, at odd nibble offsets; the DMA
-// moves the packed bytes.
+// moves the packed bytes. `mask` reads a byte as a boolean: 0 where it is
+// nonzero, -inf where it is zero.
 TEST(SystolicSimulatorTest, UnpackedMoves) {
   // Bytes 0x00..0xFF: every nibble and byte value.
-  std::vector<uint8_t> bytes(256);
+  std::vector<uint8_t> all(256);
   for (int i = 0; i < 256; ++i)
-    bytes[i] = uint8_t(i * 37 + 11);
-  auto integer = [&](Unpack u, uint64_t i) -> int {
+    all[i] = uint8_t(i * 37 + 11);
+  // For booleans, every third byte zero too (the others hold 1..255).
+  std::vector<uint8_t> booleans = all;
+  for (int i = 0; i < 256; i += 3)
+    booleans[i] = 0;
+  auto value = [&](Unpack u, uint64_t i) -> float {
+    const std::vector<uint8_t> &bytes = u == Unpack::Mask ? booleans : all;
     switch (u) {
+    case Unpack::Mask:
+      return bytes[i] ? 0.0f : -std::numeric_limits<float>::infinity();
     case Unpack::S8:
       return int8_t(bytes[i]);
     case Unpack::U8:
@@ -555,7 +563,8 @@ TEST(SystolicSimulatorTest, UnpackedMoves) {
     return 0;
   };
   for (ElemType in : {ElemType::BF16, ElemType::F32})
-    for (Unpack u : {Unpack::S8, Unpack::U8, Unpack::S4, Unpack::U4})
+    for (Unpack u :
+         {Unpack::S8, Unpack::U8, Unpack::S4, Unpack::U4, Unpack::Mask})
       for (bool transpose : {false, true})
         for (Space space : {Space::Spad, Space::Acc}) {
           SCOPED_TRACE(std::string(elemTypeName(in)) + " " + unpackName(u) +
@@ -575,12 +584,14 @@ TEST(SystolicSimulatorTest, UnpackedMoves) {
           else
             p.instructions.push_back(mvout(Space::Acc, 3, 5, 7, 2, 0, 7));
           auto bufs = zeroBuffers(p);
-          bufs[0] = bytes;
+          bufs[0] = u == Unpack::Mask ? booleans : all;
           SimStats st = run(p, bufs);
+          int removed = 0;
           for (uint64_t r = 0; r < 5; ++r)
             for (uint64_t c = 0; c < 7; ++c) {
               uint64_t i = transpose ? 13 + c * 21 + r : 13 + r * 21 + c;
-              float want = float(integer(u, i));
+              float want = value(u, i);
+              removed += std::isinf(want);
               float got;
               if (space == Space::Acc)
                 got = valuesOf<float>(bufs[2])[r * 7 + c];
@@ -590,6 +601,9 @@ TEST(SystolicSimulatorTest, UnpackedMoves) {
                 got = bf16ToFloat(valuesOf<uint16_t>(bufs[1])[r * 7 + c]);
               EXPECT_EQ(got, want) << r << "," << c;
             }
+          // The boolean block holds both kinds of element.
+          if (u == Unpack::Mask)
+            EXPECT_TRUE(removed > 0 && removed < 35) << removed;
           // The bytes that hold the block's elements: a row of 7 nibbles
           // from an odd nibble takes 4 bytes, from an even one 4 too (the
           // last one half used); rows alternate parity at stride 21.

@@ -436,10 +436,10 @@ Error Decoder::mvinWithRegisters(uint64_t at, unsigned index,
     return error(at + 2, where + ": flag bits " +
                              Twine(llvm::utohexstr(flags & ~kFlagTranspose)) +
                              "h are not valid here");
-  if (unpack > uint8_t(Unpack::U4))
+  if (unpack > uint8_t(kLastUnpack))
     return error(at + 3, where + ": unknown unpack mode " +
                              Twine(unsigned(unpack)) +
-                             " (0 none, 1 s8, 2 u8, 3 s4, 4 u4)");
+                             " (0 none, 1 s8, 2 u8, 3 s4, 4 u4, 5 mask)");
   out.space = Space(space);
   out.transpose = flags & kFlagTranspose;
   out.unpack = Unpack(unpack);
@@ -544,10 +544,10 @@ Error Decoder::instruction(uint64_t at, unsigned index,
     if (out.op == Opcode::Mvout) {
       if (Error e = zeros(at + 3, at + 4, where + ": reserved byte"))
         return e;
-    } else if (aux > uint8_t(Unpack::U4)) {
+    } else if (aux > uint8_t(kLastUnpack)) {
       return error(at + 3, where + ": unknown unpack mode " +
                                Twine(unsigned(aux)) +
-                               " (0 none, 1 s8, 2 u8, 3 s4, 4 u4)");
+                               " (0 none, 1 s8, 2 u8, 3 s4, 4 u4, 5 mask)");
     }
     out.unpack = out.op == Opcode::Mvin ? Unpack(aux) : Unpack::None;
     out.space = Space(sub);

@@ -62,7 +62,7 @@ const char *sysarray::vecOpName(VecOp op) {
 }
 
 const char *sysarray::unpackName(Unpack u) {
-  static const char *const names[] = {"", "s8", "u8", "s4", "u4"};
+  static const char *const names[] = {"", "s8", "u8", "s4", "u4", "mask"};
   return unsigned(u) < std::size(names) ? names[unsigned(u)] : "?";
 }
 

@@ -517,7 +517,7 @@ Error Simulator::mvin(const Instruction &in) {
     return e;
   const Buffer &b = prog.buffers[in.buffer];
   ElemType sramType = in.space == Space::Spad ? cfg.inputType : cfg.accType;
-  if (uint8_t(in.unpack) > uint8_t(Unpack::U4))
+  if (uint8_t(in.unpack) > uint8_t(kLastUnpack))
     return fail(
         llvm::formatv("unknown unpack mode {0}", unsigned(in.unpack)).str());
   const bool unpack = in.unpack != Unpack::None;
@@ -613,9 +613,12 @@ Error Simulator::moveIn(const Instruction &in, const Instruction &eff,
   uint32_t width = in.space == Space::Spad ? spadW_ : C;
   unsigned dBytes = elemBytes(b.type), sBytes = elemBytes(sramType);
   uint8_t *sram = sramBytes(in.space);
-  // The integer at unpacked element `i` of the buffer.
-  auto integerAt = [&](uint64_t i) -> int32_t {
+  // The value at unpacked element `i` of the buffer: an integer, or a
+  // boolean's additive mask value.
+  auto valueAt = [&](uint64_t i) -> float {
     switch (in.unpack) {
+    case Unpack::Mask:
+      return dram[i] ? 0.0f : -std::numeric_limits<float>::infinity();
     case Unpack::S8:
       return int8_t(dram[i]);
     case Unpack::U8:
@@ -645,9 +648,9 @@ Error Simulator::moveIn(const Instruction &in, const Instruction &eff,
         continue;
     }
     if (unpack) {
-      // Integers of at most 8 bits: exact in bf16 and f32.
+      // Integers of at most 8 bits, 0 and -inf: exact in bf16 and f32.
       for (uint32_t c = 0; c < readCols; ++c) {
-        float v = float(integerAt(dramIndex(eff, r, c)));
+        float v = valueAt(dramIndex(eff, r, c));
         if (sramType == ElemType::F32) {
           std::memcpy(sram + (sBase + c) * 4, &v, 4);
         } else {

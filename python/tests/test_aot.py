@@ -490,6 +490,42 @@ def test_systolic_programs_run_on_the_simulator(accel_compile, tmp_path, accel_c
         aot.simulate(aot.compile(matmul(), out_dir=tmp_path / "cpu", name="c"))
 
 
+def test_boolean_mask_attention_runs_on_the_simulator(accel_compile, tmp_path,
+                                                     accel_core):
+    # A boolean mask (True keeps a key) is a byte buffer of the program; a
+    # numpy bool array is its storage, passed as it is.
+    try:
+        tools.find_tool("accel-sim", "ACCEL_SIM")
+    except FileNotFoundError as err:
+        pytest.skip(str(err))
+    f = ir.Function("attn")
+    q = f.arg((1, 2, 6, 16), "f32")
+    k = f.arg((1, 1, 20, 16), "f32")
+    v = f.arg((1, 1, 20, 8), "f32")
+    m = f.arg((1, 1, 6, 20), "i1")
+    f.ret(f.attention(q, k, v, mask=m))
+    art = aot.compile(f.to_mlir(), target="systolic", out_dir=tmp_path / "sy", name="a")
+    rng = np.random.default_rng(3)
+    qa, ka, va = (rng.standard_normal(a.shape).astype(np.float32)
+                  for a in (q, k, v))
+    keep = rng.random((1, 1, 6, 20)) < 0.5
+    keep[..., 0, :] = False  # a row that keeps no key gives 0
+    keep[..., 1, 3] = True
+    sim = aot.simulate(art, [qa, ka, va, keep])
+    s = np.einsum("bhqd,bkd->bhqk", qa.astype(np.float64),
+                  ka[:, 0].astype(np.float64)) / 4.0
+    s = np.where(keep, s, -np.inf)
+    mx = np.max(s, axis=-1, keepdims=True)
+    p = np.where(keep, np.exp(s - np.where(np.isfinite(mx), mx, 0.0)), 0.0)
+    total = p.sum(axis=-1, keepdims=True)
+    want = np.einsum("bhqk,bkd->bhqd", np.divide(p, total, out=np.zeros_like(p),
+                                                 where=total > 0),
+                     va[:, 0].astype(np.float64))
+    got = sim.results["result0"]
+    assert np.all(got[..., 0, :] == 0)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
 def test_roofline_report(accel_opt, accel_core):
     f = ir.Function("attn")
     q = f.arg((1, 8, 512, 128), "bf16")

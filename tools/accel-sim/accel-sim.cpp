@@ -352,7 +352,8 @@ void writeNpy(llvm::raw_ostream &os, StringRef descr,
 
 /// Copies the .npy file `path` into argument buffer `b`. The dtype must be
 /// the buffer's own ('|i1', '<i4', '<f4'), except that a bf16 buffer takes
-/// '<f4' (rounded to nearest even) or '<u2' (the bits).
+/// '<f4' (rounded to nearest even) or '<u2' (the bits), and an i8 one
+/// '|b1' (a boolean mask's bytes).
 llvm::Error loadInput(StringRef path, const Buffer &b,
                       std::vector<uint8_t> &bytes) {
   llvm::Expected<NpyFile> npy = readNpy(path);
@@ -367,8 +368,10 @@ llvm::Error loadInput(StringRef path, const Buffer &b,
   const char *expected = "";
   switch (b.type) {
   case ElemType::I8:
-    ok = kind == "i1";
-    expected = "'|i1' (int8)";
+    // A bool array's bytes (0 or 1) are an i1 tensor's storage: an
+    // attention's boolean mask (the program reads it with `unpack mask`).
+    ok = kind == "i1" || kind == "b1";
+    expected = "'|i1' (int8) or '|b1' (bool)";
     break;
   case ElemType::I32:
     ok = kind == "i4";

@@ -274,8 +274,13 @@ enum class Unpack : uint8_t {
   U8 = 2,   // a byte an integer, unsigned (0..255)
   S4 = 3,   // two integers a byte, two's complement (-8..7), low nibble first
   U4 = 4,   // two integers a byte, unsigned (0..15), low nibble first
+  Mask = 5, // a byte a boolean (an i1 tensor's storage): nonzero keeps,
+            // read as 0; zero removes, read as -inf (the additive mask the
+            // boolean one means, so attention adds it as it adds a float one)
 };
-/// "s8", "u8", "s4", "u4" ("" for None, "?" outside the enum).
+/// The last Unpack value (decoders refuse what lies past it).
+inline constexpr Unpack kLastUnpack = Unpack::Mask;
+/// "s8", "u8", "s4", "u4", "mask" ("" for None, "?" outside the enum).
 const char *unpackName(Unpack u);
 /// Elements an i8 buffer's byte holds under `u` (2 for 4-bit, else 1).
 inline unsigned unpackPerByte(Unpack u) {

@@ -261,7 +261,10 @@ struct AttentionGeometry {
   int64_t tileQ, tileKV;
   /// An additive mask: its buffer, the element strides of its query and key
   /// dimensions (0 where it broadcasts) and whether it has one key column.
+  /// A boolean mask (i1: true keeps) is read by the DMA as the additive
+  /// mask it means (`unpack mask`: 0 or -inf), and then added as one.
   bool masked = false;
+  bool maskBoolean = false;
   int64_t maskRowStride = 0;
   bool maskOneKey = false;
   /// With heads stacked (headRows): the element stride from one query
@@ -530,13 +533,20 @@ void emitAttentionHead(Emitter &e, const AttentionGeometry &g, const View &q,
       for (int64_t st = 0; st * L.T < kr; ++st) {
         const int64_t col = g.maskOneKey ? 0 : k0 + st * L.T,
                       cols = g.maskOneKey ? 1 : std::min(L.T, kr - st * L.T);
+        auto move = [&](const View &v, int64_t r0, int64_t rows, int64_t row) {
+          if (g.maskBoolean)
+            e.mvinUnpacked(v, r0, col, rows, cols, Space::Acc, row,
+                           systolic::Unpack::Mask);
+          else
+            e.mvin(v, r0, col, rows, cols, Space::Acc, row);
+        };
         if (!g.headRows || g.maskHeadStride == g.headRows * g.maskRowStride)
-          e.mvin(*mask, q0, col, mr, cols, Space::Acc, maskAt(j, st));
+          move(*mask, q0, mr, maskAt(j, st));
         else
           headRuns([&](int64_t first, int64_t rows, int64_t i) {
             View head = *mask;
             head.offset += (q0 + first) / g.headRows * g.maskHeadStride;
-            e.mvin(head, i, col, rows, cols, Space::Acc, maskAt(j, st) + first);
+            move(head, i, rows, maskAt(j, st) + first);
           });
       }
     };
@@ -987,12 +997,13 @@ struct ConvertAccelToSystolicPass
                                   "loads read i32)");
         if (Value mask = at.getMask()) {
           auto mt = cast<RankedTensorType>(mask.getType());
-          if (!mt.getElementType().isF32() && !mt.getElementType().isBF16())
+          if (!mt.getElementType().isF32() && !mt.getElementType().isBF16() &&
+              !mt.getElementType().isInteger(1))
             return at.emitOpError("with a ")
                    << mt.getElementType()
-                   << " mask has no systolic lowering (additive f32 or "
-                      "bf16 masks do: the DMA widens them into the "
-                      "accumulator)";
+                   << " mask has no systolic lowering (boolean i1 and "
+                      "additive f32 or bf16 masks do: the DMA widens them "
+                      "into the accumulator)";
         }
         auto t = getSystolicElemType(in);
         Type out = at.getInit().getType().getElementType();
@@ -1197,11 +1208,15 @@ struct ConvertAccelToSystolicPass
     };
     for (BlockArgument a : func.getArguments()) {
       auto t = dyn_cast<RankedTensorType>(a.getType());
+      // A boolean tensor is its storage, a byte an element (0 or 1): an i8
+      // buffer, which only a boolean mask's moves read (`unpack mask`).
+      if (t && t.getElementType().isInteger(1))
+        t = t.clone(IntegerType::get(ctx, 8));
       if (!t || !t.hasStaticShape() || !getSystolicElemType(t.getElementType()))
         return func.emitOpError("argument #")
                << a.getArgNumber() << " of type " << a.getType()
-               << " cannot be a systolic DRAM buffer (static tensors of i8, "
-                  "i32, bf16 or f32)";
+               << " cannot be a systolic DRAM buffer (static tensors of i1, "
+                  "i8, i32, bf16 or f32)";
       bufferOf[a] = addBuffer(("arg" + Twine(a.getArgNumber())).str(),
                               systolic::BufferRole::Arg, a.getArgNumber(), t);
     }
@@ -1829,6 +1844,7 @@ struct ConvertAccelToSystolicPass
                               "strided (the DMA moves rows of contiguous "
                               "elements)");
       g.masked = true;
+      g.maskBoolean = mt.getElementType().isInteger(1);
       g.maskRowStride = maskStride[2];
       g.maskOneKey = maskStride[3] == 0;
     }

@@ -27,9 +27,9 @@ func.func @dynamic(%a: tensor<?x4xf32>, %b: tensor<4x4xf32>, %c: tensor<?x4xf32>
 
 // -----
 
-func.func @masked(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %m: tensor<4x4xi1>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
-  // expected-error @below {{with a 'i1' mask has no systolic lowering (additive f32 or bf16 masks do: the DMA widens them into the accumulator)}}
-  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) mask(%m : tensor<4x4xi1>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+func.func @masked(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %m: tensor<4x4xf16>, %o: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  // expected-error @below {{with a 'f16' mask has no systolic lowering (boolean i1 and additive f32 or bf16 masks do: the DMA widens them into the accumulator)}}
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) mask(%m : tensor<4x4xf16>) outs(%o : tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
   return %0 : tensor<1x1x4x8xf32>
 }
 
@@ -93,7 +93,7 @@ func.func @nothing(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// expected-error @below {{argument #2 of type 'index' cannot be a systolic DRAM buffer (static tensors of i8, i32, bf16 or f32)}}
+// expected-error @below {{argument #2 of type 'index' cannot be a systolic DRAM buffer (static tensors of i1, i8, i32, bf16 or f32)}}
 func.func @index_arg(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %i: index) -> tensor<4x4xf32> {
   %c = tensor.empty() : tensor<4x4xf32>
   %0 = accel.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>

@@ -203,3 +203,22 @@ func.func @gqa_mask_runs(%q: tensor<1x4x3x16xf32>, %k: tensor<1x2x20x16xf32>, %v
   %0 = accel.attention ins(%q, %k, %v : tensor<1x4x3x16xf32>, tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>) mask(%m : tensor<1x1x3x20xf32>) outs(%o : tensor<1x4x3x16xf32>) -> tensor<1x4x3x16xf32>
   return %0 : tensor<1x4x3x16xf32>
 }
+
+// -----
+
+// The same with a boolean mask (i1, true keeps): its argument is a buffer
+// of bytes (i8), and each move reads them as the additive mask they mean
+// (`unpack mask`: 0 or -inf), into the same slots; the softmax adds it.
+// CHECK-LABEL: systolic.program @gqa_bool_mask_runs
+// CHECK-SAME: #systolic.buffer<"arg3", arg 3, tensor<1x1x3x20xi8>>
+// CHECK:      systolic.mvin 3[0] stride 20 -> acc[48] rows 3 cols 16 unpack mask
+// CHECK-NEXT: systolic.mvin 3[0] stride 20 -> acc[51] rows 3 cols 16 unpack mask
+// CHECK-NEXT: systolic.mvin 3[16] stride 20 -> acc[54] rows 3 cols 4 unpack mask
+// CHECK-NEXT: systolic.mvin 3[16] stride 20 -> acc[57] rows 3 cols 4 unpack mask
+// CHECK:      systolic.vector add 0, 0, 48 rows 6 cols 16
+// CHECK:      systolic.vector add 6, 6, 54 rows 6 cols 4
+func.func @gqa_bool_mask_runs(%q: tensor<1x4x3x16xf32>, %k: tensor<1x2x20x16xf32>, %v: tensor<1x2x20x16xf32>, %m: tensor<1x1x3x20xi1>) -> tensor<1x4x3x16xf32> {
+  %o = tensor.empty() : tensor<1x4x3x16xf32>
+  %0 = accel.attention ins(%q, %k, %v : tensor<1x4x3x16xf32>, tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>) mask(%m : tensor<1x1x3x20xi1>) outs(%o : tensor<1x4x3x16xf32>) -> tensor<1x4x3x16xf32>
+  return %0 : tensor<1x4x3x16xf32>
+}

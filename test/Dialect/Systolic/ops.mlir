@@ -126,7 +126,8 @@ systolic.program @int8 config #systolic.config<rows = 16, cols = 16, input = i8,
 }
 
 // Unpacking an i8 buffer's bytes as integers (weight-only quantised
-// weights) into a bf16 scratchpad and the f32 accumulator; 4-bit offsets
+// weights) into a bf16 scratchpad and the f32 accumulator, and as booleans
+// (an attention's keep-mask: 0 or -inf); 4-bit offsets
 // and strides count nibbles (the 4x16 block of nibbles from nibble 191
 // ends at 255 of the 256 the 128 bytes hold).
 // CHECK-LABEL: systolic.program @unpack
@@ -134,6 +135,7 @@ systolic.program @int8 config #systolic.config<rows = 16, cols = 16, input = i8,
 // CHECK-NEXT: systolic.mvin 0[0] stride 8 -> spad[4] rows 4 cols 16 transpose unpack u8
 // CHECK-NEXT: systolic.mvin 0[191] stride 16 -> acc[0] rows 4 cols 16 unpack s4
 // CHECK-NEXT: systolic.mvin 0[1] stride 64 -> acc[4] rows 4 cols 4 transpose unpack u4
+// CHECK-NEXT: systolic.mvin 0[32] stride 32 -> acc[8] rows 2 cols 16 unpack mask
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 systolic.program @unpack config #systolic.config<rows = 16, cols = 16, input = bf16, acc = f32, spad_rows = 64, spad_banks = 1, acc_rows = 64, acc_banks = 1, dram_bytes_per_cycle = 16.0, dram_latency = 10, vector_lanes = 16>
@@ -142,4 +144,5 @@ systolic.program @unpack config #systolic.config<rows = 16, cols = 16, input = b
   systolic.mvin 0[0] stride 8 -> spad[4] rows 4 cols 16 transpose unpack u8
   systolic.mvin 0[191] stride 16 -> acc[0] rows 4 cols 16 unpack s4
   systolic.mvin 0[1] stride 64 -> acc[4] rows 4 cols 4 transpose unpack u4
+  systolic.mvin 0[32] stride 32 -> acc[8] rows 2 cols 16 unpack mask
 }

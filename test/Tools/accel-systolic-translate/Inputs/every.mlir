@@ -79,6 +79,7 @@ systolic.program @paged config #systolic.config<rows = 4, cols = 4, input = bf16
   systolic.mvin 0[4] stride 8 -> spad[0] rows 4 cols 4 page reg 15 stride 32
   systolic.mvin 0[0] stride 8 -> spad[4] rows 4 cols 4 transpose page reg 15 stride 32 bound reg 0 base -4
   systolic.mvin 3[0] stride 16 -> spad[8] rows 4 cols 4 unpack s4 bound reg 0 base 2147483647
+  systolic.mvin 3[8] stride 8 -> acc[8] rows 3 cols 4 unpack mask
   systolic.vector mask_keys 0, 0 rows 4 cols 4 offset -5 plus reg 0
   systolic.vector mask_causal 0, 0 rows 4 cols 4 offset 0 plus reg 15
   systolic.skip 2 if reg 0 le 16

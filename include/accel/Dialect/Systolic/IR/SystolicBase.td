@@ -56,11 +56,12 @@ def Systolic_SpaceAttr : EnumAttr<Systolic_Dialect, Systolic_Space, "space"> {
   let assemblyFormat = "$value";
 }
 
-def Systolic_Unpack : I32EnumAttr<"Unpack", "how mvin reads an i8 buffer's bytes as integers", [
+def Systolic_Unpack : I32EnumAttr<"Unpack", "how mvin reads an i8 buffer's bytes (integers, or booleans as an additive mask)", [
     I32EnumAttrCase<"S8", 1, "s8">,
     I32EnumAttrCase<"U8", 2, "u8">,
     I32EnumAttrCase<"S4", 3, "s4">,
-    I32EnumAttrCase<"U4", 4, "u4">
+    I32EnumAttrCase<"U4", 4, "u4">,
+    I32EnumAttrCase<"Mask", 5, "mask">
   ]> {
   let cppNamespace = "::mlir::systolic";
   let genSpecializedAttr = 0;

@@ -95,7 +95,9 @@ def Systolic_MvinOp : Systolic_InstOp<"mvin"> {
     nibble of byte `i`, `2i + 1` in the high one), `offset` and `stride`
     then counted in nibbles. The DMA moves the packed bytes: weight-only
     quantised weights reach the array as integers, never as a dequantised
-    copy in DRAM.
+    copy in DRAM. `mask` reads a byte as a boolean (an i1 tensor's storage,
+    attention's keep-mask): 0 where it is nonzero, -inf where it is zero,
+    the additive mask the boolean one means.
 
     Run-time addressing through the scalar registers (`systolic.sload`
     fills them): with `page reg p stride s` the block starts at
