@@ -9,9 +9,11 @@ For each M, five AOT libraries (`accel-compile --target=cpu`), each with its
 kernel written on the op (`accel.lowering_config`, which overrides the
 model), called alternately in this process on the same inputs (each round
 of calls starting at the next variant):
-  row-dot     cpu-row-dot, dot products along W's rows (4 x 6 tiles, K
-              blocks of 256; 1 x 8 / 2 x 8 / 4 x 4 below 16 rows)
-  fma-nk      cpu-fma with the [N, K] few-rows tile [M, 256, 256] (on
+  row-dot     cpu-row-dot, dot products along W's rows, its tiles the
+              stage's for the host (AVX-512: 4 x 6 tiles, K blocks of 256;
+              1 x 8 / 2 x 8 / 4 x 4 below 16 rows; AVX2: 1 x 4 / 2 x 2)
+  fma-nk      cpu-fma (the host's register tile: 6 x 64 with AVX-512,
+              6 x 16 without) with the [N, K] few-rows tile [M, 256, 256] (on
               several threads min(256, N / (2 threads))), B's panels packed
               from W's rows
   fma-nk-kn   cpu-fma on [N, K] with the tile of the [K, N] GEMM's few-rows
@@ -50,25 +52,18 @@ def source(name, m, n, k, nk, config):
 
 
 def variants(m, n, threads):
-    if m < 2:
-        rd = "mma = [1, 8, 16]"
-    elif m < 4:
-        rd = "mma = [2, 8, 16]"
-    elif m < 16:
-        rd = f"tile = [0, 0, {256 if m > 4 else 0}], mma = [4, 4, 16]"
-    else:
-        rd = "tile = [0, 0, 256], mma = [4, 6, 16]"
-    rd = rd.replace("tile = [0, 0, 0], ", "")
+    # The kernels are forced; their register tiles (and row-dot's K
+    # blocks) are left to the configuration stage, which knows the host's
+    # vector registers.
     per_task = ((-(-n // (2 * threads)) + 63) // 64) * 64
     nc = min(256, per_task) if threads > 1 else 256
     if m <= 64:
         kn_tile = [m, 0 if threads == 1 or per_task >= n else per_task, 32]
     else:
         kn_tile = [m, 512 if threads == 1 else min(512, per_task), 256]
-    fma = '#accel.lowering_config<kernel = "cpu-fma", tile = [{}], mma = [6, 64, 1]>'
+    fma = '#accel.lowering_config<kernel = "cpu-fma", tile = [{}]>'
     return [
-        ("row-dot", True,
-         f'#accel.lowering_config<kernel = "cpu-row-dot", {rd}>'),
+        ("row-dot", True, '#accel.lowering_config<kernel = "cpu-row-dot">'),
         ("fma-nk", True, fma.format(f"{m}, {nc}, 256")),
         ("fma-nk-kn", True, fma.format(", ".join(map(str, kn_tile)))),
         ("model", True, None),

@@ -85,6 +85,13 @@ try:
         _flags = _f.read()
     if " avx512f" in _flags and " amx_tile" not in _flags:
         config.available_features.add("cpu-avx512-no-amx")
+    # Hosts with AVX-512 (F, BW, VL) and its dot products: RUN lines that
+    # JIT-compile for those features run there only (accel-run refuses
+    # features the host lacks; an AVX2-only CPU such as Zen 3 has none).
+    if all(f" {f}" in _flags for f in ("avx512f", "avx512bw", "avx512vl")):
+        config.available_features.add("cpu-avx512")
+    if " avx512_vnni" in _flags:
+        config.available_features.add("cpu-avx512vnni")
     # Hosts whose JIT-compiled bf16 matmuls use vdpbf16ps (which flushes
     # subnormals, `bf16-subnormals=flush`).
     if " avx512_bf16" in _flags:

@@ -556,9 +556,12 @@ static FailureOr<LoweringConfigAttr> configureRowDot(MatmulOp mm,
     return mm.emitOpError("cannot use cpu-row-dot: its tile is [0, 0, Kc] "
                           "(rows of A and W whole, K in blocks of Kc)");
   int64_t rows = mm.getLhs().getType().getDimSize(0);
+  // Asked for past the rows the model gives it (more than 16 without
+  // AVX-512), the tiles of the most rows it does.
   std::optional<CpuRowDotTiles> t = chooseCpuRowDotTiles(isa, rows);
   if (!t)
-    t = CpuRowDotTiles{4, 6, 256};
+    t = chooseCpuRowDotTiles(isa, std::min<int64_t>(rows, 16));
+  assert(t && "the model takes 16 rows on every ISA");
   ArrayRef<int64_t> mma = given ? given.getMma() : ArrayRef<int64_t>();
   if (!mma.empty()) {
     if (mma.size() != 3 || mma[2] != 16)

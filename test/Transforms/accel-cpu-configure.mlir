@@ -145,6 +145,20 @@ module attributes {accel.target = #accel.target<name = "zen", kind = cpu, chip =
 
 // -----
 
+// cpu-row-dot asked for where the model would not pick it (24 rows are
+// past AVX2's 16): the tiles of the most rows it takes there.
+// CHECK-LABEL: func @row_dot_asked
+// CHECK: kernel = "cpu-row-dot", tile = [0, 0, 256], mma = [4, 6, 16]>
+// AVX2-LABEL: func @row_dot_asked
+// AVX2: kernel = "cpu-row-dot", mma = [2, 2, 16]>
+func.func @row_dot_asked(%a: tensor<24x64xf32>, %w: tensor<32x64xf32>) -> tensor<24x32xf32> {
+  %c = tensor.empty() : tensor<24x32xf32>
+  %0 = accel.matmul transpose_b ins(%a, %w : tensor<24x64xf32>, tensor<32x64xf32>) outs(%c : tensor<24x32xf32>) {accel.lowering_config = #accel.lowering_config<kernel = "cpu-row-dot">} -> tensor<24x32xf32>
+  return %0 : tensor<24x32xf32>
+}
+
+// -----
+
 // f32 with B as [N, K] (transpose_b) and up to 24 rows of A: cpu-row-dot,
 // its register tile by the rows (1 x 8, 2 x 8, 4 x 4, 4 x 6; AVX2 1 x 4 and
 // 2 x 2, up to 16 rows) and, past one tile of rows, K blocks of 256; 25 rows

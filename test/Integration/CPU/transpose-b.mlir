@@ -11,8 +11,9 @@
 // RUN: accel-run %s --repeat=0 --num-threads=2 --seed=3 | FileCheck %s
 // RUN: accel-run %s --repeat=0 --dist=exact --seed=5 | FileCheck %s
 // Without AMX: the AVX512-BF16 and VNNI dot kernels (B packed from
-// [N, K] too; int8's column sums from the packed panels).
-// RUN: accel-run %s --repeat=0 --cpu-pipeline-options="cpu-features=+avx512f,+avx512bw,+avx512vl,+avx512bf16,+avx512vnni" | FileCheck %s
+// [N, K] too; int8's column sums from the packed panels), on a CPU that has
+// them (the JIT compiles for the host).
+// RUN: %if cpu-avx512 && cpu-avx512bf16 && cpu-avx512vnni %{ accel-run %s --repeat=0 --cpu-pipeline-options="cpu-features=+avx512f,+avx512bw,+avx512vl,+avx512bf16,+avx512vnni" | FileCheck %s %}
 // On AMX (this host when it has it) bf16 and i8 GEMMs pack B from the
 // [N, K] weight itself (accel-cpu-amx-kernels, no transpose): as a whole
 // (@bf16_linear, @i8_linear: groups and columns past the blocks of 16),
