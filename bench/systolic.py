@@ -401,50 +401,32 @@ def paged_section(args, emit, model_ratios):
           f"{rate / 16:.3f} of DRAM, model/sim {mr:.3f}")
     emit("paged", f"context {ctx}, contiguous accel.attention",
          f"{rate / 16:.3f}", "(report)", f"cycles {plain['cycles']}")
-    # With a padding mask over the keys (bf16 [1, 1, 1, ctx], broadcast
-    # over the heads): the heads stay stacked, the mask row is moved into
-    # every stacked row (a 0 stride; its bytes count in the DRAM bound)
-    # with the key block, ahead of the softmax.
-    m = f"tensor<1x1x1x{ctx}xbf16>"
-    masked = run(f"func.func @masked(%q: {q}, %k: {kv}, %v: {kv}, %m: {m}) "
-                 f"-> {o} {{\n  %o = tensor.empty() : {o}\n"
-                 f"  %r = accel.attention ins(%q, %k, %v : {q}, {kv}, {kv}) "
-                 f"mask(%m : {m}) outs(%o : {o}) -> {o}\n"
-                 f"  return %r : {o}\n}}\n",
-                 machine(16, 16, 16), dist="uniform")
-    nbytes = 2 * kv_bytes(ctx) + 32 * ctx * 2
-    rate = nbytes / masked["cycles"]
-    mr = masked["predicted"] / masked["cycles"]
-    model_ratios.append(mr)
-    print(f"{ctx:>8} contiguous, padding mask: {masked['cycles']} cycles "
-          f"({masked['cycles'] / plain['cycles']:.3f} of unmasked), "
-          f"{rate / 16:.3f} of DRAM, model/sim {mr:.3f}")
-    emit("paged", f"context {ctx}, contiguous accel.attention, padding mask",
-         f"{rate / 16:.3f}", "(report)",
-         f"cycles {masked['cycles']} ({masked['cycles'] / plain['cycles']:.3f}"
-         f" of unmasked)")
-    # The same padding mask as a boolean (i1 [1, 1, 1, ctx], true keeps):
-    # a byte a key, widened by the DMA into the additive mask it means
-    # (`unpack mask`), so the same program with half the mask's bytes.
-    m = f"tensor<1x1x1x{ctx}xi1>"
-    boolean = run(f"func.func @masked(%q: {q}, %k: {kv}, %v: {kv}, %m: {m}) "
-                  f"-> {o} {{\n  %o = tensor.empty() : {o}\n"
-                  f"  %r = accel.attention ins(%q, %k, %v : {q}, {kv}, {kv}) "
-                  f"mask(%m : {m}) outs(%o : {o}) -> {o}\n"
-                  f"  return %r : {o}\n}}\n",
-                  machine(16, 16, 16), dist="uniform")
-    nbytes = 2 * kv_bytes(ctx) + 32 * ctx
-    rate = nbytes / boolean["cycles"]
-    mr = boolean["predicted"] / boolean["cycles"]
-    model_ratios.append(mr)
-    print(f"{ctx:>8} contiguous, boolean padding mask: {boolean['cycles']} "
-          f"cycles ({boolean['cycles'] / plain['cycles']:.3f} of unmasked), "
-          f"{rate / 16:.3f} of DRAM, model/sim {mr:.3f}")
-    emit("paged",
-         f"context {ctx}, contiguous accel.attention, boolean padding mask",
-         f"{rate / 16:.3f}", "(report)",
-         f"cycles {boolean['cycles']} "
-         f"({boolean['cycles'] / plain['cycles']:.3f} of unmasked)")
+    # With a padding mask over the keys ([1, 1, 1, ctx], broadcast over the
+    # heads): the heads stay stacked, the mask row is moved into every
+    # stacked row (a 0 stride; its bytes count in the DRAM bound) with the
+    # key block, ahead of the softmax. bf16 (additive), then i1 (true keeps:
+    # a byte a key, widened by the DMA into the additive mask it means,
+    # `unpack mask`: the same program with half the mask's bytes).
+    for dtype, mask_bytes, what in (("bf16", 2, "padding mask"),
+                                    ("i1", 1, "boolean padding mask")):
+        m = f"tensor<1x1x1x{ctx}x{dtype}>"
+        masked = run(f"func.func @masked(%q: {q}, %k: {kv}, %v: {kv}, "
+                     f"%m: {m}) -> {o} {{\n  %o = tensor.empty() : {o}\n"
+                     f"  %r = accel.attention ins(%q, %k, %v : {q}, {kv}, "
+                     f"{kv}) mask(%m : {m}) outs(%o : {o}) -> {o}\n"
+                     f"  return %r : {o}\n}}\n",
+                     machine(16, 16, 16), dist="uniform")
+        nbytes = 2 * kv_bytes(ctx) + 32 * ctx * mask_bytes
+        rate = nbytes / masked["cycles"]
+        mr = masked["predicted"] / masked["cycles"]
+        model_ratios.append(mr)
+        of_plain = masked["cycles"] / plain["cycles"]
+        print(f"{ctx:>8} contiguous, {what}: {masked['cycles']} cycles "
+              f"({of_plain:.3f} of unmasked), {rate / 16:.3f} of DRAM, "
+              f"model/sim {mr:.3f}")
+        emit("paged", f"context {ctx}, contiguous accel.attention, {what}",
+             f"{rate / 16:.3f}", "(report)",
+             f"cycles {masked['cycles']} ({of_plain:.3f} of unmasked)")
 
 
 def llama_section(args, emit, model_ratios):
