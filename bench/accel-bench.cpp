@@ -880,6 +880,7 @@ int64_t int8Wrong(int64_t n, const int8_t *a, const int8_t *b,
   return wrong;
 }
 
+/// oneDNN's matmul primitive C = A·B on the given buffers, row-major.
 struct DnnlMatmul {
   dnnl::matmul prim;
   dnnl::memory a, b, c;
@@ -976,7 +977,6 @@ void benchPrecision(MLIRContext &ctx) {
     // without AVX-512: its column is n/a and accel's bf16 is checked
     // against dnnl_sgemm on the bf16 values).
     using dt = dnnl::memory::data_type;
-    using tag = dnnl::memory::format_tag;
     DnnlMatmul dnnlBf16(engine, stream, sz, sz, sz, dt::bf16, dt::f32,
                         ab.data(), bb.data(), cd.data());
     if (!dnnlBf16.missing.empty() && sz == sizes.front())
@@ -988,22 +988,11 @@ void benchPrecision(MLIRContext &ctx) {
     // oneDNN s8 x s8 -> s32 through its matmul primitive on the same plain
     // row-major buffers (AMX where the CPU has it; dnnl_gemm_s8s8s32, the
     // BLAS-style call, ran at a third of it on a Sapphire Rapids core).
-    dnnl::memory::desc a8Md({sz, sz}, dt::s8, tag::ab),
-        b8Md({sz, sz}, dt::s8, tag::ab), c8Md({sz, sz}, dt::s32, tag::ab);
-    dnnl::matmul::primitive_desc pd8(dnnl::matmul::desc(a8Md, b8Md, c8Md),
-                                     engine);
-    dnnl::matmul prim8(pd8);
-    dnnl::memory a8Mem(a8Md, engine, ai.data()), b8Mem(b8Md, engine, bi.data()),
-        c8Mem(c8Md, engine, cdi.data());
-    auto dnnlS8 = [&] {
-      prim8.execute(stream, {{DNNL_ARG_SRC, a8Mem},
-                             {DNNL_ARG_WEIGHTS, b8Mem},
-                             {DNNL_ARG_DST, c8Mem}});
-      stream.wait();
-    };
+    DnnlMatmul dnnlS8(engine, stream, sz, sz, sz, dt::s8, dt::s32, ai.data(),
+                      bi.data(), cdi.data());
     std::vector<Timing> t =
         timeInterleaved({std::ref(kf), std::ref(kb), std::ref(ki), dnnlF32,
-                         std::ref(dnnlBf16), dnnlS8});
+                         std::ref(dnnlBf16), std::ref(dnnlS8)});
     // The int8 results must be exact (sampled; oneDNN's is reported, not
     // trusted: it saturates without VNNI); bf16 to f32 rounding.
     ki();
@@ -1216,7 +1205,6 @@ void buildMatmul(MLIRContext &ctx, AccelKernel &k, const GemmShape &s,
   k.call.addResults({2});
 }
 
-/// oneDNN's matmul primitive C = A·B on the given buffers, row-major.
 double maxAbs(const float *p, size_t n) {
   double m = 0;
   for (size_t i = 0; i < n; ++i)
