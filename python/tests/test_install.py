@@ -111,10 +111,13 @@ def test_installed_in_a_fresh_environment(wheel, tmp_path):
     version = project_version()
     assert f"version {version} accel {version}+" in proc.stdout, proc.stdout
     # The package's own tests, on the installed copy (conftest.py leaves the
-    # source tree off sys.path when ACCEL_TEST_INSTALLED is set).
+    # source tree off sys.path when ACCEL_TEST_INSTALLED is set), but for
+    # the two that spend half the time in numerics the source-tree run
+    # already checked (the bf16 Llama block, 2^31-element offsets).
     proc = subprocess.run(
         [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(PYTHON_DIR / "tests"),
-         f"--ignore={PYTHON_DIR / 'tests' / 'test_install.py'}"],
+         f"--ignore={PYTHON_DIR / 'tests' / 'test_install.py'}",
+         "-k", "not test_llama_block_in_bf16 and not test_offsets_past_2_31_elements"],
         cwd=tmp_path, env=dict(env, ACCEL_TEST_INSTALLED="1"), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and " failed" not in proc.stdout

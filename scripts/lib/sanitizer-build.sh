@@ -3,9 +3,10 @@
 # instrumented build both use (./build-fuzz), so that the two never fight
 # over its CMake cache.
 #
-#   accel_configure_sanitizer_build ROOT BUILD NAME
+#   accel_configure_sanitizer_build ROOT BUILD NAME [CMAKE_ARG...]
 #
-# NAME prefixes the error message (the calling script's name). Returns 0, or
+# NAME prefixes the error message (the calling script's name); CMAKE_ARGs
+# are added to the configure command. Returns 0, or
 # prints BUILD/configure.log and returns 2 when configuring fails.
 #
 # Our libraries and tools are instrumented for coverage (fuzzer-no-link, so
@@ -21,6 +22,7 @@
 # uninstrumented interpreter.
 accel_configure_sanitizer_build() {
   local root=$1 build=$2 name=$3
+  shift 3
   local sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   mkdir -p "$build"
   cmake -G Ninja -S "$root" -B "$build" \
@@ -33,7 +35,7 @@ accel_configure_sanitizer_build() {
     -DLLVM_USE_LINKER=lld -DMLIR_LINK_MLIR_DYLIB=ON \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DACCEL_BUILD_FUZZERS=ON -DACCEL_BUILD_UNITTESTS=ON \
-    -DACCEL_BUILD_PYTHON=OFF >"$build/configure.log" 2>&1 && return 0
+    -DACCEL_BUILD_PYTHON=OFF "$@" >"$build/configure.log" 2>&1 && return 0
   cat "$build/configure.log"
   echo "$name: configuring $build failed" >&2
   return 2

@@ -115,6 +115,7 @@ bits), what a TF32 tensor-core kernel does, which the f32 gate must fail;
 --self-test runs the detector on hand-made access sequences, and checks
 the decoding of the f8 formats (against ml_dtypes where installed).
 """
+import functools
 import json
 import math
 import os
@@ -132,6 +133,7 @@ SMEM_BASE = 16
 # --------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=None)
 def parse_type(t):
     """'vector<2x2xf32>' / 'memref<2x40x48xbf16, ...>' / 'index' ->
     (kind, shape, element)."""
@@ -352,11 +354,17 @@ class Op:
         self.result_types = []
         # gpu.barrier: its number among its kernel's, in textual order.
         self.barrier_index = None
+        # attr() and operand_types() of the finished text, once each (the
+        # emulator asks every time it executes the op).
+        self.attrs = {}
+        self.operand_types_ = None
 
     def attr(self, key):
-        m = re.search(r'\b%s = ([^,}>]+(?:<[^>]*>)?)' % re.escape(key),
-                      self.text)
-        return m.group(1).strip() if m else None
+        if key not in self.attrs:
+            m = re.search(r'\b%s = ([^,}>]+(?:<[^>]*>)?)' % re.escape(key),
+                          self.text)
+            self.attrs[key] = m.group(1).strip() if m else None
+        return self.attrs[key]
 
 
 def split_types(s):
@@ -574,9 +582,9 @@ class RaceDetector:
         stale = self.r_epoch[bytes_] != e
         self.r_warps[bytes_[stale]] = 0
         self.r_epoch[bytes_] = e
-        for w in np.unique(warps):
-            sel = bytes_[warps == w]
-            self.r_warps[sel] = self.r_warps[sel] | (1 << int(w))
+        # Each byte's readers, repeated bytes included.
+        np.bitwise_or.at(self.r_warps, bytes_,
+                         np.left_shift(np.int64(1), warps.astype(np.int64)))
 
     def reader(self, t):
         t = int(t)
@@ -1699,7 +1707,13 @@ class Block:
 
 def operand_types(op):
     """The operand types of a generic op ('(a, b) -> c' -> [a, b])."""
-    sig = op.text.rsplit(' : ', 1)[1]
+    if op.operand_types_ is None:
+        op.operand_types_ = operand_types_of(op.text)
+    return op.operand_types_
+
+
+def operand_types_of(text):
+    sig = text.rsplit(' : ', 1)[1]
     depth = 0
     for i, ch in enumerate(sig):
         if ch in '<({[':
