@@ -56,10 +56,10 @@ cpu+='|sharded|sharded-2x2|fuse-attention|fuse-attention-linalg'
 cpu+='|lowering-config'
 subset=":: (Dialect|Transforms|Conversion|Pipelines|Fuzz|Tools/accel-run)/"
 subset+="|:: Integration/CPU/($cpu)\\.(mlir|test)\$"
-# The GPU conversion's emulate-* and ptxas-* tests spend their time in a
+# The GPU conversion's emulate* and ptxas* tests spend their time in a
 # numpy emulator and in ptxas; the conversion patterns they go through are
 # those the convert-*, pipeline-* and invalid-* tests kept here run.
-export LIT_OPTS="${LIT_OPTS:-} --filter-out=':: Conversion/AccelToGPU/(emulate|ptxas)-'"
+export LIT_OPTS="${LIT_OPTS:-} --filter-out=':: Conversion/AccelToGPU/(emulate|ptxas)[-.]'"
 echo "== sanitizers: lit subset and unit tests"
 "$root/scripts/sanitize.sh" "${build_args[@]}" --no-bench "$subset"
 rc=$?
