@@ -6,9 +6,10 @@
 #   scripts/sanitize.sh [--no-build] [--no-bench] [--no-unit] [LIT_FILTER]
 #
 #   --no-build  use what build-fuzz has (no configure/build)
-#   --no-bench  configure without accel-bench (ACCEL_BUILD_BENCH=OFF; its
-#               tests, test/Tools/bench, are then unsupported): CI's
-#               subset runs none of them, and it is the build's slowest file
+#   --no-bench  configure without accel-bench (ACCEL_BUILD_BENCH=OFF; the
+#               Tools/bench/accel-bench-*.test tests are then unsupported):
+#               CI's subset runs none of them, and it is the build's slowest
+#               file
 #   --no-unit   skip the unit tests
 #   LIT_FILTER  a regex over test paths for a subset of the lit suite,
 #               e.g. 'Tools|Dialect'
@@ -54,11 +55,11 @@ if [ "$do_build" = 1 ]; then
   . "$root/scripts/lib/sanitizer-build.sh"
   accel_configure_sanitizer_build "$root" "$build" sanitize.sh \
     -DACCEL_BUILD_BENCH=$bench || exit 2
-  # An accel-bench of an earlier configuration would still count for lit.
-  [ "$bench" = OFF ] && rm -f "$build/bin/accel-bench"
   # Everything: tools, unit tests (and their fake drivers), fuzz targets.
   cmake --build "$build" || { echo "sanitize.sh: building $build failed" >&2; exit 2; }
 fi
+# An accel-bench of an earlier configuration would still count for lit.
+[ "$bench" = OFF ] && rm -f "$build/bin/accel-bench"
 if [ ! -f "$build/test/lit.site.cfg.py" ] || [ ! -x "$build/bin/accel-opt" ]; then
   echo "sanitize.sh: $build is not built (run without --no-build)" >&2; exit 2
 fi
@@ -86,7 +87,7 @@ fi
 status=0
 start=$SECONDS
 # shellcheck disable=SC2016 # the quotes are literal; $filter expands
-echo "== lit (ASan + UBSan)${filter:+, --filter '$filter'}"
+echo "== lit (ASan + UBSan)${filter:+, --filter '$filter'}${LIT_OPTS:+, LIT_OPTS:$LIT_OPTS}"
 # build-fuzz/test/lit.site.cfg.py points lit at build-fuzz/bin.
 lit_args=(-sv "$build/test")
 [ -n "$filter" ] && lit_args+=(--filter "$filter")
