@@ -2842,6 +2842,8 @@ void benchDequant(MLIRContext &ctx) {
                  << dequantKernel << "')\n";
     std::exit(1);
   }
+  // Why oneDNN has no bf16 matmul here (empty when it has one).
+  std::string dnnlMissing;
   std::vector<int64_t> rows(dequantRows.begin(), dequantRows.end());
   if (rows.empty())
     rows = quick ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 8, 16};
@@ -2995,9 +2997,15 @@ void benchDequant(MLIRContext &ctx) {
                           dnnl::memory::data_type::bf16,
                           dnnl::memory::data_type::f32, a.data(), wb.data(),
                           cd.data());
+      // oneDNN's bf16 matmul needs AVX-512: without it the bf16 columns
+      // are n/a (dnnlMissing says why, below the table).
+      bool haveBf16 = dnnlBf16.missing.empty();
+      if (!haveBf16)
+        dnnlMissing = dnnlBf16.missing;
       std::vector<dnnl::memory> wbMem;
-      for (auto &copy : wbc)
-        wbMem.emplace_back(dnnlBf16.b.get_desc(), engine, copy.data());
+      if (haveBf16)
+        for (auto &copy : wbc)
+          wbMem.emplace_back(dnnlBf16.b.get_desc(), engine, copy.data());
       auto runBf16 = [&] {
         dnnlBf16.prim.execute(dstream,
                               {{DNNL_ARG_SRC, dnnlBf16.a},
@@ -3005,7 +3013,8 @@ void benchDequant(MLIRContext &ctx) {
                                {DNNL_ARG_DST, dnnlBf16.c}});
         dstream.wait();
       };
-      std::vector<Timing> t = timeInterleaved({run4, run8, runBf16});
+      std::vector<Timing> t = haveBf16 ? timeInterleaved({run4, run8, runBf16})
+                                       : timeInterleaved({run4, run8});
       // int4 against fp64 on 64 sampled columns of each row: the error ÷
       // the f32 matmul gate γ_K·Σ|a·w| (+ u·|r|).
       run4();
@@ -3029,13 +3038,22 @@ void benchDequant(MLIRContext &ctx) {
       double gbs = bytes4 / t[0].best / 1e9;
       // A bf16 GEMV can at best stream its weights at the read bandwidth.
       double bf16AtBandwidth = 2.0 * double(n) * k / (stream * 1e9);
+      auto bf16Col = [&](double v, int width, int digits) {
+        char buf[32];
+        if (haveBf16)
+          std::snprintf(buf, sizeof buf, "%*.*f", width, digits, v);
+        else
+          std::snprintf(buf, sizeof buf, "%*s", width, "n/a");
+        return std::string(buf);
+      };
       llvm::outs() << llvm::formatv(
-          "{0,-4} {1,-12} {2,9:f1} {3,9:f1} {4,10:f1} {5,9:f1} {6,9:f2} "
-          "{7,10:f2} {8,10:f2} {9,11:f2} {10,9:f3}\n",
+          "{0,-4} {1,-12} {2,9:f1} {3,9:f1} {4} {5,9:f1} {6,9:f2} "
+          "{7} {8,10:f2} {9} {10,9:f3}\n",
           m, std::to_string(n) + "x" + std::to_string(k), t[0].best * 1e6,
-          t[1].best * 1e6, t[2].best * 1e6, gbs, gbs / stream,
-          t[2].best / t[0].best, bf16AtBandwidth / t[0].best,
-          t[2].best / t[1].best, worst);
+          t[1].best * 1e6, bf16Col(haveBf16 ? t[2].best * 1e6 : 0, 10, 1), gbs,
+          gbs / stream, bf16Col(haveBf16 ? t[2].best / t[0].best : 0, 10, 2),
+          bf16AtBandwidth / t[0].best,
+          bf16Col(haveBf16 ? t[2].best / t[1].best : 0, 11, 2), worst);
       if (!(worst <= 1.0)) {
         llvm::errs() << "accel-bench: the int4 kernel's result is outside "
                         "the fp64 gate (err/gate "
@@ -3049,6 +3067,8 @@ void benchDequant(MLIRContext &ctx) {
                   "reading its weights at the measured bandwidth (the best "
                   "any bf16 kernel can do); every kernel cycles through "
                   ">= 256 MB of weight copies (cold, as in a decode step)\n";
+  if (!dnnlMissing.empty())
+    llvm::outs() << "  oneDNN bf16 n/a: " << dnnlMissing << "\n";
 }
 
 //===----------------------------------------------------------------------===//
