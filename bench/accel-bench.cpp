@@ -3038,22 +3038,18 @@ void benchDequant(MLIRContext &ctx) {
       double gbs = bytes4 / t[0].best / 1e9;
       // A bf16 GEMV can at best stream its weights at the read bandwidth.
       double bf16AtBandwidth = 2.0 * double(n) * k / (stream * 1e9);
-      auto bf16Col = [&](double v, int width, int digits) {
-        char buf[32];
-        if (haveBf16)
-          std::snprintf(buf, sizeof buf, "%*.*f", width, digits, v);
-        else
-          std::snprintf(buf, sizeof buf, "%*s", width, "n/a");
-        return std::string(buf);
+      // The bf16 columns: n/a where oneDNN has no bf16 matmul.
+      auto bf16 = [&](const char *fmt, double v) {
+        return haveBf16 ? llvm::formatv(fmt, v).str() : std::string("n/a");
       };
       llvm::outs() << llvm::formatv(
-          "{0,-4} {1,-12} {2,9:f1} {3,9:f1} {4} {5,9:f1} {6,9:f2} "
-          "{7} {8,10:f2} {9} {10,9:f3}\n",
+          "{0,-4} {1,-12} {2,9:f1} {3,9:f1} {4,10} {5,9:f1} {6,9:f2} "
+          "{7,10} {8,10:f2} {9,11} {10,9:f3}\n",
           m, std::to_string(n) + "x" + std::to_string(k), t[0].best * 1e6,
-          t[1].best * 1e6, bf16Col(haveBf16 ? t[2].best * 1e6 : 0, 10, 1), gbs,
-          gbs / stream, bf16Col(haveBf16 ? t[2].best / t[0].best : 0, 10, 2),
+          t[1].best * 1e6, bf16("{0:f1}", haveBf16 ? t[2].best * 1e6 : 0), gbs,
+          gbs / stream, bf16("{0:f2}", haveBf16 ? t[2].best / t[0].best : 0),
           bf16AtBandwidth / t[0].best,
-          bf16Col(haveBf16 ? t[2].best / t[1].best : 0, 11, 2), worst);
+          bf16("{0:f2}", haveBf16 ? t[2].best / t[1].best : 0), worst);
       if (!(worst <= 1.0)) {
         llvm::errs() << "accel-bench: the int4 kernel's result is outside "
                         "the fp64 gate (err/gate "

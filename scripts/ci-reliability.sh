@@ -18,8 +18,9 @@
 # CPU integration tests (more shapes through the same passes), the GPU
 # emulator and ptxas tests, the GPU and systolic tool tests and the AOT
 # examples, which mostly repeat the same passes under other drivers. The
-# subset is sized to keep CI's whole run under an hour on 2 cores. The fuzz corpora start from
-# the repository's tests (a clean clone has none of a developer's corpus).
+# subset is sized to keep CI's whole run under an hour on 2 cores. The fuzz
+# corpora start from the repository's tests (a clean clone has none of a
+# developer's corpus).
 # Exits 1 on any failure (a sanitizer report, a failed test, a fuzz crash),
 # 2 when the build fails.
 set -uo pipefail
